@@ -1,0 +1,262 @@
+"""Tokenizer: text ⇄ token ids for one vocabulary, with tiktoken's API.
+
+The encode pipeline: split out special/added token literals (on the raw text, as HF does
+for its non-normalized added tokens) → normalize each plain segment (none | NFC) → spanner
+cuts it into pieces → span encoder turns each piece's UTF-8 bytes into ids. Decode joins the
+token bytes and decodes UTF-8. Build one with :class:`~wordsplit.options.TokenizerOptions`.
+
+>>> from wordsplit import get_tokenizer
+>>> tok = get_tokenizer("qwen3")
+>>> tok.encode("hello world")
+[14990, 1879]
+>>> tok.decode([14990, 1879])
+'hello world'
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Optional, Sequence
+
+from .errors import DecodeInputError, EncodeInputError, UnknownTokenError
+from .specials import AllowedSpecial, DisallowedSpecial, SpecialSplitter, resolve_special_policy
+from .vocab import Vocab
+
+# Pieces seen recently and their ids; bounded so memory stays flat on huge inputs.
+PIECE_CACHE_SIZE = 1 << 16
+
+
+def _check_text(text: object) -> str:
+    if not isinstance(text, str):
+        hint = " (decode bytes to str first, e.g. data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        raise EncodeInputError(f"encode takes a str, not {type(text).__name__}{hint}")
+    return text
+
+
+def _without_surrogates(text: str) -> str:
+    """Join surrogate pairs and replace lone surrogates with U+FFFD, as tiktoken does."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Tokenizer:
+    """Encodes and decodes with one vocabulary; immutable and safe to share between threads.
+
+    Args:
+        vocab: the vocabulary.
+        spanner: an object with ``split(text) -> list[str]`` (see :mod:`wordsplit.spanners`).
+        encoder: an object with ``encode_piece(bytes) -> list[int]`` (see :mod:`wordsplit.encoders`).
+        normalize: the vocabulary's normalizer, ``str -> str``.
+        backend: ``"python"`` or ``"native"``, for display.
+        num_threads: default thread count for the batch methods (None: all cores).
+    """
+
+    def __init__(self, vocab: Vocab, *, spanner, encoder, normalize: Callable[[str], str],
+                 backend: str = "python", num_threads: Optional[int] = None) -> None:
+        self.vocab = vocab
+        self.spanner = spanner
+        self.encoder = encoder
+        self.backend = backend
+        self.num_threads = num_threads
+        self._normalize = normalize
+        self._specials = SpecialSplitter(vocab)
+        self._cache: dict[bytes, list[int]] = {}
+
+    def __repr__(self) -> str:
+        return (
+            f"Tokenizer({self.vocab.name!r}, spanner={getattr(self.spanner, 'name', '?')!r}, "
+            f"encoder={getattr(self.encoder, 'name', '?')!r}, backend={self.backend!r})"
+        )
+
+    # -- encode ---------------------------------------------------------------------------
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> list[int]:
+        """Encode ``text`` to token ids.
+
+        Args:
+            text: the text.
+            allowed_special: special tokens to encode as such: ``"all"`` or a set of literals.
+            disallowed_special: special literals that raise if found (default: every special
+                token not allowed); ``()`` encodes them as plain text.
+
+        Raises:
+            EncodeInputError: ``text`` is not a ``str``.
+            DisallowedSpecialError: the text contains a disallowed special token.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("cl100k_base").encode("hi<|endoftext|>", allowed_special="all")
+        [6151, 100257]
+        """
+        text = _check_text(text)
+        allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+        if disallowed:
+            self._specials.check(text, disallowed)
+        return self._encode(text, allowed)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode with every special token as plain text (added tokens are still matched).
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("gpt2").encode_ordinary("<|endoftext|>")
+        [27, 91, 437, 1659, 5239, 91, 29]
+        """
+        return self._encode(_check_text(text), frozenset())
+
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: Optional[int] = None,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> list[list[int]]:
+        """Encode many texts; same arguments as :meth:`encode`.
+
+        ``num_threads`` is used by the native backend; the Python backend encodes in order.
+        """
+        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
+
+    def count(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> int:
+        """The number of tokens ``encode`` would return.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").count("hello world")
+        2
+        """
+        return len(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special))
+
+    def _encode(self, text: str, allowed: frozenset[str]) -> list[int]:
+        text = _without_surrogates(text)
+        ids: list[int] = []
+        for segment, token in self._specials.split(text, allowed):
+            if token is not None:
+                ids.append(token)
+            else:
+                self._encode_plain(self._normalize(segment), ids)
+        return ids
+
+    def _encode_plain(self, text: str, out: list[int]) -> None:
+        cache = self._cache
+        encode_piece = self.encoder.encode_piece
+        for piece in self.spanner.split(text):
+            data = piece.encode("utf-8")
+            ids = cache.get(data)
+            if ids is None:
+                ids = encode_piece(data)
+                if len(cache) >= PIECE_CACHE_SIZE:
+                    cache.clear()
+                cache[data] = ids
+            out.extend(ids)
+
+    # -- decode ---------------------------------------------------------------------------
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The concatenated bytes of ``ids``.
+
+        Raises:
+            UnknownTokenError: an id outside the vocabulary or unused by it.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").decode_bytes([14990, 1879])
+        b'hello world'
+        """
+        table = self.vocab.token_bytes
+        try:
+            return b"".join([table[i] for i in ids])
+        except (TypeError, IndexError):
+            pass
+        for i in ids:  # slow path: find the offending id and say what is wrong with it
+            self.id_to_token(i)
+        raise AssertionError("unreachable: decode_bytes found no bad id")  # pragma: no cover
+
+    def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
+        """Decode ``ids`` to text; invalid UTF-8 becomes U+FFFD unless ``errors="strict"``.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").decode([14990, 1879])
+        'hello world'
+        """
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace",
+                     num_threads: Optional[int] = None) -> list[str]:
+        """Decode many id sequences."""
+        return [self.decode(ids, errors=errors) for ids in batch]
+
+    # -- vocabulary -----------------------------------------------------------------------
+
+    def id_to_token(self, token_id: int) -> bytes:
+        """The bytes of one token (a special token's UTF-8 text).
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").id_to_token(151667)
+        b'<think>'
+        """
+        if not isinstance(token_id, int) or isinstance(token_id, bool):
+            raise DecodeInputError(f"token ids are ints, got {token_id!r} ({type(token_id).__name__})")
+        table = self.vocab.token_bytes
+        if not 0 <= token_id < len(table):
+            raise UnknownTokenError(
+                f"token id {token_id} is outside the vocabulary {self.vocab.name!r} (ids 0..{len(table) - 1})"
+            )
+        piece = table[token_id]
+        if piece is None:
+            raise UnknownTokenError(f"token id {token_id} is unused in the vocabulary {self.vocab.name!r}")
+        return piece
+
+    def token_to_id(self, token: str | bytes) -> int:
+        """The id of a token given as its bytes, or as text (special and added literals too).
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").token_to_id("<|im_end|>")
+        151645
+        """
+        if isinstance(token, str):
+            literal = self.vocab.all_special_literals.get(token)
+            if literal is not None:
+                return literal
+            key = token.encode("utf-8")
+        elif isinstance(token, (bytes, bytearray)):
+            key = bytes(token)
+        else:
+            raise DecodeInputError(f"token_to_id takes str or bytes, not {type(token).__name__}")
+        token_id = self.vocab.ranks.get(key)
+        if token_id is None:
+            raise UnknownTokenError(f"{token!r} is not a single token of the vocabulary {self.vocab.name!r}")
+        return token_id
+
+    @property
+    def n_vocab(self) -> int:
+        """The vocabulary size (largest id + 1, or the declared size)."""
+        return self.vocab.n_vocab
+
+    @property
+    def special_tokens(self) -> dict[str, int]:
+        """Special token literals → ids (Qwen3's non-special added tokens are not included)."""
+        return dict(self.vocab.special_tokens)
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special token literals, as tiktoken names it."""
+        return set(self.vocab.special_tokens)
+
+    @property
+    def eos_token_id(self) -> Optional[int]:
+        """The end-of-sequence id (``<|endoftext|>`` for OpenAI, ``<|im_end|>`` for Qwen3)."""
+        return self.vocab.eos_token_id
+
+    eot_token = eos_token_id

@@ -1,0 +1,341 @@
+"""Readers for the vocabulary file formats: ``.tiktoken``, HF ``tokenizer.json``,
+``vocab.json`` + ``merges.txt`` (also GPT-2's ``encoder.json`` + ``vocab.bpe``).
+
+``read_x(data)`` parses bytes already in memory; ``load_x(path)`` reads a file (gzip
+transparently when the name ends in ``.gz``). Every reader checks what it parses and raises
+:class:`VocabFormatError` naming the file and the entry, or
+:class:`UnsupportedTokenizerError` naming the construct wordsplit does not implement. GGUF
+lives in :mod:`wordsplit.vocabs.gguf`.
+
+>>> v = read_tiktoken(b"IQ== 0\\n", source="tiny", special_tokens={}, pattern="x")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..vocab import Vocab
+from .bytelevel import token_bytes
+from .merges import merges_are_rank_ordered, pair_ranked_merges
+from .patterns import GPT2_PATTERN, QWEN2_PATTERN
+
+
+def read_file(path: str | os.PathLike) -> bytes:
+    """The bytes of ``path``, gunzipped when the name ends in ``.gz``."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"vocabulary file not found: {path}") from None
+    if path.suffix == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise VocabFormatError(f"{path}: not a valid gzip file ({exc})") from None
+    return data
+
+
+def _stem(path: str | os.PathLike) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".tiktoken", ".json"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+# ---------------------------------------------------------------------------------------------
+# .tiktoken: one "base64(token bytes) rank" line per token, rank = id.
+
+
+def read_tiktoken_ranks(data: bytes, *, source: str) -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` file into ``{token bytes: rank}``."""
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise VocabFormatError(f"{source}:{lineno}: expected 'base64 rank', got {line[:60]!r}")
+        try:
+            piece = base64.b64decode(parts[0], validate=True)
+            rank = int(parts[1])
+        except (binascii.Error, ValueError):
+            raise VocabFormatError(f"{source}:{lineno}: cannot parse {line[:60]!r} as 'base64 rank'") from None
+        if piece in ranks:
+            raise VocabFormatError(f"{source}:{lineno}: token {piece!r} appears twice")
+        ranks[piece] = rank
+    return ranks
+
+
+def read_tiktoken(
+    data: bytes,
+    *,
+    source: str,
+    pattern: str,
+    special_tokens: Mapping[str, int] | None = None,
+    added_tokens: Mapping[str, int] | None = None,
+    n_vocab: int | None = None,
+    normalizer: str = "none",
+    eos_token: str | None = None,
+    name: str | None = None,
+) -> Vocab:
+    """Build a Vocab from ``.tiktoken`` bytes plus the facts the file does not carry.
+
+    Args:
+        data: the file's content.
+        pattern: the split regex (tiktoken keeps it in code, not in the file).
+        special_tokens, added_tokens: text → id.
+        eos_token: the text of the end-of-sequence token, if any.
+    """
+    ranks = read_tiktoken_ranks(data, source=source)
+    specials = dict(special_tokens or {})
+    added = dict(added_tokens or {})
+    eos = None if eos_token is None else {**specials, **added}[eos_token]
+    return Vocab(
+        name=name or _stem(source), ranks=ranks, pattern=pattern, special_tokens=specials,
+        added_tokens=added, normalizer=normalizer, n_vocab=n_vocab, eos_token_id=eos, source=source,
+    )
+
+
+def load_tiktoken(path: str | os.PathLike, *, pattern: str = GPT2_PATTERN, **facts: Any) -> Vocab:
+    """Read a ``.tiktoken`` file (see :func:`read_tiktoken` for the other arguments)."""
+    return read_tiktoken(read_file(path), source=str(path), pattern=pattern, **facts)
+
+
+# ---------------------------------------------------------------------------------------------
+# HuggingFace tokenizer.json (byte-level BPE only).
+
+
+def _json(data: bytes, source: str) -> Any:
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise VocabFormatError(f"{source}: not valid JSON ({exc})") from None
+
+
+def _byte_level_ranks(vocab: Mapping[str, Any], source: str, skip: Mapping[str, int]) -> dict[bytes, int]:
+    """``{byte-level token text: id}`` → ``{token bytes: id}``; tokens in ``skip`` are added tokens."""
+    ranks: dict[bytes, int] = {}
+    for text, i in vocab.items():
+        if skip.get(text) == i:
+            continue
+        piece = token_bytes(text)
+        if piece is None:
+            raise VocabFormatError(f"{source}: vocab entry {text!r} (id {i}) is not byte-level BPE text")
+        if piece in ranks:
+            raise VocabFormatError(f"{source}: vocab entries {text!r} and id {ranks[piece]} spell the same bytes")
+        ranks[piece] = i
+    return ranks
+
+
+def _merge_pairs(merges: Any, source: str) -> list[tuple[bytes, bytes]]:
+    """Merges as ``"a b"`` strings or ``["a", "b"]`` pairs → byte pairs."""
+    if not isinstance(merges, list):
+        raise VocabFormatError(f"{source}: 'merges' must be a list")
+    pairs = []
+    for rank, merge in enumerate(merges):
+        if isinstance(merge, str):
+            parts = merge.split(" ")
+        elif isinstance(merge, list):
+            parts = merge
+        else:
+            parts = []
+        left = token_bytes(parts[0]) if len(parts) == 2 and isinstance(parts[0], str) else None
+        right = token_bytes(parts[1]) if len(parts) == 2 and isinstance(parts[1], str) else None
+        if left is None or right is None:
+            raise VocabFormatError(f"{source}: merge #{rank} {merge!r} is not a pair of byte-level tokens")
+        pairs.append((left, right))
+    return pairs
+
+
+def _normalizer(spec: Any, source: str) -> str:
+    if spec is None:
+        return "none"
+    kind = spec.get("type")
+    if kind == "NFC":
+        return "nfc"
+    if kind == "Sequence" and [n.get("type") for n in spec.get("normalizers", [])] in ([], ["NFC"]):
+        return "nfc" if spec["normalizers"] else "none"
+    raise UnsupportedTokenizerError(f"{source}: normalizer {kind!r} is not supported (only NFC or none)")
+
+
+def _check_byte_level(spec: Mapping[str, Any], what: str, source: str) -> None:
+    if spec.get("add_prefix_space"):
+        raise UnsupportedTokenizerError(f"{source}: {what} ByteLevel with add_prefix_space=true is not supported")
+
+
+def _pattern(spec: Any, source: str) -> str:
+    """The split regex of a ``pre_tokenizer``: ByteLevel alone, or Split(Regex) then ByteLevel."""
+    if spec is None:
+        raise UnsupportedTokenizerError(f"{source}: a tokenizer without pre_tokenizer is not supported")
+    kind = spec.get("type")
+    if kind == "ByteLevel":
+        _check_byte_level(spec, "pre_tokenizer", source)
+        if not spec.get("use_regex", True):
+            raise UnsupportedTokenizerError(f"{source}: ByteLevel without a split regex is not supported")
+        return GPT2_PATTERN
+    if kind == "Sequence":
+        steps = spec.get("pretokenizers", [])
+        kinds = [s.get("type") for s in steps]
+        if kinds == ["Split", "ByteLevel"]:
+            split, byte_level = steps
+            _check_byte_level(byte_level, "pre_tokenizer", source)
+            if byte_level.get("use_regex", True):
+                raise UnsupportedTokenizerError(f"{source}: Split followed by a regex ByteLevel is not supported")
+            pattern = split.get("pattern", {})
+            if "Regex" not in pattern or split.get("behavior") != "Isolated" or split.get("invert"):
+                raise UnsupportedTokenizerError(
+                    f"{source}: only Split(Regex, behavior='Isolated', invert=false) is supported, got {split!r}"
+                )
+            return pattern["Regex"]
+        raise UnsupportedTokenizerError(f"{source}: pre_tokenizer sequence {kinds} is not supported")
+    raise UnsupportedTokenizerError(f"{source}: pre_tokenizer {kind!r} is not supported")
+
+
+def _check_model(model: Mapping[str, Any], source: str) -> None:
+    kind = model.get("type", "BPE")
+    if kind != "BPE":
+        raise UnsupportedTokenizerError(f"{source}: model type {kind!r} is not supported (only byte-level BPE)")
+    for key, default in (("dropout", None), ("continuing_subword_prefix", None), ("end_of_word_suffix", None)):
+        value = model.get(key, default)
+        if value not in (None, "", 0, 0.0):
+            raise UnsupportedTokenizerError(f"{source}: BPE {key}={value!r} is not supported")
+    if model.get("byte_fallback"):
+        raise UnsupportedTokenizerError(f"{source}: BPE byte_fallback is not supported")
+
+
+def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, int]]:
+    """``added_tokens`` → (special, non-special) text → id."""
+    special: dict[str, int] = {}
+    added: dict[str, int] = {}
+    for entry in entries or []:
+        for flag in ("lstrip", "rstrip", "single_word"):
+            if entry.get(flag):
+                raise UnsupportedTokenizerError(f"{source}: added token {entry.get('content')!r} uses {flag}=true")
+        (special if entry.get("special") else added)[entry["content"]] = entry["id"]
+    return special, added
+
+
+def _bpe_vocab(
+    *, vocab_table, merges, special, added, pattern, normalizer, ignore_merges, source, name, eos_token=None
+) -> Vocab:
+    """The shared tail of the HF readers: byte-level ranks + merges → Vocab."""
+    literals = {**special, **added}
+    ranks = _byte_level_ranks(vocab_table, source, literals)
+    pairs = _merge_pairs(merges, source)
+    rank_ordered = merges_are_rank_ordered(ranks, pairs)
+    merge_table = None if rank_ordered else pair_ranked_merges(ranks, pairs, source)
+    eos = literals.get(eos_token) if eos_token else None
+    return Vocab(
+        name=name, ranks=ranks, pattern=pattern, special_tokens=special, added_tokens=added,
+        normalizer=normalizer, merges=merge_table, whole_piece_lookup=rank_ordered or ignore_merges,
+        eos_token_id=eos, source=source,
+    )
+
+
+def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name: str | None = None,
+                           eos_token: str | None = None) -> Vocab:
+    """Parse a HuggingFace ``tokenizer.json`` with a byte-level BPE model.
+
+    Raises:
+        VocabFormatError: malformed JSON or entries.
+        UnsupportedTokenizerError: WordPiece, Unigram, Metaspace, byte_fallback, dropout...
+    """
+    spec = _json(data, source)
+    if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
+        raise VocabFormatError(f"{source}: no 'model' object; is this a tokenizer.json?")
+    model = spec["model"]
+    _check_model(model, source)
+    decoder = spec.get("decoder")
+    if decoder is not None and decoder.get("type") != "ByteLevel":
+        raise UnsupportedTokenizerError(f"{source}: decoder {decoder.get('type')!r} is not supported (only ByteLevel)")
+    special, added = _added_tokens(spec.get("added_tokens"), source)
+    if not isinstance(model.get("vocab"), dict):
+        raise VocabFormatError(f"{source}: model.vocab must be an object of token → id")
+    return _bpe_vocab(
+        vocab_table=model["vocab"], merges=model.get("merges", []), special=special, added=added,
+        pattern=_pattern(spec.get("pre_tokenizer"), source), normalizer=_normalizer(spec.get("normalizer"), source),
+        ignore_merges=bool(model.get("ignore_merges")), source=source, name=name or _stem(source),
+        eos_token=eos_token,
+    )
+
+
+def load_hf_tokenizer_json(path: str | os.PathLike, **kwargs: Any) -> Vocab:
+    """Read a ``tokenizer.json`` file (optionally gzipped)."""
+    path = Path(path)
+    name = kwargs.pop("name", None) or (path.parent.name if _stem(path) == "tokenizer" else _stem(path))
+    return read_hf_tokenizer_json(read_file(path), source=str(path), name=name, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# vocab.json + merges.txt (+ tokenizer_config.json), and GPT-2's encoder.json + vocab.bpe.
+
+# The slow HF tokenizer classes carry their split pattern and normalizer in code.
+TOKENIZER_CLASS_FACTS = {
+    "GPT2Tokenizer": (GPT2_PATTERN, "none"),
+    "Qwen2Tokenizer": (QWEN2_PATTERN, "nfc"),
+}
+
+
+def read_merges_txt(data: bytes, *, source: str) -> list[str]:
+    """The merge lines of ``merges.txt`` / ``vocab.bpe`` (the ``#version`` header skipped)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise VocabFormatError(f"{source}: not UTF-8 ({exc})") from None
+    return [line for line in text.split("\n") if line and not line.startswith("#version")]
+
+
+def read_vocab_merges(
+    vocab_json: bytes,
+    merges_txt: bytes,
+    *,
+    tokenizer_config: bytes | None = None,
+    source: str = "vocab.json",
+    name: str | None = None,
+    pattern: str | None = None,
+    normalizer: str | None = None,
+) -> Vocab:
+    """Parse ``vocab.json`` + ``merges.txt``, with added tokens from ``tokenizer_config.json``.
+
+    The pattern and normalizer come from the config's ``tokenizer_class`` (GPT2Tokenizer,
+    Qwen2Tokenizer) unless given; without a config, GPT-2's. A ``<|endoftext|>`` entry of
+    vocab.json that the config does not declare is GPT-2's special token.
+    """
+    vocab_table = _json(vocab_json, source)
+    if not isinstance(vocab_table, dict):
+        raise VocabFormatError(f"{source}: vocab.json must be an object of token → id")
+    config = _json(tokenizer_config, source) if tokenizer_config else {}
+    special: dict[str, int] = {}
+    added: dict[str, int] = {}
+    for key, entry in (config.get("added_tokens_decoder") or {}).items():
+        try:
+            (special if entry.get("special") else added)[entry["content"]] = int(key)
+        except (KeyError, ValueError, AttributeError):
+            raise VocabFormatError(f"{source}: bad added_tokens_decoder entry {key!r}") from None
+    if not config and "<|endoftext|>" in vocab_table:
+        special["<|endoftext|>"] = vocab_table["<|endoftext|>"]
+    class_pattern, class_normalizer = TOKENIZER_CLASS_FACTS.get(config.get("tokenizer_class"), (GPT2_PATTERN, "none"))
+    eos = config.get("eos_token")
+    if isinstance(eos, dict):
+        eos = eos.get("content")
+    return _bpe_vocab(
+        vocab_table=vocab_table, merges=read_merges_txt(merges_txt, source=source), special=special,
+        added=added, pattern=pattern or class_pattern, normalizer=normalizer or class_normalizer,
+        ignore_merges=False, source=source, name=name or _stem(source),
+        eos_token=eos or ("<|endoftext|>" if "<|endoftext|>" in special else None),
+    )
+
+
+def load_vocab_merges(vocab_path, merges_path, tokenizer_config_path=None, **kwargs: Any) -> Vocab:
+    """Read ``vocab.json`` + ``merges.txt`` (or ``encoder.json`` + ``vocab.bpe``) from disk."""
+    config = read_file(tokenizer_config_path) if tokenizer_config_path else None
+    return read_vocab_merges(
+        read_file(vocab_path), read_file(merges_path), tokenizer_config=config, source=str(vocab_path), **kwargs
+    )

@@ -1,0 +1,139 @@
+"""The registry of pretrained vocabulary names and the facts their files do not carry.
+
+Each entry names its bundled file (package data in ``vocabs/data/``, gzipped), the official
+URL and the sha256 of the uncompressed content (vocabs/SOURCES.md in the project's shared
+data), the split pattern, the special and added tokens and n_vocab, exactly as tiktoken 0.14.0
+(``tiktoken_ext/openai_public.py``) and Qwen3's tokenizer.json define them.
+
+>>> sorted(PRETRAINED)[:3]
+['cl100k_base', 'o200k_base', 'o200k_harmony']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN2_PATTERN
+
+OPENAI_ENDPOINT = "https://openaipublic.blob.core.windows.net"
+
+
+@dataclass(frozen=True)
+class Pretrained:
+    """Everything needed to build a registered vocabulary from its rank file."""
+
+    name: str
+    file: str  # bundled .tiktoken.gz in vocabs/data/
+    url: str
+    sha256: str  # of the uncompressed file, as the official source publishes it
+    pattern: str
+    special_tokens: Mapping[str, int]
+    added_tokens: Mapping[str, int] = field(default_factory=dict)
+    n_vocab: int | None = None
+    normalizer: str = "none"
+    eos_token: str | None = None
+
+
+ENDOFTEXT = "<|endoftext|>"
+FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX = "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"
+ENDOFPROMPT = "<|endofprompt|>"
+
+_R50K = dict(
+    file="r50k_base.tiktoken.gz",
+    url=f"{OPENAI_ENDPOINT}/encodings/r50k_base.tiktoken",
+    sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    pattern=GPT2_PATTERN,
+    special_tokens={ENDOFTEXT: 50256},
+    n_vocab=50257,
+    eos_token=ENDOFTEXT,
+)
+_P50K = dict(
+    file="p50k_base.tiktoken.gz",
+    url=f"{OPENAI_ENDPOINT}/encodings/p50k_base.tiktoken",
+    sha256="94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    pattern=GPT2_PATTERN,
+    eos_token=ENDOFTEXT,
+)
+_O200K = dict(
+    file="o200k_base.tiktoken.gz",
+    url=f"{OPENAI_ENDPOINT}/encodings/o200k_base.tiktoken",
+    sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    pattern=O200K_PATTERN,
+    eos_token=ENDOFTEXT,
+)
+_O200K_SPECIALS = {ENDOFTEXT: 199999, ENDOFPROMPT: 200018}
+_HARMONY_SPECIALS = {
+    **_O200K_SPECIALS,
+    "<|startoftext|>": 199998,
+    ENDOFTEXT: 199999,
+    "<|reserved_200000|>": 200000,
+    "<|reserved_200001|>": 200001,
+    "<|return|>": 200002,
+    "<|constrain|>": 200003,
+    "<|reserved_200004|>": 200004,
+    "<|channel|>": 200005,
+    "<|start|>": 200006,
+    "<|end|>": 200007,
+    "<|message|>": 200008,
+    "<|reserved_200009|>": 200009,
+    "<|reserved_200010|>": 200010,
+    "<|reserved_200011|>": 200011,
+    "<|call|>": 200012,
+    **{f"<|reserved_{i}|>": i for i in range(200013, 201088)},
+}
+
+# Qwen3 tokenizer.json added_tokens: special ones follow the allowed/disallowed policy, the
+# others are always matched in text, as HF tokenizers does.
+_QWEN3_SPECIALS = {
+    ENDOFTEXT: 151643, "<|im_start|>": 151644, "<|im_end|>": 151645,
+    "<|object_ref_start|>": 151646, "<|object_ref_end|>": 151647, "<|box_start|>": 151648,
+    "<|box_end|>": 151649, "<|quad_start|>": 151650, "<|quad_end|>": 151651,
+    "<|vision_start|>": 151652, "<|vision_end|>": 151653, "<|vision_pad|>": 151654,
+    "<|image_pad|>": 151655, "<|video_pad|>": 151656,
+}  # fmt: skip
+_QWEN3_ADDED = {
+    "<tool_call>": 151657, "</tool_call>": 151658, FIM_PREFIX: 151659, FIM_MIDDLE: 151660,
+    FIM_SUFFIX: 151661, "<|fim_pad|>": 151662, "<|repo_name|>": 151663, "<|file_sep|>": 151664,
+    "<tool_response>": 151665, "</tool_response>": 151666, "<think>": 151667, "</think>": 151668,
+}  # fmt: skip
+
+PRETRAINED: dict[str, Pretrained] = {
+    p.name: p
+    for p in [
+        Pretrained(name="r50k_base", **_R50K),
+        Pretrained(name="p50k_base", special_tokens={ENDOFTEXT: 50256}, n_vocab=50281, **_P50K),
+        Pretrained(
+            name="p50k_edit",
+            special_tokens={ENDOFTEXT: 50256, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283},
+            **_P50K,
+        ),
+        Pretrained(
+            name="cl100k_base",
+            file="cl100k_base.tiktoken.gz",
+            url=f"{OPENAI_ENDPOINT}/encodings/cl100k_base.tiktoken",
+            sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+            pattern=CL100K_PATTERN,
+            special_tokens={ENDOFTEXT: 100257, FIM_PREFIX: 100258, FIM_MIDDLE: 100259, FIM_SUFFIX: 100260,
+                            ENDOFPROMPT: 100276},
+            eos_token=ENDOFTEXT,
+        ),
+        Pretrained(name="o200k_base", special_tokens=_O200K_SPECIALS, **_O200K),
+        Pretrained(name="o200k_harmony", special_tokens=_HARMONY_SPECIALS, n_vocab=201088, **_O200K),
+        Pretrained(
+            name="qwen3",
+            file="qwen3.tiktoken.gz",
+            # Qwen's own qwen.tiktoken: Qwen3's tokenizer.json ranks, byte for byte (rank = id).
+            url="https://huggingface.co/Qwen/Qwen-72B/resolve/b8e18ac61df64d35308695769ff46b976b6a00f4/qwen.tiktoken",
+            sha256="b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+            pattern=QWEN2_PATTERN,
+            special_tokens=_QWEN3_SPECIALS,
+            added_tokens=_QWEN3_ADDED,
+            normalizer="nfc",
+            eos_token="<|im_end|>",
+        ),
+    ]
+}
+
+# gpt2 is tiktoken's name for the same ranks, pattern and special token as r50k_base.
+ALIASES = {"gpt2": "r50k_base"}

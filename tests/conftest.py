@@ -1,0 +1,110 @@
+"""Shared fixtures: golden files, tokenizers per (vocab, encoder, backend), oracle setup."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from wordsplit import TokenizerOptions, load_vocab
+
+TESTS = Path(__file__).parent
+GOLDEN = TESTS / "golden"
+DATA = TESTS / "data"
+
+OPENAI_NAMES = ["r50k_base", "gpt2", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
+ALL_VOCABS = ["qwen3", *OPENAI_NAMES]
+PYTHON_ENCODERS = ["buffer-sweep", "heap-merge", "backtrack"]
+
+
+@dataclass(frozen=True)
+class Case:
+    text: str
+    ids: list
+    special: bool = False  # encoded with allowed_special="all" (else encode_ordinary)
+
+
+def golden_file(name: str) -> Path:
+    return GOLDEN / ("qwen3-tokenizers.json.gz" if name == "qwen3" else f"tiktoken-{name}.json.gz")
+
+
+@functools.lru_cache(maxsize=None)
+def golden_data(name: str) -> dict:
+    return json.loads(gzip.decompress(golden_file(name).read_bytes()))
+
+
+def golden(name: str) -> list[Case]:
+    data = golden_data(name)
+    # Qwen3's oracle (HF) always matches added tokens: its cases are encode(..., allowed_special="all").
+    cases = [Case(c["text"], c["ids"], special=(name == "qwen3")) for c in data["cases"]]
+    cases += [Case(c["text"], c["ids"], special=True) for c in data.get("special_cases", [])]
+    return cases
+
+
+def case_id(case: Case) -> str:
+    text = case.text if len(case.text) <= 24 else case.text[:24] + "…"
+    return ("S:" if case.special else "") + text.encode("unicode_escape").decode("ascii")
+
+
+@functools.lru_cache(maxsize=None)
+def tokenizer_for(name: str, encoder: str = "auto", backend: str = "python"):
+    return TokenizerOptions(encoder=encoder, backend=backend).build(load_vocab(name))
+
+
+def encode_case(tok, case: Case) -> list:
+    return tok.encode(case.text, allowed_special="all") if case.special else tok.encode_ordinary(case.text)
+
+
+# tiktoken reads its files from TIKTOKEN_CACHE_DIR, named by the sha1 of their URL
+# (vocabs/SOURCES.md §2). We fill such a directory from the bundled copies, so the oracle
+# runs offline on exactly the bytes wordsplit ships.
+OPENAI_URLS = {
+    "encodings/r50k_base.tiktoken": "r50k_base.tiktoken.gz",
+    "encodings/p50k_base.tiktoken": "p50k_base.tiktoken.gz",
+    "encodings/cl100k_base.tiktoken": "cl100k_base.tiktoken.gz",
+    "encodings/o200k_base.tiktoken": "o200k_base.tiktoken.gz",
+}
+GPT2_DATA_GYM = {
+    "gpt-2/encodings/main/vocab.bpe": DATA / "hf" / "gpt2-vocab.bpe.gz",
+    "gpt-2/encodings/main/encoder.json": DATA / "hf" / "gpt2-encoder.json.gz",
+}
+
+
+@pytest.fixture(scope="session")
+def tiktoken_oracle(tmp_path_factory):
+    """``tiktoken.get_encoding`` working offline from the package's own vocab files."""
+    tiktoken = pytest.importorskip("tiktoken") if os.environ.get("WORDSPLIT_ALLOW_NO_ORACLE") else __import__("tiktoken")
+    from importlib import resources
+
+    cache = tmp_path_factory.mktemp("tiktoken-cache")
+    base = "https://openaipublic.blob.core.windows.net/"
+    data = resources.files("wordsplit.vocabs").joinpath("data")
+    for url, file in OPENAI_URLS.items():
+        (cache / hashlib.sha1((base + url).encode()).hexdigest()).write_bytes(
+            gzip.decompress(data.joinpath(file).read_bytes())
+        )
+    for url, path in GPT2_DATA_GYM.items():
+        (cache / hashlib.sha1((base + url).encode()).hexdigest()).write_bytes(gzip.decompress(path.read_bytes()))
+    old = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
+    try:
+        yield functools.lru_cache(maxsize=None)(tiktoken.get_encoding)
+    finally:
+        if old is None:
+            os.environ.pop("TIKTOKEN_CACHE_DIR", None)
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = old
+
+
+@pytest.fixture(scope="session")
+def hf_qwen3():
+    """HF tokenizers' own Qwen3 tokenizer, from the shipped tokenizer.json."""
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_str(gzip.decompress((DATA / "hf" / "tokenizer.json.gz").read_bytes()).decode("utf-8"))
