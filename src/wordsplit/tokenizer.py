@@ -175,13 +175,15 @@ class Tokenizer:
         b'hello world'
         """
         table = self.vocab.token_bytes
+        ids = list(ids)
         try:
-            return b"".join([table[i] for i in ids])
+            # A negative id would index from the end: rule it out before the fast join.
+            if not ids or min(ids) >= 0:
+                return b"".join([table[i] for i in ids])
         except (TypeError, IndexError):
             pass
-        for i in ids:  # slow path: find the offending id and say what is wrong with it
-            self.id_to_token(i)
-        raise AssertionError("unreachable: decode_bytes found no bad id")  # pragma: no cover
+        # Slow path: find the offending id and say what is wrong with it.
+        return b"".join([self.id_to_token(i) for i in ids])
 
     def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
         """Decode ``ids`` to text; invalid UTF-8 becomes U+FFFD unless ``errors="strict"``.

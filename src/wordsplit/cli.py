@@ -1,0 +1,124 @@
+"""The ``wordsplit`` command: encode, decode and count from the shell.
+
+    wordsplit encode "hello world"            # 14990 1879   (Qwen3 by default)
+    echo "hello world" | wordsplit encode --vocab cl100k_base
+    wordsplit decode 14990 1879               # hello world
+    wordsplit count --vocab o200k_base < file.txt
+    wordsplit vocabs
+
+User errors (unknown vocab, bad id, disallowed special token...) print one line to stderr
+and exit with status 2; there is never a traceback for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional, Sequence
+
+from . import TokenizerOptions, __version__, list_vocabs, load_vocab
+from .errors import DisallowedSpecialError, WordsplitError
+
+DEFAULT_VOCAB = "qwen3"
+
+
+def _text(args: argparse.Namespace) -> str:
+    """The TEXT argument, or all of stdin when it is absent."""
+    if args.text is not None:
+        return args.text
+    return sys.stdin.read()
+
+
+def _tokenizer(args: argparse.Namespace):
+    return TokenizerOptions(encoder=args.encoder, backend=args.backend).build(load_vocab(args.vocab))
+
+
+def _special_policy(args: argparse.Namespace) -> dict:
+    if args.special == "allow":
+        return {"allowed_special": "all"}
+    if args.special == "text":
+        return {"disallowed_special": ()}
+    return {}
+
+
+def cmd_encode(args: argparse.Namespace) -> None:
+    ids = _tokenizer(args).encode(_text(args), **_special_policy(args))
+    print(" ".join(map(str, ids)))
+
+
+def cmd_count(args: argparse.Namespace) -> None:
+    print(_tokenizer(args).count(_text(args), **_special_policy(args)))
+
+
+def cmd_decode(args: argparse.Namespace) -> None:
+    raw = args.ids if args.ids else sys.stdin.read().split()
+    try:
+        ids = [int(x) for x in raw]
+    except ValueError as exc:
+        raise WordsplitError(f"token ids must be integers: {exc}") from None
+    sys.stdout.write(_tokenizer(args).decode(ids))
+    sys.stdout.write("\n")
+
+
+def cmd_vocabs(args: argparse.Namespace) -> None:
+    for name in list_vocabs():
+        vocab = load_vocab(name)
+        alias = f" (alias of {vocab.name})" if vocab.name != name else ""
+        print(f"{name:15} n_vocab={vocab.n_vocab:<7} specials={len(vocab.special_tokens):<5} "
+              f"normalizer={vocab.normalizer}{alias}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wordsplit", description="Exact byte-level BPE token ids for Qwen3 and OpenAI vocabularies."
+    )
+    parser.add_argument("--version", action="version", version=f"wordsplit {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def with_vocab(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--vocab", default=DEFAULT_VOCAB,
+                       help=f"a registered name or a vocab file (default: {DEFAULT_VOCAB})")
+        p.add_argument("--encoder", default="auto", help="encoder strategy (default: auto)")
+        p.add_argument("--backend", default="auto", help="auto or python (default: auto)")
+        return p
+
+    def with_text(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("text", nargs="?", help="the text (default: read stdin)")
+        p.add_argument("--special", choices=["raise", "allow", "text"], default="raise",
+                       help="special-token literals in the text: raise an error (default), "
+                            "allow them as special tokens, or encode them as plain text")
+        return p
+
+    p = with_text(with_vocab(sub.add_parser(
+        "encode", help="print the token ids of TEXT", epilog='example: wordsplit encode "hello world"')))
+    p.set_defaults(func=cmd_encode)
+    p = with_text(with_vocab(sub.add_parser(
+        "count", help="print the number of tokens of TEXT", epilog="example: wordsplit count < file.txt")))
+    p.set_defaults(func=cmd_count)
+    p = with_vocab(sub.add_parser("decode", help="print the text of token ids",
+                                  epilog="example: wordsplit decode 14990 1879"))
+    p.add_argument("ids", nargs="*", help="token ids (default: read whitespace-separated ids from stdin)")
+    p.set_defaults(func=cmd_decode)
+    p = sub.add_parser("vocabs", help="list the registered vocabularies", epilog="example: wordsplit vocabs")
+    p.set_defaults(func=cmd_vocabs)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 user error)."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except DisallowedSpecialError as exc:
+        print(f"wordsplit: error: {exc} (on the command line: --special allow, or --special text)", file=sys.stderr)
+        return 2
+    except (WordsplitError, FileNotFoundError, ValueError) as exc:
+        print(f"wordsplit: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `wordsplit encode ... | head` closed the pipe; not an error
+        return 0
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Live differential tests against the official tokenizers (tiktoken, HF tokenizers).
+
+Both oracles run offline: tiktoken from a TIKTOKEN_CACHE_DIR filled with the package's own
+vocab files, HF from the shipped Qwen3 tokenizer.json. Texts: slices of the benchmark corpora
+and hypothesis-generated strings from many Unicode categories and scripts.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA, OPENAI_NAMES, tokenizer_for
+
+CORPORA = sorted(p.name.removesuffix(".txt.gz") for p in (DATA / "corpus").glob("*.txt.gz"))
+
+
+def corpus_chunks(name: str, size: int = 2000) -> list[str]:
+    text = gzip.decompress((DATA / "corpus" / f"{name}.txt.gz").read_bytes()).decode("utf-8")
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def oracle_ids(name, tiktoken_oracle, hf_qwen3, text: str) -> list[int]:
+    if name == "qwen3":
+        return hf_qwen3.encode(text, add_special_tokens=False).ids
+    return tiktoken_oracle(name).encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+@pytest.mark.parametrize("name", ["qwen3", *OPENAI_NAMES])
+def test_corpus_matches_oracle(name, corpus, tiktoken_oracle, hf_qwen3):
+    tok = tokenizer_for(name)
+    for chunk in corpus_chunks(corpus):
+        assert tok.encode(chunk, allowed_special="all") == oracle_ids(name, tiktoken_oracle, hf_qwen3, chunk), chunk
+
+
+# Characters the patterns and normalizer treat differently: letters of every case class,
+# marks (incl. ones newer than Unicode 9 and 14), digits of every kind, whitespace (incl. the
+# ones that are *not* \s for the oracles), apostrophes and contraction letters, punctuation,
+# symbols, emoji, Hangul jamo, CJK, and code points new in Unicode 15/16/17.
+INTERESTING = (
+    "aAzZ'sStTdDmMlLvVrReEſK" "ǅᾈǈ" "ʰˆ々" "ªº" "ऀँ\u0301\u0334\u07fd\u1ac1\u0e31"
+    "0179٣०¹²½Ⅻ①" " \t\n\r\x0b\x0c\x85\xa0\u1680\u2000\u2028\u2029\u202f\u205f\u3000"
+    "\x1c\x1d\x1e\x1f\u200b\ufeff\u180e" ".,;:!?-_/\\()[]{}\"“”‘’«»…" "$€£¥+<=>^`|~©®™"
+    "😀👍🏽👨‍👩‍👧🇯🇵" "\u1100\u1161\u11a8가각" "中文日本語한국어ไทยहिन्दीعربي" "\U0001e030\U00011f00\U0001ccd6\U000118a0"
+    "\u0295\U00011938\U00011935\U00011930"
+)
+texts = st.text(
+    alphabet=st.one_of(
+        st.sampled_from(INTERESTING),
+        st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    ),
+    max_size=60,
+)
+special_literals = st.sampled_from(["<|endoftext|>", "<|im_start|>", "<think>", "</tool_call>", "<|fim_prefix|>"])
+texts_with_specials = st.lists(st.one_of(texts, special_literals), max_size=5).map("".join)
+
+
+@pytest.mark.parametrize("name", ["qwen3", *OPENAI_NAMES])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts_with_specials)
+def test_generated_text_matches_oracle(name, text, tiktoken_oracle, hf_qwen3):
+    tok = tokenizer_for(name)
+    assert tok.encode(text, allowed_special="all") == oracle_ids(name, tiktoken_oracle, hf_qwen3, text)
+
+
+@pytest.mark.parametrize("name", OPENAI_NAMES)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts_with_specials)
+def test_ordinary_and_policy_match_tiktoken(name, text, tiktoken_oracle):
+    tok, enc = tokenizer_for(name), tiktoken_oracle(name)
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+    assert tok.encode(text, disallowed_special=()) == enc.encode(text, disallowed_special=())
+
+
+@pytest.mark.parametrize("name", OPENAI_NAMES)
+def test_lone_surrogates_match_tiktoken(name, tiktoken_oracle):
+    tok, enc = tokenizer_for(name), tiktoken_oracle(name)
+    for text in ["a\ud800b", "\udfff", "x\ud83d\ude00y", "\ud83d", "caf\udce9"]:
+        assert tok.encode(text) == enc.encode(text)

@@ -1,0 +1,144 @@
+"""Every encoder equals the reference (buffer-sweep) on every input.
+
+Hypothesis draws random bytes and random concatenations of tokens (the inputs where merge
+order matters most); a named list of hard inputs covers long repeats and whitespace runs.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wordsplit import UnknownComponentError, UnsupportedTokenizerError, Vocab, load_vocab
+from wordsplit.encoders import ENCODERS, MergeTables, get_encoder
+from wordsplit.encoders.buffer_sweep import BufferSweepEncoder
+
+VOCABS = ["qwen3", "cl100k_base", "o200k_base", "r50k_base", "p50k_base"]
+FAST = ["heap-merge", "backtrack"]
+
+HARD = [
+    b"a" * 2000, b" " * 1000, b"\n" * 500, b"ab" * 700, b"\xff" * 50, b"\xe4\xb8\xad" * 100,
+    b"0123456789" * 30, "ſſſ".encode() * 40, b"=" * 300, b"-_" * 200, b"aaabbbcccaaabbbccc" * 20,
+]
+
+
+def encoders(name):
+    tables = MergeTables(load_vocab(name))
+    return BufferSweepEncoder(tables), {e: get_encoder(e)(tables) for e in FAST}
+
+
+@pytest.fixture(scope="module", params=VOCABS)
+def vocab_encoders(request):
+    return request.param, *encoders(request.param)
+
+
+def check_all(reference, fast, piece: bytes) -> None:
+    want = reference.encode_piece(piece)
+    for name, encoder in fast.items():
+        assert encoder.encode_piece(piece) == want, (name, piece)
+
+
+def test_hard_inputs(vocab_encoders):
+    _, reference, fast = vocab_encoders
+    for piece in HARD:
+        check_all(reference, fast, piece)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_random_bytes(vocab_encoders, data):
+    _, reference, fast = vocab_encoders
+    check_all(reference, fast, data.draw(st.binary(min_size=1, max_size=64)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_random_token_concatenations(vocab_encoders, data):
+    name, reference, fast = vocab_encoders
+    token_bytes = load_vocab(name).token_bytes
+    ids = data.draw(st.lists(st.integers(0, len(load_vocab(name).ranks) - 1), min_size=1, max_size=8))
+    piece = b"".join(token_bytes[i] for i in ids if token_bytes[i] is not None)
+    if piece:
+        check_all(reference, fast, piece)
+
+
+def test_every_qwen3_token_encodes_to_itself_without_lookup():
+    """BPE reaches every Qwen3 token from its own bytes, so whole-piece lookup changes nothing
+    there: the reason rank-based BPE with lookup equals HF's merge-list BPE for Qwen3."""
+    vocab = load_vocab("qwen3")
+    unreachable = []
+    heap = get_encoder("heap-merge")(MergeTables(vocab))
+    tables = heap.tables
+    object.__setattr__(tables, "whole_piece_lookup", False)
+    for piece, i in vocab.ranks.items():
+        if len(piece) > 1 and heap.encode_piece(piece) != [i]:
+            unreachable.append(i)
+    assert unreachable == []
+
+
+def test_hello_trace_on_qwen3():
+    """The merge trace of "hello": (e,l)=45, (l,o)=129, (el,lo)=4535, (h,ello)=14734 → [14990]."""
+    reference = BufferSweepEncoder(MergeTables(load_vocab("qwen3")))
+    winners = []
+
+    def trace(parts, candidates, best):
+        rank = dict(candidates)[best]
+        winners.append((parts[best], parts[best + 1], rank - 256))  # Qwen3: merge rank = id - 256
+
+    parts = reference.merge(b"hello", trace=trace)
+    assert winners == [(b"e", b"l", 45), (b"l", b"o", 129), (b"el", b"lo", 4535), (b"h", b"ello", 14734)]
+    assert [reference.tables.ranks[p] for p in parts] == [14990]
+
+
+def _tiny_pair_ranked() -> Vocab:
+    """A vocab whose merge list is not in merged-id order, so it must stay pair-ranked."""
+    ranks = {bytes([b]): b for b in range(256)} | {b"bc": 256, b"ab": 257, b"abc": 258}
+    # Merge (a, b) first although "ab" has the higher id; "abc" is made only from (ab, c).
+    merges = {(ord("a"), ord("b")): 0, (ord("b"), ord("c")): 1, (257, ord("c")): 2}
+    return Vocab(name="tiny", ranks=ranks, pattern=r"\S+|\s+", merges=merges, whole_piece_lookup=False)
+
+
+def test_pair_ranked_merges_follow_the_merge_list():
+    tables = MergeTables(_tiny_pair_ranked())
+    for encoder in (BufferSweepEncoder(tables), get_encoder("heap-merge")(tables)):
+        assert encoder.encode_piece(b"abc") == [258]  # (a,b) then (ab,c)
+        assert encoder.encode_piece(b"bcab") == [256, 257]
+        # (b,c) then nothing: (a,bc) is not a listed merge, although "abc" is a token.
+        assert encoder.encode_piece(b"xabcx")[:1] == [ord("x")]
+        assert encoder.encode_piece(b"bbc") == [ord("b"), 256]
+    # Rank-based BPE on the same tokens merges "bc" (id 256) first and then a + bc = abc.
+    rank_based = MergeTables(Vocab(name="t", ranks=tables.ranks, pattern="x", whole_piece_lookup=False))
+    assert BufferSweepEncoder(rank_based).encode_piece(b"aabc") == [ord("a"), 258]
+    assert BufferSweepEncoder(tables).encode_piece(b"aabc") == [ord("a"), 258]
+
+
+@settings(max_examples=200, deadline=None)
+@given(piece=st.text(alphabet="abcx", min_size=1, max_size=30).map(str.encode))
+def test_heap_merge_equals_reference_when_pair_ranked(piece):
+    tables = MergeTables(_tiny_pair_ranked())
+    assert get_encoder("heap-merge")(tables).encode_piece(piece) == BufferSweepEncoder(tables).encode_piece(piece)
+
+
+def test_backtrack_refuses_pair_ranked_vocab():
+    with pytest.raises(UnsupportedTokenizerError, match="heap-merge"):
+        get_encoder("backtrack")(MergeTables(_tiny_pair_ranked()))
+
+
+def test_registry_names_and_errors():
+    assert ENCODERS.names() == ["backtrack", "buffer-sweep", "heap-merge", "reference"]
+    assert get_encoder("reference") is BufferSweepEncoder
+    with pytest.raises(UnknownComponentError, match="heap-merge") as info:
+        get_encoder("heap_merge")
+    assert isinstance(info.value, KeyError) and "Did you mean 'heap-merge'" in str(info.value)
+
+
+def test_pair_ranked_and_rank_based_rules_differ_where_expected():
+    """(a,b) listed before (b,c) although "bc" has the lower id: HF merges "ab" first."""
+    ranks = {bytes([b]): b for b in range(256)} | {b"bc": 256, b"ab": 257}
+    merges = {(ord("a"), ord("b")): 0, (ord("b"), ord("c")): 1}
+    pair = MergeTables(Vocab(name="p", ranks=ranks, pattern="x", merges=merges, whole_piece_lookup=False))
+    rank = MergeTables(Vocab(name="r", ranks=ranks, pattern="x"))
+    for name in ("buffer-sweep", "heap-merge"):
+        assert get_encoder(name)(pair).encode_piece(b"abc") == [257, ord("c")]
+        assert get_encoder(name)(rank).encode_piece(b"abc") == [ord("a"), 256]

@@ -1,0 +1,163 @@
+"""Vocabulary loading: every format, the pretrained registry, and bad files."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from importlib import resources
+
+import pytest
+
+from conftest import DATA
+from wordsplit import UnsupportedTokenizerError, Vocab, VocabFormatError, list_vocabs, load_vocab
+from wordsplit.vocabs.loaders import (
+    load_vocab_merges,
+    read_hf_tokenizer_json,
+    read_tiktoken,
+    read_vocab_merges,
+)
+from wordsplit.vocabs.pretrained import PRETRAINED
+
+HF = DATA / "hf"
+
+
+@pytest.fixture(scope="module")
+def qwen_json() -> dict:
+    return json.loads(gzip.decompress((HF / "tokenizer.json.gz").read_bytes()))
+
+
+def test_list_vocabs():
+    assert list_vocabs() == [
+        "cl100k_base", "gpt2", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "qwen3", "r50k_base"
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(PRETRAINED))
+def test_bundled_files_match_official_sha256(name):
+    entry = PRETRAINED[name]
+    data = gzip.decompress(resources.files("wordsplit.vocabs").joinpath("data", entry.file).read_bytes())
+    assert hashlib.sha256(data).hexdigest() == entry.sha256
+
+
+def test_tokenizer_json_equals_bundled_qwen3():
+    from_json = load_vocab(HF / "tokenizer.json.gz")
+    bundled = load_vocab("qwen3")
+    assert from_json.merges is None, "Qwen3's merge list is in merged-id order: rank-based"
+    assert from_json.content_hash == bundled.content_hash
+    assert from_json.normalizer == "nfc"
+
+
+def test_vocab_json_merges_txt_equals_bundled_qwen3():
+    vocab = load_vocab_merges(HF / "vocab.json.gz", HF / "merges.txt.gz", HF / "tokenizer_config.json")
+    assert vocab.content_hash == load_vocab("qwen3").content_hash
+    assert vocab.eos_token_id == 151645
+
+
+def test_gpt2_encoder_json_vocab_bpe_equals_r50k():
+    vocab = load_vocab_merges(HF / "gpt2-encoder.json.gz", HF / "gpt2-vocab.bpe.gz")
+    assert vocab.content_hash == load_vocab("gpt2").content_hash
+    assert vocab.special_tokens == {"<|endoftext|>": 50256}
+
+
+def test_merges_as_strings_or_pairs(qwen_json):
+    spec = dict(qwen_json, model=dict(qwen_json["model"], merges=[" ".join(m) for m in qwen_json["model"]["merges"]]))
+    a = read_hf_tokenizer_json(json.dumps(spec).encode())
+    assert a.content_hash == load_vocab("qwen3").content_hash
+
+
+def test_shuffled_merges_become_pair_ranked(qwen_json):
+    merges = list(qwen_json["model"]["merges"])
+    merges[0], merges[1] = merges[1], merges[0]
+    vocab = read_hf_tokenizer_json(json.dumps(dict(qwen_json, model=dict(qwen_json["model"], merges=merges))).encode())
+    assert vocab.merges is not None and not vocab.whole_piece_lookup
+
+
+@pytest.mark.parametrize(
+    "change, construct",
+    [
+        (lambda s: s["model"].update(type="WordPiece"), "WordPiece"),
+        (lambda s: s["model"].update(type="Unigram"), "Unigram"),
+        (lambda s: s["model"].update(dropout=0.1), "dropout"),
+        (lambda s: s["model"].update(byte_fallback=True), "byte_fallback"),
+        (lambda s: s.update(pre_tokenizer={"type": "Metaspace", "replacement": "▁"}), "Metaspace"),
+        (lambda s: s.update(normalizer={"type": "NFKC"}), "NFKC"),
+        (lambda s: s.update(decoder={"type": "Metaspace"}), "Metaspace"),
+        (lambda s: s["added_tokens"][0].update(lstrip=True), "lstrip"),
+    ],
+)
+def test_unsupported_constructs_are_named(qwen_json, change, construct):
+    spec = json.loads(json.dumps(qwen_json))
+    change(spec)
+    with pytest.raises(UnsupportedTokenizerError, match=construct):
+        read_hf_tokenizer_json(json.dumps(spec).encode(), source="x/tokenizer.json")
+
+
+@pytest.mark.parametrize(
+    "data, entry",
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[]", "no 'model'"),
+        (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
+         "256 bytes"),
+    ],
+)
+def test_malformed_tokenizer_json(data, entry):
+    with pytest.raises(VocabFormatError, match=entry) as info:
+        read_hf_tokenizer_json(data, source="bad/tokenizer.json")
+    assert "bad/tokenizer.json" in str(info.value) and isinstance(info.value, ValueError)
+
+
+def test_merge_of_unknown_token_is_named(qwen_json):
+    spec = json.loads(json.dumps(qwen_json))
+    spec["model"]["merges"].insert(0, ["Ġ", "zzzz-not-a-token"])
+    with pytest.raises(VocabFormatError, match="merge #0"):
+        read_hf_tokenizer_json(json.dumps(spec).encode())
+
+
+@pytest.mark.parametrize(
+    "data, entry",
+    [
+        (b"!!! 0\n", "cannot parse"),
+        (b"YQ== 0 extra\n", "expected 'base64 rank'"),
+        (b"YQ== 0\nYQ== 1\n", "appears twice"),
+        (b"YQ== 0\n", "256 bytes"),
+    ],
+)
+def test_malformed_tiktoken(data, entry):
+    with pytest.raises(VocabFormatError, match=entry):
+        read_tiktoken(data, source="bad.tiktoken", pattern="x")
+
+
+def test_vocab_validation():
+    base = {bytes([b]): b for b in range(256)}
+    with pytest.raises(VocabFormatError, match="id 5 is used twice"):
+        Vocab(name="v", ranks=base, pattern="x", special_tokens={"<s>": 5})
+    with pytest.raises(VocabFormatError, match="normalizer"):
+        Vocab(name="v", ranks=base, pattern="x", normalizer="NFKC")
+    with pytest.raises(VocabFormatError, match="eos_token_id"):
+        Vocab(name="v", ranks=base, pattern="x", eos_token_id=999)
+    with pytest.raises(VocabFormatError, match="n_vocab"):
+        Vocab(name="v", ranks=base, pattern="x", n_vocab=10)
+    vocab = Vocab(name="v", ranks=base, pattern="x")
+    with pytest.raises(AttributeError, match="immutable"):
+        vocab.pattern = "y"
+    with pytest.raises(TypeError):
+        vocab.ranks[b"zz"] = 1
+
+
+def test_vocab_json_needs_merges(tmp_path):
+    (tmp_path / "vocab.json").write_text("{}")
+    with pytest.raises(FileNotFoundError, match="merges.txt"):
+        load_vocab(tmp_path / "vocab.json")
+
+
+def test_load_by_directory(tmp_path):
+    (tmp_path / "tokenizer.json.gz").write_bytes((HF / "tokenizer.json.gz").read_bytes())
+    assert load_vocab(tmp_path).content_hash == load_vocab("qwen3").content_hash
+
+
+def test_vocab_merges_without_config_is_gpt2_style():
+    vocab_json = json.dumps({**{chr(c): i for i, c in enumerate(range(33, 127))}}).encode()
+    with pytest.raises(VocabFormatError, match="256 bytes"):
+        read_vocab_merges(vocab_json, b"#version: 0.2\n", source="v.json")
