@@ -21,6 +21,9 @@ DATA = TESTS / "data"
 OPENAI_NAMES = ["r50k_base", "gpt2", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 ALL_VOCABS = ["qwen3", *OPENAI_NAMES]
 PYTHON_ENCODERS = ["buffer-sweep", "heap-merge", "backtrack"]
+ENCODERS = PYTHON_ENCODERS  # the native core has the same three under the same names
+# Every parity test runs on both backends; CI builds the extension, so "native" is never skipped.
+BACKENDS = ["python", "native"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, OPENAI_NAMES, tokenizer_for
+from conftest import BACKENDS, DATA, OPENAI_NAMES, tokenizer_for
 
 CORPORA = sorted(p.name.removesuffix(".txt.gz") for p in (DATA / "corpus").glob("*.txt.gz"))
 
@@ -29,10 +29,11 @@ def oracle_ids(name, tiktoken_oracle, hf_qwen3, text: str) -> list[int]:
     return tiktoken_oracle(name).encode(text, allowed_special="all")
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("corpus", CORPORA)
 @pytest.mark.parametrize("name", ["qwen3", *OPENAI_NAMES])
-def test_corpus_matches_oracle(name, corpus, tiktoken_oracle, hf_qwen3):
-    tok = tokenizer_for(name)
+def test_corpus_matches_oracle(name, corpus, backend, tiktoken_oracle, hf_qwen3):
+    tok = tokenizer_for(name, backend=backend)
     for chunk in corpus_chunks(corpus):
         assert tok.encode(chunk, allowed_special="all") == oracle_ids(name, tiktoken_oracle, hf_qwen3, chunk), chunk
 
@@ -59,11 +60,12 @@ special_literals = st.sampled_from(["<|endoftext|>", "<|im_start|>", "<think>", 
 texts_with_specials = st.lists(st.one_of(texts, special_literals), max_size=5).map("".join)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", ["qwen3", *OPENAI_NAMES])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=texts_with_specials)
-def test_generated_text_matches_oracle(name, text, tiktoken_oracle, hf_qwen3):
-    tok = tokenizer_for(name)
+def test_generated_text_matches_oracle(name, backend, text, tiktoken_oracle, hf_qwen3):
+    tok = tokenizer_for(name, backend=backend)
     assert tok.encode(text, allowed_special="all") == oracle_ids(name, tiktoken_oracle, hf_qwen3, text)
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from wordsplit import UnknownComponentError, UnsupportedTokenizerError, Vocab, load_vocab
 from wordsplit.encoders import ENCODERS, MergeTables, get_encoder
 from wordsplit.encoders.buffer_sweep import BufferSweepEncoder
+from wordsplit.options import _native_tables, native_module
 
 VOCABS = ["qwen3", "cl100k_base", "o200k_base", "r50k_base", "p50k_base"]
 FAST = ["heap-merge", "backtrack"]
@@ -23,9 +24,17 @@ HARD = [
 ]
 
 
+def native_encoder(vocab, name):
+    """The Rust encoder of the same name (the extension is always built for the tests)."""
+    return native_module().Encoder(_native_tables(vocab), name)
+
+
 def encoders(name):
-    tables = MergeTables(load_vocab(name))
-    return BufferSweepEncoder(tables), {e: get_encoder(e)(tables) for e in FAST}
+    vocab = load_vocab(name)
+    tables = MergeTables(vocab)
+    fast = {e: get_encoder(e)(tables) for e in FAST}
+    fast |= {f"native-{e}": native_encoder(vocab, e) for e in ["buffer-sweep", *FAST]}
+    return BufferSweepEncoder(tables), fast
 
 
 @pytest.fixture(scope="module", params=VOCABS)
@@ -116,13 +125,38 @@ def test_pair_ranked_merges_follow_the_merge_list():
 @settings(max_examples=200, deadline=None)
 @given(piece=st.text(alphabet="abcx", min_size=1, max_size=30).map(str.encode))
 def test_heap_merge_equals_reference_when_pair_ranked(piece):
-    tables = MergeTables(_tiny_pair_ranked())
-    assert get_encoder("heap-merge")(tables).encode_piece(piece) == BufferSweepEncoder(tables).encode_piece(piece)
+    vocab = _tiny_pair_ranked()
+    tables = MergeTables(vocab)
+    want = BufferSweepEncoder(tables).encode_piece(piece)
+    assert get_encoder("heap-merge")(tables).encode_piece(piece) == want
+    for name in ("buffer-sweep", "heap-merge"):
+        assert native_encoder(vocab, name).encode_piece(piece) == want
 
 
 def test_backtrack_refuses_pair_ranked_vocab():
     with pytest.raises(UnsupportedTokenizerError, match="heap-merge"):
         get_encoder("backtrack")(MergeTables(_tiny_pair_ranked()))
+    with pytest.raises(UnsupportedTokenizerError, match="heap-merge"):
+        native_encoder(_tiny_pair_ranked(), "backtrack")
+
+
+def test_native_encoder_names_match_python_registry():
+    assert sorted(native_module().ENCODERS) == sorted(n for n in ENCODERS if n != "reference")
+    with pytest.raises(UnknownComponentError, match="heap-merge"):
+        native_encoder(load_vocab("gpt2"), "nope")
+
+
+@pytest.mark.parametrize("name", ["heap-merge", "backtrack"])
+def test_native_worst_case_is_not_quadratic(name):
+    """1 MiB of one letter in one piece: linear-ish encoders finish fast (buffer-sweep would not)."""
+    import time
+
+    encoder = native_encoder(load_vocab("cl100k_base"), name)
+    encoder.encode_piece(b"a" * 1000)  # build lazy tables outside the timing
+    start = time.perf_counter()
+    ids = encoder.encode_piece(b"a" * (1 << 20))
+    assert time.perf_counter() - start < 2.0
+    assert ids == BufferSweepEncoder(MergeTables(load_vocab("cl100k_base"))).encode_piece(b"a" * 4096) * 256
 
 
 def test_registry_names_and_errors():
@@ -142,3 +176,5 @@ def test_pair_ranked_and_rank_based_rules_differ_where_expected():
     for name in ("buffer-sweep", "heap-merge"):
         assert get_encoder(name)(pair).encode_piece(b"abc") == [257, ord("c")]
         assert get_encoder(name)(rank).encode_piece(b"abc") == [ord("a"), 256]
+        assert native_encoder(pair.vocab, name).encode_piece(b"abc") == [257, ord("c")]
+        assert native_encoder(rank.vocab, name).encode_piece(b"abc") == [ord("a"), 256]

@@ -1,20 +1,22 @@
 """Golden parity: wordsplit gives the official tokenizer's ids on every golden case.
 
 The golden files (tests/golden/) were made with tiktoken 0.14.0 and HF tokenizers 0.23.3;
-their first record names the oracle. Every vocabulary × every Python encoder.
+their first record names the oracle. Every vocabulary × every encoder × both backends.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from conftest import ALL_VOCABS, PYTHON_ENCODERS, encode_case, golden, golden_data, tokenizer_for
+from conftest import ALL_VOCABS, BACKENDS, ENCODERS, encode_case, golden, golden_data, tokenizer_for
 
 
-@pytest.mark.parametrize("encoder", PYTHON_ENCODERS)
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("encoder", ENCODERS)
 @pytest.mark.parametrize("name", ALL_VOCABS)
-def test_golden_parity(name, encoder):
-    tok = tokenizer_for(name, encoder)
+def test_golden_parity(name, encoder, backend):
+    tok = tokenizer_for(name, encoder, backend)
+    assert tok.backend == backend
     mismatches = [
         (case.text, case.ids, got) for case in golden(name) if (got := encode_case(tok, case)) != case.ids
     ]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .encoders import ENCODERS, MergeTables
-from .errors import unknown_name
+from .errors import BackendUnavailableError, unknown_name
 from .normalizers import get_normalizer
 from .spanners import SPANNERS
 from .tokenizer import Tokenizer
@@ -30,10 +30,20 @@ from .vocab import Vocab
 DEFAULT_SPANNER = "auto"
 DEFAULT_ENCODER = "auto"
 DEFAULT_BACKEND = "auto"
-BACKENDS = ("auto", "python")
-# What "auto" means on the Python backend: heap-merge is never quadratic, unlike buffer-sweep.
-PYTHON_AUTO_ENCODER = "heap-merge"
-PYTHON_AUTO_SPANNER = "regex"
+BACKENDS = ("auto", "native", "python")
+# What "auto" means: heap-merge is never quadratic, unlike buffer-sweep, and unlike backtrack
+# needs no extra tables. (The spanner is the regex until the native scanners land.)
+AUTO_ENCODER = "heap-merge"
+AUTO_SPANNER = "regex"
+
+
+def native_module():
+    """The compiled core ``wordsplit._native``, or None when it is not built."""
+    try:
+        from . import _native
+    except ImportError:
+        return None
+    return _native
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +54,7 @@ class TokenizerOptions:
         spanner: a spanner name (``"regex"``) or ``"auto"``.
         encoder: ``"buffer-sweep"`` (alias ``"reference"``), ``"heap-merge"``, ``"backtrack"``
             or ``"auto"``.
-        backend: ``"auto"`` or ``"python"``.
+        backend: ``"auto"`` (native when built), ``"native"`` or ``"python"``.
         num_threads: threads for the batch methods (None: all cores).
     """
 
@@ -64,10 +74,24 @@ class TokenizerOptions:
             raise ValueError(f"num_threads must be a positive int or None, not {self.num_threads!r}")
 
     def resolved_backend(self) -> str:
-        """The backend ``build`` will use, after ``"auto"`` and ``WORDSPLIT_BACKEND``."""
-        if self.backend == "auto":
+        """The backend ``build`` will use: ``"auto"`` is native when built, unless the
+        environment says ``WORDSPLIT_BACKEND=python``.
+
+        Raises:
+            BackendUnavailableError: ``backend="native"`` without the compiled extension.
+        """
+        if self.backend == "python":
             return "python"
-        return self.backend
+        if self.backend == "auto" and os.environ.get("WORDSPLIT_BACKEND", "").lower() == "python":
+            return "python"
+        if native_module() is not None:
+            return "native"
+        if self.backend == "native":
+            raise BackendUnavailableError(
+                "backend='native' needs the compiled extension wordsplit._native, which is not built; "
+                "install with `pip install -e .` (needs Rust) or use backend='python'"
+            )
+        return "python"
 
     def build(self, vocab: Vocab) -> Tokenizer:
         """A tokenizer for ``vocab`` with these options.
@@ -75,18 +99,26 @@ class TokenizerOptions:
         Raises:
             UnknownComponentError: an unknown spanner, encoder or backend name.
             UnsupportedTokenizerError: a component that cannot handle this vocabulary.
+            BackendUnavailableError: ``backend="native"`` without the extension.
         """
-        spanner_name = PYTHON_AUTO_SPANNER if self.spanner == "auto" else SPANNERS.canonical(self.spanner)
-        encoder_name = PYTHON_AUTO_ENCODER if self.encoder == "auto" else ENCODERS.canonical(self.encoder)
+        backend = self.resolved_backend()
+        spanner_name = AUTO_SPANNER if self.spanner == "auto" else SPANNERS.canonical(self.spanner)
+        encoder_name = AUTO_ENCODER if self.encoder == "auto" else ENCODERS.canonical(self.encoder)
         spanner = SPANNERS.get(spanner_name)(vocab.pattern)
-        encoder = ENCODERS.get(encoder_name)(_tables(vocab))
+        if backend == "native":
+            tables = _native_tables(vocab)
+            encoder = native_module().Encoder(tables, encoder_name)
+        else:
+            tables = None
+            encoder = ENCODERS.get(encoder_name)(_tables(vocab))
         return Tokenizer(
             vocab, spanner=spanner, encoder=encoder, normalize=get_normalizer(vocab.normalizer),
-            backend=self.resolved_backend(), num_threads=self.num_threads,
+            backend=backend, num_threads=self.num_threads, native_tables=tables,
         )
 
 
 _TABLES: dict[str, MergeTables] = {}
+_NATIVE_TABLES: dict[str, object] = {}
 
 
 def _tables(vocab: Vocab) -> MergeTables:
@@ -95,3 +127,15 @@ def _tables(vocab: Vocab) -> MergeTables:
     if key not in _TABLES:
         _TABLES[key] = MergeTables(vocab)
     return _TABLES[key]
+
+
+def _native_tables(vocab: Vocab):
+    """One native ``Tables`` per vocabulary content (the Rust twin of MergeTables)."""
+    key = vocab.content_hash
+    if key not in _NATIVE_TABLES:
+        merges = None if vocab.merges is None else [(l, r, rank) for (l, r), rank in vocab.merges.items()]
+        extra = [(text.encode("utf-8"), i) for text, i in vocab.all_special_literals.items()]
+        _NATIVE_TABLES[key] = native_module().Tables(
+            list(vocab.ranks.items()), extra, vocab.n_vocab, merges, vocab.whole_piece_lookup
+        )
+    return _NATIVE_TABLES[key]

@@ -51,10 +51,11 @@ class Tokenizer:
         normalize: the vocabulary's normalizer, ``str -> str``.
         backend: ``"python"`` or ``"native"``, for display.
         num_threads: default thread count for the batch methods (None: all cores).
+        native_tables: the vocabulary's ``wordsplit._native.Tables`` (native decode), or None.
     """
 
     def __init__(self, vocab: Vocab, *, spanner, encoder, normalize: Callable[[str], str],
-                 backend: str = "python", num_threads: Optional[int] = None) -> None:
+                 backend: str = "python", num_threads: Optional[int] = None, native_tables=None) -> None:
         self.vocab = vocab
         self.spanner = spanner
         self.encoder = encoder
@@ -63,6 +64,9 @@ class Tokenizer:
         self._normalize = normalize
         self._specials = SpecialSplitter(vocab)
         self._cache: dict[bytes, list[int]] = {}
+        self._native_tables = native_tables
+        # A native encoder takes all pieces of a segment in one call.
+        self._encode_pieces = getattr(encoder, "encode_pieces", None)
 
     def __repr__(self) -> str:
         return (
@@ -150,6 +154,9 @@ class Tokenizer:
         return ids
 
     def _encode_plain(self, text: str, out: list[int]) -> None:
+        if self._encode_pieces is not None:
+            out.extend(self._encode_pieces([piece.encode("utf-8") for piece in self.spanner.split(text)]))
+            return
         cache = self._cache
         encode_piece = self.encoder.encode_piece
         for piece in self.spanner.split(text):
@@ -176,6 +183,11 @@ class Tokenizer:
         """
         table = self.vocab.token_bytes
         ids = list(ids)
+        if self._native_tables is not None:
+            try:
+                return self._native_tables.decode_bytes(ids)
+            except (UnknownTokenError, TypeError, OverflowError):
+                pass  # the slow path below names the offending id precisely
         try:
             # A negative id would index from the end: rule it out before the fast join.
             if not ids or min(ids) >= 0:

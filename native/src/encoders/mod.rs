@@ -1,0 +1,76 @@
+//! Native span encoders: piece bytes → token ids, each exact BPE (see the Python twins in
+//! `wordsplit/encoders/`, which are the reference). Registered under the same names.
+
+pub mod backtrack;
+pub mod buffer_sweep;
+pub mod heap_merge;
+
+use crate::vocab::VocabTables;
+
+/// The encoder strategies, by their registry names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EncoderKind {
+    BufferSweep,
+    HeapMerge,
+    Backtrack,
+}
+
+impl EncoderKind {
+    pub const NAMES: &'static [&'static str] = &["buffer-sweep", "heap-merge", "backtrack"];
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "buffer-sweep" | "reference" => Some(Self::BufferSweep),
+            "heap-merge" => Some(Self::HeapMerge),
+            "backtrack" => Some(Self::Backtrack),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::BufferSweep => "buffer-sweep",
+            Self::HeapMerge => "heap-merge",
+            Self::Backtrack => "backtrack",
+        }
+    }
+}
+
+/// Appends the ids of `piece` to `out` with the chosen strategy.
+#[inline]
+pub fn encode_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
+    if let Some(id) = tables.whole(piece) {
+        out.push(id);
+        return;
+    }
+    if piece.len() == 1 {
+        out.push(tables.byte_ids[piece[0] as usize]);
+        return;
+    }
+    match kind {
+        EncoderKind::BufferSweep => buffer_sweep::encode(tables, piece, out),
+        EncoderKind::HeapMerge => heap_merge::encode(tables, piece, out),
+        EncoderKind::Backtrack => backtrack::encode(tables, piece, out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::tests::tiny;
+
+    #[test]
+    fn all_strategies_agree_on_small_vocab() {
+        let t = tiny(&[b"aa", b"ab", b"aaa", b"ba", b"aab", b"bab"]);
+        let inputs: &[&[u8]] = &[b"aaaa", b"abab", b"aabab", b"babaab", b"aaaaaaab", b"xyz", b"aaaaaaaaaaaaaaaaaaaa"];
+        for input in inputs {
+            let mut want = vec![];
+            encode_piece(EncoderKind::BufferSweep, &t, input, &mut want);
+            for kind in [EncoderKind::HeapMerge, EncoderKind::Backtrack] {
+                let mut got = vec![];
+                encode_piece(kind, &t, input, &mut got);
+                assert_eq!(got, want, "{kind:?} on {input:?}");
+            }
+        }
+    }
+}
