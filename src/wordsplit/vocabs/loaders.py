@@ -7,7 +7,9 @@ transparently when the name ends in ``.gz``). Every reader checks what it parses
 :class:`UnsupportedTokenizerError` naming the construct wordsplit does not implement. GGUF
 lives in :mod:`wordsplit.vocabs.gguf`.
 
->>> v = read_tiktoken(b"IQ== 0\\n", source="tiny", special_tokens={}, pattern="x")  # doctest: +SKIP
+>>> read_file("no-such-file.tiktoken")  # doctest: +IGNORE_EXCEPTION_DETAIL
+Traceback (most recent call last):
+FileNotFoundError: vocabulary file not found: no-such-file.tiktoken
 """
 
 from __future__ import annotations
