@@ -39,8 +39,8 @@ class Vocab:
         whole_piece_lookup: a piece that is itself a token is one lookup (tiktoken, and HF
             with ``ignore_merges``); off only for pair-ranked files without ``ignore_merges``.
         source: where it came from, for error messages.
-        unused_ids: ids that exist in ``n_vocab`` but that no text encodes to (GGUF's unused
-            and padding entries); decoding them is an error like any unknown id.
+
+    Ids below ``n_vocab`` that no token uses (gaps, GGUF's unused padding) decode as errors.
 
     Raises:
         VocabFormatError: naming ``source`` and the offending entry.
