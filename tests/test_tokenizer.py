@@ -181,6 +181,3 @@ def test_batch_and_count():
         tok.encode_batch(["<|im_end|>"])
 
 
-def test_python_backend_forced_by_environment(monkeypatch):
-    monkeypatch.setenv("WORDSPLIT_BACKEND", "python")
-    assert TokenizerOptions().build(load_vocab("qwen3")).backend == "python"

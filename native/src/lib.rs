@@ -1,10 +1,14 @@
 //! `wordsplit._native`: the Rust core of wordsplit, and its PyO3 glue (this file only).
 //!
 //! The parts mirror the Python package under the same names: `vocab` (the shared tables),
-//! `encoders` (buffer-sweep, heap-merge, backtrack). Errors become the Python exception
-//! classes of `wordsplit.errors`. Work on text or id lists runs with the GIL released.
+//! `encoders` (buffer-sweep, heap-merge, backtrack), `spanners` (hand-written scanners) and
+//! `pipeline` (the whole encode in one call). Errors become the Python exception classes of
+//! `wordsplit.errors`. Work on text or id lists runs with the GIL released; batches run on
+//! native threads.
 
 pub mod encoders;
+pub mod pipeline;
+pub mod spanners;
 pub mod unicode_tables;
 pub mod vocab;
 
@@ -14,7 +18,26 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
 use encoders::{encode_piece, EncoderKind};
+use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
 use vocab::VocabTables;
+
+/// Run `work` on every item with up to `threads` native threads, keeping the order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], threads: usize, work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(&work).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&work).collect::<Vec<R>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a batch worker thread panicked")).collect()
+    })
+}
+
+fn default_threads(requested: Option<usize>) -> usize {
+    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 
 /// An instance of a `wordsplit.errors` class, so both backends raise the same exceptions.
 fn ws_error(py: Python<'_>, class: &str, message: String) -> PyErr {
@@ -68,6 +91,30 @@ impl PyTables {
             Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
             Err(id) => Err(ws_error(py, "UnknownTokenError", format!("token id {id} is not in the vocabulary"))),
         }
+    }
+
+    /// Decode many id lists on native threads: a list of bytes.
+    #[pyo3(signature = (batch, num_threads=None))]
+    fn decode_batch_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        batch: Vec<Vec<u32>>,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let tables = &self.inner;
+        let decoded = py.allow_threads(|| {
+            parallel_map(&batch, default_threads(num_threads), |ids| {
+                let mut out = Vec::with_capacity(ids.len() * 4);
+                tables.decode_into(ids, &mut out).map(|_| out)
+            })
+        });
+        decoded
+            .into_iter()
+            .map(|r| match r {
+                Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
+                Err(id) => Err(ws_error(py, "UnknownTokenError", format!("token id {id} is not in the vocabulary"))),
+            })
+            .collect()
     }
 
     #[getter]
@@ -127,10 +174,161 @@ impl PyEncoder {
     }
 }
 
+/// A resolved special-token policy for one [`PyPipeline`], cached by the Python side.
+#[pyclass(frozen, module = "wordsplit._native", name = "Policy")]
+struct PyPolicy {
+    inner: SpecialPolicy,
+}
+
+/// The whole encode in one call: `Pipeline(tables, encoder, pattern, literals, nfc)`.
+///
+/// `literals` is `[(text, id, special)]`. Raises UnsupportedTokenizerError when no native
+/// scanner is registered for `pattern` (the Python side then uses its regex spanner).
+#[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
+struct PyPipeline {
+    inner: Pipeline,
+}
+
+impl PyPipeline {
+    fn run(&self, text: &str, policy: &SpecialPolicy) -> Result<Vec<u32>, Disallowed> {
+        let mut out = Vec::with_capacity(text.len() / 3 + 4);
+        self.inner.encode(text, policy, &mut out)?;
+        Ok(out)
+    }
+}
+
+fn disallowed_error(py: Python<'_>, d: Disallowed) -> PyErr {
+    ws_error(py, "DisallowedSpecialError", format!("text contains the special token {:?}, which is disallowed", d.0))
+}
+
+#[pymethods]
+impl PyPipeline {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        tables: &PyTables,
+        encoder: &str,
+        pattern: &str,
+        literals: Vec<(String, u32, bool)>,
+        nfc: bool,
+    ) -> PyResult<Self> {
+        let kind = PyEncoder::new(py, tables, encoder)?.kind;
+        let spanner = spanners::scanner_for_pattern(pattern).ok_or_else(|| {
+            ws_error(py, "UnsupportedTokenizerError", format!("no native scanner for the pattern {pattern:?}"))
+        })?;
+        let literals = literals.into_iter().map(|(text, id, special)| Literal { text, id, special }).collect();
+        let inner = Pipeline::new(tables.inner.clone(), kind, spanner, literals, nfc)
+            .map_err(|e| ws_error(py, "VocabFormatError", e))?;
+        Ok(Self { inner })
+    }
+
+    /// The scanner's registry name.
+    #[getter]
+    fn spanner(&self) -> &'static str {
+        self.inner.spanner.name()
+    }
+
+    /// A policy: `allowed`/`disallowed` are sets of literal texts; `allowed=None` allows all.
+    #[pyo3(signature = (allowed, disallowed))]
+    fn policy(&self, allowed: Option<Vec<String>>, disallowed: Vec<String>) -> PyPolicy {
+        let Some(allowed) = allowed else {
+            return PyPolicy { inner: SpecialPolicy::AllowAll };
+        };
+        let flags = |set: &[String]| self.inner.literals.iter().map(|l| set.contains(&l.text)).collect();
+        PyPolicy { inner: SpecialPolicy::Mixed { allowed: flags(&allowed), disallowed: flags(&disallowed) } }
+    }
+
+    /// The ids of `text` under `policy`, with the GIL released.
+    fn encode<'py>(&self, py: Python<'py>, text: &str, policy: &PyPolicy) -> PyResult<Bound<'py, PyList>> {
+        let ids = py.allow_threads(|| self.run(text, &policy.inner)).map_err(|d| disallowed_error(py, d))?;
+        PyList::new(py, ids)
+    }
+
+    /// The number of tokens of `text`, without building the list.
+    fn count(&self, py: Python<'_>, text: &str, policy: &PyPolicy) -> PyResult<usize> {
+        py.allow_threads(|| self.run(text, &policy.inner)).map(|ids| ids.len()).map_err(|d| disallowed_error(py, d))
+    }
+
+    /// Encode many texts on native threads: a list of id lists.
+    #[pyo3(signature = (texts, policy, num_threads=None))]
+    fn encode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        policy: &PyPolicy,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<Bound<'py, PyList>>> {
+        let results =
+            py.allow_threads(|| parallel_map(&texts, default_threads(num_threads), |t| self.run(t, &policy.inner)));
+        results.into_iter().map(|r| r.map_err(|d| disallowed_error(py, d)).and_then(|ids| PyList::new(py, ids))).collect()
+    }
+
+    /// Encode many texts into one flat buffer: `(ids, offsets)` as little-endian uint32 and
+    /// uint64 bytes; text i has ids[offsets[i]:offsets[i + 1]]. No Python int per token.
+    #[pyo3(signature = (texts, policy, num_threads=None))]
+    fn encode_batch_flat<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        policy: &PyPolicy,
+        num_threads: Option<usize>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let results =
+            py.allow_threads(|| parallel_map(&texts, default_threads(num_threads), |t| self.run(t, &policy.inner)));
+        let mut ids: Vec<u8> = Vec::new();
+        let mut offsets: Vec<u8> = Vec::with_capacity((texts.len() + 1) * 8);
+        let mut total: u64 = 0;
+        offsets.extend_from_slice(&total.to_le_bytes());
+        for result in results {
+            let part = result.map_err(|d| disallowed_error(py, d))?;
+            total += part.len() as u64;
+            ids.reserve(part.len() * 4);
+            for id in part {
+                ids.extend_from_slice(&id.to_le_bytes());
+            }
+            offsets.extend_from_slice(&total.to_le_bytes());
+        }
+        Ok((PyBytes::new(py, &ids), PyBytes::new(py, &offsets)))
+    }
+}
+
+/// `scan(pattern, texts)`: each text cut into pieces by the scanner registered for `pattern`
+/// (for the equivalence proofs against the regex); UnsupportedTokenizerError if there is none.
+#[pyfunction]
+fn scan(py: Python<'_>, pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<String>>> {
+    let spanner = spanners::scanner_for_pattern(pattern).ok_or_else(|| {
+        ws_error(py, "UnsupportedTokenizerError", format!("no native scanner for the pattern {pattern:?}"))
+    })?;
+    Ok(py.allow_threads(|| {
+        texts
+            .iter()
+            .map(|text| {
+                let mut ends = Vec::new();
+                spanner.split(text, &mut ends);
+                let mut start = 0;
+                ends.iter()
+                    .map(|&end| {
+                        let piece = text[start..end].to_owned();
+                        start = end;
+                        piece
+                    })
+                    .collect()
+            })
+            .collect()
+    }))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add_class::<PyTables>()?;
     m.add_class::<PyEncoder>()?;
+    m.add_class::<PyPolicy>()?;
+    m.add_class::<PyPipeline>()?;
+    m.add(
+        "SCANNERS",
+        spanners::SCANNER_PATTERNS.iter().map(|&(name, pattern)| (name, pattern)).collect::<Vec<_>>(),
+    )?;
     m.add("ENCODERS", EncoderKind::NAMES.to_vec())?;
     m.add("UNICODE_VERSION", unicode_tables::UNICODE_VERSION)?;
     Ok(())

@@ -6,8 +6,8 @@ implementation. They are a frozen, keyword-only dataclass: change one with
 
 Defaults (defined once, here): ``spanner="auto"``, ``encoder="auto"``, ``backend="auto"``,
 ``num_threads=None`` (all cores). ``"auto"`` picks the fastest correct implementation: the
-native core when the extension is built, else Python's ``regex`` spanner and ``heap-merge``
-encoder. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
+native core when the extension is built; the hand-written scanner registered for the
+vocabulary's exact pattern, else the ``regex`` spanner; the ``heap-merge`` encoder. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
 
 >>> from wordsplit import load_vocab
 >>> TokenizerOptions(backend="python", encoder="backtrack").build(load_vocab("qwen3")).encode("hello")
@@ -16,14 +16,16 @@ encoder. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backe
 
 from __future__ import annotations
 
+import functools
 import os
+import weakref
 from dataclasses import dataclass
 from typing import Optional
 
 from .encoders import ENCODERS, MergeTables
 from .errors import BackendUnavailableError, unknown_name
 from .normalizers import get_normalizer
-from .spanners import SPANNERS
+from .spanners import SPANNERS, scanner_for
 from .tokenizer import Tokenizer
 from .vocab import Vocab
 
@@ -31,10 +33,9 @@ DEFAULT_SPANNER = "auto"
 DEFAULT_ENCODER = "auto"
 DEFAULT_BACKEND = "auto"
 BACKENDS = ("auto", "native", "python")
-# What "auto" means: heap-merge is never quadratic, unlike buffer-sweep, and unlike backtrack
-# needs no extra tables. (The spanner is the regex until the native scanners land.)
+# What "auto" means for the encoder: heap-merge is never quadratic, unlike buffer-sweep, and
+# unlike backtrack needs no extra tables. For the spanner: see TokenizerOptions.spanner_name.
 AUTO_ENCODER = "heap-merge"
-AUTO_SPANNER = "regex"
 
 
 def native_module():
@@ -51,7 +52,8 @@ class TokenizerOptions:
     """How to build a :class:`~wordsplit.tokenizer.Tokenizer` from a vocabulary.
 
     Args:
-        spanner: a spanner name (``"regex"``) or ``"auto"``.
+        spanner: ``"regex"``, a scanner (``"cl100k-scanner"``, ``"o200k-scanner"``,
+            ``"qwen2-scanner"``, ``"gpt2-scanner"``) or ``"auto"``.
         encoder: ``"buffer-sweep"`` (alias ``"reference"``), ``"heap-merge"``, ``"backtrack"``
             or ``"auto"``.
         backend: ``"auto"`` (native when built), ``"native"`` or ``"python"``.
@@ -93,6 +95,13 @@ class TokenizerOptions:
             )
         return "python"
 
+    def spanner_name(self, vocab: Vocab) -> str:
+        """The spanner ``build`` will use: ``"auto"`` is the scanner registered for the
+        vocabulary's exact pattern, else the regex spanner."""
+        if self.spanner == "auto":
+            return scanner_for(vocab.pattern) or "regex"
+        return SPANNERS.canonical(self.spanner)
+
     def build(self, vocab: Vocab) -> Tokenizer:
         """A tokenizer for ``vocab`` with these options.
 
@@ -102,40 +111,51 @@ class TokenizerOptions:
             BackendUnavailableError: ``backend="native"`` without the extension.
         """
         backend = self.resolved_backend()
-        spanner_name = AUTO_SPANNER if self.spanner == "auto" else SPANNERS.canonical(self.spanner)
+        spanner_name = self.spanner_name(vocab)
         encoder_name = AUTO_ENCODER if self.encoder == "auto" else ENCODERS.canonical(self.encoder)
-        spanner = SPANNERS.get(spanner_name)(vocab.pattern)
+        spanner_class = SPANNERS.get(spanner_name)
+        pipeline = native_tables = None
         if backend == "native":
-            tables = _native_tables(vocab)
-            encoder = native_module().Encoder(tables, encoder_name)
+            native_tables = _native_tables(vocab)
+            encoder = native_module().Encoder(native_tables, encoder_name)
+            if spanner_name != "regex":
+                # Scanner + encoder + specials + NFC in one native call. The Python twin of the
+                # spanner is then only built if someone asks for it (it costs a regex compile).
+                literals = [(t, i, True) for t, i in vocab.special_tokens.items()]
+                literals += [(t, i, False) for t, i in vocab.added_tokens.items()]
+                pipeline = native_module().Pipeline(
+                    native_tables, encoder_name, vocab.pattern, literals, vocab.normalizer == "nfc"
+                )
         else:
-            tables = None
             encoder = ENCODERS.get(encoder_name)(_tables(vocab))
         return Tokenizer(
-            vocab, spanner=spanner, encoder=encoder, normalize=get_normalizer(vocab.normalizer),
-            backend=backend, num_threads=self.num_threads, native_tables=tables,
+            vocab, spanner=functools.partial(spanner_class, vocab.pattern), encoder=encoder,
+            normalize=get_normalizer(vocab.normalizer), backend=backend, num_threads=self.num_threads,
+            native_tables=native_tables, native_pipeline=pipeline, spanner_name=spanner_name,
         )
 
 
-_TABLES: dict[str, MergeTables] = {}
-_NATIVE_TABLES: dict[str, object] = {}
+# One set of derived tables per Vocab object, shared by every tokenizer built on it (load_vocab
+# caches registered vocabs, so they are built once per process), dropped with the Vocab.
+_TABLES: "weakref.WeakKeyDictionary[Vocab, MergeTables]" = weakref.WeakKeyDictionary()
+_NATIVE_TABLES: "weakref.WeakKeyDictionary[Vocab, object]" = weakref.WeakKeyDictionary()
 
 
 def _tables(vocab: Vocab) -> MergeTables:
-    """One MergeTables per vocabulary content, shared by every tokenizer built on it."""
-    key = vocab.content_hash
-    if key not in _TABLES:
-        _TABLES[key] = MergeTables(vocab)
-    return _TABLES[key]
+    """The Python merge tables of ``vocab``."""
+    tables = _TABLES.get(vocab)
+    if tables is None:
+        tables = _TABLES[vocab] = MergeTables(vocab)
+    return tables
 
 
 def _native_tables(vocab: Vocab):
-    """One native ``Tables`` per vocabulary content (the Rust twin of MergeTables)."""
-    key = vocab.content_hash
-    if key not in _NATIVE_TABLES:
+    """The native ``Tables`` of ``vocab`` (the Rust twin of MergeTables)."""
+    tables = _NATIVE_TABLES.get(vocab)
+    if tables is None:
         merges = None if vocab.merges is None else [(l, r, rank) for (l, r), rank in vocab.merges.items()]
         extra = [(text.encode("utf-8"), i) for text, i in vocab.all_special_literals.items()]
-        _NATIVE_TABLES[key] = native_module().Tables(
+        tables = _NATIVE_TABLES[vocab] = native_module().Tables(
             list(vocab.ranks.items()), extra, vocab.n_vocab, merges, vocab.whole_piece_lookup
         )
-    return _NATIVE_TABLES[key]
+    return tables

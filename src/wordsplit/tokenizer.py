@@ -15,11 +15,15 @@ token bytes and decodes UTF-8. Build one with :class:`~wordsplit.options.Tokeniz
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional, Sequence
+from array import array
+from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
 
-from .errors import DecodeInputError, EncodeInputError, UnknownTokenError
+from .errors import DecodeInputError, DisallowedSpecialError, EncodeInputError, UnknownTokenError
 from .specials import AllowedSpecial, DisallowedSpecial, SpecialSplitter, resolve_special_policy
 from .vocab import Vocab
+
+if TYPE_CHECKING:
+    from .explain import Explanation
 
 # Pieces seen recently and their ids; bounded so memory stays flat on huge inputs.
 PIECE_CACHE_SIZE = 1 << 16
@@ -46,18 +50,25 @@ class Tokenizer:
 
     Args:
         vocab: the vocabulary.
-        spanner: an object with ``split(text) -> list[str]`` (see :mod:`wordsplit.spanners`).
+        spanner: a zero-argument factory of an object with ``split(text) -> list[str]`` (see
+            :mod:`wordsplit.spanners`); called on first use, since a native pipeline needs none.
         encoder: an object with ``encode_piece(bytes) -> list[int]`` (see :mod:`wordsplit.encoders`).
         normalize: the vocabulary's normalizer, ``str -> str``.
         backend: ``"python"`` or ``"native"``, for display.
         num_threads: default thread count for the batch methods (None: all cores).
         native_tables: the vocabulary's ``wordsplit._native.Tables`` (native decode), or None.
+        native_pipeline: a ``wordsplit._native.Pipeline`` doing the whole encode in one call
+            (scanner, encoder, specials, NFC), or None.
+        spanner_name: the spanner's registry name, for display.
     """
 
-    def __init__(self, vocab: Vocab, *, spanner, encoder, normalize: Callable[[str], str],
-                 backend: str = "python", num_threads: Optional[int] = None, native_tables=None) -> None:
+    def __init__(self, vocab: Vocab, *, spanner: Callable[[], object], encoder, normalize: Callable[[str], str],
+                 backend: str = "python", num_threads: Optional[int] = None, native_tables=None,
+                 native_pipeline=None, spanner_name: str = "regex") -> None:
         self.vocab = vocab
-        self.spanner = spanner
+        self.spanner_name = spanner_name
+        self._make_spanner = spanner
+        self._spanner = None
         self.encoder = encoder
         self.backend = backend
         self.num_threads = num_threads
@@ -65,12 +76,21 @@ class Tokenizer:
         self._specials = SpecialSplitter(vocab)
         self._cache: dict[bytes, list[int]] = {}
         self._native_tables = native_tables
+        self._pipeline = native_pipeline
+        self._policies: dict[tuple[frozenset[str], frozenset[str]], object] = {}
         # A native encoder takes all pieces of a segment in one call.
         self._encode_pieces = getattr(encoder, "encode_pieces", None)
 
+    @property
+    def spanner(self):
+        """The Python spanner (built on first use)."""
+        if self._spanner is None:
+            self._spanner = self._make_spanner()
+        return self._spanner
+
     def __repr__(self) -> str:
         return (
-            f"Tokenizer({self.vocab.name!r}, spanner={getattr(self.spanner, 'name', '?')!r}, "
+            f"Tokenizer({self.vocab.name!r}, spanner={self.spanner_name!r}, "
             f"encoder={getattr(self.encoder, 'name', '?')!r}, backend={self.backend!r})"
         )
 
@@ -101,6 +121,8 @@ class Tokenizer:
         """
         text = _check_text(text)
         allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+        if self._pipeline is not None:
+            return self._native_encode(self._pipeline.encode, text, allowed, disallowed)
         if disallowed:
             self._specials.check(text, disallowed)
         return self._encode(text, allowed)
@@ -112,7 +134,10 @@ class Tokenizer:
         >>> get_tokenizer("gpt2").encode_ordinary("<|endoftext|>")
         [27, 91, 437, 1659, 5239, 91, 29]
         """
-        return self._encode(_check_text(text), frozenset())
+        text = _check_text(text)
+        if self._pipeline is not None:
+            return self._native_encode(self._pipeline.encode, text, frozenset(), frozenset())
+        return self._encode(text, frozenset())
 
     def encode_batch(
         self,
@@ -124,9 +149,58 @@ class Tokenizer:
     ) -> list[list[int]]:
         """Encode many texts; same arguments as :meth:`encode`.
 
-        ``num_threads`` is used by the native backend; the Python backend encodes in order.
+        Args:
+            num_threads: native threads to use (default: the tokenizer's, else all cores); the
+                Python backend encodes in order on the calling thread.
         """
-        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
+        texts = [_check_text(t) for t in texts]
+        if self._pipeline is None:
+            return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
+        allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+        policy = self._policy(allowed, disallowed)
+        threads = num_threads or self.num_threads
+        try:
+            return self._pipeline.encode_batch(texts, policy, threads)
+        except (UnicodeEncodeError, DisallowedSpecialError):
+            return [self._native_encode(self._pipeline.encode, t, allowed, disallowed) for t in texts]
+
+    def encode_batch_flat(
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: Optional[int] = None,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> tuple[memoryview, memoryview]:
+        """Encode many texts into one flat buffer, without a Python int per token.
+
+        Returns:
+            ``(ids, offsets)``: memoryviews of uint32 ids and uint64 offsets; the ids of text
+            ``i`` are ``ids[offsets[i]:offsets[i + 1]]``. ``numpy.asarray`` wraps them
+            without copying.
+
+        >>> from wordsplit import get_tokenizer
+        >>> ids, offsets = get_tokenizer("qwen3").encode_batch_flat(["hello world", "hi"])
+        >>> ids.tolist(), offsets.tolist()
+        ([14990, 1879, 6023], [0, 2, 3])
+        """
+        texts = [_check_text(t) for t in texts]
+        if self._pipeline is not None:
+            allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+            try:
+                ids, offsets = self._pipeline.encode_batch_flat(
+                    texts, self._policy(allowed, disallowed), num_threads or self.num_threads
+                )
+                return memoryview(ids).cast("I"), memoryview(offsets).cast("Q")
+            except (UnicodeEncodeError, DisallowedSpecialError):
+                pass  # the general path below fixes surrogates and names the special token
+        batch = self.encode_batch(texts, num_threads=num_threads, allowed_special=allowed_special,
+                                  disallowed_special=disallowed_special)
+        flat = array("I", [i for ids in batch for i in ids])
+        offsets = array("Q", [0])
+        for ids in batch:
+            offsets.append(offsets[-1] + len(ids))
+        return memoryview(flat), memoryview(offsets)
 
     def count(
         self,
@@ -141,7 +215,33 @@ class Tokenizer:
         >>> get_tokenizer("qwen3").count("hello world")
         2
         """
+        if self._pipeline is not None:
+            allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+            return self._native_encode(self._pipeline.count, _check_text(text), allowed, disallowed)
         return len(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special))
+
+    def _policy(self, allowed: frozenset[str], disallowed: frozenset[str]):
+        """The native pipeline's compiled form of a special-token policy (cached)."""
+        key = (allowed, disallowed)
+        policy = self._policies.get(key)
+        if policy is None:
+            everything = allowed == frozenset(self.vocab.special_tokens) and not disallowed
+            policy = self._pipeline.policy(None if everything else list(allowed), list(disallowed))
+            if len(self._policies) > 64:
+                self._policies.clear()
+            self._policies[key] = policy
+        return policy
+
+    def _native_encode(self, call, text: str, allowed: frozenset[str], disallowed: frozenset[str]):
+        """Run a pipeline method; fix surrogates and word the disallowed-special error in Python."""
+        policy = self._policy(allowed, disallowed)
+        try:
+            return call(text, policy)
+        except UnicodeEncodeError:
+            return call(_without_surrogates(text), policy)
+        except DisallowedSpecialError:
+            self._specials.check(text, disallowed)  # raises the full message, with the fix
+            raise
 
     def _encode(self, text: str, allowed: frozenset[str]) -> list[int]:
         text = _without_surrogates(text)
@@ -168,6 +268,23 @@ class Tokenizer:
                     cache.clear()
                 cache[data] = ids
             out.extend(ids)
+
+    def explain(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> "Explanation":
+        """The BPE trace of ``text``, pass by pass; see :func:`wordsplit.explain.explain`.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").explain("hello").ids
+        [14990]
+        """
+        from .explain import explain  # imported here: wordsplit.explain imports this module
+
+        return explain(self, text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
     # -- decode ---------------------------------------------------------------------------
 
@@ -208,7 +325,14 @@ class Tokenizer:
 
     def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace",
                      num_threads: Optional[int] = None) -> list[str]:
-        """Decode many id sequences."""
+        """Decode many id sequences (on native threads when the extension is built)."""
+        batch = [list(ids) for ids in batch]
+        if self._native_tables is not None:
+            try:
+                return [b.decode("utf-8", errors=errors)
+                        for b in self._native_tables.decode_batch_bytes(batch, num_threads or self.num_threads)]
+            except (UnknownTokenError, TypeError, OverflowError):
+                pass  # the per-list path below names the offending id precisely
         return [self.decode(ids, errors=errors) for ids in batch]
 
     # -- vocabulary -----------------------------------------------------------------------

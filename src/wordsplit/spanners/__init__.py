@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from ..registry import Registry
 from .regex import RegexSpanner
+from .scanners import SCANNER_CLASSES, scanner_for
 
 SPANNERS: Registry = Registry("spanner")
 register_spanner = SPANNERS.register
 register_spanner("regex")(RegexSpanner)
+for _name, _cls in SCANNER_CLASSES.items():
+    register_spanner(_name)(_cls)
 
 
 def get_spanner(name: str) -> type:
@@ -24,4 +27,4 @@ def get_spanner(name: str) -> type:
     return SPANNERS.get(name)
 
 
-__all__ = ["SPANNERS", "register_spanner", "get_spanner", "RegexSpanner"]
+__all__ = ["SPANNERS", "register_spanner", "get_spanner", "RegexSpanner", "scanner_for"]

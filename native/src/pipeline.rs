@@ -1,0 +1,123 @@
+//! The whole encode in one native call: special/added literals → normalizer → spanner →
+//! span encoder → ids. Mirrors `wordsplit/tokenizer.py` (`Tokenizer._encode`) and
+//! `wordsplit/specials.py`; the Python side resolves the allowed/disallowed policy into a
+//! [`SpecialPolicy`] and calls [`Pipeline::encode`] with the GIL released.
+
+use aho_corasick::{AhoCorasick, Input, MatchKind};
+use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+
+use crate::encoders::{encode_piece, EncoderKind};
+use crate::spanners::Spanner;
+use crate::vocab::VocabTables;
+
+/// One special or added token literal.
+pub struct Literal {
+    pub text: String,
+    pub id: u32,
+    /// Special tokens follow the allowed/disallowed policy; added tokens always match.
+    pub special: bool,
+}
+
+/// What to do with each special literal in one call (indexes into the literal list).
+pub enum SpecialPolicy {
+    /// Every special literal is a token; none is an error.
+    AllowAll,
+    /// `allowed[i]` / `disallowed[i]` per literal (added literals ignore both).
+    Mixed { allowed: Vec<bool>, disallowed: Vec<bool> },
+}
+
+/// `encode` found a disallowed special literal; the Python side turns this into
+/// DisallowedSpecialError with the usual message.
+pub struct Disallowed(pub String);
+
+pub struct Pipeline {
+    pub tables: std::sync::Arc<VocabTables>,
+    pub encoder: EncoderKind,
+    pub spanner: Box<dyn Spanner>,
+    pub literals: Vec<Literal>,
+    literal_matcher: Option<AhoCorasick>,
+    pub nfc: bool,
+}
+
+impl Pipeline {
+    pub fn new(
+        tables: std::sync::Arc<VocabTables>,
+        encoder: EncoderKind,
+        spanner: Box<dyn Spanner>,
+        literals: Vec<Literal>,
+        nfc: bool,
+    ) -> Result<Self, String> {
+        let literal_matcher = if literals.is_empty() {
+            None
+        } else {
+            // Leftmost-longest, as HF's added-vocabulary matcher.
+            let ac = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(literals.iter().map(|l| l.text.as_bytes()))
+                .map_err(|e| format!("cannot build the special-token matcher: {e}"))?;
+            Some(ac)
+        };
+        Ok(Self { tables, encoder, spanner, literals, literal_matcher, nfc })
+    }
+
+    /// Encode `text`; `Err` names the first disallowed special literal found (the caller
+    /// discards `out` then, so nothing half-done escapes).
+    pub fn encode(&self, text: &str, policy: &SpecialPolicy, out: &mut Vec<u32>) -> Result<(), Disallowed> {
+        let Some(matcher) = &self.literal_matcher else {
+            self.encode_plain(text, out);
+            return Ok(());
+        };
+        let mut plain_start = 0;
+        let mut search_from = 0;
+        while search_from < text.len() {
+            let Some(m) = matcher.find(Input::new(text).span(search_from..text.len())) else { break };
+            let i = m.pattern().as_usize();
+            let literal = &self.literals[i];
+            let is_token = !literal.special
+                || match policy {
+                    SpecialPolicy::AllowAll => true,
+                    SpecialPolicy::Mixed { allowed, disallowed } => {
+                        if disallowed[i] {
+                            return Err(Disallowed(literal.text.clone()));
+                        }
+                        allowed[i]
+                    }
+                };
+            if !is_token {
+                // Plain text here: look for a literal starting one character later.
+                search_from = m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
+            self.encode_plain(&text[plain_start..m.start()], out);
+            out.push(literal.id);
+            plain_start = m.end();
+            search_from = m.end();
+        }
+        self.encode_plain(&text[plain_start..], out);
+        Ok(())
+    }
+
+    /// Normalize, split and merge text that holds no literal token.
+    fn encode_plain(&self, text: &str, out: &mut Vec<u32>) {
+        if text.is_empty() {
+            return;
+        }
+        if self.nfc && !text.is_ascii() && is_nfc_quick(text.chars()) != IsNormalized::Yes {
+            let normalized: String = text.nfc().map(|(c, _)| c).collect();
+            self.encode_split(&normalized, out);
+        } else {
+            self.encode_split(text, out);
+        }
+    }
+
+    fn encode_split(&self, text: &str, out: &mut Vec<u32>) {
+        let mut ends = Vec::with_capacity(text.len() / 4 + 1);
+        self.spanner.split(text, &mut ends);
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        for end in ends {
+            encode_piece(self.encoder, &self.tables, &bytes[start..end], out);
+            start = end;
+        }
+    }
+}

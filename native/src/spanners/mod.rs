@@ -1,0 +1,171 @@
+//! Hand-written pre-tokenizer scanners: exact, fast replacements for known split regexes.
+//!
+//! A spanner cuts text into pieces: the successive leftmost-first matches of the
+//! tokenizer's split pattern (tiktoken's `find_iter`), which for these patterns cover the
+//! whole text. Each scanner here is registered against the exact pattern strings it was
+//! checked equal to (against fancy-regex, the engine tiktoken uses, with Unicode 16.0
+//! tables): [`scanner_for_pattern`] returns one only for those strings, so any other
+//! pattern, even a near-identical one, falls back to the general regex path.
+//!
+//! Scanners work on the UTF-8 bytes, classify characters through [`classes`] (Unicode
+//! 16.0, from [`crate::unicode_tables`]), never allocate per piece, and run in time linear
+//! in the text (no backtracking over long runs: every run is scanned a bounded number of
+//! times).
+//!
+//! | scanner | patterns |
+//! | --- | --- |
+//! | `gpt2-scanner` | GPT-2/r50k/p50k, tiktoken's possessive spelling and the original |
+//! | `cl100k-scanner` | cl100k, tiktoken's spelling and the original (these two differ on a trailing `"\n "`; the scanner is configured per spelling) |
+//! | `qwen2-scanner` | Qwen2/Qwen3 (cl100k original with one digit per number piece) |
+//! | `o200k-scanner` | o200k (one spelling) |
+
+pub mod cl100k;
+pub mod classes;
+pub mod gpt2;
+pub mod o200k;
+
+pub use cl100k::Cl100kScanner;
+pub use gpt2::Gpt2Scanner;
+pub use o200k::O200kScanner;
+
+/// Splits text into pre-token pieces.
+pub trait Spanner: Send + Sync {
+    /// The scanner's name, e.g. `"gpt2-scanner"`.
+    fn name(&self) -> &'static str;
+
+    /// Appends to `out` the end byte offset of each piece of `text`, in order: the first
+    /// piece starts at 0, each next one where the previous ended, and the last ends at
+    /// `text.len()` (nothing is pushed for an empty text). Offsets are on char boundaries.
+    fn split(&self, text: &str, out: &mut Vec<usize>);
+}
+
+/// Runs `piece_end` from offset 0 to `len`, appending each piece's end to `out`.
+/// (Collecting ends in a stack buffer and appending in batches was measured: no gain.)
+#[inline(always)]
+pub(crate) fn split_with(
+    len: usize,
+    out: &mut Vec<usize>,
+    mut piece_end: impl FnMut(usize) -> usize,
+) {
+    let mut i = 0;
+    while i < len {
+        i = piece_end(i);
+        out.push(i);
+    }
+}
+
+/// tiktoken 0.14's GPT-2 (r50k/p50k) pattern.
+pub const GPT2_PATTERN: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+/// The original GPT-2 pattern (openai/gpt-2 encoder.py, HF ByteLevel).
+pub const GPT2_ORIGINAL_PATTERN: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+/// tiktoken 0.14's cl100k_base pattern.
+pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+/// The original cl100k pattern (HF tokenizer.json files).
+pub const CL100K_ORIGINAL_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// The Qwen2/Qwen3 pattern.
+pub const QWEN2_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// The o200k pattern (tiktoken and HF spell it the same way).
+pub const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"\p{N}{1,3}",
+    "|",
+    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    "|",
+    r"\s*[\r\n]+",
+    "|",
+    r"\s+(?!\S)",
+    "|",
+    r"\s+",
+);
+
+/// Every registration: (scanner name, the exact pattern it replaces).
+pub const SCANNER_PATTERNS: &[(&str, &str)] = &[
+    ("gpt2-scanner", GPT2_PATTERN),
+    ("gpt2-scanner", GPT2_ORIGINAL_PATTERN),
+    ("cl100k-scanner", CL100K_PATTERN),
+    ("cl100k-scanner", CL100K_ORIGINAL_PATTERN),
+    ("qwen2-scanner", QWEN2_PATTERN),
+    ("o200k-scanner", O200K_PATTERN),
+];
+
+/// The scanner registered for exactly `pattern` (byte-for-byte), or `None`.
+pub fn scanner_for_pattern(pattern: &str) -> Option<Box<dyn Spanner>> {
+    Some(match pattern {
+        GPT2_PATTERN | GPT2_ORIGINAL_PATTERN => Box::new(Gpt2Scanner),
+        CL100K_PATTERN => Box::new(Cl100kScanner::CL100K_TIKTOKEN),
+        CL100K_ORIGINAL_PATTERN => Box::new(Cl100kScanner::CL100K_ORIGINAL),
+        QWEN2_PATTERN => Box::new(Cl100kScanner::QWEN2),
+        O200K_PATTERN => Box::new(O200kScanner),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::Spanner;
+
+    /// The pieces `spanner` cuts `text` into, checking the offsets' invariants.
+    pub fn pieces<'t>(spanner: &dyn Spanner, text: &'t str) -> Vec<&'t str> {
+        let mut ends = Vec::new();
+        spanner.split(text, &mut ends);
+        let mut start = 0;
+        let mut out = Vec::new();
+        for &end in &ends {
+            assert!(end > start, "empty or backward piece in {text:?}");
+            out.push(&text[start..end]);
+            start = end;
+        }
+        assert_eq!(start, text.len(), "pieces do not cover {text:?}");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry() {
+        for &(name, pattern) in SCANNER_PATTERNS {
+            let scanner = scanner_for_pattern(pattern).expect(pattern);
+            assert_eq!(scanner.name(), name);
+        }
+        assert!(scanner_for_pattern(r"\p{L}+|\p{N}|\s+").is_none());
+        // One character off is not the same pattern.
+        assert!(scanner_for_pattern(&GPT2_PATTERN.replace("++", "+")).is_none());
+        assert!(scanner_for_pattern("").is_none());
+    }
+
+    #[test]
+    fn patterns_are_the_published_strings() {
+        // The o200k pattern is the "|"-join of its seven alternatives.
+        assert_eq!(O200K_PATTERN.split('|').count(), 7 + 2 * 6);
+        assert!(O200K_PATTERN.starts_with(r"[^\r\n\p{L}\p{N}]?[\p{Lu}"));
+        assert!(O200K_PATTERN.ends_with(r"|\s*[\r\n]+|\s+(?!\S)|\s+"));
+        let cl = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|";
+        assert!(CL100K_ORIGINAL_PATTERN.starts_with(cl));
+        assert_eq!(
+            QWEN2_PATTERN,
+            CL100K_ORIGINAL_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}")
+        );
+    }
+
+    #[test]
+    fn pieces_cover_text_and_reuse_the_buffer() {
+        let text = "Hello, wörld! 123 \u{301}x\n\n  ";
+        for &(_, pattern) in SCANNER_PATTERNS {
+            let scanner = scanner_for_pattern(pattern).unwrap();
+            let mut out = vec![7usize];
+            scanner.split(text, &mut out);
+            assert_eq!(out[0], 7, "split appends, it does not clear");
+            assert_eq!(*out.last().unwrap(), text.len());
+            assert!(out[1..].windows(2).all(|w| w[0] < w[1]));
+            assert!(out[1..].iter().all(|&e| text.is_char_boundary(e)));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+"""The native backend: one call per encode, threaded batches, flat buffers, fallbacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ALL_VOCABS, tokenizer_for
+from wordsplit import BackendUnavailableError, DisallowedSpecialError, TokenizerOptions, load_vocab
+from wordsplit import options as options_module
+from wordsplit.spanners import scanner_for
+
+TEXTS = ["hello world", "", "Hello, world! 123", "<think>x</think>", "naïve café 中文 😀", "a\ud800b", " " * 50]
+
+
+@pytest.mark.parametrize("name", ALL_VOCABS)
+def test_auto_uses_the_native_scanner_pipeline(name):
+    tok = tokenizer_for(name, "auto", "native")
+    assert tok.backend == "native"
+    assert tok.spanner_name == scanner_for(tok.vocab.pattern) is not None
+    assert tok._pipeline is not None and tok._pipeline.spanner == tok.spanner_name
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2])
+@pytest.mark.parametrize("name", ["qwen3", "cl100k_base", "o200k_harmony"])
+def test_batch_equals_single(name, threads):
+    tok = tokenizer_for(name, "auto", "native")
+    texts = TEXTS * 20
+    expected = [tok.encode(t, disallowed_special=()) for t in texts]
+    assert tok.encode_batch(texts, num_threads=threads, disallowed_special=()) == expected
+    ids, offsets = tok.encode_batch_flat(texts, num_threads=threads, disallowed_special=())
+    assert ids.format == "I" and offsets.format == "Q"
+    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == expected
+    assert tok.decode_batch(expected, num_threads=threads) == [tok.decode(e) for e in expected]
+
+
+def test_batch_special_policy_and_errors():
+    tok = tokenizer_for("cl100k_base", "auto", "native")
+    with pytest.raises(DisallowedSpecialError, match="allowed_special"):
+        tok.encode_batch(["fine", "not <|endoftext|> fine"])
+    with pytest.raises(DisallowedSpecialError, match="allowed_special"):
+        tok.encode_batch_flat(["not <|endoftext|> fine"])
+    assert tok.encode_batch(["a<|endoftext|>"], allowed_special="all") == [[64, 100257]]
+    assert tok.count("a<|endoftext|>", allowed_special="all") == 2
+
+
+def test_flat_buffer_on_python_backend_matches():
+    py, nat = tokenizer_for("qwen3", "auto", "python"), tokenizer_for("qwen3", "auto", "native")
+    a, b = py.encode_batch_flat(TEXTS), nat.encode_batch_flat(TEXTS)
+    assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+
+
+def test_numpy_reads_flat_buffers_without_copy():
+    np = pytest.importorskip("numpy")
+    ids, offsets = tokenizer_for("qwen3", "auto", "native").encode_batch_flat(["hello world"])
+    arr = np.asarray(ids)
+    assert arr.dtype == np.uint32 and arr.tolist() == [14990, 1879]
+    assert np.shares_memory(arr, np.asarray(ids))
+
+
+def test_regex_spanner_on_native_backend_uses_native_encoder():
+    tok = TokenizerOptions(spanner="regex", backend="native").build(load_vocab("qwen3"))
+    assert tok._pipeline is None and tok.backend == "native"
+    assert tok.encode("hello world") == [14990, 1879]
+
+
+def test_missing_extension(monkeypatch):
+    monkeypatch.setattr(options_module, "native_module", lambda: None)
+    with pytest.raises(BackendUnavailableError, match="backend='python'"):
+        TokenizerOptions(backend="native").build(load_vocab("gpt2"))
+    assert TokenizerOptions().build(load_vocab("gpt2")).backend == "python"
+
+
+def test_environment_forces_python(monkeypatch):
+    monkeypatch.setenv("WORDSPLIT_BACKEND", "python")
+    assert TokenizerOptions().build(load_vocab("gpt2")).backend == "python"
+    assert TokenizerOptions(backend="native").build(load_vocab("gpt2")).backend == "native"

@@ -1,0 +1,114 @@
+"""The hand-written native scanners equal their regexes.
+
+Proof by enumeration: every string of length ≤ k (k = 3 here, ``WORDSPLIT_PROOF_K=4`` for
+the longer local run) over one representative code point per class the patterns
+distinguish is split identically by the scanner and by the regex (``RegexSpanner``, whose
+Unicode 16.0 classes are themselves checked against the oracles). A second test proves the
+representatives cover every class: each of the 1,114,112 code points has the signature of
+some representative. Differential tests on the corpora and long random strings follow.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA
+from wordsplit import _unicode16 as u16
+from wordsplit._native import SCANNERS, scan
+from wordsplit.spanners import RegexSpanner
+from wordsplit.spanners.scanners import SCANNER_PATTERNS
+
+PROOF_K = int(os.environ.get("WORDSPLIT_PROOF_K", "3"))
+ALL_PATTERNS = sorted({pattern for _, pattern in SCANNERS})
+
+# One code point per class, plus every character a pattern names literally.
+REPRESENTATIVES = (
+    "A" "a" "É" "é" "ǅ" "ʰ" "ª" "中"          # Lu Ll (ASCII and not) Lt Lm Lo
+    "\u0301" "\u0903" "\u20dd"              # Mn Mc Me
+    "7" "٣" "Ⅻ" "½"                         # Nd (ASCII and not) Nl No
+    " " "\t" "\r" "\n" "\x0b" "\x0c" "\x85" "\xa0" "\u1680" "\u2000" "\u2028" "\u2029" "\u3000"
+    "\x1c" "\x00" "\u200b" "\ufeff"          # not whitespace for the oracles: controls, format
+    "'" "sStTdDmMlLvVrReE" "ſ"               # contractions, both cases, and ſ (folds to s)
+    "." "/" "«" "+" "€" "😀" "\ue000" "\U000e0001" "\U0010ffff" "\u0378"  # P, S, emoji, Co, Cf, Cn
+)
+LITERALS = set("'sStTdDmMlLvVrReEſ /\r\n")
+
+
+CLASS_NAMES = ("L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "N", "WHITE_SPACE")
+
+
+def class_flags() -> list[int]:
+    """For every code point, a bit per class of CLASS_NAMES it belongs to (Unicode 16.0)."""
+    flags = [0] * 0x110000
+    for bit, name in enumerate(CLASS_NAMES):
+        for lo, hi in u16.CLASSES[name]:
+            for cp in range(lo, hi + 1):
+                flags[cp] |= 1 << bit
+    return flags
+
+
+def test_native_registry_equals_python_registry():
+    native = {}
+    for name, pattern in SCANNERS:
+        native.setdefault(name, set()).add(pattern)
+    assert native == {name: set(patterns) for name, patterns in SCANNER_PATTERNS.items()}
+
+
+def test_representatives_cover_every_class():
+    """Each code point is either named literally by a pattern (and is a representative
+    itself) or has the same classes as some representative."""
+    flags = class_flags()
+    assert set(LITERALS) <= set(REPRESENTATIVES)
+    covered = {flags[ord(c)] for c in REPRESENTATIVES if c not in LITERALS}
+    missing = {}
+    for cp, f in enumerate(flags):
+        # Surrogates never reach a scanner: the text is valid UTF-8.
+        if f not in covered and chr(cp) not in LITERALS and not 0xD800 <= cp < 0xE000:
+            missing.setdefault(f, cp)
+    assert not missing, {bin(f): hex(cp) for f, cp in missing.items()}
+
+
+def all_strings(k: int) -> list[str]:
+    return ["".join(t) for n in range(1, k + 1) for t in itertools.product(REPRESENTATIVES, repeat=n)]
+
+
+@pytest.mark.parametrize("pattern", ALL_PATTERNS)
+def test_scanner_equals_regex_on_every_short_string(pattern):
+    texts = all_strings(PROOF_K)
+    regex = RegexSpanner(pattern)
+    got = scan(pattern, texts)
+    bad = [(t, g, regex.split(t)) for t, g in zip(texts, got) if g != regex.split(t)]
+    assert not bad, f"{len(bad)} of {len(texts)} differ, first: {bad[0]!r}"
+
+
+@pytest.mark.parametrize("corpus", sorted(p.name for p in (DATA / "corpus").glob("*.txt.gz")))
+@pytest.mark.parametrize("pattern", ALL_PATTERNS)
+def test_scanner_equals_regex_on_corpora(pattern, corpus):
+    text = gzip.decompress((DATA / "corpus" / corpus).read_bytes()).decode("utf-8")
+    assert scan(pattern, [text])[0] == RegexSpanner(pattern).split(text)
+
+
+long_texts = st.text(
+    alphabet=st.one_of(st.sampled_from(REPRESENTATIVES), st.characters(codec="utf-8", exclude_categories=("Cs",))),
+    min_size=20,
+    max_size=400,
+)
+
+
+@pytest.mark.parametrize("pattern", ALL_PATTERNS)
+@settings(max_examples=200, deadline=None)
+@given(text=long_texts)
+def test_scanner_equals_regex_on_random_strings(pattern, text):
+    assert scan(pattern, [text])[0] == RegexSpanner(pattern).split(text)
+
+
+@pytest.mark.parametrize("pattern", ALL_PATTERNS)
+def test_long_runs_split_like_the_regex(pattern):
+    for text in ["a" * 100_000, " " * 100_000, "\n" * 50_000 + "x", " \n" * 30_000, "7" * 10_000, "ſ'" * 5000]:
+        assert scan(pattern, [text])[0] == RegexSpanner(pattern).split(text)
