@@ -5,6 +5,9 @@
     wordsplit decode 14990 1879               # hello world
     wordsplit count --vocab o200k_base < file.txt
     wordsplit vocabs
+    wordsplit explain hello                   # the BPE merge trace, pass by pass
+    wordsplit show --file notes.txt --html notes.html
+    wordsplit compare "some text" --vocab qwen3,cl100k_base,o200k_base
 
 Each group of subcommands lives in its own module with a ``register(subparsers)`` function;
 this module builds the parser from them and turns user errors (unknown vocab, bad id,
@@ -19,9 +22,9 @@ from typing import Optional, Sequence
 
 from .. import __version__
 from ..errors import DisallowedSpecialError, WordsplitError
-from . import basic
+from . import basic, views
 
-COMMAND_MODULES = [basic]
+COMMAND_MODULES = [basic, views]
 
 
 def build_parser() -> argparse.ArgumentParser:

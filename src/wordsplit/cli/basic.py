@@ -11,11 +11,23 @@ from ..errors import WordsplitError
 DEFAULT_VOCAB = "qwen3"
 
 
+def read_stdin() -> str:
+    """All of stdin as UTF-8, exactly as sent (no newline translation: "\r\n" stays)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # a text stream without bytes underneath (tests, embedding)
+        return sys.stdin.read()
+    data = stream.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WordsplitError(f"stdin is not valid UTF-8 ({exc}); convert it first, e.g. with iconv") from None
+
+
 def _text(args: argparse.Namespace) -> str:
     """The TEXT argument, or all of stdin when it is absent."""
     if args.text is not None:
         return args.text
-    return sys.stdin.read()
+    return read_stdin()
 
 
 def _tokenizer(args: argparse.Namespace):
@@ -40,7 +52,7 @@ def cmd_count(args: argparse.Namespace) -> None:
 
 
 def cmd_decode(args: argparse.Namespace) -> None:
-    raw = args.ids if args.ids else sys.stdin.read().split()
+    raw = args.ids if args.ids else read_stdin().split()
     try:
         ids = [int(x) for x in raw]
     except ValueError as exc:
