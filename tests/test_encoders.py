@@ -33,7 +33,7 @@ def encoders(name):
     vocab = load_vocab(name)
     tables = MergeTables(vocab)
     fast = {e: get_encoder(e)(tables) for e in FAST}
-    fast |= {f"native-{e}": native_encoder(vocab, e) for e in ["buffer-sweep", *FAST]}
+    fast |= {f"native-{e}": native_encoder(vocab, e) for e in ["buffer-sweep", *FAST, "auto"]}
     return BufferSweepEncoder(tables), fast
 
 
@@ -129,7 +129,7 @@ def test_heap_merge_equals_reference_when_pair_ranked(piece):
     tables = MergeTables(vocab)
     want = BufferSweepEncoder(tables).encode_piece(piece)
     assert get_encoder("heap-merge")(tables).encode_piece(piece) == want
-    for name in ("buffer-sweep", "heap-merge"):
+    for name in ("buffer-sweep", "heap-merge", "auto"):
         assert native_encoder(vocab, name).encode_piece(piece) == want
 
 
@@ -142,11 +142,12 @@ def test_backtrack_refuses_pair_ranked_vocab():
 
 def test_native_encoder_names_match_python_registry():
     assert sorted(native_module().ENCODERS) == sorted(n for n in ENCODERS if n != "reference")
+    assert native_encoder(load_vocab("gpt2"), "auto").name == "auto"  # the native-only hybrid
     with pytest.raises(UnknownComponentError, match="heap-merge"):
         native_encoder(load_vocab("gpt2"), "nope")
 
 
-@pytest.mark.parametrize("name", ["heap-merge", "backtrack"])
+@pytest.mark.parametrize("name", ["backtrack", "auto"])
 def test_native_worst_case_is_not_quadratic(name):
     """1 MiB of one letter in one piece: linear-ish encoders finish fast (buffer-sweep would not)."""
     import time
@@ -178,3 +179,14 @@ def test_pair_ranked_and_rank_based_rules_differ_where_expected():
         assert get_encoder(name)(rank).encode_piece(b"abc") == [ord("a"), 256]
         assert native_encoder(pair.vocab, name).encode_piece(b"abc") == [257, ord("c")]
         assert native_encoder(rank.vocab, name).encode_piece(b"abc") == [ord("a"), 256]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_long_token_concatenations(vocab_encoders, data):
+    """Pieces of 20–60 tokens: past auto's 128-byte switch to backtrack."""
+    name, reference, fast = vocab_encoders
+    token_bytes = load_vocab(name).token_bytes
+    ids = data.draw(st.lists(st.integers(0, len(load_vocab(name).ranks) - 1), min_size=20, max_size=60))
+    piece = b"".join(token_bytes[i] for i in ids if token_bytes[i] is not None)
+    check_all(reference, fast, piece)

@@ -22,16 +22,25 @@ use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
 use vocab::VocabTables;
 
 /// Run `work` on every item with up to `threads` native threads, keeping the order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], threads: usize, work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    work: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
         return items.iter().map(&work).collect();
     }
     let chunk = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&work).collect::<Vec<R>>())).collect();
-        handles.into_iter().flat_map(|h| h.join().expect("a batch worker thread panicked")).collect()
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(&work).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a batch worker thread panicked"))
+            .collect()
     })
 }
 
@@ -41,7 +50,11 @@ fn default_threads(requested: Option<usize>) -> usize {
 
 /// An instance of a `wordsplit.errors` class, so both backends raise the same exceptions.
 fn ws_error(py: Python<'_>, class: &str, message: String) -> PyErr {
-    match py.import("wordsplit.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((message.clone(),))) {
+    match py
+        .import("wordsplit.errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.call1((message.clone(),)))
+    {
         Ok(instance) => PyErr::from_value(instance),
         Err(err) => err,
     }
@@ -70,7 +83,9 @@ impl PyTables {
         let tables = py
             .allow_threads(|| VocabTables::new(bpe, extra, n_vocab, merges, whole_piece_lookup))
             .map_err(|e| ws_error(py, "VocabFormatError", e.0))?;
-        Ok(Self { inner: Arc::new(tables) })
+        Ok(Self {
+            inner: Arc::new(tables),
+        })
     }
 
     /// The bytes of `ids`, concatenated; UnknownTokenError names the first bad id.
@@ -79,7 +94,9 @@ impl PyTables {
         let result = py.allow_threads(|| {
             let mut out = Vec::with_capacity(ids.len() * 4);
             for &id in &ids {
-                let known = u32::try_from(id).ok().and_then(|i| tables.token_bytes.get(i as usize)?.as_deref());
+                let known = u32::try_from(id)
+                    .ok()
+                    .and_then(|i| tables.token_bytes.get(i as usize)?.as_deref());
                 match known {
                     Some(bytes) => out.extend_from_slice(bytes),
                     None => return Err(id),
@@ -89,7 +106,11 @@ impl PyTables {
         });
         match result {
             Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
-            Err(id) => Err(ws_error(py, "UnknownTokenError", format!("token id {id} is not in the vocabulary"))),
+            Err(id) => Err(ws_error(
+                py,
+                "UnknownTokenError",
+                format!("token id {id} is not in the vocabulary"),
+            )),
         }
     }
 
@@ -112,7 +133,11 @@ impl PyTables {
             .into_iter()
             .map(|r| match r {
                 Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
-                Err(id) => Err(ws_error(py, "UnknownTokenError", format!("token id {id} is not in the vocabulary"))),
+                Err(id) => Err(ws_error(
+                    py,
+                    "UnknownTokenError",
+                    format!("token id {id} is not in the vocabulary"),
+                )),
             })
             .collect()
     }
@@ -138,12 +163,16 @@ impl PyEncoder {
             ws_error(
                 py,
                 "UnknownComponentError",
-                format!("unknown native encoder {name:?}; known: {}", EncoderKind::NAMES.join(", ")),
+                format!(
+                    "unknown native encoder {name:?}; known: {}",
+                    EncoderKind::NAMES.join(", ")
+                ),
             )
         })?;
         let tables = tables.inner.clone();
         if kind == EncoderKind::Backtrack {
-            let ready = py.allow_threads(|| tables.backtrack_tables().map(|_| ()).map_err(str::to_owned));
+            let ready =
+                py.allow_threads(|| tables.backtrack_tables().map(|_| ()).map_err(str::to_owned));
             ready.map_err(|e| ws_error(py, "UnsupportedTokenizerError", e))?;
         }
         Ok(Self { tables, kind })
@@ -162,7 +191,11 @@ impl PyEncoder {
     }
 
     /// The ids of many pieces, concatenated, in one call with the GIL released.
-    fn encode_pieces<'py>(&self, py: Python<'py>, pieces: Vec<Vec<u8>>) -> PyResult<Bound<'py, PyList>> {
+    fn encode_pieces<'py>(
+        &self,
+        py: Python<'py>,
+        pieces: Vec<Vec<u8>>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let ids = py.allow_threads(|| {
             let mut out = Vec::with_capacity(pieces.len() + pieces.len() / 2);
             for piece in &pieces {
@@ -198,7 +231,14 @@ impl PyPipeline {
 }
 
 fn disallowed_error(py: Python<'_>, d: Disallowed) -> PyErr {
-    ws_error(py, "DisallowedSpecialError", format!("text contains the special token {:?}, which is disallowed", d.0))
+    ws_error(
+        py,
+        "DisallowedSpecialError",
+        format!(
+            "text contains the special token {:?}, which is disallowed",
+            d.0
+        ),
+    )
 }
 
 #[pymethods]
@@ -214,9 +254,16 @@ impl PyPipeline {
     ) -> PyResult<Self> {
         let kind = PyEncoder::new(py, tables, encoder)?.kind;
         let spanner = spanners::scanner_for_pattern(pattern).ok_or_else(|| {
-            ws_error(py, "UnsupportedTokenizerError", format!("no native scanner for the pattern {pattern:?}"))
+            ws_error(
+                py,
+                "UnsupportedTokenizerError",
+                format!("no native scanner for the pattern {pattern:?}"),
+            )
         })?;
-        let literals = literals.into_iter().map(|(text, id, special)| Literal { text, id, special }).collect();
+        let literals = literals
+            .into_iter()
+            .map(|(text, id, special)| Literal { text, id, special })
+            .collect();
         let inner = Pipeline::new(tables.inner.clone(), kind, spanner, literals, nfc)
             .map_err(|e| ws_error(py, "VocabFormatError", e))?;
         Ok(Self { inner })
@@ -232,21 +279,43 @@ impl PyPipeline {
     #[pyo3(signature = (allowed, disallowed))]
     fn policy(&self, allowed: Option<Vec<String>>, disallowed: Vec<String>) -> PyPolicy {
         let Some(allowed) = allowed else {
-            return PyPolicy { inner: SpecialPolicy::AllowAll };
+            return PyPolicy {
+                inner: SpecialPolicy::AllowAll,
+            };
         };
-        let flags = |set: &[String]| self.inner.literals.iter().map(|l| set.contains(&l.text)).collect();
-        PyPolicy { inner: SpecialPolicy::Mixed { allowed: flags(&allowed), disallowed: flags(&disallowed) } }
+        let flags = |set: &[String]| {
+            self.inner
+                .literals
+                .iter()
+                .map(|l| set.contains(&l.text))
+                .collect()
+        };
+        PyPolicy {
+            inner: SpecialPolicy::Mixed {
+                allowed: flags(&allowed),
+                disallowed: flags(&disallowed),
+            },
+        }
     }
 
     /// The ids of `text` under `policy`, with the GIL released.
-    fn encode<'py>(&self, py: Python<'py>, text: &str, policy: &PyPolicy) -> PyResult<Bound<'py, PyList>> {
-        let ids = py.allow_threads(|| self.run(text, &policy.inner)).map_err(|d| disallowed_error(py, d))?;
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        policy: &PyPolicy,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let ids = py
+            .allow_threads(|| self.run(text, &policy.inner))
+            .map_err(|d| disallowed_error(py, d))?;
         PyList::new(py, ids)
     }
 
     /// The number of tokens of `text`, without building the list.
     fn count(&self, py: Python<'_>, text: &str, policy: &PyPolicy) -> PyResult<usize> {
-        py.allow_threads(|| self.run(text, &policy.inner)).map(|ids| ids.len()).map_err(|d| disallowed_error(py, d))
+        py.allow_threads(|| self.run(text, &policy.inner))
+            .map(|ids| ids.len())
+            .map_err(|d| disallowed_error(py, d))
     }
 
     /// Encode many texts on native threads: a list of id lists.
@@ -258,9 +327,18 @@ impl PyPipeline {
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyList>>> {
-        let results =
-            py.allow_threads(|| parallel_map(&texts, default_threads(num_threads), |t| self.run(t, &policy.inner)));
-        results.into_iter().map(|r| r.map_err(|d| disallowed_error(py, d)).and_then(|ids| PyList::new(py, ids))).collect()
+        let results = py.allow_threads(|| {
+            parallel_map(&texts, default_threads(num_threads), |t| {
+                self.run(t, &policy.inner)
+            })
+        });
+        results
+            .into_iter()
+            .map(|r| {
+                r.map_err(|d| disallowed_error(py, d))
+                    .and_then(|ids| PyList::new(py, ids))
+            })
+            .collect()
     }
 
     /// Encode many texts into one flat buffer: `(ids, offsets)` as little-endian uint32 and
@@ -273,8 +351,11 @@ impl PyPipeline {
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let results =
-            py.allow_threads(|| parallel_map(&texts, default_threads(num_threads), |t| self.run(t, &policy.inner)));
+        let results = py.allow_threads(|| {
+            parallel_map(&texts, default_threads(num_threads), |t| {
+                self.run(t, &policy.inner)
+            })
+        });
         let mut ids: Vec<u8> = Vec::new();
         let mut offsets: Vec<u8> = Vec::with_capacity((texts.len() + 1) * 8);
         let mut total: u64 = 0;
@@ -297,7 +378,11 @@ impl PyPipeline {
 #[pyfunction]
 fn scan(py: Python<'_>, pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<String>>> {
     let spanner = spanners::scanner_for_pattern(pattern).ok_or_else(|| {
-        ws_error(py, "UnsupportedTokenizerError", format!("no native scanner for the pattern {pattern:?}"))
+        ws_error(
+            py,
+            "UnsupportedTokenizerError",
+            format!("no native scanner for the pattern {pattern:?}"),
+        )
     })?;
     Ok(py.allow_threads(|| {
         texts
@@ -327,7 +412,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPipeline>()?;
     m.add(
         "SCANNERS",
-        spanners::SCANNER_PATTERNS.iter().map(|&(name, pattern)| (name, pattern)).collect::<Vec<_>>(),
+        spanners::SCANNER_PATTERNS
+            .iter()
+            .map(|&(name, pattern)| (name, pattern))
+            .collect::<Vec<_>>(),
     )?;
     m.add("ENCODERS", EncoderKind::NAMES.to_vec())?;
     m.add("UNICODE_VERSION", unicode_tables::UNICODE_VERSION)?;

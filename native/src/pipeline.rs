@@ -23,7 +23,10 @@ pub enum SpecialPolicy {
     /// Every special literal is a token; none is an error.
     AllowAll,
     /// `allowed[i]` / `disallowed[i]` per literal (added literals ignore both).
-    Mixed { allowed: Vec<bool>, disallowed: Vec<bool> },
+    Mixed {
+        allowed: Vec<bool>,
+        disallowed: Vec<bool>,
+    },
 }
 
 /// `encode` found a disallowed special literal; the Python side turns this into
@@ -57,12 +60,24 @@ impl Pipeline {
                 .map_err(|e| format!("cannot build the special-token matcher: {e}"))?;
             Some(ac)
         };
-        Ok(Self { tables, encoder, spanner, literals, literal_matcher, nfc })
+        Ok(Self {
+            tables,
+            encoder,
+            spanner,
+            literals,
+            literal_matcher,
+            nfc,
+        })
     }
 
     /// Encode `text`; `Err` names the first disallowed special literal found (the caller
     /// discards `out` then, so nothing half-done escapes).
-    pub fn encode(&self, text: &str, policy: &SpecialPolicy, out: &mut Vec<u32>) -> Result<(), Disallowed> {
+    pub fn encode(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        out: &mut Vec<u32>,
+    ) -> Result<(), Disallowed> {
         let Some(matcher) = &self.literal_matcher else {
             self.encode_plain(text, out);
             return Ok(());
@@ -70,13 +85,18 @@ impl Pipeline {
         let mut plain_start = 0;
         let mut search_from = 0;
         while search_from < text.len() {
-            let Some(m) = matcher.find(Input::new(text).span(search_from..text.len())) else { break };
+            let Some(m) = matcher.find(Input::new(text).span(search_from..text.len())) else {
+                break;
+            };
             let i = m.pattern().as_usize();
             let literal = &self.literals[i];
             let is_token = !literal.special
                 || match policy {
                     SpecialPolicy::AllowAll => true,
-                    SpecialPolicy::Mixed { allowed, disallowed } => {
+                    SpecialPolicy::Mixed {
+                        allowed,
+                        disallowed,
+                    } => {
                         if disallowed[i] {
                             return Err(Disallowed(literal.text.clone()));
                         }
@@ -85,7 +105,8 @@ impl Pipeline {
                 };
             if !is_token {
                 // Plain text here: look for a literal starting one character later.
-                search_from = m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
+                search_from =
+                    m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
                 continue;
             }
             self.encode_plain(&text[plain_start..m.start()], out);

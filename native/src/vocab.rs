@@ -46,31 +46,44 @@ impl VocabTables {
         let mut ranks = FxHashMap::with_capacity_and_hasher(bpe.len(), Default::default());
         let mut byte_ids = [u32::MAX; 256];
         for (piece, id) in bpe {
-            let slot = token_bytes
-                .get_mut(id as usize)
-                .ok_or_else(|| TablesError(format!("token id {id} is not below n_vocab {n_vocab}")))?;
+            let slot = token_bytes.get_mut(id as usize).ok_or_else(|| {
+                TablesError(format!("token id {id} is not below n_vocab {n_vocab}"))
+            })?;
             if piece.len() == 1 {
                 byte_ids[piece[0] as usize] = id;
             }
             *slot = Some(piece.clone().into_boxed_slice());
             if ranks.insert(piece.into_boxed_slice(), id).is_some() {
-                return Err(TablesError(format!("token id {id} repeats the bytes of another token")));
+                return Err(TablesError(format!(
+                    "token id {id} repeats the bytes of another token"
+                )));
             }
         }
         if let Some(b) = byte_ids.iter().position(|&id| id == u32::MAX) {
             return Err(TablesError(format!("no token for the byte 0x{b:02x}")));
         }
         for (piece, id) in extra {
-            let slot = token_bytes
-                .get_mut(id as usize)
-                .ok_or_else(|| TablesError(format!("token id {id} is not below n_vocab {n_vocab}")))?;
+            let slot = token_bytes.get_mut(id as usize).ok_or_else(|| {
+                TablesError(format!("token id {id} is not below n_vocab {n_vocab}"))
+            })?;
             // Two special literals may share an id; the first one decodes (as in Python).
             if slot.is_none() {
                 *slot = Some(piece.into_boxed_slice());
             }
         }
-        let merges = merges.map(|list| list.into_iter().map(|(l, r, rank)| ((l, r), rank)).collect());
-        Ok(Self { ranks, merges, whole_piece_lookup, token_bytes, byte_ids, backtrack: OnceLock::new() })
+        let merges = merges.map(|list| {
+            list.into_iter()
+                .map(|(l, r, rank)| ((l, r), rank))
+                .collect()
+        });
+        Ok(Self {
+            ranks,
+            merges,
+            whole_piece_lookup,
+            token_bytes,
+            byte_ids,
+            backtrack: OnceLock::new(),
+        })
     }
 
     #[inline]
@@ -98,6 +111,17 @@ impl VocabTables {
         }
     }
 
+    /// The id of the token that merging `piece[start..end]` at priority `rank` makes: under
+    /// the rank-based rule the priority is the id itself, so no second lookup is needed.
+    #[inline]
+    pub fn merged_id(&self, piece: &[u8], start: usize, end: usize, rank: Rank) -> u32 {
+        if self.merges.is_none() {
+            rank
+        } else {
+            self.id_of(&piece[start..end])
+        }
+    }
+
     /// The id of the token spelled by `piece` (which must be one).
     #[inline]
     pub fn id_of(&self, piece: &[u8]) -> u32 {
@@ -110,12 +134,16 @@ impl VocabTables {
 
     /// The backtrack tables, or why this vocabulary cannot have them.
     pub fn backtrack_tables(&self) -> Result<&BacktrackTables, &str> {
-        self.backtrack.get_or_init(|| BacktrackTables::new(self)).as_ref().map_err(|e| e.as_str())
+        self.backtrack
+            .get_or_init(|| BacktrackTables::new(self))
+            .as_ref()
+            .map_err(|e| e.as_str())
     }
 
     /// The backtrack tables; callers check [`Self::backtrack_tables`] when choosing the encoder.
     pub fn backtrack(&self) -> &BacktrackTables {
-        self.backtrack_tables().expect("backtrack encoder chosen for a vocabulary that cannot use it")
+        self.backtrack_tables()
+            .expect("backtrack encoder chosen for a vocabulary that cannot use it")
     }
 
     /// Append the bytes of `ids` to `out`; the first unknown id is the error.

@@ -7,7 +7,8 @@ implementation. They are a frozen, keyword-only dataclass: change one with
 Defaults (defined once, here): ``spanner="auto"``, ``encoder="auto"``, ``backend="auto"``,
 ``num_threads=None`` (all cores). ``"auto"`` picks the fastest correct implementation: the
 native core when the extension is built; the hand-written scanner registered for the
-vocabulary's exact pattern, else the ``regex`` spanner; the ``heap-merge`` encoder. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
+vocabulary's exact pattern, else the ``regex`` spanner; natively, buffer-sweep for short
+pieces and backtrack for long ones, and ``heap-merge`` on the Python backend. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
 
 >>> from wordsplit import load_vocab
 >>> TokenizerOptions(backend="python", encoder="backtrack").build(load_vocab("qwen3")).encode("hello")
@@ -33,9 +34,12 @@ DEFAULT_SPANNER = "auto"
 DEFAULT_ENCODER = "auto"
 DEFAULT_BACKEND = "auto"
 BACKENDS = ("auto", "native", "python")
-# What "auto" means for the encoder: heap-merge is never quadratic, unlike buffer-sweep, and
-# unlike backtrack needs no extra tables. For the spanner: see TokenizerOptions.spanner_name.
-AUTO_ENCODER = "heap-merge"
+# What "auto" means for the encoder. Native: buffer-sweep for pieces up to 128 bytes (the
+# fastest there), backtrack above (linear; heap-merge for pair-ranked vocabs), all exact.
+# Python: heap-merge, never quadratic and needing no extra tables. For the spanner: see
+# TokenizerOptions.spanner_name.
+NATIVE_AUTO_ENCODER = "auto"
+PYTHON_AUTO_ENCODER = "heap-merge"
 
 
 def native_module():
@@ -112,7 +116,10 @@ class TokenizerOptions:
         """
         backend = self.resolved_backend()
         spanner_name = self.spanner_name(vocab)
-        encoder_name = AUTO_ENCODER if self.encoder == "auto" else ENCODERS.canonical(self.encoder)
+        if self.encoder != "auto":
+            encoder_name = ENCODERS.canonical(self.encoder)
+        else:
+            encoder_name = NATIVE_AUTO_ENCODER if backend == "native" else PYTHON_AUTO_ENCODER
         spanner_class = SPANNERS.get(spanner_name)
         pipeline = native_tables = None
         if backend == "native":

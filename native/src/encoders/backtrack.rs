@@ -27,19 +27,27 @@ pub struct BacktrackTables {
 impl BacktrackTables {
     pub fn new(t: &VocabTables) -> Result<Self, String> {
         if t.merges.is_some() {
-            return Err("the backtrack encoder needs merges ordered by merged id; this vocabulary is \
+            return Err(
+                "the backtrack encoder needs merges ordered by merged id; this vocabulary is \
                         pair-ranked, use encoder='heap-merge'"
-                .into());
+                    .into(),
+            );
         }
         let n = t.token_bytes.len();
-        let mut by_id: Vec<(u32, &[u8])> = t.ranks.iter().map(|(piece, &id)| (id, &piece[..])).collect();
+        let mut by_id: Vec<(u32, &[u8])> = t
+            .ranks
+            .iter()
+            .map(|(piece, &id)| (id, &piece[..]))
+            .collect();
         by_id.sort_unstable_by_key(|&(id, _)| id);
         let mut token_len = vec![0u32; n];
         let mut next_prefix = vec![NONE; n];
         for &(id, piece) in &by_id {
             token_len[id as usize] = piece.len() as u32;
-            next_prefix[id as usize] =
-                (1..piece.len()).rev().find_map(|k| t.rank_of(&piece[..k])).unwrap_or(NONE);
+            next_prefix[id as usize] = (1..piece.len())
+                .rev()
+                .find_map(|k| t.rank_of(&piece[..k]))
+                .unwrap_or(NONE);
         }
         let mut tables = Self {
             token_len,
@@ -121,13 +129,21 @@ pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
     let mut pos = 0usize;
     let mut token = bt.longest_match(piece);
     while token != NONE {
-        let last = if out.len() > base { out[out.len() - 1] } else { NONE };
+        let last = if out.len() > base {
+            out[out.len() - 1]
+        } else {
+            NONE
+        };
         loop {
             let end = pos + bt.token_len[token as usize] as usize;
             if reachable[end] && (last == NONE || bt.is_valid_pair(last, token)) {
                 out.push(token);
                 pos = end;
-                token = if pos < piece.len() { bt.longest_match(&piece[pos..]) } else { NONE };
+                token = if pos < piece.len() {
+                    bt.longest_match(&piece[pos..])
+                } else {
+                    NONE
+                };
                 break;
             }
             let shorter = bt.next_prefix[token as usize];

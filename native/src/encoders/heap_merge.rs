@@ -24,7 +24,13 @@ pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
         let right = end[left as usize];
         if (right as usize) < n {
             let right_end = end[right as usize];
-            let rank = t.pair_rank(piece, left as usize, right_end as usize, ids[left as usize], ids[right as usize]);
+            let rank = t.pair_rank(
+                piece,
+                left as usize,
+                right_end as usize,
+                ids[left as usize],
+                ids[right as usize],
+            );
             if rank != NO_RANK {
                 heap.push(Reverse((rank, left, right, right_end)));
             }
@@ -33,7 +39,7 @@ pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
     for k in 0..n as u32 - 1 {
         push(&mut heap, &end, &ids, k);
     }
-    while let Some(Reverse((_, left, right, right_end))) = heap.pop() {
+    while let Some(Reverse((rank, left, right, right_end))) = heap.pop() {
         let (l, r) = (left as usize, right as usize);
         // Stale: the left symbol died or grew, or its right neighbour changed.
         if end[l] != right || end[r] != right_end {
@@ -41,7 +47,7 @@ pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
         }
         end[l] = right_end;
         end[r] = NONE;
-        ids[l] = t.id_of(&piece[l..right_end as usize]);
+        ids[l] = t.merged_id(piece, l, right_end as usize, rank);
         if (right_end as usize) < n {
             prev[right_end as usize] = left;
         }
