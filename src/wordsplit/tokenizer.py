@@ -78,6 +78,9 @@ class Tokenizer:
         self._native_tables = native_tables
         self._pipeline = native_pipeline
         self._policies: dict[tuple[frozenset[str], frozenset[str]], object] = {}
+        specials = frozenset(vocab.special_tokens)
+        self._policy_all = (specials, frozenset())  # allowed_special="all"
+        self._policy_none = (frozenset(), specials)  # the defaults
         # A native encoder takes all pieces of a segment in one call.
         self._encode_pieces = getattr(encoder, "encode_pieces", None)
 
@@ -120,7 +123,7 @@ class Tokenizer:
         [6151, 100257]
         """
         text = _check_text(text)
-        allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+        allowed, disallowed = self._resolve(allowed_special, disallowed_special)
         if self._pipeline is not None:
             return self._native_encode(self._pipeline.encode, text, allowed, disallowed)
         if disallowed:
@@ -156,7 +159,7 @@ class Tokenizer:
         texts = [_check_text(t) for t in texts]
         if self._pipeline is None:
             return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
-        allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+        allowed, disallowed = self._resolve(allowed_special, disallowed_special)
         policy = self._policy(allowed, disallowed)
         threads = num_threads or self.num_threads
         try:
@@ -186,7 +189,7 @@ class Tokenizer:
         """
         texts = [_check_text(t) for t in texts]
         if self._pipeline is not None:
-            allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+            allowed, disallowed = self._resolve(allowed_special, disallowed_special)
             try:
                 ids, offsets = self._pipeline.encode_batch_flat(
                     texts, self._policy(allowed, disallowed), num_threads or self.num_threads
@@ -216,9 +219,19 @@ class Tokenizer:
         2
         """
         if self._pipeline is not None:
-            allowed, disallowed = resolve_special_policy(self.vocab, allowed_special, disallowed_special)
+            allowed, disallowed = self._resolve(allowed_special, disallowed_special)
             return self._native_encode(self._pipeline.count, _check_text(text), allowed, disallowed)
         return len(self.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special))
+
+    def _resolve(self, allowed_special, disallowed_special) -> tuple[frozenset[str], frozenset[str]]:
+        """resolve_special_policy, with the two common calls precomputed (o200k_harmony has
+        1,091 special tokens: set arithmetic per call would cost more than a short encode)."""
+        if isinstance(disallowed_special, str) and disallowed_special == "all":
+            if isinstance(allowed_special, str) and allowed_special == "all":
+                return self._policy_all
+            if isinstance(allowed_special, (set, frozenset)) and not allowed_special:
+                return self._policy_none
+        return resolve_special_policy(self.vocab, allowed_special, disallowed_special)
 
     def _policy(self, allowed: frozenset[str], disallowed: frozenset[str]):
         """The native pipeline's compiled form of a special-token policy (cached)."""
