@@ -14,6 +14,9 @@ import pytest
 
 from wordsplit import TokenizerOptions, load_vocab
 
+# The local HTTP server fixtures of the download and cache tests.
+pytest_plugins = ["http_server"]
+
 TESTS = Path(__file__).parent
 GOLDEN = TESTS / "golden"
 DATA = TESTS / "data"
@@ -24,6 +27,18 @@ PYTHON_ENCODERS = ["buffer-sweep", "heap-merge", "backtrack"]
 ENCODERS = PYTHON_ENCODERS  # the native core has the same three under the same names
 # Every parity test runs on both backends; CI builds the extension, so "native" is never skipped.
 BACKENDS = ["python", "native"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache_dir(tmp_path_factory):
+    """Keep test runs out of the user's wordsplit cache (loads write parsed entries there)."""
+    old = os.environ.get("WORDSPLIT_CACHE_DIR")
+    os.environ["WORDSPLIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("wordsplit-cache"))
+    yield
+    if old is None:
+        os.environ.pop("WORDSPLIT_CACHE_DIR", None)
+    else:
+        os.environ["WORDSPLIT_CACHE_DIR"] = old
 
 
 @dataclass(frozen=True)

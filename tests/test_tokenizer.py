@@ -27,8 +27,8 @@ from wordsplit.normalizers import nfc
 
 def test_public_api_is_pinned():
     assert wordsplit.__all__ == [
-        "BackendUnavailableError", "DecodeInputError", "DisallowedSpecialError", "EncodeInputError",
-        "Tokenizer", "TokenizerOptions", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
+        "BackendUnavailableError", "DecodeInputError", "DisallowedSpecialError", "DownloadError",
+        "EncodeInputError", "HashMismatchError", "OfflineError", "Tokenizer", "TokenizerOptions", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
         "UnsupportedTokenizerError", "Vocab", "VocabFormatError", "WordsplitError", "get_tokenizer",
         "list_vocabs", "load_vocab", "__version__",
     ]

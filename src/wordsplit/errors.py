@@ -77,3 +77,18 @@ def unknown_name(kind: str, name: str, known: Iterable[str], cls: type = Unknown
     """Build the error for an unknown registry name: it lists the known ones and suggests one."""
     known = sorted(known)
     return cls(f"unknown {kind} {name!r}; known: {', '.join(known)}.{closest(name, known)}")
+
+
+class HashMismatchError(WordsplitError, ValueError):
+    """A downloaded or cached file's sha256 differs from the one it is pinned to."""
+
+
+class DownloadError(WordsplitError, OSError):
+    """A download failed: not found, not authorized, or the network gave up after retries."""
+
+    #: The HTTP status when the server answered with an error (404, 401...), else None.
+    status: int | None = None
+
+
+class OfflineError(DownloadError):
+    """A download was needed, but offline mode forbids the network."""

@@ -8,6 +8,8 @@
     wordsplit explain hello                   # the BPE merge trace, pass by pass
     wordsplit show --file notes.txt --html notes.html
     wordsplit compare "some text" --vocab qwen3,cl100k_base,o200k_base
+    wordsplit download hf:Qwen/Qwen3-8B       # into the verified disk cache
+    wordsplit cache list
 
 Each group of subcommands lives in its own module with a ``register(subparsers)`` function;
 this module builds the parser from them and turns user errors (unknown vocab, bad id,
@@ -22,9 +24,9 @@ from typing import Optional, Sequence
 
 from .. import __version__
 from ..errors import DisallowedSpecialError, WordsplitError
-from . import basic, views
+from . import basic, cache, views
 
-COMMAND_MODULES = [basic, views]
+COMMAND_MODULES = [basic, views, cache]
 
 
 def build_parser() -> argparse.ArgumentParser:

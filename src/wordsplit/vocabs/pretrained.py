@@ -3,7 +3,10 @@
 Each entry names its bundled file (package data in ``vocabs/data/``, gzipped), the official
 URL and the sha256 of the uncompressed content (vocabs/SOURCES.md in the project's shared
 data), the split pattern, the special and added tokens and n_vocab, exactly as tiktoken 0.14.0
-(``tiktoken_ext/openai_public.py``) and Qwen3's tokenizer.json define them.
+(``tiktoken_ext/openai_public.py``) and Qwen3's tokenizer.json define them. The URLs are the
+official ones; :mod:`wordsplit.vocabs.sources` swaps their host for ``WORDSPLIT_OPENAI_ENDPOINT``
+or ``WORDSPLIT_HF_ENDPOINT`` when those are set, and downloads a file only when its bundled copy
+is absent (a slim install).
 
 >>> sorted(PRETRAINED)[:3]
 ['cl100k_base', 'o200k_base', 'o200k_harmony']
@@ -17,6 +20,7 @@ from typing import Mapping
 from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN2_PATTERN
 
 OPENAI_ENDPOINT = "https://openaipublic.blob.core.windows.net"
+HF_ENDPOINT = "https://huggingface.co"
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,7 @@ class Pretrained:
 
     name: str
     file: str  # bundled .tiktoken.gz in vocabs/data/
-    url: str
+    url: str  # official; under OPENAI_ENDPOINT or HF_ENDPOINT
     sha256: str  # of the uncompressed file, as the official source publishes it
     pattern: str
     special_tokens: Mapping[str, int]
@@ -124,7 +128,7 @@ PRETRAINED: dict[str, Pretrained] = {
             name="qwen3",
             file="qwen3.tiktoken.gz",
             # Qwen's own qwen.tiktoken: Qwen3's tokenizer.json ranks, byte for byte (rank = id).
-            url="https://huggingface.co/Qwen/Qwen-72B/resolve/b8e18ac61df64d35308695769ff46b976b6a00f4/qwen.tiktoken",
+            url=f"{HF_ENDPOINT}/Qwen/Qwen-72B/resolve/b8e18ac61df64d35308695769ff46b976b6a00f4/qwen.tiktoken",
             sha256="b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
             pattern=QWEN2_PATTERN,
             special_tokens=_QWEN3_SPECIALS,

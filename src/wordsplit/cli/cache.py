@@ -1,0 +1,78 @@
+"""The disk-cache subcommands: ``download`` and ``cache list | path | clear [NAME]``.
+
+    wordsplit download hf:Qwen/Qwen3-8B          # tokenizer files into the cache, for offline use
+    wordsplit download https://host/x.tiktoken --sha256 <hex>
+    wordsplit cache list                          # one line per entry
+    wordsplit cache path                          # where the cache is
+    wordsplit cache clear hf:Qwen/Qwen3-8B        # that repo's entries (all of them without NAME)
+
+Errors (404, 401, offline...) are raised as WordsplitError and printed as one line by
+:func:`wordsplit.cli.main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..vocabs import download_vocab
+from ..vocabs.cache import clear, list_entries, open_cache
+
+
+def cmd_download(args: argparse.Namespace) -> None:
+    paths = download_vocab(args.name, cache_dir=args.cache_dir, sha256=args.sha256, force=args.force)
+    if not paths:
+        print(f"{args.name} is bundled with wordsplit: nothing to download", file=sys.stderr)
+    for path in paths:
+        print(path)
+
+
+def _size(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} kB"
+
+
+def cmd_cache_list(args: argparse.Namespace) -> None:
+    entries = list_entries(args.cache_dir)
+    if not entries:
+        print(f"the cache at {open_cache(args.cache_dir).root} is empty", file=sys.stderr)
+    for entry in entries:
+        detail = [f"sha256 {entry.sha256[:12]}"] if entry.sha256 else []
+        if entry.revision or entry.etag:
+            detail.append(f"rev {entry.revision[:12]}" if entry.revision else f"etag {entry.etag[:12]}")
+        print("\t".join([entry.kind, entry.name, _size(entry.size), " ".join(detail), entry.url or ""]).rstrip())
+
+
+def cmd_cache_path(args: argparse.Namespace) -> None:
+    print(open_cache(args.cache_dir).root)
+
+
+def cmd_cache_clear(args: argparse.Namespace) -> None:
+    removed = clear(args.name, args.cache_dir)
+    what = f"entries of {args.name}" if args.name else "entries"
+    print(f"removed {len(removed)} {what} from {open_cache(args.cache_dir).root}")
+
+
+def _add_cache_dir(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p.add_argument("--cache-dir", default=None,
+                   help="the cache directory (default: $WORDSPLIT_CACHE_DIR, else the user cache directory)")
+    return p
+
+
+def register(sub) -> None:
+    p = _add_cache_dir(sub.add_parser(
+        "download", help="download a vocabulary into the disk cache (for offline use)",
+        epilog="example: wordsplit download hf:Qwen/Qwen3-8B"))
+    p.add_argument("name", metavar="NAME", help="a registered name, hf:ORG/REPO[@REVISION] or an http(s) URL")
+    p.add_argument("--sha256", default=None, help="the expected sha256 of a URL's content")
+    p.add_argument("--force", action="store_true", help="download again even when cached (refreshes @main)")
+    p.set_defaults(func=cmd_download)
+
+    cache = sub.add_parser("cache", help="list, locate or clear the disk cache",
+                           epilog="example: wordsplit cache clear hf:Qwen/Qwen3-8B")
+    actions = cache.add_subparsers(dest="action", required=True, metavar="ACTION")
+    _add_cache_dir(actions.add_parser("list", help="one line per entry: kind, name, size, hash, source")
+                   ).set_defaults(func=cmd_cache_list)
+    _add_cache_dir(actions.add_parser("path", help="print the cache directory")).set_defaults(func=cmd_cache_path)
+    p = _add_cache_dir(actions.add_parser("clear", help="remove the entries of NAME, or every entry"))
+    p.add_argument("name", metavar="NAME", nargs="?", help="a registered name, hf:ORG/REPO[@REVISION], a URL or a path")
+    p.set_defaults(func=cmd_cache_clear)

@@ -1,0 +1,487 @@
+"""The disk cache: downloaded vocabulary files, and the parsed vocabularies derived from them.
+
+The directory is ``WORDSPLIT_CACHE_DIR`` when set, else ``platformdirs.user_cache_dir("wordsplit")``
+(``~/.cache/wordsplit`` on Linux). Its layout::
+
+    downloads/pretrained/cl100k_base.tiktoken          a registered vocabulary's official file
+    downloads/hf/Qwen--Qwen3-8B/main/tokenizer.json    a HuggingFace file at a revision
+    downloads/url/<sha256(url)[:16]>/x.tiktoken        a file downloaded from a URL
+    downloads/.../<file>.meta.json                     its record: url, revision, commit, etag,
+                                                       size, sha256, download time
+    downloads/.../<file>.lock                          held while one process downloads <file>
+    derived/<key>.vocab                                a parsed vocabulary (see derived.py)
+
+What it does:
+
+* resolves the directory; when it cannot be written, falls back to a private temporary one
+  (with one warning) and still reads the entries the unwritable one holds;
+* finds entries and verifies them on every read: size and sha256 against their record and
+  against their pin; a bad file is removed and raises :class:`HashMismatchError`, and nothing
+  else is touched;
+* commits a new entry atomically (a temporary file ``os.replace``\\ d into place, the record
+  written last, so a file without its record is not an entry), and serializes the processes
+  that download the same file with a lock file;
+* lists and clears entries (:func:`list_entries`, :func:`clear`), and measures cold and warm
+  load times (:func:`benchmark_load`).
+
+What it does not do: talk to the network (:mod:`~wordsplit.vocabs.download`), decide which
+files a name needs (:mod:`~wordsplit.vocabs.sources`), or define the parsed-vocabulary format
+(:mod:`~wordsplit.vocabs.derived`).
+
+>>> import tempfile
+>>> cache = open_cache(tempfile.mkdtemp())
+>>> cache.verified("url/0123/x.tiktoken") is None  # nothing downloaded yet
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import shutil
+import stat
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Iterator
+
+import platformdirs
+
+from ..errors import DownloadError, HashMismatchError
+
+__all__ = [
+    "CACHE_DIR_ENV", "Cache", "CacheEntry", "benchmark_load", "clear", "default_cache_dir", "list_entries",
+    "open_cache",
+]
+
+log = logging.getLogger("wordsplit.cache")
+
+CACHE_DIR_ENV = "WORDSPLIT_CACHE_DIR"
+DOWNLOADS = "downloads"
+DERIVED = "derived"
+RECORD_SUFFIX = ".meta.json"
+LOCK_SUFFIX = ".lock"
+# How long a process waits for another one that downloads the same file. A download is itself
+# bounded by its timeouts and retries, so reaching this means a stuck process, not a slow one.
+LOCK_TIMEOUT = 600.0
+_LOCK_POLL = 0.05
+
+
+def default_cache_dir() -> Path:
+    """``WORDSPLIT_CACHE_DIR`` if set, else the platform's user cache directory for wordsplit.
+
+    >>> isinstance(default_cache_dir(), Path)
+    True
+    """
+    return Path(os.environ.get(CACHE_DIR_ENV) or platformdirs.user_cache_dir("wordsplit"))
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One entry of the cache, as :func:`list_entries` reports it.
+
+    ``kind`` is ``"download"`` (``name`` is its key, e.g. ``hf/Qwen--Qwen3-8B/main/tokenizer.json``)
+    or ``"derived"`` (``name`` is the vocabulary it was parsed from: a registered name,
+    ``hf:ORG/REPO@REVISION``, a URL or a path).
+    """
+
+    kind: str
+    name: str
+    path: Path
+    size: int
+    sha256: str | None = None
+    url: str | None = None  # where a download came from; a derived entry's source
+    revision: str | None = None  # the commit (or else the revision) of a HuggingFace download
+    etag: str | None = None
+
+
+class Cache:
+    """One resolved cache: ``root`` receives new entries; ``roots`` are searched, in order.
+
+    ``roots`` is ``(root,)``, or, after a fallback, ``(temporary root, unwritable root)`` so
+    that entries already in the unwritable directory still serve reads.
+    """
+
+    def __init__(self, root: Path, *, read_only: tuple[Path, ...] = ()) -> None:
+        self.root = root
+        self.roots = (root, *read_only)
+
+    def __repr__(self) -> str:
+        return f"Cache({str(self.root)!r})"
+
+    # -- downloads --------------------------------------------------------------------------
+
+    def download_path(self, key: str, root: Path | None = None) -> Path:
+        """Where the download ``key`` (a relative POSIX path) lives under ``root``."""
+        parts = PurePosixPath(key).parts
+        if not parts or any(part in ("", ".", "..") for part in parts) or PurePosixPath(key).is_absolute():
+            # Keys are built from validated repo ids and hashes; this only guards the layout.
+            raise ValueError(f"invalid cache key {key!r}")
+        return (root or self.root).joinpath(DOWNLOADS, *parts)
+
+    def find(self, key: str) -> Path | None:
+        """The first copy of ``key`` whose file and record both exist, else None."""
+        for root in self.roots:
+            path = self.download_path(key, root)
+            if path.is_file() and _record_path(path).is_file():
+                return path
+        return None
+
+    def verified(self, key: str, sha256: str | None = None, *, what: str | None = None) -> Path | None:
+        """The path of ``key`` after checking its size and sha256, or None when it is absent.
+
+        Args:
+            key: the entry's key.
+            sha256: the pin the content must have (a registered vocabulary's, or ``sha256=``
+                given with a URL); without it the entry is checked against its own record.
+            what: how messages name the file.
+
+        Raises:
+            HashMismatchError: the content differs from its record or its pin; the entry was
+                removed (nothing else), so the next load downloads it again.
+        """
+        path = self.find(key)
+        if path is None:
+            return None
+        try:
+            record = read_record(path)
+            expected_size, expected_sha = int(record["size"]), str(record["sha256"])
+        except (OSError, ValueError, KeyError, TypeError):
+            # A record that cannot be read means an interrupted commit: the entry does not exist.
+            log.debug("ignoring %s: unreadable record", path)
+            return None
+        digest, size = sha256_file(path)
+        if (size, digest) == (expected_size, expected_sha) and sha256 in (None, digest):
+            return path
+        removed = self.remove(path)
+        wanted = sha256 if sha256 not in (None, digest) else expected_sha
+        raise HashMismatchError(
+            f"the cached {what or key} ({path}) has sha256 {digest} ({size} bytes), but {wanted} was expected; "
+            + ("it was removed (no other cache entry was touched), so loading it again downloads it again"
+               if removed else "it could not be removed (read-only cache directory): delete it by hand")
+        )
+
+    def remove(self, path: Path) -> bool:
+        """Delete one download and its record; True when both are gone."""
+        try:
+            for target in (_record_path(path), path):  # the record first: without it, no entry
+                with contextlib.suppress(FileNotFoundError):
+                    target.unlink()
+        except OSError as exc:
+            log.debug("could not remove %s: %s", path, exc)
+            return False
+        return True
+
+    def temp_path(self, key: str) -> Path:
+        """A new, empty temporary file beside where ``key`` will be committed."""
+        final = self.download_path(key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".tmp")
+        os.close(fd)
+        return Path(name)
+
+    def commit(self, key: str, temp: Path, record: dict) -> Path:
+        """Move a complete, verified temporary file into place as ``key``, then write its record."""
+        final = self.download_path(key)
+        with contextlib.suppress(FileNotFoundError):
+            # A re-download: an old record beside the new file would make it look corrupt.
+            _record_path(final).unlink()
+        os.replace(temp, final)
+        atomic_write(_record_path(final), json.dumps(record, indent=1, sort_keys=True).encode())
+        return final
+
+    @contextlib.contextmanager
+    def lock(self, key: str, *, timeout: float | None = None) -> Iterator[None]:
+        """Hold the lock of ``key``: one process at a time downloads a given file.
+
+        The OS releases the lock when its holder dies, so a stale lock file does no harm.
+
+        Raises:
+            DownloadError: another process held it for longer than ``timeout`` seconds.
+        """
+        path = self.download_path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = path.with_name(path.name + LOCK_SUFFIX)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            deadline = time.monotonic() + (LOCK_TIMEOUT if timeout is None else timeout)
+            while not _try_lock(fd):
+                if time.monotonic() > deadline:
+                    raise DownloadError(
+                        f"another process has been downloading {key} for too long (lock {lock_path}); "
+                        "stop it, or try again when it has finished"
+                    )
+                time.sleep(_LOCK_POLL)
+            try:
+                yield
+            finally:
+                _unlock(fd)
+        finally:
+            os.close(fd)
+
+    # -- derived entries ----------------------------------------------------------------------
+
+    def derived_path(self, key: str, root: Path | None = None) -> Path:
+        """Where the derived entry ``key`` (a hex digest) lives under ``root``."""
+        return (root or self.root) / DERIVED / f"{key}.vocab"
+
+    # -- listing ------------------------------------------------------------------------------
+
+    def entries(self) -> list[CacheEntry]:
+        """Every download and derived entry of every root."""
+        from .derived import read_header  # derived imports this module
+
+        found = []
+        for root in self.roots:
+            downloads = root / DOWNLOADS
+            for record_path in sorted(downloads.rglob(f"*{RECORD_SUFFIX}")) if downloads.is_dir() else []:
+                path = record_path.with_name(record_path.name[: -len(RECORD_SUFFIX)])
+                try:
+                    record = read_record(path)
+                except (OSError, ValueError):
+                    continue
+                found.append(CacheEntry(
+                    kind="download", name=path.relative_to(downloads).as_posix(), path=path,
+                    size=record.get("size", 0), sha256=record.get("sha256"), url=record.get("url"),
+                    revision=record.get("commit") or record.get("revision"), etag=record.get("etag"),
+                ))
+            derived = root / DERIVED
+            for path in sorted(derived.glob("*.vocab")) if derived.is_dir() else []:
+                header = read_header(path)
+                if header is not None:
+                    found.append(CacheEntry(kind="derived", name=str(header.get("label")), path=path,
+                                            size=path.stat().st_size, url=header.get("source")))
+        return found
+
+    def clear(self, *, keys: tuple[str, ...] | None = None, labels: tuple[str, ...] = ()) -> list[Path]:
+        """Remove entries from ``root`` (the writable directory); returns what was removed.
+
+        Args:
+            keys: download keys or key prefixes (a directory such as ``hf/Qwen--Qwen3-8B``);
+                None removes every entry, downloads and derived.
+            labels: derived entries whose label is one of these, or starts with one followed
+                by ``@`` (every revision of a repo).
+        """
+        from .derived import read_header
+
+        if keys is None:
+            removed = [entry.path for entry in Cache(self.root).entries()]
+            for sub in (DOWNLOADS, DERIVED):  # whole trees: temporary and lock files go too
+                if (self.root / sub).exists():
+                    shutil.rmtree(self.root / sub)
+            return removed
+        removed = []
+        for key in keys:
+            path = self.download_path(key)
+            if path.is_dir():
+                shutil.rmtree(path)
+                removed.append(path)
+            elif path.exists() or _record_path(path).exists():
+                self.remove(path)
+                removed.append(path)
+        derived = self.root / DERIVED
+        for path in sorted(derived.glob("*.vocab")) if derived.is_dir() else []:
+            label = str((read_header(path) or {}).get("label"))
+            if any(label == want or label.startswith(want + "@") for want in labels):
+                path.unlink()
+                removed.append(path)
+        return removed
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolving the directory.
+
+_OPENED: dict[Path, Cache] = {}
+
+
+def open_cache(cache_dir: str | os.PathLike | None = None) -> Cache:
+    """The cache in ``cache_dir`` (default: :func:`default_cache_dir`), checked once per process.
+
+    When the directory cannot be created or written (a read-only home, a path through a
+    file), the cache falls back to a private temporary directory and warns once; entries
+    already in the unwritable directory are still read.
+    """
+    root = Path(cache_dir if cache_dir is not None else default_cache_dir()).expanduser().absolute()
+    cache = _OPENED.get(root)
+    if cache is None:
+        cache = _OPENED[root] = _open(root)
+    return cache
+
+
+def _open(root: Path) -> Cache:
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        # Permission bits do not tell (root ignores them, ACLs, read-only mounts): try it.
+        fd, probe = tempfile.mkstemp(dir=root, prefix=".probe-")
+        os.close(fd)
+        os.unlink(probe)
+        return Cache(root)
+    except OSError as exc:
+        problem = f"wordsplit: the cache directory {root} is not writable ({exc.strerror or exc})"
+        try:
+            fallback = _fallback_dir()
+        except OSError:
+            # Not even a temporary directory: loads that need no download still work, uncached.
+            warnings.warn(f"{problem}, nor is a temporary one; set {CACHE_DIR_ENV} to a writable directory.",
+                          RuntimeWarning, stacklevel=4)
+            return Cache(root)
+        warnings.warn(f"{problem}; using {fallback} instead. Set {CACHE_DIR_ENV} to a writable directory.",
+                      RuntimeWarning, stacklevel=4)
+        return Cache(fallback, read_only=(root,) if root.is_dir() else ())
+
+
+def _fallback_dir() -> Path:
+    """A per-user temporary cache directory, or a fresh private one if that is not safe to use."""
+    owner = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    path = Path(tempfile.gettempdir()) / f"wordsplit-cache-{owner}"
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = path.lstat()
+        # In a shared /tmp another user could have created the name first (or a symlink).
+        if stat.S_ISLNK(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+            raise PermissionError(f"{path} belongs to someone else")
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".probe-")
+        os.close(fd)
+        os.unlink(probe)
+        return path
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="wordsplit-cache-"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Files.
+
+
+def _record_path(path: Path) -> Path:
+    return path.with_name(path.name + RECORD_SUFFIX)
+
+
+def read_record(path: Path) -> dict:
+    """The record of the download at ``path`` (its url, revision, etag, size, sha256...)."""
+    record = json.loads(_record_path(path).read_bytes())
+    if not isinstance(record, dict):
+        raise ValueError(f"{_record_path(path)}: not a JSON object")
+    return record
+
+
+def sha256_file(path: Path) -> tuple[str, int]:
+    """``(hex sha256, size)`` of a file, read in chunks."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the whole new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+if os.name == "nt":
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+# ---------------------------------------------------------------------------------------------
+# The functions behind ``wordsplit cache``, and the load-time benchmark.
+
+
+def list_entries(cache_dir: str | os.PathLike | None = None) -> list[CacheEntry]:
+    """Every entry of the cache (downloads first, then derived), for ``wordsplit cache list``.
+
+    >>> import tempfile
+    >>> list_entries(tempfile.mkdtemp())
+    []
+    """
+    return open_cache(cache_dir).entries()
+
+
+def clear(name: str | None = None, cache_dir: str | os.PathLike | None = None) -> list[Path]:
+    """Remove the entries of ``name`` (every entry when None); returns the removed paths.
+
+    ``name`` is what ``load_vocab`` takes: a registered name (its download and parsed
+    vocabulary), ``hf:ORG/REPO`` (every revision) or ``hf:ORG/REPO@REVISION``, a URL, or a
+    path (its parsed vocabulary).
+
+    >>> import tempfile
+    >>> clear("hf:Qwen/Qwen3-8B", tempfile.mkdtemp())
+    []
+    """
+    cache = open_cache(cache_dir)
+    if name is None:
+        return cache.clear()
+    from .sources import cache_keys
+
+    keys, labels = cache_keys(name)
+    return cache.clear(keys=keys, labels=labels)
+
+
+def benchmark_load(names=("qwen3", "cl100k_base", "o200k_base"), *, repeat: int = 3) -> list[dict]:
+    """Time ``load_vocab`` with a cold and a warm cache, in fresh temporary cache directories.
+
+    *cold* parses the vocabulary file and writes the derived entry; *warm* reads that entry.
+    Both bypass the in-process memo of registered names, so they measure the disk cache.
+
+    Returns:
+        One ``{"name", "cold_s", "warm_s", "speedup"}`` per name: medians of ``repeat`` runs.
+    """
+    import statistics
+
+    from . import forget_loaded, load_vocab
+
+    results = []
+    for name in names:
+        cold, warm = [], []
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory(prefix="wordsplit-bench-") as tmp:
+                for times in (cold, warm):
+                    forget_loaded()
+                    start = time.perf_counter()
+                    load_vocab(name, cache_dir=tmp)
+                    times.append(time.perf_counter() - start)
+        forget_loaded()
+        cold_s, warm_s = statistics.median(cold), statistics.median(warm)
+        results.append({"name": name, "cold_s": cold_s, "warm_s": warm_s, "speedup": cold_s / warm_s})
+    return results

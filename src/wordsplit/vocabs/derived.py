@@ -1,0 +1,238 @@
+"""Parsed vocabularies on disk, so that the second load of any vocabulary skips parsing.
+
+Parsing is what loading costs: decoding 200,000 base64 lines of a ``.tiktoken`` file, the 11 MB
+JSON of a ``tokenizer.json``, the arrays of a GGUF. A *derived entry* stores the parsed
+:class:`~wordsplit.vocab.Vocab` in a compact binary form under ``derived/<key>.vocab`` in the
+cache. The key is the sha256 of a *recipe*: what was parsed (the sha256 of each input file, or
+a registered name's pinned sha256), how (the loader and its arguments) and by which code (the
+source of the parsing modules), so that a new file, new arguments or an edited loader make a
+new key, never a stale hit.
+
+Format, little-endian::
+
+    MAGIC | header length (u32) | header (JSON) | body
+    body = ids (u32 × n) | lengths (u32 × n) | token bytes, concatenated | merges (u32 × 3m)
+
+The header holds the Vocab's other fields, the counts and the sha256 of the body. A derived
+entry is not trusted: a read checks the magic, the counts against the bytes present and the
+checksum before it builds anything, and the Vocab validates itself as always. An entry that
+fails any check is removed and rebuilt from the source file, never used.
+
+The cache keeps the :data:`MAX_ENTRIES` most recently used derived entries (a hit refreshes
+an entry's mtime; a write evicts the oldest beyond that), so loading many files, such as
+temporary ones, cannot grow it without bound.
+
+What it does not do: store the encoders' own tables (the Python MergeTables wrap the Vocab,
+and the native Tables are built from it in Rust), nor download anything.
+
+>>> from wordsplit import load_vocab
+>>> vocab = load_vocab("r50k_base")
+>>> read_vocab(dump_vocab(vocab, label="r50k_base")).content_hash == vocab.content_hash
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib
+import json
+import logging
+import os
+import sys
+from array import array
+from itertools import accumulate, chain
+from pathlib import Path
+from typing import Callable, Mapping
+
+from ..vocab import Vocab
+from .cache import Cache, atomic_write
+
+__all__ = ["cached_vocab", "dump_vocab", "read_header", "read_vocab", "recipe_key"]
+
+log = logging.getLogger("wordsplit.cache")
+
+MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
+MAGIC = b"wordsplit-vocab\n"
+FORMAT = 1
+_U32 = "I" if array("I").itemsize == 4 else "L"  # 'I' is 4 bytes on every common platform
+_BIG_ENDIAN = sys.byteorder == "big"
+# Every module whose code decides what a parse produces: editing one changes every key.
+_PARSING_MODULES = (
+    "wordsplit.vocab", "wordsplit.vocabs.loaders", "wordsplit.vocabs.gguf", "wordsplit.vocabs.merges",
+    "wordsplit.vocabs.bytelevel", "wordsplit.vocabs.patterns", "wordsplit.vocabs.pretrained", __name__,
+)
+
+
+class _Corrupt(ValueError):
+    """A derived entry that fails a check; it is rebuilt, never reported to the caller."""
+
+
+def cached_vocab(cache: Cache, recipe: Mapping, *, label: str, build: Callable[[], Vocab]) -> Vocab:
+    """The Vocab of ``recipe`` from its derived entry, or ``build()`` it and store the entry.
+
+    Args:
+        cache: the cache to read from and write to.
+        recipe: JSON-able facts that decide the result (input hashes, loader, arguments).
+        label: what ``wordsplit cache list`` shows and ``cache clear NAME`` matches.
+        build: parses the vocabulary from its source; called only on a miss.
+
+    A derived entry is an optimization: failing to write one is logged, not raised.
+    """
+    key = recipe_key(recipe)
+    for root in cache.roots:
+        path = cache.derived_path(key, root)
+        vocab = _read_entry(path)
+        if vocab is not None:
+            with contextlib.suppress(OSError):  # recently used: evicted last (not possible read-only)
+                os.utime(path)
+            return vocab
+    vocab = build()
+    path = cache.derived_path(key)
+    try:
+        atomic_write(path, dump_vocab(vocab, label=label))
+        _evict(path.parent)
+    except OSError as exc:
+        log.debug("could not write the derived entry %s: %s", path, exc)
+    return vocab
+
+
+def _evict(directory: Path) -> None:
+    """Remove the least recently used derived entries beyond :data:`MAX_ENTRIES`."""
+    entries = []
+    for path in directory.glob("*.vocab"):
+        with contextlib.suppress(OSError):  # another process may have removed it meanwhile
+            entries.append((path.stat().st_mtime, path))
+    for _, path in sorted(entries, reverse=True)[MAX_ENTRIES:]:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def recipe_key(recipe: Mapping) -> str:
+    """The hex sha256 that names a recipe's derived entry (the code fingerprint included)."""
+    text = json.dumps({"format": FORMAT, "code": code_fingerprint(), "recipe": recipe}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def code_fingerprint() -> str:
+    """A sha256 over the source of the parsing modules (their version when the source is absent)."""
+    digest = hashlib.sha256()
+    for name in _PARSING_MODULES:
+        module = importlib.import_module(name)
+        try:
+            digest.update(Path(module.__file__).read_bytes())
+        except (TypeError, OSError):  # no source file (a frozen or zip install)
+            from .. import __version__
+
+            digest.update(f"{name} {__version__}".encode())
+    return digest.hexdigest()
+
+
+def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
+    """The derived-entry bytes of ``vocab`` (see the module docstring for the format)."""
+    pieces = list(vocab.ranks)
+    ids = array(_U32, vocab.ranks.values())
+    lengths = array(_U32, map(len, pieces))
+    triples = ((left, right, rank) for (left, right), rank in (vocab.merges or {}).items())
+    merges = array(_U32, chain.from_iterable(triples))
+    if _BIG_ENDIAN:
+        for table in (ids, lengths, merges):
+            table.byteswap()
+    body = b"".join([ids.tobytes(), lengths.tobytes(), *pieces, merges.tobytes()])
+    header = {
+        "format": FORMAT, "label": label, "name": vocab.name, "source": vocab.source, "pattern": vocab.pattern,
+        # Lists of pairs, not objects: they keep the order, which decides which of two literals
+        # sharing an id decodes first.
+        "special_tokens": list(vocab.special_tokens.items()), "added_tokens": list(vocab.added_tokens.items()),
+        "normalizer": vocab.normalizer, "n_vocab": vocab.n_vocab, "eos_token_id": vocab.eos_token_id,
+        "bos_token_id": vocab.bos_token_id, "whole_piece_lookup": vocab.whole_piece_lookup,
+        "pair_ranked": vocab.merges is not None, "n_tokens": len(pieces), "n_merges": len(merges) // 3,
+        "body_size": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
+    }
+    head = json.dumps(header, ensure_ascii=True).encode()
+    return MAGIC + len(head).to_bytes(4, "little") + head + body
+
+
+def read_vocab(data: bytes) -> Vocab:
+    """Rebuild the Vocab of derived-entry bytes, checking everything first.
+
+    Raises:
+        ValueError: anything wrong with the bytes (the caller rebuilds the entry).
+    """
+    header, body = _split(data)
+    try:
+        n, m = int(header["n_tokens"]), int(header["n_merges"])
+        blob_size = len(body) - 8 * n - 12 * m
+        if n < 0 or m < 0 or blob_size < 0 or hashlib.sha256(body).hexdigest() != header["body_sha256"]:
+            raise _Corrupt("counts or checksum do not match the body")
+        ids, lengths, merges = array(_U32), array(_U32), array(_U32)
+        ids.frombytes(body[: 4 * n])
+        lengths.frombytes(body[4 * n: 8 * n])
+        merges.frombytes(body[len(body) - 12 * m:])
+        if _BIG_ENDIAN:
+            for table in (ids, lengths, merges):
+                table.byteswap()
+        starts = list(accumulate(lengths, initial=8 * n))
+        if starts[-1] != 8 * n + blob_size:
+            raise _Corrupt("token lengths do not add up to the token bytes")
+        pieces = [body[start:end] for start, end in zip(starts, starts[1:])]
+        table = iter(merges)
+        return Vocab(
+            name=header["name"], source=header["source"], ranks=dict(zip(pieces, ids)), pattern=header["pattern"],
+            special_tokens=dict(header["special_tokens"]), added_tokens=dict(header["added_tokens"]),
+            normalizer=header["normalizer"], n_vocab=header["n_vocab"], eos_token_id=header["eos_token_id"],
+            bos_token_id=header["bos_token_id"], whole_piece_lookup=header["whole_piece_lookup"],
+            merges={(left, right): rank for left, right, rank in zip(table, table, table)}
+            if header["pair_ranked"] else None,
+        )
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:  # VocabFormatError is a ValueError too
+        raise _Corrupt(str(exc)) from None
+
+
+def read_header(path: Path) -> dict | None:
+    """The header of the derived entry at ``path``, or None when it is not one."""
+    try:
+        with open(path, "rb") as f:
+            start = f.read(len(MAGIC) + 4)
+            if len(start) != len(MAGIC) + 4 or not start.startswith(MAGIC):
+                return None
+            head = f.read(int.from_bytes(start[len(MAGIC):], "little"))
+        header = json.loads(head)
+    except (OSError, ValueError):
+        return None
+    return header if isinstance(header, dict) else None
+
+
+def _split(data: bytes) -> tuple[dict, bytes]:
+    """(header, body) of derived-entry bytes; checks the magic and the sizes."""
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + 4:
+        raise _Corrupt("not a derived vocabulary entry")
+    head_size = int.from_bytes(data[len(MAGIC): len(MAGIC) + 4], "little")
+    body_start = len(MAGIC) + 4 + head_size
+    if body_start > len(data):
+        raise _Corrupt("truncated header")
+    try:
+        header = json.loads(data[len(MAGIC) + 4: body_start])
+    except ValueError:
+        raise _Corrupt("unreadable header") from None
+    body_size = len(data) - body_start
+    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("body_size") != body_size:
+        raise _Corrupt("wrong format or truncated body")
+    return header, data[body_start:]
+
+
+def _read_entry(path: Path) -> Vocab | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        return read_vocab(data)
+    except ValueError as exc:
+        log.info("ignoring the corrupt derived entry %s (%s); rebuilding it", path, exc)
+        with contextlib.suppress(OSError):  # a read-only root: the rebuilt entry goes to the writable one
+            path.unlink()
+        return None
+

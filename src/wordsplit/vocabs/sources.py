@@ -1,0 +1,348 @@
+"""Where vocabulary files come from: official URLs, HuggingFace repos, plain URLs.
+
+What it does: turns a name into the files it needs and makes sure they are in the disk cache,
+downloading (under the entry's lock) only what is missing:
+
+* a registered name whose bundled file is absent (a slim install): its official URL, with
+  the host swapped for ``WORDSPLIT_OPENAI_ENDPOINT`` / ``WORDSPLIT_HF_ENDPOINT`` when set,
+  verified against its pinned sha256;
+* ``hf:ORG/REPO[@REVISION]``: ``tokenizer.json`` from ``{endpoint}/{repo}/resolve/{revision}/``,
+  else ``vocab.json`` + ``merges.txt`` (+ ``tokenizer_config.json``) at the same commit. The
+  endpoint is ``WORDSPLIT_HF_ENDPOINT``, else ``HF_ENDPOINT``, else https://huggingface.co;
+  ``HF_TOKEN`` is sent as a bearer token, to that endpoint only;
+* an ``http(s)://`` URL, optionally pinned by ``sha256=``.
+
+A cached file is used without asking the server again (``main`` stays what it was when it was
+downloaded; ``wordsplit download --force`` refreshes it). Offline mode (``offline=True``,
+``WORDSPLIT_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``) never touches the network and says what to
+download when a file is missing.
+
+What it does not do: parse the files (:mod:`~wordsplit.vocabs.loaders`), move bytes
+(:mod:`~wordsplit.vocabs.download`) or lay out the cache (:mod:`~wordsplit.vocabs.cache`).
+
+>>> parse_hf("hf:Qwen/Qwen3-8B@refs/pr/1")
+HubRef(repo='Qwen/Qwen3-8B', revision='refs/pr/1')
+>>> hf_url(HubRef("Qwen/Qwen3-8B", "main"), "tokenizer.json", endpoint="https://huggingface.co")
+'https://huggingface.co/Qwen/Qwen3-8B/resolve/main/tokenizer.json'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote, unquote, urlsplit
+
+from ..errors import DownloadError, OfflineError, UnknownVocabError
+from .cache import Cache, read_record
+from .download import download, public_url
+from .pretrained import HF_ENDPOINT, OPENAI_ENDPOINT, Pretrained
+
+__all__ = [
+    "HubRef", "cache_keys", "fetch_hf", "fetch_pretrained", "fetch_url", "hf_endpoint", "hf_url", "is_offline",
+    "is_url", "openai_endpoint", "parse_hf", "pretrained_url",
+]
+
+HF_PREFIX = "hf:"
+DEFAULT_REVISION = "main"
+# The set fetched when a repo has no tokenizer.json; vocab.json last, as its record completes the set.
+HF_FALLBACK_FILES = ("tokenizer_config.json", "merges.txt", "vocab.json")
+_TRUE = ("1", "true", "yes", "on")
+# HF repo ids: an optional namespace and a name, letters, digits, "-", "_", "." (no "..").
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_-])?"
+_REPO = re.compile(rf"(?:{_NAME}/)?{_NAME}")
+_REVISION = re.compile(r"[A-Za-z0-9._/-]+")
+_FORMATS = (".tiktoken", ".json", ".gguf")
+
+
+def is_offline(offline: bool | None = None) -> bool:
+    """``offline`` when given, else whether ``WORDSPLIT_OFFLINE`` or ``HF_HUB_OFFLINE`` is set to 1/true/yes/on."""
+    if offline is not None:
+        return bool(offline)
+    return any(os.environ.get(var, "").strip().lower() in _TRUE for var in ("WORDSPLIT_OFFLINE", "HF_HUB_OFFLINE"))
+
+
+def hf_endpoint() -> str:
+    """``WORDSPLIT_HF_ENDPOINT``, else ``HF_ENDPOINT``, else https://huggingface.co (no trailing slash)."""
+    return (os.environ.get("WORDSPLIT_HF_ENDPOINT") or os.environ.get("HF_ENDPOINT") or HF_ENDPOINT).rstrip("/")
+
+
+def openai_endpoint() -> str:
+    """``WORDSPLIT_OPENAI_ENDPOINT``, else OpenAI's public blob host (no trailing slash)."""
+    return (os.environ.get("WORDSPLIT_OPENAI_ENDPOINT") or OPENAI_ENDPOINT).rstrip("/")
+
+
+def is_url(name: str) -> bool:
+    """Whether ``name`` is an http(s) URL (rather than a registered name or a path)."""
+    return name.startswith(("http://", "https://"))
+
+
+def _hf_token(url: str) -> str | None:
+    """HF_TOKEN, for URLs under the HF endpoint only: a token must never reach another host."""
+    token = os.environ.get("HF_TOKEN") or None
+    return token if token and url.startswith(hf_endpoint() + "/") else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Registered names.
+
+
+def pretrained_url(entry: Pretrained) -> str:
+    """The URL to download ``entry`` from: its official URL, on the overridden host if any.
+
+    >>> from wordsplit.vocabs.pretrained import PRETRAINED
+    >>> pretrained_url(PRETRAINED["cl100k_base"])
+    'https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken'
+    """
+    for official, current in ((OPENAI_ENDPOINT, openai_endpoint()), (HF_ENDPOINT, hf_endpoint())):
+        if entry.url.startswith(official + "/"):
+            return current + entry.url[len(official):]
+    return entry.url
+
+
+def _pretrained_key(entry: Pretrained) -> str:
+    # Keyed by the official file name, so p50k_base and p50k_edit share one download.
+    return f"pretrained/{PurePosixPath(urlsplit(entry.url).path).name}"
+
+
+def fetch_pretrained(entry: Pretrained, cache: Cache, *, offline: bool, force: bool = False) -> Path:
+    """The official file of a registered vocabulary, from the cache or downloaded and verified.
+
+    Raises:
+        OfflineError, DownloadError, HashMismatchError: see :func:`_ensure`.
+    """
+    url = pretrained_url(entry)
+    return _ensure(
+        cache, _pretrained_key(entry), url, what=f"{entry.name} ({PurePosixPath(urlsplit(url).path).name})",
+        sha256=entry.sha256, offline=offline, force=force,
+        how=f"run `wordsplit download {entry.name}` where the network is available",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# HuggingFace repos.
+
+
+@dataclass(frozen=True)
+class HubRef:
+    """A HuggingFace repo at a revision (a branch, tag or commit)."""
+
+    repo: str
+    revision: str = DEFAULT_REVISION
+
+    @property
+    def spec(self) -> str:
+        """``hf:ORG/REPO@REVISION``: how the vocabulary is named in labels and messages."""
+        return f"{HF_PREFIX}{self.repo}@{self.revision}"
+
+    @property
+    def key(self) -> str:
+        """The cache directory of this revision: ``hf/ORG--REPO/REVISION`` (the revision URL-quoted)."""
+        return f"hf/{self.repo.replace('/', '--')}/{quote(self.revision, safe='')}"
+
+
+def parse_hf(name: str) -> HubRef:
+    """Parse ``hf:ORG/REPO[@REVISION]``.
+
+    Raises:
+        UnknownVocabError: the repo id or the revision is not well formed.
+    """
+    body = name[len(HF_PREFIX):] if name.startswith(HF_PREFIX) else name
+    repo, _, revision = body.partition("@")
+    if not _REPO.fullmatch(repo) or ".." in repo or "--" in repo:
+        raise UnknownVocabError(
+            f"{name!r} is not a HuggingFace repo id: expected hf:ORG/REPO or hf:ORG/REPO@REVISION, "
+            "e.g. hf:Qwen/Qwen3-8B"
+        )
+    if "@" in body and (not _REVISION.fullmatch(revision) or ".." in revision.split("/")):
+        raise UnknownVocabError(f"{name!r}: {revision!r} is not a revision (a branch, tag or commit id)")
+    return HubRef(repo, revision or DEFAULT_REVISION)
+
+
+def hf_url(ref: HubRef, file: str, *, endpoint: str | None = None, revision: str | None = None) -> str:
+    """``{endpoint}/{repo}/resolve/{revision}/{file}`` (the revision URL-quoted, as the Hub wants)."""
+    return f"{endpoint or hf_endpoint()}/{ref.repo}/resolve/{quote(revision or ref.revision, safe='')}/{file}"
+
+
+def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -> dict[str, Path]:
+    """The tokenizer files of a HuggingFace repo: ``{"tokenizer.json": path}``, or
+    ``{"vocab.json": ..., "merges.txt": ..., ["tokenizer_config.json": ...]}``.
+
+    A cached set is used without a request; otherwise tokenizer.json is downloaded, and on a
+    404 the vocab.json + merges.txt set, at the commit the first answer named (so a moving
+    branch cannot mix two revisions).
+
+    Raises:
+        OfflineError: offline and nothing cached.
+        DownloadError: 401/403 (gated or private: set HF_TOKEN), 404 (names the files and the
+            repo), network failures.
+    """
+    if not force:
+        cached = _cached_hf(ref, cache)
+        if cached:
+            return cached
+    how = f"run `wordsplit download {ref.spec}` where the network is available"
+    first = "tokenizer.json"
+    try:
+        return {first: _ensure(cache, f"{ref.key}/{first}", hf_url(ref, first), what=f"{first} of {ref.spec}",
+                               offline=offline, force=force, how=how, record={"revision": ref.revision})}
+    except DownloadError as exc:
+        if exc.status != 404:
+            raise _hf_error(exc, ref) from None
+    files: dict[str, Path] = {}
+    commit = None
+    for file in HF_FALLBACK_FILES:
+        record = {"revision": ref.revision}
+        if file == "vocab.json":
+            record["requires"] = sorted(files)
+        try:
+            path, got = _ensure_with_record(
+                cache, f"{ref.key}/{file}", hf_url(ref, file, revision=commit), what=f"{file} of {ref.spec}",
+                offline=offline, force=force, how=how, record=record,
+            )
+        except DownloadError as exc:
+            if exc.status == 404 and file == "tokenizer_config.json":
+                continue
+            if exc.status == 404:
+                raise _not_found(exc, ref, file) from None
+            raise _hf_error(exc, ref) from None
+        commit = commit or got.get("commit")
+        files[file] = path
+    return files
+
+
+def _cached_hf(ref: HubRef, cache: Cache) -> dict[str, Path] | None:
+    """The cached file set of ``ref``, verified, or None."""
+    path = cache.verified(f"{ref.key}/tokenizer.json", what=f"tokenizer.json of {ref.spec}")
+    if path is not None:
+        return {"tokenizer.json": path}
+    vocab = cache.verified(f"{ref.key}/vocab.json", what=f"vocab.json of {ref.spec}")
+    if vocab is None:
+        return None
+    files = {"vocab.json": vocab}
+    for file in read_record(vocab).get("requires", []):
+        path = cache.verified(f"{ref.key}/{file}", what=f"{file} of {ref.spec}")
+        if path is None:  # a companion was removed: the set is incomplete, fetch it again
+            return None
+        files[file] = path
+    return files
+
+
+def _hf_error(exc: DownloadError, ref: HubRef) -> DownloadError:
+    """Add what to do to a 401/403 from the Hub (which also answers 401 for a repo that does not exist)."""
+    if exc.status in (401, 403):
+        page = f"{hf_endpoint()}/{ref.repo}"
+        hint = (
+            "The HF_TOKEN that was sent was refused: check that it is valid, can read this repo, and that "
+            f"you accepted the repo's terms on {page}"
+            if os.environ.get("HF_TOKEN")
+            else f"The repo may be gated or private (or may not exist): set HF_TOKEN to a HuggingFace access "
+                 f"token that can read it, after accepting its terms on {page}"
+        )
+        error = DownloadError(f"{exc}. {hint}")
+        error.status = exc.status
+        return error
+    return exc
+
+
+def _not_found(exc: DownloadError, ref: HubRef, file: str) -> DownloadError:
+    error = DownloadError(
+        f"neither tokenizer.json nor vocab.json + merges.txt found in {ref.repo} at revision {ref.revision} "
+        f"(HTTP 404 for tokenizer.json and {file} under {hf_url(ref, '')}); check the repo id and the revision, "
+        "and that the repo has a byte-level BPE tokenizer"
+    )
+    error.status = exc.status
+    return error
+
+
+# ---------------------------------------------------------------------------------------------
+# Plain URLs.
+
+
+def url_file_name(url: str) -> str:
+    """The file name a URL's content is stored under (its last path segment).
+
+    Raises:
+        UnknownVocabError: the name does not say the format (.tiktoken, .json, .gguf, optionally .gz).
+    """
+    name = unquote(PurePosixPath(urlsplit(url).path).name)
+    if not name.removesuffix(".gz").endswith(_FORMATS) or name in (".", "..") or "/" in name or "\\" in name:
+        raise UnknownVocabError(
+            f"cannot tell the format of {public_url(url)!r}: the URL must end in a file name with "
+            ".tiktoken, .json (tokenizer.json) or .gguf, optionally followed by .gz"
+        )
+    return name
+
+
+def _url_key(url: str) -> str:
+    return f"url/{hashlib.sha256(public_url(url).encode()).hexdigest()[:16]}/{url_file_name(url)}"
+
+
+def fetch_url(url: str, cache: Cache, *, sha256: str | None, offline: bool, force: bool = False) -> Path:
+    """The content of ``url``, from the cache or downloaded (and checked against ``sha256``).
+
+    Raises:
+        UnknownVocabError: the URL does not name a file of a known format.
+        OfflineError, DownloadError, HashMismatchError: see :func:`_ensure`.
+    """
+    shown = public_url(url)
+    pin = f" --sha256 {sha256}" if sha256 else ""
+    return _ensure(cache, _url_key(url), url, what=url_file_name(url), sha256=sha256, offline=offline, force=force,
+                   how=f"run `wordsplit download {shown}{pin}` where the network is available")
+
+
+# ---------------------------------------------------------------------------------------------
+# The shared step, and the keys for `wordsplit cache clear NAME`.
+
+
+def _ensure(cache: Cache, key: str, url: str, **kwargs) -> Path:
+    return _ensure_with_record(cache, key, url, **kwargs)[0]
+
+
+def _ensure_with_record(cache: Cache, key: str, url: str, *, what: str, offline: bool, how: str, force: bool = False,
+                        sha256: str | None = None, record: dict | None = None) -> tuple[Path, dict]:
+    """The cache entry ``key``, downloaded from ``url`` under its lock when missing (or ``force``).
+
+    Raises:
+        OfflineError: offline, and the entry is not cached; says what to download and how.
+        DownloadError: the download failed (see :func:`~wordsplit.vocabs.download.download`).
+        HashMismatchError: the cached or downloaded content is not what ``sha256`` pins.
+    """
+    path = None if force else cache.verified(key, sha256, what=what)
+    if path is not None:
+        return path, read_record(path)
+    if offline:
+        raise OfflineError(
+            f"{what} is not in the cache ({cache.root}) and offline mode is on "
+            "(offline=True, WORDSPLIT_OFFLINE or HF_HUB_OFFLINE): "
+            f"{how}, with the same WORDSPLIT_CACHE_DIR, or turn offline mode off"
+        )
+    with cache.lock(key):
+        # Another process may have downloaded it while this one waited for the lock.
+        path = None if force else cache.verified(key, sha256, what=what)
+        if path is not None:
+            return path, read_record(path)
+        return download(cache, key, url, what=what, sha256=sha256, token=_hf_token(url), record=record)
+
+
+def cache_keys(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(download keys or key prefixes, derived-entry labels) of a name, for ``cache clear NAME``.
+
+    >>> cache_keys("hf:Qwen/Qwen3-8B")
+    (('hf/Qwen--Qwen3-8B',), ('hf:Qwen/Qwen3-8B',))
+    """
+    from .pretrained import ALIASES, PRETRAINED
+
+    name = ALIASES.get(name, name)
+    if name in PRETRAINED:
+        return (_pretrained_key(PRETRAINED[name]),), (name,)
+    if name.startswith(HF_PREFIX):
+        ref = parse_hf(name)
+        if "@" in name:
+            return (ref.key,), (ref.spec,)
+        return (f"hf/{ref.repo.replace('/', '--')}",), (f"{HF_PREFIX}{ref.repo}",)
+    if is_url(name):
+        return (_url_key(name),), (public_url(name),)
+    return (), (str(Path(name).absolute()),)

@@ -1,0 +1,251 @@
+"""The disk cache: parsed vocabularies reused and never trusted blindly, the cache directory,
+locks, listing and clearing, and the ``download`` / ``cache`` subcommands."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from http_server import cache_files, tiny_tokenizer_files
+from wordsplit import Vocab, cli
+from wordsplit.cli import basic
+from wordsplit.cli import cache as cache_cli
+from wordsplit.errors import DownloadError
+from wordsplit.vocabs import cache, derived, forget_loaded, gguf, load_vocab, loaders
+from wordsplit.vocabs.derived import dump_vocab, read_vocab
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    path = tmp_path / "cache"
+    monkeypatch.setenv("WORDSPLIT_CACHE_DIR", str(path))
+    forget_loaded()
+    yield path
+    forget_loaded()
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """Counts the parses of .tiktoken files."""
+    calls = []
+    real = loaders.read_tiktoken_ranks
+
+    def counting(data, *, source):
+        calls.append(source)
+        return real(data, source=source)
+
+    monkeypatch.setattr(loaders, "read_tiktoken_ranks", counting)
+    return calls
+
+
+def derived_files(cache_dir: Path) -> list[Path]:
+    return sorted((cache_dir / "derived").glob("*.vocab"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Derived entries: the second load does not parse.
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "p50k_edit"])
+def test_second_load_of_a_registered_name_does_not_parse(cache_dir, parses, name):
+    cold = load_vocab(name)
+    assert len(parses) == 1 and len(derived_files(cache_dir)) == 1
+    forget_loaded()
+    warm = load_vocab(name)
+    assert len(parses) == 1 and warm is not cold
+    assert warm.content_hash == cold.content_hash
+    assert (warm.name, warm.source, warm.n_vocab, warm.eos_token_id) == (cold.name, cold.source, cold.n_vocab,
+                                                                         cold.eos_token_id)
+    assert list(warm.special_tokens.items()) == list(cold.special_tokens.items())
+
+
+def test_second_load_of_a_file_does_not_parse(cache_dir, tmp_path, monkeypatch):
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(tiny_tokenizer_files(("hello",))["tokenizer.json"])
+    gguf_path = DATA / "gguf" / "ggml-vocab-gpt-2.gguf.gz"
+    cold, cold_gguf = load_vocab(path), load_vocab(gguf_path)
+    parsers = loaders.read_hf_tokenizer_json, gguf.read_gguf
+    monkeypatch.setattr(loaders, "read_hf_tokenizer_json", None)
+    monkeypatch.setattr(gguf, "read_gguf", None)
+    assert load_vocab(path).content_hash == cold.content_hash
+    assert load_vocab(gguf_path).content_hash == cold_gguf.content_hash
+    monkeypatch.setattr(loaders, "read_hf_tokenizer_json", parsers[0])
+    monkeypatch.setattr(gguf, "read_gguf", parsers[1])
+    # A changed file is parsed again: entries are keyed by content, never by name alone.
+    path.write_bytes(tiny_tokenizer_files(("hello", "world"))["tokenizer.json"])
+    assert load_vocab(path).n_vocab > cold.n_vocab
+
+
+def test_only_the_most_recently_used_entries_are_kept(cache_dir, parses, monkeypatch):
+    monkeypatch.setattr(derived, "MAX_ENTRIES", 2)
+    for name in ("r50k_base", "p50k_base"):
+        load_vocab(name)
+    forget_loaded()
+    entry = {derived.read_header(path)["label"]: path for path in derived_files(cache_dir)}
+    for path in entry.values():
+        os.utime(path, (1, 1))  # both look old
+    load_vocab("r50k_base")  # a hit refreshes it
+    load_vocab("p50k_edit")  # a third entry evicts the least recently used: p50k_base
+    assert len(derived_files(cache_dir)) == 2 and not entry["p50k_base"].exists() and entry["r50k_base"].exists()
+    assert len(parses) == 3
+
+
+def test_a_code_change_is_a_new_key(monkeypatch):
+    recipe = {"pretrained": "r50k_base"}
+    before = derived.recipe_key(recipe)
+    monkeypatch.setattr(derived, "code_fingerprint", lambda: "an edited loader")
+    assert derived.recipe_key(recipe) != before
+
+
+def test_round_trip_keeps_every_field():
+    ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257, b"bc": 258}
+    vocab = Vocab(
+        name="pair", ranks=ranks, pattern=r"\S+|\s+", special_tokens={"<s>": 300, "<alias>": 300, "</s>": 301},
+        added_tokens={"<think>": 302}, normalizer="nfc", merges={(97, 98): 1, (256, 99): 0, (98, 99): 2},
+        whole_piece_lookup=False, eos_token_id=301, bos_token_id=300, source="somewhere",
+    )
+    again = read_vocab(dump_vocab(vocab, label="pair"))
+    assert again.content_hash == vocab.content_hash
+    for field in ("name", "source", "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "token_bytes"):
+        assert getattr(again, field) == getattr(vocab, field), field
+    assert dict(again.merges) == dict(vocab.merges) and list(again.special_tokens) == list(vocab.special_tokens)
+
+
+def _rewrite_header(data: bytes, **changes) -> bytes:
+    header, body = derived._split(data)
+    head = json.dumps({**header, **changes}).encode()
+    return derived.MAGIC + len(head).to_bytes(4, "little") + head + body
+
+
+CORRUPTIONS = {
+    "flipped body byte": lambda d: d[:-10] + bytes([d[-10] ^ 1]) + d[-9:],
+    "truncated": lambda d: d[: len(d) // 2],
+    "empty": lambda d: b"",
+    "wrong magic": lambda d: b"X" + d[1:],
+    "garbage header": lambda d: d[:20] + b"\xff" * 40 + d[60:],
+    "valid checksum, wrong counts": lambda d: _rewrite_header(d, n_tokens=derived._split(d)[0]["n_tokens"] + 1),
+    "valid checksum, invalid vocab": lambda d: _rewrite_header(d, normalizer="bogus"),
+    "valid checksum, wrong types": lambda d: _rewrite_header(d, special_tokens="x"),
+}
+
+
+@pytest.mark.parametrize("corruption", CORRUPTIONS)
+def test_a_corrupt_derived_entry_is_rebuilt_not_trusted(cache_dir, parses, corruption):
+    expected = load_vocab("r50k_base").content_hash
+    (entry,) = derived_files(cache_dir)
+    entry.write_bytes(CORRUPTIONS[corruption](entry.read_bytes()))
+    forget_loaded()
+    assert load_vocab("r50k_base").content_hash == expected
+    assert len(parses) == 2, "the corrupt entry must be ignored and the file parsed again"
+    assert read_vocab(entry.read_bytes()).content_hash == expected, "and the entry rewritten"
+
+
+# ---------------------------------------------------------------------------------------------
+# The cache directory and its files.
+
+
+def test_default_cache_dir(monkeypatch):
+    monkeypatch.setenv("WORDSPLIT_CACHE_DIR", "/somewhere/else")
+    assert cache.default_cache_dir() == Path("/somewhere/else")
+    monkeypatch.delenv("WORDSPLIT_CACHE_DIR")
+    import platformdirs
+
+    assert cache.default_cache_dir() == Path(platformdirs.user_cache_dir("wordsplit"))
+
+
+def test_entries_of_an_unwritable_root_are_still_read(tmp_path):
+    primary, fallback = tmp_path / "read-only", tmp_path / "fallback"
+    first = cache.Cache(primary)
+    temp = first.temp_path("url/k/x.tiktoken")
+    temp.write_bytes(b"data")
+    first.commit("url/k/x.tiktoken", temp, {"size": 4, "sha256": cache.sha256_file(temp)[0]})
+    both = cache.Cache(fallback, read_only=(primary,))
+    assert both.verified("url/k/x.tiktoken") == primary / "downloads" / "url" / "k" / "x.tiktoken"
+    assert [e.name for e in both.entries()] == ["url/k/x.tiktoken"]
+
+
+def test_a_file_without_its_record_is_not_an_entry(tmp_path):
+    store = cache.Cache(tmp_path)
+    path = store.download_path("url/k/x.tiktoken")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"an interrupted commit")
+    assert store.verified("url/k/x.tiktoken") is None and store.entries() == []
+
+
+@pytest.mark.parametrize("key", ["", ".", "../x", "a/../../x", "/etc/passwd"])
+def test_keys_cannot_leave_the_cache(tmp_path, key):
+    with pytest.raises(ValueError, match="invalid cache key"):
+        cache.Cache(tmp_path).download_path(key)
+
+
+def test_lock_waits_are_bounded(tmp_path):
+    store = cache.Cache(tmp_path)
+    with store.lock("url/k/x.tiktoken"):
+        with pytest.raises(DownloadError, match="another process"):
+            with store.lock("url/k/x.tiktoken", timeout=0.1):
+                pass
+    with store.lock("url/k/x.tiktoken", timeout=0.1):  # released: free again
+        pass
+
+
+def test_benchmark_load_reports_cold_and_warm():
+    (result,) = cache.benchmark_load(["r50k_base"], repeat=1)
+    assert result["name"] == "r50k_base" and result["cold_s"] > 0 and result["warm_s"] > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line.
+
+
+def run(capsys, monkeypatch, *argv):
+    monkeypatch.setattr(cli, "COMMAND_MODULES", [basic, cache_cli])
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_download_list_path_clear(hub_env, vocab_server, capsys, monkeypatch):
+    code, out, _ = run(capsys, monkeypatch, "download", "hf:acme/tiny")
+    assert code == 0 and out.strip().endswith(os.path.join("acme--tiny", "main", "tokenizer.json"))
+    assert run(capsys, monkeypatch, "download", "hf:acme/tiny")[0] == 0 and vocab_server.count() == 1
+    code, _, err = run(capsys, monkeypatch, "download", "cl100k_base")
+    assert code == 0 and "bundled" in err
+    assert run(capsys, monkeypatch, "cache", "path") == (0, f"{hub_env}\n", "")
+
+    code, out, _ = run(capsys, monkeypatch, "cache", "list")
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert ["download", "hf/acme--tiny/main/tokenizer.json"] in [line[:2] for line in lines]
+    assert {("derived", "hf:acme/tiny@main"), ("derived", "cl100k_base")} <= {tuple(line[:2]) for line in lines}
+    assert any(vocab_server.hub + "/acme/tiny/resolve/main/tokenizer.json" in line for line in lines)
+
+    code, out, _ = run(capsys, monkeypatch, "cache", "clear", "hf:acme/tiny")
+    assert code == 0 and out.startswith("removed 2 entries of hf:acme/tiny")
+    assert [e.name for e in cache.list_entries()] == ["cl100k_base"]
+    assert run(capsys, monkeypatch, "cache", "clear")[0] == 0 and cache_files(hub_env) == []
+    assert "is empty" in run(capsys, monkeypatch, "cache", "list")[2]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["download", "hf:acme/gated"], "HF_TOKEN"),
+        (["download", "hf:acme/tiny", "--sha256", "0" * 64], "sha256= pins the content of a URL"),
+        (["download", "tests/data/hf"], "nothing to download"),
+        (["download", "hf:not a repo"], "not a HuggingFace repo id"),
+    ],
+)
+def test_cli_errors_are_one_line(hub_env, vocab_server, capsys, monkeypatch, argv, message):
+    code, out, err = run(capsys, monkeypatch, *argv)
+    assert code == 2 and out == "" and err.startswith("wordsplit: error: ") and message in err
+    assert err.count("\n") == 1
+
+
+def test_cli_offline_download_says_how(hub_env, vocab_server, capsys, monkeypatch):
+    monkeypatch.setenv("WORDSPLIT_OFFLINE", "1")
+    code, _, err = run(capsys, monkeypatch, "download", "hf:acme/tiny")
+    assert code == 2 and "offline mode is on" in err and vocab_server.count() == 0
