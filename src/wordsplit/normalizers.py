@@ -33,7 +33,8 @@ import unicodedata
 from operator import itemgetter
 from typing import Callable
 
-from ._nfc_data import CANONICAL_COMBINING_CLASS, CANONICAL_COMPOSITION, CANONICAL_DECOMPOSITION
+from types import SimpleNamespace
+
 from .registry import Registry
 
 NORMALIZERS: Registry[Callable[[str], str]] = Registry("normalizer")
@@ -44,10 +45,6 @@ _L_COUNT, _V_COUNT, _T_COUNT = 19, 21, 28
 _N_COUNT = _V_COUNT * _T_COUNT
 _S_COUNT = _L_COUNT * _N_COUNT
 
-# The tables keyed by 1- and 2-character strings, so that lookups need no ord()/chr().
-_CCC = {chr(cp): ccc for cp, ccc in CANONICAL_COMBINING_CLASS.items()}
-_DECOMPOSITION = {chr(cp): "".join(map(chr, cps)) for cp, cps in CANONICAL_DECOMPOSITION.items()}
-_COMPOSITION = {chr(a) + chr(b): chr(c) for (a, b), c in CANONICAL_COMPOSITION.items()}
 
 
 def _char_class(code_points: set[int]) -> str:
@@ -63,27 +60,42 @@ def _char_class(code_points: set[int]) -> str:
     return "".join(parts)
 
 
-# Splitting the text into independent pieces. Call a character a *boundary* when it is a
-# starter that no earlier character can interact with: NFC never reorders across it, never
-# composes it with what precedes it, and nothing after it can reach past it. NFC then works
-# piece by piece, a piece being a boundary followed by a run of non-boundaries ("active"
-# characters), and a boundary followed by another boundary is already NFC. Active are:
-# non-starters; second halves of compositions (including Hangul V jamo and the T jamo after
-# T_BASE, which is all the crate's compose_hangul accepts); and decomposable characters other
-# than composites, which recompose to themselves ("é" is a boundary: "e" + U+0301 gives "é"
-# back). That last rule relies on every composite's decomposition starting with a starter that
-# is not a second half, which tests/test_normalizers.py checks on the data.
-_SECONDS = (
-    {second for _, second in CANONICAL_COMPOSITION}
-    | set(range(_V_BASE, _V_BASE + _V_COUNT))
-    | set(range(_T_BASE + 1, _T_BASE + _T_COUNT))
-)
-_ACTIVE = (
-    set(CANONICAL_COMBINING_CLASS)
-    | _SECONDS
-    | (set(CANONICAL_DECOMPOSITION) - set(CANONICAL_COMPOSITION.values()))
-)
-_ACTIVE_RUN = re.compile(f"[{_char_class(_ACTIVE)}]+")
+
+
+
+@functools.cache
+def _data() -> SimpleNamespace:
+    """HF's NFC tables, loaded on first use: the native backend normalizes in Rust, so most
+    programs never need them, and importing them costs ~30 ms."""
+    from ._nfc_data import CANONICAL_COMBINING_CLASS, CANONICAL_COMPOSITION, CANONICAL_DECOMPOSITION
+
+    # Splitting the text into independent pieces. Call a character a *boundary* when it is a
+    # starter that no earlier character can interact with: NFC never reorders across it, never
+    # composes it with what precedes it, and nothing after it can reach past it. NFC then works
+    # piece by piece, a piece being a boundary followed by a run of non-boundaries ("active"
+    # characters), and a boundary followed by another boundary is already NFC. Active are:
+    # non-starters; second halves of compositions (including Hangul V jamo and the T jamo after
+    # T_BASE, which is all the crate's compose_hangul accepts); and decomposable characters other
+    # than composites, which recompose to themselves ("é" is a boundary: "e" + U+0301 gives "é"
+    # back). That last rule relies on every composite's decomposition starting with a starter that
+    # is not a second half, which tests/test_normalizers.py checks on the data.
+    seconds = (
+        {second for _, second in CANONICAL_COMPOSITION}
+        | set(range(_V_BASE, _V_BASE + _V_COUNT))
+        | set(range(_T_BASE + 1, _T_BASE + _T_COUNT))
+    )
+    active = (
+        set(CANONICAL_COMBINING_CLASS)
+        | seconds
+        | (set(CANONICAL_DECOMPOSITION) - set(CANONICAL_COMPOSITION.values()))
+    )
+    return SimpleNamespace(
+        # Keyed by 1- and 2-character strings, so that lookups need no ord()/chr().
+        ccc={chr(cp): ccc for cp, ccc in CANONICAL_COMBINING_CLASS.items()},
+        decomposition={chr(cp): "".join(map(chr, cps)) for cp, cps in CANONICAL_DECOMPOSITION.items()},
+        composition={chr(a) + chr(b): chr(c) for (a, b), c in CANONICAL_COMPOSITION.items()},
+        active_run=re.compile(f"[{_char_class(active)}]+"),
+    )
 
 
 def _decompose_hangul(syllable: str) -> str:
@@ -96,7 +108,7 @@ def _decompose_hangul(syllable: str) -> str:
 
 def _compose(first: str, second: str) -> str | None:
     """The primary composite of ``first`` + ``second``, if any (src/normalize.rs, compose)."""
-    composite = _COMPOSITION.get(first + second)
+    composite = _data().composition.get(first + second)
     if composite is not None:
         return composite
     a, b = ord(first), ord(second)
@@ -116,13 +128,14 @@ def _nfc_piece(piece: str) -> str:
     """NFC of one piece: a boundary (or nothing) followed by a run of active characters."""
     # Canonical decomposition (src/decompose.rs, src/normalize.rs): the crate's tables are
     # already fully recursive, and Hangul syllables are split algorithmically.
+    data = _data()
     chars: list[tuple[int, str]] = []
     for ch in piece:
         if _S_BASE <= ord(ch) < _S_BASE + _S_COUNT:
             decomposed = _decompose_hangul(ch)
         else:
-            decomposed = _DECOMPOSITION.get(ch, ch)
-        chars.extend((_CCC.get(d, 0), d) for d in decomposed)
+            decomposed = data.decomposition.get(ch, ch)
+        chars.extend((data.ccc.get(d, 0), d) for d in decomposed)
 
     # Canonical ordering (src/decompose.rs, sort_pending): stable-sort each run of non-starters.
     i, n = 0, len(chars)
@@ -165,7 +178,7 @@ _nfc_short_piece = functools.lru_cache(maxsize=16384)(_nfc_piece)
 def _nfc_without_shortcuts(text: str) -> str:
     """NFC computed piece by piece, without the whole-text fast paths of :func:`nfc`."""
     parts, done = [], 0
-    for run in _ACTIVE_RUN.finditer(text):
+    for run in _data().active_run.finditer(text):
         # The piece starts with the boundary just before the run (runs are maximal, so that
         # character never belongs to the previous run). Searching for runs alone, rather than
         # for "boundary + run", lets `re` skip quickly over inactive text.

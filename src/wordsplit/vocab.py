@@ -148,20 +148,7 @@ def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -
             f"{source}: byte-level BPE needs a token for each of the 256 bytes; "
             f"missing {len(missing)}, first 0x{missing[0]:02x}"
         )
-    seen: dict[int, tuple[str, object]] = {}
-    for kind, table in (("token", ranks), ("special token", special_tokens), ("added token", added_tokens)):
-        for key, i in table.items():
-            if not isinstance(i, int) or isinstance(i, bool) or i < 0:
-                raise VocabFormatError(f"{source}: {kind} {key!r} has an invalid id {i!r}")
-            if i in seen:
-                # Two special literals may share an id (o200k_harmony's <|endofprompt|> and
-                # <|reserved_200018|> are both 200018, as in tiktoken); nothing else may.
-                if not (kind == "special token" and seen[i][0] == kind):
-                    raise VocabFormatError(f"{source}: id {i} is used twice: by {seen[i][1]!r} and by {kind} {key!r}")
-                continue
-            seen[i] = (kind, key)
-            if kind != "token" and (not isinstance(key, str) or not key):
-                raise VocabFormatError(f"{source}: {kind} {key!r} must be a non-empty string")
+    _check_ids(source, ranks, special_tokens, added_tokens)
     if merges is not None:
         by_id = {i: piece for piece, i in ranks.items()}
         for (left, right), rank in merges.items():
@@ -171,3 +158,33 @@ def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -
                 raise VocabFormatError(
                     f"{source}: merge #{rank} {by_id[left]!r} + {by_id[right]!r} makes a token that is not in the vocabulary"
                 )
+
+
+def _check_ids(source, ranks, special_tokens, added_tokens) -> None:
+    """Ids are non-negative ints, unique across BPE, special and added tokens (two special
+    literals may share an id: o200k_harmony's ``<|endofprompt|>`` and ``<|reserved_200018|>``
+    are both 200018, as in tiktoken); literals are non-empty strings."""
+    bpe_ids = ranks.values()
+    # Fast path over the 100k–200k BPE tokens: C-level set operations instead of a loop.
+    if {type(i) for i in bpe_ids} == {int} and min(bpe_ids) >= 0 and len(set(bpe_ids)) == len(ranks):
+        seen: dict[int, tuple[str, object]] = {}
+        tables = (("special token", special_tokens), ("added token", added_tokens))
+        bpe_id_set = set(bpe_ids)
+    else:
+        seen = {}
+        tables = (("token", ranks), ("special token", special_tokens), ("added token", added_tokens))
+        bpe_id_set = set()
+    for kind, table in tables:
+        for key, i in table.items():
+            if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+                raise VocabFormatError(f"{source}: {kind} {key!r} has an invalid id {i!r}")
+            if i in bpe_id_set:
+                token = next(piece for piece, j in ranks.items() if j == i)
+                raise VocabFormatError(f"{source}: id {i} is used twice: by {token!r} and by {kind} {key!r}")
+            if i in seen:
+                if not (kind == "special token" and seen[i][0] == kind):
+                    raise VocabFormatError(f"{source}: id {i} is used twice: by {seen[i][1]!r} and by {kind} {key!r}")
+                continue
+            seen[i] = (kind, key)
+            if kind != "token" and (not isinstance(key, str) or not key):
+                raise VocabFormatError(f"{source}: {kind} {key!r} must be a non-empty string")

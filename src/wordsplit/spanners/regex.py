@@ -37,9 +37,6 @@ import array
 import sys
 from typing import Optional
 
-import regex
-
-from .._unicode16 import CLASSES, WHITE_SPACE
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 
 __all__ = ["RegexSpanner", "translate_pattern"]
@@ -209,6 +206,8 @@ class _Universe:
 
     def matched_by(self, inner: str) -> Ranges:
         """The code points that ``[inner]`` matches, as the installed ``regex`` decides."""
+        import regex  # imported on first use: the native scanners need neither it nor the tables
+
         cached = _SCAN_CACHE.get(inner)
         if cached is not None:
             return cached
@@ -328,6 +327,8 @@ class _Translator:
 
     def group_open(self) -> str:
         """Track inline flags: ``(?flags)``, ``(?flags:...)``; other groups pass through."""
+        import regex
+
         m = regex.match(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])", self.pattern[self.pos:])
         if m is None or not (m.group(1) or m.group(2) is not None):
             # (  (?:  (?=  (?!  (?<=  (?<!  (?>  (?P<name>  (?<name>: a group, no flags.
@@ -411,6 +412,8 @@ class _Translator:
     # -- escapes (both contexts) ---------------------------------------------------------
 
     def class_escape(self, peek: bool = False) -> Optional[tuple[str, Ranges, bool]]:
+        from .._unicode16 import CLASSES, WHITE_SPACE
+
         r"""``\p{X}``, ``\pX``, ``\P{X}``, ``\s``, ``\S`` -> (property, ranges, negated).
 
         ``property`` is the positive escape for the ``regex`` module (``\p{L}``, ``\s``),
@@ -449,6 +452,8 @@ class _Translator:
 
     def codepoint_escape(self) -> Optional[int]:
         """An escape that stands for one code point; None if it is something else."""
+        import regex
+
         p = self.pattern
         if self.pos + 1 >= len(p):
             raise self.error("a trailing backslash")
@@ -537,6 +542,8 @@ class RegexSpanner:
     name = "regex"
 
     def __init__(self, pattern: str) -> None:
+        import regex
+
         self.pattern = pattern
         translated = translate_pattern(pattern)
         try:
