@@ -15,6 +15,7 @@ pub mod vocab;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyList};
 
 use encoders::{encode_piece, EncoderKind};
@@ -44,6 +45,14 @@ fn parallel_map<T: Sync, R: Send>(
     })
 }
 
+/// Little-endian uint32s from bytes (array('I').tobytes() on every platform we build for).
+fn le_u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
 fn default_threads(requested: Option<usize>) -> usize {
     requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
@@ -68,20 +77,37 @@ struct PyTables {
 
 #[pymethods]
 impl PyTables {
-    /// Tables(bpe, extra, n_vocab, merges, whole_piece_lookup): `bpe` is [(bytes, id)] for
-    /// BPE tokens, `extra` the special/added literals, `merges` [(left, right, rank)] or None.
+    /// Tables(blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup): `blob` holds
+    /// the bytes of tokens `ids` of `lengths` concatenated (both little-endian uint32 bytes);
+    /// `is_bpe` (bytes of 0/1) tells BPE tokens from special/added literals; `merges` is
+    /// [(left, right, rank)] or None.
     #[new]
-    #[pyo3(signature = (bpe, extra, n_vocab, merges, whole_piece_lookup))]
+    #[pyo3(signature = (blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        bpe: Vec<(Vec<u8>, u32)>,
-        extra: Vec<(Vec<u8>, u32)>,
+        blob: &[u8],
+        ids: &[u8],
+        lengths: &[u8],
+        is_bpe: &[u8],
         n_vocab: usize,
         merges: Option<Vec<(u32, u32, u32)>>,
         whole_piece_lookup: bool,
     ) -> PyResult<Self> {
+        let (ids, lengths) = (le_u32s(ids), le_u32s(lengths));
+        let is_bpe: Vec<bool> = is_bpe.iter().map(|&b| b != 0).collect();
         let tables = py
-            .allow_threads(|| VocabTables::new(bpe, extra, n_vocab, merges, whole_piece_lookup))
+            .allow_threads(|| {
+                VocabTables::new(
+                    blob,
+                    &ids,
+                    &lengths,
+                    &is_bpe,
+                    n_vocab,
+                    merges,
+                    whole_piece_lookup,
+                )
+            })
             .map_err(|e| ws_error(py, "VocabFormatError", e.0))?;
         Ok(Self {
             inner: Arc::new(tables),
@@ -94,9 +120,7 @@ impl PyTables {
         let result = py.allow_threads(|| {
             let mut out = Vec::with_capacity(ids.len() * 4);
             for &id in &ids {
-                let known = u32::try_from(id)
-                    .ok()
-                    .and_then(|i| tables.token_bytes.get(i as usize)?.as_deref());
+                let known = u32::try_from(id).ok().and_then(|i| tables.token(i));
                 match known {
                     Some(bytes) => out.extend_from_slice(bytes),
                     None => return Err(id),
@@ -144,7 +168,7 @@ impl PyTables {
 
     #[getter]
     fn n_vocab(&self) -> usize {
-        self.inner.token_bytes.len()
+        self.inner.n_vocab()
     }
 }
 
@@ -220,9 +244,23 @@ struct PyPolicy {
 #[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
 struct PyPipeline {
     inner: Pipeline,
+    /// A Python int per token id, made once: a result list then takes references to them
+    /// instead of allocating an int per token (the largest cost of returning ids).
+    ints: GILOnceCell<Vec<PyObject>>,
 }
 
 impl PyPipeline {
+    fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let ints = self
+            .ints
+            .get_or_try_init(py, || -> PyResult<Vec<PyObject>> {
+                (0..self.inner.tables.n_vocab() as u32)
+                    .map(|id| Ok(id.into_pyobject(py)?.into_any().unbind()))
+                    .collect()
+            })?;
+        PyList::new(py, ids.iter().map(|&id| ints[id as usize].bind(py)))
+    }
+
     fn run(&self, text: &str, policy: &SpecialPolicy) -> Result<Vec<u32>, Disallowed> {
         let mut out = Vec::with_capacity(text.len() / 3 + 4);
         self.inner.encode(text, policy, &mut out)?;
@@ -266,7 +304,10 @@ impl PyPipeline {
             .collect();
         let inner = Pipeline::new(tables.inner.clone(), kind, spanner, literals, nfc)
             .map_err(|e| ws_error(py, "VocabFormatError", e))?;
-        Ok(Self { inner })
+        Ok(Self {
+            inner,
+            ints: GILOnceCell::new(),
+        })
     }
 
     /// The scanner's registry name.
@@ -336,7 +377,7 @@ impl PyPipeline {
             .into_iter()
             .map(|r| {
                 r.map_err(|d| disallowed_error(py, d))
-                    .and_then(|ids| PyList::new(py, ids))
+                    .and_then(|ids| self.id_list(py, &ids))
             })
             .collect()
     }

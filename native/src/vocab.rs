@@ -2,28 +2,35 @@
 //!
 //! Mirrors `wordsplit/encoders/tables.py` (MergeTables): BPE token bytes → id, the optional
 //! pair-ranked merge table (HF files whose merge list is not in merged-id order), and every
-//! id's bytes for decoding. Built once per vocabulary and shared (`Arc`) by all encoders and
-//! threads.
+//! id's bytes for decoding. All token bytes live in one arena; the index is a hash table of
+//! ids that hashes the arena's bytes, so no key is stored twice. Built once per vocabulary
+//! and shared (`Arc`) by all encoders and threads.
 
+use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::encoders::backtrack::BacktrackTables;
 
 /// A merge priority or token id; `u32::MAX` is "never merges".
 pub type Rank = u32;
 pub const NO_RANK: Rank = Rank::MAX;
+const UNUSED: u32 = u32::MAX;
 
 pub struct VocabTables {
-    /// BPE token bytes → id (= rank under the rank-based rule).
-    pub ranks: FxHashMap<Box<[u8]>, Rank>,
+    /// The bytes of every token, concatenated in id order.
+    arena: Vec<u8>,
+    /// `id → (start, len)` in the arena; `start == UNUSED` for ids no token uses.
+    spans: Vec<(u32, u32)>,
+    /// The BPE token ids (not the special/added literals), found by their bytes.
+    index: HashTable<u32>,
+    hasher: FxBuildHasher,
     /// `(left id, right id)` → merge rank, for pair-ranked vocabularies only.
     pub merges: Option<FxHashMap<(u32, u32), Rank>>,
     /// A piece that is itself a token is one lookup (tiktoken; HF with ignore_merges).
     pub whole_piece_lookup: bool,
-    /// The bytes of every id (special and added tokens included); `None` for unused ids.
-    pub token_bytes: Vec<Option<Box<[u8]>>>,
     /// The id of each single byte.
     pub byte_ids: [u32; 256],
     /// The backtrack encoder's tables, built on first use.
@@ -34,61 +41,104 @@ pub struct VocabTables {
 pub struct TablesError(pub String);
 
 impl VocabTables {
-    /// Build the tables; `bpe` lists `(token bytes, id)`, `extra` the special/added literals.
+    /// Build the tables from `blob`, the bytes of tokens `ids[i]` of lengths `lens[i]`
+    /// concatenated; `is_bpe[i]` tells BPE tokens from special/added literals (which are
+    /// decoded but never merged or looked up). Two literals may share an id; the first wins.
     pub fn new(
-        bpe: Vec<(Vec<u8>, u32)>,
-        extra: Vec<(Vec<u8>, u32)>,
+        blob: &[u8],
+        ids: &[u32],
+        lens: &[u32],
+        is_bpe: &[bool],
         n_vocab: usize,
         merges: Option<Vec<(u32, u32, Rank)>>,
         whole_piece_lookup: bool,
     ) -> Result<Self, TablesError> {
-        let mut token_bytes: Vec<Option<Box<[u8]>>> = vec![None; n_vocab];
-        let mut ranks = FxHashMap::with_capacity_and_hasher(bpe.len(), Default::default());
-        let mut byte_ids = [u32::MAX; 256];
-        for (piece, id) in bpe {
-            let slot = token_bytes.get_mut(id as usize).ok_or_else(|| {
+        if ids.len() != lens.len() || ids.len() != is_bpe.len() {
+            return Err(TablesError("ids, lengths and kinds differ in count".into()));
+        }
+        if lens.iter().map(|&l| l as usize).sum::<usize>() != blob.len() {
+            return Err(TablesError(
+                "token lengths do not add up to the bytes given".into(),
+            ));
+        }
+        let mut tables = Self {
+            arena: Vec::with_capacity(blob.len()),
+            spans: vec![(UNUSED, 0); n_vocab],
+            index: HashTable::with_capacity(ids.len()),
+            hasher: FxBuildHasher,
+            merges: merges.map(|list| {
+                list.into_iter()
+                    .map(|(l, r, rank)| ((l, r), rank))
+                    .collect()
+            }),
+            whole_piece_lookup,
+            byte_ids: [UNUSED; 256],
+            backtrack: OnceLock::new(),
+        };
+        let mut offset = 0usize;
+        for ((&id, &len), &bpe) in ids.iter().zip(lens).zip(is_bpe) {
+            let piece = &blob[offset..offset + len as usize];
+            offset += len as usize;
+            let span = tables.spans.get_mut(id as usize).ok_or_else(|| {
                 TablesError(format!("token id {id} is not below n_vocab {n_vocab}"))
             })?;
-            if piece.len() == 1 {
-                byte_ids[piece[0] as usize] = id;
+            if span.0 != UNUSED {
+                if bpe {
+                    return Err(TablesError(format!("token id {id} is given twice")));
+                }
+                continue;
             }
-            *slot = Some(piece.clone().into_boxed_slice());
-            if ranks.insert(piece.into_boxed_slice(), id).is_some() {
+            *span = (tables.arena.len() as u32, len);
+            tables.arena.extend_from_slice(piece);
+            if !bpe {
+                continue;
+            }
+            if piece.len() == 1 {
+                tables.byte_ids[piece[0] as usize] = id;
+            }
+            if tables.rank_of(piece).is_some() {
                 return Err(TablesError(format!(
                     "token id {id} repeats the bytes of another token"
                 )));
             }
+            let hash = tables.hasher.hash_one(piece);
+            let (arena, spans) = (&tables.arena, &tables.spans);
+            tables.index.insert_unique(hash, id, |&other| {
+                let (start, len) = spans[other as usize];
+                FxBuildHasher.hash_one(&arena[start as usize..(start + len) as usize])
+            });
         }
-        if let Some(b) = byte_ids.iter().position(|&id| id == u32::MAX) {
+        if let Some(b) = tables.byte_ids.iter().position(|&id| id == UNUSED) {
             return Err(TablesError(format!("no token for the byte 0x{b:02x}")));
         }
-        for (piece, id) in extra {
-            let slot = token_bytes.get_mut(id as usize).ok_or_else(|| {
-                TablesError(format!("token id {id} is not below n_vocab {n_vocab}"))
-            })?;
-            // Two special literals may share an id; the first one decodes (as in Python).
-            if slot.is_none() {
-                *slot = Some(piece.into_boxed_slice());
-            }
-        }
-        let merges = merges.map(|list| {
-            list.into_iter()
-                .map(|(l, r, rank)| ((l, r), rank))
-                .collect()
-        });
-        Ok(Self {
-            ranks,
-            merges,
-            whole_piece_lookup,
-            token_bytes,
-            byte_ids,
-            backtrack: OnceLock::new(),
-        })
+        Ok(tables)
+    }
+
+    /// The bytes of token `id`, or `None` for an unknown or unused id.
+    #[inline]
+    pub fn token(&self, id: u32) -> Option<&[u8]> {
+        let &(start, len) = self.spans.get(id as usize)?;
+        (start != UNUSED).then(|| &self.arena[start as usize..(start + len) as usize])
+    }
+
+    pub fn n_vocab(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The BPE token ids, in no particular order.
+    pub fn bpe_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.index.iter().copied()
     }
 
     #[inline]
     pub fn rank_of(&self, piece: &[u8]) -> Option<Rank> {
-        self.ranks.get(piece).copied()
+        let hash = self.hasher.hash_one(piece);
+        self.index
+            .find(hash, |&id| {
+                let (start, len) = self.spans[id as usize];
+                &self.arena[start as usize..(start + len) as usize] == piece
+            })
+            .copied()
     }
 
     /// The id of `piece` when the vocabulary encodes a whole-token piece in one lookup.
@@ -128,7 +178,8 @@ impl VocabTables {
         if piece.len() == 1 {
             self.byte_ids[piece[0] as usize]
         } else {
-            self.ranks[piece]
+            self.rank_of(piece)
+                .expect("id_of is only called on token bytes")
         }
     }
 
@@ -149,10 +200,7 @@ impl VocabTables {
     /// Append the bytes of `ids` to `out`; the first unknown id is the error.
     pub fn decode_into(&self, ids: &[u32], out: &mut Vec<u8>) -> Result<(), u32> {
         for &id in ids {
-            match self.token_bytes.get(id as usize) {
-                Some(Some(bytes)) => out.extend_from_slice(bytes),
-                _ => return Err(id),
-            }
+            out.extend_from_slice(self.token(id).ok_or(id)?);
         }
         Ok(())
     }
@@ -164,17 +212,28 @@ pub(crate) mod tests {
 
     /// 256 byte tokens plus `extra` multi-byte tokens with ids from 256 on.
     pub fn tiny(extra: &[&[u8]]) -> VocabTables {
-        let mut bpe: Vec<(Vec<u8>, u32)> = (0..=255u8).map(|b| (vec![b], b as u32)).collect();
-        for (i, piece) in extra.iter().enumerate() {
-            bpe.push((piece.to_vec(), 256 + i as u32));
-        }
-        let n = bpe.len();
-        VocabTables::new(bpe, vec![], n, None, true).unwrap()
+        let mut pieces: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        pieces.extend(extra.iter().map(|p| p.to_vec()));
+        let ids: Vec<u32> = (0..pieces.len() as u32).collect();
+        let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
+        let kinds = vec![true; pieces.len()];
+        VocabTables::new(
+            &pieces.concat(),
+            &ids,
+            &lens,
+            &kinds,
+            pieces.len(),
+            None,
+            true,
+        )
+        .unwrap()
     }
 
     #[test]
-    fn decode_and_errors() {
+    fn lookup_decode_and_errors() {
         let t = tiny(&[b"ab"]);
+        assert_eq!(t.rank_of(b"ab"), Some(256));
+        assert_eq!(t.rank_of(b"abc"), None);
         let mut out = vec![];
         t.decode_into(&[256, 99], &mut out).unwrap();
         assert_eq!(out, b"abc");
@@ -182,8 +241,11 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn missing_byte_is_an_error() {
-        let bpe = vec![(vec![0u8], 0u32)];
-        assert!(VocabTables::new(bpe, vec![], 1, None, true).is_err());
+    fn missing_byte_and_duplicates_are_errors() {
+        assert!(VocabTables::new(b"a", &[0], &[1], &[true], 1, None, true).is_err());
+        let blob: Vec<u8> = (0..=255u8).chain([b'a']).collect();
+        let ids: Vec<u32> = (0..257).collect();
+        let lens = vec![1u32; 257];
+        assert!(VocabTables::new(&blob, &ids, &lens, &[true; 257], 257, None, true).is_err());
     }
 }

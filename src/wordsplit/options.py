@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import weakref
+from array import array
 from dataclasses import dataclass
 from typing import Optional
 
@@ -161,8 +163,18 @@ def _native_tables(vocab: Vocab):
     tables = _NATIVE_TABLES.get(vocab)
     if tables is None:
         merges = None if vocab.merges is None else [(l, r, rank) for (l, r), rank in vocab.merges.items()]
-        extra = [(text.encode("utf-8"), i) for text, i in vocab.all_special_literals.items()]
+        # One blob of token bytes plus uint32 ids and lengths: far cheaper to hand over than
+        # a (bytes, id) tuple per token.
+        literals = [(text.encode("utf-8"), i) for text, i in vocab.all_special_literals.items()]
+        pieces = [*vocab.ranks, *(piece for piece, _ in literals)]
+        ids = array("I", [*vocab.ranks.values(), *(i for _, i in literals)])
+        lengths = array("I", map(len, pieces))
+        is_bpe = bytes([1]) * len(vocab.ranks) + bytes(len(literals))
+        if sys.byteorder != "little":
+            ids.byteswap()
+            lengths.byteswap()
         tables = _NATIVE_TABLES[vocab] = native_module().Tables(
-            list(vocab.ranks.items()), extra, vocab.n_vocab, merges, vocab.whole_piece_lookup
+            b"".join(pieces), ids.tobytes(), lengths.tobytes(), is_bpe, vocab.n_vocab, merges,
+            vocab.whole_piece_lookup,
         )
     return tables

@@ -33,11 +33,10 @@ impl BacktrackTables {
                     .into(),
             );
         }
-        let n = t.token_bytes.len();
+        let n = t.n_vocab();
         let mut by_id: Vec<(u32, &[u8])> = t
-            .ranks
-            .iter()
-            .map(|(piece, &id)| (id, &piece[..]))
+            .bpe_ids()
+            .map(|id| (id, t.token(id).expect("a BPE id has bytes")))
             .collect();
         by_id.sort_unstable_by_key(|&(id, _)| id);
         let mut token_len = vec![0u32; n];
