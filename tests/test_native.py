@@ -74,3 +74,13 @@ def test_environment_forces_python(monkeypatch):
     monkeypatch.setenv("WORDSPLIT_BACKEND", "python")
     assert TokenizerOptions().build(load_vocab("gpt2")).backend == "python"
     assert TokenizerOptions(backend="native").build(load_vocab("gpt2")).backend == "native"
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_a_named_scanner_must_fit_the_pattern(backend):
+    from wordsplit import UnsupportedTokenizerError
+
+    with pytest.raises(UnsupportedTokenizerError, match="spanner='auto'"):
+        TokenizerOptions(spanner="cl100k-scanner", backend=backend).build(load_vocab("qwen3"))
+    tok = TokenizerOptions(spanner="qwen2-scanner", backend=backend).build(load_vocab("qwen3"))
+    assert tok.encode("hello world") == [14990, 1879]

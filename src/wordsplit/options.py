@@ -29,6 +29,7 @@ from .encoders import ENCODERS, MergeTables
 from .errors import BackendUnavailableError, unknown_name
 from .normalizers import get_normalizer
 from .spanners import SPANNERS, scanner_for
+from .spanners.scanners import check_scanner
 from .tokenizer import Tokenizer
 from .vocab import Vocab
 
@@ -106,7 +107,10 @@ class TokenizerOptions:
         vocabulary's exact pattern, else the regex spanner."""
         if self.spanner == "auto":
             return scanner_for(vocab.pattern) or "regex"
-        return SPANNERS.canonical(self.spanner)
+        name = SPANNERS.canonical(self.spanner)
+        if name != "regex":
+            check_scanner(name, vocab.pattern)  # on either backend, before anything is built
+        return name
 
     def build(self, vocab: Vocab) -> Tokenizer:
         """A tokenizer for ``vocab`` with these options.

@@ -8,6 +8,8 @@
     wordsplit explain hello                   # the BPE merge trace, pass by pass
     wordsplit show --file notes.txt --html notes.html
     wordsplit compare "some text" --vocab qwen3,cl100k_base,o200k_base
+    wordsplit encode-file corpus.jsonl --out train.bin --eos
+    wordsplit bench notes.txt --vocab cl100k_base --encoder heap-merge,backtrack
     wordsplit download hf:Qwen/Qwen3-8B       # into the verified disk cache
     wordsplit cache list
 
@@ -24,9 +26,9 @@ from typing import Optional, Sequence
 
 from .. import __version__
 from ..errors import DisallowedSpecialError, WordsplitError
-from . import basic, cache, views
+from . import basic, bench, cache, encode_file, views
 
-COMMAND_MODULES = [basic, views, cache]
+COMMAND_MODULES = [basic, views, encode_file, bench, cache]
 
 
 def build_parser() -> argparse.ArgumentParser:

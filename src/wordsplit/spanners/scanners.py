@@ -35,6 +35,15 @@ SCANNER_PATTERNS: dict[str, tuple[str, ...]] = {
 }
 
 
+def check_scanner(name: str, pattern: str) -> None:
+    """Raise UnsupportedTokenizerError unless scanner ``name`` was proven for ``pattern``."""
+    if pattern not in SCANNER_PATTERNS[name]:
+        raise UnsupportedTokenizerError(
+            f"the {name} handles only the patterns it was proven equal to, not {pattern!r}; "
+            f"use spanner='auto' or spanner='regex'"
+        )
+
+
 def scanner_for(pattern: str) -> Optional[str]:
     """The name of the scanner registered for exactly ``pattern``, or None."""
     for name, patterns in SCANNER_PATTERNS.items():
@@ -52,11 +61,7 @@ class ScannerSpanner(RegexSpanner):
     scanner = ""
 
     def __init__(self, pattern: str) -> None:
-        if pattern not in SCANNER_PATTERNS[self.scanner]:
-            raise UnsupportedTokenizerError(
-                f"the {self.scanner} handles only the patterns it was proven equal to, not {pattern!r}; "
-                f"use spanner='auto' or spanner='regex'"
-            )
+        check_scanner(self.scanner, pattern)
         super().__init__(pattern)
 
 
