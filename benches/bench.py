@@ -1,0 +1,525 @@
+"""wordsplit benchmark: throughput, batch, decode, load time, memory and worst cases, with
+every contender checked against the reference tokenizer before it is timed.
+
+    python benches/bench.py [CORPUS_DIR] [--max-bytes 4MB] [--quick] [--json out.json] > table.md
+
+Markdown goes to stdout, progress and parity reports to stderr. See benches/README.md for what
+each section measures and how to read it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import gzip
+import importlib.util
+import json
+import math
+import os
+import random
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Optional
+
+from contenders import (ORACLE, Contender, build_contenders, peer_keys, prepare_data_dir,
+                        wordsplit_variant_keys)
+from report import machine_info, render, versions
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_CORPORA = "prose,code,multilingual,adv_random_unicode,adv_whitespace"
+WORST_INPUTS = {"a": "adv_repeat_a", "spaces": None}  # None: generated (1 MiB of ' ')
+WORST_SIZES = [100_000, 200_000, 400_000, 1 << 20]
+PIECE_LENGTHS = [10, 100, 1_000, 10_000]
+SECTIONS = ("single", "batch", "decode", "load", "rss", "worst", "pieces")
+QUICK_DEFAULTS = dict(max_bytes="256KB", python_bytes="32KB", repeats=3, load_runs=2, worst_budget=5.0)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def parse_size(text: str) -> int:
+    """``"4MB"`` → 4_000_000, ``"1MiB"`` → 1_048_576, ``"250000"`` → 250_000."""
+    match = re.fullmatch(r"\s*([\d.]+)\s*([KMG]i?B?)?\s*", text, re.IGNORECASE)
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r}")
+    unit = (match.group(2) or "").upper().rstrip("B")
+    scale = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "KI": 2**10, "MI": 2**20, "GI": 2**30}[unit]
+    return int(float(match.group(1)) * scale)
+
+
+# -- corpus ---------------------------------------------------------------------------------
+
+
+def split_documents(text: str, doc_bytes: int) -> list[str]:
+    """Cut ``text`` into documents of about ``doc_bytes`` UTF-8 bytes.
+
+    Paragraphs (ending at a blank line) are packed together until a document reaches
+    ``doc_bytes``; a paragraph longer than that is cut every ``doc_bytes`` characters.
+    """
+    docs, current, size = [], [], 0
+    for paragraph in re.split(r"(?<=\n\n)", text):
+        for start in range(0, len(paragraph), doc_bytes):
+            part = paragraph[start:start + doc_bytes]
+            current.append(part)
+            size += len(part.encode("utf-8"))
+            if size >= doc_bytes:
+                docs.append("".join(current))
+                current, size = [], 0
+    if current:
+        docs.append("".join(current))
+    return docs
+
+
+def stride_sample(docs: list[str], max_bytes: int) -> list[int]:
+    """Indices of documents spread evenly over ``docs`` whose sizes add up to ≈ ``max_bytes``."""
+    total = utf8_len(docs)
+    if total <= max_bytes:
+        return list(range(len(docs)))
+    take = max(1, round(len(docs) * max_bytes / total))
+    return sorted({j * len(docs) // take for j in range(take)})
+
+
+def read_corpus(corpus_dir: Path, name: str) -> str:
+    with gzip.open(corpus_dir / f"{name}.txt.gz", "rt", encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def utf8_len(texts: list[str]) -> int:
+    return sum(len(t.encode("utf-8")) for t in texts)
+
+
+# -- timing and parity ----------------------------------------------------------------------
+
+
+def timed(fn: Callable[[], object]) -> tuple[float, float]:
+    """Wall and CPU seconds of one call, after a garbage collection so no earlier garbage is
+    billed. (CPU time counts every thread of this process.)"""
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def interleaved(jobs: dict[str, Callable[[], object]], repeats: int) -> dict[str, dict[str, list[float]]]:
+    """Time every job ``repeats`` times, round-robin (one run of each per round, the starting
+    job rotating), so drift in machine speed hits all contenders alike.
+
+    Returns ``{key: {"wall": [...], "cpu": [...]}}``.
+    """
+    keys = list(jobs)
+    times = {k: {"wall": [], "cpu": []} for k in keys}
+    for round_ in range(repeats):
+        shift = round_ % len(keys) if keys else 0
+        for key in keys[shift:] + keys[:shift]:
+            wall, cpu = timed(jobs[key])
+            times[key]["wall"].append(wall)
+            times[key]["cpu"].append(cpu)
+    return times
+
+
+def encode_all(encode: Callable[[str], list[int]], docs: list[str], budget: float) -> tuple[list[list[int]], float, bool]:
+    """Encode each document once; stops early (returns done=False) past ``budget`` seconds."""
+    out = []
+    start = time.perf_counter()
+    for doc in docs:
+        out.append(encode(doc))
+        if time.perf_counter() - start > budget:
+            return out, time.perf_counter() - start, False
+    return out, time.perf_counter() - start, True
+
+
+@dataclass
+class Parity:
+    """How a contender's output compares with the oracle's over a list of documents."""
+
+    checked: int
+    mismatched: int
+    first: Optional[str] = None  # where the first mismatch is, for the report
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatched == 0
+
+
+def compare(expected: list, got: list) -> Parity:
+    """Document-by-document equality of two output lists (ids or decoded strings)."""
+    bad = [i for i, (e, g) in enumerate(zip(expected, got)) if e != g]
+    first = None
+    if bad:
+        e, g = expected[bad[0]], got[bad[0]]
+        pos = next((k for k, (x, y) in enumerate(zip(e, g)) if x != y), min(len(e), len(g)))
+        first = f"doc {bad[0]}, item {pos}: expected {e[pos:pos + 4]!r}, got {g[pos:pos + 4]!r}"
+    return Parity(checked=min(len(expected), len(got)), mismatched=len(bad), first=first)
+
+
+def report_parity(what: str, c: Contender, parity: Optional[Parity]) -> Optional[dict]:
+    """Log a mismatch; the parity as a plain dict for the results."""
+    if parity is None:
+        return None
+    if not parity.ok:
+        log(f"    MISMATCH ({what}) {c.label}: {parity.mismatched}/{parity.checked} docs; first at {parity.first}")
+    return asdict(parity)
+
+
+def throughput_entry(c: Contender, nbytes: int, times: dict, clock: str, parity: Optional[dict], **extra) -> dict:
+    """One table cell's raw data: MB/s (10^6 bytes per second) from the median time on ``clock``
+    (``"wall"`` or ``"cpu"``); both clocks' times are kept."""
+    median = statistics.median(times[clock])
+    return {"label": c.label, "bytes": nbytes, "times": times["wall"], "cpu_times": times["cpu"], "clock": clock,
+            "median_s": median, "mb_s": nbytes / median / 1e6, "parity": parity, **extra}
+
+
+# -- measurements (in this process) ---------------------------------------------------------
+
+
+def measure_single(contenders: list[Contender], expected: Optional[list[list[int]]], docs: list[str],
+                   python_idx: list[int], args) -> dict:
+    """Single-thread encode of every document of one corpus, one call per document.
+
+    First a checked pass: every contender encodes all documents (wordsplit's Python backend
+    only the ``python_idx`` subset) and is compared with the oracle's ids ``expected``. A
+    pass that overruns ``--pass-budget`` drops the contender from timing. Then ``--repeats``
+    interleaved timed passes.
+    """
+    cells, jobs, subsets = {}, {}, {}
+    for c in contenders:
+        idx = python_idx if c.key == "wordsplit:python" else range(len(docs))
+        subsets[c.key] = [docs[i] for i in idx]
+        ids, seconds, done = encode_all(c.encode, subsets[c.key], args.pass_budget)
+        parity = report_parity("encode", c, compare([expected[i] for i in idx], ids) if expected else None)
+        if not done:
+            log(f"    {c.label}: over the {args.pass_budget:.0f} s pass budget; not timed")
+            cells[c.key] = {"label": c.label, "timeout_s": seconds, "parity": parity}
+            continue
+        cells[c.key] = parity
+        jobs[c.key] = lambda encode=c.encode, subset=subsets[c.key]: [encode(d) for d in subset]
+    by_key = {c.key: c for c in contenders}
+    for key, times in interleaved(jobs, args.repeats).items():
+        cells[key] = throughput_entry(by_key[key], utf8_len(subsets[key]), times, args.clock, cells[key],
+                                      docs=len(subsets[key]))
+    return cells
+
+
+def measure_batch(contenders: list[Contender], expected: Optional[list[list[int]]], docs: list[str], args) -> dict:
+    """One ``encode_batch`` call (2 threads) over all documents of one corpus, per contender;
+    checked against the oracle's ids first. Always wall time (CPU time adds up the threads)."""
+    parities, jobs = {}, {}
+    for c in contenders:
+        if c.encode_batch is None:
+            continue
+        parities[c.key] = report_parity("batch", c, compare(expected, c.batch_ids(c.encode_batch(docs)))
+                                        if expected else None)
+        jobs[c.key] = lambda batch=c.encode_batch: batch(docs)
+    by_key = {c.key: c for c in contenders}
+    return {key: throughput_entry(by_key[key], utf8_len(docs), times, "wall", parities[key])
+            for key, times in interleaved(jobs, args.repeats).items()}
+
+
+def measure_decode(contenders: list[Contender], oracle: Optional[Contender], id_lists: list[list[int]],
+                   args) -> dict:
+    """Decode the oracle's ids of every document back to text, one call per document, per
+    contender; each output is checked against the oracle's decode. Reports M ids/s and MB/s
+    of UTF-8 output."""
+    if oracle is None or oracle.decode is None:
+        return {}
+    expected = [oracle.decode(ids) for ids in id_lists]
+    out_bytes, n_ids = utf8_len(expected), sum(len(ids) for ids in id_lists)
+    parities, jobs = {}, {}
+    for c in contenders:
+        if c.decode is None:
+            continue
+        parities[c.key] = report_parity("decode", c, compare(expected, [c.decode(ids) for ids in id_lists]))
+        jobs[c.key] = lambda decode=c.decode: [decode(ids) for ids in id_lists]
+    by_key = {c.key: c for c in contenders}
+    return {key: throughput_entry(by_key[key], out_bytes, times, args.clock, parities[key], n_ids=n_ids,
+                                  mids_s=n_ids / statistics.median(times[args.clock]) / 1e6)
+            for key, times in interleaved(jobs, args.repeats).items()}
+
+
+def random_letters(n: int, seed: int) -> str:
+    """``n`` random lowercase ASCII letters: one pre-token under every pattern benchmarked."""
+    rng = random.Random(seed)
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))
+
+
+def measure_pieces(contenders: list[Contender], oracle: Optional[Contender], args) -> dict:
+    """Time per encode call of one unsplittable piece of random letters, per length.
+
+    Each job loops enough calls to last ≥ 30 ms; the per-call time is the median over
+    ``--repeats`` interleaved rounds divided by that count.
+    """
+    result = {}
+    for length in PIECE_LENGTHS:
+        text = random_letters(length, seed=length)
+        expected = oracle.encode(text) if oracle else None
+        jobs, calls, parity = {}, {}, {}
+        for c in contenders:
+            first, _ = timed(lambda: c.encode(text))
+            calls[c.key] = max(1, min(100_000, math.ceil(0.03 / max(first, 1e-9))))
+            parity[c.key] = None if expected is None else c.encode(text) == expected
+            if parity[c.key] is False:
+                log(f"    MISMATCH (piece {length}) {c.label}")
+            jobs[c.key] = lambda encode=c.encode, n=calls[c.key]: [encode(text) for _ in range(n)]
+        labels = {c.key: c.label for c in contenders}
+        result[str(length)] = {
+            key: {"label": labels[key], "us_per_call": statistics.median(t[args.clock]) / calls[key] * 1e6,
+                  "calls": calls[key], "times": t["wall"], "cpu_times": t["cpu"], "parity_ok": parity[key]}
+            for key, t in interleaved(jobs, args.repeats).items()
+        }
+    return result
+
+
+def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict, args) -> None:
+    """The in-process sections (single, batch, decode, pieces) for one vocabulary."""
+    meta = results["meta"]
+    keys = ["wordsplit:auto", *wordsplit_variant_keys(), "wordsplit:python", *peer_keys(vocab)]
+    contenders, skipped = build_contenders(keys, vocab)
+    meta["notes"] += [n for c in contenders for n in c.notes]
+    not_applicable = [k for k, why in skipped.items() if why.startswith("UnsupportedTokenizerError")]
+    if not_applicable:
+        meta["notes"].append(f"{vocab}: not applicable to its pattern (UnsupportedTokenizerError): "
+                             + ", ".join(k.removeprefix("wordsplit:native:") for k in not_applicable))
+    meta["notes"] += [f"{vocab}: {k} failed to build: {why}" for k, why in skipped.items() if k not in not_applicable]
+    oracle = next((c for c in contenders if c.key == ORACLE[vocab]), None)
+    if oracle is None:
+        meta["notes"].append(f"{vocab}: oracle {ORACLE[vocab]} unavailable, parity not checked")
+    log(f"{vocab}: {[c.label for c in contenders]}; skipped {list(skipped)}")
+    by_key = {c.key: c for c in contenders}
+    decode_ids = []
+    for name, (docs, python_idx) in corpora.items():
+        expected = encode_all(oracle.encode, docs, math.inf)[0] if oracle else None
+        decode_ids += expected or []
+        if "single" in sections:
+            log(f"  single {vocab}/{name}")
+            results.setdefault("single", {}).setdefault(vocab, {})[name] = \
+                measure_single(contenders, expected, docs, python_idx, args)
+        if "batch" in sections:
+            log(f"  batch {vocab}/{name}")
+            batchers = [by_key[k] for k in ["wordsplit:auto", *peer_keys(vocab)] if k in by_key]
+            results.setdefault("batch", {}).setdefault(vocab, {})[name] = measure_batch(batchers, expected, docs, args)
+    if "decode" in sections:
+        log(f"  decode {vocab}")
+        decoders = [by_key[k] for k in ["wordsplit:auto", "wordsplit:python", *peer_keys(vocab)] if k in by_key]
+        results.setdefault("decode", {})[vocab] = measure_decode(decoders, oracle, decode_ids, args)
+    if "pieces" in sections:
+        log(f"  pieces {vocab}")
+        sweepers, _ = build_contenders(encoder_keys(vocab), vocab)
+        results.setdefault("pieces", {})[vocab] = measure_pieces(sweepers, oracle, args)
+
+
+# -- measurements (fresh subprocesses) ------------------------------------------------------
+
+
+def run_probe(args_: list[str], timeout: float) -> tuple[list[dict], Optional[str]]:
+    """Run ``probes.py`` with ``args_``; the JSON lines it printed, and an error if it failed."""
+    cmd = [sys.executable, str(HERE / "probes.py"), *args_]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=HERE)
+        stdout = proc.stdout
+        error = None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["?"])[-1]
+    except subprocess.TimeoutExpired as exc:
+        stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        error = f"killed after {timeout:.0f} s"
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()], error
+
+
+def load_keys(vocab: str) -> list[str]:
+    """The contenders whose load time and memory are measured: one genuine tokenizer per library."""
+    return ["wordsplit:auto", ORACLE[vocab], "quicktok"]
+
+
+def measure_load(vocabs: list[str], args) -> dict:
+    """Import + construct + first encode in a fresh process: one warm-up run (fills the OS
+    file cache), then ``--load-runs`` runs, round-robin over contenders; medians."""
+    result = {}
+    for vocab in vocabs:
+        keys = load_keys(vocab)
+        runs: dict[str, list[dict]] = {k: [] for k in keys}
+        errors: dict[str, str] = {}
+        for round_ in range(args.load_runs + 1):
+            for key in keys:
+                if key in errors:
+                    continue
+                lines, error = run_probe(["load", key, vocab], timeout=120)
+                if error:
+                    errors[key] = error
+                elif round_ > 0:
+                    runs[key].append(lines[0])
+        result[vocab] = {}
+        for key in keys:
+            if key in errors:
+                result[vocab][key] = {"label": key, "error": errors[key]}
+            else:
+                parts = ("import", "construct", "first_encode", "total")
+                result[vocab][key] = {"label": runs[key][0]["label"], "runs": runs[key],
+                                      **{p: statistics.median(r[p] for r in runs[key]) for p in parts}}
+        log(f"  load {vocab}: " + ", ".join(f"{k} {v.get('total', math.nan) * 1e3:.0f} ms" for k, v in result[vocab].items()))
+    return result
+
+
+def measure_rss(args) -> list[dict]:
+    """Peak memory of a fresh process that loads one tokenizer and encodes a short text."""
+    plan = [("python", "cl100k_base")] + [(k, v) for v in ("cl100k_base", "qwen3") for k in load_keys(v)]
+    result = []
+    for key, vocab in plan:
+        lines, error = run_probe(["rss", key, vocab], timeout=120)
+        result.append({"key": key, "vocab": vocab, **({"label": key, "error": error} if error else lines[0])})
+    return result
+
+
+def worst_texts(corpus_dir: Path, data_dir: Path) -> dict[str, Path]:
+    """Write the 1 MiB worst-case inputs to files the probes read."""
+    paths = {}
+    for name, corpus in WORST_INPUTS.items():
+        text = read_corpus(corpus_dir, corpus) if corpus else " " * (1 << 20)
+        paths[name] = data_dir / f"worst-{name}.txt"
+        paths[name].write_text(text, encoding="utf-8")
+    return paths
+
+
+def encoder_keys(vocab: str) -> list[str]:
+    """wordsplit auto, every native encoder (with the auto spanner), then the peers: the
+    contenders of the worst-case and piece-length measurements."""
+    encoders = sorted({k.split(":")[2] for k in wordsplit_variant_keys()})
+    return ["wordsplit:auto"] + [f"wordsplit:native:{e}:auto" for e in encoders] + peer_keys(vocab)
+
+
+def linear_fit(points: list[tuple[int, float]]) -> Optional[float]:
+    """Least-squares slope of seconds over bytes, as ms per 100 KB (None under 2 points)."""
+    if len(points) < 2:
+        return None
+    mx = statistics.fmean(x for x, _ in points)
+    my = statistics.fmean(y for _, y in points)
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    return slope * 100_000 * 1e3
+
+
+def measure_worst(vocabs: list[str], corpus_dir: Path, data_dir: Path, args) -> dict:
+    """One encode call on 100 KB … 1 MiB of 'a' and of spaces, per contender, each contender
+    in its own process (killed past ``--worst-budget`` + load slack); ids are fingerprinted
+    and compared with the oracle's at every size."""
+    texts = worst_texts(corpus_dir, data_dir)
+    sizes = ",".join(map(str, WORST_SIZES))
+    result = {}
+    for vocab in vocabs:
+        for name, path in texts.items():
+            rows = {}
+            for key in encoder_keys(vocab):
+                lines, error = run_probe(
+                    ["worst", key, vocab, str(path), "--sizes", sizes, "--budget", str(args.worst_budget),
+                     "--clock", args.clock],
+                    timeout=args.worst_budget + 60)
+                if error:
+                    log(f"  worst {vocab}/{name} {key}: {error}")
+                label = next((ln["label"] for ln in lines if "label" in ln), key)
+                by_size = {ln["size"]: ln for ln in lines if "size" in ln}
+                points = [(s, ln["seconds"]) for s, ln in by_size.items() if "seconds" in ln]
+                small, big = by_size.get(WORST_SIZES[0], {}), by_size.get(WORST_SIZES[-1], {})
+                rows[key] = {"label": label, "sizes": by_size, "error": error, "slope_ms_per_100kb": linear_fit(points),
+                             "ratio_big_small": big["seconds"] / small["seconds"]
+                             if "seconds" in big and "seconds" in small else None}
+            oracle = rows.get(ORACLE[vocab], {"sizes": {}})
+            for key, row in rows.items():
+                for size, line in row["sizes"].items():
+                    ref = oracle["sizes"].get(size, {}).get("digest")
+                    line["parity_ok"] = None if ref is None or "digest" not in line else line["digest"] == ref
+                    if line["parity_ok"] is False:
+                        log(f"    MISMATCH (worst {name} {size}) {row['label']} on {vocab}")
+            result[f"{vocab}|{name}"] = rows
+            log(f"  worst {vocab}/{name}: done")
+    return result
+
+
+# -- main -----------------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("corpus_dir", nargs="?", type=Path, default=Path("/work/shared/corpus"))
+    p.add_argument("--max-bytes", type=parse_size, default="4MB", help="per corpus (stride sample of documents)")
+    p.add_argument("--doc-bytes", type=parse_size, default="10KB", help="target document size")
+    p.add_argument("--python-bytes", type=parse_size, default="256KB", help="per corpus, for wordsplit's Python backend")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                   help="time single-thread measurements by this process's CPU time or by wall time (batch: always wall)")
+    p.add_argument("--corpora", default=DEFAULT_CORPORA)
+    p.add_argument("--vocabs", default="cl100k_base,o200k_base,qwen3")
+    p.add_argument("--sections", default=",".join(SECTIONS), help=f"any of {','.join(SECTIONS)}")
+    p.add_argument("--pass-budget", type=float, default=60.0, help="s; a slower checked pass is not timed")
+    p.add_argument("--load-runs", type=int, default=5)
+    p.add_argument("--worst-budget", type=float, default=20.0, help="s per worst-case probe")
+    p.add_argument("--no-snapshot", action="store_true",
+                   help="import wordsplit from where it is installed instead of from a copy taken at start")
+    p.add_argument("--quick", action="store_true", help="smoke run: " + ", ".join(f"{k}={v}" for k, v in QUICK_DEFAULTS.items()))
+    p.add_argument("--json", type=Path, help="write raw numbers here")
+    if "--quick" in argv:
+        p.set_defaults(**QUICK_DEFAULTS)
+    return p.parse_args(argv)  # string defaults go through type=, so sizes are ints
+
+
+def snapshot_wordsplit(dest: Path) -> str:
+    """Copy the installed wordsplit package (with its built extension) into ``dest`` and import
+    it from there, in this process and its probes, so that a rebuild or an edit by someone
+    else during the run cannot change the code halfway through. Returns the source path."""
+    source = Path(importlib.util.find_spec("wordsplit").submodule_search_locations[0])
+    shutil.copytree(source, dest / "wordsplit", ignore=shutil.ignore_patterns("__pycache__"))
+    sys.path.insert(0, str(dest))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(dest), os.environ.get("PYTHONPATH")]))
+    return str(source)
+
+
+def main(argv: list[str]) -> None:
+    args = parse_args(argv)
+    sections = [s for s in args.sections.split(",") if s]
+    vocabs = [v for v in args.vocabs.split(",") if v]
+    work_dir = Path(tempfile.mkdtemp(prefix="wordsplit-bench-"))
+    try:
+        source = None if args.no_snapshot else snapshot_wordsplit(work_dir / "snapshot")
+        prepare_data_dir(work_dir / "data")
+        results: dict = {"meta": {
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine_info(),
+            "load_avg_start": os.getloadavg(), "versions": versions(source),
+            "command": "python " + shlex.join([os.path.relpath(sys.argv[0]), *argv]),
+            "args": {k: str(v) for k, v in vars(args).items()}, "corpora": {}, "notes": []}}
+
+        corpora = {}
+        for name in [c for c in args.corpora.split(",") if c]:
+            docs = split_documents(read_corpus(args.corpus_dir, name), args.doc_bytes)
+            docs = [docs[i] for i in stride_sample(docs, args.max_bytes)]
+            corpora[name] = (docs, stride_sample(docs, args.python_bytes))
+            results["meta"]["corpora"][name] = {"bytes": utf8_len(docs), "docs": len(docs)}
+        log(f"corpora: {results['meta']['corpora']}")
+
+        if {"single", "batch", "decode", "pieces"} & set(sections):
+            for vocab in vocabs:
+                measure_vocab(vocab, corpora, sections, results, args)
+        if "load" in sections:
+            log("load times")
+            results["load"] = measure_load(vocabs, args)
+        if "rss" in sections:
+            log("peak memory")
+            results["rss"] = measure_rss(args)
+        if "worst" in sections:
+            log("worst cases")
+            results["worst"] = measure_worst(vocabs, args.corpus_dir, work_dir / "data", args)
+        results["meta"]["load_avg_end"] = os.getloadavg()
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+    print(render(results, args, WORST_SIZES, PIECE_LENGTHS))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,122 @@
+"""Measurements that need a fresh process, one per invocation; each prints JSON on stdout.
+
+    python benches/probes.py load  KEY VOCAB            import + construct + first encode
+    python benches/probes.py rss   KEY VOCAB            peak memory after load + a short encode
+    python benches/probes.py worst KEY VOCAB TEXT_FILE --sizes N,N,.. [--budget S] [--repeats R] [--clock cpu]
+
+``KEY`` is a contender key (see ``contenders.py``); ``rss`` also takes ``python`` (the bare
+interpreter, as a baseline). ``worst`` prints one JSON line per size as soon as it is
+measured, so the parent keeps the sizes done even if it has to kill the probe. It needs
+``WORDSPLIT_BENCH_DATA`` / ``TIKTOKEN_CACHE_DIR`` set (``contenders.prepare_data_dir``),
+which ``bench.py`` does for its children.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import resource
+import statistics
+import sys
+import time
+from array import array
+
+from contenders import make_contender
+
+SHORT_TEXT = "Hello, world! This is a short text to encode."
+LIBRARY_MODULE = {"wordsplit": "wordsplit", "tiktoken": "tiktoken", "tokenizers": "tokenizers", "quicktok": "quicktok"}
+
+
+def ids_digest(ids) -> str:
+    """A short fingerprint of an id sequence, for parity checks across processes."""
+    return hashlib.sha1(array("I", ids).tobytes()).hexdigest()[:16]
+
+
+def probe_load(key: str, vocab: str) -> dict:
+    """Seconds to import the library, build the tokenizer, and run the first encode."""
+    t0 = time.perf_counter()
+    importlib.import_module(LIBRARY_MODULE[key.split(":", 1)[0]])
+    t1 = time.perf_counter()
+    contender = make_contender(key, vocab)
+    t2 = time.perf_counter()
+    contender.encode(SHORT_TEXT)
+    t3 = time.perf_counter()
+    return {"label": contender.label, "import": t1 - t0, "construct": t2 - t1, "first_encode": t3 - t2, "total": t3 - t0}
+
+
+def probe_rss(key: str, vocab: str) -> dict:
+    """Peak memory after loading and one short encode, in KiB.
+
+    ``vm_hwm_kib`` (VmHWM of /proc/self/status) is this process's own peak. ``ru_maxrss_kib``
+    is what ``resource.getrusage`` says; on Linux it also counts the parent's memory that the
+    child had mapped between fork and exec, so it is only meaningful from a small parent.
+    """
+    label = "python (bare interpreter)"
+    if key != "python":
+        contender = make_contender(key, vocab)
+        contender.encode(SHORT_TEXT)
+        label = contender.label
+    status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    return {"label": label, "vm_hwm_kib": int(status["VmHWM"].split()[0]),
+            "ru_maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
+def probe_worst(key: str, vocab: str, text_file: str, sizes: list[int], budget: float, repeats: int,
+                clock: str) -> None:
+    """Time one encode call on each prefix size of ``text_file``, smallest first, by ``clock``
+    (``"wall"``, or ``"cpu"``: this process's CPU time).
+
+    Each size is the median of ``repeats`` calls (one call if it takes over a second). A size
+    whose projected cost (quadratic extrapolation from the last one) would overrun ``budget``
+    seconds is reported as skipped, with no call made.
+    """
+    now = time.process_time if clock == "cpu" else time.perf_counter
+    text = open(text_file, encoding="utf-8").read()
+    contender = make_contender(key, vocab)
+    print(json.dumps({"label": contender.label}), flush=True)
+    contender.encode(text[:1000])  # warm-up: caches, lazy tables
+    started = time.perf_counter()
+    last = None  # (size, seconds)
+    for size in sizes:
+        if last is not None:
+            projected = last[1] * (size / last[0]) ** 2
+            if time.perf_counter() - started + projected > budget:
+                print(json.dumps({"size": size, "skipped": f"projected {projected:.1f} s > budget"}), flush=True)
+                continue
+        piece = text[:size]
+        times, ids = [], None
+        while len(times) < repeats:
+            t0 = now()
+            ids = contender.encode(piece)
+            times.append(now() - t0)
+            if times[-1] > 1.0:
+                break
+        seconds = statistics.median(times)
+        last = (size, seconds)
+        print(json.dumps({"size": size, "seconds": seconds, "n_ids": len(ids), "digest": ids_digest(ids)}), flush=True)
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("probe", choices=["load", "rss", "worst"])
+    parser.add_argument("key")
+    parser.add_argument("vocab")
+    parser.add_argument("text_file", nargs="?")
+    parser.add_argument("--sizes", default="")
+    parser.add_argument("--budget", type=float, default=20.0)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="wall")
+    args = parser.parse_args(argv)
+    if args.probe == "load":
+        print(json.dumps(probe_load(args.key, args.vocab)))
+    elif args.probe == "rss":
+        print(json.dumps(probe_rss(args.key, args.vocab)))
+    else:
+        sizes = [int(s) for s in args.sizes.split(",") if s]
+        probe_worst(args.key, args.vocab, args.text_file, sizes, args.budget, args.repeats, args.clock)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,291 @@
+"""The Markdown report of a benchmark run (and the machine/version facts in its header).
+
+Every ``render_*`` takes the raw results of one section, as ``bench.py`` stores them in its
+JSON output, and returns Markdown.
+"""
+
+from __future__ import annotations
+
+import platform
+import os
+import subprocess
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Optional
+
+from contenders import BATCH_THREADS, REPO
+
+REFERENCE = "tiktoken"  # every throughput is also shown as a ratio to this contender
+CLOCKS = {
+    "cpu": "single-thread encode, decode, worst cases and the piece sweep are timed by the process's CPU time "
+           "(other load on the shared machine does not count against a contender); batch encode and load time "
+           "by wall time",
+    "wall": "wall time everywhere",
+}
+
+
+# -- header facts ---------------------------------------------------------------------------
+
+
+def machine_info() -> dict:
+    """CPU model, cores, memory, OS and Python of this machine."""
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    mem = next((line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
+                if line.startswith("MemTotal")), "0")
+    return {"cpu": cpu, "cores": os.cpu_count(), "mem_gib": round(int(mem) / 2**20, 1),
+            "os": f"{platform.system()} {platform.release()}", "python": platform.python_version()}
+
+
+def versions(snapshot_of: Optional[str]) -> dict:
+    """Package versions, and wordsplit's git commit (read-only git calls) and build time."""
+    out = {}
+    for dist in ("wordsplit", "tiktoken", "tokenizers", "quicktok-v1"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+
+    def git(*cmd: str) -> str:
+        return subprocess.run(["git", "-C", str(REPO), *cmd], capture_output=True, text=True).stdout.strip()
+
+    dirty = " + uncommitted changes" if git("status", "--porcelain", "--", "src", "native") else ""
+    out["wordsplit"] += f" (commit {git('rev-parse', '--short', 'HEAD')}{dirty}"
+    out["wordsplit"] += f"; run from a copy of {snapshot_of} taken at start)" if snapshot_of else ")"
+    native = next(iter((REPO / "src" / "wordsplit").glob("_native*.so")), None)
+    if native:
+        built = datetime.fromtimestamp(native.stat().st_mtime, timezone.utc)
+        out["wordsplit._native built"] = built.strftime("%Y-%m-%d %H:%M UTC")
+    return out
+
+
+# -- formatting -----------------------------------------------------------------------------
+
+
+def num(x: float) -> str:
+    """Three significant digits, never in exponent form: 0.0123, 1.23, 12.3, 123, 12,345."""
+    if x >= 100:
+        return f"{x:,.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    if x >= 1:
+        return f"{x:.2f}"
+    return f"{x:.3g}"
+
+
+def md_table(header: list[str], rows: list[list[str]], left: int = 1) -> str:
+    """A Markdown table; the first ``left`` columns are left-aligned, the rest right-aligned."""
+    align = [":---"] * left + ["---:"] * (len(header) - left)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
+
+
+def cell(entry: Optional[dict], ref: Optional[dict], value: str = "mb_s") -> str:
+    """``12.3 (0.85×)``; ``✗N`` when N documents differ from the oracle; why, when not timed."""
+    if not entry:
+        return "–"
+    if "timeout_s" in entry:
+        return f"not timed (pass > {entry['timeout_s']:.0f} s)"
+    text = num(entry[value])
+    if ref and value in ref:
+        text += f" ({entry[value] / ref[value]:.2f}×)"
+    parity = entry.get("parity")
+    if parity and parity["mismatched"]:
+        text += f" ✗{parity['mismatched']}"
+    return text
+
+
+def total_entry(cells: list[dict]) -> Optional[dict]:
+    """All corpora together: total bytes / total median seconds (None if any is missing)."""
+    if not cells or any("mb_s" not in c for c in cells):
+        return None
+    mismatched = sum((c["parity"] or {}).get("mismatched", 0) for c in cells)
+    return {"mb_s": sum(c["bytes"] for c in cells) / sum(c["median_s"] for c in cells) / 1e6,
+            "parity": {"mismatched": mismatched}}
+
+
+# -- sections -------------------------------------------------------------------------------
+
+
+def render_throughput(title: str, blurb: str, section: dict, corpora: list[str]) -> str:
+    """One table per vocabulary: contenders × corpora, MB/s and ratio to tiktoken."""
+    parts = [f"## {title}\n\n{blurb}"]
+    for vocab, by_corpus in section.items():
+        keys = list(dict.fromkeys(k for c in corpora for k in by_corpus.get(c, {})))
+        rows = []
+        totals = {k: total_entry([by_corpus[c][k] for c in corpora if k in by_corpus.get(c, {})]) for k in keys}
+        for key in keys:
+            label = next(by_corpus[c][key]["label"] for c in corpora if key in by_corpus.get(c, {}))
+            cells = [cell(by_corpus.get(c, {}).get(key), by_corpus.get(c, {}).get(REFERENCE)) for c in corpora]
+            rows.append([label] + cells + [cell(totals[key], totals.get(REFERENCE))])
+        parts.append(f"### {vocab}\n\n" + md_table(["contender"] + corpora + ["all"], rows))
+    return "\n\n".join(parts)
+
+
+def render_decode(section: dict) -> str:
+    rows = []
+    for vocab, cells in section.items():
+        ref = cells.get(REFERENCE)
+        rows += [[vocab, e["label"], cell(e, ref, "mids_s"), cell(e, ref, "mb_s")] for e in cells.values()]
+    return ("## Decode\n\nThe oracle's ids of every benchmarked document decoded back, one call per document, "
+            "single thread: M ids/s and MB/s of UTF-8 output, ratio to tiktoken in parentheses.\n\n"
+            + md_table(["vocab", "contender", "M ids/s", "MB/s out"], rows, left=2))
+
+
+def render_load(section: dict) -> str:
+    rows = []
+    for vocab, cells in section.items():
+        for v in cells.values():
+            if "error" in v:
+                rows.append([vocab, v["label"], "error: " + v["error"], "", "", ""])
+            else:
+                rows.append([vocab, v["label"]] + [num(v[p] * 1e3) for p in ("import", "construct", "first_encode", "total")])
+    return ("## Load time\n\nA fresh process, warm file cache: median ms to import the library, construct the "
+            "tokenizer, and run the first encode of a short text.\n\n"
+            + md_table(["vocab", "library", "import", "construct", "first encode", "total"], rows, left=2))
+
+
+def render_rss(section: list[dict]) -> str:
+    base = next((v["vm_hwm_kib"] for v in section if v["key"] == "python" and "vm_hwm_kib" in v), 0)
+    rows = []
+    for v in section:
+        vocab = "–" if v["key"] == "python" else v["vocab"]
+        if "error" in v:
+            rows.append([v["label"], vocab, "error: " + v["error"], ""])
+        else:
+            rows.append([v["label"], vocab, num(v["vm_hwm_kib"] / 1024), f"{(v['vm_hwm_kib'] - base) / 1024:+.0f}"])
+    return ("## Peak memory\n\nPeak RSS (VmHWM) of a fresh process that loads the tokenizer and encodes a short "
+            "text; Δ is over a bare interpreter running the same probe. (`ru_maxrss` is in the JSON, but on Linux a "
+            "child started by a large parent inherits the parent's peak there.)\n\n"
+            + md_table(["library", "vocab", "peak RSS (MiB)", "Δ (MiB)"], rows, left=2))
+
+
+def render_worst(section: dict, sizes: list[int]) -> str:
+    def size_name(s: int) -> str:
+        return f"{s // 1000} KB" if s % 1000 == 0 else f"{s / 2**20:g} MiB"
+
+    header = (["vocab", "input", "contender"] + [size_name(s) for s in sizes]
+              + ["ms per 100 KB", f"t({size_name(sizes[-1])}) / t({size_name(sizes[0])})"])
+    rows, errors = [], []
+    for key, by_contender in section.items():
+        vocab, name = key.split("|")
+        for row in by_contender.values():
+            if row["error"]:
+                errors.append(f"- {vocab}/{name}, {row['label']}: {row['error']}")
+            cells = []
+            for size in sizes:
+                line = row["sizes"].get(size)
+                if line is None:
+                    cells.append("error" if row["error"] else "–")
+                elif "skipped" in line:
+                    cells.append("skipped")
+                else:
+                    cells.append(num(line["seconds"] * 1e3) + (" ✗" if line.get("parity_ok") is False else ""))
+            slope, ratio = row["slope_ms_per_100kb"], row["ratio_big_small"]
+            rows.append([vocab, name, row["label"]] + cells
+                        + [num(slope) if slope is not None else "–", f"{ratio:.1f}" if ratio is not None else "–"])
+    return ("## Worst cases\n\nOne encode call on the first N bytes of 1 MiB of `a` (adv_repeat_a) and of 1 MiB of "
+            f"spaces: ms per call (median of up to 3), the least-squares slope, and the growth from the smallest to "
+            f"the largest size (linear: {sizes[-1] / sizes[0]:.1f}). A size whose quadratic projection would overrun the "
+            "probe's budget is skipped; ✗: ids differ from the oracle's.\n\n"
+            + md_table(header, rows, left=3) + ("\n\nErrors (the sizes before them were measured):\n" + "\n".join(errors)
+                                                if errors else ""))
+
+
+def render_pieces(section: dict, lengths: list[int]) -> str:
+    rows = []
+    for vocab, by_len in section.items():
+        keys = list(dict.fromkeys(k for cells in by_len.values() for k in cells))
+        for key in keys:
+            label = next(cells[key]["label"] for cells in by_len.values() if key in cells)
+            cells = []
+            for length in lengths:
+                e = by_len.get(str(length), {}).get(key)
+                cells.append("–" if e is None else num(e["us_per_call"]) + (" ✗" if e["parity_ok"] is False else ""))
+            big = by_len.get(str(lengths[-1]), {}).get(key)
+            rows.append([vocab, label] + cells + [num(big["us_per_call"] * 1e3 / lengths[-1]) if big else "–"])
+    return ("## Piece-length sweep\n\nOne unsplittable piece of random lowercase letters: µs per encode call "
+            "(whole API call, so the short pieces show per-call overhead). ✗: ids differ from the oracle's.\n\n"
+            + md_table(["vocab", "contender"] + [f"{n:,} B" for n in lengths] + [f"ns/B at {lengths[-1]:,}"],
+                       rows, left=2))
+
+
+def render_parity(results: dict) -> str:
+    """Every mismatch found, in one list."""
+    lines = []
+
+    def doc_line(where: str, e: dict) -> None:
+        p = e.get("parity")
+        if p and p["mismatched"]:
+            lines.append(f"- {where}: **{e['label']}** {p['mismatched']}/{p['checked']} documents differ; first: {p['first']}")
+
+    for section in ("single", "batch"):
+        for vocab, by_corpus in results.get(section, {}).items():
+            for corpus, cells in by_corpus.items():
+                for e in cells.values():
+                    doc_line(f"{section} {vocab}/{corpus}", e)
+    for vocab, cells in results.get("decode", {}).items():
+        for e in cells.values():
+            doc_line(f"decode {vocab}", e)
+    for key, rows in results.get("worst", {}).items():
+        for row in rows.values():
+            bad = [s for s, line in row["sizes"].items() if line.get("parity_ok") is False]
+            if bad:
+                lines.append(f"- worst {key.replace('|', '/')}: **{row['label']}** differs at sizes {bad}")
+    for vocab, by_len in results.get("pieces", {}).items():
+        for length, cells in by_len.items():
+            lines += [f"- piece sweep {vocab}, {length} B: **{e['label']}** differs"
+                      for e in cells.values() if e["parity_ok"] is False]
+    return "## Parity\n\n" + ("\n".join(lines) if lines else "Every contender matched its oracle on everything timed.")
+
+
+def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]) -> str:
+    """The whole report: header, one section per measurement run, parity list, notes."""
+    meta = results["meta"]
+    machine = meta["machine"]
+    load = " → ".join(f"{a[0]:.1f}" for a in (meta["load_avg_start"], meta.get("load_avg_end")) if a)
+    head = [
+        "# wordsplit benchmark",
+        "",
+        f"- date: {meta['date']}",
+        f"- machine: {machine['cpu']}, {machine['cores']} cores, {machine['mem_gib']} GiB, {machine['os']}, "
+        f"Python {machine['python']}; 1-min load average {load} (start → end)",
+        "- versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()),
+        f"- command: `{meta['command']}`",
+        "- corpora (bytes measured / documents): " + ", ".join(
+            f"{n} {c['bytes'] / 1e6:.2f} MB / {c['docs']}" for n, c in meta["corpora"].items()),
+        f"- oracles: tiktoken for cl100k_base and o200k_base, HF tokenizers for qwen3. Median of {args.repeats} "
+        "interleaved (round-robin) repeats; MB = 10^6 bytes of UTF-8 text.",
+        f"- clock: {CLOCKS[args.clock]}",
+    ]
+    body = []
+    corpora = list(meta["corpora"])
+    if "single" in results:
+        body.append(render_throughput(
+            "Single-thread encode (MB/s)",
+            "Each document (~10 KB) encoded in its own call on one thread. Ratio to tiktoken (same run, same "
+            "documents) in parentheses; ✗N: N documents differ from the oracle. `ws python` runs on a "
+            f"{args.python_bytes / 1e3:.0f} KB stride sample of each corpus.",
+            results["single"], corpora))
+    if "batch" in results:
+        body.append(render_throughput(
+            f"Batch encode, {BATCH_THREADS} threads (MB/s)",
+            "All documents of a corpus in one call: wordsplit `encode_batch(num_threads=2)`, tiktoken "
+            "`encode_ordinary_batch(num_threads=2)`, HF `encode_batch_fast` + `.ids`, quicktok "
+            "`encode_batch(texts, 2)`.", results["batch"], corpora))
+    if "decode" in results:
+        body.append(render_decode(results["decode"]))
+    if "load" in results:
+        body.append(render_load(results["load"]))
+    if "rss" in results:
+        body.append(render_rss(results["rss"]))
+    if "worst" in results:
+        body.append(render_worst(results["worst"], worst_sizes))
+    if "pieces" in results:
+        body.append(render_pieces(results["pieces"], piece_lengths))
+    body.append(render_parity(results))
+    notes = sorted(set(meta["notes"]))
+    if notes:
+        body.append("## Notes\n\n" + "\n".join(f"- {n}" for n in notes))
+    return "\n".join(head) + "\n\n" + "\n\n".join(body) + "\n"
