@@ -6,7 +6,12 @@
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
-use crate::encoders::{encode_piece, EncoderKind};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustc_hash::FxHashMap;
+
+use crate::encoders::{merge_piece, EncoderKind};
 use crate::spanners::Spanner;
 use crate::vocab::VocabTables;
 
@@ -33,7 +38,23 @@ pub enum SpecialPolicy {
 /// DisallowedSpecialError with the usual message.
 pub struct Disallowed(pub String);
 
+/// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
+/// so each thread remembers the ids of recent ones, per pipeline. Only short pieces are kept,
+/// and a full cache is emptied, so memory stays bounded (about 1–2 MB per thread).
+const CACHE_ENTRIES: usize = 1 << 15;
+const CACHE_MAX_PIECE: usize = 64;
+const CACHED_PIPELINES: usize = 8;
+
+thread_local! {
+    static PIECE_CACHES: RefCell<FxHashMap<u64, FxHashMap<Box<[u8]>, Box<[u32]>>>> =
+        RefCell::new(FxHashMap::default());
+}
+
+static NEXT_PIPELINE_ID: AtomicU64 = AtomicU64::new(0);
+
 pub struct Pipeline {
+    /// Names this pipeline's entries in the per-thread piece caches (never reused).
+    id: u64,
     pub tables: std::sync::Arc<VocabTables>,
     pub encoder: EncoderKind,
     pub spanner: Box<dyn Spanner>,
@@ -60,7 +81,9 @@ impl Pipeline {
                 .map_err(|e| format!("cannot build the special-token matcher: {e}"))?;
             Some(ac)
         };
+        let id = NEXT_PIPELINE_ID.fetch_add(1, Ordering::Relaxed);
         Ok(Self {
+            id,
             tables,
             encoder,
             spanner,
@@ -135,10 +158,34 @@ impl Pipeline {
         let mut ends = Vec::with_capacity(text.len() / 4 + 1);
         self.spanner.split(text, &mut ends);
         let bytes = text.as_bytes();
-        let mut start = 0;
-        for end in ends {
-            encode_piece(self.encoder, &self.tables, &bytes[start..end], out);
-            start = end;
-        }
+        let tables = &*self.tables;
+        PIECE_CACHES.with_borrow_mut(|caches| {
+            // Caches of pipelines that were dropped stay behind; a thread keeps a few at most.
+            if caches.len() >= CACHED_PIPELINES && !caches.contains_key(&self.id) {
+                caches.clear();
+            }
+            let cache = caches.entry(self.id).or_default();
+            let mut start = 0;
+            for end in ends {
+                let piece = &bytes[start..end];
+                start = end;
+                if let Some(id) = tables.whole(piece) {
+                    out.push(id);
+                } else if piece.len() == 1 {
+                    out.push(tables.byte_ids[piece[0] as usize]);
+                } else if piece.len() > CACHE_MAX_PIECE {
+                    merge_piece(self.encoder, tables, piece, out);
+                } else if let Some(ids) = cache.get(piece) {
+                    out.extend_from_slice(ids);
+                } else {
+                    let first = out.len();
+                    merge_piece(self.encoder, tables, piece, out);
+                    if cache.len() >= CACHE_ENTRIES {
+                        cache.clear();
+                    }
+                    cache.insert(piece.into(), out[first..].into());
+                }
+            }
+        });
     }
 }

@@ -55,6 +55,12 @@ pub fn encode_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: 
         out.push(tables.byte_ids[piece[0] as usize]);
         return;
     }
+    merge_piece(kind, tables, piece, out);
+}
+
+/// The merge loop alone, for a piece of two or more bytes that is not looked up whole.
+#[inline]
+pub fn merge_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
     match kind {
         EncoderKind::BufferSweep => buffer_sweep::encode(tables, piece, out),
         EncoderKind::HeapMerge => heap_merge::encode(tables, piece, out),
