@@ -45,8 +45,11 @@ const CACHE_ENTRIES: usize = 1 << 15;
 const CACHE_MAX_PIECE: usize = 64;
 const CACHED_PIPELINES: usize = 8;
 
+/// Piece bytes → ids, for one pipeline.
+type PieceCache = FxHashMap<Box<[u8]>, Box<[u32]>>;
+
 thread_local! {
-    static PIECE_CACHES: RefCell<FxHashMap<u64, FxHashMap<Box<[u8]>, Box<[u32]>>>> =
+    static PIECE_CACHES: RefCell<FxHashMap<u64, PieceCache>> =
         RefCell::new(FxHashMap::default());
 }
 
