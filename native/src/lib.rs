@@ -22,7 +22,9 @@ use encoders::{encode_piece, EncoderKind};
 use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
 use vocab::VocabTables;
 
-/// Run `work` on every item with up to `threads` native threads, keeping the order.
+/// Run `work` on every item with up to `threads` native threads, keeping the order. Threads
+/// take the next item from a shared counter, so a few large documents do not pile up on one
+/// thread as they would with fixed chunks.
 fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
@@ -32,17 +34,28 @@ fn parallel_map<T: Sync, R: Send>(
     if threads == 1 {
         return items.iter().map(&work).collect();
     }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(&work).collect::<Vec<R>>()))
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, work(item)));
+                    }
+                    mine
+                })
+            })
             .collect();
         handles
             .into_iter()
             .flat_map(|h| h.join().expect("a batch worker thread panicked"))
             .collect()
-    })
+    });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Little-endian uint32s from bytes (array('I').tobytes() on every platform we build for).
