@@ -304,13 +304,7 @@ impl PyPipeline {
         nfc: bool,
     ) -> PyResult<Self> {
         let kind = PyEncoder::new(py, tables, encoder)?.kind;
-        let spanner = spanners::scanner_for_pattern(pattern).ok_or_else(|| {
-            ws_error(
-                py,
-                "UnsupportedTokenizerError",
-                format!("no native scanner for the pattern {pattern:?}"),
-            )
-        })?;
+        let spanner = scanner(py, pattern)?;
         let literals = literals
             .into_iter()
             .map(|(text, id, special)| Literal { text, id, special })
@@ -427,17 +421,22 @@ impl PyPipeline {
     }
 }
 
-/// `scan(pattern, texts)`: each text cut into pieces by the scanner registered for `pattern`
-/// (for the equivalence proofs against the regex); UnsupportedTokenizerError if there is none.
-#[pyfunction]
-fn scan(py: Python<'_>, pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<String>>> {
-    let spanner = spanners::scanner_for_pattern(pattern).ok_or_else(|| {
+/// The scanner registered for exactly `pattern`, or UnsupportedTokenizerError.
+fn scanner(py: Python<'_>, pattern: &str) -> PyResult<Box<dyn spanners::Spanner>> {
+    spanners::scanner_for_pattern(pattern).ok_or_else(|| {
         ws_error(
             py,
             "UnsupportedTokenizerError",
             format!("no native scanner for the pattern {pattern:?}"),
         )
-    })?;
+    })
+}
+
+/// `scan(pattern, texts)`: each text cut into pieces by the scanner registered for `pattern`
+/// (for the equivalence proofs against the regex); UnsupportedTokenizerError if there is none.
+#[pyfunction]
+fn scan(py: Python<'_>, pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<String>>> {
+    let spanner = scanner(py, pattern)?;
     Ok(py.allow_threads(|| {
         texts
             .iter()
