@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import ALL_VOCABS, tokenizer_for
 from wordsplit import BackendUnavailableError, DisallowedSpecialError, TokenizerOptions, load_vocab
@@ -84,3 +86,20 @@ def test_a_named_scanner_must_fit_the_pattern(backend):
         TokenizerOptions(spanner="cl100k-scanner", backend=backend).build(load_vocab("qwen3"))
     tok = TokenizerOptions(spanner="qwen2-scanner", backend=backend).build(load_vocab("qwen3"))
     assert tok.encode("hello world") == [14990, 1879]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.integers(0, 100255), max_size=12))
+def test_native_decode_replaces_invalid_utf8_like_python(ids):
+    """Rust's lossy UTF-8 and Python's errors="replace" replace the same maximal subparts."""
+    tok = tokenizer_for("cl100k_base", "auto", "native")
+    ids = [i for i in ids if tok.vocab.token_bytes[i] is not None]
+    assert tok.decode(ids) == tok.decode_bytes(ids).decode("utf-8", "replace")
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(max_size=40))
+def test_native_decode_of_random_bytes(data):
+    tok = tokenizer_for("gpt2", "auto", "native")
+    ids = [tok.token_to_id(bytes([b])) for b in data]
+    assert tok.decode(ids) == data.decode("utf-8", "replace")

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyList, PyString};
 
 use encoders::{encode_piece, EncoderKind};
 use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
@@ -143,6 +143,30 @@ impl PyTables {
         });
         match result {
             Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
+            Err(id) => Err(ws_error(
+                py,
+                "UnknownTokenError",
+                format!("token id {id} is not in the vocabulary"),
+            )),
+        }
+    }
+
+    /// The text of `ids`: their bytes as UTF-8, invalid sequences replaced by U+FFFD exactly
+    /// as Python's `bytes.decode("utf-8", "replace")` does (both replace each maximal invalid
+    /// subpart, the Unicode recommendation), without an intermediate bytes object.
+    fn decode_text<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Bound<'py, PyString>> {
+        let tables = &self.inner;
+        let text = py.allow_threads(|| {
+            let mut out = Vec::with_capacity(ids.len() * 4);
+            tables
+                .decode_into(&ids, &mut out)
+                .map(|_| match String::from_utf8(out) {
+                    Ok(text) => text,
+                    Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+                })
+        });
+        match text {
+            Ok(text) => Ok(PyString::new(py, &text)),
             Err(id) => Err(ws_error(
                 py,
                 "UnknownTokenError",

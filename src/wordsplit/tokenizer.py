@@ -312,7 +312,8 @@ class Tokenizer:
         b'hello world'
         """
         table = self.vocab.token_bytes
-        ids = list(ids)
+        if not isinstance(ids, list):
+            ids = list(ids)
         if self._native_tables is not None:
             try:
                 return self._native_tables.decode_bytes(ids)
@@ -334,6 +335,13 @@ class Tokenizer:
         >>> get_tokenizer("qwen3").decode([14990, 1879])
         'hello world'
         """
+        if self._native_tables is not None and errors == "replace":
+            if not isinstance(ids, list):
+                ids = list(ids)
+            try:
+                return self._native_tables.decode_text(ids)
+            except (UnknownTokenError, TypeError, OverflowError):
+                pass  # decode_bytes names the offending id precisely
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
     def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace",
