@@ -39,7 +39,7 @@ DEFAULT_CORPORA = "prose,code,multilingual,adv_random_unicode,adv_whitespace"
 WORST_INPUTS = {"a": "adv_repeat_a", "spaces": None}  # None: generated (1 MiB of ' ')
 WORST_SIZES = [100_000, 200_000, 400_000, 1 << 20]
 PIECE_LENGTHS = [10, 100, 1_000, 10_000]
-SECTIONS = ("single", "batch", "decode", "load", "rss", "worst", "pieces")
+SECTIONS = ("single", "batch", "decode", "load", "cache", "rss", "worst", "pieces")
 QUICK_DEFAULTS = dict(max_bytes="256KB", python_bytes="32KB", repeats=3, load_runs=2, worst_budget=5.0)
 
 
@@ -367,6 +367,18 @@ def measure_load(vocabs: list[str], args) -> dict:
     return result
 
 
+def measure_cache(vocabs: list[str], args) -> list[dict]:
+    """load_vocab with a cold disk cache (parse + store the derived entry) and a warm one, in a
+    fresh process: wordsplit.vocabs.cache.benchmark_load."""
+    code = ("import json, sys; from wordsplit.vocabs.cache import benchmark_load; "
+            "print(json.dumps(benchmark_load(sys.argv[1].split(','), repeat=int(sys.argv[2]))))")
+    done = subprocess.run([sys.executable, "-c", code, ",".join(vocabs), str(args.repeats)],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        return [{"name": ",".join(vocabs), "error": done.stderr.strip().splitlines()[-1:]}]
+    return json.loads(done.stdout)
+
+
 def measure_rss(args) -> list[dict]:
     """Peak memory of a fresh process that loads one tokenizer and encodes a short text."""
     plan = [("python", "cl100k_base")] + [(k, v) for v in ("cl100k_base", "qwen3") for k in load_keys(v)]
@@ -506,6 +518,9 @@ def main(argv: list[str]) -> None:
         if "load" in sections:
             log("load times")
             results["load"] = measure_load(vocabs, args)
+        if "cache" in sections:
+            log("vocab load with a cold and a warm disk cache")
+            results["cache"] = measure_cache(vocabs, args)
         if "rss" in sections:
             log("peak memory")
             results["rss"] = measure_rss(args)

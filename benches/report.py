@@ -146,6 +146,14 @@ def render_load(section: dict) -> str:
             + md_table(["vocab", "library", "import", "construct", "first encode", "total"], rows, left=2))
 
 
+def render_cache(section: list[dict]) -> str:
+    rows = [[e["name"], "error: " + " ".join(e["error"]), "", ""] if "error" in e else
+            [e["name"], num(e["cold_s"] * 1e3), num(e["warm_s"] * 1e3), f"{e['speedup']:.1f}×"] for e in section]
+    return ("## Vocabulary load, cold and warm disk cache\n\n`load_vocab` in a fresh cache directory: cold parses "
+            "the vocabulary file and stores the parsed entry, warm reads that entry (median ms).\n\n"
+            + md_table(["vocab", "cold", "warm", "speed-up"], rows))
+
+
 def render_rss(section: list[dict]) -> str:
     base = next((v["vm_hwm_kib"] for v in section if v["key"] == "python" and "vm_hwm_kib" in v), 0)
     rows = []
@@ -278,6 +286,8 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
         body.append(render_decode(results["decode"]))
     if "load" in results:
         body.append(render_load(results["load"]))
+    if "cache" in results:
+        body.append(render_cache(results["cache"]))
     if "rss" in results:
         body.append(render_rss(results["rss"]))
     if "worst" in results:
