@@ -103,3 +103,13 @@ def test_native_decode_of_random_bytes(data):
     tok = tokenizer_for("gpt2", "auto", "native")
     ids = [tok.token_to_id(bytes([b])) for b in data]
     assert tok.decode(ids) == data.decode("utf-8", "replace")
+
+
+def test_per_thread_caches_keep_vocabularies_apart():
+    """The piece and pair caches are per tokenizer: alternating vocabularies on one thread
+    gives each its own ids (text with many merged pieces, so the caches are used)."""
+    text = "naïve résumé Всеобщая декларация 中文字符 " * 20
+    toks = [tokenizer_for(n, "auto", "native") for n in ("qwen3", "cl100k_base", "o200k_base", "gpt2")]
+    expected = [tokenizer_for(n, "auto", "python").encode(text) for n in ("qwen3", "cl100k_base", "o200k_base", "gpt2")]
+    for _ in range(3):
+        assert [tok.encode(text) for tok in toks] == expected

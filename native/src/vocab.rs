@@ -26,8 +26,11 @@ const UNUSED: u32 = u32::MAX;
 /// same pairs again and again. Bounded: a full memo is emptied.
 const PAIR_MEMO_ENTRIES: usize = 1 << 18;
 
+/// Memos of tables that were dropped stay behind; a thread keeps a few at most.
+const PAIR_MEMO_TABLES: usize = 8;
+
 thread_local! {
-    static PAIR_MEMO: RefCell<(u64, FxHashMap<u64, Rank>)> = RefCell::new((u64::MAX, FxHashMap::default()));
+    static PAIR_MEMO: RefCell<FxHashMap<u64, FxHashMap<u64, Rank>>> = RefCell::new(FxHashMap::default());
 }
 
 static NEXT_TABLES_ID: AtomicU64 = AtomicU64::new(0);
@@ -212,11 +215,11 @@ impl VocabTables {
                 memo: None,
             });
         }
-        PAIR_MEMO.with_borrow_mut(|(owner, memo)| {
-            if *owner != self.id {
-                memo.clear();
-                *owner = self.id;
+        PAIR_MEMO.with_borrow_mut(|memos| {
+            if memos.len() >= PAIR_MEMO_TABLES && !memos.contains_key(&self.id) {
+                memos.clear();
             }
+            let memo = memos.entry(self.id).or_default();
             work(&mut PairRanks {
                 tables: self,
                 memo: Some(memo),
