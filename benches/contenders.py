@@ -82,7 +82,8 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
     from wordsplit import TokenizerOptions, load_vocab
 
     tok = TokenizerOptions(**options).build(load_vocab(vocab))
-    spanner = getattr(tok.spanner, "name", None) or type(tok.spanner).__name__
+    # tok.spanner_name, not tok.spanner: the latter builds the Python twin (a regex compile).
+    spanner = tok.spanner_name
     encoder = getattr(tok.encoder, "name", None) or type(tok.encoder).__name__
     return Contender(
         key=key,
