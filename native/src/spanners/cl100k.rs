@@ -138,18 +138,7 @@ impl Cl100kScanner {
         }
         // 3. Numbers.
         if class0 & NUMBER != 0 {
-            let mut j = i + len0;
-            for _ in 1..self.max_digits {
-                if j == b.len() {
-                    break;
-                }
-                let (class, len) = t.at(b, j);
-                if class & NUMBER == 0 {
-                    break;
-                }
-                j += len;
-            }
-            return j;
+            return t.run_at_most(b, i + len0, NUMBER, self.max_digits - 1);
         }
         // 4. Other, with an optional leading space, then line breaks.
         if class0 & WS == 0 {

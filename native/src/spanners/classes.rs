@@ -137,6 +137,22 @@ impl CharTable {
         (self.class_of(cp), len)
     }
 
+    /// Like [`Self::run`], but stops after at most `max` characters (`\p{N}{1,3}`).
+    #[inline(always)]
+    pub fn run_at_most(&self, b: &[u8], mut i: usize, mask: u8, max: usize) -> usize {
+        for _ in 0..max {
+            if i == b.len() {
+                break;
+            }
+            let (class, len) = self.at(b, i);
+            if class & mask == 0 {
+                break;
+            }
+            i += len;
+        }
+        i
+    }
+
     /// The end of the run of characters whose flags intersect `mask`, starting at byte `i`
     /// (returns `i` when the first character is not in the run, or `i == b.len()`).
     #[inline(always)]

@@ -96,18 +96,7 @@ fn piece_end(t: &CharTable, b: &[u8], i: usize) -> usize {
     }
     // 3. Numbers.
     if class0 & NUMBER != 0 {
-        let mut j = after;
-        for _ in 1..3 {
-            if j == b.len() {
-                break;
-            }
-            let (class, len) = t.at(b, j);
-            if class & NUMBER == 0 {
-                break;
-            }
-            j += len;
-        }
-        return j;
+        return t.run_at_most(b, after, NUMBER, 2);
     }
     // 4. ` ?O+[\r\n/]*`.
     if class0 & WS == 0 {
