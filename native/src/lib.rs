@@ -12,10 +12,13 @@ pub mod spanners;
 pub mod unicode_tables;
 pub mod vocab;
 
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 use std::sync::Arc;
 
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyList, PyString};
 
 use encoders::{encode_piece, EncoderKind};
@@ -82,6 +85,108 @@ fn ws_error(py: Python<'_>, class: &str, message: String) -> PyErr {
     }
 }
 
+/// A Python int per token id, made the first time the id is returned and then shared by every
+/// result list: a list of n ids costs n reference increments instead of n allocations (which
+/// were the largest cost of returning ids). Only touched with the GIL held; the atomics are
+/// there to make the type `Sync`, not for ordering.
+struct IdInts {
+    ints: Box<[AtomicPtr<ffi::PyObject>]>,
+}
+
+impl IdInts {
+    fn new(n_vocab: usize) -> Self {
+        Self {
+            ints: (0..n_vocab)
+                .map(|_| AtomicPtr::new(ptr::null_mut()))
+                .collect(),
+        }
+    }
+
+    /// A new reference to the int `id`, or null with a Python error set.
+    #[inline]
+    fn new_ref(&self, _py: Python<'_>, id: u32) -> *mut ffi::PyObject {
+        let Some(slot) = self.ints.get(id as usize) else {
+            return unsafe { ffi::PyLong_FromUnsignedLong(id.into()) };
+        };
+        let mut obj = slot.load(Relaxed);
+        if obj.is_null() {
+            obj = unsafe { ffi::PyLong_FromUnsignedLong(id.into()) };
+            if obj.is_null() {
+                return obj;
+            }
+            slot.store(obj, Relaxed);
+        }
+        unsafe { ffi::Py_INCREF(obj) };
+        obj
+    }
+
+    /// `ids` as a Python list.
+    fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        // SAFETY: the GIL is held (`py`); PyList_New returns a list of `len` empty slots that
+        // we own, and each slot is set once with a new reference (a list with empty slots
+        // left by an error is still valid to drop).
+        unsafe {
+            let list =
+                Bound::from_owned_ptr_or_err(py, ffi::PyList_New(ids.len() as ffi::Py_ssize_t))?;
+            for (i, &id) in ids.iter().enumerate() {
+                let obj = self.new_ref(py, id);
+                if obj.is_null() {
+                    return Err(PyErr::fetch(py));
+                }
+                ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, obj);
+            }
+            Ok(list.downcast_into_unchecked())
+        }
+    }
+}
+
+impl Drop for IdInts {
+    fn drop(&mut self) {
+        Python::with_gil(|_| {
+            for slot in self.ints.iter() {
+                let obj = slot.load(Relaxed);
+                if !obj.is_null() {
+                    // SAFETY: each stored pointer holds the one reference this table owns.
+                    unsafe { ffi::Py_DECREF(obj) };
+                }
+            }
+        });
+    }
+}
+
+/// Token ids from a Python list of ints (read in place) or any other iterable of ints.
+/// TypeError for a non-int, OverflowError for an int that is not a u32 (the Python side then
+/// names the offending id).
+fn token_ids(ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+    let Ok(list) = ids.downcast::<PyList>() else {
+        return ids.extract();
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for i in 0..list.len() {
+        // SAFETY: GIL held; `i` is below the list's length, read just now, and nothing here
+        // runs Python code that could shrink the list. The item is borrowed, not stored.
+        let item = unsafe { ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t) };
+        if unsafe { ffi::PyLong_Check(item) } == 0 {
+            let item = unsafe { Bound::from_borrowed_ptr(ids.py(), item) };
+            return Err(PyTypeError::new_err(format!(
+                "token ids are ints, got {}",
+                item.get_type().name()?
+            )));
+        }
+        let value = unsafe { ffi::PyLong_AsLong(item) };
+        match u32::try_from(value) {
+            Ok(id) if !(value == -1 && PyErr::occurred(ids.py())) => out.push(id),
+            _ => {
+                let _ = PyErr::take(ids.py());
+                return Err(PyOverflowError::new_err(format!(
+                    "token id {value} out of range"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// The vocabulary tables shared by every native encoder of one vocabulary.
 #[pyclass(frozen, module = "wordsplit._native", name = "Tables")]
 struct PyTables {
@@ -128,18 +233,16 @@ impl PyTables {
     }
 
     /// The bytes of `ids`, concatenated; UnknownTokenError names the first bad id.
-    fn decode_bytes<'py>(&self, py: Python<'py>, ids: Vec<i64>) -> PyResult<Bound<'py, PyBytes>> {
+    fn decode_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let ids = token_ids(ids)?;
         let tables = &self.inner;
         let result = py.allow_threads(|| {
             let mut out = Vec::with_capacity(ids.len() * 4);
-            for &id in &ids {
-                let known = u32::try_from(id).ok().and_then(|i| tables.token(i));
-                match known {
-                    Some(bytes) => out.extend_from_slice(bytes),
-                    None => return Err(id),
-                }
-            }
-            Ok(out)
+            tables.decode_into(&ids, &mut out).map(|_| out)
         });
         match result {
             Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
@@ -154,7 +257,12 @@ impl PyTables {
     /// The text of `ids`: their bytes as UTF-8, invalid sequences replaced by U+FFFD exactly
     /// as Python's `bytes.decode("utf-8", "replace")` does (both replace each maximal invalid
     /// subpart, the Unicode recommendation), without an intermediate bytes object.
-    fn decode_text<'py>(&self, py: Python<'py>, ids: Vec<u32>) -> PyResult<Bound<'py, PyString>> {
+    fn decode_text<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        let ids = token_ids(ids)?;
         let tables = &self.inner;
         let text = py.allow_threads(|| {
             let mut out = Vec::with_capacity(ids.len() * 4);
@@ -281,23 +389,10 @@ struct PyPolicy {
 #[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
 struct PyPipeline {
     inner: Pipeline,
-    /// A Python int per token id, made once: a result list then takes references to them
-    /// instead of allocating an int per token (the largest cost of returning ids).
-    ints: GILOnceCell<Vec<PyObject>>,
+    ints: IdInts,
 }
 
 impl PyPipeline {
-    fn id_list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        let ints = self
-            .ints
-            .get_or_try_init(py, || -> PyResult<Vec<PyObject>> {
-                (0..self.inner.tables.n_vocab() as u32)
-                    .map(|id| Ok(id.into_pyobject(py)?.into_any().unbind()))
-                    .collect()
-            })?;
-        PyList::new(py, ids.iter().map(|&id| ints[id as usize].bind(py)))
-    }
-
     fn run(&self, text: &str, policy: &SpecialPolicy) -> Result<Vec<u32>, Disallowed> {
         let mut out = Vec::with_capacity(text.len() / 3 + 4);
         self.inner.encode(text, policy, &mut out)?;
@@ -336,8 +431,8 @@ impl PyPipeline {
         let inner = Pipeline::new(tables.inner.clone(), kind, spanner, literals, nfc)
             .map_err(|e| ws_error(py, "VocabFormatError", e))?;
         Ok(Self {
+            ints: IdInts::new(inner.tables.n_vocab()),
             inner,
-            ints: GILOnceCell::new(),
         })
     }
 
@@ -380,7 +475,7 @@ impl PyPipeline {
         let ids = py
             .allow_threads(|| self.run(text, &policy.inner))
             .map_err(|d| disallowed_error(py, d))?;
-        PyList::new(py, ids)
+        self.ints.list(py, &ids)
     }
 
     /// The number of tokens of `text`, without building the list.
@@ -408,7 +503,7 @@ impl PyPipeline {
             .into_iter()
             .map(|r| {
                 r.map_err(|d| disallowed_error(py, d))
-                    .and_then(|ids| self.id_list(py, &ids))
+                    .and_then(|ids| self.ints.list(py, &ids))
             })
             .collect()
     }

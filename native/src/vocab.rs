@@ -2,9 +2,10 @@
 //!
 //! Mirrors `wordsplit/encoders/tables.py` (MergeTables): BPE token bytes → id, the optional
 //! pair-ranked merge table (HF files whose merge list is not in merged-id order), and every
-//! id's bytes for decoding. All token bytes live in one arena; the index is a hash table of
-//! ids that hashes the arena's bytes, so no key is stored twice. Built once per vocabulary
-//! and shared (`Arc`) by all encoders and threads.
+//! id's bytes for decoding. All token bytes live in one arena. The index by bytes has two
+//! parts: tokens of up to 16 bytes (nearly all) are packed inline as fixed-size keys, so a
+//! lookup reads one slot; longer ones are ids in a table that hashes the arena's bytes.
+//! Built once per vocabulary and shared (`Arc`) by all encoders and threads.
 
 use std::cell::RefCell;
 use std::hash::BuildHasher;
@@ -42,8 +43,11 @@ pub struct VocabTables {
     arena: Vec<u8>,
     /// `id → (start, len)` in the arena; `start == UNUSED` for ids no token uses.
     spans: Vec<(u32, u32)>,
-    /// The BPE token ids (not the special/added literals), found by their bytes.
-    index: HashTable<u32>,
+    /// The BPE tokens of up to 16 bytes (nearly all), with their bytes inline: a lookup
+    /// touches one slot, with no pointer to follow and no byte comparison loop.
+    short: HashTable<ShortToken>,
+    /// The longer BPE token ids, found by hashing their bytes in the arena.
+    long: HashTable<u32>,
     hasher: FxBuildHasher,
     /// `(left id, right id)` → merge rank, for pair-ranked vocabularies only.
     pub merges: Option<FxHashMap<(u32, u32), Rank>>,
@@ -57,6 +61,61 @@ pub struct VocabTables {
 
 #[derive(Debug)]
 pub struct TablesError(pub String);
+
+/// The bytes of a piece of 1 to 16 bytes packed into two little-endian words (zero padded)
+/// and its length: equal keys are equal pieces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct ShortKey {
+    lo: u64,
+    hi: u64,
+    len: u32,
+}
+
+struct ShortToken {
+    key: ShortKey,
+    id: u32,
+}
+
+impl ShortKey {
+    /// The key of `piece`, or `None` when it is empty or longer than 16 bytes. Reads each
+    /// byte once with overlapping fixed-size loads, so there is no per-byte loop.
+    #[inline]
+    pub fn of(piece: &[u8]) -> Option<Self> {
+        let len = piece.len();
+        let word = |at: usize| u64::from_le_bytes(piece[at..at + 8].try_into().unwrap());
+        let half = |at: usize| u64::from(u32::from_le_bytes(piece[at..at + 4].try_into().unwrap()));
+        let (lo, hi) = match len {
+            0 => return None,
+            1..=3 => {
+                let (a, b, c) = (piece[0], piece[len / 2], piece[len - 1]);
+                let lo = u64::from(a)
+                    | u64::from(b) << (8 * (len / 2))
+                    | u64::from(c) << (8 * (len - 1));
+                (lo, 0)
+            }
+            4..=7 => (half(0) | half(len - 4) << (8 * (len - 4)), 0),
+            8 => (word(0), 0),
+            9..=16 => (word(0), word(len - 8) >> (8 * (16 - len))),
+            _ => return None,
+        };
+        Some(Self {
+            lo,
+            hi,
+            len: len as u32,
+        })
+    }
+
+    /// A multiply-fold hash: the 128-bit product mixes every input bit into both halves.
+    #[inline]
+    fn hash(&self) -> u64 {
+        const K0: u64 = 0x243f_6a88_85a3_08d3;
+        const K1: u64 = 0x1319_8a2e_0370_7345;
+        let a = self.lo ^ K0;
+        let b = self.hi ^ K1 ^ (u64::from(self.len) << 59);
+        let product = u128::from(a) * u128::from(b);
+        (product as u64) ^ ((product >> 64) as u64)
+    }
+}
 
 /// [`VocabTables::pair_rank`] with this thread's memo of rank-based lookups.
 pub struct PairRanks<'a> {
@@ -109,7 +168,8 @@ impl VocabTables {
             id: NEXT_TABLES_ID.fetch_add(1, Ordering::Relaxed),
             arena: Vec::with_capacity(blob.len()),
             spans: vec![(UNUSED, 0); n_vocab],
-            index: HashTable::with_capacity(ids.len()),
+            short: HashTable::with_capacity(ids.len()),
+            long: HashTable::new(),
             hasher: FxBuildHasher,
             merges: merges.map(|list| {
                 list.into_iter()
@@ -146,9 +206,15 @@ impl VocabTables {
                     "token id {id} repeats the bytes of another token"
                 )));
             }
+            if let Some(key) = ShortKey::of(piece) {
+                tables
+                    .short
+                    .insert_unique(key.hash(), ShortToken { key, id }, |t| t.key.hash());
+                continue;
+            }
             let hash = tables.hasher.hash_one(piece);
             let (arena, spans) = (&tables.arena, &tables.spans);
-            tables.index.insert_unique(hash, id, |&other| {
+            tables.long.insert_unique(hash, id, |&other| {
                 let (start, len) = spans[other as usize];
                 FxBuildHasher.hash_one(&arena[start as usize..(start + len) as usize])
             });
@@ -172,13 +238,26 @@ impl VocabTables {
 
     /// The BPE token ids, in no particular order.
     pub fn bpe_ids(&self) -> impl Iterator<Item = u32> + '_ {
-        self.index.iter().copied()
+        self.short
+            .iter()
+            .map(|t| t.id)
+            .chain(self.long.iter().copied())
     }
 
+    /// The id of the BPE token spelled by `piece`, which under the rank-based rule is also
+    /// its merge priority.
     #[inline]
     pub fn rank_of(&self, piece: &[u8]) -> Option<Rank> {
+        match ShortKey::of(piece) {
+            Some(key) => self.short.find(key.hash(), |t| t.key == key).map(|t| t.id),
+            None => self.rank_of_long(piece),
+        }
+    }
+
+    #[cold]
+    fn rank_of_long(&self, piece: &[u8]) -> Option<Rank> {
         let hash = self.hasher.hash_one(piece);
-        self.index
+        self.long
             .find(hash, |&id| {
                 let (start, len) = self.spans[id as usize];
                 &self.arena[start as usize..(start + len) as usize] == piece
@@ -304,6 +383,34 @@ pub(crate) mod tests {
         t.decode_into(&[256, 99], &mut out).unwrap();
         assert_eq!(out, b"abc");
         assert_eq!(t.decode_into(&[7, 999], &mut out), Err(999));
+    }
+
+    #[test]
+    fn short_keys_are_exact() {
+        // Every length from 1 to 16, and pieces that differ only in length or trailing zeros.
+        let all: Vec<u8> = (1..=40u8).collect();
+        let mut seen = std::collections::HashSet::new();
+        for len in 1..=16 {
+            let key = ShortKey::of(&all[..len]).unwrap();
+            let unpacked: Vec<u8> = key
+                .lo
+                .to_le_bytes()
+                .iter()
+                .chain(&key.hi.to_le_bytes())
+                .copied()
+                .collect();
+            assert_eq!(&unpacked[..len], &all[..len]);
+            assert!(unpacked[len..].iter().all(|&b| b == 0));
+            assert!(seen.insert((key.lo, key.hi, key.len)));
+        }
+        assert!(ShortKey::of(b"a\0") != ShortKey::of(b"a"));
+        assert!(ShortKey::of(b"").is_none() && ShortKey::of(&all[..17]).is_none());
+        let t = tiny(&[b"0123456789abcdef", b"0123456789abcdefg", b"\0\0"]);
+        assert_eq!(t.rank_of(b"0123456789abcdef"), Some(256));
+        assert_eq!(t.rank_of(b"0123456789abcdefg"), Some(257));
+        assert_eq!(t.rank_of(b"\0\0"), Some(258));
+        assert_eq!(t.rank_of(b"\0\0\0"), None);
+        assert_eq!(t.bpe_ids().count(), 259);
     }
 
     #[test]
