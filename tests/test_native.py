@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ALL_VOCABS, tokenizer_for
-from wordsplit import BackendUnavailableError, DisallowedSpecialError, TokenizerOptions, load_vocab
+from wordsplit import BackendUnavailableError, DisallowedSpecialError, TokenizerOptions, UnknownTokenError, load_vocab
 from wordsplit import options as options_module
 from wordsplit.spanners import scanner_for
 
@@ -52,7 +52,7 @@ def test_flat_buffer_on_python_backend_matches():
 
 
 def test_numpy_reads_flat_buffers_without_copy():
-    np = pytest.importorskip("numpy")
+    import numpy as np
     ids, offsets = tokenizer_for("qwen3", "auto", "native").encode_batch_flat(["hello world"])
     arr = np.asarray(ids)
     assert arr.dtype == np.uint32 and arr.tolist() == [14990, 1879]
@@ -113,3 +113,38 @@ def test_per_thread_caches_keep_vocabularies_apart():
     expected = [tokenizer_for(n, "auto", "python").encode(text) for n in ("qwen3", "cl100k_base", "o200k_base", "gpt2")]
     for _ in range(3):
         assert [tok.encode(text) for tok in toks] == expected
+
+
+def test_native_decode_reads_any_sequence_of_ints():
+    """Lists are read in place; other iterables, numpy ints and out-of-range ints still decode
+    or fail exactly as on the Python backend."""
+    import numpy as np
+    tok = tokenizer_for("cl100k_base", "auto", "native")
+    ids = tok.encode("hello world")
+    assert tok.decode(ids) == tok.decode(tuple(ids)) == tok.decode(iter(ids)) == "hello world"
+    assert tok.decode(np.array(ids, dtype=np.uint32)) == "hello world"
+    assert tok.decode([np.int64(i) for i in ids]) == "hello world"
+    assert tok.decode([True, 0]) == tok.decode([1, 0])
+    for bad in ([2**70], [2**32 + 1], [-(2**63)]):
+        with pytest.raises(UnknownTokenError):
+            tok.decode(bad)
+    with pytest.raises(TypeError):
+        tok._native_tables.decode_text([1, "2"])
+    with pytest.raises(OverflowError):
+        tok._native_tables.decode_bytes([1, -2])
+
+
+def test_result_lists_share_ints_but_not_lists():
+    """Result lists hold shared int objects (made once per id); each list is its own, and the
+    ints outlive the tokenizer that made them."""
+    import gc
+
+    tok = TokenizerOptions(backend="native").build(load_vocab("o200k_base"))
+    first, second = tok.encode("tokenizers everywhere"), tok.encode("tokenizers everywhere")
+    assert first == second and first is not second
+    first.append(-1)
+    assert tok.encode("tokenizers everywhere") == second
+    batch = tok.encode_batch(["tokenizers everywhere"] * 3, num_threads=2)
+    del tok
+    gc.collect()
+    assert batch == [second] * 3 and sum(second) == sum(batch[0])
