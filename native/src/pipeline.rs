@@ -39,14 +39,86 @@ pub enum SpecialPolicy {
 pub struct Disallowed(pub String);
 
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
-/// so each thread remembers the ids of recent ones, per pipeline. Only short pieces are kept,
-/// and a full cache is emptied, so memory stays bounded (about 1–2 MB per thread).
-const CACHE_ENTRIES: usize = 1 << 15;
-const CACHE_MAX_PIECE: usize = 64;
+/// so each thread remembers the ids of recent ones, per pipeline, in a fixed direct-mapped
+/// table: a lookup reads one 64-byte entry, an insert overwrites one, nothing is allocated.
+/// Text where nothing repeats (random Unicode) then costs a store per piece, not a hash-map
+/// insert that allocates.
+const CACHE_SLOTS: usize = 1 << 13;
+const CACHE_MAX_PIECE: usize = 32;
+const CACHE_MAX_IDS: usize = 7;
 const CACHED_PIPELINES: usize = 8;
 
-/// Piece bytes → ids, for one pipeline.
-type PieceCache = FxHashMap<Box<[u8]>, Box<[u32]>>;
+/// One cached piece: its bytes zero-padded to 32 and its length (0: empty), and its ids.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct CacheEntry {
+    key: [u64; 4],
+    len: u8,
+    count: u8,
+    ids: [u32; CACHE_MAX_IDS],
+}
+
+const EMPTY_ENTRY: CacheEntry = CacheEntry {
+    key: [0; 4],
+    len: 0,
+    count: 0,
+    ids: [0; CACHE_MAX_IDS],
+};
+
+/// Piece bytes → ids, for one pipeline on one thread.
+struct PieceCache {
+    entries: Box<[CacheEntry]>,
+}
+
+impl PieceCache {
+    fn new() -> Self {
+        Self {
+            entries: vec![EMPTY_ENTRY; CACHE_SLOTS].into_boxed_slice(),
+        }
+    }
+
+    /// The padded key of a piece of 1 to 32 bytes, and its slot.
+    #[inline]
+    fn key(piece: &[u8]) -> ([u64; 4], usize) {
+        let mut bytes = [0u8; 32];
+        bytes[..piece.len()].copy_from_slice(piece);
+        let key: [u64; 4] = std::array::from_fn(|i| {
+            u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap())
+        });
+        // Multiply-folds: every key bit and the length reach the low bits that pick the slot.
+        let fold = |a: u64, b: u64| {
+            let product = u128::from(a) * u128::from(b);
+            (product as u64) ^ ((product >> 64) as u64)
+        };
+        let first = fold(
+            key[0] ^ 0x243f_6a88_85a3_08d3,
+            key[1] ^ 0x1319_8a2e_0370_7345,
+        );
+        let mixed = fold(
+            key[2] ^ first ^ 0xa409_3822_299f_31d1,
+            key[3] ^ piece.len() as u64 ^ 0x082e_fa98_ec4e_6c89,
+        );
+        (key, mixed as usize % CACHE_SLOTS)
+    }
+
+    #[inline]
+    fn get(&self, key: &[u64; 4], len: usize, slot: usize) -> Option<&[u32]> {
+        let entry = &self.entries[slot];
+        (entry.key == *key && usize::from(entry.len) == len)
+            .then(|| &entry.ids[..usize::from(entry.count)])
+    }
+
+    #[inline]
+    fn put(&mut self, key: [u64; 4], len: usize, slot: usize, ids: &[u32]) {
+        if ids.len() <= CACHE_MAX_IDS {
+            let entry = &mut self.entries[slot];
+            entry.key = key;
+            entry.len = len as u8;
+            entry.count = ids.len() as u8;
+            entry.ids[..ids.len()].copy_from_slice(ids);
+        }
+    }
+}
 
 thread_local! {
     static PIECE_CACHES: RefCell<FxHashMap<u64, PieceCache>> =
@@ -167,7 +239,7 @@ impl Pipeline {
             if caches.len() >= CACHED_PIPELINES && !caches.contains_key(&self.id) {
                 caches.clear();
             }
-            let cache = caches.entry(self.id).or_default();
+            let cache = caches.entry(self.id).or_insert_with(PieceCache::new);
             let mut start = 0;
             for end in ends {
                 let piece = &bytes[start..end];
@@ -178,17 +250,44 @@ impl Pipeline {
                     out.push(tables.byte_ids[piece[0] as usize]);
                 } else if piece.len() > CACHE_MAX_PIECE {
                     merge_piece(self.encoder, tables, piece, out);
-                } else if let Some(ids) = cache.get(piece) {
-                    out.extend_from_slice(ids);
                 } else {
-                    let first = out.len();
-                    merge_piece(self.encoder, tables, piece, out);
-                    if cache.len() >= CACHE_ENTRIES {
-                        cache.clear();
+                    let (key, slot) = PieceCache::key(piece);
+                    if let Some(ids) = cache.get(&key, piece.len(), slot) {
+                        out.extend_from_slice(ids);
+                    } else {
+                        let first = out.len();
+                        merge_piece(self.encoder, tables, piece, out);
+                        cache.put(key, piece.len(), slot, &out[first..]);
                     }
-                    cache.insert(piece.into(), out[first..].into());
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn piece_cache_keys_are_exact() {
+        let mut cache = PieceCache::new();
+        let pieces: [&[u8]; 5] = [b"a", b"a\0", b"a\0\0", b"abcdefgh", &[7u8; 32]];
+        for (i, piece) in pieces.iter().enumerate() {
+            let (key, slot) = PieceCache::key(piece);
+            cache.put(key, piece.len(), slot, &[i as u32, 99]);
+        }
+        for (i, piece) in pieces.iter().enumerate() {
+            let (key, slot) = PieceCache::key(piece);
+            // A later piece may have evicted this one from its slot, never answered for it.
+            if let Some(ids) = cache.get(&key, piece.len(), slot) {
+                assert_eq!(ids, &[i as u32, 99]);
+            }
+        }
+        let (key, slot) = PieceCache::key(b"a");
+        assert_eq!(cache.get(&key, 1, slot), Some(&[0u32, 99][..]));
+        let (key, slot) = PieceCache::key(b"xyz");
+        cache.put(key, 3, slot, &[1; CACHE_MAX_IDS + 1]);
+        assert_eq!(cache.get(&key, 3, slot), None, "too many ids to keep");
     }
 }

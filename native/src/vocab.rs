@@ -7,9 +7,7 @@
 //! lookup reads one slot; longer ones are ids in a table that hashes the arena's bytes.
 //! Built once per vocabulary and shared (`Arc`) by all encoders and threads.
 
-use std::cell::RefCell;
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use hashbrown::HashTable;
@@ -22,23 +20,7 @@ pub type Rank = u32;
 pub const NO_RANK: Rank = Rank::MAX;
 const UNUSED: u32 = u32::MAX;
 
-/// Pair ranks already looked up, per thread: keyed by the two token ids, a lookup is one
-/// integer hash instead of hashing and comparing the merged bytes. Real text asks for the
-/// same pairs again and again. Bounded: a full memo is emptied.
-const PAIR_MEMO_ENTRIES: usize = 1 << 18;
-
-/// Memos of tables that were dropped stay behind; a thread keeps a few at most.
-const PAIR_MEMO_TABLES: usize = 8;
-
-thread_local! {
-    static PAIR_MEMO: RefCell<FxHashMap<u64, FxHashMap<u64, Rank>>> = RefCell::new(FxHashMap::default());
-}
-
-static NEXT_TABLES_ID: AtomicU64 = AtomicU64::new(0);
-
 pub struct VocabTables {
-    /// Names these tables in the per-thread pair memo (never reused, unlike an address).
-    id: u64,
     /// The bytes of every token, concatenated in id order.
     arena: Vec<u8>,
     /// `id → (start, len)` in the arena; `start == UNUSED` for ids no token uses.
@@ -117,32 +99,6 @@ impl ShortKey {
     }
 }
 
-/// [`VocabTables::pair_rank`] with this thread's memo of rank-based lookups.
-pub struct PairRanks<'a> {
-    tables: &'a VocabTables,
-    memo: Option<&'a mut FxHashMap<u64, Rank>>,
-}
-
-impl PairRanks<'_> {
-    /// Priority of merging `piece[start..mid]` (id `left`) with `piece[mid..end]` (id `right`).
-    #[inline]
-    pub fn rank(&mut self, piece: &[u8], start: usize, end: usize, left: u32, right: u32) -> Rank {
-        let Some(memo) = self.memo.as_deref_mut() else {
-            return self.tables.pair_rank(piece, start, end, left, right);
-        };
-        let key = (u64::from(left) << 32) | u64::from(right);
-        if let Some(&rank) = memo.get(&key) {
-            return rank;
-        }
-        let rank = self.tables.rank_of(&piece[start..end]).unwrap_or(NO_RANK);
-        if memo.len() >= PAIR_MEMO_ENTRIES {
-            memo.clear();
-        }
-        memo.insert(key, rank);
-        rank
-    }
-}
-
 impl VocabTables {
     /// Build the tables from `blob`, the bytes of tokens `ids[i]` of lengths `lens[i]`
     /// concatenated; `is_bpe[i]` tells BPE tokens from special/added literals (which are
@@ -165,7 +121,6 @@ impl VocabTables {
             ));
         }
         let mut tables = Self {
-            id: NEXT_TABLES_ID.fetch_add(1, Ordering::Relaxed),
             arena: Vec::with_capacity(blob.len()),
             spans: vec![(UNUSED, 0); n_vocab],
             short: HashTable::with_capacity(ids.len()),
@@ -283,27 +238,6 @@ impl VocabTables {
             None => self.rank_of(&piece[start..end]).unwrap_or(NO_RANK),
             Some(merges) => merges.get(&(left, right)).copied().unwrap_or(NO_RANK),
         }
-    }
-
-    /// Run `work` with this thread's [`PairRanks`] for these tables.
-    #[inline]
-    pub fn with_pair_ranks<R>(&self, work: impl FnOnce(&mut PairRanks<'_>) -> R) -> R {
-        if self.merges.is_some() {
-            return work(&mut PairRanks {
-                tables: self,
-                memo: None,
-            });
-        }
-        PAIR_MEMO.with_borrow_mut(|memos| {
-            if memos.len() >= PAIR_MEMO_TABLES && !memos.contains_key(&self.id) {
-                memos.clear();
-            }
-            let memo = memos.entry(self.id).or_default();
-            work(&mut PairRanks {
-                tables: self,
-                memo: Some(memo),
-            })
-        })
     }
 
     /// The id of the token that merging `piece[start..end]` at priority `rank` makes: under

@@ -2,35 +2,32 @@
 //! (leftmost on ties) and merge it. O(n²) but with tiny constants, so it is the fastest
 //! choice for the short pieces of ordinary text (it is tiktoken's `_byte_pair_merge`).
 
-use crate::vocab::{PairRanks, VocabTables, NO_RANK};
+use crate::vocab::{VocabTables, NO_RANK};
 
 /// Pieces up to this length work in stack buffers (no allocation); nearly all pieces do.
 const STACK_PIECE: usize = 128;
 
 pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
     let n = piece.len();
-    t.with_pair_ranks(|pairs| {
-        if n <= STACK_PIECE {
-            let (mut starts, mut ids, mut ranks) = (
-                [0u32; STACK_PIECE + 1],
-                [0u32; STACK_PIECE],
-                [0u32; STACK_PIECE],
-            );
-            sweep(
-                t,
-                pairs,
-                piece,
-                &mut starts[..=n],
-                &mut ids[..n],
-                &mut ranks[..n - 1],
-                out,
-            );
-        } else {
-            let (mut starts, mut ids, mut ranks) =
-                (vec![0u32; n + 1], vec![0u32; n], vec![0u32; n - 1]);
-            sweep(t, pairs, piece, &mut starts, &mut ids, &mut ranks, out);
-        }
-    });
+    if n <= STACK_PIECE {
+        let (mut starts, mut ids, mut ranks) = (
+            [0u32; STACK_PIECE + 1],
+            [0u32; STACK_PIECE],
+            [0u32; STACK_PIECE],
+        );
+        sweep(
+            t,
+            piece,
+            &mut starts[..=n],
+            &mut ids[..n],
+            &mut ranks[..n - 1],
+            out,
+        );
+    } else {
+        let (mut starts, mut ids, mut ranks) =
+            (vec![0u32; n + 1], vec![0u32; n], vec![0u32; n - 1]);
+        sweep(t, piece, &mut starts, &mut ids, &mut ranks, out);
+    }
 }
 
 /// The sweep over caller-provided buffers: symbol i covers piece[starts[i]..starts[i + 1]]
@@ -38,7 +35,6 @@ pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
 /// the live symbols; a merge shifts the tails left by one.
 fn sweep(
     t: &VocabTables,
-    pairs: &mut PairRanks<'_>,
     piece: &[u8],
     starts: &mut [u32],
     ids: &mut [u32],
@@ -52,7 +48,7 @@ fn sweep(
     }
     starts[len] = len as u32;
     for i in 0..len - 1 {
-        ranks[i] = pairs.rank(piece, i, i + 2, ids[i], ids[i + 1]);
+        ranks[i] = t.pair_rank(piece, i, i + 2, ids[i], ids[i + 1]);
     }
     loop {
         let (mut best, mut best_rank) = (0, NO_RANK);
@@ -78,11 +74,11 @@ fn sweep(
         let span = |i: usize| (starts[i] as usize, starts[i + 2] as usize);
         if best + 1 < len {
             let (s, e) = span(best);
-            ranks[best] = pairs.rank(piece, s, e, ids[best], ids[best + 1]);
+            ranks[best] = t.pair_rank(piece, s, e, ids[best], ids[best + 1]);
         }
         if best > 0 {
             let (s, e) = span(best - 1);
-            ranks[best - 1] = pairs.rank(piece, s, e, ids[best - 1], ids[best]);
+            ranks[best - 1] = t.pair_rank(piece, s, e, ids[best - 1], ids[best]);
         }
     }
     out.extend_from_slice(&ids[..len]);
