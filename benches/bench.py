@@ -10,6 +10,7 @@ each section measures and how to read it.
 from __future__ import annotations
 
 import argparse
+import compileall
 import gc
 import gzip
 import importlib.util
@@ -485,6 +486,9 @@ def snapshot_wordsplit(dest: Path) -> str:
     else during the run cannot change the code halfway through. Returns the source path."""
     source = Path(importlib.util.find_spec("wordsplit").submodule_search_locations[0])
     shutil.copytree(source, dest / "wordsplit", ignore=shutil.ignore_patterns("__pycache__"))
+    # Bytecode, as `pip install` writes it (the peers are installed that way): without it, the
+    # load-time probes would time compiling wordsplit's sources when PYTHONDONTWRITEBYTECODE is set.
+    compileall.compile_dir(dest / "wordsplit", quiet=1)
     sys.path.insert(0, str(dest))
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(dest), os.environ.get("PYTHONPATH")]))
     return str(source)

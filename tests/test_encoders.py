@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from wordsplit import UnknownComponentError, UnsupportedTokenizerError, Vocab, load_vocab
 from wordsplit.encoders import ENCODERS, MergeTables, get_encoder
 from wordsplit.encoders.buffer_sweep import BufferSweepEncoder
-from wordsplit.options import _native_tables, native_module
+from wordsplit.options import native_module
 
 VOCABS = ["qwen3", "cl100k_base", "o200k_base", "r50k_base", "p50k_base"]
 FAST = ["heap-merge", "backtrack"]
@@ -26,7 +26,7 @@ HARD = [
 
 def native_encoder(vocab, name):
     """The Rust encoder of the same name (the extension is always built for the tests)."""
-    return native_module().Encoder(_native_tables(vocab), name)
+    return native_module().Encoder(vocab.native_tables(), name)
 
 
 def encoders(name):

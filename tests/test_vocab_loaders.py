@@ -146,6 +146,57 @@ def test_vocab_validation():
         vocab.ranks[b"zz"] = 1
 
 
+@pytest.fixture(params=["native", "python"])
+def packed_checks(request, monkeypatch):
+    """Vocab.from_packed with the native core checking the tokens, and without the core."""
+    import wordsplit.vocab
+
+    if request.param == "python":
+        monkeypatch.setattr(wordsplit.vocab, "_native_module", lambda: None)
+    return request.param
+
+
+def _packed(ranks: dict[bytes, int]) -> dict:
+    from array import array
+
+    return dict(blob=b"".join(ranks), ids=array("I", ranks.values()), lengths=array("I", map(len, ranks)))
+
+
+def test_packed_vocab_equals_the_constructed_one(packed_checks):
+    vocab = load_vocab("o200k_harmony")  # shared special ids, eos, n_vocab above the largest id
+    fields = dict(
+        name=vocab.name, pattern=vocab.pattern, n_vocab=vocab.n_vocab, special_tokens=vocab.special_tokens,
+        added_tokens=vocab.added_tokens, eos_token_id=vocab.eos_token_id, source=vocab.source,
+    )
+    packed = Vocab.from_packed(**_packed(dict(vocab.ranks)), **fields)
+    assert (packed.native_tables() is None) == (packed_checks == "python")
+    assert packed.n_bpe == len(packed.ranks) == len(vocab.ranks)
+    assert packed.content_hash == vocab.content_hash and packed.token_bytes == vocab.token_bytes
+    assert repr(packed) == repr(vocab)
+
+
+def test_packed_vocab_validation(packed_checks):
+    """The checks of the constructor hold for packed tokens too, whoever makes them."""
+    base = {bytes([b]): b for b in range(256)}
+    bad = {
+        "repeated bytes": ({**base, b"a": 300}, {}),
+        "id used twice": ({**base, b"ab": 5}, {}),
+        "a literal on a BPE id": (base, {"special_tokens": {"<s>": 7}}),
+        "id above n_vocab": ({**base, b"ab": 400}, {}),
+        "a missing byte": ({k: v for k, v in base.items() if k != b"z"}, {}),
+        "eos without a token": (base, {"eos_token_id": 290}),
+    }
+    for label, (ranks, extra) in bad.items():
+        with pytest.raises(VocabFormatError, match="^v: "):
+            Vocab.from_packed(**_packed(ranks), name="v", pattern="x", n_vocab=300, **extra)
+            pytest.fail(label)
+    with pytest.raises(VocabFormatError, match="do not add up"):
+        Vocab.from_packed(**{**_packed(base), "blob": b"xyz"}, name="v", pattern="x", n_vocab=300)
+    ok = Vocab.from_packed(**_packed({**base, b"ab": 256}), name="v", pattern="x", n_vocab=300,
+                           special_tokens={"<s>": 299, "<t>": 299}, eos_token_id=299)
+    assert ok.ranks[b"ab"] == 256 and ok.token_bytes[299] == b"<s>" and ok.token_bytes[280] is None
+
+
 def test_vocab_json_needs_merges(tmp_path):
     (tmp_path / "vocab.json").write_text("{}")
     with pytest.raises(FileNotFoundError, match="merges.txt"):

@@ -135,6 +135,7 @@ impl VocabTables {
             byte_ids: [UNUSED; 256],
             backtrack: OnceLock::new(),
         };
+        let mut is_bpe_id = vec![false; n_vocab];
         let mut offset = 0usize;
         for ((&id, &len), &bpe) in ids.iter().zip(lens).zip(is_bpe) {
             let piece = &blob[offset..offset + len as usize];
@@ -143,11 +144,13 @@ impl VocabTables {
                 TablesError(format!("token id {id} is not below n_vocab {n_vocab}"))
             })?;
             if span.0 != UNUSED {
-                if bpe {
-                    return Err(TablesError(format!("token id {id} is given twice")));
+                // Two literals may share an id (o200k_harmony); a BPE id is never shared.
+                if bpe || is_bpe_id[id as usize] {
+                    return Err(TablesError(format!("token id {id} is used twice")));
                 }
                 continue;
             }
+            is_bpe_id[id as usize] = bpe;
             *span = (tables.arena.len() as u32, len);
             tables.arena.extend_from_slice(piece);
             if !bpe {
@@ -354,5 +357,13 @@ pub(crate) mod tests {
         let ids: Vec<u32> = (0..257).collect();
         let lens = vec![1u32; 257];
         assert!(VocabTables::new(&blob, &ids, &lens, &[true; 257], 257, None, true).is_err());
+        // A literal may not take a BPE token's id, but two literals may share one.
+        let blob: Vec<u8> = (0..=255u8).chain(*b"<s><t>").collect();
+        let lens: Vec<u32> = [1; 256].into_iter().chain([3, 3]).collect();
+        let kinds: Vec<bool> = [true; 256].into_iter().chain([false, false]).collect();
+        let shared: Vec<u32> = (0..256).chain([256, 256]).collect();
+        assert!(VocabTables::new(&blob, &shared, &lens, &kinds, 257, None, true).is_ok());
+        let taken: Vec<u32> = (0..256).chain([256, 7]).collect();
+        assert!(VocabTables::new(&blob, &taken, &lens, &kinds, 257, None, true).is_err());
     }
 }

@@ -11,7 +11,6 @@ True
 
 from __future__ import annotations
 
-import difflib
 from typing import Iterable
 
 
@@ -69,6 +68,8 @@ def closest(name: str, known: Iterable[str]) -> str:
     >>> closest("cl100k", ["cl100k_base", "o200k_base"])
     " Did you mean 'cl100k_base'?"
     """
+    import difflib  # here, not at the top: only a failed lookup needs it (import time)
+
     match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
     return f" Did you mean {match[0]!r}?" if match else ""
 

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import weakref
-from array import array
 from dataclasses import dataclass
 from typing import Optional
 
@@ -129,7 +127,7 @@ class TokenizerOptions:
         spanner_class = SPANNERS.get(spanner_name)
         pipeline = native_tables = None
         if backend == "native":
-            native_tables = _native_tables(vocab)
+            native_tables = vocab.native_tables()
             encoder = native_module().Encoder(native_tables, encoder_name)
             if spanner_name != "regex":
                 # Scanner + encoder + specials + NFC in one native call. The Python twin of the
@@ -148,10 +146,10 @@ class TokenizerOptions:
         )
 
 
-# One set of derived tables per Vocab object, shared by every tokenizer built on it (load_vocab
-# caches registered vocabs, so they are built once per process), dropped with the Vocab.
+# One set of Python merge tables per Vocab object, shared by every tokenizer built on it
+# (load_vocab caches registered vocabs, so they are built once per process), dropped with the
+# Vocab. The native tables are kept by the Vocab itself (Vocab.native_tables).
 _TABLES: "weakref.WeakKeyDictionary[Vocab, MergeTables]" = weakref.WeakKeyDictionary()
-_NATIVE_TABLES: "weakref.WeakKeyDictionary[Vocab, object]" = weakref.WeakKeyDictionary()
 
 
 def _tables(vocab: Vocab) -> MergeTables:
@@ -159,26 +157,4 @@ def _tables(vocab: Vocab) -> MergeTables:
     tables = _TABLES.get(vocab)
     if tables is None:
         tables = _TABLES[vocab] = MergeTables(vocab)
-    return tables
-
-
-def _native_tables(vocab: Vocab):
-    """The native ``Tables`` of ``vocab`` (the Rust twin of MergeTables)."""
-    tables = _NATIVE_TABLES.get(vocab)
-    if tables is None:
-        merges = None if vocab.merges is None else [(l, r, rank) for (l, r), rank in vocab.merges.items()]
-        # One blob of token bytes plus uint32 ids and lengths: far cheaper to hand over than
-        # a (bytes, id) tuple per token.
-        literals = [(text.encode("utf-8"), i) for text, i in vocab.all_special_literals.items()]
-        pieces = [*vocab.ranks, *(piece for piece, _ in literals)]
-        ids = array("I", [*vocab.ranks.values(), *(i for _, i in literals)])
-        lengths = array("I", map(len, pieces))
-        is_bpe = bytes([1]) * len(vocab.ranks) + bytes(len(literals))
-        if sys.byteorder != "little":
-            ids.byteswap()
-            lengths.byteswap()
-        tables = _NATIVE_TABLES[vocab] = native_module().Tables(
-            b"".join(pieces), ids.tobytes(), lengths.tobytes(), is_bpe, vocab.n_vocab, merges,
-            vocab.whole_piece_lookup,
-        )
     return tables

@@ -14,6 +14,9 @@ and encoders that :class:`~wordsplit.options.TokenizerOptions` composes.
 from __future__ import annotations
 
 import hashlib
+import sys
+from array import array
+from itertools import accumulate
 from types import MappingProxyType
 from typing import Mapping
 
@@ -42,14 +45,18 @@ class Vocab:
 
     Ids below ``n_vocab`` that no token uses (gaps, GGUF's unused padding) decode as errors.
 
+    :meth:`from_packed` builds one from the token bytes packed in one blob (the parsed-vocab
+    cache's form): ``ranks`` and ``token_bytes`` are then made on first use, and the native
+    core checks the tokens, so loading a cached vocabulary builds no Python dict at all.
+
     Raises:
         VocabFormatError: naming ``source`` and the offending entry.
     """
 
     __slots__ = (
-        "name", "ranks", "pattern", "special_tokens", "added_tokens", "normalizer", "merges",
-        "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source",
-        "token_bytes", "_hash", "__weakref__",
+        "name", "pattern", "special_tokens", "added_tokens", "normalizer", "merges",
+        "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
+        "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__",
     )
 
     def __init__(
@@ -78,29 +85,157 @@ class Vocab:
             n_vocab = max_id + 1
         elif n_vocab <= max_id:
             raise VocabFormatError(f"{source}: n_vocab {n_vocab} is not above the largest id {max_id}")
-        token_bytes: list[bytes | None] = [None] * n_vocab
-        for piece, i in ranks.items():
-            token_bytes[i] = piece
-        for text, i in (*special_tokens.items(), *added_tokens.items()):
-            if token_bytes[i] is None:  # a shared special id decodes to its first literal
-                token_bytes[i] = text.encode("utf-8")
-        for label, value in (("eos_token_id", eos_token_id), ("bos_token_id", bos_token_id)):
-            if value is not None and not (0 <= value < n_vocab and token_bytes[value] is not None):
-                raise VocabFormatError(f"{source}: {label} {value} is not a token id of this vocabulary")
-        set_(self, "name", name)
-        set_(self, "source", source)
-        set_(self, "ranks", MappingProxyType(dict(ranks)))
-        set_(self, "pattern", pattern)
+        self._set_fields(
+            name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
+            normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
+            bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ranks),
+        )
+        set_(self, "_ranks", MappingProxyType(dict(ranks)))
+        self._check_eos_bos()
+
+    @classmethod
+    def from_packed(
+        cls,
+        *,
+        blob: bytes,
+        ids: array,
+        lengths: array,
+        name: str,
+        pattern: str,
+        n_vocab: int,
+        special_tokens: Mapping[str, int] | None = None,
+        added_tokens: Mapping[str, int] | None = None,
+        normalizer: str = "none",
+        merges: Mapping[tuple[int, int], int] | None = None,
+        eos_token_id: int | None = None,
+        bos_token_id: int | None = None,
+        whole_piece_lookup: bool = True,
+        source: str | None = None,
+    ) -> Vocab:
+        """A Vocab from BPE token ``ids`` (uint32 array) whose bytes are ``blob`` cut into
+        ``lengths``; the other arguments are as for the constructor.
+
+        With the native core built, the core's vocab tables check the tokens (ids unique and
+        below ``n_vocab``, bytes unique, all 256 bytes present) and are kept for the
+        tokenizers built on this Vocab; ``ranks`` becomes a dict only if something asks for it.
+        Without it (or for pair-ranked merges), this is the constructor on the unpacked dict.
+
+        >>> v = Vocab.from_packed(blob=bytes(range(256)), ids=array("I", range(256)),
+        ...                       lengths=array("I", [1] * 256), name="bytes", pattern=".", n_vocab=256)
+        >>> v.ranks[b"a"], v.n_vocab
+        (97, 256)
+        """
+        fields = dict(
+            name=name, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
+            normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
+            bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, source=source,
+        )
+        if len(ids) != len(lengths) or sum(lengths) != len(blob):
+            raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
+        native = _native_module()
+        if native is None or merges is not None:
+            return cls(ranks=dict(zip(_cut(blob, lengths), ids)), **fields)
+        self = cls.__new__(cls)
+        source = source or name
+        special_tokens, added_tokens = dict(special_tokens or {}), dict(added_tokens or {})
+        _check_header(source, normalizer, special_tokens, added_tokens)
+        self._set_fields(
+            name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
+            normalizer=normalizer, merges=None, n_vocab=n_vocab, eos_token_id=eos_token_id,
+            bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ids),
+        )
+        object.__setattr__(self, "_packed", (blob, ids, lengths))
+        try:
+            self.native_tables()
+        except VocabFormatError as exc:
+            raise VocabFormatError(f"{source}: {exc}") from None
+        self._check_eos_bos()
+        return self
+
+    def _set_fields(self, *, special_tokens, added_tokens, merges, whole_piece_lookup, **fields) -> None:
+        set_ = object.__setattr__
+        for key, value in fields.items():
+            set_(self, key, value)
         set_(self, "special_tokens", MappingProxyType(special_tokens))
         set_(self, "added_tokens", MappingProxyType(added_tokens))
-        set_(self, "normalizer", normalizer)
         set_(self, "merges", None if merges is None else MappingProxyType(dict(merges)))
-        set_(self, "n_vocab", n_vocab)
-        set_(self, "eos_token_id", eos_token_id)
-        set_(self, "bos_token_id", bos_token_id)
         set_(self, "whole_piece_lookup", bool(whole_piece_lookup))
-        set_(self, "token_bytes", tuple(token_bytes))
-        set_(self, "_hash", None)
+        for key in ("_ranks", "_token_bytes", "_packed", "_native", "_hash"):
+            set_(self, key, None)
+
+    def _check_eos_bos(self) -> None:
+        for label, value in (("eos_token_id", self.eos_token_id), ("bos_token_id", self.bos_token_id)):
+            if value is not None and not (0 <= value < self.n_vocab and self._has_token(value)):
+                raise VocabFormatError(f"{self.source}: {label} {value} is not a token id of this vocabulary")
+
+    def _has_token(self, token_id: int) -> bool:
+        if self._native is None:
+            return self.token_bytes[token_id] is not None
+        try:  # a packed Vocab: ask the native tables instead of building token_bytes
+            self._native.decode_bytes([token_id])
+        except KeyError:  # UnknownTokenError
+            return False
+        return True
+
+    @property
+    def ranks(self) -> Mapping[bytes, int]:
+        """Bytes of every BPE token → its id (read-only)."""
+        if self._ranks is None:  # a packed Vocab: made on first use
+            blob, ids, lengths = self._packed
+            object.__setattr__(self, "_ranks", MappingProxyType(dict(zip(_cut(blob, lengths), ids))))
+        return self._ranks
+
+    @property
+    def token_bytes(self) -> tuple[bytes | None, ...]:
+        """Bytes of each id (a special or added token's UTF-8 text); None for unused ids."""
+        if self._token_bytes is None:
+            table: list[bytes | None] = [None] * self.n_vocab
+            for piece, i in self.ranks.items():
+                table[i] = piece
+            for text, i in (*self.special_tokens.items(), *self.added_tokens.items()):
+                if table[i] is None:  # a shared special id decodes to its first literal
+                    table[i] = text.encode("utf-8")
+            object.__setattr__(self, "_token_bytes", tuple(table))
+        return self._token_bytes
+
+    def packed(self) -> tuple[bytes, array, array]:
+        """``(blob, ids, lengths)``: the BPE tokens' bytes concatenated, their ids and their
+        lengths as uint32 arrays (the form of the parsed-vocab cache and of the native tables)."""
+        if self._packed is None:
+            ids = array(_U32, self.ranks.values())
+            lengths = array(_U32, map(len, self.ranks))
+            object.__setattr__(self, "_packed", (b"".join(self.ranks), ids, lengths))
+        return self._packed
+
+    def native_tables(self):
+        """The native core's vocab tables of this Vocab (built once, shared by every native
+        tokenizer built on it), or None when the core is not built.
+
+        Raises:
+            VocabFormatError: the tokens break an invariant (only for :meth:`from_packed`;
+                the constructor checked them already).
+        """
+        native = _native_module()
+        if native is None:
+            return None
+        if self._native is None:
+            blob, ids, lengths = self.packed()
+            # BPE tokens, then the literals (decoded by id, never merged); one blob of bytes
+            # plus uint32 ids and lengths is far cheaper to hand over than a tuple per token.
+            literals = [(text.encode("utf-8"), i) for text, i in self.all_special_literals.items()]
+            literal_ids = array(_U32, [i for _, i in literals])
+            literal_lengths = array(_U32, [len(text) for text, _ in literals])
+            all_ids, all_lengths = ids + literal_ids, lengths + literal_lengths
+            if sys.byteorder != "little":
+                all_ids.byteswap()
+                all_lengths.byteswap()
+            merges = None if self.merges is None else [(l, r, rank) for (l, r), rank in self.merges.items()]
+            tables = native.Tables(
+                blob + b"".join(text for text, _ in literals), all_ids.tobytes(), all_lengths.tobytes(),
+                b"\x01" * len(ids) + bytes(len(literals)), self.n_vocab, merges, self.whole_piece_lookup,
+            )
+            object.__setattr__(self, "_native", tables)
+        return self._native
 
     def __setattr__(self, key, value):
         raise AttributeError(f"Vocab is immutable; build a new one instead of setting {key!r}")
@@ -110,7 +245,7 @@ class Vocab:
 
     def __repr__(self) -> str:
         return (
-            f"Vocab({self.name!r}, n_vocab={self.n_vocab}, bpe_tokens={len(self.ranks)}, "
+            f"Vocab({self.name!r}, n_vocab={self.n_vocab}, bpe_tokens={self.n_bpe}, "
             f"special={len(self.special_tokens)}, added={len(self.added_tokens)}, "
             f"normalizer={self.normalizer!r}, merges={'pair-ranked' if self.merges else 'rank-based'})"
         )
@@ -134,6 +269,31 @@ class Vocab:
     def all_special_literals(self) -> dict[str, int]:
         """Special and added tokens together: every literal the special splitter may match."""
         return {**self.special_tokens, **self.added_tokens}
+
+
+_U32 = "I" if array("I").itemsize == 4 else "L"  # 'I' is 4 bytes on every common platform
+
+
+def _native_module():
+    """The compiled core, or None (imported here, not at the top: it is optional)."""
+    try:
+        from . import _native
+    except ImportError:
+        return None
+    return _native
+
+
+def _cut(blob: bytes, lengths: array) -> list[bytes]:
+    """``blob`` cut into consecutive pieces of ``lengths``."""
+    starts = list(accumulate(lengths, initial=0))
+    return [blob[start:end] for start, end in zip(starts, starts[1:])]
+
+
+def _check_header(source, normalizer, special_tokens, added_tokens) -> None:
+    """The checks that do not need the BPE tokens: the normalizer and the literals."""
+    if normalizer not in NORMALIZER_NAMES:
+        raise VocabFormatError(f"{source}: unknown normalizer {normalizer!r}; known: {', '.join(NORMALIZER_NAMES)}")
+    _check_ids(source, {}, special_tokens, added_tokens)
 
 
 def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -> None:

@@ -15,7 +15,8 @@ Format, little-endian::
 
 The header holds the Vocab's other fields, the counts and the sha256 of the body. A derived
 entry is not trusted: a read checks the magic, the counts against the bytes present and the
-checksum before it builds anything, and the Vocab validates itself as always. An entry that
+checksum before it builds anything, and the Vocab validates itself as always (the native
+tables check the tokens when the core is built). An entry that
 fails any check is removed and rebuilt from the source file, never used.
 
 The cache keeps the :data:`MAX_ENTRIES` most recently used derived entries (a hit refreshes
@@ -23,7 +24,9 @@ an entry's mtime; a write evicts the oldest beyond that), so loading many files,
 temporary ones, cannot grow it without bound.
 
 What it does not do: store the encoders' own tables (the Python MergeTables wrap the Vocab,
-and the native Tables are built from it in Rust), nor download anything.
+and the native Tables are built from it in Rust), nor download anything. The tokens are read
+back packed (:meth:`~wordsplit.vocab.Vocab.from_packed`): with the native core built, its
+tables check and index them, and no Python dict of 100,000+ tokens is built unless asked for.
 
 >>> from wordsplit import load_vocab
 >>> vocab = load_vocab("r50k_base")
@@ -42,7 +45,7 @@ import logging
 import os
 import sys
 from array import array
-from itertools import accumulate, chain
+from itertools import chain
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -132,15 +135,14 @@ def code_fingerprint() -> str:
 
 def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
     """The derived-entry bytes of ``vocab`` (see the module docstring for the format)."""
-    pieces = list(vocab.ranks)
-    ids = array(_U32, vocab.ranks.values())
-    lengths = array(_U32, map(len, pieces))
+    blob, ids, lengths = vocab.packed()
     triples = ((left, right, rank) for (left, right), rank in (vocab.merges or {}).items())
     merges = array(_U32, chain.from_iterable(triples))
+    ids, lengths = array(_U32, ids), array(_U32, lengths)  # copies: byteswap must not touch the Vocab's
     if _BIG_ENDIAN:
         for table in (ids, lengths, merges):
             table.byteswap()
-    body = b"".join([ids.tobytes(), lengths.tobytes(), *pieces, merges.tobytes()])
+    body = b"".join([ids.tobytes(), lengths.tobytes(), blob, merges.tobytes()])
     header = {
         "format": FORMAT, "label": label, "name": vocab.name, "source": vocab.source, "pattern": vocab.pattern,
         # Lists of pairs, not objects: they keep the order, which decides which of two literals
@@ -148,7 +150,7 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
         "special_tokens": list(vocab.special_tokens.items()), "added_tokens": list(vocab.added_tokens.items()),
         "normalizer": vocab.normalizer, "n_vocab": vocab.n_vocab, "eos_token_id": vocab.eos_token_id,
         "bos_token_id": vocab.bos_token_id, "whole_piece_lookup": vocab.whole_piece_lookup,
-        "pair_ranked": vocab.merges is not None, "n_tokens": len(pieces), "n_merges": len(merges) // 3,
+        "pair_ranked": vocab.merges is not None, "n_tokens": len(ids), "n_merges": len(merges) // 3,
         "body_size": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
     }
     head = json.dumps(header, ensure_ascii=True).encode()
@@ -174,13 +176,11 @@ def read_vocab(data: bytes) -> Vocab:
         if _BIG_ENDIAN:
             for table in (ids, lengths, merges):
                 table.byteswap()
-        starts = list(accumulate(lengths, initial=8 * n))
-        if starts[-1] != 8 * n + blob_size:
-            raise _Corrupt("token lengths do not add up to the token bytes")
-        pieces = [body[start:end] for start, end in zip(starts, starts[1:])]
         table = iter(merges)
-        return Vocab(
-            name=header["name"], source=header["source"], ranks=dict(zip(pieces, ids)), pattern=header["pattern"],
+        # The tokens stay packed: the native tables check and index them without a Python dict.
+        return Vocab.from_packed(
+            blob=body[8 * n: 8 * n + blob_size], ids=ids, lengths=lengths,
+            name=header["name"], source=header["source"], pattern=header["pattern"],
             special_tokens=dict(header["special_tokens"]), added_tokens=dict(header["added_tokens"]),
             normalizer=header["normalizer"], n_vocab=header["n_vocab"], eos_token_id=header["eos_token_id"],
             bos_token_id=header["bos_token_id"], whole_piece_lookup=header["whole_piece_lookup"],
