@@ -39,7 +39,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
 import shutil
 import stat
@@ -50,7 +49,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterator
 
-import platformdirs
 
 from ..errors import DownloadError, HashMismatchError
 
@@ -59,7 +57,14 @@ __all__ = [
     "open_cache",
 ]
 
-log = logging.getLogger("wordsplit.cache")
+
+
+def log():
+    """The ``wordsplit.cache`` logger; logging is imported on first use (it costs ~5 ms of
+    import time, and only failure paths log)."""
+    import logging
+
+    return logging.getLogger("wordsplit.cache")
 
 CACHE_DIR_ENV = "WORDSPLIT_CACHE_DIR"
 DOWNLOADS = "downloads"
@@ -78,7 +83,11 @@ def default_cache_dir() -> Path:
     >>> isinstance(default_cache_dir(), Path)
     True
     """
-    return Path(os.environ.get(CACHE_DIR_ENV) or platformdirs.user_cache_dir("wordsplit"))
+    if os.environ.get(CACHE_DIR_ENV):
+        return Path(os.environ[CACHE_DIR_ENV])
+    import platformdirs  # here: a set WORDSPLIT_CACHE_DIR needs no platformdirs import
+
+    return Path(platformdirs.user_cache_dir("wordsplit"))
 
 
 @dataclass(frozen=True)
@@ -153,7 +162,7 @@ class Cache:
             expected_size, expected_sha = int(record["size"]), str(record["sha256"])
         except (OSError, ValueError, KeyError, TypeError):
             # A record that cannot be read means an interrupted commit: the entry does not exist.
-            log.debug("ignoring %s: unreadable record", path)
+            log().debug("ignoring %s: unreadable record", path)
             return None
         digest, size = sha256_file(path)
         if (size, digest) == (expected_size, expected_sha) and sha256 in (None, digest):
@@ -173,7 +182,7 @@ class Cache:
                 with contextlib.suppress(FileNotFoundError):
                     target.unlink()
         except OSError as exc:
-            log.debug("could not remove %s: %s", path, exc)
+            log().debug("could not remove %s: %s", path, exc)
             return False
         return True
 

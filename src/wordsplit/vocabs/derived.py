@@ -41,7 +41,6 @@ import functools
 import hashlib
 import importlib
 import json
-import logging
 import os
 import sys
 from array import array
@@ -50,11 +49,10 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from ..vocab import Vocab
-from .cache import Cache, atomic_write
+from .cache import Cache, atomic_write, log
 
 __all__ = ["cached_vocab", "dump_vocab", "read_header", "read_vocab", "recipe_key"]
 
-log = logging.getLogger("wordsplit.cache")
 
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
 MAGIC = b"wordsplit-vocab\n"
@@ -97,7 +95,7 @@ def cached_vocab(cache: Cache, recipe: Mapping, *, label: str, build: Callable[[
         atomic_write(path, dump_vocab(vocab, label=label))
         _evict(path.parent)
     except OSError as exc:
-        log.debug("could not write the derived entry %s: %s", path, exc)
+        log().debug("could not write the derived entry %s: %s", path, exc)
     return vocab
 
 
@@ -231,7 +229,7 @@ def _read_entry(path: Path) -> Vocab | None:
     try:
         return read_vocab(data)
     except ValueError as exc:
-        log.info("ignoring the corrupt derived entry %s (%s); rebuilding it", path, exc)
+        log().info("ignoring the corrupt derived entry %s (%s); rebuilding it", path, exc)
         with contextlib.suppress(OSError):  # a read-only root: the rebuilt entry goes to the writable one
             path.unlink()
         return None

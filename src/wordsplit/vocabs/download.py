@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Mapping
 from urllib.parse import urlsplit, urlunsplit
@@ -34,7 +32,13 @@ from .cache import Cache
 
 __all__ = ["download", "public_url", "retry_delays"]
 
-log = logging.getLogger("wordsplit.download")
+
+
+def log():
+    """The ``wordsplit.download`` logger (logging imported on first use: import time)."""
+    import logging
+
+    return logging.getLogger("wordsplit.download")
 
 CONNECT_TIMEOUT = 10.0  # seconds to establish a connection
 READ_TIMEOUT = 60.0  # seconds without a byte before giving up on an attempt
@@ -123,7 +127,7 @@ def download(
                         "Check the network connection and try again, or set WORDSPLIT_OFFLINE=1 to use only "
                         "the files already in the cache"
                     ) from None
-                log.info("%s: attempt %d failed (%s); retrying in %.2g s",
+                log().info("%s: attempt %d failed (%s); retrying in %.2g s",
                          what, attempt, _reason(exc), delays[attempt - 1])
                 time.sleep(delays[attempt - 1])
             except requests.RequestException as exc:  # an invalid URL, too many redirects...
@@ -146,20 +150,20 @@ def download(
         "commit": _header(hops, "X-Repo-Commit"),
         "size": size,
         "sha256": digest,
-        "downloaded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "downloaded_at": time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
     }
     try:
         path = cache.commit(key, temp, full_record)
     except BaseException:
         _discard(temp)
         raise
-    log.info("%s: stored %s (%d bytes, sha256 %s)", what, path, size, digest)
+    log().info("%s: stored %s (%d bytes, sha256 %s)", what, path, size, digest)
     return path, full_record
 
 
 def _attempt(session, url: str, temp: Path, *, headers: dict, what: str, shown: str):
     """One GET streamed into ``temp``; returns (the headers of each redirect hop, sha256, size)."""
-    log.info("%s: downloading %s", what, shown)
+    log().info("%s: downloading %s", what, shown)
     with session.get(url, headers=headers, stream=True, timeout=(CONNECT_TIMEOUT, READ_TIMEOUT)) as response:
         status = response.status_code
         if status in RETRY_STATUS:
