@@ -181,3 +181,20 @@ def test_batch_and_count():
         tok.encode_batch(["<|im_end|>"])
 
 
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_tokenizers_and_vocabs_pickle(backend):
+    """Worker processes get tokenizers by pickle: the same ids, options and vocab come back."""
+    import pickle
+
+    tok = TokenizerOptions(backend=backend, encoder="backtrack", num_threads=1).build(load_vocab("o200k_harmony"))
+    text = "Pickled <|endoftext|> tokenizers\u00a0encode the same: ümlaut, 12345, ␣␣"
+    copy = pickle.loads(pickle.dumps(tok))
+    assert repr(copy) == repr(tok) and copy.num_threads == 1
+    assert copy.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all")
+    assert copy.vocab is not tok.vocab and copy.vocab.content_hash == tok.vocab.content_hash
+    assert copy.vocab.token_bytes == tok.vocab.token_bytes and copy.vocab.eos_token_id == tok.vocab.eos_token_id
+    qwen = TokenizerOptions(backend=backend).build(load_vocab("qwen3"))  # added tokens, NFC
+    text = "<think>Cafe\u0301</think>"
+    assert pickle.loads(pickle.dumps(qwen)).encode(text) == qwen.encode(text)

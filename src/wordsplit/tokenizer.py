@@ -45,6 +45,13 @@ def _without_surrogates(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def _rebuild_tokenizer(vocab: Vocab, spanner: str, encoder: str, backend: str, num_threads: Optional[int]) -> Tokenizer:
+    """The unpickler of :class:`Tokenizer`."""
+    from .options import TokenizerOptions  # here: options imports this module
+
+    return TokenizerOptions(spanner=spanner, encoder=encoder, backend=backend, num_threads=num_threads).build(vocab)
+
+
 class Tokenizer:
     """Encodes and decodes with one vocabulary; immutable and safe to share between threads.
 
@@ -90,6 +97,17 @@ class Tokenizer:
         if self._spanner is None:
             self._spanner = self._make_spanner()
         return self._spanner
+
+    def __reduce__(self):
+        """Pickle as the vocabulary plus the options that rebuild this tokenizer, so it can be
+        sent to worker processes (multiprocessing, ``datasets.map(num_proc=...)``).
+
+        >>> import pickle
+        >>> from wordsplit import get_tokenizer
+        >>> pickle.loads(pickle.dumps(get_tokenizer("qwen3"))).encode("hello world")
+        [14990, 1879]
+        """
+        return _rebuild_tokenizer, (self.vocab, self.spanner_name, self.encoder.name, self.backend, self.num_threads)
 
     def __repr__(self) -> str:
         return (
