@@ -22,17 +22,21 @@ def test_auto_uses_the_native_scanner_pipeline(name):
     assert tok._pipeline is not None and tok._pipeline.spanner == tok.spanner_name
 
 
-@pytest.mark.parametrize("threads", [None, 1, 2])
+@pytest.mark.parametrize("threads", [None, 1, 2, 5])
 @pytest.mark.parametrize("name", ["qwen3", "cl100k_base", "o200k_harmony"])
 def test_batch_equals_single(name, threads):
+    """Order kept whatever finishes first (one long text among short ones, more threads than
+    texts or cores); a lone surrogate sends the batch down the per-text path."""
     tok = tokenizer_for(name, "auto", "native")
-    texts = TEXTS * 20
+    texts = TEXTS * 20 + ["", "tokenizer " * 3000] + TEXTS[:3]
     expected = [tok.encode(t, disallowed_special=()) for t in texts]
     assert tok.encode_batch(texts, num_threads=threads, disallowed_special=()) == expected
     ids, offsets = tok.encode_batch_flat(texts, num_threads=threads, disallowed_special=())
     assert ids.format == "I" and offsets.format == "Q"
     assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == expected
     assert tok.decode_batch(expected, num_threads=threads) == [tok.decode(e) for e in expected]
+    with_surrogate = texts[:5] + ["lone \ud800 surrogate"]
+    assert tok.encode_batch(with_surrogate, num_threads=threads) == [tok.encode(t) for t in with_surrogate]
 
 
 def test_batch_special_policy_and_errors():

@@ -13,52 +13,58 @@ pub mod unicode_tables;
 pub mod vocab;
 
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyList, PyString};
+use rayon::prelude::*;
 
 use encoders::{encode_piece, EncoderKind};
 use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
 use vocab::VocabTables;
 
-/// Run `work` on every item with up to `threads` native threads, keeping the order. Threads
-/// take the next item from a shared counter, so a few large documents do not pile up on one
-/// thread as they would with fixed chunks.
+/// Run `work` on every item with up to `threads` native threads, keeping the order.
+///
+/// The threads belong to a persistent pool per thread count (made on first use), so their
+/// per-thread caches (merged pieces) stay warm from one batch call to the next, as the
+/// calling thread's do for single encodes. Work is split adaptively, so a few large documents
+/// do not pile up on one thread.
 fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
-    work: impl Fn(&T) -> R + Sync,
+    work: impl Fn(&T) -> R + Sync + Send,
 ) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
         return items.iter().map(&work).collect();
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        mine.push((i, work(item)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a batch worker thread panicked"))
-            .collect()
-    });
-    done.sort_unstable_by_key(|&(i, _)| i);
-    done.into_iter().map(|(_, r)| r).collect()
+    match thread_pool(threads) {
+        Some(pool) => pool.install(|| items.par_iter().map(&work).collect()),
+        None => items.iter().map(&work).collect(), // the OS refused threads: do it here
+    }
+}
+
+/// The persistent pool of `threads` threads, or None if it cannot be started.
+fn thread_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Some(pool.clone());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("wordsplit-{i}"))
+        .build()
+        .ok()?;
+    let pool = Arc::new(pool);
+    pools.push((threads, pool.clone()));
+    Some(pool)
 }
 
 /// Little-endian uint32s from bytes (array('I').tobytes() on every platform we build for).
@@ -398,6 +404,65 @@ impl PyPipeline {
         self.inner.encode(text, policy, &mut out)?;
         Ok(out)
     }
+
+    /// Encode `texts` on this thread and `threads - 1` threads of the persistent pool, calling
+    /// `keep(i, result)` on this thread for every text, in the order they finish.
+    ///
+    /// This thread takes texts too, and runs `keep` on the others' results between two texts
+    /// of its own: `keep` may need the GIL (building Python lists, which only one thread can
+    /// do), and this way that work overlaps the encoding instead of waiting for the last text.
+    /// The GIL is released while this thread encodes or waits.
+    fn run_batch(
+        &self,
+        py: Python<'_>,
+        texts: &[PyBackedStr],
+        policy: &SpecialPolicy,
+        threads: usize,
+        mut keep: impl FnMut(usize, Result<Vec<u32>, Disallowed>),
+    ) {
+        let threads = threads.clamp(1, texts.len().max(1));
+        let helpers = if threads > 1 {
+            thread_pool(threads - 1)
+        } else {
+            None
+        };
+        let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let receiver = Mutex::new(receiver); // a &Mutex may cross into allow_threads
+        let next = AtomicUsize::new(0);
+        let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
+        let next = &next;
+        let encode_here = move || {
+            loop {
+                while let Ok((i, result)) = receiver.lock().expect("one receiver").try_recv() {
+                    keep(i, result);
+                }
+                let i = next.fetch_add(1, Relaxed);
+                let Some(text) = texts.get(i) else { break };
+                keep(i, py.allow_threads(|| self.run(text, policy)));
+            }
+            drop(sender); // the helpers hold the last senders: the loop below ends with them
+            let receive = || receiver.lock().expect("one receiver").recv();
+            while let Ok((i, result)) = py.allow_threads(receive) {
+                keep(i, result);
+            }
+        };
+        match &helpers {
+            None => encode_here(),
+            Some(pool) => pool.in_place_scope(|scope| {
+                for sender in helper_senders {
+                    scope.spawn(move |_| loop {
+                        let i = next.fetch_add(1, Relaxed);
+                        let Some(text) = texts.get(i) else { break };
+                        if sender.send((i, self.run(text, policy))).is_err() {
+                            break;
+                        }
+                    });
+                }
+                encode_here();
+            }),
+        }
+    }
 }
 
 fn disallowed_error(py: Python<'_>, d: Disallowed) -> PyErr {
@@ -490,22 +555,31 @@ impl PyPipeline {
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: Vec<PyBackedStr>,
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyList>>> {
-        let results = py.allow_threads(|| {
-            parallel_map(&texts, default_threads(num_threads), |t| {
-                self.run(t, &policy.inner)
-            })
+        let mut lists: Vec<Option<Bound<'py, PyList>>> = texts.iter().map(|_| None).collect();
+        let mut first_error = None;
+        let threads = default_threads(num_threads);
+        self.run_batch(py, &texts, &policy.inner, threads, |i, result| {
+            let list = result
+                .map_err(|d| disallowed_error(py, d))
+                .and_then(|ids| self.ints.list(py, &ids));
+            match list {
+                Ok(list) => lists[i] = Some(list),
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
         });
-        results
+        if let Some(err) = first_error {
+            return Err(err);
+        }
+        Ok(lists
             .into_iter()
-            .map(|r| {
-                r.map_err(|d| disallowed_error(py, d))
-                    .and_then(|ids| self.ints.list(py, &ids))
-            })
-            .collect()
+            .map(|list| list.expect("every text was encoded"))
+            .collect())
     }
 
     /// Encode many texts into one flat buffer: `(ids, offsets)` as little-endian uint32 and
@@ -514,14 +588,15 @@ impl PyPipeline {
     fn encode_batch_flat<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: Vec<PyBackedStr>,
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let results = py.allow_threads(|| {
-            parallel_map(&texts, default_threads(num_threads), |t| {
-                self.run(t, &policy.inner)
-            })
+        let mut results: Vec<Result<Vec<u32>, Disallowed>> =
+            texts.iter().map(|_| Ok(vec![])).collect();
+        let threads = default_threads(num_threads);
+        self.run_batch(py, &texts, &policy.inner, threads, |i, result| {
+            results[i] = result
         });
         let mut ids: Vec<u8> = Vec::new();
         let mut offsets: Vec<u8> = Vec::with_capacity((texts.len() + 1) * 8);

@@ -9,8 +9,6 @@ use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormal
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustc_hash::FxHashMap;
-
 use crate::encoders::{merge_piece, EncoderKind};
 use crate::spanners::Spanner;
 use crate::vocab::VocabTables;
@@ -39,11 +37,13 @@ pub enum SpecialPolicy {
 pub struct Disallowed(pub String);
 
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
-/// so each thread remembers the ids of recent ones, per pipeline, in a fixed direct-mapped
-/// table: a lookup reads one 64-byte entry, an insert overwrites one, nothing is allocated.
-/// Text where nothing repeats (random Unicode) then costs a store per piece, not a hash-map
-/// insert that allocates.
-const CACHE_SLOTS: usize = 1 << 13;
+/// so each thread remembers the ids of recent ones, per pipeline, in a fixed two-way
+/// set-associative table (a CPU cache's layout): a lookup reads one set of two 64-byte entries,
+/// an insert evicts the set's least recently used entry, nothing is allocated after the table
+/// itself. Text where nothing repeats (random Unicode) then costs a store per piece, not a
+/// hash-map insert that allocates. 32,768 entries (2 MB, touched lazily) hold the distinct
+/// pieces of a few MB of multilingual text.
+const CACHE_SETS: usize = 1 << 14;
 const CACHE_MAX_PIECE: usize = 32;
 const CACHE_MAX_IDS: usize = 7;
 const CACHED_PIPELINES: usize = 8;
@@ -58,26 +58,29 @@ struct CacheEntry {
     ids: [u32; CACHE_MAX_IDS],
 }
 
-const EMPTY_ENTRY: CacheEntry = CacheEntry {
-    key: [0; 4],
-    len: 0,
-    count: 0,
-    ids: [0; CACHE_MAX_IDS],
-};
+impl CacheEntry {
+    #[inline]
+    fn holds(&self, key: &[u64; 4], len: usize) -> bool {
+        self.key == *key && usize::from(self.len) == len
+    }
+}
 
-/// Piece bytes → ids, for one pipeline on one thread.
+/// Piece bytes → ids, for one pipeline on one thread. In each set, way 0 is the most
+/// recently used entry.
 struct PieceCache {
-    entries: Box<[CacheEntry]>,
+    sets: Box<[[CacheEntry; 2]]>,
 }
 
 impl PieceCache {
     fn new() -> Self {
-        Self {
-            entries: vec![EMPTY_ENTRY; CACHE_SLOTS].into_boxed_slice(),
-        }
+        // SAFETY: all-zero bytes are a valid CacheEntry (integers only), and an empty one
+        // (len 0 matches no piece). Zeroed memory comes from the OS untouched, so the pages
+        // of a cache that stays small are never written.
+        let sets = unsafe { Box::<[[CacheEntry; 2]]>::new_zeroed_slice(CACHE_SETS).assume_init() };
+        Self { sets }
     }
 
-    /// The padded key of a piece of 1 to 32 bytes, and its slot.
+    /// The padded key of a piece of 1 to 32 bytes, and its set.
     #[inline]
     fn key(piece: &[u8]) -> ([u64; 4], usize) {
         let mut bytes = [0u8; 32];
@@ -85,7 +88,7 @@ impl PieceCache {
         let key: [u64; 4] = std::array::from_fn(|i| {
             u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap())
         });
-        // Multiply-folds: every key bit and the length reach the low bits that pick the slot.
+        // Multiply-folds: every key bit and the length reach the low bits that pick the set.
         let fold = |a: u64, b: u64| {
             let product = u128::from(a) * u128::from(b);
             (product as u64) ^ ((product >> 64) as u64)
@@ -98,20 +101,28 @@ impl PieceCache {
             key[2] ^ first ^ 0xa409_3822_299f_31d1,
             key[3] ^ piece.len() as u64 ^ 0x082e_fa98_ec4e_6c89,
         );
-        (key, mixed as usize % CACHE_SLOTS)
+        (key, mixed as usize % CACHE_SETS)
+    }
+
+    /// The cached ids of the piece with this key and length, in set `set`.
+    #[inline]
+    fn get(&mut self, key: &[u64; 4], len: usize, set: usize) -> Option<&[u32]> {
+        let ways = &mut self.sets[set];
+        if !ways[0].holds(key, len) {
+            if !ways[1].holds(key, len) {
+                return None;
+            }
+            ways.swap(0, 1);
+        }
+        Some(&ways[0].ids[..usize::from(ways[0].count)])
     }
 
     #[inline]
-    fn get(&self, key: &[u64; 4], len: usize, slot: usize) -> Option<&[u32]> {
-        let entry = &self.entries[slot];
-        (entry.key == *key && usize::from(entry.len) == len)
-            .then(|| &entry.ids[..usize::from(entry.count)])
-    }
-
-    #[inline]
-    fn put(&mut self, key: [u64; 4], len: usize, slot: usize, ids: &[u32]) {
+    fn put(&mut self, key: [u64; 4], len: usize, set: usize, ids: &[u32]) {
         if ids.len() <= CACHE_MAX_IDS {
-            let entry = &mut self.entries[slot];
+            let ways = &mut self.sets[set];
+            ways[1] = ways[0];
+            let entry = &mut ways[0];
             entry.key = key;
             entry.len = len as u8;
             entry.count = ids.len() as u8;
@@ -121,8 +132,7 @@ impl PieceCache {
 }
 
 thread_local! {
-    static PIECE_CACHES: RefCell<FxHashMap<u64, PieceCache>> =
-        RefCell::new(FxHashMap::default());
+    static PIECE_CACHES: RefCell<Vec<(u64, PieceCache)>> = const { RefCell::new(Vec::new()) };
 }
 
 static NEXT_PIPELINE_ID: AtomicU64 = AtomicU64::new(0);
@@ -235,11 +245,20 @@ impl Pipeline {
         let bytes = text.as_bytes();
         let tables = &*self.tables;
         PIECE_CACHES.with_borrow_mut(|caches| {
-            // Caches of pipelines that were dropped stay behind; a thread keeps a few at most.
-            if caches.len() >= CACHED_PIPELINES && !caches.contains_key(&self.id) {
-                caches.clear();
+            // Most recently used first. Caches of pipelines that were dropped stay behind until
+            // they are the least recently used of more than a few.
+            match caches.iter().position(|(id, _)| *id == self.id) {
+                Some(0) => {}
+                Some(i) => {
+                    let entry = caches.remove(i);
+                    caches.insert(0, entry);
+                }
+                None => {
+                    caches.truncate(CACHED_PIPELINES - 1);
+                    caches.insert(0, (self.id, PieceCache::new()));
+                }
             }
-            let cache = caches.entry(self.id).or_insert_with(PieceCache::new);
+            let cache = &mut caches[0].1;
             let mut start = 0;
             for end in ends {
                 let piece = &bytes[start..end];
@@ -251,13 +270,13 @@ impl Pipeline {
                 } else if piece.len() > CACHE_MAX_PIECE {
                     merge_piece(self.encoder, tables, piece, out);
                 } else {
-                    let (key, slot) = PieceCache::key(piece);
-                    if let Some(ids) = cache.get(&key, piece.len(), slot) {
+                    let (key, set) = PieceCache::key(piece);
+                    if let Some(ids) = cache.get(&key, piece.len(), set) {
                         out.extend_from_slice(ids);
                     } else {
                         let first = out.len();
                         merge_piece(self.encoder, tables, piece, out);
-                        cache.put(key, piece.len(), slot, &out[first..]);
+                        cache.put(key, piece.len(), set, &out[first..]);
                     }
                 }
             }
@@ -274,20 +293,30 @@ mod tests {
         let mut cache = PieceCache::new();
         let pieces: [&[u8]; 5] = [b"a", b"a\0", b"a\0\0", b"abcdefgh", &[7u8; 32]];
         for (i, piece) in pieces.iter().enumerate() {
-            let (key, slot) = PieceCache::key(piece);
-            cache.put(key, piece.len(), slot, &[i as u32, 99]);
+            let (key, set) = PieceCache::key(piece);
+            cache.put(key, piece.len(), set, &[i as u32, 99]);
         }
         for (i, piece) in pieces.iter().enumerate() {
-            let (key, slot) = PieceCache::key(piece);
-            // A later piece may have evicted this one from its slot, never answered for it.
-            if let Some(ids) = cache.get(&key, piece.len(), slot) {
+            let (key, set) = PieceCache::key(piece);
+            // A later piece may have evicted this one from its set, never answered for it.
+            if let Some(ids) = cache.get(&key, piece.len(), set) {
                 assert_eq!(ids, &[i as u32, 99]);
             }
         }
-        let (key, slot) = PieceCache::key(b"a");
-        assert_eq!(cache.get(&key, 1, slot), Some(&[0u32, 99][..]));
-        let (key, slot) = PieceCache::key(b"xyz");
-        cache.put(key, 3, slot, &[1; CACHE_MAX_IDS + 1]);
-        assert_eq!(cache.get(&key, 3, slot), None, "too many ids to keep");
+        let (key, set) = PieceCache::key(b"a");
+        assert_eq!(cache.get(&key, 1, set), Some(&[0u32, 99][..]));
+        let (key, set) = PieceCache::key(b"xyz");
+        cache.put(key, 3, set, &[1; CACHE_MAX_IDS + 1]);
+        assert_eq!(cache.get(&key, 3, set), None, "too many ids to keep");
+        // Two pieces in one set both stay; a third evicts the least recently used.
+        let mut cache = PieceCache::new();
+        let (k1, k2, k3) = ([1, 0, 0, 0], [2, 0, 0, 0], [3, 0, 0, 0]);
+        cache.put(k1, 1, 5, &[1]);
+        cache.put(k2, 1, 5, &[2]);
+        assert_eq!(cache.get(&k1, 1, 5), Some(&[1u32][..]));
+        cache.put(k3, 1, 5, &[3]);
+        assert_eq!(cache.get(&k2, 1, 5), None);
+        assert_eq!(cache.get(&k1, 1, 5), Some(&[1u32][..]));
+        assert_eq!(cache.get(&k3, 1, 5), Some(&[3u32][..]));
     }
 }

@@ -37,6 +37,9 @@ pub struct VocabTables {
     pub whole_piece_lookup: bool,
     /// The id of each single byte.
     pub byte_ids: [u32; 256],
+    /// The priority of merging byte `a` with byte `b`, at `a << 8 | b`: every piece starts as
+    /// bytes, so its first round of pair lookups is one read each from this 256 KB table.
+    byte_pairs: Box<[Rank]>,
     /// The backtrack encoder's tables, built on first use.
     backtrack: OnceLock<Result<BacktrackTables, String>>,
 }
@@ -148,6 +151,7 @@ impl VocabTables {
             }),
             whole_piece_lookup,
             byte_ids: [UNUSED; 256],
+            byte_pairs: vec![NO_RANK; 1 << 16].into_boxed_slice(),
             backtrack: OnceLock::new(),
         };
         let mut is_bpe_id = vec![false; n_vocab];
@@ -210,7 +214,40 @@ impl VocabTables {
         if let Some(b) = tables.byte_ids.iter().position(|&id| id == UNUSED) {
             return Err(TablesError(format!("no token for the byte 0x{b:02x}")));
         }
+        tables.fill_byte_pairs();
         Ok(tables)
+    }
+
+    fn fill_byte_pairs(&mut self) {
+        let mut pairs = std::mem::take(&mut self.byte_pairs);
+        match &self.merges {
+            None => {
+                for id in self.bpe_ids() {
+                    if let Some(&[a, b]) = self.token(id) {
+                        pairs[usize::from(a) << 8 | usize::from(b)] = id;
+                    }
+                }
+            }
+            Some(merges) => {
+                let mut byte_of = FxHashMap::default();
+                for (byte, &id) in self.byte_ids.iter().enumerate() {
+                    byte_of.insert(id, byte);
+                }
+                for (&(left, right), &rank) in merges {
+                    if let (Some(&a), Some(&b)) = (byte_of.get(&left), byte_of.get(&right)) {
+                        pairs[a << 8 | b] = rank;
+                    }
+                }
+            }
+        }
+        self.byte_pairs = pairs;
+    }
+
+    /// Priority of merging the single bytes `a` and `b` (the same as [`Self::pair_rank`] on
+    /// their byte tokens).
+    #[inline]
+    pub fn byte_pair_rank(&self, a: u8, b: u8) -> Rank {
+        self.byte_pairs[usize::from(a) << 8 | usize::from(b)]
     }
 
     /// The bytes of token `id`, or `None` for an unknown or unused id.
@@ -381,6 +418,40 @@ pub(crate) mod tests {
         assert_eq!(t.rank_of(b"\0\0"), Some(258));
         assert_eq!(t.rank_of(b"\0\0\0"), None);
         assert_eq!(t.bpe_ids().count(), 259);
+    }
+
+    #[test]
+    fn byte_pair_table_equals_pair_rank() {
+        let rank_based = tiny(&[b"ab", b"\xe4\xb8", b"aa"]);
+        let mut pieces: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        pieces.extend([b"ab".to_vec(), b"ba".to_vec()]);
+        let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
+        let ids: Vec<u32> = (0..pieces.len() as u32).collect();
+        // Pair-ranked: "ba" merges first although its id is higher.
+        let merges = vec![(98, 97, 0), (97, 98, 1)];
+        let pair_ranked = VocabTables::new(
+            &pieces.concat(),
+            &ids,
+            &lens,
+            &vec![true; pieces.len()],
+            pieces.len(),
+            Some(merges),
+            false,
+        )
+        .unwrap();
+        for t in [&rank_based, &pair_ranked] {
+            for a in 0..=255u8 {
+                for b in 0..=255u8 {
+                    let (left, right) = (t.byte_ids[a as usize], t.byte_ids[b as usize]);
+                    assert_eq!(
+                        t.byte_pair_rank(a, b),
+                        t.pair_rank(&[a, b], 0, 2, left, right)
+                    );
+                }
+            }
+        }
+        assert_eq!(pair_ranked.byte_pair_rank(b'b', b'a'), 0);
+        assert_eq!(rank_based.byte_pair_rank(0xe4, 0xb8), 257);
     }
 
     #[test]

@@ -175,15 +175,10 @@ class Tokenizer:
                 Python backend encodes in order on the calling thread.
         """
         texts = [_check_text(t) for t in texts]
-        if self._pipeline is None:
-            return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
-        allowed, disallowed = self._resolve(allowed_special, disallowed_special)
-        policy = self._policy(allowed, disallowed)
-        threads = num_threads or self.num_threads
-        try:
-            return self._pipeline.encode_batch(texts, policy, threads)
-        except (UnicodeEncodeError, DisallowedSpecialError):
-            return [self._native_encode(self._pipeline.encode, t, allowed, disallowed) for t in texts]
+        ids = self._native_batch("encode_batch", texts, num_threads, allowed_special, disallowed_special)
+        if ids is not None:
+            return ids
+        return [self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special) for t in texts]
 
     def encode_batch_flat(
         self,
@@ -206,15 +201,9 @@ class Tokenizer:
         ([14990, 1879, 6023], [0, 2, 3])
         """
         texts = [_check_text(t) for t in texts]
-        if self._pipeline is not None:
-            allowed, disallowed = self._resolve(allowed_special, disallowed_special)
-            try:
-                ids, offsets = self._pipeline.encode_batch_flat(
-                    texts, self._policy(allowed, disallowed), num_threads or self.num_threads
-                )
-                return memoryview(ids).cast("I"), memoryview(offsets).cast("Q")
-            except (UnicodeEncodeError, DisallowedSpecialError):
-                pass  # the general path below fixes surrogates and names the special token
+        flat = self._native_batch("encode_batch_flat", texts, num_threads, allowed_special, disallowed_special)
+        if flat is not None:
+            return memoryview(flat[0]).cast("I"), memoryview(flat[1]).cast("Q")
         batch = self.encode_batch(texts, num_threads=num_threads, allowed_special=allowed_special,
                                   disallowed_special=disallowed_special)
         flat = array("I", [i for ids in batch for i in ids])
@@ -262,6 +251,18 @@ class Tokenizer:
                 self._policies.clear()
             self._policies[key] = policy
         return policy
+
+    def _native_batch(self, method: str, texts: list[str], num_threads, allowed_special, disallowed_special):
+        """Run a batch method of the native pipeline on native threads; None when there is no
+        pipeline or a text needs the per-text path (a lone surrogate to fix, a disallowed
+        special token to name in the error)."""
+        if self._pipeline is None:
+            return None
+        allowed, disallowed = self._resolve(allowed_special, disallowed_special)
+        try:
+            return getattr(self._pipeline, method)(texts, self._policy(allowed, disallowed), num_threads or self.num_threads)
+        except (UnicodeEncodeError, DisallowedSpecialError):
+            return None
 
     def _native_encode(self, call, text: str, allowed: frozenset[str], disallowed: frozenset[str]):
         """Run a pipeline method; fix surrogates and word the disallowed-special error in Python."""

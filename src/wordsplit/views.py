@@ -345,18 +345,11 @@ def render_html(
 # -- compare ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class CompareRow:
-    """One vocabulary's counts over the compared texts."""
+class CompareRow(Summary):
+    """One vocabulary's counts over the compared texts (a :class:`Summary` with its name)."""
 
     vocab: str
     n_vocab: int
-    tokens: int
-    characters: int
-    bytes: int
-
-    @property
-    def bytes_per_token(self) -> Optional[float]:
-        return self.bytes / self.tokens if self.tokens else None
 
     def to_dict(self) -> dict:
         return {**asdict(self), "bytes_per_token": self.bytes_per_token}
@@ -394,7 +387,7 @@ def compare(
         tok = get_tokenizer(name, **options)
         tokens = sum(tok.count(t, allowed_special=allowed_special, disallowed_special=disallowed_special)
                      for t in texts)
-        rows.append(CompareRow(name, tok.n_vocab, tokens, characters, size))
+        rows.append(CompareRow(vocab=name, n_vocab=tok.n_vocab, tokens=tokens, characters=characters, bytes=size))
     return rows
 
 

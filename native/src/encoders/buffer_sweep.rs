@@ -47,8 +47,8 @@ fn sweep(
         ids[i] = t.byte_ids[b as usize];
     }
     starts[len] = len as u32;
-    for i in 0..len - 1 {
-        ranks[i] = t.pair_rank(piece, i, i + 2, ids[i], ids[i + 1]);
+    for (rank, pair) in ranks.iter_mut().zip(piece.windows(2)) {
+        *rank = t.byte_pair_rank(pair[0], pair[1]);
     }
     loop {
         let (mut best, mut best_rank) = (0, NO_RANK);
