@@ -247,7 +247,7 @@ impl PyTables {
         let ids = token_ids(ids)?;
         let tables = &self.inner;
         let result = py.allow_threads(|| {
-            let mut out = Vec::with_capacity(ids.len() * 4);
+            let mut out = Vec::new();
             tables.decode_into(&ids, &mut out).map(|_| out)
         });
         match result {
@@ -261,8 +261,8 @@ impl PyTables {
     }
 
     /// The text of `ids`: their bytes as UTF-8, invalid sequences replaced by U+FFFD exactly
-    /// as Python's `bytes.decode("utf-8", "replace")` does (both replace each maximal invalid
-    /// subpart, the Unicode recommendation), without an intermediate bytes object.
+    /// as Python's `bytes.decode("utf-8", "replace")` does (it is CPython's decoder), without
+    /// an intermediate bytes object.
     fn decode_text<'py>(
         &self,
         py: Python<'py>,
@@ -270,22 +270,27 @@ impl PyTables {
     ) -> PyResult<Bound<'py, PyString>> {
         let ids = token_ids(ids)?;
         let tables = &self.inner;
-        let text = py.allow_threads(|| {
-            let mut out = Vec::with_capacity(ids.len() * 4);
-            tables
-                .decode_into(&ids, &mut out)
-                .map(|_| match String::from_utf8(out) {
-                    Ok(text) => text,
-                    Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
-                })
+        let bytes = py.allow_threads(|| {
+            let mut out = Vec::new();
+            tables.decode_into(&ids, &mut out).map(|_| out)
         });
-        match text {
-            Ok(text) => Ok(PyString::new(py, &text)),
-            Err(id) => Err(ws_error(
+        let bytes = bytes.map_err(|id| {
+            ws_error(
                 py,
                 "UnknownTokenError",
                 format!("token id {id} is not in the vocabulary"),
-            )),
+            )
+        })?;
+        // CPython's own decoder, straight from our buffer: one pass over the bytes, and its
+        // "replace" is exactly `bytes.decode("utf-8", "replace")`.
+        // SAFETY: the pointer and length describe `bytes`, alive for the call; the GIL is held.
+        unsafe {
+            let text = ffi::PyUnicode_DecodeUTF8(
+                bytes.as_ptr().cast(),
+                bytes.len() as ffi::Py_ssize_t,
+                c"replace".as_ptr(),
+            );
+            Ok(Bound::from_owned_ptr_or_err(py, text)?.downcast_into_unchecked())
         }
     }
 
@@ -300,7 +305,7 @@ impl PyTables {
         let tables = &self.inner;
         let decoded = py.allow_threads(|| {
             parallel_map(&batch, default_threads(num_threads), |ids| {
-                let mut out = Vec::with_capacity(ids.len() * 4);
+                let mut out = Vec::new();
                 tables.decode_into(ids, &mut out).map(|_| out)
             })
         });

@@ -351,8 +351,15 @@ impl VocabTables {
 
     /// Append the bytes of `ids` to `out`; the first unknown id is the error.
     pub fn decode_into(&self, ids: &[u32], out: &mut Vec<u8>) -> Result<(), u32> {
+        // Sizing first (which also finds a bad id) spares the reallocations that copy long
+        // outputs (runs of whitespace tokens) over and over.
+        let mut size = 0;
         for &id in ids {
-            out.extend_from_slice(self.token(id).ok_or(id)?);
+            size += self.token(id).ok_or(id)?.len();
+        }
+        out.reserve(size);
+        for &id in ids {
+            out.extend_from_slice(self.token(id).expect("checked above"));
         }
         Ok(())
     }
