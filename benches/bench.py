@@ -13,6 +13,7 @@ import argparse
 import compileall
 import gc
 import gzip
+import hashlib
 import importlib.util
 import json
 import math
@@ -31,7 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
-from contenders import (ORACLE, Contender, build_contenders, peer_keys, prepare_data_dir,
+from contenders import (BATCH_THREADS, ORACLE, Contender, build_contenders, peer_keys, prepare_data_dir,
                         wordsplit_variant_keys)
 from report import machine_info, render, versions
 
@@ -100,6 +101,27 @@ def utf8_len(texts: list[str]) -> int:
 
 
 # -- timing and parity ----------------------------------------------------------------------
+
+
+def parallel_ceiling(threads: int = BATCH_THREADS, rounds: int = 5) -> float:
+    """How much faster ``threads`` threads finish ``threads`` equal jobs than one thread does,
+    on this machine right now (sha256 releases the GIL): the most a batch can gain here. On a
+    shared machine it is below ``threads``; best of ``rounds``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    data = bytes(16_000_000)
+    job = lambda _: hashlib.sha256(data).digest()  # noqa: E731
+    best = 0.0
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for i in range(threads):
+                job(i)
+            serial = time.perf_counter() - start
+            start = time.perf_counter()
+            list(pool.map(job, range(threads)))
+            best = max(best, serial / (time.perf_counter() - start))
+    return best
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, float]:
@@ -513,7 +535,7 @@ def main(argv: list[str]) -> None:
         prepare_data_dir(work_dir / "data")
         results: dict = {"meta": {
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine_info(),
-            "load_avg_start": os.getloadavg(), "versions": versions(source),
+            "load_avg_start": os.getloadavg(), "parallel_start": parallel_ceiling(), "versions": versions(source),
             "command": "python " + shlex.join([os.path.relpath(sys.argv[0]), *argv]),
             "args": {k: str(v) for k, v in vars(args).items()}, "corpora": {}, "notes": []}}
 
@@ -541,6 +563,7 @@ def main(argv: list[str]) -> None:
             log("worst cases")
             results["worst"] = measure_worst(vocabs, args.corpus_dir, work_dir / "data", args)
         results["meta"]["load_avg_end"] = os.getloadavg()
+        results["meta"]["parallel_end"] = parallel_ceiling()
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
 

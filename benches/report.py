@@ -275,6 +275,11 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
         "interleaved (round-robin) repeats; MB = 10^6 bytes of UTF-8 text.",
         f"- clock: {CLOCKS[args.clock]}",
     ]
+    if "parallel_start" in meta:
+        ceiling = " → ".join(f"{meta[k]:.2f}×" for k in ("parallel_start", "parallel_end") if k in meta)
+        head.append(f"- {BATCH_THREADS}-thread ceiling of this machine (start → end): {BATCH_THREADS} threads finish "
+                    f"{BATCH_THREADS} equal CPU-bound jobs (sha256) {ceiling} as fast as one thread; a batch "
+                    "cannot scale beyond that here")
     body = []
     corpora = list(meta["corpora"])
     if "single" in results:
