@@ -112,3 +112,19 @@ def test_scanner_equals_regex_on_random_strings(pattern, text):
 def test_long_runs_split_like_the_regex(pattern):
     for text in ["a" * 100_000, " " * 100_000, "\n" * 50_000 + "x", " \n" * 30_000, "7" * 10_000, "ſ'" * 5000]:
         assert scan(pattern, [text])[0] == RegexSpanner(pattern).split(text)
+
+
+# Runs of one character, as in indentation and blank lines: the scanners skip runs of a space,
+# CR or LF eight bytes at a time, so runs around and across that width are drawn often.
+runs = st.lists(
+    st.tuples(st.sampled_from([" ", "\n", "\r", "\t", "\u3000", "\u00a0", "a", "1", ".", "'", "\r\n"]),
+              st.integers(1, 20)),
+    min_size=1, max_size=12,
+).map(lambda parts: "".join(char * count for char, count in parts))
+
+
+@pytest.mark.parametrize("pattern", ALL_PATTERNS)
+@settings(max_examples=300, deadline=None)
+@given(text=runs)
+def test_scanner_equals_regex_on_runs(pattern, text):
+    assert scan(pattern, [text])[0] == RegexSpanner(pattern).split(text)

@@ -178,15 +178,13 @@ pub(crate) fn space_piece_end(
     let mut j = i + len0;
     while j < b.len() {
         let c = b[j];
-        if c == b' ' {
-            last = j;
-            j += 1;
-            continue;
-        }
-        if c == b'\r' || c == b'\n' {
-            last = j;
-            j += 1;
-            after_break = Some(j);
+        if c == b' ' || c == b'\r' || c == b'\n' {
+            // Runs of one byte (indentation, blank lines, padding) eight bytes at a time.
+            j = byte_run_end(b, j, c);
+            last = j - 1;
+            if c != b' ' {
+                after_break = Some(j);
+            }
             continue;
         }
         let (class, len) = t.at(b, j);
@@ -205,6 +203,23 @@ pub(crate) fn space_piece_end(
     } else {
         last
     }
+}
+
+/// The end of the run of byte `c` starting at `j`, comparing eight bytes at a time.
+#[inline(always)]
+fn byte_run_end(b: &[u8], mut j: usize, c: u8) -> usize {
+    let repeated = u64::from_le_bytes([c; 8]);
+    while let Some(chunk) = b.get(j..j + 8) {
+        let differ = u64::from_le_bytes(chunk.try_into().unwrap()) ^ repeated;
+        if differ != 0 {
+            return j + (differ.trailing_zeros() / 8) as usize;
+        }
+        j += 8;
+    }
+    while j < b.len() && b[j] == c {
+        j += 1;
+    }
+    j
 }
 
 /// The end of the run of `\r` and `\n` starting at `i`.
