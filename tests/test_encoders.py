@@ -190,3 +190,18 @@ def test_long_token_concatenations(vocab_encoders, data):
     ids = data.draw(st.lists(st.integers(0, len(load_vocab(name).ranks) - 1), min_size=20, max_size=60))
     piece = b"".join(token_bytes[i] for i in ids if token_bytes[i] is not None)
     check_all(reference, fast, piece)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_runs_then_something_else(vocab_encoders, data):
+    """Runs of one short unit (a byte, two bytes, a token) longer than the longest token, then
+    another: the native backtrack encoder reuses its last longest match inside a run."""
+    name, reference, fast = vocab_encoders
+    token_bytes = load_vocab(name).token_bytes
+    unit = st.one_of(
+        st.sampled_from([b" ", b"\n", b"a", b"=", b"\xe4\xb8\xad", b" \n", b"ab"]),
+        st.integers(0, len(load_vocab(name).ranks) - 1).map(lambda i: token_bytes[i] or b"x"),
+    )
+    parts = data.draw(st.lists(st.tuples(unit, st.integers(1, 120)), min_size=1, max_size=3))
+    check_all(reference, fast, b"".join(u * n for u, n in parts)[:900])

@@ -720,7 +720,11 @@ fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
     // reachable[p]: an encoding of piece[..p] may still end at p (cleared at dead ends).
     let mut reachable = vec![true; piece.len() + 1];
     let mut pos = 0usize;
-    let mut token = bt.longest_match(t, piece);
+    let mut longest = LongestMatches::default();
+    let mut token = longest.at(t, bt, piece, pos);
+    // The last pair checked and its answer: a run (of spaces, of one letter) asks for the same
+    // pair again and again.
+    let mut checked = (NONE, NONE, false);
     while token != NONE {
         let last = if out.len() > base {
             out[out.len() - 1]
@@ -729,11 +733,19 @@ fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
         };
         loop {
             let end = pos + bt.token_len[token as usize] as usize;
-            if reachable[end] && (last == NONE || bt.merges.is_valid_pair(last, token)) {
+            let valid = last == NONE
+                || if (checked.0, checked.1) == (last, token) {
+                    checked.2
+                } else {
+                    let valid = bt.merges.is_valid_pair(last, token);
+                    checked = (last, token, valid);
+                    valid
+                };
+            if reachable[end] && valid {
                 out.push(token);
                 pos = end;
                 token = if pos < piece.len() {
-                    bt.longest_match(t, &piece[pos..])
+                    longest.at(t, bt, piece, pos)
                 } else {
                     NONE
                 };
@@ -751,6 +763,32 @@ fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
             token = last;
             break;
         }
+    }
+}
+
+/// [`BacktrackTables::longest_match`] with the last answer remembered: the longest match
+/// depends only on the next `max_len` bytes, so where they repeat the bytes of the previous
+/// query (inside a run of one character), comparing them replaces the walk.
+#[derive(Default)]
+struct LongestMatches {
+    last: Option<(usize, u32)>,
+}
+
+impl LongestMatches {
+    #[inline]
+    fn at(&mut self, t: &VocabTables, bt: &BacktrackTables, piece: &[u8], pos: usize) -> u32 {
+        let window = bt.max_len;
+        if let Some((from, token)) = self.last {
+            if pos + window <= piece.len()
+                && from + window <= piece.len()
+                && piece[pos..pos + window] == piece[from..from + window]
+            {
+                return token;
+            }
+        }
+        let token = bt.longest_match(t, &piece[pos..]);
+        self.last = Some((pos, token));
+        token
     }
 }
 
