@@ -722,9 +722,7 @@ fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
     let mut pos = 0usize;
     let mut longest = LongestMatches::default();
     let mut token = longest.at(t, bt, piece, pos);
-    // The last pair checked and its answer: a run (of spaces, of one letter) asks for the same
-    // pair again and again.
-    let mut checked = (NONE, NONE, false);
+    let mut checked = PairChecks::new();
     while token != NONE {
         let last = if out.len() > base {
             out[out.len() - 1]
@@ -733,14 +731,7 @@ fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
         };
         loop {
             let end = pos + bt.token_len[token as usize] as usize;
-            let valid = last == NONE
-                || if (checked.0, checked.1) == (last, token) {
-                    checked.2
-                } else {
-                    let valid = bt.merges.is_valid_pair(last, token);
-                    checked = (last, token, valid);
-                    valid
-                };
+            let valid = last == NONE || checked.is_valid(bt, last, token);
             if reachable[end] && valid {
                 out.push(token);
                 pos = end;
@@ -763,6 +754,35 @@ fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
             token = last;
             break;
         }
+    }
+}
+
+/// [`Merges::is_valid_pair`] with recent answers remembered (a small direct-mapped table):
+/// runs of a character, or of a few alternating ones, ask about the same pairs again and
+/// again, and the check walks both tokens' merge trees.
+struct PairChecks {
+    recent: [(u32, u32, bool); PAIR_CHECKS],
+}
+
+const PAIR_CHECKS: usize = 64;
+
+impl PairChecks {
+    fn new() -> Self {
+        Self {
+            recent: [(NONE, NONE, false); PAIR_CHECKS],
+        }
+    }
+
+    #[inline]
+    fn is_valid(&mut self, bt: &BacktrackTables, left: u32, right: u32) -> bool {
+        let slot = (left.wrapping_mul(0x9E37_79B9) ^ right).wrapping_mul(0x85EB_CA6B) as usize
+            >> 26
+            & (PAIR_CHECKS - 1);
+        let entry = &mut self.recent[slot];
+        if (entry.0, entry.1) != (left, right) {
+            *entry = (left, right, bt.merges.is_valid_pair(left, right));
+        }
+        entry.2
     }
 }
 
