@@ -603,20 +603,29 @@ impl PyPipeline {
         self.run_batch(py, &texts, &policy.inner, threads, |i, result| {
             results[i] = result
         });
-        let mut ids: Vec<u8> = Vec::new();
-        let mut offsets: Vec<u8> = Vec::with_capacity((texts.len() + 1) * 8);
-        let mut total: u64 = 0;
-        offsets.extend_from_slice(&total.to_le_bytes());
+        let mut parts = Vec::with_capacity(results.len());
         for result in results {
-            let part = result.map_err(|d| disallowed_error(py, d))?;
-            total += part.len() as u64;
-            ids.reserve(part.len() * 4);
-            for id in part {
-                ids.extend_from_slice(&id.to_le_bytes());
-            }
-            offsets.extend_from_slice(&total.to_le_bytes());
+            parts.push(result.map_err(|d| disallowed_error(py, d))?);
         }
-        Ok((PyBytes::new(py, &ids), PyBytes::new(py, &offsets)))
+        let total: usize = parts.iter().map(Vec::len).sum();
+        // Written straight into the bytes objects, four (eight) bytes per id (offset).
+        let ids = PyBytes::new_with(py, total * 4, |buf| {
+            for (chunk, &id) in buf.chunks_exact_mut(4).zip(parts.iter().flatten()) {
+                chunk.copy_from_slice(&id.to_le_bytes());
+            }
+            Ok(())
+        })?;
+        let offsets = PyBytes::new_with(py, (parts.len() + 1) * 8, |buf| {
+            let ends = std::iter::once(0).chain(parts.iter().scan(0u64, |end, part| {
+                *end += part.len() as u64;
+                Some(*end)
+            }));
+            for (chunk, end) in buf.chunks_exact_mut(8).zip(ends) {
+                chunk.copy_from_slice(&end.to_le_bytes());
+            }
+            Ok(())
+        })?;
+        Ok((ids, offsets))
     }
 }
 
