@@ -244,20 +244,7 @@ impl PyTables {
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let ids = token_ids(ids)?;
-        let tables = &self.inner;
-        let result = py.allow_threads(|| {
-            let mut out = Vec::new();
-            tables.decode_into(&ids, &mut out).map(|_| out)
-        });
-        match result {
-            Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
-            Err(id) => Err(ws_error(
-                py,
-                "UnknownTokenError",
-                format!("token id {id} is not in the vocabulary"),
-            )),
-        }
+        Ok(PyBytes::new(py, &self.decoded(py, ids)?))
     }
 
     /// The text of `ids`: their bytes as UTF-8, invalid sequences replaced by U+FFFD exactly
@@ -268,19 +255,7 @@ impl PyTables {
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyString>> {
-        let ids = token_ids(ids)?;
-        let tables = &self.inner;
-        let bytes = py.allow_threads(|| {
-            let mut out = Vec::new();
-            tables.decode_into(&ids, &mut out).map(|_| out)
-        });
-        let bytes = bytes.map_err(|id| {
-            ws_error(
-                py,
-                "UnknownTokenError",
-                format!("token id {id} is not in the vocabulary"),
-            )
-        })?;
+        let bytes = self.decoded(py, ids)?;
         // CPython's own decoder, straight from our buffer: one pass over the bytes, and its
         // "replace" is exactly `bytes.decode("utf-8", "replace")`.
         // SAFETY: the pointer and length describe `bytes`, alive for the call; the GIL is held.
@@ -313,11 +288,7 @@ impl PyTables {
             .into_iter()
             .map(|r| match r {
                 Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
-                Err(id) => Err(ws_error(
-                    py,
-                    "UnknownTokenError",
-                    format!("token id {id} is not in the vocabulary"),
-                )),
+                Err(id) => Err(unknown_token(py, id)),
             })
             .collect()
     }
@@ -326,6 +297,27 @@ impl PyTables {
     fn n_vocab(&self) -> usize {
         self.inner.n_vocab()
     }
+}
+
+impl PyTables {
+    /// The bytes of the ids in the Python sequence `ids`, decoded with the GIL released.
+    fn decoded(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+        let ids = token_ids(ids)?;
+        let tables = &self.inner;
+        py.allow_threads(|| {
+            let mut out = Vec::new();
+            tables.decode_into(&ids, &mut out).map(|_| out)
+        })
+        .map_err(|id| unknown_token(py, id))
+    }
+}
+
+fn unknown_token(py: Python<'_>, id: u32) -> PyErr {
+    ws_error(
+        py,
+        "UnknownTokenError",
+        format!("token id {id} is not in the vocabulary"),
+    )
 }
 
 /// A native span encoder: `Encoder(tables, name)` with name in buffer-sweep, heap-merge, backtrack.
