@@ -152,3 +152,39 @@ def test_result_lists_share_ints_but_not_lists():
     del tok
     gc.collect()
     assert batch == [second] * 3 and sum(second) == sum(batch[0])
+
+
+def test_batches_work_in_a_forked_child():
+    """The helper threads do not survive fork: a child builds its own instead of waiting on
+    threads that are not there (multiprocessing's default start method on Linux)."""
+    import multiprocessing
+
+    tok = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
+    texts = ["hello world"] * 8
+    expected = tok.encode_batch(texts, num_threads=2)  # the parent's pool exists now
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        result = pool.apply_async(_batch_in_child, (tok, texts))
+        assert result.get(timeout=60) == (expected, [list(b"hello world")] * 2)
+
+
+def _batch_in_child(tok, texts):
+    decoded = tok.decode_batch([tok.encode("hello world")] * 2, num_threads=2)
+    return tok.encode_batch(texts, num_threads=2), [list(d.encode()) for d in decoded]
+
+
+def test_batch_threads_stay_bounded():
+    """Batches of every size share one pool of helpers: no pool per thread count."""
+    tok = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
+    tok.encode_batch(["warm up"] * 4, num_threads=4)
+    before = _native_thread_count()
+    for k in range(2, 12):
+        tok.encode_batch(["hello world"] * k, num_threads=4)
+        tok.decode_batch([[1, 2]] * k, num_threads=4)
+    assert _native_thread_count() == before
+
+
+def _native_thread_count() -> int:
+    import os
+
+    return len(os.listdir("/proc/self/task"))

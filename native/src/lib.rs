@@ -21,49 +21,97 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyList, PyString};
-use rayon::prelude::*;
 
 use encoders::{encode_piece, EncoderKind};
 use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
 use vocab::VocabTables;
 
-/// Run `work` on every item with up to `threads` native threads, keeping the order.
-///
-/// The threads belong to a persistent pool per thread count (made on first use), so their
-/// per-thread caches (merged pieces) stay warm from one batch call to the next, as the
-/// calling thread's do for single encodes. Work is split adaptively, so a few large documents
-/// do not pile up on one thread.
+/// Run `work` on every item with up to `threads` threads, keeping the order: the calling
+/// thread and `threads - 1` helpers from the shared pool take the next item from a counter,
+/// so a few large documents do not pile up on one thread.
 fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
-    work: impl Fn(&T) -> R + Sync + Send,
+    work: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(&work).collect();
-    }
-    match thread_pool(threads) {
-        Some(pool) => pool.install(|| items.par_iter().map(&work).collect()),
-        None => items.iter().map(&work).collect(), // the OS refused threads: do it here
-    }
+    let next = AtomicUsize::new(0);
+    let take = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Relaxed);
+            let Some(item) = items.get(i) else { break };
+            mine.push((i, work(item)));
+        }
+        mine
+    };
+    let mut done = match helper_pool(threads - 1) {
+        None => take(),
+        Some(pool) => {
+            let (sender, receiver) = std::sync::mpsc::channel();
+            let take = &take;
+            pool.in_place_scope(|scope| {
+                for _ in 1..threads {
+                    let sender = sender.clone();
+                    scope.spawn(move |_| {
+                        let _ = sender.send(take());
+                    });
+                }
+                drop(sender);
+                let mut all = take();
+                all.extend(receiver.iter().flatten());
+                all
+            })
+        }
+    };
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// The persistent pool of `threads` threads, or None if it cannot be started.
-fn thread_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
-    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
-    let mut pools = POOLS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
-        return Some(pool.clone());
+/// The shared pool of helper threads, with at least `helpers` threads, or None when none are
+/// wanted or the OS refuses threads (the caller then works alone).
+///
+/// One pool for the process, grown to the largest count asked for: its threads keep their
+/// per-thread caches (merged pieces) from one batch call to the next, as the calling thread's
+/// do for single encodes. A call uses only as many of them as it spawns jobs for. After a
+/// `fork` the pool's threads do not exist in the child, so a child builds its own.
+fn helper_pool(helpers: usize) -> Option<Arc<rayon::ThreadPool>> {
+    struct Shared {
+        pid: u32,
+        size: usize,
+        pool: Arc<rayon::ThreadPool>,
+    }
+    static POOL: Mutex<Option<Shared>> = Mutex::new(None);
+    if helpers == 0 {
+        return None;
+    }
+    let mut shared = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let pid = std::process::id();
+    let mut size = helpers;
+    if let Some(current) = shared.take() {
+        if current.pid != pid {
+            // Inherited through fork: its threads are not in this process, and dropping it
+            // would wait on them.
+            std::mem::forget(current.pool);
+        } else if current.size >= helpers {
+            let pool = current.pool.clone();
+            *shared = Some(current);
+            return Some(pool);
+        } else {
+            size = helpers.max(current.size); // the smaller pool ends once its jobs are done
+        }
     }
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(size)
         .thread_name(|i| format!("wordsplit-{i}"))
         .build()
         .ok()?;
     let pool = Arc::new(pool);
-    pools.push((threads, pool.clone()));
+    *shared = Some(Shared {
+        pid,
+        size,
+        pool: pool.clone(),
+    });
     Some(pool)
 }
 
@@ -402,7 +450,7 @@ impl PyPipeline {
         Ok(out)
     }
 
-    /// Encode `texts` on this thread and `threads - 1` threads of the persistent pool, calling
+    /// Encode `texts` on this thread and `threads - 1` helpers of the shared pool, calling
     /// `keep(i, result)` on this thread for every text, in the order they finish.
     ///
     /// This thread takes texts too, and runs `keep` on the others' results between two texts
@@ -418,11 +466,7 @@ impl PyPipeline {
         mut keep: impl FnMut(usize, Result<Vec<u32>, Disallowed>),
     ) {
         let threads = threads.clamp(1, texts.len().max(1));
-        let helpers = if threads > 1 {
-            thread_pool(threads - 1)
-        } else {
-            None
-        };
+        let helpers = helper_pool(threads - 1);
         let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
         let (sender, receiver) = std::sync::mpsc::channel();
         let receiver = Mutex::new(receiver); // a &Mutex may cross into allow_threads

@@ -253,7 +253,7 @@ class Vocab:
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
                       merges=None if self.merges is None else dict(self.merges))
-        return _unpickle_vocab, (blob, ids.tobytes(), lengths.tobytes(), fields)
+        return _unpickle_vocab, (blob, _little_endian(ids), _little_endian(lengths), fields)
 
     def __setattr__(self, key, value):
         raise AttributeError(f"Vocab is immutable; build a new one instead of setting {key!r}")
@@ -292,12 +292,26 @@ class Vocab:
 _U32 = "I" if array("I").itemsize == 4 else "L"  # 'I' is 4 bytes on every common platform
 
 
+def _little_endian(table: array) -> bytes:
+    """The bytes of a uint32 array in little-endian order, whatever this machine's."""
+    if sys.byteorder == "little":
+        return table.tobytes()
+    swapped = array(_U32, table)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def _from_little_endian(data: bytes) -> array:
+    table = array(_U32)
+    table.frombytes(data)
+    if sys.byteorder != "little":
+        table.byteswap()
+    return table
+
+
 def _unpickle_vocab(blob: bytes, ids: bytes, lengths: bytes, fields: dict) -> Vocab:
-    """The unpickler of :class:`Vocab` (uint32 arrays as native-endian bytes, as pickled)."""
-    id_array, length_array = array(_U32), array(_U32)
-    id_array.frombytes(ids)
-    length_array.frombytes(lengths)
-    return Vocab.from_packed(blob=blob, ids=id_array, lengths=length_array, **fields)
+    """The unpickler of :class:`Vocab` (uint32 arrays as little-endian bytes)."""
+    return Vocab.from_packed(blob=blob, ids=_from_little_endian(ids), lengths=_from_little_endian(lengths), **fields)
 
 
 def _native_module():
