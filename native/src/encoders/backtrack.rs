@@ -722,7 +722,7 @@ fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
     let mut pos = 0usize;
     let mut longest = LongestMatches::default();
     let mut token = longest.at(t, bt, piece, pos);
-    let mut checked = PairChecks::new();
+    let mut checked = PairChecks::new(piece.len());
     while token != NONE {
         let last = if out.len() > base {
             out[out.len() - 1]
@@ -757,28 +757,29 @@ fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
     }
 }
 
-/// [`Merges::is_valid_pair`] with recent answers remembered (a small direct-mapped table):
-/// runs of a character, or of a few alternating ones, ask about the same pairs again and
-/// again, and the check walks both tokens' merge trees.
+/// [`Merges::is_valid_pair`] with recent answers remembered (a direct-mapped table): runs of
+/// a character, or of a few alternating ones, ask about the same pairs again and again, and
+/// the check walks both tokens' merge trees. A run of `-` in cl100k, whose run tokens come in
+/// 26 lengths, tries hundreds of distinct pairs while it backtracks, so the table grows with
+/// the piece (a short piece should not pay for clearing a big one).
 struct PairChecks {
-    recent: [(u32, u32, bool); PAIR_CHECKS],
+    recent: Vec<(u32, u32, bool)>,
+    shift: u32,
 }
 
-const PAIR_CHECKS: usize = 64;
-
 impl PairChecks {
-    fn new() -> Self {
+    fn new(piece_len: usize) -> Self {
+        let size = piece_len.next_power_of_two().clamp(64, 4096);
         Self {
-            recent: [(NONE, NONE, false); PAIR_CHECKS],
+            recent: vec![(NONE, NONE, false); size],
+            shift: 32 - size.trailing_zeros(),
         }
     }
 
     #[inline]
     fn is_valid(&mut self, bt: &BacktrackTables, left: u32, right: u32) -> bool {
-        let slot = (left.wrapping_mul(0x9E37_79B9) ^ right).wrapping_mul(0x85EB_CA6B) as usize
-            >> 26
-            & (PAIR_CHECKS - 1);
-        let entry = &mut self.recent[slot];
+        let hash = (left.wrapping_mul(0x9E37_79B9) ^ right).wrapping_mul(0x85EB_CA6B);
+        let entry = &mut self.recent[(hash >> self.shift) as usize];
         if (entry.0, entry.1) != (left, right) {
             *entry = (left, right, bt.merges.is_valid_pair(left, right));
         }
