@@ -38,7 +38,9 @@ from report import machine_info, render, versions
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPORA = "prose,code,multilingual,adv_random_unicode,adv_whitespace"
-WORST_INPUTS = {"a": "adv_repeat_a", "spaces": None}  # None: generated (1 MiB of ' ')
+# name -> a corpus file, or one character repeated to 1 MiB. Dashes and tabs: run tokens of
+# many lengths, the slowest inputs found for the backtrack encoder.
+WORST_INPUTS = {"a": "adv_repeat_a", "spaces": " ", "dashes": "-", "tabs": "\t"}
 WORST_SIZES = [100_000, 200_000, 400_000, 1 << 20]
 PIECE_LENGTHS = [10, 100, 1_000, 10_000]
 SECTIONS = ("single", "batch", "decode", "load", "cache", "rss", "worst", "pieces")
@@ -424,8 +426,8 @@ def measure_rss(args) -> list[dict]:
 def worst_texts(corpus_dir: Path, data_dir: Path) -> dict[str, Path]:
     """Write the 1 MiB worst-case inputs to files the probes read."""
     paths = {}
-    for name, corpus in WORST_INPUTS.items():
-        text = read_corpus(corpus_dir, corpus) if corpus else " " * (1 << 20)
+    for name, source in WORST_INPUTS.items():
+        text = source * (1 << 20) if len(source) == 1 else read_corpus(corpus_dir, source)
         paths[name] = data_dir / f"worst-{name}.txt"
         paths[name].write_text(text, encoding="utf-8")
     return paths
@@ -449,7 +451,7 @@ def linear_fit(points: list[tuple[int, float]]) -> Optional[float]:
 
 
 def measure_worst(vocabs: list[str], corpus_dir: Path, data_dir: Path, args) -> dict:
-    """One encode call on 100 KB … 1 MiB of 'a' and of spaces, per contender, each contender
+    """One encode call on 100 KB … 1 MiB of each of WORST_INPUTS, per contender, each contender
     in its own process (killed past ``--worst-budget`` + load slack); ids are fingerprinted
     and compared with the oracle's at every size."""
     texts = worst_texts(corpus_dir, data_dir)

@@ -201,8 +201,8 @@ def render_worst(section: dict, sizes: list[int]) -> str:
             slope, ratio = row["slope_ms_per_100kb"], row["ratio_big_small"]
             rows.append([vocab, name, row["label"]] + cells
                         + [num(slope) if slope is not None else "–", f"{ratio:.1f}" if ratio is not None else "–"])
-    return ("## Worst cases\n\nOne encode call on the first N bytes of 1 MiB of `a` (adv_repeat_a) and of 1 MiB of "
-            f"spaces: ms per call (median of up to 3), the least-squares slope, and the growth from the smallest to "
+    return ("## Worst cases\n\nOne encode call on the first N bytes of 1 MiB of `a` (adv_repeat_a), of spaces, of "
+            f"`-` and of tabs: ms per call (median of up to 3), the least-squares slope, and the growth from the smallest to "
             f"the largest size (linear: {sizes[-1] / sizes[0]:.1f}). A size whose quadratic projection would overrun the "
             "probe's budget is skipped; ✗: ids differ from the oracle's.\n\n"
             + md_table(header, rows, left=3) + ("\n\nErrors (the sizes before them were measured):\n" + "\n".join(errors)
