@@ -470,16 +470,24 @@ impl PyPipeline {
         let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
         let (sender, receiver) = std::sync::mpsc::channel();
         let receiver = Mutex::new(receiver); // a &Mutex may cross into allow_threads
+                                             // Longest texts first, so that the last ones taken are short and no thread waits long
+                                             // for another at the end.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        if helper_count > 0 {
+            order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
+        }
         let next = AtomicUsize::new(0);
         let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
-        let next = &next;
+        let (next, order) = (&next, &order);
         let encode_here = move || {
             loop {
                 while let Ok((i, result)) = receiver.lock().expect("one receiver").try_recv() {
                     keep(i, result);
                 }
-                let i = next.fetch_add(1, Relaxed);
-                let Some(text) = texts.get(i) else { break };
+                let Some(&i) = order.get(next.fetch_add(1, Relaxed)) else {
+                    break;
+                };
+                let text = &texts[i];
                 keep(i, py.allow_threads(|| self.run(text, policy)));
             }
             drop(sender); // the helpers hold the last senders: the loop below ends with them
@@ -492,11 +500,11 @@ impl PyPipeline {
             None => encode_here(),
             Some(pool) => pool.in_place_scope(|scope| {
                 for sender in helper_senders {
-                    scope.spawn(move |_| loop {
-                        let i = next.fetch_add(1, Relaxed);
-                        let Some(text) = texts.get(i) else { break };
-                        if sender.send((i, self.run(text, policy))).is_err() {
-                            break;
+                    scope.spawn(move |_| {
+                        while let Some(&i) = order.get(next.fetch_add(1, Relaxed)) {
+                            if sender.send((i, self.run(&texts[i], policy))).is_err() {
+                                break;
+                            }
                         }
                     });
                 }
