@@ -26,46 +26,66 @@ use encoders::{encode_piece, EncoderKind};
 use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
 use vocab::VocabTables;
 
-/// Run `work` on every item with up to `threads` threads, keeping the order: the calling
-/// thread and `threads - 1` helpers from the shared pool take the next item from a counter,
-/// so a few large documents do not pile up on one thread.
-fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
+/// Work through items `0..count` on this thread and `threads - 1` helpers of the shared pool,
+/// largest first (by `size`, so that the last items taken are small and no thread waits long
+/// for another at the end), and hand each result to `keep` on this thread, in the order they
+/// finish.
+///
+/// This thread takes items too, and runs `keep` on the helpers' results between two items of
+/// its own: `keep` may need the GIL (building Python objects, which only one thread can do),
+/// and this way that work overlaps the helpers' instead of waiting for the last item. The GIL
+/// is released while this thread works or waits.
+fn run_shared<R: Send>(
+    py: Python<'_>,
+    count: usize,
     threads: usize,
-    work: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
+    size: impl Fn(usize) -> usize,
+    work: impl Fn(usize) -> R + Sync,
+    mut keep: impl FnMut(usize, R),
+) {
+    let threads = threads.clamp(1, count.max(1));
+    let helpers = helper_pool(threads - 1);
+    let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
+    let mut order: Vec<usize> = (0..count).collect();
+    if helper_count > 0 {
+        order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
+    }
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let receiver = Mutex::new(receiver); // a &Mutex may cross into allow_threads
+    let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
     let next = AtomicUsize::new(0);
-    let take = || {
-        let mut mine = Vec::new();
+    let (next, order, work) = (&next, &order, &work);
+    let work_here = move || {
         loop {
-            let i = next.fetch_add(1, Relaxed);
-            let Some(item) = items.get(i) else { break };
-            mine.push((i, work(item)));
+            while let Ok((i, result)) = receiver.lock().expect("one receiver").try_recv() {
+                keep(i, result);
+            }
+            let Some(&i) = order.get(next.fetch_add(1, Relaxed)) else {
+                break;
+            };
+            keep(i, py.allow_threads(|| work(i)));
         }
-        mine
-    };
-    let mut done = match helper_pool(threads - 1) {
-        None => take(),
-        Some(pool) => {
-            let (sender, receiver) = std::sync::mpsc::channel();
-            let take = &take;
-            pool.in_place_scope(|scope| {
-                for _ in 1..threads {
-                    let sender = sender.clone();
-                    scope.spawn(move |_| {
-                        let _ = sender.send(take());
-                    });
-                }
-                drop(sender);
-                let mut all = take();
-                all.extend(receiver.iter().flatten());
-                all
-            })
+        drop(sender); // the helpers hold the last senders: the loop below ends with them
+        let receive = || receiver.lock().expect("one receiver").recv();
+        while let Ok((i, result)) = py.allow_threads(receive) {
+            keep(i, result);
         }
     };
-    done.sort_unstable_by_key(|&(i, _)| i);
-    done.into_iter().map(|(_, r)| r).collect()
+    match &helpers {
+        None => work_here(),
+        Some(pool) => pool.in_place_scope(|scope| {
+            for sender in helper_senders {
+                scope.spawn(move |_| {
+                    while let Some(&i) = order.get(next.fetch_add(1, Relaxed)) {
+                        if sender.send((i, work(i))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            work_here();
+        }),
+    }
 }
 
 /// The shared pool of helper threads, with at least `helpers` threads, or None when none are
@@ -326,19 +346,33 @@ impl PyTables {
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         let tables = &self.inner;
-        let decoded = py.allow_threads(|| {
-            parallel_map(&batch, default_threads(num_threads), |ids| {
-                let mut out = Vec::new();
-                tables.decode_into(ids, &mut out).map(|_| out)
-            })
-        });
-        decoded
+        let mut decoded: Vec<Option<Bound<'py, PyBytes>>> = batch.iter().map(|_| None).collect();
+        let mut first_error = None;
+        let decode = |i: usize| {
+            let mut out = Vec::new();
+            tables.decode_into(&batch[i], &mut out).map(|_| out)
+        };
+        let threads = default_threads(num_threads);
+        run_shared(
+            py,
+            batch.len(),
+            threads,
+            |i| batch[i].len(),
+            decode,
+            |i, result| match result {
+                Ok(bytes) => decoded[i] = Some(PyBytes::new(py, &bytes)),
+                Err(id) => {
+                    first_error.get_or_insert(id);
+                }
+            },
+        );
+        if let Some(id) = first_error {
+            return Err(unknown_token(py, id));
+        }
+        Ok(decoded
             .into_iter()
-            .map(|r| match r {
-                Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
-                Err(id) => Err(unknown_token(py, id)),
-            })
-            .collect()
+            .map(|bytes| bytes.expect("every list was decoded"))
+            .collect())
     }
 
     #[getter]
@@ -450,67 +484,25 @@ impl PyPipeline {
         Ok(out)
     }
 
-    /// Encode `texts` on this thread and `threads - 1` helpers of the shared pool, calling
-    /// `keep(i, result)` on this thread for every text, in the order they finish.
-    ///
-    /// This thread takes texts too, and runs `keep` on the others' results between two texts
-    /// of its own: `keep` may need the GIL (building Python lists, which only one thread can
-    /// do), and this way that work overlaps the encoding instead of waiting for the last text.
-    /// The GIL is released while this thread encodes or waits.
+    /// Encode `texts` with [`run_shared`], calling `keep(i, result)` on this thread for every
+    /// text, in the order they finish.
     fn run_batch(
         &self,
         py: Python<'_>,
         texts: &[PyBackedStr],
         policy: &SpecialPolicy,
         threads: usize,
-        mut keep: impl FnMut(usize, Result<Vec<u32>, Disallowed>),
+        keep: impl FnMut(usize, Result<Vec<u32>, Disallowed>),
     ) {
-        let threads = threads.clamp(1, texts.len().max(1));
-        let helpers = helper_pool(threads - 1);
-        let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
-        let (sender, receiver) = std::sync::mpsc::channel();
-        let receiver = Mutex::new(receiver); // a &Mutex may cross into allow_threads
-                                             // Longest texts first, so that the last ones taken are short and no thread waits long
-                                             // for another at the end.
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        if helper_count > 0 {
-            order.sort_by_key(|&i| std::cmp::Reverse(texts[i].len()));
-        }
-        let next = AtomicUsize::new(0);
-        let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
-        let (next, order) = (&next, &order);
-        let encode_here = move || {
-            loop {
-                while let Ok((i, result)) = receiver.lock().expect("one receiver").try_recv() {
-                    keep(i, result);
-                }
-                let Some(&i) = order.get(next.fetch_add(1, Relaxed)) else {
-                    break;
-                };
-                let text = &texts[i];
-                keep(i, py.allow_threads(|| self.run(text, policy)));
-            }
-            drop(sender); // the helpers hold the last senders: the loop below ends with them
-            let receive = || receiver.lock().expect("one receiver").recv();
-            while let Ok((i, result)) = py.allow_threads(receive) {
-                keep(i, result);
-            }
-        };
-        match &helpers {
-            None => encode_here(),
-            Some(pool) => pool.in_place_scope(|scope| {
-                for sender in helper_senders {
-                    scope.spawn(move |_| {
-                        while let Some(&i) = order.get(next.fetch_add(1, Relaxed)) {
-                            if sender.send((i, self.run(&texts[i], policy))).is_err() {
-                                break;
-                            }
-                        }
-                    });
-                }
-                encode_here();
-            }),
-        }
+        let size = |i: usize| texts[i].len();
+        run_shared(
+            py,
+            texts.len(),
+            threads,
+            size,
+            |i| self.run(&texts[i], policy),
+            keep,
+        );
     }
 }
 
