@@ -29,7 +29,7 @@ from .normalizers import get_normalizer
 from .spanners import SPANNERS, scanner_for
 from .spanners.scanners import check_scanner
 from .tokenizer import Tokenizer
-from .vocab import Vocab
+from .vocab import Vocab, native_module
 
 DEFAULT_SPANNER = "auto"
 DEFAULT_ENCODER = "auto"
@@ -41,15 +41,6 @@ BACKENDS = ("auto", "native", "python")
 # TokenizerOptions.spanner_name.
 NATIVE_AUTO_ENCODER = "auto"
 PYTHON_AUTO_ENCODER = "heap-merge"
-
-
-def native_module():
-    """The compiled core ``wordsplit._native``, or None when it is not built."""
-    try:
-        from . import _native
-    except ImportError:
-        return None
-    return _native
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -132,7 +132,7 @@ class Vocab:
         )
         if len(ids) != len(lengths) or sum(lengths) != len(blob):
             raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
-        native = _native_module()
+        native = native_module()
         if native is None or merges is not None:
             return cls(ranks=dict(zip(_cut(blob, lengths), ids)), **fields)
         self = cls.__new__(cls)
@@ -202,8 +202,8 @@ class Vocab:
         """``(blob, ids, lengths)``: the BPE tokens' bytes concatenated, their ids and their
         lengths as uint32 arrays (the form of the parsed-vocab cache and of the native tables)."""
         if self._packed is None:
-            ids = array(_U32, self.ranks.values())
-            lengths = array(_U32, map(len, self.ranks))
+            ids = array(U32, self.ranks.values())
+            lengths = array(U32, map(len, self.ranks))
             object.__setattr__(self, "_packed", (b"".join(self.ranks), ids, lengths))
         return self._packed
 
@@ -215,7 +215,7 @@ class Vocab:
             VocabFormatError: the tokens break an invariant (only for :meth:`from_packed`;
                 the constructor checked them already).
         """
-        native = _native_module()
+        native = native_module()
         if native is None:
             return None
         if self._native is None:
@@ -223,15 +223,12 @@ class Vocab:
             # BPE tokens, then the literals (decoded by id, never merged); one blob of bytes
             # plus uint32 ids and lengths is far cheaper to hand over than a tuple per token.
             literals = [(text.encode("utf-8"), i) for text, i in self.all_special_literals.items()]
-            literal_ids = array(_U32, [i for _, i in literals])
-            literal_lengths = array(_U32, [len(text) for text, _ in literals])
-            all_ids, all_lengths = ids + literal_ids, lengths + literal_lengths
-            if sys.byteorder != "little":
-                all_ids.byteswap()
-                all_lengths.byteswap()
+            all_ids = ids + array(U32, [i for _, i in literals])
+            all_lengths = lengths + array(U32, [len(text) for text, _ in literals])
             merges = None if self.merges is None else [(l, r, rank) for (l, r), rank in self.merges.items()]
             tables = native.Tables(
-                blob + b"".join(text for text, _ in literals), all_ids.tobytes(), all_lengths.tobytes(),
+                blob + b"".join(text for text, _ in literals), little_endian_bytes(all_ids),
+                little_endian_bytes(all_lengths),
                 b"\x01" * len(ids) + bytes(len(literals)), self.n_vocab, merges, self.whole_piece_lookup,
             )
             object.__setattr__(self, "_native", tables)
@@ -253,7 +250,7 @@ class Vocab:
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
                       merges=None if self.merges is None else dict(self.merges))
-        return _unpickle_vocab, (blob, _little_endian(ids), _little_endian(lengths), fields)
+        return _unpickle_vocab, (blob, little_endian_bytes(ids), little_endian_bytes(lengths), fields)
 
     def __setattr__(self, key, value):
         raise AttributeError(f"Vocab is immutable; build a new one instead of setting {key!r}")
@@ -289,20 +286,23 @@ class Vocab:
         return {**self.special_tokens, **self.added_tokens}
 
 
-_U32 = "I" if array("I").itemsize == 4 else "L"  # 'I' is 4 bytes on every common platform
+# Token ids and lengths travel as uint32 arrays, little-endian on the wire (the parsed-vocab
+# cache, pickles, the native tables) whatever this machine's byte order.
+U32 = "I" if array("I").itemsize == 4 else "L"  # 'I' is 4 bytes on every common platform
 
 
-def _little_endian(table: array) -> bytes:
-    """The bytes of a uint32 array in little-endian order, whatever this machine's."""
+def little_endian_bytes(table: array) -> bytes:
+    """The bytes of a uint32 array in little-endian order (the array itself is not changed)."""
     if sys.byteorder == "little":
         return table.tobytes()
-    swapped = array(_U32, table)
+    swapped = array(U32, table)
     swapped.byteswap()
     return swapped.tobytes()
 
 
-def _from_little_endian(data: bytes) -> array:
-    table = array(_U32)
+def u32_array(data: bytes) -> array:
+    """The uint32 array of little-endian ``data`` (the inverse of :func:`little_endian_bytes`)."""
+    table = array(U32)
     table.frombytes(data)
     if sys.byteorder != "little":
         table.byteswap()
@@ -311,11 +311,12 @@ def _from_little_endian(data: bytes) -> array:
 
 def _unpickle_vocab(blob: bytes, ids: bytes, lengths: bytes, fields: dict) -> Vocab:
     """The unpickler of :class:`Vocab` (uint32 arrays as little-endian bytes)."""
-    return Vocab.from_packed(blob=blob, ids=_from_little_endian(ids), lengths=_from_little_endian(lengths), **fields)
+    return Vocab.from_packed(blob=blob, ids=u32_array(ids), lengths=u32_array(lengths), **fields)
 
 
-def _native_module():
-    """The compiled core, or None (imported here, not at the top: it is optional)."""
+def native_module():
+    """The compiled core ``wordsplit._native``, or None when it is not built (imported here,
+    not at the top: it is optional)."""
     try:
         from . import _native
     except ImportError:

@@ -42,13 +42,12 @@ import hashlib
 import importlib
 import json
 import os
-import sys
 from array import array
 from itertools import chain
 from pathlib import Path
 from typing import Callable, Mapping
 
-from ..vocab import Vocab
+from ..vocab import U32, Vocab, little_endian_bytes, u32_array
 from .cache import Cache, atomic_write, log
 
 __all__ = ["cached_vocab", "dump_vocab", "read_header", "read_vocab", "recipe_key"]
@@ -57,8 +56,6 @@ __all__ = ["cached_vocab", "dump_vocab", "read_header", "read_vocab", "recipe_ke
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
 MAGIC = b"wordsplit-vocab\n"
 FORMAT = 1
-_U32 = "I" if array("I").itemsize == 4 else "L"  # 'I' is 4 bytes on every common platform
-_BIG_ENDIAN = sys.byteorder == "big"
 # Every module whose code decides what a parse produces: editing one changes every key.
 _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.vocabs.loaders", "wordsplit.vocabs.gguf", "wordsplit.vocabs.merges",
@@ -135,12 +132,8 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
     """The derived-entry bytes of ``vocab`` (see the module docstring for the format)."""
     blob, ids, lengths = vocab.packed()
     triples = ((left, right, rank) for (left, right), rank in (vocab.merges or {}).items())
-    merges = array(_U32, chain.from_iterable(triples))
-    ids, lengths = array(_U32, ids), array(_U32, lengths)  # copies: byteswap must not touch the Vocab's
-    if _BIG_ENDIAN:
-        for table in (ids, lengths, merges):
-            table.byteswap()
-    body = b"".join([ids.tobytes(), lengths.tobytes(), blob, merges.tobytes()])
+    merges = array(U32, chain.from_iterable(triples))
+    body = b"".join([little_endian_bytes(ids), little_endian_bytes(lengths), blob, little_endian_bytes(merges)])
     header = {
         "format": FORMAT, "label": label, "name": vocab.name, "source": vocab.source, "pattern": vocab.pattern,
         # Lists of pairs, not objects: they keep the order, which decides which of two literals
@@ -167,13 +160,8 @@ def read_vocab(data: bytes) -> Vocab:
         blob_size = len(body) - 8 * n - 12 * m
         if n < 0 or m < 0 or blob_size < 0 or hashlib.sha256(body).hexdigest() != header["body_sha256"]:
             raise _Corrupt("counts or checksum do not match the body")
-        ids, lengths, merges = array(_U32), array(_U32), array(_U32)
-        ids.frombytes(body[: 4 * n])
-        lengths.frombytes(body[4 * n: 8 * n])
-        merges.frombytes(body[len(body) - 12 * m:])
-        if _BIG_ENDIAN:
-            for table in (ids, lengths, merges):
-                table.byteswap()
+        ids, lengths = u32_array(body[: 4 * n]), u32_array(body[4 * n: 8 * n])
+        merges = u32_array(body[len(body) - 12 * m:])
         table = iter(merges)
         # The tokens stay packed: the native tables check and index them without a Python dict.
         return Vocab.from_packed(
