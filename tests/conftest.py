@@ -5,13 +5,16 @@ from __future__ import annotations
 import functools
 import gzip
 import hashlib
+import io
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+import wordsplit.cli
 from wordsplit import TokenizerOptions, load_vocab
 
 # The local HTTP server fixtures of the download and cache tests.
@@ -126,3 +129,18 @@ def hf_qwen3():
     from tokenizers import Tokenizer
 
     return Tokenizer.from_str(gzip.decompress((DATA / "hf" / "tokenizer.json.gz").read_bytes()).decode("utf-8"))
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """``cli(*argv, stdin=bytes)`` runs ``wordsplit ARGV`` in-process and returns
+    ``(status, stdout, stderr)``; argparse's SystemExit (``--help``, bad options) propagates."""
+
+    def run(*argv, stdin: bytes = None):
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+        code = wordsplit.cli.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 
 import pytest
 
-import wordsplit.cli
 from wordsplit.cli import bench as cli_bench
 from wordsplit.cli.bench import read_sample
 
@@ -18,20 +16,16 @@ TEXT = "Hello, world! Ünïcödé text, 日本語, and numbers 12345.\n" * 40 + 
 
 
 @pytest.fixture
-def run(capsys, monkeypatch):
-    """``wordsplit ARGV`` with bench registered; returns (status, stdout, stderr), also on SystemExit."""
-    if cli_bench not in wordsplit.cli.COMMAND_MODULES:
-        monkeypatch.setattr(wordsplit.cli, "COMMAND_MODULES", [*wordsplit.cli.COMMAND_MODULES, cli_bench])
+def run(cli, capsys):
+    """``wordsplit ARGV`` (the shared ``cli`` fixture); returns (status, stdout, stderr), also
+    on SystemExit."""
 
     def run(*argv, stdin: bytes = None):
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
         try:
-            code = wordsplit.cli.main([str(a) for a in argv])
+            return cli(*argv, stdin=stdin)
         except SystemExit as exit_:  # --help, and the status 1 of a mismatch
-            code = exit_.code
-        out, err = capsys.readouterr()
-        return code, out, err
+            out, err = capsys.readouterr()
+            return exit_.code, out, err
 
     return run
 

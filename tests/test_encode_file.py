@@ -18,9 +18,7 @@ import unicodedata
 import numpy as np
 import pytest
 
-import wordsplit.cli
 import wordsplit.encode_file as ef
-from wordsplit.cli import encode_file as cli_encode_file
 from wordsplit.encode_file import encode_file, index_path, load_encoded
 from wordsplit.errors import DisallowedSpecialError, EncodeInputError, UnknownTokenError, WordsplitError
 
@@ -233,19 +231,9 @@ def test_argument_errors(tmp_path):
 # -- the command -----------------------------------------------------------------------------
 
 @pytest.fixture
-def run(capsys, monkeypatch):
-    """``wordsplit ARGV`` with encode-file registered; returns (status, stdout, stderr)."""
-    if cli_encode_file not in wordsplit.cli.COMMAND_MODULES:
-        monkeypatch.setattr(wordsplit.cli, "COMMAND_MODULES", [*wordsplit.cli.COMMAND_MODULES, cli_encode_file])
-
-    def run(*argv, stdin: bytes = None):
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-        code = wordsplit.cli.main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
+def run(cli):
+    """``wordsplit ARGV`` (the shared ``cli`` fixture): returns (status, stdout, stderr)."""
+    return cli
 
 
 def test_command_jsonl_by_suffix_with_json_summary(run, tmp_path):
@@ -311,14 +299,10 @@ def test_bad_option_values(run, tmp_path, capsys, argv):
 
 # -- bounded memory and Ctrl-C, in a real process ----------------------------------------------
 
-# Runs the command line with encode-file registered (until the lead wires it into
-# COMMAND_MODULES) and reports the process's peak resident memory on stderr.
+# Runs the command line and reports the process's peak resident memory on stderr.
 CHILD = """
 import resource, sys
 from wordsplit import cli
-from wordsplit.cli import encode_file
-if encode_file not in cli.COMMAND_MODULES:
-    cli.COMMAND_MODULES.append(encode_file)
 code = cli.main(sys.argv[1:])
 print("peak-kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 sys.exit(code)
