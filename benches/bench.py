@@ -43,6 +43,8 @@ DEFAULT_CORPORA = "prose,code,multilingual,adv_random_unicode,adv_whitespace"
 WORST_INPUTS = {"a": "adv_repeat_a", "spaces": " ", "dashes": "-", "tabs": "\t"}
 WORST_SIZES = [100_000, 200_000, 400_000, 1 << 20]
 PIECE_LENGTHS = [10, 100, 1_000, 10_000]
+# Batch scaling is a ratio of two short calls: more rounds than the other sections.
+SCALING_ROUNDS_PER_REPEAT = 3
 SECTIONS = ("single", "batch", "decode", "load", "cache", "rss", "worst", "pieces")
 QUICK_DEFAULTS = dict(max_bytes="256KB", python_bytes="32KB", repeats=3, load_runs=2, worst_budget=5.0)
 
@@ -251,12 +253,33 @@ def measure_batch(contenders: list[Contender], expected: Optional[list[list[int]
     for c in contenders:
         if c.encode_batch is None:
             continue
-        parities[c.key] = report_parity("batch", c, compare(expected, c.batch_ids(c.encode_batch(docs)))
-                                        if expected else None)
-        jobs[c.key] = lambda batch=c.encode_batch: batch(docs)
+        result = c.encode_batch(docs, BATCH_THREADS)
+        parities[c.key] = report_parity("batch", c, compare(expected, c.batch_ids(result)) if expected else None)
+        jobs[c.key] = lambda batch=c.encode_batch: batch(docs, BATCH_THREADS)
     by_key = {c.key: c for c in contenders}
     return {key: throughput_entry(by_key[key], utf8_len(docs), times, "wall", parities[key])
             for key, times in interleaved(jobs, args.repeats).items()}
+
+
+def measure_scaling(contenders: list[Contender], docs: list[str], rounds: int) -> dict:
+    """How much faster ``encode_batch`` finishes all documents of one corpus on 2 threads than
+    on 1, per contender: the median over ``rounds`` of the ratio of two back-to-back calls
+    (which goes first alternates). Pairing the calls cancels this shared machine's slow and
+    fast spells, which last far longer than one pair; wall time."""
+    result = {}
+    for c in contenders:
+        if c.encode_batch is None or c.batch_threads_fixed:
+            continue
+        one, two, ratios = [], [], []
+        for round_ in range(rounds):
+            calls = [(1, one), (BATCH_THREADS, two)]
+            for threads, times in calls if round_ % 2 == 0 else calls[::-1]:
+                times.append(timed(lambda: c.encode_batch(docs, threads))[0])
+            ratios.append(one[-1] / two[-1])
+        result[c.key] = {"label": c.label, "bytes": utf8_len(docs), "ratio": statistics.median(ratios),
+                         "one_thread_s": statistics.median(one), "two_threads_s": statistics.median(two),
+                         "ratios": ratios}
+    return result
 
 
 def measure_decode(contenders: list[Contender], oracle: Optional[Contender], id_lists: list[list[int]],
@@ -341,6 +364,8 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
             log(f"  batch {vocab}/{name}")
             batchers = [by_key[k] for k in ["wordsplit:auto", *peer_keys(vocab)] if k in by_key]
             results.setdefault("batch", {}).setdefault(vocab, {})[name] = measure_batch(batchers, expected, docs, args)
+            results.setdefault("scaling", {}).setdefault(vocab, {})[name] = \
+                measure_scaling(batchers, docs, SCALING_ROUNDS_PER_REPEAT * args.repeats)
     if "decode" in sections:
         log(f"  decode {vocab}")
         decoders = [by_key[k] for k in ["wordsplit:auto", "wordsplit:python", *peer_keys(vocab)] if k in by_key]

@@ -1,7 +1,8 @@
 """The tokenizers the benchmark times, each behind the same small interface.
 
 A :class:`Contender` is one library configured for one vocabulary: an ``encode`` (text →
-ids, special-token strings as plain text), a 2-thread ``encode_batch`` and a ``decode``.
+ids, special-token strings as plain text), an ``encode_batch`` on a given number of threads
+and a ``decode``.
 Contenders are named by a *key* (``"wordsplit:auto"``, ``"wordsplit:native:heap-merge:regex"``,
 ``"wordsplit:python"``, ``"tiktoken"``, ``"tokenizers"``, ``"quicktok"``) so a subprocess
 probe can rebuild exactly the one the parent asked for: :func:`make_contender`.
@@ -38,16 +39,20 @@ DATA_ENV = "WORDSPLIT_BENCH_DATA"
 class Contender:
     """One library set up for one vocabulary.
 
-    ``encode_batch`` returns the library's own batch result (quicktok: a flat array plus
-    offsets) and ``batch_ids`` turns that into ``list[list[int]]`` for the parity check, so
-    the timed call does no conversion the library would not do itself.
+    ``encode_batch(texts, threads)`` returns the library's own batch result (quicktok: a flat
+    array plus offsets) and ``batch_ids`` turns that into ``list[list[int]]`` for the parity
+    check, so the timed call does no conversion the library would not do itself.
+    ``batch_threads_fixed``: the library sets its thread count once per process (HF, by
+    ``RAYON_NUM_THREADS``), so ``threads`` must be ``BATCH_THREADS`` and its batch scaling is
+    not measured.
     """
 
     key: str
     label: str
     vocab: str
     encode: Callable[[str], list[int]]
-    encode_batch: Optional[Callable[[list[str]], Any]] = None
+    encode_batch: Optional[Callable[[list[str], int], Any]] = None
+    batch_threads_fixed: bool = False
     batch_ids: Callable[[Any], list[list[int]]] = lambda result: [list(ids) for ids in result]
     decode: Optional[Callable[[list[int]], str]] = None
     notes: list[str] = field(default_factory=list)
@@ -90,7 +95,7 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
         label=label.format(spanner=spanner, encoder=encoder, backend=tok.backend),
         vocab=vocab,
         encode=tok.encode_ordinary,
-        encode_batch=lambda texts: tok.encode_batch(texts, num_threads=BATCH_THREADS, disallowed_special=()),
+        encode_batch=lambda texts, threads: tok.encode_batch(texts, num_threads=threads, disallowed_special=()),
         decode=tok.decode,
     )
 
@@ -129,7 +134,7 @@ def _tiktoken(vocab: str) -> Contender:
         label, notes = "tiktoken*", ["tiktoken* = tiktoken's engine on Qwen3's ranks and pattern, without NFC"]
     return Contender(
         key="tiktoken", label=label, vocab=vocab, encode=enc.encode_ordinary,
-        encode_batch=lambda texts: enc.encode_ordinary_batch(texts, num_threads=BATCH_THREADS),
+        encode_batch=lambda texts, threads: enc.encode_ordinary_batch(texts, num_threads=threads),
         decode=enc.decode, notes=notes,
     )
 
@@ -144,7 +149,8 @@ def _tokenizers(vocab: str) -> Contender:
     return Contender(
         key="tokenizers", label="HF tokenizers", vocab=vocab,
         encode=lambda text: tok.encode(text, add_special_tokens=False).ids,
-        encode_batch=lambda texts: [e.ids for e in tok.encode_batch_fast(texts, add_special_tokens=False)],
+        encode_batch=lambda texts, threads: [e.ids for e in tok.encode_batch_fast(texts, add_special_tokens=False)],
+        batch_threads_fixed=True,
         decode=lambda ids: tok.decode(ids, skip_special_tokens=False),
     )
 
@@ -160,7 +166,7 @@ def _quicktok(vocab: str) -> Contender:
 
     return Contender(
         key="quicktok", label="quicktok-v1", vocab=vocab, encode=enc.encode_ordinary,
-        encode_batch=lambda texts: enc.encode_batch(texts, BATCH_THREADS),
+        encode_batch=lambda texts, threads: enc.encode_batch(texts, threads),
         batch_ids=batch_ids, decode=enc.decode,
         notes=["quicktok-v1 encode_batch returns one flat uint32 array + offsets (no per-document lists)"],
     )

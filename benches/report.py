@@ -131,6 +131,27 @@ def first_pass_section(single: dict) -> dict:
             for vocab, by_corpus in single.items()}
 
 
+def render_scaling(section: dict, corpora: list[str]) -> str:
+    """Per vocabulary and contender: 2-thread ÷ 1-thread batch speed, per corpus and overall."""
+    rows = []
+    for vocab, by_corpus in section.items():
+        keys = list(dict.fromkeys(k for c in corpora for k in by_corpus.get(c, {})))
+        for n, key in enumerate(keys):
+            entries = [by_corpus.get(c, {}).get(key) for c in corpora]
+            label = next(e["label"] for e in entries if e)
+            cells = [f"{e['ratio']:.2f}×" if e else "–" for e in entries]
+            whole = (f"{sum(e['one_thread_s'] for e in entries) / sum(e['two_threads_s'] for e in entries):.2f}×"
+                     if all(entries) else "–")
+            rows.append([vocab if n == 0 else "", label] + cells + [whole])
+    return (f"## Batch scaling, {BATCH_THREADS} threads ÷ 1 thread\n\n"
+            f"The same `encode_batch` call over all documents of a corpus on 1 and on {BATCH_THREADS} threads, "
+            "back to back (which goes first alternates); the median of the per-pair ratios, so a slow or fast "
+            "spell of the shared machine hits both calls of a pair. `all`: the sum of the 1-thread medians over "
+            f"the sum of the {BATCH_THREADS}-thread medians. (HF tokenizers sets its thread count once per "
+            "process, so it is not in this table.)\n\n"
+            + md_table(["vocab", "contender"] + corpora + ["all"], rows, left=2))
+
+
 def render_decode(section: dict) -> str:
     rows = []
     for vocab, cells in section.items():
@@ -300,6 +321,8 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
             "All documents of a corpus in one call: wordsplit `encode_batch(num_threads=2)`, tiktoken "
             "`encode_ordinary_batch(num_threads=2)`, HF `encode_batch_fast` + `.ids`, quicktok "
             "`encode_batch(texts, 2)`.", results["batch"], corpora))
+    if "scaling" in results:
+        body.append(render_scaling(results["scaling"], corpora))
     if "decode" in results:
         body.append(render_decode(results["decode"]))
     if "load" in results:
