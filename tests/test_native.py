@@ -14,6 +14,19 @@ from wordsplit.spanners import scanner_for
 TEXTS = ["hello world", "", "Hello, world! 123", "<think>x</think>", "naïve café 中文 😀", "a\ud800b", " " * 50]
 
 
+def native_constant(name: str) -> int:
+    from wordsplit import _native
+
+    return getattr(_native, name)
+
+
+def threaded_batch(texts: list[str]) -> list[str]:
+    """``texts`` plus two long ones, so the batch is large enough (in text bytes, and in ids
+    once encoded) to be shared with helper threads rather than run on the calling thread."""
+    long = ["tokenizer " * (native_constant("ALONE_BELOW_TEXT_BYTES") // 10), "7 " * native_constant("ALONE_BELOW_IDS")]
+    return texts + long
+
+
 @pytest.mark.parametrize("name", ALL_VOCABS)
 def test_auto_uses_the_native_scanner_pipeline(name):
     tok = tokenizer_for(name, "auto", "native")
@@ -28,8 +41,9 @@ def test_batch_equals_single(name, threads):
     """Order kept whatever finishes first (one long text among short ones, more threads than
     texts or cores); a lone surrogate sends the batch down the per-text path."""
     tok = tokenizer_for(name, "auto", "native")
-    texts = TEXTS * 20 + ["", "tokenizer " * 3000] + TEXTS[:3]
+    texts = threaded_batch(TEXTS * 20 + [""]) + TEXTS[:3]
     expected = [tok.encode(t, disallowed_special=()) for t in texts]
+    assert sum(map(len, expected)) >= native_constant("ALONE_BELOW_IDS")
     assert tok.encode_batch(texts, num_threads=threads, disallowed_special=()) == expected
     ids, offsets = tok.encode_batch_flat(texts, num_threads=threads, disallowed_special=())
     assert ids.format == "I" and offsets.format == "Q"
@@ -160,7 +174,7 @@ def test_batches_work_in_a_forked_child():
     import multiprocessing
 
     tok = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
-    texts = ["hello world"] * 8
+    texts = threaded_batch(["hello world"] * 8)
     expected = tok.encode_batch(texts, num_threads=2)  # the parent's pool exists now
     context = multiprocessing.get_context("fork")
     with context.Pool(1) as pool:
@@ -169,19 +183,45 @@ def test_batches_work_in_a_forked_child():
 
 
 def _batch_in_child(tok, texts):
-    decoded = tok.decode_batch([tok.encode("hello world")] * 2, num_threads=2)
-    return tok.encode_batch(texts, num_threads=2), [list(d.encode()) for d in decoded]
+    ids = tok.encode("hello world")
+    decoded = tok.decode_batch([ids] * native_constant("ALONE_BELOW_IDS"), num_threads=2)
+    assert set(decoded) == {"hello world"}
+    return tok.encode_batch(texts, num_threads=2), [list(d.encode()) for d in decoded[:2]]
 
 
 def test_batch_threads_stay_bounded():
     """Batches of every size share one pool of helpers: no pool per thread count."""
     tok = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
-    tok.encode_batch(["warm up"] * 4, num_threads=4)
+    tok.encode_batch(threaded_batch(["warm up"]), num_threads=4)
     before = _native_thread_count()
+    text_bytes, ids = native_constant("ALONE_BELOW_TEXT_BYTES"), native_constant("ALONE_BELOW_IDS")
     for k in range(2, 12):
-        tok.encode_batch(["hello world"] * k, num_threads=4)
-        tok.decode_batch([[1, 2]] * k, num_threads=4)
+        tok.encode_batch(["hello world " * (text_bytes // 12 // k + 1)] * k, num_threads=4)
+        tok.decode_batch([[1, 2] * (ids // 2 // k + 1)] * k, num_threads=4)
     assert _native_thread_count() == before
+
+
+def test_small_batches_stay_on_the_calling_thread():
+    """A batch below the size where helpers pay off starts no helper threads; a larger one does.
+    (A fresh process: the helper pool is per process and other tests have made it here.)"""
+    import subprocess
+    import sys
+
+    script = """if True:
+        import os
+        from wordsplit import TokenizerOptions, load_vocab, _native
+        tok = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
+        threads = lambda: len(os.listdir("/proc/self/task"))
+        alone = threads()
+        tok.encode_batch(["hello world"] * 100, num_threads=2)
+        tok.decode_batch([[1, 2]] * 100, num_threads=2)
+        small = threads()
+        tok.encode_batch(["hello world"] * _native.ALONE_BELOW_TEXT_BYTES, num_threads=2)
+        print(alone, small, threads())
+    """
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    alone, small, large = map(int, out.split())
+    assert small == alone and large == alone + 1
 
 
 def _native_thread_count() -> int:

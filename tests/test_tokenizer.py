@@ -95,6 +95,18 @@ def test_encode_rejects_non_str():
         tok.encode_ordinary(b"bytes")
 
 
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_batches_reject_non_str_items(backend):
+    tok = tokenizer_for("cl100k_base", "auto", backend)
+    for method in (tok.encode_batch, tok.encode_batch_flat):
+        with pytest.raises(EncodeInputError, match="not bytes.*decode") as info:
+            method(["fine", b"bytes", "fine"])
+        assert isinstance(info.value, TypeError)
+        with pytest.raises(EncodeInputError, match="not NoneType"):
+            method(iter(["fine", None]))
+    assert tok.encode_batch(iter(["a", "b"])) == tok.encode_batch(("a", "b")) == [tok.encode("a"), tok.encode("b")]
+
+
 def test_decode_errors_name_the_id():
     tok = tokenizer_for("cl100k_base")
     with pytest.raises(UnknownTokenError, match="100256 is unused"):

@@ -25,17 +25,18 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyList, PyString};
 
 use encoders::{encode_piece, EncoderKind};
+use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
+use vocab::VocabTables;
 
 /// mimalloc for every Rust allocation of the extension (see Cargo.toml for why).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
-use vocab::VocabTables;
 
 /// Work through items `0..count` on this thread and `threads - 1` helpers of the shared pool,
 /// largest first (by `size`, so that the last items taken are small and no thread waits long
 /// for another at the end), and hand each result to `keep` on this thread, in the order they
-/// finish.
+/// finish. When the sizes add up to less than `alone_below`, this thread works alone: a helper
+/// that sleeps takes 50–300 µs to wake here (a virtual machine), more than it would save.
 ///
 /// This thread takes items too, and runs `keep` on the helpers' results between two items of
 /// its own: `keep` may need the GIL (building Python objects, which only one thread can do),
@@ -47,10 +48,16 @@ fn run_shared<R: Send>(
     count: usize,
     threads: usize,
     size: impl Fn(usize) -> usize,
+    alone_below: usize,
     work: impl Fn(usize) -> R + Sync,
     mut keep: impl FnMut(usize, R),
 ) {
-    let threads = threads.clamp(1, count.max(1));
+    let small = (0..count).map(&size).sum::<usize>() < alone_below;
+    let threads = if small {
+        1
+    } else {
+        threads.clamp(1, count.max(1))
+    };
     let helpers = helper_pool(threads - 1);
     let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
     let mut order: Vec<usize> = (0..count).collect();
@@ -98,6 +105,11 @@ fn run_shared<R: Send>(
         }),
     }
 }
+
+/// Batches smaller than these (bytes of text to encode, ids to decode: about 0.3 ms of work
+/// on one thread) are not worth waking a helper for.
+const ALONE_BELOW_TEXT_BYTES: usize = 32 * 1024;
+const ALONE_BELOW_IDS: usize = 16 * 1024;
 
 /// How long the calling thread spins for a helper's result before it sleeps.
 const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_millis(1);
@@ -393,6 +405,7 @@ impl PyTables {
             batch.len(),
             threads,
             |i| batch[i].len(),
+            ALONE_BELOW_IDS,
             decode,
             |i, result| match result {
                 Ok(bytes) => decoded[i] = Some(PyBytes::new(py, &bytes)),
@@ -535,6 +548,7 @@ impl PyPipeline {
             texts.len(),
             threads,
             size,
+            ALONE_BELOW_TEXT_BYTES,
             |i| self.run(&texts[i], policy),
             keep,
         );
@@ -750,6 +764,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .collect::<Vec<_>>(),
     )?;
     m.add("ENCODERS", EncoderKind::NAMES.to_vec())?;
+    m.add("ALONE_BELOW_TEXT_BYTES", ALONE_BELOW_TEXT_BYTES)?;
+    m.add("ALONE_BELOW_IDS", ALONE_BELOW_IDS)?;
     m.add("UNICODE_VERSION", unicode_tables::UNICODE_VERSION)?;
     Ok(())
 }

@@ -171,10 +171,11 @@ class Tokenizer:
         """Encode many texts; same arguments as :meth:`encode`.
 
         Args:
-            num_threads: native threads to use (default: the tokenizer's, else all cores); the
+            num_threads: at most this many native threads (default: the tokenizer's, else all
+                cores); a batch under 32 KB of text runs on the calling thread alone. The
                 Python backend encodes in order on the calling thread.
         """
-        texts = [_check_text(t) for t in texts]
+        texts = texts if type(texts) is list else list(texts)
         ids = self._native_batch("encode_batch", texts, num_threads, allowed_special, disallowed_special)
         if ids is not None:
             return ids
@@ -200,7 +201,7 @@ class Tokenizer:
         >>> ids.tolist(), offsets.tolist()
         ([14990, 1879, 6023], [0, 2, 3])
         """
-        texts = [_check_text(t) for t in texts]
+        texts = texts if type(texts) is list else list(texts)
         flat = self._native_batch("encode_batch_flat", texts, num_threads, allowed_special, disallowed_special)
         if flat is not None:
             return memoryview(flat[0]).cast("I"), memoryview(flat[1]).cast("Q")
@@ -255,7 +256,8 @@ class Tokenizer:
     def _native_batch(self, method: str, texts: list[str], num_threads, allowed_special, disallowed_special):
         """Run a batch method of the native pipeline on native threads; None when there is no
         pipeline or a text needs the per-text path (a lone surrogate to fix, a disallowed
-        special token to name in the error)."""
+        special token to name in the error). The native call checks that every text is a str
+        (a Python loop here would cost as much as encoding a short text)."""
         if self._pipeline is None:
             return None
         allowed, disallowed = self._resolve(allowed_special, disallowed_special)
@@ -263,6 +265,10 @@ class Tokenizer:
             return getattr(self._pipeline, method)(texts, self._policy(allowed, disallowed), num_threads or self.num_threads)
         except (UnicodeEncodeError, DisallowedSpecialError):
             return None
+        except TypeError:
+            for text in texts:
+                _check_text(text)  # names the culprit in an EncodeInputError
+            raise
 
     def _native_encode(self, call, text: str, allowed: frozenset[str], disallowed: frozenset[str]):
         """Run a pipeline method; fix surrogates and word the disallowed-special error in Python."""
