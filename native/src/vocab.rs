@@ -343,6 +343,11 @@ impl VocabTables {
             .map_err(|e| e.as_str())
     }
 
+    /// Whether the backtrack tables have been built (they are built on first use).
+    pub fn backtrack_built(&self) -> bool {
+        matches!(self.backtrack.get(), Some(Ok(_)))
+    }
+
     /// The backtrack tables; callers check [`Self::backtrack_tables`] when choosing the encoder.
     pub fn backtrack(&self) -> &BacktrackTables {
         self.backtrack_tables()

@@ -21,6 +21,12 @@ pub enum EncoderKind {
 /// buffer-sweep is the fastest up to ~128 bytes and falls behind quadratically after.
 const AUTO_SHORT_PIECE: usize = 128;
 
+/// Under `auto`, a piece longer than this builds the backtrack tables if they do not exist
+/// yet; shorter long pieces go to heap-merge until then. Building them takes 30–120 ms once
+/// per vocabulary (cl100k … o200k), a stall on the first `=====` line of a process; heap-merge
+/// is only ~1.6× slower than backtrack on a piece of this size (0.5 ms vs 0.3 ms).
+const AUTO_BUILDS_BACKTRACK: usize = 4096;
+
 impl EncoderKind {
     pub const NAMES: &'static [&'static str] = &["buffer-sweep", "heap-merge", "backtrack"];
 
@@ -68,8 +74,14 @@ pub fn merge_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: &
         EncoderKind::Auto if piece.len() <= AUTO_SHORT_PIECE => {
             buffer_sweep::encode(tables, piece, out)
         }
-        // backtrack is O(n) but needs rank-ordered merges; heap-merge handles the rest.
-        EncoderKind::Auto if tables.merges.is_none() => backtrack::encode(tables, piece, out),
+        // backtrack is O(n) but needs rank-ordered merges (and its tables); heap-merge, O(n log n),
+        // handles the rest.
+        EncoderKind::Auto
+            if tables.merges.is_none()
+                && (piece.len() > AUTO_BUILDS_BACKTRACK || tables.backtrack_built()) =>
+        {
+            backtrack::encode(tables, piece, out)
+        }
         EncoderKind::Auto => heap_merge::encode(tables, piece, out),
     }
 }
@@ -104,5 +116,31 @@ mod tests {
                 assert_eq!(got, want, "{kind:?} on {input:?}");
             }
         }
+    }
+
+    #[test]
+    fn auto_builds_the_backtrack_tables_only_for_a_very_long_piece() {
+        let t = tiny(&[b"aa", b"aaaa", b"ab"]);
+        let encode = |kind, piece: &[u8]| {
+            let mut out = vec![];
+            encode_piece(kind, &t, piece, &mut out);
+            out
+        };
+        let long = b"ab".repeat(AUTO_SHORT_PIECE);
+        assert_eq!(
+            encode(EncoderKind::Auto, &long),
+            encode(EncoderKind::BufferSweep, &long)
+        );
+        assert!(!t.backtrack_built());
+        let very_long = b"a".repeat(AUTO_BUILDS_BACKTRACK + 1);
+        assert_eq!(
+            encode(EncoderKind::Auto, &very_long),
+            encode(EncoderKind::HeapMerge, &very_long)
+        );
+        assert!(t.backtrack_built());
+        assert_eq!(
+            encode(EncoderKind::Auto, &long),
+            encode(EncoderKind::BufferSweep, &long)
+        );
     }
 }
