@@ -11,12 +11,14 @@ import os
 import subprocess
 from datetime import datetime, timezone
 from importlib import metadata
+import statistics
 from pathlib import Path
 from typing import Optional
 
 from contenders import BATCH_THREADS, REPO
 
 REFERENCE = "tiktoken"  # every throughput is also shown as a ratio to this contender
+TARGET_PEER = "quicktok"  # the fastest correct peer: the native-core issue's targets compare with it
 CLOCKS = {
     "cpu": "single-thread encode, decode, worst cases and the piece sweep are timed by the process's CPU time "
            "(other load on the shared machine does not count against a contender); batch encode and load time "
@@ -81,6 +83,21 @@ def md_table(header: list[str], rows: list[list[str]], left: int = 1) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows])
 
 
+def round_times(entry: dict) -> Optional[list[float]]:
+    """The seconds of each interleaved round on the entry's clock, if it has them."""
+    return entry.get("cpu_times" if entry.get("clock") == "cpu" else "times")
+
+
+def speed_ratio(entry: dict, ref: dict, value: str = "mb_s") -> float:
+    """How many times faster ``entry`` is than ``ref``: the median over rounds of the ratio of
+    their times in the same round, when both timed the same work round by round (a drift in
+    machine speed then cancels out), else the ratio of their ``value``s."""
+    mine, theirs = round_times(entry), round_times(ref)
+    if mine and theirs and len(mine) == len(theirs) and entry.get("bytes") == ref.get("bytes"):
+        return statistics.median(t / m for m, t in zip(mine, theirs))
+    return entry[value] / ref[value]
+
+
 def cell(entry: Optional[dict], ref: Optional[dict], value: str = "mb_s") -> str:
     """``12.3 (0.85×)``; ``✗N`` when N documents differ from the oracle; why, when not timed."""
     if not entry:
@@ -89,7 +106,7 @@ def cell(entry: Optional[dict], ref: Optional[dict], value: str = "mb_s") -> str
         return f"not timed (pass > {entry['timeout_s']:.0f} s)"
     text = num(entry[value])
     if ref and value in ref:
-        text += f" ({entry[value] / ref[value]:.2f}×)"
+        text += f" ({speed_ratio(entry, ref, value):.2f}×)"
     parity = entry.get("parity")
     if parity and parity["mismatched"]:
         text += f" ✗{parity['mismatched']}"
@@ -123,9 +140,28 @@ def render_throughput(title: str, blurb: str, section: dict, corpora: list[str])
     return "\n\n".join(parts)
 
 
+def render_against(single: dict, corpora: list[str], key: str = "wordsplit:auto", peer: str = TARGET_PEER) -> str:
+    """``key`` ÷ ``peer`` per vocabulary and corpus: the median pass (paired by round) and the
+    first pass."""
+    rows = []
+    for vocab, by_corpus in single.items():
+        cells = []
+        for corpus in corpora:
+            mine, theirs = by_corpus.get(corpus, {}).get(key), by_corpus.get(corpus, {}).get(peer)
+            if not mine or not theirs or "mb_s" not in mine or "mb_s" not in theirs:
+                cells.append("–")
+                continue
+            first = mine["first_pass_mb_s"] / theirs["first_pass_mb_s"]
+            cells.append(f"{speed_ratio(mine, theirs):.2f} / {first:.2f}")
+        rows.append([vocab] + cells)
+    return (f"### wordsplit ÷ {peer}\n\nSpeed of `{key}` over `{peer}`'s, median pass / first pass.\n\n"
+            + md_table(["vocab"] + corpora, rows))
+
+
 def first_pass_section(single: dict) -> dict:
     """The single-thread section with each cell's first (checked) pass in place of the median."""
-    return {vocab: {corpus: {key: {**e, "mb_s": e["first_pass_mb_s"], "median_s": e["first_pass_s"]}
+    return {vocab: {corpus: {key: {**e, "mb_s": e["first_pass_mb_s"], "median_s": e["first_pass_s"],
+                                   "times": None, "cpu_times": None}
                              for key, e in cells.items() if "first_pass_mb_s" in e}
                     for corpus, cells in by_corpus.items()}
             for vocab, by_corpus in single.items()}
@@ -307,7 +343,8 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
         body.append(render_throughput(
             "Single-thread encode (MB/s)",
             "Each document (~10 KB) encoded in its own call on one thread. Ratio to tiktoken (same run, same "
-            "documents) in parentheses; ✗N: N documents differ from the oracle. `ws python` runs on a "
+            "documents; the median of the two's ratio in each round, so a drift in machine speed cancels) "
+            "in parentheses; ✗N: N documents differ from the oracle. `ws python` runs on a "
             f"{args.python_bytes / 1e3:.0f} KB stride sample of each corpus.",
             results["single"], corpora))
         body.append(render_throughput(
@@ -315,6 +352,7 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
             "The same, timed on the checked pass: the first time each contender sees the documents, "
             "so no cache of recently merged pieces holds them yet (one pass, not a median; noisier).",
             first_pass_section(results["single"]), corpora))
+        body.append(render_against(results["single"], corpora))
     if "batch" in results:
         body.append(render_throughput(
             f"Batch encode, {BATCH_THREADS} threads (MB/s)",
