@@ -39,17 +39,22 @@ def test_auto_uses_the_native_scanner_pipeline(name):
 @pytest.mark.parametrize("name", ["qwen3", "cl100k_base", "o200k_harmony"])
 def test_batch_equals_single(name, threads):
     """Order kept whatever finishes first (one long text among short ones, more threads than
-    texts or cores); a lone surrogate sends the batch down the per-text path."""
+    texts or cores), on the native threads; a lone surrogate sends the batch down the per-text
+    path."""
     tok = tokenizer_for(name, "auto", "native")
-    texts = threaded_batch(TEXTS * 20 + [""]) + TEXTS[:3]
+    plain = [t for t in TEXTS if "\ud800" not in t]  # no lone surrogate: the native batch runs
+    texts = threaded_batch(plain * 20 + [""]) + plain[:3]
     expected = [tok.encode(t, disallowed_special=()) for t in texts]
     assert sum(map(len, expected)) >= native_constant("ALONE_BELOW_IDS")
+    for method in ("encode_batch", "encode_batch_flat"):  # None would mean it fell back
+        assert tok._native_batch(method, texts, threads, frozenset(), ()) is not None
     assert tok.encode_batch(texts, num_threads=threads, disallowed_special=()) == expected
     ids, offsets = tok.encode_batch_flat(texts, num_threads=threads, disallowed_special=())
     assert ids.format == "I" and offsets.format == "Q"
     assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == expected
     assert tok.decode_batch(expected, num_threads=threads) == [tok.decode(e) for e in expected]
     with_surrogate = texts[:5] + ["lone \ud800 surrogate"]
+    assert tok._native_batch("encode_batch", with_surrogate, threads, frozenset(), "all") is None
     assert tok.encode_batch(with_surrogate, num_threads=threads) == [tok.encode(t) for t in with_surrogate]
 
 
