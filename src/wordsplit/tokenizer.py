@@ -266,9 +266,10 @@ class Tokenizer:
         except (UnicodeEncodeError, DisallowedSpecialError):
             return None
         except TypeError:
-            for text in texts:
-                _check_text(text)  # names the culprit in an EncodeInputError
-            raise
+            culprits = [text for text in texts if not isinstance(text, str)][:1]
+            if not culprits:
+                raise
+        _check_text(culprits[0])  # out of the except block: an EncodeInputError without pyo3's chained one
 
     def _native_encode(self, call, text: str, allowed: frozenset[str], disallowed: frozenset[str]):
         """Run a pipeline method; fix surrogates and word the disallowed-special error in Python."""
