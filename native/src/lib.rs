@@ -81,8 +81,8 @@ fn run_shared<R: Send>(
             keep(i, py.allow_threads(|| work(i)));
         }
         drop(sender); // the helpers hold the last senders: the loop below ends with them
-        let receive = || receive(&receiver.lock().expect("one receiver"), running);
-        while let Ok((i, result)) = py.allow_threads(receive) {
+        let wait = || receive(&receiver.lock().expect("one receiver"), running);
+        while let Ok((i, result)) = py.allow_threads(wait) {
             keep(i, result);
         }
     };
@@ -97,7 +97,10 @@ fn run_shared<R: Send>(
                             break;
                         }
                     }
-                    drop(sender); // before leaving `running`: a waiter that sees 0 may block
+                    // Hang up, then leave `running`: a waiter that sees 0 blocks in `recv`, which
+                    // the hang-up ends (`running` is only a hint for spinning; the channel
+                    // carries the results and the hang-up).
+                    drop(sender);
                     running.fetch_sub(1, Relaxed);
                 });
             }
@@ -786,17 +789,43 @@ mod tests {
         assert_eq!(receive(&receiver, &running), Err(RecvError));
     }
 
-    #[test]
-    fn receive_sleeps_once_the_spin_is_over() {
-        // A helper that is running but answers long after SPIN_LIMIT: the wait still ends.
+    /// CPU time of the calling thread.
+    fn thread_cpu_time() -> std::time::Duration {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        assert_eq!(
+            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) },
+            0
+        );
+        std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    }
+
+    /// Waits for a result that a helper thread sends after `delay`, with `running` helpers;
+    /// returns the CPU time the wait took.
+    fn wait_cpu_time(delay: std::time::Duration, running: usize) -> std::time::Duration {
         let (sender, receiver) = std::sync::mpsc::channel();
-        let running = AtomicUsize::new(1);
+        let running = AtomicUsize::new(running);
         let helper = std::thread::spawn(move || {
-            std::thread::sleep(SPIN_LIMIT * 20);
+            std::thread::sleep(delay);
             sender.send("late").unwrap();
         });
+        let start = thread_cpu_time();
         assert_eq!(receive(&receiver, &running), Ok("late"));
+        let spent = thread_cpu_time() - start;
         helper.join().unwrap();
         assert_eq!(receive(&receiver, &running), Err(RecvError));
+        spent
+    }
+
+    #[test]
+    fn receive_spins_only_briefly_and_only_for_a_running_helper() {
+        // A running helper that answers long after SPIN_LIMIT: the wait spins at most about
+        // SPIN_LIMIT, then sleeps (a spin to the end would cost ~20 × SPIN_LIMIT).
+        let wait = SPIN_LIMIT * 20;
+        assert!(wait_cpu_time(wait, 1) < SPIN_LIMIT * 5);
+        // No helper running yet: no spin at all.
+        assert!(wait_cpu_time(wait, 0) < SPIN_LIMIT / 2);
     }
 }
