@@ -8,6 +8,7 @@
 //! Built once per vocabulary and shared (`Arc`) by all encoders and threads.
 
 use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use hashbrown::hash_table::{Entry, HashTable};
@@ -42,6 +43,8 @@ pub struct VocabTables {
     byte_pairs: Box<[Rank]>,
     /// The backtrack encoder's tables, built on first use.
     backtrack: OnceLock<Result<BacktrackTables, String>>,
+    /// Bytes of the pieces `auto` has given heap-merge while these tables were not built.
+    auto_heap_merged: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -153,6 +156,7 @@ impl VocabTables {
             byte_ids: [UNUSED; 256],
             byte_pairs: vec![NO_RANK; 1 << 16].into_boxed_slice(),
             backtrack: OnceLock::new(),
+            auto_heap_merged: AtomicUsize::new(0),
         };
         let mut is_bpe_id = vec![false; n_vocab];
         let mut offset = 0usize;
@@ -346,6 +350,11 @@ impl VocabTables {
     /// Whether the backtrack tables have been built (they are built on first use).
     pub fn backtrack_built(&self) -> bool {
         matches!(self.backtrack.get(), Some(Ok(_)))
+    }
+
+    /// Counts `bytes` more given to heap-merge by the `auto` encoder; returns the total.
+    pub fn count_auto_heap_merged(&self, bytes: usize) -> usize {
+        self.auto_heap_merged.fetch_add(bytes, Relaxed) + bytes
     }
 
     /// The backtrack tables; callers check [`Self::backtrack_tables`] when choosing the encoder.

@@ -24,8 +24,13 @@ const AUTO_SHORT_PIECE: usize = 128;
 /// Under `auto`, a piece longer than this builds the backtrack tables if they do not exist
 /// yet; shorter long pieces go to heap-merge until then. Building them takes 30–120 ms once
 /// per vocabulary (cl100k … o200k), a stall on the first `=====` line of a process; heap-merge
-/// is only ~1.6× slower than backtrack on a piece of this size (0.5 ms vs 0.3 ms).
+/// is ~1.6× slower than backtrack on such pieces of text (0.5 ms vs 0.3 ms for 4 KB)…
 const AUTO_BUILDS_BACKTRACK: usize = 4096;
+
+/// … but several times slower on long runs of one character (whitespace, `-`), so once
+/// heap-merge has taken this many bytes of pieces above [`AUTO_SHORT_PIECE`], `auto` builds
+/// the tables anyway: by then heap-merge has cost about as much extra as the build does.
+const AUTO_HEAP_MERGE_BUDGET: usize = 256 * 1024;
 
 impl EncoderKind {
     pub const NAMES: &'static [&'static str] = &["buffer-sweep", "heap-merge", "backtrack"];
@@ -71,18 +76,27 @@ pub fn merge_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: &
         EncoderKind::BufferSweep => buffer_sweep::encode(tables, piece, out),
         EncoderKind::HeapMerge => heap_merge::encode(tables, piece, out),
         EncoderKind::Backtrack => backtrack::encode(tables, piece, out),
-        EncoderKind::Auto if piece.len() <= AUTO_SHORT_PIECE => {
-            buffer_sweep::encode(tables, piece, out)
-        }
-        // backtrack is O(n) but needs rank-ordered merges (and its tables); heap-merge, O(n log n),
-        // handles the rest.
-        EncoderKind::Auto
-            if tables.merges.is_none()
-                && (piece.len() > AUTO_BUILDS_BACKTRACK || tables.backtrack_built()) =>
-        {
-            backtrack::encode(tables, piece, out)
-        }
-        EncoderKind::Auto => heap_merge::encode(tables, piece, out),
+        EncoderKind::Auto => merge_piece(auto_strategy(tables, piece.len()), tables, piece, out),
+    }
+}
+
+/// The strategy `auto` uses for a piece of `len` bytes (counting what it gives heap-merge).
+fn auto_strategy(tables: &VocabTables, len: usize) -> EncoderKind {
+    if len <= AUTO_SHORT_PIECE {
+        return EncoderKind::BufferSweep;
+    }
+    // backtrack is O(n) but needs rank-ordered merges (and its tables); heap-merge, O(n log n),
+    // takes the rest.
+    if tables.merges.is_some() {
+        return EncoderKind::HeapMerge;
+    }
+    if len > AUTO_BUILDS_BACKTRACK
+        || tables.backtrack_built()
+        || tables.count_auto_heap_merged(len) > AUTO_HEAP_MERGE_BUDGET
+    {
+        EncoderKind::Backtrack
+    } else {
+        EncoderKind::HeapMerge
     }
 }
 
@@ -119,28 +133,36 @@ mod tests {
     }
 
     #[test]
-    fn auto_builds_the_backtrack_tables_only_for_a_very_long_piece() {
+    fn auto_builds_the_backtrack_tables_for_a_very_long_piece() {
+        use EncoderKind::*;
         let t = tiny(&[b"aa", b"aaaa", b"ab"]);
-        let encode = |kind, piece: &[u8]| {
-            let mut out = vec![];
-            encode_piece(kind, &t, piece, &mut out);
-            out
-        };
-        let long = b"ab".repeat(AUTO_SHORT_PIECE);
-        assert_eq!(
-            encode(EncoderKind::Auto, &long),
-            encode(EncoderKind::BufferSweep, &long)
-        );
+        assert_eq!(auto_strategy(&t, AUTO_SHORT_PIECE), BufferSweep);
+        assert_eq!(auto_strategy(&t, AUTO_SHORT_PIECE + 1), HeapMerge);
+        assert_eq!(auto_strategy(&t, AUTO_BUILDS_BACKTRACK), HeapMerge);
         assert!(!t.backtrack_built());
         let very_long = b"a".repeat(AUTO_BUILDS_BACKTRACK + 1);
-        assert_eq!(
-            encode(EncoderKind::Auto, &very_long),
-            encode(EncoderKind::HeapMerge, &very_long)
-        );
+        let mut got = vec![];
+        encode_piece(Auto, &t, &very_long, &mut got);
         assert!(t.backtrack_built());
-        assert_eq!(
-            encode(EncoderKind::Auto, &long),
-            encode(EncoderKind::BufferSweep, &long)
-        );
+        let mut want = vec![];
+        encode_piece(BufferSweep, &t, &very_long, &mut want);
+        assert_eq!(got, want);
+        assert_eq!(auto_strategy(&t, AUTO_SHORT_PIECE + 1), Backtrack);
+        assert_eq!(auto_strategy(&t, AUTO_SHORT_PIECE), BufferSweep);
+    }
+
+    #[test]
+    fn auto_builds_the_backtrack_tables_once_heap_merge_has_taken_its_budget() {
+        let t = tiny(&[b"aa", b"ab"]);
+        let mid = AUTO_BUILDS_BACKTRACK;
+        let mut given = 0;
+        while auto_strategy(&t, mid) == EncoderKind::HeapMerge {
+            given += mid;
+        }
+        assert!(given <= AUTO_HEAP_MERGE_BUDGET && given + mid > AUTO_HEAP_MERGE_BUDGET);
+        let mut out = vec![];
+        encode_piece(EncoderKind::Auto, &t, &b"ab".repeat(mid / 2), &mut out);
+        assert!(t.backtrack_built());
+        assert_eq!(out, vec![257; mid / 2]); // one "ab" token per repeat
     }
 }
