@@ -278,7 +278,7 @@ def measure_scaling(contenders: list[Contender], docs: list[str], rounds: int) -
             ratios.append(one[-1] / two[-1])
         result[c.key] = {"label": c.label, "bytes": utf8_len(docs), "ratio": statistics.median(ratios),
                          "one_thread_s": statistics.median(one), "two_threads_s": statistics.median(two),
-                         "ratios": ratios}
+                         "one_thread_times": one, "two_thread_times": two, "ratios": ratios}
     return result
 
 

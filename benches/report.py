@@ -93,7 +93,7 @@ def speed_ratio(entry: dict, ref: dict, value: str = "mb_s") -> float:
     their times in the same round, when both timed the same work round by round (a drift in
     machine speed then cancels out), else the ratio of their ``value``s."""
     mine, theirs = round_times(entry), round_times(ref)
-    if mine and theirs and len(mine) == len(theirs) and entry.get("bytes") == ref.get("bytes"):
+    if mine and theirs and len(mine) == len(theirs) and "bytes" in entry and entry["bytes"] == ref.get("bytes"):
         return statistics.median(t / m for m, t in zip(mine, theirs))
     return entry[value] / ref[value]
 
@@ -114,12 +114,18 @@ def cell(entry: Optional[dict], ref: Optional[dict], value: str = "mb_s") -> str
 
 
 def total_entry(cells: list[dict]) -> Optional[dict]:
-    """All corpora together: total bytes / total median seconds (None if any is missing)."""
+    """All corpora together: total bytes / total median seconds (None if any is missing), and
+    the time of each round summed over the corpora, so ratios can still be paired by round."""
     if not cells or any("mb_s" not in c for c in cells):
         return None
     mismatched = sum((c["parity"] or {}).get("mismatched", 0) for c in cells)
-    return {"mb_s": sum(c["bytes"] for c in cells) / sum(c["median_s"] for c in cells) / 1e6,
-            "parity": {"mismatched": mismatched}}
+    total = {"mb_s": sum(c["bytes"] for c in cells) / sum(c["median_s"] for c in cells) / 1e6,
+             "parity": {"mismatched": mismatched}, "bytes": sum(c["bytes"] for c in cells),
+             "clock": cells[0].get("clock")}
+    rounds = [round_times(c) for c in cells]
+    if all(rounds) and len({len(r) for r in rounds}) == 1:
+        total["cpu_times" if total["clock"] == "cpu" else "times"] = [sum(ts) for ts in zip(*rounds)]
+    return total
 
 
 # -- sections -------------------------------------------------------------------------------
@@ -167,6 +173,14 @@ def first_pass_section(single: dict) -> dict:
             for vocab, by_corpus in single.items()}
 
 
+def paired_total_ratio(entries: list[dict]) -> float:
+    """All corpora together: the median over rounds of (1-thread seconds summed over corpora)
+    ÷ (2-thread seconds summed likewise), each corpus's two calls being a back-to-back pair."""
+    ones = [sum(ts) for ts in zip(*(e["one_thread_times"] for e in entries))]
+    twos = [sum(ts) for ts in zip(*(e["two_thread_times"] for e in entries))]
+    return statistics.median(one / two for one, two in zip(ones, twos))
+
+
 def render_scaling(section: dict, corpora: list[str]) -> str:
     """Per vocabulary and contender: 2-thread ÷ 1-thread batch speed, per corpus and overall."""
     rows = []
@@ -176,14 +190,13 @@ def render_scaling(section: dict, corpora: list[str]) -> str:
             entries = [by_corpus.get(c, {}).get(key) for c in corpora]
             label = next(e["label"] for e in entries if e)
             cells = [f"{e['ratio']:.2f}×" if e else "–" for e in entries]
-            whole = (f"{sum(e['one_thread_s'] for e in entries) / sum(e['two_threads_s'] for e in entries):.2f}×"
-                     if all(entries) else "–")
+            whole = f"{paired_total_ratio(entries):.2f}×" if all(entries) else "–"
             rows.append([vocab if n == 0 else "", label] + cells + [whole])
     return (f"## Batch scaling, {BATCH_THREADS} threads ÷ 1 thread\n\n"
             f"The same `encode_batch` call over all documents of a corpus on 1 and on {BATCH_THREADS} threads, "
             "back to back (which goes first alternates); the median of the per-pair ratios, so a slow or fast "
-            "spell of the shared machine hits both calls of a pair. `all`: the sum of the 1-thread medians over "
-            f"the sum of the {BATCH_THREADS}-thread medians. (HF tokenizers sets its thread count once per "
+            "spell of the shared machine hits both calls of a pair. `all`: the same median, of each round's "
+            f"1-thread times summed over the corpora ÷ its {BATCH_THREADS}-thread times summed likewise. (HF tokenizers sets its thread count once per "
             "process, so it is not in this table.)\n\n"
             + md_table(["vocab", "contender"] + corpora + ["all"], rows, left=2))
 
