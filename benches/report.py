@@ -363,7 +363,8 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
         body.append(render_throughput(
             "Single-thread encode, first pass (MB/s)",
             "The same, timed on the checked pass: the first time each contender sees the documents, "
-            "so no cache of recently merged pieces holds them yet (one pass, not a median; noisier).",
+            "so no cache of recently merged pieces holds them yet (one pass, not a median; noisier). The "
+            "contenders take turns over it, 64 KB of documents at a time.",
             first_pass_section(results["single"]), corpora))
         body.append(render_against(results["single"], corpora))
     if "batch" in results:
