@@ -34,24 +34,35 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Work through items `0..count` on this thread and `threads - 1` helpers of the shared pool,
 /// largest first (by `size`, so that the last items taken are small and no thread waits long
-/// for another at the end), and hand each result to `keep` on this thread, in the order they
-/// finish. When the sizes add up to less than `alone_below`, this thread works alone: a helper
-/// that sleeps takes 50–300 µs to wake here (a virtual machine), more than it would save.
+/// for another at the end), turn each result into its final form with `keep` on this thread,
+/// and return those in item order, or the first error `keep` gave (in the order results
+/// finish). When the sizes add up to less than `alone_below`, this thread works alone: a
+/// helper that sleeps takes 50–300 µs to wake here (a virtual machine), more than it would save.
 ///
 /// This thread takes items too, and runs `keep` on the helpers' results between two items of
 /// its own: `keep` may need the GIL (building Python objects, which only one thread can do),
 /// and this way that work overlaps the helpers' instead of waiting for the last item. The GIL
 /// is released while this thread works or waits. Once all items are taken, this thread waits
 /// for the helpers' last results by spinning (see [`receive`]).
-fn run_shared<R: Send>(
+fn run_shared<R: Send, T>(
     py: Python<'_>,
     count: usize,
     threads: usize,
     size: impl Fn(usize) -> usize,
     alone_below: usize,
     work: impl Fn(usize) -> R + Sync,
-    mut keep: impl FnMut(usize, R),
-) {
+    mut keep: impl FnMut(R) -> PyResult<T>,
+) -> PyResult<Vec<T>> {
+    let mut kept: Vec<Option<T>> = (0..count).map(|_| None).collect();
+    let mut first_error = None;
+    let mut store = |i: usize, result: R| {
+        if first_error.is_none() {
+            match keep(result) {
+                Ok(value) => kept[i] = Some(value),
+                Err(err) => first_error = Some(err),
+            }
+        }
+    };
     let small = (0..count).map(&size).sum::<usize>() < alone_below;
     let threads = if small {
         1
@@ -73,17 +84,17 @@ fn run_shared<R: Send>(
     let work_here = move || {
         loop {
             while let Ok((i, result)) = receiver.lock().expect("one receiver").try_recv() {
-                keep(i, result);
+                store(i, result);
             }
             let Some(&i) = order.get(next.fetch_add(1, Relaxed)) else {
                 break;
             };
-            keep(i, py.allow_threads(|| work(i)));
+            store(i, py.allow_threads(|| work(i)));
         }
         drop(sender); // the helpers hold the last senders: the loop below ends with them
         let wait = || receive(&receiver.lock().expect("one receiver"), running);
         while let Ok((i, result)) = py.allow_threads(wait) {
-            keep(i, result);
+            store(i, result);
         }
     };
     match &helpers {
@@ -106,6 +117,13 @@ fn run_shared<R: Send>(
             }
             work_here();
         }),
+    }
+    match first_error {
+        Some(err) => Err(err),
+        None => Ok(kept
+            .into_iter()
+            .map(|value| value.expect("every item was kept"))
+            .collect()),
     }
 }
 
@@ -396,34 +414,22 @@ impl PyTables {
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         let tables = &self.inner;
-        let mut decoded: Vec<Option<Bound<'py, PyBytes>>> = batch.iter().map(|_| None).collect();
-        let mut first_error = None;
         let decode = |i: usize| {
             let mut out = Vec::new();
             tables.decode_into(&batch[i], &mut out).map(|_| out)
         };
-        let threads = default_threads(num_threads);
         run_shared(
             py,
             batch.len(),
-            threads,
+            default_threads(num_threads),
             |i| batch[i].len(),
             ALONE_BELOW_IDS,
             decode,
-            |i, result| match result {
-                Ok(bytes) => decoded[i] = Some(PyBytes::new(py, &bytes)),
-                Err(id) => {
-                    first_error.get_or_insert(id);
-                }
+            |result| match result {
+                Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
+                Err(id) => Err(unknown_token(py, id)),
             },
-        );
-        if let Some(id) = first_error {
-            return Err(unknown_token(py, id));
-        }
-        Ok(decoded
-            .into_iter()
-            .map(|bytes| bytes.expect("every list was decoded"))
-            .collect())
+        )
     }
 
     #[getter]
@@ -535,26 +541,26 @@ impl PyPipeline {
         Ok(out)
     }
 
-    /// Encode `texts` with [`run_shared`], calling `keep(i, result)` on this thread for every
-    /// text, in the order they finish.
-    fn run_batch(
+    /// Encode `texts` with [`run_shared`]: each text's ids, made into its result by `keep` on
+    /// this thread, in text order (or the first error).
+    fn run_batch<T>(
         &self,
         py: Python<'_>,
         texts: &[PyBackedStr],
         policy: &SpecialPolicy,
-        threads: usize,
-        keep: impl FnMut(usize, Result<Vec<u32>, Disallowed>),
-    ) {
+        num_threads: Option<usize>,
+        mut keep: impl FnMut(Vec<u32>) -> PyResult<T>,
+    ) -> PyResult<Vec<T>> {
         let size = |i: usize| texts[i].len();
         run_shared(
             py,
             texts.len(),
-            threads,
+            default_threads(num_threads),
             size,
             ALONE_BELOW_TEXT_BYTES,
             |i| self.run(&texts[i], policy),
-            keep,
-        );
+            |result| keep(result.map_err(|d| disallowed_error(py, d))?),
+        )
     }
 }
 
@@ -652,27 +658,9 @@ impl PyPipeline {
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyList>>> {
-        let mut lists: Vec<Option<Bound<'py, PyList>>> = texts.iter().map(|_| None).collect();
-        let mut first_error = None;
-        let threads = default_threads(num_threads);
-        self.run_batch(py, &texts, &policy.inner, threads, |i, result| {
-            let list = result
-                .map_err(|d| disallowed_error(py, d))
-                .and_then(|ids| self.ints.list(py, &ids));
-            match list {
-                Ok(list) => lists[i] = Some(list),
-                Err(err) => {
-                    first_error.get_or_insert(err);
-                }
-            }
-        });
-        if let Some(err) = first_error {
-            return Err(err);
-        }
-        Ok(lists
-            .into_iter()
-            .map(|list| list.expect("every text was encoded"))
-            .collect())
+        self.run_batch(py, &texts, &policy.inner, num_threads, |ids| {
+            self.ints.list(py, &ids)
+        })
     }
 
     /// Encode many texts into one flat buffer: `(ids, offsets)` as little-endian uint32 and
@@ -685,16 +673,7 @@ impl PyPipeline {
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let mut results: Vec<Result<Vec<u32>, Disallowed>> =
-            texts.iter().map(|_| Ok(vec![])).collect();
-        let threads = default_threads(num_threads);
-        self.run_batch(py, &texts, &policy.inner, threads, |i, result| {
-            results[i] = result
-        });
-        let mut parts = Vec::with_capacity(results.len());
-        for result in results {
-            parts.push(result.map_err(|d| disallowed_error(py, d))?);
-        }
+        let parts = self.run_batch(py, &texts, &policy.inner, num_threads, Ok)?;
         let total: usize = parts.iter().map(Vec::len).sum();
         // Written straight into the bytes objects, four (eight) bytes per id (offset).
         let ids = PyBytes::new_with(py, total * 4, |buf| {
