@@ -49,14 +49,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterator
 
-
 from ..errors import DownloadError, HashMismatchError
 
 __all__ = [
     "CACHE_DIR_ENV", "Cache", "CacheEntry", "benchmark_load", "clear", "default_cache_dir", "list_entries",
     "open_cache",
 ]
-
 
 
 def log():
