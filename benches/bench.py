@@ -156,28 +156,14 @@ def interleaved(jobs: dict[str, Callable[[], object]], repeats: int) -> dict[str
     return times
 
 
-def encode_all(encode: Callable[[str], list[int]], docs: list[str], budget: float) -> tuple[list[list[int]], dict, bool]:
-    """Encode each document once; stops early (returns done=False) past ``budget`` seconds.
-    The times are ``{"wall": s, "cpu": s}`` of the whole pass."""
-    out = []
-    gc.collect()
-    start, start_cpu = time.perf_counter(), time.process_time()
-    for doc in docs:
-        out.append(encode(doc))
-        if time.perf_counter() - start > budget:
-            break
-    seconds = {"wall": time.perf_counter() - start, "cpu": time.process_time() - start_cpu}
-    return out, seconds, len(out) == len(docs) and seconds["wall"] <= budget
-
-
 def first_passes(encoders: dict[str, Callable[[str], list[int]]], subsets: dict[str, list[int]], docs: list[str],
                  budget: float) -> dict[str, tuple[list[list[int]], dict, bool]]:
     """Each encoder's first pass over its subset of ``docs`` (indices), a block of documents
     (≥ FIRST_PASS_BLOCK bytes) at a time across the encoders, the first of each round
     rotating: a drift in machine speed hits every first pass alike, while each encoder still
     runs long enough per block that the CPU caches the others used are refilled (a small
-    share of its time). Per key: ``(ids, {"wall": s, "cpu": s}, done)``, as
-    :func:`encode_all`; an encoder past ``budget`` wall seconds stops (done=False)."""
+    share of its time). Per key: ``(ids, {"wall": s, "cpu": s} of the whole pass, done)``;
+    an encoder past ``budget`` wall seconds stops there (done=False)."""
     blocks, block, size = [], [], 0
     for i, doc in enumerate(docs):
         block.append(i)
@@ -263,8 +249,8 @@ def measure_single(contenders: list[Contender], expected: Optional[list[list[int
     The checked pass is also reported on its own (``first_pass``): it is the first time each
     contender sees these documents, so caches of recent pieces (wordsplit's, HF's) hold
     nothing of them yet, whereas the timed passes repeat the same documents. The contenders
-    take their checked passes document by document (:func:`first_passes`), so those are
-    paired too.
+    take turns over their checked passes, a block of documents at a time (:func:`first_passes`),
+    so those are paired too.
     """
     cells, jobs, subsets, first = {}, {}, {}, {}
     indices = {c.key: list(python_idx if c.key == "wordsplit:python" else range(len(docs))) for c in contenders}
@@ -397,7 +383,7 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
     by_key = {c.key: c for c in contenders}
     decode_ids = []
     for name, (docs, python_idx) in corpora.items():
-        expected = encode_all(oracle.encode, docs, math.inf)[0] if oracle else None
+        expected = [oracle.encode(doc) for doc in docs] if oracle else None
         decode_ids += expected or []
         if "single" in sections:
             log(f"  single {vocab}/{name}")

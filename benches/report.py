@@ -196,8 +196,8 @@ def render_scaling(section: dict, corpora: list[str]) -> str:
             f"The same `encode_batch` call over all documents of a corpus on 1 and on {BATCH_THREADS} threads, "
             "back to back (which goes first alternates); the median of the per-pair ratios, so a slow or fast "
             "spell of the shared machine hits both calls of a pair. `all`: the same median, of each round's "
-            f"1-thread times summed over the corpora ÷ its {BATCH_THREADS}-thread times summed likewise. (HF tokenizers sets its thread count once per "
-            "process, so it is not in this table.)\n\n"
+            f"1-thread times summed over the corpora ÷ its {BATCH_THREADS}-thread times summed likewise. "
+            "(HF tokenizers sets its thread count once per process, so it is not in this table.)\n\n"
             + md_table(["vocab", "contender"] + corpora + ["all"], rows, left=2))
 
 
