@@ -9,15 +9,14 @@ from hypothesis import strategies as st
 from conftest import ALL_VOCABS, tokenizer_for
 from wordsplit import BackendUnavailableError, DisallowedSpecialError, TokenizerOptions, UnknownTokenError, load_vocab
 from wordsplit import options as options_module
+from wordsplit.vocab import native_module
 from wordsplit.spanners import scanner_for
 
 TEXTS = ["hello world", "", "Hello, world! 123", "<think>x</think>", "naïve café 中文 😀", "a\ud800b", " " * 50]
 
 
 def native_constant(name: str) -> int:
-    from wordsplit import _native
-
-    return getattr(_native, name)
+    return getattr(native_module(), name)
 
 
 def threaded_batch(texts: list[str]) -> list[str]:

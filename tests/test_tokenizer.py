@@ -193,8 +193,6 @@ def test_batch_and_count():
         tok.encode_batch(["<|im_end|>"])
 
 
-
-
 @pytest.mark.parametrize("backend", ["native", "python"])
 def test_tokenizers_and_vocabs_pickle(backend):
     """Worker processes get tokenizers by pickle: the same ids, options and vocab come back."""
