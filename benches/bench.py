@@ -457,8 +457,8 @@ def measure_load(vocabs: list[str], args) -> dict:
 
 def measure_cache(vocabs: list[str], args) -> list[dict]:
     """load_vocab with a cold disk cache (parse + store the derived entry) and a warm one, in a
-    fresh process: wordsplit.vocabs.cache.benchmark_load."""
-    code = ("import json, sys; from wordsplit.vocabs.cache import benchmark_load; "
+    fresh process: wordsplit.vocabs.benchmark_load."""
+    code = ("import json, sys; from wordsplit.vocabs import benchmark_load; "
             "print(json.dumps(benchmark_load(sys.argv[1].split(','), repeat=int(sys.argv[2]))))")
     done = subprocess.run([sys.executable, "-c", code, ",".join(vocabs), str(args.repeats)],
                           capture_output=True, text=True, timeout=600)

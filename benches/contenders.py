@@ -127,7 +127,7 @@ def _tiktoken(vocab: str) -> Contender:
         # No official tiktoken qwen3: the same engine on Qwen3's ranks and pattern, as a speed
         # baseline. It skips Qwen3's NFC step, so it can differ on non-NFC input.
         from tiktoken.load import load_tiktoken_bpe
-        from wordsplit.vocabs.patterns import QWEN2_PATTERN
+        from wordsplit.patterns import QWEN2_PATTERN
 
         ranks = load_tiktoken_bpe(str(_data_dir() / "qwen3.tiktoken"))
         enc = tiktoken.Encoding("qwen3-ranks", pat_str=QWEN2_PATTERN, mergeable_ranks=ranks, special_tokens={})

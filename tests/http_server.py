@@ -34,8 +34,9 @@ from urllib.parse import unquote
 
 import pytest
 
-from wordsplit.vocabs import download, forget_loaded
-from wordsplit.vocabs.bytelevel import BYTE_ORDER, BYTE_TO_CHAR
+from wordsplit.store import download
+from wordsplit.vocabs import forget_loaded
+from wordsplit.formats.bytelevel import BYTE_ORDER, BYTE_TO_CHAR
 
 HF_DATA = Path(__file__).parent / "data" / "hf"
 PACKAGE_DATA = resources.files("wordsplit.vocabs").joinpath("data")

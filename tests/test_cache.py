@@ -14,8 +14,11 @@ from wordsplit import Vocab, cli
 from wordsplit.cli import basic
 from wordsplit.cli import cache as cache_cli
 from wordsplit.errors import DownloadError
-from wordsplit.vocabs import cache, derived, forget_loaded, gguf, load_vocab, loaders
-from wordsplit.vocabs.derived import dump_vocab, read_vocab
+from wordsplit.formats import gguf, hf, tiktoken
+from wordsplit.store import cache, derived
+from wordsplit import vocabs
+from wordsplit.vocabs import forget_loaded, load_vocab
+from wordsplit.store.derived import dump_vocab, read_vocab
 
 DATA = Path(__file__).parent / "data"
 
@@ -33,13 +36,13 @@ def cache_dir(tmp_path, monkeypatch):
 def parses(monkeypatch):
     """Counts the parses of .tiktoken files."""
     calls = []
-    real = loaders.read_tiktoken_ranks
+    real = tiktoken.read_tiktoken_ranks
 
     def counting(data, *, source):
         calls.append(source)
         return real(data, source=source)
 
-    monkeypatch.setattr(loaders, "read_tiktoken_ranks", counting)
+    monkeypatch.setattr(tiktoken, "read_tiktoken_ranks", counting)
     return calls
 
 
@@ -69,12 +72,12 @@ def test_second_load_of_a_file_does_not_parse(cache_dir, tmp_path, monkeypatch):
     path.write_bytes(tiny_tokenizer_files(("hello",))["tokenizer.json"])
     gguf_path = DATA / "gguf" / "ggml-vocab-gpt-2.gguf.gz"
     cold, cold_gguf = load_vocab(path), load_vocab(gguf_path)
-    parsers = loaders.read_hf_tokenizer_json, gguf.read_gguf
-    monkeypatch.setattr(loaders, "read_hf_tokenizer_json", None)
+    parsers = hf.read_hf_tokenizer_json, gguf.read_gguf
+    monkeypatch.setattr(hf, "read_hf_tokenizer_json", None)
     monkeypatch.setattr(gguf, "read_gguf", None)
     assert load_vocab(path).content_hash == cold.content_hash
     assert load_vocab(gguf_path).content_hash == cold_gguf.content_hash
-    monkeypatch.setattr(loaders, "read_hf_tokenizer_json", parsers[0])
+    monkeypatch.setattr(hf, "read_hf_tokenizer_json", parsers[0])
     monkeypatch.setattr(gguf, "read_gguf", parsers[1])
     # A changed file is parsed again: entries are keyed by content, never by name alone.
     path.write_bytes(tiny_tokenizer_files(("hello", "world"))["tokenizer.json"])
@@ -86,7 +89,7 @@ def test_only_the_most_recently_used_entries_are_kept(cache_dir, parses, monkeyp
     for name in ("r50k_base", "p50k_base"):
         load_vocab(name)
     forget_loaded()
-    entry = {derived.read_header(path)["label"]: path for path in derived_files(cache_dir)}
+    entry = {cache.read_header(path)["label"]: path for path in derived_files(cache_dir)}
     for path in entry.values():
         os.utime(path, (1, 1))  # both look old
     load_vocab("r50k_base")  # a hit refreshes it
@@ -194,7 +197,7 @@ def test_lock_waits_are_bounded(tmp_path):
 
 
 def test_benchmark_load_reports_cold_and_warm():
-    (result,) = cache.benchmark_load(["r50k_base"], repeat=1)
+    (result,) = vocabs.benchmark_load(["r50k_base"], repeat=1)
     assert result["name"] == "r50k_base" and result["cold_s"] > 0 and result["warm_s"] > 0
 
 

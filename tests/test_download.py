@@ -18,10 +18,12 @@ import pytest
 
 from http_server import COMMIT_MAIN, COMMIT_OLD, HF_TOKEN, QWEN_72B_REVISION, cache_files
 from wordsplit.errors import DownloadError, HashMismatchError, OfflineError, UnknownVocabError
-from wordsplit.vocabs import download, download_vocab, forget_loaded, load_vocab, loaders
-from wordsplit.vocabs.cache import read_record
+from wordsplit.formats import hf as loaders
+from wordsplit.store import download
+from wordsplit.vocabs import download_vocab, forget_loaded, load_vocab
+from wordsplit.store.cache import read_record
 from wordsplit.vocabs.pretrained import PRETRAINED
-from wordsplit.vocabs.sources import hf_endpoint, parse_hf, pretrained_url
+from wordsplit.store.sources import hf_endpoint, parse_hf, pretrained_url
 
 R50K = "/encodings/r50k_base.tiktoken"
 TINY = "/hub/acme/tiny/resolve/main/tokenizer.json"

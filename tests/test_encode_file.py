@@ -1,4 +1,4 @@
-"""wordsplit.encode_file and ``wordsplit encode-file``: documents, formats, index, eos, errors,
+"""wordsplit.apps.encode_file and ``wordsplit encode-file``: documents, formats, index, eos, errors,
 bounded memory, and no partial output after an error or Ctrl-C."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import unicodedata
 import numpy as np
 import pytest
 
-import wordsplit.encode_file as ef
-from wordsplit.encode_file import encode_file, index_path, load_encoded
+import wordsplit.apps.encode_file as ef
+from wordsplit.apps.encode_file import encode_file, index_path, load_encoded
 from wordsplit.errors import DisallowedSpecialError, EncodeInputError, UnknownTokenError, WordsplitError
 
 from conftest import DATA, tokenizer_for

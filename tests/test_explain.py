@@ -1,4 +1,4 @@
-"""wordsplit.explain: the merge trace, pass by pass, and its agreement with encode."""
+"""wordsplit.apps.explain: the merge trace, pass by pass, and its agreement with encode."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wordsplit import DisallowedSpecialError, TokenizerOptions, Vocab
-from wordsplit.explain import explain, format_explanation
+from wordsplit.apps.explain import explain, format_explanation
 
 from conftest import tokenizer_for
 

@@ -1,4 +1,4 @@
-"""The GGUF reader and vocab loader (wordsplit.vocabs.gguf) on llama.cpp's own vocab files,
+"""The GGUF reader and vocab loader (wordsplit.formats.gguf) on llama.cpp's own vocab files,
 our Qwen3 GGUF, and small synthetic files built here, valid and corrupt."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from llamacpp_cases import SEPARATOR, load_cases
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
-from wordsplit.vocabs.bytelevel import BYTE_TO_CHAR
-from wordsplit.vocabs.gguf import LLAMA_CPP_PRE_PATTERNS, load_gguf, read_gguf, read_gguf_metadata
+from wordsplit.formats.bytelevel import BYTE_TO_CHAR
+from wordsplit.formats.gguf import LLAMA_CPP_PRE_PATTERNS, load_gguf, read_gguf, read_gguf_metadata
 
 GGUF_DIR = Path(__file__).parent / "data" / "gguf"
 
@@ -476,14 +476,14 @@ def test_pre_patterns_are_llama_cpps():
 def test_gpt2_pattern_is_gpt2s_original():
     # llama.cpp's hand-written GPT-2 splitter ends with `\s+`; with it the pattern is GPT-2's
     # original, the exact string the rest of wordsplit knows.
-    from wordsplit.vocabs.patterns import GPT2_ORIGINAL_PATTERN
+    from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
 
     assert LLAMA_CPP_PRE_PATTERNS["gpt-2"] == GPT2_ORIGINAL_PATTERN
     assert regex.findall(GPT2_ORIGINAL_PATTERN, "\tb  c ") == ["\t", "b", " ", " c", " "]
 
 
 def test_gpt4o_pattern_is_o200ks():
-    from wordsplit.vocabs.patterns import O200K_PATTERN
+    from wordsplit.patterns import O200K_PATTERN
 
     assert LLAMA_CPP_PRE_PATTERNS["gpt-4o"] == O200K_PATTERN
 

@@ -1,4 +1,4 @@
-"""wordsplit.views and the explain/show/compare subcommands: output, colour, HTML, errors."""
+"""wordsplit.apps.views and the explain/show/compare subcommands: output, colour, HTML, errors."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 import wordsplit.cli
 from wordsplit.cli import views as cli_views
-from wordsplit.views import compare, render_compare, render_html, render_show, token_views, use_color
+from wordsplit.apps.views import compare, render_compare, render_html, render_show, token_views, use_color
 
 from conftest import tokenizer_for
 

@@ -11,12 +11,8 @@ import pytest
 
 from conftest import DATA
 from wordsplit import UnsupportedTokenizerError, Vocab, VocabFormatError, list_vocabs, load_vocab
-from wordsplit.vocabs.loaders import (
-    load_vocab_merges,
-    read_hf_tokenizer_json,
-    read_tiktoken,
-    read_vocab_merges,
-)
+from wordsplit.formats.hf import load_vocab_merges, read_hf_tokenizer_json, read_vocab_merges
+from wordsplit.formats.tiktoken import read_tiktoken
 from wordsplit.vocabs.pretrained import PRETRAINED
 
 HF = DATA / "hf"

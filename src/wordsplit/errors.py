@@ -34,6 +34,19 @@ class UnknownComponentError(UnknownNameError):
     """An encoder, spanner, normalizer or backend name that is not registered."""
 
 
+class DuplicateNameError(WordsplitError, ValueError):
+    """A component, loader or vocabulary name registered twice."""
+
+
+class PluginError(WordsplitError, ImportError):
+    """A plug-in package (entry point group ``wordsplit.plugins``) failed to import."""
+
+
+class ComponentError(WordsplitError, ValueError):
+    """A spanner, encoder or normalizer broke its contract (pieces that do not cover the text,
+    ids that are not token ids, a result that is not a str...)."""
+
+
 class VocabFormatError(WordsplitError, ValueError):
     """A vocabulary file is malformed, truncated or inconsistent."""
 

@@ -230,6 +230,26 @@ def identity(text: str) -> str:
     return text
 
 
+def register_normalizer(name: str) -> Callable[[Callable[[str], str]], Callable[[str], str]]:
+    """Decorator: register ``fn(text: str) -> str`` as a normalizer, for ``Vocab(normalizer=name)``.
+
+    The function runs on each stretch of text between special/added token literals, before
+    the spanner. On the native backend it is called from the native engine with the GIL held
+    (see docs/plugins.md for what such a mix costs).
+
+    Raises:
+        DuplicateNameError: ``name`` is taken.
+
+    >>> @register_normalizer("casefold")
+    ... def casefold(text):
+    ...     return text.casefold()
+    >>> get_normalizer("casefold")("Straße")
+    'strasse'
+    >>> _ = NORMALIZERS.remove("casefold")  # (this example cleans up after itself)
+    """
+    return NORMALIZERS.register(name)
+
+
 def get_normalizer(name: str) -> Callable[[str], str]:
     """The normalizer registered as ``name``; unknown names raise ``UnknownComponentError``.
 

@@ -1,8 +1,22 @@
-"""A small name → component registry, filled by decorators.
+"""Registries: the name → component tables that make wordsplit pluggable, and plug-in discovery.
 
-Spanners, encoders and normalizers register themselves by name; ``"auto"`` selection and
-user choices both go through :meth:`Registry.get`, so an unknown name always gets the same
-helpful error.
+wordsplit has five registries, each filled by a public decorator or function and each
+consulted by name: spanners (``register_spanner``), span encoders (``register_encoder``),
+normalizers (``register_normalizer``), file loaders (``register_loader``) and named
+vocabularies (``register_vocab``). The built-in components register themselves the same way a
+plug-in does.
+
+Plug-ins in other packages: every entry point of the group ``wordsplit.plugins`` is imported
+the first time any registry is consulted (as tiktoken does with ``tiktoken_ext``), so that
+``pip install`` of a plug-in package is all it takes. An entry point names a module (or an
+object in one); importing it runs its ``@register_...`` decorators. Declare one in the plug-in's
+``pyproject.toml``::
+
+    [project.entry-points."wordsplit.plugins"]
+    my_plugin = "my_package.wordsplit_plugin"
+
+A name registered twice raises :class:`~wordsplit.errors.DuplicateNameError`; an unknown name
+raises :class:`~wordsplit.errors.UnknownComponentError` listing the known ones.
 
 >>> colours = Registry("colour")
 >>> @colours.register("red", aliases=("rouge",))
@@ -13,51 +27,135 @@ True
 
 from __future__ import annotations
 
+import threading
 from typing import Callable, Generic, Iterator, TypeVar
 
-from .errors import unknown_name
+from .errors import DuplicateNameError, PluginError, UnknownComponentError, unknown_name
 
 T = TypeVar("T")
 
+ENTRY_POINT_GROUP = "wordsplit.plugins"
+
 
 class Registry(Generic[T]):
-    """Names (and aliases) of one kind of component."""
+    """Names (and aliases) of one kind of component.
 
-    def __init__(self, kind: str) -> None:
+    Args:
+        kind: what the components are, for messages (``"spanner"``).
+        error: the class raised for an unknown name.
+    """
+
+    def __init__(self, kind: str, *, error: type = UnknownComponentError) -> None:
         self.kind = kind
+        self._error = error
         self._items: dict[str, T] = {}
         self._aliases: dict[str, str] = {}
 
     def register(self, name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[T], T]:
-        """Decorator that registers ``obj`` under ``name``; a duplicate name raises ValueError."""
+        """Decorator that registers ``obj`` under ``name`` (and ``aliases``).
+
+        Raises:
+            DuplicateNameError: the name or an alias is taken.
+        """
 
         def deco(obj: T) -> T:
-            for key in (name, *aliases):
-                if key in self._items or key in self._aliases:
-                    raise ValueError(f"{self.kind} {key!r} is registered twice")
-            self._items[name] = obj
-            for alias in aliases:
-                self._aliases[alias] = name
+            self.add(name, obj, aliases=aliases)
             return obj
 
         return deco
 
+    def add(self, name: str, obj: T, *, aliases: tuple[str, ...] = ()) -> None:
+        """Register ``obj`` under ``name`` (and ``aliases``); a taken name raises DuplicateNameError."""
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"a {self.kind} name is a non-empty str, not {name!r}")
+        for key in (name, *aliases):
+            if key in self._items or key in self._aliases:
+                raise DuplicateNameError(
+                    f"{self.kind} {key!r} is registered twice; choose another name "
+                    f"(taken: {', '.join(self._names())})"
+                )
+        self._items[name] = obj
+        for alias in aliases:
+            self._aliases[alias] = name
+
+    def remove(self, name: str) -> T:
+        """Unregister ``name`` and its aliases, returning what it held (for tests and notebooks)."""
+        obj = self._items.pop(self.canonical(name))
+        self._aliases = {alias: target for alias, target in self._aliases.items() if target != name}
+        return obj
+
     def canonical(self, name: str) -> str:
-        """The registered name for ``name`` or one of its aliases."""
+        """The registered name for ``name`` or one of its aliases.
+
+        Raises:
+            UnknownComponentError (or the registry's error class): listing the known names.
+        """
+        load_plugins()
         if name in self._items:
             return name
         if name in self._aliases:
             return self._aliases[name]
-        raise unknown_name(self.kind, name, self.names())
+        raise unknown_name(self.kind, str(name), self._names(), self._error)
 
     def get(self, name: str) -> T:
+        """The component registered as ``name`` (or an alias of it)."""
         return self._items[self.canonical(name)]
 
     def names(self) -> list[str]:
+        """Every registered name and alias, sorted."""
+        load_plugins()
+        return self._names()
+
+    def items(self) -> list[tuple[str, T]]:
+        """``(name, component)`` of every registered name (aliases left out), in registration order."""
+        load_plugins()
+        return list(self._items.items())
+
+    def _names(self) -> list[str]:
         return sorted([*self._items, *self._aliases])
 
     def __contains__(self, name: object) -> bool:
+        load_plugins()
         return name in self._items or name in self._aliases
 
     def __iter__(self) -> Iterator[str]:
+        load_plugins()
         return iter(sorted(self._items))
+
+
+_plugins_loaded = False
+_plugins_lock = threading.RLock()
+
+
+def load_plugins() -> None:
+    """Import every entry point of the group ``wordsplit.plugins``, once per process.
+
+    Called by every registry lookup, so a program never needs to call it.
+
+    Raises:
+        PluginError: an entry point failed to import (the first time only; the registries
+            stay usable with what did register).
+    """
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    with _plugins_lock:
+        if _plugins_loaded:
+            return
+        # Set first: a plug-in's own registrations and lookups must not load plug-ins again.
+        _plugins_loaded = True
+        from importlib.metadata import entry_points
+
+        failures = []
+        for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                entry_point.load()
+            except Exception as exc:  # a broken plug-in is reported, with what broke
+                dist = getattr(entry_point.dist, "name", None) or "an installed package"
+                failures.append(f"{entry_point.name} = {entry_point.value!r} (from {dist}): "
+                                f"{type(exc).__name__}: {exc}")
+        if failures:
+            raise PluginError(
+                f"cannot load wordsplit plug-in {'; '.join(failures)}; fix or uninstall that package "
+                f"(entry point group {ENTRY_POINT_GROUP!r})"
+            )

@@ -23,7 +23,7 @@ from .specials import AllowedSpecial, DisallowedSpecial, SpecialSplitter, resolv
 from .vocab import Vocab
 
 if TYPE_CHECKING:
-    from .explain import Explanation
+    from .apps.explain import Explanation
 
 # Pieces seen recently and their ids; bounded so memory stays flat on huge inputs.
 PIECE_CACHE_SIZE = 1 << 16
@@ -315,13 +315,13 @@ class Tokenizer:
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
     ) -> "Explanation":
-        """The BPE trace of ``text``, pass by pass; see :func:`wordsplit.explain.explain`.
+        """The BPE trace of ``text``, pass by pass; see :func:`wordsplit.apps.explain.explain`.
 
         >>> from wordsplit import get_tokenizer
         >>> get_tokenizer("qwen3").explain("hello").ids
         [14990]
         """
-        from .explain import explain  # imported here: wordsplit.explain imports this module
+        from .apps.explain import explain  # imported here: wordsplit.apps.explain imports this module
 
         return explain(self, text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 

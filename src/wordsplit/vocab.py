@@ -22,7 +22,6 @@ from typing import Mapping
 
 from .errors import VocabFormatError
 
-NORMALIZER_NAMES = ("none", "nfc")
 
 
 class Vocab:
@@ -34,7 +33,8 @@ class Vocab:
         pattern: the pre-tokenizer split regex (``\\p{..}`` classes allowed).
         special_tokens: special token text → id; encode follows tiktoken's policy for them.
         added_tokens: non-special added token text → id; always matched in text (as HF does).
-        normalizer: ``"none"`` or ``"nfc"``.
+        normalizer: the name of a registered normalizer: ``"none"``, ``"nfc"`` or one added
+            with :func:`~wordsplit.normalizers.register_normalizer`.
         merges: pair-ranked merges ``(left id, right id) → merge rank``, only for files whose
             merge order is not the merged-id order (HF semantics); ``None`` means rank-based.
         n_vocab: the declared vocabulary size, at least ``max id + 1``.
@@ -152,6 +152,27 @@ class Vocab:
         self._check_eos_bos()
         return self
 
+    def renamed(self, name: str) -> Vocab:
+        """The same vocabulary under another name (a new, validated Vocab).
+
+        >>> from wordsplit import load_vocab
+        >>> load_vocab("gpt2").renamed("my-gpt2").name
+        'my-gpt2'
+        """
+        blob, ids, lengths = self.packed()
+        return Vocab.from_packed(blob=blob, ids=ids, lengths=lengths, **{**self._fields(), "name": name})
+
+    def _fields(self) -> dict:
+        """Every constructor argument but the tokens."""
+        fields = {
+            key: getattr(self, key)
+            for key in ("name", "pattern", "n_vocab", "normalizer", "eos_token_id", "bos_token_id",
+                        "whole_piece_lookup", "source")
+        }
+        fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
+                      merges=None if self.merges is None else dict(self.merges))
+        return fields
+
     def _set_fields(self, *, special_tokens, added_tokens, merges, whole_piece_lookup, **fields) -> None:
         set_ = object.__setattr__
         for key, value in fields.items():
@@ -243,14 +264,7 @@ class Vocab:
         True
         """
         blob, ids, lengths = self.packed()
-        fields = {
-            key: getattr(self, key)
-            for key in ("name", "pattern", "n_vocab", "normalizer", "eos_token_id", "bos_token_id",
-                        "whole_piece_lookup", "source")
-        }
-        fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
-                      merges=None if self.merges is None else dict(self.merges))
-        return _unpickle_vocab, (blob, little_endian_bytes(ids), little_endian_bytes(lengths), fields)
+        return _unpickle_vocab, (blob, little_endian_bytes(ids), little_endian_bytes(lengths), self._fields())
 
     def __setattr__(self, key, value):
         raise AttributeError(f"Vocab is immutable; build a new one instead of setting {key!r}")
@@ -330,17 +344,25 @@ def _cut(blob: bytes, lengths: array) -> list[bytes]:
     return [blob[start:end] for start, end in zip(starts, starts[1:])]
 
 
+def _check_normalizer(source, normalizer) -> None:
+    from .normalizers import NORMALIZERS  # here: normalizers are not needed to read a vocabulary
+
+    if not isinstance(normalizer, str) or normalizer not in NORMALIZERS:
+        raise VocabFormatError(
+            f"{source}: unknown normalizer {normalizer!r}; known: {', '.join(NORMALIZERS.names())} "
+            "(add one with wordsplit.register_normalizer)"
+        )
+
+
 def _check_header(source, normalizer, special_tokens, added_tokens) -> None:
     """The checks that do not need the BPE tokens: the normalizer and the literals."""
-    if normalizer not in NORMALIZER_NAMES:
-        raise VocabFormatError(f"{source}: unknown normalizer {normalizer!r}; known: {', '.join(NORMALIZER_NAMES)}")
+    _check_normalizer(source, normalizer)
     _check_ids(source, {}, special_tokens, added_tokens)
 
 
 def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -> None:
     """Check the invariants every encoder relies on; raise VocabFormatError on the first failure."""
-    if normalizer not in NORMALIZER_NAMES:
-        raise VocabFormatError(f"{source}: unknown normalizer {normalizer!r}; known: {', '.join(NORMALIZER_NAMES)}")
+    _check_normalizer(source, normalizer)
     if not ranks:
         raise VocabFormatError(f"{source}: the vocabulary has no BPE tokens")
     missing = [b for b in range(256) if bytes([b]) not in ranks]

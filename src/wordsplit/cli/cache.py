@@ -16,7 +16,8 @@ import argparse
 import sys
 
 from ..vocabs import download_vocab
-from ..vocabs.cache import clear, list_entries, open_cache
+from ..store.cache import list_entries, open_cache
+from ..vocabs import clear_cache as clear
 
 
 def cmd_download(args: argparse.Namespace) -> None:

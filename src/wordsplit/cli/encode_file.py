@@ -4,7 +4,7 @@
     wordsplit encode-file corpus.txt --out train.npy                  # one document per line
     zcat docs.jsonl.gz | wordsplit encode-file - --field text --out train.bin --json
 
-The work is :func:`wordsplit.encode_file.encode_file` (see there for what a document is and
+The work is :func:`wordsplit.apps.encode_file.encode_file` (see there for what a document is and
 the output and index formats); this module parses arguments, draws the progress bar (on
 stderr, only when it is a terminal), prints the summary, and turns Ctrl-C into exit status
 130 with no output left behind.
@@ -19,7 +19,7 @@ import re
 import sys
 
 from .. import TokenizerOptions, load_vocab
-from ..encode_file import DEFAULT_CHUNK_BYTES, encode_file
+from ..apps.encode_file import DEFAULT_CHUNK_BYTES, encode_file
 from ..errors import WordsplitError
 from .basic import add_vocab_options
 

@@ -6,7 +6,7 @@
     wordsplit compare --file notes.txt --vocab qwen3,cl100k_base,o200k_base
 
 Each reads TEXT, ``--file F`` (UTF-8, read exactly as stored) or stdin, and prints JSON with
-``--json``. The rendering lives in :mod:`wordsplit.explain` and :mod:`wordsplit.views`;
+``--json``. The rendering lives in :mod:`wordsplit.apps.explain` and :mod:`wordsplit.apps.views`;
 this module only parses arguments and reads and writes files. User errors (unreadable
 file, TEXT and --file together...) raise :class:`~wordsplit.errors.WordsplitError`, which
 the command line prints as one line.
@@ -46,7 +46,7 @@ def _print_json(data) -> None:
 
 
 def cmd_explain(args: argparse.Namespace) -> None:
-    from ..explain import explain, format_explanation
+    from ..apps.explain import explain, format_explanation
 
     # The trace always follows the reference encoder; the Python backend builds no native tables.
     tok = TokenizerOptions(backend="python").build(load_vocab(args.vocab))
@@ -58,7 +58,7 @@ def cmd_explain(args: argparse.Namespace) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> None:
-    from ..views import render_html, render_show, summarize, token_views
+    from ..apps.views import render_html, render_show, summarize, token_views
 
     tok = _tokenizer(args)
     text = _input_text(args)
@@ -91,7 +91,7 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
-    from ..views import compare, render_compare
+    from ..apps.views import compare, render_compare
 
     names = [name.strip() for name in args.vocab.split(",") if name.strip()]
     if not names:

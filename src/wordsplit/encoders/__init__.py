@@ -18,7 +18,7 @@ Each takes a :class:`MergeTables` and exposes ``encode_piece(piece: bytes) -> li
 from __future__ import annotations
 
 from ..registry import Registry
-from .tables import BacktrackTables, MergeTables
+from ..tables import BacktrackTables, MergeTables
 
 ENCODERS: Registry = Registry("encoder")
 register_encoder = ENCODERS.register

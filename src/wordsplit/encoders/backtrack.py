@@ -15,7 +15,7 @@ every adjacent pair is valid, and the greedy-longest walk finds it.
 from __future__ import annotations
 
 from . import register_encoder
-from .tables import MergeTables
+from ..tables import MergeTables
 
 
 @register_encoder("backtrack")

@@ -12,7 +12,7 @@ Every other encoder, Python or native, is tested against it.
 from __future__ import annotations
 
 from . import register_encoder
-from .tables import MergeTables
+from ..tables import MergeTables
 
 
 @register_encoder("buffer-sweep", aliases=("reference",))

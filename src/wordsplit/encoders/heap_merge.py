@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 
 from . import register_encoder
-from .tables import MergeTables
+from ..tables import MergeTables
 
 
 @register_encoder("heap-merge")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import UnsupportedTokenizerError
-from ..vocabs.patterns import (
+from ..patterns import (
     CL100K_ORIGINAL_PATTERN,
     CL100K_PATTERN,
     GPT2_ORIGINAL_PATTERN,

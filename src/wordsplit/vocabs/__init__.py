@@ -2,10 +2,10 @@
 
 ``load_vocab`` is the one entry point: a registered name (bundled, works offline),
 ``hf:ORG/REPO[@REVISION]`` or an ``http(s)://`` URL (downloaded once into the verified disk
-cache, see :mod:`~wordsplit.vocabs.sources` and :mod:`~wordsplit.vocabs.cache`), or a path to
+cache, see :mod:`~wordsplit.store.sources` and :mod:`~wordsplit.store.cache`), or a path to
 a ``.tiktoken``, ``tokenizer.json``, ``vocab.json`` (with ``merges.txt`` beside it) or ``.gguf``
 file, each optionally gzipped. Every parse is kept in the cache as a derived entry, so the
-second load of any vocabulary skips parsing (:mod:`~wordsplit.vocabs.derived`).
+second load of any vocabulary skips parsing (:mod:`~wordsplit.store.derived`).
 
 Registered names load from the package data (:data:`BUNDLED_DATA`, ``vocabs/data/``). An
 install without those files (a *slim install*) downloads them from their official URLs
@@ -18,37 +18,80 @@ instead, verified against the pinned sha256; the tests simulate one by pointing
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
-from ..errors import UnknownVocabError, closest
+from ..errors import UnknownVocabError, VocabFormatError, closest
+from ..formats import loader_for
+from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
+from ..formats.tiktoken import read_tiktoken
+from ..registry import Registry
+from ..store.cache import Cache, open_cache, read_record, sha256_file
+from ..store.derived import cached_vocab
+from ..store.download import public_url
+from ..store.sources import (
+    HF_PREFIX, cache_keys, fetch_hf, fetch_pretrained, fetch_url, is_offline, is_url, parse_hf, pretrained_key,
+    url_file_name,
+)
 from ..vocab import Vocab
-from .cache import Cache, open_cache, read_record, sha256_file
-from .derived import cached_vocab
-from .download import public_url
-from .loaders import load_hf_tokenizer_json, load_tiktoken, load_vocab_merges, read_tiktoken
 from .pretrained import ALIASES, PRETRAINED, Pretrained
-from .sources import HF_PREFIX, fetch_hf, fetch_pretrained, fetch_url, is_offline, is_url, parse_hf, url_file_name
 
-__all__ = ["download_vocab", "forget_loaded", "list_vocabs", "load_vocab"]
+__all__ = ["VOCABS", "benchmark_load", "clear_cache", "download_vocab", "forget_loaded", "list_vocabs", "load_vocab",
+           "register_vocab"]
 
 # Where registered names find their files; a slim install has none of them.
 BUNDLED_DATA = resources.files(__package__).joinpath("data")
 
+#: Named vocabularies: name → ``factory() -> Vocab``. The built-in names are registered here
+#: like any other.
+VOCABS: Registry[Callable[[], Vocab]] = Registry("vocabulary", error=UnknownVocabError)
+
 # Registered names already loaded in this process (a Vocab is immutable, so sharing is safe).
 _LOADED: dict[str, Vocab] = {}
 
+# The cache_dir / offline of the load_vocab call in progress, for the factories of named
+# vocabularies: a factory takes no arguments, and a factory that calls load_vocab itself (for
+# its files) inherits them.
+_LOAD_OPTIONS: contextvars.ContextVar[dict] = contextvars.ContextVar("wordsplit_load_options", default={})
+
+
+def register_vocab(name: str, factory: Callable[[], Vocab], *, aliases: tuple[str, ...] = ()) -> None:
+    """Make ``load_vocab(name)`` (and ``list_vocabs()``, and ``--vocab NAME``) know a vocabulary.
+
+    Args:
+        name: the name to load it by.
+        factory: ``factory() -> Vocab``, called on the first ``load_vocab(name)`` of a process
+            (the result is kept). It may call :func:`load_vocab` for its files; those calls
+            inherit the ``cache_dir`` and ``offline`` of the outer call.
+        aliases: other names for it.
+
+    Raises:
+        DuplicateNameError: the name or an alias is taken.
+
+    >>> from wordsplit import Vocab, load_vocab
+    >>> register_vocab("bytes-only", lambda: Vocab(name="bytes-only", ranks={bytes([b]): b for b in range(256)},
+    ...                                           pattern=r"\\S+|\\s+"))
+    >>> load_vocab("bytes-only").n_vocab
+    256
+    >>> _ = VOCABS.remove("bytes-only"); forget_loaded()  # (this example cleans up after itself)
+    """
+    if not callable(factory):
+        raise TypeError(f"register_vocab({name!r}, factory): factory must be callable, got {factory!r}")
+    VOCABS.add(name, factory, aliases=aliases)
+
 
 def list_vocabs() -> list[str]:
-    """The registered vocabulary names (aliases included), sorted.
+    """The registered vocabulary names (aliases and plug-ins' names included), sorted.
 
     >>> "qwen3" in list_vocabs()
     True
     """
-    return sorted([*PRETRAINED, *ALIASES])
+    return VOCABS.names()
 
 
 def forget_loaded() -> None:
@@ -59,11 +102,38 @@ def forget_loaded() -> None:
     _LOADED.clear()
 
 
-def _load_pretrained(name: str, cache_dir, offline: bool | None) -> Vocab:
+@contextlib.contextmanager
+def _load_options(cache_dir, offline) -> Iterator[None]:
+    outer = _LOAD_OPTIONS.get()
+    token = _LOAD_OPTIONS.set({
+        "cache_dir": cache_dir if cache_dir is not None else outer.get("cache_dir"),
+        "offline": offline if offline is not None else outer.get("offline"),
+    })
+    try:
+        yield
+    finally:
+        _LOAD_OPTIONS.reset(token)
+
+
+def _load_named(name: str) -> Vocab:
+    """A registered name: from this process's memo, else its factory."""
     vocab = _LOADED.get(name)
     if vocab is None:
-        vocab = _LOADED[name] = _read_pretrained(PRETRAINED[name], open_cache(cache_dir), offline)
+        vocab = VOCABS.get(name)()
+        if not isinstance(vocab, Vocab):
+            raise VocabFormatError(
+                f"the factory registered for the vocabulary {name!r} returned {type(vocab).__name__}, not a Vocab"
+            )
+        _LOADED[name] = vocab
     return vocab
+
+
+def _pretrained_factory(entry: Pretrained) -> Callable[[], Vocab]:
+    def factory() -> Vocab:
+        options = _LOAD_OPTIONS.get()
+        return _read_pretrained(entry, open_cache(options.get("cache_dir")), options.get("offline"))
+
+    return factory
 
 
 def _read_pretrained(entry: Pretrained, cache: Cache, offline: bool | None) -> Vocab:
@@ -87,37 +157,28 @@ def _read_pretrained(entry: Pretrained, cache: Cache, offline: bool | None) -> V
                         build=lambda: build(path.read_bytes(), str(path)))
 
 
-def _plan(path: Path, name: str | None = None) -> tuple[list[Path], Callable[[], Vocab]]:
-    """The files a vocabulary file needs (itself, and merges/config beside it) and how to parse them."""
-    stem = path.name.removesuffix(".gz")
-    named = {} if name is None else {"name": name}
-    if stem.endswith(".tiktoken"):
-        return [path], lambda: load_tiktoken(path, **named)
-    if stem.endswith(".gguf"):
-        from .gguf import load_gguf  # the GGUF reader is only imported when a GGUF is loaded
-
-        return [path], lambda: load_gguf(path)
-    if stem.endswith(".json") and stem.removesuffix(".json").endswith(("vocab", "encoder")):
-        for merges_name in ("merges.txt", "merges.txt.gz", "vocab.bpe", "vocab.bpe.gz"):
-            merges = path.with_name(merges_name)
-            if merges.exists():
-                config = path.with_name("tokenizer_config.json")
-                config = config if config.exists() else None
-                inputs = [p for p in (path, merges, config) if p]
-                return inputs, lambda: load_vocab_merges(path, merges, config, **named)
-        raise FileNotFoundError(f"{path}: no merges.txt or vocab.bpe beside it")
-    if stem.endswith(".json"):
-        return [path], lambda: load_hf_tokenizer_json(path, **named)
-    raise UnknownVocabError(
-        f"cannot tell the format of {str(path)!r}: expected a .tiktoken, tokenizer.json, vocab.json or .gguf file"
-    )
+for _entry in PRETRAINED.values():
+    register_vocab(_entry.name, _pretrained_factory(_entry),
+                   aliases=tuple(alias for alias, target in ALIASES.items() if target == _entry.name))
 
 
-def _load_path(path: Path, cache: Cache) -> Vocab:
-    inputs, build = _plan(path)
-    files = {str(p.absolute()): sha256_file(p)[0] for p in inputs}
+def _load_path(path: Path, cache: Cache, *, name: str | None = None) -> Vocab:
+    """A file, through the loader registered for its name; cached on disk when the loader says
+    which files it reads. ``name`` renames the result (a URL's vocabulary is named by its URL)."""
+    loader = loader_for(path)
+
+    def build() -> Vocab:
+        vocab = loader.load(path)
+        if not isinstance(vocab, Vocab):
+            raise VocabFormatError(f"the loader {loader.name!r} returned {type(vocab).__name__} for {path}, not a Vocab")
+        return vocab if name is None or vocab.name == name else vocab.renamed(name)
+
+    if loader.inputs is None:
+        return build()
+    files = {str(p.absolute()): sha256_file(p)[0] for p in loader.inputs(path)}
     # The path as given is part of the recipe: the Vocab's source (in messages) is that string.
-    return cached_vocab(cache, {"path": str(path), "files": files}, label=str(path.absolute()), build=build)
+    recipe = {"path": str(path), "loader": loader.name, "files": files, "name": name}
+    return cached_vocab(cache, recipe, label=name or str(path.absolute()), build=build)
 
 
 def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
@@ -135,11 +196,10 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
 
 
 def _load_url(url: str, cache: Cache, offline: bool, sha256: str | None) -> Vocab:
-    url_file_name(url)  # an unknown format fails before anything is downloaded
-    path = fetch_url(url, cache, sha256=sha256, offline=offline)
     shown = public_url(url)
-    _, build = _plan(path, name=shown)
-    return cached_vocab(cache, {"url": shown, "sha256": read_record(path)["sha256"]}, label=shown, build=build)
+    loader_for(url_file_name(url))  # an unknown format fails before anything is downloaded
+    path = fetch_url(url, cache, sha256=sha256, offline=offline)
+    return _load_path(path, cache, name=shown)
 
 
 def _check_pin(key: str, sha256: str | None) -> None:
@@ -166,7 +226,7 @@ def load_vocab(
             merges.txt); an ``http(s)://`` URL of a file; or a path. A directory is searched
             for tokenizer.json, then vocab.json.
         cache_dir: the disk cache (default: ``WORDSPLIT_CACHE_DIR``, else the user cache
-            directory; see :mod:`~wordsplit.vocabs.cache`).
+            directory; see :mod:`~wordsplit.store.cache`).
         offline: never use the network (default: ``WORDSPLIT_OFFLINE`` or ``HF_HUB_OFFLINE``).
         sha256: the expected sha256 of a URL's content; only for URLs (registered names are
             pinned already; pin a HuggingFace repo with ``@REVISION``).
@@ -188,22 +248,24 @@ def load_vocab(
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise TypeError(f"load_vocab takes a name or a path, not {type(name_or_path).__name__}")
     key = os.fspath(name_or_path)
-    key = ALIASES.get(key, key)
     _check_pin(key, sha256)
-    if key in PRETRAINED:
-        return _load_pretrained(key, cache_dir, offline)
-    if key.startswith(HF_PREFIX):
-        return _load_hf(key, open_cache(cache_dir), is_offline(offline))
-    if is_url(key):
-        return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256)
-    path = Path(key)
-    if path.is_dir():
-        for candidate in ("tokenizer.json", "tokenizer.json.gz", "vocab.json", "vocab.json.gz"):
-            if (path / candidate).exists():
-                return _load_path(path / candidate, open_cache(cache_dir))
-        raise UnknownVocabError(f"{key!r} is a directory without tokenizer.json or vocab.json")
-    if path.exists():
-        return _load_path(path, open_cache(cache_dir))
+    with _load_options(cache_dir, offline):
+        options = _LOAD_OPTIONS.get()
+        cache_dir, offline = options["cache_dir"], options["offline"]
+        if key in VOCABS:
+            return _load_named(VOCABS.canonical(key))
+        if key.startswith(HF_PREFIX):
+            return _load_hf(key, open_cache(cache_dir), is_offline(offline))
+        if is_url(key):
+            return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256)
+        path = Path(key)
+        if path.is_dir():
+            for candidate in ("tokenizer.json", "tokenizer.json.gz", "vocab.json", "vocab.json.gz"):
+                if (path / candidate).exists():
+                    return _load_path(path / candidate, open_cache(cache_dir))
+            raise UnknownVocabError(f"{key!r} is a directory without tokenizer.json or vocab.json")
+        if path.exists():
+            return _load_path(path, open_cache(cache_dir))
     known = list_vocabs()
     raise UnknownVocabError(
         f"unknown vocabulary {key!r}: not a registered name nor an existing file. "
@@ -238,7 +300,7 @@ def download_vocab(
     >>> download_vocab("cl100k_base")  # bundled: nothing to download
     []
     """
-    key = ALIASES.get(name, name)
+    key = VOCABS.canonical(name) if name in VOCABS else name
     _check_pin(key, sha256)
     cache = open_cache(cache_dir)
     offline = is_offline()
@@ -246,6 +308,8 @@ def download_vocab(
         entry = PRETRAINED[key]
         bundled = BUNDLED_DATA.joinpath(entry.file).is_file()
         paths = [] if bundled else [fetch_pretrained(entry, cache, offline=offline, force=force)]
+    elif key in VOCABS:
+        paths = []  # a plug-in's name: its factory knows its files; loading below fetches them
     elif key.startswith(HF_PREFIX):
         paths = list(fetch_hf(parse_hf(key), cache, offline=offline, force=force).values())
     elif is_url(key):
@@ -259,3 +323,54 @@ def download_vocab(
     # Parse now, so that a file wordsplit cannot use fails here and the first load is fast.
     load_vocab(key, cache_dir=cache_dir, sha256=sha256, offline=offline)
     return paths
+
+
+def clear_cache(name: str | None = None, cache_dir: str | os.PathLike | None = None) -> list[Path]:
+    """Remove the cache entries of ``name`` (every entry when None); returns the removed paths.
+
+    ``name`` is what ``load_vocab`` takes: a registered name (its download and parsed
+    vocabulary), ``hf:ORG/REPO`` (every revision) or ``hf:ORG/REPO@REVISION``, a URL, or a
+    path (its parsed vocabulary).
+
+    >>> import tempfile
+    >>> clear_cache("hf:Qwen/Qwen3-8B", tempfile.mkdtemp())
+    []
+    """
+    cache = open_cache(cache_dir)
+    if name is None:
+        return cache.clear()
+    key = ALIASES.get(name, name)
+    if key in PRETRAINED:
+        keys, labels = (pretrained_key(PRETRAINED[key]),), (key,)
+    else:
+        keys, labels = cache_keys(name)
+    return cache.clear(keys=keys, labels=labels)
+
+
+def benchmark_load(names=("qwen3", "cl100k_base", "o200k_base"), *, repeat: int = 3) -> list[dict]:
+    """Time ``load_vocab`` with a cold and a warm cache, in fresh temporary cache directories.
+
+    *cold* parses the vocabulary file and writes the derived entry; *warm* reads that entry.
+    Both bypass the in-process memo of registered names, so they measure the disk cache.
+
+    Returns:
+        One ``{"name", "cold_s", "warm_s", "speedup"}`` per name: medians of ``repeat`` runs.
+    """
+    import statistics
+    import tempfile
+    import time
+
+    results = []
+    for name in names:
+        cold, warm = [], []
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory(prefix="wordsplit-bench-") as tmp:
+                for times in (cold, warm):
+                    forget_loaded()
+                    start = time.perf_counter()
+                    load_vocab(name, cache_dir=tmp)
+                    times.append(time.perf_counter() - start)
+        forget_loaded()
+        cold_s, warm_s = statistics.median(cold), statistics.median(warm)
+        results.append({"name": name, "cold_s": cold_s, "warm_s": warm_s, "speedup": cold_s / warm_s})
+    return results

@@ -4,7 +4,7 @@ Each entry names its bundled file (package data in ``vocabs/data/``, gzipped), t
 URL and the sha256 of the uncompressed content (vocabs/SOURCES.md in the project's shared
 data), the split pattern, the special and added tokens and n_vocab, exactly as tiktoken 0.14.0
 (``tiktoken_ext/openai_public.py``) and Qwen3's tokenizer.json define them. The URLs are the
-official ones; :mod:`wordsplit.vocabs.sources` swaps their host for ``WORDSPLIT_OPENAI_ENDPOINT``
+official ones; :mod:`wordsplit.store.sources` swaps their host for ``WORDSPLIT_OPENAI_ENDPOINT``
 or ``WORDSPLIT_HF_ENDPOINT`` when those are set, and downloads a file only when its bundled copy
 is absent (a slim install).
 
@@ -17,10 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN2_PATTERN
-
-OPENAI_ENDPOINT = "https://openaipublic.blob.core.windows.net"
-HF_ENDPOINT = "https://huggingface.co"
+from ..patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN2_PATTERN
+from ..store.sources import HF_ENDPOINT, OPENAI_ENDPOINT
 
 
 @dataclass(frozen=True)

@@ -48,18 +48,19 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from ..vocab import U32, Vocab, little_endian_bytes, u32_array
-from .cache import Cache, atomic_write, log
+from .cache import DERIVED_MAGIC as MAGIC
+from .cache import Cache, atomic_write, log, read_header
 
 __all__ = ["cached_vocab", "dump_vocab", "read_header", "read_vocab", "recipe_key"]
 
 
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
-MAGIC = b"wordsplit-vocab\n"
 FORMAT = 1
 # Every module whose code decides what a parse produces: editing one changes every key.
 _PARSING_MODULES = (
-    "wordsplit.vocab", "wordsplit.vocabs.loaders", "wordsplit.vocabs.gguf", "wordsplit.vocabs.merges",
-    "wordsplit.vocabs.bytelevel", "wordsplit.vocabs.patterns", "wordsplit.vocabs.pretrained", __name__,
+    "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",
+    "wordsplit.formats.hf", "wordsplit.formats.gguf", "wordsplit.formats.merges", "wordsplit.formats.bytelevel",
+    "wordsplit.patterns", "wordsplit.vocabs.pretrained", __name__,
 )
 
 
@@ -175,20 +176,6 @@ def read_vocab(data: bytes) -> Vocab:
         )
     except (KeyError, TypeError, ValueError, OverflowError) as exc:  # VocabFormatError is a ValueError too
         raise _Corrupt(str(exc)) from None
-
-
-def read_header(path: Path) -> dict | None:
-    """The header of the derived entry at ``path``, or None when it is not one."""
-    try:
-        with open(path, "rb") as f:
-            start = f.read(len(MAGIC) + 4)
-            if len(start) != len(MAGIC) + 4 or not start.startswith(MAGIC):
-                return None
-            head = f.read(int.from_bytes(start[len(MAGIC):], "little"))
-        header = json.loads(head)
-    except (OSError, ValueError):
-        return None
-    return header if isinstance(header, dict) else None
 
 
 def _split(data: bytes) -> tuple[dict, bytes]:

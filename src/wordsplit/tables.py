@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..vocab import Vocab
+from .vocab import Vocab
 
 
 class MergeTables:
@@ -60,7 +60,7 @@ class BacktrackTables:
 
     def __init__(self, tables: MergeTables) -> None:
         if tables.pair_ranked:
-            from ..errors import UnsupportedTokenizerError
+            from .errors import UnsupportedTokenizerError
 
             raise UnsupportedTokenizerError(
                 f"{tables.vocab.name}: the backtrack encoder needs merges ordered by merged id; "

@@ -17,8 +17,8 @@ downloaded; ``wordsplit download --force`` refreshes it). Offline mode (``offlin
 ``WORDSPLIT_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``) never touches the network and says what to
 download when a file is missing.
 
-What it does not do: parse the files (:mod:`~wordsplit.vocabs.loaders`), move bytes
-(:mod:`~wordsplit.vocabs.download`) or lay out the cache (:mod:`~wordsplit.vocabs.cache`).
+What it does not do: parse the files (:mod:`~wordsplit.formats.hf`), move bytes
+(:mod:`~wordsplit.store.download`) or lay out the cache (:mod:`~wordsplit.store.cache`).
 
 >>> parse_hf("hf:Qwen/Qwen3-8B@refs/pr/1")
 HubRef(repo='Qwen/Qwen3-8B', revision='refs/pr/1')
@@ -32,13 +32,16 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import DownloadError, OfflineError, UnknownVocabError
 from .cache import Cache, read_record
 from .download import download, public_url
-from .pretrained import HF_ENDPOINT, OPENAI_ENDPOINT, Pretrained
+
+if TYPE_CHECKING:
+    from ..vocabs.pretrained import Pretrained
 
 __all__ = [
     "HubRef", "cache_keys", "fetch_hf", "fetch_pretrained", "fetch_url", "hf_endpoint", "hf_url", "is_offline",
@@ -54,7 +57,9 @@ _TRUE = ("1", "true", "yes", "on")
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_-])?"
 _REPO = re.compile(rf"(?:{_NAME}/)?{_NAME}")
 _REVISION = re.compile(r"[A-Za-z0-9._/-]+")
-_FORMATS = (".tiktoken", ".json", ".gguf")
+# The official hosts; WORDSPLIT_OPENAI_ENDPOINT / WORDSPLIT_HF_ENDPOINT replace them.
+OPENAI_ENDPOINT = "https://openaipublic.blob.core.windows.net"
+HF_ENDPOINT = "https://huggingface.co"
 
 
 def is_offline(offline: bool | None = None) -> bool:
@@ -89,7 +94,7 @@ def _hf_token(url: str) -> str | None:
 # Registered names.
 
 
-def pretrained_url(entry: Pretrained) -> str:
+def pretrained_url(entry: "Pretrained") -> str:
     """The URL to download ``entry`` from: its official URL, on the overridden host if any.
 
     >>> from wordsplit.vocabs.pretrained import PRETRAINED
@@ -102,12 +107,12 @@ def pretrained_url(entry: Pretrained) -> str:
     return entry.url
 
 
-def _pretrained_key(entry: Pretrained) -> str:
+def pretrained_key(entry: "Pretrained") -> str:
     # Keyed by the official file name, so p50k_base and p50k_edit share one download.
     return f"pretrained/{PurePosixPath(urlsplit(entry.url).path).name}"
 
 
-def fetch_pretrained(entry: Pretrained, cache: Cache, *, offline: bool, force: bool = False) -> Path:
+def fetch_pretrained(entry: "Pretrained", cache: Cache, *, offline: bool, force: bool = False) -> Path:
     """The official file of a registered vocabulary, from the cache or downloaded and verified.
 
     Raises:
@@ -115,7 +120,7 @@ def fetch_pretrained(entry: Pretrained, cache: Cache, *, offline: bool, force: b
     """
     url = pretrained_url(entry)
     return _ensure(
-        cache, _pretrained_key(entry), url, what=f"{entry.name} ({PurePosixPath(urlsplit(url).path).name})",
+        cache, pretrained_key(entry), url, what=f"{entry.name} ({PurePosixPath(urlsplit(url).path).name})",
         sha256=entry.sha256, offline=offline, force=force,
         how=f"run `wordsplit download {entry.name}` where the network is available",
     )
@@ -265,13 +270,13 @@ def url_file_name(url: str) -> str:
     """The file name a URL's content is stored under (its last path segment).
 
     Raises:
-        UnknownVocabError: the name does not say the format (.tiktoken, .json, .gguf, optionally .gz).
+        UnknownVocabError: the URL's path does not end in a file name.
     """
     name = unquote(PurePosixPath(urlsplit(url).path).name)
-    if not name.removesuffix(".gz").endswith(_FORMATS) or name in (".", "..") or "/" in name or "\\" in name:
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
         raise UnknownVocabError(
-            f"cannot tell the format of {public_url(url)!r}: the URL must end in a file name with "
-            ".tiktoken, .json (tokenizer.json) or .gguf, optionally followed by .gz"
+            f"cannot tell the format of {public_url(url)!r}: the URL must end in a file name, such as "
+            "x.tiktoken, tokenizer.json or x.gguf, optionally followed by .gz"
         )
     return name
 
@@ -307,7 +312,7 @@ def _ensure_with_record(cache: Cache, key: str, url: str, *, what: str, offline:
 
     Raises:
         OfflineError: offline, and the entry is not cached; says what to download and how.
-        DownloadError: the download failed (see :func:`~wordsplit.vocabs.download.download`).
+        DownloadError: the download failed (see :func:`~wordsplit.store.download.download`).
         HashMismatchError: the cached or downloaded content is not what ``sha256`` pins.
     """
     path = None if force else cache.verified(key, sha256, what=what)
@@ -328,16 +333,12 @@ def _ensure_with_record(cache: Cache, key: str, url: str, *, what: str, offline:
 
 
 def cache_keys(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(download keys or key prefixes, derived-entry labels) of a name, for ``cache clear NAME``.
+    """(download keys or key prefixes, derived-entry labels) of ``hf:``, a URL or a path, for
+    ``cache clear NAME`` (registered names: :func:`wordsplit.vocabs.clear_cache`).
 
     >>> cache_keys("hf:Qwen/Qwen3-8B")
     (('hf/Qwen--Qwen3-8B',), ('hf:Qwen/Qwen3-8B',))
     """
-    from .pretrained import ALIASES, PRETRAINED
-
-    name = ALIASES.get(name, name)
-    if name in PRETRAINED:
-        return (_pretrained_key(PRETRAINED[name]),), (name,)
     if name.startswith(HF_PREFIX):
         ref = parse_hf(name)
         if "@" in name:

@@ -21,12 +21,11 @@ What it does:
 * commits a new entry atomically (a temporary file ``os.replace``\\ d into place, the record
   written last, so a file without its record is not an entry), and serializes the processes
   that download the same file with a lock file;
-* lists and clears entries (:func:`list_entries`, :func:`clear`), and measures cold and warm
-  load times (:func:`benchmark_load`).
+* lists and clears entries (:func:`list_entries`, :meth:`Cache.clear`).
 
-What it does not do: talk to the network (:mod:`~wordsplit.vocabs.download`), decide which
-files a name needs (:mod:`~wordsplit.vocabs.sources`), or define the parsed-vocabulary format
-(:mod:`~wordsplit.vocabs.derived`).
+What it does not do: talk to the network (:mod:`~wordsplit.store.download`), decide which
+files a name needs (:mod:`~wordsplit.store.sources`), or define the parsed-vocabulary format
+(:mod:`~wordsplit.store.derived`): it is the bottom of the store and imports none of them.
 
 >>> import tempfile
 >>> cache = open_cache(tempfile.mkdtemp())
@@ -52,8 +51,7 @@ from typing import Iterator
 from ..errors import DownloadError, HashMismatchError
 
 __all__ = [
-    "CACHE_DIR_ENV", "Cache", "CacheEntry", "benchmark_load", "clear", "default_cache_dir", "list_entries",
-    "open_cache",
+    "CACHE_DIR_ENV", "Cache", "CacheEntry", "default_cache_dir", "list_entries", "open_cache",
 ]
 
 
@@ -241,8 +239,6 @@ class Cache:
 
     def entries(self) -> list[CacheEntry]:
         """Every download and derived entry of every root."""
-        from .derived import read_header  # derived imports this module
-
         found = []
         for root in self.roots:
             downloads = root / DOWNLOADS
@@ -274,8 +270,6 @@ class Cache:
             labels: derived entries whose label is one of these, or starts with one followed
                 by ``@`` (every revision of a repo).
         """
-        from .derived import read_header
-
         if keys is None:
             removed = [entry.path for entry in Cache(self.root).entries()]
             for sub in (DOWNLOADS, DERIVED):  # whole trees: temporary and lock files go too
@@ -445,50 +439,20 @@ def list_entries(cache_dir: str | os.PathLike | None = None) -> list[CacheEntry]
     return open_cache(cache_dir).entries()
 
 
-def clear(name: str | None = None, cache_dir: str | os.PathLike | None = None) -> list[Path]:
-    """Remove the entries of ``name`` (every entry when None); returns the removed paths.
-
-    ``name`` is what ``load_vocab`` takes: a registered name (its download and parsed
-    vocabulary), ``hf:ORG/REPO`` (every revision) or ``hf:ORG/REPO@REVISION``, a URL, or a
-    path (its parsed vocabulary).
-
-    >>> import tempfile
-    >>> clear("hf:Qwen/Qwen3-8B", tempfile.mkdtemp())
-    []
-    """
-    cache = open_cache(cache_dir)
-    if name is None:
-        return cache.clear()
-    from .sources import cache_keys
-
-    keys, labels = cache_keys(name)
-    return cache.clear(keys=keys, labels=labels)
+# A derived entry starts with this magic and a length-prefixed JSON header (the rest of its
+# format belongs to derived.py); the cache reads only the header, to list and clear entries.
+DERIVED_MAGIC = b"wordsplit-vocab\n"
 
 
-def benchmark_load(names=("qwen3", "cl100k_base", "o200k_base"), *, repeat: int = 3) -> list[dict]:
-    """Time ``load_vocab`` with a cold and a warm cache, in fresh temporary cache directories.
-
-    *cold* parses the vocabulary file and writes the derived entry; *warm* reads that entry.
-    Both bypass the in-process memo of registered names, so they measure the disk cache.
-
-    Returns:
-        One ``{"name", "cold_s", "warm_s", "speedup"}`` per name: medians of ``repeat`` runs.
-    """
-    import statistics
-
-    from . import forget_loaded, load_vocab
-
-    results = []
-    for name in names:
-        cold, warm = [], []
-        for _ in range(repeat):
-            with tempfile.TemporaryDirectory(prefix="wordsplit-bench-") as tmp:
-                for times in (cold, warm):
-                    forget_loaded()
-                    start = time.perf_counter()
-                    load_vocab(name, cache_dir=tmp)
-                    times.append(time.perf_counter() - start)
-        forget_loaded()
-        cold_s, warm_s = statistics.median(cold), statistics.median(warm)
-        results.append({"name": name, "cold_s": cold_s, "warm_s": warm_s, "speedup": cold_s / warm_s})
-    return results
+def read_header(path: Path) -> dict | None:
+    """The header of the derived entry at ``path``, or None when it is not one."""
+    try:
+        with open(path, "rb") as f:
+            start = f.read(len(DERIVED_MAGIC) + 4)
+            if len(start) != len(DERIVED_MAGIC) + 4 or not start.startswith(DERIVED_MAGIC):
+                return None
+            head = f.read(int.from_bytes(start[len(DERIVED_MAGIC):], "little"))
+        header = json.loads(head)
+    except (OSError, ValueError):
+        return None
+    return header if isinstance(header, dict) else None

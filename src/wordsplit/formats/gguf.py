@@ -45,7 +45,7 @@ from pathlib import Path
 from ..errors import UnsupportedTokenizerError, VocabFormatError, closest
 from ..vocab import Vocab
 from .bytelevel import token_bytes
-from .loaders import read_file
+from .files import read_file
 from .merges import merges_are_rank_ordered, pair_ranked_merges
 
 __all__ = ["LLAMA_CPP_PRE_PATTERNS", "load_gguf", "read_gguf", "read_gguf_metadata"]

@@ -41,12 +41,12 @@ import weakref
 from dataclasses import asdict, dataclass
 from typing import Literal, Optional
 
-from .encoders import MergeTables
-from .encoders.buffer_sweep import BufferSweepEncoder
-from .normalizers import get_normalizer
-from .specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
-from .tokenizer import _check_text, _without_surrogates
-from .vocab import Vocab
+from ..encoders import MergeTables
+from ..encoders.buffer_sweep import BufferSweepEncoder
+from ..normalizers import get_normalizer
+from ..specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
+from ..tokenizer import _check_text, _without_surrogates
+from ..vocab import Vocab
 
 __all__ = ["Candidate", "MergePass", "PieceTrace", "Segment", "Explanation", "explain", "format_explanation",
            "rank_base", "show_bytes"]

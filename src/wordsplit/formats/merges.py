@@ -8,7 +8,7 @@ exactly one merge (true for Qwen3, GPT-2 and every OpenAI-derived file). Then th
 rank-based, which all encoders (and the fast native tables) handle; otherwise the Vocab keeps
 the pair-ranked table and the encoders follow it, as HF does.
 
->>> from wordsplit.vocabs.merges import merges_are_rank_ordered
+>>> from wordsplit.formats.merges import merges_are_rank_ordered
 >>> ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257}
 >>> merges_are_rank_ordered(ranks, [(b"a", b"b"), (b"ab", b"c")])
 True

@@ -16,7 +16,7 @@ for ``\r``); the ids, bytes and JSON output stay exact. Characters, bytes and by
 token count the input text as given (before normalization).
 
 It does not: encode anything itself (it calls the tokenizer), explain merges (see
-:mod:`wordsplit.explain`), or parse command lines (see :mod:`wordsplit.cli.views`). ``rich``
+:mod:`wordsplit.apps.explain`), or parse command lines (see :mod:`wordsplit.cli.views`). ``rich``
 is imported only by the functions that draw with it, so importing this module is cheap.
 
 >>> from wordsplit import get_tokenizer
@@ -35,7 +35,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Iterable, Literal, Optional, Sequence
 
-from .specials import AllowedSpecial, DisallowedSpecial
+from ..specials import AllowedSpecial, DisallowedSpecial
 
 __all__ = [
     "TokenView", "Summary", "CompareRow", "token_views", "summarize", "render_show", "render_html",
@@ -377,7 +377,7 @@ def compare(
     >>> [(r.vocab, r.tokens) for r in compare(["hello world"], ["qwen3", "gpt2"])]
     [('qwen3', 2), ('gpt2', 2)]
     """
-    from . import get_tokenizer
+    from .. import get_tokenizer
 
     texts = list(texts)
     characters = sum(len(t) for t in texts)

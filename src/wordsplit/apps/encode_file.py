@@ -68,8 +68,8 @@ from array import array
 from dataclasses import asdict, dataclass
 from typing import BinaryIO, Callable, Iterator, Optional, Union
 
-from .errors import DisallowedSpecialError, EncodeInputError, UnknownTokenError, WordsplitError
-from .specials import AllowedSpecial, DisallowedSpecial
+from ..errors import DisallowedSpecialError, EncodeInputError, UnknownTokenError, WordsplitError
+from ..specials import AllowedSpecial, DisallowedSpecial
 
 __all__ = ["DEFAULT_CHUNK_BYTES", "EncodeFileSummary", "encode_file", "id_dtype", "index_path", "load_encoded"]
 

@@ -4,13 +4,13 @@ What it does: GET one URL with ``requests`` (timeouts; up to :data:`MAX_ATTEMPTS
 with exponential backoff on connection errors, dropped bodies, 429 and 5xx, bounded by
 :data:`RETRY_DEADLINE` seconds), stream the body into a temporary file beside its cache entry
 while hashing it, check its length and its pinned sha256, and only then commit it (see
-:meth:`Cache.commit <wordsplit.vocabs.cache.Cache.commit>`). A progress bar goes to stderr for
+:meth:`Cache.commit <wordsplit.store.cache.Cache.commit>`). A progress bar goes to stderr for
 bodies over :data:`PROGRESS_MIN_BYTES` when stderr is a terminal. The bearer token, when
 given, goes in the request header only: it is never logged, raised or recorded, and
 ``requests`` drops it when a redirect leaves the host (HuggingFace's LFS CDN).
 
 What it does not do: decide what to download, where, or whether the network may be used
-(:mod:`~wordsplit.vocabs.sources`), nor lock (the caller holds the entry's lock).
+(:mod:`~wordsplit.store.sources`), nor lock (the caller holds the entry's lock).
 
 >>> retry_delays()[:3]
 [0.5, 1.0, 2.0]
@@ -87,7 +87,7 @@ def download(
 
     Args:
         cache: where the entry goes.
-        key: the entry's key (see :mod:`~wordsplit.vocabs.cache`).
+        key: the entry's key (see :mod:`~wordsplit.store.cache`).
         url: what to GET.
         what: how messages name the file (``"tokenizer.json of hf:Qwen/Qwen3-8B@main"``).
         sha256: the pinned hash of the content; None accepts any content (and records its hash).

@@ -1,117 +1,25 @@
-"""Readers for the vocabulary file formats: ``.tiktoken``, HF ``tokenizer.json``,
-``vocab.json`` + ``merges.txt`` (also GPT-2's ``encoder.json`` + ``vocab.bpe``).
+"""HuggingFace byte-level BPE files: ``tokenizer.json``, and ``vocab.json`` + ``merges.txt``
+(+ ``tokenizer_config.json``), which also reads GPT-2's ``encoder.json`` + ``vocab.bpe``.
 
-``read_x(data)`` parses bytes already in memory; ``load_x(path)`` reads a file (gzip
-transparently when the name ends in ``.gz``). Every reader checks what it parses and raises
-:class:`VocabFormatError` naming the file and the entry, or
-:class:`UnsupportedTokenizerError` naming the construct wordsplit does not implement. GGUF
-lives in :mod:`wordsplit.vocabs.gguf`.
-
->>> read_file("no-such-file.tiktoken")  # doctest: +IGNORE_EXCEPTION_DETAIL
-Traceback (most recent call last):
-FileNotFoundError: vocabulary file not found: no-such-file.tiktoken
+Every reader checks what it parses and raises :class:`VocabFormatError` naming the file and
+the entry, or :class:`UnsupportedTokenizerError` naming the construct wordsplit does not
+implement.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import gzip
 import json
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..patterns import GPT2_PATTERN, QWEN2_PATTERN
 from ..vocab import Vocab
 from .bytelevel import token_bytes
+from .files import file_stem, read_file
 from .merges import merges_are_rank_ordered, pair_ranked_merges
-from .patterns import GPT2_PATTERN, QWEN2_PATTERN
 
-
-def read_file(path: str | os.PathLike) -> bytes:
-    """The bytes of ``path``, gunzipped when the name ends in ``.gz``."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"vocabulary file not found: {path}") from None
-    if path.suffix == ".gz":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise VocabFormatError(f"{path}: not a valid gzip file ({exc})") from None
-    return data
-
-
-def _stem(path: str | os.PathLike) -> str:
-    name = Path(path).name
-    for suffix in (".gz", ".tiktoken", ".json"):
-        name = name.removesuffix(suffix)
-    return name
-
-
-# ---------------------------------------------------------------------------------------------
-# .tiktoken: one "base64(token bytes) rank" line per token, rank = id.
-
-
-def read_tiktoken_ranks(data: bytes, *, source: str) -> dict[bytes, int]:
-    """Parse a ``.tiktoken`` file into ``{token bytes: rank}``."""
-    ranks: dict[bytes, int] = {}
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line:
-            continue
-        parts = line.split()
-        if len(parts) != 2:
-            raise VocabFormatError(f"{source}:{lineno}: expected 'base64 rank', got {line[:60]!r}")
-        try:
-            piece = base64.b64decode(parts[0], validate=True)
-            rank = int(parts[1])
-        except (binascii.Error, ValueError):
-            raise VocabFormatError(f"{source}:{lineno}: cannot parse {line[:60]!r} as 'base64 rank'") from None
-        if piece in ranks:
-            raise VocabFormatError(f"{source}:{lineno}: token {piece!r} appears twice")
-        ranks[piece] = rank
-    return ranks
-
-
-def read_tiktoken(
-    data: bytes,
-    *,
-    source: str,
-    pattern: str,
-    special_tokens: Mapping[str, int] | None = None,
-    added_tokens: Mapping[str, int] | None = None,
-    n_vocab: int | None = None,
-    normalizer: str = "none",
-    eos_token: str | None = None,
-    name: str | None = None,
-) -> Vocab:
-    """Build a Vocab from ``.tiktoken`` bytes plus the facts the file does not carry.
-
-    Args:
-        data: the file's content.
-        pattern: the split regex (tiktoken keeps it in code, not in the file).
-        special_tokens, added_tokens: text → id.
-        eos_token: the text of the end-of-sequence token, if any.
-    """
-    ranks = read_tiktoken_ranks(data, source=source)
-    specials = dict(special_tokens or {})
-    added = dict(added_tokens or {})
-    eos = None if eos_token is None else {**specials, **added}[eos_token]
-    return Vocab(
-        name=name or _stem(source), ranks=ranks, pattern=pattern, special_tokens=specials,
-        added_tokens=added, normalizer=normalizer, n_vocab=n_vocab, eos_token_id=eos, source=source,
-    )
-
-
-def load_tiktoken(path: str | os.PathLike, *, pattern: str = GPT2_PATTERN, **facts: Any) -> Vocab:
-    """Read a ``.tiktoken`` file (see :func:`read_tiktoken` for the other arguments)."""
-    return read_tiktoken(read_file(path), source=str(path), pattern=pattern, **facts)
-
-
-# ---------------------------------------------------------------------------------------------
-# HuggingFace tokenizer.json (byte-level BPE only).
 
 
 def _json(data: bytes, source: str) -> Any:
@@ -263,7 +171,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     return _bpe_vocab(
         vocab_table=model["vocab"], merges=model.get("merges", []), special=special, added=added,
         pattern=_pattern(spec.get("pre_tokenizer"), source), normalizer=_normalizer(spec.get("normalizer"), source),
-        ignore_merges=bool(model.get("ignore_merges")), source=source, name=name or _stem(source),
+        ignore_merges=bool(model.get("ignore_merges")), source=source, name=name or file_stem(source),
         eos_token=eos_token,
     )
 
@@ -271,7 +179,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
 def load_hf_tokenizer_json(path: str | os.PathLike, **kwargs: Any) -> Vocab:
     """Read a ``tokenizer.json`` file (optionally gzipped)."""
     path = Path(path)
-    name = kwargs.pop("name", None) or (path.parent.name if _stem(path) == "tokenizer" else _stem(path))
+    name = kwargs.pop("name", None) or (path.parent.name if file_stem(path) == "tokenizer" else file_stem(path))
     return read_hf_tokenizer_json(read_file(path), source=str(path), name=name, **kwargs)
 
 
@@ -330,7 +238,7 @@ def read_vocab_merges(
     return _bpe_vocab(
         vocab_table=vocab_table, merges=read_merges_txt(merges_txt, source=source), special=special,
         added=added, pattern=pattern or class_pattern, normalizer=normalizer or class_normalizer,
-        ignore_merges=False, source=source, name=name or _stem(source),
+        ignore_merges=False, source=source, name=name or file_stem(source),
         eos_token=eos or ("<|endoftext|>" if "<|endoftext|>" in special else None),
     )
 
