@@ -1,5 +1,9 @@
 """wordsplit: exact byte-level BPE token ids for Qwen3 and OpenAI vocabularies, and back.
 
+The public API is what this module exports: loading vocabularies, building tokenizers, the
+errors, and the registries that plug-ins extend (``register_spanner``, ``register_encoder``,
+``register_normalizer``, ``register_loader``, ``register_vocab``; see docs/plugins.md).
+
 >>> from wordsplit import load_vocab, TokenizerOptions
 >>> tok = TokenizerOptions().build(load_vocab("qwen3"))
 >>> tok.encode("hello world")
@@ -8,14 +12,19 @@
 
 from __future__ import annotations
 
+from ._version import __version__
+from .encoders import register_encoder
 from .errors import (
     BackendUnavailableError,
+    ComponentError,
     DecodeInputError,
     DisallowedSpecialError,
     DownloadError,
+    DuplicateNameError,
     EncodeInputError,
     HashMismatchError,
     OfflineError,
+    PluginError,
     UnknownComponentError,
     UnknownTokenError,
     UnknownVocabError,
@@ -23,12 +32,14 @@ from .errors import (
     VocabFormatError,
     WordsplitError,
 )
+from .formats import register_loader
+from .normalizers import register_normalizer
 from .options import TokenizerOptions
+from .spanners import register_spanner
+from .tables import MergeTables
 from .tokenizer import Tokenizer
 from .vocab import Vocab
-from .vocabs import list_vocabs, load_vocab
-
-__version__ = "0.1.0"
+from .vocabs import list_vocabs, load_vocab, register_vocab
 
 
 def get_tokenizer(name: str, **options) -> Tokenizer:
@@ -42,12 +53,16 @@ def get_tokenizer(name: str, **options) -> Tokenizer:
 
 __all__ = [
     "BackendUnavailableError",
+    "ComponentError",
     "DecodeInputError",
     "DisallowedSpecialError",
     "DownloadError",
+    "DuplicateNameError",
     "EncodeInputError",
     "HashMismatchError",
+    "MergeTables",
     "OfflineError",
+    "PluginError",
     "Tokenizer",
     "TokenizerOptions",
     "UnknownComponentError",
@@ -60,5 +75,10 @@ __all__ = [
     "get_tokenizer",
     "list_vocabs",
     "load_vocab",
+    "register_encoder",
+    "register_loader",
+    "register_normalizer",
+    "register_spanner",
+    "register_vocab",
     "__version__",
 ]

@@ -17,17 +17,13 @@ pieces and backtrack for long ones, and ``heap-merge`` on the Python backend. ``
 
 from __future__ import annotations
 
-import functools
 import os
-import weakref
 from dataclasses import dataclass
 from typing import Optional
 
-from .encoders import ENCODERS, MergeTables
+from .encoders import ENCODERS
 from .errors import BackendUnavailableError, unknown_name
-from .normalizers import get_normalizer
-from .spanners import SPANNERS, scanner_for
-from .spanners.scanners import check_scanner
+from .spanners import SPANNERS, spanner_for
 from .tokenizer import Tokenizer
 from .vocab import Vocab, native_module
 
@@ -35,6 +31,7 @@ DEFAULT_SPANNER = "auto"
 DEFAULT_ENCODER = "auto"
 DEFAULT_BACKEND = "auto"
 BACKENDS = ("auto", "native", "python")
+BACKEND_ENV = "WORDSPLIT_BACKEND"
 # What "auto" means for the encoder. Native: buffer-sweep for pieces up to 128 bytes (the
 # fastest there), backtrack above (linear; heap-merge for pair-ranked vocabs, and for pieces
 # up to 4 KB until a longer one, or 256 KB of them, has built the backtrack tables), all exact.
@@ -49,12 +46,16 @@ class TokenizerOptions:
     """How to build a :class:`~wordsplit.tokenizer.Tokenizer` from a vocabulary.
 
     Args:
-        spanner: ``"regex"``, a scanner (``"cl100k-scanner"``, ``"o200k-scanner"``,
-            ``"qwen2-scanner"``, ``"gpt2-scanner"``) or ``"auto"``.
-        encoder: ``"buffer-sweep"`` (alias ``"reference"``), ``"heap-merge"``, ``"backtrack"``
-            or ``"auto"``.
+        spanner: a registered spanner (``"regex"``, a scanner such as ``"cl100k-scanner"``, or
+            a plug-in's) or ``"auto"``: the spanner registered for the vocabulary's exact
+            pattern, else ``"regex"``.
+        encoder: a registered encoder (``"buffer-sweep"`` alias ``"reference"``,
+            ``"heap-merge"``, ``"backtrack"``, or a plug-in's) or ``"auto"``.
         backend: ``"auto"`` (native when built), ``"native"`` or ``"python"``.
         num_threads: threads for the batch methods (None: all cores).
+
+    Raises:
+        UnknownComponentError: an unknown name (the message lists the known ones).
     """
 
     spanner: str = DEFAULT_SPANNER
@@ -81,7 +82,7 @@ class TokenizerOptions:
         """
         if self.backend == "python":
             return "python"
-        if self.backend == "auto" and os.environ.get("WORDSPLIT_BACKEND", "").lower() == "python":
+        if self.backend == "auto" and os.environ.get(BACKEND_ENV, "").lower() == "python":
             return "python"
         if native_module() is not None:
             return "native"
@@ -93,14 +94,18 @@ class TokenizerOptions:
         return "python"
 
     def spanner_name(self, vocab: Vocab) -> str:
-        """The spanner ``build`` will use: ``"auto"`` is the scanner registered for the
+        """The spanner ``build`` will use: ``"auto"`` is the spanner registered for the
         vocabulary's exact pattern, else the regex spanner."""
         if self.spanner == "auto":
-            return scanner_for(vocab.pattern) or "regex"
-        name = SPANNERS.canonical(self.spanner)
-        if name != "regex":
-            check_scanner(name, vocab.pattern)  # on either backend, before anything is built
-        return name
+            return spanner_for(vocab.pattern) or "regex"
+        return SPANNERS.canonical(self.spanner)
+
+    def encoder_name(self, backend: str) -> str:
+        """The encoder ``build`` will use on ``backend`` (``"auto"`` is native's own strategy,
+        heap-merge on the Python backend)."""
+        if self.encoder != "auto":
+            return ENCODERS.canonical(self.encoder)
+        return NATIVE_AUTO_ENCODER if backend == "native" else PYTHON_AUTO_ENCODER
 
     def build(self, vocab: Vocab) -> Tokenizer:
         """A tokenizer for ``vocab`` with these options.
@@ -110,43 +115,18 @@ class TokenizerOptions:
             UnsupportedTokenizerError: a component that cannot handle this vocabulary.
             BackendUnavailableError: ``backend="native"`` without the extension.
         """
+        from .engines import build_native_engine, build_python_engine
+
         backend = self.resolved_backend()
-        spanner_name = self.spanner_name(vocab)
-        if self.encoder != "auto":
-            encoder_name = ENCODERS.canonical(self.encoder)
-        else:
-            encoder_name = NATIVE_AUTO_ENCODER if backend == "native" else PYTHON_AUTO_ENCODER
-        spanner_class = SPANNERS.get(spanner_name)
-        pipeline = native_tables = None
-        if backend == "native":
-            native_tables = vocab.native_tables()
-            encoder = native_module().Encoder(native_tables, encoder_name)
-            if spanner_name != "regex":
-                # Scanner + encoder + specials + NFC in one native call. The Python twin of the
-                # spanner is then only built if someone asks for it (it costs a regex compile).
-                literals = [(t, i, True) for t, i in vocab.special_tokens.items()]
-                literals += [(t, i, False) for t, i in vocab.added_tokens.items()]
-                pipeline = native_module().Pipeline(
-                    native_tables, encoder_name, vocab.pattern, literals, vocab.normalizer == "nfc"
-                )
-        else:
-            encoder = ENCODERS.get(encoder_name)(_tables(vocab))
-        return Tokenizer(
-            vocab, spanner=functools.partial(spanner_class, vocab.pattern), encoder=encoder,
-            normalize=get_normalizer(vocab.normalizer), backend=backend, num_threads=self.num_threads,
-            native_tables=native_tables, native_pipeline=pipeline, spanner_name=spanner_name,
-        )
+        spanner, encoder = self.spanner_name(vocab), self.encoder_name(backend)
+        build_engine = build_native_engine if backend == "native" else build_python_engine
+        engine = build_engine(vocab, spanner, encoder)
+        return Tokenizer(vocab, options=self, engine=engine, spanner=spanner, encoder=encoder, backend=backend)
 
 
-# One set of Python merge tables per Vocab object, shared by every tokenizer built on it
-# (load_vocab caches registered vocabs, so they are built once per process), dropped with the
-# Vocab. The native tables are kept by the Vocab itself (Vocab.native_tables).
-_TABLES: "weakref.WeakKeyDictionary[Vocab, MergeTables]" = weakref.WeakKeyDictionary()
-
-
-def _tables(vocab: Vocab) -> MergeTables:
-    """The Python merge tables of ``vocab``."""
-    tables = _TABLES.get(vocab)
-    if tables is None:
-        tables = _TABLES[vocab] = MergeTables(vocab)
-    return tables
+def plugin_modules(spanner: str, encoder: str) -> tuple[str, ...]:
+    """The modules outside wordsplit that the named spanner and encoder come from (importing
+    them registers the components again in a fresh process, e.g. when unpickling)."""
+    components = [SPANNERS.get(spanner)] + ([] if encoder == "auto" else [ENCODERS.get(encoder)])
+    modules = {getattr(c, "__module__", None) for c in components}
+    return tuple(sorted(m for m in modules if m and m != "__main__" and not m.startswith("wordsplit.")))

@@ -15,13 +15,25 @@ built on first use.
 
 from __future__ import annotations
 
+import weakref
 from typing import Optional
 
 from .vocab import Vocab
 
 
 class MergeTables:
-    """Merge priorities of one vocabulary (shared by all its encoders)."""
+    """Merge priorities of one vocabulary: what every encoder reads (the encoder contract).
+
+    Attributes:
+        vocab: the :class:`~wordsplit.vocab.Vocab`.
+        ranks: bytes of every BPE token → its id (a read-only mapping).
+
+    Methods ``pair_rank(left, right)`` (the merge priority of two adjacent symbols, lower
+    first, or None) and ``whole(piece)`` (the id of a piece the vocabulary looks up in one step,
+    or None) are all an encoder needs: a BPE encoder merges the adjacent pair of lowest
+    ``pair_rank`` (leftmost on ties) until none merges, after a ``whole`` lookup.
+    :meth:`of` returns the tables of a vocabulary, built once and shared.
+    """
 
     def __init__(self, vocab: Vocab) -> None:
         self.vocab = vocab
@@ -41,11 +53,23 @@ class MergeTables:
         """The id of ``piece`` when the vocabulary encodes a whole-token piece in one lookup."""
         return self.ranks.get(piece) if self.whole_piece_lookup else None
 
+    @classmethod
+    def of(cls, vocab: Vocab) -> "MergeTables":
+        """The tables of ``vocab``, built once per Vocab object and shared by its tokenizers."""
+        tables = _SHARED.get(vocab)
+        if tables is None:
+            tables = _SHARED[vocab] = cls(vocab)
+        return tables
+
     @property
     def backtrack(self) -> "BacktrackTables":
         if self._backtrack is None:
             self._backtrack = BacktrackTables(self)
         return self._backtrack
+
+
+# The tables of each Vocab object, dropped with it.
+_SHARED: "weakref.WeakKeyDictionary[Vocab, MergeTables]" = weakref.WeakKeyDictionary()
 
 
 class BacktrackTables:

@@ -263,8 +263,13 @@ class Vocab:
         >>> pickle.loads(pickle.dumps(v)).content_hash == v.content_hash
         True
         """
+        from .normalizers import NORMALIZERS
+
         blob, ids, lengths = self.packed()
-        return _unpickle_vocab, (blob, little_endian_bytes(ids), little_endian_bytes(lengths), self._fields())
+        # A plug-in normalizer is registered again, in a fresh process, by importing its module.
+        module = getattr(NORMALIZERS.get(self.normalizer), "__module__", None) or ""
+        modules = () if module == "__main__" or module.startswith("wordsplit.") else (module,)
+        return _unpickle_vocab, (blob, little_endian_bytes(ids), little_endian_bytes(lengths), self._fields(), modules)
 
     def __setattr__(self, key, value):
         raise AttributeError(f"Vocab is immutable; build a new one instead of setting {key!r}")
@@ -323,8 +328,13 @@ def u32_array(data: bytes) -> array:
     return table
 
 
-def _unpickle_vocab(blob: bytes, ids: bytes, lengths: bytes, fields: dict) -> Vocab:
-    """The unpickler of :class:`Vocab` (uint32 arrays as little-endian bytes)."""
+def _unpickle_vocab(blob: bytes, ids: bytes, lengths: bytes, fields: dict, modules: tuple[str, ...] = ()) -> Vocab:
+    """The unpickler of :class:`Vocab` (uint32 arrays as little-endian bytes); ``modules`` are
+    the plug-in modules to import first (the one registering its normalizer)."""
+    import importlib
+
+    for module in modules:
+        importlib.import_module(module)
     return Vocab.from_packed(blob=blob, ids=u32_array(ids), lengths=u32_array(lengths), **fields)
 
 

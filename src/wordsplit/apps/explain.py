@@ -1,13 +1,13 @@
 """Explain an encode: the whole pipeline and the BPE trace of every piece, pass by pass.
 
-:func:`explain` follows the same steps as :meth:`Tokenizer.encode <wordsplit.tokenizer.Tokenizer.encode>`
-and records them: special and added token literals (one lookup each, no merges), the
-normalizer's output for each plain segment, the spanner's pieces, and for each piece every
-merge pass of the reference ``buffer-sweep`` encoder: the symbols, every adjacent pair with
-its merge rank, and the pair that wins. The merges always come from the reference encoder on
-:class:`~wordsplit.encoders.MergeTables`, whatever encoder or backend the tokenizer uses;
-the ids are the same by construction (every encoder equals the reference), and a test checks
-``explain(...).ids == tok.encode(...)`` on random text.
+:func:`explain` runs the tokenizer's Python engine (:mod:`wordsplit.engines.python`, with the
+tokenizer's own components) with a trace, and records what the run reports: special and added
+token literals (one lookup each, no merges), the normalizer's output for each plain segment,
+the spanner's pieces and the ids the encoder gave each piece. For each piece it adds every
+merge pass of the reference ``buffer-sweep`` encoder: the symbols, every adjacent pair with its
+merge rank, and the pair that wins. The ids are the run's own, so they equal
+``tok.encode(...)`` (a test checks it on random text); the merge passes come from the
+reference, which every built-in encoder equals.
 
 **Merge rank** is the position of a merge in the vocabulary's merge list, counted from 0:
 
@@ -41,11 +41,9 @@ import weakref
 from dataclasses import asdict, dataclass
 from typing import Literal, Optional
 
-from ..encoders import MergeTables
 from ..encoders.buffer_sweep import BufferSweepEncoder
-from ..normalizers import get_normalizer
 from ..specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
-from ..tokenizer import _check_text, _without_surrogates
+from ..tables import MergeTables
 from ..vocab import Vocab
 
 __all__ = ["Candidate", "MergePass", "PieceTrace", "Segment", "Explanation", "explain", "format_explanation",
@@ -94,8 +92,8 @@ class PieceTrace:
             one token before merging, and the piece is one), else None.
         passes: the merge passes of the reference encoder (empty for literals).
         merge_ids: the ids the merge passes end with.
-        ids: the ids encode produces for this piece: ``[whole_token_id]`` when there is one,
-            else ``merge_ids``.
+        ids: the ids the tokenizer's encoder gave this piece in the run (for every built-in
+            encoder: ``[whole_token_id]`` when there is one, else ``merge_ids``).
     """
 
     text: str
@@ -194,8 +192,8 @@ def explain(
     """Encode ``text`` as ``tokenizer.encode`` does, recording every step.
 
     Args:
-        tokenizer: a :class:`~wordsplit.tokenizer.Tokenizer`; its vocabulary, normalizer and
-            spanner are used, and the reference encoder in place of its own.
+        tokenizer: a :class:`~wordsplit.tokenizer.Tokenizer`; its Python engine (same
+            vocabulary and components) runs the encode.
         text: the text.
         allowed_special, disallowed_special: the special-token policy, as for ``encode``.
 
@@ -212,30 +210,34 @@ def explain(
     [('hi', 'bpe', [6023]), ('<|im_end|>', 'special', [151645])]
     """
     vocab = tokenizer.vocab
-    text = _check_text(text)
     allowed, disallowed = resolve_special_policy(vocab, allowed_special, disallowed_special)
-    # The tokenizer's own splitter: the same literals, matched the same way, patterns cached.
-    specials = tokenizer._specials
-    if disallowed:
-        specials.check(text, disallowed)
-    normalize = get_normalizer(vocab.normalizer)
-    reference = BufferSweepEncoder(MergeTables(vocab))
-    base = rank_base(vocab)
-    segments = []
-    for segment, literal_id in specials.split(_without_surrogates(text), allowed):
-        if literal_id is not None:
-            kind = "special" if segment in vocab.special_tokens else "added"
-            piece = PieceTrace(segment, segment.encode("utf-8"), kind, None, [], [literal_id], [literal_id])
-            segments.append(Segment(segment, segment, [piece]))
-        else:
-            normalized = normalize(segment)
-            pieces = [_trace_piece(reference, base, p) for p in tokenizer.spanner.split(normalized)]
-            segments.append(Segment(segment, normalized, pieces))
-    ids = [i for s in segments for p in s.pieces for i in p.ids]
-    return Explanation(text, vocab.name, vocab.normalizer, base, segments, ids)
+    trace = _Recorder(vocab)
+    ids = tokenizer.python_engine().encode(text, allowed, disallowed, trace=trace)
+    return Explanation(text, vocab.name, vocab.normalizer, trace.base, trace.segments, ids)
 
 
-def _trace_piece(reference: BufferSweepEncoder, base: Optional[int], text: str) -> PieceTrace:
+class _Recorder:
+    """Builds the segments of an :class:`Explanation` from a traced run of the Python engine."""
+
+    def __init__(self, vocab: Vocab) -> None:
+        self.vocab = vocab
+        self.reference = BufferSweepEncoder(MergeTables.of(vocab))
+        self.base = rank_base(vocab)
+        self.segments: list[Segment] = []
+
+    def literal(self, text: str, token_id: int) -> None:
+        kind = "special" if text in self.vocab.special_tokens else "added"
+        piece = PieceTrace(text, text.encode("utf-8"), kind, None, [], [token_id], [token_id])
+        self.segments.append(Segment(text, text, [piece]))
+
+    def segment(self, text: str, normalized: str) -> None:
+        self.segments.append(Segment(text, normalized, []))
+
+    def piece(self, text: str, ids: list[int]) -> None:
+        self.segments[-1].pieces.append(_trace_piece(self.reference, self.base, text, ids))
+
+
+def _trace_piece(reference: BufferSweepEncoder, base: Optional[int], text: str, ids: list[int]) -> PieceTrace:
     tables = reference.tables
     ranks = tables.ranks
     data = text.encode("utf-8")
@@ -260,8 +262,7 @@ def _trace_piece(reference: BufferSweepEncoder, base: Optional[int], text: str) 
         passes.append(MergePass(final, candidates(final, [
             (i, tables.pair_rank(final[i], final[i + 1])) for i in range(len(final) - 1)]), None))
     merge_ids = [ranks[symbol] for symbol in final]
-    whole = tables.whole(data)
-    return PieceTrace(text, data, "bpe", whole, passes, merge_ids, merge_ids if whole is None else [whole])
+    return PieceTrace(text, data, "bpe", tables.whole(data), passes, merge_ids, ids)
 
 
 # -- plain-text rendering ---------------------------------------------------------------------

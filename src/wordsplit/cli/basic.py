@@ -31,7 +31,7 @@ def _text(args: argparse.Namespace) -> str:
 
 
 def _tokenizer(args: argparse.Namespace):
-    return TokenizerOptions(encoder=args.encoder, backend=args.backend).build(load_vocab(args.vocab))
+    return TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend).build(load_vocab(args.vocab))
 
 
 def _special_policy(args: argparse.Namespace) -> dict:
@@ -70,8 +70,12 @@ def cmd_vocabs(args: argparse.Namespace) -> None:
 
 
 def add_vocab_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """--vocab, --encoder, --backend: shared by every subcommand that tokenizes."""
+    """--vocab, --spanner, --encoder, --backend: shared by every subcommand that tokenizes.
+
+    Any registered name is accepted, plug-ins' included (they are checked when the tokenizer is
+    built, and an unknown one lists the known ones)."""
     p.add_argument("--vocab", default=DEFAULT_VOCAB, help=f"a registered name or a vocab file (default: {DEFAULT_VOCAB})")
+    p.add_argument("--spanner", default="auto", help="spanner (pre-tokenizer) name (default: auto)")
     p.add_argument("--encoder", default="auto", help="encoder strategy (default: auto)")
     p.add_argument("--backend", default="auto", help="auto, native or python (default: auto)")
     return p

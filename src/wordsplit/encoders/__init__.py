@@ -8,22 +8,39 @@ lowest priority, leftmost first) and differ only in cost:
 - ``heap-merge``: a heap of adjacent pairs with lazy invalidation, O(n log n).
 - ``backtrack``: GitHub ``bpe``'s longest-match with pair-validity backtracking, O(n).
 
-Each takes a :class:`MergeTables` and exposes ``encode_piece(piece: bytes) -> list[int]``.
+An encoder is a class built as ``cls(tables)`` (a :class:`~wordsplit.tables.MergeTables`) with
+``encode_piece(piece: bytes) -> list[int]``. Register your own with :func:`register_encoder`:
 
+>>> @register_encoder("bytes-only")
+... class BytesOnlyEncoder:
+...     '''One token per byte: not BPE, but it shows the contract.'''
+...     def __init__(self, tables):
+...         self.tables = tables
+...     def encode_piece(self, piece):
+...         return [self.tables.ranks[bytes([b])] for b in piece]
 >>> from wordsplit import load_vocab
->>> get_encoder("heap-merge")(MergeTables(load_vocab("qwen3"))).encode_piece(b"hello")
-[14990]
+>>> get_encoder("bytes-only")(MergeTables(load_vocab("gpt2"))).encode_piece(b"hi")
+[71, 72]
+>>> _ = ENCODERS.remove("bytes-only")  # (this example cleans up after itself)
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..registry import Registry
 from ..tables import BacktrackTables, MergeTables
 
-ENCODERS: Registry = Registry("encoder")
-register_encoder = ENCODERS.register
+ENCODERS: Registry[type] = Registry("encoder")
 
-from . import backtrack, buffer_sweep, heap_merge  # noqa: E402  (they register themselves)
+
+def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[type], type]:
+    """Decorator: register an encoder class (``cls(tables)`` with ``encode_piece(piece) -> ids``).
+
+    Raises:
+        DuplicateNameError: ``name`` or an alias is taken.
+    """
+    return ENCODERS.register(name, aliases=aliases)
 
 
 def get_encoder(name: str) -> type:
@@ -31,5 +48,6 @@ def get_encoder(name: str) -> type:
     return ENCODERS.get(name)
 
 
-__all__ = ["ENCODERS", "register_encoder", "get_encoder", "MergeTables", "BacktrackTables",
-           "backtrack", "buffer_sweep", "heap_merge"]
+from . import backtrack, buffer_sweep, heap_merge  # noqa: E402  (they register themselves)
+
+__all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "get_encoder", "register_encoder"]

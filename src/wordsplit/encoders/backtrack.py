@@ -15,14 +15,14 @@ every adjacent pair is valid, and the greedy-longest walk finds it.
 from __future__ import annotations
 
 from . import register_encoder
+from ..native_names import ENCODER_ALIASES
 from ..tables import MergeTables
 
 
-@register_encoder("backtrack")
+@register_encoder("backtrack", aliases=ENCODER_ALIASES["backtrack"])
 class BacktrackEncoder:
     """Longest match plus token-pair validity and backtracking: O(n) per piece."""
 
-    name = "backtrack"
 
     def __init__(self, tables: MergeTables) -> None:
         self.tables = tables

@@ -12,14 +12,14 @@ Every other encoder, Python or native, is tested against it.
 from __future__ import annotations
 
 from . import register_encoder
+from ..native_names import ENCODER_ALIASES
 from ..tables import MergeTables
 
 
-@register_encoder("buffer-sweep", aliases=("reference",))
+@register_encoder("buffer-sweep", aliases=ENCODER_ALIASES["buffer-sweep"])
 class BufferSweepEncoder:
     """Merges the lowest-priority adjacent pair, rescanning after each merge: O(n²)."""
 
-    name = "buffer-sweep"
 
     def __init__(self, tables: MergeTables) -> None:
         self.tables = tables

@@ -15,14 +15,14 @@ from __future__ import annotations
 import heapq
 
 from . import register_encoder
+from ..native_names import ENCODER_ALIASES
 from ..tables import MergeTables
 
 
-@register_encoder("heap-merge")
+@register_encoder("heap-merge", aliases=ENCODER_ALIASES["heap-merge"])
 class HeapMergeEncoder:
     """Merges the lowest-priority pair first via a heap: O(n log n) per piece."""
 
-    name = "heap-merge"
 
     def __init__(self, tables: MergeTables) -> None:
         self.tables = tables

@@ -2,24 +2,79 @@
 
 ``regex`` (:class:`RegexSpanner`) runs any split pattern with the ``regex`` module, its
 ``\\p{..}`` and ``\\s`` classes replaced by Unicode 16.0 tables (the version the official
-tokenizers use). Hand-written scanners for the known pattern families register against the
-exact pattern strings they were proven equal to and are used only for those.
+tokenizers use). The hand-written scanners for the known pattern families (Rust, in
+``native/src/spanners/``) register against the exact pattern strings they were proven equal
+to, and ``spanner="auto"`` picks one only for those; on the Python backend a scanner name means
+its regex.
 
->>> get_spanner("regex")(r"\\S+|\\s+").split("hello world")
-['hello', ' ', 'world']
+A spanner is a class built as ``cls(pattern)`` with ``split(text) -> list[str]``, pieces that
+concatenate to ``text``. Register your own with :func:`register_spanner`:
+
+>>> @register_spanner("whitespace-runs")
+... class WhitespaceRunsSpanner:
+...     def __init__(self, pattern):
+...         self.pattern = pattern
+...     def split(self, text):
+...         import re
+...         return re.findall(r"\\S+|\\s+", text)
+>>> get_spanner("whitespace-runs")("ignored").split("hello  world")
+['hello', '  ', 'world']
+>>> _ = SPANNERS.remove("whitespace-runs")  # (this example cleans up after itself)
 """
 
 from __future__ import annotations
 
+from typing import Callable, Optional
+
+from ..errors import DuplicateNameError
+from ..native_names import SCANNER_PATTERNS
 from ..registry import Registry
 from .regex import RegexSpanner
-from .scanners import SCANNER_CLASSES, scanner_for
+from .scanners import scanner_class
 
-SPANNERS: Registry = Registry("spanner")
-register_spanner = SPANNERS.register
-register_spanner("regex")(RegexSpanner)
-for _name, _cls in SCANNER_CLASSES.items():
-    register_spanner(_name)(_cls)
+SPANNERS: Registry[type] = Registry("spanner")
+
+# pattern → the spanner registered for exactly that pattern (what spanner="auto" picks).
+_BY_PATTERN: dict[str, str] = {}
+
+
+def register_spanner(name: str, *, patterns: tuple[str, ...] = ()) -> Callable[[type], type]:
+    """Decorator: register a spanner class (``cls(pattern)`` with ``split(text) -> list[str]``).
+
+    Args:
+        name: its name, for ``TokenizerOptions(spanner=name)`` and ``--spanner``.
+        patterns: exact pattern strings it implements; ``spanner="auto"`` then picks it for a
+            vocabulary whose pattern is one of them (as the built-in scanners are picked).
+
+    Raises:
+        DuplicateNameError: ``name`` is taken, or another spanner claims one of ``patterns``.
+    """
+    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+
+    def deco(cls: type) -> type:
+        for pattern in patterns:
+            if pattern in _BY_PATTERN:
+                raise DuplicateNameError(
+                    f"spanner {name!r}: the pattern {pattern!r} is already implemented by {_BY_PATTERN[pattern]!r}"
+                )
+        SPANNERS.add(name, cls)
+        for pattern in patterns:
+            _BY_PATTERN[pattern] = name
+        return cls
+
+    return deco
+
+
+def spanner_for(pattern: str) -> Optional[str]:
+    """The spanner registered for exactly ``pattern`` (what ``"auto"`` picks), or None.
+
+    >>> from wordsplit.patterns import CL100K_PATTERN
+    >>> spanner_for(CL100K_PATTERN), spanner_for(r"\\w+")
+    ('cl100k-scanner', None)
+    """
+    SPANNERS.names()  # load plug-ins first: they may claim patterns
+    name = _BY_PATTERN.get(pattern)
+    return name if name in SPANNERS else None
 
 
 def get_spanner(name: str) -> type:
@@ -27,4 +82,8 @@ def get_spanner(name: str) -> type:
     return SPANNERS.get(name)
 
 
-__all__ = ["SPANNERS", "register_spanner", "get_spanner", "RegexSpanner", "scanner_for"]
+register_spanner("regex")(RegexSpanner)
+for _name, _patterns in SCANNER_PATTERNS.items():
+    register_spanner(_name, patterns=_patterns)(scanner_class(_name, _patterns))
+
+__all__ = ["SPANNERS", "RegexSpanner", "get_spanner", "register_spanner", "spanner_for"]

@@ -539,8 +539,6 @@ class RegexSpanner:
     [(0, 2), (2, 8)]
     """
 
-    name = "regex"
-
     def __init__(self, pattern: str) -> None:
         import regex
 

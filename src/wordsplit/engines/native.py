@@ -1,0 +1,99 @@
+"""The native engine: the Rust core's ``Pipeline`` (encode) and ``MergeTables`` (decode).
+
+One native call does a whole encode. Each stage is native when it can be (the scanners, the
+three encoders and ``auto``, the ``none``/``nfc`` normalizers) and otherwise a Python component
+that the native pipeline calls for its stage (a plug-in spanner, encoder or normalizer, or the
+``regex`` spanner for a pattern no scanner handles). While every stage is native, encoding
+runs with the GIL released and batches run on native threads; while one is Python, the call
+holds the GIL and batches run on the calling thread. The Rust side checks the arguments and
+raises every error with its final message.
+
+>>> from wordsplit import load_vocab
+>>> engine = build_native_engine(load_vocab("gpt2"), "gpt2-scanner", "auto")
+>>> engine.native, engine.encode("hello world", frozenset(), frozenset())
+(True, [31373, 995])
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..native_names import ENCODER_ALIASES, SCANNER_PATTERNS
+from ..vocab import Vocab, native_module
+
+# Encoder names the native core implements ("auto" is its own strategy; see options.py).
+NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases)])
+NATIVE_NORMALIZERS = frozenset(["none", "nfc"])
+
+
+class NativeEngine:
+    """Encodes with a native ``Pipeline`` and decodes with the vocabulary's native tables."""
+
+    def __init__(self, vocab: Vocab, pipeline, tables) -> None:
+        self.vocab = vocab
+        self._pipeline = pipeline
+        self._tables = tables
+        self.native = pipeline.native
+        specials = frozenset(vocab.special_tokens)
+        self._allow_all = (specials, frozenset())
+        self._policies: dict[tuple[frozenset[str], frozenset[str]], object] = {}
+
+    def _policy(self, allowed: frozenset[str], disallowed: frozenset[str]):
+        """The pipeline's compiled form of a special-token policy (cached)."""
+        key = (allowed, disallowed)
+        policy = self._policies.get(key)
+        if policy is None:
+            everything = key == self._allow_all
+            policy = self._pipeline.policy(None if everything else list(allowed), list(disallowed))
+            if len(self._policies) > 64:
+                self._policies.clear()
+            self._policies[key] = policy
+        return policy
+
+    def encode(self, text, allowed, disallowed) -> list[int]:
+        return self._pipeline.encode(text, self._policy(allowed, disallowed))
+
+    def count(self, text, allowed, disallowed) -> int:
+        return self._pipeline.count(text, self._policy(allowed, disallowed))
+
+    def encode_batch(self, texts, allowed, disallowed, num_threads: Optional[int]) -> list[list[int]]:
+        return self._pipeline.encode_batch(texts, self._policy(allowed, disallowed), num_threads)
+
+    def encode_batch_flat(self, texts, allowed, disallowed, num_threads: Optional[int]):
+        ids, offsets = self._pipeline.encode_batch_flat(texts, self._policy(allowed, disallowed), num_threads)
+        return memoryview(ids).cast("I"), memoryview(offsets).cast("Q")
+
+    def decode_bytes(self, ids) -> bytes:
+        return self._tables.decode_bytes(ids)
+
+    def decode(self, ids, errors: str) -> str:
+        return self._tables.decode_text(ids, errors)
+
+    def decode_batch(self, batch, errors: str, num_threads: Optional[int]) -> list[str]:
+        return self._tables.decode_batch(batch, errors, num_threads)
+
+
+def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngine:
+    """The native engine of ``vocab``: native stages where the core has them, the registered
+    Python components for the others."""
+    from ..encoders import ENCODERS
+    from ..normalizers import NORMALIZERS
+    from ..spanners import SPANNERS
+    from ..tables import MergeTables
+
+    tables = vocab.native_tables()
+    native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner]
+    literals = [(t, i, True) for t, i in vocab.special_tokens.items()]
+    literals += [(t, i, False) for t, i in vocab.added_tokens.items()]
+    pipeline = native_module().Pipeline(
+        tables,
+        encoder=encoder,
+        encoder_impl=None if encoder in NATIVE_ENCODERS else ENCODERS.get(encoder)(MergeTables.of(vocab)),
+        spanner=spanner,
+        spanner_impl=None if native_spanner else SPANNERS.get(spanner)(vocab.pattern),
+        pattern=vocab.pattern,
+        literals=literals,
+        normalizer=vocab.normalizer,
+        normalizer_impl=None if vocab.normalizer in NATIVE_NORMALIZERS else NORMALIZERS.get(vocab.normalizer),
+    )
+    return NativeEngine(vocab, pipeline, tables)

@@ -1,0 +1,244 @@
+"""The Python engine: the whole encode pipeline in readable Python, and decode.
+
+It is the reference the native engine is tested against, the fallback without the extension,
+and what :mod:`wordsplit.apps.explain` traces. Every stage is a component given to it:
+
+    text → literals (special and added tokens, leftmost-longest) → normalizer → spanner →
+    span encoder → ids
+
+The semantics are the native engine's (``native/src/pipeline.rs``), including every error
+message, so that both backends give the same ids and raise the same errors:
+
+* a text that is not a ``str`` raises :class:`EncodeInputError`; lone surrogates become U+FFFD
+  and surrogate pairs their character, as tiktoken does;
+* literals are found in one leftmost-longest scan; a special literal the call allows is a
+  token, a disallowed one raises :class:`DisallowedSpecialError`, any other is plain text (the
+  scan resumes one character after its start); added tokens are always tokens;
+* a component that breaks its contract raises :class:`ComponentError`; an exception raised
+  inside a component propagates unchanged.
+
+>>> from wordsplit import load_vocab
+>>> engine = build_python_engine(load_vocab("gpt2"), "regex", "heap-merge")
+>>> engine.encode("hello world", frozenset(), frozenset())
+[31373, 995]
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from array import array
+from typing import Callable, Iterable, Optional, Protocol
+
+from ..errors import ComponentError, DecodeInputError, DisallowedSpecialError, EncodeInputError, UnknownTokenError
+from ..vocab import Vocab
+
+# Pieces seen recently and their ids; bounded so memory stays flat on huge inputs.
+PIECE_CACHE_SIZE = 1 << 16
+
+
+class Trace(Protocol):
+    """What a traced run reports (see :mod:`wordsplit.apps.explain`)."""
+
+    def literal(self, text: str, token_id: int) -> None: ...
+    def segment(self, text: str, normalized: str) -> None: ...
+    def piece(self, text: str, ids: list[int]) -> None: ...
+
+
+def check_text(text: object) -> str:
+    """``text`` if it is a str, else the EncodeInputError both engines raise."""
+    if not isinstance(text, str):
+        raise EncodeInputError(f"encode takes a str, not {type(text).__name__}{_bytes_hint(text)}")
+    return text
+
+
+def check_batch(texts: Iterable[object]) -> list[str]:
+    """The texts of a batch as a list, each checked to be a str."""
+    texts = texts if type(texts) is list else list(texts)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise EncodeInputError(f"text {i} of the batch is a {type(text).__name__}, not a str{_bytes_hint(text)}")
+    return texts
+
+
+def _bytes_hint(value: object) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return " (decode bytes to str first, e.g. data.decode('utf-8'))"
+    return ""
+
+
+def without_surrogates(text: str) -> str:
+    """Join surrogate pairs and replace lone surrogates with U+FFFD, as tiktoken does."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def token_id(vocab: Vocab, value: object) -> int:
+    """``value`` as a token id of ``vocab`` (an int, or a numpy integer), or the error both
+    engines raise: DecodeInputError for a non-integer, UnknownTokenError for an id outside the
+    vocabulary or unused by it."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        index = operator.index(value)
+    except TypeError:
+        raise DecodeInputError(f"token ids are ints, got {value!r} ({type(value).__name__})") from None
+    table = vocab.token_bytes
+    if not 0 <= index < len(table):
+        raise UnknownTokenError(
+            f"token id {index} is outside the vocabulary {vocab.name!r} (ids 0..{vocab.n_vocab - 1})"
+        )
+    if table[index] is None:
+        raise UnknownTokenError(f"token id {index} is unused in the vocabulary {vocab.name!r}")
+    return index
+
+
+def disallowed_error(token: str) -> DisallowedSpecialError:
+    """The error for a disallowed special literal found in the text (the native engine's words)."""
+    return DisallowedSpecialError(
+        f"text contains the special token {token!r}, which is disallowed; pass "
+        f"allowed_special={{{token!r}}} (or allowed_special='all') to encode it as a special token, "
+        "or disallowed_special=() to encode it as plain text"
+    )
+
+
+class PythonEngine:
+    """Encodes and decodes in Python with the given components.
+
+    Args:
+        vocab: the vocabulary.
+        spanner, spanner_name: an object with ``split(text) -> list[str]``, and its name.
+        encoder, encoder_name: an object with ``encode_piece(bytes) -> list[int]``, and its name.
+        normalize, normalizer_name: a function ``str -> str``, and its name.
+    """
+
+    native = False
+
+    def __init__(self, vocab: Vocab, *, spanner, spanner_name: str, encoder, encoder_name: str,
+                 normalize: Callable[[str], str], normalizer_name: str) -> None:
+        self.vocab = vocab
+        self.spanner, self.spanner_name = spanner, spanner_name
+        self.encoder, self.encoder_name = encoder, encoder_name
+        self.normalize, self.normalizer_name = normalize, normalizer_name
+        self._cache: dict[bytes, list[int]] = {}
+        literals = vocab.all_special_literals
+        self._literal_ids = literals
+        self._added = frozenset(vocab.added_tokens)
+        # Longest first: Python's leftmost-first alternation then picks the longest literal at
+        # the leftmost position, as the native engine's leftmost-longest automaton does.
+        ordered = sorted(literals, key=lambda s: (-len(s), s))
+        self._literals = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+    # -- encode ---------------------------------------------------------------------------------
+
+    def encode(self, text: str, allowed: frozenset[str], disallowed: frozenset[str],
+               trace: Optional[Trace] = None) -> list[int]:
+        """The ids of ``text``; ``trace`` (optional) sees every literal, segment and piece."""
+        text = without_surrogates(check_text(text))
+        ids: list[int] = []
+        matcher = self._literals
+        plain_start = search_from = 0
+        while matcher is not None and search_from < len(text):
+            match = matcher.search(text, search_from)
+            if match is None:
+                break
+            literal = match.group()
+            if literal not in self._added and literal not in allowed:
+                if literal in disallowed:
+                    raise disallowed_error(literal)
+                search_from = match.start() + 1  # plain text: look again one character later
+                continue
+            self._encode_plain(text[plain_start:match.start()], ids, trace)
+            token = self._literal_ids[literal]
+            ids.append(token)
+            if trace is not None:
+                trace.literal(literal, token)
+            plain_start = search_from = match.end()
+        self._encode_plain(text[plain_start:], ids, trace)
+        return ids
+
+    def count(self, text: str, allowed: frozenset[str], disallowed: frozenset[str]) -> int:
+        return len(self.encode(text, allowed, disallowed))
+
+    def encode_batch(self, texts, allowed, disallowed, num_threads: Optional[int]) -> list[list[int]]:
+        """Each text's ids, in order, on the calling thread."""
+        return [self.encode(text, allowed, disallowed) for text in check_batch(texts)]
+
+    def encode_batch_flat(self, texts, allowed, disallowed, num_threads: Optional[int]):
+        flat, offsets = array("I"), array("Q", [0])
+        for ids in self.encode_batch(texts, allowed, disallowed, num_threads):
+            flat.extend(ids)
+            offsets.append(len(flat))
+        return memoryview(flat), memoryview(offsets)
+
+    def _encode_plain(self, text: str, out: list[int], trace: Optional[Trace]) -> None:
+        if not text:
+            return
+        normalized = self.normalize(text)
+        if not isinstance(normalized, str):
+            raise ComponentError(
+                f"normalizer {self.normalizer_name!r} must return a str, not {type(normalized).__name__}"
+            )
+        if trace is not None:
+            trace.segment(text, normalized)
+        pieces = self.spanner.split(normalized)
+        if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces) \
+                or "".join(pieces) != normalized:
+            raise ComponentError(
+                f"spanner {self.spanner_name!r}: split() must return a list of str that concatenate to its input"
+            )
+        cache = self._cache
+        for piece in pieces:
+            if not piece:
+                continue
+            data = piece.encode("utf-8", "surrogatepass")
+            ids = cache.get(data)
+            if ids is None:
+                ids = self._encode_piece(data)
+                if len(cache) >= PIECE_CACHE_SIZE:
+                    cache.clear()
+                cache[data] = ids
+            out.extend(ids)
+            if trace is not None:
+                trace.piece(piece, list(ids))
+
+    def _encode_piece(self, piece: bytes) -> list[int]:
+        ids = self.encoder.encode_piece(piece)
+        n_vocab = self.vocab.n_vocab
+        if not isinstance(ids, list) or not all(type(i) is int and 0 <= i < n_vocab for i in ids):
+            raise ComponentError(
+                f"encoder {self.encoder_name!r}: encode_piece({piece!r}) must return a list of token ids "
+                f"below {n_vocab}"
+            )
+        return ids
+
+    # -- decode ---------------------------------------------------------------------------------
+
+    def decode_bytes(self, ids) -> bytes:
+        table = self.vocab.token_bytes
+        return b"".join([table[token_id(self.vocab, i)] for i in ids])
+
+    def decode(self, ids, errors: str) -> str:
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def decode_batch(self, batch, errors: str, num_threads: Optional[int]) -> list[str]:
+        return [self.decode(ids, errors) for ids in batch]
+
+
+def build_python_engine(vocab: Vocab, spanner: str, encoder: str) -> PythonEngine:
+    """The Python engine of ``vocab`` with the registered spanner and encoder of these names
+    and the vocabulary's normalizer."""
+    from ..encoders import ENCODERS
+    from ..normalizers import NORMALIZERS
+    from ..spanners import SPANNERS
+    from ..tables import MergeTables
+
+    return PythonEngine(
+        vocab,
+        spanner=SPANNERS.get(spanner)(vocab.pattern), spanner_name=spanner,
+        encoder=ENCODERS.get(encoder)(MergeTables.of(vocab)), encoder_name=encoder,
+        normalize=NORMALIZERS.get(vocab.normalizer), normalizer_name=vocab.normalizer,
+    )

@@ -1,0 +1,258 @@
+"""Plug-ins written outside the package (tests/plugins/), through the public registries, on both
+backends, against an independent reference (tiktoken with the same pattern and ranks).
+
+The package ``wordsplit_test_plugins`` registers a spanner, an encoder, a normalizer, a loader
+and two named vocabularies; the wheel built from ``tests/plugins/entry_point_plugin`` is really
+installed (``pip install --target``) and found through its ``wordsplit.plugins`` entry point.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import os
+import pickle
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import wordsplit
+from conftest import BACKENDS, DATA, TESTS
+from wordsplit import (
+    ComponentError,
+    DuplicateNameError,
+    TokenizerOptions,
+    UnknownComponentError,
+    UnknownVocabError,
+    Vocab,
+    list_vocabs,
+    load_vocab,
+)
+from wordsplit.encoders import ENCODERS
+from wordsplit.formats import LOADERS
+from wordsplit.normalizers import NORMALIZERS
+from wordsplit.spanners import SPANNERS
+from wordsplit.vocabs import VOCABS, forget_loaded
+
+PLUGINS = TESTS / "plugins"
+REGISTRIES = {"spanner": SPANNERS, "encoder": ENCODERS, "normalizer": NORMALIZERS, "loader": LOADERS,
+              "vocab": VOCABS}
+TEXTS = [
+    "hello world", "Hello, World! It's 2024.", "  leading and trailing  ", "tabs\tand\nnewlines\r\n",
+    "ÀÉÎ Straße ΣΊΣΥΦΟΣ İstanbul", "数字 123 and 四五六", "emoji 🫠🏳️‍🌈 done", "\u00a0nbsp\u2003em\u3000ideo",
+    "a\x1cb\x1fc", "<|endoftext|> is plain text here", "",
+]
+
+
+@pytest.fixture(scope="module")
+def plugins():
+    """Import the plug-in package (it registers itself), and remove what it registered after."""
+    sys.path.insert(0, str(PLUGINS))
+    module = importlib.import_module("wordsplit_test_plugins")
+    yield module
+    for registry, name in module.REGISTERED:
+        REGISTRIES[registry].remove(name)
+    forget_loaded()
+    sys.modules.pop("wordsplit_test_plugins", None)
+    sys.path.remove(str(PLUGINS))
+
+
+@pytest.fixture(scope="module")
+def texts():
+    """The texts above plus 2 KB slices of every test corpus (prose, code, multilingual, adversarial)."""
+    slices = []
+    for path in sorted((DATA / "corpus").glob("*.txt.gz")):
+        text = gzip.decompress(path.read_bytes()).decode("utf-8")
+        slices += [text[i:i + 2000] for i in range(0, min(len(text), 8000), 2000)]
+    return TEXTS + slices
+
+
+def reference(tiktoken_oracle, pattern: str, base: str = "cl100k_base"):
+    """tiktoken with ``base``'s ranks and another split pattern: an independent implementation."""
+    import tiktoken
+
+    enc = tiktoken_oracle(base)
+    return tiktoken.Encoding(f"{base}-{len(pattern)}", pat_str=pattern, mergeable_ranks=enc._mergeable_ranks,
+                             special_tokens={})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_plugin_spanner_is_picked_by_auto_for_its_pattern(plugins, backend, texts, tiktoken_oracle):
+    tok = TokenizerOptions(backend=backend).build(load_vocab("cl100k-words"))
+    assert tok.spanner_name == "ws-words" and not tok.native
+    oracle = reference(tiktoken_oracle, plugins.WORDS_PATTERN)
+    for text in texts:
+        assert tok.encode_ordinary(text) == oracle.encode_ordinary(text), text
+    assert tok.encode_batch(texts, disallowed_special=()) == [oracle.encode_ordinary(t) for t in texts]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_plugin_encoder_under_default_spanner(plugins, backend, texts, tiktoken_oracle):
+    tok = TokenizerOptions(encoder="naive-bpe", backend=backend).build(load_vocab("cl100k_base"))
+    assert tok.encoder_name == "naive-bpe" and tok.spanner_name == "cl100k-scanner"
+    oracle = tiktoken_oracle("cl100k_base")
+    for text in texts:
+        assert tok.encode_ordinary(text) == oracle.encode_ordinary(text), text
+    ids, offsets = tok.encode_batch_flat(texts, disallowed_special=())
+    assert ids.tolist() == [i for t in texts for i in oracle.encode_ordinary(t)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_plugin_normalizer_runs_before_native_spanning(plugins, backend, texts, tiktoken_oracle):
+    vocab = load_vocab("cl100k-lower")
+    assert vocab.normalizer == "lowercase"
+    tok = TokenizerOptions(backend=backend).build(vocab)
+    oracle = tiktoken_oracle("cl100k_base")
+    for text in texts:
+        # Special tokens are split out before normalizing, as the built-in normalizers are.
+        assert tok.encode(text, allowed_special="all") == oracle.encode(text.lower(), allowed_special="all"), text
+    assert tok.encode("X<|endoftext|>Y", allowed_special="all") == oracle.encode("x<|endoftext|>y",
+                                                                                 allowed_special="all")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_plugin_loader_and_every_plugin_together(plugins, backend, tmp_path, texts, tiktoken_oracle):
+    path = tmp_path / "words.ranks.txt"
+    plugins.write_ranks_txt(path, load_vocab("r50k_base").ranks, plugins.WORDS_PATTERN)
+    vocab = load_vocab(path)
+    assert vocab.name == "words" and vocab.pattern == plugins.WORDS_PATTERN
+    tok = TokenizerOptions(encoder="naive-bpe", backend=backend).build(vocab)
+    assert (tok.spanner_name, tok.encoder_name) == ("ws-words", "naive-bpe")
+    oracle = reference(tiktoken_oracle, plugins.WORDS_PATTERN, base="r50k_base")
+    for text in texts:
+        assert tok.encode(text) == oracle.encode_ordinary(text), text
+        assert tok.decode(tok.encode(text)) == text
+
+
+def test_named_plugins_are_listed_and_known_to_the_cli(plugins, cli):
+    assert {"cl100k-words", "cl100k-lower"} <= set(list_vocabs())
+    assert cli("encode", "--vocab", "cl100k-words", "hello  world") == (0, "15339 256 1917\n", "")
+    base = cli("encode", "--vocab", "cl100k_base", "Hello world")
+    assert cli("encode", "--vocab", "cl100k_base", "--encoder", "naive-bpe", "--spanner", "regex", "Hello world") == base
+    assert cli("encode", "--vocab", "cl100k-lower", "HELLO World") == cli("encode", "--vocab", "cl100k_base", "hello world")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tokenizers_with_plugins_pickle_into_a_fresh_process(plugins, backend):
+    tok = TokenizerOptions(encoder="naive-bpe", backend=backend).build(load_vocab("cl100k-lower"))
+    assert repr(tok) == f"Tokenizer('cl100k-lower', spanner='cl100k-scanner', encoder='naive-bpe', backend={backend!r})"
+    data = pickle.dumps(tok)
+    # The fresh process has never imported the plug-in package: unpickling imports it.
+    code = "import pickle, sys; tok = pickle.loads(sys.stdin.buffer.read()); print(tok.encode('HELLO World'), repr(tok))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PLUGINS), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, env=env, check=True).stdout
+    assert out.decode().strip() == f"{tok.encode('HELLO World')} {tok!r}"
+
+
+def test_duplicate_and_unknown_names(plugins):
+    with pytest.raises(DuplicateNameError, match="encoder 'naive-bpe' is registered twice"):
+        wordsplit.register_encoder("naive-bpe")(type("Again", (), {}))
+    with pytest.raises(DuplicateNameError, match="already implemented by 'ws-words'"):
+        wordsplit.register_spanner("other-words", patterns=(plugins.WORDS_PATTERN,))(type("Again", (), {}))
+    assert "other-words" not in SPANNERS
+    with pytest.raises(DuplicateNameError, match="vocabulary 'qwen3' is registered twice"):
+        wordsplit.register_vocab("qwen3", lambda: None)
+    with pytest.raises(UnknownComponentError, match=r"unknown encoder 'naive-bp'; known: .*naive-bpe.*Did you mean 'naive-bpe'"):
+        TokenizerOptions(encoder="naive-bp")
+    with pytest.raises(UnknownVocabError, match="cl100k-words"):
+        load_vocab("cl100k-wordz")
+
+
+class _Broken:
+    """A component whose results break the contract in the way ``mode`` says."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    def __call__(self, _arg):
+        return self
+
+    def split(self, text):
+        return {"drop": [text[1:]], "bytes": [text.encode()]}.get(self.mode, [text])
+
+    def encode_piece(self, piece):
+        return {"big": [10**6], "str": ["1"], "tuple": (1,)}.get(self.mode, [0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind, mode, message", [
+    ("spanner", "drop", "spanner 'broken': split() must return a list of str that concatenate to its input"),
+    ("spanner", "bytes", "spanner 'broken': split() must return a list of str that concatenate to its input"),
+    ("encoder", "big", "encoder 'broken': encode_piece(b'hi') must return a list of token ids below 100277"),
+    ("encoder", "str", "encoder 'broken': encode_piece(b'hi') must return a list of token ids below 100277"),
+    ("encoder", "tuple", "encoder 'broken': encode_piece(b'hi') must return a list of token ids below 100277"),
+])
+def test_a_component_that_breaks_its_contract_raises_the_same_error_on_both_backends(kind, mode, message, backend):
+    registry = SPANNERS if kind == "spanner" else ENCODERS
+    registry.add("broken", _Broken(mode))
+    try:
+        tok = TokenizerOptions(**{kind: "broken"}, backend=backend).build(load_vocab("cl100k_base"))
+        with pytest.raises(ComponentError, match=f"^{re.escape(message)}$"):
+            tok.encode("hi")
+    finally:
+        registry.remove("broken")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errors_inside_components_propagate_unchanged(backend):
+    class Failing(Exception):
+        pass
+
+    def normalizer(text):
+        raise Failing(text)
+
+    NORMALIZERS.add("failing", normalizer)
+    NORMALIZERS.add("not-a-str", lambda text: 42)
+    try:
+        base = load_vocab("gpt2")
+        for name, error, message in [("failing", Failing, "^hi$"),
+                                     ("not-a-str", ComponentError, "^normalizer 'not-a-str' must return a str, not int$")]:
+            vocab = Vocab(name="x", ranks=base.ranks, pattern=base.pattern, normalizer=name)
+            with pytest.raises(error, match=message):
+                TokenizerOptions(backend=backend).build(vocab).encode("hi")
+    finally:
+        NORMALIZERS.remove("failing")
+        NORMALIZERS.remove("not-a-str")
+
+
+def test_a_vocab_with_an_unknown_normalizer_is_refused():
+    base = load_vocab("gpt2")
+    with pytest.raises(wordsplit.VocabFormatError, match="unknown normalizer 'nope'.*register_normalizer"):
+        Vocab(name="x", ranks=base.ranks, pattern=base.pattern, normalizer="nope")
+
+
+def _wheel(tmp_path: Path) -> Path:
+    """A wheel of the test distribution ``wordsplit-ep-plugin``, which declares its module as an
+    entry point of the group ``wordsplit.plugins`` (a wheel is a zip with a .dist-info)."""
+    dist_info = "wordsplit_ep_plugin-1.0.dist-info"
+    files = {
+        "wordsplit_ep_plugin.py": (PLUGINS / "entry_point_plugin" / "wordsplit_ep_plugin.py").read_text(),
+        f"{dist_info}/METADATA": "Metadata-Version: 2.1\nName: wordsplit-ep-plugin\nVersion: 1.0\n",
+        f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{dist_info}/entry_points.txt": "[wordsplit.plugins]\nep = wordsplit_ep_plugin\n",
+    }
+    files[f"{dist_info}/RECORD"] = "".join(f"{name},,\n" for name in files) + f"{dist_info}/RECORD,,\n"
+    wheel = tmp_path / "wordsplit_ep_plugin-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def test_a_plugin_installed_with_pip_is_found_through_its_entry_point(tmp_path, tiktoken_oracle):
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target",
+                    str(target), str(_wheel(tmp_path))], check=True)
+    code = ("import sys, json; from wordsplit import TokenizerOptions, load_vocab, list_vocabs; "
+            "tok = TokenizerOptions().build(load_vocab('ep-gpt2-chars')); "
+            "print(json.dumps(['ep-gpt2-chars' in list_vocabs(), tok.spanner_name, tok.encode(sys.argv[1])]))")
+    text = "hello wörld 🫠"
+    oracle = reference(tiktoken_oracle, r"(?s:.)", base="r50k_base")
+    for backend in ("native", "python"):
+        env = {**os.environ, "PYTHONPATH": str(target), "WORDSPLIT_BACKEND": backend}
+        out = subprocess.run([sys.executable, "-c", code, text], capture_output=True, env=env, check=True).stdout
+        assert out.decode().strip() == f'[true, "ep-chars", {oracle.encode_ordinary(text)}]'.replace("'", '"')
