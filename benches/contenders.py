@@ -87,12 +87,9 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
     from wordsplit import TokenizerOptions, load_vocab
 
     tok = TokenizerOptions(**options).build(load_vocab(vocab))
-    # tok.spanner_name, not tok.spanner: the latter builds the Python twin (a regex compile).
-    spanner = tok.spanner_name
-    encoder = getattr(tok.encoder, "name", None) or type(tok.encoder).__name__
     return Contender(
         key=key,
-        label=label.format(spanner=spanner, encoder=encoder, backend=tok.backend),
+        label=label.format(spanner=tok.spanner_name, encoder=tok.encoder_name, backend=tok.backend),
         vocab=vocab,
         encode=tok.encode_ordinary,
         encode_batch=lambda texts, threads: tok.encode_batch(texts, num_threads=threads, disallowed_special=()),

@@ -19,6 +19,9 @@ from wordsplit import TokenizerOptions, load_vocab
 
 # The local HTTP server fixtures of the download and cache tests.
 pytest_plugins = ["http_server"]
+# The plug-in packages register components when imported: only test_plugins.py imports them
+# (and removes what they registered), never the doctest collection.
+collect_ignore = ["plugins"]
 
 TESTS = Path(__file__).parent
 GOLDEN = TESTS / "golden"

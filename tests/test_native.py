@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ALL_VOCABS, tokenizer_for
-from wordsplit import BackendUnavailableError, DisallowedSpecialError, TokenizerOptions, UnknownTokenError, load_vocab
+from wordsplit import BackendUnavailableError, DecodeInputError, DisallowedSpecialError, TokenizerOptions, UnknownTokenError, load_vocab
 from wordsplit import options as options_module
 from wordsplit.vocab import native_module
-from wordsplit.spanners import scanner_for
+from wordsplit.spanners import spanner_for
 
 TEXTS = ["hello world", "", "Hello, world! 123", "<think>x</think>", "naïve café 中文 😀", "a\ud800b", " " * 50]
 
@@ -30,30 +30,25 @@ def threaded_batch(texts: list[str]) -> list[str]:
 def test_auto_uses_the_native_scanner_pipeline(name):
     tok = tokenizer_for(name, "auto", "native")
     assert tok.backend == "native"
-    assert tok.spanner_name == scanner_for(tok.vocab.pattern) is not None
-    assert tok._pipeline is not None and tok._pipeline.spanner == tok.spanner_name
+    assert tok.spanner_name == spanner_for(tok.vocab.pattern) is not None
+    assert tok.native  # every stage native: one call with the GIL released, batches on threads
 
 
 @pytest.mark.parametrize("threads", [None, 1, 2, 5])
 @pytest.mark.parametrize("name", ["qwen3", "cl100k_base", "o200k_harmony"])
 def test_batch_equals_single(name, threads):
     """Order kept whatever finishes first (one long text among short ones, more threads than
-    texts or cores), on the native threads; a lone surrogate sends the batch down the per-text
-    path."""
+    texts or cores), on the native threads; texts with lone surrogates are fixed in the batch."""
     tok = tokenizer_for(name, "auto", "native")
-    plain = [t for t in TEXTS if "\ud800" not in t]  # no lone surrogate: the native batch runs
-    texts = threaded_batch(plain * 20 + [""]) + plain[:3]
+    texts = threaded_batch(TEXTS * 20 + [""]) + TEXTS[:3]
     expected = [tok.encode(t, disallowed_special=()) for t in texts]
     assert sum(map(len, expected)) >= native_constant("ALONE_BELOW_IDS")
-    for method in ("encode_batch", "encode_batch_flat"):  # None would mean it fell back
-        assert tok._native_batch(method, texts, threads, frozenset(), ()) is not None
     assert tok.encode_batch(texts, num_threads=threads, disallowed_special=()) == expected
     ids, offsets = tok.encode_batch_flat(texts, num_threads=threads, disallowed_special=())
     assert ids.format == "I" and offsets.format == "Q"
     assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == expected
     assert tok.decode_batch(expected, num_threads=threads) == [tok.decode(e) for e in expected]
-    with_surrogate = texts[:5] + ["lone \ud800 surrogate"]
-    assert tok._native_batch("encode_batch", with_surrogate, threads, frozenset(), "all") is None
+    with_surrogate = texts[:5] + ["lone \ud800 surrogate", "pair \ud83d\ude00 joined"]
     assert tok.encode_batch(with_surrogate, num_threads=threads) == [tok.encode(t) for t in with_surrogate]
 
 
@@ -81,9 +76,9 @@ def test_numpy_reads_flat_buffers_without_copy():
     assert np.shares_memory(arr, np.asarray(ids))
 
 
-def test_regex_spanner_on_native_backend_uses_native_encoder():
+def test_regex_spanner_on_native_backend_is_a_python_stage():
     tok = TokenizerOptions(spanner="regex", backend="native").build(load_vocab("qwen3"))
-    assert tok._pipeline is None and tok.backend == "native"
+    assert not tok.native and tok.backend == "native"
     assert tok.encode("hello world") == [14990, 1879]
 
 
@@ -150,10 +145,10 @@ def test_native_decode_reads_any_sequence_of_ints():
     for bad in ([2**70], [2**32 + 1], [-(2**63)]):
         with pytest.raises(UnknownTokenError):
             tok.decode(bad)
-    with pytest.raises(TypeError):
-        tok._native_tables.decode_text([1, "2"])
-    with pytest.raises(OverflowError):
-        tok._native_tables.decode_bytes([1, -2])
+    with pytest.raises(DecodeInputError, match=r"^token ids are ints, got '2' \(str\)$"):
+        tok.decode([1, "2"])
+    with pytest.raises(UnknownTokenError, match=r"^token id -2 is outside the vocabulary 'cl100k_base'"):
+        tok.decode_bytes([1, -2])
 
 
 def test_result_lists_share_ints_but_not_lists():

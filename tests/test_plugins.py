@@ -130,7 +130,7 @@ def test_plugin_loader_and_every_plugin_together(plugins, backend, tmp_path, tex
 
 def test_named_plugins_are_listed_and_known_to_the_cli(plugins, cli):
     assert {"cl100k-words", "cl100k-lower"} <= set(list_vocabs())
-    assert cli("encode", "--vocab", "cl100k-words", "hello  world") == (0, "15339 256 1917\n", "")
+    assert cli("encode", "--vocab", "cl100k-words", "hello  world") == (0, "15339 256 14957\n", "")
     base = cli("encode", "--vocab", "cl100k_base", "Hello world")
     assert cli("encode", "--vocab", "cl100k_base", "--encoder", "naive-bpe", "--spanner", "regex", "Hello world") == base
     assert cli("encode", "--vocab", "cl100k-lower", "HELLO World") == cli("encode", "--vocab", "cl100k_base", "hello world")

@@ -287,7 +287,7 @@ def test_unmatched_text_is_dropped():
 
 def test_attributes():
     s = RegexSpanner(R50K)
-    assert s.name == "regex" and s.pattern == R50K
+    assert s.pattern == R50K
     assert "RegexSpanner(" in repr(s)
 
 

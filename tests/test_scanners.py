@@ -22,7 +22,7 @@ from conftest import DATA
 from wordsplit import _unicode16 as u16
 from wordsplit._native import SCANNERS, scan
 from wordsplit.spanners import RegexSpanner
-from wordsplit.spanners.scanners import SCANNER_PATTERNS
+from wordsplit.native_names import SCANNER_PATTERNS
 
 PROOF_K = int(os.environ.get("WORDSPLIT_PROOF_K", "3"))
 ALL_PATTERNS = sorted({pattern for _, pattern in SCANNERS})

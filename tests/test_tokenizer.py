@@ -27,10 +27,12 @@ from wordsplit.normalizers import nfc
 
 def test_public_api_is_pinned():
     assert wordsplit.__all__ == [
-        "BackendUnavailableError", "DecodeInputError", "DisallowedSpecialError", "DownloadError",
-        "EncodeInputError", "HashMismatchError", "OfflineError", "Tokenizer", "TokenizerOptions", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
+        "BackendUnavailableError", "ComponentError", "DecodeInputError", "DisallowedSpecialError", "DownloadError",
+        "DuplicateNameError", "EncodeInputError", "HashMismatchError", "MergeTables", "OfflineError", "PluginError",
+        "Tokenizer", "TokenizerOptions", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
         "UnsupportedTokenizerError", "Vocab", "VocabFormatError", "WordsplitError", "get_tokenizer",
-        "list_vocabs", "load_vocab", "__version__",
+        "list_vocabs", "load_vocab", "register_encoder", "register_loader", "register_normalizer",
+        "register_spanner", "register_vocab", "__version__",
     ]
 
 
@@ -99,10 +101,10 @@ def test_encode_rejects_non_str():
 def test_batches_reject_non_str_items(backend):
     tok = tokenizer_for("cl100k_base", "auto", backend)
     for method in (tok.encode_batch, tok.encode_batch_flat):
-        with pytest.raises(EncodeInputError, match="not bytes.*decode") as info:
+        with pytest.raises(EncodeInputError, match=r"^text 1 of the batch is a bytes, not a str .*decode") as info:
             method(["fine", b"bytes", "fine"])
         assert isinstance(info.value, TypeError) and info.value.__context__ is None  # no pyo3 error chained
-        with pytest.raises(EncodeInputError, match="not NoneType"):
+        with pytest.raises(EncodeInputError, match="text 1 of the batch is a NoneType, not a str"):
             method(iter(["fine", None]))
     assert tok.encode_batch(iter(["a", "b"])) == tok.encode_batch(("a", "b")) == [tok.encode("a"), tok.encode("b")]
 

@@ -6,202 +6,34 @@
 //! `wordsplit.errors`. Work on text or id lists runs with the GIL released; batches run on
 //! native threads.
 
+pub mod batch;
 pub mod encoders;
+#[rustfmt::skip]
+pub mod names;
 pub mod pipeline;
 pub mod spanners;
+pub mod tables;
 pub mod unicode_tables;
-pub mod vocab;
 
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::Relaxed};
-use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
+use std::sync::Arc;
 
-use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use batch::{default_threads, run_shared, ALONE_BELOW_IDS, ALONE_BELOW_TEXT_BYTES};
+
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyList, PyString};
 
 use encoders::{encode_piece, EncoderKind};
-use pipeline::{Disallowed, Literal, Pipeline, SpecialPolicy};
-use vocab::VocabTables;
+use pipeline::{
+    EncodeError, EncodeStage, Literal, NormalizeStage, Pipeline, SpanStage, SpecialPolicy,
+};
+use tables::MergeTables;
 
 /// mimalloc for every Rust allocation of the extension (see Cargo.toml for why).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// Work through items `0..count` on this thread and `threads - 1` helpers of the shared pool,
-/// largest first (by `size`, so that the last items taken are small and no thread waits long
-/// for another at the end), turn each result into its final form with `keep` on this thread,
-/// and return those in item order, or the first error `keep` gave (in the order results
-/// finish). When the sizes add up to less than `alone_below`, this thread works alone: a
-/// helper that sleeps takes 50–300 µs to wake here (a virtual machine), more than it would save.
-///
-/// This thread takes items too, and runs `keep` on the helpers' results between two items of
-/// its own: `keep` may need the GIL (building Python objects, which only one thread can do),
-/// and this way that work overlaps the helpers' instead of waiting for the last item. The GIL
-/// is released while this thread works or waits. Once all items are taken, this thread waits
-/// for the helpers' last results by spinning (see [`receive`]).
-fn run_shared<R: Send, T>(
-    py: Python<'_>,
-    count: usize,
-    threads: usize,
-    size: impl Fn(usize) -> usize,
-    alone_below: usize,
-    work: impl Fn(usize) -> R + Sync,
-    mut keep: impl FnMut(R) -> PyResult<T>,
-) -> PyResult<Vec<T>> {
-    let mut kept: Vec<Option<T>> = (0..count).map(|_| None).collect();
-    let mut first_error = None;
-    let mut store = |i: usize, result: R| {
-        if first_error.is_none() {
-            match keep(result) {
-                Ok(value) => kept[i] = Some(value),
-                Err(err) => first_error = Some(err),
-            }
-        }
-    };
-    let small = (0..count).map(&size).sum::<usize>() < alone_below;
-    let threads = if small {
-        1
-    } else {
-        threads.clamp(1, count.max(1))
-    };
-    let helpers = helper_pool(threads - 1);
-    let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
-    let mut order: Vec<usize> = (0..count).collect();
-    if helper_count > 0 {
-        order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
-    }
-    let (sender, receiver) = std::sync::mpsc::channel();
-    let receiver = Mutex::new(receiver); // a &Mutex may cross into allow_threads
-    let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
-    let next = AtomicUsize::new(0);
-    let running = AtomicUsize::new(0); // helpers between the start and the end of their job
-    let (next, order, work, running) = (&next, &order, &work, &running);
-    let work_here = move || {
-        loop {
-            while let Ok((i, result)) = receiver.lock().expect("one receiver").try_recv() {
-                store(i, result);
-            }
-            let Some(&i) = order.get(next.fetch_add(1, Relaxed)) else {
-                break;
-            };
-            store(i, py.allow_threads(|| work(i)));
-        }
-        drop(sender); // the helpers hold the last senders: the loop below ends with them
-        let wait = || receive(&receiver.lock().expect("one receiver"), running);
-        while let Ok((i, result)) = py.allow_threads(wait) {
-            store(i, result);
-        }
-    };
-    match &helpers {
-        None => work_here(),
-        Some(pool) => pool.in_place_scope(|scope| {
-            for sender in helper_senders {
-                scope.spawn(move |_| {
-                    running.fetch_add(1, Relaxed);
-                    while let Some(&i) = order.get(next.fetch_add(1, Relaxed)) {
-                        if sender.send((i, work(i))).is_err() {
-                            break;
-                        }
-                    }
-                    // Hang up, then leave `running`: a waiter that sees 0 blocks in `recv`, which
-                    // the hang-up ends (`running` is only a hint for spinning; the channel
-                    // carries the results and the hang-up).
-                    drop(sender);
-                    running.fetch_sub(1, Relaxed);
-                });
-            }
-            work_here();
-        }),
-    }
-    match first_error {
-        Some(err) => Err(err),
-        None => Ok(kept
-            .into_iter()
-            .map(|value| value.expect("every item was kept"))
-            .collect()),
-    }
-}
-
-/// Batches smaller than these (bytes of text to encode, ids to decode: about 0.3 ms of work
-/// on one thread) are not worth waking a helper for.
-const ALONE_BELOW_TEXT_BYTES: usize = 32 * 1024;
-const ALONE_BELOW_IDS: usize = 16 * 1024;
-
-/// How long the calling thread spins for a helper's result before it sleeps.
-const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_millis(1);
-
-/// The next message from the helpers, or `Err` once they have all hung up.
-///
-/// While a helper is working (`running` > 0) its result is due within one item, so this spins
-/// for up to [`SPIN_LIMIT`] before it sleeps: waking a thread that sleeps costs 50–300 µs on a
-/// virtual machine (measured here), a real share of a batch of a few milliseconds. While no
-/// helper has started yet it sleeps at once: a waking helper may need the CPU this thread
-/// would spin on.
-fn receive<T>(receiver: &Receiver<T>, running: &AtomicUsize) -> Result<T, RecvError> {
-    let deadline = Instant::now() + SPIN_LIMIT;
-    loop {
-        match receiver.try_recv() {
-            Ok(message) => return Ok(message),
-            Err(TryRecvError::Disconnected) => return Err(RecvError),
-            Err(TryRecvError::Empty) if running.load(Relaxed) > 0 && Instant::now() < deadline => {
-                std::hint::spin_loop()
-            }
-            Err(TryRecvError::Empty) => return receiver.recv(),
-        }
-    }
-}
-
-/// The shared pool of helper threads, with at least `helpers` threads, or None when none are
-/// wanted or the OS refuses threads (the caller then works alone).
-///
-/// One pool for the process, grown to the largest count asked for: its threads keep their
-/// per-thread caches (merged pieces) from one batch call to the next, as the calling thread's
-/// do for single encodes. A call uses only as many of them as it spawns jobs for. After a
-/// `fork` the pool's threads do not exist in the child, so a child builds its own.
-fn helper_pool(helpers: usize) -> Option<Arc<rayon::ThreadPool>> {
-    struct Shared {
-        pid: u32,
-        size: usize,
-        pool: Arc<rayon::ThreadPool>,
-    }
-    static POOL: Mutex<Option<Shared>> = Mutex::new(None);
-    if helpers == 0 {
-        return None;
-    }
-    let mut shared = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let pid = std::process::id();
-    let mut size = helpers;
-    if let Some(current) = shared.take() {
-        if current.pid != pid {
-            // Inherited through fork: its threads are not in this process, and dropping it
-            // would wait on them.
-            std::mem::forget(current.pool);
-        } else if current.size >= helpers {
-            let pool = current.pool.clone();
-            *shared = Some(current);
-            return Some(pool);
-        } else {
-            size = helpers.max(current.size); // the smaller pool ends once its jobs are done
-        }
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(size)
-        .thread_name(|i| format!("wordsplit-{i}"))
-        .build()
-        .ok()?;
-    let pool = Arc::new(pool);
-    *shared = Some(Shared {
-        pid,
-        size,
-        pool: pool.clone(),
-    });
-    Some(pool)
-}
 
 /// Little-endian uint32s from bytes (array('I').tobytes() on every platform we build for).
 fn le_u32s(bytes: &[u8]) -> Vec<u32> {
@@ -211,12 +43,8 @@ fn le_u32s(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-fn default_threads(requested: Option<usize>) -> usize {
-    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
 /// An instance of a `wordsplit.errors` class, so both backends raise the same exceptions.
-fn ws_error(py: Python<'_>, class: &str, message: String) -> PyErr {
+pub(crate) fn ws_error(py: Python<'_>, class: &str, message: String) -> PyErr {
     match py
         .import("wordsplit.errors")
         .and_then(|m| m.getattr(class))
@@ -296,53 +124,56 @@ impl Drop for IdInts {
     }
 }
 
-/// Token ids from a Python list of ints (read in place) or any other iterable of ints.
-/// TypeError for a non-int, OverflowError for an int that is not a u32 (the Python side then
-/// names the offending id).
-fn token_ids(ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
-    let Ok(list) = ids.downcast::<PyList>() else {
-        return ids.extract();
-    };
-    let mut out = Vec::with_capacity(list.len());
-    for i in 0..list.len() {
-        // SAFETY: GIL held; `i` is below the list's length, read just now, and nothing here
-        // runs Python code that could shrink the list. The item is borrowed, not stored.
-        let item = unsafe { ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t) };
-        if unsafe { ffi::PyLong_Check(item) } == 0 {
-            let item = unsafe { Bound::from_borrowed_ptr(ids.py(), item) };
-            return Err(PyTypeError::new_err(format!(
-                "token ids are ints, got {}",
-                item.get_type().name()?
-            )));
-        }
-        let value = unsafe { ffi::PyLong_AsLong(item) };
-        match u32::try_from(value) {
-            Ok(id) if !(value == -1 && PyErr::occurred(ids.py())) => out.push(id),
-            _ => {
-                let _ = PyErr::take(ids.py());
-                return Err(PyOverflowError::new_err(format!(
-                    "token id {value} out of range"
-                )));
-            }
-        }
-    }
-    Ok(out)
+/// A token id read from Python: in range of u32, or the Python int itself (for the message).
+enum IdItem {
+    Id(u32),
+    /// Negative or beyond u32: outside every vocabulary.
+    Outside(String),
 }
 
-/// The vocabulary tables shared by every native encoder of one vocabulary.
-#[pyclass(frozen, module = "wordsplit._native", name = "Tables")]
+/// One token id of a Python sequence: an int, or anything with `__index__` (numpy integers).
+/// Anything else is a DecodeInputError, worded as the Python engine words it.
+fn token_id(item: &Bound<'_, PyAny>) -> PyResult<IdItem> {
+    let py = item.py();
+    // SAFETY: GIL held; PyLong_Check only reads the type.
+    let int = if unsafe { ffi::PyLong_Check(item.as_ptr()) } != 0 {
+        item.clone()
+    } else {
+        // SAFETY: GIL held; PyNumber_Index returns a new reference or NULL with an error set.
+        match unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyNumber_Index(item.as_ptr())) } {
+            Ok(int) => int,
+            Err(_) => {
+                let message = format!(
+                    "token ids are ints, got {} ({})",
+                    item.repr()?,
+                    item.get_type().name()?
+                );
+                return Err(ws_error(py, "DecodeInputError", message));
+            }
+        }
+    };
+    match int.extract::<u32>() {
+        Ok(id) => Ok(IdItem::Id(id)),
+        Err(_) => Ok(IdItem::Outside(int.str()?.to_string())),
+    }
+}
+
+/// The vocabulary tables shared by every native pipeline of one vocabulary.
+#[pyclass(frozen, module = "wordsplit._native", name = "MergeTables")]
 struct PyTables {
-    inner: Arc<VocabTables>,
+    inner: Arc<MergeTables>,
+    /// The vocabulary's name, as Python's repr shows it (for messages).
+    name: String,
 }
 
 #[pymethods]
 impl PyTables {
-    /// Tables(blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup): `blob` holds
-    /// the bytes of tokens `ids` of `lengths` concatenated (both little-endian uint32 bytes);
-    /// `is_bpe` (bytes of 0/1) tells BPE tokens from special/added literals; `merges` is
-    /// [(left, right, rank)] or None.
+    /// MergeTables(blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup, name):
+    /// `blob` holds the bytes of tokens `ids` of `lengths` concatenated (both little-endian
+    /// uint32 bytes); `is_bpe` (bytes of 0/1) tells BPE tokens from special/added literals;
+    /// `merges` is [(left, right, rank)] or None; `name` names the vocabulary in messages.
     #[new]
-    #[pyo3(signature = (blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup))]
+    #[pyo3(signature = (blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup, name))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -353,12 +184,13 @@ impl PyTables {
         n_vocab: usize,
         merges: Option<Vec<(u32, u32, u32)>>,
         whole_piece_lookup: bool,
+        name: &str,
     ) -> PyResult<Self> {
         let (ids, lengths) = (le_u32s(ids), le_u32s(lengths));
         let is_bpe: Vec<bool> = is_bpe.iter().map(|&b| b != 0).collect();
         let tables = py
             .allow_threads(|| {
-                VocabTables::new(
+                MergeTables::new(
                     blob,
                     &ids,
                     &lengths,
@@ -371,10 +203,11 @@ impl PyTables {
             .map_err(|e| ws_error(py, "VocabFormatError", e.0))?;
         Ok(Self {
             inner: Arc::new(tables),
+            name: pipeline::py_repr(py, name),
         })
     }
 
-    /// The bytes of `ids`, concatenated; UnknownTokenError names the first bad id.
+    /// The bytes of `ids`, concatenated.
     fn decode_bytes<'py>(
         &self,
         py: Python<'py>,
@@ -383,37 +216,170 @@ impl PyTables {
         Ok(PyBytes::new(py, &self.decoded(py, ids)?))
     }
 
-    /// The text of `ids`: their bytes as UTF-8, invalid sequences replaced by U+FFFD exactly
-    /// as Python's `bytes.decode("utf-8", "replace")` does (it is CPython's decoder), without
-    /// an intermediate bytes object.
+    /// The text of `ids`: their bytes decoded by CPython's UTF-8 decoder with the `errors`
+    /// handler, straight from the native buffer (exactly `bytes.decode("utf-8", errors)`).
+    #[pyo3(signature = (ids, errors="replace"))]
     fn decode_text<'py>(
         &self,
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
+        errors: &str,
     ) -> PyResult<Bound<'py, PyString>> {
         let bytes = self.decoded(py, ids)?;
-        // CPython's own decoder, straight from our buffer: one pass over the bytes, and its
-        // "replace" is exactly `bytes.decode("utf-8", "replace")`.
-        // SAFETY: the pointer and length describe `bytes`, alive for the call; the GIL is held.
-        unsafe {
-            let text = ffi::PyUnicode_DecodeUTF8(
-                bytes.as_ptr().cast(),
-                bytes.len() as ffi::Py_ssize_t,
-                c"replace".as_ptr(),
-            );
-            Ok(Bound::from_owned_ptr_or_err(py, text)?.downcast_into_unchecked())
-        }
+        utf8_text(py, &bytes, errors)
     }
 
-    /// Decode many id lists on native threads: a list of bytes.
+    /// Decode many id sequences on native threads: a list of str (`errors` as for decode_text).
+    #[pyo3(signature = (batch, errors="replace", num_threads=None))]
+    fn decode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Bound<'py, PyAny>,
+        errors: &str,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<Bound<'py, PyString>>> {
+        let parts = self.decoded_batch(py, batch, num_threads)?;
+        parts
+            .iter()
+            .map(|bytes| utf8_text(py, bytes, errors))
+            .collect()
+    }
+
+    /// Decode many id sequences on native threads: a list of bytes.
     #[pyo3(signature = (batch, num_threads=None))]
     fn decode_batch_bytes<'py>(
         &self,
         py: Python<'py>,
-        batch: Vec<Vec<u32>>,
+        batch: &Bound<'py, PyAny>,
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let parts = self.decoded_batch(py, batch, num_threads)?;
+        Ok(parts.iter().map(|bytes| PyBytes::new(py, bytes)).collect())
+    }
+
+    #[getter]
+    fn n_vocab(&self) -> usize {
+        self.inner.n_vocab()
+    }
+}
+
+/// `bytes` as a str, by CPython's UTF-8 decoder with the `errors` handler.
+fn utf8_text<'py>(py: Python<'py>, bytes: &[u8], errors: &str) -> PyResult<Bound<'py, PyString>> {
+    let errors = std::ffi::CString::new(errors)
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err("errors must not contain NUL"))?;
+    // SAFETY: the pointer and length describe `bytes`, alive for the call; the GIL is held.
+    unsafe {
+        let text = ffi::PyUnicode_DecodeUTF8(
+            bytes.as_ptr().cast(),
+            bytes.len() as ffi::Py_ssize_t,
+            errors.as_ptr(),
+        );
+        Ok(Bound::from_owned_ptr_or_err(py, text)?.downcast_into_unchecked())
+    }
+}
+
+impl PyTables {
+    /// The ids of a Python sequence, each checked to be a token id of this vocabulary; the
+    /// first bad one raises its final error (DecodeInputError, UnknownTokenError).
+    fn token_ids(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        let py = ids.py();
+        let mut out = Vec::with_capacity(ids.len().unwrap_or(0));
+        let mut take = |item: &Bound<'_, PyAny>| -> PyResult<()> {
+            // Fast path: a small int (nearly every item); the rest goes through token_id.
+            // SAFETY: GIL held; PyLong_CheckExact only reads the type.
+            if unsafe { ffi::PyLong_CheckExact(item.as_ptr()) } != 0 {
+                let value = unsafe { ffi::PyLong_AsLong(item.as_ptr()) };
+                if let Ok(id) = u32::try_from(value) {
+                    out.push(id);
+                    return Ok(());
+                }
+                let _ = PyErr::take(py); // an overflow: token_id words it
+            }
+            match token_id(item)? {
+                IdItem::Id(id) => out.push(id),
+                IdItem::Outside(shown) => return Err(self.outside(py, &shown)),
+            }
+            Ok(())
+        };
+        if let Ok(list) = ids.downcast::<PyList>() {
+            for i in 0..list.len() {
+                // SAFETY: GIL held; `i` is below the list's length, read just now; the item is
+                // borrowed for this iteration only, and `take` runs no Python code that could
+                // shrink the list except on the error path, which returns at once.
+                let item = unsafe {
+                    Bound::from_borrowed_ptr(
+                        py,
+                        ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t),
+                    )
+                };
+                take(&item)?;
+            }
+        } else {
+            for item in ids.try_iter()? {
+                take(&item?)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// UnknownTokenError for an id outside the vocabulary (`shown` as Python prints it).
+    fn outside(&self, py: Python<'_>, shown: &str) -> PyErr {
+        let last = self.inner.n_vocab().saturating_sub(1);
+        let message = format!(
+            "token id {shown} is outside the vocabulary {} (ids 0..{last})",
+            self.name
+        );
+        ws_error(py, "UnknownTokenError", message)
+    }
+
+    /// UnknownTokenError for `id`, found missing by the tables.
+    fn unknown(&self, py: Python<'_>, id: u32) -> PyErr {
+        if (id as usize) < self.inner.n_vocab() {
+            let message = format!("token id {id} is unused in the vocabulary {}", self.name);
+            ws_error(py, "UnknownTokenError", message)
+        } else {
+            self.outside(py, &id.to_string())
+        }
+    }
+
+    /// The bytes of the ids in the Python sequence `ids`, decoded with the GIL released.
+    fn decoded(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+        let ids = self.token_ids(ids)?;
         let tables = &self.inner;
+        py.allow_threads(|| {
+            let mut out = Vec::new();
+            tables.decode_into(&ids, &mut out).map(|_| out)
+        })
+        .map_err(|id| self.unknown(py, id))
+    }
+
+    /// The bytes of each id sequence of `batch`, on native threads; the error is that of the
+    /// first bad id of the lowest-index sequence, as a loop over the batch would give.
+    fn decoded_batch(
+        &self,
+        py: Python<'_>,
+        batch: &Bound<'_, PyAny>,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<Vec<u8>>> {
+        let tables = &self.inner;
+        let mut lists: Vec<Vec<u32>> = Vec::new();
+        for ids in batch.try_iter()? {
+            match self.token_ids(&ids?) {
+                Ok(ids) => lists.push(ids),
+                Err(err) => {
+                    // An earlier sequence with an unused id fails first, as in a loop.
+                    let mut scratch = Vec::new();
+                    for ids in &lists {
+                        if let Err(id) = tables.decode_into(ids, &mut scratch) {
+                            return Err(self.unknown(py, id));
+                        }
+                        scratch.clear();
+                    }
+                    return Err(err);
+                }
+            }
+        }
+        let batch = lists;
         let decode = |i: usize| {
             let mut out = Vec::new();
             tables.decode_into(&batch[i], &mut out).map(|_| out)
@@ -425,67 +391,46 @@ impl PyTables {
             |i| batch[i].len(),
             ALONE_BELOW_IDS,
             decode,
-            |result| match result {
-                Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
-                Err(id) => Err(unknown_token(py, id)),
-            },
+            |result| result.map_err(|id| self.unknown(py, id)),
         )
     }
-
-    #[getter]
-    fn n_vocab(&self) -> usize {
-        self.inner.n_vocab()
-    }
 }
 
-impl PyTables {
-    /// The bytes of the ids in the Python sequence `ids`, decoded with the GIL released.
-    fn decoded(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
-        let ids = token_ids(ids)?;
-        let tables = &self.inner;
-        py.allow_threads(|| {
-            let mut out = Vec::new();
-            tables.decode_into(&ids, &mut out).map(|_| out)
-        })
-        .map_err(|id| unknown_token(py, id))
-    }
-}
-
-fn unknown_token(py: Python<'_>, id: u32) -> PyErr {
-    ws_error(
-        py,
-        "UnknownTokenError",
-        format!("token id {id} is not in the vocabulary"),
-    )
-}
-
-/// A native span encoder: `Encoder(tables, name)` with name in buffer-sweep, heap-merge, backtrack.
+/// A native span encoder on its own: `Encoder(tables, name)` (buffer-sweep, heap-merge,
+/// backtrack, auto), for tests and benchmarks of one strategy; tokenizers use [`PyPipeline`].
 #[pyclass(frozen, module = "wordsplit._native", name = "Encoder")]
 struct PyEncoder {
-    tables: Arc<VocabTables>,
+    tables: Arc<MergeTables>,
     kind: EncoderKind,
+}
+
+/// The native encoder `name`, its tables built if it needs them.
+fn native_encoder(py: Python<'_>, tables: &Arc<MergeTables>, name: &str) -> PyResult<EncoderKind> {
+    let kind = EncoderKind::from_name(name).ok_or_else(|| {
+        ws_error(
+            py,
+            "UnknownComponentError",
+            format!(
+                "unknown native encoder {}; known: {}",
+                pipeline::py_repr(py, name),
+                EncoderKind::NAMES.join(", ")
+            ),
+        )
+    })?;
+    if kind == EncoderKind::Backtrack {
+        let ready =
+            py.allow_threads(|| tables.backtrack_tables().map(|_| ()).map_err(str::to_owned));
+        ready.map_err(|e| ws_error(py, "UnsupportedTokenizerError", e))?;
+    }
+    Ok(kind)
 }
 
 #[pymethods]
 impl PyEncoder {
     #[new]
     fn new(py: Python<'_>, tables: &PyTables, name: &str) -> PyResult<Self> {
-        let kind = EncoderKind::from_name(name).ok_or_else(|| {
-            ws_error(
-                py,
-                "UnknownComponentError",
-                format!(
-                    "unknown native encoder {name:?}; known: {}",
-                    EncoderKind::NAMES.join(", ")
-                ),
-            )
-        })?;
         let tables = tables.inner.clone();
-        if kind == EncoderKind::Backtrack {
-            let ready =
-                py.allow_threads(|| tables.backtrack_tables().map(|_| ()).map_err(str::to_owned));
-            ready.map_err(|e| ws_error(py, "UnsupportedTokenizerError", e))?;
-        }
+        let kind = native_encoder(py, &tables, name)?;
         Ok(Self { tables, kind })
     }
 
@@ -500,22 +445,6 @@ impl PyEncoder {
         encode_piece(self.kind, &self.tables, piece, &mut out);
         out
     }
-
-    /// The ids of many pieces, concatenated, in one call with the GIL released.
-    fn encode_pieces<'py>(
-        &self,
-        py: Python<'py>,
-        pieces: Vec<Vec<u8>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let ids = py.allow_threads(|| {
-            let mut out = Vec::with_capacity(pieces.len() + pieces.len() / 2);
-            for piece in &pieces {
-                encode_piece(self.kind, &self.tables, piece, &mut out);
-            }
-            out
-        });
-        PyList::new(py, ids)
-    }
 }
 
 /// A resolved special-token policy for one [`PyPipeline`], cached by the Python side.
@@ -524,10 +453,13 @@ struct PyPolicy {
     inner: SpecialPolicy,
 }
 
-/// The whole encode in one call: `Pipeline(tables, encoder, pattern, literals, nfc)`.
+/// The whole encode in one call; see `wordsplit/engines/native.py`.
 ///
-/// `literals` is `[(text, id, special)]`. Raises UnsupportedTokenizerError when no native
-/// scanner is registered for `pattern` (the Python side then uses its regex spanner).
+/// `Pipeline(tables, *, encoder, spanner, pattern, literals, normalizer, encoder_impl=None,
+/// spanner_impl=None, normalizer_impl=None)`: each stage is native (a native encoder name or
+/// "auto"; the scanner `spanner`, which must be registered for exactly `pattern`; "none" or
+/// "nfc") unless its `*_impl` Python object is given, the name then naming it in messages.
+/// `literals` is `[(text, id, special)]`.
 #[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
 struct PyPipeline {
     inner: Pipeline,
@@ -535,64 +467,170 @@ struct PyPipeline {
 }
 
 impl PyPipeline {
-    fn run(&self, text: &str, policy: &SpecialPolicy) -> Result<Vec<u32>, Disallowed> {
+    /// The ids of `text`, with the GIL released when every stage is native.
+    fn run(&self, py: Python<'_>, text: &str, policy: &SpecialPolicy) -> PyResult<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3 + 4);
-        self.inner.encode(text, policy, &mut out)?;
+        let result = if self.inner.is_native() {
+            py.allow_threads(|| self.inner.encode(text, policy, &mut out))
+        } else {
+            self.inner.encode(text, policy, &mut out)
+        };
+        result.map_err(|e| encode_error(py, e))?;
         Ok(out)
     }
 
-    /// Encode `texts` with [`run_shared`]: each text's ids, made into its result by `keep` on
-    /// this thread, in text order (or the first error).
+    /// The text of a Python str (surrogates fixed); EncodeInputError for anything else.
+    fn text<'a>(text: &'a Bound<'_, PyAny>, batch_index: Option<usize>) -> PyResult<TextArg<'a>> {
+        let Ok(string) = text.downcast::<PyString>() else {
+            let kind = text.get_type().name()?;
+            let hint = if text.is_instance_of::<PyBytes>()
+                || text.is_instance_of::<pyo3::types::PyByteArray>()
+            {
+                " (decode bytes to str first, e.g. data.decode('utf-8'))"
+            } else {
+                ""
+            };
+            let message = match batch_index {
+                None => format!("encode takes a str, not {kind}{hint}"),
+                Some(i) => format!("text {i} of the batch is a {kind}, not a str{hint}"),
+            };
+            return Err(ws_error(text.py(), "EncodeInputError", message));
+        };
+        match string.to_str() {
+            Ok(plain) => Ok(TextArg::Borrowed(plain)),
+            Err(_) => Ok(TextArg::Owned(pipeline::text_without_surrogates(string)?)),
+        }
+    }
+
+    /// The texts of a batch (any iterable of str), each checked and fixed.
+    fn texts<'a>(items: &'a [Bound<'a, PyAny>]) -> PyResult<Vec<TextArg<'a>>> {
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Self::text(text, Some(i)))
+            .collect()
+    }
+
+    /// Encode `texts` with [`run_shared`] (all native) or in order on this thread: each text's
+    /// ids, made into its result by `keep` on this thread, in text order; the error is that of
+    /// the lowest-index text that fails.
     fn run_batch<T>(
         &self,
         py: Python<'_>,
-        texts: &[PyBackedStr],
+        texts: &Bound<'_, PyAny>,
         policy: &SpecialPolicy,
         num_threads: Option<usize>,
         mut keep: impl FnMut(Vec<u32>) -> PyResult<T>,
     ) -> PyResult<Vec<T>> {
-        let size = |i: usize| texts[i].len();
+        let items: Vec<Bound<'_, PyAny>> = match texts.downcast::<PyList>() {
+            Ok(list) => list.iter().collect(),
+            Err(_) => texts.try_iter()?.collect::<PyResult<_>>()?,
+        };
+        let texts = Self::texts(&items)?;
+        if !self.inner.is_native() {
+            return texts
+                .iter()
+                .map(|text| keep(self.run(py, text.as_str(), policy)?))
+                .collect();
+        }
+        let encode = |i: usize| {
+            let mut out = Vec::with_capacity(texts[i].as_str().len() / 3 + 4);
+            self.inner
+                .encode(texts[i].as_str(), policy, &mut out)
+                .map(|_| out)
+        };
         run_shared(
             py,
             texts.len(),
             default_threads(num_threads),
-            size,
+            |i| texts[i].as_str().len(),
             ALONE_BELOW_TEXT_BYTES,
-            |i| self.run(&texts[i], policy),
-            |result| keep(result.map_err(|d| disallowed_error(py, d))?),
+            encode,
+            |result| keep(result.map_err(|e| encode_error(py, e))?),
         )
     }
 }
 
-fn disallowed_error(py: Python<'_>, d: Disallowed) -> PyErr {
-    ws_error(
-        py,
-        "DisallowedSpecialError",
-        format!(
-            "text contains the special token {:?}, which is disallowed",
-            d.0
-        ),
-    )
+/// A text argument: borrowed from the Python str, or fixed (surrogates) into a new String.
+enum TextArg<'a> {
+    Borrowed(&'a str),
+    Owned(String),
+}
+
+impl TextArg<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            TextArg::Borrowed(text) => text,
+            TextArg::Owned(text) => text,
+        }
+    }
+}
+
+/// The Python exception of a failed encode, with its final message.
+fn encode_error(py: Python<'_>, error: EncodeError) -> PyErr {
+    match error {
+        EncodeError::Python(err) => err,
+        EncodeError::Disallowed(token) => {
+            let token = pipeline::py_repr(py, &token);
+            ws_error(
+                py,
+                "DisallowedSpecialError",
+                format!(
+                    "text contains the special token {token}, which is disallowed; pass \
+                     allowed_special={{{token}}} (or allowed_special='all') to encode it as a special \
+                     token, or disallowed_special=() to encode it as plain text"
+                ),
+            )
+        }
+    }
 }
 
 #[pymethods]
 impl PyPipeline {
     #[new]
+    #[pyo3(signature = (tables, *, encoder, spanner, pattern, literals, normalizer,
+                        encoder_impl=None, spanner_impl=None, normalizer_impl=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         tables: &PyTables,
         encoder: &str,
+        spanner: &str,
         pattern: &str,
         literals: Vec<(String, u32, bool)>,
-        nfc: bool,
+        normalizer: &str,
+        encoder_impl: Option<Py<PyAny>>,
+        spanner_impl: Option<Py<PyAny>>,
+        normalizer_impl: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let kind = PyEncoder::new(py, tables, encoder)?.kind;
-        let spanner = scanner(py, pattern)?;
+        let encoder = match encoder_impl {
+            Some(object) => EncodeStage::Python(object, encoder.to_owned()),
+            None => EncodeStage::Native(native_encoder(py, &tables.inner, encoder)?),
+        };
+        let spanner = match spanner_impl {
+            Some(object) => SpanStage::Python(object, spanner.to_owned()),
+            None => SpanStage::Native(scanner(py, spanner, pattern)?),
+        };
+        let normalizer = match (normalizer_impl, normalizer) {
+            (Some(object), name) => NormalizeStage::Python(object, name.to_owned()),
+            (None, "none") => NormalizeStage::None,
+            (None, "nfc") => NormalizeStage::Nfc,
+            (None, name) => {
+                return Err(ws_error(
+                    py,
+                    "UnknownComponentError",
+                    format!(
+                        "unknown native normalizer {}; known: nfc, none",
+                        pipeline::py_repr(py, name)
+                    ),
+                ))
+            }
+        };
         let literals = literals
             .into_iter()
             .map(|(text, id, special)| Literal { text, id, special })
             .collect();
-        let inner = Pipeline::new(tables.inner.clone(), kind, spanner, literals, nfc)
+        let inner = Pipeline::new(tables.inner.clone(), encoder, spanner, literals, normalizer)
             .map_err(|e| ws_error(py, "VocabFormatError", e))?;
         Ok(Self {
             ints: IdInts::new(inner.tables.n_vocab()),
@@ -600,10 +638,10 @@ impl PyPipeline {
         })
     }
 
-    /// The scanner's registry name.
+    /// Whether every stage is native (the GIL is released, batches run on threads).
     #[getter]
-    fn spanner(&self) -> &'static str {
-        self.inner.spanner.name()
+    fn native(&self) -> bool {
+        self.inner.is_native()
     }
 
     /// A policy: `allowed`/`disallowed` are sets of literal texts; `allowed=None` allows all.
@@ -629,36 +667,34 @@ impl PyPipeline {
         }
     }
 
-    /// The ids of `text` under `policy`, with the GIL released.
+    /// The ids of `text` under `policy`.
     fn encode<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: &Bound<'py, PyAny>,
         policy: &PyPolicy,
     ) -> PyResult<Bound<'py, PyList>> {
-        let ids = py
-            .allow_threads(|| self.run(text, &policy.inner))
-            .map_err(|d| disallowed_error(py, d))?;
+        let text = Self::text(text, None)?;
+        let ids = self.run(py, text.as_str(), &policy.inner)?;
         self.ints.list(py, &ids)
     }
 
     /// The number of tokens of `text`, without building the list.
-    fn count(&self, py: Python<'_>, text: &str, policy: &PyPolicy) -> PyResult<usize> {
-        py.allow_threads(|| self.run(text, &policy.inner))
-            .map(|ids| ids.len())
-            .map_err(|d| disallowed_error(py, d))
+    fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>, policy: &PyPolicy) -> PyResult<usize> {
+        let text = Self::text(text, None)?;
+        Ok(self.run(py, text.as_str(), &policy.inner)?.len())
     }
 
-    /// Encode many texts on native threads: a list of id lists.
+    /// Encode many texts (on native threads when every stage is native): a list of id lists.
     #[pyo3(signature = (texts, policy, num_threads=None))]
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: &Bound<'py, PyAny>,
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyList>>> {
-        self.run_batch(py, &texts, &policy.inner, num_threads, |ids| {
+        self.run_batch(py, texts, &policy.inner, num_threads, |ids| {
             self.ints.list(py, &ids)
         })
     }
@@ -669,11 +705,11 @@ impl PyPipeline {
     fn encode_batch_flat<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: &Bound<'py, PyAny>,
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let parts = self.run_batch(py, &texts, &policy.inner, num_threads, Ok)?;
+        let parts = self.run_batch(py, texts, &policy.inner, num_threads, Ok)?;
         let total: usize = parts.iter().map(Vec::len).sum();
         // Written straight into the bytes objects, four (eight) bytes per id (offset).
         let ids = PyBytes::new_with(py, total * 4, |buf| {
@@ -696,22 +732,39 @@ impl PyPipeline {
     }
 }
 
-/// The scanner registered for exactly `pattern`, or UnsupportedTokenizerError.
-fn scanner(py: Python<'_>, pattern: &str) -> PyResult<Box<dyn spanners::Spanner>> {
-    spanners::scanner_for_pattern(pattern).ok_or_else(|| {
-        ws_error(
+/// The scanner `name`, registered for exactly `pattern`, or UnsupportedTokenizerError.
+fn scanner(py: Python<'_>, name: &str, pattern: &str) -> PyResult<Box<dyn spanners::Spanner>> {
+    let registered = spanners::SCANNER_PATTERNS
+        .iter()
+        .any(|&(scanner, proven)| scanner == name && proven == pattern);
+    match spanners::scanner_for_pattern(pattern) {
+        Some(spanner) if registered => Ok(spanner),
+        _ => Err(ws_error(
             py,
             "UnsupportedTokenizerError",
-            format!("no native scanner for the pattern {pattern:?}"),
-        )
-    })
+            format!(
+                "the {name} handles only the patterns it was proven equal to, not {}; \
+                 use spanner='auto' or spanner='regex'",
+                pipeline::py_repr(py, pattern)
+            ),
+        )),
+    }
 }
 
 /// `scan(pattern, texts)`: each text cut into pieces by the scanner registered for `pattern`
 /// (for the equivalence proofs against the regex); UnsupportedTokenizerError if there is none.
 #[pyfunction]
 fn scan(py: Python<'_>, pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<String>>> {
-    let spanner = scanner(py, pattern)?;
+    let spanner = spanners::scanner_for_pattern(pattern).ok_or_else(|| {
+        ws_error(
+            py,
+            "UnsupportedTokenizerError",
+            format!(
+                "no native scanner for the pattern {}",
+                pipeline::py_repr(py, pattern)
+            ),
+        )
+    })?;
     Ok(py.allow_threads(|| {
         texts
             .iter()
@@ -750,61 +803,4 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ALONE_BELOW_IDS", ALONE_BELOW_IDS)?;
     m.add("UNICODE_VERSION", unicode_tables::UNICODE_VERSION)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn receive_returns_messages_then_hangs_up() {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        let running = AtomicUsize::new(0);
-        sender.send(1).unwrap();
-        sender.send(2).unwrap();
-        drop(sender);
-        assert_eq!(receive(&receiver, &running), Ok(1));
-        assert_eq!(receive(&receiver, &running), Ok(2));
-        assert_eq!(receive(&receiver, &running), Err(RecvError));
-    }
-
-    /// CPU time of the calling thread.
-    fn thread_cpu_time() -> std::time::Duration {
-        let mut t = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        assert_eq!(
-            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) },
-            0
-        );
-        std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-    }
-
-    /// Waits for a result that a helper thread sends after `delay`, with `running` helpers;
-    /// returns the CPU time the wait took.
-    fn wait_cpu_time(delay: std::time::Duration, running: usize) -> std::time::Duration {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        let running = AtomicUsize::new(running);
-        let helper = std::thread::spawn(move || {
-            std::thread::sleep(delay);
-            sender.send("late").unwrap();
-        });
-        let start = thread_cpu_time();
-        assert_eq!(receive(&receiver, &running), Ok("late"));
-        let spent = thread_cpu_time() - start;
-        helper.join().unwrap();
-        assert_eq!(receive(&receiver, &running), Err(RecvError));
-        spent
-    }
-
-    #[test]
-    fn receive_spins_only_briefly_and_only_for_a_running_helper() {
-        // A running helper that answers long after SPIN_LIMIT: the wait spins at most about
-        // SPIN_LIMIT, then sleeps (a spin to the end would cost ~20 × SPIN_LIMIT).
-        let wait = SPIN_LIMIT * 20;
-        assert!(wait_cpu_time(wait, 1) < SPIN_LIMIT * 5);
-        // No helper running yet: no spin at all.
-        assert!(wait_cpu_time(wait, 0) < SPIN_LIMIT / 2);
-    }
 }

@@ -1,9 +1,17 @@
 //! The whole encode in one native call: special/added literals → normalizer → spanner →
-//! span encoder → ids. Mirrors `wordsplit/tokenizer.py` (`Tokenizer._encode`) and
-//! `wordsplit/specials.py`; the Python side resolves the allowed/disallowed policy into a
-//! [`SpecialPolicy`] and calls [`Pipeline::encode`] with the GIL released.
+//! span encoder → ids. Mirrors the Python engine (`wordsplit/engines/python.py`), the
+//! reference, stage for stage and error for error.
+//!
+//! Each stage is native when the core has it (the scanners, the encoders, the none/NFC
+//! normalizers) or a Python component that the pipeline calls for its stage (a plug-in, or
+//! the regex spanner for a pattern no scanner handles). A pipeline with a Python stage is run
+//! with the GIL held ([`Pipeline::is_native`] tells the glue which); an all-native one with the
+//! GIL released. The Python side resolves the allowed/disallowed policy into a
+//! [`SpecialPolicy`].
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString};
 use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 use std::cell::RefCell;
@@ -11,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::encoders::{merge_piece, EncoderKind};
 use crate::spanners::Spanner;
-use crate::vocab::VocabTables;
+use crate::tables::MergeTables;
 
 /// One special or added token literal.
 pub struct Literal {
@@ -32,9 +40,36 @@ pub enum SpecialPolicy {
     },
 }
 
-/// `encode` found a disallowed special literal; the Python side turns this into
-/// DisallowedSpecialError with the usual message.
-pub struct Disallowed(pub String);
+/// Why an encode stopped (the caller discards the ids made so far).
+pub enum EncodeError {
+    /// A disallowed special literal (its text); the glue raises DisallowedSpecialError.
+    Disallowed(String),
+    /// A Python stage raised this, or broke its contract (a ComponentError).
+    Python(PyErr),
+}
+
+/// The normalizer stage.
+pub enum NormalizeStage {
+    None,
+    /// HF's NFC (the `unicode-normalization-alignments` tables HF uses).
+    Nfc,
+    /// A Python callable `str -> str`, and its registry name.
+    Python(Py<PyAny>, String),
+}
+
+/// The spanner stage.
+pub enum SpanStage {
+    Native(Box<dyn Spanner>),
+    /// A Python object with `split(str) -> list[str]`, and its registry name.
+    Python(Py<PyAny>, String),
+}
+
+/// The span-encoder stage.
+pub enum EncodeStage {
+    Native(EncoderKind),
+    /// A Python object with `encode_piece(bytes) -> list[int]`, and its registry name.
+    Python(Py<PyAny>, String),
+}
 
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
 /// so each thread remembers the ids of recent ones, per pipeline, in a fixed two-way
@@ -140,21 +175,21 @@ static NEXT_PIPELINE_ID: AtomicU64 = AtomicU64::new(0);
 pub struct Pipeline {
     /// Names this pipeline's entries in the per-thread piece caches (never reused).
     id: u64,
-    pub tables: std::sync::Arc<VocabTables>,
-    pub encoder: EncoderKind,
-    pub spanner: Box<dyn Spanner>,
+    pub tables: std::sync::Arc<MergeTables>,
+    pub encoder: EncodeStage,
+    pub spanner: SpanStage,
     pub literals: Vec<Literal>,
     literal_matcher: Option<AhoCorasick>,
-    pub nfc: bool,
+    pub normalizer: NormalizeStage,
 }
 
 impl Pipeline {
     pub fn new(
-        tables: std::sync::Arc<VocabTables>,
-        encoder: EncoderKind,
-        spanner: Box<dyn Spanner>,
+        tables: std::sync::Arc<MergeTables>,
+        encoder: EncodeStage,
+        spanner: SpanStage,
         literals: Vec<Literal>,
-        nfc: bool,
+        normalizer: NormalizeStage,
     ) -> Result<Self, String> {
         let literal_matcher = if literals.is_empty() {
             None
@@ -174,8 +209,15 @@ impl Pipeline {
             spanner,
             literals,
             literal_matcher,
-            nfc,
+            normalizer,
         })
+    }
+
+    /// Whether every stage is native: then encoding needs no GIL.
+    pub fn is_native(&self) -> bool {
+        matches!(self.spanner, SpanStage::Native(_))
+            && matches!(self.encoder, EncodeStage::Native(_))
+            && !matches!(self.normalizer, NormalizeStage::Python(..))
     }
 
     /// Encode `text`; `Err` names the first disallowed special literal found (the caller
@@ -185,10 +227,9 @@ impl Pipeline {
         text: &str,
         policy: &SpecialPolicy,
         out: &mut Vec<u32>,
-    ) -> Result<(), Disallowed> {
+    ) -> Result<(), EncodeError> {
         let Some(matcher) = &self.literal_matcher else {
-            self.encode_plain(text, out);
-            return Ok(());
+            return self.encode_plain(text, out);
         };
         let mut plain_start = 0;
         let mut search_from = 0;
@@ -206,7 +247,7 @@ impl Pipeline {
                         disallowed,
                     } => {
                         if disallowed[i] {
-                            return Err(Disallowed(literal.text.clone()));
+                            return Err(EncodeError::Disallowed(literal.text.clone()));
                         }
                         allowed[i]
                     }
@@ -217,31 +258,69 @@ impl Pipeline {
                     m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
                 continue;
             }
-            self.encode_plain(&text[plain_start..m.start()], out);
+            self.encode_plain(&text[plain_start..m.start()], out)?;
             out.push(literal.id);
             plain_start = m.end();
             search_from = m.end();
         }
-        self.encode_plain(&text[plain_start..], out);
-        Ok(())
+        self.encode_plain(&text[plain_start..], out)
     }
 
     /// Normalize, split and merge text that holds no literal token.
-    fn encode_plain(&self, text: &str, out: &mut Vec<u32>) {
+    fn encode_plain(&self, text: &str, out: &mut Vec<u32>) -> Result<(), EncodeError> {
         if text.is_empty() {
-            return;
+            return Ok(());
         }
-        if self.nfc && !text.is_ascii() && is_nfc_quick(text.chars()) != IsNormalized::Yes {
-            let normalized: String = text.nfc().map(|(c, _)| c).collect();
-            self.encode_split(&normalized, out);
-        } else {
-            self.encode_split(text, out);
+        match &self.normalizer {
+            NormalizeStage::Nfc
+                if !text.is_ascii() && is_nfc_quick(text.chars()) != IsNormalized::Yes =>
+            {
+                let normalized: String = text.nfc().map(|(c, _)| c).collect();
+                self.encode_split(&normalized, out)
+            }
+            NormalizeStage::Python(function, name) => {
+                let normalized = python_normalize(function, name, text)?;
+                self.encode_split(&normalized, out)
+            }
+            _ => self.encode_split(text, out),
         }
     }
 
-    fn encode_split(&self, text: &str, out: &mut Vec<u32>) {
+    fn encode_split(&self, text: &str, out: &mut Vec<u32>) -> Result<(), EncodeError> {
         let mut ends = Vec::with_capacity(text.len() / 4 + 1);
-        self.spanner.split(text, &mut ends);
+        match &self.spanner {
+            SpanStage::Native(spanner) => spanner.split(text, &mut ends),
+            SpanStage::Python(spanner, name) => python_split(spanner, name, text, &mut ends)?,
+        }
+        let tables = &*self.tables;
+        match &self.encoder {
+            EncodeStage::Native(kind) => {
+                self.encode_pieces::<true>(text, &ends, out, |piece, out| {
+                    merge_piece(*kind, tables, piece, out);
+                    Ok(())
+                })
+            }
+            // The Python encoder sees every piece (no whole-token or single-byte shortcut: it
+            // is the encoder's to decide); the cache spares it repeated ones.
+            EncodeStage::Python(encoder, name) => {
+                self.encode_pieces::<false>(text, &ends, out, |piece, out| {
+                    python_encode(encoder, name, tables.n_vocab(), piece, out)
+                })
+            }
+        }
+    }
+
+    /// Encode the pieces of `text` ending at `ends`, through this thread's piece cache;
+    /// `merge` encodes a piece the cache does not hold. `SHORTCUTS`: a whole-token piece is
+    /// one lookup and a single byte its id, without `merge` (the native encoders' rule).
+    #[inline(always)]
+    fn encode_pieces<const SHORTCUTS: bool>(
+        &self,
+        text: &str,
+        ends: &[usize],
+        out: &mut Vec<u32>,
+        mut merge: impl FnMut(&[u8], &mut Vec<u32>) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
         let bytes = text.as_bytes();
         let tables = &*self.tables;
         PIECE_CACHES.with_borrow_mut(|caches| {
@@ -260,28 +339,172 @@ impl Pipeline {
             }
             let cache = &mut caches[0].1;
             let mut start = 0;
-            for end in ends {
+            for &end in ends {
                 let piece = &bytes[start..end];
                 start = end;
-                if let Some(id) = tables.whole(piece) {
-                    out.push(id);
-                } else if piece.len() == 1 {
-                    out.push(tables.byte_ids[piece[0] as usize]);
-                } else if piece.len() > CACHE_MAX_PIECE {
-                    merge_piece(self.encoder, tables, piece, out);
+                if SHORTCUTS {
+                    if let Some(id) = tables.whole(piece) {
+                        out.push(id);
+                        continue;
+                    }
+                    if piece.len() == 1 {
+                        out.push(tables.byte_ids[piece[0] as usize]);
+                        continue;
+                    }
+                }
+                if piece.len() > CACHE_MAX_PIECE {
+                    merge(piece, out)?;
                 } else {
                     let (key, set) = PieceCache::key(piece);
                     if let Some(ids) = cache.get(&key, piece.len(), set) {
                         out.extend_from_slice(ids);
                     } else {
                         let first = out.len();
-                        merge_piece(self.encoder, tables, piece, out);
+                        merge(piece, out)?;
                         cache.put(key, piece.len(), set, &out[first..]);
                     }
                 }
             }
-        });
+            Ok(())
+        })
     }
+}
+
+/// A ComponentError with `message`.
+fn component_error(py: Python<'_>, message: String) -> EncodeError {
+    EncodeError::Python(crate::ws_error(py, "ComponentError", message))
+}
+
+/// `text` as a Rust string: lone surrogates become U+FFFD and surrogate pairs their character,
+/// as tiktoken does (`text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")`).
+pub fn text_without_surrogates(text: &Bound<'_, PyString>) -> PyResult<String> {
+    if let Ok(plain) = text.to_str() {
+        return Ok(plain.to_owned());
+    }
+    let utf16 = text.call_method1("encode", ("utf-16", "surrogatepass"))?;
+    utf16
+        .call_method1("decode", ("utf-16", "replace"))?
+        .downcast_into::<PyString>()?
+        .to_str()
+        .map(str::to_owned)
+}
+
+/// The Python normalizer's output for `text` (surrogates fixed as in the input).
+fn python_normalize(function: &Py<PyAny>, name: &str, text: &str) -> Result<String, EncodeError> {
+    Python::with_gil(|py| {
+        let result = function
+            .bind(py)
+            .call1((text,))
+            .map_err(EncodeError::Python)?;
+        let Ok(normalized) = result.downcast::<PyString>() else {
+            let kind = result.get_type().name().map_err(EncodeError::Python)?;
+            return Err(component_error(
+                py,
+                format!(
+                    "normalizer {} must return a str, not {kind}",
+                    py_repr(py, name)
+                ),
+            ));
+        };
+        text_without_surrogates(normalized).map_err(EncodeError::Python)
+    })
+}
+
+/// The ends of the pieces the Python spanner cuts `text` into (empty pieces skipped), after
+/// checking that they are str and concatenate to `text`.
+fn python_split(
+    spanner: &Py<PyAny>,
+    name: &str,
+    text: &str,
+    ends: &mut Vec<usize>,
+) -> Result<(), EncodeError> {
+    Python::with_gil(|py| {
+        let broken = || {
+            component_error(
+                py,
+                format!(
+                    "spanner {}: split() must return a list of str that concatenate to its input",
+                    py_repr(py, name)
+                ),
+            )
+        };
+        let pieces = spanner
+            .bind(py)
+            .call_method1("split", (text,))
+            .map_err(EncodeError::Python)?;
+        let pieces = pieces.downcast::<PyList>().map_err(|_| broken())?;
+        let mut position = 0;
+        for piece in pieces.iter() {
+            let piece = piece.downcast::<PyString>().map_err(|_| broken())?;
+            let piece = piece.to_str().map_err(|_| broken())?;
+            if !text[position..].starts_with(piece) {
+                return Err(broken());
+            }
+            if !piece.is_empty() {
+                position += piece.len();
+                ends.push(position);
+            }
+        }
+        if position != text.len() {
+            return Err(broken());
+        }
+        Ok(())
+    })
+}
+
+/// Append the Python encoder's ids of `piece` to `out`, after checking they are token ids.
+fn python_encode(
+    encoder: &Py<PyAny>,
+    name: &str,
+    n_vocab: usize,
+    piece: &[u8],
+    out: &mut Vec<u32>,
+) -> Result<(), EncodeError> {
+    Python::with_gil(|py| {
+        let bytes = PyBytes::new(py, piece);
+        let ids = encoder
+            .bind(py)
+            .call_method1("encode_piece", (&bytes,))
+            .map_err(EncodeError::Python)?;
+        let broken = || {
+            let shown = bytes
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| format!("{piece:?}"));
+            component_error(
+                py,
+                format!(
+                    "encoder {}: encode_piece({shown}) must return a list of token ids below {n_vocab}",
+                    py_repr(py, name)
+                ),
+            )
+        };
+        let ids = ids.downcast::<PyList>().map_err(|_| broken())?;
+        let start = out.len();
+        for id in ids.iter() {
+            // `type(id) is int`, as the Python engine checks
+            if !id.is_exact_instance_of::<pyo3::types::PyInt>() {
+                out.truncate(start);
+                return Err(broken());
+            }
+            match id.extract::<u64>() {
+                Ok(value) if (value as usize) < n_vocab => out.push(value as u32),
+                _ => {
+                    out.truncate(start);
+                    return Err(broken());
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Python's `repr()` of a string (as the Python engine's messages show names and literals).
+pub fn py_repr(py: Python<'_>, text: &str) -> String {
+    PyString::new(py, text)
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| format!("{text:?}"))
 }
 
 #[cfg(test)]

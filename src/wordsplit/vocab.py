@@ -247,10 +247,11 @@ class Vocab:
             all_ids = ids + array(U32, [i for _, i in literals])
             all_lengths = lengths + array(U32, [len(text) for text, _ in literals])
             merges = None if self.merges is None else [(l, r, rank) for (l, r), rank in self.merges.items()]
-            tables = native.Tables(
+            tables = native.MergeTables(
                 blob + b"".join(text for text, _ in literals), little_endian_bytes(all_ids),
                 little_endian_bytes(all_lengths),
                 b"\x01" * len(ids) + bytes(len(literals)), self.n_vocab, merges, self.whole_piece_lookup,
+                self.name,
             )
             object.__setattr__(self, "_native", tables)
         return self._native

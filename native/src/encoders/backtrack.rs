@@ -18,7 +18,7 @@
 //! `next_prefix` and the split candidates ([`Scan`]).
 //!
 //! Hashes only ever propose. Everything the tables keep is checked against the token bytes
-//! or comes from the exact index ([`VocabTables::rank_of`]); nothing rests on hashes being
+//! or comes from the exact index ([`MergeTables::rank_of`]); nothing rests on hashes being
 //! unique.
 
 use std::hash::BuildHasher;
@@ -26,7 +26,7 @@ use std::hash::BuildHasher;
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
-use crate::vocab::VocabTables;
+use crate::tables::MergeTables;
 
 const NONE: u32 = u32::MAX;
 
@@ -52,14 +52,14 @@ struct Merges {
 }
 
 impl BacktrackTables {
-    pub fn new(t: &VocabTables) -> Result<Self, String> {
+    pub fn new(t: &MergeTables) -> Result<Self, String> {
         Self::build(t, false)
     }
 
     /// `collide` (tests) gives every token the same fingerprint and marks every string as
     /// a possible prefix, so that hashes mislead everywhere and only the exact checks keep
     /// the tables right.
-    fn build(t: &VocabTables, collide: bool) -> Result<Self, String> {
+    fn build(t: &MergeTables, collide: bool) -> Result<Self, String> {
         if t.merges.is_some() {
             return Err(
                 "the backtrack encoder needs merges ordered by merged id; this vocabulary is \
@@ -111,7 +111,7 @@ impl BacktrackTables {
     /// pair's first token has the length it was found at, a false pair does not spell its
     /// token. (A pass of its own: in [`Merges::choose`] the byte reads would slow the
     /// dependent lookups.)
-    fn splits_spell_tokens(&self, t: &VocabTables) -> bool {
+    fn splits_spell_tokens(&self, t: &MergeTables) -> bool {
         (0..self.token_len.len() as u32).all(|id| {
             let (first, second) = self.merges.split[id as usize];
             first == id || {
@@ -128,7 +128,7 @@ impl BacktrackTables {
     /// `next_prefix` (which is exact), each prefix whose rest is a token; as `(span, pairs)`
     /// for [`Merges::choose`].
     #[allow(clippy::type_complexity)]
-    fn exact_candidates(&self, t: &VocabTables) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+    fn exact_candidates(&self, t: &MergeTables) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
         let mut span = vec![(0, 0); self.token_len.len()];
         let mut pairs = vec![];
         for id in 0..self.token_len.len() as u32 {
@@ -171,7 +171,7 @@ impl BacktrackTables {
     /// entry means a shared fingerprint; then the exact index answers, over the lengths
     /// walked.
     #[inline]
-    fn longest_match(&self, t: &VocabTables, text: &[u8]) -> u32 {
+    fn longest_match(&self, t: &MergeTables, text: &[u8]) -> u32 {
         let text = &text[..text.len().min(self.max_len)];
         let mut hash = 0;
         let mut walked = 0;
@@ -363,7 +363,7 @@ const BATCH: usize = 32;
 
 impl TokenTable {
     /// Every token in, without the prefix marks.
-    fn build(t: &VocabTables, ids: &[u32], collide: bool) -> Self {
+    fn build(t: &MergeTables, ids: &[u32], collide: bool) -> Self {
         let size = (ids.len() * 2).next_power_of_two().max(2);
         let mut table = Self {
             slots: vec![0; size],
@@ -522,7 +522,7 @@ impl Scan {
     /// first and smaller one, as it then chooses its splits while the others still scan
     /// (choosing takes about a third of the time of scanning).
     fn run(
-        t: &VocabTables,
+        t: &MergeTables,
         tokens: &TokenTable,
         ids: &[u32],
         token_len: &[u32],
@@ -604,7 +604,7 @@ impl Scan {
     /// Each batch's probes are gathered and touched first ([`TokenTable::touch`]).
     #[allow(clippy::too_many_arguments)]
     fn share(
-        t: &VocabTables,
+        t: &MergeTables,
         tokens: &TokenTable,
         token_len: &[u32],
         powers: &[u64],
@@ -711,11 +711,11 @@ impl Scan {
     }
 }
 
-pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
+pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     encode_with(t, t.backtrack(), piece, out)
 }
 
-fn encode_with(t: &VocabTables, bt: &BacktrackTables, piece: &[u8], out: &mut Vec<u32>) {
+fn encode_with(t: &MergeTables, bt: &BacktrackTables, piece: &[u8], out: &mut Vec<u32>) {
     let base = out.len();
     // reachable[p]: an encoding of piece[..p] may still end at p (cleared at dead ends).
     let mut reachable = vec![true; piece.len() + 1];
@@ -797,7 +797,7 @@ struct LongestMatches {
 
 impl LongestMatches {
     #[inline]
-    fn at(&mut self, t: &VocabTables, bt: &BacktrackTables, piece: &[u8], pos: usize) -> u32 {
+    fn at(&mut self, t: &MergeTables, bt: &BacktrackTables, piece: &[u8], pos: usize) -> u32 {
         let window = bt.max_len;
         if let Some((from, token)) = self.last {
             if pos + window <= piece.len()
@@ -824,7 +824,7 @@ mod tests {
     /// bytes, then the merges in order; `specials` literals are interleaved as non-BPE ids
     /// every 50 ids, and an id is left unused after them, to check that ids need not be
     /// BPE tokens or used.
-    fn trained(corpus: &[u8], merges: usize, specials: bool) -> VocabTables {
+    fn trained(corpus: &[u8], merges: usize, specials: bool) -> MergeTables {
         let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         let mut seen: FxHashMap<Vec<u8>, u32> = tokens
             .iter()
@@ -880,7 +880,7 @@ mod tests {
             add(token, next, true);
             next += 1;
         }
-        VocabTables::new(&blob, &ids, &lens, &kinds, next as usize + 3, None, true).unwrap()
+        MergeTables::new(&blob, &ids, &lens, &kinds, next as usize + 3, None, true).unwrap()
     }
 
     fn corpus(seed: u64, len: usize, alphabet: &[u8]) -> Vec<u8> {
@@ -904,7 +904,7 @@ mod tests {
     }
 
     /// The tables as the `bpe` crate derives them, by exact lookups only.
-    fn reference(t: &VocabTables) -> (Vec<u32>, Vec<(u32, u32)>) {
+    fn reference(t: &MergeTables) -> (Vec<u32>, Vec<(u32, u32)>) {
         let n = t.n_vocab();
         let mut ids: Vec<u32> = t.bpe_ids().collect();
         ids.sort_unstable();
@@ -966,7 +966,7 @@ mod tests {
         (next_prefix, split)
     }
 
-    fn check_tables(t: &VocabTables, texts: &[Vec<u8>]) {
+    fn check_tables(t: &MergeTables, texts: &[Vec<u8>]) {
         let (next_prefix, split) = reference(t);
         for collide in [false, true] {
             let bt = BacktrackTables::build(t, collide).unwrap();
@@ -1040,7 +1040,7 @@ mod tests {
         }
         let n = lens.len();
         let ids: Vec<u32> = (0..n as u32).collect();
-        let t = VocabTables::new(&blob, &ids, &lens, &vec![true; n], n, None, true).unwrap();
+        let t = MergeTables::new(&blob, &ids, &lens, &vec![true; n], n, None, true).unwrap();
         assert!(n > 2 * 4096);
         check_tables(&t, &[corpus(12, 200, b"abcdefghij \nk")]);
     }
@@ -1067,7 +1067,7 @@ mod tests {
 
     #[test]
     fn pair_ranked_vocabularies_are_refused() {
-        let t = VocabTables::new(
+        let t = MergeTables::new(
             &(0..=255u8).collect::<Vec<_>>(),
             &(0..256).collect::<Vec<_>>(),
             &[1; 256],

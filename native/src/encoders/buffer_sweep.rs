@@ -2,12 +2,12 @@
 //! (leftmost on ties) and merge it. O(n²) but with tiny constants, so it is the fastest
 //! choice for the short pieces of ordinary text (it is tiktoken's `_byte_pair_merge`).
 
-use crate::vocab::{VocabTables, NO_RANK};
+use crate::tables::{MergeTables, NO_RANK};
 
 /// Pieces up to this length work in stack buffers (no allocation); nearly all pieces do.
 const STACK_PIECE: usize = 128;
 
-pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
+pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     let n = piece.len();
     if n <= STACK_PIECE {
         let (mut starts, mut ids, mut ranks) = (
@@ -34,7 +34,7 @@ pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
 /// and has id ids[i]; ranks[i] is the priority of merging symbols i and i + 1. `len` counts
 /// the live symbols; a merge shifts the tails left by one.
 fn sweep(
-    t: &VocabTables,
+    t: &MergeTables,
     piece: &[u8],
     starts: &mut [u32],
     ids: &mut [u32],

@@ -8,11 +8,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::vocab::{VocabTables, NO_RANK};
+use crate::tables::{MergeTables, NO_RANK};
 
 const NONE: u32 = u32::MAX;
 
-pub fn encode(t: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
+pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     let n = piece.len();
     // Symbol k (alive iff end[k] != NONE) covers piece[k..end[k]] and has id ids[k].
     let mut end: Vec<u32> = (1..=n as u32).collect();

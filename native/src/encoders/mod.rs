@@ -5,7 +5,7 @@ pub mod backtrack;
 pub mod buffer_sweep;
 pub mod heap_merge;
 
-use crate::vocab::VocabTables;
+use crate::tables::MergeTables;
 
 /// The encoder strategies, by their registry names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,16 +33,24 @@ const AUTO_BUILDS_BACKTRACK: usize = 4096;
 const AUTO_HEAP_MERGE_BUDGET: usize = 256 * 1024;
 
 impl EncoderKind {
-    pub const NAMES: &'static [&'static str] = &["buffer-sweep", "heap-merge", "backtrack"];
+    /// The encoders both languages implement (generated from the Python package).
+    pub const NAMES: &'static [&'static str] = crate::names::ENCODER_NAMES;
 
+    /// The encoder of a registry name or alias (`names::ENCODER_ALIASES`), or the native-only
+    /// `auto` strategy.
     pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "buffer-sweep" | "reference" => Some(Self::BufferSweep),
-            "heap-merge" => Some(Self::HeapMerge),
-            "backtrack" => Some(Self::Backtrack),
-            "auto" => Some(Self::Auto),
-            _ => None,
-        }
+        let name = crate::names::ENCODER_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == name)
+            .map_or(name, |(_, target)| target);
+        [
+            Self::BufferSweep,
+            Self::HeapMerge,
+            Self::Backtrack,
+            Self::Auto,
+        ]
+        .into_iter()
+        .find(|kind| kind.name() == name)
     }
 
     pub fn name(self) -> &'static str {
@@ -57,7 +65,7 @@ impl EncoderKind {
 
 /// Appends the ids of `piece` to `out` with the chosen strategy.
 #[inline]
-pub fn encode_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
+pub fn encode_piece(kind: EncoderKind, tables: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     if let Some(id) = tables.whole(piece) {
         out.push(id);
         return;
@@ -71,7 +79,7 @@ pub fn encode_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: 
 
 /// The merge loop alone, for a piece of two or more bytes that is not looked up whole.
 #[inline]
-pub fn merge_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: &mut Vec<u32>) {
+pub fn merge_piece(kind: EncoderKind, tables: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     match kind {
         EncoderKind::BufferSweep => buffer_sweep::encode(tables, piece, out),
         EncoderKind::HeapMerge => heap_merge::encode(tables, piece, out),
@@ -81,7 +89,7 @@ pub fn merge_piece(kind: EncoderKind, tables: &VocabTables, piece: &[u8], out: &
 }
 
 /// The strategy `auto` uses for a piece of `len` bytes (counting what it gives heap-merge).
-fn auto_strategy(tables: &VocabTables, len: usize) -> EncoderKind {
+fn auto_strategy(tables: &MergeTables, len: usize) -> EncoderKind {
     if len <= AUTO_SHORT_PIECE {
         return EncoderKind::BufferSweep;
     }
@@ -103,7 +111,7 @@ fn auto_strategy(tables: &VocabTables, len: usize) -> EncoderKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::tests::tiny;
+    use crate::tables::tests::tiny;
 
     #[test]
     fn all_strategies_agree_on_small_vocab() {

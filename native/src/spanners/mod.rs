@@ -54,44 +54,12 @@ pub(crate) fn split_with(
     }
 }
 
-/// tiktoken 0.14's GPT-2 (r50k/p50k) pattern.
-pub const GPT2_PATTERN: &str =
-    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
-/// The original GPT-2 pattern (openai/gpt-2 encoder.py, HF ByteLevel).
-pub const GPT2_ORIGINAL_PATTERN: &str =
-    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
-/// tiktoken 0.14's cl100k_base pattern.
-pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
-/// The original cl100k pattern (HF tokenizer.json files).
-pub const CL100K_ORIGINAL_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-/// The Qwen2/Qwen3 pattern.
-pub const QWEN2_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
-/// The o200k pattern (tiktoken and HF spell it the same way).
-pub const O200K_PATTERN: &str = concat!(
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    "|",
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-    "|",
-    r"\p{N}{1,3}",
-    "|",
-    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
-    "|",
-    r"\s*[\r\n]+",
-    "|",
-    r"\s+(?!\S)",
-    "|",
-    r"\s+",
-);
-
-/// Every registration: (scanner name, the exact pattern it replaces).
-pub const SCANNER_PATTERNS: &[(&str, &str)] = &[
-    ("gpt2-scanner", GPT2_PATTERN),
-    ("gpt2-scanner", GPT2_ORIGINAL_PATTERN),
-    ("cl100k-scanner", CL100K_PATTERN),
-    ("cl100k-scanner", CL100K_ORIGINAL_PATTERN),
-    ("qwen2-scanner", QWEN2_PATTERN),
-    ("o200k-scanner", O200K_PATTERN),
-];
+// The patterns and which scanner is proven for each: generated from the Python package
+// (src/wordsplit/native_names.py), the one source both languages read.
+pub use crate::names::{
+    CL100K_ORIGINAL_PATTERN, CL100K_PATTERN, GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, O200K_PATTERN,
+    QWEN2_PATTERN, SCANNER_PATTERNS,
+};
 
 /// The scanner registered for exactly `pattern` (byte-for-byte), or `None`.
 pub fn scanner_for_pattern(pattern: &str) -> Option<Box<dyn Spanner>> {

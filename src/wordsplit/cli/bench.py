@@ -185,7 +185,7 @@ def run_bench(text: str, vocab_name: str, *, backends: Sequence[str], spanners: 
             encode(tok)
             runs[i].append(time.perf_counter() - started)
     return [
-        BenchRow(backend=tok.backend, spanner=tok.spanner_name, encoder=getattr(tok.encoder, "name", e),
+        BenchRow(backend=tok.backend, spanner=tok.spanner_name, encoder=tok.encoder_name,
                  requested=f"{b}/{s}/{e}", seconds=statistics.median(times), bytes=size, tokens=count,
                  matches=ids == results[0][0])
         for (b, s, e), tok, times, (ids, count) in zip(combos, toks, runs, results)

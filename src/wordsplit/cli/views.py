@@ -48,7 +48,7 @@ def _print_json(data) -> None:
 def cmd_explain(args: argparse.Namespace) -> None:
     from ..apps.explain import explain, format_explanation
 
-    # The trace always follows the reference encoder; the Python backend builds no native tables.
+    # explain traces the Python engine with these components: no native tables are needed.
     tok = TokenizerOptions(backend="python").build(load_vocab(args.vocab))
     expl = explain(tok, _input_text(args), **_special_policy(args))
     if args.json:

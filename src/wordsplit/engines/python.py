@@ -77,12 +77,10 @@ def without_surrogates(text: str) -> str:
 
 
 def token_id(vocab: Vocab, value: object) -> int:
-    """``value`` as a token id of ``vocab`` (an int, or a numpy integer), or the error both
-    engines raise: DecodeInputError for a non-integer, UnknownTokenError for an id outside the
-    vocabulary or unused by it."""
+    """``value`` as a token id of ``vocab`` (an int, or a numpy integer; a bool is an int, as
+    for tiktoken), or the error both engines raise: DecodeInputError for a non-integer,
+    UnknownTokenError for an id outside the vocabulary or unused by it."""
     try:
-        if isinstance(value, bool):
-            raise TypeError
         index = operator.index(value)
     except TypeError:
         raise DecodeInputError(f"token ids are ints, got {value!r} ({type(value).__name__})") from None

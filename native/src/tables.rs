@@ -1,6 +1,6 @@
-//! VocabTables: the one precomputed dictionary every native encoder of a vocabulary reads.
+//! MergeTables: the one precomputed dictionary every native encoder of a vocabulary reads.
 //!
-//! Mirrors `wordsplit/encoders/tables.py` (MergeTables): BPE token bytes → id, the optional
+//! Mirrors `wordsplit/tables.py` (MergeTables): BPE token bytes → id, the optional
 //! pair-ranked merge table (HF files whose merge list is not in merged-id order), and every
 //! id's bytes for decoding. All token bytes live in one arena. The index by bytes has two
 //! parts: tokens of up to 16 bytes (nearly all) are packed inline as fixed-size keys, so a
@@ -21,7 +21,7 @@ pub type Rank = u32;
 pub const NO_RANK: Rank = Rank::MAX;
 const UNUSED: u32 = u32::MAX;
 
-pub struct VocabTables {
+pub struct MergeTables {
     /// The bytes of every token, concatenated in id order.
     arena: Vec<u8>,
     /// `id → (start, len)` in the arena; `start == UNUSED` for ids no token uses.
@@ -120,7 +120,7 @@ impl ShortKey {
     }
 }
 
-impl VocabTables {
+impl MergeTables {
     /// Build the tables from `blob`, the bytes of tokens `ids[i]` of lengths `lens[i]`
     /// concatenated; `is_bpe[i]` tells BPE tokens from special/added literals (which are
     /// decoded but never merged or looked up). Two literals may share an id; the first wins.
@@ -384,13 +384,13 @@ pub(crate) mod tests {
     use super::*;
 
     /// 256 byte tokens plus `extra` multi-byte tokens with ids from 256 on.
-    pub fn tiny(extra: &[&[u8]]) -> VocabTables {
+    pub fn tiny(extra: &[&[u8]]) -> MergeTables {
         let mut pieces: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         pieces.extend(extra.iter().map(|p| p.to_vec()));
         let ids: Vec<u32> = (0..pieces.len() as u32).collect();
         let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
         let kinds = vec![true; pieces.len()];
-        VocabTables::new(
+        MergeTables::new(
             &pieces.concat(),
             &ids,
             &lens,
@@ -450,7 +450,7 @@ pub(crate) mod tests {
         let ids: Vec<u32> = (0..pieces.len() as u32).collect();
         // Pair-ranked: "ba" merges first although its id is higher.
         let merges = vec![(98, 97, 0), (97, 98, 1)];
-        let pair_ranked = VocabTables::new(
+        let pair_ranked = MergeTables::new(
             &pieces.concat(),
             &ids,
             &lens,
@@ -477,18 +477,18 @@ pub(crate) mod tests {
 
     #[test]
     fn missing_byte_and_duplicates_are_errors() {
-        assert!(VocabTables::new(b"a", &[0], &[1], &[true], 1, None, true).is_err());
+        assert!(MergeTables::new(b"a", &[0], &[1], &[true], 1, None, true).is_err());
         let blob: Vec<u8> = (0..=255u8).chain([b'a']).collect();
         let ids: Vec<u32> = (0..257).collect();
         let lens = vec![1u32; 257];
-        assert!(VocabTables::new(&blob, &ids, &lens, &[true; 257], 257, None, true).is_err());
+        assert!(MergeTables::new(&blob, &ids, &lens, &[true; 257], 257, None, true).is_err());
         // A literal may not take a BPE token's id, but two literals may share one.
         let blob: Vec<u8> = (0..=255u8).chain(*b"<s><t>").collect();
         let lens: Vec<u32> = [1; 256].into_iter().chain([3, 3]).collect();
         let kinds: Vec<bool> = [true; 256].into_iter().chain([false, false]).collect();
         let shared: Vec<u32> = (0..256).chain([256, 256]).collect();
-        assert!(VocabTables::new(&blob, &shared, &lens, &kinds, 257, None, true).is_ok());
+        assert!(MergeTables::new(&blob, &shared, &lens, &kinds, 257, None, true).is_ok());
         let taken: Vec<u32> = (0..256).chain([256, 7]).collect();
-        assert!(VocabTables::new(&blob, &taken, &lens, &kinds, 257, None, true).is_err());
+        assert!(MergeTables::new(&blob, &taken, &lens, &kinds, 257, None, true).is_err());
     }
 }
