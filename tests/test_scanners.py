@@ -22,7 +22,6 @@ from conftest import DATA
 from wordsplit import _unicode16 as u16
 from wordsplit._native import SCANNERS, scan
 from wordsplit.spanners import RegexSpanner
-from wordsplit.native_names import SCANNER_PATTERNS
 
 PROOF_K = int(os.environ.get("WORDSPLIT_PROOF_K", "3"))
 ALL_PATTERNS = sorted({pattern for _, pattern in SCANNERS})
@@ -51,13 +50,6 @@ def class_flags() -> list[int]:
             for cp in range(lo, hi + 1):
                 flags[cp] |= 1 << bit
     return flags
-
-
-def test_native_registry_equals_python_registry():
-    native = {}
-    for name, pattern in SCANNERS:
-        native.setdefault(name, set()).add(pattern)
-    assert native == {name: set(patterns) for name, patterns in SCANNER_PATTERNS.items()}
 
 
 def test_representatives_cover_every_class():

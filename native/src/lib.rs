@@ -283,41 +283,36 @@ impl PyTables {
     /// first bad one raises its final error (DecodeInputError, UnknownTokenError).
     fn token_ids(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         let py = ids.py();
-        let mut out = Vec::with_capacity(ids.len().unwrap_or(0));
-        let mut take = |item: &Bound<'_, PyAny>| -> PyResult<()> {
-            // Fast path: a small int (nearly every item); the rest goes through token_id.
-            // SAFETY: GIL held; PyLong_CheckExact only reads the type.
-            if unsafe { ffi::PyLong_CheckExact(item.as_ptr()) } != 0 {
-                let value = unsafe { ffi::PyLong_AsLong(item.as_ptr()) };
-                if let Ok(id) = u32::try_from(value) {
-                    out.push(id);
-                    return Ok(());
-                }
-                let _ = PyErr::take(py); // an overflow: token_id words it
-            }
+        let slow = |item: &Bound<'_, PyAny>, out: &mut Vec<u32>| -> PyResult<()> {
             match token_id(item)? {
                 IdItem::Id(id) => out.push(id),
                 IdItem::Outside(shown) => return Err(self.outside(py, &shown)),
             }
             Ok(())
         };
-        if let Ok(list) = ids.downcast::<PyList>() {
-            for i in 0..list.len() {
-                // SAFETY: GIL held; `i` is below the list's length, read just now; the item is
-                // borrowed for this iteration only, and `take` runs no Python code that could
-                // shrink the list except on the error path, which returns at once.
-                let item = unsafe {
-                    Bound::from_borrowed_ptr(
-                        py,
-                        ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t),
-                    )
-                };
-                take(&item)?;
-            }
-        } else {
+        let Ok(list) = ids.downcast::<PyList>() else {
+            let mut out = Vec::with_capacity(ids.len().unwrap_or(0));
             for item in ids.try_iter()? {
-                take(&item?)?;
+                slow(&item?, &mut out)?;
             }
+            return Ok(out);
+        };
+        let mut out = Vec::with_capacity(list.len());
+        for i in 0..list.len() {
+            // SAFETY: GIL held; `i` is below the list's length, read just now, and nothing in
+            // this loop runs Python code before the item is used, except on the slow path,
+            // which holds its own reference to the item.
+            let item = unsafe { ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t) };
+            // Fast path, without touching the reference count: a small int (nearly every id).
+            if unsafe { ffi::PyLong_CheckExact(item) } != 0 {
+                let value = unsafe { ffi::PyLong_AsLong(item) };
+                if let Ok(id) = u32::try_from(value) {
+                    out.push(id);
+                    continue;
+                }
+                let _ = PyErr::take(py); // an overflow: token_id words it
+            }
+            slow(unsafe { &Bound::from_borrowed_ptr(py, item) }, &mut out)?;
         }
         Ok(out)
     }

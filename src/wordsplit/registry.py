@@ -7,10 +7,13 @@ vocabularies (``register_vocab``). The built-in components register themselves t
 plug-in does.
 
 Plug-ins in other packages: every entry point of the group ``wordsplit.plugins`` is imported
-the first time any registry is consulted (as tiktoken does with ``tiktoken_ext``), so that
-``pip install`` of a plug-in package is all it takes. An entry point names a module (or an
-object in one); importing it runs its ``@register_...`` decorators. Declare one in the plug-in's
-``pyproject.toml``::
+the first time a registry is asked for a name it does not hold, or for the list of its names
+(as tiktoken does with ``tiktoken_ext``), so that ``pip install`` of a plug-in package is all it
+takes. A built-in name never waits for that scan (finding the entry points reads the metadata
+of every installed package, tens of milliseconds), and since a plug-in cannot take a built-in
+name, the answer is the same as if every plug-in had been imported first. An entry point names
+a module (or an object in one); importing it runs its ``@register_...`` decorators. Declare one
+in the plug-in's ``pyproject.toml``::
 
     [project.entry-points."wordsplit.plugins"]
     my_plugin = "my_package.wordsplit_plugin"
@@ -85,16 +88,19 @@ class Registry(Generic[T]):
         return obj
 
     def canonical(self, name: str) -> str:
-        """The registered name for ``name`` or one of its aliases.
+        """The registered name for ``name`` or one of its aliases (plug-ins are loaded first
+        when it is neither).
 
         Raises:
             UnknownComponentError (or the registry's error class): listing the known names.
         """
-        load_plugins()
-        if name in self._items:
-            return name
-        if name in self._aliases:
-            return self._aliases[name]
+        for attempt in (1, 2):
+            if name in self._items:
+                return name
+            if name in self._aliases:
+                return self._aliases[name]
+            if attempt == 1:
+                load_plugins()
         raise unknown_name(self.kind, str(name), self._names(), self._error)
 
     def get(self, name: str) -> T:
@@ -115,6 +121,8 @@ class Registry(Generic[T]):
         return sorted([*self._items, *self._aliases])
 
     def __contains__(self, name: object) -> bool:
+        if name in self._items or name in self._aliases:
+            return True
         load_plugins()
         return name in self._items or name in self._aliases
 
@@ -130,7 +138,7 @@ _plugins_lock = threading.RLock()
 def load_plugins() -> None:
     """Import every entry point of the group ``wordsplit.plugins``, once per process.
 
-    Called by every registry lookup, so a program never needs to call it.
+    Called by the registries when they need it, so a program never needs to call it.
 
     Raises:
         PluginError: an entry point failed to import (the first time only; the registries

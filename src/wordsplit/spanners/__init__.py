@@ -28,7 +28,7 @@ from typing import Callable, Optional
 
 from ..errors import DuplicateNameError
 from ..native_names import SCANNER_PATTERNS
-from ..registry import Registry
+from ..registry import Registry, load_plugins
 from .regex import RegexSpanner
 from .scanners import scanner_class
 
@@ -72,7 +72,8 @@ def spanner_for(pattern: str) -> Optional[str]:
     >>> spanner_for(CL100K_PATTERN), spanner_for(r"\\w+")
     ('cl100k-scanner', None)
     """
-    SPANNERS.names()  # load plug-ins first: they may claim patterns
+    if pattern not in _BY_PATTERN:
+        load_plugins()  # a plug-in may claim it
     name = _BY_PATTERN.get(pattern)
     return name if name in SPANNERS else None
 
