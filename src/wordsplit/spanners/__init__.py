@@ -53,7 +53,7 @@ def register_spanner(name: str, *, patterns: tuple[str, ...] = ()) -> Callable[[
 
     def deco(cls: type) -> type:
         for pattern in patterns:
-            if pattern in _BY_PATTERN:
+            if _BY_PATTERN.get(pattern) in SPANNERS._items:  # (a removed spanner's claim is void)
                 raise DuplicateNameError(
                     f"spanner {name!r}: the pattern {pattern!r} is already implemented by {_BY_PATTERN[pattern]!r}"
                 )
