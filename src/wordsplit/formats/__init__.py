@@ -29,7 +29,6 @@ every load.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -40,7 +39,6 @@ from ..vocab import Vocab
 __all__ = ["LOADERS", "Loader", "loader_for", "register_loader"]
 
 
-@dataclass(frozen=True)
 class Loader:
     """A registered file format.
 
@@ -52,10 +50,16 @@ class Loader:
             None; with it, the parsed result is cached on disk keyed by their hashes.
     """
 
-    name: str
-    suffixes: tuple[str, ...]
-    load: Callable[[Path], Vocab]
-    inputs: Optional[Callable[[Path], list[Path]]] = None
+    # A plain class, not a dataclass: it is defined on every import of wordsplit, and a
+    # dataclass costs about a millisecond to create.
+    __slots__ = ("name", "suffixes", "load", "inputs")
+
+    def __init__(self, name: str, suffixes: tuple[str, ...], load: Callable[[Path], Vocab],
+                 inputs: Optional[Callable[[Path], list[Path]]] = None) -> None:
+        self.name, self.suffixes, self.load, self.inputs = name, suffixes, load, inputs
+
+    def __repr__(self) -> str:
+        return f"Loader({self.name!r}, suffixes={self.suffixes!r})"
 
 
 LOADERS: Registry[Loader] = Registry("loader")
