@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use hashbrown::hash_table::{Entry, HashTable};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use crate::encoders::backtrack::BacktrackTables;
+use crate::encoders::backtrack_tables::BacktrackTables;
 
 /// A merge priority or token id; `u32::MAX` is "never merges".
 pub type Rank = u32;

@@ -2,6 +2,7 @@
 //! `wordsplit/encoders/`, which are the reference). Registered under the same names.
 
 pub mod backtrack;
+pub mod backtrack_tables;
 pub mod buffer_sweep;
 pub mod heap_merge;
 
