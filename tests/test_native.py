@@ -93,6 +93,17 @@ def test_environment_forces_python(monkeypatch):
     monkeypatch.setenv("WORDSPLIT_BACKEND", "python")
     assert TokenizerOptions().build(load_vocab("gpt2")).backend == "python"
     assert TokenizerOptions(backend="native").build(load_vocab("gpt2")).backend == "native"
+    monkeypatch.setenv("WORDSPLIT_BACKEND", "Native")
+    assert TokenizerOptions().build(load_vocab("gpt2")).backend == "native"
+
+
+def test_an_unknown_environment_backend_is_an_error(monkeypatch):
+    from wordsplit import UnknownComponentError
+
+    monkeypatch.setenv("WORDSPLIT_BACKEND", "pythn")
+    with pytest.raises(UnknownComponentError, match="unknown WORDSPLIT_BACKEND value 'pythn'; known: auto, native, "
+                                                     "python. Did you mean 'python'"):
+        TokenizerOptions().build(load_vocab("gpt2"))
 
 
 @pytest.mark.parametrize("backend", ["native", "python"])

@@ -9,6 +9,8 @@ from importlib import resources
 
 import pytest
 
+import wordsplit
+
 from conftest import DATA
 from wordsplit import UnsupportedTokenizerError, Vocab, VocabFormatError, list_vocabs, load_vocab
 from wordsplit.formats.hf import load_vocab_merges, read_hf_tokenizer_json, read_vocab_merges
@@ -208,3 +210,9 @@ def test_vocab_merges_without_config_is_gpt2_style():
     vocab_json = json.dumps({**{chr(c): i for i, c in enumerate(range(33, 127))}}).encode()
     with pytest.raises(VocabFormatError, match="256 bytes"):
         read_vocab_merges(vocab_json, b"#version: 0.2\n", source="v.json")
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_an_empty_name_is_not_the_current_directory(name):
+    with pytest.raises(wordsplit.UnknownVocabError, match="needs a name or a path"):
+        load_vocab(name)

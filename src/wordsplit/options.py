@@ -79,10 +79,15 @@ class TokenizerOptions:
 
         Raises:
             BackendUnavailableError: ``backend="native"`` without the compiled extension.
+            UnknownComponentError: ``WORDSPLIT_BACKEND`` is set to something other than
+                ``auto``, ``native`` or ``python``.
         """
         if self.backend == "python":
             return "python"
-        if self.backend == "auto" and os.environ.get(BACKEND_ENV, "").lower() == "python":
+        forced = os.environ.get(BACKEND_ENV, "").strip().lower()
+        if forced not in ("", *BACKENDS):
+            raise unknown_name(f"{BACKEND_ENV} value", forced, BACKENDS)
+        if self.backend == "auto" and forced == "python":
             return "python"
         if native_module() is not None:
             return "native"

@@ -248,6 +248,8 @@ def load_vocab(
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise TypeError(f"load_vocab takes a name or a path, not {type(name_or_path).__name__}")
     key = os.fspath(name_or_path)
+    if not key.strip():
+        raise UnknownVocabError(f"load_vocab needs a name or a path, got {key!r}; known names: {', '.join(list_vocabs())}")
     _check_pin(key, sha256)
     with _load_options(cache_dir, offline):
         options = _LOAD_OPTIONS.get()
