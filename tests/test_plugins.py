@@ -207,6 +207,7 @@ def test_errors_inside_components_propagate_unchanged(backend):
 
     NORMALIZERS.add("failing", normalizer)
     NORMALIZERS.add("not-a-str", lambda text: 42)
+    NORMALIZERS.add("surrogates", lambda text: text + "\ud800")
     try:
         base = load_vocab("gpt2")
         for name, error, message in [("failing", Failing, "^hi$"),
@@ -214,9 +215,17 @@ def test_errors_inside_components_propagate_unchanged(backend):
             vocab = Vocab(name="x", ranks=base.ranks, pattern=base.pattern, normalizer=name)
             with pytest.raises(error, match=message):
                 TokenizerOptions(backend=backend).build(vocab).encode("hi")
+        # A lone surrogate from a normalizer is fixed as one in the input is (U+FFFD).
+        vocab = Vocab(name="x", ranks=base.ranks, pattern=base.pattern, normalizer="surrogates")
+        assert TokenizerOptions(backend=backend).build(vocab).encode("hi") == base_tokenizer(backend).encode("hi\ufffd")
     finally:
         NORMALIZERS.remove("failing")
         NORMALIZERS.remove("not-a-str")
+        NORMALIZERS.remove("surrogates")
+
+
+def base_tokenizer(backend):
+    return TokenizerOptions(backend=backend).build(load_vocab("gpt2"))
 
 
 def test_a_vocab_with_an_unknown_normalizer_is_refused():

@@ -180,6 +180,7 @@ class PythonEngine:
             raise ComponentError(
                 f"normalizer {self.normalizer_name!r} must return a str, not {type(normalized).__name__}"
             )
+        normalized = without_surrogates(normalized)  # a plug-in's output, fixed as the input was
         if trace is not None:
             trace.segment(text, normalized)
         pieces = self.spanner.split(normalized)
@@ -192,7 +193,7 @@ class PythonEngine:
         for piece in pieces:
             if not piece:
                 continue
-            data = piece.encode("utf-8", "surrogatepass")
+            data = piece.encode("utf-8")
             ids = cache.get(data)
             if ids is None:
                 ids = self._encode_piece(data)
