@@ -245,18 +245,6 @@ impl PyTables {
             .collect()
     }
 
-    /// Decode many id sequences on native threads: a list of bytes.
-    #[pyo3(signature = (batch, num_threads=None))]
-    fn decode_batch_bytes<'py>(
-        &self,
-        py: Python<'py>,
-        batch: &Bound<'py, PyAny>,
-        num_threads: Option<usize>,
-    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-        let parts = self.decoded_batch(py, batch, num_threads)?;
-        Ok(parts.iter().map(|bytes| PyBytes::new(py, bytes)).collect())
-    }
-
     #[getter]
     fn n_vocab(&self) -> usize {
         self.inner.n_vocab()

@@ -24,7 +24,7 @@ an entry's mtime; a write evicts the oldest beyond that), so loading many files,
 temporary ones, cannot grow it without bound.
 
 What it does not do: store the encoders' own tables (the Python MergeTables wrap the Vocab,
-and the native Tables are built from it in Rust), nor download anything. The tokens are read
+and the native MergeTables are built from it in Rust), nor download anything. The tokens are read
 back packed (:meth:`~wordsplit.vocab.Vocab.from_packed`): with the native core built, its
 tables check and index them, and no Python dict of 100,000+ tokens is built unless asked for.
 
