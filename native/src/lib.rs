@@ -253,8 +253,17 @@ impl PyTables {
 
 /// `bytes` as a str, by CPython's UTF-8 decoder with the `errors` handler.
 fn utf8_text<'py>(py: Python<'py>, bytes: &[u8], errors: &str) -> PyResult<Bound<'py, PyString>> {
-    let errors = std::ffi::CString::new(errors)
-        .map_err(|_| pyo3::exceptions::PyValueError::new_err("errors must not contain NUL"))?;
+    let owned;
+    let errors: &std::ffi::CStr = match errors {
+        "replace" => c"replace", // the default: no allocation
+        "strict" => c"strict",
+        other => {
+            owned = std::ffi::CString::new(other).map_err(|_| {
+                pyo3::exceptions::PyValueError::new_err("errors must not contain NUL")
+            })?;
+            &owned
+        }
+    };
     // SAFETY: the pointer and length describe `bytes`, alive for the call; the GIL is held.
     unsafe {
         let text = ffi::PyUnicode_DecodeUTF8(
