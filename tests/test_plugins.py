@@ -265,3 +265,30 @@ def test_a_plugin_installed_with_pip_is_found_through_its_entry_point(tmp_path, 
         env = {**os.environ, "PYTHONPATH": str(target), "WORDSPLIT_BACKEND": backend}
         out = subprocess.run([sys.executable, "-c", code, text], capture_output=True, env=env, check=True).stdout
         assert out.decode().strip() == f'[true, "ep-chars", {oracle.encode_ordinary(text)}]'.replace("'", '"')
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reference_cycle_through_a_python_component_is_collected(backend):
+    """A component that refers back to its tokenizer (a cache, a parent pointer) makes a cycle
+    through the engine; the garbage collector must see into the native engine to free it."""
+    import gc
+    import weakref
+
+    name = "test-cycle-lower"
+
+    def lower(text: str) -> str:
+        return text.lower()
+
+    wordsplit.register_normalizer(name)(lower)
+    try:
+        base = load_vocab("gpt2")
+        vocab = Vocab(name="gpt2-cycle", ranks=base.ranks, pattern=base.pattern, normalizer=name)
+        tok = TokenizerOptions(backend=backend).build(vocab)
+        assert tok.encode("HELLO") == base_tokenizer(backend).encode("hello")
+    finally:
+        NORMALIZERS.remove(name)  # the registry would keep the function, and so the cycle, alive
+    lower.owner = tok  # the cycle: tok -> engine -> normalizer -> its __dict__ -> tok
+    alive = weakref.ref(tok)
+    del tok, lower
+    gc.collect()
+    assert alive() is None

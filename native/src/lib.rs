@@ -24,6 +24,7 @@ use batch::{default_threads, run_shared, ALONE_BELOW_IDS, ALONE_BELOW_TEXT_BYTES
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::{PyTraverseError, PyVisit};
 
 use encoders::{encode_piece, EncoderKind};
 use pipeline::{
@@ -579,6 +580,15 @@ fn encode_error(py: Python<'_>, error: EncodeError) -> PyErr {
 
 #[pymethods]
 impl PyPipeline {
+    /// The Python stages this pipeline holds, for the garbage collector: a component that
+    /// refers back to its tokenizer makes a cycle through this object, which the collector can
+    /// only free if it sees these references (it breaks the cycle by clearing the component).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        self.inner
+            .python_stages()
+            .try_for_each(|object| visit.call(object))
+    }
+
     #[new]
     #[pyo3(signature = (tables, *, encoder, spanner, pattern, literals, normalizer,
                         encoder_impl=None, spanner_impl=None, normalizer_impl=None))]

@@ -184,6 +184,23 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
+    /// The Python objects among the stages (for the garbage collector's traversal).
+    pub fn python_stages(&self) -> impl Iterator<Item = &Py<PyAny>> {
+        let normalizer = match &self.normalizer {
+            NormalizeStage::Python(object, _) => Some(object),
+            _ => None,
+        };
+        let spanner = match &self.spanner {
+            SpanStage::Python(object, _) => Some(object),
+            SpanStage::Native(_) => None,
+        };
+        let encoder = match &self.encoder {
+            EncodeStage::Python(object, _) => Some(object),
+            EncodeStage::Native(_) => None,
+        };
+        normalizer.into_iter().chain(spanner).chain(encoder)
+    }
+
     pub fn new(
         tables: std::sync::Arc<MergeTables>,
         encoder: EncodeStage,
