@@ -29,8 +29,9 @@ def merges_are_rank_ordered(ranks: Mapping[bytes, int], merges: Sequence[tuple[b
         merged = ranks.get(left + right)
         if merged is None or merged <= last:
             return False
-        # Both parts must exist before the merge that uses them, as BPE training guarantees.
-        if ranks[left] >= merged or ranks[right] >= merged:
+        # Both parts must exist before the merge that uses them, as BPE training guarantees (a
+        # part missing from the vocabulary is reported by pair_ranked_merges).
+        if ranks.get(left, merged) >= merged or ranks.get(right, merged) >= merged:
             return False
         made.add(merged)
         last = merged
