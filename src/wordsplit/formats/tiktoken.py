@@ -51,14 +51,14 @@ def read_tiktoken_ranks(data: bytes, *, source: str) -> dict[bytes, int]:
             continue
         parts = line.split()  # ASCII whitespace, as tiktoken's line.split()
         if len(parts) != 2:
-            _not_a_rank_line(data, source, lineno, line)
+            _not_a_rank_line(data, source, lineno, line, "expected 'base64 rank', got")
         try:
             # Not validate=True: tiktoken's b64decode skips characters outside the alphabet,
             # and "=" (padding alone) is the empty token.
             piece = base64.b64decode(parts[0])
             rank = int(parts[1])
         except (binascii.Error, ValueError):
-            _not_a_rank_line(data, source, lineno, line)
+            _not_a_rank_line(data, source, lineno, line, "cannot parse as 'base64 rank':")
         if piece in ranks:
             raise VocabFormatError(
                 f"{source}:{lineno}: token {piece!r} appears twice (ranks {ranks[piece]} and {rank})"
@@ -73,14 +73,14 @@ def read_tiktoken_ranks(data: bytes, *, source: str) -> dict[bytes, int]:
     return ranks
 
 
-def _not_a_rank_line(data: bytes, source: str, lineno: int, line: bytes) -> None:
+def _not_a_rank_line(data: bytes, source: str, lineno: int, line: bytes, what: str) -> None:
     # SentencePiece .model files are protobuf: binary from the first byte (field 1, type 2).
     if data[:1] == b"\x0a" and b"\x00" in data[:4096]:
         raise UnsupportedTokenizerError(
             f"{source} is a SentencePiece model (protobuf), not a tiktoken rank file; wordsplit reads "
             "byte-level BPE only (a Llama 2, T5 or Gemma tokenizer.model is SentencePiece)"
         )
-    raise VocabFormatError(f"{source}:{lineno}: expected 'base64 rank', got {line[:60]!r}")
+    raise VocabFormatError(f"{source}:{lineno}: {what} {line[:60]!r}")
 
 
 def rank_file_sha256(data: bytes) -> str:
