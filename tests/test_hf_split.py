@@ -206,6 +206,9 @@ def test_removed_split_is_refused_at_load(small_spec, tmp_path):
     ({"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Isolated", "invert": "yes"}, VocabFormatError),
     ({"type": "Split", "pattern": {"Regex": "(" * 5000 + "a" + ")" * 5000}, "behavior": "Isolated", "invert": False},
      UnsupportedTokenizerError),
+    ({"type": "Split", "pattern": {"Regex": "a**"}, "behavior": "Isolated", "invert": False}, VocabFormatError),
+    ({"type": "Split", "pattern": {"Regex": "\\w+"}, "behavior": "Isolated", "invert": False},
+     UnsupportedTokenizerError),
 ])
 def test_malformed_splits_are_typed_errors_naming_the_file(small_spec, tmp_path, split, error):
     spec = _with_pre_tokenizer(small_spec, [split])

@@ -119,7 +119,20 @@ def _pattern(spec: Any, source: str) -> str:
     scanned = {p for patterns in SCANNER_PATTERNS.values() for p in patterns}
     if len(program) == 1 and program[0]["behavior"] == "Isolated" and program[0]["pattern"] in scanned:
         return program[0]["pattern"]  # (Isolated ignores invert: it keeps matches and gaps alike)
-    return split_program(program)
+    pattern = split_program(program)
+    _check_compiles(pattern, source)
+    return pattern
+
+
+def _check_compiles(pattern: str, source: str) -> None:
+    """Compile a split program now, so that a pattern wordsplit cannot run fails at load, naming
+    the file, rather than when a tokenizer is built from it."""
+    from ..spanners.hf_split import HFSplitSpanner
+
+    try:
+        HFSplitSpanner(pattern)
+    except (VocabFormatError, UnsupportedTokenizerError) as exc:
+        raise type(exc)(f"{source}: {exc}") from None
 
 
 def _check_model(model: Mapping[str, Any], source: str) -> None:
