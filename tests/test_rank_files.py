@@ -265,3 +265,14 @@ def test_deeply_nested_pattern_is_a_typed_error(tmp_path):
     vocab = load_vocab(ranks, pattern=deep, cache_dir=tmp_path)
     with pytest.raises(UnsupportedTokenizerError, match="nested more than 100 deep"):
         TokenizerOptions(backend="python").build(vocab)
+
+
+def test_facts_for_a_rank_file_at_a_url(hub_env, vocab_server):
+    """An unknown rank file at a URL takes pattern= too (the error says to pass it)."""
+    vocab_server.openai["/files/mine.tiktoken"] = _byte_ranks_file()
+    url = vocab_server.url + "/files/mine.tiktoken"
+    with pytest.raises(VocabFormatError, match="pass the pattern"):
+        load_vocab(url)
+    vocab = load_vocab(url, pattern=CL100K_PATTERN, special_tokens={"<|end|>": 256})
+    assert vocab.pattern == CL100K_PATTERN and vocab.special_tokens["<|end|>"] == 256
+    assert load_vocab(url, pattern=GPT2_PATTERN).pattern == GPT2_PATTERN  # facts key the cache

@@ -199,21 +199,21 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
     return cached_vocab(cache, recipe, label=ref.spec, build=build)
 
 
-def _load_url(url: str, cache: Cache, offline: bool, sha256: str | None) -> Vocab:
+def _load_url(url: str, cache: Cache, offline: bool, sha256: str | None, facts: dict | None = None) -> Vocab:
     shown = public_url(url)
     loader_for(url_file_name(url))  # an unknown format fails before anything is downloaded
     path = fetch_url(url, cache, sha256=sha256, offline=offline)
-    return _load_path(path, cache, name=shown)
+    return _load_path(path, cache, name=shown, facts=facts)
 
 
 def _check_facts(key: str, facts: dict) -> None:
-    """pattern/special_tokens/n_vocab: of the right types, and for a path only (names carry theirs)."""
+    """pattern/special_tokens/n_vocab: of the right types, and for a path or URL only (names carry theirs)."""
     given = [name for name, value in facts.items() if value is not None]
     if not given:
         return
-    if key in VOCABS or key.startswith(HF_PREFIX) or is_url(key):
+    if key in VOCABS or key.startswith(HF_PREFIX):
         raise TypeError(
-            f"{'=, '.join(given)}= applies to rank files loaded by path (.tiktoken, tokenizer.model), "
+            f"{'=, '.join(given)}= applies to rank files (.tiktoken, tokenizer.model) loaded by path or URL, "
             f"not to {key!r}, which defines its own"
         )
     pattern, specials, n_vocab = facts["pattern"], facts["special_tokens"], facts["n_vocab"]
@@ -298,7 +298,7 @@ def load_vocab(
         if key.startswith(HF_PREFIX):
             return _load_hf(key, open_cache(cache_dir), is_offline(offline))
         if is_url(key):
-            return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256)
+            return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256, facts)
         path = Path(key)
         if path.is_dir():
             for candidate in ("tokenizer.json", "tokenizer.json.gz", "vocab.json", "vocab.json.gz"):
