@@ -186,7 +186,11 @@ _WHISPER_SPECIALS = _numbered([
 ], 50257)
 
 # llama-models 0.3.0 (PyPI wheel, llama_models/llama3/tokenizer.py): Llama 3's pattern (cl100k's
-# original form) and its 256 special tokens after the 128,000 ranks of llama3/tokenizer.model.
+# original form) and its 256 special tokens after the 128,000 ranks of llama3/tokenizer.model
+# (the same bytes as original/tokenizer.model of meta-llama/Llama-3.1-8B on the Hub, whose
+# sha256 public projects pin). These are the Llama 3.1+ names; Llama 3.0 called some of the
+# same ids <|reserved_special_token_N|> (128004, 128005, 128008, 128010, 128011): pass
+# special_tokens= for its names.
 # Meta's own Tokenizer.encode also cuts texts into 400,000-character chunks and runs of 25,000
 # non-space (or space) characters before tiktoken sees them; wordsplit encodes the whole text,
 # as tiktoken's Encoding does.
