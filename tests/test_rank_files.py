@@ -262,9 +262,12 @@ def test_deeply_nested_pattern_is_a_typed_error(tmp_path):
     with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json: the split pattern nests groups"):
         load_vocab(path, cache_dir=tmp_path)
     ranks = _write(tmp_path, "mine.tiktoken", _byte_ranks_file())
-    vocab = load_vocab(ranks, pattern=deep, cache_dir=tmp_path)
+    with pytest.raises(UnsupportedTokenizerError, match=r"mine\.tiktoken: the pattern nests groups"):
+        load_vocab(ranks, pattern=deep, cache_dir=tmp_path)
+    vocab = load_vocab(ranks, pattern=GPT2_PATTERN, cache_dir=tmp_path)
     with pytest.raises(UnsupportedTokenizerError, match="nested more than 100 deep"):
-        TokenizerOptions(backend="python").build(vocab)
+        TokenizerOptions(backend="python", spanner="regex").build(Vocab(
+            name="deep", ranks=vocab.ranks, pattern=deep))
 
 
 def test_facts_for_a_rank_file_at_a_url(hub_env, vocab_server):

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..spanners.regex import MAX_GROUP_DEPTH, group_depth
 from ..vocab import Vocab, id_limit
 from .files import file_stem, read_file
 
@@ -129,6 +130,8 @@ def read_tiktoken(
         if known is None:
             raise VocabFormatError(_pattern_required(source, data, special_tokens is None))
         pattern = known.pattern
+    elif group_depth(pattern) > MAX_GROUP_DEPTH:  # the regex compiler would exhaust the stack
+        raise UnsupportedTokenizerError(f"{source}: the pattern nests groups more than {MAX_GROUP_DEPTH} deep")
     if known is not None:
         # The recognized facts, each replaced by the caller's where given.
         if special_tokens is None:
