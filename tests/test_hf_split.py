@@ -223,3 +223,31 @@ def test_regex_spanner_refuses_a_split_program():
 
     with pytest.raises(UnsupportedTokenizerError, match="hf-split"):
         RegexSpanner(split_program([]))
+
+
+@pytest.mark.parametrize("behavior", BEHAVIORS)
+def test_spanner_equals_hf_on_generated_text(behavior):
+    """The spanner (its fast Isolated path included) against HF's Split on random texts drawn
+    from characters every pattern above distinguishes."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from(list("aabx- \n\t1'SZé日😀") + ["ab", "xx", "  "])
+    steps = []
+    for pattern in PATTERNS:
+        if "Regex" in pattern:
+            hf_pattern, ours = HFRegex(pattern["Regex"]), pattern["Regex"]
+        else:
+            hf_pattern = pattern["String"]
+            ours = "".join(f"\\x{{{ord(c):X}}}" for c in pattern["String"])
+        for invert in (False, True):
+            spanner = HFSplitSpanner(split_program([{"pattern": ours, "behavior": behavior, "invert": invert}]))
+            steps.append((spanner, pre_tokenizers.Split(hf_pattern, _PY_BEHAVIOR[behavior], invert=invert)))
+
+    @settings(max_examples=150, deadline=None, derandomize=True)
+    @given(st.lists(alphabet, max_size=12).map("".join))
+    def check(text):
+        for spanner, oracle in steps:
+            assert spanner.split(text) == [piece for piece, _ in oracle.pre_tokenize_str(text)], (spanner, text)
+
+    check()

@@ -180,6 +180,25 @@ def hf_split(regex, text: str, behavior: str, invert: bool) -> list[Span]:
     return [(start, end) for start, end in pieces]
 
 
+def _isolated(compiled, grouped, text: str) -> list[str]:
+    """An Isolated step's non-empty pieces: :func:`hf_split`'s, three times faster.
+
+    ``grouped.split`` returns gap, whole match, the pattern's own groups, gap, ... in C. Its
+    matches are ``finditer``'s, which are Oniguruma's as long as none is empty (both search on
+    from the end of the last match); with an empty match the reference loop decides.
+    """
+    parts = grouped.split(text)
+    stride = grouped.groups + 1
+    matches = parts[1::stride]
+    if "" in matches:
+        return [text[start:end] for start, end in hf_split(compiled, text, "Isolated", False) if start < end]
+    gaps = parts[0::stride]
+    out = [part for gap, match in zip(gaps, matches) for part in (gap, match) if part]
+    if gaps[-1]:
+        out.append(gaps[-1])
+    return out
+
+
 class HFSplitSpanner:
     r"""Runs a split program (a vocabulary's HF ``Split`` steps) with HF's semantics.
 
@@ -208,18 +227,26 @@ class HFSplitSpanner:
                     f"the split step {step!r} deletes the text it matches (behavior 'Removed'), and wordsplit's "
                     "engines require a spanner's pieces to cover the text"
                 )
+            translated = translate_pattern(step["pattern"])
             try:
-                compiled = regex.compile(translate_pattern(step["pattern"]))
+                compiled = regex.compile(translated)
+                # The same pattern as one group: its split() gives gaps and matches in C, the
+                # fast path of an Isolated step (see _isolated).
+                prefix = translated[:translated.index(")") + 1]  # the global flags, "(?V1-f)"
+                grouped = regex.compile(f"{prefix}({translated[len(prefix):]})")
             except regex.error as exc:
                 raise VocabFormatError(f"the split pattern {step['pattern']!r} does not compile: {exc}") from None
             except RecursionError:
                 raise UnsupportedTokenizerError(f"the split pattern {step['pattern'][:80]!r} nests too deeply") from None
-            self._compiled.append((compiled, step["behavior"], step["invert"]))
+            self._compiled.append((compiled, grouped, step["behavior"], step["invert"]))
 
     def split(self, text: str) -> list[str]:
         """The pieces of ``text`` after every step (they concatenate to ``text``)."""
         pieces = [text] if text else []
-        for compiled, behavior, invert in self._compiled:
+        for compiled, grouped, behavior, invert in self._compiled:
+            if behavior == "Isolated":  # invert changes nothing: matches and gaps are all pieces
+                pieces = [part for piece in pieces for part in _isolated(compiled, grouped, piece)]
+                continue
             pieces = [
                 piece[start:end]
                 for piece in pieces
