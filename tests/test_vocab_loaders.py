@@ -116,7 +116,9 @@ def test_merge_of_unknown_token_is_named(qwen_json):
 @pytest.mark.parametrize(
     "data, entry",
     [
-        (b"!!! 0\n", "cannot parse"),
+        (b"YQ 0\n", "cannot parse"),  # bad base64 padding (tiktoken: binascii.Error)
+        (b"YQ== x\n", "cannot parse"),
+        (b"YQ== -1\n", "negative or far beyond"),
         (b"YQ== 0 extra\n", "expected 'base64 rank'"),
         (b"YQ== 0\nYQ== 1\n", "appears twice"),
         (b"YQ== 0\n", "256 bytes"),

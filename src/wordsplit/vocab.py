@@ -37,7 +37,8 @@ class Vocab:
             with :func:`~wordsplit.normalizers.register_normalizer`.
         merges: pair-ranked merges ``(left id, right id) → merge rank``, only for files whose
             merge order is not the merged-id order (HF semantics); ``None`` means rank-based.
-        n_vocab: the declared vocabulary size, at least ``max id + 1``.
+        n_vocab: the declared vocabulary size, at least ``max id + 1`` and at most
+            :func:`id_limit` of the number of tokens (2 x tokens + 65,536).
         eos_token_id, bos_token_id: as the file declares them, or ``None``.
         whole_piece_lookup: a piece that is itself a token is one lookup (tiktoken, and HF
             with ``ignore_merges``); off only for pair-ranked files without ``ignore_merges``.
@@ -81,10 +82,16 @@ class Vocab:
         added_tokens = dict(added_tokens or {})
         _validate(source, ranks, special_tokens, added_tokens, normalizer, merges)
         max_id = max([*ranks.values(), *special_tokens.values(), *added_tokens.values()])
+        n_tokens = len(ranks) + len(special_tokens) + len(added_tokens)
+        if max_id >= id_limit(n_tokens):
+            token = next(key for table in (ranks, special_tokens, added_tokens) for key, i in table.items()
+                         if i == max_id)
+            raise VocabFormatError(_far_id_message(source, f"token {token!r} has the id {max_id}", n_tokens))
         if n_vocab is None:
             n_vocab = max_id + 1
         elif n_vocab <= max_id:
             raise VocabFormatError(f"{source}: n_vocab {n_vocab} is not above the largest id {max_id}")
+        _check_n_vocab(source, n_vocab, n_tokens)
         self._set_fields(
             name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
@@ -132,6 +139,8 @@ class Vocab:
         )
         if len(ids) != len(lengths) or sum(lengths) != len(blob):
             raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
+        # Before the native tables allocate n_vocab slots (the tables check each id < n_vocab).
+        _check_n_vocab(source or name, n_vocab, len(ids) + len(special_tokens or {}) + len(added_tokens or {}))
         native = native_module()
         if native is None or merges is not None:
             return cls(ranks=dict(zip(_cut(blob, lengths), ids)), **fields)
@@ -353,6 +362,38 @@ def _cut(blob: bytes, lengths: array) -> list[bytes]:
     """``blob`` cut into consecutive pieces of ``lengths``."""
     starts = list(accumulate(lengths, initial=0))
     return [blob[start:end] for start, end in zip(starts, starts[1:])]
+
+
+# How far ids may run past the number of tokens. Real vocabularies are dense or nearly so
+# (o200k_harmony: 201,088 ids for 201,087 tokens; GGUF pads with "unused" tokens, which are
+# tokens), but every table indexed by id (decode, the native tables) has n_vocab slots, so one
+# corrupt id of 4,000,000,000 would allocate tens of GB. An id or n_vocab beyond
+# 2 x tokens + 65,536 is refused: memory stays proportional to the file, and the slack leaves
+# room for small test vocabularies with special tokens at their real ids (50256, 100257...).
+ID_SLACK = 1 << 16
+
+
+def id_limit(n_tokens: int) -> int:
+    """The bound every id of a vocabulary of ``n_tokens`` tokens stays below (and n_vocab at most).
+
+    >>> id_limit(100_000)
+    265536
+    """
+    return 2 * n_tokens + ID_SLACK
+
+
+def _far_id_message(source, what: str, n_tokens: int) -> str:
+    return (
+        f"{source}: {what}, far beyond the {n_tokens} tokens of the vocabulary (ids must stay below "
+        f"2 x tokens + {ID_SLACK} = {id_limit(n_tokens)}); the file is corrupt, or its ids are not token ids"
+    )
+
+
+def _check_n_vocab(source, n_vocab, n_tokens: int) -> None:
+    if not isinstance(n_vocab, int) or isinstance(n_vocab, bool) or n_vocab < 1:
+        raise VocabFormatError(f"{source}: n_vocab must be a positive int, not {n_vocab!r}")
+    if n_vocab > id_limit(n_tokens):
+        raise VocabFormatError(_far_id_message(source, f"n_vocab is {n_vocab}", n_tokens))
 
 
 def _check_normalizer(source, normalizer) -> None:

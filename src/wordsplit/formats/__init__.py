@@ -8,7 +8,7 @@ read gzipped files transparently). The built-in formats register themselves the 
 =================  ==============================  ==========================================
 loader             suffixes                        reads
 =================  ==============================  ==========================================
-``tiktoken``       ``.tiktoken``                   :mod:`~wordsplit.formats.tiktoken`
+``tiktoken``       ``.tiktoken``, ``.model``       rank files (:mod:`~wordsplit.formats.tiktoken`)
 ``tokenizer.json`` ``.json``                       HF tokenizer.json (:mod:`~wordsplit.formats.hf`)
 ``vocab.json``     ``vocab.json``, ``encoder.json`` + merges.txt / vocab.bpe beside it
 ``gguf``           ``.gguf``                       GGUF metadata (:mod:`~wordsplit.formats.gguf`)
@@ -16,7 +16,9 @@ loader             suffixes                        reads
 
 A loader that says which files it reads (``inputs``) has its result kept in the disk cache,
 keyed by those files' hashes, so the second load skips parsing; one that does not is called on
-every load.
+every load. A loader that takes facts its files do not carry (``facts``: the rank-file loader
+takes ``pattern``, ``special_tokens`` and ``n_vocab``) gets them as keyword arguments from
+``load_vocab(path, pattern=...)``; :func:`load_with` refuses facts a loader does not take.
 
 >>> @register_loader("words-doc", suffixes=(".words-doc",))
 ... def load_words(path):
@@ -36,7 +38,7 @@ from ..errors import UnknownVocabError
 from ..registry import Registry
 from ..vocab import Vocab
 
-__all__ = ["LOADERS", "Loader", "loader_for", "register_loader"]
+__all__ = ["LOADERS", "Loader", "load_with", "loader_for", "register_loader"]
 
 
 class Loader:
@@ -48,15 +50,16 @@ class Loader:
         load: ``load(path) -> Vocab``.
         inputs: ``inputs(path) -> list of paths`` it reads (the file and any companions), or
             None; with it, the parsed result is cached on disk keyed by their hashes.
+        facts: the keyword arguments ``load`` takes besides the path (``pattern``...).
     """
 
     # A plain class, not a dataclass: it is defined on every import of wordsplit, and a
     # dataclass costs about a millisecond to create.
-    __slots__ = ("name", "suffixes", "load", "inputs")
+    __slots__ = ("name", "suffixes", "load", "inputs", "facts")
 
-    def __init__(self, name: str, suffixes: tuple[str, ...], load: Callable[[Path], Vocab],
-                 inputs: Optional[Callable[[Path], list[Path]]] = None) -> None:
-        self.name, self.suffixes, self.load, self.inputs = name, suffixes, load, inputs
+    def __init__(self, name: str, suffixes: tuple[str, ...], load: Callable[..., Vocab],
+                 inputs: Optional[Callable[[Path], list[Path]]] = None, facts: tuple[str, ...] = ()) -> None:
+        self.name, self.suffixes, self.load, self.inputs, self.facts = name, suffixes, load, inputs, tuple(facts)
 
     def __repr__(self) -> str:
         return f"Loader({self.name!r}, suffixes={self.suffixes!r})"
@@ -66,7 +69,7 @@ LOADERS: Registry[Loader] = Registry("loader")
 
 
 def register_loader(name: str, *, suffixes: tuple[str, ...],
-                    inputs: Optional[Callable[[Path], list[Path]]] = None) -> Callable:
+                    inputs: Optional[Callable[[Path], list[Path]]] = None, facts: tuple[str, ...] = ()) -> Callable:
     """Decorator: register ``load(path) -> Vocab`` as the loader of files ending in ``suffixes``.
 
     Args:
@@ -74,6 +77,8 @@ def register_loader(name: str, *, suffixes: tuple[str, ...],
         suffixes: file-name endings, e.g. ``(".tiktoken",)`` or ``("vocab.json",)``.
         inputs: optional ``inputs(path) -> [paths]``: the files the loader reads, which lets
             the disk cache keep its result (see the module docstring).
+        facts: the keyword arguments ``load(path, **facts)`` accepts from ``load_vocab``
+            (e.g. ``("pattern",)``); none by default.
 
     Raises:
         DuplicateNameError: ``name`` is taken.
@@ -85,8 +90,8 @@ def register_loader(name: str, *, suffixes: tuple[str, ...],
     if not suffixes or not all(isinstance(s, str) and s for s in suffixes):
         raise TypeError(f"loader {name!r}: suffixes must be non-empty strings, got {suffixes!r}")
 
-    def deco(load: Callable[[Path], Vocab]) -> Callable[[Path], Vocab]:
-        LOADERS.add(name, Loader(name, suffixes, load, inputs))
+    def deco(load: Callable[..., Vocab]) -> Callable[..., Vocab]:
+        LOADERS.add(name, Loader(name, suffixes, load, inputs, facts))
         return load
 
     return deco
@@ -113,14 +118,39 @@ def loader_for(path: str | os.PathLike) -> Loader:
     return best[1]
 
 
+def load_with(loader: Loader, path: Path, facts: Optional[dict] = None) -> Vocab:
+    """``loader.load(path, **facts)``, after checking that the loader takes those facts.
+
+    Raises:
+        TypeError: a fact the loader does not take (a tokenizer.json carries its own pattern).
+
+    >>> load_with(loader_for("tokenizer.json"), Path("tokenizer.json"), {"pattern": "x"})
+    Traceback (most recent call last):
+    TypeError: pattern= applies to rank files (.tiktoken, tokenizer.model) only, which carry no pattern or special tokens; tokenizer.json (the tokenizer.json loader) defines them itself
+    """
+    facts = {key: value for key, value in (facts or {}).items() if value is not None}
+    unknown = sorted(set(facts) - set(loader.facts))
+    if unknown:
+        raise TypeError(
+            f"{'=, '.join(unknown)}= applies to rank files (.tiktoken, tokenizer.model) only, which carry no "
+            f"pattern or special tokens; {Path(path).name} (the {loader.name} loader) defines them itself"
+        )
+    return loader.load(path, **facts)
+
+
 # -- the built-in formats -----------------------------------------------------------------------
 
+# What a rank file does not carry, and load_vocab(path, ...) passes on.
+RANK_FILE_FACTS = ("pattern", "special_tokens", "n_vocab")
 
-@register_loader("tiktoken", suffixes=(".tiktoken",), inputs=lambda path: [path])
-def _load_tiktoken(path: Path) -> Vocab:
+
+# ".model": Meta's Llama 3/4 tokenizer.model is a rank file; a SentencePiece .model gets an
+# error naming SentencePiece from the same loader.
+@register_loader("tiktoken", suffixes=(".tiktoken", ".model"), inputs=lambda path: [path], facts=RANK_FILE_FACTS)
+def _load_tiktoken(path: Path, **facts) -> Vocab:
     from .tiktoken import load_tiktoken
 
-    return load_tiktoken(path)
+    return load_tiktoken(path, **facts)
 
 
 @register_loader("gguf", suffixes=(".gguf",), inputs=lambda path: [path])

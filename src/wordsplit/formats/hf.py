@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
-from ..patterns import GPT2_PATTERN, QWEN2_PATTERN
+from ..patterns import GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, QWEN2_PATTERN
 from ..vocab import Vocab
 from .bytelevel import token_bytes
 from .files import file_stem, read_file
@@ -27,6 +27,9 @@ def _json(data: bytes, source: str) -> Any:
         return json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise VocabFormatError(f"{source}: not valid JSON ({exc})") from None
+    except RecursionError:
+        # json's decoder recurses per nesting level; no tokenizer file nests more than a few.
+        raise VocabFormatError(f"{source}: JSON nested too deeply to be a tokenizer file") from None
 
 
 def _byte_level_ranks(vocab: Mapping[str, Any], source: str, skip: Mapping[str, int]) -> dict[bytes, int]:
@@ -81,31 +84,55 @@ def _check_byte_level(spec: Mapping[str, Any], what: str, source: str) -> None:
 
 
 def _pattern(spec: Any, source: str) -> str:
-    """The split regex of a ``pre_tokenizer``: ByteLevel alone, or Split(Regex) then ByteLevel."""
-    if spec is None:
+    """The vocabulary's ``pattern`` for a ``pre_tokenizer``: ByteLevel, or Split steps then ByteLevel.
+
+    ByteLevel's own regex is GPT-2's (tiktoken's spelling, proven equal). Split steps keep HF's
+    semantics (the text between matches stays, behaviors, invert) as a split program
+    (:mod:`~wordsplit.spanners.hf_split`), except one Isolated Split whose pattern is one the
+    scanners are proven for: such a pattern matches every character, so HF's pieces are its
+    matches, and the plain pattern lets the native scanner run.
+    """
+    from ..native_names import SCANNER_PATTERNS
+    from ..spanners.hf_split import split_program, step_of
+
+    if not isinstance(spec, dict):
         raise UnsupportedTokenizerError(f"{source}: a tokenizer without pre_tokenizer is not supported")
     kind = spec.get("type")
     if kind == "ByteLevel":
         _check_byte_level(spec, "pre_tokenizer", source)
-        if not spec.get("use_regex", True):
-            raise UnsupportedTokenizerError(f"{source}: ByteLevel without a split regex is not supported")
-        return GPT2_PATTERN
-    if kind == "Sequence":
-        steps = spec.get("pretokenizers", [])
-        kinds = [s.get("type") for s in steps]
-        if kinds == ["Split", "ByteLevel"]:
-            split, byte_level = steps
-            _check_byte_level(byte_level, "pre_tokenizer", source)
-            if byte_level.get("use_regex", True):
-                raise UnsupportedTokenizerError(f"{source}: Split followed by a regex ByteLevel is not supported")
-            pattern = split.get("pattern", {})
-            if "Regex" not in pattern or split.get("behavior") != "Isolated" or split.get("invert"):
-                raise UnsupportedTokenizerError(
-                    f"{source}: only Split(Regex, behavior='Isolated', invert=false) is supported, got {split!r}"
-                )
-            return pattern["Regex"]
-        raise UnsupportedTokenizerError(f"{source}: pre_tokenizer sequence {kinds} is not supported")
-    raise UnsupportedTokenizerError(f"{source}: pre_tokenizer {kind!r} is not supported")
+        return GPT2_PATTERN if spec.get("use_regex", True) else split_program([])
+    if kind != "Sequence":
+        raise UnsupportedTokenizerError(f"{source}: pre_tokenizer {kind!r} is not supported")
+    steps = spec.get("pretokenizers")
+    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
+        raise VocabFormatError(f"{source}: pre_tokenizer Sequence needs a list 'pretokenizers'")
+    kinds = [step.get("type") for step in steps]
+    if not kinds or kinds[-1] != "ByteLevel" or any(k != "Split" for k in kinds[:-1]):
+        raise UnsupportedTokenizerError(
+            f"{source}: pre_tokenizer sequence {kinds} is not supported (only Split steps, then ByteLevel)"
+        )
+    byte_level = steps[-1]
+    _check_byte_level(byte_level, "pre_tokenizer", source)
+    program = [step_of(split, source) for split in steps[:-1]]
+    if byte_level.get("use_regex", True):  # ByteLevel's regex splits each piece once more
+        program.append({"pattern": GPT2_ORIGINAL_PATTERN, "behavior": "Isolated", "invert": False})
+    scanned = {p for patterns in SCANNER_PATTERNS.values() for p in patterns}
+    if len(program) == 1 and program[0]["behavior"] == "Isolated" and program[0]["pattern"] in scanned:
+        return program[0]["pattern"]  # (Isolated ignores invert: it keeps matches and gaps alike)
+    pattern = split_program(program)
+    _check_compiles(pattern, source)
+    return pattern
+
+
+def _check_compiles(pattern: str, source: str) -> None:
+    """Compile a split program now, so that a pattern wordsplit cannot run fails at load, naming
+    the file, rather than when a tokenizer is built from it."""
+    from ..spanners.hf_split import HFSplitSpanner
+
+    try:
+        HFSplitSpanner(pattern)
+    except (VocabFormatError, UnsupportedTokenizerError) as exc:
+        raise type(exc)(f"{source}: {exc}") from None
 
 
 def _check_model(model: Mapping[str, Any], source: str) -> None:

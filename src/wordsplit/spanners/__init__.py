@@ -29,6 +29,7 @@ from typing import Callable, Optional
 from ..errors import DuplicateNameError
 from ..native_names import SCANNER_PATTERNS
 from ..registry import Registry, load_plugins
+from .hf_split import HFSplitSpanner, is_split_program
 from .regex import RegexSpanner
 from .scanners import scanner_class
 
@@ -72,6 +73,8 @@ def spanner_for(pattern: str) -> Optional[str]:
     >>> spanner_for(CL100K_PATTERN), spanner_for(r"\\w+")
     ('cl100k-scanner', None)
     """
+    if is_split_program(pattern):
+        return "hf-split"  # a tokenizer.json's Split steps (HF semantics)
     if pattern not in _BY_PATTERN:
         load_plugins()  # a plug-in may claim it
     name = _BY_PATTERN.get(pattern)
@@ -84,7 +87,8 @@ def get_spanner(name: str) -> type:
 
 
 register_spanner("regex")(RegexSpanner)
+register_spanner("hf-split")(HFSplitSpanner)
 for _name, _patterns in SCANNER_PATTERNS.items():
     register_spanner(_name, patterns=_patterns)(scanner_class(_name, _patterns))
 
-__all__ = ["SPANNERS", "RegexSpanner", "get_spanner", "register_spanner", "spanner_for"]
+__all__ = ["SPANNERS", "HFSplitSpanner", "RegexSpanner", "get_spanner", "register_spanner", "spanner_for"]

@@ -39,7 +39,7 @@ from typing import Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 
-__all__ = ["RegexSpanner", "translate_pattern"]
+__all__ = ["MAX_GROUP_DEPTH", "RegexSpanner", "group_depth", "translate_pattern"]
 
 MAX_CODE_POINT = 0x10FFFF
 
@@ -97,6 +97,10 @@ _ALLOWED_FLAGS = frozenset("is")
 
 # A correction list longer than this is guarded by its bounding range (see _correction).
 _GUARD_MIN_RANGES = 3
+
+# Groups nested deeper than this are refused: the regex module's compiler recurses per level
+# (5,000 levels exhaust Python's stack), and real tokenizer patterns nest two or three deep.
+MAX_GROUP_DEPTH = 100
 
 
 # -- range arithmetic (inclusive (first, last) pairs, sorted and merged) --------------------
@@ -269,9 +273,10 @@ class _Translator:
         self.ignore_case = [False]
 
     def error(self, what: str) -> UnsupportedTokenizerError:
+        shown = self.pattern if len(self.pattern) <= 300 else self.pattern[:300] + "..."
         return UnsupportedTokenizerError(
             f"the pre-tokenizer pattern uses {what} at position {self.pos}, which wordsplit "
-            f"does not support; pattern: {self.pattern!r}"
+            f"does not support; pattern: {shown!r}"
         )
 
     def translate(self) -> str:
@@ -333,6 +338,7 @@ class _Translator:
         if m is None or not (m.group(1) or m.group(2) is not None):
             # (  (?:  (?=  (?!  (?<=  (?<!  (?>  (?P<name>  (?<name>: a group, no flags.
             self.ignore_case.append(self.ignore_case[-1])
+            self.check_depth()
             self.pos += 1
             return "("
         on, off = set(m.group(1)), set(m.group(2) or "")
@@ -342,10 +348,15 @@ class _Translator:
         ignore_case = ("i" in on) or (self.ignore_case[-1] and "i" not in off)
         if m.group(3) == ":":
             self.ignore_case.append(ignore_case)
+            self.check_depth()
         else:  # (?i) applies to the rest of the enclosing group, as in Rust regex.
             self.ignore_case[-1] = ignore_case
         self.pos += m.end()
         return m.group(0)
+
+    def check_depth(self) -> None:
+        if len(self.ignore_case) > MAX_GROUP_DEPTH + 1:
+            raise self.error(f"groups nested more than {MAX_GROUP_DEPTH} deep")
 
     # -- inside a character class -------------------------------------------------------
 
@@ -491,6 +502,36 @@ class _Translator:
         return f"the escape \\{c}"
 
 
+def group_depth(pattern: str) -> int:
+    r"""How deeply the groups of ``pattern`` nest (escapes and classes skipped): a cheap check a
+    loader runs before anything compiles the pattern (see :data:`MAX_GROUP_DEPTH`).
+
+    >>> group_depth(r"(?i:'s|(a\(b)[(])")
+    2
+    """
+    depth = deepest = 0
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
+                i += 2  # a leading "]" is a member, not the end
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c == ")":
+            depth -= 1
+        i += 1
+    return deepest
+
+
 def translate_pattern(pattern: str, *, explicit: bool = False) -> str:
     r"""Rewrite a tokenizer pattern so the ``regex`` module matches it with Unicode 16.0 classes.
 
@@ -543,6 +584,11 @@ class RegexSpanner:
         import regex
 
         self.pattern = pattern
+        if pattern.startswith("hf-split:"):
+            raise UnsupportedTokenizerError(
+                "this pattern is a split program (a tokenizer.json's Split steps, with HF's semantics): "
+                "use spanner='hf-split' (what spanner='auto' picks), not the tiktoken-style regex spanner"
+            )
         translated = translate_pattern(pattern)
         try:
             self._regex = regex.compile(translated)
@@ -556,9 +602,16 @@ class RegexSpanner:
     def split(self, text: str) -> list[str]:
         r"""The successive matches of the pattern in ``text`` (unmatched text is dropped).
 
+        A capturing group does not change what a match is (the whole match is the piece, as
+        in tiktoken and HF):
+
         >>> RegexSpanner(r"\p{N}{1,3}+|\S").split("12345")
         ['123', '45']
+        >>> RegexSpanner(r"(\p{L})+|(\s)").split("ab c")
+        ['ab', ' ', 'c']
         """
+        if self._regex.groups:  # findall would return the groups
+            return [m.group() for m in self._finditer(text)]
         return self._findall(text)
 
     def spans(self, text: str) -> list[tuple[int, int]]:

@@ -24,10 +24,10 @@ import gzip
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from ..errors import UnknownVocabError, VocabFormatError, closest
-from ..formats import loader_for
+from ..formats import load_with, loader_for
 from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
 from ..formats.tiktoken import read_tiktoken
 from ..registry import Registry
@@ -162,13 +162,15 @@ for _entry in PRETRAINED.values():
                    aliases=tuple(alias for alias, target in ALIASES.items() if target == _entry.name))
 
 
-def _load_path(path: Path, cache: Cache, *, name: str | None = None) -> Vocab:
+def _load_path(path: Path, cache: Cache, *, name: str | None = None, facts: dict | None = None) -> Vocab:
     """A file, through the loader registered for its name; cached on disk when the loader says
-    which files it reads. ``name`` renames the result (a URL's vocabulary is named by its URL)."""
+    which files it reads. ``name`` renames the result (a URL's vocabulary is named by its URL);
+    ``facts`` are load_vocab's pattern/special_tokens/n_vocab for the loader."""
     loader = loader_for(path)
+    facts = {key: value for key, value in (facts or {}).items() if value is not None}
 
     def build() -> Vocab:
-        vocab = loader.load(path)
+        vocab = load_with(loader, path, facts)
         if not isinstance(vocab, Vocab):
             raise VocabFormatError(f"the loader {loader.name!r} returned {type(vocab).__name__} for {path}, not a Vocab")
         return vocab if name is None or vocab.name == name else vocab.renamed(name)
@@ -178,6 +180,8 @@ def _load_path(path: Path, cache: Cache, *, name: str | None = None) -> Vocab:
     files = {str(p.absolute()): sha256_file(p)[0] for p in loader.inputs(path)}
     # The path as given is part of the recipe: the Vocab's source (in messages) is that string.
     recipe = {"path": str(path), "loader": loader.name, "files": files, "name": name}
+    if facts:  # (absent otherwise, so entries made without facts keep their key)
+        recipe["facts"] = {key: dict(value) if key == "special_tokens" else value for key, value in facts.items()}
     return cached_vocab(cache, recipe, label=name or str(path.absolute()), build=build)
 
 
@@ -195,11 +199,33 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
     return cached_vocab(cache, recipe, label=ref.spec, build=build)
 
 
-def _load_url(url: str, cache: Cache, offline: bool, sha256: str | None) -> Vocab:
+def _load_url(url: str, cache: Cache, offline: bool, sha256: str | None, facts: dict | None = None) -> Vocab:
     shown = public_url(url)
     loader_for(url_file_name(url))  # an unknown format fails before anything is downloaded
     path = fetch_url(url, cache, sha256=sha256, offline=offline)
-    return _load_path(path, cache, name=shown)
+    return _load_path(path, cache, name=shown, facts=facts)
+
+
+def _check_facts(key: str, facts: dict) -> None:
+    """pattern/special_tokens/n_vocab: of the right types, and for a path or URL only (names carry theirs)."""
+    given = [name for name, value in facts.items() if value is not None]
+    if not given:
+        return
+    if key in VOCABS or key.startswith(HF_PREFIX):
+        raise TypeError(
+            f"{'=, '.join(given)}= applies to rank files (.tiktoken, tokenizer.model) loaded by path or URL, "
+            f"not to {key!r}, which defines its own"
+        )
+    pattern, specials, n_vocab = facts["pattern"], facts["special_tokens"], facts["n_vocab"]
+    if pattern is not None and not (isinstance(pattern, str) and pattern):
+        raise TypeError(f"pattern must be a non-empty str (a split regex), not {pattern!r}")
+    if specials is not None and not (
+        isinstance(specials, Mapping)
+        and all(isinstance(t, str) and isinstance(i, int) and not isinstance(i, bool) for t, i in specials.items())
+    ):
+        raise TypeError(f"special_tokens must be a mapping of token text to int id, not {specials!r}")
+    if n_vocab is not None and (not isinstance(n_vocab, int) or isinstance(n_vocab, bool)):
+        raise TypeError(f"n_vocab must be an int, not {n_vocab!r}")
 
 
 def _check_pin(key: str, sha256: str | None) -> None:
@@ -216,6 +242,9 @@ def load_vocab(
     cache_dir: str | os.PathLike | None = None,
     offline: bool | None = None,
     sha256: str | None = None,
+    pattern: str | None = None,
+    special_tokens: Mapping[str, int] | None = None,
+    n_vocab: int | None = None,
 ) -> Vocab:
     """Load a vocabulary by registered name, from HuggingFace, from a URL or from a file.
 
@@ -230,6 +259,11 @@ def load_vocab(
         offline: never use the network (default: ``WORDSPLIT_OFFLINE`` or ``HF_HUB_OFFLINE``).
         sha256: the expected sha256 of a URL's content; only for URLs (registered names are
             pinned already; pin a HuggingFace repo with ``@REVISION``).
+        pattern, special_tokens, n_vocab: for a rank file (``.tiktoken``, Meta's
+            ``tokenizer.model``), which carries none of them: the split pattern (tiktoken's
+            ``pat_str``), special token text → id, and the declared size. Files wordsplit
+            recognizes by content (OpenAI's, Qwen's, Llama 3/4's, whisper's) have their
+            official ones, which these replace; any other rank file needs ``pattern``.
 
     Returns:
         The immutable :class:`~wordsplit.vocab.Vocab`. Registered names are kept in memory.
@@ -237,7 +271,10 @@ def load_vocab(
     Raises:
         UnknownVocabError: a name that is neither registered nor an existing path; the message
             lists the known names and suggests the closest.
-        VocabFormatError, UnsupportedTokenizerError: a file that cannot be used.
+        VocabFormatError, UnsupportedTokenizerError: a file that cannot be used, or a rank
+            file wordsplit does not recognize, loaded without ``pattern``.
+        TypeError: ``pattern``, ``special_tokens`` or ``n_vocab`` for something that is not
+            a rank file.
         DownloadError: a download failed (401/403: set HF_TOKEN; 404: names the file).
         OfflineError: offline mode, and the files are not in the cache.
         HashMismatchError: a download or cache entry is not what its pin says.
@@ -251,6 +288,8 @@ def load_vocab(
     if not key.strip():
         raise UnknownVocabError(f"load_vocab needs a name or a path, got {key!r}; known names: {', '.join(list_vocabs())}")
     _check_pin(key, sha256)
+    facts = {"pattern": pattern, "special_tokens": special_tokens, "n_vocab": n_vocab}
+    _check_facts(key, facts)
     with _load_options(cache_dir, offline):
         options = _LOAD_OPTIONS.get()
         cache_dir, offline = options["cache_dir"], options["offline"]
@@ -259,7 +298,7 @@ def load_vocab(
         if key.startswith(HF_PREFIX):
             return _load_hf(key, open_cache(cache_dir), is_offline(offline))
         if is_url(key):
-            return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256)
+            return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256, facts)
         path = Path(key)
         if path.is_dir():
             for candidate in ("tokenizer.json", "tokenizer.json.gz", "vocab.json", "vocab.json.gz"):
@@ -267,7 +306,7 @@ def load_vocab(
                     return _load_path(path / candidate, open_cache(cache_dir))
             raise UnknownVocabError(f"{key!r} is a directory without tokenizer.json or vocab.json")
         if path.exists():
-            return _load_path(path, open_cache(cache_dir))
+            return _load_path(path, open_cache(cache_dir), facts=facts)
     known = list_vocabs()
     raise UnknownVocabError(
         f"unknown vocabulary {key!r}: not a registered name nor an existing file. "

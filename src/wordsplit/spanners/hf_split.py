@@ -1,0 +1,284 @@
+r"""HFSplitSpanner: HuggingFace's ``Split`` pre-tokenizers, exactly as ``tokenizers`` runs them.
+
+A ``tokenizer.json`` pre-tokenizer ``Split(pattern, behavior, invert)`` keeps the text its
+pattern does not match, unlike a tiktoken pattern (whose unmatched text is dropped): the text
+is cut into the matches and the gaps between them, each flagged as a match or not (``invert``
+swaps the flags), and ``behavior`` says what becomes of the matches:
+
+* ``Isolated``: every match and every gap is a piece;
+* ``MergedWithPrevious`` / ``MergedWithNext``: a match joins the piece before / after it;
+* ``Contiguous``: consecutive matches (and consecutive gaps) form one piece;
+* ``Removed``: matches are deleted (see below).
+
+A ``Sequence`` of pre-tokenizers applies each to every piece of the one before, and a regex
+only ever sees one piece. Matches are found as Oniguruma's ``find_iter`` finds them: leftmost,
+the whole match is the split whatever groups the pattern captures, and an empty match right
+where the previous match ended is skipped. Empty pieces are dropped.
+
+A vocabulary records such a pipeline as its ``pattern``: a *split program*, the text
+``hf-split:`` followed by the JSON list of steps (:func:`split_program`). ``spanner="auto"``
+picks this spanner for it (on both backends: the native engine calls it), and the regexes
+run on the ``regex`` module with the Unicode 16.0 classes of :func:`translate_pattern`.
+
+``Removed`` deletes text, and both engines require a spanner's pieces to cover its input
+(the check that catches a broken spanner), so a program with a ``Removed`` step is refused
+by this spanner; :func:`hf_split` implements it, for the day the engines carry gaps.
+
+>>> program = split_program([{"pattern": "[a-z]+", "behavior": "Isolated", "invert": False}])
+>>> HFSplitSpanner(program).split("hello world 123!")
+['hello', ' ', 'world', ' 123!']
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, Optional
+
+from ..errors import UnsupportedTokenizerError, VocabFormatError
+from .regex import MAX_GROUP_DEPTH, group_depth, translate_pattern
+
+__all__ = ["BEHAVIORS", "HFSplitSpanner", "PROGRAM_PREFIX", "hf_split", "is_split_program", "parse_split_program",
+           "split_program"]
+
+PROGRAM_PREFIX = "hf-split:"
+BEHAVIORS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+Span = tuple[int, int]
+
+
+def split_program(steps: list[dict[str, Any]]) -> str:
+    """The ``pattern`` string of a vocabulary whose pre-tokenizer is these Split steps.
+
+    Each step is ``{"pattern": regex, "behavior": one of BEHAVIORS, "invert": bool}``; an
+    empty list means the whole text is one piece.
+
+    >>> split_program([{"pattern": r"\\s+", "behavior": "Contiguous", "invert": True}])
+    'hf-split:[{"behavior":"Contiguous","invert":true,"pattern":"\\\\\\\\s+"}]'
+    """
+    return PROGRAM_PREFIX + json.dumps(
+        [_checked_step(step, "split program") for step in steps], sort_keys=True, separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def is_split_program(pattern: object) -> bool:
+    """True for a pattern made by :func:`split_program`."""
+    return isinstance(pattern, str) and pattern.startswith(PROGRAM_PREFIX)
+
+
+def parse_split_program(pattern: str) -> list[dict[str, Any]]:
+    """The steps of a split program.
+
+    Raises:
+        VocabFormatError: not a well-formed split program.
+    """
+    if not is_split_program(pattern):
+        raise VocabFormatError(f"{pattern[:60]!r} is not a split program (it starts with {PROGRAM_PREFIX!r})")
+    try:
+        steps = json.loads(pattern[len(PROGRAM_PREFIX):])
+    except (json.JSONDecodeError, RecursionError):
+        raise VocabFormatError(f"the split program {pattern[:80]!r} is not valid JSON") from None
+    if not isinstance(steps, list):
+        raise VocabFormatError(f"the split program {pattern[:80]!r} must hold a list of steps")
+    return [_checked_step(step, "split program") for step in steps]
+
+
+def _checked_step(step: Any, source: str) -> dict[str, Any]:
+    if not isinstance(step, dict) or set(step) != {"pattern", "behavior", "invert"}:
+        raise VocabFormatError(f"{source}: a split step is {{'pattern', 'behavior', 'invert'}}, got {step!r}")
+    pattern, behavior, invert = step["pattern"], step["behavior"], step["invert"]
+    if not isinstance(pattern, str) or behavior not in BEHAVIORS or not isinstance(invert, bool):
+        raise VocabFormatError(
+            f"{source}: bad split step {step!r} (pattern: a str; behavior: one of {', '.join(BEHAVIORS)}; "
+            "invert: a bool)"
+        )
+    if group_depth(pattern) > MAX_GROUP_DEPTH:
+        raise UnsupportedTokenizerError(
+            f"{source}: the split pattern nests groups more than {MAX_GROUP_DEPTH} deep: {pattern[:80]!r}..."
+        )
+    return {"pattern": pattern, "behavior": behavior, "invert": invert}
+
+
+def find_matches(regex, text: str) -> Iterator[Span]:
+    """The matches of a compiled ``regex`` in ``text`` as Oniguruma's ``find_iter`` gives them.
+
+    Each search starts where the last match ended; an empty match exactly there is skipped and
+    the search moves one character on (the ``regex`` module's ``finditer`` would accept an
+    empty match right after a non-empty one).
+    """
+    position, last_end = 0, -1
+    search = regex.search
+    while position <= len(text):
+        m = search(text, position)
+        if m is None:
+            return
+        start, end = m.span()
+        if start == end and end == last_end:
+            position = end + 1
+            continue
+        yield start, end
+        position = last_end = end
+
+
+def hf_split(regex, text: str, behavior: str, invert: bool) -> list[Span]:
+    """The ``(start, end)`` pieces HF's ``Split(regex, behavior, invert)`` cuts ``text`` into.
+
+    Empty pieces are kept here (the spanner drops them, as HF does after each step).
+
+    >>> import regex
+    >>> hf_split(regex.compile("-"), "the-final--countdown", "MergedWithPrevious", False)
+    [(0, 4), (4, 10), (10, 11), (11, 20)]
+    >>> hf_split(regex.compile("-"), "a--b", "Removed", False)
+    [(0, 1), (3, 4)]
+    """
+    # HF's Pattern::find_matches: the matches and the gaps between them, flagged.
+    flagged: list[tuple[Span, bool]] = []
+    if not text:
+        flagged.append(((0, 0), False))
+    else:
+        previous = 0
+        for start, end in find_matches(regex, text):
+            if previous != start:
+                flagged.append(((previous, start), False))
+            flagged.append(((start, end), True))
+            previous = end
+        if previous != len(text):
+            flagged.append(((previous, len(text)), False))
+    if invert:
+        flagged = [(span, not is_match) for span, is_match in flagged]
+
+    if behavior == "Isolated":
+        return [span for span, _ in flagged]
+    if behavior == "Removed":
+        return [span for span, is_match in flagged if not is_match]
+    pieces: list[list[int]] = []
+    previous_match = False
+    if behavior == "Contiguous":
+        for (start, end), is_match in flagged:
+            if pieces and is_match == previous_match:
+                pieces[-1][1] = end
+            else:
+                pieces.append([start, end])
+            previous_match = is_match
+    elif behavior == "MergedWithPrevious":
+        for (start, end), is_match in flagged:
+            if pieces and is_match and not previous_match:
+                pieces[-1][1] = end
+            else:
+                pieces.append([start, end])
+            previous_match = is_match
+    elif behavior == "MergedWithNext":
+        for (start, end), is_match in reversed(flagged):
+            if pieces and is_match and not previous_match:
+                pieces[-1][0] = start
+            else:
+                pieces.append([start, end])
+            previous_match = is_match
+        pieces.reverse()
+    else:
+        raise ValueError(f"unknown split behavior {behavior!r}; known: {', '.join(BEHAVIORS)}")
+    return [(start, end) for start, end in pieces]
+
+
+def _isolated(compiled, grouped, text: str) -> list[str]:
+    """An Isolated step's non-empty pieces: :func:`hf_split`'s, three times faster.
+
+    ``grouped.split`` returns gap, whole match, the pattern's own groups, gap, ... in C. Its
+    matches are ``finditer``'s, which are Oniguruma's as long as none is empty (both search on
+    from the end of the last match); with an empty match the reference loop decides.
+    """
+    parts = grouped.split(text)
+    stride = grouped.groups + 1
+    matches = parts[1::stride]
+    if "" in matches:
+        return [text[start:end] for start, end in hf_split(compiled, text, "Isolated", False) if start < end]
+    gaps = parts[0::stride]
+    out = [part for gap, match in zip(gaps, matches) for part in (gap, match) if part]
+    if gaps[-1]:
+        out.append(gaps[-1])
+    return out
+
+
+class HFSplitSpanner:
+    r"""Runs a split program (a vocabulary's HF ``Split`` steps) with HF's semantics.
+
+    Args:
+        pattern: a split program (:func:`split_program`).
+
+    Raises:
+        VocabFormatError: ``pattern`` is not a split program, or a regex does not compile.
+        UnsupportedTokenizerError: a ``Removed`` step (its pieces would not cover the text), or
+            a regex construct :func:`translate_pattern` refuses.
+
+    >>> program = split_program([{"pattern": r"\p{N}", "behavior": "MergedWithNext", "invert": False}])
+    >>> HFSplitSpanner(program).split("ab12cd")
+    ['ab', '1', '2cd']
+    """
+
+    def __init__(self, pattern: str) -> None:
+        import regex
+
+        self.pattern = pattern
+        self.steps = parse_split_program(pattern)
+        self._compiled: list[tuple[Any, str, bool]] = []
+        for step in self.steps:
+            if step["behavior"] == "Removed":
+                raise UnsupportedTokenizerError(
+                    f"the split step {step!r} deletes the text it matches (behavior 'Removed'), and wordsplit's "
+                    "engines require a spanner's pieces to cover the text"
+                )
+            translated = translate_pattern(step["pattern"])
+            try:
+                compiled = regex.compile(translated)
+                # The same pattern as one group: its split() gives gaps and matches in C, the
+                # fast path of an Isolated step (see _isolated).
+                prefix = translated[:translated.index(")") + 1]  # the global flags, "(?V1-f)"
+                grouped = regex.compile(f"{prefix}({translated[len(prefix):]})")
+            except regex.error as exc:
+                raise VocabFormatError(f"the split pattern {step['pattern']!r} does not compile: {exc}") from None
+            except RecursionError:
+                raise UnsupportedTokenizerError(f"the split pattern {step['pattern'][:80]!r} nests too deeply") from None
+            self._compiled.append((compiled, grouped, step["behavior"], step["invert"]))
+
+    def split(self, text: str) -> list[str]:
+        """The pieces of ``text`` after every step (they concatenate to ``text``)."""
+        pieces = [text] if text else []
+        for compiled, grouped, behavior, invert in self._compiled:
+            if behavior == "Isolated":  # invert changes nothing: matches and gaps are all pieces
+                pieces = [part for piece in pieces for part in _isolated(compiled, grouped, piece)]
+                continue
+            pieces = [
+                piece[start:end]
+                for piece in pieces
+                for start, end in hf_split(compiled, piece, behavior, invert)
+                if start < end
+            ]
+        return pieces
+
+    def __repr__(self) -> str:
+        return f"HFSplitSpanner({self.pattern!r})"
+
+
+def step_of(split: dict, source: str) -> Optional[dict[str, Any]]:
+    """A tokenizer.json ``Split`` pre-tokenizer as a program step (its ``String`` pattern escaped).
+
+    Raises:
+        VocabFormatError: a malformed Split.
+        UnsupportedTokenizerError: a ``Removed`` split (see the module docstring).
+    """
+    pattern = split.get("pattern")
+    if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str) and len(pattern) == 1:
+        regex_text = pattern["Regex"]
+    elif isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and len(pattern) == 1:
+        # HF escapes a String pattern into a regex (regex::escape); spell each character as a
+        # code point escape, which every engine reads literally.
+        regex_text = "".join(c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):X}}}" for c in pattern["String"])
+    else:
+        raise VocabFormatError(f"{source}: Split needs a pattern {{'Regex': ...}} or {{'String': ...}}, got {pattern!r}")
+    behavior = split.get("behavior")
+    if behavior == "Removed":
+        raise UnsupportedTokenizerError(
+            f"{source}: the pre-tokenizer Split({pattern!r}, behavior='Removed') deletes the text it matches, "
+            "which wordsplit does not support (its engines encode every character of the text)"
+        )
+    return _checked_step({"pattern": regex_text, "behavior": behavior, "invert": split.get("invert", False)}, source)
