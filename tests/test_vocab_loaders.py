@@ -218,3 +218,11 @@ def test_vocab_merges_without_config_is_gpt2_style():
 def test_an_empty_name_is_not_the_current_directory(name):
     with pytest.raises(wordsplit.UnknownVocabError, match="needs a name or a path"):
         load_vocab(name)
+
+
+@pytest.mark.parametrize("bad_id", [[1], "1", 1.5, None, True])
+def test_a_vocab_id_that_is_not_an_integer_is_a_format_error(bad_id):
+    from wordsplit.formats.hf import read_vocab_merges
+
+    with pytest.raises(wordsplit.VocabFormatError, match="ids are non-negative integers"):
+        read_vocab_merges(json.dumps({"a": bad_id}).encode(), b"", source="bad/vocab.json")

@@ -112,7 +112,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--rss-mb", type=int, default=4096)
     args = p.parse_args(argv)
     limit = args.rss_mb * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (limit * 4, limit * 4))  # address space, not RSS: leave room
+    # The address space, not RSS, so leave room; never above a limit the shell already set.
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    soft = limit * 4 if hard == resource.RLIM_INFINITY else min(limit * 4, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     engine = args.engine
     if engine == "auto":
         try:

@@ -36,6 +36,8 @@ def _byte_level_ranks(vocab: Mapping[str, Any], source: str, skip: Mapping[str, 
     """``{byte-level token text: id}`` → ``{token bytes: id}``; tokens in ``skip`` are added tokens."""
     ranks: dict[bytes, int] = {}
     for text, i in vocab.items():
+        if type(i) is not int:  # (bool is an int subclass, and no id)
+            raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
         if skip.get(text) == i:
             continue
         piece = token_bytes(text)
