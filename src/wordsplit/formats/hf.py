@@ -32,6 +32,18 @@ def _json(data: bytes, source: str) -> Any:
         raise VocabFormatError(f"{source}: JSON nested too deeply to be a tokenizer file") from None
 
 
+def _json_type(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number")
+
+
+def _object(value: Any, what: str, source: str) -> dict:
+    """``value`` if it is a JSON object, else a VocabFormatError saying what ``what`` is instead."""
+    if not isinstance(value, dict):
+        raise VocabFormatError(f"{source}: {what} must be a JSON object, not {_json_type(value)}")
+    return value
+
+
 def _byte_level_ranks(vocab: Mapping[str, Any], source: str, skip: Mapping[str, int]) -> dict[bytes, int]:
     """``{byte-level token text: id}`` → ``{token bytes: id}``; tokens in ``skip`` are added tokens."""
     ranks: dict[bytes, int] = {}
@@ -72,10 +84,13 @@ def _merge_pairs(merges: Any, source: str) -> list[tuple[bytes, bytes]]:
 def _normalizer(spec: Any, source: str) -> str:
     if spec is None:
         return "none"
-    kind = spec.get("type")
+    kind = _object(spec, "normalizer", source).get("type")
     if kind == "NFC":
         return "nfc"
-    if kind == "Sequence" and [n.get("type") for n in spec.get("normalizers", [])] in ([], ["NFC"]):
+    steps = spec.get("normalizers", [])
+    if not isinstance(steps, list):
+        raise VocabFormatError(f"{source}: normalizer Sequence needs an array 'normalizers'")
+    if kind == "Sequence" and [_object(n, "a normalizer", source).get("type") for n in steps] in ([], ["NFC"]):
         return "nfc" if spec["normalizers"] else "none"
     raise UnsupportedTokenizerError(f"{source}: normalizer {kind!r} is not supported (only NFC or none)")
 
@@ -153,7 +168,12 @@ def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, 
     """``added_tokens`` → (special, non-special) text → id."""
     special: dict[str, int] = {}
     added: dict[str, int] = {}
+    if entries is not None and not isinstance(entries, list):
+        raise VocabFormatError(f"{source}: 'added_tokens' must be an array, not {_json_type(entries)}")
     for entry in entries or []:
+        _object(entry, "an added token", source)
+        if not isinstance(entry.get("content"), str) or type(entry.get("id")) is not int:
+            raise VocabFormatError(f"{source}: added token {entry!r} needs a string 'content' and an integer 'id'")
         for flag in ("lstrip", "rstrip", "single_word"):
             if entry.get(flag):
                 raise UnsupportedTokenizerError(f"{source}: added token {entry.get('content')!r} uses {flag}=true")
@@ -192,7 +212,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     model = spec["model"]
     _check_model(model, source)
     decoder = spec.get("decoder")
-    if decoder is not None and decoder.get("type") != "ByteLevel":
+    if decoder is not None and _object(decoder, "decoder", source).get("type") != "ByteLevel":
         raise UnsupportedTokenizerError(f"{source}: decoder {decoder.get('type')!r} is not supported (only ByteLevel)")
     special, added = _added_tokens(spec.get("added_tokens"), source)
     if not isinstance(model.get("vocab"), dict):
