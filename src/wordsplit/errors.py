@@ -115,3 +115,8 @@ class OptionValueError(WordsplitError, ValueError):
 class OptionTypeError(WordsplitError, TypeError):
     """A keyword argument of the wrong type: ``num_threads="2"``, ``allowed_special=None``,
     ``views.compare("text", ...)`` where a list of texts is expected."""
+
+
+class EncodedFileError(WordsplitError, ValueError):
+    """A file read back by ``load_encoded`` is not what ``encode_file`` writes: truncated, of
+    another dtype, or ids and an index that disagree. The message names the file."""
