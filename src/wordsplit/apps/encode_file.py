@@ -465,11 +465,14 @@ def encode_file(
         An :class:`EncodeFileSummary`.
 
     Raises:
-        WordsplitError: a bad output name, input that is not UTF-8, a malformed JSON line.
+        WordsplitError: a bad output name, an output that exists and is not a regular file,
+            an input that is the output or its index, input that is not UTF-8, a malformed
+            JSON line.
         EncodeInputError: a JSONL field that is not a string.
         UnknownTokenError: ``eos=True`` but the vocabulary has no end-of-sequence token.
         DisallowedSpecialError: a disallowed special token, with the document's number.
-        OSError: the input cannot be read or the output written.
+        OSError: the input cannot be read or the output written (the error names the input,
+            or the output it could not write: never a temporary file).
     """
     out_path = os.fspath(out_path)
     fmt = _format_of(out_path, fmt)

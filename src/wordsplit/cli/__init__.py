@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 EXIT_USAGE = 2  # a user error: one line on stderr, as argparse exits for a bad option
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C'd program
+EXIT_INTERRUPTED = encode_file.EXIT_INTERRUPTED  # 130: 128 + SIGINT, as a shell reports a Ctrl-C'd program
 
 
 def os_error_message(exc: OSError) -> str:
