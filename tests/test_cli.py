@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -71,3 +75,132 @@ def test_console_script_and_module_entry_points():
         assert (done.returncode, done.stdout, done.stderr) == (0, "14990 1879\n", "")
     done = subprocess.run([sys.executable, "-m", "wordsplit", "decode", "-5"], capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+# -- every OSError is one line; Ctrl-C is "interrupted" and 130 for every command ----------------
+
+def test_os_errors_are_one_line(capsys, tmp_path, monkeypatch):
+    """An OSError from anywhere (here: a vocab directory whose tokenizer.json is a directory) is
+    one line naming the file, status 2, never a traceback."""
+    (tmp_path / "tokenizer.json").mkdir()
+    code, out, err = run(capsys, "encode", "--vocab", str(tmp_path), "x")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("wordsplit: error: ") and "tokenizer.json" in err
+
+    from wordsplit.cli import basic
+
+    for exc, shown in [(PermissionError(13, "Permission denied", "a.txt", None, "b.txt"), "a.txt -> b.txt: Permission denied"),
+                       (OSError(28, "No space left on device"), "[Errno 28] No space left on device"),
+                       (IsADirectoryError(21, "Is a directory", "d/tokenizer.json"), "d/tokenizer.json: Is a directory")]:
+        def fail(args, exc=exc):
+            raise exc
+
+        monkeypatch.setattr(basic, "cmd_encode", fail)
+        assert run(capsys, "encode", "x") == (2, "", f"wordsplit: error: {shown}\n")
+
+
+def _wait_until_reading_stdin(child, what: str) -> None:
+    """Wait until ``child`` is blocked reading its stdin pipe (Linux: /proc/PID/wchan), so that
+    the signal arrives in the command, not while Python is still starting."""
+    deadline = time.monotonic() + 30
+    wchan = f"/proc/{child.pid}/wchan"
+    while True:
+        assert child.poll() is None, f"{what} ended before it was interrupted: {child.communicate()}"
+        assert time.monotonic() < deadline, f"{what} never waited on stdin"
+        try:
+            with open(wchan) as f:
+                if "pipe" in f.read():
+                    return
+        except FileNotFoundError:  # no /proc: give start-up time instead
+            time.sleep(5)
+            return
+        time.sleep(0.02)
+
+
+def _interrupt(child) -> tuple[int, str, str]:
+    child.send_signal(signal.SIGINT)
+    stdout, stderr = child.communicate(timeout=60)
+    return child.returncode, stdout, stderr
+
+
+@pytest.mark.parametrize("argv", [["encode"], ["count", "--vocab", "gpt2"], ["show"], ["explain"],
+                                  ["compare"], ["decode"]], ids=lambda argv: argv[0])
+def test_ctrl_c_while_waiting_on_stdin(argv):
+    child = subprocess.Popen([sys.executable, "-m", "wordsplit", *argv], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_until_reading_stdin(child, argv[0])
+        assert _interrupt(child) == (130, "", "wordsplit: interrupted\n")
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_ctrl_c_while_encoding_a_large_input(tmp_path):
+    """Ctrl-C in the middle of the work (the Python backend encoding 4 MB read from stdin)."""
+    big = tmp_path / "big.txt"
+    big.write_text("hello world, tokenizers everywhere. " * 120_000, encoding="utf-8")
+    with open(big, "rb") as stdin:
+        child = subprocess.Popen([sys.executable, "-m", "wordsplit", "encode", "--backend", "python"], stdin=stdin,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            size = big.stat().st_size
+            # Once stdin has been read to its end, the encode itself is running.
+            while os.lseek(stdin.fileno(), 0, os.SEEK_CUR) < size:
+                assert child.poll() is None and time.monotonic() < deadline
+                time.sleep(0.02)
+            time.sleep(0.2)
+            assert _interrupt(child) == (130, "", "wordsplit: interrupted\n")
+        finally:
+            child.kill()
+            child.wait()
+
+
+def test_ctrl_c_during_a_download(tmp_path):
+    """A server that stalls mid-body: Ctrl-C ends the download with status 130 and no partial file."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(30)
+    port = server.getsockname()[1]
+    cache = tmp_path / "cache"
+    child = subprocess.Popen([sys.executable, "-m", "wordsplit", "download", f"http://127.0.0.1:{port}/x.tiktoken",
+                              "--cache-dir", str(cache)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        conn, _ = server.accept()
+        with conn:
+            conn.settimeout(30)
+            request = b""
+            while b"\r\n\r\n" not in request:
+                request += conn.recv(4096)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n" + b"a" * 1000)
+            # Wait until the client is blocked on the rest of the body.
+            deadline = time.monotonic() + 30
+            while not any(".tmp" in p.name for p in cache.rglob("*")):
+                assert child.poll() is None and time.monotonic() < deadline
+                time.sleep(0.02)
+            time.sleep(0.2)
+            assert _interrupt(child) == (130, "", "wordsplit: interrupted\n")
+    finally:
+        server.close()
+        child.kill()
+        child.wait()
+    assert [p.name for p in cache.rglob("*") if ".tmp" in p.name or p.name == "x.tiktoken"] == []
+
+
+def test_show_html_interrupted_leaves_no_partial_page(capsys, tmp_path, monkeypatch):
+    """Ctrl-C while the page is written: no half page is left at OUT (in-process: the
+    interrupt is raised by the write itself)."""
+    from wordsplit.cli import views as cli_views
+
+    out = tmp_path / "page.html"
+
+    def interrupted_write(f, page):
+        f.write(page[:100])
+        f.flush()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_views, "_write_page", interrupted_write, raising=True)
+    assert run(capsys, "show", "hello world", "--html", str(out)) == (130, "", "wordsplit: interrupted\n")
+    assert list(tmp_path.iterdir()) == []

@@ -215,7 +215,7 @@ def test_argument_errors(tmp_path):
         encode_file(tok, src, tmp_path / "ids.txt")
     with pytest.raises(WordsplitError, match="must not be empty"):
         encode_file(tok, src, tmp_path / "ids.bin", separator="")
-    with pytest.raises(WordsplitError, match="is the input"):
+    with pytest.raises(WordsplitError, match="is also the output file"):
         encode_file(tok, src, src, fmt="bin")
 
     class NoEos:
@@ -371,3 +371,147 @@ def test_ctrl_c_leaves_no_partial_output(corpus_files, tmp_path):
     assert stdout == "" and "wordsplit: interrupted" in stderr and "Traceback" not in stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.bin", "train.idx.bin"]
     assert out.read_bytes() == b"previous run" and (tmp_path / "train.idx.bin").read_bytes() == b"previous index"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_leave_no_partial_output(corpus_files, tmp_path, sig):
+    """kill (SIGTERM) and a closed terminal (SIGHUP) clean up as Ctrl-C does: no OUT.tmp-PID,
+    no OUT.idx.tmp-PID, the old output untouched, status 128 + the signal's number."""
+    _, big = corpus_files
+    out = tmp_path / "train.bin"
+    out.write_bytes(b"previous run")
+    (tmp_path / "train.idx.bin").write_bytes(b"previous index")
+    child = subprocess.Popen([sys.executable, "-m", "wordsplit", "encode-file", str(big), "--out", str(out),
+                              "--vocab", "gpt2", "--chunk-size", "256KB"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while not any(p.name.startswith("train.bin.tmp-") and p.stat().st_size > 0 for p in tmp_path.iterdir()):
+        assert child.poll() is None, "encode-file finished before it could be signalled"
+        assert time.monotonic() < deadline, "no temporary output appeared"
+        time.sleep(0.01)
+    child.send_signal(sig)
+    stdout, stderr = child.communicate(timeout=30)
+    assert child.returncode == 128 + sig, stderr
+    assert stdout == "" and stderr == f"wordsplit: terminated by {sig.name}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.bin", "train.idx.bin"]
+    assert out.read_bytes() == b"previous run" and (tmp_path / "train.idx.bin").read_bytes() == b"previous index"
+
+
+@pytest.mark.parametrize("name, out, what", [("c.idx.npy", "c.npy", "index"), ("c.npy", "c.npy", "output"),
+                                             ("link.npy", "c.npy", "index")])
+def test_an_input_that_is_an_output_is_refused(run, tmp_path, name, out, what):
+    """`encode-file c.idx.npy --out c.npy` would overwrite its own input with the index."""
+    (tmp_path / "c.idx.npy").write_text("hello\n", encoding="utf-8")
+    if name == "link.npy":
+        (tmp_path / "link.npy").symlink_to("c.idx.npy")  # the same file by another path
+    elif name == "c.npy":
+        (tmp_path / "c.npy").write_text("hello\n", encoding="utf-8")
+    code, stdout, err = run("encode-file", tmp_path / name, "--out", tmp_path / out)
+    assert code == 2 and stdout == ""
+    assert f"is also the {what} file" in err and err.count("\n") == 1
+    assert (tmp_path / "c.idx.npy").read_text(encoding="utf-8") == "hello\n" and leftovers(tmp_path) == []
+
+
+def test_a_failed_publish_keeps_the_old_pair_and_names_the_target(tmp_path, monkeypatch):
+    """When renaming OUT into place fails, the old index is untouched too (OUT is renamed
+    first), and the error names OUT, not its temporary file."""
+    src, out = tmp_path / "in.txt", tmp_path / "ids.bin"
+    src.write_text("hello\nworld\n", encoding="utf-8")
+    out.write_bytes(b"old ids")
+    (tmp_path / "ids.idx.bin").write_bytes(b"old index")
+    real_replace = os.replace
+
+    def replace(source, target):
+        if os.fspath(target) == str(out):
+            raise PermissionError(13, "Permission denied", os.fspath(source), None, os.fspath(target))
+        real_replace(source, target)
+
+    monkeypatch.setattr(ef.os, "replace", replace)
+    with pytest.raises(PermissionError) as info:
+        encode_file(native("gpt2"), src, out)
+    assert info.value.filename == str(out) and ".tmp-" not in str(info.value)
+    assert out.read_bytes() == b"old ids" and (tmp_path / "ids.idx.bin").read_bytes() == b"old index"
+    assert leftovers(tmp_path) == []
+
+
+def test_a_full_disk_names_the_output_not_the_input(tmp_path):
+    """A write that fails (here a file size limit, as a full disk would) is reported against
+    OUT, and nothing is left behind."""
+    import resource
+
+    src, out = tmp_path / "in.txt", tmp_path / "ids.bin"
+    src.write_text(("hello world " * 30 + "\n") * 5_000, encoding="utf-8")  # ids fill up before the index
+
+    def limit_file_size():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # then write() fails with EFBIG instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64_000, 64_000))
+
+    done = subprocess.run([sys.executable, "-m", "wordsplit", "encode-file", str(src), "--out", str(out),
+                           "--vocab", "gpt2", "--chunk-size", "16KB"],
+                          capture_output=True, text=True, preexec_fn=limit_file_size, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"wordsplit: error: {out}: File too large\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
+
+
+def test_a_symlink_at_out_is_written_through(run, tmp_path):
+    (tmp_path / "in.txt").write_text("hello world\n", encoding="utf-8")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "real.bin").write_bytes(b"old")
+    link = tmp_path / "ids.bin"
+    link.symlink_to(data / "real.bin")
+    code, _, err = run("encode-file", tmp_path / "in.txt", "--out", link, "--vocab", "gpt2", "--quiet")
+    assert (code, err) == (0, "")
+    assert link.is_symlink() and os.readlink(link) == str(data / "real.bin")
+    assert np.fromfile(data / "real.bin", dtype="<u2").tolist() == [31373, 995]
+    assert load_encoded(link)[0].tolist() == [31373, 995]
+    assert leftovers(tmp_path) == [] and leftovers(data) == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "fifo-link", "device", "directory", "index-fifo"])
+def test_an_out_that_is_not_a_regular_file_is_refused(run, tmp_path, kind):
+    """A FIFO, a device or a directory at OUT (or at its index) is refused before anything is
+    read: renaming a file onto it would replace it (or, for /dev/null as root, replace the device)."""
+    (tmp_path / "in.txt").write_text("hello\n", encoding="utf-8")
+    out = tmp_path / "ids.bin"
+    if kind == "fifo":
+        os.mkfifo(out)
+    elif kind == "fifo-link":
+        os.mkfifo(tmp_path / "pipe")
+        out.symlink_to(tmp_path / "pipe")
+    elif kind == "device":
+        out.symlink_to("/dev/null")
+    elif kind == "directory":
+        out.mkdir()
+    else:
+        os.mkfifo(tmp_path / "ids.idx.bin")
+    described = {"fifo": "a FIFO", "fifo-link": "a FIFO", "device": "a device", "directory": "a directory",
+                 "index-fifo": "a FIFO"}[kind]
+    code, stdout, err = run("encode-file", tmp_path / "in.txt", "--out", out)
+    assert code == 2 and stdout == "" and f"is {described}; encode-file writes regular files only" in err
+    assert leftovers(tmp_path) == []
+    if kind == "fifo":
+        assert stat_is_fifo(out)
+    if kind == "device":
+        assert os.path.realpath(out) == "/dev/null" and not os.path.isfile("/dev/null")
+
+
+def stat_is_fifo(path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(os.stat(path).st_mode)
+
+
+@pytest.mark.parametrize("cut", ["header", "data", "odd"])
+def test_load_encoded_names_a_truncated_file(tmp_path, cut):
+    from wordsplit.errors import EncodedFileError
+
+    src, out = tmp_path / "in.txt", tmp_path / "ids.npy"
+    src.write_text("hello world\nbye\n", encoding="utf-8")
+    encode_file(native("qwen3"), src, out)
+    data = out.read_bytes()
+    out.write_bytes({"header": data[:40], "data": data[:-4], "odd": data[:-1]}[cut])
+    with pytest.raises(EncodedFileError, match=re.escape(str(out)) + ".*truncated") as info:
+        load_encoded(out)
+    assert isinstance(info.value, ValueError)

@@ -34,6 +34,15 @@ BAD_CALLS = {
     "decode_batch": lambda tok: tok.decode_batch([[1], [2], [100261], [-5]]),
     "id_to_token": lambda tok: tok.id_to_token(100300),
     "strict decode": lambda tok: tok.decode([tok.token_to_id(b"\xff")], errors="strict"),
+    "decode float array": lambda tok: tok.decode(np.array([1.5])),
+    "decode str": lambda tok: tok.decode("15339"),
+    "decode_batch 3-D array": lambda tok: tok.decode_batch(np.zeros((2, 2, 2), dtype=np.int64)),
+    "num_threads negative": lambda tok: tok.encode_batch(["a"], num_threads=-1),
+    "num_threads float": lambda tok: tok.encode_batch_flat(["a"], num_threads=1.5),
+    "num_threads str": lambda tok: tok.decode_batch([[1]], num_threads="2"),
+    "allowed_special None": lambda tok: tok.encode("a", allowed_special=None),
+    "disallowed not special": lambda tok: tok.encode("a foo", disallowed_special={"foo"}),
+    "disallowed item type": lambda tok: tok.count("a", disallowed_special=[1]),
 }
 
 

@@ -14,6 +14,8 @@ from wordsplit import (
     DecodeInputError,
     DisallowedSpecialError,
     EncodeInputError,
+    OptionTypeError,
+    OptionValueError,
     TokenizerOptions,
     UnknownComponentError,
     UnknownTokenError,
@@ -28,7 +30,8 @@ from wordsplit.normalizers import nfc
 def test_public_api_is_pinned():
     assert wordsplit.__all__ == [
         "BackendUnavailableError", "ComponentError", "DecodeInputError", "DisallowedSpecialError", "DownloadError",
-        "DuplicateNameError", "EncodeInputError", "HashMismatchError", "MergeTables", "OfflineError", "PluginError",
+        "DuplicateNameError", "EncodeInputError", "HashMismatchError", "MergeTables", "OfflineError", "OptionTypeError",
+        "OptionValueError", "PluginError",
         "Tokenizer", "TokenizerOptions", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
         "UnsupportedTokenizerError", "Vocab", "VocabFormatError", "WordsplitError", "get_tokenizer",
         "list_vocabs", "load_vocab", "register_encoder", "register_loader", "register_normalizer",
@@ -210,3 +213,147 @@ def test_tokenizers_and_vocabs_pickle(backend):
     qwen = TokenizerOptions(backend=backend).build(load_vocab("qwen3"))  # added tokens, NFC
     text = "<think>Cafe\u0301</think>"
     assert pickle.loads(pickle.dumps(qwen)).encode(text) == qwen.encode(text)
+
+
+# -- arguments: one check for both backends, tiktoken's behaviour where it has one -----------------
+
+# (keyword arguments, text): every policy whose outcome tiktoken 0.14 defines.
+POLICY_CASES = [
+    ({"disallowed_special": None}, "hi<|endoftext|>"),  # None disallows nothing
+    ({"disallowed_special": {"foo"}}, "hi foo"),  # not a special token, in the text: raises
+    ({"disallowed_special": ["foo"]}, "hi fo"),  # not in the text: plain encode
+    ({"disallowed_special": {""}}, "hi"),  # the empty string is in every text
+    ({"allowed_special": {"foo"}}, "hi foo"),  # an allowed name that is not special: ignored
+    ({"allowed_special": "all", "disallowed_special": {"<|endoftext|>"}}, "a<|endoftext|>"),  # both: disallowed
+    ({"allowed_special": "all", "disallowed_special": {"<|endoftext|>"}}, "a<|fim_prefix|>"),
+    ({"allowed_special": {"<|fim_prefix|>"}, "disallowed_special": {"x"}}, "<|fim_prefix|>x"),
+    ({"allowed_special": None}, "hi"),
+    ({"allowed_special": None, "disallowed_special": ()}, "hi"),
+    ({"allowed_special": {1}, "disallowed_special": ()}, "hi"),
+    ({"disallowed_special": {1}}, "hi"),
+    ({"disallowed_special": 5}, "hi"),
+]
+
+
+def _outcome(call):
+    try:
+        return call()
+    except Exception as exc:
+        return exc
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+@pytest.mark.parametrize("kwargs, text", POLICY_CASES, ids=[f"{k}-{t}" for k, t in POLICY_CASES])
+def test_special_policy_arguments_follow_tiktoken(backend, kwargs, text, tiktoken_oracle):
+    """Same ids where tiktoken encodes; where it raises, a typed error that is also its builtin."""
+    tok = tokenizer_for("cl100k_base", "auto", backend)
+    expected = _outcome(lambda: tiktoken_oracle("cl100k_base").encode(text, **kwargs))
+    got = _outcome(lambda: tok.encode(text, **kwargs))
+    if isinstance(expected, list):
+        assert got == expected
+        assert tok.count(text, **kwargs) == len(expected)
+        assert tok.encode_batch([text, text], **kwargs) == [expected, expected]
+        return
+    builtin = ValueError if isinstance(expected, ValueError) else TypeError
+    assert isinstance(expected, builtin)
+    assert isinstance(got, builtin) and isinstance(got, WordsplitError), repr(got)
+    expected_type = DisallowedSpecialError if builtin is ValueError else OptionTypeError
+    assert type(got) is expected_type
+    # Every method that takes the policy checks it the same way.
+    calls = [lambda: tok.count(text, **kwargs), lambda: tok.encode_batch(["ok", text], **kwargs),
+             lambda: tok.encode_batch_flat(["ok", text], **kwargs), lambda: tok.explain(text, **kwargs)]
+    for call in calls:
+        assert type(_outcome(call)) is expected_type
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_disallowed_names_that_are_not_special_tokens(backend):
+    tok = tokenizer_for("qwen3", "auto", backend)
+    with pytest.raises(DisallowedSpecialError, match=r"^text contains 'secret', which disallowed_special lists"):
+        tok.encode("no secret here", disallowed_special={"secret"})
+    # The first disallowed string in the text is the one named, special or not.
+    with pytest.raises(DisallowedSpecialError, match="special token '<\\|im_end\\|>'"):
+        tok.encode("a<|im_end|> secret", disallowed_special={"secret", "<|im_end|>"})
+    # Added tokens are still matched; the batch reports its first failing text.
+    assert tok.encode("<think>x", disallowed_special={"y"}) == tok.encode("<think>x")
+    with pytest.raises(DisallowedSpecialError, match="'y'"):
+        tok.encode_batch(["x", "y", "<|im_end|>"], disallowed_special={"y"})
+    # A bare string is refused (tiktoken would treat each of its characters as a token).
+    with pytest.raises(OptionTypeError, match=r"disallowed_special=\{'<\|im_end\|>'\}"):
+        tok.encode("x", disallowed_special="<|im_end|>")
+
+
+NUM_THREADS_CASES = [(-1, OptionValueError), (0, OptionValueError), (1.5, OptionTypeError),
+                     ("2", OptionTypeError), (True, OptionTypeError), (None, None), (3, None), (10_000, None)]
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+@pytest.mark.parametrize("value, error", NUM_THREADS_CASES, ids=[repr(v) for v, _ in NUM_THREADS_CASES])
+def test_num_threads_is_checked_alike_on_both_backends(backend, value, error):
+    tok = tokenizer_for("cl100k_base", "auto", backend)
+    calls = [
+        lambda: TokenizerOptions(backend=backend, num_threads=value).build(tok.vocab).encode_batch(["a"]),
+        lambda: tok.encode_batch(["hello", "world"], num_threads=value),
+        lambda: tok.encode_batch_flat(["hello", "world"], num_threads=value)[0].tolist(),
+        lambda: tok.decode_batch([[15339], [1917]], num_threads=value),
+    ]
+    for call in calls:
+        got = _outcome(call)
+        if error is None:
+            assert got in ([[64]], [[15339], [14957]], [15339, 14957], ["hello", " world"]), got
+        else:
+            assert type(got) is error and "num_threads" in str(got), repr(got)
+    if error is OptionValueError:
+        assert isinstance(_outcome(calls[0]), ValueError)  # as tiktoken's max_workers check
+    elif error is OptionTypeError:
+        assert isinstance(_outcome(calls[0]), TypeError)
+
+
+def test_num_threads_beyond_the_limit_is_clamped():
+    """num_threads=10_000 on a batch of 600 texts uses at most MAX_THREADS threads, not 600
+    (a fresh process: the helper pool is per process and grows to the largest count asked)."""
+    import subprocess
+    import sys
+
+    script = """if True:
+        import os
+        from wordsplit import TokenizerOptions, load_vocab
+        from wordsplit.tokenizer import MAX_THREADS
+        tok = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
+        threads = lambda: len(os.listdir("/proc/self/task"))
+        before = threads()
+        texts = [f"text {i} " * 20 for i in range(600)]  # 600 texts, over the 32 KB where helpers start
+        assert tok.encode_batch(texts, num_threads=10_000) == [tok.encode(t) for t in texts]
+        print(before, threads(), MAX_THREADS)
+    """
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    before, after, limit = map(int, out.split())
+    assert limit == 256 and before < after <= before + limit - 1
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_decode_takes_1d_integer_arrays(backend):
+    np = pytest.importorskip("numpy")
+    tok = tokenizer_for("cl100k_base", "auto", backend)
+    ids = [15339, 1917]
+    for dtype in ("int64", "int32", "uint16", "uint32", "uint64"):
+        array = np.array(ids, dtype=dtype)
+        assert tok.decode(array) == tok.decode(ids) == "hello world"
+        assert tok.decode_bytes(array) == b"hello world"
+    assert tok.decode(np.array([], dtype="int64")) == ""
+    assert tok.decode_batch(np.array([ids, ids])) == ["hello world"] * 2
+    assert tok.decode_batch([np.array(ids), ids]) == ["hello world"] * 2
+    with pytest.raises(UnknownTokenError, match="token id -1 is outside"):
+        tok.decode(np.array([-1]))
+    with pytest.raises(UnknownTokenError, match="token id 18446744073709551615 is outside"):
+        tok.decode(np.array([2**64 - 1], dtype="uint64"))
+    with pytest.raises(DecodeInputError, match=r"1-D sequence of token ids, not a 2-D array \(shape \(1, 2\)\)"):
+        tok.decode(np.array([ids]))
+    with pytest.raises(DecodeInputError, match="0-D array"):
+        tok.decode(np.int64(5) + np.zeros((), dtype="int64"))
+    with pytest.raises(DecodeInputError, match="dtype float64"):
+        tok.decode(np.array([15339.0]))
+    with pytest.raises(DecodeInputError, match="2-D array of token ids .* not a 3-D one"):
+        tok.decode_batch(np.zeros((1, 1, 1), dtype="int64"))
+    with pytest.raises(DecodeInputError, match="not str"):
+        tok.decode("15339")

@@ -168,6 +168,21 @@ def test_compare_empty_text():
     assert render_compare(rows, color=False).splitlines()[1].split() == ["qwen3", "151,669", "0", "-", "-"]
 
 
+def test_compare_refuses_a_string_where_a_list_is_expected():
+    """A str is not a list of texts (each character counted as one text) nor of vocab names."""
+    from wordsplit import OptionTypeError
+
+    with pytest.raises(OptionTypeError, match="compare takes a list of texts, not a single str") as info:
+        compare("some text", ["qwen3"])
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(OptionTypeError, match="list of vocabs, not a single str"):
+        compare(["some text"], "qwen3")
+    with pytest.raises(OptionTypeError, match="text 1 given to compare is a bytes"):
+        compare(["a", b"b"], ["qwen3"])
+    assert compare(("some", " text"), ["qwen3"])[0].tokens == tokenizer_for("qwen3").count("some text")
+
+
+
 # -- explain ---------------------------------------------------------------------------------
 
 def test_explain_command(run):

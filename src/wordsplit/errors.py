@@ -106,3 +106,17 @@ class DownloadError(WordsplitError, OSError):
 
 class OfflineError(DownloadError):
     """A download was needed, but offline mode forbids the network."""
+
+
+class OptionValueError(WordsplitError, ValueError):
+    """A keyword argument with a value it cannot take: ``num_threads=0``."""
+
+
+class OptionTypeError(WordsplitError, TypeError):
+    """A keyword argument of the wrong type: ``num_threads="2"``, ``allowed_special=None``,
+    ``views.compare("text", ...)`` where a list of texts is expected."""
+
+
+class EncodedFileError(WordsplitError, ValueError):
+    """A file read back by ``load_encoded`` is not what ``encode_file`` writes: truncated, of
+    another dtype, or ids and an index that disagree. The message names the file."""

@@ -5,7 +5,7 @@ implementation. They are a frozen, keyword-only dataclass: change one with
 ``dataclasses.replace(opts, encoder="backtrack")``.
 
 Defaults (defined once, here): ``spanner="auto"``, ``encoder="auto"``, ``backend="auto"``,
-``num_threads=None`` (all cores). ``"auto"`` picks the fastest correct implementation: the
+``num_threads=None`` (all cores; at most ``MAX_THREADS`` = 256). ``"auto"`` picks the fastest correct implementation: the
 native core when the extension is built; the hand-written scanner registered for the
 vocabulary's exact pattern, else the ``regex`` spanner; natively, buffer-sweep for short
 pieces and backtrack for long ones, and ``heap-merge`` on the Python backend. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
@@ -24,7 +24,7 @@ from typing import Optional
 from .encoders import ENCODERS
 from .errors import BackendUnavailableError, unknown_name
 from .spanners import SPANNERS, spanner_for
-from .tokenizer import Tokenizer
+from .tokenizer import MAX_THREADS, Tokenizer, check_num_threads
 from .vocab import Vocab, native_module
 
 DEFAULT_SPANNER = "auto"
@@ -52,10 +52,12 @@ class TokenizerOptions:
         encoder: a registered encoder (``"buffer-sweep"`` alias ``"reference"``,
             ``"heap-merge"``, ``"backtrack"``, or a plug-in's) or ``"auto"``.
         backend: ``"auto"`` (native when built), ``"native"`` or ``"python"``.
-        num_threads: threads for the batch methods (None: all cores).
+        num_threads: threads for the batch methods (None: all cores); an int of at least 1,
+            and above ``MAX_THREADS`` (256) the batch methods use 256.
 
     Raises:
         UnknownComponentError: an unknown name (the message lists the known ones).
+        OptionTypeError, OptionValueError: ``num_threads`` is not an int, or below 1.
     """
 
     spanner: str = DEFAULT_SPANNER
@@ -70,8 +72,7 @@ class TokenizerOptions:
             ENCODERS.canonical(self.encoder)
         if self.spanner != "auto":
             SPANNERS.canonical(self.spanner)
-        if self.num_threads is not None and (not isinstance(self.num_threads, int) or self.num_threads < 1):
-            raise ValueError(f"num_threads must be a positive int or None, not {self.num_threads!r}")
+        check_num_threads(self.num_threads)
 
     def resolved_backend(self) -> str:
         """The backend ``build`` will use: ``"auto"`` is native when built, unless the

@@ -18,16 +18,46 @@ engine (:mod:`wordsplit.engines`) that does the work; build one with
 from __future__ import annotations
 
 import importlib
+import operator
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
-from .engines.python import token_id
-from .errors import DecodeInputError, UnknownTokenError
-from .specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
+from .engines.python import check_batch_ids, check_ids, token_id
+from .errors import DecodeInputError, OptionTypeError, OptionValueError, UnknownTokenError
+from .specials import AllowedSpecial, DisallowedSpecial, SpecialPolicy, resolve_special_policy
 from .vocab import Vocab
 
 if TYPE_CHECKING:
     from .apps.explain import Explanation
     from .options import TokenizerOptions
+
+
+#: The most threads a batch call uses: a larger ``num_threads`` is clamped to it (each native
+#: helper thread is kept for the life of the process, and more threads than cores only wait).
+MAX_THREADS = 256
+
+
+def check_num_threads(value: object) -> Optional[int]:
+    """A ``num_threads`` argument, checked the same way for both backends: None (the default),
+    or an int of at least 1, clamped to :data:`MAX_THREADS`.
+
+    Raises:
+        OptionTypeError: not an int (``1.5``, ``"2"``, ``True``).
+        OptionValueError: below 1.
+
+    >>> check_num_threads(4), check_num_threads(10_000), check_num_threads(None)
+    (4, 256, None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise OptionTypeError(f"num_threads must be an int or None, not {value!r}")
+    try:
+        count = operator.index(value)
+    except TypeError:
+        raise OptionTypeError(f"num_threads must be an int or None, not {value!r} ({type(value).__name__})") from None
+    if count < 1:
+        raise OptionValueError(f"num_threads must be at least 1 (or None for all cores), not {count}")
+    return min(count, MAX_THREADS)
 
 
 def _rebuild_tokenizer(vocab: Vocab, options: dict, modules: tuple[str, ...]) -> Tokenizer:
@@ -59,12 +89,12 @@ class Tokenizer:
         self.spanner_name = spanner
         self.encoder_name = encoder
         self.backend = backend
-        self.num_threads = options.num_threads
+        self.num_threads = check_num_threads(options.num_threads)
         self._engine = engine
         self._python_engine = engine if backend == "python" else None
         specials = frozenset(vocab.special_tokens)
-        self._policy_all = (specials, frozenset())  # allowed_special="all"
-        self._policy_none = (frozenset(), specials)  # the defaults
+        self._policy_all = SpecialPolicy(specials, frozenset())  # allowed_special="all"
+        self._policy_none = SpecialPolicy(frozenset(), specials)  # the defaults
 
     def __reduce__(self):
         """Pickle as the vocabulary plus the options that rebuild this tokenizer, so it can be
@@ -108,18 +138,23 @@ class Tokenizer:
             text: the text.
             allowed_special: special tokens to encode as such: ``"all"`` or a set of literals.
             disallowed_special: special literals that raise if found (default: every special
-                token not allowed); ``()`` encodes them as plain text.
+                token not allowed); ``()`` or None encodes them as plain text. As in tiktoken,
+                a string here that is not a special token raises when the text contains it,
+                and a literal both allowed and disallowed is disallowed.
 
         Raises:
             EncodeInputError: ``text`` is not a ``str``.
             DisallowedSpecialError: the text contains a disallowed special token.
+            OptionTypeError: a policy argument that is not ``"all"`` or a set of strings.
 
         >>> from wordsplit import get_tokenizer
         >>> get_tokenizer("cl100k_base").encode("hi<|endoftext|>", allowed_special="all")
         [6151, 100257]
         """
-        allowed, disallowed = self._resolve(allowed_special, disallowed_special)
-        return self._engine.encode(text, allowed, disallowed)
+        policy = self._resolve(allowed_special, disallowed_special)
+        if policy.other:
+            policy.check(text)
+        return self._engine.encode(text, policy.allowed, policy.disallowed)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode with every special token as plain text (added tokens are still matched).
@@ -142,15 +177,19 @@ class Tokenizer:
 
         Args:
             num_threads: at most this many native threads (default: the tokenizer's, else all
-                cores); a batch under 32 KB of text runs on the calling thread alone, and so
-                does every batch of the Python backend or with a Python component.
+                cores; at most :data:`MAX_THREADS`); a batch under 32 KB of text runs on the
+                calling thread alone, and so does every batch of the Python backend or with a
+                Python component. Checked the same way on both backends.
 
         Raises:
             EncodeInputError: an item is not a str (the message gives its index).
             DisallowedSpecialError: for the first text (in order) that has a disallowed one.
+            OptionTypeError, OptionValueError: ``num_threads`` is not an int, or below 1.
         """
-        allowed, disallowed = self._resolve(allowed_special, disallowed_special)
-        return self._engine.encode_batch(texts, allowed, disallowed, num_threads or self.num_threads)
+        policy = self._resolve(allowed_special, disallowed_special)
+        threads = self._threads(num_threads)
+        texts = self._checked_batch(texts, policy)
+        return self._engine.encode_batch(texts, policy.allowed, policy.disallowed, threads)
 
     def encode_batch_flat(
         self,
@@ -172,8 +211,10 @@ class Tokenizer:
         >>> ids.tolist(), offsets.tolist()
         ([14990, 1879, 6023], [0, 2, 3])
         """
-        allowed, disallowed = self._resolve(allowed_special, disallowed_special)
-        return self._engine.encode_batch_flat(texts, allowed, disallowed, num_threads or self.num_threads)
+        policy = self._resolve(allowed_special, disallowed_special)
+        threads = self._threads(num_threads)
+        texts = self._checked_batch(texts, policy)
+        return self._engine.encode_batch_flat(texts, policy.allowed, policy.disallowed, threads)
 
     def count(
         self,
@@ -188,10 +229,24 @@ class Tokenizer:
         >>> get_tokenizer("qwen3").count("hello world")
         2
         """
-        allowed, disallowed = self._resolve(allowed_special, disallowed_special)
-        return self._engine.count(text, allowed, disallowed)
+        policy = self._resolve(allowed_special, disallowed_special)
+        if policy.other:
+            policy.check(text)
+        return self._engine.count(text, policy.allowed, policy.disallowed)
 
-    def _resolve(self, allowed_special, disallowed_special) -> tuple[frozenset[str], frozenset[str]]:
+    def _threads(self, num_threads: object) -> Optional[int]:
+        """The threads of one batch call: its ``num_threads`` checked, else the tokenizer's."""
+        return self.num_threads if num_threads is None else check_num_threads(num_threads)
+
+    @staticmethod
+    def _checked_batch(texts, policy: SpecialPolicy):
+        """The batch as given, or as a list once checked for disallowed non-special strings."""
+        if policy.other:
+            texts = texts if type(texts) is list else list(texts)
+            policy.check_batch(texts)
+        return texts
+
+    def _resolve(self, allowed_special, disallowed_special) -> SpecialPolicy:
         """resolve_special_policy, with the two common calls precomputed (o200k_harmony has
         1,091 special tokens: set arithmetic per call would cost more than a short encode)."""
         if isinstance(disallowed_special, str) and disallowed_special == "all":
@@ -242,21 +297,30 @@ class Tokenizer:
         >>> get_tokenizer("qwen3").decode_bytes([14990, 1879])
         b'hello world'
         """
-        return self._engine.decode_bytes(ids)
+        return self._engine.decode_bytes(check_ids(ids))
 
     def decode(self, ids: Iterable[int], *, errors: str = "replace") -> str:
         """Decode ``ids`` to text; invalid UTF-8 becomes U+FFFD unless ``errors="strict"``.
+
+        ``ids`` is a sequence of ints, or a 1-D integer numpy array (decoded as its list).
+
+        Raises:
+            DecodeInputError: an item that is not an integer, a str, or an array that is not
+                1-D or has a non-integer dtype.
+            UnknownTokenError: an id outside the vocabulary or unused by it.
 
         >>> from wordsplit import get_tokenizer
         >>> get_tokenizer("qwen3").decode([14990, 1879])
         'hello world'
         """
-        return self._engine.decode(ids, errors)
+        return self._engine.decode(check_ids(ids), errors)
 
     def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace",
                      num_threads: Optional[int] = None) -> list[str]:
-        """Decode many id sequences (on native threads when the extension is built)."""
-        return self._engine.decode_batch(batch, errors, num_threads or self.num_threads)
+        """Decode many id sequences (on native threads when the extension is built); a 2-D
+        integer numpy array is decoded row by row. ``num_threads`` as for :meth:`encode_batch`."""
+        threads = self._threads(num_threads)
+        return self._engine.decode_batch(check_batch_ids(batch), errors, threads)
 
     # -- vocabulary -----------------------------------------------------------------------
 

@@ -34,8 +34,14 @@ a training document that quotes ``<|endoftext|>`` must not end there. Pass ``all
 (``<think>``...) are matched, as always.
 
 Both files are written to temporary names in the same directory and renamed into place at
-the end (the index first, then the ids); an error or ``KeyboardInterrupt`` deletes them and
-leaves any existing output untouched.
+the end (the ids first, then the index, so a failure to write the ids changes nothing); an
+error or ``KeyboardInterrupt`` deletes them and leaves any existing output untouched.
+An output path that is a symbolic link is written through: the file it points to is
+replaced. An output that exists and is not a regular file (a FIFO, a device such as
+``/dev/null``, a directory) is refused before anything is read: the output is always a
+complete regular file renamed into place, and a ``.npy`` header is rewritten at the end. An
+input that is one of the output files (the same file, by any path) is refused too. Errors
+writing an output name that output (never a temporary name, never the input).
 
 It does not: read compressed input, shuffle or deduplicate documents, or parse the command
 line (see :mod:`wordsplit.cli.encode_file`).
@@ -68,7 +74,7 @@ from array import array
 from dataclasses import asdict, dataclass
 from typing import BinaryIO, Callable, Iterator, Optional, Union
 
-from ..errors import DisallowedSpecialError, EncodeInputError, UnknownTokenError, WordsplitError
+from ..errors import DisallowedSpecialError, EncodedFileError, EncodeInputError, UnknownTokenError, WordsplitError
 from ..specials import AllowedSpecial, DisallowedSpecial
 
 __all__ = ["DEFAULT_CHUNK_BYTES", "EncodeFileSummary", "encode_file", "id_dtype", "index_path", "load_encoded"]
@@ -163,39 +169,93 @@ def _npy_header(descr: str, length: int) -> bytes:
     return NPY_MAGIC + struct.pack("<H", len(text)) + text.encode("latin-1")
 
 
+def _named(exc: OSError, path: str) -> OSError:
+    """``exc`` (from a temporary file, or without a file name: a full disk) naming ``path``."""
+    return type(exc)(exc.errno, exc.strerror or str(exc), path)
+
+
+def output_target(path: str) -> str:
+    """The file that writing ``path`` replaces: ``path`` itself, or where its symbolic link
+    points (the link stays a link). Raises WordsplitError for an existing file that is not a
+    regular file (a FIFO, a device, a directory), which a rename would replace (or fail on).
+
+    >>> output_target("no/such/dir/ids.bin")
+    'no/such/dir/ids.bin'
+    """
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise _named(exc, target) from None
+    if not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "not a regular file")
+        via = f" (the link {path} points to it)" if target != path else ""
+        raise WordsplitError(f"the output {target}{via} is {kind}; encode-file writes regular files only "
+                             "(renamed into place when complete): name a file")
+    return target
+
+
 class _ArrayWriter:
-    """Appends little-endian integers of one dtype to a temporary file beside ``path``."""
+    """Appends little-endian integers of one dtype to a temporary file beside ``path`` (or
+    beside the file a symbolic link at ``path`` points to); OSErrors name ``path``'s target."""
 
     def __init__(self, path: str, dtype: str, fmt: str) -> None:
         self.path = path
-        self.tmp_path = f"{path}.tmp-{os.getpid()}"
+        self.target = output_target(path)
+        self.tmp_path = f"{self.target}.tmp-{os.getpid()}"
         self.descr = DTYPES[dtype][1]
         self.itemsize = int(self.descr[2:])
         self.fmt = fmt
         self.items = 0
         try:
             self.file = open(self.tmp_path, "wb")
+            if fmt == "npy":
+                self.file.write(_npy_header(self.descr, 0))
         except OSError as exc:  # name the file the user asked for, not the temporary one
-            raise type(exc)(exc.errno, exc.strerror, path) from None
-        if fmt == "npy":
-            self.file.write(_npy_header(self.descr, 0))
+            try:
+                self.discard()
+            except OSError:
+                pass  # nothing was created (a missing or read-only directory)
+            raise _named(exc, self.target) from None
 
     def write(self, data: bytes) -> None:
         """Append items given as their little-endian bytes."""
-        self.file.write(data)
+        try:
+            self.file.write(data)
+        except OSError as exc:  # a full disk: the output's problem, named as such
+            raise _named(exc, self.target) from None
         self.items += len(data) // self.itemsize
 
     def finish(self) -> None:
         """Write the final header, and flush the file to disk so the rename publishes it whole."""
-        if self.fmt == "npy":
-            self.file.seek(0)
-            self.file.write(_npy_header(self.descr, self.items))
-        self.file.flush()
-        os.fsync(self.file.fileno())
-        self.file.close()
+        try:
+            if self.fmt == "npy":
+                self.file.seek(0)
+                self.file.write(_npy_header(self.descr, self.items))
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+        except OSError as exc:
+            raise _named(exc, self.target) from None
+
+    def publish(self) -> None:
+        """Rename the finished temporary file onto the target."""
+        try:
+            os.replace(self.tmp_path, self.target)
+        except OSError as exc:
+            raise _named(exc, self.target) from None
 
     def discard(self) -> None:
-        self.file.close()
+        file = getattr(self, "file", None)
+        if file is not None:
+            try:
+                file.close()
+            except OSError:
+                pass  # a flush that fails on a full disk: the file is deleted anyway
         try:
             os.unlink(self.tmp_path)
         except FileNotFoundError:
@@ -226,14 +286,19 @@ def _u64_le(values: list[int]) -> bytes:
 
 
 class _CountingReader:
-    """A binary stream that counts the bytes read from it (the progress bar's measure)."""
+    """A binary stream that counts the bytes read from it (the progress bar's measure); a
+    read error names the input."""
 
-    def __init__(self, stream: BinaryIO) -> None:
+    def __init__(self, stream: BinaryIO, name: str) -> None:
         self.stream = stream
+        self.name = name
         self.count = 0
 
     def read(self, size: int) -> bytes:
-        data = self.stream.read(size)
+        try:
+            data = self.stream.read(size)
+        except OSError as exc:
+            raise _named(exc, exc.filename or self.name) from None
         self.count += len(data)
         return data
 
@@ -344,12 +409,18 @@ class _IdSink:
         self.tokens = ends[-1]
 
     def publish(self) -> None:
-        """Complete both files and rename them into place: the index first, so a complete
-        output file always has its index."""
-        for writer in (self.index_out, self.ids_out):
+        """Complete both files, then rename them into place: the ids first, so that when that
+        fails (the likelier: the user's own path) the old pair is untouched; the index is
+        renamed in the same directory right after. Only if that second rename fails do the
+        files disagree, and the error says so."""
+        for writer in (self.ids_out, self.index_out):
             writer.finish()
-        for writer in (self.index_out, self.ids_out):
-            os.replace(writer.tmp_path, writer.path)
+        self.ids_out.publish()
+        try:
+            self.index_out.publish()
+        except OSError as exc:
+            raise type(exc)(exc.errno, f"{exc.strerror}; {self.ids_out.target} was replaced, so it and its "
+                                       "index no longer match: write them again", exc.filename) from None
 
     def discard(self) -> None:
         self.ids_out.discard()
@@ -394,11 +465,14 @@ def encode_file(
         An :class:`EncodeFileSummary`.
 
     Raises:
-        WordsplitError: a bad output name, input that is not UTF-8, a malformed JSON line.
+        WordsplitError: a bad output name, an output that exists and is not a regular file,
+            an input that is the output or its index, input that is not UTF-8, a malformed
+            JSON line.
         EncodeInputError: a JSONL field that is not a string.
         UnknownTokenError: ``eos=True`` but the vocabulary has no end-of-sequence token.
         DisallowedSpecialError: a disallowed special token, with the document's number.
-        OSError: the input cannot be read or the output written.
+        OSError: the input cannot be read or the output written (the error names the input,
+            or the output it could not write: never a temporary file).
     """
     out_path = os.fspath(out_path)
     fmt = _format_of(out_path, fmt)
@@ -409,10 +483,14 @@ def encode_file(
         eos_id = tok.eos_token_id
         if eos_id is None:
             raise UnknownTokenError(f"the vocabulary {tok.vocab.name!r} has no end-of-sequence token; drop eos")
+    for path in (out_path, index_path(out_path)):
+        output_target(path)  # refuse a FIFO, device or directory before reading anything
     if isinstance(in_path, (str, os.PathLike)):
         name = os.fspath(in_path)
-        if os.path.exists(out_path) and os.path.samefile(name, out_path):
-            raise WordsplitError(f"the output {out_path!r} is the input; name another file")
+        for path, what in ((out_path, "output"), (index_path(out_path), "index")):
+            if os.path.exists(path) and os.path.exists(name) and os.path.samefile(name, path):
+                raise WordsplitError(f"the input {name!r} is also the {what} file {path!r}, which encode-file "
+                                     "would overwrite; name another output")
         stream = open(name, "rb")
         info = os.fstat(stream.fileno())
         total = info.st_size if stat.S_ISREG(info.st_mode) else None  # a FIFO's size says nothing
@@ -422,7 +500,7 @@ def encode_file(
     policy = {"allowed_special": allowed_special, "disallowed_special": disallowed_special}
 
     started = time.perf_counter()
-    reader = _CountingReader(stream)
+    reader = _CountingReader(stream, name)
     sink = None
     try:
         sink = _IdSink(tok, out_path, fmt, eos_id, num_threads, policy)
@@ -465,7 +543,10 @@ def load_encoded(out_path: Union[str, "os.PathLike[str]"]) -> tuple[array, array
     ``numpy.load(path, mmap_mode="r")`` or ``numpy.memmap(path, dtype="<u2")``.
 
     Raises:
-        WordsplitError: the files are not a matching pair written by :func:`encode_file`.
+        EncodedFileError: the files are not a matching pair written by :func:`encode_file`
+            (a truncated file, another dtype, an index that does not fit the ids); the
+            message names the file.
+        OSError: a file cannot be read (FileNotFoundError names it).
     """
     out_path = os.fspath(out_path)
     fmt = _format_of(out_path, None)
@@ -475,10 +556,11 @@ def load_encoded(out_path: Union[str, "os.PathLike[str]"]) -> tuple[array, array
     if fmt == "bin":
         dtype = {2 * total: "uint16", 4 * total: "uint32"}.get(os.path.getsize(out_path))
         if dtype is None:
-            raise WordsplitError(f"{out_path} holds neither {total} uint16 nor {total} uint32 ids, as its index says")
+            raise EncodedFileError(f"{out_path} holds neither {total} uint16 nor {total} uint32 ids, "
+                                   "as its index says")
     ids = _load_array(out_path, fmt, dtype)
     if len(ids) != total:
-        raise WordsplitError(f"{out_path} holds {len(ids)} ids but its index ends at {total}")
+        raise EncodedFileError(f"{out_path} holds {len(ids)} ids but its index ends at {total}")
     return ids, index
 
 
@@ -487,18 +569,40 @@ def _load_array(path: str, fmt: str, dtype: Optional[str]) -> array:
     with open(path, "rb") as f:
         data = f.read()
     if fmt == "npy":
-        if not data.startswith(NPY_MAGIC):
-            raise WordsplitError(f"{path} is not a .npy file written by encode_file")
-        (length,) = struct.unpack_from("<H", data, len(NPY_MAGIC))
-        body = len(NPY_MAGIC) + 2 + length
-        header = ast.literal_eval(data[len(NPY_MAGIC) + 2:body].decode("latin-1"))
-        dtype = next((name for name, (_, descr) in DTYPES.items() if descr == header["descr"]), None)
-        if dtype is None:
-            raise WordsplitError(f"{path} holds {header['descr']}, not the little-endian unsigned ids "
-                                 "encode_file writes")
-        data = data[body:]
+        dtype, data = _npy_body(path, data)
     values = array(DTYPES[dtype][0])
+    if len(data) % values.itemsize:
+        raise EncodedFileError(f"{path} is truncated: {len(data)} bytes of data is not a whole number of "
+                               f"{dtype} values")
     values.frombytes(data)
     if sys.byteorder == "big":
         values.byteswap()
     return values
+
+
+def _npy_body(path: str, data: bytes) -> tuple[str, bytes]:
+    """The dtype and the data bytes of a .npy file as encode_file writes it (a NumPy 1.0
+    header for a 1-D little-endian unsigned array), checked against the file's size."""
+    start = len(NPY_MAGIC) + 2
+    if not data.startswith(NPY_MAGIC) or len(data) < start:
+        raise EncodedFileError(f"{path} is not a .npy file written by encode_file (no NumPy 1.0 header)")
+    (length,) = struct.unpack_from("<H", data, len(NPY_MAGIC))
+    if len(data) < start + length:
+        raise EncodedFileError(f"{path} is truncated: its .npy header says {length} bytes, "
+                               f"{len(data) - start} are there")
+    try:
+        header = ast.literal_eval(data[start:start + length].decode("latin-1"))
+        descr, shape = header["descr"], header["shape"]
+    except (ValueError, SyntaxError, TypeError, KeyError, MemoryError, RecursionError):
+        raise EncodedFileError(f"{path} has a malformed .npy header") from None
+    dtype = next((name for name, (_, known) in DTYPES.items() if known == descr), None)
+    if dtype is None:
+        raise EncodedFileError(f"{path} holds {descr!r}, not the little-endian unsigned ids encode_file writes")
+    body = data[start + length:]
+    itemsize = int(DTYPES[dtype][1][2:])
+    if not (isinstance(shape, tuple) and len(shape) == 1 and isinstance(shape[0], int)):
+        raise EncodedFileError(f"{path} holds an array of shape {shape!r}, not the 1-D array encode_file writes")
+    if len(body) != shape[0] * itemsize:
+        raise EncodedFileError(f"{path} is truncated: its header says {shape[0]} {dtype} values "
+                               f"({shape[0] * itemsize} bytes), the file holds {len(body)} bytes of data")
+    return dtype, body

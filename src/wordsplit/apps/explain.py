@@ -210,9 +210,10 @@ def explain(
     [('hi', 'bpe', [6023]), ('<|im_end|>', 'special', [151645])]
     """
     vocab = tokenizer.vocab
-    allowed, disallowed = resolve_special_policy(vocab, allowed_special, disallowed_special)
+    policy = resolve_special_policy(vocab, allowed_special, disallowed_special)
+    policy.check(text)
     trace = _Recorder(vocab)
-    ids = tokenizer.python_engine().encode(text, allowed, disallowed, trace=trace)
+    ids = tokenizer.python_engine().encode(text, policy.allowed, policy.disallowed, trace=trace)
     return Explanation(text, vocab.name, vocab.normalizer, trace.base, trace.segments, ids)
 
 

@@ -35,6 +35,7 @@ import sys
 from dataclasses import asdict, dataclass
 from typing import Iterable, Literal, Optional, Sequence
 
+from ..errors import OptionTypeError
 from ..specials import AllowedSpecial, DisallowedSpecial
 
 __all__ = [
@@ -373,13 +374,22 @@ def compare(
 
     Raises:
         UnknownVocabError: a name that is not a vocabulary.
+        OptionTypeError: ``texts`` or ``vocabs`` is a single string (wrap it in a list: a
+            string is not taken as a list of its characters), or an item is not a str.
 
     >>> [(r.vocab, r.tokens) for r in compare(["hello world"], ["qwen3", "gpt2"])]
     [('qwen3', 2), ('gpt2', 2)]
     """
     from .. import get_tokenizer
 
+    for name, value in (("texts", texts), ("vocabs", vocabs)):
+        if isinstance(value, (str, bytes)):
+            raise OptionTypeError(f"compare takes a list of {name}, not a single {type(value).__name__} "
+                                  "(it would count each character as one); wrap it in a list")
     texts = list(texts)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise OptionTypeError(f"text {i} given to compare is a {type(text).__name__}, not a str")
     characters = sum(len(t) for t in texts)
     size = sum(_utf8_len(t) for t in texts)
     rows = []

@@ -15,14 +15,18 @@
 
 Each group of subcommands lives in its own module with a ``register(subparsers)`` function;
 this module builds the parser from them and turns user errors (unknown vocab, bad id,
-disallowed special token...) into one line on stderr and exit status 2, never a traceback.
+disallowed special token, any OSError...) into one line on stderr and exit status 2, and Ctrl-C
+into "wordsplit: interrupted" and status 130, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
-from typing import Optional, Sequence
+import threading
+from typing import Iterator, Optional, Sequence
 
 from .. import __version__
 from ..errors import DisallowedSpecialError, WordsplitError
@@ -42,17 +46,95 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 2 user error)."""
-    args = build_parser().parse_args(argv)
+EXIT_USAGE = 2  # a user error: one line on stderr, as argparse exits for a bad option
+EXIT_INTERRUPTED = encode_file.EXIT_INTERRUPTED  # 130: 128 + SIGINT, as a shell reports a Ctrl-C'd program
+
+
+def os_error_message(exc: OSError) -> str:
+    """An OSError in one line, naming its file: ``"vd/tokenizer.json: Is a directory"``.
+
+    >>> os_error_message(IsADirectoryError(21, "Is a directory", "vd/tokenizer.json"))
+    'vd/tokenizer.json: Is a directory'
+    """
+    if exc.strerror and exc.filename is not None:
+        other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+        return f"{exc.filename}{other}: {exc.strerror}"
+    return str(exc) or type(exc).__name__
+
+
+# Signals that end a command the way Ctrl-C does (cleanup runs, temporary files are deleted):
+# `kill`, a closed terminal. SIGINT already raises KeyboardInterrupt.
+TERMINATING_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+class Terminated(BaseException):
+    """Raised in the main thread on SIGTERM or SIGHUP while a command runs, so that its
+    cleanup runs as for Ctrl-C. A BaseException, like KeyboardInterrupt: ``except Exception``
+    must not swallow it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame) -> None:
+    # A second signal of the same kind kills at once: cleanup that hangs must not need SIGKILL.
+    signal.signal(signum, signal.SIG_DFL)
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def terminate_on_signals() -> Iterator[None]:
+    """While in the block, SIGTERM and SIGHUP raise :class:`Terminated` in the main thread.
+    A signal that is ignored (``nohup`` ignores SIGHUP) stays ignored; elsewhere than in the
+    main thread, nothing changes (only it may set handlers)."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in TERMINATING_SIGNALS:
+            signum = getattr(signal, name, None)
+            handler = None if signum is None else signal.getsignal(signum)
+            if handler is None or handler is signal.SIG_IGN:
+                continue  # not on this platform, set outside Python, or ignored on purpose
+            previous[signum] = handler
+            signal.signal(signum, _raise_terminated)
     try:
-        args.func(args)
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 user error, 130 interrupted).
+
+    Every command ends here the same way: a user error (any WordsplitError or OSError) is one
+    line on stderr and status 2; Ctrl-C is "wordsplit: interrupted" and status 130, SIGTERM and
+    SIGHUP "wordsplit: terminated by SIGTERM" and 128 + the signal's number (commands that
+    write files write them to temporary names first, deleted on the way out, so nothing
+    partial is left).
+    """
+    try:
+        args = build_parser().parse_args(argv)
+        with terminate_on_signals():
+            args.func(args)
+    except KeyboardInterrupt:
+        print("wordsplit: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated as exc:
+        print(f"wordsplit: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return 128 + exc.signum
     except DisallowedSpecialError as exc:
         print(f"wordsplit: error: {exc} (on the command line: --special allow, or --special text)", file=sys.stderr)
-        return 2
-    except (WordsplitError, FileNotFoundError, ValueError) as exc:
-        print(f"wordsplit: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except BrokenPipeError:  # `wordsplit encode ... | head` closed the pipe; not an error
         return 0
+    except WordsplitError as exc:  # before OSError: DownloadError is both, with its own words
+        print(f"wordsplit: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"wordsplit: error: {os_error_message(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:
+        print(f"wordsplit: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return 0

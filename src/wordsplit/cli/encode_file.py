@@ -108,8 +108,6 @@ def cmd_encode_file(args: argparse.Namespace) -> None:
     except KeyboardInterrupt:
         print(f"wordsplit: interrupted; {args.out} was not written", file=sys.stderr)
         raise SystemExit(EXIT_INTERRUPTED) from None
-    except OSError as exc:
-        raise WordsplitError(f"{exc.filename or args.input}: {exc.strerror or exc}") from None
     if args.json:
         print(json.dumps(summary.to_dict(), indent=2))
     elif not args.quiet:

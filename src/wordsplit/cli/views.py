@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 import sys
 
 from .. import TokenizerOptions, load_vocab
@@ -39,6 +41,20 @@ def _input_text(args: argparse.Namespace) -> str:
         raise WordsplitError(f"{args.file} is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except OSError as exc:
         raise WordsplitError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+
+
+def _write_page(f, page: str) -> None:
+    f.write(page)
+
+
+def _remove_partial(path: str) -> None:
+    """Delete a page left half-written at ``path``, if it is a regular file (not a FIFO or
+    /dev/stdout, which are written through and have nothing to delete)."""
+    try:
+        if stat.S_ISREG(os.stat(path).st_mode):
+            os.unlink(path)
+    except OSError:
+        pass
 
 
 def _print_json(data) -> None:
@@ -70,7 +86,11 @@ def cmd_show(args: argparse.Namespace) -> None:
             return
         try:
             with open(args.html, "w", encoding="utf-8") as f:
-                f.write(page)
+                try:
+                    _write_page(f, page)
+                except BaseException:
+                    _remove_partial(args.html)  # Ctrl-C, a full disk: no half page is left
+                    raise
         except OSError as exc:
             raise WordsplitError(f"cannot write {args.html}: {exc.strerror or exc}") from None
         views = token_views(tok, text, **policy)

@@ -30,7 +30,8 @@ import re
 from array import array
 from typing import Callable, Iterable, Optional, Protocol
 
-from ..errors import ComponentError, DecodeInputError, DisallowedSpecialError, EncodeInputError, UnknownTokenError
+from ..errors import ComponentError, DecodeInputError, EncodeInputError, UnknownTokenError
+from ..specials import disallowed_error
 from ..vocab import Vocab
 
 # Pieces seen recently and their ids; bounded so memory stays flat on huge inputs.
@@ -94,13 +95,51 @@ def token_id(vocab: Vocab, value: object) -> int:
     return index
 
 
-def disallowed_error(token: str) -> DisallowedSpecialError:
-    """The error for a disallowed special literal found in the text (the native engine's words)."""
-    return DisallowedSpecialError(
-        f"text contains the special token {token!r}, which is disallowed; pass "
-        f"allowed_special={{{token!r}}} (or allowed_special='all') to encode it as a special token, "
-        "or disallowed_special=() to encode it as plain text"
-    )
+def check_ids(ids):
+    """The ids argument of a decode, as both engines take it: a list (or other iterable) of
+    ints as given; a 1-D integer array (numpy, or anything with ``ndim``, ``dtype`` and
+    ``tolist``) as the list of its ints. A str, an array of another rank or a non-integer
+    dtype is a DecodeInputError.
+
+    >>> import numpy as np
+    >>> check_ids(np.array([15339, 1917], dtype=np.uint16))
+    [15339, 1917]
+    """
+    if type(ids) is list:
+        return ids
+    if isinstance(ids, (str, bytes, bytearray)):
+        raise DecodeInputError(f"decode takes a sequence of token ids, not {type(ids).__name__}; "
+                               "for text use encode")
+    ndim = getattr(ids, "ndim", None)
+    if isinstance(ndim, int) and hasattr(ids, "tolist"):
+        if ndim != 1:
+            raise DecodeInputError(f"decode takes a 1-D sequence of token ids, not a {ndim}-D array "
+                                   f"(shape {tuple(getattr(ids, 'shape', ()))}); decode_batch takes a 2-D one")
+        _check_integer_dtype(ids)
+        return ids.tolist()
+    return ids
+
+
+def check_batch_ids(batch):
+    """The batch argument of ``decode_batch``: each item as :func:`check_ids` takes it; a 2-D
+    integer array is its rows."""
+    ndim = getattr(batch, "ndim", None)
+    if isinstance(ndim, int) and hasattr(batch, "tolist"):
+        if ndim != 2:
+            raise DecodeInputError(f"decode_batch takes a 2-D array of token ids (one row per sequence), "
+                                   f"not a {ndim}-D one")
+        _check_integer_dtype(batch)
+        return batch.tolist()
+    if isinstance(batch, (str, bytes, bytearray)):
+        raise DecodeInputError(f"decode_batch takes a sequence of id sequences, not {type(batch).__name__}")
+    return [ids if type(ids) is list else check_ids(ids) for ids in batch]
+
+
+def _check_integer_dtype(array) -> None:
+    kind = getattr(getattr(array, "dtype", None), "kind", None)
+    if kind is not None and kind not in "iu":
+        raise DecodeInputError(f"token ids are integers, not an array of dtype {array.dtype}; "
+                               "convert it first, e.g. ids.astype('int64')")
 
 
 class PythonEngine:
