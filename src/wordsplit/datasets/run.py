@@ -121,9 +121,13 @@ class DatasetSummary:
     def __str__(self) -> str:
         resumed = f" ({self.resumed} already complete)" if self.resumed else ""
         skipped = f", {self.skipped:,} skipped" if self.skipped else ""
-        return (f"wrote {self.out_dir} ({self.format}): {self.inputs} inputs{resumed}, {self.shards} shards, "
-                f"{self.documents:,} documents{skipped}, {self.tokens:,} tokens in {self.seconds:.2f} s; "
-                f"manifest {self.manifest}")
+        return (f"wrote {self.out_dir} ({self.format}): {_plural(self.inputs, 'input')}{resumed}, "
+                f"{_plural(self.shards, 'shard')}, {_plural(self.documents, 'document')}{skipped}, "
+                f"{_plural(self.tokens, 'token')} in {self.seconds:.2f} s; manifest {self.manifest}")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _file_record(path: str) -> dict:
@@ -483,7 +487,7 @@ def encode_dataset(
     document = manifest.document()
     totals = document["totals"]
     return DatasetSummary(
-        out_dir=plan.out_dir, manifest=manifest.path, format=format, inputs=len(items), resumed=len(done),
+        out_dir=os.fspath(out_dir), manifest=os.path.join(os.fspath(out_dir), MANIFEST), format=format, inputs=len(items), resumed=len(done),
         shards=totals["shards"], documents=totals["documents"], tokens=totals["tokens"], skipped=totals["skipped"],
         seconds=time.perf_counter() - started,
     )
