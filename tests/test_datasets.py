@@ -251,7 +251,7 @@ def test_resume_skips_complete_inputs_and_redoes_broken_ones(inputs, tmp_path):
     (tmp_path / "00001-b.bin").write_bytes(b"corrupt")  # a shard that no longer matches its hash
     third = encode_dataset(root, tmp_path, **args)
     assert third.resumed == 2 and snapshot(tmp_path) == before
-    with pytest.raises(WordsplitError, match="another options"):
+    with pytest.raises(WordsplitError, match="a different options"):
         encode_dataset(root, tmp_path, **{**args, "eos": False})
     with pytest.raises(WordsplitError, match="other inputs"):
         encode_dataset(root / "c.txt", tmp_path, **args)

@@ -300,9 +300,11 @@ class Manifest:
                 old = json.load(f)
         except ValueError as exc:
             raise WordsplitError(f"{self.path} is not a wordsplit manifest ({exc}); delete it to start over") from None
+        if not any(i.get("complete") for i in old.get("inputs", [])):
+            return set()  # nothing finished: nothing to mix up, whatever the options were
         for key, value in self.header.items():
             if key != "wordsplit" and old.get(key) != value:
-                raise WordsplitError(f"{self.path} was written with another {key} ({old.get(key)!r}, now {value!r}); "
+                raise WordsplitError(f"{self.path} was written with a different {key}: {old.get(key)!r}, now {value!r}; "
                                      "choose another output directory, or delete it to start over")
         old_inputs = [{k: i.get(k) for k in ("path", "kind", "bytes", "sha256")} for i in old.get("inputs", [])]
         if old_inputs != [{k: i[k] for k in ("path", "kind", "bytes", "sha256")} for i in self.inputs]:
