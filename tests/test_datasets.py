@@ -379,3 +379,12 @@ def test_memory_is_bounded_by_the_batch_not_the_file(tmp_path):
     # 12 MB of input, 4x more than the first run: the peak barely moves (Megatron's index keeps
     # 4 bytes per document; everything else is per batch and per 1 MiB read).
     assert peaks[1] < peaks[0] * 1.3 and peaks[1] < 6_000_000, peaks
+
+
+def test_output_inside_an_input_directory_is_not_an_input(tmp_path):
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    first = encode_dataset(tmp_path, tmp_path / "tokens", vocab="gpt2", format="megatron")
+    again = encode_dataset(tmp_path, tmp_path / "tokens", vocab="gpt2", format="megatron")
+    assert (first.inputs, again.resumed) == (1, 1)
+    with pytest.raises(DatasetInputError, match="no inputs outside the output directory"):
+        encode_dataset(tmp_path / "tokens", tmp_path / "tokens", vocab="gpt2", format="megatron")

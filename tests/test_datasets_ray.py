@@ -4,6 +4,8 @@ engine, errors raised as the same class on the driver, progress summed across wo
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -53,3 +55,17 @@ def test_ray_all_inputs_resume_and_errors(inputs, local_ray, tmp_path):
     with pytest.raises(DatasetInputError, match=r"d\.jsonl:1: the JSON object has no field 'text'"):
         encode_dataset(inputs, tmp_path / "raise", engine="ray", vocab="gpt2", format="npy")
     assert not [p for p in (tmp_path / "raise").iterdir() if ".tmp-" in p.name]
+
+
+def test_command_joins_a_running_cluster(inputs, local_ray, tmp_path):
+    """--address: a second driver (the command, in its own process) joins this module's Ray."""
+    address = ray.get_runtime_context().gcs_address
+    result = subprocess.run([sys.executable, "-m", "wordsplit", "encode-dataset", str(inputs / "c.txt"),
+                             str(inputs / "a.parquet"), "--out", str(tmp_path / "ray"), "--vocab", "gpt2",
+                             "--format", "nanogpt", "--eos", "--engine", "ray", "--address", address],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"wrote {tmp_path / 'ray'} (nanogpt): 2 inputs, 2 shards")
+    encode_dataset([inputs / "c.txt", inputs / "a.parquet"], tmp_path / "local", vocab="gpt2", format="nanogpt",
+                   eos=True)
+    assert snapshot(tmp_path / "ray") == snapshot(tmp_path / "local")

@@ -315,7 +315,9 @@ class DatatroveWriter(ShardWriter):
     def finish(self) -> None:
         metadata = self._open(".ds.metadata")
         # TokenizedFile.write_final_metadata: name|token_size, the count, humanize.metric(count, "T")
-        metadata.write(f"{self.vocab_name}|{self.itemsize}\n{self.tokens}\n{humanize_metric(self.tokens, 'T')}"
+        # datatrove's merger splits the first line at "|": keep the name free of it.
+        name = self.vocab_name.replace("|", "_")
+        metadata.write(f"{name}|{self.itemsize}\n{self.tokens}\n{humanize_metric(self.tokens, 'T')}"
                        .encode("utf-8"))
         super().finish()
 

@@ -31,7 +31,8 @@ from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Union
 from .._version import __version__
 from ..errors import UnknownTokenError, WordsplitError
 from .formats import BOS_ALWAYS, format_writer, narrow_ids
-from .inputs import DEFAULT_BATCH_BYTES, ON_ERROR, InputFile, expand_inputs, file_sha256, read_batches
+from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, DatasetInputError, InputFile, expand_inputs, file_sha256,
+                     read_batches)
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = 1
@@ -449,7 +450,11 @@ def encode_dataset(
         eos_id=_special_id(vocab_obj, "eos", False) if eos else None, on_error=on_error,
         batch_bytes=batch_bytes, n_vocab=vocab_obj.n_vocab, vocab_name=vocab_obj.name, threads=threads,
     )
-    items = expand_inputs(inputs)
+    # The output directory may sit inside an input directory: its files are never inputs.
+    items = [i for i in expand_inputs(inputs)
+             if not (i.path + os.sep).startswith(os.path.join(plan.out_dir, ""))]
+    if not items:
+        raise DatasetInputError(f"no inputs outside the output directory {os.fspath(out_dir)!r}")
     os.makedirs(plan.out_dir, exist_ok=True)
     header = {
         "wordsplit": __version__, "manifest_version": MANIFEST_VERSION, "format": format,
@@ -484,7 +489,11 @@ def encode_dataset(
     else:
         from .ray_engine import run_ray
 
-        run_ray(plan, vocab if isinstance(vocab, (str, os.PathLike)) else vocab_obj, todo, manifest,
+        # Workers get the name (or the absolute path) and load it themselves, once each.
+        spec = vocab_obj
+        if isinstance(vocab, (str, os.PathLike)):
+            spec = os.path.abspath(vocab) if os.path.exists(vocab) else os.fspath(vocab)
+        run_ray(plan, spec, todo, manifest,
                 workers=workers, address=address, progress=progress, state=state, started=started)
     document = manifest.document()
     totals = document["totals"]
