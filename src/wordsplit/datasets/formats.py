@@ -53,6 +53,7 @@ import os
 import struct
 import sys
 from array import array
+from itertools import accumulate
 from typing import Dict, List, Optional
 
 from ..errors import WordsplitError
@@ -155,6 +156,8 @@ class ShardWriter:
 
     name = ""
     suffixes: tuple = ()
+    #: A document without ids takes no tokens at all (no bos/eos either).
+    empty_is_nothing = False
 
     def __init__(self, base: str, n_vocab: int, bos_id: Optional[int], eos_id: Optional[int],
                  vocab_name: str) -> None:
@@ -179,6 +182,8 @@ class ShardWriter:
 
     def framed(self, n: int) -> int:
         """How many tokens a document of ``n`` ids takes in this format (bos and eos included)."""
+        if n == 0 and self.empty_is_nothing:
+            return 0
         return n + (len(self.bos) + len(self.eos)) // self.itemsize
 
     def _open(self, suffix: str, header: bytes = b"") -> _TempFile:
@@ -192,17 +197,23 @@ class ShardWriter:
     def add(self, data: bytes, ends: List[int]) -> None:
         """Append documents: ``data`` holds their ids (little-endian, this writer's dtype) and
         document ``i`` is ``data[ends[i - 1]:ends[i]]`` in items (``ends[-1]`` for i = 0 is 0)."""
-        start = 0
-        lengths = []
-        chunks = []
-        width = self.itemsize
-        for end in ends:
-            n = self.framed(end - start)
-            if n:
-                chunks += (self.bos, data[start * width:end * width], self.eos)
-            lengths.append(n)
-            start = end
-        self.write_documents(b"".join(chunks) if (self.bos or self.eos) else data, lengths)
+        starts = [0, *ends[:-1]]
+        extra = (len(self.bos) + len(self.eos)) // self.itemsize
+        if not extra:
+            lengths = [end - start for start, end in zip(starts, ends)]
+            self.write_documents(data, lengths)
+        else:
+            width = self.itemsize
+            # framed(), inlined: this runs once per document
+            if self.empty_is_nothing:
+                lengths = [end - start + extra if end != start else 0 for start, end in zip(starts, ends)]
+            else:
+                lengths = [end - start + extra for start, end in zip(starts, ends)]
+            chunks = []
+            for start, end, n in zip(starts, ends, lengths):
+                if n:
+                    chunks += (self.bos, data[start * width:end * width], self.eos)
+            self.write_documents(b"".join(chunks), lengths)
         self.documents += len(ends)
         self.tokens += sum(lengths)
 
@@ -227,39 +238,69 @@ class ShardWriter:
 class MegatronWriter(ShardWriter):
     name = "megatron"
     suffixes = (".bin", ".idx")
+    # Lengths read back per pass over the side file while the index is written.
+    CHUNK = 1 << 16
 
     @classmethod
     def dtype_of(cls, n_vocab: int) -> str:
         return "uint16" if n_vocab < MEGATRON_UINT16_BELOW else "int32"
 
-    def framed(self, n: int) -> int:
-        # preprocess_data.py: a document with no ids gets no sequence and no end-of-document.
-        return super().framed(n) if n else 0
+    # preprocess_data.py: a document with no ids gets no sequence and no end-of-document.
+    empty_is_nothing = True
 
     def open(self) -> None:
         self.bin = self._open(".bin")
-        self.lengths = array("i")
+        # Each document's length (0: no sequence) goes to a side file, not a list: memory stays
+        # flat however many documents the shard holds. It is read back by finish(), never published.
+        self.side = _TempFile(self.base + ".lengths")
+        self.sequences = 0
 
     def write_documents(self, data: bytes, lengths: List[int]) -> None:
         self.bin.write(data)
-        self.lengths.extend(lengths)  # 0 marks a document without a sequence
+        self.side.write(le_bytes(array("i", lengths)))
+        self.sequences += len(lengths) - lengths.count(0)
+
+    def _length_chunks(self):
+        with open(self.side.tmp_path, "rb") as f:
+            while True:
+                raw = f.read(4 * self.CHUNK)
+                if not raw:
+                    return
+                chunk = array("i")
+                chunk.frombytes(raw)
+                if sys.byteorder == "big":
+                    chunk.byteswap()
+                yield chunk
 
     def finish(self) -> None:
-        sequences = array("i", (n for n in self.lengths if n))
-        pointers = array("q")
-        documents = array("q", [0])
-        pointer = 0
-        for n in self.lengths:
-            if n:
-                pointers.append(pointer)
-                pointer += n * self.itemsize
-            documents.append(len(pointers))
+        self.side.finish()
         index = self._open(".idx")
         index.write(MEGATRON_HEADER + struct.pack("<QBQQ", MEGATRON_VERSION, MEGATRON_DTYPE_CODES[self.dtype],
-                                                  len(sequences), len(documents)))
-        for values in (sequences, pointers, documents):
-            index.write(le_bytes(values))
+                                                  self.sequences, self.documents + 1))
+        # Three passes over the lengths: the int32 sequence lengths, their int64 byte pointers,
+        # then the int64 document indices (document i is sequences [idx[i], idx[i + 1])).
+        for chunk in self._length_chunks():
+            index.write(le_bytes(array("i", [n for n in chunk if n])))
+        pointer = 0
+        for chunk in self._length_chunks():
+            # each sequence starts where the previous ones end: a running sum of their bytes
+            sizes = [n * self.itemsize for n in chunk if n]
+            pointers = array("q", accumulate(sizes[:-1], initial=pointer))
+            pointer += sum(sizes)
+            index.write(le_bytes(pointers if sizes else array("q")))
+        index.write(le_bytes(array("q", [0])))
+        sequences = 0
+        for chunk in self._length_chunks():
+            documents = array("q", accumulate((n != 0 for n in chunk), initial=sequences))
+            sequences = documents[-1]
+            index.write(le_bytes(documents[1:]))
+        self.side.discard()
         super().finish()
+
+    def discard(self) -> None:
+        if hasattr(self, "side"):
+            self.side.discard()
+        super().discard()
 
 
 class NanoGPTWriter(ShardWriter):

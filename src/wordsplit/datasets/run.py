@@ -68,7 +68,7 @@ class Progress:
 
     Attributes:
         documents, tokens, skipped: documents encoded, tokens written, documents skipped.
-        text_bytes: bytes of document text encoded (about: Parquet counts characters).
+        text_bytes: bytes of document text encoded (UTF-8).
         done_bytes: input file bytes done (estimated within a file), of ``total_bytes``.
         elapsed: seconds since the start.
     """
