@@ -388,3 +388,22 @@ def test_output_inside_an_input_directory_is_not_an_input(tmp_path):
     assert (first.inputs, again.resumed) == (1, 1)
     with pytest.raises(DatasetInputError, match="no inputs outside the output directory"):
         encode_dataset(tmp_path / "tokens", tmp_path / "tokens", vocab="gpt2", format="megatron")
+
+
+def test_directories_skip_hidden_and_underscore_names(tmp_path):
+    for name in ("a.txt", ".hidden.txt", "_SUCCESS", "_metadata", ".git/x.txt", "_tmp/y.txt", "sub/b.jsonl"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    assert [Path(i.path).relative_to(tmp_path).as_posix() for i in expand_inputs([tmp_path])] == ["a.txt", "sub/b.jsonl"]
+
+
+def test_missing_optional_dependencies_say_what_to_install(inputs, tmp_path, monkeypatch):
+    import sys
+
+    root, _ = inputs
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
+    with pytest.raises(WordsplitError, match=r"pip install 'wordsplit\[ray\]'"):
+        encode_dataset(root / "c.txt", tmp_path / "r", vocab="gpt2", format="npy", engine="ray")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    with pytest.raises(DatasetInputError, match=r"a\.parquet: reading Parquet needs pyarrow: pip install 'wordsplit\[parquet\]'"):
+        encode_dataset(root / "a.parquet", tmp_path / "p", vocab="gpt2", format="npy")

@@ -113,8 +113,8 @@ def kind_of(path: str) -> str:
 
 
 def expand_inputs(names: Sequence[str]) -> list[InputFile]:
-    """The input files named by ``names``: files, directories (every file below, hidden ones
-    excepted) and glob patterns (``**`` recurses). Sorted by path and de-duplicated, so the
+    """The input files named by ``names``: files, directories (every file below, except names
+    starting with ``.`` or ``_``) and glob patterns (``**`` recurses). Sorted by path and de-duplicated, so the
     order, and with it the output, does not depend on how the names were given.
 
     Raises:
@@ -126,10 +126,10 @@ def expand_inputs(names: Sequence[str]) -> list[InputFile]:
     for name in names:
         name = os.fspath(name)
         if os.path.isdir(name):
-            found = [os.path.join(root, f) for root, dirs, files in os.walk(name)
-                     for f in files if not f.startswith(".")]
-            # os.walk visits hidden directories too; leave them out as the files
-            found = [p for p in found if not any(part.startswith(".") for part in
+            # As pyarrow.dataset does, names starting with "." or "_" are not data (.git, _SUCCESS,
+            # Parquet's _metadata), nor is anything below such a directory.
+            found = [os.path.join(root, f) for root, dirs, files in os.walk(name) for f in files]
+            found = [p for p in found if not any(part.startswith((".", "_")) for part in
                                                  os.path.relpath(p, name).split(os.sep))]
         elif os.path.isfile(name):
             found = [name]
