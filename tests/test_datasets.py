@@ -407,3 +407,15 @@ def test_missing_optional_dependencies_say_what_to_install(inputs, tmp_path, mon
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(DatasetInputError, match=r"a\.parquet: reading Parquet needs pyarrow: pip install 'wordsplit\[parquet\]'"):
         encode_dataset(root / "a.parquet", tmp_path / "p", vocab="gpt2", format="npy")
+
+
+def test_text_lines_as_encode_file_reads_them(tmp_path):
+    """A line is a document without its \\n (a \\r stays); a long line spans many reads; no empty
+    document after a final \\n, but an empty line is one."""
+    long_line = "word " * 300_000  # 1.5 MB: several reads
+    (tmp_path / "t.txt").write_bytes(f"a\r\n\n{long_line}\nlast".encode())
+    texts = [t for b in read_batches(expand_inputs([tmp_path / "t.txt"])[0]) for t in b.texts]
+    assert texts == ["a\r", "", long_line, "last"]
+    with gzip.open(tmp_path / "t.txt.gz", "wb") as f:
+        f.write(b"one\ntwo\n")
+    assert [t for b in read_batches(expand_inputs([tmp_path / "t.txt.gz"])[0]) for t in b.texts] == ["one", "two"]

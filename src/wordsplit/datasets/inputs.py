@@ -273,9 +273,9 @@ def _json_document(path: str, number: int, line: bytes, field: str, batcher: _Ba
     return batcher.add(text, len(line))
 
 
-def _lines(stream) -> Iterator[bytes]:
+def _lines(stream) -> Iterator[bytearray]:
     """The lines of a binary stream without their ``\\n``; no empty line after a final ``\\n``."""
-    pending = b""
+    pending = bytearray()  # appended to in place: a line of many reads is not copied on each
     while True:
         block = stream.read(READ_BYTES)
         if not block:
