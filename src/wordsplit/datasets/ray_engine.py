@@ -129,7 +129,8 @@ def run_ray(plan, vocab, todo, manifest, *, workers: Optional[int], address: Opt
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
     elif not ray.is_initialized():
         # A private local Ray on loopback only, without the dashboard.
-        ray.init(num_cpus=workers or os.cpu_count() or 1, include_dashboard=False, _node_ip_address="127.0.0.1",
+        cpus = workers * (plan.threads or 1) if workers else os.cpu_count() or 1
+        ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1",
                  log_to_driver=False, configure_logging=False)
         own = True
     try:
@@ -157,10 +158,10 @@ def _run(ray, plan, vocab, todo, manifest, workers, progress, state, started) ->
         return
     context = DataContext.get_current()
     context.enable_progress_bars = False
-    if workers is None:
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    workers = min(workers, len(todo))
     plan = replace(plan, threads=plan.threads or 1)
+    if workers is None:  # as many as the cluster's CPUs hold, each taking `threads` of them
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)) // plan.threads)
+    workers = min(workers, len(todo))
     counter = ray.remote(num_cpus=0)(ProgressCounter).remote()
     items = [{"unit": unit, "path": item.path, "kind": item.kind, "size": item.size} for unit, item in todo]
     sizes = {unit: item.size for unit, item in todo}
