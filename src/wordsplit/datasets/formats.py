@@ -48,6 +48,7 @@ Every integer is little-endian. It does not: read inputs, encode, or decide shar
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import struct
@@ -118,15 +119,35 @@ class _TempFile:
         self.path = path
         self.tmp_path = f"{path}.tmp-{os.getpid()}"
         self.file = open(self.tmp_path, "wb")
+        self.header_bytes = len(header)
         self.file.write(header)
+        # A file without a header is hashed as it is written (no second read); one whose header
+        # is rewritten at the end is hashed from disk once finished.
+        self.digest = None if header else hashlib.sha256()
+        self.size = len(header)
 
     def write(self, data: bytes) -> None:
         self.file.write(data)
+        if self.digest is not None:
+            self.digest.update(data)
+        self.size += len(data)
 
     def rewrite_header(self, header: bytes) -> None:
+        if len(header) != self.header_bytes:
+            raise ValueError("a rewritten header must keep its length")
         self.file.seek(0)
         self.file.write(header)
         self.file.seek(0, os.SEEK_END)
+
+    def sha256(self) -> str:
+        """The sha256 of the file's bytes (call once finished)."""
+        if self.digest is not None:
+            return self.digest.hexdigest()
+        digest = hashlib.sha256()
+        with open(self.tmp_path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
 
     def finish(self) -> None:
         self.file.flush()

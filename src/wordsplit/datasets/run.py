@@ -131,10 +131,6 @@ def _plural(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _file_record(path: str) -> dict:
-    return {"name": os.path.basename(path), "bytes": os.path.getsize(path), "sha256": file_sha256(path)}
-
-
 class _ShardSplitter:
     """Feeds one unit's encoded batches to shard writers, cutting a new shard before a document
     that would take the shard past ``shard_tokens`` (a longer document is a shard of its own)."""
@@ -183,7 +179,7 @@ class _ShardSplitter:
     def _close(self) -> None:
         writer, self.writer = self.writer, None
         writer.finish()
-        files = [_file_record(f.tmp_path) | {"name": os.path.basename(f.path)} for f in writer.files]
+        files = [{"name": os.path.basename(f.path), "bytes": f.size, "sha256": f.sha256()} for f in writer.files]
         writer.publish()
         self.shards.append({"name": os.path.basename(writer.base), "input": self.unit,
                             "first_document": self.first_document, "documents": writer.documents,
