@@ -136,7 +136,10 @@ def run_ray(plan, vocab, todo, manifest, *, workers: Optional[int], address: Opt
     try:
         _run(ray, plan, vocab, todo, manifest, workers, progress, state, started)
     except BaseException:
-        # Workers stopped mid-input leave temporary files; the inputs' final names were never written.
+        # Workers stopped mid-input leave temporary files (the inputs' final names were never
+        # written): stop our own Ray's workers first, so none writes after the clean-up.
+        if own:
+            ray.shutdown()
         for unit, item in todo:
             for path in glob.glob(os.path.join(glob.escape(plan.out_dir), f"{unit:05d}-*.tmp-*")):
                 try:
