@@ -9,6 +9,7 @@
     wordsplit show --file notes.txt --html notes.html
     wordsplit compare "some text" --vocab qwen3,cl100k_base,o200k_base
     wordsplit encode-file corpus.jsonl --out train.bin --eos
+    wordsplit encode-dataset data/ --out tokens/ --vocab qwen3 --format megatron --eos
     wordsplit bench notes.txt --vocab cl100k_base --encoder heap-merge,backtrack
     wordsplit download hf:Qwen/Qwen3-8B       # into the verified disk cache
     wordsplit cache list
@@ -33,6 +34,9 @@ from ..errors import DisallowedSpecialError, WordsplitError
 from . import basic, bench, cache, encode_file, views
 
 COMMAND_MODULES = [basic, views, encode_file, bench, cache]
+from . import encode_dataset  # noqa: E402  (registered after the others, so --help lists it last)
+
+COMMAND_MODULES.append(encode_dataset)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,208 @@
+"""encode-dataset throughput and memory: the targets of docs/datasets.md, measured.
+
+    python benches/dataset_bench.py --quick > /tmp/dataset.md            # smoke run, about a minute
+    python benches/dataset_bench.py --mb 256 --rss-mb 1024 > out.md     # the full run
+
+It builds a Parquet dataset from the corpora (``CORPUS_DIR/<name>.txt.gz``: documents are
+paragraphs, repeated until the dataset reaches ``--mb``, cut into ``--files`` files), checks
+parity first (every engine's output bytes equal, and sampled documents equal ``encode``), then
+times, interleaved and ``--repeats`` times each (the median is reported):
+
+* ``local`` on 1 thread and on 2 threads (target: 2 threads ≥ 1.8× 1 thread);
+* ``ray`` with 2 workers on a local 2-CPU Ray, started once before timing (target: ≥ 0.7×
+  local on 2 threads, on at least 50 MB);
+* peak RSS of one worker (a child process running the local engine on 1 thread, which is the
+  loop each Ray worker runs) on a ``--rss-mb`` JSONL input (target: under 300 MB on 1 GB).
+
+The Markdown report goes to stdout, progress to stderr. Ray and pyarrow are needed
+(``pip install 'wordsplit[ray]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from wordsplit import get_tokenizer
+from wordsplit.datasets import encode_dataset
+
+DEFAULT_CORPORA = "prose,code,multilingual"
+
+
+def log(*args) -> None:
+    print(*args, file=sys.stderr, flush=True)
+
+
+def paragraphs(corpus_dir: Path, names: list[str]) -> list[str]:
+    docs = []
+    for name in names:
+        with gzip.open(corpus_dir / f"{name}.txt.gz", "rt", encoding="utf-8", newline="") as f:
+            docs += [p for p in f.read().split("\n\n") if p.strip()]
+    return docs
+
+
+def build_parquet(docs: list[str], out: Path, total_bytes: int, files: int) -> int:
+    """Write ``files`` Parquet files holding ``docs`` repeated up to ``total_bytes`` of text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out.mkdir(parents=True, exist_ok=True)
+    per_file = total_bytes // files
+    written = 0
+    i = 0
+    for n in range(files):
+        batch, size = [], 0
+        while size < per_file:
+            doc = docs[i % len(docs)]
+            batch.append(doc)
+            size += len(doc.encode("utf-8"))
+            i += 1
+        pq.write_table(pa.table({"text": batch}), out / f"part-{n:03d}.parquet", row_group_size=4096)
+        written += size
+    return written
+
+
+def digest(out: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(out.iterdir()):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def timed(run) -> float:
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
+
+
+def check_parity(data: Path, work: Path, vocab: str) -> None:
+    """Sampled documents of the first input equal ``encode`` (npy output, read back by its layout)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    first = sorted(data.iterdir())[0]
+    encode_dataset(first, work / "parity", vocab=vocab, format="npy", threads=2)
+    ids = np.load(work / "parity" / f"00000-{first.stem}.npy")
+    index = np.load(work / "parity" / f"00000-{first.stem}.idx.npy")
+    texts = pq.read_table(first).column("text").to_pylist()
+    tok = get_tokenizer(vocab)
+    for i in range(0, len(texts), max(1, len(texts) // 200)):
+        if ids[index[i]:index[i + 1]].tolist() != tok.encode(texts[i], disallowed_special=()):
+            raise SystemExit(f"parity: document {i} of {first} differs from encode")
+
+
+# VmHWM, not ru_maxrss: a child forked from this (large) process inherits its ru_maxrss.
+RSS_CHILD = """
+import sys
+from wordsplit.datasets import encode_dataset
+encode_dataset(sys.argv[1], sys.argv[2], vocab=sys.argv[3], format="megatron", threads=1)
+print(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
+"""
+
+
+def peak_rss(docs: list[str], work: Path, megabytes: int, vocab: str) -> tuple[int, int]:
+    """(input bytes, peak RSS in bytes) of one worker on a JSONL input of ``megabytes``."""
+    path = work / "rss.jsonl"
+    size = 0
+    with open(path, "w", encoding="utf-8") as f:
+        i = 0
+        while size < megabytes * 1_000_000:
+            line = json.dumps({"text": docs[i % len(docs)]}) + "\n"
+            f.write(line)
+            size += len(line)
+            i += 1
+    result = subprocess.run([sys.executable, "-c", RSS_CHILD, str(path), str(work / "rss-out"), vocab],
+                            capture_output=True, text=True, check=True)
+    path.unlink()
+    return size, int(result.stdout.strip()) * 1024  # VmHWM is in kB
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("corpus_dir", nargs="?", type=Path, default=Path("/work/shared/corpus"))
+    p.add_argument("--mb", type=int, default=64, help="dataset size in MB of text (default 64)")
+    p.add_argument("--files", type=int, default=8, help="Parquet files (default 8)")
+    p.add_argument("--vocab", default="qwen3")
+    p.add_argument("--corpora", default=DEFAULT_CORPORA)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--rss-mb", type=int, default=1024, help="JSONL input size for the RSS probe (default 1024)")
+    p.add_argument("--no-ray", action="store_true")
+    p.add_argument("--quick", action="store_true", help="--mb 8 --files 4 --repeats 1 --rss-mb 32")
+    args = p.parse_args()
+    if args.quick:
+        args.mb, args.files, args.repeats, args.rss_mb = 8, 4, 1, 32
+
+    docs = paragraphs(args.corpus_dir, args.corpora.split(","))
+    with tempfile.TemporaryDirectory(prefix="wordsplit-dataset-bench-") as tmp:
+        work = Path(tmp)
+        data = work / "data"
+        text_bytes = build_parquet(docs, data, args.mb * 1_000_000, args.files)
+        log(f"dataset: {text_bytes / 1e6:.1f} MB of text in {args.files} Parquet files")
+        check_parity(data, work, args.vocab)
+
+        runs = {"local, 1 thread": dict(engine="local", threads=1), "local, 2 threads": dict(engine="local", threads=2)}
+        ray = None
+        startup = None
+        if not args.no_ray:
+            import ray
+
+            ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
+                     configure_logging=False)
+            runs["ray, 2 workers"] = dict(engine="ray", workers=2)
+            # Ray's fixed cost per call (actor processes start, load the vocabulary): a one-line input.
+            (work / "tiny.txt").write_text("hello\n")
+            startup = statistics.median(
+                timed(lambda: encode_dataset(work / "tiny.txt", work / f"tiny-{i}", vocab=args.vocab, format="npy",
+                                             engine="ray", workers=2)) for i in range(max(1, args.repeats)))
+            log(f"ray start-up: {startup:.2f} s")
+        times: dict = {name: [] for name in runs}
+        digests = {}
+        for repeat in range(args.repeats):
+            for k, (name, options) in enumerate(runs.items()):
+                out = work / f"out-{repeat}-{k}"
+                seconds = timed(lambda: encode_dataset(data, out, vocab=args.vocab, format="megatron", eos=True,
+                                                       **options))
+                times[name].append(seconds)
+                digests[name] = digest(out)
+                log(f"{name}: {seconds:.2f} s")
+                subprocess.run(["rm", "-rf", str(out)], check=True)
+        if len(set(digests.values())) != 1:
+            raise SystemExit(f"parity: the engines wrote different bytes: {digests}")
+        if ray is not None:
+            ray.shutdown()
+        rss_input, rss = peak_rss(docs, work, args.rss_mb, args.vocab)
+
+    median = {name: statistics.median(t) for name, t in times.items()}
+    base = median["local, 2 threads"]
+    load = os.getloadavg()[0]
+    print(f"# encode-dataset: {text_bytes / 1e6:.1f} MB of text, {args.files} Parquet files, vocab {args.vocab}, "
+          f"format megatron\n")
+    print(f"median of {args.repeats} interleaved runs; 1-minute load average at the end {load:.2f}; "
+          "all runs wrote identical bytes\n")
+    print("| engine | seconds | MB/s | vs local 2 threads |\n|---|---|---|---|")
+    for name, seconds in median.items():
+        print(f"| {name} | {seconds:.2f} | {text_bytes / seconds / 1e6:.1f} | {base / seconds:.2f}x |")
+    one = median["local, 1 thread"]
+    print(f"\n- local 2 threads / 1 thread: **{one / base:.2f}x** (target ≥ 1.8x)")
+    if "ray, 2 workers" in median:
+        print(f"- ray 2 workers / local 2 threads: **{base / median['ray, 2 workers']:.2f}x** (target ≥ 0.7x on ≥ 50 MB;"
+              f" this run: {text_bytes / 1e6:.0f} MB)")
+    if startup is not None:
+        print(f"- ray's fixed cost per call (a one-line input: Ray Data starts an actor, which loads the vocabulary): "
+              f"{startup:.2f} s, which is what keeps small datasets from the target")
+    print(f"- peak RSS of one worker on a {rss_input / 1e6:.0f} MB JSONL input: **{rss / 1e6:.0f} MB** "
+          "(target < 300 MB on 1 GB)")
+
+
+if __name__ == "__main__":
+    main()
