@@ -13,6 +13,7 @@ pub mod names;
 pub mod pipeline;
 pub mod spanners;
 pub mod tables;
+pub mod train;
 pub mod unicode_tables;
 
 use std::ptr;
@@ -776,6 +777,154 @@ fn scan(py: Python<'_>, pattern: &str, texts: Vec<String>) -> PyResult<Vec<Vec<S
     }))
 }
 
+/// `WordCounter.train`'s result: every token's bytes by id (None for specials), and the merges.
+type TrainedPy = (Vec<Option<Py<PyBytes>>>, Vec<(u32, u32, u32)>);
+
+/// The distinct words of a corpus and their counts (`wordsplit.training.native` drives it):
+/// texts are counted in parallel by the native scanner of `pattern`, counts from Python added,
+/// and `train` learns the merges from the table.
+#[pyclass(module = "wordsplit._native", name = "WordCounter")]
+struct PyWordCounter {
+    table: train::WordTable,
+    spanner: Option<Box<dyn spanners::Spanner>>,
+    nfc: bool,
+}
+
+#[pymethods]
+impl PyWordCounter {
+    /// `WordCounter(pattern, normalizer)`: `pattern` None for a table that only takes counts;
+    /// else it must have a native scanner. `normalizer` is "none" or "nfc".
+    #[new]
+    #[pyo3(signature = (pattern=None, normalizer="none"))]
+    fn new(py: Python<'_>, pattern: Option<&str>, normalizer: &str) -> PyResult<Self> {
+        let spanner = match pattern {
+            None => None,
+            Some(p) => Some(spanners::scanner_for_pattern(p).ok_or_else(|| {
+                ws_error(
+                    py,
+                    "UnsupportedTokenizerError",
+                    format!(
+                        "no native scanner for the pattern {}",
+                        pipeline::py_repr(py, p)
+                    ),
+                )
+            })?),
+        };
+        let nfc =
+            match normalizer {
+                "none" => false,
+                "nfc" => true,
+                other => return Err(ws_error(
+                    py,
+                    "UnsupportedTokenizerError",
+                    format!(
+                        "the native word counter normalizes with 'none' or 'nfc', not {other:?}"
+                    ),
+                )),
+            };
+        Ok(Self {
+            table: train::WordTable::default(),
+            spanner,
+            nfc,
+        })
+    }
+
+    /// Count the words of `texts` on `num_threads` threads (None: all cores).
+    #[pyo3(signature = (texts, num_threads=None))]
+    fn add_texts(
+        &mut self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        num_threads: Option<usize>,
+    ) -> PyResult<()> {
+        let Some(spanner) = self.spanner.as_deref() else {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "this WordCounter has no pattern to split texts with",
+            ));
+        };
+        let threads = default_threads(num_threads);
+        let (table, nfc) = (&mut self.table, self.nfc);
+        py.allow_threads(|| train::count_parallel(table, spanner, &texts, nfc, threads));
+        Ok(())
+    }
+
+    /// Add `(word bytes, count)` items (counts made elsewhere: a Python spanner, another shard).
+    fn add_counts(&mut self, items: Vec<(Vec<u8>, u64)>) {
+        for (word, count) in items {
+            self.table.add(&word, count);
+        }
+    }
+
+    /// Every `(word bytes, count)`.
+    fn items<'py>(&self, py: Python<'py>) -> Vec<(Bound<'py, PyBytes>, u64)> {
+        self.table
+            .counts
+            .iter()
+            .map(|(w, &c)| (PyBytes::new(py, w), c))
+            .collect()
+    }
+
+    fn __len__(&self) -> usize {
+        self.table.counts.len()
+    }
+
+    /// Learn merges (HF BpeTrainer's rules, see train.rs): returns `(tokens, merges)` with
+    /// `tokens` the bytes of every id (None for the specials) and `merges` (left, right, merged).
+    /// `specials` are the specials' byte-level bytes (None when not byte-level text); a merge
+    /// that makes one raises ValueError naming its index. `progress(n_tokens)` is called now and then.
+    #[pyo3(signature = (vocab_size, specials, min_frequency, max_token_length, progress=None))]
+    fn train(
+        &self,
+        py: Python<'_>,
+        vocab_size: usize,
+        specials: Vec<Option<Vec<u8>>>,
+        min_frequency: u64,
+        max_token_length: Option<usize>,
+        progress: Option<PyObject>,
+    ) -> PyResult<TrainedPy> {
+        let opts = train::TrainOptions {
+            vocab_size,
+            specials,
+            min_frequency,
+            max_token_length,
+        };
+        // Words in a fixed order (by bytes): the result does not depend on it, but runs repeat.
+        let mut words: Vec<(&[u8], u64)> = self
+            .table
+            .counts
+            .iter()
+            .map(|(w, &c)| (&w[..], c))
+            .collect();
+        words.sort_unstable();
+        let mut failed: Option<PyErr> = None;
+        let result = py.allow_threads(|| {
+            train::train(&words, &opts, |n| {
+                if let (Some(callback), None) = (&progress, &failed) {
+                    Python::with_gil(|py| {
+                        if let Err(err) = callback.call1(py, (n, vocab_size)) {
+                            failed = Some(err);
+                        }
+                    });
+                }
+            })
+        });
+        if let Some(err) = failed {
+            return Err(err);
+        }
+        let trained = result.map_err(|i| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "a merge makes the text of special token {i}"
+            ))
+        })?;
+        let tokens = trained
+            .tokens
+            .iter()
+            .map(|t| t.as_ref().map(|b| PyBytes::new(py, b).unbind()))
+            .collect();
+        Ok((tokens, trained.merges))
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan, m)?)?;
@@ -783,6 +932,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEncoder>()?;
     m.add_class::<PyPolicy>()?;
     m.add_class::<PyPipeline>()?;
+    m.add_class::<PyWordCounter>()?;
     m.add(
         "SCANNERS",
         spanners::SCANNER_PATTERNS

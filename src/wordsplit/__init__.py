@@ -25,6 +25,7 @@ from .errors import (
     HashMismatchError,
     OfflineError,
     PluginError,
+    TrainingInputError,
     UnknownComponentError,
     UnknownTokenError,
     UnknownVocabError,
@@ -38,6 +39,7 @@ from .options import TokenizerOptions
 from .spanners import register_spanner
 from .tables import MergeTables
 from .tokenizer import Tokenizer
+from .training import save_vocab, train
 from .vocab import Vocab
 from .vocabs import list_vocabs, load_vocab, register_vocab
 
@@ -80,5 +82,8 @@ __all__ = [
     "register_normalizer",
     "register_spanner",
     "register_vocab",
+    "TrainingInputError",
+    "save_vocab",
+    "train",
     "__version__",
 ]

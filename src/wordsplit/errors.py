@@ -106,3 +106,8 @@ class DownloadError(WordsplitError, OSError):
 
 class OfflineError(DownloadError):
     """A download was needed, but offline mode forbids the network."""
+
+
+class TrainingInputError(WordsplitError, ValueError):
+    """Training was given input it cannot read: a malformed JSONL line, a missing Parquet
+    column, text that is not UTF-8, a bad option value."""
