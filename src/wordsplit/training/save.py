@@ -8,7 +8,8 @@ Each file gives the same ids as wordsplit in the library that reads it:
   (spelled for HF's regex engine by :func:`hf_pattern`), a ByteLevel decoder, and the NFC
   normalizer when the vocabulary has one;
 * ``vocab.json`` + ``merges.txt``: the same model in the two-file form (specials included in
-  vocab.json, as HF's ``BPE.save`` writes them);
+  vocab.json, as HF's ``BPE.save`` writes them), and ``tokenizer_config.json`` beside them
+  declaring the specials (``added_tokens_decoder``, as ``transformers`` writes it);
 * ``<name>.tiktoken``: ``base64(token bytes) id`` per BPE token; tiktoken needs the pattern and
   the specials beside it (``tiktoken.Encoding(pat_str=vocab.pattern, ...)``). Only a rank-based
   Vocab has one: a pair-ranked one raises :class:`~wordsplit.errors.VocabFormatError`.
@@ -110,8 +111,9 @@ def tiktoken_text(vocab: Vocab) -> str:
 
 
 def save_all(vocab: Vocab, out_dir: Union[str, os.PathLike], *, tiktoken: bool = True) -> list[Path]:
-    """Write ``tokenizer.json``, ``vocab.json``, ``merges.txt`` and (when ``tiktoken`` and the
-    Vocab is rank-based) ``<name>.tiktoken`` into ``out_dir`` (made if missing).
+    """Write ``tokenizer.json``, ``vocab.json``, ``merges.txt``, ``tokenizer_config.json`` and
+    (when ``tiktoken`` and the Vocab is rank-based) ``<name>.tiktoken`` into ``out_dir`` (made
+    if missing).
 
     Returns:
         the paths written.
@@ -121,7 +123,7 @@ def save_all(vocab: Vocab, out_dir: Union[str, os.PathLike], *, tiktoken: bool =
     >>> v = train(["hello hello"], vocab_size=258, pattern="gpt2")
     >>> with tempfile.TemporaryDirectory() as d:
     ...     [p.name for p in save_all(v, d)]
-    ['tokenizer.json', 'vocab.json', 'merges.txt', 'trained.tiktoken']
+    ['tokenizer.json', 'vocab.json', 'merges.txt', 'tokenizer_config.json', 'trained.tiktoken']
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -130,6 +132,14 @@ def save_all(vocab: Vocab, out_dir: Union[str, os.PathLike], *, tiktoken: bool =
         "tokenizer.json": tokenizer_json(vocab),
         "vocab.json": json.dumps(table, ensure_ascii=False),
         "merges.txt": "#version: 0.2\n" + "".join(f"{m}\n" for m in merges),
+        "tokenizer_config.json": json.dumps({
+            "tokenizer_class": "PreTrainedTokenizerFast",
+            "added_tokens_decoder": {
+                str(i): {"content": text, "lstrip": False, "normalized": False, "rstrip": False,
+                         "single_word": False, "special": True}
+                for text, i in sorted(vocab.special_tokens.items(), key=lambda item: item[1])
+            },
+        }, ensure_ascii=False, indent=2),
     }
     if tiktoken and vocab.merges is None:
         files[f"{vocab.name}.tiktoken"] = tiktoken_text(vocab)
