@@ -26,9 +26,9 @@ from typing import Optional, Sequence
 
 from .. import __version__
 from ..errors import DisallowedSpecialError, WordsplitError
-from . import basic, bench, cache, encode_file, views
+from . import basic, bench, cache, encode_file, train, views
 
-COMMAND_MODULES = [basic, views, encode_file, bench, cache]
+COMMAND_MODULES = [basic, views, encode_file, bench, cache, train]
 
 
 def build_parser() -> argparse.ArgumentParser:
