@@ -114,3 +114,13 @@ def test_counts_past_32_bits():
     for trainer in (train_bpe, train_native):
         result = trainer(big, vocab_size=258)
         assert [result.tokens[m[2]] for m in result.merges] == [b"ab", b"cd"]
+
+
+def test_native_rank_pairs_equal_the_python_ones():
+    from wordsplit.training.vocab import rank_pairs
+
+    vocab = train(corpus_lines("code", 30_000), vocab_size=1500, special_tokens=SPECIALS)
+    tokens = list(vocab.token_bytes)
+    for i in vocab.special_tokens.values():
+        tokens[i] = None
+    assert rank_pairs(tokens, native=True) == rank_pairs(tokens, native=False)

@@ -810,18 +810,19 @@ impl PyWordCounter {
                 )
             })?),
         };
-        let nfc =
-            match normalizer {
-                "none" => false,
-                "nfc" => true,
-                other => return Err(ws_error(
+        let nfc = match normalizer {
+            "none" => false,
+            "nfc" => true,
+            other => {
+                return Err(ws_error(
                     py,
                     "UnsupportedTokenizerError",
                     format!(
                         "the native word counter normalizes with 'none' or 'nfc', not {other:?}"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         Ok(Self {
             table: train::WordTable::default(),
             spanner,
@@ -925,9 +926,19 @@ impl PyWordCounter {
     }
 }
 
+/// `rank_pairs(tokens)`: see `train::rank_pairs` (tokens by id, None for ids without bytes).
+#[pyfunction]
+fn rank_pairs(py: Python<'_>, tokens: Vec<Option<Vec<u8>>>) -> Vec<Option<(u32, u32)>> {
+    py.allow_threads(|| {
+        let views: Vec<Option<&[u8]>> = tokens.iter().map(|t| t.as_deref()).collect();
+        train::rank_pairs(&views)
+    })
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan, m)?)?;
+    m.add_function(wrap_pyfunction!(rank_pairs, m)?)?;
     m.add_class::<PyTables>()?;
     m.add_class::<PyEncoder>()?;
     m.add_class::<PyPolicy>()?;

@@ -328,6 +328,52 @@ pub fn count_parallel(
     }
 }
 
+/// For each token id (`tokens[id]`, `None` for ids without bytes): the pair of ids token-rank
+/// BPE ends with when it encodes the token's bytes using only lower ids (merge the adjacent
+/// pair whose concatenation has the lowest id, until none is left), if it ends with exactly two
+/// parts; `None` for single bytes and tokens it cannot make from two. This is the merge list of
+/// a rank-based vocabulary (and, compared with trained merges, whether one is rank-based).
+pub fn rank_pairs(tokens: &[Option<&[u8]>]) -> Vec<Option<(u32, u32)>> {
+    let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
+    for (id, token) in tokens.iter().enumerate() {
+        if let Some(t) = token {
+            index.insert(t, id as u32);
+        }
+    }
+    let mut bounds: Vec<usize> = Vec::new();
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(id, token)| {
+            let piece = (*token)?;
+            if piece.len() < 2 {
+                return None;
+            }
+            // bounds: the start of each part, then the end of the piece.
+            bounds.clear();
+            bounds.extend(0..=piece.len());
+            while bounds.len() > 3 {
+                let mut best: Option<(u32, usize)> = None;
+                for i in 0..bounds.len() - 2 {
+                    if let Some(&rank) = index.get(&piece[bounds[i]..bounds[i + 2]]) {
+                        if rank < id as u32 && best.is_none_or(|(r, _)| rank < r) {
+                            best = Some((rank, i));
+                        }
+                    }
+                }
+                let (_, i) = best?;
+                bounds.remove(i + 1);
+            }
+            if bounds.len() != 3 {
+                return None;
+            }
+            let left = *index.get(&piece[..bounds[1]])?;
+            let right = *index.get(&piece[bounds[1]..])?;
+            Some((left, right))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +385,31 @@ mod tests {
             min_frequency: 0,
             max_token_length: None,
         }
+    }
+
+    #[test]
+    fn rank_pairs_follow_the_lowest_id() {
+        let tokens: Vec<Option<&[u8]>> = vec![
+            Some(b"a"),
+            Some(b"b"),
+            Some(b"c"),
+            Some(b"bc"),
+            Some(b"ab"),
+            Some(b"abc"),
+            None,
+        ];
+        assert_eq!(
+            rank_pairs(&tokens),
+            vec![
+                None,
+                None,
+                None,
+                Some((1, 2)),
+                Some((0, 1)),
+                Some((0, 3)),
+                None
+            ]
+        );
     }
 
     #[test]

@@ -164,7 +164,8 @@ def train(
         bars.start_merging(vocab_size)
         result = learn(counts, vocab_size=vocab_size, special_tokens=special_tokens, min_frequency=min_frequency,
                        max_token_length=max_token_length, backend=used_backend, progress=bars.merged)
-    return result_to_vocab(result, pattern=split_pattern, normalizer=normalizer, name=name)
+    return result_to_vocab(result, pattern=split_pattern, normalizer=normalizer, name=name,
+                           native=used_backend == "native")
 
 
 def count_source(source, *, pattern: str, normalizer: str = "none", spanner: str = "auto", backend: str = "auto",

@@ -18,10 +18,10 @@ file cannot.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from ..errors import VocabFormatError
-from ..vocab import Vocab
+from ..vocab import Vocab, native_module
 from .bpe import TrainResult
 
 
@@ -49,27 +49,42 @@ def _rank_bpe_pair(piece: bytes, ranks: dict[bytes, int], below: int) -> Optiona
     return (parts[0], parts[1]) if len(parts) == 2 else None
 
 
-def is_rank_based(result: TrainResult) -> bool:
+def rank_pairs(tokens: Sequence[Optional[bytes]], *, native: bool = True) -> list[Optional[tuple[int, int]]]:
+    """For each id of ``tokens`` (bytes by id, None for specials): the ``(left id, right id)``
+    token-rank BPE ends with on the token's bytes using only lower ids, or None (single bytes,
+    and tokens it cannot make from two). The native core does the same when built and ``native``.
+
+    >>> rank_pairs([b"a", b"b", b"c", b"bc", b"ab", b"abc"], native=False)
+    [None, None, None, (1, 2), (0, 1), (0, 3)]
+    """
+    core = native_module() if native else None
+    if core is not None:
+        return core.rank_pairs(list(tokens))
+    ranks = {piece: i for i, piece in enumerate(tokens) if piece is not None}
+    pairs: list[Optional[tuple[int, int]]] = []
+    for i, piece in enumerate(tokens):
+        pair = None if piece is None or len(piece) < 2 else _rank_bpe_pair(piece, ranks, i)
+        pairs.append(None if pair is None else (ranks[pair[0]], ranks[pair[1]]))
+    return pairs
+
+
+def is_rank_based(result: TrainResult, *, native: bool = True) -> bool:
     """True when token-rank BPE on the result's ids equals HF's pair-ranked BPE on its merges
     (see the module doc)."""
-    ranks = {piece: i for i, piece in enumerate(result.tokens) if piece is not None}
-    last_made = -1
-    for left, right, made in result.merges:
-        if made <= last_made:  # a token made twice, or a pair merged twice
-            return False
-        last_made = made
-        pieces = (result.tokens[left], result.tokens[right])
-        if _rank_bpe_pair(result.tokens[made], ranks, made) != pieces:
-            return False
-    return True
+    made = [m[2] for m in result.merges]
+    if any(b <= a for a, b in zip(made, made[1:])):  # a token made twice, or a pair merged twice
+        return False
+    pairs = rank_pairs(result.tokens, native=native)
+    return all(pairs[new] == (left, right) for left, right, new in result.merges)
 
 
-def result_to_vocab(result: TrainResult, *, pattern: str, normalizer: str, name: str) -> Vocab:
+def result_to_vocab(result: TrainResult, *, pattern: str, normalizer: str, name: str, native: bool = True) -> Vocab:
     """The Vocab of a training result: rank-based when :func:`is_rank_based`, else pair-ranked
-    with HF's merge table (and no whole-piece lookup, as HF's trained model has none)."""
+    with HF's merge table (and no whole-piece lookup, as HF's trained model has none).
+    ``native=False`` checks in Python even when the core is built."""
     ranks = {piece: i for i, piece in enumerate(result.tokens) if piece is not None}
     specials = {text: i for i, text in enumerate(result.special_tokens)}
-    if is_rank_based(result):
+    if is_rank_based(result, native=native):
         return Vocab(name=name, ranks=ranks, pattern=pattern, special_tokens=specials, normalizer=normalizer,
                      source=f"{name} (trained)")
     table = {pair: rank for rank, pair in enumerate(hf_merges(result))}
@@ -88,13 +103,14 @@ def merge_list(vocab: Vocab) -> list[tuple[bytes, bytes]]:
     by_id = vocab.token_bytes
     if vocab.merges is not None:
         return [(by_id[l], by_id[r]) for (l, r), _ in sorted(vocab.merges.items(), key=lambda item: item[1])]
-    ranks = dict(vocab.ranks)
+    tokens = [None] * vocab.n_vocab
+    for piece, i in vocab.ranks.items():
+        tokens[i] = piece
     pairs = []
-    for piece, i in sorted(ranks.items(), key=lambda item: item[1]):
-        if len(piece) < 2:
+    for i, pair in enumerate(rank_pairs(tokens)):
+        if tokens[i] is None or len(tokens[i]) < 2:
             continue
-        pair = _rank_bpe_pair(piece, ranks, i)
         if pair is None:
-            raise VocabFormatError(f"{vocab.name}: token {i} {piece!r} is not a merge of two lower tokens")
-        pairs.append(pair)
+            raise VocabFormatError(f"{vocab.name}: token {i} {tokens[i]!r} is not a merge of two lower tokens")
+        pairs.append((tokens[pair[0]], tokens[pair[1]]))
     return pairs
