@@ -788,6 +788,8 @@ struct PyWordCounter {
     table: train::WordTable,
     spanner: Option<Box<dyn spanners::Spanner>>,
     nfc: bool,
+    /// The counting pool and its size, made on the first parallel `add_texts` and kept.
+    pool: Option<(usize, rayon::ThreadPool)>,
 }
 
 #[pymethods]
@@ -827,6 +829,7 @@ impl PyWordCounter {
             table: train::WordTable::default(),
             spanner,
             nfc,
+            pool: None,
         })
     }
 
@@ -844,8 +847,20 @@ impl PyWordCounter {
             ));
         };
         let threads = default_threads(num_threads);
+        if threads > 1 && self.pool.as_ref().is_none_or(|(n, _)| *n != threads) {
+            self.pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .ok()
+                .map(|pool| (threads, pool));
+        }
+        let pool = if threads > 1 {
+            self.pool.as_ref().map(|(_, pool)| pool)
+        } else {
+            None
+        };
         let (table, nfc) = (&mut self.table, self.nfc);
-        py.allow_threads(|| train::count_parallel(table, spanner, &texts, nfc, threads));
+        py.allow_threads(|| train::count_parallel(table, spanner, &texts, nfc, pool));
         Ok(())
     }
 

@@ -74,23 +74,28 @@ impl WordTable {
         }
     }
 
-    /// Count `texts` on the current rayon pool, a table per task, merged at the end.
+    /// Count `texts` on the current rayon pool: one contiguous share of the texts and one
+    /// table per thread, merged at the end (a table per rayon task would mean merging many
+    /// tables that each hold most of the words).
     pub fn add_texts(&mut self, spanner: &dyn Spanner, texts: &[String], nfc: bool) {
-        let table = texts
-            .par_iter()
-            .fold(
-                || (WordTable::default(), Vec::new()),
-                |(mut table, mut ends), text| {
+        let share = texts
+            .len()
+            .div_ceil(rayon::current_num_threads().max(1))
+            .max(1);
+        let tables: Vec<WordTable> = texts
+            .par_chunks(share)
+            .map(|chunk| {
+                let mut table = WordTable::default();
+                let mut ends = Vec::new();
+                for text in chunk {
                     table.add_text(spanner, text, nfc, &mut ends);
-                    (table, ends)
-                },
-            )
-            .map(|(table, _)| table)
-            .reduce(WordTable::default, |mut a, b| {
-                a.merge(b);
-                a
-            });
-        self.merge(table);
+                }
+                table
+            })
+            .collect();
+        for table in tables {
+            self.merge(table);
+        }
     }
 }
 
@@ -307,24 +312,22 @@ pub fn train(
     Ok(Trained { tokens, merges })
 }
 
-/// Count `texts` with `threads` threads (a dedicated pool, so the count is what was asked).
+/// Count `texts` on `pool` (or on this thread when there is none or one text).
 pub fn count_parallel(
     table: &mut WordTable,
     spanner: &dyn Spanner,
     texts: &[String],
     nfc: bool,
-    threads: usize,
+    pool: Option<&rayon::ThreadPool>,
 ) {
-    if threads <= 1 || texts.len() < 2 {
-        let mut ends = Vec::new();
-        for text in texts {
-            table.add_text(spanner, text, nfc, &mut ends);
+    match pool {
+        Some(pool) if texts.len() > 1 => pool.install(|| table.add_texts(spanner, texts, nfc)),
+        _ => {
+            let mut ends = Vec::new();
+            for text in texts {
+                table.add_text(spanner, text, nfc, &mut ends);
+            }
         }
-        return;
-    }
-    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-        Ok(pool) => pool.install(|| table.add_texts(spanner, texts, nfc)),
-        Err(_) => table.add_texts(spanner, texts, nfc),
     }
 }
 

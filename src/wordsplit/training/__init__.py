@@ -42,7 +42,12 @@ def resolve_pattern(pattern: str) -> tuple[str, str]:
     'nfc'
     """
     from ..vocabs import VOCABS, load_vocab
+    from ..vocabs.pretrained import ALIASES, PRETRAINED
 
+    # A built-in name's facts are known without loading its 100k+ tokens (time and memory).
+    entry = PRETRAINED.get(ALIASES.get(pattern, pattern))
+    if entry is not None:
+        return entry.pattern, entry.normalizer
     if pattern in VOCABS.names():
         vocab = load_vocab(pattern)
         return vocab.pattern, vocab.normalizer

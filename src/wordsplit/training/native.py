@@ -8,6 +8,7 @@ holds one batch of text plus the table of distinct words.
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Callable, Iterable, Optional, Sequence
 
 from ..engines.python import without_surrogates
@@ -16,7 +17,8 @@ from ..native_names import SCANNER_PATTERNS
 from ..vocab import native_module
 from .bpe import TrainResult, initial_tokens, special_merge_error
 
-BATCH_BYTES = 4 << 20
+BATCH_BYTES = 1 << 20
+SLICE_DOCUMENTS = 256
 NATIVE_NORMALIZERS = ("none", "nfc")
 
 
@@ -26,10 +28,16 @@ def native_can_count(spanner: str, pattern: str, normalizer: str) -> bool:
 
 
 def _batches(documents: Iterable[str]) -> Iterable[list[str]]:
+    """Lists of documents of about :data:`BATCH_BYTES` (taken a slice at a time: a Python step
+    per document would cost as much as counting it)."""
+    documents = iter(documents)
     batch, size = [], 0
-    for text in documents:
-        batch.append(text)
-        size += len(text)
+    while True:
+        chunk = list(islice(documents, SLICE_DOCUMENTS))
+        if not chunk:
+            break
+        batch += chunk
+        size += sum(map(len, chunk))
         if size >= BATCH_BYTES:
             yield batch
             batch, size = [], 0

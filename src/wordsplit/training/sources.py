@@ -126,8 +126,13 @@ def iter_documents(source: Source, *, field: Optional[str] = None, column: Optio
             "source is a single string; pass a list of texts ([text]) or a pathlib.Path to read a file"
         )
     if isinstance(source, os.PathLike):
-        yield from iter_file(source, field=field, column=column)
-        return
+        return iter_file(source, field=field, column=column)
+    if isinstance(source, (list, tuple)) and set(map(type, source)) <= {str}:
+        return iter(source)  # texts only: no step per document in Python
+    return _iter_items(source, field, column)
+
+
+def _iter_items(source, field, column) -> Iterator[str]:
     for item in source:
         if isinstance(item, str):
             yield item
