@@ -204,3 +204,17 @@ def test_parquet_column(tmp_path):
     assert ours(train(path, vocab_size=500, column="content")) == ours(train(lines, vocab_size=500))
     with pytest.raises(TrainingInputError, match="no column 'text'"):
         train(path, vocab_size=500)
+
+
+@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base", "gpt2", "qwen3"])
+def test_native_counting_equals_python_counting(pattern):
+    """The native scanners (and native NFC) count the same words as the Python regex spanner;
+    lone surrogates are replaced as encode replaces them."""
+    from wordsplit.training import count_source
+
+    split, normalizer = resolve_pattern(pattern)
+    texts = corpus_lines("multilingual", 20_000) + random_text(2) + ["a\ud800b", "e\u0301 \ud83d\ude00"]
+    counts = {backend: count_source(texts, pattern=split, normalizer=normalizer, backend=backend, num_threads=2)
+              for backend in BACKENDS}
+    assert counts["native"] == counts["python"]
+    assert any(b"\xef\xbf\xbd" in word for word in counts["native"])  # U+FFFD for the lone surrogate

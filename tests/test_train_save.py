@@ -64,7 +64,8 @@ def test_saved_files_give_the_same_ids_in_all_three_libraries(tmp_path, pattern)
     ]
     for other in loaded:
         assert dict(other.ranks) == dict(vocab.ranks)
-        assert [TokenizerOptions().build(other).encode(t, allowed_special="all") for t in sample] == expected
+        tok = TokenizerOptions().build(other)
+        assert [tok.encode(text, allowed_special="all") for text in sample] == expected
 
 
 def test_a_pair_ranked_result_keeps_hf_merges_and_has_no_tiktoken_file(tmp_path):
