@@ -218,3 +218,15 @@ def test_native_counting_equals_python_counting(pattern):
               for backend in BACKENDS}
     assert counts["native"] == counts["python"]
     assert any(b"\xef\xbf\xbd" in word for word in counts["native"])  # U+FFFD for the lone surrogate
+
+
+@pytest.mark.parametrize("counts", [{"hello": 1}, {b"": 1}, {b"ab": 0}, {b"ab": 1.5}])
+def test_bad_word_counts_are_typed_errors(counts):
+    with pytest.raises(TrainingInputError):
+        train(counts, vocab_size=300)
+
+
+def test_progress_bars_draw_on_stderr(capsys):
+    vocab = train(corpus_lines("prose", 5_000), vocab_size=400, progress=True)
+    err = capsys.readouterr().err
+    assert "counting words" in err and "learning merges" in err and vocab.n_vocab == 400

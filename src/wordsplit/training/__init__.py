@@ -106,7 +106,7 @@ def train(
     spanner: str = "auto",
     backend: str = "auto",
     num_threads: Optional[int] = None,
-    progress: Union[bool, object] = False,
+    progress: bool = False,
     field: Optional[str] = None,
     column: Optional[str] = None,
     name: str = DEFAULT_NAME,
@@ -130,7 +130,7 @@ def train(
             the pattern, else the regex; or any registered one).
         backend: ``"auto"``, ``"native"`` or ``"python"`` (the reference trainer).
         num_threads: threads for counting on the native backend (None: all cores).
-        progress: True for progress bars on stderr (counting: bytes/s; merging: merges/s, ETA).
+        progress: True for progress bars on stderr (counting: characters/s; merging: merges/s, ETA).
         field: the JSONL field of the documents (default ``"text"``).
         column: the Parquet column of the documents (default ``"text"``).
         name: the name of the resulting Vocab.
@@ -161,11 +161,11 @@ def train(
     used_backend = resolve_backend(backend)
     with Progress(enabled=bool(progress)) as bars:
         if isinstance(source, Mapping):  # word counts already made (WordCounts, or a sum of them)
-            counts = WordCounts(source)
+            counts = _checked_counts(source)
         else:
             counts = _count(source, pattern=split_pattern, normalizer=normalizer, spanner=spanner,
                         backend=used_backend, num_threads=num_threads, field=field, column=column,
-                        on_bytes=bars.counted)
+                        on_chars=bars.counted)
         bars.start_merging(vocab_size)
         result = learn(counts, vocab_size=vocab_size, special_tokens=special_tokens, min_frequency=min_frequency,
                        max_token_length=max_token_length, backend=used_backend, progress=bars.merged)
@@ -173,9 +173,22 @@ def train(
                            native=used_backend == "native")
 
 
+def _checked_counts(table: Mapping) -> "WordCounts":
+    """``table`` as WordCounts, after checking it maps non-empty bytes to positive ints."""
+    from .counting import WordCounts
+
+    for word, count in table.items():
+        if not isinstance(word, bytes) or not word:
+            raise TrainingInputError(f"word counts map non-empty bytes to counts; got the key {word!r} "
+                                     "(encode words with .encode('utf-8'))")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise TrainingInputError(f"the count of {word!r} must be a positive int, not {count!r}")
+    return table if isinstance(table, WordCounts) else WordCounts(table)
+
+
 def count_source(source, *, pattern: str, normalizer: str = "none", spanner: str = "auto", backend: str = "auto",
                  num_threads: Optional[int] = None, field: Optional[str] = None, column: Optional[str] = None,
-                 on_bytes: Optional[Callable[[int], None]] = None):
+                 on_chars: Optional[Callable[[int], None]] = None):
     """The :class:`~wordsplit.training.counting.WordCounts` of ``source`` (see :func:`train` for
     the arguments); build shards with it, merge them with ``+=`` and pass the sum to :func:`train`.
 
@@ -185,11 +198,11 @@ def count_source(source, *, pattern: str, normalizer: str = "none", spanner: str
     from .counting import WordCounts
 
     counts = _count(source, pattern=pattern, normalizer=normalizer, spanner=spanner, backend=backend,
-                    num_threads=num_threads, field=field, column=column, on_bytes=on_bytes)
+                    num_threads=num_threads, field=field, column=column, on_chars=on_chars)
     return counts if isinstance(counts, WordCounts) else WordCounts(dict(counts.items()))
 
 
-def _count(source, *, pattern, normalizer, spanner, backend, num_threads, field, column, on_bytes):
+def _count(source, *, pattern, normalizer, spanner, backend, num_threads, field, column, on_chars):
     """:func:`count_source`, but a native count stays the core's table (no Python dict of it)."""
     from ..normalizers import NORMALIZERS
     from ..spanners import SPANNERS, spanner_for
@@ -203,9 +216,9 @@ def _count(source, *, pattern, normalizer, spanner, backend, num_threads, field,
 
         if native_can_count(name, pattern, normalizer):
             return count_native(documents, pattern=pattern, normalizer=normalizer, num_threads=num_threads,
-                                on_bytes=on_bytes)
+                                on_chars=on_chars)
     normalize = None if normalizer == "none" else NORMALIZERS.get(normalizer)
-    on_document = None if on_bytes is None else (lambda text: on_bytes(len(text)))
+    on_document = None if on_chars is None else (lambda text: on_chars(len(text)))
     return count_words(documents, SPANNERS.get(name)(pattern), normalize, on_document=on_document)
 
 

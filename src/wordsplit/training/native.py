@@ -46,7 +46,7 @@ def _batches(documents: Iterable[str]) -> Iterable[list[str]]:
 
 
 def count_native(documents: Iterable[str], *, pattern: str, normalizer: str, num_threads: Optional[int] = None,
-                 on_bytes: Optional[Callable[[int], None]] = None):
+                 on_chars: Optional[Callable[[int], None]] = None):
     """The native word table of ``documents``, counted by the native scanner of ``pattern``
     (``WordCounts(dict(table.items()))`` is its Python form; :func:`train_native` takes either)."""
     counter = native_module().WordCounter(pattern, normalizer)
@@ -55,8 +55,8 @@ def count_native(documents: Iterable[str], *, pattern: str, normalizer: str, num
             counter.add_texts(batch, num_threads)
         except UnicodeEncodeError:  # lone surrogates: fixed as encode fixes them
             counter.add_texts([without_surrogates(text) for text in batch], num_threads)
-        if on_bytes is not None:
-            on_bytes(sum(map(len, batch)))
+        if on_chars is not None:
+            on_chars(sum(map(len, batch)))
     return counter
 
 

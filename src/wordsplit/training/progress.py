@@ -1,4 +1,4 @@
-"""Progress bars for training, on stderr: bytes counted (MB/s), then merges (merges/s, ETA).
+"""Progress bars for training, on stderr: characters counted (per second), then merges (merges/s, ETA).
 
 A disabled :class:`Progress` does nothing and imports nothing (rich is imported only when a bar
 is drawn).
@@ -28,26 +28,28 @@ class Progress:
         if self.enabled:
             from rich.console import Console
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, TaskProgressColumn,
-                                       TextColumn, TimeElapsedColumn, TimeRemainingColumn, TransferSpeedColumn)
+                                       TextColumn, TimeElapsedColumn, TimeRemainingColumn)
 
             self._rich = RichProgress(
                 TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"), TransferSpeedColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                 console=Console(file=sys.stderr), transient=False,
             )
             self._rich.__enter__()
             self._count_task = self._rich.add_task("counting words", total=None, rate="")
         return self
 
-    def counted(self, n_bytes: int) -> None:
-        """``n_bytes`` more of the corpus have been counted."""
+    def counted(self, n_chars: int) -> None:
+        """``n_chars`` more characters of the corpus have been counted."""
         if self._rich is not None:
-            self._rich.update(self._count_task, advance=n_bytes)
+            self._rich.update(self._count_task, advance=n_chars)
 
     def start_merging(self, vocab_size: int) -> None:
         """Counting is done; the merge bar runs to ``vocab_size`` tokens."""
         if self._rich is not None:
-            self._rich.update(self._count_task, total=self._rich.tasks[0].completed)
+            task = self._rich.tasks[0]
+            rate = f"{task.completed / task.elapsed / 1e6:.1f} M chars/s" if task.elapsed else ""
+            self._rich.update(self._count_task, total=task.completed, rate=rate)
             self._merge_task = self._rich.add_task("learning merges", total=vocab_size, rate="")
 
     def merged(self, n_tokens: int, vocab_size: int) -> None:
@@ -58,7 +60,8 @@ class Progress:
         if self._start_tokens is None:
             self._start_tokens = n_tokens
         elapsed = task.elapsed or 0.0
-        rate = f"{(n_tokens - self._start_tokens) / elapsed:,.0f} merges/s" if elapsed > 0 else ""
+        merged = n_tokens - self._start_tokens
+        rate = f"{merged / elapsed:,.0f} merges/s" if merged and elapsed > 0 else ""
         self._rich.update(self._merge_task, completed=n_tokens, rate=rate)
 
     def __exit__(self, *exc) -> None:
