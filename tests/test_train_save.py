@@ -125,3 +125,18 @@ def test_native_rank_pairs_equal_the_python_ones():
     for i in vocab.special_tokens.values():
         tokens[i] = None
     assert rank_pairs(tokens, native=True) == rank_pairs(tokens, native=False)
+
+
+@pytest.mark.parametrize("pattern", [r"[$a-z]+|\$|\p{N}{2}+|\s+", r"\p{L}{1,3}+|[^\p{L}]+$|\s+"])
+def test_hf_pattern_splits_as_the_regex_spanner(pattern):
+    """hf_pattern's spelling splits in HF's Oniguruma as training splits the original (the
+    regex spanner's pieces and the text between them)."""
+    from tokenizers import Regex, pre_tokenizers
+
+    from wordsplit.spanners import RegexSpanner
+    from wordsplit.training.counting import pieces_of
+    from wordsplit.training.save import hf_pattern
+
+    split = pre_tokenizers.Split(Regex(hf_pattern(pattern)), "isolated")
+    for text in ["ab$c 1234 $x\n", "héllo wörld!!\n  ", "ab 12345 $$ \n\n"]:
+        assert [piece for piece, _ in split.pre_tokenize_str(text)] == list(pieces_of(RegexSpanner(pattern), text))

@@ -16,8 +16,6 @@ Each file gives the same ids as wordsplit in the library that reads it:
 
 Files are written to a temporary name and renamed into place.
 
->>> hf_pattern(r"\\p{N}{1,3}+|\\s++$")
-'\\\\p{N}{1,3}|\\\\s++\\\\z'
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Union
@@ -37,10 +36,40 @@ from .vocab import merge_list
 
 def hf_pattern(pattern: str) -> str:
     """``pattern`` spelled for HF's Oniguruma so that it splits as tiktoken's Rust regex does:
-    ``{m,n}+`` is a possessive bound in Rust regex but a repeated bound in Oniguruma (at the end
-    of an alternative, plain ``{m,n}`` means the same), and ``$`` is the end of a *line* in
-    Oniguruma (``\\z`` is the end of the text)."""
-    return pattern.replace("{1,3}+", "{1,3}").replace("$", r"\z")
+    a possessive bound ``{m,n}+`` is a repeated bound in Oniguruma (at the end of an
+    alternative, as in the known patterns, plain ``{m,n}`` means the same), and ``$`` is the end
+    of a *line* in Oniguruma (``\\z`` is the end of the text). Escapes (``\\$``) and character
+    classes (``[$]``) are left alone.
+
+    >>> hf_pattern(r"[$]\\$|x{2}+$")
+    '[$]\\\\$|x{2}\\\\z'
+    """
+    out = []
+    i, depth = 0, 0  # depth: inside a character class (they nest in Oniguruma)
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            # An escape, with its {...} when it is \p{..} / \P{..}.
+            end = pattern.index("}", i) + 1 if pattern[i + 1:i + 3] in ("p{", "P{") else i + 2
+            out.append(pattern[i:end])
+            i = end
+            continue
+        bound = re.match(r"\{\d+(,\d*)?\}", pattern[i:]) if depth == 0 else None
+        if bound:
+            out.append(bound.group())
+            i += len(bound.group())
+            if pattern[i:i + 1] == "+":  # {m,n}+ → {m,n}
+                i += 1
+            continue
+        if char == "[":
+            depth += 1
+        elif char == "]" and depth:
+            depth -= 1
+        elif depth == 0 and char == "$":
+            char = "\\z"
+        out.append(char)
+        i += 1
+    return "".join(out)
 
 
 def _write(path: Path, data: bytes) -> None:
