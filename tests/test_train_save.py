@@ -140,3 +140,13 @@ def test_hf_pattern_splits_as_the_regex_spanner(pattern):
     split = pre_tokenizers.Split(Regex(hf_pattern(pattern)), "isolated")
     for text in ["ab$c 1234 $x\n", "héllo wörld!!\n  ", "ab 12345 $$ \n\n"]:
         assert [piece for piece, _ in split.pre_tokenize_str(text)] == list(pieces_of(RegexSpanner(pattern), text))
+
+
+def test_an_error_in_the_progress_callback_stops_native_training():
+    def progress(n_tokens, vocab_size):
+        if n_tokens > 300:
+            raise KeyboardInterrupt
+
+    counts = {bytes([a, b, c]): 1 for a in range(97, 123) for b in range(97, 123) for c in (32, 33)}
+    with pytest.raises(KeyboardInterrupt):
+        train_native(counts, vocab_size=2000, progress=progress)

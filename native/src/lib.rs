@@ -912,26 +912,38 @@ impl PyWordCounter {
             .map(|(w, &c)| (&w[..], c))
             .collect();
         words.sort_unstable();
+        // The callback, and Ctrl-C, are seen every few hundred merges (with the GIL).
         let mut failed: Option<PyErr> = None;
         let result = py.allow_threads(|| {
             train::train(&words, &opts, |n| {
-                if let (Some(callback), None) = (&progress, &failed) {
-                    Python::with_gil(|py| {
-                        if let Err(err) = callback.call1(py, (n, vocab_size)) {
-                            failed = Some(err);
-                        }
+                Python::with_gil(|py| {
+                    let outcome = py.check_signals().and_then(|()| match &progress {
+                        Some(callback) => callback.call1(py, (n, vocab_size)).map(|_| ()),
+                        None => Ok(()),
                     });
-                }
+                    match outcome {
+                        Ok(()) => true,
+                        Err(err) => {
+                            failed = Some(err);
+                            false
+                        }
+                    }
+                })
             })
         });
-        if let Some(err) = failed {
-            return Err(err);
-        }
-        let trained = result.map_err(|i| {
-            pyo3::exceptions::PyValueError::new_err(format!(
-                "a merge makes the text of special token {i}"
-            ))
-        })?;
+        let trained = match result {
+            Ok(trained) => trained,
+            Err(train::TrainError::Stopped) => {
+                return Err(failed.unwrap_or_else(|| {
+                    pyo3::exceptions::PyRuntimeError::new_err("training stopped")
+                }))
+            }
+            Err(train::TrainError::MakesSpecial(i)) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "a merge makes the text of special token {i}"
+                )))
+            }
+        };
         let tokens = trained
             .tokens
             .iter()

@@ -173,16 +173,23 @@ fn change(
     }
 }
 
-/// Learn merges from `words` (bytes, count) with HF's rules; `progress(n_tokens)` is called
-/// every few hundred merges.
-///
-/// Errors with the special token's index when a merge makes the text of a special token (HF
-/// would give that merge the special's id, which no byte-level vocabulary file can hold).
+/// Why [`train`] stopped without a result.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TrainError {
+    /// A merge made the text of this special token (HF would give that merge the special's id,
+    /// which no byte-level vocabulary file can hold).
+    MakesSpecial(usize),
+    /// `progress` returned false (the caller was interrupted).
+    Stopped,
+}
+
+/// Learn merges from `words` (bytes, count) with HF's rules. `progress(n_tokens)` is called
+/// every few hundred merges; training stops when it returns false.
 pub fn train(
     words: &[(&[u8], u64)],
     opts: &TrainOptions,
-    mut progress: impl FnMut(usize),
-) -> Result<Trained, usize> {
+    mut progress: impl FnMut(usize) -> bool,
+) -> Result<Trained, TrainError> {
     let n_special = opts.specials.len() as u32;
     let mut tokens: Vec<Option<Vec<u8>>> = vec![None; opts.specials.len()];
     let mut index: FxHashMap<Vec<u8>, u32> = FxHashMap::default();
@@ -252,7 +259,7 @@ pub fn train(
         let mut piece = tokens[left as usize].clone().unwrap_or_default();
         piece.extend_from_slice(tokens[right as usize].as_deref().unwrap_or_default());
         let new = match index.get(&piece) {
-            Some(&id) if id < n_special => return Err(id as usize),
+            Some(&id) if id < n_special => return Err(TrainError::MakesSpecial(id as usize)),
             Some(&id) => id,
             None => {
                 let id = tokens.len() as u32;
@@ -304,11 +311,13 @@ pub fn train(
                 });
             }
         }
-        if merges.len() % 256 == 0 {
-            progress(n_tokens);
+        if merges.len() % 256 == 0 && !progress(n_tokens) {
+            return Err(TrainError::Stopped);
         }
     }
-    progress(n_tokens);
+    if !progress(n_tokens) {
+        return Err(TrainError::Stopped);
+    }
     Ok(Trained { tokens, merges })
 }
 
@@ -434,7 +443,7 @@ mod tests {
             (b"bun", 4),
             (b"hugs", 5),
         ];
-        let trained = train(&words, &opts(259), |_| {}).unwrap();
+        let trained = train(&words, &opts(259), |_| true).unwrap();
         let made: Vec<&[u8]> = trained
             .merges
             .iter()
@@ -446,7 +455,7 @@ mod tests {
     #[test]
     fn overlapping_pairs_merge_left_to_right() {
         let words: Vec<(&[u8], u64)> = vec![(b"aaaa", 3)];
-        let trained = train(&words, &opts(258), |_| {}).unwrap();
+        let trained = train(&words, &opts(258), |_| true).unwrap();
         assert_eq!(trained.tokens[257].as_deref(), Some(&b"aaaa"[..]));
     }
 }
