@@ -130,9 +130,10 @@ def main(argv=None) -> int:
     contenders = args.contenders.split(",")
 
     opener = gzip.open if args.corpus.endswith(".gz") else open
-    with opener(args.corpus, "rt", encoding="utf-8", newline="") as f:
-        text = f.read(args.max_bytes)
-    text = text[: text.rfind("\n") + 1] or text
+    with opener(args.corpus, "rb") as f:
+        data = f.read(args.max_bytes)
+    # Whole lines only (so no character is cut either).
+    text = (data[: data.rfind(b"\n") + 1] or data).decode("utf-8", errors="ignore")
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8", newline="") as tmp:
         tmp.write(text)
         path = tmp.name
