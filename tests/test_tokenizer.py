@@ -35,7 +35,7 @@ def test_public_api_is_pinned():
         "Tokenizer", "TokenizerOptions", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
         "UnsupportedTokenizerError", "Vocab", "VocabFormatError", "WordsplitError", "get_tokenizer",
         "list_vocabs", "load_vocab", "register_encoder", "register_loader", "register_normalizer",
-        "register_spanner", "register_vocab", "__version__",
+        "register_spanner", "register_vocab", "TrainingInputError", "save_vocab", "train", "__version__",
     ]
 
 

@@ -27,6 +27,7 @@ from .errors import (
     OptionTypeError,
     OptionValueError,
     PluginError,
+    TrainingInputError,
     UnknownComponentError,
     UnknownTokenError,
     UnknownVocabError,
@@ -40,6 +41,7 @@ from .options import TokenizerOptions
 from .spanners import register_spanner
 from .tables import MergeTables
 from .tokenizer import Tokenizer
+from .training import save_vocab, train
 from .vocab import Vocab
 from .vocabs import list_vocabs, load_vocab, register_vocab
 
@@ -84,5 +86,8 @@ __all__ = [
     "register_normalizer",
     "register_spanner",
     "register_vocab",
+    "TrainingInputError",
+    "save_vocab",
+    "train",
     "__version__",
 ]

@@ -120,3 +120,8 @@ class OptionTypeError(WordsplitError, TypeError):
 class EncodedFileError(WordsplitError, ValueError):
     """A file read back by ``load_encoded`` is not what ``encode_file`` writes: truncated, of
     another dtype, or ids and an index that disagree. The message names the file."""
+
+
+class TrainingInputError(WordsplitError, ValueError):
+    """Training was given input it cannot read: a malformed JSONL line, a missing Parquet
+    column, text that is not UTF-8, a bad option value."""

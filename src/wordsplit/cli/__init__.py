@@ -31,12 +31,9 @@ from typing import Iterator, Optional, Sequence
 
 from .. import __version__
 from ..errors import DisallowedSpecialError, WordsplitError
-from . import basic, bench, cache, encode_file, views
+from . import basic, bench, cache, encode_dataset, encode_file, train, views
 
-COMMAND_MODULES = [basic, views, encode_file, bench, cache]
-from . import encode_dataset  # noqa: E402  (registered after the others, so --help lists it last)
-
-COMMAND_MODULES.append(encode_dataset)
+COMMAND_MODULES = [basic, views, encode_file, bench, cache, train, encode_dataset]
 
 
 def build_parser() -> argparse.ArgumentParser:

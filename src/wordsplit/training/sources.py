@@ -1,0 +1,144 @@
+"""Training text, streamed: an iterable of strings, or text / JSONL / Parquet files (gzip allowed).
+
+:func:`iter_documents` turns a ``source`` into documents one at a time, so a corpus of any size
+never sits in memory as text. What a document is:
+
+* a ``str`` of an iterable source: itself;
+* a **text file** (any name but the ones below): each line, *with* its ``"\\n"`` (as HF
+  ``tokenizers`` reads files it trains on), so the pieces of the split pattern are the same
+  as HF's;
+* a **JSONL file** (``.jsonl``, ``.ndjson``, ``.json``): the string ``field`` (default
+  ``"text"``) of each line's object; blank lines are skipped;
+* a **Parquet file** (``.parquet``; needs ``pyarrow``): each string of ``column`` (default
+  ``"text"``), read a batch at a time.
+
+A name ending in ``.gz`` is gunzipped on the fly (``docs.jsonl.gz`` is JSONL).
+
+It does not split documents into words (:mod:`wordsplit.training.counting` does).
+
+>>> list(iter_documents(["hello", "world"]))
+['hello', 'world']
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Union
+
+from ..errors import TrainingInputError
+
+Source = Union[Iterable[str], "os.PathLike[str]", Iterable["os.PathLike[str]"]]
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+DEFAULT_FIELD = "text"
+DEFAULT_COLUMN = "text"
+PARQUET_BATCH_ROWS = 4096
+
+
+def _suffix(path: Path) -> str:
+    """The format suffix of ``path``, under a ``.gz``: ``docs.jsonl.gz`` → ``.jsonl``."""
+    name = path.name.lower().removesuffix(".gz")
+    return os.path.splitext(name)[1]
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    if not path.exists():
+        raise FileNotFoundError(f"training file not found: {path}")
+    raw = gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+    # newline="": lines keep "\r\n" as they are, as HF reads them.
+    return io.TextIOWrapper(raw, encoding="utf-8", newline="")
+
+
+def iter_file(path: Union[str, os.PathLike], *, field: Optional[str] = None,
+              column: Optional[str] = None) -> Iterator[str]:
+    """The documents of one file (see the module doc for the formats).
+
+    Raises:
+        FileNotFoundError: no such file.
+        TrainingInputError: a JSONL line that is not an object with a string ``field``, a
+            Parquet file without ``column``, a file that is not UTF-8, or ``pyarrow`` missing.
+    """
+    path = Path(path)
+    suffix = _suffix(path)
+    if suffix == ".parquet":
+        yield from _iter_parquet(path, column or DEFAULT_COLUMN)
+        return
+    jsonl = suffix in JSONL_SUFFIXES
+    field = field or DEFAULT_FIELD
+    with _open_text(path) as lines:
+        try:
+            for lineno, line in enumerate(lines, 1):
+                if not jsonl:
+                    yield line
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise TrainingInputError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+                text = record.get(field) if isinstance(record, dict) else None
+                if not isinstance(text, str):
+                    raise TrainingInputError(
+                        f"{path}:{lineno}: expected an object with a string {field!r} field; "
+                        "pass field=... (--field on the command line) to name another one"
+                    )
+                yield text
+        except UnicodeDecodeError as exc:
+            raise TrainingInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start} of a block)") from None
+
+
+def _iter_parquet(path: Path, column: str) -> Iterator[str]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise TrainingInputError(
+            f"{path}: reading Parquet needs pyarrow (pip install pyarrow), or convert it to JSONL"
+        ) from None
+    if not path.exists():
+        raise FileNotFoundError(f"training file not found: {path}")
+    opener = gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+    with opener as handle:
+        table = pq.ParquetFile(handle)
+        if column not in table.schema_arrow.names:
+            raise TrainingInputError(
+                f"{path}: no column {column!r}; it has {', '.join(table.schema_arrow.names)} (pass column=...)"
+            )
+        for batch in table.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=[column]):
+            for text in batch.column(0).to_pylist():
+                if text is not None:
+                    yield text
+
+
+def iter_documents(source: Source, *, field: Optional[str] = None, column: Optional[str] = None) -> Iterator[str]:
+    """Every document of ``source``: a path, or an iterable of strings and paths.
+
+    Raises:
+        TrainingInputError: ``source`` is a single ``str`` (ambiguous: pass ``[text]`` for a
+            text, or a ``pathlib.Path`` for a file), or an item is neither a str nor a path.
+    """
+    if isinstance(source, (str, bytes)):
+        raise TrainingInputError(
+            "source is a single string; pass a list of texts ([text]) or a pathlib.Path to read a file"
+        )
+    if isinstance(source, os.PathLike):
+        return iter_file(source, field=field, column=column)
+    if isinstance(source, (list, tuple)) and set(map(type, source)) <= {str}:
+        return iter(source)  # texts only: no step per document in Python
+    return _iter_items(source, field, column)
+
+
+def _iter_items(source, field, column) -> Iterator[str]:
+    for item in source:
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, os.PathLike):
+            yield from iter_file(item, field=field, column=column)
+        else:
+            raise TrainingInputError(
+                f"training source items must be str texts or pathlib.Path files, not {type(item).__name__}"
+            )

@@ -1,0 +1,43 @@
+"""``wordsplit train``: files in, the three formats out, the same vocabulary as the API."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from wordsplit import load_vocab, train
+from wordsplit.cli import main
+
+
+def test_train_writes_every_format_and_equals_the_api(tmp_path, capsys):
+    lines = ["hug hug pug\n", "pun bun hugs\n"] * 5
+    (tmp_path / "a.txt").write_text("".join(lines[:4]))
+    with gzip.open(tmp_path / "b.jsonl.gz", "wt") as f:
+        for line in lines[4:]:
+            f.write(json.dumps({"content": line}) + "\n")
+    status = main(["train", str(tmp_path / "a.txt"), str(tmp_path / "b.jsonl.gz"), "--field", "content",
+                   "--vocab-size", "266", "--pattern", "gpt2", "--special", "<|endoftext|>", "--special", "<pad>",
+                   "--out", str(tmp_path / "tok"), "--name", "mine"])
+    assert status == 0
+    out = capsys.readouterr().out
+    assert out.startswith("trained 266 tokens (2 special, rank-based)")
+    assert sorted(p.name for p in (tmp_path / "tok").iterdir()) == [
+        "merges.txt", "mine.tiktoken", "tokenizer.json", "tokenizer_config.json", "vocab.json"]
+    expected = train(lines, vocab_size=266, pattern="gpt2", special_tokens=["<|endoftext|>", "<pad>"])
+    loaded = load_vocab(tmp_path / "tok" / "tokenizer.json")
+    assert dict(loaded.ranks) == dict(expected.ranks)
+    assert dict(loaded.special_tokens) == {"<|endoftext|>": 0, "<pad>": 1}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.txt", "--vocab-size", "300"], "training file not found"),
+    (["x.txt", "--vocab-size", "300", "--backend", "gpu"], "unknown backend"),
+])
+def test_train_errors_are_one_line(tmp_path, capsys, args, message):
+    (tmp_path / "x.txt").write_text("hello\n")
+    args = [str(tmp_path / a) if a.endswith(".txt") else a for a in args]
+    assert main(["train", *args, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("wordsplit: error: ") and message in err and err.count("\n") == 1
