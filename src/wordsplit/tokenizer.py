@@ -27,6 +27,7 @@ from .vocab import Vocab
 
 if TYPE_CHECKING:
     from .apps.explain import Explanation
+    from .streaming import DecodeStream
     from .options import TokenizerOptions
 
 
@@ -257,6 +258,20 @@ class Tokenizer:
                      num_threads: Optional[int] = None) -> list[str]:
         """Decode many id sequences (on native threads when the extension is built)."""
         return self._engine.decode_batch(batch, errors, num_threads or self.num_threads)
+
+    def decode_stream(self, skip_special_tokens: bool = False, *, ids: Optional[Iterable[int]] = None) -> "DecodeStream":
+        """A :class:`~wordsplit.streaming.DecodeStream` for ids as a model generates them:
+        ``step(id_or_ids)`` returns the text they complete (or None), holding back only an
+        incomplete UTF-8 character; ``ids`` prefills it with ids already shown.
+
+        >>> from wordsplit import get_tokenizer
+        >>> stream = get_tokenizer("qwen3").decode_stream()
+        >>> stream.step(14990), stream.step([1879])
+        ('hello', ' world')
+        """
+        from .streaming import DecodeStream
+
+        return DecodeStream(self, skip_special_tokens=skip_special_tokens, ids=ids)
 
     # -- vocabulary -----------------------------------------------------------------------
 
