@@ -145,13 +145,16 @@ def test_encode_to_numpy_matches(pair, policy):
 
 UNSTABLE_TEXTS = ["hello fanta", "hello", "  !", "a\n\n", "I'm", "12", "中文", "hi<|endoftext|>",
                   "<|endoftext|>", "", "naïve caf", "😀", "3.1", " x\t", "a \u3000"]
-# Ending in spaces: ~100k completions (every token that starts with a space), so native only.
+# Ending in spaces: ~100k completions (every token that starts with a space), so only natively,
+# on one vocabulary of each pattern family (GPT-2's \s+(?!\S), cl100k's \s*[\r\n]+).
 SPACE_ENDED = ["x  ", "def f(x):\n    "]
+SPACE_ENDED_ON = ("gpt2", "cl100k_base")
 
 
 def test_encode_with_unstable_matches(pair):
     enc, oracle = pair
-    for text in UNSTABLE_TEXTS + (SPACE_ENDED if enc.tokenizer.backend == "native" else []):
+    space_ended = enc.tokenizer.backend == "native" and enc.name in SPACE_ENDED_ON
+    for text in UNSTABLE_TEXTS + (SPACE_ENDED if space_ended else []):
         for policy in ({}, {"allowed_special": "all"}):
             ours = outcome(lambda: enc.encode_with_unstable(text, **policy))
             theirs = outcome(lambda: oracle.encode_with_unstable(text, **policy))

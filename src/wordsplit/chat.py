@@ -258,6 +258,7 @@ def _alias_reasoning(chat: list[dict]) -> list[dict]:
 def render_chat(
     template: str,
     conversation: Conversation,
+    /,
     *,
     tools: Optional[Sequence[Mapping]] = None,
     documents: Optional[Sequence[Mapping]] = None,
@@ -341,6 +342,7 @@ def render_chat(
 def apply_chat_template(
     tokenizer: "Tokenizer",
     conversation: Union[Conversation, Sequence[Conversation]],
+    /,
     *,
     tools: Optional[Sequence[Mapping]] = None,
     add_generation_prompt: bool = False,

@@ -13,7 +13,7 @@ The ids are wordsplit's, which equal tiktoken's on every input (the test suite c
 them live). Encodings are wordsplit's registered vocabularies: the OpenAI ones under
 tiktoken's names (``gpt2`` stays ``gpt2``), then ``qwen3`` and any vocabulary a plug-in
 registers with :func:`wordsplit.register_vocab`. It does not read ``tiktoken_ext`` plug-ins
-and never downloads the OpenAI files (they are bundled).
+or ``TIKTOKEN_CACHE_DIR``: the OpenAI files are wordsplit's bundled copies.
 
 What differs from tiktoken, on purpose: a lone surrogate in the text of
 ``encode_to_numpy`` and ``encode_with_unstable`` is encoded as U+FFFD (as ``encode`` does)
