@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import subprocess
 import sys
 from datetime import datetime
 
@@ -173,7 +174,14 @@ def test_template_sees_only_plain_data():
         x: int
         y: float
 
-    np = pytest.importorskip("numpy")
+    import numpy as np
+
     value = plain_data({"p": Point(1, 2.0), "n": np.int64(3), "b": np.bool_(False), "o": object(), "t": (1, "a")})
     assert value == {"p": {"x": 1, "y": 2.0}, "n": 3, "b": False, "o": "<object>", "t": (1, "a")}
     assert type(value["n"]) is int and type(value["b"]) is bool
+
+
+def test_import_wordsplit_does_not_import_jinja2_or_compat():
+    code = "import sys, wordsplit; wordsplit.get_tokenizer('gpt2').encode('x'); " \
+           "print(sorted(m for m in ('jinja2', 'wordsplit.chat', 'wordsplit.compat') if m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"

@@ -170,8 +170,10 @@ HF_TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def hf_stream():
-    return pytest.importorskip("tokenizers.decoders").DecodeStream
+def hf_stream(hf_qwen3):
+    from tokenizers.decoders import DecodeStream
+
+    return DecodeStream
 
 
 def hf_run(hf_qwen3, DecodeStream, steps, **kwargs):
