@@ -158,10 +158,22 @@ class Encoding:
 
     # -- encoding ---------------------------------------------------------------------------
 
-    def _policy(self, text_or_texts, allowed_special, disallowed_special) -> tuple[frozenset[str], frozenset[str]]:
-        """tiktoken's reading of ``allowed_special`` / ``disallowed_special``, as the two sets
-        the engine takes. A disallowed string that is not a special token is still searched for
-        in the text, as tiktoken does."""
+    def _policy(self, text_or_texts, allowed_special, disallowed_special) -> dict:
+        """tiktoken's reading of ``allowed_special`` / ``disallowed_special``, as the keyword
+        arguments of the wordsplit tokenizer's encode methods. A disallowed string that is not
+        a special token is still searched for in the text, as tiktoken does."""
+        if isinstance(disallowed_special, str) and disallowed_special == "all":
+            # The two common calls go to the tokenizer's precomputed policies: set arithmetic
+            # over o200k_harmony's 1,091 special tokens would cost more than a short encode.
+            if isinstance(allowed_special, str) and allowed_special == "all":
+                return {"allowed_special": "all"}
+            if isinstance(allowed_special, (set, frozenset)) and not allowed_special:
+                return {}
+        allowed, disallowed = self._policy_sets(text_or_texts, allowed_special, disallowed_special)
+        return {"allowed_special": allowed, "disallowed_special": disallowed}
+
+    def _policy_sets(self, text_or_texts, allowed_special, disallowed_special) -> tuple[frozenset[str], frozenset[str]]:
+        """The allowed and the disallowed special tokens (see :meth:`_policy`)."""
         specials = self.special_tokens_set
         if allowed_special == "all":
             allowed_special = specials
@@ -190,8 +202,7 @@ class Encoding:
         >>> get_encoding("gpt2").encode("<|endoftext|>", allowed_special="all")
         [50256]
         """
-        allowed, disallowed = self._policy(text, allowed_special, disallowed_special)
-        return self._tokenizer.encode(text, allowed_special=allowed, disallowed_special=disallowed)
+        return self._tokenizer.encode(text, **self._policy(text, allowed_special, disallowed_special))
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` with special tokens as plain text.
@@ -215,8 +226,7 @@ class Encoding:
         """
         import numpy as np
 
-        allowed, disallowed = self._policy(text, allowed_special, disallowed_special)
-        ids, _ = self._tokenizer.encode_batch_flat([text], allowed_special=allowed, disallowed_special=disallowed)
+        ids, _ = self._tokenizer.encode_batch_flat([text], **self._policy(text, allowed_special, disallowed_special))
         array = np.frombuffer(ids, dtype=np.uint32)
         array.flags.writeable = False  # tiktoken's array is a view of an immutable buffer
         return array
@@ -242,9 +252,8 @@ class Encoding:
         >>> get_encoding("gpt2").encode_batch(["hello world", "goodbye world"])
         [[31373, 995], [11274, 16390, 995]]
         """
-        allowed, disallowed = self._policy(text, allowed_special, disallowed_special)
         return self._tokenizer.encode_batch(
-            text, num_threads=num_threads, allowed_special=allowed, disallowed_special=disallowed
+            text, num_threads=num_threads, **self._policy(text, allowed_special, disallowed_special)
         )
 
     def encode_with_unstable(
@@ -261,7 +270,7 @@ class Encoding:
         >>> stable, [8842] in completions
         ([31373], True)
         """
-        allowed, disallowed = self._policy(text, allowed_special, disallowed_special)
+        allowed, disallowed = self._policy_sets(text, allowed_special, disallowed_special)
         if disallowed and (match := _literal_regex(disallowed).search(text)):
             raise disallowed_error(match.group())
         tokens, last_len = self._encode_with_last_piece(text, allowed)
