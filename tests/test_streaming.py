@@ -146,6 +146,21 @@ def test_each_step_decodes_only_its_own_ids(backend, monkeypatch):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_copies_are_independent(backend):
+    import copy
+
+    tok = tokenizer_for("qwen3", backend=backend)
+    ids = tok.encode("a 😀 b 🦀")
+    for cut in range(len(ids) + 1):
+        stream = tok.decode_stream()
+        head = "".join(stream.step(i) or "" for i in ids[:cut])
+        for twin in (copy.copy(stream), copy.deepcopy(stream)):
+            assert twin.pending == stream.pending
+            assert head + "".join(twin.step(i) or "" for i in ids[cut:]) == tok.decode(ids)
+        assert head + "".join(stream.step(i) or "" for i in ids[cut:]) == tok.decode(ids)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_invalid_ids_raise(backend):
     tok = tokenizer_for("qwen3", backend=backend)
     stream = tok.decode_stream()

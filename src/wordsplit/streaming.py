@@ -102,6 +102,27 @@ class DecodeStream:
         """
         return self._decoder.getstate()[0]
 
+    def __copy__(self) -> "DecodeStream":
+        """An independent stream in the same state (one per beam in a beam search).
+
+        >>> import copy
+        >>> from wordsplit import get_tokenizer
+        >>> tok = get_tokenizer("cl100k_base")
+        >>> stream = tok.decode_stream()
+        >>> stream.step(tok.encode("🦀")[:2])
+        >>> other = copy.copy(stream)
+        >>> stream.step(tok.encode("🦀")[2:]), other.pending
+        ('🦀', b'\\xf0\\x9f\\xa6')
+        """
+        other = DecodeStream.__new__(DecodeStream)
+        other._tokenizer, other._skip = self._tokenizer, self._skip
+        other._decoder = _Utf8Decoder(errors="replace")
+        other._decoder.setstate(self._decoder.getstate())
+        return other
+
+    def __deepcopy__(self, memo: dict) -> "DecodeStream":
+        return self.__copy__()  # the tokenizer is immutable and shared
+
     def _bytes(self, ids: Iterable[int]) -> bytes:
         ids = list(ids)
         if self._skip:
