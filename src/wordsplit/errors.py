@@ -125,3 +125,29 @@ class EncodedFileError(WordsplitError, ValueError):
 class TrainingInputError(WordsplitError, ValueError):
     """Training was given input it cannot read: a malformed JSONL line, a missing Parquet
     column, text that is not UTF-8, a bad option value."""
+
+
+class UnknownEncodingError(UnknownVocabError, ValueError):
+    """``wordsplit.compat.tiktoken.get_encoding`` got a name that is not registered (a
+    ``ValueError``, as tiktoken raises, and a ``KeyError``, as ``load_vocab`` raises)."""
+
+
+class UnknownModelError(UnknownNameError):
+    """``encoding_for_model`` got a model name it cannot map to an encoding (a ``KeyError``,
+    as tiktoken raises)."""
+
+
+class CompatAssertionError(WordsplitError, AssertionError):
+    """A check that tiktoken makes with ``assert`` failed (``explicit_n_vocab`` that does not
+    match, ``is_special_token`` given a non-int); an ``AssertionError`` so code written for
+    tiktoken keeps working."""
+
+
+class ChatTemplateError(WordsplitError, ValueError):
+    """A chat template is missing, or failed to render (``raise_exception`` in the template,
+    an undefined variable, a sandbox violation)."""
+
+
+class MissingDependencyError(WordsplitError, ImportError):
+    """An optional dependency is not installed (``jinja2`` for chat templates: install
+    ``wordsplit[chat]``)."""

@@ -28,6 +28,7 @@ from .vocab import Vocab
 
 if TYPE_CHECKING:
     from .apps.explain import Explanation
+    from .streaming import DecodeStream
     from .options import TokenizerOptions
 
 
@@ -321,6 +322,63 @@ class Tokenizer:
         integer numpy array is decoded row by row. ``num_threads`` as for :meth:`encode_batch`."""
         threads = self._threads(num_threads)
         return self._engine.decode_batch(check_batch_ids(batch), errors, threads)
+
+    def decode_stream(self, skip_special_tokens: bool = False, *, ids: Optional[Iterable[int]] = None) -> "DecodeStream":
+        """A :class:`~wordsplit.streaming.DecodeStream` for ids as a model generates them:
+        ``step(id_or_ids)`` returns the text they complete (or None), holding back only an
+        incomplete UTF-8 character; ``ids`` prefills it with ids already shown.
+
+        >>> from wordsplit import get_tokenizer
+        >>> stream = get_tokenizer("qwen3").decode_stream()
+        >>> stream.step(14990), stream.step([1879])
+        ('hello', ' world')
+        """
+        from .streaming import DecodeStream
+
+        return DecodeStream(self, skip_special_tokens=skip_special_tokens, ids=ids)
+
+    # -- chat -----------------------------------------------------------------------------
+
+    def apply_chat_template(self, messages, *, tools=None, add_generation_prompt: bool = False,
+                            tokenize: bool = True, **template_kwargs):
+        """Render a conversation with the vocabulary's chat template, as transformers does,
+        and encode it (special tokens in the rendered text are tokens); see :mod:`wordsplit.chat`.
+
+        Args:
+            messages: dicts with ``role`` and ``content`` (``tool_calls``, ``reasoning_content``...
+                as the template reads them), or a list of such conversations.
+            tools: JSON schemas of the tools the model may call.
+            add_generation_prompt: end with the header of an assistant turn.
+            tokenize: return ids (True) or the rendered text (False).
+            template_kwargs: template variables (``enable_thinking=False``), ``documents``,
+                ``continue_final_message``, or ``chat_template=`` to use another template.
+
+        Raises:
+            MissingDependencyError: Jinja2 is not installed (``pip install 'wordsplit[chat]'``).
+            ChatTemplateError: no template for this vocabulary, or the template failed.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").apply_chat_template([{"role": "user", "content": "hi"}])
+        [151644, 872, 198, 6023, 151645, 198]
+        """
+        from .chat import apply_chat_template
+
+        return apply_chat_template(self, messages, tools=tools, add_generation_prompt=add_generation_prompt,
+                                   tokenize=tokenize, **template_kwargs)
+
+    def count_chat_tokens(self, messages, *, tools=None, add_generation_prompt: bool = False,
+                          **template_kwargs) -> int:
+        """The number of tokens :meth:`apply_chat_template` gives for one conversation.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").count_chat_tokens([{"role": "user", "content": "hi"}])
+        6
+        """
+        from .chat import apply_chat_template
+
+        text = apply_chat_template(self, messages, tools=tools, add_generation_prompt=add_generation_prompt,
+                                   tokenize=False, **template_kwargs)
+        return self.count(text, allowed_special="all")
 
     # -- vocabulary -----------------------------------------------------------------------
 

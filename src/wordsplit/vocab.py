@@ -43,6 +43,9 @@ class Vocab:
         whole_piece_lookup: a piece that is itself a token is one lookup (tiktoken, and HF
             with ``ignore_merges``); off only for pair-ranked files without ``ignore_merges``.
         source: where it came from, for error messages.
+        chat_template: the Jinja chat template of the model (``tokenizer_config.json``'s), or
+            None; :mod:`wordsplit.chat` renders it, and falls back to a template bundled
+            under the vocabulary's name (Qwen3's).
 
     Ids below ``n_vocab`` that no token uses (gaps, GGUF's unused padding) decode as errors.
 
@@ -57,7 +60,7 @@ class Vocab:
     __slots__ = (
         "name", "pattern", "special_tokens", "added_tokens", "normalizer", "merges",
         "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
-        "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__",
+        "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template",
     )
 
     def __init__(
@@ -75,6 +78,7 @@ class Vocab:
         bos_token_id: int | None = None,
         whole_piece_lookup: bool = True,
         source: str | None = None,
+        chat_template: str | None = None,
     ) -> None:
         set_ = object.__setattr__
         source = source or name
@@ -96,6 +100,7 @@ class Vocab:
             name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ranks),
+            chat_template=chat_template,
         )
         set_(self, "_ranks", MappingProxyType(dict(ranks)))
         self._check_eos_bos()
@@ -118,6 +123,7 @@ class Vocab:
         bos_token_id: int | None = None,
         whole_piece_lookup: bool = True,
         source: str | None = None,
+        chat_template: str | None = None,
     ) -> Vocab:
         """A Vocab from BPE token ``ids`` (uint32 array) whose bytes are ``blob`` cut into
         ``lengths``; the other arguments are as for the constructor.
@@ -136,6 +142,7 @@ class Vocab:
             name=name, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, source=source,
+            chat_template=chat_template,
         )
         if len(ids) != len(lengths) or sum(lengths) != len(blob):
             raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
@@ -152,6 +159,7 @@ class Vocab:
             name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=None, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ids),
+            chat_template=chat_template,
         )
         object.__setattr__(self, "_packed", (blob, ids, lengths))
         try:
@@ -176,7 +184,7 @@ class Vocab:
         fields = {
             key: getattr(self, key)
             for key in ("name", "pattern", "n_vocab", "normalizer", "eos_token_id", "bos_token_id",
-                        "whole_piece_lookup", "source")
+                        "whole_piece_lookup", "source", "chat_template")
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
                       merges=None if self.merges is None else dict(self.merges))
