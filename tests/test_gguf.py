@@ -176,10 +176,10 @@ def test_metadata_of_our_qwen3_vocab():
 def test_metadata_loads_well_under_a_second():
     data = gguf_bytes("qwen3-vocab.gguf")
     best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
+    for _ in range(3):  # CPU time, best of three: other work on the machine does not count
+        start = time.process_time()
         read_gguf_metadata(data)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     assert best < 0.5
 
 
