@@ -803,9 +803,9 @@ fn regex_split(
     texts: Vec<String>,
     sequence: bool,
 ) -> PyResult<Vec<Option<Vec<String>>>> {
-    let split: Box<
-        dyn Fn(&str, &mut Vec<usize>) -> Result<(), spanners::SplitError> + Send + Sync,
-    > = if sequence {
+    type Split =
+        Box<dyn Fn(&str, &mut Vec<usize>) -> Result<(), spanners::SplitError> + Send + Sync>;
+    let split: Split = if sequence {
         let spanner =
             spanners::RegexSequence::new(&patterns).map_err(|e| regex_unsupported(py, &e))?;
         Box::new(move |text, ends| spanner.split(text, ends))

@@ -42,7 +42,8 @@ const SIZE_LIMIT: usize = 1 << 28;
 /// A set of code points: an ASCII bitmap and the sorted, merged ranges.
 #[derive(Clone, Debug)]
 struct CharSet {
-    ascii: [bool; 128],
+    /// Bit `c` set: ASCII `c` is in the set.
+    ascii: u128,
     ranges: Vec<(u32, u32)>,
 }
 
@@ -56,10 +57,10 @@ impl CharSet {
                 _ => merged.push((lo, hi)),
             }
         }
-        let mut ascii = [false; 128];
+        let mut ascii = 0u128;
         for &(lo, hi) in &merged {
             for cp in lo..=hi.min(127) {
-                ascii[cp as usize] = true;
+                ascii |= 1 << cp;
             }
         }
         Self {
@@ -72,7 +73,7 @@ impl CharSet {
     fn contains(&self, c: char) -> bool {
         let cp = c as u32;
         if cp < 128 {
-            return self.ascii[cp as usize];
+            return self.ascii >> cp & 1 != 0;
         }
         self.ranges
             .binary_search_by(|&(lo, hi)| {
@@ -341,18 +342,16 @@ impl RegexSequence {
 fn reject_class_escapes(pattern: &str) -> Result<(), String> {
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some(
-                    e @ ('p' | 'P' | 's' | 'S' | 'd' | 'D' | 'w' | 'W' | 'b' | 'B' | 'h' | 'H'),
-                ) => {
-                    return Err(format!(
-                        "the pattern still has the class escape \\{e}; pass the expanded form \
-                         (wordsplit.spanners.regex.native_pattern)"
-                    ))
-                }
-                _ => {}
-            }
+        if c != '\\' {
+            continue;
+        }
+        if let Some(e @ ('p' | 'P' | 's' | 'S' | 'd' | 'D' | 'w' | 'W' | 'b' | 'B' | 'h' | 'H')) =
+            chars.next()
+        {
+            return Err(format!(
+                "the pattern still has the class escape \\{e}; pass the expanded form \
+                 (wordsplit.spanners.regex.native_pattern)"
+            ));
         }
     }
     Ok(())
