@@ -105,7 +105,7 @@ ANY_TEXT = st.one_of(
 
 
 @pytest.mark.parametrize("name", PATTERNS)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(text=ANY_TEXT)
 def test_native_regex_equals_python_on_random_text(name, text):
     pattern = PATTERNS[name][0]
@@ -254,7 +254,7 @@ def test_sequence_equals_reference_on_every_short_string(name):
 
 
 @pytest.mark.parametrize("name", SEQUENCES)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(text=ANY_TEXT)
 def test_sequence_equals_reference_on_random_text(name, text):
     patterns = SEQUENCES[name]
