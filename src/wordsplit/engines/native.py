@@ -25,9 +25,6 @@ from ..vocab import Vocab, native_module
 # Encoder names the native core implements ("auto" is its own strategy; see options.py).
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases)])
 NATIVE_NORMALIZERS = frozenset(["none", "nfc"])
-# Spanner names the native core implements: the scanners (for their proven patterns only) and
-# "regex" (any pattern it can compile; see native_regex_pattern).
-NATIVE_SPANNERS = frozenset(["regex", *SCANNER_PATTERNS])
 
 
 def native_regex_pattern(pattern: str) -> Optional[str]:
