@@ -169,6 +169,11 @@ impl RegexSpanner {
     /// Compiles an expanded pattern (see the module docs). `Err` says why it cannot run
     /// natively; the caller then keeps the Python spanner.
     pub fn new(pattern: &str) -> Result<Self, String> {
+        Self::compile(pattern, false)
+    }
+
+    /// `unanchored`: also compile the whole pattern for [`Self::split_with_gaps`]'s searches.
+    fn compile(pattern: &str, unanchored: bool) -> Result<Self, String> {
         reject_class_escapes(pattern)?;
         let fancy = fancy_regex::RegexBuilder::new(pattern)
             .backtrack_limit(usize::MAX)
@@ -204,7 +209,7 @@ impl RegexSpanner {
                 None => plan_ok = false,
             }
         }
-        let regular = if all_regular {
+        let regular = if all_regular && unanchored {
             Some(dfa(&pending)?)
         } else {
             None
@@ -308,7 +313,7 @@ impl RegexSequence {
         let steps = patterns
             .iter()
             .enumerate()
-            .map(|(i, p)| RegexSpanner::new(p).map_err(|e| format!("pattern {i}: {e}")))
+            .map(|(i, p)| RegexSpanner::compile(p, true).map_err(|e| format!("pattern {i}: {e}")))
             .collect::<Result<_, _>>()?;
         Ok(Self { steps })
     }
