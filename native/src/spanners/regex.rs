@@ -33,8 +33,11 @@
 //! tokenizer pattern has one.
 
 use fancy_regex::{Expr, LookAround};
-use regex_automata::{meta, Anchored, Input};
+use regex_automata::hybrid::dfa::{Cache as DfaCache, DFA};
+use regex_automata::{meta, nfa::thompson, Anchored, Input};
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The regex-crate size limits: explicit Unicode classes make big (but lazy) automata.
 const SIZE_LIMIT: usize = 1 << 28;
@@ -133,12 +136,79 @@ impl RunNotFollowed {
     }
 }
 
+/// Consecutive regular alternatives, searched anchored (leftmost-first) by a lazy DFA that
+/// this module drives byte by byte: a piece is ~5 bytes, and the general search routine's
+/// setup (prefilters, unrolled loops, the cache pool) cost more than the walk itself.
+struct AnchoredDfa {
+    dfa: DFA,
+    /// The same alternatives for the rare search the lazy DFA gives up on.
+    fallback: meta::Regex,
+}
+
+impl AnchoredDfa {
+    fn new(alternatives: &[String]) -> Result<Self, String> {
+        let pattern = alternatives.join("|");
+        let dfa = DFA::builder()
+            .configure(DFA::config().cache_capacity(8 << 20))
+            .thompson(thompson::Config::new().nfa_size_limit(Some(SIZE_LIMIT)))
+            .build(&pattern)
+            .map_err(|e| format!("the regex crate cannot compile {pattern:?}: {e}"))?;
+        Ok(Self {
+            dfa,
+            fallback: dfa_regex(alternatives)?,
+        })
+    }
+
+    /// The end of the leftmost-first match starting at `pos`, if any.
+    #[inline]
+    fn match_at(&self, cache: &mut DfaCache, text: &str, pos: usize) -> Option<usize> {
+        self.walk(cache, text, pos).unwrap_or_else(|| {
+            self.fallback
+                .search_half(&Input::new(text).range(pos..).anchored(Anchored::Yes))
+                .map(|m| m.offset())
+        })
+    }
+
+    /// The DFA walk; `None` when the lazy DFA gives up (then the meta regex answers).
+    #[inline]
+    fn walk(&self, cache: &mut DfaCache, text: &str, pos: usize) -> Option<Option<usize>> {
+        let bytes = text.as_bytes();
+        let input = Input::new(text).range(pos..).anchored(Anchored::Yes);
+        let mut sid = self.dfa.start_state_forward(cache, &input).ok()?;
+        let mut end = None;
+        for (at, &byte) in bytes.iter().enumerate().skip(pos) {
+            sid = self.dfa.next_state(cache, sid, byte).ok()?;
+            if sid.is_tagged() {
+                // Match states come one byte late: this one says a match ended at `at`.
+                if sid.is_match() {
+                    end = Some(at);
+                } else if sid.is_dead() {
+                    return Some(end);
+                } else if sid.is_quit() {
+                    return None;
+                }
+            }
+        }
+        sid = self.dfa.next_eoi_state(cache, sid).ok()?;
+        if sid.is_match() {
+            end = Some(bytes.len());
+        }
+        Some(end)
+    }
+}
+
 /// One step of the plan at a position: the first step that matches there gives the piece.
 enum Segment {
-    /// Consecutive regular alternatives, searched anchored (leftmost-first).
-    Dfa(meta::Regex),
+    Dfa(Box<AnchoredDfa>),
     Run(RunNotFollowed),
 }
+
+/// The lazy DFAs' caches of one spanner on one thread (most recently used first).
+const CACHED_SPANNERS: usize = 8;
+thread_local! {
+    static DFA_CACHES: RefCell<Vec<(u64, Vec<DfaCache>)>> = const { RefCell::new(Vec::new()) };
+}
+static NEXT_SPANNER_ID: AtomicU64 = AtomicU64::new(0);
 
 enum Plan {
     Segments(Vec<Segment>),
@@ -158,6 +228,8 @@ pub enum SplitError {
 
 /// A split pattern compiled for native matching; see the module docs.
 pub struct RegexSpanner {
+    /// Names this spanner's entry in the per-thread DFA caches (never reused).
+    id: u64,
     plan: Plan,
     /// The whole pattern, for the fancy plan and for searches that may skip text.
     fancy: fancy_regex::Regex,
@@ -202,7 +274,9 @@ impl RegexSpanner {
             match run_not_followed(alternative) {
                 Some(run) => {
                     if !pending.is_empty() {
-                        segments.push(Segment::Dfa(dfa(&std::mem::take(&mut pending))?));
+                        segments.push(Segment::Dfa(Box::new(AnchoredDfa::new(&std::mem::take(
+                            &mut pending,
+                        ))?)));
                     }
                     segments.push(Segment::Run(run));
                 }
@@ -210,12 +284,12 @@ impl RegexSpanner {
             }
         }
         let regular = if all_regular && unanchored {
-            Some(dfa(&pending)?)
+            Some(dfa_regex(&pending)?)
         } else {
             None
         };
         if !pending.is_empty() {
-            segments.push(Segment::Dfa(dfa(&pending)?));
+            segments.push(Segment::Dfa(Box::new(AnchoredDfa::new(&pending)?)));
         }
         let plan = if plan_ok {
             Plan::Segments(segments)
@@ -223,6 +297,7 @@ impl RegexSpanner {
             Plan::Fancy
         };
         Ok(Self {
+            id: NEXT_SPANNER_ID.fetch_add(1, Ordering::Relaxed),
             plan,
             fancy,
             regular,
@@ -238,13 +313,16 @@ impl RegexSpanner {
     pub fn split(&self, text: &str, out: &mut Vec<usize>) -> Result<(), SplitError> {
         let mut pos = 0;
         match &self.plan {
-            Plan::Segments(segments) => {
+            Plan::Segments(segments) => DFA_CACHES.with_borrow_mut(|caches| {
+                let caches = self.caches(segments, caches);
                 'pieces: while pos < text.len() {
+                    let mut dfa_index = 0;
                     for segment in segments {
                         let end = match segment {
-                            Segment::Dfa(regex) => regex
-                                .search_half(&Input::new(text).range(pos..).anchored(Anchored::Yes))
-                                .map(|m| m.offset()),
+                            Segment::Dfa(dfa) => {
+                                dfa_index += 1;
+                                dfa.match_at(&mut caches[dfa_index - 1], text, pos)
+                            }
                             Segment::Run(run) => run.match_at(text, pos),
                         };
                         if let Some(end) = end {
@@ -255,7 +333,8 @@ impl RegexSpanner {
                     }
                     return Err(SplitError::Gap(pos));
                 }
-            }
+                Ok(())
+            })?,
             Plan::Fancy => {
                 while pos < text.len() {
                     match self.fancy.find_from_pos(text, pos) {
@@ -270,6 +349,33 @@ impl RegexSpanner {
             }
         }
         Ok(())
+    }
+
+    /// This thread's DFA caches for this spanner, made on first use.
+    fn caches<'c>(
+        &self,
+        segments: &[Segment],
+        caches: &'c mut Vec<(u64, Vec<DfaCache>)>,
+    ) -> &'c mut Vec<DfaCache> {
+        match caches.iter().position(|(id, _)| *id == self.id) {
+            Some(0) => {}
+            Some(i) => {
+                let entry = caches.remove(i);
+                caches.insert(0, entry);
+            }
+            None => {
+                caches.truncate(CACHED_SPANNERS - 1);
+                let made = segments
+                    .iter()
+                    .filter_map(|s| match s {
+                        Segment::Dfa(dfa) => Some(dfa.dfa.create_cache()),
+                        Segment::Run(_) => None,
+                    })
+                    .collect();
+                caches.insert(0, (self.id, made));
+            }
+        }
+        &mut caches[0].1
     }
 
     /// Appends the pieces of `text` as llama.cpp cuts a piece with one regex: each match, and
@@ -579,8 +685,8 @@ fn run_not_followed(e: &Expr) -> Option<RunNotFollowed> {
     })
 }
 
-/// One lazy-DFA regex for the alternation of the regular `alternatives`.
-fn dfa(alternatives: &[String]) -> Result<meta::Regex, String> {
+/// A regex-automata meta regex for the alternation of the regular `alternatives`.
+fn dfa_regex(alternatives: &[String]) -> Result<meta::Regex, String> {
     let pattern = alternatives.join("|");
     let config = meta::Config::new()
         .nfa_size_limit(Some(SIZE_LIMIT))
