@@ -450,9 +450,11 @@ struct PyPolicy {
 /// The whole encode in one call; see `wordsplit/engines/native.py`.
 ///
 /// `Pipeline(tables, *, encoder, spanner, pattern, literals, normalizer, encoder_impl=None,
-/// spanner_impl=None, normalizer_impl=None)`: each stage is native (a native encoder name or
-/// "auto"; the scanner `spanner`, which must be registered for exactly `pattern`; "none" or
-/// "nfc") unless its `*_impl` Python object is given, the name then naming it in messages.
+/// spanner_impl=None, normalizer_impl=None, patterns=None)`: each stage is native (a native
+/// encoder name or "auto"; the scanner `spanner`, which must be registered for exactly
+/// `pattern`, or `spanner="regex"` with `pattern` in its expanded form, or, given `patterns`
+/// (expanded), a llama.cpp-style sequence of regexes named `spanner`; "none" or "nfc") unless
+/// its `*_impl` Python object is given, the name then naming it in messages.
 /// `literals` is `[(text, id, special)]`.
 #[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
 struct PyPipeline {
@@ -564,6 +566,7 @@ impl TextArg<'_> {
 fn encode_error(py: Python<'_>, error: EncodeError) -> PyErr {
     match error {
         EncodeError::Python(err) => err,
+        EncodeError::Component(message) => ws_error(py, "ComponentError", message),
         EncodeError::Disallowed(token) => {
             let token = pipeline::py_repr(py, &token);
             ws_error(
@@ -592,7 +595,7 @@ impl PyPipeline {
 
     #[new]
     #[pyo3(signature = (tables, *, encoder, spanner, pattern, literals, normalizer,
-                        encoder_impl=None, spanner_impl=None, normalizer_impl=None))]
+                        encoder_impl=None, spanner_impl=None, normalizer_impl=None, patterns=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -605,6 +608,7 @@ impl PyPipeline {
         encoder_impl: Option<Py<PyAny>>,
         spanner_impl: Option<Py<PyAny>>,
         normalizer_impl: Option<Py<PyAny>>,
+        patterns: Option<Vec<String>>,
     ) -> PyResult<Self> {
         let encoder = match encoder_impl {
             Some(object) => EncodeStage::Python(object, encoder.to_owned()),
@@ -612,7 +616,21 @@ impl PyPipeline {
         };
         let spanner = match spanner_impl {
             Some(object) => SpanStage::Python(object, spanner.to_owned()),
-            None => SpanStage::Native(scanner(py, spanner, pattern)?),
+            None => match patterns {
+                Some(patterns) => SpanStage::RegexSequence(
+                    spanners::RegexSequence::new(&patterns)
+                        .map_err(|e| regex_unsupported(py, &e))?,
+                    spanner.to_owned(),
+                ),
+                None if spanner == "regex" => SpanStage::Regex(
+                    Box::new(
+                        spanners::RegexSpanner::new(pattern)
+                            .map_err(|e| regex_unsupported(py, &e))?,
+                    ),
+                    spanner.to_owned(),
+                ),
+                None => SpanStage::Native(scanner(py, spanner, pattern)?),
+            },
         };
         let normalizer = match (normalizer_impl, normalizer) {
             (Some(object), name) => NormalizeStage::Python(object, name.to_owned()),
@@ -752,6 +770,75 @@ fn scanner(py: Python<'_>, name: &str, pattern: &str) -> PyResult<Box<dyn spanne
             ),
         )),
     }
+}
+
+/// UnsupportedTokenizerError: the native regex spanner cannot run this pattern.
+fn regex_unsupported(py: Python<'_>, reason: &str) -> PyErr {
+    ws_error(
+        py,
+        "UnsupportedTokenizerError",
+        format!("the native regex spanner cannot run this pattern: {reason}"),
+    )
+}
+
+/// `regex_plan(pattern)`: how the native regex spanner runs an expanded pattern, "dfa" or
+/// "backtracking"; UnsupportedTokenizerError if it cannot (the Python spanner is used then).
+#[pyfunction]
+fn regex_plan(py: Python<'_>, pattern: &str) -> PyResult<&'static str> {
+    let spanner = spanners::RegexSpanner::new(pattern).map_err(|e| regex_unsupported(py, &e))?;
+    Ok(if spanner.is_planned() {
+        "dfa"
+    } else {
+        "backtracking"
+    })
+}
+
+/// `regex_split(patterns, texts, sequence=False)`: each text's pieces by the native regex
+/// spanner (one expanded pattern), or by the sequence of `patterns`; for the equivalence
+/// tests. A text the pattern does not cover gives None.
+#[pyfunction]
+#[pyo3(signature = (patterns, texts, sequence=false))]
+fn regex_split(
+    py: Python<'_>,
+    patterns: Vec<String>,
+    texts: Vec<String>,
+    sequence: bool,
+) -> PyResult<Vec<Option<Vec<String>>>> {
+    type Split =
+        Box<dyn Fn(&str, &mut Vec<usize>) -> Result<(), spanners::SplitError> + Send + Sync>;
+    let split: Split = if sequence {
+        let spanner =
+            spanners::RegexSequence::new(&patterns).map_err(|e| regex_unsupported(py, &e))?;
+        Box::new(move |text, ends| spanner.split(text, ends))
+    } else {
+        let [pattern] = patterns.as_slice() else {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "regex_split takes one pattern unless sequence=True",
+            ));
+        };
+        let spanner =
+            spanners::RegexSpanner::new(pattern).map_err(|e| regex_unsupported(py, &e))?;
+        Box::new(move |text, ends| spanner.split(text, ends))
+    };
+    Ok(py.allow_threads(|| {
+        texts
+            .iter()
+            .map(|text| {
+                let mut ends = Vec::new();
+                split(text, &mut ends).ok()?;
+                let mut start = 0;
+                Some(
+                    ends.iter()
+                        .map(|&end| {
+                            let piece = text[start..end].to_owned();
+                            start = end;
+                            piece
+                        })
+                        .collect(),
+                )
+            })
+            .collect()
+    }))
 }
 
 /// `scan(pattern, texts)`: each text cut into pieces by the scanner registered for `pattern`
@@ -976,6 +1063,8 @@ fn rank_pairs(py: Python<'_>, tokens: Vec<Option<Vec<u8>>>) -> Vec<Option<(u32, 
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add_function(wrap_pyfunction!(rank_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(regex_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(regex_split, m)?)?;
     m.add_class::<PyTables>()?;
     m.add_class::<PyEncoder>()?;
     m.add_class::<PyPolicy>()?;

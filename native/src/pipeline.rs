@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::encoders::{merge_piece, EncoderKind};
-use crate::spanners::Spanner;
+use crate::spanners::{RegexSequence, RegexSpanner, Spanner, SplitError};
 use crate::tables::MergeTables;
 
 /// One special or added token literal.
@@ -46,6 +46,8 @@ pub enum EncodeError {
     Disallowed(String),
     /// A Python stage raised this, or broke its contract (a ComponentError).
     Python(PyErr),
+    /// A native stage broke its contract (the glue raises ComponentError with this message).
+    Component(String),
 }
 
 /// The normalizer stage.
@@ -60,6 +62,10 @@ pub enum NormalizeStage {
 /// The spanner stage.
 pub enum SpanStage {
     Native(Box<dyn Spanner>),
+    /// Any pattern (spanner `regex`), and its registry name; see [`RegexSpanner`].
+    Regex(Box<RegexSpanner>, String),
+    /// A llama.cpp-style sequence of patterns, and its name; see [`RegexSequence`].
+    RegexSequence(RegexSequence, String),
     /// A Python object with `split(str) -> list[str]`, and its registry name.
     Python(Py<PyAny>, String),
 }
@@ -192,7 +198,7 @@ impl Pipeline {
         };
         let spanner = match &self.spanner {
             SpanStage::Python(object, _) => Some(object),
-            SpanStage::Native(_) => None,
+            _ => None,
         };
         let encoder = match &self.encoder {
             EncodeStage::Python(object, _) => Some(object),
@@ -232,7 +238,7 @@ impl Pipeline {
 
     /// Whether every stage is native: then encoding needs no GIL.
     pub fn is_native(&self) -> bool {
-        matches!(self.spanner, SpanStage::Native(_))
+        !matches!(self.spanner, SpanStage::Python(..))
             && matches!(self.encoder, EncodeStage::Native(_))
             && !matches!(self.normalizer, NormalizeStage::Python(..))
     }
@@ -307,6 +313,12 @@ impl Pipeline {
         let mut ends = Vec::with_capacity(text.len() / 4 + 1);
         match &self.spanner {
             SpanStage::Native(spanner) => spanner.split(text, &mut ends),
+            SpanStage::Regex(spanner, name) => spanner
+                .split(text, &mut ends)
+                .map_err(|e| split_error(name, e))?,
+            SpanStage::RegexSequence(spanner, name) => spanner
+                .split(text, &mut ends)
+                .map_err(|e| split_error(name, e))?,
             SpanStage::Python(spanner, name) => python_split(spanner, name, text, &mut ends)?,
         }
         let tables = &*self.tables;
@@ -385,6 +397,17 @@ impl Pipeline {
             Ok(())
         })
     }
+}
+
+/// The ComponentError of a native regex stage, worded as the Python engine words it for the
+/// Python spanner of the same name (a gap is text its split() would have dropped).
+fn split_error(name: &str, error: SplitError) -> EncodeError {
+    EncodeError::Component(match error {
+        SplitError::Gap(_) => format!(
+            "spanner '{name}': split() must return a list of str that concatenate to its input"
+        ),
+        SplitError::Engine(message) => format!("spanner '{name}': {message}"),
+    })
 }
 
 /// A ComponentError with `message`.

@@ -18,15 +18,20 @@
 //! | `cl100k-scanner` | cl100k, tiktoken's spelling and the original (these two differ on a trailing `"\n "`; the scanner is configured per spelling) |
 //! | `qwen2-scanner` | Qwen2/Qwen3 (cl100k original with one digit per number piece) |
 //! | `o200k-scanner` | o200k (one spelling) |
+//!
+//! Any other pattern runs on [`regex::RegexSpanner`] (spanner `regex`), and llama.cpp-style
+//! sequences of patterns on [`regex::RegexSequence`].
 
 pub mod cl100k;
 pub mod classes;
 pub mod gpt2;
 pub mod o200k;
+pub mod regex;
 
 pub use cl100k::Cl100kScanner;
 pub use gpt2::Gpt2Scanner;
 pub use o200k::O200kScanner;
+pub use regex::{RegexSequence, RegexSpanner, SplitError};
 
 /// Splits text into pre-token pieces.
 pub trait Spanner: Send + Sync {

@@ -1,9 +1,10 @@
 """The native engine: the Rust core's ``Pipeline`` (encode) and ``MergeTables`` (decode).
 
 One native call does a whole encode. Each stage is native when it can be (the scanners, the
-three encoders and ``auto``, the ``none``/``nfc`` normalizers) and otherwise a Python component
-that the native pipeline calls for its stage (a plug-in spanner, encoder or normalizer, or the
-``regex`` spanner for a pattern no scanner handles). While every stage is native, encoding
+``regex`` spanner for any pattern the core can compile, the three encoders and ``auto``, the
+``none``/``nfc`` normalizers) and otherwise a Python component that the native pipeline calls
+for its stage (a plug-in spanner, encoder or normalizer, or the ``regex`` spanner for a
+pattern the core cannot run, such as one that can match the empty string). While every stage is native, encoding
 runs with the GIL released and batches run on native threads; while one is Python, the call
 holds the GIL and batches run on the calling thread. The Rust side checks the arguments and
 raises every error with its final message.
@@ -24,6 +25,29 @@ from ..vocab import Vocab, native_module
 # Encoder names the native core implements ("auto" is its own strategy; see options.py).
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases)])
 NATIVE_NORMALIZERS = frozenset(["none", "nfc"])
+
+
+def native_regex_pattern(pattern: str) -> Optional[str]:
+    r"""``pattern`` in the form the native regex spanner compiles, or None if it cannot run it
+    (the Python ``RegexSpanner`` then runs it, and raises its own errors for a bad pattern).
+
+    The classes are expanded once, by the Python translator (``native_pattern``), so both
+    spanners read every class from the same Unicode 16.0 tables.
+
+    >>> native_regex_pattern(r"a|b\z")
+    'a|b\\z'
+    >>> native_regex_pattern(r"a*") is None  # can match empty: left to the Python spanner
+    True
+    """
+    from ..errors import UnsupportedTokenizerError
+    from ..spanners.regex import native_pattern
+
+    try:
+        expanded = native_pattern(pattern)
+        native_module().regex_plan(expanded)
+    except UnsupportedTokenizerError:
+        return None
+    return expanded
 
 
 class NativeEngine:
@@ -83,6 +107,11 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
 
     tables = vocab.native_tables()
     native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner]
+    pattern = vocab.pattern
+    if spanner == "regex":
+        expanded = native_regex_pattern(vocab.pattern)
+        native_spanner = expanded is not None
+        pattern = expanded if native_spanner else pattern
     literals = [(t, i, True) for t, i in vocab.special_tokens.items()]
     literals += [(t, i, False) for t, i in vocab.added_tokens.items()]
     pipeline = native_module().Pipeline(
@@ -91,7 +120,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         encoder_impl=None if encoder in NATIVE_ENCODERS else ENCODERS.get(encoder)(MergeTables.of(vocab)),
         spanner=spanner,
         spanner_impl=None if native_spanner else SPANNERS.get(spanner)(vocab.pattern),
-        pattern=vocab.pattern,
+        pattern=pattern,
         literals=literals,
         normalizer=vocab.normalizer,
         normalizer_impl=None if vocab.normalizer in NATIVE_NORMALIZERS else NORMALIZERS.get(vocab.normalizer),

@@ -39,7 +39,7 @@ from typing import Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 
-__all__ = ["MAX_GROUP_DEPTH", "RegexSpanner", "group_depth", "translate_pattern"]
+__all__ = ["MAX_GROUP_DEPTH", "RegexSpanner", "group_depth", "native_pattern", "translate_pattern"]
 
 MAX_CODE_POINT = 0x10FFFF
 
@@ -559,6 +559,38 @@ def translate_pattern(pattern: str, *, explicit: bool = False) -> str:
     (?V1-f)[\x5F\u0488\u0489\u1ABE\u20DD-\u20E0\u20E2-\u20E4\uA670-\uA672]+\Z
     """
     return _Translator(pattern, explicit).translate()
+
+
+def native_pattern(pattern: str) -> str:
+    r"""The pattern for the native regex spanner: every class spelled as Unicode 16.0 ranges.
+
+    This is :func:`translate_pattern`'s explicit form (the same parse, the same accepted
+    constructs, the same class tables), written in the syntax of Rust's ``fancy-regex``:
+    without the ``(?V1-f)`` prefix, with ``\z`` for end of text and ``\x{..}`` code points.
+    The native core compiles it with no Unicode class tables of its own, so the Python and
+    native spanners cannot disagree on what a class means or on which patterns are accepted.
+
+    Raises:
+        UnsupportedTokenizerError: as :func:`translate_pattern`.
+
+    >>> print(native_pattern(r"[\p{Me}]+$|x"))
+    [\x{488}\x{489}\x{1ABE}\x{20DD}-\x{20E0}\x{20E2}-\x{20E4}\x{A670}-\x{A672}]+\z|x
+    """
+    import regex
+
+    explicit = translate_pattern(pattern, explicit=True)
+    # The translator writes code points as \xHH, \uHHHH or \UHHHHHHHH and end of text as \Z;
+    # every other escape is two characters and means the same in both engines.
+    escape = regex.compile(r"\\(?:x([0-9A-F]{2})|u([0-9A-F]{4})|U([0-9A-F]{8})|(Z)|(.))", regex.S)
+
+    def rewrite(m) -> str:
+        if m.group(4):
+            return "\\z"
+        if m.group(5) is not None:
+            return m.group(0)
+        return f"\\x{{{int(m.group(1) or m.group(2) or m.group(3), 16):X}}}"
+
+    return escape.sub(rewrite, explicit[len(_PREFIX):])
 
 
 class RegexSpanner:

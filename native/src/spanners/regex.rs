@@ -1,0 +1,826 @@
+//! The regex spanner: any split pattern, natively, with the semantics of the Python
+//! `RegexSpanner` (tiktoken's: the successive leftmost-first matches, backtracking preference
+//! order), and the llama.cpp-style sequence of regexes built on it.
+//!
+//! **Where the Unicode classes come from.** This module receives patterns whose classes are
+//! already spelled as explicit Unicode 16.0 ranges: `wordsplit.spanners.regex.native_pattern`
+//! writes them, with the same parser, the same list of accepted constructs and the same class
+//! tables (`_unicode16.py`, generated with `unicode_tables.rs` by one script) as the Python
+//! `RegexSpanner`. Expanding `\p{..}` here from `unicode_tables.rs` would need a second
+//! translator, and two translators can disagree on what they accept or how they read an
+//! escape; one translator cannot. The crate is built without the regex crates' Unicode class
+//! tables (only simple case folding, for `(?i)`), and [`RegexSpanner::new`] refuses any class
+//! escape that was left in, so no class can be read with other Unicode data by accident.
+//!
+//! **How a pattern runs.** [`RegexSpanner::new`] parses the pattern with fancy-regex (the
+//! engine tiktoken uses) and plans its top-level alternatives:
+//!
+//! - an alternative without lookaround, backreferences or atomic groups is *regular*, and so
+//!   is one whose atomic groups and possessive quantifiers provably change nothing (an atomic
+//!   group with nothing after it in its alternative; a possessive repeat of one character class
+//!   whose continuation either always matches empty or cannot start with that class, so
+//!   backtracking into the repeat could never succeed either). Consecutive regular
+//!   alternatives become one anchored lazy-DFA search (regex-automata), which gives exactly
+//!   the backtracking preference order for regular expressions;
+//! - `S+(?!C)` with `S` and `C` disjoint one-character classes (`\s+(?!\S)`, in every
+//!   tokenizer pattern) is matched by hand: the whole run of `S`, or the run minus its last
+//!   character when a `C` follows, which is where backtracking would stop;
+//! - if any other alternative remains, the whole pattern runs on fancy-regex instead (as in
+//!   tiktoken), with no backtracking limit, as Python's `regex` module has none.
+//!
+//! A pattern that can match the empty string is refused (the glue then keeps the Python
+//! spanner): engines differ on where the search resumes after an empty match, and no
+//! tokenizer pattern has one.
+
+use fancy_regex::{Expr, LookAround};
+use regex_automata::hybrid::dfa::{Cache as DfaCache, DFA};
+use regex_automata::{meta, nfa::thompson, Anchored, Input};
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The regex-crate size limits: explicit Unicode classes make big (but lazy) automata.
+const SIZE_LIMIT: usize = 1 << 28;
+
+/// A set of code points: an ASCII bitmap and the sorted, merged ranges.
+#[derive(Clone, Debug)]
+struct CharSet {
+    /// Bit `c` set: ASCII `c` is in the set.
+    ascii: u128,
+    ranges: Vec<(u32, u32)>,
+}
+
+impl CharSet {
+    fn new(mut ranges: Vec<(u32, u32)>) -> Self {
+        ranges.sort_unstable();
+        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+        for (lo, hi) in ranges {
+            match merged.last_mut() {
+                Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+                _ => merged.push((lo, hi)),
+            }
+        }
+        let mut ascii = 0u128;
+        for &(lo, hi) in &merged {
+            for cp in lo..=hi.min(127) {
+                ascii |= 1 << cp;
+            }
+        }
+        Self {
+            ascii,
+            ranges: merged,
+        }
+    }
+
+    #[inline]
+    fn contains(&self, c: char) -> bool {
+        let cp = c as u32;
+        if cp < 128 {
+            return self.ascii >> cp & 1 != 0;
+        }
+        self.ranges
+            .binary_search_by(|&(lo, hi)| {
+                if hi < cp {
+                    std::cmp::Ordering::Less
+                } else if lo > cp {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
+    }
+
+    fn intersects(&self, other: &[(u32, u32)]) -> bool {
+        other
+            .iter()
+            .any(|&(lo, hi)| self.ranges.iter().any(|&(a, b)| a.max(lo) <= b.min(hi)))
+    }
+}
+
+/// `S+(?!C)` (or `S{lo,}(?!C)`), `S` and `C` disjoint one-character classes.
+#[derive(Debug)]
+struct RunNotFollowed {
+    run: CharSet,
+    min: usize,
+    not_followed: CharSet,
+}
+
+impl RunNotFollowed {
+    /// The end of the match at `pos`, as backtracking finds it: the longest run whose next
+    /// character is not in `C`. Shorter runs are followed by an `S`, never a `C`, so that is
+    /// the whole run, or the run minus its last character.
+    #[inline]
+    fn match_at(&self, text: &str, pos: usize) -> Option<usize> {
+        let mut count = 0;
+        let mut end = pos;
+        let mut last_start = pos;
+        let mut chars = text[pos..].char_indices();
+        let mut next = None;
+        for (offset, c) in chars.by_ref() {
+            if !self.run.contains(c) {
+                next = Some(c);
+                break;
+            }
+            count += 1;
+            last_start = end;
+            end = pos + offset + c.len_utf8();
+        }
+        if count < self.min {
+            return None;
+        }
+        match next {
+            Some(c) if self.not_followed.contains(c) => (count > self.min).then_some(last_start),
+            _ => Some(end),
+        }
+    }
+}
+
+/// Consecutive regular alternatives, searched anchored (leftmost-first) by a lazy DFA that
+/// this module drives byte by byte: a piece is ~5 bytes, and the general search routine's
+/// setup (prefilters, unrolled loops, the cache pool) cost more than the walk itself.
+struct AnchoredDfa {
+    dfa: DFA,
+    /// The same alternatives for the rare search the lazy DFA gives up on.
+    fallback: meta::Regex,
+}
+
+impl AnchoredDfa {
+    fn new(alternatives: &[String]) -> Result<Self, String> {
+        let pattern = alternatives.join("|");
+        let dfa = DFA::builder()
+            .configure(DFA::config().cache_capacity(8 << 20))
+            .thompson(thompson::Config::new().nfa_size_limit(Some(SIZE_LIMIT)))
+            .build(&pattern)
+            .map_err(|e| format!("the regex crate cannot compile {pattern:?}: {e}"))?;
+        Ok(Self {
+            dfa,
+            fallback: dfa_regex(alternatives)?,
+        })
+    }
+
+    /// The end of the leftmost-first match starting at `pos`, if any.
+    #[inline]
+    fn match_at(&self, cache: &mut DfaCache, text: &str, pos: usize) -> Option<usize> {
+        self.walk(cache, text, pos).unwrap_or_else(|| {
+            self.fallback
+                .search_half(&Input::new(text).range(pos..).anchored(Anchored::Yes))
+                .map(|m| m.offset())
+        })
+    }
+
+    /// The DFA walk; `None` when the lazy DFA gives up (then the meta regex answers).
+    #[inline]
+    fn walk(&self, cache: &mut DfaCache, text: &str, pos: usize) -> Option<Option<usize>> {
+        let bytes = text.as_bytes();
+        let input = Input::new(text).range(pos..).anchored(Anchored::Yes);
+        let mut sid = self.dfa.start_state_forward(cache, &input).ok()?;
+        let mut end = None;
+        for (at, &byte) in bytes.iter().enumerate().skip(pos) {
+            sid = self.dfa.next_state(cache, sid, byte).ok()?;
+            if sid.is_tagged() {
+                // Match states come one byte late: this one says a match ended at `at`.
+                if sid.is_match() {
+                    end = Some(at);
+                } else if sid.is_dead() {
+                    return Some(end);
+                } else if sid.is_quit() {
+                    return None;
+                }
+            }
+        }
+        sid = self.dfa.next_eoi_state(cache, sid).ok()?;
+        if sid.is_match() {
+            end = Some(bytes.len());
+        }
+        Some(end)
+    }
+}
+
+/// One step of the plan at a position: the first step that matches there gives the piece.
+enum Segment {
+    Dfa(Box<AnchoredDfa>),
+    Run(RunNotFollowed),
+}
+
+/// The lazy DFAs' caches of one spanner on one thread (most recently used first).
+const CACHED_SPANNERS: usize = 8;
+thread_local! {
+    static DFA_CACHES: RefCell<Vec<(u64, Vec<DfaCache>)>> = const { RefCell::new(Vec::new()) };
+}
+static NEXT_SPANNER_ID: AtomicU64 = AtomicU64::new(0);
+
+enum Plan {
+    Segments(Vec<Segment>),
+    /// Some alternative needs backtracking: the whole pattern on fancy-regex.
+    Fancy,
+}
+
+/// Why a split stopped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SplitError {
+    /// No match starts at this byte offset: the pattern does not cover the text (the Python
+    /// spanner would drop the text; both engines raise instead).
+    Gap(usize),
+    /// fancy-regex gave up (not expected: it runs without a backtracking limit).
+    Engine(String),
+}
+
+/// A split pattern compiled for native matching; see the module docs.
+pub struct RegexSpanner {
+    /// Names this spanner's entry in the per-thread DFA caches (never reused).
+    id: u64,
+    plan: Plan,
+    /// The whole pattern, for the fancy plan and for searches that may skip text.
+    fancy: fancy_regex::Regex,
+    /// The whole pattern when every alternative is regular: unanchored search (sequences).
+    regular: Option<meta::Regex>,
+}
+
+impl RegexSpanner {
+    /// Compiles an expanded pattern (see the module docs). `Err` says why it cannot run
+    /// natively; the caller then keeps the Python spanner.
+    pub fn new(pattern: &str) -> Result<Self, String> {
+        Self::compile(pattern, false)
+    }
+
+    /// `unanchored`: also compile the whole pattern for [`Self::split_with_gaps`]'s searches.
+    fn compile(pattern: &str, unanchored: bool) -> Result<Self, String> {
+        reject_class_escapes(pattern)?;
+        let fancy = fancy_regex::RegexBuilder::new(pattern)
+            .backtrack_limit(usize::MAX)
+            .delegate_size_limit(SIZE_LIMIT)
+            .delegate_dfa_size_limit(SIZE_LIMIT)
+            .build()
+            .map_err(|e| format!("fancy-regex cannot compile the pattern: {e}"))?;
+        let tree = Expr::parse_tree(pattern).map_err(|e| format!("cannot parse: {e}"))?;
+        if may_be_empty(&tree.expr) {
+            return Err("the pattern can match the empty string".into());
+        }
+        let alternatives: Vec<&Expr> = match &tree.expr {
+            Expr::Alt(alternatives) => alternatives.iter().collect(),
+            other => vec![other],
+        };
+        let mut segments = Vec::new();
+        let mut pending: Vec<String> = Vec::new();
+        let mut all_regular = true;
+        let mut plan_ok = true;
+        for &alternative in &alternatives {
+            if let Some(regular) = regularize(alternative, true) {
+                pending.push(regular);
+                continue;
+            }
+            all_regular = false;
+            match run_not_followed(alternative) {
+                Some(run) => {
+                    if !pending.is_empty() {
+                        segments.push(Segment::Dfa(Box::new(AnchoredDfa::new(&std::mem::take(
+                            &mut pending,
+                        ))?)));
+                    }
+                    segments.push(Segment::Run(run));
+                }
+                None => plan_ok = false,
+            }
+        }
+        let regular = if all_regular && unanchored {
+            Some(dfa_regex(&pending)?)
+        } else {
+            None
+        };
+        if !pending.is_empty() {
+            segments.push(Segment::Dfa(Box::new(AnchoredDfa::new(&pending)?)));
+        }
+        let plan = if plan_ok {
+            Plan::Segments(segments)
+        } else {
+            Plan::Fancy
+        };
+        Ok(Self {
+            id: NEXT_SPANNER_ID.fetch_add(1, Ordering::Relaxed),
+            plan,
+            fancy,
+            regular,
+        })
+    }
+
+    /// Whether the pattern runs on the DFA plan (else on fancy-regex's backtracking).
+    pub fn is_planned(&self) -> bool {
+        matches!(self.plan, Plan::Segments(_))
+    }
+
+    /// Appends the end of each piece of `text` (the successive matches, which must cover it).
+    pub fn split(&self, text: &str, out: &mut Vec<usize>) -> Result<(), SplitError> {
+        let mut pos = 0;
+        match &self.plan {
+            Plan::Segments(segments) => DFA_CACHES.with_borrow_mut(|caches| {
+                let caches = self.caches(segments, caches);
+                'pieces: while pos < text.len() {
+                    let mut dfa_index = 0;
+                    for segment in segments {
+                        let end = match segment {
+                            Segment::Dfa(dfa) => {
+                                dfa_index += 1;
+                                dfa.match_at(&mut caches[dfa_index - 1], text, pos)
+                            }
+                            Segment::Run(run) => run.match_at(text, pos),
+                        };
+                        if let Some(end) = end {
+                            out.push(end);
+                            pos = end;
+                            continue 'pieces;
+                        }
+                    }
+                    return Err(SplitError::Gap(pos));
+                }
+                Ok(())
+            })?,
+            Plan::Fancy => {
+                while pos < text.len() {
+                    match self.fancy.find_from_pos(text, pos) {
+                        Ok(Some(m)) if m.start() == pos => {
+                            out.push(m.end());
+                            pos = m.end();
+                        }
+                        Ok(_) => return Err(SplitError::Gap(pos)),
+                        Err(e) => return Err(SplitError::Engine(e.to_string())),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// This thread's DFA caches for this spanner, made on first use.
+    fn caches<'c>(
+        &self,
+        segments: &[Segment],
+        caches: &'c mut Vec<(u64, Vec<DfaCache>)>,
+    ) -> &'c mut Vec<DfaCache> {
+        match caches.iter().position(|(id, _)| *id == self.id) {
+            Some(0) => {}
+            Some(i) => {
+                let entry = caches.remove(i);
+                caches.insert(0, entry);
+            }
+            None => {
+                caches.truncate(CACHED_SPANNERS - 1);
+                let made = segments
+                    .iter()
+                    .filter_map(|s| match s {
+                        Segment::Dfa(dfa) => Some(dfa.dfa.create_cache()),
+                        Segment::Run(_) => None,
+                    })
+                    .collect();
+                caches.insert(0, (self.id, made));
+            }
+        }
+        &mut caches[0].1
+    }
+
+    /// Appends the pieces of `text` as llama.cpp cuts a piece with one regex: each match, and
+    /// each stretch of text between matches, is a piece (`text` alone is the haystack).
+    pub fn split_with_gaps(&self, text: &str, out: &mut Vec<usize>) -> Result<(), SplitError> {
+        let mut pos = 0;
+        while pos < text.len() {
+            let found = match &self.regular {
+                Some(regex) => regex.find(Input::new(text).range(pos..)).map(|m| m.range()),
+                None => match self.fancy.find_from_pos(text, pos) {
+                    Ok(m) => m.map(|m| m.range()),
+                    Err(e) => return Err(SplitError::Engine(e.to_string())),
+                },
+            };
+            let Some(range) = found else { break };
+            if range.start > pos {
+                out.push(range.start);
+            }
+            out.push(range.end);
+            pos = range.end;
+        }
+        if pos < text.len() {
+            out.push(text.len());
+        }
+        Ok(())
+    }
+}
+
+/// A sequence of regexes, llama.cpp-style: the first cuts the text, each next one cuts every
+/// piece of the previous one (matches and the text between them are pieces).
+pub struct RegexSequence {
+    steps: Vec<RegexSpanner>,
+}
+
+impl RegexSequence {
+    /// Compiles each expanded pattern; `Err` says which one cannot run natively.
+    pub fn new(patterns: &[String]) -> Result<Self, String> {
+        if patterns.is_empty() {
+            return Err("a sequence of regexes needs at least one pattern".into());
+        }
+        let steps = patterns
+            .iter()
+            .enumerate()
+            .map(|(i, p)| RegexSpanner::compile(p, true).map_err(|e| format!("pattern {i}: {e}")))
+            .collect::<Result<_, _>>()?;
+        Ok(Self { steps })
+    }
+
+    /// Appends the end of each piece of `text`.
+    pub fn split(&self, text: &str, out: &mut Vec<usize>) -> Result<(), SplitError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let mut ends = vec![text.len()];
+        let mut next = Vec::with_capacity(text.len() / 4 + 1);
+        for step in &self.steps {
+            next.clear();
+            let mut start = 0;
+            for &end in &ends {
+                let first = next.len();
+                step.split_with_gaps(&text[start..end], &mut next)?;
+                for e in &mut next[first..] {
+                    *e += start;
+                }
+                start = end;
+            }
+            std::mem::swap(&mut ends, &mut next);
+        }
+        out.extend_from_slice(&ends);
+        Ok(())
+    }
+}
+
+/// Class escapes must have been expanded to ranges before the pattern gets here.
+fn reject_class_escapes(pattern: &str) -> Result<(), String> {
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            continue;
+        }
+        if let Some(e @ ('p' | 'P' | 's' | 'S' | 'd' | 'D' | 'w' | 'W' | 'b' | 'B' | 'h' | 'H')) =
+            chars.next()
+        {
+            return Err(format!(
+                "the pattern still has the class escape \\{e}; pass the expanded form \
+                 (wordsplit.spanners.regex.native_pattern)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `e` might match the empty string (assertions and lookarounds count as passable,
+/// so this errs towards yes).
+fn may_be_empty(e: &Expr) -> bool {
+    match e {
+        Expr::Literal { val, .. } => val.is_empty(),
+        Expr::Any { .. } | Expr::Delegate { .. } => false,
+        Expr::Concat(children) => children.iter().all(may_be_empty),
+        Expr::Alt(children) => children.iter().any(may_be_empty),
+        Expr::Group(child) | Expr::AtomicGroup(child) => may_be_empty(child),
+        Expr::Repeat { child, lo, .. } => *lo == 0 || may_be_empty(child),
+        _ => true,
+    }
+}
+
+/// The regex-crate form of a leaf (a literal, a class, `.`), grouped.
+fn leaf_string(e: &Expr) -> String {
+    let mut s = String::from("(?:");
+    e.to_str(&mut s, 3);
+    s.push(')');
+    s
+}
+
+fn parse_hir(pattern: &str) -> Option<Hir> {
+    regex_syntax::ParserBuilder::new()
+        .utf8(true)
+        .unicode(true)
+        .build()
+        .parse(pattern)
+        .ok()
+}
+
+/// The code points `e` matches, if it is one character from a class or a literal.
+fn single_char_set(e: &Expr) -> Option<CharSet> {
+    match e {
+        Expr::Delegate { size: 1, .. } | Expr::Literal { .. } => {}
+        _ => return None,
+    }
+    let hir = parse_hir(&leaf_string(e))?;
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(class)) => Some(CharSet::new(
+            class
+                .ranges()
+                .iter()
+                .map(|r| (r.start() as u32, r.end() as u32))
+                .collect(),
+        )),
+        HirKind::Literal(lit) => {
+            let s = std::str::from_utf8(&lit.0).ok()?;
+            let mut chars = s.chars();
+            let c = chars.next()?;
+            chars
+                .next()
+                .is_none()
+                .then(|| CharSet::new(vec![(c as u32, c as u32)]))
+        }
+        _ => None,
+    }
+}
+
+/// What can start a match of `h`: the possible first characters, and whether it can match
+/// empty (anywhere). End of text is neither (it fails whenever a character follows); any
+/// other assertion is unknown (`None`).
+fn first_chars(h: &Hir) -> Option<(Vec<(u32, u32)>, bool)> {
+    Some(match h.kind() {
+        HirKind::Empty => (Vec::new(), true),
+        HirKind::Literal(lit) => {
+            let c = std::str::from_utf8(&lit.0).ok()?.chars().next()?;
+            (vec![(c as u32, c as u32)], false)
+        }
+        HirKind::Class(Class::Unicode(class)) => (
+            class
+                .ranges()
+                .iter()
+                .map(|r| (r.start() as u32, r.end() as u32))
+                .collect(),
+            false,
+        ),
+        HirKind::Class(Class::Bytes(_)) => return None,
+        HirKind::Look(Look::End) => (Vec::new(), false),
+        HirKind::Look(_) => return None,
+        HirKind::Repetition(rep) => {
+            let (set, nullable) = first_chars(&rep.sub)?;
+            (set, nullable || rep.min == 0)
+        }
+        HirKind::Capture(cap) => first_chars(&cap.sub)?,
+        HirKind::Concat(hs) => {
+            let mut set = Vec::new();
+            for h in hs {
+                let (s, nullable) = first_chars(h)?;
+                set.extend(s);
+                if !nullable {
+                    return Some((set, false));
+                }
+            }
+            (set, true)
+        }
+        HirKind::Alternation(hs) => {
+            let mut set = Vec::new();
+            let mut any_nullable = false;
+            for h in hs {
+                let (s, nullable) = first_chars(h)?;
+                set.extend(s);
+                any_nullable |= nullable;
+            }
+            (set, any_nullable)
+        }
+    })
+}
+
+/// Whether a possessive repeat of the one-character class `x`, followed by `continuation`
+/// (the rest of its alternative, already regular), matches what the greedy repeat matches.
+/// They differ only if the continuation fails after the longest run but succeeds after a
+/// shorter one, where the next character is an `x`: impossible if it always matches empty or
+/// cannot start with an `x`.
+fn possessive_is_greedy(x: &CharSet, continuation: &str) -> bool {
+    match parse_hir(continuation).as_ref().and_then(first_chars) {
+        Some((_, true)) => true,
+        Some((set, false)) => !x.intersects(&set),
+        None => false,
+    }
+}
+
+/// `{lo,hi}` (and `?` when lazy) in the regex crate's syntax.
+fn quantifier(lo: usize, hi: usize, greedy: bool) -> String {
+    let mut q = if hi == usize::MAX {
+        format!("{{{lo},}}")
+    } else {
+        format!("{{{lo},{hi}}}")
+    };
+    if !greedy {
+        q.push('?');
+    }
+    q
+}
+
+/// An equivalent regular expression (regex-crate syntax) with no atomic groups, lookaround or
+/// backreferences, or `None`. `tail`: nothing follows `e` in its alternative.
+fn regularize(e: &Expr, tail: bool) -> Option<String> {
+    Some(match e {
+        Expr::Empty => "(?:)".into(),
+        Expr::Any { .. } | Expr::Literal { .. } | Expr::Delegate { .. } => leaf_string(e),
+        Expr::Assertion(fancy_regex::Assertion::StartText) => r"\A".into(),
+        Expr::Assertion(fancy_regex::Assertion::EndText) => r"\z".into(),
+        Expr::Group(child) => format!("({})", regularize(child, tail)?),
+        // An atomic group that ends its alternative commits to the match it would have
+        // returned first anyway.
+        Expr::AtomicGroup(child) if tail => regularize(child, true)?,
+        Expr::Alt(children) => {
+            let parts: Option<Vec<String>> = children.iter().map(|c| regularize(c, tail)).collect();
+            format!("(?:{})", parts?.join("|"))
+        }
+        Expr::Repeat {
+            child,
+            lo,
+            hi,
+            greedy,
+        } => format!(
+            "(?:{}){}",
+            regularize(child, false)?,
+            quantifier(*lo, *hi, *greedy)
+        ),
+        Expr::Concat(children) => {
+            let mut parts = vec![String::new(); children.len()];
+            // Right to left: a possessive repeat is judged by its (regular) continuation.
+            for i in (0..children.len()).rev() {
+                let last = i + 1 == children.len();
+                parts[i] = match &children[i] {
+                    Expr::AtomicGroup(inner) if tail && !last => match &**inner {
+                        Expr::Repeat {
+                            child,
+                            lo,
+                            hi,
+                            greedy: true,
+                        } => {
+                            let x = single_char_set(child)?;
+                            if !possessive_is_greedy(&x, &parts[i + 1..].concat()) {
+                                return None;
+                            }
+                            format!("{}{}", leaf_string(child), quantifier(*lo, *hi, true))
+                        }
+                        _ => return None,
+                    },
+                    child => regularize(child, tail && last)?,
+                };
+            }
+            format!("(?:{})", parts.concat())
+        }
+        _ => return None,
+    })
+}
+
+/// `S{lo,}(?!C)` with `S`, `C` disjoint one-character classes and `lo >= 1`, or `None`.
+fn run_not_followed(e: &Expr) -> Option<RunNotFollowed> {
+    let Expr::Concat(children) = e else {
+        return None;
+    };
+    let [Expr::Repeat {
+        child,
+        lo,
+        hi: usize::MAX,
+        greedy: true,
+    }, Expr::LookAround(ahead, LookAround::LookAheadNeg)] = children.as_slice()
+    else {
+        return None;
+    };
+    let run = single_char_set(child)?;
+    let not_followed = single_char_set(ahead)?;
+    if *lo == 0 || run.intersects(&not_followed.ranges) {
+        return None;
+    }
+    Some(RunNotFollowed {
+        run,
+        min: *lo,
+        not_followed,
+    })
+}
+
+/// A regex-automata meta regex for the alternation of the regular `alternatives`.
+fn dfa_regex(alternatives: &[String]) -> Result<meta::Regex, String> {
+    let pattern = alternatives.join("|");
+    let config = meta::Config::new()
+        .nfa_size_limit(Some(SIZE_LIMIT))
+        .hybrid_cache_capacity(8 << 20);
+    meta::Regex::builder()
+        .configure(config)
+        .build(&pattern)
+        .map_err(|e| format!("the regex crate cannot compile {pattern:?}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces<'t>(spanner: &RegexSpanner, text: &'t str) -> Vec<&'t str> {
+        let mut ends = Vec::new();
+        spanner.split(text, &mut ends).unwrap();
+        let mut start = 0;
+        ends.iter()
+            .map(|&e| {
+                let piece = &text[start..e];
+                start = e;
+                piece
+            })
+            .collect()
+    }
+
+    // GPT-2's pattern with its classes written out for ASCII text only (enough for a test).
+    const LETTER: &str = "[A-Za-z]";
+    const DIGIT: &str = "[0-9]";
+    const SPACE: &str = r"[\x{9}-\x{D}\x{20}]";
+    const NOT_SPACE: &str = r"[^\x{9}-\x{D}\x{20}]";
+
+    fn gpt2_like(possessive: bool) -> String {
+        let p = if possessive { "+" } else { "" };
+        format!(
+            r"'(?:[sdmt]|ll|ve|re)| ?{LETTER}+{p}| ?{DIGIT}+{p}| ?[^\x{{9}}-\x{{D}}\x{{20}}A-Za-z0-9]+{p}|{SPACE}+{p}\z|{SPACE}+(?!{NOT_SPACE})|{SPACE}"
+        )
+    }
+
+    #[test]
+    fn plans_possessive_and_lookahead_patterns() {
+        for possessive in [false, true] {
+            let spanner = RegexSpanner::new(&gpt2_like(possessive)).unwrap();
+            assert!(spanner.is_planned());
+            assert_eq!(
+                pieces(&spanner, "Hello world's  2024!\n"),
+                ["Hello", " world", "'s", " ", " 2024", "!", "\n"]
+            );
+            assert_eq!(pieces(&spanner, "a   b  "), ["a", "  ", " b", "  "]);
+        }
+    }
+
+    #[test]
+    fn planned_equals_fancy_regex() {
+        let pattern = gpt2_like(true);
+        let spanner = RegexSpanner::new(&pattern).unwrap();
+        let fancy = fancy_regex::Regex::new(&pattern).unwrap();
+        let alphabet = ['a', 'B', '1', ' ', '\n', '\'', 's', '!', 'é', '\t'];
+        let mut text = String::new();
+        let mut state = 12345u64;
+        for _ in 0..2000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+        }
+        let expected: Vec<_> = fancy.find_iter(&text).map(|m| m.unwrap().end()).collect();
+        let mut ends = Vec::new();
+        spanner.split(&text, &mut ends).unwrap();
+        assert_eq!(ends, expected);
+    }
+
+    #[test]
+    fn possessive_that_matters_is_not_regularized() {
+        // `a++a` never matches; `a+a` does: the planner must not drop the possessive.
+        let spanner = RegexSpanner::new("a++a|a|b").unwrap();
+        assert!(!spanner.is_planned());
+        assert_eq!(pieces(&spanner, "aab"), ["a", "a", "b"]);
+        // Atomic at the end of its alternative is harmless.
+        let spanner = RegexSpanner::new("(?>ab|a)|b").unwrap();
+        assert!(spanner.is_planned());
+        assert_eq!(pieces(&spanner, "abab"), ["ab", "ab"]);
+    }
+
+    #[test]
+    fn run_lookahead_edges() {
+        let spanner = RegexSpanner::new(&format!("{SPACE}+(?!{NOT_SPACE})|{SPACE}|x")).unwrap();
+        assert!(spanner.is_planned());
+        assert_eq!(pieces(&spanner, " x"), [" ", "x"]);
+        assert_eq!(pieces(&spanner, "   x"), ["  ", " ", "x"]);
+        assert_eq!(pieces(&spanner, "x  "), ["x", "  "]);
+    }
+
+    #[test]
+    fn refusals() {
+        assert!(RegexSpanner::new(r"\p{L}+|x").is_err());
+        assert!(RegexSpanner::new(r"\s+").is_err());
+        assert!(RegexSpanner::new(r"a*").is_err());
+        assert!(RegexSpanner::new(r"(a").is_err());
+        // Escaped backslash before p is a literal backslash and p.
+        assert!(RegexSpanner::new(r"\\p|x").is_ok());
+    }
+
+    #[test]
+    fn gaps_are_errors_and_lookbehind_runs_on_fancy() {
+        let spanner = RegexSpanner::new("a|b").unwrap();
+        let mut ends = Vec::new();
+        assert_eq!(spanner.split("abca", &mut ends), Err(SplitError::Gap(2)));
+        let spanner = RegexSpanner::new("(?<=a)b|a|b").unwrap();
+        assert!(!spanner.is_planned());
+        assert_eq!(pieces(&spanner, "abb"), ["a", "b", "b"]);
+    }
+
+    #[test]
+    fn sequence_keeps_gaps() {
+        let seq = RegexSequence::new(&[
+            r"[\x{A}]".to_string(),
+            "[0-9]+".to_string(),
+            "b+(?!c)".to_string(),
+        ])
+        .unwrap();
+        let text = "ab12\nbbc3";
+        let mut ends = Vec::new();
+        seq.split(text, &mut ends).unwrap();
+        let mut start = 0;
+        let got: Vec<_> = ends
+            .iter()
+            .map(|&e| {
+                let p = &text[start..e];
+                start = e;
+                p
+            })
+            .collect();
+        assert_eq!(got, ["a", "b", "12", "\n", "b", "bc", "3"]);
+    }
+}
