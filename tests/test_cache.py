@@ -3,8 +3,13 @@ locks, listing and clearing, and the ``download`` / ``cache`` subcommands."""
 
 from __future__ import annotations
 
+import builtins
+import gzip
+import io
 import json
 import os
+import threading
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -13,8 +18,8 @@ from http_server import cache_files, tiny_tokenizer_files
 from wordsplit import Vocab, cli
 from wordsplit.cli import basic
 from wordsplit.cli import cache as cache_cli
-from wordsplit.errors import DownloadError
-from wordsplit.formats import gguf, hf, tiktoken
+from wordsplit.errors import DownloadError, VocabFormatError
+from wordsplit.formats import files, gguf, hf, tiktoken
 from wordsplit.store import cache, derived
 from wordsplit import vocabs
 from wordsplit.vocabs import forget_loaded, load_vocab
@@ -146,6 +151,110 @@ def test_a_corrupt_derived_entry_is_rebuilt_not_trusted(cache_dir, parses, corru
     assert load_vocab("r50k_base").content_hash == expected
     assert len(parses) == 2, "the corrupt entry must be ignored and the file parsed again"
     assert read_vocab(entry.read_bytes()).content_hash == expected, "and the entry rewritten"
+
+
+# ---------------------------------------------------------------------------------------------
+# Vocabulary files are read once (what is hashed is what is parsed), with a size cap.
+
+
+def official_ranks(name: str) -> bytes:
+    return gzip.decompress((Path(vocabs.BUNDLED_DATA) / f"{name}.tiktoken.gz").read_bytes())
+
+
+def test_a_file_replaced_between_hash_and_parse_cannot_poison_the_cache(cache_dir, tmp_path, monkeypatch):
+    path, other = tmp_path / "x.tiktoken", tmp_path / "other.tiktoken"
+    path.write_bytes(official_ranks("cl100k_base"))
+    other.write_bytes(official_ranks("r50k_base"))
+    real_open, swapped = io.open, []
+
+    def open_then_swap(file, *args, **kwargs):
+        f = real_open(file, *args, **kwargs)
+        if not swapped and os.fspath(file) == str(path):
+            swapped.append(file)
+            os.replace(other, path)  # a sync job replaces the file: this reader keeps the old one
+        return f
+
+    monkeypatch.setattr(builtins, "open", open_then_swap)
+    monkeypatch.setattr(io, "open", open_then_swap)
+    first = load_vocab(path)
+    monkeypatch.undo()
+    assert swapped and first.n_vocab == 100256, "the bytes parsed are the bytes first read"
+    path.write_bytes(official_ranks("cl100k_base"))  # the real file again: a hit of its entry
+    again = load_vocab(path)
+    assert again.n_vocab == 100256 and again.ranks[b"hello"] == 15339
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_is_read_once(cache_dir, tmp_path):
+    path = tmp_path / "x.tiktoken"
+    os.mkfifo(path)
+
+    def serve():
+        with open(path, "wb") as f:
+            f.write(official_ranks("cl100k_base"))
+
+    writer = threading.Thread(target=serve, daemon=True)
+    writer.start()
+    result = []
+    loader = threading.Thread(target=lambda: result.append(load_vocab(path)), daemon=True)
+    loader.start()
+    loader.join(60)
+    assert result and result[0].n_vocab == 100256, "one read of the FIFO gives the whole vocabulary"
+    writer.join(5)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_a_device_is_refused_at_once(cache_dir, tmp_path):
+    path = tmp_path / "zeros.tiktoken"
+    path.symlink_to("/dev/zero")
+    result = []
+
+    def load():
+        try:
+            load_vocab(path)
+        except Exception as exc:  # noqa: BLE001 - the test inspects it
+            result.append(exc)
+
+    thread = threading.Thread(target=load, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert result, "reading /dev/zero must not spin"
+    assert isinstance(result[0], VocabFormatError) and "is a device" in str(result[0]) and str(path) in str(result[0])
+
+
+def gzip_bomb(path: Path, mib: int) -> Path:
+    """``mib`` MiB of zeros, gzipped: one 16 MiB member repeated (a valid multi-member gzip)."""
+    member = gzip.compress(bytes(16 << 20), compresslevel=9)
+    path.write_bytes(member * (mib // 16))
+    return path
+
+
+def test_a_gzip_bomb_stops_at_the_cap_in_bounded_memory(cache_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv(files.MAX_FILE_MB_ENV, "4")
+    bomb = gzip_bomb(tmp_path / "x.tiktoken.gz", 256)
+    tracemalloc.start()
+    try:
+        with pytest.raises(VocabFormatError, match=r"x\.tiktoken\.gz: the file, decompressed, is larger than 4 MiB.*"
+                                                   + files.MAX_FILE_MB_ENV):
+            load_vocab(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, f"peak {peak >> 20} MiB for a 4 MiB cap"
+
+
+def test_the_size_cap_and_its_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv(files.MAX_FILE_MB_ENV, raising=False)
+    assert files.max_file_bytes() == 256 << 20
+    monkeypatch.setenv(files.MAX_FILE_MB_ENV, "1")
+    big = tmp_path / "big.tiktoken"
+    big.write_bytes(b"x" * ((1 << 20) + 1))
+    with pytest.raises(VocabFormatError, match="big.tiktoken: the file is larger than 1 MiB"):
+        load_vocab(big)
+    for bad in ("0", "-1", "lots"):
+        monkeypatch.setenv(files.MAX_FILE_MB_ENV, bad)
+        with pytest.raises(ValueError, match=files.MAX_FILE_MB_ENV):
+            files.max_file_bytes()
 
 
 # ---------------------------------------------------------------------------------------------

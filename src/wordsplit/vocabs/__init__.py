@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gzip
+import hashlib
 import os
 from importlib import resources
 from pathlib import Path
@@ -28,10 +29,11 @@ from typing import Callable, Iterator
 
 from ..errors import UnknownVocabError, VocabFormatError, closest
 from ..formats import loader_for
+from ..formats.files import pinned_inputs, read_input
 from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
 from ..formats.tiktoken import read_tiktoken
 from ..registry import Registry
-from ..store.cache import Cache, open_cache, read_record, sha256_file
+from ..store.cache import Cache, open_cache, read_record
 from ..store.derived import cached_vocab
 from ..store.download import public_url
 from ..store.sources import (
@@ -175,10 +177,14 @@ def _load_path(path: Path, cache: Cache, *, name: str | None = None) -> Vocab:
 
     if loader.inputs is None:
         return build()
-    files = {str(p.absolute()): sha256_file(p)[0] for p in loader.inputs(path)}
+    # Each input is read once: the bytes hashed for the key are the bytes parsed (pinned), so a
+    # file replaced in between cannot leave an entry under the other file's hash.
+    inputs = {p: read_input(p) for p in loader.inputs(path)}
+    files = {str(p.absolute()): hashlib.sha256(data).hexdigest() for p, data in inputs.items()}
     # The path as given is part of the recipe: the Vocab's source (in messages) is that string.
     recipe = {"path": str(path), "loader": loader.name, "files": files, "name": name}
-    return cached_vocab(cache, recipe, label=name or str(path.absolute()), build=build)
+    with pinned_inputs(inputs):
+        return cached_vocab(cache, recipe, label=name or str(path.absolute()), build=build)
 
 
 def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
