@@ -357,6 +357,26 @@ def test_cli_errors_are_one_line(hub_env, vocab_server, capsys, monkeypatch, arg
     assert err.count("\n") == 1
 
 
+def test_cli_a_malformed_pin_is_a_usage_error_that_touches_nothing(hub_env, vocab_server, capsys, monkeypatch):
+    url = vocab_server.url + "/encodings/r50k_base.tiktoken"
+    assert run(capsys, monkeypatch, "download", url)[0] == 0
+    before = {p: p.read_bytes() for p in cache_files(hub_env)}
+    with pytest.raises(SystemExit) as info:
+        run(capsys, monkeypatch, "download", url, "--sha256", "nothex")
+    assert info.value.code == 2 and "64 hexadecimal digits" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in cache_files(hub_env)} == before and vocab_server.count() == 1
+
+
+@pytest.mark.parametrize("option", ["--max-size", "--deadline"])
+def test_cli_download_limits(hub_env, vocab_server, capsys, monkeypatch, option):
+    vocab_server.faults["/hub/acme/tiny/resolve/main/tokenizer.json"] = [("zeros", 3 << 20)]
+    with pytest.raises(SystemExit):
+        run(capsys, monkeypatch, "download", "hf:acme/tiny", option, "0")
+    assert "expected a positive number" in capsys.readouterr().err
+    code, _, err = run(capsys, monkeypatch, "download", "hf:acme/tiny", "--max-size", "2")
+    assert code == 2 and "over the 2 MiB limit" in err and err.count("\n") == 1
+
+
 def test_cli_offline_download_says_how(hub_env, vocab_server, capsys, monkeypatch):
     monkeypatch.setenv("WORDSPLIT_OFFLINE", "1")
     code, _, err = run(capsys, monkeypatch, "download", "hf:acme/tiny")

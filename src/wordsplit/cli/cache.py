@@ -15,17 +15,42 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..vocabs import download_vocab
 from ..store.cache import list_entries, open_cache
+from ..store.download import DEADLINE_ENV, DEFAULT_DEADLINE, DEFAULT_MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_MB_ENV
+from ..store.sources import check_pin
+from ..vocabs import download_vocab
 from ..vocabs import clear_cache as clear
 
 
 def cmd_download(args: argparse.Namespace) -> None:
-    paths = download_vocab(args.name, cache_dir=args.cache_dir, sha256=args.sha256, force=args.force)
+    paths = download_vocab(args.name, cache_dir=args.cache_dir, sha256=args.sha256, force=args.force,
+                           max_mb=args.max_size, deadline=args.deadline)
     if not paths:
         print(f"{args.name} is bundled with wordsplit: nothing to download", file=sys.stderr)
     for path in paths:
         print(path)
+
+
+def _pin(text: str) -> str:
+    """``--sha256``: 64 hex digits, checked before anything is touched (a usage error, status 2)."""
+    try:
+        return check_pin(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(kind: type):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def _size(size: int) -> str:
@@ -64,8 +89,13 @@ def register(sub) -> None:
         "download", help="download a vocabulary into the disk cache (for offline use)",
         epilog="example: wordsplit download hf:Qwen/Qwen3-8B"))
     p.add_argument("name", metavar="NAME", help="a registered name, hf:ORG/REPO[@REVISION] or an http(s) URL")
-    p.add_argument("--sha256", default=None, help="the expected sha256 of a URL's content")
+    p.add_argument("--sha256", default=None, type=_pin, help="the expected sha256 of a URL's content (64 hex digits)")
     p.add_argument("--force", action="store_true", help="download again even when cached (refreshes @main)")
+    p.add_argument("--max-size", metavar="MIB", type=_positive(int), default=None,
+                   help=f"the largest file to download, in MiB (default: ${MAX_DOWNLOAD_MB_ENV}, else "
+                        f"{DEFAULT_MAX_DOWNLOAD_BYTES >> 20})")
+    p.add_argument("--deadline", metavar="SECONDS", type=_positive(float), default=None,
+                   help=f"the most time one download may take (default: ${DEADLINE_ENV}, else {DEFAULT_DEADLINE:g})")
     p.set_defaults(func=cmd_download)
 
     cache = sub.add_parser("cache", help="list, locate or clear the disk cache",

@@ -35,9 +35,9 @@ from ..formats.tiktoken import read_tiktoken
 from ..registry import Registry
 from ..store.cache import Cache, open_cache, read_record
 from ..store.derived import cached_vocab
-from ..store.download import public_url
+from ..store.download import limited, public_url
 from ..store.sources import (
-    HF_PREFIX, cache_keys, fetch_hf, fetch_pretrained, fetch_url, is_offline, is_url, parse_hf, pretrained_key,
+    HF_PREFIX, cache_keys, check_pin, fetch_hf, fetch_pretrained, fetch_url, is_offline, is_url, parse_hf, pretrained_key,
     url_file_name,
 )
 from ..vocab import Vocab
@@ -198,17 +198,34 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
         return load_vocab_merges(files["vocab.json"], files["merges.txt"], files.get("tokenizer_config.json"),
                                  name=ref.repo)
 
-    return cached_vocab(cache, recipe, label=ref.spec, build=build)
+    with _unusable_downloads_removed(cache, files.values()):
+        return cached_vocab(cache, recipe, label=ref.spec, build=build)
+
+
+@contextlib.contextmanager
+def _unusable_downloads_removed(cache: Cache, paths) -> Iterator[None]:
+    """A downloaded file that does not parse as its format never stays an entry: the next load
+    downloads it again rather than failing on the same bytes until ``cache clear``."""
+    try:
+        yield
+    except VocabFormatError as exc:
+        removed = all([cache.remove(path) for path in paths])
+        raise VocabFormatError(
+            f"{exc}. The downloaded file " + ("was removed from the cache, so the next load downloads it again"
+                                              if removed else "could not be removed from the cache: delete it by hand")
+        ) from None
 
 
 def _load_url(url: str, cache: Cache, offline: bool, sha256: str | None) -> Vocab:
     shown = public_url(url)
     loader_for(url_file_name(url))  # an unknown format fails before anything is downloaded
     path = fetch_url(url, cache, sha256=sha256, offline=offline)
-    return _load_path(path, cache, name=shown)
+    with _unusable_downloads_removed(cache, [path]):
+        return _load_path(path, cache, name=shown)
 
 
 def _check_pin(key: str, sha256: str | None) -> None:
+    check_pin(sha256)  # 64 hex digits, before anything is touched
     if sha256 is not None and not is_url(key):
         raise ValueError(
             f"sha256= pins the content of a URL, and {key!r} is not one; registered names are pinned "
@@ -287,6 +304,8 @@ def download_vocab(
     cache_dir: str | os.PathLike | None = None,
     sha256: str | None = None,
     force: bool = False,
+    max_mb: int | None = None,
+    deadline: float | None = None,
 ) -> list[Path]:
     """Put the files of ``name`` and its parsed form in the disk cache, for later offline loads.
 
@@ -297,12 +316,16 @@ def download_vocab(
         name: a registered name, ``hf:ORG/REPO[@REVISION]`` or a URL.
         cache_dir, sha256: as for :func:`load_vocab`.
         force: download again even when cached.
+        max_mb, deadline: the largest file (MiB) and the most seconds one download may take
+            (default ``WORDSPLIT_MAX_DOWNLOAD_MB``, else 1024; ``WORDSPLIT_DOWNLOAD_DEADLINE``,
+            else 600).
 
     Returns:
         The cached files; none for a registered name whose file is bundled.
 
     Raises:
         UnknownVocabError: ``name`` is a path or unknown (there is nothing to download).
+        ValueError: ``sha256`` is not 64 hex digits, or a limit is not positive; nothing was touched.
         DownloadError, OfflineError, HashMismatchError: as for :func:`load_vocab`.
 
     >>> download_vocab("cl100k_base")  # bundled: nothing to download
@@ -310,27 +333,28 @@ def download_vocab(
     """
     key = VOCABS.canonical(name) if name in VOCABS else name
     _check_pin(key, sha256)
-    cache = open_cache(cache_dir)
-    offline = is_offline()
-    if key in PRETRAINED:
-        entry = PRETRAINED[key]
-        bundled = BUNDLED_DATA.joinpath(entry.file).is_file()
-        paths = [] if bundled else [fetch_pretrained(entry, cache, offline=offline, force=force)]
-    elif key in VOCABS:
-        paths = []  # a plug-in's name: its factory knows its files; loading below fetches them
-    elif key.startswith(HF_PREFIX):
-        paths = list(fetch_hf(parse_hf(key), cache, offline=offline, force=force).values())
-    elif is_url(key):
-        paths = [fetch_url(key, cache, sha256=sha256, offline=offline, force=force)]
-    else:
-        known = list_vocabs()
-        raise UnknownVocabError(
-            f"nothing to download for {name!r}: expected a registered name, hf:ORG/REPO[@REVISION] or an "
-            f"http(s) URL. Known names: {', '.join(known)}.{closest(key, known)}"
-        )
-    # Parse now, so that a file wordsplit cannot use fails here and the first load is fast.
-    load_vocab(key, cache_dir=cache_dir, sha256=sha256, offline=offline)
-    return paths
+    with limited(max_mb=max_mb, deadline=deadline):
+        cache = open_cache(cache_dir)
+        offline = is_offline()
+        if key in PRETRAINED:
+            entry = PRETRAINED[key]
+            bundled = BUNDLED_DATA.joinpath(entry.file).is_file()
+            paths = [] if bundled else [fetch_pretrained(entry, cache, offline=offline, force=force)]
+        elif key in VOCABS:
+            paths = []  # a plug-in's name: its factory knows its files; loading below fetches them
+        elif key.startswith(HF_PREFIX):
+            paths = list(fetch_hf(parse_hf(key), cache, offline=offline, force=force).values())
+        elif is_url(key):
+            paths = [fetch_url(key, cache, sha256=sha256, offline=offline, force=force)]
+        else:
+            known = list_vocabs()
+            raise UnknownVocabError(
+                f"nothing to download for {name!r}: expected a registered name, hf:ORG/REPO[@REVISION] or an "
+                f"http(s) URL. Known names: {', '.join(known)}.{closest(key, known)}"
+            )
+        # Parse now, so that a file wordsplit cannot use fails here and the first load is fast.
+        load_vocab(key, cache_dir=cache_dir, sha256=sha256, offline=offline)
+        return paths
 
 
 def clear_cache(name: str | None = None, cache_dir: str | os.PathLike | None = None) -> list[Path]:
