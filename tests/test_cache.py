@@ -8,7 +8,10 @@ import gzip
 import io
 import json
 import os
+import subprocess
+import sys
 import threading
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -18,7 +21,7 @@ from http_server import cache_files, tiny_tokenizer_files
 from wordsplit import Vocab, cli
 from wordsplit.cli import basic
 from wordsplit.cli import cache as cache_cli
-from wordsplit.errors import DownloadError, VocabFormatError
+from wordsplit.errors import CacheError, DownloadError, VocabFormatError
 from wordsplit.formats import files, gguf, hf, tiktoken
 from wordsplit.store import cache, derived
 from wordsplit import vocabs
@@ -381,3 +384,132 @@ def test_cli_offline_download_says_how(hub_env, vocab_server, capsys, monkeypatc
     monkeypatch.setenv("WORDSPLIT_OFFLINE", "1")
     code, _, err = run(capsys, monkeypatch, "download", "hf:acme/tiny")
     assert code == 2 and "offline mode is on" in err and vocab_server.count() == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Leftovers of interrupted runs; files that are not the cache's.
+
+OTHER_KEY = "hf/acme--other/main/tokenizer.json"
+
+
+def leftover(store: cache.Cache, key: str, *, age: float) -> list[Path]:
+    """The temporary file, record temporary and lock file an interrupted download of ``key`` leaves."""
+    path = store.download_path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    files = [path.with_name(f".{path.name}.k2j4x9q1.tmp"), path.with_name(f".{path.name}.meta.json.a8d7f0zz.tmp"),
+             path.with_name(path.name + ".lock")]
+    for file in files:
+        file.write_bytes(b"partial")
+        os.utime(file, (time.time() - age, time.time() - age))
+    return files
+
+
+def test_stale_leftovers_are_removed_before_the_next_download(hub_env, vocab_server):
+    store = cache.open_cache(hub_env)
+    stale = leftover(store, OTHER_KEY, age=cache.LOCK_TIMEOUT + 60)
+    recent = leftover(store, "url/0123/x.tiktoken", age=10)  # may be a download in progress
+    held = leftover(store, "url/4567/y.tiktoken", age=cache.LOCK_TIMEOUT + 60)
+    with store.lock("url/4567/y.tiktoken"):  # a live holder (its temporary file is not touched)
+        held[0].write_bytes(b"partial")
+        os.utime(held[0], (1, 1))
+        load_vocab("hf:acme/tiny")
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in recent) and held[0].exists()
+    assert not [p for p in cache_files(hub_env) if "acme--other" in str(p)]
+
+
+def test_the_leftovers_of_a_file_go_when_its_lock_is_taken(hub_env, vocab_server):
+    store = cache.open_cache(hub_env)
+    files = leftover(store, "hf/acme--tiny/main/tokenizer.json", age=1)  # fresh, but its holder is gone
+    load_vocab("hf:acme/tiny")
+    assert not files[0].exists() and not files[1].exists() and files[2].exists()  # the lock file is in use
+    assert not list(hub_env.rglob("*.tmp"))
+
+
+def test_an_interrupted_download_is_listed_then_cleared_with_an_honest_count(hub_env, vocab_server, capsys,
+                                                                           monkeypatch):
+    vocab_server.faults["/hub/acme/tiny/resolve/main/tokenizer.json"] = [("trickle", 0.05)]
+    script = "from wordsplit.vocabs import load_vocab; load_vocab('hf:acme/tiny')"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(hub_env.rglob("*.tmp")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        proc.kill()  # SIGKILL: no cleanup runs
+        proc.wait()
+    (temp,) = hub_env.rglob("*.tmp")
+    code, out, _ = run(capsys, monkeypatch, "cache", "list")
+    assert code == 0 and out.startswith("partial\tdownloads/hf/acme--tiny/main/.tokenizer.json.") and "in progress" in out
+    code, out, _ = run(capsys, monkeypatch, "cache", "clear", "hf:acme/tiny")
+    assert code == 0 and out.startswith("removed 0 entries of hf:acme/tiny")
+    assert not temp.exists() and not list(hub_env.rglob("*.lock"))
+    os.makedirs(temp.parent)
+    temp.write_bytes(b"partial")
+    os.utime(temp, (1, 1))  # an old leftover: `cache list` removes it rather than listing it
+    code, out, err = run(capsys, monkeypatch, "cache", "list")
+    assert out == "" and "is empty" in err and not temp.exists()
+
+
+@pytest.fixture
+def shared_derived(cache_dir, tmp_path):
+    """``derived/`` is a symlink to a directory that also holds files that are not the cache's."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    others = [shared / "model.vocab", shared / "notes.vocab"]
+    for path in others:
+        path.write_bytes(b"someone else's file")
+    cache_dir.mkdir()
+    (cache_dir / "derived").symlink_to(shared, target_is_directory=True)
+    return others
+
+
+def test_eviction_removes_only_the_caches_entries(cache_dir, shared_derived, monkeypatch):
+    monkeypatch.setattr(derived, "MAX_ENTRIES", 1)
+    for name in ("r50k_base", "p50k_base"):
+        load_vocab(name)
+    assert all(path.exists() for path in shared_derived)
+    assert [e.name for e in cache.list_entries()] == ["p50k_base"]
+
+
+def test_cache_clear_through_a_symlinked_derived_directory(cache_dir, shared_derived, capsys, monkeypatch):
+    load_vocab("r50k_base")
+    code, out, err = run(capsys, monkeypatch, "cache", "clear")
+    assert (code, err) == (0, "") and out.startswith("removed 1 entries")
+    assert all(path.exists() for path in shared_derived) and (cache_dir / "derived").is_symlink()
+    assert cache.list_entries() == []
+
+
+def test_a_cache_that_cannot_be_cleared_is_one_line_and_status_2(cache_dir, capsys, monkeypatch):
+    load_vocab("r50k_base")
+
+    def refuse(self, missing_ok=False):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.raises(CacheError, match="could not clear the cache entry .*Permission denied") as info:
+        vocabs.clear_cache()
+    assert isinstance(info.value, OSError)
+    code, out, err = run(capsys, monkeypatch, "cache", "clear")
+    assert code == 2 and out == "" and err.startswith("wordsplit: error: could not clear") and err.count("\n") == 1
+
+
+def test_a_lock_file_removed_between_open_and_lock_is_not_trusted(tmp_path, monkeypatch):
+    store = cache.Cache(tmp_path)
+    key = "url/k/x.tiktoken"
+    lock_path = store.download_path(key).with_name("x.tiktoken.lock")
+    real_try_lock, swept = cache._try_lock, []
+
+    def sweep_first(fd):
+        if not swept:  # a sweep in another process removes the (free) lock file just before this one locks it
+            swept.append(None)
+            swept[0] = cache._remove_if_free(lock_path)
+        return real_try_lock(fd)
+
+    monkeypatch.setattr(cache, "_try_lock", sweep_first)
+    with store.lock(key):
+        assert swept == [True] and lock_path.exists()
+        monkeypatch.setattr(cache, "_try_lock", real_try_lock)
+        # The lock now held is the file in place: a third process cannot take it.
+        assert cache._remove_if_free(lock_path) is False

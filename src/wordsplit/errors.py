@@ -106,3 +106,8 @@ class DownloadError(WordsplitError, OSError):
 
 class OfflineError(DownloadError):
     """A download was needed, but offline mode forbids the network."""
+
+
+class CacheError(WordsplitError, OSError):
+    """The disk cache could not be read or changed (a permission, a full disk, a path that is not
+    a directory); the message names the path."""

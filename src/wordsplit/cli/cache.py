@@ -2,20 +2,22 @@
 
     wordsplit download hf:Qwen/Qwen3-8B          # tokenizer files into the cache, for offline use
     wordsplit download https://host/x.tiktoken --sha256 <hex>
-    wordsplit cache list                          # one line per entry
+    wordsplit cache list                          # one line per entry (and per download in progress)
     wordsplit cache path                          # where the cache is
     wordsplit cache clear hf:Qwen/Qwen3-8B        # that repo's entries (all of them without NAME)
 
-Errors (404, 401, offline...) are raised as WordsplitError and printed as one line by
-:func:`wordsplit.cli.main`.
+Errors (404, 401, offline, a cache that cannot be changed...) are raised as WordsplitError and
+printed as one line by :func:`wordsplit.cli.main`. ``cache clear`` counts the entries it
+removed; the leftovers of interrupted downloads it also removes are not entries.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
-from ..store.cache import list_entries, open_cache
+from ..store.cache import LOCK_TIMEOUT, list_entries, open_cache
 from ..store.download import DEADLINE_ENV, DEFAULT_DEADLINE, DEFAULT_MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_MB_ENV
 from ..store.sources import check_pin
 from ..vocabs import download_vocab
@@ -58,14 +60,23 @@ def _size(size: int) -> str:
 
 
 def cmd_cache_list(args: argparse.Namespace) -> None:
+    cache = open_cache(args.cache_dir)
+    cache.sweep()  # the stale leftovers of interrupted runs go; downloads in progress are listed
     entries = list_entries(args.cache_dir)
-    if not entries:
-        print(f"the cache at {open_cache(args.cache_dir).root} is empty", file=sys.stderr)
+    partial = [path for path in cache.leftovers() if not path.name.endswith(".lock")]
+    if not entries and not partial:
+        print(f"the cache at {cache.root} is empty", file=sys.stderr)
     for entry in entries:
         detail = [f"sha256 {entry.sha256[:12]}"] if entry.sha256 else []
         if entry.revision or entry.etag:
             detail.append(f"rev {entry.revision[:12]}" if entry.revision else f"etag {entry.etag[:12]}")
         print("\t".join([entry.kind, entry.name, _size(entry.size), " ".join(detail), entry.url or ""]).rstrip())
+    for path in partial:
+        with contextlib.suppress(OSError):  # it may have been committed meanwhile
+            size = path.stat().st_size
+            print("\t".join(["partial", path.relative_to(cache.root).as_posix(), _size(size),
+                             "a download or write in progress, or interrupted less than "
+                             f"{LOCK_TIMEOUT / 60:g} min ago"]))
 
 
 def cmd_cache_path(args: argparse.Namespace) -> None:

@@ -347,6 +347,7 @@ def _ensure_with_record(cache: Cache, key: str, url: str, *, what: str, offline:
             "(offline=True, WORDSPLIT_OFFLINE or HF_HUB_OFFLINE): "
             f"{how}, with the same WORDSPLIT_CACHE_DIR, or turn offline mode off"
         )
+    cache.sweep()  # the leftovers of interrupted runs, before adding files
     # Wait for another process's download of the same file as long as that download may take.
     with cache.lock(key, timeout=max(LOCK_TIMEOUT, download_limits().deadline + READ_TIMEOUT)):
         # Another process may have downloaded it while this one waited for the lock.
