@@ -446,3 +446,25 @@ def test_an_uppercase_pin_is_the_same_pin(hub_env, vocab_server):
     download_vocab(url)
     assert load_vocab(url, sha256=PRETRAINED["r50k_base"].sha256.upper()).n_vocab == 50256
     assert vocab_server.count() == 1
+
+
+def test_a_cached_file_replaced_after_it_was_verified_is_not_parsed(hub_env, vocab_server, monkeypatch):
+    from http_server import tiny_tokenizer_files
+    from wordsplit.store.cache import Cache
+
+    download_vocab("hf:acme/tiny")
+    for entry in (hub_env / "derived").glob("*.vocab"):
+        entry.unlink()  # the next load parses the cached download
+    real_verified = Cache.verified
+
+    def verified_then_replaced(self, key, *args, **kwargs):
+        path = real_verified(self, key, *args, **kwargs)
+        if path is not None and path.name == "tokenizer.json":
+            path.write_bytes(tiny_tokenizer_files(("hello",))["tokenizer.json"])  # another file, same place
+        return path
+
+    monkeypatch.setattr(Cache, "verified", verified_then_replaced)
+    forget_loaded()
+    with pytest.raises(HashMismatchError, match="changed while it was loaded"):
+        load_vocab("hf:acme/tiny")
+    assert not list((hub_env / "derived").glob("*.vocab")), "nothing may be stored under the old file's hash"

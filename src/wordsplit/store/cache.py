@@ -377,8 +377,7 @@ class Cache:
             elif _is_temp(path.name) or path.name.endswith(LOCK_SUFFIX):
                 _remove_if_free(path)  # a download in progress keeps its files
             elif not _record_path(path).exists():
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()  # a file whose record was never written: an interrupted commit
+                _remove_if_free(path)  # a file whose record was never written: an interrupted commit
         for directory in sorted(set(directories), key=lambda d: len(d.parts), reverse=True):
             if not directory.is_symlink():
                 with contextlib.suppress(OSError):  # not empty (a download in progress): kept
@@ -474,19 +473,19 @@ def _temp_target(temp: Path) -> Path:
 
 
 def _lock_of(path: Path) -> Path | None:
-    """The lock file that guards a download's temporary file, its record's, or the lock itself;
-    None for files no lock guards (derived entries)."""
+    """The lock file that guards a download file (or its record, or their temporary files),
+    or the lock itself; None for files no lock guards (derived entries)."""
     if path.name.endswith(LOCK_SUFFIX):
         return path
     if path.parent.name == DERIVED:
         return None
-    target = _temp_target(path)
+    target = _temp_target(path) if _is_temp(path.name) else path
     entry = target.with_name(target.name.removesuffix(RECORD_SUFFIX))
     return entry.with_name(entry.name + LOCK_SUFFIX)
 
 
 def _remove_if_free(path: Path) -> bool:
-    """Remove a temporary or lock file when no live process holds its lock; True if removed.
+    """Remove a file of a download when no live process holds its lock; True if removed.
 
     A lock file is removed while this process holds it, and :meth:`Cache.lock` checks after
     locking that the file it locked is still the one in place, so no two processes can ever

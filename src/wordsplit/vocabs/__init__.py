@@ -27,9 +27,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..errors import UnknownVocabError, VocabFormatError, closest
+from ..errors import HashMismatchError, UnknownVocabError, VocabFormatError, closest
 from ..formats import loader_for
-from ..formats.files import pinned_inputs, read_input
+from ..formats.files import pinned_inputs, read_input, read_raw
 from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
 from ..formats.tiktoken import read_tiktoken
 from ..registry import Registry
@@ -156,7 +156,18 @@ def _read_pretrained(entry: Pretrained, cache: Cache, offline: bool | None) -> V
     # A slim install: the official file, verified against its pin, from the cache or the network.
     path = fetch_pretrained(entry, cache, offline=is_offline(offline))
     return cached_vocab(cache, {**recipe, "from": str(path)}, label=entry.name,
-                        build=lambda: build(path.read_bytes(), str(path)))
+                        build=lambda: build(_read_checked(path, entry.sha256), str(path)))
+
+
+def _read_checked(path: Path, sha256: str) -> bytes:
+    """The bytes of a cache entry, read once and checked against the hash its derived entry is
+    keyed by: a file replaced since it was verified is never parsed under the old hash."""
+    data = read_raw(path)
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise HashMismatchError(
+            f"{path} changed while it was loaded (its sha256 is no longer {sha256}); load it again"
+        )
+    return data
 
 
 for _entry in PRETRAINED.values():
@@ -193,10 +204,12 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
     recipe = {"hf": ref.spec, "files": {file: read_record(path)["sha256"] for file, path in files.items()}}
 
     def build() -> Vocab:
-        if "tokenizer.json" in files:
-            return load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
-        return load_vocab_merges(files["vocab.json"], files["merges.txt"], files.get("tokenizer_config.json"),
-                                 name=ref.repo)
+        # The loaders parse the bytes that match the recipe's hashes, read once (pinned).
+        with pinned_inputs({path: _read_checked(path, recipe["files"][file]) for file, path in files.items()}):
+            if "tokenizer.json" in files:
+                return load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
+            return load_vocab_merges(files["vocab.json"], files["merges.txt"], files.get("tokenizer_config.json"),
+                                     name=ref.repo)
 
     with _unusable_downloads_removed(cache, files.values()):
         return cached_vocab(cache, recipe, label=ref.spec, build=build)
