@@ -45,6 +45,7 @@ __all__ = [
     "retry_delays",
 ]
 
+
 def log():
     """The ``wordsplit.download`` logger (logging imported on first use: import time)."""
     import logging
@@ -307,10 +308,14 @@ def _attempt(session, url: str, temp: Path, *, headers: dict, what: str, shown: 
             bounds.check_size(expected, declared=True)
         digest = hashlib.sha256()
         size = 0
+        content_type = response.headers.get("Content-Type", "")
+        start = b""  # the first bytes, to tell an HTML page (a trickled one arrives byte by byte)
         with open(temp, "wb") as f, _Progress(what, expected) as progress:
             for chunk in _chunks(response):
-                if size == 0:
-                    _refuse_html(chunk, response.headers.get("Content-Type", ""), what=what, shown=shown)
+                if len(start) < _SNIFF:
+                    start += chunk[:_SNIFF]
+                    if len(start) >= _SNIFF:
+                        _refuse_html(start, content_type, what=what, shown=shown)
                 f.write(chunk)
                 digest.update(chunk)
                 size += len(chunk)
@@ -319,6 +324,8 @@ def _attempt(session, url: str, temp: Path, *, headers: dict, what: str, shown: 
                 progress.update(size)
             f.flush()
             os.fsync(f.fileno())
+        if len(start) < _SNIFF:
+            _refuse_html(start, content_type, what=what, shown=shown)
         if expected is not None and size != expected:
             raise _Retry(f"the connection closed after {size} of {expected} bytes")
         # The Hub answers an LFS file with a redirect that carries its metadata; the CDN does not.
@@ -346,12 +353,13 @@ def _chunks(response) -> Iterator[bytes]:
 
 
 _HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<!--")
+_SNIFF = 512  # bytes looked at: room for a BOM and blank lines before the first tag
 
 
 def _refuse_html(start: bytes, content_type: str, *, what: str, shown: str) -> None:
     """Raise when the body is an HTML page: what a login wall, a captive portal or a server's
     error page sends (sometimes with status 200). No vocabulary file starts with ``<``."""
-    head = start.lstrip(b"\xef\xbb\xbf \t\r\n")[:64].lower()
+    head = start.lstrip(b"\xef\xbb\xbf \t\r\n")[:32].lower()
     media = content_type.split(";")[0].strip().lower()
     if head.startswith(_HTML_STARTS) or (media in ("text/html", "application/xhtml+xml") and head.startswith(b"<")):
         raise DownloadError(
