@@ -192,10 +192,20 @@ def _load_path(path: Path, cache: Cache, *, name: str | None = None) -> Vocab:
     # file replaced in between cannot leave an entry under the other file's hash.
     inputs = {p: read_input(p) for p in loader.inputs(path)}
     files = {str(p.absolute()): hashlib.sha256(data).hexdigest() for p, data in inputs.items()}
+    build = _pinned(build, inputs)
+
     # The path as given is part of the recipe: the Vocab's source (in messages) is that string.
     recipe = {"path": str(path), "loader": loader.name, "files": files, "name": name}
-    with pinned_inputs(inputs):
-        return cached_vocab(cache, recipe, label=name or str(path.absolute()), build=build)
+    return cached_vocab(cache, recipe, label=name or str(path.absolute()), build=build)
+
+
+def _pinned(build: Callable[[], Vocab], inputs: dict) -> Callable[[], Vocab]:
+    """``build`` run with ``inputs`` (path → bytes) pinned: the loaders read those bytes."""
+    def pinned_build() -> Vocab:
+        with pinned_inputs(inputs):
+            return build()
+
+    return pinned_build
 
 
 def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
