@@ -550,6 +550,22 @@ def sha256_file(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+def read_checked(path: Path, sha256: str) -> bytes:
+    """The bytes of a cache entry, read once and checked against ``sha256`` (the hash it was
+    verified with, which keys its parsed entry): a file replaced since it was verified is never
+    parsed under the old hash.
+
+    Raises:
+        HashMismatchError: the content is no longer ``sha256``.
+    """
+    from ..formats.files import read_raw  # (the cache is the bottom of the store; formats is not above it)
+
+    data = read_raw(path)
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise HashMismatchError(f"{path} changed while it was loaded (its sha256 is no longer {sha256}); load it again")
+    return data
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the whole new one, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)

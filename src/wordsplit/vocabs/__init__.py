@@ -27,13 +27,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..errors import HashMismatchError, UnknownVocabError, VocabFormatError, closest
+from ..errors import UnknownVocabError, VocabFormatError, closest
 from ..formats import loader_for
-from ..formats.files import pinned_inputs, read_input, read_raw
 from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
+from ..formats.files import pinned_inputs, read_input
 from ..formats.tiktoken import read_tiktoken
 from ..registry import Registry
-from ..store.cache import Cache, open_cache, read_record
+from ..store.cache import Cache, open_cache, read_checked, read_record
 from ..store.derived import cached_vocab
 from ..store.download import limited, public_url
 from ..store.sources import (
@@ -156,18 +156,7 @@ def _read_pretrained(entry: Pretrained, cache: Cache, offline: bool | None) -> V
     # A slim install: the official file, verified against its pin, from the cache or the network.
     path = fetch_pretrained(entry, cache, offline=is_offline(offline))
     return cached_vocab(cache, {**recipe, "from": str(path)}, label=entry.name,
-                        build=lambda: build(_read_checked(path, entry.sha256), str(path)))
-
-
-def _read_checked(path: Path, sha256: str) -> bytes:
-    """The bytes of a cache entry, read once and checked against the hash its derived entry is
-    keyed by: a file replaced since it was verified is never parsed under the old hash."""
-    data = read_raw(path)
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise HashMismatchError(
-            f"{path} changed while it was loaded (its sha256 is no longer {sha256}); load it again"
-        )
-    return data
+                        build=lambda: build(read_checked(path, entry.sha256), str(path)))
 
 
 for _entry in PRETRAINED.values():
@@ -215,7 +204,7 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
 
     def build() -> Vocab:
         # The loaders parse the bytes that match the recipe's hashes, read once (pinned).
-        with pinned_inputs({path: _read_checked(path, recipe["files"][file]) for file, path in files.items()}):
+        with pinned_inputs({path: read_checked(path, recipe["files"][file]) for file, path in files.items()}):
             if "tokenizer.json" in files:
                 return load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
             return load_vocab_merges(files["vocab.json"], files["merges.txt"], files.get("tokenizer_config.json"),
