@@ -558,7 +558,7 @@ def read_checked(path: Path, sha256: str) -> bytes:
     Raises:
         HashMismatchError: the content is no longer ``sha256``.
     """
-    from ..formats.files import read_raw  # (the cache is the bottom of the store; formats is not above it)
+    from ..formats.files import read_raw  # here: only the loads of cached files need it
 
     data = read_raw(path)
     if hashlib.sha256(data).hexdigest() != sha256:
