@@ -5,9 +5,9 @@ What it does:
 * parses the GGUF v2/v3 header and key-value metadata with a small hand-written reader
   (:func:`read_gguf_metadata`). A file is never read whole: :func:`read_gguf_head` reads only
   the header and metadata, however large the tensors after them (a model file of many GB),
-  and at most :func:`~wordsplit.formats.files.max_file_bytes` of them. The file is untrusted input: every count and length is
-  checked against the bytes that remain *before* anything is allocated or looped over, so a
-  truncated, corrupt or hostile file raises :class:`VocabFormatError` at once (naming the
+  and at most :func:`~wordsplit.formats.files.max_file_bytes` of them. The file is untrusted
+  input: every count and length is checked against the bytes that remain *before* anything is
+  allocated or looped over, so a truncated, corrupt or hostile file raises :class:`VocabFormatError` at once (naming the
   file, the key and the byte offset), never hangs, allocates gigabytes or crashes;
 * turns a byte-level BPE vocabulary (``tokenizer.ggml.model == "gpt2"``) into a Vocab that
   tokenizes as llama.cpp does (:func:`read_gguf`, :func:`load_gguf`): NORMAL tokens are the

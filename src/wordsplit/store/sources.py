@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from ..vocabs.pretrained import Pretrained
 
 __all__ = [
-    "HubRef", "cache_keys", "check_pin", "fetch_hf", "fetch_pretrained", "fetch_url", "hf_endpoint", "hf_url", "is_offline",
-    "is_url", "openai_endpoint", "parse_hf", "pretrained_url",
+    "HubRef", "cache_keys", "check_pin", "fetch_hf", "fetch_pretrained", "fetch_url", "hf_endpoint", "hf_url",
+    "is_offline", "is_url", "openai_endpoint", "parse_hf", "pretrained_url",
 ]
 
 HF_PREFIX = "hf:"

@@ -37,8 +37,8 @@ from ..store.cache import Cache, open_cache, read_checked, read_record
 from ..store.derived import cached_vocab
 from ..store.download import limited, public_url
 from ..store.sources import (
-    HF_PREFIX, cache_keys, check_pin, fetch_hf, fetch_pretrained, fetch_url, is_offline, is_url, parse_hf, pretrained_key,
-    url_file_name,
+    HF_PREFIX, cache_keys, check_pin, fetch_hf, fetch_pretrained, fetch_url, is_offline, is_url, parse_hf,
+    pretrained_key, url_file_name,
 )
 from ..vocab import Vocab
 from .pretrained import ALIASES, PRETRAINED, Pretrained
