@@ -146,7 +146,11 @@ def read_raw(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
 
 
 def gunzip(data: bytes, path: str | os.PathLike, *, limit: int | None = None) -> bytes:
-    """``data`` decompressed, streamed, stopping with VocabFormatError past ``limit`` bytes."""
+    """``data`` decompressed, streamed, stopping with VocabFormatError past ``limit`` bytes.
+
+    >>> gunzip(gzip.compress(b"YQ== 0"), "x.tiktoken.gz")
+    b'YQ== 0'
+    """
     limit = max_file_bytes() if limit is None else limit
     chunks, size = [], 0
     try:

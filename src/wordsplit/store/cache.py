@@ -267,6 +267,10 @@ class Cache:
 
         A download writes its temporary file as bytes arrive and holds its lock until it ends,
         so neither test can remove a live download's files.
+
+        >>> import tempfile
+        >>> open_cache(tempfile.mkdtemp()).sweep()
+        []
         """
         removed = []
         cutoff = time.time() - older_than
