@@ -15,7 +15,10 @@
 It records every request (``.requests``) and misbehaves on demand: ``.faults[path]`` is a
 list of actions, one consumed per request of that path: an HTTP status (500, 404...),
 ``"drop"`` (close the connection halfway through the body), ``("delay", s)`` (wait before
-answering) or ``"corrupt"`` (flip a byte of the body).
+answering), ``"corrupt"`` (flip a byte of the body), ``("body", bytes, content_type)`` (answer
+200 with that body instead), ``("zeros", declared)`` (stream zeros until the client hangs up,
+with ``Content-Length: declared``, or none when None) or ``("trickle", s)`` (send the right
+body one byte every ``s`` seconds).
 """
 
 from __future__ import annotations
@@ -198,23 +201,48 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(action, tuple) and action[0] == "delay":
             threading.Event().wait(action[1])
             action = None
+        kind = action[0] if isinstance(action, tuple) else action
         if isinstance(action, int):
             status, body, extra = action, b"fault", {}
+        elif kind == "body":
+            status, body, extra = 200, action[1], {"Content-Type": action[2]}
         else:
             status, body, extra = state.resolve(self.path, self.headers)
         if action == "corrupt":
             body = bytes([body[0] ^ 0xFF]) + body[1:]
-        self.send_response(status)
-        for key, value in extra.items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if action == "drop":
-            self.wfile.write(body[: len(body) // 2])
-            self.wfile.flush()
+        try:
+            if kind == "zeros":
+                self._send_zeros(action[1])
+                return
+            self.send_response(status)
+            for key, value in extra.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if action == "drop":
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            if kind == "trickle":
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    threading.Event().wait(action[1])
+                return
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up, as it should have
             self.close_connection = True
-            return
-        self.wfile.write(body)
+
+    def _send_zeros(self, declared: int | None) -> None:
+        self.send_response(200)
+        if declared is not None:
+            self.send_header("Content-Length", str(declared))
+        self.end_headers()
+        self.close_connection = True
+        zeros = bytes(1 << 16)
+        for _ in range(4096):  # until the client hangs up (BrokenPipeError), or 256 MiB
+            self.wfile.write(zeros)
 
 
 # Fixtures are registered under ``name`` so that the test modules that import them do not

@@ -3,8 +3,16 @@ locks, listing and clearing, and the ``download`` / ``cache`` subcommands."""
 
 from __future__ import annotations
 
+import builtins
+import gzip
+import io
 import json
 import os
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -13,8 +21,8 @@ from http_server import cache_files, tiny_tokenizer_files
 from wordsplit import Vocab, cli
 from wordsplit.cli import basic
 from wordsplit.cli import cache as cache_cli
-from wordsplit.errors import DownloadError
-from wordsplit.formats import gguf, hf, tiktoken
+from wordsplit.errors import CacheError, DownloadError, VocabFormatError
+from wordsplit.formats import files, gguf, hf, tiktoken
 from wordsplit.store import cache, derived
 from wordsplit import vocabs
 from wordsplit.vocabs import forget_loaded, load_vocab
@@ -149,6 +157,111 @@ def test_a_corrupt_derived_entry_is_rebuilt_not_trusted(cache_dir, parses, corru
 
 
 # ---------------------------------------------------------------------------------------------
+# Vocabulary files are read once (what is hashed is what is parsed), with a size cap.
+
+
+def official_ranks(name: str) -> bytes:
+    return gzip.decompress((Path(vocabs.BUNDLED_DATA) / f"{name}.tiktoken.gz").read_bytes())
+
+
+def test_a_file_replaced_between_hash_and_parse_cannot_poison_the_cache(cache_dir, tmp_path, monkeypatch):
+    path, other = tmp_path / "x.tiktoken", tmp_path / "other.tiktoken"
+    path.write_bytes(official_ranks("cl100k_base"))
+    other.write_bytes(official_ranks("r50k_base"))
+    real_open, swapped = io.open, []
+
+    def open_then_swap(file, *args, **kwargs):
+        f = real_open(file, *args, **kwargs)
+        if not swapped and os.fspath(file) == str(path):
+            swapped.append(file)
+            os.replace(other, path)  # a sync job replaces the file: this reader keeps the old one
+        return f
+
+    monkeypatch.setattr(builtins, "open", open_then_swap)
+    monkeypatch.setattr(io, "open", open_then_swap)
+    first = load_vocab(path)
+    monkeypatch.undo()
+    assert swapped, "the file was replaced after its first open"
+    assert first.ranks[b"hello"] == 15339 and len(first.ranks) == 100256, "the bytes parsed are the bytes first read"
+    path.write_bytes(official_ranks("cl100k_base"))  # the real file again: a hit of its entry
+    again = load_vocab(path)
+    assert again.ranks[b"hello"] == 15339 and len(again.ranks) == 100256
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_is_read_once(cache_dir, tmp_path):
+    path = tmp_path / "x.tiktoken"
+    os.mkfifo(path)
+
+    def serve():
+        with open(path, "wb") as f:
+            f.write(official_ranks("cl100k_base"))
+
+    writer = threading.Thread(target=serve, daemon=True)
+    writer.start()
+    result = []
+    loader = threading.Thread(target=lambda: result.append(load_vocab(path)), daemon=True)
+    loader.start()
+    loader.join(60)
+    assert result and len(result[0].ranks) == 100256, "one read of the FIFO gives the whole vocabulary"
+    writer.join(5)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_a_device_is_refused_at_once(cache_dir, tmp_path):
+    path = tmp_path / "zeros.tiktoken"
+    path.symlink_to("/dev/zero")
+    result = []
+
+    def load():
+        try:
+            load_vocab(path)
+        except Exception as exc:  # noqa: BLE001 - the test inspects it
+            result.append(exc)
+
+    thread = threading.Thread(target=load, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert result, "reading /dev/zero must not spin"
+    assert isinstance(result[0], VocabFormatError) and "is a device" in str(result[0]) and str(path) in str(result[0])
+
+
+def gzip_bomb(path: Path, mib: int) -> Path:
+    """``mib`` MiB of zeros, gzipped: one 16 MiB member repeated (a valid multi-member gzip)."""
+    member = gzip.compress(bytes(16 << 20), compresslevel=9)
+    path.write_bytes(member * (mib // 16))
+    return path
+
+
+def test_a_gzip_bomb_stops_at_the_cap_in_bounded_memory(cache_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv(files.MAX_FILE_MB_ENV, "4")
+    bomb = gzip_bomb(tmp_path / "x.tiktoken.gz", 256)
+    tracemalloc.start()
+    try:
+        with pytest.raises(VocabFormatError, match=r"x\.tiktoken\.gz: the file, decompressed, is larger than 4 MiB.*"
+                                                   + files.MAX_FILE_MB_ENV):
+            load_vocab(bomb)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, f"peak {peak >> 20} MiB for a 4 MiB cap"
+
+
+def test_the_size_cap_and_its_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv(files.MAX_FILE_MB_ENV, raising=False)
+    assert files.max_file_bytes() == 256 << 20
+    monkeypatch.setenv(files.MAX_FILE_MB_ENV, "1")
+    big = tmp_path / "big.tiktoken"
+    big.write_bytes(b"x" * ((1 << 20) + 1))
+    with pytest.raises(VocabFormatError, match="big.tiktoken: the file is larger than 1 MiB"):
+        load_vocab(big)
+    for bad in ("0", "-1", "lots"):
+        monkeypatch.setenv(files.MAX_FILE_MB_ENV, bad)
+        with pytest.raises(ValueError, match=files.MAX_FILE_MB_ENV):
+            files.max_file_bytes()
+
+
+# ---------------------------------------------------------------------------------------------
 # The cache directory and its files.
 
 
@@ -248,7 +361,157 @@ def test_cli_errors_are_one_line(hub_env, vocab_server, capsys, monkeypatch, arg
     assert err.count("\n") == 1
 
 
+def test_cli_a_malformed_pin_is_a_usage_error_that_touches_nothing(hub_env, vocab_server, capsys, monkeypatch):
+    url = vocab_server.url + "/encodings/r50k_base.tiktoken"
+    assert run(capsys, monkeypatch, "download", url)[0] == 0
+    before = {p: p.read_bytes() for p in cache_files(hub_env)}
+    with pytest.raises(SystemExit) as info:
+        run(capsys, monkeypatch, "download", url, "--sha256", "nothex")
+    assert info.value.code == 2 and "64 hexadecimal digits" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in cache_files(hub_env)} == before and vocab_server.count() == 1
+
+
+@pytest.mark.parametrize("option", ["--max-size", "--deadline"])
+def test_cli_download_limits(hub_env, vocab_server, capsys, monkeypatch, option):
+    vocab_server.faults["/hub/acme/tiny/resolve/main/tokenizer.json"] = [("zeros", 3 << 20)]
+    with pytest.raises(SystemExit):
+        run(capsys, monkeypatch, "download", "hf:acme/tiny", option, "0")
+    assert "expected a positive number" in capsys.readouterr().err
+    code, _, err = run(capsys, monkeypatch, "download", "hf:acme/tiny", "--max-size", "2")
+    assert code == 2 and "over the 2 MiB limit" in err and err.count("\n") == 1
+
+
 def test_cli_offline_download_says_how(hub_env, vocab_server, capsys, monkeypatch):
     monkeypatch.setenv("WORDSPLIT_OFFLINE", "1")
     code, _, err = run(capsys, monkeypatch, "download", "hf:acme/tiny")
     assert code == 2 and "offline mode is on" in err and vocab_server.count() == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Leftovers of interrupted runs; files that are not the cache's.
+
+OTHER_KEY = "hf/acme--other/main/tokenizer.json"
+
+
+def leftover(store: cache.Cache, key: str, *, age: float) -> list[Path]:
+    """The temporary file, record temporary and lock file an interrupted download of ``key`` leaves."""
+    path = store.download_path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    files = [path.with_name(f".{path.name}.k2j4x9q1.tmp"), path.with_name(f".{path.name}.meta.json.a8d7f0zz.tmp"),
+             path.with_name(path.name + ".lock")]
+    for file in files:
+        file.write_bytes(b"partial")
+        os.utime(file, (time.time() - age, time.time() - age))
+    return files
+
+
+def test_stale_leftovers_are_removed_before_the_next_download(hub_env, vocab_server):
+    store = cache.open_cache(hub_env)
+    stale = leftover(store, OTHER_KEY, age=cache.LOCK_TIMEOUT + 60)
+    recent = leftover(store, "url/0123/x.tiktoken", age=10)  # may be a download in progress
+    held = leftover(store, "url/4567/y.tiktoken", age=cache.LOCK_TIMEOUT + 60)
+    with store.lock("url/4567/y.tiktoken"):  # a live holder (its temporary file is not touched)
+        held[0].write_bytes(b"partial")
+        os.utime(held[0], (1, 1))
+        load_vocab("hf:acme/tiny")
+    assert not any(p.exists() for p in stale)
+    assert all(p.exists() for p in recent) and held[0].exists()
+    assert not [p for p in cache_files(hub_env) if "acme--other" in str(p)]
+
+
+def test_the_leftovers_of_a_file_go_when_its_lock_is_taken(hub_env, vocab_server):
+    store = cache.open_cache(hub_env)
+    files = leftover(store, "hf/acme--tiny/main/tokenizer.json", age=1)  # fresh, but its holder is gone
+    load_vocab("hf:acme/tiny")
+    assert not files[0].exists() and not files[1].exists() and files[2].exists()  # the lock file is in use
+    assert not list(hub_env.rglob("*.tmp"))
+
+
+def test_an_interrupted_download_is_listed_then_cleared_with_an_honest_count(hub_env, vocab_server, capsys,
+                                                                           monkeypatch):
+    vocab_server.faults["/hub/acme/tiny/resolve/main/tokenizer.json"] = [("trickle", 0.05)]
+    script = "from wordsplit.vocabs import load_vocab; load_vocab('hf:acme/tiny')"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(hub_env.rglob("*.tmp")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        proc.kill()  # SIGKILL: no cleanup runs
+        proc.wait()
+    (temp,) = hub_env.rglob("*.tmp")
+    code, out, _ = run(capsys, monkeypatch, "cache", "list")
+    assert code == 0 and "in progress" in out
+    assert out.startswith("partial\tdownloads/hf/acme--tiny/main/.tokenizer.json.")
+    code, out, _ = run(capsys, monkeypatch, "cache", "clear", "hf:acme/tiny")
+    assert code == 0 and out.startswith("removed 0 entries of hf:acme/tiny")
+    assert not temp.exists() and not list(hub_env.rglob("*.lock"))
+    os.makedirs(temp.parent)
+    temp.write_bytes(b"partial")
+    os.utime(temp, (1, 1))  # an old leftover: `cache list` removes it rather than listing it
+    code, out, err = run(capsys, monkeypatch, "cache", "list")
+    assert out == "" and "is empty" in err and not temp.exists()
+
+
+@pytest.fixture
+def shared_derived(cache_dir, tmp_path):
+    """``derived/`` is a symlink to a directory that also holds files that are not the cache's."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    others = [shared / "model.vocab", shared / "notes.vocab"]
+    for path in others:
+        path.write_bytes(b"someone else's file")
+    cache_dir.mkdir()
+    (cache_dir / "derived").symlink_to(shared, target_is_directory=True)
+    return others
+
+
+def test_eviction_removes_only_the_caches_entries(cache_dir, shared_derived, monkeypatch):
+    monkeypatch.setattr(derived, "MAX_ENTRIES", 1)
+    for name in ("r50k_base", "p50k_base"):
+        load_vocab(name)
+    assert all(path.exists() for path in shared_derived)
+    assert [e.name for e in cache.list_entries()] == ["p50k_base"]
+
+
+def test_cache_clear_through_a_symlinked_derived_directory(cache_dir, shared_derived, capsys, monkeypatch):
+    load_vocab("r50k_base")
+    code, out, err = run(capsys, monkeypatch, "cache", "clear")
+    assert (code, err) == (0, "") and out.startswith("removed 1 entries")
+    assert all(path.exists() for path in shared_derived) and (cache_dir / "derived").is_symlink()
+    assert cache.list_entries() == []
+
+
+def test_a_cache_that_cannot_be_cleared_is_one_line_and_status_2(cache_dir, capsys, monkeypatch):
+    load_vocab("r50k_base")
+
+    def refuse(self, missing_ok=False):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.raises(CacheError, match="could not clear the cache entry .*Permission denied") as info:
+        vocabs.clear_cache()
+    assert isinstance(info.value, OSError)
+    code, out, err = run(capsys, monkeypatch, "cache", "clear")
+    assert code == 2 and out == "" and err.startswith("wordsplit: error: could not clear") and err.count("\n") == 1
+
+
+def test_a_lock_file_removed_between_open_and_lock_is_not_trusted(tmp_path, monkeypatch):
+    store = cache.Cache(tmp_path)
+    key = "url/k/x.tiktoken"
+    lock_path = store.download_path(key).with_name("x.tiktoken.lock")
+    real_try_lock, swept = cache._try_lock, []
+
+    def sweep_first(fd):
+        if not swept:  # a sweep in another process removes the (free) lock file just before this one locks it
+            swept.append(None)
+            swept[0] = cache._remove_if_free(lock_path)
+        return real_try_lock(fd)
+
+    monkeypatch.setattr(cache, "_try_lock", sweep_first)
+    with store.lock(key):
+        assert swept == [True] and lock_path.exists()
+        monkeypatch.setattr(cache, "_try_lock", real_try_lock)
+        # The lock now held is the file in place: a third process cannot take it.
+        assert cache._remove_if_free(lock_path) is False

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from http_server import COMMIT_MAIN, COMMIT_OLD, HF_TOKEN, QWEN_72B_REVISION, cache_files
-from wordsplit.errors import DownloadError, HashMismatchError, OfflineError, UnknownVocabError
+from wordsplit.errors import DownloadError, HashMismatchError, OfflineError, UnknownVocabError, VocabFormatError
 from wordsplit.formats import hf as loaders
 from wordsplit.store import download
 from wordsplit.vocabs import download_vocab, forget_loaded, load_vocab
@@ -349,3 +349,122 @@ def test_download_vocab_refreshes_with_force(hub_env, vocab_server):
     assert download_vocab("hf:acme/tiny") == [path] and vocab_server.count() == 1
     download_vocab("hf:acme/tiny", force=True)
     assert vocab_server.count() == 2 and json.loads(path.with_name(path.name + ".meta.json").read_text())
+
+
+# ---------------------------------------------------------------------------------------------
+# Limits: size and deadline; error pages; malformed pins.
+
+
+def test_a_server_streaming_zeros_is_stopped_at_the_size_limit(hub_env, vocab_server, monkeypatch):
+    monkeypatch.setenv(download.MAX_DOWNLOAD_MB_ENV, "1")
+    vocab_server.faults[TINY] = [("zeros", None)]
+    with pytest.raises(DownloadError, match=r"sent more than 1048576 bytes, over the 1 MiB limit.*"
+                                            + download.MAX_DOWNLOAD_MB_ENV):
+        load_vocab("hf:acme/tiny")
+    assert vocab_server.count(TINY) == 1, "a body over the limit is not retried"
+    assert cache_files(hub_env) == [] and no_temp_files(hub_env)
+    assert load_vocab("hf:acme/tiny").n_vocab > 256  # nothing poisoned: the next load works
+
+
+def test_a_declared_length_over_the_limit_is_refused_before_the_body(hub_env, vocab_server, monkeypatch):
+    vocab_server.faults[TINY] = [("zeros", 5 << 30)]
+    start = time.monotonic()
+    with pytest.raises(DownloadError, match="declares 5368709120 bytes, over the 1024 MiB limit"):
+        load_vocab("hf:acme/tiny")
+    assert time.monotonic() - start < 10 and cache_files(hub_env) == [] and no_temp_files(hub_env)
+    with pytest.raises(DownloadError, match="over the 2048 MiB limit"):
+        vocab_server.faults[TINY] = [("zeros", 5 << 30)]
+        download_vocab("hf:acme/tiny", max_mb=2048)
+
+
+def test_a_trickling_server_is_stopped_at_the_deadline_and_the_lock_released(hub_env, vocab_server, monkeypatch):
+    monkeypatch.setenv(download.DEADLINE_ENV, "1.5")
+    vocab_server.faults[TINY] = [("trickle", 0.02)]  # a few KB at 50 bytes a second
+    start = time.monotonic()
+    with pytest.raises(DownloadError, match=r"did not finish within 1\.5 s.*" + download.DEADLINE_ENV):
+        load_vocab("hf:acme/tiny")
+    assert time.monotonic() - start < 5
+    assert cache_files(hub_env) == [] and no_temp_files(hub_env)
+    from wordsplit.store.cache import open_cache
+
+    with open_cache(hub_env).lock("hf/acme--tiny/main/tokenizer.json", timeout=0):
+        pass  # free at once: the stopped download released it
+
+
+def test_limits_are_checked(monkeypatch):
+    for var, bad in ((download.MAX_DOWNLOAD_MB_ENV, "lots"), (download.DEADLINE_ENV, "-1")):
+        monkeypatch.setenv(var, bad)
+        with pytest.raises(ValueError, match=var):
+            download.download_limits()
+        monkeypatch.delenv(var)
+    assert download.download_limits() == download.DownloadLimits(max_bytes=1 << 30, deadline=600.0)
+    with download.limited(deadline=30) as limits:
+        assert download.download_limits() == limits == download.DownloadLimits(max_bytes=1 << 30, deadline=30.0)
+    with pytest.raises(ValueError, match="max_mb must be positive"):
+        download_vocab("hf:acme/tiny", max_mb=0)
+
+
+LOGIN_PAGE = b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Please sign in</body></html>\n"
+
+
+@pytest.mark.parametrize("content_type", ["text/html; charset=utf-8", "application/octet-stream"])
+def test_an_html_page_never_becomes_an_entry(hub_env, vocab_server, content_type):
+    vocab_server.faults[TINY] = [("body", LOGIN_PAGE, content_type)]
+    with pytest.raises(DownloadError, match=f"sent an HTML page \\(Content-Type: {content_type}\\)"):
+        load_vocab("hf:acme/tiny")
+    assert cache_files(hub_env) == [] and no_temp_files(hub_env)
+    assert load_vocab("hf:acme/tiny").n_vocab > 256  # the real file, once the server sends it
+    url = vocab_server.url + R50K
+    vocab_server.faults[R50K] = [("body", b"  <html><body>captive portal</body></html>", "text/html")]
+    with pytest.raises(DownloadError, match="sent an HTML page"):
+        load_vocab(url)
+    assert load_vocab(url).ranks[b"hello"] == 31373
+
+
+def test_a_body_that_does_not_parse_is_removed_so_the_next_load_fetches_it_again(hub_env, vocab_server):
+    vocab_server.faults[TINY] = [("body", b'{"not": "a tokenizer"', "application/json")]
+    with pytest.raises(VocabFormatError, match="was removed from the cache, so the next load downloads it again"):
+        load_vocab("hf:acme/tiny")
+    assert not [p for p in cache_files(hub_env) if p.name.startswith("tokenizer.json")]
+    assert load_vocab("hf:acme/tiny").n_vocab > 256 and vocab_server.count(TINY) == 2
+
+
+@pytest.mark.parametrize("pin", ["nothex", "0" * 63, "g" * 64, "0" * 65, ""])
+def test_a_malformed_pin_touches_nothing(hub_env, vocab_server, pin):
+    url = vocab_server.url + R50K
+    (good,) = download_vocab(url)
+    before = {p: p.read_bytes() for p in cache_files(hub_env)}
+    for call in (lambda: download_vocab(url, sha256=pin), lambda: load_vocab(url, sha256=pin)):
+        with pytest.raises(ValueError, match="64 hexadecimal digits"):
+            call()
+    assert {p: p.read_bytes() for p in cache_files(hub_env)} == before and good.exists()
+    assert vocab_server.count() == 1
+
+
+def test_an_uppercase_pin_is_the_same_pin(hub_env, vocab_server):
+    url = vocab_server.url + R50K
+    download_vocab(url)
+    assert load_vocab(url, sha256=PRETRAINED["r50k_base"].sha256.upper()).ranks[b"hello"] == 31373
+    assert vocab_server.count() == 1
+
+
+def test_a_cached_file_replaced_after_it_was_verified_is_not_parsed(hub_env, vocab_server, monkeypatch):
+    from http_server import tiny_tokenizer_files
+    from wordsplit.store.cache import Cache
+
+    download_vocab("hf:acme/tiny")
+    for entry in (hub_env / "derived").glob("*.vocab"):
+        entry.unlink()  # the next load parses the cached download
+    real_verified = Cache.verified
+
+    def verified_then_replaced(self, key, *args, **kwargs):
+        path = real_verified(self, key, *args, **kwargs)
+        if path is not None and path.name == "tokenizer.json":
+            path.write_bytes(tiny_tokenizer_files(("hello",))["tokenizer.json"])  # another file, same place
+        return path
+
+    monkeypatch.setattr(Cache, "verified", verified_then_replaced)
+    forget_loaded()
+    with pytest.raises(HashMismatchError, match="changed while it was loaded"):
+        load_vocab("hf:acme/tiny")
+    assert not list((hub_env / "derived").glob("*.vocab")), "nothing may be stored under the old file's hash"

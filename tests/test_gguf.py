@@ -8,6 +8,7 @@ import functools
 import gzip
 import struct
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from llamacpp_cases import SEPARATOR, load_cases
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
-from wordsplit.formats.gguf import LLAMA_CPP_PRE_PATTERNS, load_gguf, read_gguf, read_gguf_metadata
+from wordsplit.formats.gguf import LLAMA_CPP_PRE_PATTERNS, load_gguf, read_gguf, read_gguf_head, read_gguf_metadata
 
 GGUF_DIR = Path(__file__).parent / "data" / "gguf"
 
@@ -358,6 +359,50 @@ def test_load_gguf_reads_plain_and_gzipped_files(tmp_path):
         v = load_gguf(path)
         assert v.source == str(path)
         assert v.ranks == vocab("ggml-vocab-gpt-2.gguf").ranks
+
+
+def test_a_vocab_inside_a_huge_model_file_reads_only_the_metadata(tmp_path, monkeypatch):
+    from wordsplit.vocabs import forget_loaded, load_vocab
+
+    monkeypatch.setenv("WORDSPLIT_CACHE_DIR", str(tmp_path / "cache"))
+    head = tokenizer_gguf()
+    path = tmp_path / "model.gguf"
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(4 << 30)  # 4 GiB: the metadata, then a hole where the tensors would be
+    assert read_gguf_head(path) == head
+    expected = read_gguf(head).ranks
+    forget_loaded()
+    tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        cold = load_vocab(path)  # hashed (the metadata only), parsed, cached
+        elapsed = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert cold.ranks == expected and load_vocab(path).ranks == expected  # the second from the derived entry
+    assert peak < 32 << 20, f"peak {peak >> 20} MiB for a 4 GiB file with {len(head)} bytes of metadata"
+    assert elapsed < 10
+
+
+def test_gguf_metadata_beyond_the_cap_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORDSPLIT_MAX_VOCAB_MB", "1")
+    path = tmp_path / "big.gguf"
+    path.write_bytes(gguf(kv("blob", ARRAY, array(U8, 2 << 20, bytes(2 << 20)))))
+    with pytest.raises(VocabFormatError, match="big.gguf: the GGUF metadata is larger than 1 MiB"):
+        load_gguf(path)
+
+
+@pytest.mark.parametrize("cut", [3, 10, 30, 200, 2000])
+def test_a_truncated_file_is_reported_by_the_parser(tmp_path, cut):
+    path = tmp_path / "cut.gguf"
+    path.write_bytes(tokenizer_gguf()[:cut])
+    with pytest.raises(VocabFormatError, match="cut.gguf") as info:
+        load_gguf(path)
+    with pytest.raises(VocabFormatError) as from_bytes:
+        read_gguf(tokenizer_gguf()[:cut], source=str(path))
+    assert str(info.value) == str(from_bytes.value)
 
 
 def test_tiny_vocab_maps_token_types():

@@ -151,3 +151,8 @@ class ChatTemplateError(WordsplitError, ValueError):
 class MissingDependencyError(WordsplitError, ImportError):
     """An optional dependency is not installed (``jinja2`` for chat templates: install
     ``wordsplit[chat]``)."""
+
+
+class CacheError(WordsplitError, OSError):
+    """The disk cache could not be read or changed (a permission, a full disk, a path that is not
+    a directory); the message names the path."""

@@ -2,30 +2,57 @@
 
     wordsplit download hf:Qwen/Qwen3-8B          # tokenizer files into the cache, for offline use
     wordsplit download https://host/x.tiktoken --sha256 <hex>
-    wordsplit cache list                          # one line per entry
+    wordsplit cache list                          # one line per entry (and per download in progress)
     wordsplit cache path                          # where the cache is
     wordsplit cache clear hf:Qwen/Qwen3-8B        # that repo's entries (all of them without NAME)
 
-Errors (404, 401, offline...) are raised as WordsplitError and printed as one line by
-:func:`wordsplit.cli.main`.
+Errors (404, 401, offline, a cache that cannot be changed...) are raised as WordsplitError and
+printed as one line by :func:`wordsplit.cli.main`. ``cache clear`` counts the entries it
+removed; the leftovers of interrupted downloads it also removes are not entries.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
+from ..store.cache import LOCK_TIMEOUT, list_entries, open_cache
+from ..store.download import DEADLINE_ENV, DEFAULT_DEADLINE, DEFAULT_MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_MB_ENV
+from ..store.sources import check_pin
 from ..vocabs import download_vocab
-from ..store.cache import list_entries, open_cache
 from ..vocabs import clear_cache as clear
 
 
 def cmd_download(args: argparse.Namespace) -> None:
-    paths = download_vocab(args.name, cache_dir=args.cache_dir, sha256=args.sha256, force=args.force)
+    paths = download_vocab(args.name, cache_dir=args.cache_dir, sha256=args.sha256, force=args.force,
+                           max_mb=args.max_size, deadline=args.deadline)
     if not paths:
         print(f"{args.name} is bundled with wordsplit: nothing to download", file=sys.stderr)
     for path in paths:
         print(path)
+
+
+def _pin(text: str) -> str:
+    """``--sha256``: 64 hex digits, checked before anything is touched (a usage error, status 2)."""
+    try:
+        return check_pin(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(kind: type):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def _size(size: int) -> str:
@@ -33,14 +60,23 @@ def _size(size: int) -> str:
 
 
 def cmd_cache_list(args: argparse.Namespace) -> None:
+    cache = open_cache(args.cache_dir)
+    cache.sweep()  # the stale leftovers of interrupted runs go; downloads in progress are listed
     entries = list_entries(args.cache_dir)
-    if not entries:
-        print(f"the cache at {open_cache(args.cache_dir).root} is empty", file=sys.stderr)
+    partial = [path for path in cache.leftovers() if not path.name.endswith(".lock")]
+    if not entries and not partial:
+        print(f"the cache at {cache.root} is empty", file=sys.stderr)
     for entry in entries:
         detail = [f"sha256 {entry.sha256[:12]}"] if entry.sha256 else []
         if entry.revision or entry.etag:
             detail.append(f"rev {entry.revision[:12]}" if entry.revision else f"etag {entry.etag[:12]}")
         print("\t".join([entry.kind, entry.name, _size(entry.size), " ".join(detail), entry.url or ""]).rstrip())
+    for path in partial:
+        with contextlib.suppress(OSError):  # it may have been committed meanwhile
+            size = path.stat().st_size
+            print("\t".join(["partial", path.relative_to(cache.root).as_posix(), _size(size),
+                             "a download or write in progress, or interrupted less than "
+                             f"{LOCK_TIMEOUT / 60:g} min ago"]))
 
 
 def cmd_cache_path(args: argparse.Namespace) -> None:
@@ -64,8 +100,13 @@ def register(sub) -> None:
         "download", help="download a vocabulary into the disk cache (for offline use)",
         epilog="example: wordsplit download hf:Qwen/Qwen3-8B"))
     p.add_argument("name", metavar="NAME", help="a registered name, hf:ORG/REPO[@REVISION] or an http(s) URL")
-    p.add_argument("--sha256", default=None, help="the expected sha256 of a URL's content")
+    p.add_argument("--sha256", default=None, type=_pin, help="the expected sha256 of a URL's content (64 hex digits)")
     p.add_argument("--force", action="store_true", help="download again even when cached (refreshes @main)")
+    p.add_argument("--max-size", metavar="MIB", type=_positive(int), default=None,
+                   help=f"the largest file to download, in MiB (default: ${MAX_DOWNLOAD_MB_ENV}, else "
+                        f"{DEFAULT_MAX_DOWNLOAD_BYTES >> 20})")
+    p.add_argument("--deadline", metavar="SECONDS", type=_positive(float), default=None,
+                   help=f"the most time one download may take (default: ${DEADLINE_ENV}, else {DEFAULT_DEADLINE:g})")
     p.set_defaults(func=cmd_download)
 
     cache = sub.add_parser("cache", help="list, locate or clear the disk cache",

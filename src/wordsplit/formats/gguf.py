@@ -3,9 +3,11 @@
 What it does:
 
 * parses the GGUF v2/v3 header and key-value metadata with a small hand-written reader
-  (:func:`read_gguf_metadata`). The file is untrusted input: every count and length is
-  checked against the bytes that remain *before* anything is allocated or looped over, so a
-  truncated, corrupt or hostile file raises :class:`VocabFormatError` at once (naming the
+  (:func:`read_gguf_metadata`). A file is never read whole: :func:`read_gguf_head` reads only
+  the header and metadata, however large the tensors after them (a model file of many GB),
+  and at most :func:`~wordsplit.formats.files.max_file_bytes` of them. The file is untrusted
+  input: every count and length is checked against the bytes that remain *before* anything is
+  allocated or looped over, so a truncated, corrupt or hostile file raises :class:`VocabFormatError` at once (naming the
   file, the key and the byte offset), never hangs, allocates gigabytes or crashes;
 * turns a byte-level BPE vocabulary (``tokenizer.ggml.model == "gpt2"``) into a Vocab that
   tokenizes as llama.cpp does (:func:`read_gguf`, :func:`load_gguf`): NORMAL tokens are the
@@ -45,10 +47,10 @@ from pathlib import Path
 from ..errors import UnsupportedTokenizerError, VocabFormatError, closest
 from ..vocab import Vocab
 from .bytelevel import token_bytes
-from .files import read_file
+from .files import max_file_bytes, open_input, pinned, read_file, too_large_error
 from .merges import merges_are_rank_ordered, pair_ranked_merges
 
-__all__ = ["LLAMA_CPP_PRE_PATTERNS", "load_gguf", "read_gguf", "read_gguf_metadata"]
+__all__ = ["LLAMA_CPP_PRE_PATTERNS", "load_gguf", "read_gguf", "read_gguf_head", "read_gguf_metadata"]
 
 # ---------------------------------------------------------------------------------------------
 # The GGUF container (ggml/src/gguf.cpp, docs: github.com/ggml-org/ggml/blob/master/docs/gguf.md).
@@ -195,6 +197,132 @@ class _Reader:
                 raise self.error(f"{what}[{i}] is not valid UTF-8 ({exc.reason})", start + exc.start) from None
         self.pos = pos
         return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading only the header and metadata of a file: a GGUF vocabulary is usually a model file of
+# several GB whose tensors follow the metadata. The walk below reads the file forward as far as
+# the metadata goes (it decodes nothing); the parser above then reads the bytes it returns.
+
+_READ_AHEAD = 1 << 20
+
+
+class _Incomplete(Exception):
+    """The walk cannot find the end of the metadata; the parser, given what was read, says why."""
+
+
+class _HeadScan:
+    """A cursor over the start of a GGUF file that reads the file only as far as it is moved."""
+
+    __slots__ = ("f", "buf", "pos", "size", "limit", "source")
+
+    def __init__(self, f, size: int | None, limit: int, source: str) -> None:
+        self.f, self.size, self.limit, self.source = f, size, limit, source
+        self.buf = bytearray()
+        self.pos = 0
+
+    def fill(self, end: int) -> None:
+        """Make the buffer hold bytes ``[0, end)``; reads ahead up to 1 MiB per call."""
+        if self.size is not None and end > self.size:
+            raise _Incomplete  # truncated: the parser reports which value and where
+        if end > self.limit:
+            raise too_large_error(self.source, self.limit, "the GGUF metadata")
+        while len(self.buf) < end:
+            chunk = self.f.read(max(end - len(self.buf), _READ_AHEAD))
+            if not chunk:
+                raise _Incomplete
+            self.buf += chunk
+
+    def skip(self, size: int) -> int:
+        end = self.pos + size
+        if end > len(self.buf):
+            self.fill(end)
+        start, self.pos = self.pos, end
+        return start
+
+    def u32(self) -> int:
+        return _U32.unpack_from(self.buf, self.skip(4))[0]
+
+    def u64(self) -> int:
+        return _U64.unpack_from(self.buf, self.skip(8))[0]
+
+    def count(self, count: int, element_type: int) -> None:
+        """Refuse a declared count that the file (or the cap) cannot hold, before looping."""
+        need = count * _MIN_SIZES[element_type]
+        if self.size is not None and need > self.size - self.pos:
+            raise _Incomplete
+        if need > self.limit:
+            raise too_large_error(self.source, self.limit, "the GGUF metadata")
+
+    def value(self, value_type: int, depth: int) -> None:
+        if value_type in _FIXED_FORMATS:
+            self.skip(_MIN_SIZES[value_type])
+        elif value_type == _TYPE_STRING:
+            self.skip(self.u64())
+        elif value_type == _TYPE_ARRAY and depth < _MAX_ARRAY_DEPTH:
+            element_type, count = self.u32(), self.u64()
+            if element_type not in _MIN_SIZES:
+                raise _Incomplete
+            self.count(count, element_type)
+            if element_type in _FIXED_FORMATS:
+                self.skip(count * _MIN_SIZES[element_type])
+            elif element_type == _TYPE_STRING:
+                self.strings(count)
+            else:
+                for _ in range(count):
+                    self.value(_TYPE_ARRAY, depth + 1)
+        else:
+            raise _Incomplete
+
+    def strings(self, count: int) -> None:
+        """Step over ``count`` strings (the token and merge lists hold ~150k each)."""
+        buf, pos, unpack_u64 = self.buf, self.pos, _U64.unpack_from
+        for _ in range(count):
+            if pos + 8 > len(buf):
+                self.fill(pos + 8)  # extends ``buf`` in place
+            pos += 8 + unpack_u64(buf, pos)[0]
+            if pos > len(buf):
+                self.fill(pos)
+        self.pos = pos
+
+    def walk(self) -> None:
+        """Move to the end of the metadata (:func:`read_gguf_metadata`'s layout)."""
+        if bytes(self.buf[self.skip(4):self.pos]) != _MAGIC or self.u32() not in _VERSIONS:
+            raise _Incomplete
+        self.u64()  # the tensor count
+        kv_count = self.u64()
+        for _ in range(kv_count):
+            key_size = self.u64()
+            if key_size == 0:
+                raise _Incomplete  # an empty key is an error; this also bounds the loop
+            self.skip(key_size)
+            self.value(self.u32(), 0)
+
+
+def read_gguf_head(path: str | os.PathLike, *, limit: int | None = None) -> bytes:
+    """The header and key-value metadata of the GGUF file at ``path``; the tensors are not read.
+
+    The file is read forward once, only as far as the metadata goes, and at most ``limit``
+    bytes (default :func:`~wordsplit.formats.files.max_file_bytes`): a multi-GB model file
+    costs a few MB of memory. A file whose metadata cannot be walked (not a GGUF, truncated,
+    corrupt) gives what was read, for :func:`read_gguf_metadata` to say what is wrong.
+
+    Raises:
+        FileNotFoundError: no such file.
+        VocabFormatError: a directory or a device, or metadata larger than ``limit``.
+    """
+    limit = max_file_bytes() if limit is None else limit
+    with open_input(path) as (f, size):
+        scan = _HeadScan(f, size, limit, os.fspath(path))
+        try:
+            scan.walk()
+            end = scan.pos
+        except _Incomplete:
+            if size is not None and size <= limit:
+                scan.buf += f.read()  # the whole (small) file: the parser's message gives exact offsets
+            end = len(scan.buf)
+        del scan.buf[end:]
+        return bytes(scan.buf)
 
 
 def read_gguf_metadata(data: bytes, *, source: str = "<bytes>") -> dict[str, object]:
@@ -509,5 +637,12 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
 
 
 def load_gguf(path: str | os.PathLike) -> Vocab:
-    """:func:`read_gguf` on the file at ``path`` (gunzipped first when it ends in ``.gz``)."""
-    return read_gguf(read_file(path), source=os.fspath(path))
+    """:func:`read_gguf` on the file at ``path``: its header and metadata only
+    (:func:`read_gguf_head`), or the whole file gunzipped when the name ends in ``.gz``."""
+    if Path(path).suffix == ".gz":
+        data = read_file(path)
+    else:
+        data = pinned(path)  # load_vocab read and hashed these bytes already
+        if data is None:
+            data = read_gguf_head(path)
+    return read_gguf(data, source=os.fspath(path))

@@ -21,7 +21,13 @@ What it does:
 * commits a new entry atomically (a temporary file ``os.replace``\\ d into place, the record
   written last, so a file without its record is not an entry), and serializes the processes
   that download the same file with a lock file;
-* lists and clears entries (:func:`list_entries`, :meth:`Cache.clear`).
+* lists and clears entries (:func:`list_entries`, :meth:`Cache.clear`), removing only files it
+  made (a derived entry carries its header; anything else in ``derived/`` is left alone, even
+  when ``derived/`` is a symlink to a directory shared with other files);
+* cleans up after interrupted runs (:meth:`Cache.sweep`): a temporary file or lock file whose
+  holder is gone (its lock is free) and that is older than :data:`LOCK_TIMEOUT` is removed
+  before the next download and by ``wordsplit cache list`` / ``clear``; the leftovers of the
+  file about to be downloaded are removed as soon as its lock is taken.
 
 What it does not do: talk to the network (:mod:`~wordsplit.store.download`), decide which
 files a name needs (:mod:`~wordsplit.store.sources`), or define the parsed-vocabulary format
@@ -48,10 +54,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterator
 
-from ..errors import DownloadError, HashMismatchError
+from ..errors import CacheError, DownloadError, HashMismatchError
 
 __all__ = [
-    "CACHE_DIR_ENV", "Cache", "CacheEntry", "default_cache_dir", "list_entries", "open_cache",
+    "CACHE_DIR_ENV", "Cache", "CacheEntry", "default_cache_dir", "is_derived_entry", "list_entries", "open_cache",
+    "read_header",
 ]
 
 
@@ -174,9 +181,7 @@ class Cache:
     def remove(self, path: Path) -> bool:
         """Delete one download and its record; True when both are gone."""
         try:
-            for target in (_record_path(path), path):  # the record first: without it, no entry
-                with contextlib.suppress(FileNotFoundError):
-                    target.unlink()
+            self._unlink_entry(path)
         except OSError as exc:
             log().debug("could not remove %s: %s", path, exc)
             return False
@@ -212,21 +217,31 @@ class Cache:
         path = self.download_path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         lock_path = path.with_name(path.name + LOCK_SUFFIX)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            deadline = time.monotonic() + (LOCK_TIMEOUT if timeout is None else timeout)
-            while not _try_lock(fd):
-                if time.monotonic() > deadline:
-                    raise DownloadError(
-                        f"another process has been downloading {key} for too long (lock {lock_path}); "
-                        "stop it, or try again when it has finished"
-                    )
-                time.sleep(_LOCK_POLL)
+        deadline = time.monotonic() + (LOCK_TIMEOUT if timeout is None else timeout)
+        while True:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                yield
-            finally:
+                while not _try_lock(fd):
+                    if time.monotonic() > deadline:
+                        raise DownloadError(
+                            f"another process has been downloading {key} for too long (lock {lock_path}); "
+                            "stop it, or try again when it has finished"
+                        )
+                    time.sleep(_LOCK_POLL)
+                if _same_file(fd, lock_path):
+                    break
+                # A sweep removed this lock file while it was free: lock the one now in place.
                 _unlock(fd)
+            except BaseException:
+                os.close(fd)
+                raise
+            os.close(fd)
+        try:
+            # The leftovers of this file are from runs that died holding this lock: not ours, not live.
+            self._remove_temps(path)
+            yield
         finally:
+            _unlock(fd)
             os.close(fd)
 
     # -- derived entries ----------------------------------------------------------------------
@@ -234,6 +249,47 @@ class Cache:
     def derived_path(self, key: str, root: Path | None = None) -> Path:
         """Where the derived entry ``key`` (a hex digest) lives under ``root``."""
         return (root or self.root) / DERIVED / f"{key}.vocab"
+
+    # -- leftovers of interrupted runs -------------------------------------------------------
+
+    def leftovers(self) -> list[Path]:
+        """The temporary and lock files under ``root``: downloads in progress, or the remains of
+        runs that were interrupted (see :meth:`sweep`)."""
+        found = []
+        for top in (self.root / DOWNLOADS, self.root / DERIVED):
+            for directory, _, names in os.walk(top):
+                found += [Path(directory, name) for name in names if _is_temp(name) or name.endswith(LOCK_SUFFIX)]
+        return sorted(found)
+
+    def sweep(self, *, older_than: float = LOCK_TIMEOUT) -> list[Path]:
+        """Remove the leftovers that are stale: their holder is gone (the lock of their file is
+        free) and they were last written more than ``older_than`` seconds ago. Returns them.
+
+        A download writes its temporary file as bytes arrive and holds its lock until it ends,
+        so neither test can remove a live download's files.
+
+        >>> import tempfile
+        >>> open_cache(tempfile.mkdtemp()).sweep()
+        []
+        """
+        removed = []
+        cutoff = time.time() - older_than
+        for path in self.leftovers():
+            with contextlib.suppress(OSError):  # another process may be sweeping too
+                if path.lstat().st_mtime <= cutoff and _remove_if_free(path):
+                    removed.append(path)
+        if removed:
+            log().info("removed %d leftover file(s) of interrupted runs from %s", len(removed), self.root)
+        return removed
+
+    def _remove_temps(self, path: Path) -> None:
+        """Remove the temporary files of the download ``path`` (and of its record): called with
+        its lock held, so their writers are gone."""
+        for name in (path.name, _record_path(path).name):
+            for temp in path.parent.glob(f".{glob_escape(name)}.*{TEMP_SUFFIX}"):
+                if _temp_target(temp) == path.parent / name:
+                    with contextlib.suppress(OSError):
+                        temp.unlink()
 
     # -- listing ------------------------------------------------------------------------------
 
@@ -262,36 +318,81 @@ class Cache:
         return found
 
     def clear(self, *, keys: tuple[str, ...] | None = None, labels: tuple[str, ...] = ()) -> list[Path]:
-        """Remove entries from ``root`` (the writable directory); returns what was removed.
+        """Remove entries from ``root`` (the writable directory); returns the entries removed.
+
+        Only files the cache made are removed: downloads with their records, derived entries
+        (files that carry the derived header), and the temporary and lock files of runs that
+        are gone. A download in progress in another process keeps its files. Directories left
+        empty are removed; a symlinked ``downloads/`` or ``derived/`` is cleared through, not
+        removed.
 
         Args:
             keys: download keys or key prefixes (a directory such as ``hf/Qwen--Qwen3-8B``);
                 None removes every entry, downloads and derived.
             labels: derived entries whose label is one of these, or starts with one followed
                 by ``@`` (every revision of a repo).
+
+        Raises:
+            CacheError: a file could not be removed (permissions, a read-only disk...).
         """
-        if keys is None:
-            removed = [entry.path for entry in Cache(self.root).entries()]
-            for sub in (DOWNLOADS, DERIVED):  # whole trees: temporary and lock files go too
-                if (self.root / sub).exists():
-                    shutil.rmtree(self.root / sub)
-            return removed
-        removed = []
-        for key in keys:
-            path = self.download_path(key)
-            if path.is_dir():
-                shutil.rmtree(path)
-                removed.append(path)
-            elif path.exists() or _record_path(path).exists():
-                self.remove(path)
-                removed.append(path)
-        derived = self.root / DERIVED
-        for path in sorted(derived.glob("*.vocab")) if derived.is_dir() else []:
-            label = str((read_header(path) or {}).get("label"))
-            if any(label == want or label.startswith(want + "@") for want in labels):
-                path.unlink()
-                removed.append(path)
+        try:
+            removed = self._clear_downloads(keys)
+            derived = self.root / DERIVED
+            for path in sorted(derived.glob("*.vocab")) if derived.is_dir() else []:
+                header = read_header(path)
+                if header is None:
+                    continue  # not ours: derived/ may be a directory shared with other files
+                label = str(header.get("label"))
+                if keys is None or any(label == want or label.startswith(want + "@") for want in labels):
+                    path.unlink()
+                    removed.append(path)
+            if keys is None:
+                for temp in sorted(derived.glob(f".*{TEMP_SUFFIX}")) if derived.is_dir() else []:
+                    temp.unlink()  # a derived entry being written elsewhere is only not stored
+        except OSError as exc:
+            where = exc.filename or self.root
+            raise CacheError(
+                f"could not clear the cache entry {where}: {exc.strerror or exc}; check the permissions of "
+                f"{self.root} (or remove the files by hand)"
+            ) from None
         return removed
+
+    def _clear_downloads(self, keys: tuple[str, ...] | None) -> list[Path]:
+        """Remove the downloads under ``keys`` (None: all) and their leftovers; returns the entries."""
+        downloads = self.root / DOWNLOADS
+        files: list[Path] = []
+        directories: list[Path] = []
+        for key in (None,) if keys is None else keys:
+            top = downloads if key is None else self.download_path(key)
+            if top.is_dir():
+                for directory, _, names in os.walk(top):
+                    directories.append(Path(directory))
+                    files += [Path(directory, name) for name in names]
+            elif key is not None and top.parent.is_dir():
+                related = (top.name, _record_path(top).name, top.name + LOCK_SUFFIX)
+                files += [path for path in top.parent.iterdir()
+                          if path.name in related or (_is_temp(path.name) and _temp_target(path).name in related)]
+        removed = []
+        for path in sorted(set(files)):
+            if path.name.endswith(RECORD_SUFFIX):
+                entry = path.with_name(path.name[: -len(RECORD_SUFFIX)])
+                self._unlink_entry(entry)
+                removed.append(entry)
+            elif _is_temp(path.name) or path.name.endswith(LOCK_SUFFIX):
+                _remove_if_free(path)  # a download in progress keeps its files
+            elif not _record_path(path).exists():
+                _remove_if_free(path)  # a file whose record was never written: an interrupted commit
+        for directory in sorted(set(directories), key=lambda d: len(d.parts), reverse=True):
+            if not directory.is_symlink():
+                with contextlib.suppress(OSError):  # not empty (a download in progress): kept
+                    directory.rmdir()
+        return removed
+
+    def _unlink_entry(self, path: Path) -> None:
+        """Delete one download and its record (the record first: without it, no entry)."""
+        for target in (_record_path(path), path):
+            with contextlib.suppress(FileNotFoundError):
+                target.unlink()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,6 +463,78 @@ def _record_path(path: Path) -> Path:
     return path.with_name(path.name + RECORD_SUFFIX)
 
 
+TEMP_SUFFIX = ".tmp"
+
+
+def _is_temp(name: str) -> bool:
+    """Whether ``name`` is a temporary file of :meth:`Cache.temp_path` or :func:`atomic_write`."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX) and name.count(".") >= 3
+
+
+def _temp_target(temp: Path) -> Path:
+    """The file a temporary file was to become: ``.NAME.XXXXXXXX.tmp`` → ``NAME``."""
+    return temp.with_name(temp.name[1: -len(TEMP_SUFFIX)].rsplit(".", 1)[0])
+
+
+def _lock_of(path: Path) -> Path | None:
+    """The lock file that guards a download file (or its record, or their temporary files),
+    or the lock itself; None for files no lock guards (derived entries)."""
+    if path.name.endswith(LOCK_SUFFIX):
+        return path
+    if path.parent.name == DERIVED:
+        return None
+    target = _temp_target(path) if _is_temp(path.name) else path
+    entry = target.with_name(target.name.removesuffix(RECORD_SUFFIX))
+    return entry.with_name(entry.name + LOCK_SUFFIX)
+
+
+def _remove_if_free(path: Path) -> bool:
+    """Remove a file of a download when no live process holds its lock; True if removed.
+
+    A lock file is removed while this process holds it, and :meth:`Cache.lock` checks after
+    locking that the file it locked is still the one in place, so no two processes can ever
+    hold the "same" lock through an old and a new file.
+    """
+    lock = _lock_of(path)
+    if lock is None:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return True
+    try:
+        fd = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:  # no lock file: nobody holds it
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return True
+    try:
+        if not _try_lock(fd):
+            return False
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether the open ``fd`` is the file now at ``path``."""
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def glob_escape(text: str) -> str:
+    """``text`` with glob's special characters escaped (``[``, ``*``, ``?``)."""
+    import glob
+
+    return glob.escape(text)
+
+
 def read_record(path: Path) -> dict:
     """The record of the download at ``path`` (its url, revision, etag, size, sha256...)."""
     record = json.loads(_record_path(path).read_bytes())
@@ -379,6 +552,22 @@ def sha256_file(path: Path) -> tuple[str, int]:
             digest.update(chunk)
             size += len(chunk)
     return digest.hexdigest(), size
+
+
+def read_checked(path: Path, sha256: str) -> bytes:
+    """The bytes of a cache entry, read once and checked against ``sha256`` (the hash it was
+    verified with, which keys its parsed entry): a file replaced since it was verified is never
+    parsed under the old hash.
+
+    Raises:
+        HashMismatchError: the content is no longer ``sha256``.
+    """
+    from ..formats.files import read_raw  # here: only the loads of cached files need it
+
+    data = read_raw(path)
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise HashMismatchError(f"{path} changed while it was loaded (its sha256 is no longer {sha256}); load it again")
+    return data
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -442,6 +631,16 @@ def list_entries(cache_dir: str | os.PathLike | None = None) -> list[CacheEntry]
 # A derived entry starts with this magic and a length-prefixed JSON header (the rest of its
 # format belongs to derived.py); the cache reads only the header, to list and clear entries.
 DERIVED_MAGIC = b"wordsplit-vocab\n"
+
+
+def is_derived_entry(path: Path) -> bool:
+    """Whether the file at ``path`` starts with the derived-entry magic (reads 16 bytes).
+
+    Raises:
+        OSError: it cannot be read.
+    """
+    with open(path, "rb") as f:
+        return f.read(len(DERIVED_MAGIC)) == DERIVED_MAGIC
 
 
 def read_header(path: Path) -> dict | None:

@@ -49,9 +49,9 @@ from typing import Callable, Mapping
 
 from ..vocab import U32, Vocab, little_endian_bytes, u32_array
 from .cache import DERIVED_MAGIC as MAGIC
-from .cache import Cache, atomic_write, log, read_header
+from .cache import Cache, atomic_write, is_derived_entry, log
 
-__all__ = ["cached_vocab", "dump_vocab", "read_header", "read_vocab", "recipe_key"]
+__all__ = ["cached_vocab", "dump_vocab", "read_vocab", "recipe_key"]
 
 
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
@@ -98,11 +98,16 @@ def cached_vocab(cache: Cache, recipe: Mapping, *, label: str, build: Callable[[
 
 
 def _evict(directory: Path) -> None:
-    """Remove the least recently used derived entries beyond :data:`MAX_ENTRIES`."""
+    """Remove the least recently used derived entries beyond :data:`MAX_ENTRIES`.
+
+    Only files that start with the derived-entry magic count: ``derived/`` may be a symlink to
+    a directory that holds other ``*.vocab`` files, which are not the cache's to delete.
+    """
     entries = []
     for path in directory.glob("*.vocab"):
         with contextlib.suppress(OSError):  # another process may have removed it meanwhile
-            entries.append((path.stat().st_mtime, path))
+            if is_derived_entry(path):
+                entries.append((path.stat().st_mtime, path))
     for _, path in sorted(entries, reverse=True)[MAX_ENTRIES:]:
         with contextlib.suppress(OSError):
             path.unlink()

@@ -37,15 +37,15 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import DownloadError, OfflineError, UnknownVocabError
-from .cache import Cache, read_record
-from .download import download, public_url
+from .cache import LOCK_TIMEOUT, Cache, read_record
+from .download import READ_TIMEOUT, download, download_limits, public_url
 
 if TYPE_CHECKING:
     from ..vocabs.pretrained import Pretrained
 
 __all__ = [
-    "HubRef", "cache_keys", "fetch_hf", "fetch_pretrained", "fetch_url", "hf_endpoint", "hf_url", "is_offline",
-    "is_url", "openai_endpoint", "parse_hf", "pretrained_url",
+    "HubRef", "cache_keys", "check_pin", "fetch_hf", "fetch_pretrained", "fetch_url", "hf_endpoint", "hf_url",
+    "is_offline", "is_url", "openai_endpoint", "parse_hf", "pretrained_url",
 ]
 
 HF_PREFIX = "hf:"
@@ -285,13 +285,36 @@ def _url_key(url: str) -> str:
     return f"url/{hashlib.sha256(public_url(url).encode()).hexdigest()[:16]}/{url_file_name(url)}"
 
 
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+
+
+def check_pin(sha256: str | None) -> str | None:
+    """A sha256 pin, lowercased, or None; anything but 64 hex digits is refused before the cache
+    is touched (a malformed pin must not make a good entry look corrupt).
+
+    >>> check_pin("AB" * 32) == "ab" * 32
+    True
+
+    Raises:
+        ValueError: not 64 hexadecimal digits.
+    """
+    if sha256 is None:
+        return None
+    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+        raise ValueError(f"sha256={sha256!r} is not a sha256: expected 64 hexadecimal digits "
+                         "(e.g. the output of `sha256sum FILE`)")
+    return sha256.lower()
+
+
 def fetch_url(url: str, cache: Cache, *, sha256: str | None, offline: bool, force: bool = False) -> Path:
     """The content of ``url``, from the cache or downloaded (and checked against ``sha256``).
 
     Raises:
+        ValueError: ``sha256`` is not 64 hex digits (nothing was touched).
         UnknownVocabError: the URL does not name a file of a known format.
         OfflineError, DownloadError, HashMismatchError: see :func:`_ensure`.
     """
+    sha256 = check_pin(sha256)
     shown = public_url(url)
     pin = f" --sha256 {sha256}" if sha256 else ""
     return _ensure(cache, _url_key(url), url, what=url_file_name(url), sha256=sha256, offline=offline, force=force,
@@ -324,7 +347,9 @@ def _ensure_with_record(cache: Cache, key: str, url: str, *, what: str, offline:
             "(offline=True, WORDSPLIT_OFFLINE or HF_HUB_OFFLINE): "
             f"{how}, with the same WORDSPLIT_CACHE_DIR, or turn offline mode off"
         )
-    with cache.lock(key):
+    cache.sweep()  # the leftovers of interrupted runs, before adding files
+    # Wait for another process's download of the same file as long as that download may take.
+    with cache.lock(key, timeout=max(LOCK_TIMEOUT, download_limits().deadline + READ_TIMEOUT)):
         # Another process may have downloaded it while this one waited for the lock.
         path = None if force else cache.verified(key, sha256, what=what)
         if path is not None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gzip
+import hashlib
 import os
 from importlib import resources
 from pathlib import Path
@@ -29,14 +30,15 @@ from typing import Callable, Iterator, Mapping
 from ..errors import UnknownVocabError, VocabFormatError, closest
 from ..formats import load_with, loader_for
 from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
+from ..formats.files import pinned_inputs, read_input
 from ..formats.tiktoken import read_tiktoken
 from ..registry import Registry
-from ..store.cache import Cache, open_cache, read_record, sha256_file
+from ..store.cache import Cache, open_cache, read_checked, read_record
 from ..store.derived import cached_vocab
-from ..store.download import public_url
+from ..store.download import limited, public_url
 from ..store.sources import (
-    HF_PREFIX, cache_keys, fetch_hf, fetch_pretrained, fetch_url, is_offline, is_url, parse_hf, pretrained_key,
-    url_file_name,
+    HF_PREFIX, cache_keys, check_pin, fetch_hf, fetch_pretrained, fetch_url, is_offline, is_url, parse_hf,
+    pretrained_key, url_file_name,
 )
 from ..vocab import Vocab
 from .pretrained import ALIASES, PRETRAINED, Pretrained
@@ -154,7 +156,7 @@ def _read_pretrained(entry: Pretrained, cache: Cache, offline: bool | None) -> V
     # A slim install: the official file, verified against its pin, from the cache or the network.
     path = fetch_pretrained(entry, cache, offline=is_offline(offline))
     return cached_vocab(cache, {**recipe, "from": str(path)}, label=entry.name,
-                        build=lambda: build(path.read_bytes(), str(path)))
+                        build=lambda: build(read_checked(path, entry.sha256), str(path)))
 
 
 for _entry in PRETRAINED.values():
@@ -177,12 +179,26 @@ def _load_path(path: Path, cache: Cache, *, name: str | None = None, facts: dict
 
     if loader.inputs is None:
         return build()
-    files = {str(p.absolute()): sha256_file(p)[0] for p in loader.inputs(path)}
+    # Each input is read once: the bytes hashed for the key are the bytes parsed (pinned), so a
+    # file replaced in between cannot leave an entry under the other file's hash.
+    inputs = {p: read_input(p) for p in loader.inputs(path)}
+    files = {str(p.absolute()): hashlib.sha256(data).hexdigest() for p, data in inputs.items()}
+    build = _pinned(build, inputs)
+
     # The path as given is part of the recipe: the Vocab's source (in messages) is that string.
     recipe = {"path": str(path), "loader": loader.name, "files": files, "name": name}
     if facts:  # (absent otherwise, so entries made without facts keep their key)
         recipe["facts"] = {key: dict(value) if key == "special_tokens" else value for key, value in facts.items()}
     return cached_vocab(cache, recipe, label=name or str(path.absolute()), build=build)
+
+
+def _pinned(build: Callable[[], Vocab], inputs: dict) -> Callable[[], Vocab]:
+    """``build`` run with ``inputs`` (path → bytes) pinned: the loaders read those bytes."""
+    def pinned_build() -> Vocab:
+        with pinned_inputs(inputs):
+            return build()
+
+    return pinned_build
 
 
 def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
@@ -191,19 +207,37 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
     recipe = {"hf": ref.spec, "files": {file: read_record(path)["sha256"] for file, path in files.items()}}
 
     def build() -> Vocab:
-        if "tokenizer.json" in files:
-            return load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
-        return load_vocab_merges(files["vocab.json"], files["merges.txt"], files.get("tokenizer_config.json"),
-                                 name=ref.repo)
+        # The loaders parse the bytes that match the recipe's hashes, read once (pinned).
+        with pinned_inputs({path: read_checked(path, recipe["files"][file]) for file, path in files.items()}):
+            if "tokenizer.json" in files:
+                return load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
+            return load_vocab_merges(files["vocab.json"], files["merges.txt"], files.get("tokenizer_config.json"),
+                                     name=ref.repo)
 
-    return cached_vocab(cache, recipe, label=ref.spec, build=build)
+    with _unusable_downloads_removed(cache, files.values()):
+        return cached_vocab(cache, recipe, label=ref.spec, build=build)
+
+
+@contextlib.contextmanager
+def _unusable_downloads_removed(cache: Cache, paths) -> Iterator[None]:
+    """A downloaded file that does not parse as its format never stays an entry: the next load
+    downloads it again rather than failing on the same bytes until ``cache clear``."""
+    try:
+        yield
+    except VocabFormatError as exc:
+        removed = all([cache.remove(path) for path in paths])
+        raise VocabFormatError(
+            f"{exc}. The downloaded file " + ("was removed from the cache, so the next load downloads it again"
+                                              if removed else "could not be removed from the cache: delete it by hand")
+        ) from None
 
 
 def _load_url(url: str, cache: Cache, offline: bool, sha256: str | None, facts: dict | None = None) -> Vocab:
     shown = public_url(url)
     loader_for(url_file_name(url))  # an unknown format fails before anything is downloaded
     path = fetch_url(url, cache, sha256=sha256, offline=offline)
-    return _load_path(path, cache, name=shown, facts=facts)
+    with _unusable_downloads_removed(cache, [path]):
+        return _load_path(path, cache, name=shown, facts=facts)
 
 
 def _check_facts(key: str, facts: dict) -> None:
@@ -229,6 +263,7 @@ def _check_facts(key: str, facts: dict) -> None:
 
 
 def _check_pin(key: str, sha256: str | None) -> None:
+    check_pin(sha256)  # 64 hex digits, before anything is touched
     if sha256 is not None and not is_url(key):
         raise ValueError(
             f"sha256= pins the content of a URL, and {key!r} is not one; registered names are pinned "
@@ -320,6 +355,8 @@ def download_vocab(
     cache_dir: str | os.PathLike | None = None,
     sha256: str | None = None,
     force: bool = False,
+    max_mb: int | None = None,
+    deadline: float | None = None,
 ) -> list[Path]:
     """Put the files of ``name`` and its parsed form in the disk cache, for later offline loads.
 
@@ -330,12 +367,16 @@ def download_vocab(
         name: a registered name, ``hf:ORG/REPO[@REVISION]`` or a URL.
         cache_dir, sha256: as for :func:`load_vocab`.
         force: download again even when cached.
+        max_mb, deadline: the largest file (MiB) and the most seconds one download may take
+            (default ``WORDSPLIT_MAX_DOWNLOAD_MB``, else 1024; ``WORDSPLIT_DOWNLOAD_DEADLINE``,
+            else 600).
 
     Returns:
         The cached files; none for a registered name whose file is bundled.
 
     Raises:
         UnknownVocabError: ``name`` is a path or unknown (there is nothing to download).
+        ValueError: ``sha256`` is not 64 hex digits, or a limit is not positive; nothing was touched.
         DownloadError, OfflineError, HashMismatchError: as for :func:`load_vocab`.
 
     >>> download_vocab("cl100k_base")  # bundled: nothing to download
@@ -343,27 +384,28 @@ def download_vocab(
     """
     key = VOCABS.canonical(name) if name in VOCABS else name
     _check_pin(key, sha256)
-    cache = open_cache(cache_dir)
-    offline = is_offline()
-    if key in PRETRAINED:
-        entry = PRETRAINED[key]
-        bundled = BUNDLED_DATA.joinpath(entry.file).is_file()
-        paths = [] if bundled else [fetch_pretrained(entry, cache, offline=offline, force=force)]
-    elif key in VOCABS:
-        paths = []  # a plug-in's name: its factory knows its files; loading below fetches them
-    elif key.startswith(HF_PREFIX):
-        paths = list(fetch_hf(parse_hf(key), cache, offline=offline, force=force).values())
-    elif is_url(key):
-        paths = [fetch_url(key, cache, sha256=sha256, offline=offline, force=force)]
-    else:
-        known = list_vocabs()
-        raise UnknownVocabError(
-            f"nothing to download for {name!r}: expected a registered name, hf:ORG/REPO[@REVISION] or an "
-            f"http(s) URL. Known names: {', '.join(known)}.{closest(key, known)}"
-        )
-    # Parse now, so that a file wordsplit cannot use fails here and the first load is fast.
-    load_vocab(key, cache_dir=cache_dir, sha256=sha256, offline=offline)
-    return paths
+    with limited(max_mb=max_mb, deadline=deadline):
+        cache = open_cache(cache_dir)
+        offline = is_offline()
+        if key in PRETRAINED:
+            entry = PRETRAINED[key]
+            bundled = BUNDLED_DATA.joinpath(entry.file).is_file()
+            paths = [] if bundled else [fetch_pretrained(entry, cache, offline=offline, force=force)]
+        elif key in VOCABS:
+            paths = []  # a plug-in's name: its factory knows its files; loading below fetches them
+        elif key.startswith(HF_PREFIX):
+            paths = list(fetch_hf(parse_hf(key), cache, offline=offline, force=force).values())
+        elif is_url(key):
+            paths = [fetch_url(key, cache, sha256=sha256, offline=offline, force=force)]
+        else:
+            known = list_vocabs()
+            raise UnknownVocabError(
+                f"nothing to download for {name!r}: expected a registered name, hf:ORG/REPO[@REVISION] or an "
+                f"http(s) URL. Known names: {', '.join(known)}.{closest(key, known)}"
+            )
+        # Parse now, so that a file wordsplit cannot use fails here and the first load is fast.
+        load_vocab(key, cache_dir=cache_dir, sha256=sha256, offline=offline)
+        return paths
 
 
 def clear_cache(name: str | None = None, cache_dir: str | os.PathLike | None = None) -> list[Path]:
