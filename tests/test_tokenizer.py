@@ -29,13 +29,14 @@ from wordsplit.normalizers import nfc
 
 def test_public_api_is_pinned():
     assert wordsplit.__all__ == [
-        "BackendUnavailableError", "ComponentError", "DecodeInputError", "DisallowedSpecialError", "DownloadError",
-        "DuplicateNameError", "EncodeInputError", "HashMismatchError", "MergeTables", "OfflineError", "OptionTypeError",
-        "OptionValueError", "PluginError",
-        "Tokenizer", "TokenizerOptions", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
+        "BackendUnavailableError", "CacheError", "ChatTemplateError", "ComponentError", "DatasetInputError",
+        "DecodeInputError", "DisallowedSpecialError", "DownloadError", "DuplicateNameError",
+        "EncodeInputError", "EncodedFileError", "HashMismatchError", "MergeTables", "MissingDependencyError",
+        "OfflineError", "OptionTypeError", "OptionValueError", "PluginError", "Tokenizer", "TokenizerOptions",
+        "TrainingInputError", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
         "UnsupportedTokenizerError", "Vocab", "VocabFormatError", "WordsplitError", "get_tokenizer",
         "list_vocabs", "load_vocab", "register_encoder", "register_loader", "register_normalizer",
-        "register_spanner", "register_vocab", "TrainingInputError", "save_vocab", "train", "__version__",
+        "register_spanner", "register_vocab", "save_vocab", "train", "__version__",
     ]
 
 

@@ -156,3 +156,9 @@ class MissingDependencyError(WordsplitError, ImportError):
 class CacheError(WordsplitError, OSError):
     """The disk cache could not be read or changed (a permission, a full disk, a path that is not
     a directory); the message names the path."""
+
+
+class DatasetInputError(WordsplitError, ValueError):
+    """An input that cannot be read as documents: a bad document (named by file and row), a
+    missing column, an input name that matches no file; or an output directory whose manifest
+    was written for other inputs or options."""

@@ -57,7 +57,7 @@ from array import array
 from itertools import accumulate
 from typing import Dict, List, Optional
 
-from ..errors import WordsplitError
+from ..errors import OptionValueError
 
 MEGATRON_HEADER = b"MMIDIDX\x00\x00"
 MEGATRON_VERSION = 1
@@ -348,7 +348,7 @@ class LlmcWriter(ShardWriter):
 
     def write_documents(self, data: bytes, lengths: List[int]) -> None:
         if self.tokens + sum(lengths) > LLMC_MAX_TOKENS:
-            raise WordsplitError(f"{self.bin.path}: llm.c's header counts at most {LLMC_MAX_TOKENS:,} tokens per "
+            raise OptionValueError(f"{self.bin.path}: llm.c's header counts at most {LLMC_MAX_TOKENS:,} tokens per "
                                  "file; pass shard_tokens (--shard-tokens) to split the output")
         self.bin.write(data)
 
@@ -434,5 +434,5 @@ def format_writer(name: str) -> type:
     except KeyError:
         from ..errors import closest
 
-        raise WordsplitError(f"unknown output format {name!r}; known: {', '.join(FORMATS)}."
+        raise OptionValueError(f"unknown output format {name!r}; known: {', '.join(FORMATS)}."
                              f"{closest(name, FORMATS)}") from None

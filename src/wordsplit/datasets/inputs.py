@@ -41,7 +41,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Sequence
 
-from ..errors import WordsplitError
+from ..errors import DatasetInputError, OptionValueError
 
 #: Text bytes per batch of documents: big enough to keep every core busy, small next to memory.
 DEFAULT_BATCH_BYTES = 4 << 20
@@ -51,11 +51,6 @@ PARQUET_SUFFIXES = (".parquet",)
 READ_BYTES = 1 << 20
 # Rows pyarrow hands over at a time (a batch of documents gathers whole record batches).
 PARQUET_ROWS = 1024
-
-
-class DatasetInputError(WordsplitError, ValueError):
-    """An input that cannot be read as documents: a bad document (named by file and row), a
-    missing column, an input name that matches no file."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +160,7 @@ class _Batcher:
 
     def __init__(self, batch_bytes: int, on_error: str) -> None:
         if on_error not in ON_ERROR:
-            raise WordsplitError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+            raise OptionValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
         self.batch_bytes = batch_bytes
         self.on_error = on_error
         self.batch = DocumentBatch(texts=[])

@@ -25,13 +25,13 @@ import os
 import queue
 import threading
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Union
+from dataclasses import dataclass
+from typing import Callable, Iterator, List, Optional, Sequence, Union
 
 from .._version import __version__
-from ..errors import UnknownTokenError, WordsplitError
+from ..errors import DatasetInputError, OptionTypeError, OptionValueError, UnknownTokenError
 from .formats import BOS_ALWAYS, format_writer, narrow_ids
-from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, DatasetInputError, InputFile, expand_inputs, file_sha256,
+from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, InputFile, expand_inputs, file_sha256,
                      read_batches)
 
 MANIFEST = "manifest.json"
@@ -296,16 +296,16 @@ class Manifest:
             with open(self.path, encoding="utf-8") as f:
                 old = json.load(f)
         except ValueError as exc:
-            raise WordsplitError(f"{self.path} is not a wordsplit manifest ({exc}); delete it to start over") from None
+            raise DatasetInputError(f"{self.path} is not a wordsplit manifest ({exc}); delete it to start over") from None
         if not any(i.get("complete") for i in old.get("inputs", [])):
             return set()  # nothing finished: nothing to mix up, whatever the options were
         for key, value in self.header.items():
             if key != "wordsplit" and old.get(key) != value:
-                raise WordsplitError(f"{self.path} was written with a different {key}: {old.get(key)!r}, now {value!r}; "
+                raise DatasetInputError(f"{self.path} was written with a different {key}: {old.get(key)!r}, now {value!r}; "
                                      "choose another output directory, or delete it to start over")
         old_inputs = [{k: i.get(k) for k in ("path", "kind", "bytes", "sha256")} for i in old.get("inputs", [])]
         if old_inputs != [{k: i[k] for k in ("path", "kind", "bytes", "sha256")} for i in self.inputs]:
-            raise WordsplitError(f"{self.path} was written for other inputs (files added, removed or changed); "
+            raise DatasetInputError(f"{self.path} was written for other inputs (files added, removed or changed); "
                                  "choose another output directory, or delete it to start over")
         done = set()
         by_unit: dict = {}
@@ -356,8 +356,10 @@ def _special_id(vocab, which: str, fallback_eos: bool) -> int:
 
 
 def _positive(name: str, value) -> None:
-    if value is not None and (not isinstance(value, int) or value < 1):
-        raise WordsplitError(f"{name} must be a positive integer, not {value!r}")
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise OptionTypeError(f"{name} must be a positive integer, not {value!r}")
+    if value is not None and value < 1:
+        raise OptionValueError(f"{name} must be a positive integer, not {value!r}")
 
 
 def encode_dataset(
@@ -429,14 +431,14 @@ def encode_dataset(
     started = time.perf_counter()
     writer_class = format_writer(format)
     if engine not in ENGINES:
-        raise WordsplitError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+        raise OptionValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     if on_error not in ON_ERROR:
-        raise WordsplitError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
+        raise OptionValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
     for name, value in (("shard_tokens", shard_tokens), ("threads", threads), ("workers", workers),
                         ("batch_bytes", batch_bytes)):
         _positive(name, value)
     if format in BOS_ALWAYS and eos:
-        raise WordsplitError(f"the {format} layout puts the delimiter token before each document already; "
+        raise OptionValueError(f"the {format} layout puts the delimiter token before each document already; "
                              "drop eos (--eos)")
     vocab_obj = vocab if isinstance(vocab, Vocab) else load_vocab(vocab)
     bos = bos or format in BOS_ALWAYS

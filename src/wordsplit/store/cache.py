@@ -45,7 +45,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import stat
 import tempfile
 import time
