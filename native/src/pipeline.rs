@@ -40,6 +40,29 @@ pub enum SpecialPolicy {
     },
 }
 
+/// The entry of `id` in a thread's list of per-object caches, moved to the front (most
+/// recently used first), or made by `make` in front of the `limit - 1` most recent others:
+/// caches of objects that were dropped stay behind until they are the least recently used.
+pub(crate) fn most_recent<T>(
+    caches: &mut Vec<(u64, T)>,
+    id: u64,
+    limit: usize,
+    make: impl FnOnce() -> T,
+) -> &mut T {
+    match caches.iter().position(|(key, _)| *key == id) {
+        Some(0) => {}
+        Some(i) => {
+            let entry = caches.remove(i);
+            caches.insert(0, entry);
+        }
+        None => {
+            caches.truncate(limit - 1);
+            caches.insert(0, (id, make()));
+        }
+    }
+    &mut caches[0].1
+}
+
 /// Why an encode stopped (the caller discards the ids made so far).
 pub enum EncodeError {
     /// A disallowed special literal (its text); the glue raises DisallowedSpecialError.
@@ -353,20 +376,7 @@ impl Pipeline {
         let bytes = text.as_bytes();
         let tables = &*self.tables;
         PIECE_CACHES.with_borrow_mut(|caches| {
-            // Most recently used first. Caches of pipelines that were dropped stay behind until
-            // they are the least recently used of more than a few.
-            match caches.iter().position(|(id, _)| *id == self.id) {
-                Some(0) => {}
-                Some(i) => {
-                    let entry = caches.remove(i);
-                    caches.insert(0, entry);
-                }
-                None => {
-                    caches.truncate(CACHED_PIPELINES - 1);
-                    caches.insert(0, (self.id, PieceCache::new()));
-                }
-            }
-            let cache = &mut caches[0].1;
+            let cache = most_recent(caches, self.id, CACHED_PIPELINES, PieceCache::new);
             let mut start = 0;
             for &end in ends {
                 let piece = &bytes[start..end];

@@ -357,25 +357,15 @@ impl RegexSpanner {
         segments: &[Segment],
         caches: &'c mut Vec<(u64, Vec<DfaCache>)>,
     ) -> &'c mut Vec<DfaCache> {
-        match caches.iter().position(|(id, _)| *id == self.id) {
-            Some(0) => {}
-            Some(i) => {
-                let entry = caches.remove(i);
-                caches.insert(0, entry);
-            }
-            None => {
-                caches.truncate(CACHED_SPANNERS - 1);
-                let made = segments
-                    .iter()
-                    .filter_map(|s| match s {
-                        Segment::Dfa(dfa) => Some(dfa.dfa.create_cache()),
-                        Segment::Run(_) => None,
-                    })
-                    .collect();
-                caches.insert(0, (self.id, made));
-            }
-        }
-        &mut caches[0].1
+        crate::pipeline::most_recent(caches, self.id, CACHED_SPANNERS, || {
+            segments
+                .iter()
+                .filter_map(|s| match s {
+                    Segment::Dfa(dfa) => Some(dfa.dfa.create_cache()),
+                    Segment::Run(_) => None,
+                })
+                .collect()
+        })
     }
 
     /// Appends the pieces of `text` as llama.cpp cuts a piece with one regex: each match, and

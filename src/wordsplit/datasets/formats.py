@@ -367,12 +367,7 @@ class DatatroveWriter(ShardWriter):
 
     def write_documents(self, data: bytes, lengths: List[int]) -> None:
         self.ds.write(data)
-        ends = array("Q")
-        end = self.tokens
-        for n in lengths:
-            end += n
-            ends.append(end)
-        self.index.write(le_bytes(ends))
+        self.index.write(document_ends(self.tokens, lengths))
 
     def finish(self) -> None:
         metadata = self._open(".ds.metadata")
@@ -382,6 +377,19 @@ class DatatroveWriter(ShardWriter):
         metadata.write(f"{name}|{self.itemsize}\n{self.tokens}\n{humanize_metric(self.tokens, 'T')}"
                        .encode("utf-8"))
         super().finish()
+
+
+def document_ends(start: int, lengths: List[int]) -> bytes:
+    """The uint64 end offsets (little-endian) of documents of ``lengths`` tokens after ``start``.
+
+    >>> list(array("Q", document_ends(10, [2, 3])))
+    [12, 15]
+    """
+    ends = array("Q")
+    for n in lengths:
+        start += n
+        ends.append(start)
+    return le_bytes(ends)
 
 
 def npy_header(descr: str, length: int) -> bytes:
@@ -402,15 +410,7 @@ class NpyWriter(ShardWriter):
 
     def write_documents(self, data: bytes, lengths: List[int]) -> None:
         self.ids.write(data)
-        self.write_documents_index(lengths)
-
-    def write_documents_index(self, lengths: List[int]) -> None:
-        ends = array("Q")
-        end = self.tokens
-        for n in lengths:
-            end += n
-            ends.append(end)
-        self.index.write(le_bytes(ends))
+        self.index.write(document_ends(self.tokens, lengths))
 
     def finish(self) -> None:
         self.ids.rewrite_header(npy_header(DTYPES[self.dtype][2], self.tokens))
