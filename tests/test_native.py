@@ -238,3 +238,32 @@ def _native_thread_count() -> int:
     import os
 
     return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_sixteen_threads_share_one_tokenizer(backend):
+    """One tokenizer used by 16 Python threads at once (single calls and batches, each its own
+    text) gives every thread what a lone caller gets: no shared state is corrupted."""
+    import threading
+
+    tok = TokenizerOptions(backend=backend).build(load_vocab("qwen3"))
+    texts = [f"thread {i}: " + TEXTS[i % len(TEXTS)] * (i + 1) for i in range(16)]
+    expected = [tok.encode(t) for t in texts]
+    results: dict[int, list] = {}
+    start = threading.Barrier(16)
+
+    def work(i):
+        start.wait()
+        got = []
+        for _ in range(20):
+            got.append(tok.encode(texts[i]) == expected[i])
+            got.append(tok.encode_batch([texts[i]] * 3, num_threads=2) == [expected[i]] * 3)
+            got.append(tok.decode(expected[i]) == tok.decode(tok.encode(texts[i])))
+        results[i] = got
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sorted(results) == list(range(16)) and all(all(r) for r in results.values())
