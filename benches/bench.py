@@ -478,7 +478,7 @@ def measure_pieces(contenders: list[Contender], runners: dict[str, Runner], orac
                    args) -> dict:
     """Time per encode call of one unsplittable piece of random letters, per length.
 
-    Each job loops enough calls to last ≥ 30 ms; the per-call time is the median over
+    Each job loops enough calls to last about 30 ms; the per-call time is the median over
     ``--repeats`` interleaved rounds divided by that count.
     """
     result = {}
@@ -487,8 +487,11 @@ def measure_pieces(contenders: list[Contender], runners: dict[str, Runner], orac
         expected = oracle.encode(text) if oracle else None
         jobs, calls, parity = {}, {}, {}
         for c in contenders:
-            ids, first, _ = runners[c.key].repeat(text, 1)
-            calls[c.key] = max(1, min(100_000, math.ceil(0.03 / max(first, 1e-9))))
+            ids, _, _ = runners[c.key].repeat(text, 1)
+            # calls per job from the faster of two 10-call loops: one slow first call (a page
+            # fault, a fresh worker) would otherwise leave a job of a few calls, all overhead
+            per_call = min(runners[c.key].repeat(text, 10)[1] for _ in range(2)) / 10
+            calls[c.key] = max(1, min(100_000, math.ceil(0.03 / max(per_call, 1e-9))))
             parity[c.key] = None if expected is None else ids == expected
             if parity[c.key] is False:
                 log(f"    MISMATCH (piece {length}) {c.label}")
