@@ -1,7 +1,8 @@
-"""wordsplit benchmark: throughput, batch, decode, load time, memory and worst cases, with
-every contender checked against the reference tokenizer before it is timed.
+"""wordsplit benchmark: one pass over whole corpora, throughput, batch, decode, load time,
+memory and worst cases, with every contender checked against the reference tokenizer.
 
     python benches/bench.py [CORPUS_DIR] [--max-bytes 4MB] [--quick] [--json out.json] > table.md
+    python benches/bench.py --baseline OLD.whl --baseline-name COMMIT ...   # and compare with another build
 
 Markdown goes to stdout, progress and parity reports to stderr. See benches/README.md for what
 each section measures and how to read it.
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import zipfile
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -884,24 +886,29 @@ def main(argv: list[str]) -> None:
             results["meta"]["corpora"][name] = {"bytes": utf8_len(docs), "docs": len(docs)}
         log(f"corpora: {results['meta']['corpora']}")
 
-        if "onepass" in sections:
-            log("one pass over whole corpora")
-            results["onepass"] = measure_onepass(vocabs, args)
-        if in_process:
-            for vocab in vocabs:
-                measure_vocab(vocab, corpora, sections, results, args)
-        if "load" in sections:
-            log("load times")
-            results["load"] = measure_load(vocabs, args)
-        if "cache" in sections:
-            log("vocab load with a cold and a warm disk cache")
-            results["cache"] = measure_cache(vocabs, args)
-        if "rss" in sections:
-            log("peak memory")
-            results["rss"] = measure_rss(args)
-        if "worst" in sections:
-            log("worst cases")
-            results["worst"] = measure_worst(vocabs, args.corpus_dir, work_dir / "data", args)
+        steps = [
+            ("onepass", "one pass over whole corpora", lambda: measure_onepass(vocabs, args)),
+            *[(f"in-process sections, {vocab}", f"in-process sections, {vocab}",
+               lambda vocab=vocab: measure_vocab(vocab, corpora, sections, results, args))
+              for vocab in (vocabs if in_process else [])],
+            ("load", "load times", lambda: measure_load(vocabs, args)),
+            ("cache", "vocab load with a cold and a warm disk cache", lambda: measure_cache(vocabs, args)),
+            ("rss", "peak memory", lambda: measure_rss(args)),
+            ("worst", "worst cases", lambda: measure_worst(vocabs, args.corpus_dir, work_dir / "data", args)),
+        ]
+        for name, what, step in steps:
+            if name in SECTIONS and name not in sections:
+                continue
+            log(what)
+            try:
+                value = step()
+            except Exception:  # noqa: BLE001 -- report what the other sections measured
+                error = traceback.format_exc().strip().splitlines()[-1]
+                log(traceback.format_exc())
+                results["meta"]["notes"].append(f"{what} stopped: {error}")
+                continue
+            if name in SECTIONS:
+                results[name] = value
         results["meta"]["load_avg_end"] = os.getloadavg()
         results["meta"]["parallel_end"] = parallel_ceiling()
     finally:

@@ -694,7 +694,7 @@ def render_baseline(results: dict, clock: str) -> str:
     parts.append(f"**{len(figs) - len(slower)} of {len(figs)} figures within 3 % or faster.** "
                  + (f"More than 3 % slower (median of the paired ratios): {'; '.join(map(where, slower))}. "
                     if slower else "None is more than 3 % slower by the median of its paired ratios. ")
-                 + (f"Within 3 % by the median but with rounds below 0.97: {len(doubtful)} "
+                 + (f"Within 3 % by the median but with part of the spread below 0.97: {len(doubtful)} "
                     f"({'; '.join(map(where, doubtful))})." if doubtful else ""))
     if control:
         cells = [f"{f['section']} {f['row']} {f['col']}: {f['ratio']:.2f}" for f in control
