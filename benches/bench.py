@@ -38,7 +38,7 @@ from typing import Callable, Optional
 from contenders import (BATCH_THREADS, ORACLE, Contender, build_contenders, peer_keys, prepare_data_dir,
                         wordsplit_variant_keys)
 from report import machine_info, render, versions
-from timing import Runner, timed
+from timing import Runner
 from worker import receive, send
 
 HERE = Path(__file__).resolve().parent
@@ -585,7 +585,8 @@ def load_keys(vocab: str, args=None) -> list[str]:
     return ["wordsplit:auto", *([BASELINE_KEY] if args and args.baseline else []), ORACLE[vocab], "quicktok"]
 
 
-def probe(kind: str, key: str, vocab: str, args, extra: tuple = (), timeout: float = 120) -> tuple[list[dict], Optional[str]]:
+def probe(kind: str, key: str, vocab: str, args, extra: tuple = (),
+          timeout: float = 120) -> tuple[list[dict], Optional[str]]:
     """Run the ``kind`` probe for contender ``key``; the baseline is ``wordsplit:auto`` run in
     the baseline's environment, relabelled ``ws NAME (S+E)``."""
     if key != BASELINE_KEY:
@@ -809,8 +810,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--load-runs", type=int, default=5)
     p.add_argument("--worst-budget", type=float, default=20.0, help="s per worst-case probe")
     p.add_argument("--worst-rounds", type=int, default=3,
-                   help="with --baseline: rounds of worst-case probes for wordsplit auto and the baseline, taking turns")
-    p.add_argument("--onepass-corpora", default="prose,code,multilingual", help="corpora of the one-pass section, whole")
+                   help="with --baseline: worst-case probe rounds of wordsplit auto and the baseline, taking turns")
+    p.add_argument("--onepass-corpora", default="prose,code,multilingual", help="one-pass section: whole corpora")
     p.add_argument("--onepass-doc-bytes", type=parse_size, default="16KB", help="document size in the one-pass section")
     p.add_argument("--onepass-block", type=parse_size, default="1MB",
                    help="one-pass section: the contenders take turns a block of documents of this size at a time")

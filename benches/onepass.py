@@ -2,12 +2,12 @@
 
     python benches/onepass.py VOCAB CORPUS_DIR --corpora prose,code,multilingual
         [--doc-bytes 16KB] [--block 1MB] [--max-bytes 0] [--clock cpu] [--shift N]
-        [--baseline-root DIR --baseline-name NAME]
+        [--current-root DIR --baseline-root DIR --baseline-name NAME]
 
-Each document of each corpus is encoded exactly once by each contender (wordsplit auto, the
-build under test and the baseline build in worker processes if given, tiktoken, HF tokenizers for qwen3, quicktok-v1), the contenders
-taking turns a block of documents (``--block`` bytes) at a time, the first of each block
-rotating. Nothing has been encoded in this process before, so every cache (wordsplit's
+Each document of each corpus is encoded exactly once by each contender (wordsplit auto; with a
+baseline, the build under test and the baseline in worker processes; tiktoken, HF tokenizers
+for qwen3, quicktok-v1), the contenders taking turns a block of documents (``--block``
+bytes) at a time, the first of each block rotating. Nothing has been encoded in this process before, so every cache (wordsplit's
 per-thread piece cache, HF's word cache) starts cold and sees each document once: the speed
 of a job that reads a corpus once. Every contender's ids are compared with the oracle's
 block by block (and then dropped, so the memory stays small). ``bench.py`` starts one such
@@ -23,8 +23,8 @@ import sys
 from array import array
 from pathlib import Path
 
-from bench import BASELINE_KEY, WORKER_KEY, RemoteRunner, compare, doc_blocks, parse_size, read_corpus, split_documents, \
-    stride_sample, utf8_len
+from bench import (BASELINE_KEY, WORKER_KEY, RemoteRunner, compare, doc_blocks, parse_size, read_corpus,
+                   split_documents, stride_sample, utf8_len)
 from contenders import ORACLE, build_contenders, peer_keys
 from timing import Runner
 

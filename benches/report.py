@@ -493,7 +493,8 @@ def render_onepass(section: dict, worker_keys: tuple = ()) -> str:
                 if ratio is None:
                     cells.append("–")
                     continue
-                cells.append(f"{ratio[0]:.2f}×" + (f" ({ratio[1]:.2f}–{ratio[2]:.2f})" if len(d["runs"]) > 1 else ""))
+                spread_ = f" ({ratio[1]:.2f}–{ratio[2]:.2f})" if len(d["runs"]) > 1 else ""
+                cells.append(f"{ratio[0]:.2f}×{spread_}")
                 if corpus != "all":
                     medians.append(ratio[0])
             if medians:
@@ -642,7 +643,8 @@ def baseline_process_figures(results: dict, new: str, old: str) -> list[dict]:
             continue
         vocab, name = where.split("|")
         for size in a["sizes"]:
-            ratios = [rb["sizes"][size]["seconds"] / ra["sizes"][size]["seconds"] for ra, rb in zip(a["runs"], b["runs"])
+            ratios = [rb["sizes"][size]["seconds"] / ra["sizes"][size]["seconds"]
+                      for ra, rb in zip(a["runs"], b["runs"])
                       if "seconds" in ra["sizes"].get(size, {}) and "seconds" in rb["sizes"].get(size, {})]
             label = f"{size // 1000} KB" if size % 1000 == 0 else f"{size / 2**20:g} MiB"
             add("worst cases", f"{vocab} {name}", label, ratios)
