@@ -89,7 +89,9 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
     tok = TokenizerOptions(**options).build(load_vocab(vocab))
     return Contender(
         key=key,
-        label=label.format(spanner=tok.spanner_name, encoder=tok.encoder_name, backend=tok.backend),
+        # encoder_name is newer than some builds --baseline compares with; their encoders had .name
+        label=label.format(spanner=tok.spanner_name, backend=tok.backend,
+                           encoder=getattr(tok, "encoder_name", None) or getattr(tok.encoder, "name", "?")),
         vocab=vocab,
         encode=tok.encode_ordinary,
         encode_batch=lambda texts, threads: tok.encode_batch(texts, num_threads=threads, disallowed_special=()),

@@ -1,0 +1,111 @@
+"""One pass over whole corpora, in a fresh process for one vocabulary; prints JSON on stdout.
+
+    python benches/onepass.py VOCAB CORPUS_DIR --corpora prose,code,multilingual
+        [--doc-bytes 16KB] [--block 1MB] [--max-bytes 0] [--clock cpu] [--shift N]
+        [--current-root DIR --baseline-root DIR --baseline-name NAME]
+
+Each document of each corpus is encoded exactly once by each contender (wordsplit auto; with a
+baseline, the build under test and the baseline in worker processes; tiktoken, HF tokenizers
+for qwen3, quicktok-v1), the contenders taking turns a block of documents (``--block``
+bytes) at a time, the first of each block rotating. Nothing has been encoded in this process before, so every cache (wordsplit's
+per-thread piece cache, HF's word cache) starts cold and sees each document once: the speed
+of a job that reads a corpus once. Every contender's ids are compared with the oracle's
+block by block (and then dropped, so the memory stays small). ``bench.py`` starts one such
+process per vocabulary and run (``--sections onepass``); it needs the environment
+``bench.py`` sets up (the snapshot on ``PYTHONPATH``, ``WORDSPLIT_BENCH_DATA``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from array import array
+from pathlib import Path
+
+from bench import (BASELINE_KEY, WORKER_KEY, RemoteRunner, compare, doc_blocks, parse_size, read_corpus,
+                   split_documents, stride_sample, utf8_len)
+from contenders import ORACLE, build_contenders, peer_keys
+from timing import Runner
+
+def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock: str, shift: int,
+             workers: list[RemoteRunner]) -> dict:
+    """``{"labels": {key: label}, "skipped": {...}, "corpora": {name: {key: cell}}}``; a cell
+    holds the bytes, the pass's seconds on both clocks, each block's ``[wall, cpu]``, and the
+    parity against the oracle."""
+    contenders, skipped = build_contenders(["wordsplit:auto", *peer_keys(vocab)], vocab)
+    runners = {c.key: Runner(c) for c in contenders}
+    if workers:
+        contenders[1:1] = [w.contender for w in workers]
+        runners = {"wordsplit:auto": runners.pop("wordsplit:auto"), **{w.contender.key: w for w in workers},
+                   **runners}
+    keys = list(runners)
+    oracle = ORACLE[vocab] if ORACLE[vocab] in runners else None
+    out = {"labels": {c.key: c.label for c in contenders}, "skipped": skipped, "oracle": oracle, "corpora": {}}
+    for name, docs in corpora.items():
+        for runner in runners.values():
+            runner.put(name, docs)
+        cells = {k: {"bytes": utf8_len(docs), "docs": len(docs), "wall": 0.0, "cpu": 0.0, "blocks": [],
+                     "checked": 0, "mismatched": 0, "first": None} for k in keys}
+        for n, block in enumerate(doc_blocks(docs, block_bytes)):
+            start = (n + shift) % len(keys)
+            ids = {}
+            for key in keys[start:] + keys[:start]:
+                got, wall, cpu = runners[key].encode(name, block, keep=True, collect=True)
+                # arrays are not tracked by the garbage collector: the ids kept for the parity
+                # check do not make the collections in the next contender's timed span longer
+                ids[key] = [array("I", doc_ids) for doc_ids in got]
+                del got
+                cells[key]["wall"] += wall
+                cells[key]["cpu"] += cpu
+                cells[key]["blocks"].append([wall, cpu])
+            if oracle is None:
+                continue
+            for key in keys:
+                parity = compare(ids[oracle], ids[key])
+                cells[key]["checked"] += parity.checked
+                cells[key]["mismatched"] += parity.mismatched
+                if parity.first and not cells[key]["first"]:
+                    doc, rest = parity.first.split(",", 1)
+                    cells[key]["first"] = f"doc {block[int(doc.split()[1])]},{rest}"
+        for cell in cells.values():
+            cell["seconds"] = cell[clock]
+            cell["mb_s"] = cell["bytes"] / cell["seconds"] / 1e6
+        out["corpora"][name] = cells
+    return out
+
+
+def main(argv: list[str]) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("vocab")
+    p.add_argument("corpus_dir", type=Path)
+    p.add_argument("--corpora", default="prose,code,multilingual")
+    p.add_argument("--doc-bytes", type=parse_size, default="16KB")
+    p.add_argument("--block", type=parse_size, default="1MB")
+    p.add_argument("--max-bytes", type=parse_size, default="0", help="per corpus, a stride sample; 0: everything")
+    p.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    p.add_argument("--shift", type=int, default=0, help="which contender starts the first block")
+    p.add_argument("--current-root", type=Path, help="with --baseline-root: the build under test, for its worker")
+    p.add_argument("--baseline-root", type=Path)
+    p.add_argument("--baseline-name", default="baseline")
+    args = p.parse_args(argv)
+    corpora = {}
+    for name in [c for c in args.corpora.split(",") if c]:
+        docs = split_documents(read_corpus(args.corpus_dir, name), args.doc_bytes)
+        if args.max_bytes:
+            docs = [docs[i] for i in stride_sample(docs, args.max_bytes)]
+        corpora[name] = docs
+    workers = []
+    try:
+        if args.baseline_root:
+            workers = [RemoteRunner(args.vocab, args.current_root, "auto/worker", WORKER_KEY),
+                       RemoteRunner(args.vocab, args.baseline_root, f"{args.baseline_name}/worker", BASELINE_KEY)]
+        result = one_pass(args.vocab, corpora, args.block, args.clock, args.shift, workers)
+    finally:
+        for worker in workers:
+            worker.close()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
