@@ -41,7 +41,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 TARGETS: dict[str, Callable[[bytes], None]] = {}
 
 # Vocabularies the encode and decode targets draw from (the bundled ones, all exact).
-VOCABS = ["qwen3", "cl100k_base", "o200k_base", "o200k_harmony", "r50k_base", "p50k_edit"]
+VOCABS = ["qwen3", "cl100k_base", "o200k_base", "o200k_harmony", "r50k_base", "gpt2", "p50k_base", "p50k_edit"]
 ENCODERS = ["auto", "buffer-sweep", "heap-merge", "backtrack"]
 BACKENDS = ["python", "native"]
 # Loaded vocabularies larger than this are not encoded by the file targets (keeps runs fast).
@@ -125,7 +125,8 @@ MERGES_SEPARATOR = b"\n\x00MERGES\x00\n"
 
 @target("vocab-merges")
 def vocab_merges(data: bytes) -> None:
-    """``vocab.json`` and ``merges.txt``, joined by :data:`MERGES_SEPARATOR`."""
+    """``vocab.json`` and ``merges.txt`` (or GPT-2's ``encoder.json`` and ``vocab.bpe``, which
+    the same reader parses), joined by :data:`MERGES_SEPARATOR`."""
     vocab_json, _, merges_txt = data.partition(MERGES_SEPARATOR)
     try:
         with expect_typed_errors("read_vocab_merges"):

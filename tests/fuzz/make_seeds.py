@@ -72,6 +72,17 @@ def tiktoken_file(n: int) -> bytes:
     return b"\n".join(lines.splitlines()[:n]) + b"\n"
 
 
+def gpt2_files(n_merges: int = 144) -> bytes:
+    """GPT-2's encoder.json (its 256 bytes and the tokens its first merges make) + vocab.bpe."""
+    encoder = json.loads(gzip.decompress((DATA / "hf" / "gpt2-encoder.json.gz").read_bytes()))
+    bpe = gzip.decompress((DATA / "hf" / "gpt2-vocab.bpe.gz").read_bytes()).decode().splitlines()
+    merges = [line for line in bpe[1:] if line][:n_merges]
+    made = {left + right for left, right in (m.split(" ") for m in merges)}
+    small = {token: i for token, i in encoder.items() if i < 256 or token in made}
+    return (json.dumps(small, ensure_ascii=False).encode() + MERGES_SEPARATOR
+            + ("\n".join([bpe[0], *merges]) + "\n").encode())
+
+
 def seeds() -> dict[str, dict[str, bytes]]:
     vocab, merges, spec = qwen_slice()
     merges_txt = ("#version: 0.2\n" + "\n".join(" ".join(m) for m in merges) + "\n").encode()
@@ -81,7 +92,7 @@ def seeds() -> dict[str, dict[str, bytes]]:
     return {
         "tiktoken-file": {"r50k-300": tiktoken_file(300), "r50k-600": tiktoken_file(600)},
         "tokenizer-json": {"qwen3-400": tokenizer_json(vocab, merges, spec)},
-        "vocab-merges": {"qwen3-400": vocab_json + MERGES_SEPARATOR + merges_txt},
+        "vocab-merges": {"qwen3-400": vocab_json + MERGES_SEPARATOR + merges_txt, "gpt2-files": gpt2_files()},
         "gguf": {"qwen3-400": gguf_file(vocab, merges)},
         # first byte: the vocabulary; second: how the text is read (see fuzz_targets.text_from)
         "encode": {
