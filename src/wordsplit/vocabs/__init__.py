@@ -29,9 +29,7 @@ from typing import Callable, Iterator, Mapping
 
 from ..errors import UnknownVocabError, VocabFormatError, closest
 from ..formats import load_with, loader_for
-from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
 from ..formats.files import pinned_inputs, read_input
-from ..formats.tiktoken import read_tiktoken
 from ..registry import Registry
 from ..store.cache import Cache, open_cache, read_checked, read_record
 from ..store.derived import cached_vocab
@@ -140,6 +138,8 @@ def _pretrained_factory(entry: Pretrained) -> Callable[[], Vocab]:
 
 def _read_pretrained(entry: Pretrained, cache: Cache, offline: bool | None) -> Vocab:
     def build(data: bytes, source: str) -> Vocab:
+        from ..formats.tiktoken import read_tiktoken  # (only when the disk cache has no entry)
+
         return read_tiktoken(
             data, source=source, name=entry.name, pattern=entry.pattern, special_tokens=entry.special_tokens,
             added_tokens=entry.added_tokens, n_vocab=entry.n_vocab, normalizer=entry.normalizer,
@@ -207,6 +207,8 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
     recipe = {"hf": ref.spec, "files": {file: read_record(path)["sha256"] for file, path in files.items()}}
 
     def build() -> Vocab:
+        from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
+
         # The loaders parse the bytes that match the recipe's hashes, read once (pinned).
         with pinned_inputs({path: read_checked(path, recipe["files"][file]) for file, path in files.items()}):
             if "tokenizer.json" in files:
