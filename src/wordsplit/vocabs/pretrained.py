@@ -169,86 +169,97 @@ def _numbered(names: list[str], first_id: int) -> dict[str, int]:
     return {name: first_id + i for i, name in enumerate(names)}
 
 
-# openai-whisper 20250625 (PyPI sdist, whisper/tokenizer.py, get_encoding): the language codes
-# in the order of its LANGUAGES table; its special tokens follow the 50,257 BPE ranks of
-# whisper/assets/multilingual.tiktoken in this order, for num_languages=99 (the default of
-# get_encoding; large-v3 uses 100, which adds "yue" and shifts the later ids: pass
-# special_tokens= for it).
-_WHISPER_LANGUAGES = (
-    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la "
-    "mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be "
-    "tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su"
-).split()
-_WHISPER_SPECIALS = _numbered([
-    ENDOFTEXT, "<|startoftranscript|>", *[f"<|{code}|>" for code in _WHISPER_LANGUAGES], "<|translate|>",
-    "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>", "<|notimestamps|>",
-    *[f"<|{i * 0.02:.2f}|>" for i in range(1501)],
-], 50257)
+# KNOWN_RANK_FILES: sha256 of a rank file's uncompressed bytes → the facts its tokenizer
+# defines in code. Built on first use by the module's __getattr__: its 4,000 special-token
+# names are not worth making on every import. Where one file serves several tokenizers the
+# file cannot tell them apart, and the first is used: p50k_base.tiktoken is also p50k_edit's
+# (pass its FIM special tokens for that), o200k_base's also o200k_harmony's, and r50k_base's
+# is also tiktoken's "gpt2" and whisper's gpt2.tiktoken (byte-identical, checked; whisper's
+# English models add whisper's special tokens after it).
+def _known_rank_files() -> dict[str, RankFileFacts]:
+    # openai-whisper 20250625 (PyPI sdist, whisper/tokenizer.py, get_encoding): the language codes
+    # in the order of its LANGUAGES table; its special tokens follow the 50,257 BPE ranks of
+    # whisper/assets/multilingual.tiktoken in this order, for num_languages=99 (the default of
+    # get_encoding; large-v3 uses 100, which adds "yue" and shifts the later ids: pass
+    # special_tokens= for it).
+    _WHISPER_LANGUAGES = (
+        "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la "
+        "mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be "
+        "tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su"
+    ).split()
+    _WHISPER_SPECIALS = _numbered([
+        ENDOFTEXT, "<|startoftranscript|>", *[f"<|{code}|>" for code in _WHISPER_LANGUAGES], "<|translate|>",
+        "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>", "<|notimestamps|>",
+        *[f"<|{i * 0.02:.2f}|>" for i in range(1501)],
+    ], 50257)
 
-# llama-models 0.3.0 (PyPI wheel, llama_models/llama3/tokenizer.py): Llama 3's pattern (cl100k's
-# original form) and its 256 special tokens after the 128,000 ranks of llama3/tokenizer.model
-# (the same bytes as original/tokenizer.model of meta-llama/Llama-3.1-8B on the Hub, whose
-# sha256 public projects pin). These are the Llama 3.1+ names; Llama 3.0 called some of the
-# same ids <|reserved_special_token_N|> (128004, 128005, 128008, 128010, 128011): pass
-# special_tokens= for its names.
-# Meta's own Tokenizer.encode also cuts texts into 400,000-character chunks and runs of 25,000
-# non-space (or space) characters before tiktoken sees them; wordsplit encodes the whole text,
-# as tiktoken's Encoding does.
-_LLAMA3_NAMED = [
-    "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
-    "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
-    "<|eot_id|>", "<|python_tag|>", "<|image|>",
-]
-_LLAMA3_SPECIALS = _numbered(
-    _LLAMA3_NAMED + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(_LLAMA3_NAMED))], 128000
-)
+    # llama-models 0.3.0 (PyPI wheel, llama_models/llama3/tokenizer.py): Llama 3's pattern (cl100k's
+    # original form) and its 256 special tokens after the 128,000 ranks of llama3/tokenizer.model
+    # (the same bytes as original/tokenizer.model of meta-llama/Llama-3.1-8B on the Hub, whose
+    # sha256 public projects pin). These are the Llama 3.1+ names; Llama 3.0 called some of the
+    # same ids <|reserved_special_token_N|> (128004, 128005, 128008, 128010, 128011): pass
+    # special_tokens= for its names.
+    # Meta's own Tokenizer.encode also cuts texts into 400,000-character chunks and runs of 25,000
+    # non-space (or space) characters before tiktoken sees them; wordsplit encodes the whole text,
+    # as tiktoken's Encoding does.
+    _LLAMA3_NAMED = [
+        "<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
+        "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
+        "<|eot_id|>", "<|python_tag|>", "<|image|>",
+    ]
+    _LLAMA3_SPECIALS = _numbered(
+        _LLAMA3_NAMED + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(_LLAMA3_NAMED))], 128000
+    )
 
-# llama-models 0.3.0 (llama_models/llama4/tokenizer.py): o200k's pattern and 2,048 special
-# tokens (BASIC_SPECIAL_TOKENS + LLAMA4_SPECIAL_TOKENS, then reserved ones) after the 200,000
-# ranks of llama4/tokenizer.model.
-_LLAMA4_NAMED = [
-    "<|begin_of_text|>", "<|end_of_text|>", FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX,
-    # text post-training
-    "<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>",
-    *[f"<|text_post_train_reserved_special_token_{i}|>" for i in range(6)],
-    "<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>",
-    *[f"<|text_post_train_reserved_special_token_{i}|>" for i in range(8, 69)],
-    # vision
-    "<|image_start|>", "<|image_end|>", "<|vision_reserved_special_token_0|>",
-    "<|vision_reserved_special_token_1|>", "<|tile_x_separator|>", "<|tile_y_separator|>",
-    *[f"<|vision_reserved_special_token_{i}|>" for i in range(2, 6)],
-    "<|image|>", "<|vision_reserved_special_token_6|>", "<|patch|>",
-    *[f"<|vision_reserved_special_token_{i}|>" for i in range(7, 1048)],
-    # reasoning
-    *[f"<|reasoning_reserved_special_token_{i}|>" for i in range(8)],
-    "<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>",
-]
-_LLAMA4_SPECIALS = _numbered(
-    _LLAMA4_NAMED + [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(_LLAMA4_NAMED))], 200000
-)
+    # llama-models 0.3.0 (llama_models/llama4/tokenizer.py): o200k's pattern and 2,048 special
+    # tokens (BASIC_SPECIAL_TOKENS + LLAMA4_SPECIAL_TOKENS, then reserved ones) after the 200,000
+    # ranks of llama4/tokenizer.model.
+    _LLAMA4_NAMED = [
+        "<|begin_of_text|>", "<|end_of_text|>", FIM_PREFIX, FIM_MIDDLE, FIM_SUFFIX,
+        # text post-training
+        "<|header_start|>", "<|header_end|>", "<|eom|>", "<|eot|>", "<|step|>",
+        *[f"<|text_post_train_reserved_special_token_{i}|>" for i in range(6)],
+        "<|python_start|>", "<|python_end|>", "<|finetune_right_pad|>",
+        *[f"<|text_post_train_reserved_special_token_{i}|>" for i in range(8, 69)],
+        # vision
+        "<|image_start|>", "<|image_end|>", "<|vision_reserved_special_token_0|>",
+        "<|vision_reserved_special_token_1|>", "<|tile_x_separator|>", "<|tile_y_separator|>",
+        *[f"<|vision_reserved_special_token_{i}|>" for i in range(2, 6)],
+        "<|image|>", "<|vision_reserved_special_token_6|>", "<|patch|>",
+        *[f"<|vision_reserved_special_token_{i}|>" for i in range(7, 1048)],
+        # reasoning
+        *[f"<|reasoning_reserved_special_token_{i}|>" for i in range(8)],
+        "<|reasoning_thinking_start|>", "<|reasoning_thinking_end|>",
+    ]
+    _LLAMA4_SPECIALS = _numbered(
+        _LLAMA4_NAMED + [f"<|reserved_special_token_{i}|>" for i in range(2048 - len(_LLAMA4_NAMED))], 200000
+    )
 
-#: sha256 of a rank file's uncompressed bytes → the facts its tokenizer defines in code. Where
-#: one file serves several tokenizers the file cannot tell them apart, and the first is used:
-#: p50k_base.tiktoken is also p50k_edit's (pass its FIM special tokens for that), o200k_base's
-#: also o200k_harmony's, and r50k_base's is also tiktoken's "gpt2" and whisper's gpt2.tiktoken
-#: (byte-identical, checked; whisper's English models add whisper's special tokens after it).
-KNOWN_RANK_FILES: dict[str, RankFileFacts] = {
-    PRETRAINED[name].sha256: _facts(PRETRAINED[name])
-    for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base", "qwen3")
-}
-KNOWN_RANK_FILES.update({
-    # whisper/assets/multilingual.tiktoken of openai-whisper 20250625 (sha256 computed here).
-    "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126": RankFileFacts(
-        name="whisper-multilingual", pattern=GPT2_ORIGINAL_PATTERN, special_tokens=_WHISPER_SPECIALS,
-        eos_token=ENDOFTEXT,
-    ),
-    # llama_models/llama3/tokenizer.model of llama-models 0.3.0 (sha256 computed here).
-    "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55": RankFileFacts(
-        name="llama3", pattern=CL100K_ORIGINAL_PATTERN, special_tokens=_LLAMA3_SPECIALS,
-        eos_token="<|end_of_text|>",
-    ),
-    # llama_models/llama4/tokenizer.model of llama-models 0.3.0 (sha256 computed here).
-    "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed": RankFileFacts(
-        name="llama4", pattern=O200K_PATTERN, special_tokens=_LLAMA4_SPECIALS, eos_token="<|end_of_text|>",
-    ),
-})
+    table: dict[str, RankFileFacts] = {
+        PRETRAINED[name].sha256: _facts(PRETRAINED[name])
+        for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base", "qwen3")
+    }
+    table.update({
+        # whisper/assets/multilingual.tiktoken of openai-whisper 20250625 (sha256 computed here).
+        "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126": RankFileFacts(
+            name="whisper-multilingual", pattern=GPT2_ORIGINAL_PATTERN, special_tokens=_WHISPER_SPECIALS,
+            eos_token=ENDOFTEXT,
+        ),
+        # llama_models/llama3/tokenizer.model of llama-models 0.3.0 (sha256 computed here).
+        "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55": RankFileFacts(
+            name="llama3", pattern=CL100K_ORIGINAL_PATTERN, special_tokens=_LLAMA3_SPECIALS,
+            eos_token="<|end_of_text|>",
+        ),
+        # llama_models/llama4/tokenizer.model of llama-models 0.3.0 (sha256 computed here).
+        "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed": RankFileFacts(
+            name="llama4", pattern=O200K_PATTERN, special_tokens=_LLAMA4_SPECIALS, eos_token="<|end_of_text|>",
+        ),
+    })
+    return table
+
+
+def __getattr__(name: str):
+    if name == "KNOWN_RANK_FILES":
+        globals()[name] = table = _known_rank_files()
+        return table
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
