@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import importlib
+import importlib.util
 import json
 import os
 from array import array
@@ -121,13 +121,16 @@ def recipe_key(recipe: Mapping) -> str:
 
 @functools.lru_cache(maxsize=None)
 def code_fingerprint() -> str:
-    """A sha256 over the source of the parsing modules (their version when the source is absent)."""
+    """A sha256 over the source of the parsing modules (their version when the source is absent).
+
+    The modules are found, not imported: a warm load (an entry hit) never runs the parsers.
+    """
     digest = hashlib.sha256()
     for name in _PARSING_MODULES:
-        module = importlib.import_module(name)
+        spec = importlib.util.find_spec(name)
         try:
-            digest.update(Path(module.__file__).read_bytes())
-        except (TypeError, OSError):  # no source file (a frozen or zip install)
+            digest.update(Path(spec.origin).read_bytes())
+        except (AttributeError, TypeError, OSError):  # no source file (a frozen or zip install)
             from .. import __version__
 
             digest.update(f"{name} {__version__}".encode())
