@@ -337,6 +337,8 @@ def test_bad_text_and_parquet_documents(tmp_path):
     pq.write_table(pa.table({"text": pa.array([b"ok", b"\xff"], pa.binary())}), tmp_path / "b.parquet")
     got = list(read_batches(expand_inputs([tmp_path / "b.parquet"])[0], on_error="skip"))
     assert [b.texts for b in got] == [["ok"]] and got[0].skipped == 1
+    with pytest.raises(DatasetInputError, match=r"b\.parquet row 1: byte 0 of the column 'text' is not valid UTF-8"):
+        list(read_batches(expand_inputs([tmp_path / "b.parquet"])[0]))
 
 
 def test_bos_needs_a_token(inputs, tmp_path):

@@ -39,7 +39,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Sequence
+from typing import Callable, Iterator, List, Optional, Sequence
 
 from ..errors import DatasetInputError, OptionValueError
 
@@ -222,6 +222,16 @@ class _Position:
         return min(1.0, self.raw.tell() / self.size)
 
 
+def _add_utf8(batcher: "_Batcher", data: bytes, where: Callable[[int], str]):
+    """Add ``data`` as a document, or count it bad when it is not UTF-8; ``where(offset)``
+    names the offending byte (called only then, so a good document builds no message)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return batcher.bad(f"{where(exc.start)} is not valid UTF-8 ({exc.reason})")
+    return batcher.add(text, len(data))
+
+
 def _line_batches(item: InputFile, field: Optional[str], batcher: _Batcher) -> Iterator[DocumentBatch]:
     raw = open(item.path, "rb")
     try:
@@ -230,13 +240,7 @@ def _line_batches(item: InputFile, field: Optional[str], batcher: _Batcher) -> I
         for number, line in enumerate(_lines(stream), 1):
             done = None
             if field is None:
-                try:
-                    text = line.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    done = batcher.bad(f"{item.path}:{number}: byte {exc.start} of the line is not valid UTF-8 "
-                                       f"({exc.reason})")
-                else:
-                    done = batcher.add(text, len(line))
+                done = _add_utf8(batcher, line, lambda at: f"{item.path}:{number}: byte {at} of the line")
             elif line.strip():
                 done = _json_document(item.path, number, line, field, batcher)
             if done is not None:
@@ -323,13 +327,8 @@ def _parquet_batches(item: InputFile, column: str, batcher: _Batcher) -> Iterato
             if value is None:
                 done = batcher.bad(f"{item.path} row {row}: the column {column!r} is null")
             elif binary:
-                try:
-                    text = value.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    done = batcher.bad(f"{item.path} row {row}: byte {exc.start} of the column {column!r} is not "
-                                       f"valid UTF-8 ({exc.reason})")
-                else:
-                    done = batcher.add(text, len(value))
+                done = _add_utf8(batcher, value,
+                                 lambda at: f"{item.path} row {row}: byte {at} of the column {column!r}")
             else:
                 done = batcher.add(value, len(value.encode("utf-8", "surrogatepass")))
             row += 1
