@@ -125,7 +125,10 @@ def read_tiktoken(
     256
     """
     ranks = read_tiktoken_ranks(data, source=source)
-    known = known_rank_file(data)
+    # A recognized file supplies the facts the caller left out; with none left out, the hash of
+    # the whole file is not worth computing (the registered vocabularies pass all of theirs).
+    given = (pattern, special_tokens, added_tokens, normalizer, eos_token)
+    known = known_rank_file(data) if None in given else None
     if pattern is None:
         if known is None:
             raise VocabFormatError(_pattern_required(source, data, special_tokens is None))

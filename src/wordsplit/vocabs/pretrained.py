@@ -23,19 +23,27 @@ from ..store.sources import HF_ENDPOINT, OPENAI_ENDPOINT
 
 
 @dataclass(frozen=True)
-class Pretrained:
-    """Everything needed to build a registered vocabulary from its rank file."""
+class RankFileFacts:
+    """What a well-known rank file's tokenizer defines in code: ``load_vocab(path)`` of a file
+    with this content (sha256 of the uncompressed bytes) uses these facts."""
 
-    name: str
-    file: str  # bundled .tiktoken.gz in vocabs/data/
-    url: str  # official; under OPENAI_ENDPOINT or HF_ENDPOINT
-    sha256: str  # of the uncompressed file, as the official source publishes it
+    name: str  # the tokenizer it is the rank file of
     pattern: str
     special_tokens: Mapping[str, int]
     added_tokens: Mapping[str, int] = field(default_factory=dict)
     n_vocab: int | None = None
     normalizer: str = "none"
     eos_token: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pretrained(RankFileFacts):
+    """Everything needed to build a registered vocabulary from its rank file: the facts its
+    tokenizer defines in code, and where the file is."""
+
+    file: str  # bundled .tiktoken.gz in vocabs/data/
+    url: str  # official; under OPENAI_ENDPOINT or HF_ENDPOINT
+    sha256: str  # of the uncompressed file, as the official source publishes it
 
 
 ENDOFTEXT = "<|endoftext|>"
@@ -145,26 +153,6 @@ ALIASES = {"gpt2": "r50k_base"}
 # -- rank files recognized by content -------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RankFileFacts:
-    """What a well-known rank file's tokenizer defines in code: ``load_vocab(path)`` of a file
-    with this content (sha256 of the uncompressed bytes) uses these facts."""
-
-    name: str  # the tokenizer it is the rank file of
-    pattern: str
-    special_tokens: Mapping[str, int]
-    added_tokens: Mapping[str, int] = field(default_factory=dict)
-    n_vocab: int | None = None
-    normalizer: str = "none"
-    eos_token: str | None = None
-
-
-def _facts(entry: Pretrained) -> RankFileFacts:
-    return RankFileFacts(name=entry.name, pattern=entry.pattern, special_tokens=entry.special_tokens,
-                         added_tokens=entry.added_tokens, n_vocab=entry.n_vocab, normalizer=entry.normalizer,
-                         eos_token=entry.eos_token)
-
-
 def _numbered(names: list[str], first_id: int) -> dict[str, int]:
     return {name: first_id + i for i, name in enumerate(names)}
 
@@ -236,7 +224,7 @@ def _known_rank_files() -> dict[str, RankFileFacts]:
     )
 
     table: dict[str, RankFileFacts] = {
-        PRETRAINED[name].sha256: _facts(PRETRAINED[name])
+        PRETRAINED[name].sha256: PRETRAINED[name]
         for name in ("r50k_base", "p50k_base", "cl100k_base", "o200k_base", "qwen3")
     }
     table.update({
