@@ -98,26 +98,27 @@ def check_loaded_vocab(vocab, text: str = SAMPLE) -> None:
         raise Finding(f"backends disagree on a loaded vocab: python {outcomes[0]} native {outcomes[1]}")
 
 
+def load_and_check(what: str, read: Callable[[], object]) -> None:
+    """Run the reader ``read`` (named ``what`` in findings); a vocabulary it returns must then
+    pass :func:`check_loaded_vocab`, and a typed error ends the input."""
+    try:
+        with expect_typed_errors(what):
+            vocab = read()
+    except WordsplitError:
+        return
+    check_loaded_vocab(vocab)
+
+
 @target("tiktoken-file")
 def tiktoken_file(data: bytes) -> None:
     from wordsplit.patterns import CL100K_PATTERN
 
-    try:
-        with expect_typed_errors("read_tiktoken"):
-            vocab = read_tiktoken(data, source="fuzz.tiktoken", pattern=CL100K_PATTERN)
-    except WordsplitError:
-        return
-    check_loaded_vocab(vocab)
+    load_and_check("read_tiktoken", lambda: read_tiktoken(data, source="fuzz.tiktoken", pattern=CL100K_PATTERN))
 
 
 @target("tokenizer-json")
 def tokenizer_json(data: bytes) -> None:
-    try:
-        with expect_typed_errors("read_hf_tokenizer_json"):
-            vocab = read_hf_tokenizer_json(data, source="fuzz/tokenizer.json")
-    except WordsplitError:
-        return
-    check_loaded_vocab(vocab)
+    load_and_check("read_hf_tokenizer_json", lambda: read_hf_tokenizer_json(data, source="fuzz/tokenizer.json"))
 
 
 MERGES_SEPARATOR = b"\n\x00MERGES\x00\n"
@@ -128,22 +129,12 @@ def vocab_merges(data: bytes) -> None:
     """``vocab.json`` and ``merges.txt`` (or GPT-2's ``encoder.json`` and ``vocab.bpe``, which
     the same reader parses), joined by :data:`MERGES_SEPARATOR`."""
     vocab_json, _, merges_txt = data.partition(MERGES_SEPARATOR)
-    try:
-        with expect_typed_errors("read_vocab_merges"):
-            vocab = read_vocab_merges(vocab_json, merges_txt, source="fuzz/vocab.json")
-    except WordsplitError:
-        return
-    check_loaded_vocab(vocab)
+    load_and_check("read_vocab_merges", lambda: read_vocab_merges(vocab_json, merges_txt, source="fuzz/vocab.json"))
 
 
 @target("gguf")
 def gguf(data: bytes) -> None:
-    try:
-        with expect_typed_errors("read_gguf"):
-            vocab = read_gguf(data, source="fuzz.gguf")
-    except WordsplitError:
-        return
-    check_loaded_vocab(vocab)
+    load_and_check("read_gguf", lambda: read_gguf(data, source="fuzz.gguf"))
 
 
 # ---------------------------------------------------------------------------------------------
