@@ -119,10 +119,12 @@ def test_round_trip_keeps_every_field():
         name="pair", ranks=ranks, pattern=r"\S+|\s+", special_tokens={"<s>": 300, "<alias>": 300, "</s>": 301},
         added_tokens={"<think>": 302}, normalizer="nfc", merges={(97, 98): 1, (256, 99): 0, (98, 99): 2},
         whole_piece_lookup=False, eos_token_id=301, bos_token_id=300, source="somewhere",
+        chat_template="{% for m in messages %}{{ m.content }}{% endfor %}",
     )
     again = read_vocab(dump_vocab(vocab, label="pair"))
     assert again.content_hash == vocab.content_hash
-    for field in ("name", "source", "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "token_bytes"):
+    for field in ("name", "source", "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "token_bytes",
+                  "chat_template"):
         assert getattr(again, field) == getattr(vocab, field), field
     assert dict(again.merges) == dict(vocab.merges) and list(again.special_tokens) == list(vocab.special_tokens)
 
@@ -142,6 +144,8 @@ CORRUPTIONS = {
     "valid checksum, wrong counts": lambda d: _rewrite_header(d, n_tokens=derived._split(d)[0]["n_tokens"] + 1),
     "valid checksum, invalid vocab": lambda d: _rewrite_header(d, normalizer="bogus"),
     "valid checksum, wrong types": lambda d: _rewrite_header(d, special_tokens="x"),
+    "valid checksum, template not text": lambda d: _rewrite_header(d, chat_template=["x"]),
+    "valid checksum, older format": lambda d: _rewrite_header(d, format=1),
 }
 
 
@@ -328,7 +332,8 @@ def run(capsys, monkeypatch, *argv):
 def test_cli_download_list_path_clear(hub_env, vocab_server, capsys, monkeypatch):
     code, out, _ = run(capsys, monkeypatch, "download", "hf:acme/tiny")
     assert code == 0 and out.strip().endswith(os.path.join("acme--tiny", "main", "tokenizer.json"))
-    assert run(capsys, monkeypatch, "download", "hf:acme/tiny")[0] == 0 and vocab_server.count() == 1
+    # tokenizer_config.json (404 here) and tokenizer.json, once: the second download asks for nothing.
+    assert run(capsys, monkeypatch, "download", "hf:acme/tiny")[0] == 0 and vocab_server.count() == 2
     code, _, err = run(capsys, monkeypatch, "download", "cl100k_base")
     assert code == 0 and "bundled" in err
     assert run(capsys, monkeypatch, "cache", "path") == (0, f"{hub_env}\n", "")

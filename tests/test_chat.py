@@ -75,6 +75,40 @@ def test_messages_are_not_changed():
 # -- where templates come from --------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def qwen3_from_files(tmp_path_factory):
+    """Qwen3's tokenizer.json with its tokenizer_config.json beside it, as a model repo has them."""
+    directory = tmp_path_factory.mktemp("models") / "Qwen3-8B"
+    directory.mkdir()
+    for name in ("tokenizer.json.gz", "tokenizer_config.json"):
+        (directory / name).write_bytes((DATA / "hf" / name).read_bytes())
+    return load_vocab(directory)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_template_of_tokenizer_config_renders_as_the_bundled_one(qwen3_from_files, backend):
+    vocab = qwen3_from_files
+    assert vocab.name == "Qwen3-8B" and vocab.chat_template is not None  # its own, not the bundled fallback
+    tok = TokenizerOptions(backend=backend).build(vocab)
+    for case in CASES:
+        options = dict(case["options"])
+        assert tok.apply_chat_template(case["messages"], tokenize=False, **options) == case["text"], case["id"]
+        assert tok.apply_chat_template(case["messages"], **options) == case["ids"], case["id"]
+
+
+def test_the_bundled_template_is_for_qwen3_only(tmp_path):
+    """Qwen3's tokenizer.json without its config has no template: the bundled one belongs to the
+    registered ``qwen3``, not to whatever has its tokens."""
+    (tmp_path / "tokenizer.json.gz").write_bytes((DATA / "hf" / "tokenizer.json.gz").read_bytes())
+    vocab = load_vocab(tmp_path)
+    assert vocab.content_hash == load_vocab("qwen3").content_hash and vocab.chat_template is None
+    with pytest.raises(ChatTemplateError, match="tokenizer_config.json beside it"):
+        TokenizerOptions().build(vocab).apply_chat_template([{"role": "user", "content": "hi"}])
+    assert load_vocab("qwen3").chat_template is None and tokenizer_for("qwen3").apply_chat_template(
+        [{"role": "user", "content": "hi"}], tokenize=False) == "<|im_start|>user\nhi<|im_end|>\n"
+
+
+
 def test_vocab_without_template_raises_a_helpful_error():
     tok = tokenizer_for("cl100k_base")
     with pytest.raises(ChatTemplateError, match="chat_template") as info:

@@ -83,16 +83,53 @@ def test_endpoints_follow_the_environment(monkeypatch):
 def test_hf_tokenizer_json_is_downloaded_once(hub_env, vocab_server, bundled_hashes, monkeypatch):
     vocab = load_vocab("hf:Qwen/Qwen3-8B")
     assert vocab.content_hash == bundled_hashes["qwen3"] and vocab.name == "Qwen/Qwen3-8B"
-    assert vocab_server.count("/hub/") == 1 and vocab_server.count("/cdn/") == 1  # an LFS redirect
+    # tokenizer_config.json comes with it: eos, bos and the chat template.
+    config = json.loads((Path(__file__).parent / "data" / "hf" / "tokenizer_config.json").read_text())
+    assert (vocab.eos_token_id, vocab.bos_token_id, vocab.chat_template) == (151645, None, config["chat_template"])
+    assert vocab_server.count("/hub/") == 2 and vocab_server.count("/cdn/") == 1  # an LFS redirect
+    # The config's answer named the commit; tokenizer.json is fetched at that commit.
+    assert [r.path for r in vocab_server.requests if "/hub/" in r.path] == [
+        "/hub/Qwen/Qwen3-8B/resolve/main/tokenizer_config.json",
+        f"/hub/Qwen/Qwen3-8B/resolve/{COMMIT_MAIN}/tokenizer.json"]
     record = read_record(hub_env / "downloads" / "hf" / "Qwen--Qwen3-8B" / "main" / "tokenizer.json")
+    assert record["requires"] == ["tokenizer_config.json"]
     # The sha256 that vocabs/SOURCES.md §3 gives for Qwen3's tokenizer.json (also its LFS ETag).
     sha256 = "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4"
     assert (record["sha256"], record["etag"]) == (sha256, sha256)
     assert (record["revision"], record["commit"], record["size"]) == ("main", COMMIT_MAIN, 11_422_654)
 
     monkeypatch.setattr(loaders, "read_hf_tokenizer_json", None)  # the second load must not parse
-    assert load_vocab("hf:Qwen/Qwen3-8B").content_hash == bundled_hashes["qwen3"]
-    assert vocab_server.count() == 2
+    again = load_vocab("hf:Qwen/Qwen3-8B")
+    assert again.content_hash == bundled_hashes["qwen3"] and again.chat_template == config["chat_template"]
+    assert vocab_server.count() == 3
+
+
+def test_encode_file_eos_of_an_hf_repo(hub_env, vocab_server, cli, tmp_path):
+    src, out = tmp_path / "docs.txt", tmp_path / "train.bin"
+    src.write_text("hello world")
+    code, stdout, err = cli("encode-file", src, "--out", out, "--vocab", "hf:Qwen/Qwen3-8B", "--eos", "--json")
+    assert (code, err) == (0, "") and json.loads(stdout)["eos_token_id"] == 151645
+
+
+def test_a_tokenizer_json_cached_alone_gets_its_config_once(hub_env, vocab_server, monkeypatch):
+    """An entry cached without its config (by a version that did not fetch it) serves offline
+    as it is; online, the config is asked for once and the set is recorded."""
+    load_vocab("hf:Qwen/Qwen3-8B")
+    folder = hub_env / "downloads" / "hf" / "Qwen--Qwen3-8B" / "main"
+    for name in ("tokenizer_config.json", "tokenizer_config.json.meta.json"):
+        (folder / name).unlink()
+    record_path = folder / "tokenizer.json.meta.json"
+    record = json.loads(record_path.read_text())
+    del record["requires"]
+    record_path.write_text(json.dumps(record))
+    forget_loaded()
+    assert load_vocab("hf:Qwen/Qwen3-8B", offline=True).eos_token_id is None
+    before = vocab_server.count()
+    assert load_vocab("hf:Qwen/Qwen3-8B").eos_token_id == 151645
+    assert vocab_server.count() == before + 1 and vocab_server.count("tokenizer_config.json") == 2
+    assert json.loads(record_path.read_text())["requires"] == ["tokenizer_config.json"]
+    assert load_vocab("hf:Qwen/Qwen3-8B", offline=True).eos_token_id == 151645
+    assert vocab_server.count() == before + 1
 
 
 def test_hf_falls_back_to_vocab_json_and_merges_txt(hub_env, vocab_server, bundled_hashes):
@@ -118,9 +155,10 @@ def test_revision_pinning(hub_env, vocab_server):
     old = load_vocab(f"hf:acme/tiny@{COMMIT_OLD}")
     assert vocab_server.count(f"/hub/acme/tiny/resolve/{COMMIT_OLD}/tokenizer.json") == 1
     new = load_vocab("hf:acme/tiny")
-    assert new.n_vocab > old.n_vocab and vocab_server.count() == 2
+    # Each load asked for tokenizer_config.json too (404 here: not an error) and tokenizer.json.
+    assert new.n_vocab > old.n_vocab and vocab_server.count() == 4
     assert load_vocab(f"hf:acme/tiny@{COMMIT_OLD}").content_hash == old.content_hash
-    assert vocab_server.count() == 2
+    assert vocab_server.count() == 4
     record = read_record(hub_env / "downloads" / "hf" / "acme--tiny" / COMMIT_OLD / "tokenizer.json")
     assert record["revision"] == COMMIT_OLD
 
@@ -291,7 +329,7 @@ def test_offline_with_an_entry(hub_env, vocab_server, slim, monkeypatch):
     assert load_vocab("hf:acme/tiny") and load_vocab("r50k_base")
     with pytest.raises(OfflineError, match="wordsplit download cl100k_base"):
         load_vocab("cl100k_base")
-    assert vocab_server.count() == 2
+    assert vocab_server.count() == 3  # tokenizer_config.json (404), tokenizer.json, r50k_base
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,7 +364,7 @@ def test_two_processes_download_the_same_file_at_once(hub_env, vocab_server, tmp
     entry = hub_env / "downloads" / "hf" / "acme--tiny" / "main" / "tokenizer.json"
     assert read_record(entry)["size"] == entry.stat().st_size and no_temp_files(hub_env)
     assert sorted(p.name for p in entry.parent.iterdir()) == [
-        "tokenizer.json", "tokenizer.json.lock", "tokenizer.json.meta.json"]
+        "tokenizer.json", "tokenizer.json.lock", "tokenizer.json.meta.json", "tokenizer_config.json.lock"]
 
 
 def test_unwritable_cache_dir_falls_back_with_one_warning(hub_env, vocab_server, tmp_path, monkeypatch):
@@ -340,15 +378,15 @@ def test_unwritable_cache_dir_falls_back_with_one_warning(hub_env, vocab_server,
         assert load_vocab("hf:acme/tiny")
         assert load_vocab("hf:acme/tiny")
     assert len([w for w in warned if "not writable" in str(w.message)]) == 1
-    assert vocab_server.count() == 1
+    assert vocab_server.count() == 2  # tokenizer_config.json (404) and tokenizer.json, once
     assert [p for p in (tmp_path / "tmp").rglob("tokenizer.json")]
 
 
 def test_download_vocab_refreshes_with_force(hub_env, vocab_server):
-    (path,) = download_vocab("hf:acme/tiny")
-    assert download_vocab("hf:acme/tiny") == [path] and vocab_server.count() == 1
+    (path,) = download_vocab("hf:acme/tiny")  # the repo has no tokenizer_config.json
+    assert download_vocab("hf:acme/tiny") == [path] and vocab_server.count() == 2
     download_vocab("hf:acme/tiny", force=True)
-    assert vocab_server.count() == 2 and json.loads(path.with_name(path.name + ".meta.json").read_text())
+    assert vocab_server.count() == 4 and json.loads(path.with_name(path.name + ".meta.json").read_text())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -226,3 +226,121 @@ def test_a_vocab_id_that_is_not_an_integer_is_a_format_error(bad_id):
 
     with pytest.raises(wordsplit.VocabFormatError, match="ids are non-negative integers"):
         read_vocab_merges(json.dumps({"a": bad_id}).encode(), b"", source="bad/vocab.json")
+
+
+# ---------------------------------------------------------------------------------------------
+# What comes with a tokenizer file: tokenizer_config.json; directories; names.
+
+QWEN_CONFIG = json.loads((HF / "tokenizer_config.json").read_text(encoding="utf-8"))
+
+
+def _copy(directory, *names, rename=None):
+    """Copies of tests/data/hf files in ``directory`` (made), renamed per ``rename``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (directory / (rename or {}).get(name, name)).write_bytes((HF / name).read_bytes())
+    return directory
+
+
+def test_tokenizer_config_beside_tokenizer_json(tmp_path):
+    directory = _copy(tmp_path / "Qwen3-8B", "tokenizer.json.gz", "tokenizer_config.json")
+    vocab = load_vocab(directory / "tokenizer.json.gz")
+    assert vocab.name == "Qwen3-8B"
+    assert (vocab.eos_token_id, vocab.bos_token_id) == (151645, None)  # "bos_token": null
+    assert vocab.chat_template == QWEN_CONFIG["chat_template"]
+    assert vocab.content_hash == load_vocab("qwen3").content_hash
+    assert load_vocab(directory).chat_template == vocab.chat_template
+    alone = load_vocab(_copy(tmp_path / "bare", "tokenizer.json.gz") / "tokenizer.json.gz")
+    assert (alone.eos_token_id, alone.chat_template, alone.name) == (None, None, "bare")  # a missing config is fine
+
+
+def test_tokenizer_config_beside_vocab_json(tmp_path):
+    directory = _copy(tmp_path / "Qwen3-8B", "vocab.json.gz", "merges.txt.gz", "tokenizer_config.json")
+    vocab = load_vocab(directory)
+    assert vocab.name == "Qwen3-8B" and vocab.eos_token_id == 151645
+    assert vocab.chat_template == QWEN_CONFIG["chat_template"]
+
+
+def test_the_config_is_part_of_the_cache_key(tmp_path):
+    directory = _copy(tmp_path / "m", "tokenizer.json.gz")
+    config = directory / "tokenizer_config.json"
+    config.write_text(json.dumps({"eos_token": "<|im_end|>", "chat_template": "A"}))
+    first = load_vocab(directory)
+    config.write_text(json.dumps({"eos_token": {"content": "<|endoftext|>", "__type": "AddedToken"},
+                                  "bos_token": "<|im_start|>",
+                                  "chat_template": [{"name": "tool_use", "template": "T"},
+                                                    {"name": "default", "template": "B"}]}))
+    second = load_vocab(directory)
+    assert (first.eos_token_id, first.bos_token_id, first.chat_template) == (151645, None, "A")
+    assert (second.eos_token_id, second.bos_token_id, second.chat_template) == (151643, 151644, "B")
+    config.write_text(json.dumps({"eos_token": "no such token", "chat_template": [{"name": "tool_use", "template": "T"}]}))
+    third = load_vocab(directory)  # a token the vocabulary lacks, a list without "default": left unset
+    assert (third.eos_token_id, third.chat_template) == (None, None)
+
+
+@pytest.mark.parametrize("config, message", [
+    (b"[]", "is a JSON object"),
+    (b"{", "not valid JSON"),
+    (b'{"eos_token": 5}', "eos_token must be a string"),
+    (b'{"bos_token": {"text": "x"}}', "bos_token is an object without"),
+    (b'{"chat_template": 5}', "chat_template must be"),
+])
+def test_a_malformed_config_is_a_format_error_naming_it(tmp_path, config, message):
+    directory = _copy(tmp_path / "m", "tokenizer.json.gz")
+    (directory / "tokenizer_config.json").write_bytes(config)
+    with pytest.raises(VocabFormatError, match=message) as info:
+        load_vocab(directory)
+    assert "tokenizer_config.json" in str(info.value)
+
+
+def test_a_prefixed_file_takes_only_its_own_config(tmp_path):
+    # tests/data/hf holds Qwen's tokenizer_config.json beside GPT-2's gpt2-encoder.json: GPT-2
+    # must neither take it nor pair with Qwen's merges.txt.
+    vocab = load_vocab(HF / "gpt2-encoder.json.gz")
+    assert vocab.content_hash == load_vocab("gpt2").content_hash and vocab.name == "gpt2-encoder"
+    assert vocab.normalizer == "none" and vocab.chat_template is None
+
+
+def test_gpt2_files_in_a_directory(tmp_path):
+    directory = _copy(tmp_path / "gpt2", "gpt2-encoder.json.gz", "gpt2-vocab.bpe.gz",
+                      rename={"gpt2-encoder.json.gz": "encoder.json.gz", "gpt2-vocab.bpe.gz": "vocab.bpe.gz"})
+    vocab = load_vocab(directory)
+    assert vocab.content_hash == load_vocab("gpt2").content_hash and vocab.name == "gpt2"
+
+
+def test_a_directory_with_one_file_of_each_format(tmp_path):
+    from importlib import resources
+
+    cl100k = resources.files("wordsplit.vocabs").joinpath("data", "cl100k_base.tiktoken.gz").read_bytes()
+    layouts = {
+        "tiktoken": {"cl100k_base.tiktoken": gzip.decompress(cl100k)},
+        "tiktoken-gz": {"cl100k_base.tiktoken.gz": cl100k},
+        "gguf": {"ggml-vocab-gpt-2.gguf.gz": (DATA / "gguf" / "ggml-vocab-gpt-2.gguf.gz").read_bytes()},
+        "hf": {name: (HF / name).read_bytes() for name in
+               ("tokenizer.json.gz", "vocab.json.gz", "merges.txt.gz", "tokenizer_config.json")},
+    }
+    hello = {"tiktoken": 15339, "tiktoken-gz": 15339, "gguf": 31373, "hf": 14990}  # cl100k, GPT-2, Qwen3
+    for layout, files in layouts.items():
+        directory = tmp_path / layout
+        directory.mkdir()
+        for name, data in files.items():
+            (directory / name).write_bytes(data)
+        (directory / "README.md").write_text("not a vocabulary")
+        (directory / "config.json").write_text("{}")
+        assert load_vocab(directory).ranks[b"hello"] == hello[layout], layout
+    assert load_vocab(tmp_path / "hf").name == "hf" and load_vocab(tmp_path / "hf").eos_token_id == 151645
+
+
+def test_a_directory_with_several_files_or_none(tmp_path):
+    directory = _copy(tmp_path / "two", "tokenizer.json.gz")
+    (directory / "a.tiktoken").write_bytes(b"")
+    with pytest.raises(wordsplit.UnknownVocabError, match=r"several vocabulary files: a\.tiktoken \(tiktoken\), "
+                                                          r"tokenizer\.json\.gz \(tokenizer\.json\); pass the path"):
+        load_vocab(directory)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "config.json").write_text("{}")
+    (empty / "vocab.json").write_text("{}")  # without merges.txt: not a candidate
+    with pytest.raises(wordsplit.UnknownVocabError, match="directory without a vocabulary file") as info:
+        load_vocab(empty)
+    assert isinstance(info.value, KeyError)

@@ -12,11 +12,15 @@ JSON types, and a message's ``thinking`` / ``reasoning`` is also given as
 special tokens map (``eos_token``...) and every extra keyword (``enable_thinking=False``).
 Tokenizing the rendered text matches special tokens in it, as HF tokenizers does.
 
-Where the template comes from: :attr:`Vocab.chat_template <wordsplit.vocab.Vocab>` when it is
-set, else the one bundled for the vocabulary's name (Qwen3's, from its
-``tokenizer_config.json``), or a ``chat_template=`` argument. Not here: converting Python
-functions into tool schemas (pass JSON schemas), assistant-token masks, multiple named
-templates. Jinja2 is an optional dependency: ``pip install 'wordsplit[chat]'``.
+Where the template comes from: a ``chat_template=`` argument; else the vocabulary's own,
+:attr:`Vocab.chat_template <wordsplit.vocab.Vocab>`, which the loaders fill from the file
+(the ``chat_template`` of a ``tokenizer_config.json`` beside a tokenizer.json or vocab.json, or
+fetched with an ``hf:`` repo; a GGUF's ``tokenizer.chat_template``); else, for the registered
+``qwen3`` only, the template bundled with wordsplit (Qwen3's ``tokenizer_config.json``'s). A
+vocabulary with none raises :class:`~wordsplit.errors.ChatTemplateError`. Not here: converting
+Python functions into tool schemas (pass JSON schemas), assistant-token masks, choosing among
+named templates (the loaders keep the one named ``default``). Jinja2 is an optional
+dependency: ``pip install 'wordsplit[chat]'``.
 
 >>> from wordsplit import get_tokenizer
 >>> tok = get_tokenizer("qwen3")
@@ -70,7 +74,8 @@ def bundled_chat_data(name: str) -> Optional[dict]:
 
 
 def chat_template_of(vocab: "Vocab") -> str:
-    """The chat template of ``vocab``: its own, else the one bundled for its name.
+    """The chat template of ``vocab``: its own, else the one bundled for its name (only
+    ``qwen3`` has one).
 
     Raises:
         ChatTemplateError: it has neither.
@@ -86,7 +91,8 @@ def chat_template_of(vocab: "Vocab") -> str:
     if template is None:
         raise ChatTemplateError(
             f"the vocabulary {vocab.name!r} has no chat template; pass chat_template='...' (the "
-            "'chat_template' of the model's tokenizer_config.json), or build the Vocab with chat_template=..."
+            "'chat_template' of the model's tokenizer_config.json), load the tokenizer file with its "
+            "tokenizer_config.json beside it (hf:ORG/REPO fetches both), or build the Vocab with chat_template=..."
         )
     return template
 

@@ -14,6 +14,10 @@ What it does:
 * :func:`pinned_inputs` makes :func:`read_file` answer from bytes already read (``load_vocab``
   hashes the bytes of :func:`read_input`, then parses *those* bytes, so a file replaced in
   between can never be cached under the other file's hash).
+* :func:`read_head` returns the first 64 KiB of a file, gunzipped: what a loader that
+  recognizes its files by content looks at (a Tekken JSON and a tokenizer.json share ``.json``).
+* :func:`vocab_name` is the name a vocabulary loaded from a file gets: the file's stem, or its
+  directory's name when the stem says nothing (``…/Qwen3-8B/tokenizer.json`` is ``Qwen3-8B``).
 
 What it does not do: parse anything, or know the cache.
 
@@ -40,7 +44,7 @@ from ..errors import VocabFormatError
 
 __all__ = [
     "MAX_FILE_MB_ENV", "file_stem", "gunzip", "max_file_bytes", "open_input", "pinned", "pinned_inputs", "read_file",
-    "read_input", "read_raw",
+    "read_head", "read_input", "read_raw", "vocab_name",
 ]
 
 MAX_FILE_MB_ENV = "WORDSPLIT_MAX_VOCAB_MB"
@@ -48,6 +52,11 @@ MAX_FILE_MB_ENV = "WORDSPLIT_MAX_VOCAB_MB"
 #: ``WORDSPLIT_MAX_VOCAB_MB`` says otherwise. Qwen3's tokenizer.json is 11 MB.
 DEFAULT_MAX_FILE_BYTES = 256 << 20
 _CHUNK = 1 << 20
+#: How much of a file :func:`read_head` returns.
+HEAD_BYTES = 64 << 10
+# File stems that name the format, not the tokenizer: such a file's vocabulary is named after
+# its directory (HF's tokenizer.json and vocab.json, GPT-2's encoder.json, Mistral's tekken.json).
+GENERIC_STEMS = frozenset({"tokenizer", "vocab", "encoder", "tekken", "tokenizer.model"})
 
 # The raw bytes of the files of the load in progress, by absolute path (see pinned_inputs).
 _PINNED: contextvars.ContextVar[Mapping[str, bytes]] = contextvars.ContextVar("wordsplit_pinned_inputs", default={})
@@ -196,3 +205,46 @@ def file_stem(path: str | os.PathLike) -> str:
     for suffix in (".gz", ".tiktoken", ".json"):
         name = name.removesuffix(suffix)
     return name
+
+
+def read_head(path: str | os.PathLike, size: int = HEAD_BYTES) -> bytes:
+    """The first ``size`` bytes of a vocabulary file, gunzipped when the name ends in ``.gz``
+    (the pinned bytes inside :func:`pinned_inputs`).
+
+    Only regular files are read: a FIFO is read once, by the loader, and an unreadable file
+    gives ``b""`` here, so that the loader chosen without it reports the problem.
+
+    >>> with pinned_inputs({"x.json.gz": gzip.compress(b'{"config": {}}')}):
+    ...     read_head("x.json.gz", 10)
+    b'{"config":'
+    """
+    gzipped = Path(path).suffix == ".gz"
+    data = pinned(path)
+    try:
+        if data is not None:
+            if not gzipped:
+                return data[:size]
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+                return stream.read(size)
+        with open_input(path) as (f, file_size):
+            if file_size is None:
+                return b""
+            if not gzipped:
+                return f.read(size)
+            with gzip.GzipFile(fileobj=f) as stream:
+                return stream.read(size)
+    except (OSError, EOFError, zlib.error, VocabFormatError):
+        return b""
+
+
+def vocab_name(path: str | os.PathLike) -> str:
+    """The name of a vocabulary loaded from ``path``: the file's stem, or its directory's name
+    when the stem only names the format (``tokenizer``, ``vocab``, ``encoder``, ``tekken``).
+
+    >>> vocab_name("models/Qwen3-8B/tokenizer.json.gz"), vocab_name("cl100k_base.tiktoken")
+    ('Qwen3-8B', 'cl100k_base')
+    """
+    stem = file_stem(path)
+    if stem in GENERIC_STEMS:
+        return Path(path).absolute().parent.name or stem
+    return stem

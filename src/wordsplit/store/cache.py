@@ -204,6 +204,19 @@ class Cache:
         atomic_write(_record_path(final), json.dumps(record, indent=1, sort_keys=True).encode())
         return final
 
+    def update_record(self, path: Path, fields: dict) -> None:
+        """Add ``fields`` to the record of the download at ``path`` (atomically; the file and
+        its size and hash are unchanged).
+
+        Raises:
+            OSError: the record cannot be read or written (a read-only cache).
+        """
+        try:
+            record = read_record(path)
+        except ValueError as exc:
+            raise OSError(f"unreadable record of {path}: {exc}") from None
+        atomic_write(_record_path(path), json.dumps({**record, **fields}, indent=1, sort_keys=True).encode())
+
     @contextlib.contextmanager
     def lock(self, key: str, *, timeout: float | None = None) -> Iterator[None]:
         """Hold the lock of ``key``: one process at a time downloads a given file.

@@ -13,7 +13,7 @@ Format, little-endian::
     MAGIC | header length (u32) | header (JSON) | body
     body = ids (u32 × n) | lengths (u32 × n) | token bytes, concatenated | merges (u32 × 3m)
 
-The header holds the Vocab's other fields, the counts and the sha256 of the body. A derived
+The header holds the Vocab's other fields (the chat template too), the counts and the sha256 of the body. A derived
 entry is not trusted: a read checks the magic, the counts against the bytes present and the
 checksum before it builds anything, and the Vocab validates itself as always (the native
 tables check the tokens when the core is built). An entry that
@@ -55,12 +55,12 @@ __all__ = ["cached_vocab", "dump_vocab", "read_vocab", "recipe_key"]
 
 
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
-FORMAT = 1
+FORMAT = 2  # 2: the header holds the chat template
 # Every module whose code decides what a parse produces: editing one changes every key.
 _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",
     "wordsplit.formats.hf", "wordsplit.formats.gguf", "wordsplit.formats.merges", "wordsplit.formats.bytelevel",
-    "wordsplit.patterns", "wordsplit.vocabs.pretrained", __name__,
+    "wordsplit.formats.tekken", "wordsplit.patterns", "wordsplit.vocabs.pretrained", __name__,
 )
 
 
@@ -150,6 +150,7 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
         "special_tokens": list(vocab.special_tokens.items()), "added_tokens": list(vocab.added_tokens.items()),
         "normalizer": vocab.normalizer, "n_vocab": vocab.n_vocab, "eos_token_id": vocab.eos_token_id,
         "bos_token_id": vocab.bos_token_id, "whole_piece_lookup": vocab.whole_piece_lookup,
+        "chat_template": vocab.chat_template,
         "pair_ranked": vocab.merges is not None, "n_tokens": len(ids), "n_merges": len(merges) // 3,
         "body_size": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
     }
@@ -179,11 +180,18 @@ def read_vocab(data: bytes) -> Vocab:
             special_tokens=dict(header["special_tokens"]), added_tokens=dict(header["added_tokens"]),
             normalizer=header["normalizer"], n_vocab=header["n_vocab"], eos_token_id=header["eos_token_id"],
             bos_token_id=header["bos_token_id"], whole_piece_lookup=header["whole_piece_lookup"],
+            chat_template=_optional_text(header["chat_template"]),
             merges={(left, right): rank for left, right, rank in zip(table, table, table)}
             if header["pair_ranked"] else None,
         )
     except (KeyError, TypeError, ValueError, OverflowError) as exc:  # VocabFormatError is a ValueError too
         raise _Corrupt(str(exc)) from None
+
+
+def _optional_text(value) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise _Corrupt(f"a str or null was expected, not {type(value).__name__}")
+    return value
 
 
 def _split(data: bytes) -> tuple[dict, bytes]:

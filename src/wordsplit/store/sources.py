@@ -6,8 +6,9 @@ downloading (under the entry's lock) only what is missing:
 * a registered name whose bundled file is absent (a slim install): its official URL, with
   the host swapped for ``WORDSPLIT_OPENAI_ENDPOINT`` / ``WORDSPLIT_HF_ENDPOINT`` when set,
   verified against its pinned sha256;
-* ``hf:ORG/REPO[@REVISION]``: ``tokenizer.json`` from ``{endpoint}/{repo}/resolve/{revision}/``,
-  else ``vocab.json`` + ``merges.txt`` (+ ``tokenizer_config.json``) at the same commit. The
+* ``hf:ORG/REPO[@REVISION]``: ``tokenizer_config.json`` when the repo has one, and
+  ``tokenizer.json`` from ``{endpoint}/{repo}/resolve/{revision}/``, else ``vocab.json`` +
+  ``merges.txt``, all at the same commit. The
   endpoint is ``WORDSPLIT_HF_ENDPOINT``, else ``HF_ENDPOINT``, else https://huggingface.co;
   ``HF_TOKEN`` is sent as a bearer token, to that endpoint only;
 * an ``http(s)://`` URL, optionally pinned by ``sha256=``.
@@ -37,7 +38,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import DownloadError, OfflineError, UnknownVocabError
-from .cache import LOCK_TIMEOUT, Cache, read_record
+from .cache import LOCK_TIMEOUT, Cache, log, read_record
 from .download import READ_TIMEOUT, download, download_limits, public_url
 
 if TYPE_CHECKING:
@@ -50,8 +51,10 @@ __all__ = [
 
 HF_PREFIX = "hf:"
 DEFAULT_REVISION = "main"
+# Fetched first, when the repo has it: eos, bos and the chat template.
+HF_CONFIG = "tokenizer_config.json"
 # The set fetched when a repo has no tokenizer.json; vocab.json last, as its record completes the set.
-HF_FALLBACK_FILES = ("tokenizer_config.json", "merges.txt", "vocab.json")
+HF_FALLBACK_FILES = ("merges.txt", "vocab.json")
 _TRUE = ("1", "true", "yes", "on")
 # HF repo ids: an optional namespace and a name, letters, digits, "-", "_", "." (no "..").
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_-])?"
@@ -173,11 +176,14 @@ def hf_url(ref: HubRef, file: str, *, endpoint: str | None = None, revision: str
 
 def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -> dict[str, Path]:
     """The tokenizer files of a HuggingFace repo: ``{"tokenizer.json": path}``, or
-    ``{"vocab.json": ..., "merges.txt": ..., ["tokenizer_config.json": ...]}``.
+    ``{"vocab.json": ..., "merges.txt": ...}``, each with ``"tokenizer_config.json": path``
+    when the repo has one.
 
-    A cached set is used without a request; otherwise tokenizer.json is downloaded, and on a
-    404 the vocab.json + merges.txt set, at the commit the first answer named (so a moving
-    branch cannot mix two revisions).
+    A cached set is used without a request. Otherwise tokenizer_config.json is downloaded
+    first (a 404 is not an error: the set then has none), then tokenizer.json, and on a 404
+    the vocab.json + merges.txt set, all at the commit the first answer named (so a moving
+    branch cannot mix two revisions). The record of the last file lists the others
+    (``requires``), so a set that lost a file is fetched again rather than used without it.
 
     Raises:
         OfflineError: offline and nothing cached.
@@ -185,22 +191,17 @@ def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -
             repo), network failures.
     """
     if not force:
-        cached = _cached_hf(ref, cache)
+        cached = _cached_hf(ref, cache, offline=offline)
         if cached:
             return cached
     how = f"run `wordsplit download {ref.spec}` where the network is available"
-    first = "tokenizer.json"
-    try:
-        return {first: _ensure(cache, f"{ref.key}/{first}", hf_url(ref, first), what=f"{first} of {ref.spec}",
-                               offline=offline, force=force, how=how, record={"revision": ref.revision})}
-    except DownloadError as exc:
-        if exc.status != 404:
-            raise _hf_error(exc, ref) from None
     files: dict[str, Path] = {}
     commit = None
-    for file in HF_FALLBACK_FILES:
+
+    def ensure(file: str, *, optional: bool = False, last: bool = False) -> Path | None:
+        nonlocal commit
         record = {"revision": ref.revision}
-        if file == "vocab.json":
+        if last:
             record["requires"] = sorted(files)
         try:
             path, got = _ensure_with_record(
@@ -208,30 +209,59 @@ def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -
                 offline=offline, force=force, how=how, record=record,
             )
         except DownloadError as exc:
-            if exc.status == 404 and file == "tokenizer_config.json":
-                continue
-            if exc.status == 404:
-                raise _not_found(exc, ref, file) from None
-            raise _hf_error(exc, ref) from None
+            if exc.status == 404 and optional:
+                return None
+            raise exc if exc.status == 404 else _hf_error(exc, ref) from None
+        if last and got.get("requires") != record["requires"]:
+            _set_requires(cache, path, record["requires"])  # cached before its set was recorded
         commit = commit or got.get("commit")
         files[file] = path
+        return path
+
+    ensure(HF_CONFIG, optional=True)
+    if ensure("tokenizer.json", optional=True, last=True) is not None:
+        return files
+    try:
+        for file in HF_FALLBACK_FILES:
+            ensure(file, last=file == HF_FALLBACK_FILES[-1])
+    except DownloadError as exc:
+        if exc.status == 404:
+            raise _not_found(exc, ref, file) from None
+        raise
     return files
 
 
-def _cached_hf(ref: HubRef, cache: Cache) -> dict[str, Path] | None:
-    """The cached file set of ``ref``, verified, or None."""
-    path = cache.verified(f"{ref.key}/tokenizer.json", what=f"tokenizer.json of {ref.spec}")
-    if path is not None:
-        return {"tokenizer.json": path}
-    vocab = cache.verified(f"{ref.key}/vocab.json", what=f"vocab.json of {ref.spec}")
-    if vocab is None:
+def _set_requires(cache: Cache, path: Path, requires: list[str]) -> None:
+    """Record the set of a tokenizer.json cached by a version that fetched it alone, so the next
+    load knows the set is complete without asking the server."""
+    try:
+        cache.update_record(path, {"requires": requires})
+    except OSError as exc:  # a read-only cache: the set is fetched (from the cache) again next time
+        log().debug("could not update the record of %s: %s", path, exc)
+
+
+def _cached_hf(ref: HubRef, cache: Cache, *, offline: bool) -> dict[str, Path] | None:
+    """The cached file set of ``ref``, verified, or None (nothing cached, or an incomplete set)."""
+    for main in ("tokenizer.json", "vocab.json"):
+        path = cache.verified(f"{ref.key}/{main}", what=f"{main} of {ref.spec}")
+        if path is not None:
+            break
+    else:
         return None
-    files = {"vocab.json": vocab}
-    for file in read_record(vocab).get("requires", []):
-        path = cache.verified(f"{ref.key}/{file}", what=f"{file} of {ref.spec}")
-        if path is None:  # a companion was removed: the set is incomplete, fetch it again
+    requires = read_record(path).get("requires")
+    if requires is None:
+        # A tokenizer.json cached alone, by a version that did not fetch its config: online, the
+        # config is asked for once; offline, the file serves as it did.
+        if not offline:
             return None
-        files[file] = path
+        config = cache.verified(f"{ref.key}/{HF_CONFIG}", what=f"{HF_CONFIG} of {ref.spec}")
+        requires = [HF_CONFIG] if config is not None else []
+    files = {main: path}
+    for file in requires:
+        companion = cache.verified(f"{ref.key}/{file}", what=f"{file} of {ref.spec}")
+        if companion is None:  # a companion was removed: the set is incomplete, fetch it again
+            return None
+        files[file] = companion
     return files
 
 

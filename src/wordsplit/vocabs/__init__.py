@@ -3,8 +3,8 @@
 ``load_vocab`` is the one entry point: a registered name (bundled, works offline),
 ``hf:ORG/REPO[@REVISION]`` or an ``http(s)://`` URL (downloaded once into the verified disk
 cache, see :mod:`~wordsplit.store.sources` and :mod:`~wordsplit.store.cache`), or a path to
-a ``.tiktoken``, ``tokenizer.json``, ``vocab.json`` (with ``merges.txt`` beside it) or ``.gguf``
-file, each optionally gzipped. Every parse is kept in the cache as a derived entry, so the
+a ``.tiktoken``, ``tokenizer.json``, ``vocab.json`` (with ``merges.txt`` beside it), Tekken
+JSON or ``.gguf`` file, each optionally gzipped, or to a directory holding one of them. Every parse is kept in the cache as a derived entry, so the
 second load of any vocabulary skips parsing (:mod:`~wordsplit.store.derived`).
 
 Registered names load from the package data (:data:`BUNDLED_DATA`, ``vocabs/data/``). An
@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from ..errors import UnknownVocabError, VocabFormatError, closest
-from ..formats import load_with, loader_for
-from ..formats.files import pinned_inputs, read_input
+from ..formats import find_vocab_file, load_with, loader_for, with_tokenizer_config
+from ..formats.files import pinned_inputs, read_file, read_input
 from ..registry import Registry
 from ..store.cache import Cache, open_cache, read_checked, read_record
 from ..store.derived import cached_vocab
@@ -204,6 +204,8 @@ def _pinned(build: Callable[[], Vocab], inputs: dict) -> Callable[[], Vocab]:
 def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
     ref = parse_hf(name)
     files = fetch_hf(ref, cache, offline=offline)
+    # Every file of the set is in the recipe, tokenizer_config.json included: its eos, bos and
+    # chat template are part of the parsed vocabulary.
     recipe = {"hf": ref.spec, "files": {file: read_record(path)["sha256"] for file, path in files.items()}}
 
     def build() -> Vocab:
@@ -211,10 +213,12 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
 
         # The loaders parse the bytes that match the recipe's hashes, read once (pinned).
         with pinned_inputs({path: read_checked(path, recipe["files"][file]) for file, path in files.items()}):
+            config = files.get("tokenizer_config.json")
             if "tokenizer.json" in files:
-                return load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
-            return load_vocab_merges(files["vocab.json"], files["merges.txt"], files.get("tokenizer_config.json"),
-                                     name=ref.repo)
+                vocab = load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
+            else:
+                vocab = load_vocab_merges(files["vocab.json"], files["merges.txt"], config, name=ref.repo)
+            return vocab if config is None else with_tokenizer_config(vocab, read_file(config), str(config))
 
     with _unusable_downloads_removed(cache, files.values()):
         return cached_vocab(cache, recipe, label=ref.spec, build=build)
@@ -236,7 +240,7 @@ def _unusable_downloads_removed(cache: Cache, paths) -> Iterator[None]:
 
 def _load_url(url: str, cache: Cache, offline: bool, sha256: str | None, facts: dict | None = None) -> Vocab:
     shown = public_url(url)
-    loader_for(url_file_name(url))  # an unknown format fails before anything is downloaded
+    loader_for(url_file_name(url), head=b"")  # an unknown format fails before anything is downloaded
     path = fetch_url(url, cache, sha256=sha256, offline=offline)
     with _unusable_downloads_removed(cache, [path]):
         return _load_path(path, cache, name=shown, facts=facts)
@@ -289,8 +293,12 @@ def load_vocab(
         name_or_path: ``"qwen3"``, ``"cl100k_base"``, ``"o200k_base"``, ``"o200k_harmony"``,
             ``"r50k_base"`` (alias ``"gpt2"``), ``"p50k_base"``, ``"p50k_edit"``;
             ``"hf:ORG/REPO"`` or ``"hf:ORG/REPO@REVISION"`` (tokenizer.json, else vocab.json +
-            merges.txt); an ``http(s)://`` URL of a file; or a path. A directory is searched
-            for tokenizer.json, then vocab.json.
+            merges.txt; with tokenizer_config.json when the repo has one); an ``http(s)://`` URL
+            of a file; or a path: a file, or a directory that holds one vocabulary file (see
+            :func:`~wordsplit.formats.find_vocab_file`). A tokenizer_config.json beside an HF
+            file gives eos, bos and the chat template. A vocabulary from a path is named after
+            the file, or after its directory when the file is ``tokenizer.json``,
+            ``vocab.json``, ``tekken.json``...
         cache_dir: the disk cache (default: ``WORDSPLIT_CACHE_DIR``, else the user cache
             directory; see :mod:`~wordsplit.store.cache`).
         offline: never use the network (default: ``WORDSPLIT_OFFLINE`` or ``HF_HUB_OFFLINE``).
@@ -306,8 +314,9 @@ def load_vocab(
         The immutable :class:`~wordsplit.vocab.Vocab`. Registered names are kept in memory.
 
     Raises:
-        UnknownVocabError: a name that is neither registered nor an existing path; the message
-            lists the known names and suggests the closest.
+        UnknownVocabError: a name that is neither registered nor an existing path (the message
+            lists the known names and suggests the closest), or a directory with no vocabulary
+            file or several (the message lists them).
         VocabFormatError, UnsupportedTokenizerError: a file that cannot be used, or a rank
             file wordsplit does not recognize, loaded without ``pattern``.
         TypeError: ``pattern``, ``special_tokens`` or ``n_vocab`` for something that is not
@@ -338,10 +347,7 @@ def load_vocab(
             return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256, facts)
         path = Path(key)
         if path.is_dir():
-            for candidate in ("tokenizer.json", "tokenizer.json.gz", "vocab.json", "vocab.json.gz"):
-                if (path / candidate).exists():
-                    return _load_path(path / candidate, open_cache(cache_dir))
-            raise UnknownVocabError(f"{key!r} is a directory without tokenizer.json or vocab.json")
+            path = find_vocab_file(path)
         if path.exists():
             return _load_path(path, open_cache(cache_dir), facts=facts)
     known = list_vocabs()
