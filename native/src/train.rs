@@ -27,14 +27,16 @@ pub struct WordTable {
 }
 
 impl WordTable {
-    /// Count the pieces of one text (NFC-normalized first when `nfc`).
+    /// Count the pieces of one text (NFC-normalized first when `nfc`), at most `budget` of
+    /// them (the first ones); returns how many were counted.
     pub fn add_text(
         &mut self,
         spanner: &dyn Spanner,
         text: &str,
         nfc: bool,
         ends: &mut Vec<usize>,
-    ) {
+        budget: u64,
+    ) -> u64 {
         let normalized: String;
         let text = if nfc && !text.is_ascii() && is_nfc_quick(text.chars()) != IsNormalized::Yes {
             normalized = text.nfc().map(|(c, _)| c).collect();
@@ -44,11 +46,34 @@ impl WordTable {
         };
         ends.clear();
         spanner.split(text, ends);
+        let n = ends
+            .len()
+            .min(usize::try_from(budget).unwrap_or(usize::MAX));
         let mut start = 0;
-        for &end in ends.iter() {
+        for &end in &ends[..n] {
             self.add(&text.as_bytes()[start..end], 1);
             start = end;
         }
+        n as u64
+    }
+
+    /// Count the pieces of `texts` in order, at most `budget` of them; returns how many.
+    pub fn add_texts_in_order(
+        &mut self,
+        spanner: &dyn Spanner,
+        texts: &[String],
+        nfc: bool,
+        budget: u64,
+    ) -> u64 {
+        let mut ends = Vec::new();
+        let mut counted = 0;
+        for text in texts {
+            if counted == budget {
+                break;
+            }
+            counted += self.add_text(spanner, text, nfc, &mut ends, budget - counted);
+        }
+        counted
     }
 
     /// Add `count` occurrences of `word`.
@@ -74,28 +99,43 @@ impl WordTable {
         }
     }
 
-    /// Count `texts` on the current rayon pool: one contiguous share of the texts and one
-    /// table per thread, merged at the end (a table per rayon task would mean merging many
-    /// tables that each hold most of the words).
-    pub fn add_texts(&mut self, spanner: &dyn Spanner, texts: &[String], nfc: bool) {
+    /// Count `texts` on the current rayon pool, at most `budget` pieces (the first ones, in
+    /// the order of the texts, as a count on one thread would); returns how many. One
+    /// contiguous share of the texts and one table per thread, merged at the end (a table per
+    /// rayon task would mean merging many tables that each hold most of the words). When the
+    /// budget ends inside a share, that share is counted again, up to the rest of the budget.
+    pub fn add_texts(
+        &mut self,
+        spanner: &dyn Spanner,
+        texts: &[String],
+        nfc: bool,
+        budget: u64,
+    ) -> u64 {
         let share = texts
             .len()
             .div_ceil(rayon::current_num_threads().max(1))
             .max(1);
-        let tables: Vec<WordTable> = texts
+        let tables: Vec<(WordTable, u64)> = texts
             .par_chunks(share)
             .map(|chunk| {
                 let mut table = WordTable::default();
-                let mut ends = Vec::new();
-                for text in chunk {
-                    table.add_text(spanner, text, nfc, &mut ends);
-                }
-                table
+                let counted = table.add_texts_in_order(spanner, chunk, nfc, budget);
+                (table, counted)
             })
             .collect();
-        for table in tables {
-            self.merge(table);
+        let mut counted = 0;
+        for ((table, n), chunk) in tables.into_iter().zip(texts.chunks(share)) {
+            if counted == budget {
+                break;
+            }
+            if n <= budget - counted {
+                self.merge(table);
+                counted += n;
+            } else {
+                counted += self.add_texts_in_order(spanner, chunk, nfc, budget - counted);
+            }
         }
+        counted
     }
 }
 
@@ -321,22 +361,21 @@ pub fn train(
     Ok(Trained { tokens, merges })
 }
 
-/// Count `texts` on `pool` (or on this thread when there is none or one text).
+/// Count `texts` on `pool` (or on this thread when there is none or one text), at most
+/// `budget` pieces, the first ones in order; returns how many were counted.
 pub fn count_parallel(
     table: &mut WordTable,
     spanner: &dyn Spanner,
     texts: &[String],
     nfc: bool,
     pool: Option<&rayon::ThreadPool>,
-) {
+    budget: u64,
+) -> u64 {
     match pool {
-        Some(pool) if texts.len() > 1 => pool.install(|| table.add_texts(spanner, texts, nfc)),
-        _ => {
-            let mut ends = Vec::new();
-            for text in texts {
-                table.add_text(spanner, text, nfc, &mut ends);
-            }
+        Some(pool) if texts.len() > 1 => {
+            pool.install(|| table.add_texts(spanner, texts, nfc, budget))
         }
+        _ => table.add_texts_in_order(spanner, texts, nfc, budget),
     }
 }
 
@@ -450,6 +489,42 @@ mod tests {
             .map(|m| trained.tokens[m.2 as usize].as_deref().unwrap())
             .collect();
         assert_eq!(made, vec![&b"ug"[..], b"un", b"hug"]);
+    }
+
+    #[test]
+    fn a_word_budget_counts_the_first_words_in_order_on_any_pool() {
+        let scanner =
+            crate::spanners::scanner_for_pattern(crate::spanners::CL100K_PATTERN).unwrap();
+        let texts: Vec<String> = (0..40u8)
+            .map(|i| format!("w{} x y z", char::from(b'a' + i % 26)))
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let mut whole = WordTable::default();
+        assert_eq!(
+            count_parallel(&mut whole, &*scanner, &texts, false, Some(&pool), u64::MAX),
+            160
+        );
+        for budget in [0, 1, 5, 79, 80, 81, 159, 160, 161] {
+            let mut one = WordTable::default();
+            let mut many = WordTable::default();
+            let counted = one.add_texts_in_order(&*scanner, &texts, false, budget);
+            assert_eq!(counted, budget.min(160));
+            assert_eq!(
+                count_parallel(&mut many, &*scanner, &texts, false, Some(&pool), budget),
+                counted
+            );
+            assert_eq!(one.counts, many.counts, "budget {budget}");
+            assert_eq!(one.counts.values().sum::<u64>(), counted);
+        }
+        // 6 words: "wa", " x", " y", " z", "wb", " x".
+        let mut table = WordTable::default();
+        table.add_texts_in_order(&*scanner, &texts, false, 6);
+        assert_eq!(table.counts.get(&b"wb"[..]), Some(&1));
+        assert_eq!(table.counts.get(&b" x"[..]), Some(&2));
+        assert_eq!(table.counts.get(&b" y"[..]), Some(&1));
     }
 
     #[test]
