@@ -151,11 +151,40 @@ pub fn byte_order() -> Vec<u8> {
 
 type Pair = (u32, u32);
 
-/// A heap entry: a pair, its count when pushed, and the words it was pushed for.
+/// A heap entry: a pair, its count when pushed, and the slot of [`WordLists`] holding the
+/// words it was pushed for. The lists live outside the heap so that an entry is 24 bytes:
+/// sifting through the heap was the trainer's largest cost, in cache misses.
 struct Entry {
     count: u64,
     pair: Pair,
-    words: Vec<u32>,
+    slot: u32,
+}
+
+/// The word lists of the heap entries, by slot; the slots of merged entries are reused.
+#[derive(Default)]
+struct WordLists {
+    lists: Vec<Vec<u32>>,
+    free: Vec<u32>,
+}
+
+impl WordLists {
+    fn store(&mut self, words: Vec<u32>) -> u32 {
+        match self.free.pop() {
+            Some(slot) => {
+                self.lists[slot as usize] = words;
+                slot
+            }
+            None => {
+                self.lists.push(words);
+                (self.lists.len() - 1) as u32
+            }
+        }
+    }
+
+    fn take(&mut self, slot: u32) -> Vec<u32> {
+        self.free.push(slot);
+        std::mem::take(&mut self.lists[slot as usize])
+    }
 }
 
 impl PartialEq for Entry {
@@ -251,16 +280,20 @@ pub fn train(
     let max_length = opts.max_token_length.unwrap_or(usize::MAX);
     let mut n_tokens = tokens.len();
 
-    let mut symbols: Vec<Vec<u32>> = words
-        .iter()
-        .map(|(w, _)| w.iter().map(|&b| byte_id[b as usize]).collect())
-        .collect();
+    // Every word's token ids, one after the other in one arena (a merge shortens a word in
+    // place), and where each starts and how long it is now: one allocation, not one per word.
+    let mut arena: Vec<u32> = Vec::with_capacity(words.iter().map(|(w, _)| w.len()).sum());
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(words.len());
+    for (w, _) in words {
+        spans.push((arena.len(), w.len()));
+        arena.extend(w.iter().map(|&b| byte_id[b as usize]));
+    }
     let counts: Vec<i64> = words.iter().map(|&(_, c)| c as i64).collect();
 
     let mut pair_counts: FxHashMap<Pair, i64> = FxHashMap::default();
     let mut where_: FxHashMap<Pair, Vec<u32>> = FxHashMap::default();
-    for (w, word) in symbols.iter().enumerate() {
-        for pair in word.windows(2) {
+    for (w, &(start, len)) in spans.iter().enumerate() {
+        for pair in arena[start..start + len].windows(2) {
             change(
                 &mut pair_counts,
                 &mut where_,
@@ -270,14 +303,15 @@ pub fn train(
             );
         }
     }
+    let mut lists = WordLists::default();
     let mut heap: BinaryHeap<Entry> = where_
         .drain()
         .filter_map(|(pair, words)| {
             let count = pair_counts[&pair];
-            (count > 0).then_some(Entry {
+            (count > 0).then(|| Entry {
                 count: count as u64,
                 pair,
-                words,
+                slot: lists.store(words),
             })
         })
         .collect();
@@ -313,14 +347,17 @@ pub fn train(
         merges.push((left, right, new));
 
         let merged_length = lengths[left as usize] + lengths[right as usize];
-        for &w in &top.words {
-            let word = &mut symbols[w as usize];
+        for w in lists.take(top.slot) {
+            let (start, len) = spans[w as usize];
+            let word = &mut arena[start..start + len];
             let count = counts[w as usize];
             // HF's Word::merge: every occurrence left to right; -1 for the pairs it breaks, +1
-            // for the pairs it makes when the two tokens are shorter than max_length.
+            // for the pairs it makes when the two tokens are shorter than max_length. `n` is
+            // the word's length as it shrinks.
+            let mut n = len;
             let mut i = 0;
-            while i < word.len() {
-                if word[i] == left && i + 1 < word.len() && word[i + 1] == right {
+            while i < n {
+                if word[i] == left && i + 1 < n && word[i + 1] == right {
                     if i > 0 {
                         let prev = word[i - 1];
                         change(&mut pair_counts, &mut gained, (prev, left), -count, w);
@@ -329,8 +366,9 @@ pub fn train(
                         }
                     }
                     word[i] = new;
-                    word.remove(i + 1);
-                    if i + 1 < word.len() {
+                    word.copy_within(i + 2..n, i + 1);
+                    n -= 1;
+                    if i + 1 < n {
                         let next = word[i + 1];
                         change(&mut pair_counts, &mut gained, (right, next), -count, w);
                         if lengths[next as usize] + merged_length < max_length {
@@ -340,6 +378,7 @@ pub fn train(
                 }
                 i += 1;
             }
+            spans[w as usize].1 = n;
         }
         for (pair, words) in gained.drain() {
             let count = pair_counts[&pair];
@@ -347,7 +386,7 @@ pub fn train(
                 heap.push(Entry {
                     count: count as u64,
                     pair,
-                    words,
+                    slot: lists.store(words),
                 });
             }
         }
