@@ -1,16 +1,19 @@
 """Training benchmark: wordsplit.train against HF tokenizers' BpeTrainer and rustbpe.
 
-    python benches/train_bench.py [CORPUS] [--max-bytes 4MB] [--vocab-size 8192,32768] \\
+    python benches/train_bench.py [CORPUS] [--max-bytes 0] [--vocab-size 32768] \\
         [--pattern cl100k_base] [--threads 2] [--repeats 3] > table.md
 
-Every contender trains on the same documents (the lines of the first ``--max-bytes`` of
-CORPUS, default /work/shared/corpus/prose.txt.gz) with the same split pattern, in a fresh
-process per run, with ``--threads`` threads (``RAYON_NUM_THREADS`` for HF and rustbpe,
-``num_threads`` for wordsplit). The time is the wall time of the training call (counting and
-merging; the documents are already in memory), the median of ``--repeats`` runs taken in turns;
-the memory is the peak RSS of the process minus its RSS just before the call. Before any
-timing, wordsplit's merges are checked equal to HF's (rustbpe follows its own tie rules and
-is not checked). Markdown goes to stdout, progress to stderr.
+Every contender trains on the same documents (the lines of CORPUS, default
+/work/shared/corpus/prose.txt.gz, whole or its first ``--max-bytes``) with the same split
+pattern, in a fresh process per run, with ``--threads`` threads (``RAYON_NUM_THREADS`` for HF
+and rustbpe, ``num_threads`` for wordsplit). The time is the wall time of the training call
+(counting and merging; the documents are already in memory), the median of ``--repeats`` runs
+taken in turns. Memory: the peak RSS of the process (all of it: the interpreter, the documents
+and the training), and the training's share, that peak minus the RSS just before the call
+(the largest of the runs). Before any timing, wordsplit's merges are checked equal to HF's
+(rustbpe follows its own tie rules and is not checked). Markdown goes to stdout (a table per
+vocabulary size, and wordsplit's ratios against the targets: at most 1/5 of HF's time, 1/2 of
+rustbpe's, and no more peak RSS than HF), progress to stderr.
 """
 
 from __future__ import annotations
@@ -120,8 +123,9 @@ def main(argv=None) -> int:
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("corpus", nargs="?", default=DEFAULT_CORPUS, help=f"a .txt or .txt.gz file (default: {DEFAULT_CORPUS})")
-    p.add_argument("--max-bytes", type=parse_size, default=parse_size("4MB"), help="the slice of the corpus (default: 4MB)")
-    p.add_argument("--vocab-size", default="8192", help="comma-separated sizes (default: 8192)")
+    p.add_argument("--max-bytes", type=parse_size, default=0,
+                   help="train on the first this many bytes of the corpus (whole lines); 0: all of it (default)")
+    p.add_argument("--vocab-size", default="32768", help="comma-separated sizes (default: 32768)")
     p.add_argument("--pattern", default="cl100k_base", help="a vocabulary name or a regex (default: cl100k_base)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeats", type=int, default=3)
@@ -131,21 +135,24 @@ def main(argv=None) -> int:
 
     opener = gzip.open if args.corpus.endswith(".gz") else open
     with opener(args.corpus, "rb") as f:
-        data = f.read(args.max_bytes)
+        data = f.read(args.max_bytes) if args.max_bytes else f.read()
     # Whole lines only (so no character is cut either).
     text = (data[: data.rfind(b"\n") + 1] or data).decode("utf-8", errors="ignore")
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8", newline="") as tmp:
         tmp.write(text)
         path = tmp.name
     n_bytes = len(text.encode("utf-8"))
-    rows = []
+    del data, text
+    rows = {}
     try:
         for vocab_size in (int(v) for v in args.vocab_size.split(",")):
             reports = {name: [] for name in contenders}
             for round_ in range(args.repeats):
                 for name in contenders:
                     print(f"vocab {vocab_size}, round {round_ + 1}: {name}", file=sys.stderr)
-                    reports[name].append(run(name, path, vocab_size, args.pattern, args.threads))
+                    report = run(name, path, vocab_size, args.pattern, args.threads)
+                    print(f"  {report['seconds']:.2f} s, peak RSS {report['peak_rss_kb'] / 1024:.0f} MB", file=sys.stderr)
+                    reports[name].append(report)
             if "wordsplit" in reports and "hf" in reports:
                 same = reports["wordsplit"][0]["merges"] == reports["hf"][0]["merges"]
                 print(f"vocab {vocab_size}: wordsplit's merges {'equal' if same else 'DIFFER FROM'} HF's",
@@ -153,22 +160,54 @@ def main(argv=None) -> int:
                 if not same:
                     return 1
             for name in contenders:
-                seconds = statistics.median(r["seconds"] for r in reports[name])
-                memory = max(r["peak_rss_kb"] - r["rss_before_kb"] for r in reports[name]) / 1024
-                rows.append((vocab_size, name, seconds, memory))
+                rows[vocab_size, name] = dict(
+                    seconds=statistics.median(r["seconds"] for r in reports[name]),
+                    peak=max(r["peak_rss_kb"] for r in reports[name]) / 1024,
+                    training=max(r["peak_rss_kb"] - r["rss_before_kb"] for r in reports[name]) / 1024,
+                )
     finally:
         os.unlink(path)
 
-    print(f"Training on the first {n_bytes / 1e6:.1f} MB of {os.path.basename(args.corpus)} ({args.pattern} pattern), "
-          f"{args.threads} threads, median of {args.repeats} runs; memory = peak RSS minus RSS before the call.\n")
-    print("| vocab size | contender | seconds | × HF's speed | memory (MB) |")
-    print("|---:|---|---:|---:|---:|")
-    for vocab_size, name, seconds, memory in rows:
-        hf = next((s for v, n, s, _ in rows if v == vocab_size and n == "hf"), None)
-        ratio = f"{hf / seconds:.1f}×" if hf else ""
-        label = LABELS.get(name, name)
-        print(f"| {vocab_size:,} | {label} | {seconds:.2f} | {ratio} | {memory:.0f} |")
+    print(report_markdown(rows, contenders, n_bytes=n_bytes, corpus=os.path.basename(args.corpus), args=args))
     return 0
+
+
+def report_markdown(rows: dict, contenders: list, *, n_bytes: int, corpus: str, args) -> str:
+    """The Markdown report: one table row per (vocab size, contender), then wordsplit's ratios."""
+    lines = [
+        f"Training on {n_bytes / 1e6:.1f} MB of {corpus} ({args.pattern} pattern), {args.threads} threads, "
+        f"wall time of the training call, median of {args.repeats} runs, each in a fresh process. "
+        "Peak RSS is the whole process's (interpreter and documents included); training memory is "
+        "that peak minus the RSS just before the call.",
+        "",
+        "| vocab size | contender | seconds | × HF's speed | × rustbpe's speed | peak RSS (MB) | training memory (MB) |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    sizes = sorted({v for v, _ in rows})
+    for vocab_size in sizes:
+        hf = rows.get((vocab_size, "hf"))
+        rust = rows.get((vocab_size, "rustbpe"))
+        for name in contenders:
+            row = rows[vocab_size, name]
+            vs_hf = f"{hf['seconds'] / row['seconds']:.1f}×" if hf else ""
+            vs_rust = f"{rust['seconds'] / row['seconds']:.1f}×" if rust else ""
+            lines.append(f"| {vocab_size:,} | {LABELS.get(name, name)} | {row['seconds']:.2f} | {vs_hf} | {vs_rust} "
+                         f"| {row['peak']:.0f} | {row['training']:.0f} |")
+    lines.append("")
+    for vocab_size in sizes:
+        ours = rows.get((vocab_size, "wordsplit"))
+        if ours is None:
+            continue
+        checks = []
+        for name, label, target in (("hf", "HF's time", 1 / 5), ("rustbpe", "rustbpe's time", 1 / 2)):
+            if (vocab_size, name) in rows:
+                ratio = ours["seconds"] / rows[vocab_size, name]["seconds"]
+                checks.append(f"{ratio:.2f} of {label} (target ≤ {target:.2f}: {'met' if ratio <= target else 'NOT met'})")
+        if (vocab_size, "hf") in rows:
+            ratio = ours["peak"] / rows[vocab_size, "hf"]["peak"]
+            checks.append(f"{ratio:.2f} of HF's peak RSS (target ≤ 1: {'met' if ratio <= 1 else 'NOT met'})")
+        lines.append(f"- vocab {vocab_size:,}: wordsplit takes " + "; ".join(checks) + ".")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -230,3 +230,75 @@ def test_progress_bars_draw_on_stderr(capsys):
     vocab = train(corpus_lines("prose", 5_000), vocab_size=400, progress=True)
     err = capsys.readouterr().err
     assert "counting words" in err and "learning merges" in err and vocab.n_vocab == 400
+
+
+def cut_after_words(texts: list[str], pattern: str, n_words: int) -> list[str]:
+    """The documents HF sees when only the first ``n_words`` words count: the documents before
+    the ``n_words``-th word's, then that one cut at the word's end (HF's own pre-tokenizer
+    finds the words and their offsets)."""
+    split = pre_tokenizers.Split(Regex(pattern), "isolated")
+    cut = []
+    for text in texts:
+        pieces = split.pre_tokenize_str(text)
+        if len(pieces) >= n_words:
+            # HF's offsets count characters of the (here unnormalized) text.
+            return cut + [text[: pieces[n_words - 1][1][1]]]
+        cut.append(text)
+        n_words -= len(pieces)
+    return cut
+
+
+@pytest.mark.parametrize("backend", TRAIN_BACKENDS)
+@pytest.mark.parametrize("batch_bytes", [1 << 20, 3_000])
+def test_max_words_equals_hf_on_the_documents_cut_after_the_last_word(backend, batch_bytes, monkeypatch):
+    """The first N words, wherever N falls: in the first or the second thread's share of a
+    batch, in a later batch (batch_bytes forces many), at a document's end, past the corpus."""
+    from wordsplit.training import count_source, native
+
+    monkeypatch.setattr(native, "BATCH_BYTES", batch_bytes)
+    texts = corpus_lines("prose", 30_000) + corpus_lines("multilingual", 10_000)
+    pattern = oracle_pattern("cl100k_base")
+    split = pre_tokenizers.Split(Regex(pattern), "isolated")
+    total = sum(len(split.pre_tokenize_str(text)) for text in texts)
+    first_line = len(split.pre_tokenize_str(texts[0]))
+    for n_words in [1, first_line, first_line + 1, total // 3, total // 2 + 7, total - 1, total, total + 100]:
+        cut = cut_after_words(texts, pattern, n_words)
+        counts = count_source(texts, pattern=resolve_pattern("cl100k_base")[0], backend=backend, num_threads=2,
+                              max_words=n_words)
+        assert sum(counts.values()) == min(n_words, total), n_words
+        assert counts == count_source(cut, pattern=resolve_pattern("cl100k_base")[0], backend="python"), n_words
+    n_words = total // 2 + 7
+    expected = hf_train(cut_after_words(texts, pattern, n_words), pattern, vocab_size=900)
+    assert ours(train(texts, vocab_size=900, max_words=n_words, backend=backend, num_threads=2)) == expected
+
+
+@pytest.mark.parametrize("backend", TRAIN_BACKENDS)
+def test_sample_rate_is_deterministic_and_equals_hf_on_the_sampled_documents(backend):
+    from wordsplit.training.sources import sample_documents
+
+    texts = corpus_lines("prose", 40_000)
+    sample = list(sample_documents(texts, 0.3, seed=7))
+    assert sample == list(sample_documents(iter(texts), 0.3, seed=7))  # a stream samples as a list does
+    assert sample != list(sample_documents(texts, 0.3, seed=8))
+    assert 0.2 * len(texts) < len(sample) < 0.4 * len(texts)
+    assert all(text in texts for text in sample)
+    expected = hf_train(sample, oracle_pattern("cl100k_base"), vocab_size=700)
+    vocab = train(texts, vocab_size=700, sample_rate=0.3, seed=7, backend=backend)
+    assert ours(vocab) == expected
+    # With max_words too: the first words of the sample.
+    n_words = 2_000
+    expected = hf_train(cut_after_words(sample, oracle_pattern("cl100k_base"), n_words), oracle_pattern("cl100k_base"),
+                        vocab_size=500)
+    assert ours(train(texts, vocab_size=500, sample_rate=0.3, seed=7, max_words=n_words, backend=backend)) == expected
+
+
+@pytest.mark.parametrize("kwargs", [dict(max_words=0), dict(max_words=2.5), dict(sample_rate=0), dict(sample_rate=1.5),
+                                    dict(sample_rate="half"), dict(seed="x"), dict(seed=1.0)])
+def test_bad_sampling_options_are_typed_errors(kwargs):
+    with pytest.raises(TrainingInputError, match=next(iter(kwargs))):
+        train(["hello"], vocab_size=300, **kwargs)
+
+
+def test_sampling_options_on_counts_already_made_are_an_error():
+    with pytest.raises(TrainingInputError, match="count_source"):
+        train(WordCounts({b"ab": 2}), vocab_size=300, max_words=10)

@@ -34,6 +34,7 @@ def test_train_writes_every_format_and_equals_the_api(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["missing.txt", "--vocab-size", "300"], "training file not found"),
     (["x.txt", "--vocab-size", "300", "--backend", "gpu"], "unknown backend"),
+    (["x.txt", "--vocab-size", "300", "--sample-rate", "2"], "sample_rate must be a number in (0, 1]"),
 ])
 def test_train_errors_are_one_line(tmp_path, capsys, args, message):
     (tmp_path / "x.txt").write_text("hello\n")
@@ -41,3 +42,14 @@ def test_train_errors_are_one_line(tmp_path, capsys, args, message):
     assert main(["train", *args, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("wordsplit: error: ") and message in err and err.count("\n") == 1
+
+
+def test_train_sampling_options_equal_the_api(tmp_path, capsys):
+    lines = [f"hug hug pug {i}\n" if i % 3 else f"pun bun hugs {i}\n" for i in range(60)]
+    (tmp_path / "a.txt").write_text("".join(lines))
+    status = main(["train", str(tmp_path / "a.txt"), "--vocab-size", "270", "--max-words", "100",
+                   "--sample-rate", "0.5", "--seed", "3", "--out", str(tmp_path / "tok"), "--quiet"])
+    assert status == 0 and capsys.readouterr().out == ""
+    expected = train(lines, vocab_size=270, max_words=100, sample_rate=0.5, seed=3)
+    assert dict(load_vocab(tmp_path / "tok" / "tokenizer.json").ranks) == dict(expected.ranks)
+    assert dict(expected.ranks) != dict(train(lines, vocab_size=270).ranks)

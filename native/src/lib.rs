@@ -930,14 +930,16 @@ impl PyWordCounter {
         })
     }
 
-    /// Count the words of `texts` on `num_threads` threads (None: all cores).
-    #[pyo3(signature = (texts, num_threads=None))]
+    /// Count the words of `texts` on `num_threads` threads (None: all cores), at most
+    /// `max_words` of them (the first ones, in order; None: all); returns how many were counted.
+    #[pyo3(signature = (texts, num_threads=None, max_words=None))]
     fn add_texts(
         &mut self,
         py: Python<'_>,
         texts: Vec<String>,
         num_threads: Option<usize>,
-    ) -> PyResult<()> {
+        max_words: Option<u64>,
+    ) -> PyResult<u64> {
         let Some(spanner) = self.spanner.as_deref() else {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "this WordCounter has no pattern to split texts with",
@@ -957,8 +959,8 @@ impl PyWordCounter {
             None
         };
         let (table, nfc) = (&mut self.table, self.nfc);
-        py.allow_threads(|| train::count_parallel(table, spanner, &texts, nfc, pool));
-        Ok(())
+        let budget = max_words.unwrap_or(u64::MAX);
+        Ok(py.allow_threads(|| train::count_parallel(table, spanner, &texts, nfc, pool, budget)))
     }
 
     /// Add `(word bytes, count)` items (counts made elsewhere: a Python spanner, another shard).

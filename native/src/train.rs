@@ -27,14 +27,16 @@ pub struct WordTable {
 }
 
 impl WordTable {
-    /// Count the pieces of one text (NFC-normalized first when `nfc`).
+    /// Count the pieces of one text (NFC-normalized first when `nfc`), at most `budget` of
+    /// them (the first ones); returns how many were counted.
     pub fn add_text(
         &mut self,
         spanner: &dyn Spanner,
         text: &str,
         nfc: bool,
         ends: &mut Vec<usize>,
-    ) {
+        budget: u64,
+    ) -> u64 {
         let normalized: String;
         let text = if nfc && !text.is_ascii() && is_nfc_quick(text.chars()) != IsNormalized::Yes {
             normalized = text.nfc().map(|(c, _)| c).collect();
@@ -44,11 +46,34 @@ impl WordTable {
         };
         ends.clear();
         spanner.split(text, ends);
+        let n = ends
+            .len()
+            .min(usize::try_from(budget).unwrap_or(usize::MAX));
         let mut start = 0;
-        for &end in ends.iter() {
+        for &end in &ends[..n] {
             self.add(&text.as_bytes()[start..end], 1);
             start = end;
         }
+        n as u64
+    }
+
+    /// Count the pieces of `texts` in order, at most `budget` of them; returns how many.
+    pub fn add_texts_in_order(
+        &mut self,
+        spanner: &dyn Spanner,
+        texts: &[String],
+        nfc: bool,
+        budget: u64,
+    ) -> u64 {
+        let mut ends = Vec::new();
+        let mut counted = 0;
+        for text in texts {
+            if counted == budget {
+                break;
+            }
+            counted += self.add_text(spanner, text, nfc, &mut ends, budget - counted);
+        }
+        counted
     }
 
     /// Add `count` occurrences of `word`.
@@ -74,28 +99,43 @@ impl WordTable {
         }
     }
 
-    /// Count `texts` on the current rayon pool: one contiguous share of the texts and one
-    /// table per thread, merged at the end (a table per rayon task would mean merging many
-    /// tables that each hold most of the words).
-    pub fn add_texts(&mut self, spanner: &dyn Spanner, texts: &[String], nfc: bool) {
+    /// Count `texts` on the current rayon pool, at most `budget` pieces (the first ones, in
+    /// the order of the texts, as a count on one thread would); returns how many. One
+    /// contiguous share of the texts and one table per thread, merged at the end (a table per
+    /// rayon task would mean merging many tables that each hold most of the words). When the
+    /// budget ends inside a share, that share is counted again, up to the rest of the budget.
+    pub fn add_texts(
+        &mut self,
+        spanner: &dyn Spanner,
+        texts: &[String],
+        nfc: bool,
+        budget: u64,
+    ) -> u64 {
         let share = texts
             .len()
             .div_ceil(rayon::current_num_threads().max(1))
             .max(1);
-        let tables: Vec<WordTable> = texts
+        let tables: Vec<(WordTable, u64)> = texts
             .par_chunks(share)
             .map(|chunk| {
                 let mut table = WordTable::default();
-                let mut ends = Vec::new();
-                for text in chunk {
-                    table.add_text(spanner, text, nfc, &mut ends);
-                }
-                table
+                let counted = table.add_texts_in_order(spanner, chunk, nfc, budget);
+                (table, counted)
             })
             .collect();
-        for table in tables {
-            self.merge(table);
+        let mut counted = 0;
+        for ((table, n), chunk) in tables.into_iter().zip(texts.chunks(share)) {
+            if counted == budget {
+                break;
+            }
+            if n <= budget - counted {
+                self.merge(table);
+                counted += n;
+            } else {
+                counted += self.add_texts_in_order(spanner, chunk, nfc, budget - counted);
+            }
         }
+        counted
     }
 }
 
@@ -111,11 +151,40 @@ pub fn byte_order() -> Vec<u8> {
 
 type Pair = (u32, u32);
 
-/// A heap entry: a pair, its count when pushed, and the words it was pushed for.
+/// A heap entry: a pair, its count when pushed, and the slot of [`WordLists`] holding the
+/// words it was pushed for. The lists live outside the heap so that an entry is 24 bytes:
+/// sifting through the heap was the trainer's largest cost, in cache misses.
 struct Entry {
     count: u64,
     pair: Pair,
-    words: Vec<u32>,
+    slot: u32,
+}
+
+/// The word lists of the heap entries, by slot; the slots of merged entries are reused.
+#[derive(Default)]
+struct WordLists {
+    lists: Vec<Vec<u32>>,
+    free: Vec<u32>,
+}
+
+impl WordLists {
+    fn store(&mut self, words: Vec<u32>) -> u32 {
+        match self.free.pop() {
+            Some(slot) => {
+                self.lists[slot as usize] = words;
+                slot
+            }
+            None => {
+                self.lists.push(words);
+                (self.lists.len() - 1) as u32
+            }
+        }
+    }
+
+    fn take(&mut self, slot: u32) -> Vec<u32> {
+        self.free.push(slot);
+        std::mem::take(&mut self.lists[slot as usize])
+    }
 }
 
 impl PartialEq for Entry {
@@ -211,16 +280,20 @@ pub fn train(
     let max_length = opts.max_token_length.unwrap_or(usize::MAX);
     let mut n_tokens = tokens.len();
 
-    let mut symbols: Vec<Vec<u32>> = words
-        .iter()
-        .map(|(w, _)| w.iter().map(|&b| byte_id[b as usize]).collect())
-        .collect();
+    // Every word's token ids, one after the other in one arena (a merge shortens a word in
+    // place), and where each starts and how long it is now: one allocation, not one per word.
+    let mut arena: Vec<u32> = Vec::with_capacity(words.iter().map(|(w, _)| w.len()).sum());
+    let mut spans: Vec<(usize, usize)> = Vec::with_capacity(words.len());
+    for (w, _) in words {
+        spans.push((arena.len(), w.len()));
+        arena.extend(w.iter().map(|&b| byte_id[b as usize]));
+    }
     let counts: Vec<i64> = words.iter().map(|&(_, c)| c as i64).collect();
 
     let mut pair_counts: FxHashMap<Pair, i64> = FxHashMap::default();
     let mut where_: FxHashMap<Pair, Vec<u32>> = FxHashMap::default();
-    for (w, word) in symbols.iter().enumerate() {
-        for pair in word.windows(2) {
+    for (w, &(start, len)) in spans.iter().enumerate() {
+        for pair in arena[start..start + len].windows(2) {
             change(
                 &mut pair_counts,
                 &mut where_,
@@ -230,14 +303,15 @@ pub fn train(
             );
         }
     }
+    let mut lists = WordLists::default();
     let mut heap: BinaryHeap<Entry> = where_
         .drain()
         .filter_map(|(pair, words)| {
             let count = pair_counts[&pair];
-            (count > 0).then_some(Entry {
+            (count > 0).then(|| Entry {
                 count: count as u64,
                 pair,
-                words,
+                slot: lists.store(words),
             })
         })
         .collect();
@@ -273,14 +347,17 @@ pub fn train(
         merges.push((left, right, new));
 
         let merged_length = lengths[left as usize] + lengths[right as usize];
-        for &w in &top.words {
-            let word = &mut symbols[w as usize];
+        for w in lists.take(top.slot) {
+            let (start, len) = spans[w as usize];
+            let word = &mut arena[start..start + len];
             let count = counts[w as usize];
             // HF's Word::merge: every occurrence left to right; -1 for the pairs it breaks, +1
-            // for the pairs it makes when the two tokens are shorter than max_length.
+            // for the pairs it makes when the two tokens are shorter than max_length. `n` is
+            // the word's length as it shrinks.
+            let mut n = len;
             let mut i = 0;
-            while i < word.len() {
-                if word[i] == left && i + 1 < word.len() && word[i + 1] == right {
+            while i < n {
+                if word[i] == left && i + 1 < n && word[i + 1] == right {
                     if i > 0 {
                         let prev = word[i - 1];
                         change(&mut pair_counts, &mut gained, (prev, left), -count, w);
@@ -289,8 +366,9 @@ pub fn train(
                         }
                     }
                     word[i] = new;
-                    word.remove(i + 1);
-                    if i + 1 < word.len() {
+                    word.copy_within(i + 2..n, i + 1);
+                    n -= 1;
+                    if i + 1 < n {
                         let next = word[i + 1];
                         change(&mut pair_counts, &mut gained, (right, next), -count, w);
                         if lengths[next as usize] + merged_length < max_length {
@@ -300,6 +378,7 @@ pub fn train(
                 }
                 i += 1;
             }
+            spans[w as usize].1 = n;
         }
         for (pair, words) in gained.drain() {
             let count = pair_counts[&pair];
@@ -307,7 +386,7 @@ pub fn train(
                 heap.push(Entry {
                     count: count as u64,
                     pair,
-                    words,
+                    slot: lists.store(words),
                 });
             }
         }
@@ -321,22 +400,21 @@ pub fn train(
     Ok(Trained { tokens, merges })
 }
 
-/// Count `texts` on `pool` (or on this thread when there is none or one text).
+/// Count `texts` on `pool` (or on this thread when there is none or one text), at most
+/// `budget` pieces, the first ones in order; returns how many were counted.
 pub fn count_parallel(
     table: &mut WordTable,
     spanner: &dyn Spanner,
     texts: &[String],
     nfc: bool,
     pool: Option<&rayon::ThreadPool>,
-) {
+    budget: u64,
+) -> u64 {
     match pool {
-        Some(pool) if texts.len() > 1 => pool.install(|| table.add_texts(spanner, texts, nfc)),
-        _ => {
-            let mut ends = Vec::new();
-            for text in texts {
-                table.add_text(spanner, text, nfc, &mut ends);
-            }
+        Some(pool) if texts.len() > 1 => {
+            pool.install(|| table.add_texts(spanner, texts, nfc, budget))
         }
+        _ => table.add_texts_in_order(spanner, texts, nfc, budget),
     }
 }
 
@@ -450,6 +528,42 @@ mod tests {
             .map(|m| trained.tokens[m.2 as usize].as_deref().unwrap())
             .collect();
         assert_eq!(made, vec![&b"ug"[..], b"un", b"hug"]);
+    }
+
+    #[test]
+    fn a_word_budget_counts_the_first_words_in_order_on_any_pool() {
+        let scanner =
+            crate::spanners::scanner_for_pattern(crate::spanners::CL100K_PATTERN).unwrap();
+        let texts: Vec<String> = (0..40u8)
+            .map(|i| format!("w{} x y z", char::from(b'a' + i % 26)))
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let mut whole = WordTable::default();
+        assert_eq!(
+            count_parallel(&mut whole, &*scanner, &texts, false, Some(&pool), u64::MAX),
+            160
+        );
+        for budget in [0, 1, 5, 79, 80, 81, 159, 160, 161] {
+            let mut one = WordTable::default();
+            let mut many = WordTable::default();
+            let counted = one.add_texts_in_order(&*scanner, &texts, false, budget);
+            assert_eq!(counted, budget.min(160));
+            assert_eq!(
+                count_parallel(&mut many, &*scanner, &texts, false, Some(&pool), budget),
+                counted
+            );
+            assert_eq!(one.counts, many.counts, "budget {budget}");
+            assert_eq!(one.counts.values().sum::<u64>(), counted);
+        }
+        // 6 words: "wa", " x", " y", " z", "wb", " x".
+        let mut table = WordTable::default();
+        table.add_texts_in_order(&*scanner, &texts, false, 6);
+        assert_eq!(table.counts.get(&b"wb"[..]), Some(&1));
+        assert_eq!(table.counts.get(&b" x"[..]), Some(&2));
+        assert_eq!(table.counts.get(&b" y"[..]), Some(&1));
     }
 
     #[test]

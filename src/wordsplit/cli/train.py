@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> None:
         special_tokens=args.special, min_frequency=args.min_frequency, max_token_length=args.max_token_length,
         normalizer=args.normalizer, spanner=args.spanner, backend=args.backend, num_threads=args.threads,
         progress=progress, field=args.field, column=args.column, name=args.name,
+        max_words=args.max_words, sample_rate=args.sample_rate, seed=args.seed,
     )
     written = save_vocab(vocab, args.out)
     seconds = time.perf_counter() - started
@@ -59,6 +60,12 @@ def register(sub) -> None:
                    help="a special token (repeat for more; ids 0, 1, ... in order)")
     p.add_argument("--min-frequency", type=int, default=0, help="stop when the best pair is rarer (default: 0)")
     p.add_argument("--max-token-length", type=positive_int, default=None, help="the longest token, in bytes")
+    p.add_argument("--max-words", type=positive_int, default=None, metavar="N",
+                   help="count only the first N words (pieces of --pattern) of the files, in order, and read "
+                        "no further (default: all)")
+    p.add_argument("--sample-rate", type=float, default=1.0, metavar="RATE",
+                   help="keep each document with probability RATE, in (0, 1] (default: 1, all)")
+    p.add_argument("--seed", type=int, default=0, help="the seed of --sample-rate's draws (default: 0)")
     p.add_argument("--normalizer", default=None, help="none, nfc... (default: the --pattern vocabulary's, else none)")
     p.add_argument("--spanner", default="auto", help="spanner (pre-tokenizer) name (default: auto)")
     p.add_argument("--backend", default="auto", help="auto, native or python (default: auto)")

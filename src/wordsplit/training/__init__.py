@@ -54,6 +54,15 @@ def resolve_pattern(pattern: str) -> tuple[str, str]:
     return pattern, "none"
 
 
+def _check_sampling(max_words, sample_rate, seed) -> None:
+    if max_words is not None and (isinstance(max_words, bool) or not isinstance(max_words, int) or max_words < 1):
+        raise TrainingInputError(f"max_words must be a positive int or None, not {max_words!r}")
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, (int, float)) or not 0 < sample_rate <= 1:
+        raise TrainingInputError(f"sample_rate must be a number in (0, 1], not {sample_rate!r} (1: every document)")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TrainingInputError(f"seed must be an int, not {seed!r}")
+
+
 def _check_options(vocab_size, special_tokens, min_frequency, max_token_length, backend, num_threads) -> None:
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
         raise TrainingInputError(f"vocab_size must be a positive int, not {vocab_size!r}")
@@ -110,6 +119,9 @@ def train(
     field: Optional[str] = None,
     column: Optional[str] = None,
     name: str = DEFAULT_NAME,
+    max_words: Optional[int] = None,
+    sample_rate: float = 1.0,
+    seed: int = 0,
 ):
     """Learn a byte-level BPE vocabulary from ``source`` with HF ``BpeTrainer``'s rules.
 
@@ -134,6 +146,15 @@ def train(
         field: the JSONL field of the documents (default ``"text"``).
         column: the Parquet column of the documents (default ``"text"``).
         name: the name of the resulting Vocab.
+        max_words: count only the first ``max_words`` words (pieces of the pattern) of the
+            source, in order, and read no further (None: all). Faster on a huge corpus; the
+            merges then reflect only its beginning (docs/training.md).
+        sample_rate: keep each document with this probability (1: all), drawn with
+            ``random.Random(seed)`` one document at a time (see
+            :func:`~wordsplit.training.sources.sample_documents`); with ``max_words``, the
+            first words of the sample.
+        seed: the seed of ``sample_rate``'s draws: the same source, rate and seed give the
+            same sample, so the same vocabulary.
 
     Returns:
         a :class:`~wordsplit.vocab.Vocab` (rank-based when the merges allow it, which is the
@@ -155,17 +176,21 @@ def train(
 
     special_tokens = list(special_tokens)
     _check_options(vocab_size, special_tokens, min_frequency, max_token_length, backend, num_threads)
+    _check_sampling(max_words, sample_rate, seed)
     split_pattern, default_normalizer = resolve_pattern(pattern)
     normalizer = default_normalizer if normalizer is None else normalizer
     NORMALIZERS.get(normalizer)  # unknown names fail before any counting
     used_backend = resolve_backend(backend)
     with Progress(enabled=bool(progress)) as bars:
         if isinstance(source, Mapping):  # word counts already made (WordCounts, or a sum of them)
+            if max_words is not None or sample_rate != 1:
+                raise TrainingInputError("max_words and sample_rate apply when counting; these are word counts "
+                                         "already made (pass them to count_source instead)")
             counts = _checked_counts(source)
         else:
             counts = _count(source, pattern=split_pattern, normalizer=normalizer, spanner=spanner,
-                        backend=used_backend, num_threads=num_threads, field=field, column=column,
-                        on_chars=bars.counted)
+                            backend=used_backend, num_threads=num_threads, field=field, column=column,
+                            on_chars=bars.counted, max_words=max_words, sample_rate=sample_rate, seed=seed)
         bars.start_merging(vocab_size)
         result = learn(counts, vocab_size=vocab_size, special_tokens=special_tokens, min_frequency=min_frequency,
                        max_token_length=max_token_length, backend=used_backend, progress=bars.merged)
@@ -188,38 +213,47 @@ def _checked_counts(table: Mapping) -> "WordCounts":
 
 def count_source(source, *, pattern: str, normalizer: str = "none", spanner: str = "auto", backend: str = "auto",
                  num_threads: Optional[int] = None, field: Optional[str] = None, column: Optional[str] = None,
-                 on_chars: Optional[Callable[[int], None]] = None):
+                 on_chars: Optional[Callable[[int], None]] = None, max_words: Optional[int] = None,
+                 sample_rate: float = 1.0, seed: int = 0):
     """The :class:`~wordsplit.training.counting.WordCounts` of ``source`` (see :func:`train` for
     the arguments); build shards with it, merge them with ``+=`` and pass the sum to :func:`train`.
 
     >>> sorted(count_source(["a b a"], pattern=r" ?[a-z]").items())
     [(b' a', 1), (b' b', 1), (b'a', 1)]
+    >>> sorted(count_source(["a b a"], pattern=r" ?[a-z]", max_words=2).items())
+    [(b' b', 1), (b'a', 1)]
     """
     from .counting import WordCounts
 
+    _check_sampling(max_words, sample_rate, seed)
     counts = _count(source, pattern=pattern, normalizer=normalizer, spanner=spanner, backend=backend,
-                    num_threads=num_threads, field=field, column=column, on_chars=on_chars)
+                    num_threads=num_threads, field=field, column=column, on_chars=on_chars, max_words=max_words,
+                    sample_rate=sample_rate, seed=seed)
     return counts if isinstance(counts, WordCounts) else WordCounts(dict(counts.items()))
 
 
-def _count(source, *, pattern, normalizer, spanner, backend, num_threads, field, column, on_chars):
+def _count(source, *, pattern, normalizer, spanner, backend, num_threads, field, column, on_chars, max_words,
+           sample_rate, seed):
     """:func:`count_source`, but a native count stays the core's table (no Python dict of it)."""
     from ..normalizers import NORMALIZERS
     from ..spanners import SPANNERS, spanner_for
     from .counting import count_words
-    from .sources import iter_documents
+    from .sources import iter_documents, sample_documents
 
     documents = iter_documents(source, field=field, column=column)
+    if sample_rate != 1:
+        documents = sample_documents(documents, sample_rate, seed)
     name = (spanner_for(pattern) or "regex") if spanner == "auto" else SPANNERS.canonical(spanner)
     if resolve_backend(backend) == "native":
         from .native import count_native, native_can_count
 
         if native_can_count(name, pattern, normalizer):
             return count_native(documents, pattern=pattern, normalizer=normalizer, num_threads=num_threads,
-                                on_chars=on_chars)
+                                on_chars=on_chars, max_words=max_words)
     normalize = None if normalizer == "none" else NORMALIZERS.get(normalizer)
     on_document = None if on_chars is None else (lambda text: on_chars(len(text)))
-    return count_words(documents, SPANNERS.get(name)(pattern), normalize, on_document=on_document)
+    return count_words(documents, SPANNERS.get(name)(pattern), normalize, on_document=on_document,
+                       max_words=max_words)
 
 
 def learn(counts, *, vocab_size: int, special_tokens: Sequence[str] = (), min_frequency: int = 0,

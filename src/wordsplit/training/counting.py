@@ -24,6 +24,7 @@ It does not learn merges (:mod:`wordsplit.training.bpe`) or read files
 from __future__ import annotations
 
 from collections import Counter
+from itertools import islice
 from typing import Callable, Iterable, Iterator, Mapping, Optional
 
 from ..engines.python import without_surrogates
@@ -70,22 +71,36 @@ def count_words(
     normalize: Optional[Callable[[str], str]] = None,
     counts: Optional[WordCounts] = None,
     on_document: Optional[Callable[[str], None]] = None,
+    max_words: Optional[int] = None,
 ) -> WordCounts:
     """Count the words of ``documents`` with ``spanner`` (after ``normalize``) into ``counts``
     (a new table by default). ``on_document`` is called with each document (for progress).
+    With ``max_words``, only the first ``max_words`` words are counted (a document may be cut
+    between two words) and no document after them is read.
 
     >>> from wordsplit.spanners import RegexSpanner
     >>> sorted(count_words(["a b a"], RegexSpanner(r" ?[a-z]")).items())
     [(b' a', 1), (b' b', 1), (b'a', 1)]
+    >>> sorted(count_words(["a b", "c d"], RegexSpanner(r" ?[a-z]"), max_words=3).items())
+    [(b' b', 1), (b'a', 1), (b'c', 1)]
     """
     counts = WordCounts() if counts is None else counts
+    left = max_words
     for text in documents:
+        if left == 0:
+            break
         if on_document is not None:
             on_document(text)
         text = without_surrogates(text)
         if normalize is not None:
             text = normalize(text)
-        counts.add_pieces(pieces_of(spanner, text))
+        pieces = pieces_of(spanner, text)
+        if left is None:
+            counts.add_pieces(pieces)
+            continue
+        taken = list(islice(pieces, left))
+        counts.add_pieces(taken)
+        left -= len(taken)
     return counts
 
 

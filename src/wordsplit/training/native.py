@@ -46,17 +46,24 @@ def _batches(documents: Iterable[str]) -> Iterable[list[str]]:
 
 
 def count_native(documents: Iterable[str], *, pattern: str, normalizer: str, num_threads: Optional[int] = None,
-                 on_chars: Optional[Callable[[int], None]] = None):
+                 on_chars: Optional[Callable[[int], None]] = None, max_words: Optional[int] = None):
     """The native word table of ``documents``, counted by the native scanner of ``pattern``
-    (``WordCounts(dict(table.items()))`` is its Python form; :func:`train_native` takes either)."""
+    (``WordCounts(dict(table.items()))`` is its Python form; :func:`train_native` takes either).
+    With ``max_words``, the first ``max_words`` words only, as :func:`.counting.count_words`
+    counts them (reading stops after the batch where they end)."""
     counter = native_module().WordCounter(pattern, normalizer)
+    left = max_words
     for batch in _batches(documents):
         try:
-            counter.add_texts(batch, num_threads)
+            counted = counter.add_texts(batch, num_threads, left)
         except UnicodeEncodeError:  # lone surrogates: fixed as encode fixes them
-            counter.add_texts([without_surrogates(text) for text in batch], num_threads)
+            counted = counter.add_texts([without_surrogates(text) for text in batch], num_threads, left)
         if on_chars is not None:
             on_chars(sum(map(len, batch)))
+        if left is not None:
+            left -= counted
+            if left == 0:
+                break
     return counter
 
 

@@ -26,6 +26,7 @@ import gzip
 import io
 import json
 import os
+import random
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Union
 
@@ -142,3 +143,16 @@ def _iter_items(source, field, column) -> Iterator[str]:
             raise TrainingInputError(
                 f"training source items must be str texts or pathlib.Path files, not {type(item).__name__}"
             )
+
+
+def sample_documents(documents: Iterable[str], rate: float, seed: int = 0) -> Iterator[str]:
+    """Each document of ``documents`` kept with probability ``rate``: one draw of
+    ``random.Random(seed)`` per document, in order, so the same documents in the same order
+    and the same ``seed`` always keep the same ones. The sample is spread over the whole
+    source and streams (nothing is held); its size is about ``rate`` times the source's.
+
+    >>> list(sample_documents(map(str, range(10)), 0.5, seed=1))
+    ['0', '3', '4', '5', '8', '9']
+    """
+    draw = random.Random(seed).random
+    return (text for text in documents if draw() < rate)
