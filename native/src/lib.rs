@@ -706,6 +706,41 @@ impl PyPipeline {
         Ok(self.run(py, text.as_str(), &policy.inner)?.len())
     }
 
+    /// `(ids, places, fixed)`: the ids of `text` under `policy`; per token `[byte start, byte
+    /// end, char start, char end, word]` as little-endian uint64 bytes (see
+    /// `pipeline/offsets.rs`); and whether the text had surrogates (then the char offsets
+    /// count in the fixed text, and the caller maps them back to the str it gave).
+    fn encode_with_offsets<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        policy: &PyPolicy,
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyBytes>, bool)> {
+        let text = Self::text(text, None)?;
+        let fixed = matches!(text, TextArg::Owned(_));
+        let text = text.as_str();
+        let mut out = Vec::with_capacity(text.len() / 3 + 4);
+        let mut places = Vec::with_capacity(text.len() / 3 + 4);
+        let result = if self.inner.is_native() {
+            py.allow_threads(|| {
+                self.inner
+                    .encode_with_offsets(text, &policy.inner, &mut out, &mut places)
+            })
+        } else {
+            self.inner
+                .encode_with_offsets(text, &policy.inner, &mut out, &mut places)
+        };
+        result.map_err(|e| encode_error(py, e))?;
+        let ids = self.ints.list(py, &out)?;
+        let places = PyBytes::new_with(py, places.len() * 40, |buf| {
+            for (chunk, value) in buf.chunks_exact_mut(8).zip(places.iter().flatten()) {
+                chunk.copy_from_slice(&value.to_le_bytes());
+            }
+            Ok(())
+        })?;
+        Ok((ids, places, fixed))
+    }
+
     /// Encode many texts (on native threads when every stage is native): a list of id lists.
     #[pyo3(signature = (texts, policy, num_threads=None))]
     fn encode_batch<'py>(
