@@ -69,12 +69,11 @@ def test_offsets_match_each_tokens_bytes(name, backend, text):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=texts)
 def test_normalized_offsets_stay_in_order(backend, text):
-    """Where NFC changed the text, the ranges still point into the original text, in order."""
+    """Where NFC changed the text, the ranges still point into the original text."""
     result = tokenizer_for("qwen3", backend=backend).encode_with_offsets(text, allowed_special="all")
     size = len(text.encode("utf-8"))
     for (start, end), (cstart, cend) in zip(result.byte_offsets, result.char_offsets):
         assert 0 <= start <= end <= size and 0 <= cstart <= cend <= len(text)
-    assert [s for s, _ in result.byte_offsets] == sorted(s for s, _ in result.byte_offsets)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -90,14 +89,19 @@ def test_qwen3_matches_hf_offsets(hf_qwen3, backend, text):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_split_character_and_composition(backend):
-    tok = tokenizer_for("qwen3", backend=backend)
     # Each byte token of one character has that character's char offsets, and its own bytes.
+    result = tokenizer_for("cl100k_base", backend=backend).encode_with_offsets("🦀x")
+    assert result.char_offsets == [(0, 1), (0, 1), (0, 1), (1, 2)]
+    assert result.byte_offsets == [(0, 2), (2, 3), (3, 4), (4, 5)]
+    tok = tokenizer_for("qwen3", backend=backend)
+    # NFC reorders the marks: the mark NFC moved after the composite is an inserted character,
+    # aligned (as HF aligns it) to the original character before it, in bytes and chars.
     result = tok.encode_with_offsets("\u1e0b\u0323 x")
     assert result.char_offsets == [(0, 1), (1, 2), (1, 2), (2, 4)]
-    assert result.byte_offsets == [(0, 3), (3, 4), (4, 5), (5, 7)]
+    assert result.byte_offsets == [(0, 3), (3, 5), (3, 5), (5, 7)]
     # "e" + U+0301 composes to "é": aligned to the "e" alone, as HF aligns it.
     result = tok.encode_with_offsets("cafe\u0301!")
-    assert result.char_offsets == [(0, 4), (5, 6)] and result.byte_offsets == [(0, 4), (6, 7)]
+    assert result.char_offsets == [(0, 2), (2, 4), (5, 6)] and result.byte_offsets == [(0, 2), (2, 4), (6, 7)]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -139,8 +143,8 @@ def shouting_vocab():
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=texts)
 def test_plugin_normalizer_native_equals_python(shouting_vocab, text):
-    python = TokenizerOptions(backend="python").build(shouting_vocab).encode_with_offsets(text)
-    native = TokenizerOptions(backend="native").build(shouting_vocab).encode_with_offsets(text)
+    python = TokenizerOptions(backend="python").build(shouting_vocab).encode_with_offsets(text, allowed_special="all")
+    native = TokenizerOptions(backend="native").build(shouting_vocab).encode_with_offsets(text, allowed_special="all")
     assert places(native) == places(python)
 
 

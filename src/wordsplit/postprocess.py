@@ -50,13 +50,15 @@ class Parts:
     special_tokens_mask: list[int] = field(default_factory=list)
     attention_mask: list[int] = field(default_factory=list)
     sequence_ids: list[Optional[int]] = field(default_factory=list)
+    #: The sequences present, even empty ones (HF's ``sequence_ranges`` keys: ``n_sequences``).
+    sequences: set[int] = field(default_factory=set)
 
     @classmethod
     def of(cls, ids, tokens, offsets, word_ids, *, type_id: int, sequence: int = 0) -> "Parts":
         """The encoding of one text: every token of sequence ``sequence``, not special."""
         n = len(ids)
         return cls(list(ids), list(tokens), list(offsets), list(word_ids), [type_id] * n, [0] * n, [1] * n,
-                   [sequence] * n)
+                   [sequence] * n, {sequence})
 
     @classmethod
     def special(cls, ids: list[int], tokens: list[str], type_id: int) -> "Parts":
@@ -65,8 +67,9 @@ class Parts:
         return cls(list(ids), list(tokens), [(0, 0)] * n, [None] * n, [type_id] * n, [1] * n, [1] * n, [None] * n)
 
     def extend(self, other: "Parts") -> "Parts":
-        for name in self.__dataclass_fields__:
+        for name in _LIST_FIELDS:
             getattr(self, name).extend(getattr(other, name))
+        self.sequences |= other.sequences
         return self
 
     @staticmethod
@@ -78,6 +81,11 @@ class Parts:
 
     def set_sequence(self, sequence: int) -> None:
         self.sequence_ids = [sequence] * len(self.ids)
+        self.sequences = {sequence}
+
+
+_LIST_FIELDS = ("ids", "tokens", "offsets", "word_ids", "type_ids", "special_tokens_mask", "attention_mask",
+                "sequence_ids")
 
 
 class PostProcessor(abc.ABC):

@@ -176,11 +176,11 @@ class Tokenizer:
         Same arguments and errors as :meth:`encode`.
 
         >>> from wordsplit import get_tokenizer
-        >>> r = get_tokenizer("qwen3").encode_with_offsets("Café, 日本")
-        >>> r.ids, r.char_offsets
-        ([34, 2577, 11, 220, 101059], [(0, 4), (4, 5), (5, 6), (6, 7), (7, 9)])
-        >>> r.byte_offsets
-        [(0, 5), (5, 6), (6, 7), (7, 13)]
+        >>> r = get_tokenizer("cl100k_base").encode_with_offsets("hi 🦀")
+        >>> r.ids, r.byte_offsets
+        ([6151, 11410, 99, 222], [(0, 2), (2, 5), (5, 6), (6, 7)])
+        >>> r.char_offsets  # the last three tokens hold parts of "🦀" (char 3)
+        [(0, 2), (2, 4), (3, 4), (3, 4)]
         """
         from .offsets import TokenOffsets
 

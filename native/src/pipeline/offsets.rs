@@ -20,6 +20,7 @@
 //! Byte positions count in the text's UTF-8, char positions in its code points.
 
 use aho_corasick::Input;
+use pyo3::prelude::*;
 use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 use super::{
@@ -406,7 +407,7 @@ impl Pipeline {
             EncodeStage::Python(_, name) => name.as_str(),
             EncodeStage::Native(_) => "auto",
         };
-        pyo3::Python::with_gil(|py| {
+        Python::with_gil(|py| {
             let shown = pyo3::types::PyBytes::new(py, piece)
                 .repr()
                 .map(|r| r.to_string())

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from ...errors import EncodeInputError, UnsupportedTokenizerError
-from ...formats.bytelevel import BYTE_TO_CHAR, CHAR_TO_BYTE, token_text
+from ...formats.bytelevel import BYTE_TO_CHAR, CHAR_TO_BYTE
 from ...postprocess import Parts, PostProcessor, default_process, read_post_processor
 from ...vocab import Vocab
 
@@ -107,7 +107,7 @@ class Encoding:
 
     @property
     def n_sequences(self) -> int:
-        return len({s for s in self._parts.sequence_ids if s is not None}) or 1
+        return len(self._parts.sequences) or 1
 
     @property
     def overflowing(self) -> list["Encoding"]:
@@ -371,15 +371,18 @@ class Tokenizer:
         return strings[id] if 0 <= id < len(strings) else None
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
-        """Token string → id (with the added tokens unless ``with_added_tokens=False``)."""
-        vocab = {token_text(piece): i for piece, i in self._vocab.ranks.items()}
+        """Token string → id: the file's model vocabulary, and its added tokens unless
+        ``with_added_tokens=False``."""
+        vocab = dict(self._spec["model"]["vocab"])
         if with_added_tokens:
             vocab.update(self._literals)
         return vocab
 
     def get_vocab_size(self, with_added_tokens: bool = True) -> int:
-        """The number of tokens (with the added tokens unless ``with_added_tokens=False``)."""
-        return len(self.get_vocab(with_added_tokens)) if with_added_tokens else self._vocab.n_bpe
+        """The number of entries of :meth:`get_vocab`."""
+        if with_added_tokens:
+            return len(self.get_vocab(True))
+        return len(self._spec["model"]["vocab"])
 
     @property
     def padding(self) -> None:
