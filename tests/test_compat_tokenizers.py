@@ -63,13 +63,14 @@ def hf_json(name: str) -> str:
         tok.post_processor = processors.TemplateProcessing(
             single=f"{bos} $A {eos}", pair=f"{bos} $A {eos} $B:1 {eos}:1",
             special_tokens=[(bos, bos_id), (eos, tok.token_to_id(eos))])
-    elif variant == "trim-then-template":
+    elif variant == "trim-then-template":  # ByteLevel trimming, then a BOS/EOS template
         tok.post_processor = processors.Sequence([
-            processors.TemplateProcessing(single=f"$A {bos}", pair=f"$A {bos} $B:1", special_tokens=[(bos, bos_id)]),
             processors.ByteLevel(trim_offsets=True),
+            processors.TemplateProcessing(single=f"{bos} $A {bos}", pair=f"$A {bos} $B:1",
+                                          special_tokens=[(bos, bos_id)]),
         ])
     elif variant == "roberta":
-        tok.post_processor = processors.RobertaProcessing(sep=(bos, bos_id), cls=(bos, bos_id), trim_offsets=True,
+        tok.post_processor = processors.RobertaProcessing((bos, bos_id), (bos, bos_id), trim_offsets=True,
                                                           add_prefix_space=False)
     elif variant == "none":
         spec = json.loads(tok.to_str())
@@ -206,6 +207,10 @@ def test_refuses_what_it_cannot_do():
     spec = json.loads(hf_json("gpt2"))
     spec["post_processor"] = {"type": "Mystery"}
     with pytest.raises(UnsupportedTokenizerError, match="Mystery"):
+        Tokenizer.from_str(json.dumps(spec))
+    spec["post_processor"] = {"type": "Sequence", "processors": [
+        json.loads(hf_json("gpt2+llama3"))["post_processor"]["processors"][1], {"type": "ByteLevel"}]}
+    with pytest.raises(UnsupportedTokenizerError, match="after one that adds tokens"):
         Tokenizer.from_str(json.dumps(spec))
     with pytest.raises(EncodeInputError):
         ours("gpt2").encode(["a", "b"])

@@ -278,6 +278,14 @@ def read_post_processor(spec: Any, source: str = "tokenizer.json") -> Optional[P
         processors = [read_post_processor(step, source) for step in steps]
         if any(p is None for p in processors):
             raise VocabFormatError(f"{source}: post_processor Sequence has a null step")
+        # HF numbers the sequences of a template's output oddly when another processor runs
+        # after it (its sequence_ids and n_sequences); real files put the template last.
+        adders = (TemplateProcessor, RobertaProcessor, BertProcessor)
+        if any(isinstance(p, adders) for p in processors[:-1]):
+            raise UnsupportedTokenizerError(
+                f"{source}: a post_processor Sequence with a processor after one that adds tokens is not supported "
+                "(put TemplateProcessing last, as Llama 3's file does)"
+            )
         return SequenceProcessor(processors)
     raise UnsupportedTokenizerError(
         f"{source}: post_processor {kind!r} is not supported (TemplateProcessing, ByteLevel, RobertaProcessing, "
