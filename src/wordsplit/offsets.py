@@ -71,21 +71,26 @@ class TokenOffsets:
         self._char_offsets: Optional[list[tuple[int, int]]] = None
         self._word_ids: Optional[list[int]] = None
 
+    def _pairs(self, field: int) -> list[tuple[int, int]]:
+        places = self._places
+        if isinstance(places, memoryview) and isinstance(places.obj, bytes):
+            # The native engine's buffer: the tuples are made in one native call.
+            from .vocab import native_module
+
+            return native_module().offset_pairs(places.obj, field)
+        return list(zip(places[field::5], places[field + 1::5]))
+
     @property
     def byte_offsets(self) -> list[tuple[int, int]]:
         if self._byte_offsets is None:
-            places = self._places
-            self._byte_offsets = list(zip(places[0::5], places[1::5]))
+            self._byte_offsets = self._pairs(0)
         return self._byte_offsets
 
     @property
     def char_offsets(self) -> list[tuple[int, int]]:
         if self._char_offsets is None:
-            places, char_map = self._places, self._char_map
-            if char_map is None:
-                self._char_offsets = list(zip(places[2::5], places[3::5]))
-            else:
-                self._char_offsets = [(char_map[s], char_map[e]) for s, e in zip(places[2::5], places[3::5])]
+            pairs, char_map = self._pairs(2), self._char_map
+            self._char_offsets = pairs if char_map is None else [(char_map[s], char_map[e]) for s, e in pairs]
         return self._char_offsets
 
     @property

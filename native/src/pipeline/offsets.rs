@@ -38,6 +38,8 @@ struct CharCounter<'a> {
     bytes: &'a [u8],
     byte: usize,
     chars: usize,
+    /// All of the text is ASCII: a char position is its byte position.
+    ascii: bool,
 }
 
 #[inline]
@@ -51,12 +53,16 @@ impl<'a> CharCounter<'a> {
             bytes: text.as_bytes(),
             byte: 0,
             chars: 0,
+            ascii: text.is_ascii(),
         }
     }
 
     /// The number of characters that start before byte `pos`.
     #[inline]
     fn before(&mut self, pos: usize) -> usize {
+        if self.ascii {
+            return pos;
+        }
         if pos >= self.byte {
             self.chars += self.bytes[self.byte..pos]
                 .iter()
@@ -72,15 +78,11 @@ impl<'a> CharCounter<'a> {
         self.chars
     }
 
-    /// The index of the character that holds byte `pos` (`pos` < the text's length).
+    /// Record that `chars` characters start before byte `pos` (known from elsewhere).
     #[inline]
-    fn holding(&mut self, pos: usize) -> usize {
-        let before = self.before(pos);
-        if starts_char(self.bytes[pos]) {
-            before
-        } else {
-            before - 1
-        }
+    fn set(&mut self, pos: usize, chars: usize) {
+        self.byte = pos;
+        self.chars = chars;
     }
 }
 
@@ -310,6 +312,9 @@ impl Pipeline {
         self.encode_piece_ends(normalized, &ends, out)?;
         let tables = &*self.tables;
         let (mut position, mut piece) = (0usize, 0usize);
+        // Characters before the current token (for the unnormalized case).
+        let ascii = state.starts.ascii;
+        let mut chars = state.starts.before(start);
         for &id in &out[first..] {
             let length = tables.token(id).map_or(0, <[u8]>::len);
             let (a, b) = (position, position + length);
@@ -320,13 +325,27 @@ impl Pipeline {
             }
             let word = state.word + piece as u64;
             places.push(match &alignment {
-                None => [
-                    (start + a) as u64,
-                    (start + b) as u64,
-                    state.starts.holding(start + a) as u64,
-                    state.ends.before(start + b) as u64,
-                    word,
-                ],
+                None => {
+                    // One pass over the token's bytes: the characters that start in it.
+                    let bytes = &text.as_bytes()[start + a..start + b];
+                    let char_start = if ascii || starts_char(bytes[0]) {
+                        chars
+                    } else {
+                        chars - 1
+                    };
+                    chars += if ascii {
+                        length
+                    } else {
+                        bytes.iter().filter(|&&x| starts_char(x)).count()
+                    };
+                    [
+                        (start + a) as u64,
+                        (start + b) as u64,
+                        char_start as u64,
+                        chars as u64,
+                        word,
+                    ]
+                }
                 Some(alignment) => {
                     let head = alignment.chars[alignment.char_of_byte[a] as usize];
                     let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
@@ -357,6 +376,11 @@ impl Pipeline {
         if piece != ends.len() {
             let piece_start = if piece == 0 { 0 } else { ends[piece - 1] };
             return Err(self.untiled(&normalized.as_bytes()[piece_start..ends[piece]]));
+        }
+        if alignment.is_none() {
+            // The counters move on to the segment's end without counting it again.
+            state.starts.set(end, chars);
+            state.ends.set(end, chars);
         }
         state.word += ends.len() as u64;
         Ok(())
@@ -435,8 +459,8 @@ mod tests {
         assert_eq!(counter.before(3), 2);
         assert_eq!(counter.before(1), 1);
         assert_eq!(counter.before(text.len()), 4);
-        assert_eq!(counter.holding(4), 2); // inside the emoji
-        assert_eq!(counter.holding(0), 0);
+        counter.set(3, 2);
+        assert_eq!(counter.before(7), 3);
     }
 
     #[test]
