@@ -2,7 +2,7 @@
 GPT-2 tokenizer.json built here with HF's API (GPT-2's real configuration: ByteLevel
 pre-tokenizer without prefix space, ByteLevel decoder, ByteLevel post-processor trimming
 offsets), and variants with other post-processors (a Llama-3-style BOS template after
-ByteLevel, a BOS/EOS template, RoBERTa's, none). Every attribute of every encoding must be
+ByteLevel, a BOS/EOS template, RoBERTa's, BERT's, none). Every attribute of every encoding must be
 equal, on both backends."""
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ def hf_json(name: str) -> str:
     elif variant == "roberta":
         tok.post_processor = processors.RobertaProcessing((bos, bos_id), (bos, bos_id), trim_offsets=True,
                                                           add_prefix_space=False)
+    elif variant == "bert":
+        tok.post_processor = processors.BertProcessing((bos, bos_id), (bos, bos_id))
     elif variant == "none":
         spec = json.loads(tok.to_str())
         spec["post_processor"] = None
@@ -81,7 +83,8 @@ def hf_json(name: str) -> str:
     return tok.to_str()
 
 
-FILES = ["qwen3", "gpt2", "gpt2+llama3", "qwen3+bos-eos", "gpt2+trim-then-template", "gpt2+roberta", "gpt2+none"]
+FILES = ["qwen3", "gpt2", "gpt2+llama3", "qwen3+bos-eos", "gpt2+trim-then-template", "gpt2+roberta", "qwen3+bert",
+         "gpt2+none"]
 
 
 @functools.lru_cache(maxsize=None)
