@@ -706,6 +706,41 @@ impl PyPipeline {
         Ok(self.run(py, text.as_str(), &policy.inner)?.len())
     }
 
+    /// `(ids, places, fixed)`: the ids of `text` under `policy`; per token `[byte start, byte
+    /// end, char start, char end, word]` as little-endian uint64 bytes (see
+    /// `pipeline/offsets.rs`); and whether the text had surrogates (then the char offsets
+    /// count in the fixed text, and the caller maps them back to the str it gave).
+    fn encode_with_offsets<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        policy: &PyPolicy,
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyBytes>, bool)> {
+        let text = Self::text(text, None)?;
+        let fixed = matches!(text, TextArg::Owned(_));
+        let text = text.as_str();
+        let mut out = Vec::with_capacity(text.len() / 3 + 4);
+        let mut places = Vec::with_capacity(text.len() / 3 + 4);
+        let result = if self.inner.is_native() {
+            py.allow_threads(|| {
+                self.inner
+                    .encode_with_offsets(text, &policy.inner, &mut out, &mut places)
+            })
+        } else {
+            self.inner
+                .encode_with_offsets(text, &policy.inner, &mut out, &mut places)
+        };
+        result.map_err(|e| encode_error(py, e))?;
+        let ids = self.ints.list(py, &out)?;
+        let places = PyBytes::new_with(py, places.len() * 40, |buf| {
+            for (chunk, value) in buf.chunks_exact_mut(8).zip(places.iter().flatten()) {
+                chunk.copy_from_slice(&value.to_le_bytes());
+            }
+            Ok(())
+        })?;
+        Ok((ids, places, fixed))
+    }
+
     /// Encode many texts (on native threads when every stage is native): a list of id lists.
     #[pyo3(signature = (texts, policy, num_threads=None))]
     fn encode_batch<'py>(
@@ -1061,8 +1096,43 @@ fn rank_pairs(py: Python<'_>, tokens: Vec<Option<Vec<u8>>>) -> Vec<Option<(u32, 
     })
 }
 
+/// `offset_pairs(places, field)`: the `(start, end)` tuples of fields `field` and `field + 1`
+/// of the token places `Pipeline.encode_with_offsets` returns (5 little-endian uint64 per
+/// token). Adjacent tokens share the int object where one ends and the next starts.
+#[pyfunction]
+fn offset_pairs<'py>(py: Python<'py>, places: &[u8], field: usize) -> PyResult<Bound<'py, PyList>> {
+    let read = |i: usize| {
+        let at = 8 * i;
+        u64::from_le_bytes(places[at..at + 8].try_into().expect("8 bytes"))
+    };
+    if field > 3 {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "offset_pairs: field {field} has no end field after it (0: bytes, 2: chars)"
+        )));
+    }
+    let count = places.len() / 40;
+    let mut pairs = Vec::with_capacity(count);
+    let mut last: Option<(u64, Bound<'py, PyAny>)> = None;
+    for token in 0..count {
+        let (start, end) = (read(5 * token + field), read(5 * token + field + 1));
+        let start_int = match &last {
+            Some((value, int)) if *value == start => int.clone(),
+            _ => start.into_pyobject(py)?.into_any(),
+        };
+        let end_int = if end == start {
+            start_int.clone()
+        } else {
+            end.into_pyobject(py)?.into_any()
+        };
+        pairs.push(pyo3::types::PyTuple::new(py, [start_int, end_int.clone()])?);
+        last = Some((end, end_int));
+    }
+    PyList::new(py, pairs)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(offset_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(scan, m)?)?;
     m.add_function(wrap_pyfunction!(rank_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(regex_plan, m)?)?;

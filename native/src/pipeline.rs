@@ -21,6 +21,8 @@ use crate::encoders::{merge_piece, EncoderKind};
 use crate::spanners::{RegexSequence, RegexSpanner, Spanner, SplitError};
 use crate::tables::MergeTables;
 
+mod offsets;
+
 /// One special or added token literal.
 pub struct Literal {
     pub text: String,

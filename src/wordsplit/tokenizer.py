@@ -28,6 +28,7 @@ from .vocab import Vocab
 
 if TYPE_CHECKING:
     from .apps.explain import Explanation
+    from .offsets import TokenOffsets
     from .streaming import DecodeStream
     from .options import TokenizerOptions
 
@@ -156,6 +157,38 @@ class Tokenizer:
         if policy.other:
             policy.check(text)
         return self._engine.encode(text, policy.allowed, policy.disallowed)
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> "TokenOffsets":
+        """Encode ``text`` and say where each token came from: a
+        :class:`~wordsplit.offsets.TokenOffsets` with ``ids`` (as :meth:`encode` gives them),
+        ``byte_offsets`` (into the text's UTF-8), ``char_offsets`` (into ``text``) and
+        ``word_ids``, one ``(start, end)`` per token, into the original text even where the
+        vocabulary's normalizer changed it. A token that holds part of a character gets that
+        whole character's char offsets (as HF tokenizers gives them); its byte offsets are its
+        own bytes. :mod:`wordsplit.offsets` has the rules.
+
+        Same arguments and errors as :meth:`encode`.
+
+        >>> from wordsplit import get_tokenizer
+        >>> r = get_tokenizer("cl100k_base").encode_with_offsets("hi 🦀")
+        >>> r.ids, r.byte_offsets
+        ([6151, 11410, 99, 222], [(0, 2), (2, 5), (5, 6), (6, 7)])
+        >>> r.char_offsets  # the last three tokens hold parts of "🦀" (char 3)
+        [(0, 2), (2, 4), (3, 4), (3, 4)]
+        """
+        from .offsets import TokenOffsets
+
+        policy = self._resolve(allowed_special, disallowed_special)
+        if policy.other:
+            policy.check(text)
+        ids, places, char_map = self._engine.encode_with_offsets(text, policy.allowed, policy.disallowed)
+        return TokenOffsets(ids, places, char_map)
 
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode with every special token as plain text (added tokens are still matched).

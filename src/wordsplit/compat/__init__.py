@@ -1,8 +1,11 @@
 """Drop-in modules for code written against other tokenizer libraries.
 
-``wordsplit.compat.tiktoken`` has tiktoken 0.14's public surface over wordsplit's engines:
+``wordsplit.compat.tiktoken`` has tiktoken 0.14's public surface over wordsplit's engines, and
+``wordsplit.compat.tokenizers`` HuggingFace tokenizers' ``Tokenizer`` API (with
+``decoders.DecodeStream``) for byte-level BPE ``tokenizer.json`` files:
 
     import wordsplit.compat.tiktoken as tiktoken
+    from wordsplit.compat.tokenizers import Tokenizer
 
 Nothing here is imported by ``import wordsplit``; each module is imported on its own.
 

@@ -77,6 +77,16 @@ class NativeEngine:
     def encode(self, text, allowed, disallowed) -> list[int]:
         return self._pipeline.encode(text, self._policy(allowed, disallowed))
 
+    def encode_with_offsets(self, text, allowed, disallowed):
+        """``(ids, places, char_map)`` as the Python engine gives them; the places stay in the
+        native buffer (a uint64 memoryview) until the offsets are asked for."""
+        ids, places, fixed = self._pipeline.encode_with_offsets(text, self._policy(allowed, disallowed))
+        if fixed:
+            from ..offsets import surrogate_char_map
+
+            return ids, memoryview(places).cast("Q"), surrogate_char_map(text)
+        return ids, memoryview(places).cast("Q"), None
+
     def count(self, text, allowed, disallowed) -> int:
         return self._pipeline.count(text, self._policy(allowed, disallowed))
 

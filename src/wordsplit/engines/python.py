@@ -202,6 +202,105 @@ class PythonEngine:
         self._encode_plain(text[plain_start:], ids, trace)
         return ids
 
+    def encode_with_offsets(self, text: str, allowed: frozenset[str], disallowed: frozenset[str]):
+        """``(ids, places, char_map)``: the ids of ``text``, 5 ints per token (byte start, byte
+        end, char start, char end, word; see :mod:`wordsplit.offsets`) with char positions in
+        the text as encoded, and the map from those to the str given (None if they are the same)."""
+        from ..offsets import surrogate_char_map
+
+        original = check_text(text)
+        text = without_surrogates(original)
+        char_map = None if text is original else surrogate_char_map(original)
+        ids: list[int] = []
+        places = array("Q")
+        matcher = self._literals
+        cursor = [0, 0, 0]  # char index, its byte index, next word
+        plain_start = search_from = 0
+        while matcher is not None and search_from < len(text):
+            match = matcher.search(text, search_from)
+            if match is None:
+                break
+            literal = match.group()
+            if literal not in self._added and literal not in allowed:
+                if literal in disallowed:
+                    raise disallowed_error(literal)
+                search_from = match.start() + 1
+                continue
+            self._place_plain(text, plain_start, match.start(), ids, places, cursor)
+            ids.append(self._literal_ids[literal])
+            byte_start = self._byte_at(text, match.start(), cursor)
+            places.extend((byte_start, byte_start + len(literal.encode("utf-8")), match.start(), match.end(),
+                           cursor[2]))
+            cursor[2] += 1
+            plain_start = search_from = match.end()
+        self._place_plain(text, plain_start, len(text), ids, places, cursor)
+        return ids, places, char_map
+
+    @staticmethod
+    def _byte_at(text: str, index: int, cursor: list[int]) -> int:
+        """The byte position of char ``index`` (at or after the cursor's), moving the cursor there."""
+        cursor[1] += len(text[cursor[0]:index].encode("utf-8"))
+        cursor[0] = index
+        return cursor[1]
+
+    def _place_plain(self, text: str, start: int, end: int, ids: list[int], places: array, cursor: list[int]) -> None:
+        """Encode ``text[start:end]`` (no literals) and append its tokens' ids and places."""
+        from ..offsets import nfc_alignment, place_tokens, prefix_suffix_alignment
+
+        if start == end:
+            return
+        segment = text[start:end]
+        if self.normalizer_name == "none":
+            normalized, alignment = segment, None
+        elif self.normalizer_name == "nfc":
+            normalized, alignment = nfc_alignment(segment)
+        else:
+            normalized = self.normalize(segment)
+            if not isinstance(normalized, str):
+                raise ComponentError(
+                    f"normalizer {self.normalizer_name!r} must return a str, not {type(normalized).__name__}"
+                )
+            normalized = without_surrogates(normalized)  # a plug-in's output, fixed as the input was
+            alignment = None if normalized == segment else prefix_suffix_alignment(segment, normalized)
+        found: list[int] = []
+        ends: list[int] = []
+        self._encode_plain_normalized(normalized, found, ends)
+        ids.extend(found)
+        place_tokens(places, found, ends, self.vocab.token_bytes, segment, normalized, alignment,
+                     self._byte_at(text, start, cursor), start, cursor[2], self._untiled)
+        cursor[2] += len(ends)
+
+    def _untiled(self, piece: bytes) -> ComponentError:
+        return ComponentError(
+            f"encoder {self.encoder_name!r}: the ids encode_piece({piece!r}) returned do not spell the piece; "
+            "offsets need each piece's ids to join to its bytes"
+        )
+
+    def _encode_plain_normalized(self, normalized: str, out: list[int], ends: list[int]) -> None:
+        """The ids of normalized text (as ``_encode_plain`` encodes it), and the UTF-8 byte
+        end of each of its pieces."""
+        split = self.spanner.split(normalized)
+        if not isinstance(split, list) or not all(isinstance(p, str) for p in split) \
+                or "".join(split) != normalized:
+            raise ComponentError(
+                f"spanner {self.spanner_name!r}: split() must return a list of str that concatenate to its input"
+            )
+        cache = self._cache
+        end = 0
+        for piece in split:
+            if not piece:
+                continue
+            data = piece.encode("utf-8")
+            piece_ids = cache.get(data)
+            if piece_ids is None:
+                piece_ids = self._encode_piece(data)
+                if len(cache) >= PIECE_CACHE_SIZE:
+                    cache.clear()
+                cache[data] = piece_ids
+            out.extend(piece_ids)
+            end += len(data)
+            ends.append(end)
+
     def count(self, text: str, allowed: frozenset[str], disallowed: frozenset[str]) -> int:
         return len(self.encode(text, allowed, disallowed))
 

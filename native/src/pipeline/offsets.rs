@@ -1,0 +1,490 @@
+//! Offsets: where each token of an encode came from in the text. Mirrors
+//! `wordsplit/offsets.py` and the Python engine's `encode_with_offsets`, the reference.
+//!
+//! The encode is the pipeline's own (literals → normalizer → spanner → encoder); offsets
+//! come from a walk over each segment's ids afterwards: the tokens of a segment spell its
+//! normalized bytes in order, so a token's byte range within its piece is the running sum of
+//! the token lengths. Each token gets `[byte start, byte end, char start, char end, word]`:
+//!
+//! * where the normalizer left the text as it was, the byte range is exactly the token's
+//!   bytes in the text, and the char range the characters those bytes touch (a token that
+//!   holds part of a character gets the whole character, as HF tokenizers reports it);
+//! * where the normalizer changed it, each normalized character is aligned to original
+//!   characters as HF tokenizers aligns them (NFC: `unicode-normalization-alignments`'s
+//!   changes, applied the way HF's `NormalizedString::transform` applies them; a Python
+//!   normalizer: the text outside the common prefix and suffix maps to the whole changed
+//!   middle), and a token gets the span from its first character's start to its last one's end;
+//! * `word` is the index of the token's piece: pieces of the spanner and literal tokens,
+//!   counted in order over the whole text (HF's word ids).
+//!
+//! Byte positions count in the text's UTF-8, char positions in its code points.
+
+use aho_corasick::Input;
+use pyo3::prelude::*;
+use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+
+use super::{
+    python_encode, python_normalize, python_split, split_error, EncodeError, EncodeStage,
+    NormalizeStage, Pipeline, SpanStage, SpecialPolicy,
+};
+use crate::encoders::merge_piece;
+
+/// One token's place: `[byte start, byte end, char start, char end, word]`.
+pub type TokenPlace = [u64; 5];
+
+/// Counts the characters that start before a byte position; cheap for positions asked in
+/// increasing order (it walks on from the last one), correct for any.
+struct CharCounter<'a> {
+    bytes: &'a [u8],
+    byte: usize,
+    chars: usize,
+    /// All of the text is ASCII: a char position is its byte position.
+    ascii: bool,
+}
+
+#[inline]
+fn starts_char(byte: u8) -> bool {
+    (byte as i8) >= -0x40
+}
+
+impl<'a> CharCounter<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            byte: 0,
+            chars: 0,
+            ascii: text.is_ascii(),
+        }
+    }
+
+    /// The number of characters that start before byte `pos`.
+    #[inline]
+    fn before(&mut self, pos: usize) -> usize {
+        if self.ascii {
+            return pos;
+        }
+        if pos >= self.byte {
+            self.chars += self.bytes[self.byte..pos]
+                .iter()
+                .filter(|&&b| starts_char(b))
+                .count();
+        } else {
+            self.chars -= self.bytes[pos..self.byte]
+                .iter()
+                .filter(|&&b| starts_char(b))
+                .count();
+        }
+        self.byte = pos;
+        self.chars
+    }
+
+    /// Record that `chars` characters start before byte `pos` (known from elsewhere).
+    #[inline]
+    fn set(&mut self, pos: usize, chars: usize) {
+        self.byte = pos;
+        self.chars = chars;
+    }
+}
+
+/// A normalized character's origin: its original byte range (relative to the segment), its
+/// byte start in the normalized segment, and whether it is that original character itself
+/// (then a token that starts or ends inside it maps byte for byte).
+#[derive(Clone, Copy)]
+struct Aligned {
+    start: usize,
+    end: usize,
+    normalized_start: usize,
+    identical: bool,
+}
+
+/// A segment the normalizer changed: its normalized text, each normalized character's
+/// origin, and the character index of each normalized byte.
+struct Alignment {
+    normalized: String,
+    chars: Vec<Aligned>,
+    char_of_byte: Vec<u32>,
+}
+
+impl Alignment {
+    fn new(normalized: String, chars: Vec<Aligned>) -> Self {
+        let mut char_of_byte = Vec::with_capacity(normalized.len());
+        for (i, c) in normalized.chars().enumerate() {
+            char_of_byte.extend(std::iter::repeat_n(i as u32, c.len_utf8()));
+        }
+        Self {
+            normalized,
+            chars,
+            char_of_byte,
+        }
+    }
+}
+
+/// The byte starts of the characters of `text`, and its length at the end.
+fn char_starts(text: &str) -> Vec<usize> {
+    text.char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect()
+}
+
+/// HF's NFC of `segment` with HF's alignments, or None when NFC leaves it as it is.
+///
+/// The crate yields each output character with a change: 0 replaces the next original
+/// character, -n replaces it and removes the n after it, +1 is inserted. HF gives a
+/// replacing character the range of the original character it replaces, and an inserted one
+/// the range of the original character before it (nothing at the very start).
+fn nfc_alignment(segment: &str) -> Option<Alignment> {
+    if segment.is_ascii() || is_nfc_quick(segment.chars()) == IsNormalized::Yes {
+        return None;
+    }
+    let starts = char_starts(segment);
+    let originals: Vec<char> = segment.chars().collect();
+    let count = originals.len();
+    // The byte range of original character `k` (clamped, as the changes always stay in range).
+    let range = |k: usize| (starts[k.min(count)], starts[(k + 1).min(count)]);
+    let mut normalized = String::with_capacity(segment.len() + 8);
+    let mut chars = Vec::with_capacity(count + 4);
+    let mut offset = 0usize;
+    for (c, change) in segment.nfc() {
+        let (start, end, identical) = if change > 0 {
+            if offset == 0 {
+                (0, 0, false)
+            } else {
+                let (start, end) = range(offset - 1);
+                (start, end, false)
+            }
+        } else {
+            let (start, end) = range(offset);
+            let identical = change == 0 && originals.get(offset) == Some(&c);
+            offset += 1 + change.unsigned_abs();
+            (start, end, identical)
+        };
+        chars.push(Aligned {
+            start,
+            end,
+            normalized_start: normalized.len(),
+            identical,
+        });
+        normalized.push(c);
+    }
+    (normalized != segment).then(|| Alignment::new(normalized, chars))
+}
+
+/// The alignment of a normalizer that gives no alignments of its own: the characters of the
+/// common prefix and suffix are themselves, every other normalized character maps to the
+/// whole changed middle of the original.
+fn prefix_suffix_alignment(segment: &str, normalized: String) -> Alignment {
+    let originals: Vec<char> = segment.chars().collect();
+    let new: Vec<char> = normalized.chars().collect();
+    let prefix = originals
+        .iter()
+        .zip(&new)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let room = originals.len().min(new.len()) - prefix;
+    let suffix = originals
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let starts = char_starts(segment);
+    let middle = (starts[prefix], starts[originals.len() - suffix]);
+    let mut chars = Vec::with_capacity(new.len());
+    let mut normalized_start = 0;
+    for (i, c) in new.iter().enumerate() {
+        let (start, end, identical) = if i < prefix {
+            (starts[i], starts[i + 1], true)
+        } else if i >= new.len() - suffix {
+            let k = i + originals.len() - new.len();
+            (starts[k], starts[k + 1], true)
+        } else {
+            (middle.0, middle.1, false)
+        };
+        chars.push(Aligned {
+            start,
+            end,
+            normalized_start,
+            identical,
+        });
+        normalized_start += c.len_utf8();
+    }
+    Alignment::new(normalized, chars)
+}
+
+/// What an offsets encode carries from segment to segment.
+struct Places<'a> {
+    starts: CharCounter<'a>,
+    ends: CharCounter<'a>,
+    word: u64,
+}
+
+impl Pipeline {
+    /// Encode `text` as [`Pipeline::encode`] does, and give each token its place (see the
+    /// module docs) in `places`.
+    pub fn encode_with_offsets(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        out: &mut Vec<u32>,
+        places: &mut Vec<TokenPlace>,
+    ) -> Result<(), EncodeError> {
+        let mut state = Places {
+            starts: CharCounter::new(text),
+            ends: CharCounter::new(text),
+            word: 0,
+        };
+        let Some(matcher) = &self.literal_matcher else {
+            return self.place_plain(text, 0, text.len(), &mut state, out, places);
+        };
+        // The literal scan of `Pipeline::encode`, step for step.
+        let mut plain_start = 0;
+        let mut search_from = 0;
+        while search_from < text.len() {
+            let Some(m) = matcher.find(Input::new(text).span(search_from..text.len())) else {
+                break;
+            };
+            let i = m.pattern().as_usize();
+            let literal = &self.literals[i];
+            let is_token = !literal.special
+                || match policy {
+                    SpecialPolicy::AllowAll => true,
+                    SpecialPolicy::Mixed {
+                        allowed,
+                        disallowed,
+                    } => {
+                        if disallowed[i] {
+                            return Err(EncodeError::Disallowed(literal.text.clone()));
+                        }
+                        allowed[i]
+                    }
+                };
+            if !is_token {
+                search_from =
+                    m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
+            self.place_plain(text, plain_start, m.start(), &mut state, out, places)?;
+            out.push(literal.id);
+            places.push([
+                m.start() as u64,
+                m.end() as u64,
+                state.starts.before(m.start()) as u64,
+                state.ends.before(m.end()) as u64,
+                state.word,
+            ]);
+            state.word += 1;
+            plain_start = m.end();
+            search_from = m.end();
+        }
+        self.place_plain(text, plain_start, text.len(), &mut state, out, places)
+    }
+
+    /// Encode the plain text `text[start..end]` and place its tokens.
+    fn place_plain(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        state: &mut Places<'_>,
+        out: &mut Vec<u32>,
+        places: &mut Vec<TokenPlace>,
+    ) -> Result<(), EncodeError> {
+        let segment = &text[start..end];
+        if segment.is_empty() {
+            return Ok(());
+        }
+        let alignment = match &self.normalizer {
+            NormalizeStage::None => None,
+            NormalizeStage::Nfc => nfc_alignment(segment),
+            NormalizeStage::Python(function, name) => {
+                let normalized = python_normalize(function, name, segment)?;
+                (normalized != segment).then(|| prefix_suffix_alignment(segment, normalized))
+            }
+        };
+        let normalized = alignment
+            .as_ref()
+            .map_or(segment, |a| a.normalized.as_str());
+        let mut ends = Vec::with_capacity(normalized.len() / 4 + 1);
+        self.split_pieces(normalized, &mut ends)?;
+        let first = out.len();
+        self.encode_piece_ends(normalized, &ends, out)?;
+        let tables = &*self.tables;
+        let (mut position, mut piece) = (0usize, 0usize);
+        // Characters before the current token (for the unnormalized case).
+        let ascii = state.starts.ascii;
+        let mut chars = state.starts.before(start);
+        for &id in &out[first..] {
+            let length = tables.token(id).map_or(0, <[u8]>::len);
+            let (a, b) = (position, position + length);
+            if length == 0 || piece >= ends.len() || b > ends[piece] {
+                let piece_start = if piece == 0 { 0 } else { ends[piece - 1] };
+                let piece_end = ends.get(piece).copied().unwrap_or(normalized.len());
+                return Err(self.untiled(&normalized.as_bytes()[piece_start..piece_end]));
+            }
+            let word = state.word + piece as u64;
+            places.push(match &alignment {
+                None => {
+                    // One pass over the token's bytes: the characters that start in it.
+                    let bytes = &text.as_bytes()[start + a..start + b];
+                    let char_start = if ascii || starts_char(bytes[0]) {
+                        chars
+                    } else {
+                        chars - 1
+                    };
+                    chars += if ascii {
+                        length
+                    } else {
+                        bytes.iter().filter(|&&x| starts_char(x)).count()
+                    };
+                    [
+                        (start + a) as u64,
+                        (start + b) as u64,
+                        char_start as u64,
+                        chars as u64,
+                        word,
+                    ]
+                }
+                Some(alignment) => {
+                    let head = alignment.chars[alignment.char_of_byte[a] as usize];
+                    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
+                    let byte_start = if head.identical {
+                        head.start + (a - head.normalized_start)
+                    } else {
+                        head.start
+                    };
+                    let byte_end = if tail.identical {
+                        tail.start + (b - tail.normalized_start)
+                    } else {
+                        tail.end
+                    };
+                    [
+                        (start + byte_start) as u64,
+                        (start + byte_end) as u64,
+                        state.starts.before(start + head.start) as u64,
+                        state.ends.before(start + tail.end) as u64,
+                        word,
+                    ]
+                }
+            });
+            position = b;
+            if position == ends[piece] {
+                piece += 1;
+            }
+        }
+        if piece != ends.len() {
+            let piece_start = if piece == 0 { 0 } else { ends[piece - 1] };
+            return Err(self.untiled(&normalized.as_bytes()[piece_start..ends[piece]]));
+        }
+        if alignment.is_none() {
+            // The counters move on to the segment's end without counting it again.
+            state.starts.set(end, chars);
+            state.ends.set(end, chars);
+        }
+        state.word += ends.len() as u64;
+        Ok(())
+    }
+
+    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it).
+    fn split_pieces(&self, text: &str, ends: &mut Vec<usize>) -> Result<(), EncodeError> {
+        match &self.spanner {
+            SpanStage::Native(spanner) => spanner.split(text, ends),
+            SpanStage::Regex(spanner, name) => spanner
+                .split(text, ends)
+                .map_err(|e| split_error(name, e))?,
+            SpanStage::RegexSequence(spanner, name) => spanner
+                .split(text, ends)
+                .map_err(|e| split_error(name, e))?,
+            SpanStage::Python(spanner, name) => python_split(spanner, name, text, ends)?,
+        }
+        Ok(())
+    }
+
+    /// The ids of the pieces of `text` ending at `ends` (as `encode_split` encodes them).
+    fn encode_piece_ends(
+        &self,
+        text: &str,
+        ends: &[usize],
+        out: &mut Vec<u32>,
+    ) -> Result<(), EncodeError> {
+        let tables = &*self.tables;
+        match &self.encoder {
+            EncodeStage::Native(kind) => {
+                self.encode_pieces::<true>(text, ends, out, |piece, out| {
+                    merge_piece(*kind, tables, piece, out);
+                    Ok(())
+                })
+            }
+            EncodeStage::Python(encoder, name) => {
+                self.encode_pieces::<false>(text, ends, out, |piece, out| {
+                    python_encode(encoder, name, tables.n_vocab(), piece, out)
+                })
+            }
+        }
+    }
+
+    /// The error for ids whose bytes do not spell their piece (only a Python encoder can
+    /// return such ids), worded as the Python engine words it.
+    fn untiled(&self, piece: &[u8]) -> EncodeError {
+        let name = match &self.encoder {
+            EncodeStage::Python(_, name) => name.as_str(),
+            EncodeStage::Native(_) => "auto",
+        };
+        Python::with_gil(|py| {
+            let shown = pyo3::types::PyBytes::new(py, piece)
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| format!("{piece:?}"));
+            super::component_error(
+                py,
+                format!(
+                    "encoder {}: the ids encode_piece({shown}) returned do not spell the piece; \
+                     offsets need each piece's ids to join to its bytes",
+                    super::py_repr(py, name)
+                ),
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_counter_any_order() {
+        let text = "aé😀b";
+        let mut counter = CharCounter::new(text);
+        assert_eq!(counter.before(3), 2);
+        assert_eq!(counter.before(1), 1);
+        assert_eq!(counter.before(text.len()), 4);
+        counter.set(3, 2);
+        assert_eq!(counter.before(7), 3);
+    }
+
+    #[test]
+    fn nfc_alignment_as_hf() {
+        // "e" + U+0301 composes: the result is aligned to the "e" alone (HF drops the mark).
+        let alignment = nfc_alignment("xe\u{301}").expect("changed");
+        assert_eq!(alignment.normalized, "x\u{e9}");
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.identical))
+            .collect();
+        assert_eq!(spans, [(0, 1, true), (1, 2, false)]);
+        assert!(nfc_alignment("caf\u{e9}").is_none());
+    }
+
+    #[test]
+    fn prefix_suffix_alignment_maps_the_middle() {
+        let alignment = prefix_suffix_alignment("aXYb", "aZb".to_owned());
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.identical))
+            .collect();
+        assert_eq!(spans, [(0, 1, true), (1, 3, false), (3, 4, true)]);
+    }
+}

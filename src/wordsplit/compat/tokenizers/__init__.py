@@ -1,0 +1,439 @@
+r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for byte-level BPE files:
+``from wordsplit.compat.tokenizers import Tokenizer``.
+
+What it has: :class:`Tokenizer` with ``from_file``, ``from_str``, ``from_buffer``,
+``from_pretrained`` (through wordsplit's HuggingFace download and disk cache), ``encode``
+(a text, a pair, or pre-tokenized words; ``add_special_tokens``), ``encode_batch``,
+``decode``, ``decode_batch``, ``token_to_id``, ``id_to_token``, ``get_vocab``,
+``get_vocab_size``, ``num_special_tokens_to_add``, ``post_process``, ``encode_special_tokens``,
+``to_str`` and ``save``; :class:`Encoding` with ``ids``, ``tokens``, ``offsets``,
+``attention_mask``, ``special_tokens_mask``, ``type_ids``, ``word_ids``, ``sequence_ids``,
+``n_sequences`` and ``len()``; and :class:`decoders.DecodeStream <wordsplit.compat.tokenizers.decoders.DecodeStream>`.
+
+The file's post-processor runs as HF runs it (:mod:`wordsplit.postprocess`): a
+``TemplateProcessing`` adds its BOS/EOS when ``add_special_tokens=True``, a ``ByteLevel`` one
+with ``trim_offsets`` trims spaces off the offsets. Offsets are HF's character offsets: every
+byte piece of one character gets that character's offsets, and text NFC changed is aligned as
+HF aligns it (:mod:`wordsplit.offsets`).
+
+What it does not do: training, ``add_tokens``/``add_special_tokens`` (a wordsplit vocabulary
+is immutable), padding and truncation (a file that sets them is refused at load rather than
+encoded differently), and the ``normalizer``/``pre_tokenizer``/``model`` component objects.
+Files other than byte-level BPE are refused as wordsplit refuses them.
+
+>>> from wordsplit import load_vocab
+>>> from wordsplit.training.save import tokenizer_json
+>>> from wordsplit.compat.tokenizers import Tokenizer
+>>> tok = Tokenizer.from_str(tokenizer_json(load_vocab("qwen3")))
+>>> enc = tok.encode("Hello world")
+>>> enc.ids, enc.tokens, enc.offsets
+([9707, 1879], ['Hello', 'Ġworld'], [(0, 5), (5, 11)])
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+from ...errors import EncodeInputError, UnsupportedTokenizerError
+from ...formats.bytelevel import BYTE_TO_CHAR, CHAR_TO_BYTE
+from ...postprocess import Parts, PostProcessor, default_process, read_post_processor
+from ...vocab import Vocab
+
+__all__ = ["Encoding", "Tokenizer"]
+
+TextInput = str
+PreTokenizedInput = Sequence[str]
+InputSequence = Union[TextInput, PreTokenizedInput]
+
+
+class Encoding:
+    """The result of :meth:`Tokenizer.encode`, with HF's ``Encoding`` attributes.
+
+    >>> from wordsplit import load_vocab
+    >>> from wordsplit.training.save import tokenizer_json
+    >>> tok = Tokenizer.from_str(tokenizer_json(load_vocab("qwen3")))
+    >>> enc = tok.encode("日本")
+    >>> len(enc), enc.word_ids, enc.special_tokens_mask, enc.attention_mask, enc.type_ids
+    (1, [0], [0], [1], [0])
+    """
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, parts: Parts) -> None:
+        self._parts = parts
+
+    @property
+    def ids(self) -> list[int]:
+        return self._parts.ids
+
+    @property
+    def tokens(self) -> list[str]:
+        """Each token as HF spells it: byte-level text (``"Ġworld"``), or a special token's text."""
+        return self._parts.tokens
+
+    @property
+    def offsets(self) -> list[tuple[int, int]]:
+        """Character ``(start, end)`` of each token in its text; ``(0, 0)`` for added specials."""
+        return self._parts.offsets
+
+    @property
+    def attention_mask(self) -> list[int]:
+        return self._parts.attention_mask
+
+    @property
+    def special_tokens_mask(self) -> list[int]:
+        """1 for the tokens the post-processor added, else 0 (special tokens found in the text too)."""
+        return self._parts.special_tokens_mask
+
+    @property
+    def type_ids(self) -> list[int]:
+        return self._parts.type_ids
+
+    @property
+    def word_ids(self) -> list[Optional[int]]:
+        """The index of each token's word (pre-tokenizer piece) in its text; None for added specials."""
+        return self._parts.word_ids
+
+    words = word_ids  # HF's deprecated name
+
+    @property
+    def sequence_ids(self) -> list[Optional[int]]:
+        """0 or 1: which text of a pair each token is from; None for added specials."""
+        return self._parts.sequence_ids
+
+    @property
+    def n_sequences(self) -> int:
+        return len(self._parts.sequences) or 1
+
+    @property
+    def overflowing(self) -> list["Encoding"]:
+        """Always empty: wordsplit does not truncate."""
+        return []
+
+    def __len__(self) -> int:
+        return len(self._parts.ids)
+
+    def __repr__(self) -> str:
+        return (f"Encoding(num_tokens={len(self)}, attributes=[ids, type_ids, tokens, offsets, attention_mask, "
+                "special_tokens_mask, overflowing])")
+
+
+def _hf_decode_bytes(text: str) -> bytes:
+    """HF's ByteLevel decoder on one token string: its byte-level characters as bytes, or its
+    UTF-8 if any character is not one (an added token's text such as ``"<|im_end|>"``)."""
+    try:
+        return bytes(CHAR_TO_BYTE[c] for c in text)
+    except KeyError:
+        return text.encode("utf-8")
+
+
+class Tokenizer:
+    """A HuggingFace ``tokenizers.Tokenizer`` look-alike over a wordsplit tokenizer; build one
+    with :meth:`from_file`, :meth:`from_str`, :meth:`from_buffer` or :meth:`from_pretrained`.
+
+    Args:
+        spec: the parsed ``tokenizer.json``.
+        vocab: its wordsplit vocabulary.
+        json_text: the file's text (:meth:`to_str` gives it back).
+        options: :class:`~wordsplit.TokenizerOptions` for the wordsplit tokenizer (default: auto).
+
+    Raises:
+        VocabFormatError, UnsupportedTokenizerError: the file cannot be used (see
+            :mod:`wordsplit.formats.hf`), or sets padding or truncation.
+    """
+
+    def __init__(self, spec: dict, vocab: Vocab, *, json_text: str, options=None, source: str = "tokenizer.json"):
+        from ...options import TokenizerOptions
+
+        for setting in ("padding", "truncation"):
+            if spec.get(setting) is not None:
+                raise UnsupportedTokenizerError(
+                    f"{source}: {setting} is set; wordsplit.compat.tokenizers does not pad or truncate. Set "
+                    f'"{setting}": null in the file, and pad or truncate the ids yourself'
+                )
+        decoder = spec.get("decoder")
+        kind = decoder.get("type") if isinstance(decoder, dict) else None
+        if decoder is not None and kind != "ByteLevel":
+            raise UnsupportedTokenizerError(f"{source}: decoder {kind!r} is not supported (only ByteLevel or none)")
+        self._byte_level_decoder = decoder is not None
+        self._spec = spec
+        self._json = json_text
+        self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
+        self._vocab = vocab
+        self._tok = (options or TokenizerOptions()).build(vocab)
+        self._literals = vocab.all_special_literals  # text → id
+        self._special_ids = frozenset(vocab.special_tokens.values())
+        self._special_texts = frozenset(vocab.special_tokens)
+        self._lock = threading.Lock()
+        self._strings: Optional[list[Optional[str]]] = None
+        self._decode_table: Optional[list[Optional[bytes]]] = None
+        self.encode_special_tokens = False
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_str(cls, json: str, *, options=None) -> "Tokenizer":  # noqa: A002 (HF's parameter name)
+        """A tokenizer from the text of a ``tokenizer.json``.
+
+        Raises:
+            VocabFormatError: not a tokenizer.json; UnsupportedTokenizerError: not byte-level BPE.
+        """
+        return cls._from_bytes(json.encode("utf-8"), source="tokenizer.json", options=options)
+
+    @classmethod
+    def from_buffer(cls, buffer: bytes, *, options=None) -> "Tokenizer":
+        """A tokenizer from the bytes of a ``tokenizer.json``."""
+        return cls._from_bytes(bytes(buffer), source="tokenizer.json", options=options)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, *, options=None) -> "Tokenizer":
+        """A tokenizer from a ``tokenizer.json`` file (``.gz`` is read gunzipped).
+
+        Raises:
+            FileNotFoundError: no such file; VocabFormatError, UnsupportedTokenizerError: as
+                :meth:`from_str`.
+        """
+        from ...formats.files import read_file
+
+        return cls._from_bytes(read_file(path), source=str(path), options=options)
+
+    @classmethod
+    def from_pretrained(cls, identifier: str, revision: str = "main", token: Optional[str] = None, *,
+                        options=None) -> "Tokenizer":
+        """The ``tokenizer.json`` of a HuggingFace repo, through wordsplit's download and disk cache
+        (``hf:ORG/REPO@REVISION``; the endpoint, cache and offline mode as for
+        :func:`wordsplit.load_vocab`). ``token`` is sent as ``HF_TOKEN`` would be.
+
+        Raises:
+            DownloadError, OfflineError: as :func:`wordsplit.load_vocab`.
+            UnsupportedTokenizerError: the repo has no tokenizer.json (only vocab.json + merges.txt).
+        """
+        from ...store.cache import open_cache
+        from ...store.sources import fetch_hf, is_offline, parse_hf
+
+        ref = parse_hf(f"hf:{identifier}@{revision}")
+        with _hf_token(token):
+            files = fetch_hf(ref, open_cache(), offline=is_offline())
+        if "tokenizer.json" not in files:
+            raise UnsupportedTokenizerError(
+                f"{identifier} at {revision} has no tokenizer.json (only {', '.join(sorted(files))}); "
+                f"load it with wordsplit.get_tokenizer('hf:{identifier}@{revision}') instead"
+            )
+        return cls.from_file(files["tokenizer.json"], options=options)
+
+    @classmethod
+    def _from_bytes(cls, data: bytes, *, source: str, options) -> "Tokenizer":
+        from ...formats.hf import read_hf_tokenizer_json
+
+        vocab = read_hf_tokenizer_json(data, source=source, name=Path(source).stem.removesuffix(".json"))
+        text = data.decode("utf-8")
+        return cls(json.loads(text), vocab, json_text=text, options=options, source=source)
+
+    # -- encode ---------------------------------------------------------------------------
+
+    def encode(self, sequence: InputSequence, pair: Optional[InputSequence] = None, is_pretokenized: bool = False,
+               add_special_tokens: bool = True) -> Encoding:
+        """Encode a text (and optionally its pair), then post-process as the file says.
+
+        Raises:
+            EncodeInputError: a sequence that is not a str (or, pre-tokenized, a list of str).
+
+        >>> from wordsplit import load_vocab
+    >>> from wordsplit.training.save import tokenizer_json
+        >>> tok = Tokenizer.from_str(tokenizer_json(load_vocab("qwen3")))
+        >>> tok.encode("a<|im_end|>").tokens
+        ['a', '<|im_end|>']
+        """
+        first = self._sequence(sequence, is_pretokenized, type_id=0)
+        encodings = [first] if pair is None else [first, self._sequence(pair, is_pretokenized, type_id=1)]
+        return Encoding(self._process(encodings, add_special_tokens))
+
+    def encode_batch(self, input: Sequence[Any], is_pretokenized: bool = False,  # noqa: A002 (HF's name)
+                     add_special_tokens: bool = True) -> list[Encoding]:
+        """Encode each item: a text, or a ``(text, pair)`` tuple (pre-tokenized: a list of words,
+        or a tuple of two such lists)."""
+        out = []
+        for item in input:
+            if isinstance(item, tuple) or (not is_pretokenized and isinstance(item, list)):
+                if len(item) != 2:
+                    raise EncodeInputError(f"a pair to encode has two sequences, not {len(item)}")
+                out.append(self.encode(item[0], item[1], is_pretokenized, add_special_tokens))
+            else:
+                out.append(self.encode(item, None, is_pretokenized, add_special_tokens))
+        return out
+
+    def post_process(self, encoding: Encoding, pair: Optional[Encoding] = None,
+                     add_special_tokens: bool = True) -> Encoding:
+        """Run the post-processor on encodings made with ``add_special_tokens=False``."""
+        encodings = [Parts.merge([encoding._parts])]
+        if pair is not None:
+            encodings.append(Parts.merge([pair._parts]))
+        return Encoding(self._process(encodings, add_special_tokens))
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """How many tokens the post-processor adds to a text (or a pair)."""
+        return 0 if self._post is None else self._post.added_tokens(is_pair)
+
+    def _process(self, encodings: list[Parts], add_special_tokens: bool) -> Parts:
+        if self._post is None:
+            return default_process(encodings)
+        return self._post.process(encodings, add_special_tokens)
+
+    def _sequence(self, sequence: Any, is_pretokenized: bool, type_id: int) -> Parts:
+        """The encoding of one sequence, before post-processing."""
+        if not is_pretokenized:
+            if not isinstance(sequence, str):
+                raise EncodeInputError(f"encode takes a str, not {type(sequence).__name__} (for a list of words, "
+                                       "pass is_pretokenized=True)")
+            return self._text(sequence, type_id, None)
+        if isinstance(sequence, str) or not all(isinstance(word, str) for word in sequence):
+            raise EncodeInputError("a pre-tokenized sequence is a list of str")
+        # HF encodes each word alone: offsets relative to the word, the word's index as word id.
+        return Parts.merge([self._text(word, type_id, i) for i, word in enumerate(sequence)])
+
+    def _text(self, text: str, type_id: int, word: Optional[int]) -> Parts:
+        if self.encode_special_tokens:
+            result = self._tok.encode_with_offsets(text, disallowed_special=())
+        else:
+            result = self._tok.encode_with_offsets(text, allowed_special="all")
+        strings = self._token_strings()
+        tokens = [strings[i] for i in result.ids]
+        words = result.word_ids if word is None else [word] * len(result.ids)
+        return Parts.of(result.ids, tokens, result.char_offsets, words, type_id=type_id)
+
+    # -- decode ---------------------------------------------------------------------------
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """The text of ``ids``, as HF's decoder gives it (unknown ids are left out).
+
+        >>> from wordsplit import load_vocab
+    >>> from wordsplit.training.save import tokenizer_json
+        >>> tok = Tokenizer.from_str(tokenizer_json(load_vocab("qwen3")))
+        >>> tok.decode([9707, 1879, 151645]), tok.decode([9707, 151645], skip_special_tokens=False)
+        ('Hello world', 'Hello<|im_end|>')
+        """
+        strings = self._token_strings()
+        kept = []
+        for i in ids:
+            string = strings[i] if 0 <= i < len(strings) else None
+            if string is None or (skip_special_tokens and string in self._special_texts):
+                continue
+            kept.append(i)
+        if not self._byte_level_decoder:
+            return " ".join(strings[i] for i in kept)
+        table = self._decode_bytes_table()
+        return b"".join([table[i] for i in kept]).decode("utf-8", "replace")
+
+    def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
+        """:meth:`decode` of each sequence."""
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]
+
+    # -- vocabulary -----------------------------------------------------------------------
+
+    def _token_strings(self) -> list[Optional[str]]:
+        """Each id's token string (byte-level text; an added token's content), built once."""
+        if self._strings is None:
+            with self._lock:
+                if self._strings is None:
+                    strings: list[Optional[str]] = [None] * self._vocab.n_vocab
+                    for piece, i in self._vocab.ranks.items():
+                        strings[i] = "".join([BYTE_TO_CHAR[b] for b in piece])
+                    for text, i in self._literals.items():
+                        strings[i] = text
+                    self._strings = strings
+        return self._strings
+
+    def _decode_bytes_table(self) -> list[Optional[bytes]]:
+        if self._decode_table is None:
+            table = list(self._vocab.token_bytes)
+            for text, i in self._literals.items():
+                table[i] = _hf_decode_bytes(text)
+            self._decode_table = table
+        return self._decode_table
+
+    def token_to_id(self, token: str) -> Optional[int]:
+        """The id of a token string (byte-level text, or an added token's content), or None."""
+        literal = self._literals.get(token)
+        if literal is not None:
+            return literal
+        from ...formats.bytelevel import token_bytes
+
+        piece = token_bytes(token)
+        return None if piece is None else self._vocab.ranks.get(piece)
+
+    def id_to_token(self, id: int) -> Optional[str]:  # noqa: A002 (HF's parameter name)
+        """The token string of an id, or None for an id the vocabulary does not use."""
+        strings = self._token_strings()
+        return strings[id] if 0 <= id < len(strings) else None
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        """Token string → id: the file's model vocabulary, and its added tokens unless
+        ``with_added_tokens=False``."""
+        vocab = dict(self._spec["model"]["vocab"])
+        if with_added_tokens:
+            vocab.update(self._literals)
+        return vocab
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        """The number of entries of :meth:`get_vocab`."""
+        if with_added_tokens:
+            return len(self.get_vocab(True))
+        return len(self._spec["model"]["vocab"])
+
+    @property
+    def padding(self) -> None:
+        """None: wordsplit does not pad."""
+        return None
+
+    @property
+    def truncation(self) -> None:
+        """None: wordsplit does not truncate."""
+        return None
+
+    @property
+    def tokenizer(self):
+        """The wordsplit :class:`~wordsplit.Tokenizer` doing the work."""
+        return self._tok
+
+    # -- serialization --------------------------------------------------------------------
+
+    def to_str(self, pretty: bool = False) -> str:
+        """The ``tokenizer.json`` it was made from (re-indented when ``pretty``)."""
+        if pretty:
+            return json.dumps(self._spec, indent=2, ensure_ascii=False)
+        return self._json
+
+    def save(self, path: str | os.PathLike, pretty: bool = True) -> None:
+        """Write :meth:`to_str` to ``path``."""
+        Path(path).write_text(self.to_str(pretty), encoding="utf-8")
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(wordsplit={self._tok!r})"
+
+
+_TOKEN_LOCK = threading.Lock()
+
+
+class _hf_token:
+    """``HF_TOKEN`` set to ``token`` for one download (under a lock; nothing when None)."""
+
+    def __init__(self, token: Optional[str]) -> None:
+        self.token = token
+
+    def __enter__(self) -> None:
+        if self.token is not None:
+            _TOKEN_LOCK.acquire()
+            self.saved = os.environ.get("HF_TOKEN")
+            os.environ["HF_TOKEN"] = self.token
+
+    def __exit__(self, *exc) -> None:
+        if self.token is not None:
+            if self.saved is None:
+                os.environ.pop("HF_TOKEN", None)
+            else:
+                os.environ["HF_TOKEN"] = self.saved
+            _TOKEN_LOCK.release()

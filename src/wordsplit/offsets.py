@@ -1,0 +1,289 @@
+r"""Offsets: where each token of an encode came from in the text.
+
+:meth:`Tokenizer.encode_with_offsets <wordsplit.Tokenizer.encode_with_offsets>` returns a
+:class:`TokenOffsets`: the ids, and for each token its ``(start, end)`` in the UTF-8 bytes of
+the text (``byte_offsets``), in its characters (``char_offsets``, indexes into the ``str``
+given) and the index of its piece (``word_ids``). The rules, the same on both backends:
+
+* Where the normalizer left the text as it was (always for OpenAI vocabularies; for Qwen3's
+  NFC, all text that is already NFC), a token's byte range is exactly its bytes in the text, and
+  its char range the characters those bytes touch. A token that holds only part of a character
+  (byte-level BPE splits some emoji and CJK characters over tokens) gets that whole character,
+  as HF tokenizers reports it: the last two tokens of "hi 🦀" below both have (3, 4).
+* Where the normalizer changed the text, each normalized character is aligned to original
+  characters as HF tokenizers aligns it (for NFC, "e" + U+0301 composed into "é" is aligned to
+  the "e" alone, so the combining mark is in no token's range); a token gets the span from its
+  first character's start to its last character's end, in bytes and in characters.
+* A special or added token gets the range of its literal, and is a word of its own.
+
+What this module holds: the result class and the reference (Python) alignments the Python
+engine uses; the native engine computes the same in ``native/src/pipeline/offsets.rs``.
+
+>>> from wordsplit import get_tokenizer
+>>> tok = get_tokenizer("cl100k_base")
+>>> result = tok.encode_with_offsets("hi 🦀")
+>>> result.ids
+[6151, 11410, 99, 222]
+>>> result.byte_offsets
+[(0, 2), (2, 5), (5, 6), (6, 7)]
+>>> result.char_offsets
+[(0, 2), (2, 4), (3, 4), (3, 4)]
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Callable, Iterator, Optional, Sequence
+
+__all__ = ["TokenOffsets", "nfc_alignment", "prefix_suffix_alignment"]
+
+# One aligned normalized character: (original char start, original char end, identical), the
+# char range relative to the segment; `identical` when it is that original character itself.
+Aligned = tuple[int, int, bool]
+
+
+class TokenOffsets:
+    """The ids of one encode and where each token came from; see :mod:`wordsplit.offsets`.
+
+    Attributes:
+        ids: the token ids, as ``encode`` gives them.
+        byte_offsets: ``(start, end)`` per token in the UTF-8 bytes of the text (surrogates
+            encoded as ``encode`` takes them: a lone one as U+FFFD, a pair as its character).
+        char_offsets: ``(start, end)`` per token in the characters of the ``str`` given.
+        word_ids: per token, the index of its piece (the spanner's pieces and the special or
+            added tokens, counted in order over the text), as HF's ``word_ids``.
+
+    The offset lists are made on first use from a compact buffer.
+
+    >>> from wordsplit import get_tokenizer
+    >>> r = get_tokenizer("qwen3").encode_with_offsets("hello world")
+    >>> len(r), r.char_offsets, r.word_ids
+    (2, [(0, 5), (5, 11)], [0, 1])
+    """
+
+    __slots__ = ("ids", "_places", "_char_map", "_byte_offsets", "_char_offsets", "_word_ids")
+
+    def __init__(self, ids: list[int], places: Sequence[int], char_map: Optional[list[int]] = None) -> None:
+        self.ids = ids
+        self._places = places  # 5 ints per token: byte start, byte end, char start, char end, word
+        self._char_map = char_map
+        self._byte_offsets: Optional[list[tuple[int, int]]] = None
+        self._char_offsets: Optional[list[tuple[int, int]]] = None
+        self._word_ids: Optional[list[int]] = None
+
+    def _pairs(self, field: int) -> list[tuple[int, int]]:
+        places = self._places
+        if isinstance(places, memoryview) and isinstance(places.obj, bytes):
+            # The native engine's buffer: the tuples are made in one native call.
+            from .vocab import native_module
+
+            return native_module().offset_pairs(places.obj, field)
+        return list(zip(places[field::5], places[field + 1::5]))
+
+    @property
+    def byte_offsets(self) -> list[tuple[int, int]]:
+        if self._byte_offsets is None:
+            self._byte_offsets = self._pairs(0)
+        return self._byte_offsets
+
+    @property
+    def char_offsets(self) -> list[tuple[int, int]]:
+        if self._char_offsets is None:
+            pairs, char_map = self._pairs(2), self._char_map
+            self._char_offsets = pairs if char_map is None else [(char_map[s], char_map[e]) for s, e in pairs]
+        return self._char_offsets
+
+    @property
+    def word_ids(self) -> list[int]:
+        if self._word_ids is None:
+            self._word_ids = list(self._places[4::5])
+        return self._word_ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[tuple[int, tuple[int, int]]]:
+        """``(id, char offsets)`` per token."""
+        return iter(zip(self.ids, self.char_offsets))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TokenOffsets):
+            return NotImplemented
+        return (self.ids, self.byte_offsets, self.char_offsets, self.word_ids) == (
+            other.ids, other.byte_offsets, other.char_offsets, other.word_ids)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable lists inside
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{i}@{s}:{e}" for i, (s, e) in zip(self.ids[:8], self.char_offsets[:8]))
+        more = ", ..." if len(self.ids) > 8 else ""
+        return f"TokenOffsets([{shown}{more}])"
+
+
+def surrogate_char_map(text: str) -> Optional[list[int]]:
+    r"""For a ``str`` with surrogate pairs: each char index of the text as encode sees it (each
+    pair joined into its character) → the index in ``text``, plus the end; else None.
+
+    >>> surrogate_char_map("a\ud83d\ude00b")
+    [0, 1, 3, 4]
+    >>> surrogate_char_map("a\ud83db") is None  # a lone surrogate stays one character
+    True
+    """
+    mapping, i, n, joined = [], 0, len(text), False
+    while i < n:
+        mapping.append(i)
+        if "\ud800" <= text[i] <= "\udbff" and i + 1 < n and "\udc00" <= text[i + 1] <= "\udfff":
+            i += 2
+            joined = True
+        else:
+            i += 1
+    mapping.append(n)
+    return mapping if joined else None
+
+
+# -- alignments (the reference for native/src/pipeline/offsets.rs) -----------------------------
+
+
+def nfc_changes(text: str) -> list[tuple[str, int]]:
+    r"""HF's NFC of ``text`` as ``unicode-normalization-alignments`` yields it: each output
+    character with its change (0: replaces the next original character; -n: replaces it and
+    removes the n after it; +1: inserted).
+
+    >>> nfc_changes("e\u0301x")
+    [('é', -1), ('x', 0)]
+    """
+    from .normalizers import _S_BASE, _S_COUNT, _compose, _data, _decompose_hangul
+
+    data = _data()
+    ccc = data.ccc
+    # Canonical decomposition: the first character of each original's decomposition replaces
+    # it (0), the others are inserted (+1).
+    chars: list[tuple[int, str, int]] = []
+    for ch in text:
+        parts = _decompose_hangul(ch) if _S_BASE <= ord(ch) < _S_BASE + _S_COUNT else data.decomposition.get(ch, ch)
+        for k, part in enumerate(parts):
+            chars.append((ccc.get(part, 0), part, 1 if k else 0))
+    # Canonical ordering: a stable sort of each run of non-starters; changes move along.
+    i, n = 0, len(chars)
+    while i < n:
+        if chars[i][0] == 0:
+            i += 1
+            continue
+        j = i + 1
+        while j < n and chars[j][0]:
+            j += 1
+        if j - i > 1:
+            chars[i:j] = sorted(chars[i:j], key=lambda c: c[0])
+        i = j
+    # Canonical composition; a composite's change is the crate's `k + change - 1`.
+    out: list[tuple[str, int]] = []
+    starter, last_ccc = -1, -1
+    for klass, ch, change in chars:
+        if starter >= 0 and last_ccc < klass:
+            composite = _compose(out[starter][0], ch)
+            if composite is not None:
+                out[starter] = (composite, out[starter][1] + change - 1)
+                continue
+        if klass == 0:
+            starter, last_ccc = len(out), -1
+        else:
+            last_ccc = klass
+        out.append((ch, change))
+    return out
+
+
+def nfc_alignment(text: str) -> tuple[str, Optional[list[Aligned]]]:
+    r"""HF's NFC of ``text`` and HF's alignment of each normalized character (None when NFC
+    leaves the text as it is): a replacing character gets the original character it replaces,
+    an inserted one the original character before it (nothing at the very start).
+
+    >>> nfc_alignment("xe\u0301")
+    ('xé', [(0, 1, True), (1, 2, False)])
+    """
+    from .normalizers import nfc
+
+    if nfc(text) == text:
+        return text, None
+    count = len(text)
+    aligned: list[Aligned] = []
+    chars: list[str] = []
+    offset = 0
+    for ch, change in nfc_changes(text):
+        if change > 0:
+            aligned.append((0, 0, False) if offset == 0 else (min(offset - 1, count), min(offset, count), False))
+        else:
+            identical = change == 0 and offset < count and text[offset] == ch
+            aligned.append((min(offset, count), min(offset + 1, count), identical))
+            offset += 1 - change
+        chars.append(ch)
+    normalized = "".join(chars)
+    return normalized, (None if normalized == text else aligned)
+
+
+def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
+    """The alignment of a normalizer that gives none of its own: the characters of the common
+    prefix and suffix are themselves; every other normalized character maps to the whole
+    changed middle of ``text``.
+
+    >>> prefix_suffix_alignment("aXYb", "aZb")
+    [(0, 1, True), (1, 3, False), (3, 4, True)]
+    """
+    prefix = 0
+    for a, b in zip(text, normalized):
+        if a != b:
+            break
+        prefix += 1
+    room = min(len(text), len(normalized)) - prefix
+    suffix = 0
+    while suffix < room and text[-1 - suffix] == normalized[-1 - suffix]:
+        suffix += 1
+    shift = len(text) - len(normalized)
+    middle = (prefix, len(text) - suffix, False)
+    return [
+        (i, i + 1, True) if i < prefix else (i + shift, i + shift + 1, True) if i >= len(normalized) - suffix else middle
+        for i in range(len(normalized))
+    ]
+
+
+def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segment: str, normalized: str,
+                 alignment: Optional[list[Aligned]], byte_base: int, char_base: int, word: int,
+                 untiled: Callable[[bytes], Exception]) -> None:
+    """Append the places (5 ints per token, see :class:`TokenOffsets`) of the tokens ``ids`` of
+    one plain segment, whose normalized text's pieces end at the UTF-8 byte positions ``ends``.
+    The ids of a piece must spell its bytes (``untiled(piece)`` is raised otherwise, for the
+    first piece whose ids do not)."""
+    data = normalized.encode("utf-8")
+    # Byte start of each original character (and the end), relative to the segment.
+    original_starts = [0]
+    for ch in segment:
+        original_starts.append(original_starts[-1] + len(ch.encode("utf-8")))
+    if alignment is None:
+        alignment = [(i, i + 1, True) for i in range(len(segment))]
+    # The normalized character of each normalized byte, and each character's byte start.
+    char_of_byte: list[int] = []
+    normalized_starts: list[int] = []
+    for k, ch in enumerate(normalized):
+        normalized_starts.append(len(char_of_byte))
+        char_of_byte.extend([k] * len(ch.encode("utf-8")))
+
+    def piece(index: int) -> bytes:
+        return data[ends[index - 1] if index else 0:ends[index] if index < len(ends) else len(data)]
+
+    position = index = 0
+    for token in ids:
+        length = len(token_bytes[token] or b"")
+        a, b = position, position + length
+        if length == 0 or index >= len(ends) or b > ends[index]:
+            raise untiled(piece(index))
+        first, last = char_of_byte[a], char_of_byte[b - 1]
+        f_start, _, f_same = alignment[first]
+        l_start, l_end, l_same = alignment[last]
+        byte_start = original_starts[f_start] + (a - normalized_starts[first] if f_same else 0)
+        byte_end = original_starts[l_start] + (b - normalized_starts[last]) if l_same else original_starts[l_end]
+        out.extend((byte_base + byte_start, byte_base + byte_end, char_base + f_start, char_base + l_end,
+                    word + index))
+        position = b
+        if position == ends[index]:
+            index += 1
+    if index != len(ends):
+        raise untiled(piece(index))
