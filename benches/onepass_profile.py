@@ -18,7 +18,8 @@ builds once, like the character class tables): a small C helper, compiled on fir
 is instructions per byte of UTF-8; each cell's ``callgrind.out.*`` file stays in ``--out``
 for ``callgrind_annotate`` (where the instructions go, per function).
 
-``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` by hand.
+``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` by hand; it
+prints the pass's CPU seconds too.
 Nothing here is timed: instruction counts do not show cache misses or branch mispredictions,
 so a change that trades instructions for memory traffic needs a timing check as well.
 """
@@ -32,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -86,12 +88,14 @@ def run(args: argparse.Namespace) -> None:
     encode(WARM_UP)
     start, stop = marks(args.out) if args.marks else (lambda: None, lambda: None)
     kept = []
+    cpu = time.process_time()
     start()
     for doc in docs:
         kept.append(encode(doc))
     stop()
+    cpu = time.process_time() - cpu
     n_bytes = sum(len(doc.encode("utf-8")) for doc in docs)
-    print(json.dumps({"bytes": n_bytes, "docs": len(docs), "ids": sum(map(len, kept))}))
+    print(json.dumps({"bytes": n_bytes, "docs": len(docs), "ids": sum(map(len, kept)), "cpu_s": cpu}))
 
 
 def instructions(callgrind_out: Path) -> int:
