@@ -382,14 +382,16 @@ impl Pipeline {
             let mut start = 0;
             for &end in ends {
                 let piece = &bytes[start..end];
+                let piece_start = start;
                 start = end;
                 if SHORTCUTS {
-                    if let Some(id) = tables.whole(piece) {
-                        out.push(id);
-                        continue;
-                    }
+                    // A single byte first: its id is one read, the whole-token lookup a probe.
                     if piece.len() == 1 {
                         out.push(tables.byte_ids[piece[0] as usize]);
+                        continue;
+                    }
+                    if let Some(id) = tables.whole_in(bytes, piece_start, end) {
+                        out.push(id);
                         continue;
                     }
                 }

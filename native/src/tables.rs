@@ -2,12 +2,13 @@
 //!
 //! Mirrors `wordsplit/tables.py` (MergeTables): BPE token bytes → id, the optional
 //! pair-ranked merge table (HF files whose merge list is not in merged-id order), and every
-//! id's bytes for decoding. All token bytes live in one arena. The index by bytes has two
-//! parts: tokens of up to 16 bytes (nearly all) are packed inline as fixed-size keys, so a
-//! lookup reads one slot; longer ones are ids in a table that hashes the arena's bytes.
+//! id's bytes for decoding. All token bytes live in one arena. The index by bytes has three
+//! parts: tokens of up to 8 bytes (most of them) and of 9 to 16 bytes are packed inline as
+//! fixed-size keys in two open-addressing tables, so a lookup reads one slot (one cache line,
+//! nothing to follow); longer ones are ids in a table that hashes the arena's bytes.
 //! Built once per vocabulary and shared (`Arc`) by all encoders and threads.
 
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
@@ -20,15 +21,31 @@ use crate::encoders::backtrack_tables::BacktrackTables;
 pub type Rank = u32;
 pub const NO_RANK: Rank = Rank::MAX;
 const UNUSED: u32 = u32::MAX;
+/// The token filter's size: 2^21 bits, indexed by the hash's top 21 bits.
+const FILTER_SHIFT: u32 = 64 - 21;
+const FILTER_WORDS: usize = (1 << 21) / 64;
 
 pub struct MergeTables {
     /// The bytes of every token, concatenated in id order.
     arena: Vec<u8>,
     /// `id → (start, len)` in the arena; `start == UNUSED` for ids no token uses.
     spans: Vec<(u32, u32)>,
-    /// The BPE tokens of up to 16 bytes (nearly all), with their bytes inline: a lookup
+    /// The BPE tokens of 1 to 8 bytes (most of them), with their bytes inline: a lookup
     /// touches one slot, with no pointer to follow and no byte comparison loop.
-    short: HashTable<ShortToken>,
+    small: ProbeTable<SmallSlot>,
+    /// The BPE tokens of 9 to 16 bytes, likewise.
+    mid: ProbeTable<MidSlot>,
+    /// One bit per hash class of the tokens of 1 to 16 bytes, set where some token hashes
+    /// to: 2^21 bits, of which a twentieth (cl100k) to a tenth (o200k) are set, so most
+    /// pieces that are not tokens (most of the pairs a merge loop asks about, and the
+    /// whole-piece lookup of a word that needs merging) get their answer from this small
+    /// table (256 KB, which stays in the CPU's cache) without probing the large one, where
+    /// a miss runs on to the next empty slot. Indexed by the hash's top bits (the tables'
+    /// slots by its low bits); its fixed size makes the index a shift with no bounds check.
+    filter: Box<[u64; FILTER_WORDS]>,
+    /// Random per table: the slots a vocabulary file's tokens land in cannot be chosen by
+    /// whoever wrote it (colliding on purpose would make building the index quadratic).
+    seeds: [u64; 2],
     /// The longer BPE token ids, found by hashing their bytes in the arena.
     long: HashTable<u32>,
     hasher: FxBuildHasher,
@@ -59,23 +76,140 @@ pub struct ShortKey {
     len: u32,
 }
 
-/// A short token in the index: its key's fields laid out flat beside its id, so a slot takes
-/// 24 bytes rather than 32 (a smaller table to build and to keep in cache).
-struct ShortToken {
+/// The product of `a` and `b` folded to 64 bits: every bit of either reaches the low bits
+/// that pick a slot.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// A slot of a [`ProbeTable`]: a token's packed bytes, its length (0: the slot is empty)
+/// and its id.
+trait Slot: Copy + Default {
+    fn new(key: &ShortKey, id: u32) -> Self;
+    fn holds(&self, key: &ShortKey) -> bool;
+    fn len(&self) -> u32;
+    fn id(&self) -> u32;
+}
+
+/// A token of 1 to 8 bytes: 16 bytes, four to a cache line.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+struct SmallSlot {
+    bytes: u64,
+    len: u32,
+    id: u32,
+}
+
+impl Slot for SmallSlot {
+    #[inline(always)]
+    fn new(key: &ShortKey, id: u32) -> Self {
+        Self {
+            bytes: key.lo,
+            len: key.len,
+            id,
+        }
+    }
+    #[inline(always)]
+    fn holds(&self, key: &ShortKey) -> bool {
+        self.bytes == key.lo && self.len == key.len
+    }
+    #[inline(always)]
+    fn len(&self) -> u32 {
+        self.len
+    }
+    #[inline(always)]
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+/// A token of 9 to 16 bytes: 32 bytes, two to a cache line (a slot never straddles two).
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
+struct MidSlot {
     lo: u64,
     hi: u64,
     len: u32,
     id: u32,
 }
 
-impl ShortToken {
-    #[inline]
-    fn key(&self) -> ShortKey {
-        ShortKey {
-            lo: self.lo,
-            hi: self.hi,
-            len: self.len,
+impl Slot for MidSlot {
+    #[inline(always)]
+    fn new(key: &ShortKey, id: u32) -> Self {
+        Self {
+            lo: key.lo,
+            hi: key.hi,
+            len: key.len,
+            id,
         }
+    }
+    #[inline(always)]
+    fn holds(&self, key: &ShortKey) -> bool {
+        self.lo == key.lo && self.hi == key.hi && self.len == key.len
+    }
+    #[inline(always)]
+    fn len(&self) -> u32 {
+        self.len
+    }
+    #[inline(always)]
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+/// Open addressing with linear probing, a power of two of slots at most 5/8 full: a lookup
+/// reads the slot its hash picks and, on a collision, the next ones (usually in the same
+/// cache line), where a general hash table reads a control-byte group first and then the
+/// slot, two dependent cache misses on text not seen before.
+struct ProbeTable<S> {
+    slots: Box<[S]>,
+    mask: usize,
+}
+
+impl<S: Slot> ProbeTable<S> {
+    fn with_capacity(n: usize) -> Self {
+        let size = (n * 8 / 5 + 1).next_power_of_two().max(16);
+        Self {
+            slots: vec![S::default(); size].into_boxed_slice(),
+            mask: size - 1,
+        }
+    }
+
+    /// Inserts `key` with `id`; `false` (and nothing changed) if the key is there already.
+    fn insert(&mut self, hash: u64, key: &ShortKey, id: u32) -> bool {
+        let mut i = hash as usize & self.mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.len() == 0 {
+                *slot = S::new(key, id);
+                return true;
+            }
+            if slot.holds(key) {
+                return false;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    #[inline(always)]
+    fn find(&self, hash: u64, key: &ShortKey) -> Option<u32> {
+        let mut i = hash as usize & self.mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.holds(key) {
+                return Some(slot.id());
+            }
+            if slot.len() == 0 {
+                return None;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().filter(|s| s.len() != 0).map(|s| s.id())
     }
 }
 
@@ -108,15 +242,27 @@ impl ShortKey {
         })
     }
 
-    /// A multiply-fold hash: the 128-bit product mixes every input bit into both halves.
-    #[inline]
-    fn hash(&self) -> u64 {
-        const K0: u64 = 0x243f_6a88_85a3_08d3;
-        const K1: u64 = 0x1319_8a2e_0370_7345;
-        let a = self.lo ^ K0;
-        let b = self.hi ^ K1 ^ (u64::from(self.len) << 59);
-        let product = u128::from(a) * u128::from(b);
-        (product as u64) ^ ((product >> 64) as u64)
+    /// The key of `bytes[start..start + len]`, `1 <= len <= 16`, read with two 8-byte loads
+    /// and masks (no branch on the length): `bytes` must hold 16 bytes from `start`.
+    #[inline(always)]
+    pub fn of_padded(bytes: &[u8], start: usize, len: usize) -> Self {
+        debug_assert!((1..=16).contains(&len) && start + 16 <= bytes.len());
+        /// `KEEP[k]` keeps the first `k` bytes of a little-endian word.
+        const KEEP: [u64; 9] = {
+            let mut keep = [u64::MAX; 9];
+            let mut k = 0;
+            while k < 8 {
+                keep[k] = (1 << (8 * k)) - 1;
+                k += 1;
+            }
+            keep
+        };
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        Self {
+            lo: word(start) & KEEP[len.min(8)],
+            hi: word(start + 8) & KEEP[len.saturating_sub(8).min(8)],
+            len: len as u32,
+        }
     }
 }
 
@@ -141,10 +287,28 @@ impl MergeTables {
                 "token lengths do not add up to the bytes given".into(),
             ));
         }
+        let count = |lengths: std::ops::RangeInclusive<u32>| {
+            lens.iter()
+                .zip(is_bpe)
+                .filter(|&(len, &bpe)| bpe && lengths.contains(len))
+                .count()
+        };
+        let mut seeds = [0; 2];
+        for (i, seed) in seeds.iter_mut().enumerate() {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_usize(i);
+            *seed = hasher.finish();
+        }
         let mut tables = Self {
             arena: Vec::with_capacity(blob.len()),
             spans: vec![(UNUSED, 0); n_vocab],
-            short: HashTable::with_capacity(ids.len()),
+            small: ProbeTable::with_capacity(count(1..=8)),
+            mid: ProbeTable::with_capacity(count(9..=16)),
+            filter: vec![0; FILTER_WORDS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("FILTER_WORDS words"),
+            seeds,
             long: HashTable::new(),
             hasher: FxBuildHasher,
             merges: merges.map(|list| {
@@ -186,18 +350,17 @@ impl MergeTables {
                 || TablesError(format!("token id {id} repeats the bytes of another token"));
             // One probe per token: the entry is either the repeat (an error) or the free slot.
             if let Some(key) = ShortKey::of(piece) {
-                match tables
-                    .short
-                    .entry(key.hash(), |t| t.key() == key, |t| t.key().hash())
-                {
-                    Entry::Occupied(_) => return Err(repeated()),
-                    Entry::Vacant(slot) => slot.insert(ShortToken {
-                        lo: key.lo,
-                        hi: key.hi,
-                        len: key.len,
-                        id,
-                    }),
+                let hash = tables.hash(&key);
+                let bit = hash >> FILTER_SHIFT;
+                tables.filter[(bit / 64) as usize] |= 1 << (bit % 64);
+                let fresh = if key.len <= 8 {
+                    tables.small.insert(hash, &key, id)
+                } else {
+                    tables.mid.insert(hash, &key, id)
                 };
+                if !fresh {
+                    return Err(repeated());
+                }
                 continue;
             }
             let hash = tables.hasher.hash_one(piece);
@@ -267,9 +430,9 @@ impl MergeTables {
 
     /// The BPE token ids, in no particular order.
     pub fn bpe_ids(&self) -> impl Iterator<Item = u32> + '_ {
-        self.short
-            .iter()
-            .map(|t| t.id)
+        self.small
+            .ids()
+            .chain(self.mid.ids())
             .chain(self.long.iter().copied())
     }
 
@@ -278,11 +441,71 @@ impl MergeTables {
     #[inline]
     pub fn rank_of(&self, piece: &[u8]) -> Option<Rank> {
         match ShortKey::of(piece) {
-            Some(key) => self
-                .short
-                .find(key.hash(), |t| t.key() == key)
-                .map(|t| t.id),
+            Some(key) => self.find(&key),
             None => self.rank_of_long(piece),
+        }
+    }
+
+    /// [`Self::rank_of`] of `bytes[start..end]` (`start < end`): when `bytes` holds 16 bytes
+    /// from `start` (a piece inside a longer text, or copied into a padded buffer), a
+    /// piece of up to 16 bytes is read with two loads and masks instead of a branch per
+    /// length class.
+    #[inline(always)]
+    pub fn rank_in(&self, bytes: &[u8], start: usize, end: usize) -> Option<Rank> {
+        let len = end - start;
+        if len <= 16 && start + 16 <= bytes.len() {
+            self.find(&ShortKey::of_padded(bytes, start, len))
+        } else {
+            self.rank_of(&bytes[start..end])
+        }
+    }
+
+    /// The rank of `bytes[start..end]` (`start < end`), or `NO_RANK`, where `bytes` holds
+    /// 16 bytes from `start` (a piece copied into a buffer padded with 16 bytes).
+    #[inline(always)]
+    pub fn rank_padded(&self, bytes: &[u8], start: usize, end: usize) -> Rank {
+        let len = end - start;
+        let rank = if len <= 16 {
+            self.find(&ShortKey::of_padded(bytes, start, len))
+        } else {
+            self.rank_of_long(&bytes[start..end])
+        };
+        rank.unwrap_or(NO_RANK)
+    }
+
+    /// The hash of `key`: its low bits pick the slot in the table of its length class, its
+    /// top bits the filter bit.
+    #[inline(always)]
+    fn hash(&self, key: &ShortKey) -> u64 {
+        if key.len <= 8 {
+            fold(
+                key.lo ^ self.seeds[0],
+                0x243f_6a88_85a3_08d3 ^ u64::from(key.len),
+            )
+        } else {
+            fold(
+                key.lo ^ self.seeds[0],
+                key.hi ^ self.seeds[1] ^ (u64::from(key.len) << 59),
+            )
+        }
+    }
+
+    /// Whether the filter lets `hash` through (some token has its filter bit).
+    #[inline(always)]
+    fn may_hold(&self, hash: u64) -> bool {
+        let bit = hash >> FILTER_SHIFT;
+        self.filter[(bit / 64) as usize] & (1 << (bit % 64)) != 0
+    }
+
+    #[inline(always)]
+    fn find(&self, key: &ShortKey) -> Option<Rank> {
+        let hash = self.hash(key);
+        if !self.may_hold(hash) {
+            None
+        } else if key.len <= 8 {
+            self.small.find(hash, key)
+        } else {
+            self.mid.find(hash, key)
         }
     }
 
@@ -307,12 +530,22 @@ impl MergeTables {
         }
     }
 
+    /// [`Self::whole`] of `bytes[start..end]`, read as [`Self::rank_in`] reads it.
+    #[inline(always)]
+    pub fn whole_in(&self, bytes: &[u8], start: usize, end: usize) -> Option<u32> {
+        if self.whole_piece_lookup {
+            self.rank_in(bytes, start, end)
+        } else {
+            None
+        }
+    }
+
     /// Priority of merging the adjacent symbols `piece[start..mid]` and `piece[mid..end]`
     /// (whose ids are `left`, `right`), or `NO_RANK`.
     #[inline]
     pub fn pair_rank(&self, piece: &[u8], start: usize, end: usize, left: u32, right: u32) -> Rank {
         match &self.merges {
-            None => self.rank_of(&piece[start..end]).unwrap_or(NO_RANK),
+            None => self.rank_in(piece, start, end).unwrap_or(NO_RANK),
             Some(merges) => merges.get(&(left, right)).copied().unwrap_or(NO_RANK),
         }
     }
@@ -439,6 +672,65 @@ pub(crate) mod tests {
         assert_eq!(t.rank_of(b"\0\0"), Some(258));
         assert_eq!(t.rank_of(b"\0\0\0"), None);
         assert_eq!(t.bpe_ids().count(), 259);
+    }
+
+    #[test]
+    fn padded_keys_equal_plain_keys() {
+        let mut bytes: Vec<u8> = (0..40u8).map(|b| b.wrapping_mul(37) | 1).collect();
+        bytes.extend([0u8; 16]);
+        for start in 0..40 {
+            for len in 1..=16 {
+                let plain = ShortKey::of(&bytes[start..start + len]).unwrap();
+                assert!(
+                    ShortKey::of_padded(&bytes, start, len) == plain,
+                    "{start} {len}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_lookup_path_agrees() {
+        // Tokens of every length from 2 to 20 (the small, mid and long tables), and pieces
+        // that are not tokens next to them: longer, shorter, one byte changed.
+        let text: Vec<u8> = (0..64u8)
+            .map(|b| b"abcdefghijklmnopqrstuvwxyz"[b as usize % 26] ^ (b / 26))
+            .collect();
+        let tokens: Vec<&[u8]> = (2..=20).map(|len| &text[len..2 * len]).collect();
+        let t = tiny(&tokens);
+        let mut padded = text.clone();
+        padded.extend([0u8; 16]);
+        for start in 0..text.len() {
+            for end in start + 1..=text.len().min(start + 24) {
+                let piece = &text[start..end];
+                let want = tokens
+                    .iter()
+                    .position(|tok| *tok == piece)
+                    .map(|i| 256 + i as u32)
+                    .or_else(|| (piece.len() == 1).then(|| u32::from(piece[0])));
+                assert_eq!(t.rank_of(piece), want, "{piece:?}");
+                assert_eq!(t.rank_in(&text, start, end), want, "{piece:?}");
+                assert_eq!(t.rank_in(&padded, start, end), want, "{piece:?}");
+                assert_eq!(t.rank_padded(&padded, start, end), want.unwrap_or(NO_RANK));
+            }
+        }
+    }
+
+    #[test]
+    fn probe_table_runs_past_collisions_and_wraps() {
+        // Every key in one slot (the last): found by walking on, around the end.
+        let mut table = ProbeTable::<SmallSlot>::with_capacity(4);
+        let last = table.mask as u64;
+        let keys: Vec<ShortKey> = (1..=5u8).map(|b| ShortKey::of(&[b; 3]).unwrap()).collect();
+        for (id, key) in keys.iter().enumerate() {
+            assert!(table.insert(last, key, id as u32));
+        }
+        assert!(!table.insert(last, &keys[2], 9), "a repeat is refused");
+        for (id, key) in keys.iter().enumerate() {
+            assert_eq!(table.find(last, key), Some(id as u32));
+        }
+        assert_eq!(table.find(last, &ShortKey::of(b"zzz").unwrap()), None);
+        assert_eq!(table.ids().count(), 5);
     }
 
     #[test]

@@ -7,49 +7,181 @@ use crate::tables::{MergeTables, NO_RANK};
 /// Pieces up to this length work in stack buffers (no allocation); nearly all pieces do.
 const STACK_PIECE: usize = 128;
 
+/// Zero bytes after a piece's copy: a lookup reads a key of up to 16 bytes with two 8-byte
+/// loads and masks ([`MergeTables::rank_in`]).
+const PAD: usize = 16;
+
 pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
-    let n = piece.len();
-    if n <= STACK_PIECE {
-        let (mut starts, mut ids, mut ranks) = (
-            [0u32; STACK_PIECE + 1],
-            [0u32; STACK_PIECE],
-            [0u32; STACK_PIECE],
-        );
-        sweep(
-            t,
-            piece,
-            &mut starts[..=n],
-            &mut ids[..n],
-            &mut ranks[..n - 1],
-            out,
-        );
-    } else {
-        let (mut starts, mut ids, mut ranks) =
-            (vec![0u32; n + 1], vec![0u32; n], vec![0u32; n - 1]);
-        sweep(t, piece, &mut starts, &mut ids, &mut ranks, out);
+    // Buffers sized to the piece's class: a short piece neither clears nor sweeps 128 slots.
+    match piece.len() {
+        0..=8 => on_stack::<8, { 8 + PAD }>(t, piece, out),
+        9..=16 => on_stack::<16, { 16 + PAD }>(t, piece, out),
+        17..=32 => on_stack::<32, { 32 + PAD }>(t, piece, out),
+        33..=64 => on_stack::<64, { 64 + PAD }>(t, piece, out),
+        65..=STACK_PIECE => on_stack::<STACK_PIECE, { STACK_PIECE + PAD }>(t, piece, out),
+        _ => shrinking(t, piece, out),
     }
 }
 
-/// The sweep over caller-provided buffers: symbol i covers piece[starts[i]..starts[i + 1]]
-/// and has id ids[i]; ranks[i] is the priority of merging symbols i and i + 1. `len` counts
-/// the live symbols; a merge shifts the tails left by one.
-fn sweep(
-    t: &MergeTables,
-    piece: &[u8],
-    starts: &mut [u32],
-    ids: &mut [u32],
-    ranks: &mut [u32],
-    out: &mut Vec<u32>,
-) {
+/// [`linked`] on stack buffers of `N >= piece.len()` symbols (`P = N + PAD` bytes), with
+/// the pair priorities of the vocabulary's rule.
+#[inline(always)]
+fn on_stack<const N: usize, const P: usize>(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
+    let mut bytes = [0u8; P];
+    bytes[..piece.len()].copy_from_slice(piece);
+    if t.merges.is_none() {
+        linked::<N, RankBased>(t, &bytes, piece.len(), out);
+    } else {
+        linked::<N, PairRanked>(t, &bytes, piece.len(), out);
+    }
+}
+
+/// How a vocabulary ranks a pair of adjacent symbols, decided once per piece.
+trait Rule {
+    /// The priority of merging `bytes[start..mid]` and `bytes[mid..end]` (ids `left` and
+    /// `right`), or `NO_RANK`.
+    fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32;
+    /// The id the merge of `bytes[start..end]` at priority `rank` makes.
+    fn merged(t: &MergeTables, bytes: &[u8], start: usize, end: usize, rank: u32) -> u32;
+}
+
+/// Rank-based (tiktoken): a pair's priority is the id of its bytes' token, and that id is
+/// what the merge makes.
+struct RankBased;
+
+impl Rule for RankBased {
+    #[inline(always)]
+    fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, _: u32, _: u32) -> u32 {
+        t.rank_padded(bytes, start, end)
+    }
+    #[inline(always)]
+    fn merged(_: &MergeTables, _: &[u8], _: usize, _: usize, rank: u32) -> u32 {
+        rank
+    }
+}
+
+/// Pair-ranked (an HF merge list not in merged-id order).
+struct PairRanked;
+
+impl Rule for PairRanked {
+    #[inline(always)]
+    fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32 {
+        t.pair_rank(bytes, start, end, left, right)
+    }
+    #[inline(always)]
+    fn merged(t: &MergeTables, bytes: &[u8], start: usize, end: usize, rank: u32) -> u32 {
+        t.merged_id(bytes, start, end, rank)
+    }
+}
+
+/// The sweep for short pieces, with the symbols in a linked list over byte positions: the
+/// symbol starting at byte `i` covers `bytes[i..next[i]]`, has id `ids[i]`, and `ranks[i]`
+/// is the priority of merging it with the symbol after it, under the rule `R`. A merge
+/// unlinks the right
+/// symbol and gives its position `NO_RANK`, so nothing is ever moved, and every sweep reads
+/// all `N` positions (those past the piece hold `NO_RANK`), which the compiler does with
+/// vector instructions. `bytes` is the piece followed by at least `PAD` zero bytes.
+#[inline(always)]
+fn linked<const N: usize, R: Rule>(t: &MergeTables, bytes: &[u8], n: usize, out: &mut Vec<u32>) {
+    let (mut next, mut prev, mut ids) = ([0u32; N], [0u32; N], [0u32; N]);
+    let mut ranks = [NO_RANK; N];
+    for i in 0..n {
+        next[i] = i as u32 + 1;
+        prev[i] = (i as u32).wrapping_sub(1);
+        ids[i] = t.byte_ids[bytes[i] as usize];
+        if i + 1 < n {
+            ranks[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
+        }
+    }
+    loop {
+        let (best, best_rank) = lowest(&ranks);
+        if best_rank == NO_RANK {
+            break;
+        }
+        let right = next[best] as usize;
+        let end = next[right] as usize;
+        ids[best] = R::merged(t, bytes, best, end, best_rank);
+        next[best] = end as u32;
+        ranks[right] = NO_RANK;
+        ranks[best] = if end < n {
+            prev[end] = best as u32;
+            R::rank(t, bytes, best, next[end] as usize, ids[best], ids[end])
+        } else {
+            NO_RANK
+        };
+        if best > 0 {
+            let p = prev[best] as usize;
+            ranks[p] = R::rank(t, bytes, p, end, ids[p], ids[best]);
+        }
+    }
+    let mut i = 0;
+    while i < n {
+        out.push(ids[i]);
+        i = next[i] as usize;
+    }
+}
+
+/// The first position of the lowest rank, and that rank (`NO_RANK` when nothing merges).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn lowest<const N: usize>(ranks: &[u32; N]) -> (usize, u32) {
+    let min = ranks.iter().fold(NO_RANK, |m, &r| m.min(r));
+    (ranks.iter().position(|&r| r == min).unwrap_or(0), min)
+}
+
+/// The first position of the lowest rank, and that rank (`NO_RANK` when nothing merges),
+/// four ranks at a time with SSE2 (part of every x86-64 CPU): the minimum of all `N`
+/// without a branch, then the first group of four that holds it. (Left to itself, the
+/// compiler unrolls the scalar loop into a chain of compares and branches, which
+/// mispredict on the data.) SSE2 compares signed integers only, so ranks are compared
+/// with their top bit flipped, which orders them as unsigned.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn lowest<const N: usize>(ranks: &[u32; N]) -> (usize, u32) {
+    use std::arch::x86_64::*;
+    const { assert!(N.is_multiple_of(4) && N > 0) };
+    // SAFETY: SSE2 is part of the x86-64 baseline; every load reads four u32 inside
+    // `ranks` (k < N / 4).
+    unsafe {
+        let flip = _mm_set1_epi32(i32::MIN);
+        let group = |k: usize| {
+            let at = ranks.as_ptr().add(4 * k).cast::<__m128i>();
+            _mm_xor_si128(_mm_loadu_si128(at), flip)
+        };
+        let min = |a: __m128i, b: __m128i| {
+            let a_above = _mm_cmpgt_epi32(a, b);
+            _mm_or_si128(_mm_and_si128(a_above, b), _mm_andnot_si128(a_above, a))
+        };
+        let mut low = group(0);
+        for k in 1..N / 4 {
+            low = min(low, group(k));
+        }
+        // Fold the four lanes: afterwards every lane holds the minimum.
+        low = min(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
+        low = min(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
+        let rank = (_mm_cvtsi128_si32(low) as u32) ^ 0x8000_0000;
+        for k in 0..N / 4 {
+            let hits = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(group(k), low)));
+            if hits != 0 {
+                return (4 * k + hits.trailing_zeros() as usize, rank);
+            }
+        }
+        (0, NO_RANK)
+    }
+}
+
+/// The sweep for long pieces (heap buffers), over arrays that shrink as symbols merge, so a
+/// sweep reads only the live symbols: symbol i covers piece[starts[i]..starts[i + 1]] and
+/// has id ids[i]; ranks[i] is the priority of merging symbols i and i + 1; a merge shifts
+/// the tails left by one.
+fn shrinking(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     let mut len = piece.len();
-    for (i, &b) in piece.iter().enumerate() {
-        starts[i] = i as u32;
-        ids[i] = t.byte_ids[b as usize];
-    }
-    starts[len] = len as u32;
-    for (rank, pair) in ranks.iter_mut().zip(piece.windows(2)) {
-        *rank = t.byte_pair_rank(pair[0], pair[1]);
-    }
+    let mut starts: Vec<u32> = (0..=len as u32).collect();
+    let mut ids: Vec<u32> = piece.iter().map(|&b| t.byte_ids[b as usize]).collect();
+    let mut ranks: Vec<u32> = piece
+        .windows(2)
+        .map(|pair| t.byte_pair_rank(pair[0], pair[1]))
+        .collect();
     loop {
         let (mut best, mut best_rank) = (0, NO_RANK);
         for (i, &r) in ranks[..len - 1].iter().enumerate() {
@@ -82,4 +214,52 @@ fn sweep(
         }
     }
     out.extend_from_slice(&ids[..len]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoders::heap_merge;
+    use crate::tables::tests::tiny;
+
+    #[test]
+    fn lowest_is_the_first_minimum() {
+        let mut ranks = [NO_RANK; 16];
+        assert_eq!(lowest(&ranks).1, NO_RANK);
+        for (at, value) in [(15, 7), (3, 0x8000_0001), (9, 0x7FFF_FFFF), (12, 5), (2, 5)] {
+            ranks[at] = value;
+            let want = (0..16).fold((0, NO_RANK), |(i, m), j| {
+                if ranks[j] < m {
+                    (j, ranks[j])
+                } else {
+                    (i, m)
+                }
+            });
+            assert_eq!(lowest(&ranks), want, "{ranks:?}");
+        }
+        assert_eq!(lowest(&ranks), (2, 5));
+        assert_eq!(lowest(&[0u32; 8]), (0, 0));
+    }
+
+    #[test]
+    fn every_buffer_size_equals_heap_merge() {
+        // Pieces of 1 to 200 bytes: each stack buffer size, its edges, and the heap path;
+        // tokens of several lengths, so merges happen at every position of the buffers.
+        let t = tiny(&[
+            b"ab", b"abab", b"ba", b"bab", b"abc", b"cab", b"cc", b"ccc", b"cccc",
+        ]);
+        let mut state = 7u32;
+        for len in 1..=200 {
+            let piece: Vec<u8> = (0..len)
+                .map(|_| {
+                    state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    b"abcx"[(state >> 16) as usize % 4]
+                })
+                .collect();
+            let (mut got, mut want) = (vec![], vec![]);
+            encode(&t, &piece, &mut got);
+            heap_merge::encode(&t, &piece, &mut want);
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&piece));
+        }
+    }
 }

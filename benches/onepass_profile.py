@@ -1,0 +1,178 @@
+"""Instructions per byte of a one-pass encode, counted by callgrind: a noise-free measure for
+work on a shared machine, where wall and CPU time move with the other jobs.
+
+    python benches/onepass_profile.py count [--vocabs cl100k_base,o200k_base,qwen3]
+        [--corpora prose,code,multilingual] [--contenders wordsplit:auto,quicktok]
+        [--max-bytes 2MB] [--doc-bytes 16KB] [--out DIR] [--corpus-dir DIR]
+    python benches/onepass_profile.py run VOCAB CORPUS [--contender wordsplit:auto] [--marks]
+        [--max-bytes 2MB] [--doc-bytes 16KB] [--out DIR] [--corpus-dir DIR]
+
+``count`` writes a stride sample of each corpus (documents of ``--doc-bytes``, as the
+one-pass section cuts them; ``--max-bytes`` of them, ``0`` for all) to ``--out``, then for
+each vocabulary × corpus × contender starts a fresh process (``run``) under
+``valgrind --tool=callgrind --instr-atstart=no``. That process loads the contender, reads the
+sample, and counts instructions only while it encodes each document once (the caches start
+cold, as in the one-pass section, after one short warm-up text that builds what a process
+builds once, like the character class tables): a small C helper, compiled on first use from valgrind's
+``callgrind.h``, turns the instrumentation on and off around the loop. The table printed
+is instructions per byte of UTF-8; each cell's ``callgrind.out.*`` file stays in ``--out``
+for ``callgrind_annotate`` (where the instructions go, per function).
+
+``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` by hand; it
+prints the pass's CPU seconds too.
+Nothing here is timed: instruction counts do not show cache misses or branch mispredictions,
+so a change that trades instructions for memory traffic needs a timing check as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench import parse_size, read_corpus, split_documents, stride_sample  # noqa: E402
+from contenders import make_contender, prepare_data_dir  # noqa: E402
+
+DEFAULT_OUT = Path("/tmp/onepass_profile")
+WARM_UP = "Hello, wörld! 123 Ελλάδα 中文 \n"
+MARKS_C = r"""
+#include <valgrind/callgrind.h>
+void marks_start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void marks_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+"""
+
+
+def marks(out: Path):
+    """``(start, stop)``: callgrind client requests (no-ops outside valgrind)."""
+    lib = out / "marks.so"
+    if not lib.exists():
+        source = out / "marks.c"
+        source.write_text(MARKS_C)
+        subprocess.run(["cc", "-O1", "-shared", "-fPIC", "-o", str(lib), str(source)], check=True)
+    handle = ctypes.CDLL(str(lib))
+    return handle.marks_start, handle.marks_stop
+
+
+def sample_path(out: Path, corpus: str, max_bytes: int, doc_bytes: int) -> Path:
+    return out / f"{corpus}.{max_bytes}.{doc_bytes}.json"
+
+
+def write_sample(corpus_dir: Path, out: Path, corpus: str, max_bytes: int, doc_bytes: int) -> Path:
+    """The stride sample of ``corpus`` as a JSON list of documents (made once)."""
+    path = sample_path(out, corpus, max_bytes, doc_bytes)
+    if not path.exists():
+        docs = split_documents(read_corpus(corpus_dir, corpus), doc_bytes)
+        if max_bytes:
+            docs = [docs[i] for i in stride_sample(docs, max_bytes)]
+        path.write_text(json.dumps(docs))
+    return path
+
+
+def run(args: argparse.Namespace) -> None:
+    """Load the contender, then encode each document of the sample once."""
+    prepare_data_dir(args.out / "data")
+    docs = json.loads(write_sample(args.corpus_dir, args.out, args.corpus, args.max_bytes,
+                                   args.doc_bytes).read_text())
+    encode = make_contender(args.contender, args.vocab).encode
+    # One short text first, outside the count: what a process builds once on its first call
+    # (class tables, a thread's cache) is not a cost per byte of a corpus.
+    encode(WARM_UP)
+    start, stop = marks(args.out) if args.marks else (lambda: None, lambda: None)
+    kept = []
+    cpu = time.process_time()
+    start()
+    for doc in docs:
+        kept.append(encode(doc))
+    stop()
+    cpu = time.process_time() - cpu
+    n_bytes = sum(len(doc.encode("utf-8")) for doc in docs)
+    print(json.dumps({"bytes": n_bytes, "docs": len(docs), "ids": sum(map(len, kept)), "cpu_s": cpu}))
+
+
+def instructions(callgrind_out: Path) -> int:
+    """The total Ir of a callgrind output file."""
+    text = callgrind_out.read_text(errors="replace")
+    # "summary:" counts from the start of the program (0 with --instr-atstart=no, as the
+    # instrumentation starts later); "totals:" is what was collected.
+    match = re.search(r"^totals:\s*(\d+)", text, re.MULTILINE) or re.search(r"^summary:\s*(\d+)", text,
+                                                                          re.MULTILINE)
+    if not match:
+        raise RuntimeError(f"no totals in {callgrind_out}")
+    return int(match.group(1))
+
+
+def count(args: argparse.Namespace) -> None:
+    """Ir per byte for every vocabulary × corpus × contender, as a Markdown table."""
+    vocabs = args.vocabs.split(",")
+    corpora = args.corpora.split(",")
+    contenders = args.contenders.split(",")
+    marks(args.out)
+    for corpus in corpora:
+        write_sample(args.corpus_dir, args.out, corpus, args.max_bytes, args.doc_bytes)
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    rows = []
+    for vocab in vocabs:
+        for corpus in corpora:
+            row = {}
+            for key in contenders:
+                cg = args.out / f"callgrind.out.{vocab}.{corpus}.{key.replace(':', '_')}{args.tag}"
+                command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={cg}",
+                           sys.executable, __file__, "run", vocab, corpus, "--contender", key, "--marks",
+                           "--max-bytes", str(args.max_bytes), "--doc-bytes", str(args.doc_bytes),
+                           "--out", str(args.out), "--corpus-dir", str(args.corpus_dir)]
+                done = subprocess.run(command, env=env, capture_output=True, text=True)
+                if done.returncode:
+                    sys.stderr.write(done.stderr[-3000:])
+                    raise SystemExit(f"{key} on {vocab}/{corpus} failed")
+                info = json.loads(done.stdout.strip().splitlines()[-1])
+                row[key] = instructions(cg) / info["bytes"]
+                print(f"{vocab} {corpus} {key}: {row[key]:.1f} Ir/byte ({info['bytes']} bytes, "
+                      f"{info['ids']} ids)", file=sys.stderr, flush=True)
+            rows.append((vocab, corpus, row))
+    head = "| vocab | corpus | " + " | ".join(contenders) + " |"
+    if len(contenders) > 1:
+        head += f" {contenders[1]} ÷ {contenders[0]} |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for vocab, corpus, row in rows:
+        line = f"| {vocab} | {corpus} | " + " | ".join(f"{row[k]:.1f}" for k in contenders) + " |"
+        if len(contenders) > 1:
+            line += f" {row[contenders[1]] / row[contenders[0]]:.2f}× |"
+        print(line)
+
+
+def main(argv: list[str]) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    for name in ("run", "count"):
+        s = sub.add_parser(name)
+        if name == "run":
+            s.add_argument("vocab")
+            s.add_argument("corpus")
+            s.add_argument("--contender", default="wordsplit:auto")
+            s.add_argument("--marks", action="store_true", help="callgrind instrumentation around the pass")
+        else:
+            s.add_argument("--vocabs", default="cl100k_base,o200k_base,qwen3")
+            s.add_argument("--corpora", default="prose,code,multilingual")
+            s.add_argument("--contenders", default="wordsplit:auto,quicktok")
+            s.add_argument("--tag", default="", help="appended to the callgrind output names")
+        s.add_argument("--corpus-dir", type=Path, default=Path("/work/shared/corpus"))
+        s.add_argument("--max-bytes", type=parse_size, default="2MB")
+        s.add_argument("--doc-bytes", type=parse_size, default="16KB")
+        s.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = p.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (run if args.command == "run" else count)(args)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
