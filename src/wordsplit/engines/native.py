@@ -24,7 +24,7 @@ from ..vocab import Vocab, native_module
 
 # Encoder names the native core implements ("auto" is its own strategy; see options.py).
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases)])
-NATIVE_NORMALIZERS = frozenset(["none", "nfc"])
+NATIVE_NORMALIZERS = frozenset(["none", "nfc", "nfd", "nfkc", "nfkd"])
 
 
 def native_regex_pattern(pattern: str) -> Optional[str]:
