@@ -255,3 +255,23 @@ def test_trim_offsets_is_accepted_either_way(small_spec, tmp_path):
         hf, vocab = _load_both(spec, tmp_path / str(trim))
         assert not is_split_program(vocab.pattern)  # ByteLevel alone: GPT-2's scanner pattern
         _assert_same(hf, vocab)
+
+
+def test_missing_byte_tokens_are_a_typed_error_saying_what_hf_does(small_spec, tmp_path):
+    """GPT-NeoX-style vocabularies lack some single-byte tokens. HF drops such a byte from its
+    piece before merging (so "axb" is the token "ab"); wordsplit refuses the file and says so."""
+    spec = copy.deepcopy(small_spec)
+    del spec["model"]["vocab"]["x"]
+    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "x" not in m]
+    hf = HFTokenizer.from_str(json.dumps(spec))
+    assert hf.encode("axb").tokens == ["ab"]  # the behaviour the message describes
+    with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*0x78.*drops"):
+        load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+
+
+@pytest.mark.parametrize("flag", ["lstrip", "rstrip", "single_word"])
+def test_added_token_flags_are_typed_errors(small_spec, tmp_path, flag):
+    spec = copy.deepcopy(small_spec)
+    spec["added_tokens"][1][flag] = True
+    with pytest.raises(UnsupportedTokenizerError, match=flag):
+        load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)

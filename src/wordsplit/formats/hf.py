@@ -278,6 +278,16 @@ def _bpe_vocab(
     """The shared tail of the HF readers: byte-level ranks + merges → Vocab."""
     literals = {**special, **added}
     ranks = _byte_level_ranks(vocab_table, source, literals)
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        # HF loads such a vocabulary (GPT-NeoX's) and drops a missing byte from its piece before
+        # merging, or maps it to the model's unk_token; wordsplit's tables and encoders need a
+        # token for every byte.
+        shown = ", ".join(f"0x{b:02X}" for b in missing[:8]) + (", ..." if len(missing) > 8 else "")
+        raise UnsupportedTokenizerError(
+            f"{source}: the vocabulary has no token for {len(missing)} single byte(s) ({shown}); wordsplit "
+            "needs all 256 byte tokens (HF drops such a byte from the text, or encodes it as the unk token)"
+        )
     pairs = _merge_pairs(merges, source)
     rank_ordered = merges_are_rank_ordered(ranks, pairs)
     merge_table = None if rank_ordered else pair_ranked_merges(ranks, pairs, source)
