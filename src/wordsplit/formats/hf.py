@@ -220,7 +220,7 @@ def _pattern(spec: Any, source: str) -> tuple[str, bool]:
             "of the steps before it, which wordsplit does not support (only as the first pre-tokenizer)"
         )
     use_regex = byte_level.get("use_regex", True)
-    if not program:
+    if spec.get("type") == "ByteLevel":
         return (GPT2_PATTERN if use_regex else split_program([])), prefix_space
     if use_regex:  # ByteLevel's regex splits each piece once more
         program.append({"pattern": GPT2_ORIGINAL_PATTERN, "behavior": "Isolated", "invert": False})
