@@ -93,8 +93,12 @@ class Registry(Generic[T]):
         Raises:
             DuplicateNameError: the prefix is taken.
 
+        >>> def grey(name):
+        ...     if not name[5:].isdigit():
+        ...         raise UnknownComponentError(f"{name!r}: a grey is 'grey:' and a number")
+        ...     return int(name[5:])
         >>> shades = Registry("shade")
-        >>> shades.add_family("grey:", lambda name: int(name[5:]))
+        >>> shades.add_family("grey:", grey)
         >>> shades.get("grey:40"), "grey:x" in shades, "grey:7" in shades
         (40, False, True)
         """
