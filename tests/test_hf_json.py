@@ -275,3 +275,15 @@ def test_added_token_flags_are_typed_errors(small_spec, tmp_path, flag):
     spec["added_tokens"][1][flag] = True
     with pytest.raises(UnsupportedTokenizerError, match=flag):
         load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+
+
+def test_normalized_added_tokens(small_spec, tmp_path):
+    """normalized=true: accepted with a Unicode form (HF agrees on ordinary text), refused with a
+    normalizer that makes HF's matching in normalized text differ."""
+    spec = copy.deepcopy(small_spec)
+    spec["added_tokens"][1]["normalized"] = True
+    hf, vocab = _load_both(_spec(spec, normalizer={"type": "NFKC"}), tmp_path / "nfkc")
+    _assert_same(hf, vocab)
+    for i, normalizer in enumerate([NORMALIZERS["prepend"], NORMALIZERS["lowercase"]]):
+        with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
+            load_vocab(_write(tmp_path, _spec(spec, normalizer=normalizer)), cache_dir=tmp_path / str(i))

@@ -272,6 +272,26 @@ def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, 
     return special, added
 
 
+def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
+    """Refuse ``normalized: true`` added tokens where that changes the ids.
+
+    wordsplit matches every added token in the raw text and normalizes the stretches between
+    them; HF matches a ``normalized: true`` token in the normalized text. With no normalizer,
+    or one Unicode form, the two agree except where the form joins a token with a
+    neighbouring character; a Lowercase, Strip, Replace or Prepend would make them differ on
+    ordinary text (Prepend puts its prefix only before the first stretch, for HF).
+    """
+    if _normalizer(spec.get("normalizer"), source) in ("none", *_NAMED_FORMS.values()):
+        return
+    for entry in spec.get("added_tokens") or []:
+        if entry.get("normalized"):
+            raise UnsupportedTokenizerError(
+                f"{source}: added token {entry.get('content')!r} has normalized=true, which HF matches in the "
+                "normalized text; wordsplit matches added tokens before normalizing, so with this normalizer "
+                "it supports only normalized=false"
+            )
+
+
 def _bpe_vocab(
     *, vocab_table, merges, special, added, pattern, normalizer, ignore_merges, source, name, eos_token=None
 ) -> Vocab:
@@ -319,6 +339,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     if not isinstance(model.get("vocab"), dict):
         raise VocabFormatError(f"{source}: model.vocab must be an object of token → id")
     pattern, prefix_space = _pattern(spec.get("pre_tokenizer"), source)
+    _check_normalized_tokens(spec, source)
     return _bpe_vocab(
         vocab_table=model["vocab"], merges=model.get("merges", []), special=special, added=added,
         pattern=pattern, normalizer=_normalizer(spec.get("normalizer"), source, prefix_space),
