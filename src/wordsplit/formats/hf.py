@@ -167,6 +167,11 @@ def _split_step(spec: dict, source: str) -> dict[str, Any]:
         return {"pattern": DIGIT_CLASS, "behavior": "Isolated" if individual else "Contiguous", "invert": False}
     if kind == "Punctuation":
         behavior = spec.get("behavior", "Isolated")
+        if behavior == "Removed":
+            raise UnsupportedTokenizerError(
+                f"{source}: the pre-tokenizer Punctuation(behavior='Removed') deletes the punctuation it splits on, "
+                "which wordsplit does not support (its engines encode every character of the text)"
+            )
         return step_of({"pattern": {"Regex": punctuation_class()}, "behavior": behavior, "invert": False}, source)
     if kind in ("Whitespace", "WhitespaceSplit"):
         raise UnsupportedTokenizerError(
