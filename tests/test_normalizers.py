@@ -392,7 +392,7 @@ def test_lowercase_has_no_final_sigma_rule() -> None:
 
 def test_prefix_space_step() -> None:
     prefix = get_normalizer(normalizer_program([{"type": "PrefixSpace"}]))
-    assert [prefix(t) for t in ("a b", " a", "\ta", "")] == [" a b", " a", " \ta", " "]
+    assert [prefix(t) for t in ("a b", " a", "\ta", "")] == [" a b", " a", " \ta", ""]
 
 
 def test_program_names_are_a_registry_family() -> None:

@@ -360,7 +360,7 @@ def normalizer_program(steps: list[dict]) -> str:
     Each step is ``{"type": T, ...}`` with T one of :data:`STEP_TYPES` and HF's fields:
     ``Strip`` has ``strip_left``/``strip_right``; ``Replace`` a ``pattern`` ``{"String": s}``
     or ``{"Regex": r}`` and a ``content``; ``Prepend`` a ``prepend``. ``PrefixSpace`` is
-    ByteLevel's ``add_prefix_space`` (a space before text that does not start with one),
+    ByteLevel's ``add_prefix_space`` (a space before non-empty text that does not start with one),
     which the loader moves here when ByteLevel is the first pre-tokenizer.
 
     Raises:
@@ -408,7 +408,8 @@ class ProgramNormalizer:
     ``StripAccents`` drops combining marks; ``Replace`` replaces every match of a literal
     string, or of a regex found as Oniguruma finds matches (Unicode 16.0 classes, an empty
     match right after a match skipped), with ``content`` taken literally; ``Prepend`` prefixes
-    non-empty text; ``PrefixSpace`` prefixes a space unless the text starts with one.
+    non-empty text; ``PrefixSpace`` prefixes a space to non-empty text that does not start
+    with one.
 
     Args:
         name: the program, as :func:`normalizer_program` spells it.
@@ -454,7 +455,8 @@ class ProgramNormalizer:
             prepend = step["prepend"]
             return lambda text: prepend + text if text else text
         if kind == "PrefixSpace":
-            return lambda text: text if text.startswith(" ") else " " + text
+            # (HF's prepend aligns the new text to the first character: empty text stays empty)
+            return lambda text: " " + text if text and not text.startswith(" ") else text
         pattern, content = step["pattern"], step["content"]
         if "String" in pattern:
             # HF escapes the string into a regex: every non-overlapping occurrence, leftmost
