@@ -15,7 +15,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from tokenizers import Regex
 from tokenizers import normalizers as hf_normalizers
@@ -381,7 +381,15 @@ STEPS = st.sampled_from([
 def test_programs_match_hf_sequences(steps: list[dict], text: str) -> None:
     ours = get_normalizer(normalizer_program(steps))
     oracle_sequence = hf_normalizers.Sequence([_hf_step(step) for step in steps])
-    assert ours(text) == oracle_sequence.normalize_str(text), (steps, ascii(text))
+    try:
+        expected = oracle_sequence.normalize_str(text)
+    except BaseException as exc:  # pyo3's PanicException derives from BaseException
+        # HF's alignment bookkeeping panics on some programs (content inserted at an empty
+        # Replace match, then a Unicode form): there is no answer to compare with.
+        if type(exc).__name__ != "PanicException":
+            raise
+        reject()
+    assert ours(text) == expected, (steps, ascii(text))
 
 
 def test_lowercase_has_no_final_sigma_rule() -> None:

@@ -461,8 +461,9 @@ class ProgramNormalizer:
         if "String" in pattern:
             # HF escapes the string into a regex: every non-overlapping occurrence, leftmost
             # first, as str.replace finds them (an empty string matches between all characters).
+            # Empty text has no match at all for HF, not even an empty one.
             literal = pattern["String"]
-            return lambda text: text.replace(literal, content)
+            return lambda text: text.replace(literal, content) if text else text
         return _regex_replacer(pattern["Regex"], content)
 
     def __call__(self, text: str) -> str:
@@ -489,6 +490,8 @@ def _regex_replacer(pattern: str, content: str) -> Callable[[str], str]:
         raise UnsupportedTokenizerError(f"the Replace pattern {pattern[:80]!r} nests too deeply") from None
 
     def replace(text: str) -> str:
+        if not text:  # HF finds no match in empty text, not even an empty one
+            return text
         parts, done = [], 0
         for start, end in find_matches(compiled, text):
             parts.append(text[done:start])
