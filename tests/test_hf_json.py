@@ -187,7 +187,7 @@ def test_character_classes_on_every_code_point(kind):
         "punctuation": (pre_tokenizers.Punctuation("isolated"), punctuation_class()),
     }[kind]
     compiled = regex.compile(translate_pattern(pattern))
-    ours = {cp for cp in ALL_CODE_POINTS if compiled.match(chr(cp))}
+    ours = {ord(ch) for ch in compiled.findall("".join(map(chr, ALL_CODE_POINTS)))}  # (one character each)
     expected = _hf_class_members(oracle, ALL_CODE_POINTS)
     assert not ours ^ expected, sorted(f"U+{cp:04X}" for cp in ours ^ expected)[:20]
 

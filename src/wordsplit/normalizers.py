@@ -118,6 +118,14 @@ def _data() -> SimpleNamespace:
         no_marks={cp: None for cp in COMBINING_MARKS},
         composition={chr(a) + chr(b): chr(c) for (a, b), c in CANONICAL_COMPOSITION.items()},
         active_run=re.compile(f"[{_char_class(active)}]+"),
+        # Runs of characters that decompose or are non-starters: decomposition and canonical
+        # ordering never reach past the (inert, starter) characters around such a run.
+        decomposing_run=re.compile(f"[{_char_class(set(CANONICAL_COMBINING_CLASS) | set(CANONICAL_DECOMPOSITION))}"
+                                   f"\uac00-\ud7a3]+"),
+        compatibility_run=re.compile(
+            f"[{_char_class(set(CANONICAL_COMBINING_CLASS) | set(CANONICAL_DECOMPOSITION) | set(COMPATIBILITY_DECOMPOSITION))}"
+            f"\uac00-\ud7a3]+"
+        ),
     )
 
 
@@ -279,7 +287,18 @@ def nfd(text: str) -> str:
     # already sorted by the same classes. (NFKD: the same argument.)
     if unicodedata.is_normalized("NFD", text):
         return text
-    return "".join(ch for _, ch in _decomposed(text))
+    return _decompose_runs(text, _data().decomposing_run, False)
+
+
+def _decompose_runs(text: str, runs: "re.Pattern[str]", compatibility: bool) -> str:
+    """NFD (NFKD) of ``text``, computed on each run of ``runs`` alone (see :func:`_data`)."""
+    parts, done = [], 0
+    for run in runs.finditer(text):
+        parts.append(text[done:run.start()])
+        parts.append("".join(ch for _, ch in _decomposed(run.group(), compatibility)))
+        done = run.end()
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 @NORMALIZERS.register("nfkd")
@@ -291,7 +310,7 @@ def nfkd(text: str) -> str:
     """
     if text.isascii() or unicodedata.is_normalized("NFKD", text):
         return text
-    return "".join(ch for _, ch in _decomposed(text, compatibility=True))
+    return _decompose_runs(text, _data().compatibility_run, True)
 
 
 @NORMALIZERS.register("nfkc")
@@ -303,7 +322,9 @@ def nfkc(text: str) -> str:
     """
     if text.isascii():
         return text
-    return _composed(_decomposed(text, compatibility=True))
+    # NFKC is canonical composition of the compatibility decomposition, and NFC leaves a
+    # decomposed text decomposed before composing (the crate's new_compatible does the same).
+    return _nfc_without_shortcuts(nfkd(text))
 
 
 # HF's Lowercase is Rust's char::to_lowercase, one character at a time: no final-sigma rule
