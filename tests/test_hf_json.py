@@ -287,3 +287,16 @@ def test_normalized_added_tokens(small_spec, tmp_path):
     for i, normalizer in enumerate([NORMALIZERS["prepend"], NORMALIZERS["lowercase"]]):
         with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
             load_vocab(_write(tmp_path, _spec(spec, normalizer=normalizer)), cache_dir=tmp_path / str(i))
+
+
+def test_generated_punctuation_data_is_up_to_date():
+    import glob
+    import os
+    import subprocess
+    import sys
+
+    if not glob.glob(os.path.expanduser("~/.cargo/registry/src/*/unicode_categories-0.1.1/src/tables.rs")):
+        pytest.skip("the crate's source is not in the cargo registry")
+    script = Path(__file__).resolve().parent.parent / "tools" / "gen_hf_char_tables.py"
+    result = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
