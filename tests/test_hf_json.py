@@ -20,7 +20,7 @@ from tokenizers import pre_tokenizers
 
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError
-from wordsplit.formats.hf import DIGIT_CLASS, punctuation_class
+from wordsplit.formats.hf import DIGIT_CLASS, punctuation_class, read_hf_tokenizer_json
 from wordsplit.normalizers import NORMALIZER_PREFIX
 from wordsplit.spanners.hf_split import hf_split, is_split_program
 from wordsplit.spanners.regex import translate_pattern
@@ -267,6 +267,9 @@ def test_missing_byte_tokens_are_a_typed_error_saying_what_hf_does(small_spec, t
     assert hf.encode("axb").tokens == ["ab"]  # the behaviour the message describes
     with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*0x78.*drops"):
         load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+    tiny = b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}'
+    with pytest.raises(UnsupportedTokenizerError, match="no token for 255 single byte"):
+        read_hf_tokenizer_json(tiny, source="tiny/tokenizer.json")
 
 
 @pytest.mark.parametrize("flag", ["lstrip", "rstrip", "single_word"])
