@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import pre_tokenizers
 
@@ -166,7 +168,41 @@ def test_pre_tokenizers_before_byte_level_match_hf(small_spec, tmp_path, name, u
     pre = {"type": "Sequence", "pretokenizers": [*PRE_STEPS[name], {**BYTE_LEVEL, "use_regex": use_regex}]}
     hf, vocab = _load_both(_spec(small_spec, normalizer={"type": "NFKC"}, pre_tokenizer=pre), tmp_path)
     assert is_split_program(vocab.pattern)
+    # Isolated steps whose regexes the native core runs are a native regex sequence.
+    isolated = all(step.get("behavior", "Isolated") == "Isolated" and step.get("individual_digits", True)
+                   for step in PRE_STEPS[name])
+    assert TokenizerOptions(backend="native").build(vocab).native == isolated
     _assert_same(hf, vocab)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Z", "é", " ", "  ", "\n", "1", "23", "٣", "!", "...", "(", "»", "'s", "日本",
+                                 "😀", "\t", "_", "-", "\u00b2"]), max_size=30).map("".join))
+def test_native_regex_sequence_equals_the_python_spanner(text):
+    """The native regex sequence that runs an Isolated split program gives the pieces of the
+    Python hf-split spanner (checked through the ids of both backends)."""
+    for tok_native, tok_python in _SEQUENCE_TOKENIZERS:
+        assert tok_native.encode(text) == tok_python.encode(text)
+
+
+def _sequence_tokenizers():
+    from wordsplit import Vocab
+    from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
+    from wordsplit.spanners.hf_split import split_program
+
+    pairs = []
+    for patterns in ([DIGIT_CLASS, GPT2_ORIGINAL_PATTERN], [punctuation_class(), DIGIT_CLASS]):
+        program = split_program([{"pattern": p, "behavior": "Isolated", "invert": False} for p in patterns])
+        # GPT-2's ranks merge across the pieces' boundaries ("23", "...", " 1"), so different
+        # pieces give different ids
+        vocab = Vocab(name="gpt2-split", ranks=load_vocab("gpt2").ranks, pattern=program)
+        native = TokenizerOptions(backend="native").build(vocab)
+        assert native.native
+        pairs.append((native, TokenizerOptions(backend="python").build(vocab)))
+    return pairs
+
+
+_SEQUENCE_TOKENIZERS = _sequence_tokenizers()
 
 
 def _hf_class_members(oracle, code_points: list[int]) -> set[int]:
