@@ -79,7 +79,7 @@ def test_shuffled_merges_become_pair_ranked(qwen_json):
         (lambda s: s["model"].update(dropout=0.1), "dropout"),
         (lambda s: s["model"].update(byte_fallback=True), "byte_fallback"),
         (lambda s: s.update(pre_tokenizer={"type": "Metaspace", "replacement": "▁"}), "Metaspace"),
-        (lambda s: s.update(normalizer={"type": "NFKC"}), "NFKC"),
+        (lambda s: s.update(normalizer={"type": "BertNormalizer"}), "BertNormalizer"),
         (lambda s: s.update(decoder={"type": "Metaspace"}), "Metaspace"),
         (lambda s: s["added_tokens"][0].update(lstrip=True), "lstrip"),
     ],
@@ -96,8 +96,6 @@ def test_unsupported_constructs_are_named(qwen_json, change, construct):
     [
         (b"{not json", "not valid JSON"),
         (b"[]", "no 'model'"),
-        (b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}',
-         "256 bytes"),
     ],
 )
 def test_malformed_tokenizer_json(data, entry):
@@ -210,7 +208,8 @@ def test_load_by_directory(tmp_path):
 
 def test_vocab_merges_without_config_is_gpt2_style():
     vocab_json = json.dumps({**{chr(c): i for i, c in enumerate(range(33, 127))}}).encode()
-    with pytest.raises(VocabFormatError, match="256 bytes"):
+    # (HF loads such a file and drops the missing bytes; wordsplit needs all 256)
+    with pytest.raises(UnsupportedTokenizerError, match="256 byte tokens"):
         read_vocab_merges(vocab_json, b"#version: 0.2\n", source="v.json")
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate ``src/wordsplit/_nfc_data.py``: the Unicode data behind HF tokenizers' NFC.
+"""Generate ``src/wordsplit/_nfc_data.py``: the Unicode data behind HF tokenizers' NFC, NFD,
+NFKC, NFKD and StripAccents.
 
 Provenance
 ----------
@@ -10,12 +11,17 @@ reproduce HF byte for byte we copy the crate's own tables instead of using ``uni
 
 ``src/tables.rs`` stores each table as a minimal perfect hash: a ``*_SALT`` array plus a ``*_KV``
 array holding every (key, value) entry exactly once (see the crate's ``src/perfect_hash.rs`` and
-``src/lookups.rs``). We read the three tables NFC needs:
+``src/lookups.rs``). We read the tables the normalizers need:
 
 * ``CANONICAL_COMBINING_CLASS_KV``: ``u32`` entries packed as ``code_point << 8 | ccc``;
 * ``CANONICAL_DECOMPOSED_KV``: ``(code_point, &[char])``, *fully* (recursively) decomposed;
 * ``COMPOSITION_TABLE_KV``: ``(first << 16 | second, composite)`` for BMP pairs, plus the
-  ``match`` arms of ``composition_table_astral`` for pairs outside the BMP.
+  ``match`` arms of ``composition_table_astral`` for pairs outside the BMP;
+* ``COMPATIBILITY_DECOMPOSED_KV``: ``(code_point, &[char])``, fully decomposed, for the
+  characters whose compatibility decomposition differs from their canonical one (the crate's
+  ``decompose_compatible`` tries this table first, then the canonical one);
+* ``COMBINING_MARK_KV``: the code points of General_Category=Mark (``is_combining_mark``, which
+  HF's StripAccents removes).
 
 Hangul syllables are in none of them: the crate decomposes and composes them algorithmically
 (``src/normalize.rs``), and so does ``wordsplit.normalizers``.
@@ -44,7 +50,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Dict, FrozenSet, Tuple
 
 CRATE = "unicode-normalization-alignments"
 CRATE_VERSION = "0.1.12"
@@ -52,8 +58,11 @@ UNICODE = "9.0.0"  # the crate's UNICODE_VERSION; checked when reading tables.rs
 REPO_ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = REPO_ROOT / "src" / "wordsplit" / "_nfc_data.py"
 
-# Combining classes, full canonical decompositions, canonical compositions.
-Tables = Tuple[Dict[int, int], Dict[int, Tuple[int, ...]], Dict[Tuple[int, int], int]]
+# Combining classes, full canonical decompositions, canonical compositions, full compatibility
+# decompositions, combining marks.
+Tables = Tuple[
+    Dict[int, int], Dict[int, Tuple[int, ...]], Dict[Tuple[int, int], int], Dict[int, Tuple[int, ...]], FrozenSet[int]
+]
 
 _HEX = r"0x[0-9A-Fa-f]+"
 _CHAR = r"'\\u\{([0-9A-Fa-f]+)\}'"
@@ -93,8 +102,16 @@ def check_reachable(source: str, name: str, keys: list[int]) -> None:
             sys.exit(f"error: {name}: key {key:#x} is not reachable by the crate's lookup")
 
 
+def read_decompositions(source: str, name: str) -> Dict[int, Tuple[int, ...]]:
+    """A ``(code_point, &[char])`` table such as ``CANONICAL_DECOMPOSED``."""
+    entries = re.findall(rf"\(({_HEX}), &\[([^\]]*)\]\)", array_body(source, f"{name}_KV"))
+    check_reachable(source, name, [int(k, 16) for k, _ in entries])
+    return {int(k, 16): tuple(int(c, 16) for c in re.findall(_CHAR, chars)) for k, chars in entries}
+
+
 def read_tables(path: Path) -> Tables:
-    """The non-zero combining classes, full canonical decompositions and compositions."""
+    """The non-zero combining classes, full canonical decompositions, compositions, full
+    compatibility decompositions and combining marks."""
     source = path.read_text(encoding="utf-8")
     if f"UNICODE_VERSION: (u64, u64, u64) = ({UNICODE.replace('.', ', ')});" not in source:
         sys.exit("error: tables.rs is not the Unicode 9.0.0 table set this module documents")
@@ -105,14 +122,7 @@ def read_tables(path: Path) -> Tables:
     check_reachable(source, "CANONICAL_COMBINING_CLASS", [v >> 8 for v in packed])
     ccc = {v >> 8: v & 0xFF for v in packed if v & 0xFF}
 
-    decomposition_entries = re.findall(
-        rf"\(({_HEX}), &\[([^\]]*)\]\)", array_body(source, "CANONICAL_DECOMPOSED_KV")
-    )
-    check_reachable(source, "CANONICAL_DECOMPOSED", [int(k, 16) for k, _ in decomposition_entries])
-    decompositions = {
-        int(k, 16): tuple(int(c, 16) for c in re.findall(_CHAR, chars))
-        for k, chars in decomposition_entries
-    }
+    decompositions = read_decompositions(source, "CANONICAL_DECOMPOSED")
 
     # BMP pairs are keyed first << 16 | second (src/lookups.rs, composition_table).
     kv = array_body(source, "COMPOSITION_TABLE_KV")
@@ -127,7 +137,10 @@ def read_tables(path: Path) -> Tables:
     arms = re.findall(rf"\({_CHAR}, {_CHAR}\) => Some\({_CHAR}\)", astral.group(0))
     for first, second, composite in arms:
         compositions[int(first, 16), int(second, 16)] = int(composite, 16)
-    return ccc, decompositions, compositions
+    compatibility = read_decompositions(source, "COMPATIBILITY_DECOMPOSED")
+    marks = [int(v, 16) for v in re.findall(_HEX, array_body(source, "COMBINING_MARK_KV"))]
+    check_reachable(source, "COMBINING_MARK", marks)
+    return ccc, decompositions, compositions, compatibility, frozenset(marks)
 
 
 def wrap(items: list[str], indent: str = "    ", width: int = 100) -> str:
@@ -144,7 +157,7 @@ def wrap(items: list[str], indent: str = "    ", width: int = 100) -> str:
 
 def render(tables: Tables) -> str:
     """The text of the generated module, entries sorted by code point."""
-    ccc, decompositions, compositions = tables
+    ccc, decompositions, compositions, compatibility, marks = tables
 
     def cp(value: int) -> str:
         return f"0x{value:04X}"
@@ -155,7 +168,13 @@ def render(tables: Tables) -> str:
         for k, v in sorted(decompositions.items())
     ]
     composition_items = [f"({cp(a)}, {cp(b)}): {cp(c)}" for (a, b), c in sorted(compositions.items())]
-    return f'''"""Unicode {UNICODE} normalization data used by HF tokenizers' NFC.
+    compatibility_items = [
+        f"{cp(k)}: ({', '.join(map(cp, v))}{',' if len(v) == 1 else ''})"
+        for k, v in sorted(compatibility.items())
+    ]
+    mark_items = [cp(m) for m in sorted(marks)]
+    return f'''"""Unicode {UNICODE} normalization data used by HF tokenizers' NFC, NFD, NFKC, NFKD and
+StripAccents.
 
 GENERATED by tools/gen_nfc_tables.py from the Rust crate {CRATE} {CRATE_VERSION}
 (src/tables.rs, Unicode {UNICODE}). Do not edit by hand: re-run the script instead.
@@ -179,6 +198,17 @@ CANONICAL_DECOMPOSITION = {{
 CANONICAL_COMPOSITION = {{
 {wrap(composition_items)}
 }}
+
+# Full compatibility decomposition where it differs from the canonical one: code point -> code
+# points ({len(compatibility)} entries).
+COMPATIBILITY_DECOMPOSITION = {{
+{wrap(compatibility_items)}
+}}
+
+# General_Category=Mark ({len(marks)} code points).
+COMBINING_MARKS = frozenset([
+{wrap(mark_items)}
+])
 '''
 
 
@@ -197,10 +227,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stale: {args.output}; run python tools/gen_nfc_tables.py", file=sys.stderr)
         return 1
     args.output.write_text(text, encoding="utf-8", newline="\n")
-    ccc, decompositions, compositions = tables
+    ccc, decompositions, compositions, compatibility, marks = tables
     print(
         f"wrote {args.output}: {len(ccc)} combining classes, {len(decompositions)} decompositions, "
-        f"{len(compositions)} compositions"
+        f"{len(compositions)} compositions, {len(compatibility)} compatibility decompositions, "
+        f"{len(marks)} combining marks"
     )
     return 0
 

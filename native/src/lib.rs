@@ -636,12 +636,15 @@ impl PyPipeline {
             (Some(object), name) => NormalizeStage::Python(object, name.to_owned()),
             (None, "none") => NormalizeStage::None,
             (None, "nfc") => NormalizeStage::Nfc,
+            (None, "nfd") => NormalizeStage::Nfd,
+            (None, "nfkc") => NormalizeStage::Nfkc,
+            (None, "nfkd") => NormalizeStage::Nfkd,
             (None, name) => {
                 return Err(ws_error(
                     py,
                     "UnknownComponentError",
                     format!(
-                        "unknown native normalizer {}; known: nfc, none",
+                        "unknown native normalizer {}; known: nfc, nfd, nfkc, nfkd, none",
                         pipeline::py_repr(py, name)
                     ),
                 ))

@@ -12,7 +12,9 @@
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
-use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+use unicode_normalization_alignments::{
+    is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
+};
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -80,6 +82,10 @@ pub enum NormalizeStage {
     None,
     /// HF's NFC (the `unicode-normalization-alignments` tables HF uses).
     Nfc,
+    /// HF's NFD, NFKC and NFKD (the same crate and tables).
+    Nfd,
+    Nfkc,
+    Nfkd,
     /// A Python callable `str -> str`, and its registry name.
     Python(Py<PyAny>, String),
 }
@@ -319,11 +325,26 @@ impl Pipeline {
         if text.is_empty() {
             return Ok(());
         }
+        // ASCII text is in all four forms; so is text the crate's quick check passes (it reads
+        // the crate's own tables), so both skip the work.
+        let unchanged = |quick: &dyn Fn(&str) -> IsNormalized| {
+            text.is_ascii() || quick(text) == IsNormalized::Yes
+        };
         match &self.normalizer {
-            NormalizeStage::Nfc
-                if !text.is_ascii() && is_nfc_quick(text.chars()) != IsNormalized::Yes =>
-            {
+            NormalizeStage::Nfc if !unchanged(&|t| is_nfc_quick(t.chars())) => {
                 let normalized: String = text.nfc().map(|(c, _)| c).collect();
+                self.encode_split(&normalized, out)
+            }
+            NormalizeStage::Nfd if !unchanged(&|t| is_nfd_quick(t.chars())) => {
+                let normalized: String = text.nfd().map(|(c, _)| c).collect();
+                self.encode_split(&normalized, out)
+            }
+            NormalizeStage::Nfkc if !unchanged(&|t| is_nfkc_quick(t.chars())) => {
+                let normalized: String = text.nfkc().map(|(c, _)| c).collect();
+                self.encode_split(&normalized, out)
+            }
+            NormalizeStage::Nfkd if !unchanged(&|t| is_nfkd_quick(t.chars())) => {
+                let normalized: String = text.nfkd().map(|(c, _)| c).collect();
                 self.encode_split(&normalized, out)
             }
             NormalizeStage::Python(function, name) => {

@@ -1,4 +1,6 @@
-r"""Text normalizers run before pre-tokenization: ``"none"`` and an HF-exact ``"nfc"``.
+r"""Text normalizers run before pre-tokenization, each exactly as HuggingFace ``tokenizers``
+computes it: ``"none"``, ``"nfc"``, ``"nfd"``, ``"nfkc"``, ``"nfkd"``, and *normalizer
+programs* (a tokenizer.json's Lowercase, Replace, Strip, StripAccents, Prepend and Sequence).
 
 :func:`nfc` reproduces HuggingFace ``tokenizers.normalizers.NFC`` character for character. HF
 normalizes with the Rust crate ``unicode-normalization-alignments`` 0.1.12, whose data is
@@ -10,24 +12,33 @@ decomposition, so it neither reorders nor composes them::
     >>> nfc("a\u07fd\u0334") == unicodedata.normalize("NFC", "a\u07fd\u0334")
     False
 
-The algorithm and data therefore mirror the crate rather than ``unicodedata``: canonical
-decomposition with the crate's tables (Hangul syllables algorithmically), canonical ordering
-(stable sort of each run of non-starters by combining class), then canonical composition with
-the usual blocking rule. The tables live in the generated module ``wordsplit._nfc_data``
-(``tools/gen_nfc_tables.py``).
+The algorithm and data therefore mirror the crate rather than ``unicodedata``: canonical (or,
+for NFKC/NFKD, compatibility) decomposition with the crate's tables (Hangul syllables
+algorithmically), canonical ordering (stable sort of each run of non-starters by combining
+class), then, for NFC/NFKC, canonical composition with the usual blocking rule. The tables live
+in the generated module ``wordsplit._nfc_data`` (``tools/gen_nfc_tables.py``).
 
-What this module does not do: NFD, NFKC and NFKD are not provided; no offsets or alignments are
-tracked; the UAX #15 stream-safe format is not applied (HF does not apply it either). Lone
-surrogates are left as they are (combining class 0, no decomposition); callers replace them
-before normalizing, since HF cannot receive them at all.
+A normalizer program is the registry name ``hf-normalizer:`` + a JSON list of steps
+(:func:`normalizer_program`); the registry makes the normalizer from the name on first use
+(a parametrized family), so a vocabulary that names one pickles, caches and loads in a fresh
+process like any other. Each step is HF's normalizer of that ``type``, with HF's data: see
+:class:`ProgramNormalizer`.
+
+What this module does not do: no offsets or alignments are tracked; the UAX #15 stream-safe
+format is not applied (HF does not apply it either). Lone surrogates are left as they are
+(combining class 0, no decomposition); callers replace them before normalizing, since HF
+cannot receive them at all.
 
 >>> get_normalizer("nfc")("Cafe\u0301") == "Caf\u00e9"
 True
+>>> get_normalizer(normalizer_program([{"type": "NFKC"}, {"type": "Lowercase"}]))("\ufb01X")
+'fix'
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
 from operator import itemgetter
@@ -67,7 +78,13 @@ def _char_class(code_points: set[int]) -> str:
 def _data() -> SimpleNamespace:
     """HF's NFC tables, loaded on first use: the native backend normalizes in Rust, so most
     programs never need them, and importing them costs ~30 ms."""
-    from ._nfc_data import CANONICAL_COMBINING_CLASS, CANONICAL_COMPOSITION, CANONICAL_DECOMPOSITION
+    from ._nfc_data import (
+        CANONICAL_COMBINING_CLASS,
+        CANONICAL_COMPOSITION,
+        CANONICAL_DECOMPOSITION,
+        COMBINING_MARKS,
+        COMPATIBILITY_DECOMPOSITION,
+    )
 
     # Splitting the text into independent pieces. Call a character a *boundary* when it is a
     # starter that no earlier character can interact with: NFC never reorders across it, never
@@ -93,8 +110,22 @@ def _data() -> SimpleNamespace:
         # Keyed by 1- and 2-character strings, so that lookups need no ord()/chr().
         ccc={chr(cp): ccc for cp, ccc in CANONICAL_COMBINING_CLASS.items()},
         decomposition={chr(cp): "".join(map(chr, cps)) for cp, cps in CANONICAL_DECOMPOSITION.items()},
+        # The crate's decompose_compatible: the compatibility table first, then the canonical one.
+        compatibility={
+            **{chr(cp): "".join(map(chr, cps)) for cp, cps in CANONICAL_DECOMPOSITION.items()},
+            **{chr(cp): "".join(map(chr, cps)) for cp, cps in COMPATIBILITY_DECOMPOSITION.items()},
+        },
+        no_marks={cp: None for cp in COMBINING_MARKS},
         composition={chr(a) + chr(b): chr(c) for (a, b), c in CANONICAL_COMPOSITION.items()},
         active_run=re.compile(f"[{_char_class(active)}]+"),
+        # Runs of characters that decompose or are non-starters: decomposition and canonical
+        # ordering never reach past the (inert, starter) characters around such a run.
+        decomposing_run=re.compile(f"[{_char_class(set(CANONICAL_COMBINING_CLASS) | set(CANONICAL_DECOMPOSITION))}"
+                                   f"\uac00-\ud7a3]+"),
+        compatibility_run=re.compile(
+            f"[{_char_class(set(CANONICAL_COMBINING_CLASS) | set(CANONICAL_DECOMPOSITION) | set(COMPATIBILITY_DECOMPOSITION))}"
+            f"\uac00-\ud7a3]+"
+        ),
     )
 
 
@@ -124,17 +155,19 @@ def _compose(first: str, second: str) -> str | None:
     return None
 
 
-def _nfc_piece(piece: str) -> str:
-    """NFC of one piece: a boundary (or nothing) followed by a run of active characters."""
-    # Canonical decomposition (src/decompose.rs, src/normalize.rs): the crate's tables are
-    # already fully recursive, and Hangul syllables are split algorithmically.
+def _decomposed(text: str, compatibility: bool = False) -> list[tuple[int, str]]:
+    """``(combining class, character)`` of the canonical (or compatibility) decomposition of
+    ``text``, canonically ordered: NFD (NFKD) as a list."""
+    # Decomposition (src/decompose.rs, src/normalize.rs): the crate's tables are already fully
+    # recursive, and Hangul syllables are split algorithmically.
     data = _data()
+    table = data.compatibility if compatibility else data.decomposition
     chars: list[tuple[int, str]] = []
-    for ch in piece:
+    for ch in text:
         if _S_BASE <= ord(ch) < _S_BASE + _S_COUNT:
             decomposed = _decompose_hangul(ch)
         else:
-            decomposed = data.decomposition.get(ch, ch)
+            decomposed = table.get(ch, ch)
         chars.extend((data.ccc.get(d, 0), d) for d in decomposed)
 
     # Canonical ordering (src/decompose.rs, sort_pending): stable-sort each run of non-starters.
@@ -149,7 +182,11 @@ def _nfc_piece(piece: str) -> str:
         if j - i > 1:
             chars[i:j] = sorted(chars[i:j], key=itemgetter(0))
         i = j
+    return chars
 
+
+def _composed(chars: list[tuple[int, str]]) -> str:
+    """Canonical composition of a decomposed, canonically ordered text."""
     # Canonical composition (src/recompose.rs). `starter` is the index in `out` of the last
     # starter; `last_ccc` is the class of the last character kept after it, -1 when none. A
     # character is blocked from the starter when that class is >= its own, which with -1 as
@@ -168,6 +205,11 @@ def _nfc_piece(piece: str) -> str:
             last_ccc = ccc
         out.append(ch)
     return "".join(out)
+
+
+def _nfc_piece(piece: str) -> str:
+    """NFC of one piece: a boundary (or nothing) followed by a run of active characters."""
+    return _composed(_decomposed(piece))
 
 
 # Short pieces (a letter and its accents, a Hangul syllable's jamo) repeat a lot in real text,
@@ -230,6 +272,263 @@ def identity(text: str) -> str:
     return text
 
 
+@NORMALIZERS.register("nfd")
+def nfd(text: str) -> str:
+    r"""Unicode NFD exactly as HuggingFace tokenizers computes it (Unicode 9.0 data).
+
+    >>> nfd("\u00e9") == "e\u0301"
+    True
+    """
+    if text.isascii():
+        return text
+    # Text that is NFD under Python's (newer) data is NFD under HF's: decompositions of assigned
+    # characters are frozen, a character HF does not know neither decomposes nor reorders for
+    # it (class 0), and each run of marks between such characters is part of a run Python has
+    # already sorted by the same classes. (NFKD: the same argument.)
+    if unicodedata.is_normalized("NFD", text):
+        return text
+    return _decompose_runs(text, _data().decomposing_run, False)
+
+
+def _decompose_runs(text: str, runs: "re.Pattern[str]", compatibility: bool) -> str:
+    """NFD (NFKD) of ``text``, computed on each run of ``runs`` alone (see :func:`_data`)."""
+    parts, done = [], 0
+    for run in runs.finditer(text):
+        parts.append(text[done:run.start()])
+        parts.append("".join(ch for _, ch in _decomposed(run.group(), compatibility)))
+        done = run.end()
+    parts.append(text[done:])
+    return "".join(parts)
+
+
+@NORMALIZERS.register("nfkd")
+def nfkd(text: str) -> str:
+    r"""Unicode NFKD exactly as HuggingFace tokenizers computes it (Unicode 9.0 data).
+
+    >>> nfkd("\ufb01\u00b2")
+    'fi2'
+    """
+    if text.isascii() or unicodedata.is_normalized("NFKD", text):
+        return text
+    return _decompose_runs(text, _data().compatibility_run, True)
+
+
+@NORMALIZERS.register("nfkc")
+def nfkc(text: str) -> str:
+    r"""Unicode NFKC exactly as HuggingFace tokenizers computes it (Unicode 9.0 data).
+
+    >>> nfkc("\uff21\u2460") == "A1"
+    True
+    """
+    if text.isascii():
+        return text
+    # NFKC is canonical composition of the compatibility decomposition, and NFC leaves a
+    # decomposed text decomposed before composing (the crate's new_compatible does the same).
+    return _nfc_without_shortcuts(nfkd(text))
+
+
+# HF's Lowercase is Rust's char::to_lowercase, one character at a time: no final-sigma rule
+# (str.lower() turns a word-final "Σ" into "ς"), and the Unicode of the Rust that built
+# tokenizers (17.0 for tokenizers 0.23.3). These are the mappings Unicode 15.0-17.0 added,
+# which Python 3.11's str.lower() (Unicode 14.0) leaves unchanged; tests/test_normalizers.py
+# compares every code point with HF's.
+_NEW_LOWERCASE = {
+    0x1C89: 0x1C8A, 0xA7CB: 0x0264, 0xA7CC: 0xA7CD, 0xA7CE: 0xA7CF, 0xA7D2: 0xA7D3, 0xA7D4: 0xA7D5,
+    0xA7DA: 0xA7DB, 0xA7DC: 0x019B,
+    **{cp: cp + 0x20 for cp in range(0x10D50, 0x10D66)},  # Garay
+    **{cp: cp + 0x1B for cp in range(0x16EA0, 0x16EB9)},  # Beria Erfe
+}
+
+
+def lowercase(text: str) -> str:
+    r"""HF's ``Lowercase``: each character's full lowercase mapping, without context.
+
+    >>> lowercase("ΟΔΟΣ İ") == "οδοσ i\u0307"
+    True
+    """
+    if text.isascii():
+        return text.lower()
+    if "\u03a3" in text:
+        text = text.replace("\u03a3", "\u03c3")  # so that lower() applies no final-sigma rule
+    return text.lower().translate(_NEW_LOWERCASE)
+
+
+# Rust's char::is_whitespace (White_Space), which HF's Strip trims.
+WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009" \
+             "\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+def strip_accents(text: str) -> str:
+    r"""HF's ``StripAccents``: every combining mark (General_Category M, Unicode 9.0) removed.
+
+    >>> strip_accents("e\u0301t\u00e9") == "et\u00e9"  # (a precomposed é is no mark: NFD it first)
+    True
+    """
+    if text.isascii():
+        return text
+    return text.translate(_data().no_marks)
+
+
+NORMALIZER_PREFIX = "hf-normalizer:"
+_NAMED_STEPS = {"NFC": nfc, "NFD": nfd, "NFKC": nfkc, "NFKD": nfkd, "Lowercase": lowercase,
+                "StripAccents": strip_accents}
+STEP_TYPES = (*_NAMED_STEPS, "Strip", "Replace", "Prepend", "PrefixSpace")
+
+
+def normalizer_program(steps: list[dict]) -> str:
+    """The registry name of the normalizer that runs ``steps`` in order.
+
+    Each step is ``{"type": T, ...}`` with T one of :data:`STEP_TYPES` and HF's fields:
+    ``Strip`` has ``strip_left``/``strip_right``; ``Replace`` a ``pattern`` ``{"String": s}``
+    or ``{"Regex": r}`` and a ``content``; ``Prepend`` a ``prepend``. ``PrefixSpace`` is
+    ByteLevel's ``add_prefix_space`` (a space before non-empty text that does not start with one),
+    which the loader moves here when ByteLevel is the first pre-tokenizer.
+
+    Raises:
+        VocabFormatError: a malformed step.
+
+    >>> normalizer_program([{"type": "Prepend", "prepend": "_"}])
+    'hf-normalizer:[{"prepend":"_","type":"Prepend"}]'
+    """
+    return NORMALIZER_PREFIX + json.dumps([_checked_step(step) for step in steps], sort_keys=True,
+                                          separators=(",", ":"), ensure_ascii=False)
+
+
+def _checked_step(step: object) -> dict:
+    from .errors import VocabFormatError
+
+    def bad(why: str) -> VocabFormatError:
+        return VocabFormatError(f"normalizer step {step!r}: {why}")
+
+    if not isinstance(step, dict) or step.get("type") not in STEP_TYPES:
+        raise bad(f"a step is an object whose 'type' is one of {', '.join(STEP_TYPES)}")
+    kind = step["type"]
+    if kind == "Strip":
+        left, right = step.get("strip_left", True), step.get("strip_right", True)
+        if not isinstance(left, bool) or not isinstance(right, bool):
+            raise bad("strip_left and strip_right are booleans")
+        return {"type": kind, "strip_left": left, "strip_right": right}
+    if kind == "Replace":
+        pattern, content = step.get("pattern"), step.get("content")
+        if not (isinstance(pattern, dict) and len(pattern) == 1 and set(pattern) <= {"String", "Regex"}
+                and isinstance(next(iter(pattern.values())), str)) or not isinstance(content, str):
+            raise bad("Replace needs a pattern {'String': ...} or {'Regex': ...} and a string content")
+        return {"type": kind, "pattern": dict(pattern), "content": content}
+    if kind == "Prepend":
+        if not isinstance(step.get("prepend"), str):
+            raise bad("Prepend needs a string 'prepend'")
+        return {"type": kind, "prepend": step["prepend"]}
+    return {"type": kind}
+
+
+class ProgramNormalizer:
+    r"""A normalizer program (:func:`normalizer_program`): HF's normalizers in sequence.
+
+    Each step is HF's: NFC/NFD/NFKC/NFKD with the crate's Unicode 9.0 data; ``Lowercase`` per
+    character (:func:`lowercase`); ``Strip`` trims Rust's whitespace (:data:`WHITESPACE`);
+    ``StripAccents`` drops combining marks; ``Replace`` replaces every match of a literal
+    string, or of a regex found as Oniguruma finds matches (Unicode 16.0 classes, an empty
+    match right after a match skipped), with ``content`` taken literally; ``Prepend`` prefixes
+    non-empty text; ``PrefixSpace`` prefixes a space to non-empty text that does not start
+    with one.
+
+    Args:
+        name: the program, as :func:`normalizer_program` spells it.
+
+    Raises:
+        VocabFormatError: a malformed program or a regex that does not compile.
+        UnsupportedTokenizerError: a regex construct wordsplit does not translate.
+
+    >>> strip = ProgramNormalizer(normalizer_program([{"type": "Strip", "strip_left": False, "strip_right": True}]))
+    >>> strip("  a\u3000 ")
+    '  a'
+    """
+
+    def __init__(self, name: str) -> None:
+        from .errors import VocabFormatError
+
+        if not name.startswith(NORMALIZER_PREFIX):
+            raise VocabFormatError(f"{name[:60]!r} is not a normalizer program (it starts with {NORMALIZER_PREFIX!r})")
+        try:
+            steps = json.loads(name[len(NORMALIZER_PREFIX):])
+        except (json.JSONDecodeError, RecursionError):
+            raise VocabFormatError(f"the normalizer program {name[:80]!r} is not valid JSON") from None
+        if not isinstance(steps, list):
+            raise VocabFormatError(f"the normalizer program {name[:80]!r} must hold a list of steps")
+        self.name = name
+        self.steps = [_checked_step(step) for step in steps]
+        self._functions = [self._function(step) for step in self.steps]
+
+    @staticmethod
+    def _function(step: dict) -> Callable[[str], str]:
+        kind = step["type"]
+        if kind in _NAMED_STEPS:
+            return _NAMED_STEPS[kind]
+        if kind == "Strip":
+            if step["strip_left"] and step["strip_right"]:
+                return lambda text: text.strip(WHITESPACE)
+            if step["strip_left"]:
+                return lambda text: text.lstrip(WHITESPACE)
+            if step["strip_right"]:
+                return lambda text: text.rstrip(WHITESPACE)
+            return identity
+        if kind == "Prepend":
+            prepend = step["prepend"]
+            return lambda text: prepend + text if text else text
+        if kind == "PrefixSpace":
+            # (HF's prepend aligns the new text to the first character: empty text stays empty)
+            return lambda text: " " + text if text and not text.startswith(" ") else text
+        pattern, content = step["pattern"], step["content"]
+        if "String" in pattern:
+            # HF escapes the string into a regex: every non-overlapping occurrence, leftmost
+            # first, as str.replace finds them (an empty string matches between all characters).
+            # Empty text has no match at all for HF, not even an empty one.
+            literal = pattern["String"]
+            return lambda text: text.replace(literal, content) if text else text
+        return _regex_replacer(pattern["Regex"], content)
+
+    def __call__(self, text: str) -> str:
+        for function in self._functions:
+            text = function(text)
+        return text
+
+    def __repr__(self) -> str:
+        return f"ProgramNormalizer({self.name!r})"
+
+
+def _regex_replacer(pattern: str, content: str) -> Callable[[str], str]:
+    import regex
+
+    from .errors import UnsupportedTokenizerError, VocabFormatError
+    from .spanners.hf_split import find_matches
+    from .spanners.regex import translate_pattern
+
+    try:
+        compiled = regex.compile(translate_pattern(pattern))
+    except regex.error as exc:
+        raise VocabFormatError(f"the Replace pattern {pattern!r} does not compile: {exc}") from None
+    except RecursionError:
+        raise UnsupportedTokenizerError(f"the Replace pattern {pattern[:80]!r} nests too deeply") from None
+
+    def replace(text: str) -> str:
+        if not text:  # HF finds no match in empty text, not even an empty one
+            return text
+        parts, done = [], 0
+        for start, end in find_matches(compiled, text):
+            parts.append(text[done:start])
+            parts.append(content)
+            done = end
+        if not parts:
+            return text
+        parts.append(text[done:])
+        return "".join(parts)
+
+    return replace
+
+
+NORMALIZERS.add_family(NORMALIZER_PREFIX, ProgramNormalizer)
+
+
 def register_normalizer(name: str) -> Callable[[Callable[[str], str]], Callable[[str], str]]:
     """Decorator: register ``fn(text: str) -> str`` as a normalizer, for ``Vocab(normalizer=name)``.
 
@@ -255,9 +554,9 @@ def get_normalizer(name: str) -> Callable[[str], str]:
 
     >>> get_normalizer("none")("x")
     'x'
-    >>> get_normalizer("nfd")
+    >>> get_normalizer("nfdk")
     Traceback (most recent call last):
     ...
-    wordsplit.errors.UnknownComponentError: unknown normalizer 'nfd'; known: nfc, none. Did you mean 'nfc'?
+    wordsplit.errors.UnknownComponentError: unknown normalizer 'nfdk'; known: nfc, nfd, nfkc, nfkd, none. Did you mean 'nfd'?
     """
     return NORMALIZERS.get(name)

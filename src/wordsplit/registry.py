@@ -33,7 +33,7 @@ from __future__ import annotations
 import threading
 from typing import Callable, Generic, Iterator, TypeVar
 
-from .errors import DuplicateNameError, PluginError, UnknownComponentError, unknown_name
+from .errors import DuplicateNameError, PluginError, UnknownComponentError, WordsplitError, unknown_name
 
 T = TypeVar("T")
 
@@ -53,6 +53,11 @@ class Registry(Generic[T]):
         self._error = error
         self._items: dict[str, T] = {}
         self._aliases: dict[str, str] = {}
+        # Parametrized families: names starting with a prefix, each made on first use by the
+        # family's factory (the name is the component's whole description, e.g. a normalizer
+        # program), so such a name works in any process without being registered first.
+        self._families: dict[str, Callable[[str], T]] = {}
+        self._members: dict[str, T] = {}
 
     def register(self, name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[T], T]:
         """Decorator that registers ``obj`` under ``name`` (and ``aliases``).
@@ -81,6 +86,38 @@ class Registry(Generic[T]):
         for alias in aliases:
             self._aliases[alias] = name
 
+    def add_family(self, prefix: str, factory: Callable[[str], T]) -> None:
+        """Make every name that starts with ``prefix`` a component: ``factory(name)`` builds it
+        on first use (it raises a WordsplitError for a malformed name), and it is kept.
+
+        Raises:
+            DuplicateNameError: the prefix is taken.
+
+        >>> def grey(name):
+        ...     if not name[5:].isdigit():
+        ...         raise UnknownComponentError(f"{name!r}: a grey is 'grey:' and a number")
+        ...     return int(name[5:])
+        >>> shades = Registry("shade")
+        >>> shades.add_family("grey:", grey)
+        >>> shades.get("grey:40"), "grey:x" in shades, "grey:7" in shades
+        (40, False, True)
+        """
+        if prefix in self._families:
+            raise DuplicateNameError(f"{self.kind} family {prefix!r} is registered twice")
+        self._families[prefix] = factory
+
+    def _member(self, name: object) -> bool:
+        """Whether ``name`` is a member of a family (made and kept now if it is new)."""
+        if name in self._members:
+            return True
+        if not isinstance(name, str):
+            return False
+        for prefix, factory in self._families.items():
+            if name.startswith(prefix):
+                self._members[name] = factory(name)
+                return True
+        return False
+
     def remove(self, name: str) -> T:
         """Unregister ``name`` and its aliases, returning what it held (for tests and notebooks)."""
         obj = self._items.pop(self.canonical(name))
@@ -95,7 +132,7 @@ class Registry(Generic[T]):
             UnknownComponentError (or the registry's error class): listing the known names.
         """
         for attempt in (1, 2):
-            if name in self._items:
+            if name in self._items or (attempt == 1 and self._member(name)):
                 return name
             if name in self._aliases:
                 return self._aliases[name]
@@ -104,8 +141,9 @@ class Registry(Generic[T]):
         raise unknown_name(self.kind, str(name), self._names(), self._error)
 
     def get(self, name: str) -> T:
-        """The component registered as ``name`` (or an alias of it)."""
-        return self._items[self.canonical(name)]
+        """The component registered as ``name`` (or an alias of it, or a family member)."""
+        name = self.canonical(name)
+        return self._members[name] if name in self._members else self._items[name]
 
     def names(self) -> list[str]:
         """Every registered name and alias, sorted."""
@@ -123,6 +161,11 @@ class Registry(Generic[T]):
     def __contains__(self, name: object) -> bool:
         if name in self._items or name in self._aliases:
             return True
+        try:
+            if self._member(name):
+                return True
+        except WordsplitError:  # a malformed family name is no component
+            return False
         load_plugins()
         return name in self._items or name in self._aliases
 

@@ -24,7 +24,7 @@ from ..vocab import Vocab, native_module
 
 # Encoder names the native core implements ("auto" is its own strategy; see options.py).
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases)])
-NATIVE_NORMALIZERS = frozenset(["none", "nfc"])
+NATIVE_NORMALIZERS = frozenset(["none", "nfc", "nfd", "nfkc", "nfkd"])
 
 
 def native_regex_pattern(pattern: str) -> Optional[str]:
@@ -122,6 +122,12 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         expanded = native_regex_pattern(vocab.pattern)
         native_spanner = expanded is not None
         pattern = expanded if native_spanner else pattern
+    patterns = None
+    if spanner == "hf-split":  # a split program of Isolated steps runs as a native regex sequence
+        from ..spanners.hf_split import native_split_patterns
+
+        patterns = native_split_patterns(vocab.pattern)
+        native_spanner = patterns is not None
     literals = [(t, i, True) for t, i in vocab.special_tokens.items()]
     literals += [(t, i, False) for t, i in vocab.added_tokens.items()]
     pipeline = native_module().Pipeline(
@@ -134,5 +140,6 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         literals=literals,
         normalizer=vocab.normalizer,
         normalizer_impl=None if vocab.normalizer in NATIVE_NORMALIZERS else NORMALIZERS.get(vocab.normalizer),
+        patterns=patterns,
     )
     return NativeEngine(vocab, pipeline, tables)

@@ -81,64 +81,160 @@ def _merge_pairs(merges: Any, source: str) -> list[tuple[bytes, bytes]]:
     return pairs
 
 
-def _normalizer(spec: Any, source: str) -> str:
-    if spec is None:
+# The tokenizer.json normalizers wordsplit runs (normalizers.py has HF's semantics for each).
+NORMALIZER_TYPES = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "StripAccents", "Replace", "Prepend")
+_NAMED_FORMS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd"}
+
+
+def _normalizer_steps(spec: Any, source: str, depth: int = 0) -> list[dict]:
+    """A ``normalizer`` (a Sequence flattened, since a Sequence runs its members in order)."""
+    _object(spec, "a normalizer", source)
+    kind = spec.get("type")
+    if kind == "Sequence":
+        steps = spec.get("normalizers", [])
+        if not isinstance(steps, list) or depth > 16:
+            raise VocabFormatError(f"{source}: normalizer Sequence needs an array 'normalizers'")
+        return [step for member in steps for step in _normalizer_steps(member, source, depth + 1)]
+    if kind not in NORMALIZER_TYPES:
+        raise UnsupportedTokenizerError(
+            f"{source}: normalizer {kind!r} is not supported (supported: {', '.join(NORMALIZER_TYPES)} and Sequence)"
+        )
+    return [dict(spec)]
+
+
+def _normalizer(spec: Any, source: str, prefix_space: bool = False) -> str:
+    """The vocabulary's normalizer name: ``none``, a single Unicode form (native on both
+    backends), or a normalizer program (:func:`~wordsplit.normalizers.normalizer_program`).
+    ``prefix_space``: ByteLevel's add_prefix_space, run after the normalizer (see :func:`_pattern`)."""
+    from ..normalizers import normalizer_program
+
+    steps = [] if spec is None else _normalizer_steps(spec, source)
+    if prefix_space:
+        steps.append({"type": "PrefixSpace"})
+    if not steps:
         return "none"
-    kind = _object(spec, "normalizer", source).get("type")
-    if kind == "NFC":
-        return "nfc"
-    steps = spec.get("normalizers", [])
-    if not isinstance(steps, list):
-        raise VocabFormatError(f"{source}: normalizer Sequence needs an array 'normalizers'")
-    if kind == "Sequence" and [_object(n, "a normalizer", source).get("type") for n in steps] in ([], ["NFC"]):
-        return "nfc" if spec["normalizers"] else "none"
-    raise UnsupportedTokenizerError(f"{source}: normalizer {kind!r} is not supported (only NFC or none)")
+    if len(steps) == 1 and steps[0]["type"] in _NAMED_FORMS:
+        return _NAMED_FORMS[steps[0]["type"]]
+    try:
+        name = normalizer_program(steps)
+        _check_normalizer_program(name)
+    except (VocabFormatError, UnsupportedTokenizerError) as exc:
+        raise type(exc)(f"{source}: {exc}") from None
+    return name
 
 
-def _check_byte_level(spec: Mapping[str, Any], what: str, source: str) -> None:
-    if spec.get("add_prefix_space"):
-        raise UnsupportedTokenizerError(f"{source}: {what} ByteLevel with add_prefix_space=true is not supported")
+def _check_normalizer_program(name: str) -> None:
+    """Build the program now, so that a bad Replace regex fails at load, naming the file."""
+    from ..normalizers import get_normalizer
+
+    get_normalizer(name)
 
 
-def _pattern(spec: Any, source: str) -> str:
-    """The vocabulary's ``pattern`` for a ``pre_tokenizer``: ByteLevel, or Split steps then ByteLevel.
+# HF's Digits splits on Rust's char::is_numeric (General_Category N of the Unicode the Rust
+# that built tokenizers knows: 17.0 for 0.23.3): the Unicode 16.0 class plus the 13 numbers
+# 17.0 added (Tolong Siki digits, Tangut numbers). tests/test_hf_json.py checks every code point.
+DIGIT_CLASS = r"[\p{N}\x{11DE0}-\x{11DE9}\x{16FF4}-\x{16FF6}]"
 
-    ByteLevel's own regex is GPT-2's (tiktoken's spelling, proven equal). Split steps keep HF's
-    semantics (the text between matches stays, behaviors, invert) as a split program
-    (:mod:`~wordsplit.spanners.hf_split`), except one Isolated Split whose pattern is one the
-    scanners are proven for: such a pattern matches every character, so HF's pieces are its
-    matches, and the plain pattern lets the native scanner run.
+
+def punctuation_class() -> str:
+    """The regex class of HF's ``Punctuation``: ASCII punctuation, plus General_Category P as
+    the crate ``unicode_categories`` 0.1.1 has it (``_hf_char_data``)."""
+    from .._hf_char_data import PUNCTUATION_RANGES
+
+    ranges = [(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E), *PUNCTUATION_RANGES]
+    return "[" + "".join(f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges) + "]"
+
+
+def _flat_pre_tokenizers(spec: dict, source: str, depth: int = 0) -> list[dict]:
+    if spec.get("type") != "Sequence":
+        return [spec]
+    steps = spec.get("pretokenizers")
+    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps) or depth > 16:
+        raise VocabFormatError(f"{source}: pre_tokenizer Sequence needs a list 'pretokenizers'")
+    return [flat for step in steps for flat in _flat_pre_tokenizers(step, source, depth + 1)]
+
+
+def _split_step(spec: dict, source: str) -> dict[str, Any]:
+    """A pre-tokenizer before ByteLevel as a split-program step (HF's char-predicate splits are
+    a Split on a one-character class: each matching character is one match)."""
+    from ..spanners.hf_split import step_of
+
+    kind = spec.get("type")
+    if kind == "Split":
+        return step_of(spec, source)
+    if kind == "Digits":
+        individual = spec.get("individual_digits", False)
+        return {"pattern": DIGIT_CLASS, "behavior": "Isolated" if individual else "Contiguous", "invert": False}
+    if kind == "Punctuation":
+        behavior = spec.get("behavior", "Isolated")
+        if behavior == "Removed":
+            raise UnsupportedTokenizerError(
+                f"{source}: the pre-tokenizer Punctuation(behavior='Removed') deletes the punctuation it splits on, "
+                "which wordsplit does not support (its engines encode every character of the text)"
+            )
+        return step_of({"pattern": {"Regex": punctuation_class()}, "behavior": behavior, "invert": False}, source)
+    if kind in ("Whitespace", "WhitespaceSplit"):
+        raise UnsupportedTokenizerError(
+            f"{source}: pre_tokenizer {kind!r} deletes the whitespace it splits on, which wordsplit does not "
+            "support (its engines encode every character of the text)"
+        )
+    raise UnsupportedTokenizerError(
+        f"{source}: pre_tokenizer {kind!r} is not supported (supported: Split, Digits, Punctuation, then ByteLevel)"
+    )
+
+
+def _pattern(spec: Any, source: str) -> tuple[str, bool]:
+    """The vocabulary's ``pattern`` for a ``pre_tokenizer``, and whether ByteLevel's
+    ``add_prefix_space`` applies (the caller makes it the normalizer's last step).
+
+    The pre-tokenizer is a ByteLevel, alone or last in a (possibly nested) Sequence after
+    Split, Digits and Punctuation steps. ByteLevel's own regex is GPT-2's (tiktoken's
+    spelling, proven equal). The other steps keep HF's semantics (the text between matches
+    stays, behaviors, invert) as a split program (:mod:`~wordsplit.spanners.hf_split`), except
+    one Isolated Split whose pattern is one the scanners are proven for: such a pattern matches
+    every character, so HF's pieces are its matches, and the plain pattern lets the native
+    scanner run. ``trim_offsets`` changes offsets only, so it is accepted and ignored.
+
+    ``add_prefix_space`` puts a space before each piece ByteLevel receives that does not start
+    with one. As the first pre-tokenizer it receives the normalized text of each stretch
+    between added tokens, which is what a normalizer sees, so it runs as the normalizer's last
+    step; after other steps it would insert text inside the pieces, which wordsplit's spanners
+    cannot (their pieces cover their input), so that is refused.
     """
     from ..native_names import SCANNER_PATTERNS
-    from ..spanners.hf_split import split_program, step_of
+    from ..spanners.hf_split import split_program
 
     if not isinstance(spec, dict):
         raise UnsupportedTokenizerError(f"{source}: a tokenizer without pre_tokenizer is not supported")
-    kind = spec.get("type")
-    if kind == "ByteLevel":
-        _check_byte_level(spec, "pre_tokenizer", source)
-        return GPT2_PATTERN if spec.get("use_regex", True) else split_program([])
-    if kind != "Sequence":
-        raise UnsupportedTokenizerError(f"{source}: pre_tokenizer {kind!r} is not supported")
-    steps = spec.get("pretokenizers")
-    if not isinstance(steps, list) or not all(isinstance(step, dict) for step in steps):
-        raise VocabFormatError(f"{source}: pre_tokenizer Sequence needs a list 'pretokenizers'")
+    steps = _flat_pre_tokenizers(spec, source)
     kinds = [step.get("type") for step in steps]
-    if not kinds or kinds[-1] != "ByteLevel" or any(k != "Split" for k in kinds[:-1]):
+    if not kinds or kinds[-1] != "ByteLevel" or "ByteLevel" in kinds[:-1]:
+        for step in steps:
+            if step.get("type") != "ByteLevel":
+                _split_step(step, source)  # an unsupported type is named first
         raise UnsupportedTokenizerError(
-            f"{source}: pre_tokenizer sequence {kinds} is not supported (only Split steps, then ByteLevel)"
+            f"{source}: pre_tokenizer sequence {kinds} is not supported (only Split, Digits and Punctuation "
+            "steps, then one ByteLevel)"
         )
     byte_level = steps[-1]
-    _check_byte_level(byte_level, "pre_tokenizer", source)
-    program = [step_of(split, source) for split in steps[:-1]]
-    if byte_level.get("use_regex", True):  # ByteLevel's regex splits each piece once more
+    program = [_split_step(step, source) for step in steps[:-1]]
+    prefix_space = bool(byte_level.get("add_prefix_space", False))
+    if prefix_space and program:
+        raise UnsupportedTokenizerError(
+            f"{source}: ByteLevel with add_prefix_space=true after {kinds[:-1]} adds a space inside the pieces "
+            "of the steps before it, which wordsplit does not support (only as the first pre-tokenizer)"
+        )
+    use_regex = byte_level.get("use_regex", True)
+    if spec.get("type") == "ByteLevel":
+        return (GPT2_PATTERN if use_regex else split_program([])), prefix_space
+    if use_regex:  # ByteLevel's regex splits each piece once more
         program.append({"pattern": GPT2_ORIGINAL_PATTERN, "behavior": "Isolated", "invert": False})
     scanned = {p for patterns in SCANNER_PATTERNS.values() for p in patterns}
     if len(program) == 1 and program[0]["behavior"] == "Isolated" and program[0]["pattern"] in scanned:
-        return program[0]["pattern"]  # (Isolated ignores invert: it keeps matches and gaps alike)
+        return program[0]["pattern"], prefix_space  # (Isolated ignores invert: it keeps matches and gaps alike)
     pattern = split_program(program)
     _check_compiles(pattern, source)
-    return pattern
+    return pattern, prefix_space
 
 
 def _check_compiles(pattern: str, source: str) -> None:
@@ -181,12 +277,42 @@ def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, 
     return special, added
 
 
+def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
+    """Refuse ``normalized: true`` added tokens where that changes the ids.
+
+    wordsplit matches every added token in the raw text and normalizes the stretches between
+    them; HF matches a ``normalized: true`` token in the normalized text. With no normalizer,
+    or one Unicode form, the two agree except where the form joins a token with a
+    neighbouring character; a Lowercase, Strip, Replace or Prepend would make them differ on
+    ordinary text (Prepend puts its prefix only before the first stretch, for HF).
+    """
+    if _normalizer(spec.get("normalizer"), source) in ("none", *_NAMED_FORMS.values()):
+        return
+    for entry in spec.get("added_tokens") or []:
+        if entry.get("normalized"):
+            raise UnsupportedTokenizerError(
+                f"{source}: added token {entry.get('content')!r} has normalized=true, which HF matches in the "
+                "normalized text; wordsplit matches added tokens before normalizing, so with this normalizer "
+                "it supports only normalized=false"
+            )
+
+
 def _bpe_vocab(
     *, vocab_table, merges, special, added, pattern, normalizer, ignore_merges, source, name, eos_token=None
 ) -> Vocab:
     """The shared tail of the HF readers: byte-level ranks + merges → Vocab."""
     literals = {**special, **added}
     ranks = _byte_level_ranks(vocab_table, source, literals)
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        # HF loads such a vocabulary (GPT-NeoX's) and drops a missing byte from its piece before
+        # merging, or maps it to the model's unk_token; wordsplit's tables and encoders need a
+        # token for every byte.
+        shown = ", ".join(f"0x{b:02X}" for b in missing[:8]) + (", ..." if len(missing) > 8 else "")
+        raise UnsupportedTokenizerError(
+            f"{source}: the vocabulary has no token for {len(missing)} single byte(s) ({shown}); wordsplit "
+            "needs all 256 byte tokens (HF drops such a byte from the text, or encodes it as the unk token)"
+        )
     pairs = _merge_pairs(merges, source)
     rank_ordered = merges_are_rank_ordered(ranks, pairs)
     merge_table = None if rank_ordered else pair_ranked_merges(ranks, pairs, source)
@@ -217,9 +343,11 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     special, added = _added_tokens(spec.get("added_tokens"), source)
     if not isinstance(model.get("vocab"), dict):
         raise VocabFormatError(f"{source}: model.vocab must be an object of token → id")
+    pattern, prefix_space = _pattern(spec.get("pre_tokenizer"), source)
+    _check_normalized_tokens(spec, source)
     return _bpe_vocab(
         vocab_table=model["vocab"], merges=model.get("merges", []), special=special, added=added,
-        pattern=_pattern(spec.get("pre_tokenizer"), source), normalizer=_normalizer(spec.get("normalizer"), source),
+        pattern=pattern, normalizer=_normalizer(spec.get("normalizer"), source, prefix_space),
         ignore_merges=bool(model.get("ignore_merges")), source=source, name=name or file_stem(source),
         eos_token=eos_token,
     )

@@ -37,8 +37,8 @@ from typing import Any, Iterator, Optional
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from .regex import MAX_GROUP_DEPTH, group_depth, translate_pattern
 
-__all__ = ["BEHAVIORS", "HFSplitSpanner", "PROGRAM_PREFIX", "hf_split", "is_split_program", "parse_split_program",
-           "split_program"]
+__all__ = ["BEHAVIORS", "HFSplitSpanner", "PROGRAM_PREFIX", "hf_split", "is_split_program", "native_split_patterns",
+           "parse_split_program", "split_program"]
 
 PROGRAM_PREFIX = "hf-split:"
 BEHAVIORS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -257,6 +257,29 @@ class HFSplitSpanner:
 
     def __repr__(self) -> str:
         return f"HFSplitSpanner({self.pattern!r})"
+
+
+def native_split_patterns(pattern: str) -> Optional[list[str]]:
+    """The expanded patterns with which the native engine's regex sequence runs this split
+    program, or None when it cannot (the Python spanner then runs it).
+
+    The native sequence cuts each piece into its matches and the text between them, which is
+    an ``Isolated`` step; so a program of Isolated steps whose every pattern the native regex
+    spanner runs (it refuses any that can match the empty string, whose handling engines do
+    not share) runs natively, with the same matches (the native spanner is proven equal to the
+    ``regex`` module on the translated pattern, which this spanner uses).
+
+    >>> native_split_patterns(split_program([{"pattern": "[0-9]", "behavior": "Isolated", "invert": False}]))
+    ['[0-9]']
+    >>> native_split_patterns(split_program([{"pattern": "[0-9]", "behavior": "Contiguous", "invert": False}]))
+    """
+    from ..engines.native import native_regex_pattern
+
+    steps = parse_split_program(pattern)
+    if not steps or any(step["behavior"] != "Isolated" for step in steps):
+        return None
+    patterns = [native_regex_pattern(step["pattern"]) for step in steps]
+    return None if None in patterns else patterns
 
 
 def step_of(split: dict, source: str) -> Optional[dict[str, Any]]:

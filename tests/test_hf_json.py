@@ -1,0 +1,341 @@
+"""tokenizer.json coverage beyond Split: normalizers, the pre-tokenizers combined with ByteLevel,
+and the typed errors for what wordsplit does not run, each against HF ``tokenizers`` itself on
+both backends.
+
+Each tokenizer.json is built here from a 3,000-token slice of Qwen3's (tests/data/hf, its first
+merges; HF and wordsplit both load it in milliseconds) with the construct under test put in.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import pre_tokenizers
+
+from wordsplit import TokenizerOptions, load_vocab
+from wordsplit.errors import UnsupportedTokenizerError
+from wordsplit.formats.hf import DIGIT_CLASS, punctuation_class, read_hf_tokenizer_json
+from wordsplit.normalizers import NORMALIZER_PREFIX
+from wordsplit.spanners.hf_split import hf_split, is_split_program
+from wordsplit.spanners.regex import translate_pattern
+
+QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
+BACKENDS = ("python", "native")
+
+TEXTS = [
+    "Hello World 123!",
+    "  multiple   spaces\n\nnew lines\t tab \r\n",
+    "it's 'S we're I'LL they've",
+    "1234567890 x 3.14159 -42 ١٢٣ ৭৮",
+    "日本語のテキスト 한국어 中文",
+    "שלום עולם مرحبا بالعالم",
+    "e\u0301 a\u0323\u0302 \u1100\u1161\u11a8 Ελληνικά ÜNÏCÖDÉ Straße",
+    "\ufb01ne \uff21\uff22\uff23\uff11 x\u00b2 \u2460 \u00bd \u212b \u3392",  # NFKC-sensitive
+    "emoji 😀😀 ok 👍🏽 👨‍👩‍👧",
+    "ctrl \x00\x01\x1f\x7f\u200b\ufeff end",
+    "punct: (a), [b]; {c}! ¿qué? «x» — y… ‹z›",
+    " leading space",
+    "",
+    " ",
+    "a",
+    "ΟΔΟΣ İstanbul",
+]
+
+BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+
+
+@pytest.fixture(scope="module")
+def small_spec() -> dict:
+    """Qwen3's first 3,000 tokens, the merges that make them, one special and one added token."""
+    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
+    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < 3000}
+    spec["model"]["vocab"] = vocab
+    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
+    spec["added_tokens"] = [
+        {"id": 3000, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": True},
+        {"id": 3001, "content": "<think>", "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": False},
+    ]
+    spec["normalizer"] = None
+    spec["post_processor"] = None
+    return spec
+
+
+def _spec(base: dict, *, normalizer=None, pre_tokenizer=None) -> dict:
+    spec = copy.deepcopy(base)
+    spec["normalizer"] = normalizer
+    if pre_tokenizer is not None:
+        spec["pre_tokenizer"] = pre_tokenizer
+    return spec
+
+
+def _load_both(spec: dict, tmp_path: Path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec))
+    return HFTokenizer.from_file(str(path)), load_vocab(path, cache_dir=tmp_path / "cache")
+
+
+def _assert_same(hf, vocab, texts=TEXTS) -> None:
+    # Added tokens are split out first, so each stretch between them is normalized on its own.
+    texts = [*texts, "a<think>B C<|endoftext|> d", "<think> x\u00b2"]
+    for backend in BACKENDS:
+        tok = TokenizerOptions(backend=backend).build(vocab)
+        for text in texts:
+            expected = hf.encode(text, add_special_tokens=False).ids
+            assert tok.encode(text, allowed_special="all") == expected, (backend, text)
+
+
+def _seq(*normalizers: dict) -> dict:
+    return {"type": "Sequence", "normalizers": list(normalizers)}
+
+
+NORMALIZERS = {
+    "nfd": {"type": "NFD"},
+    "nfkc": {"type": "NFKC"},
+    "nfkd": {"type": "NFKD"},
+    "lowercase": {"type": "Lowercase"},
+    "strip-both": {"type": "Strip", "strip_left": True, "strip_right": True},
+    "strip-right": {"type": "Strip", "strip_left": False, "strip_right": True},
+    "strip-accents": _seq({"type": "NFD"}, {"type": "StripAccents"}),
+    "replace-string": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+    "replace-regex": {"type": "Replace", "pattern": {"Regex": "\\s+|\\p{N}+"}, "content": " "},
+    "prepend": {"type": "Prepend", "prepend": "\u2581"},
+    "bert-like": _seq({"type": "NFKD"}, {"type": "StripAccents"}, {"type": "Lowercase"}),
+    "nested": _seq(_seq({"type": "NFKC"}, {"type": "Strip", "strip_left": True, "strip_right": False}),
+                   {"type": "Replace", "pattern": {"String": "a"}, "content": "AA"}),
+    "single-nfkc-in-sequence": _seq({"type": "NFKC"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMALIZERS))
+def test_normalizers_match_hf(small_spec, tmp_path, name):
+    spec = _spec(small_spec, normalizer=NORMALIZERS[name])
+    hf, vocab = _load_both(spec, tmp_path)
+    if name in ("nfd", "nfkc", "nfkd", "single-nfkc-in-sequence"):
+        assert vocab.normalizer in ("nfd", "nfkc", "nfkd")  # a plain form: native on both backends
+        assert TokenizerOptions(backend="native").build(vocab).native
+    else:
+        assert vocab.normalizer.startswith(NORMALIZER_PREFIX)
+    _assert_same(hf, vocab)
+
+
+@pytest.mark.parametrize("use_regex", [True, False])
+@pytest.mark.parametrize("nested", [False, True])
+def test_byte_level_add_prefix_space_matches_hf(small_spec, tmp_path, use_regex, nested):
+    byte_level = {**BYTE_LEVEL, "add_prefix_space": True, "use_regex": use_regex}
+    pre = {"type": "Sequence", "pretokenizers": [byte_level]} if nested else byte_level
+    for i, normalizer in enumerate([None, NORMALIZERS["strip-both"], NORMALIZERS["prepend"]]):
+        hf, vocab = _load_both(_spec(small_spec, normalizer=normalizer, pre_tokenizer=pre), tmp_path / str(i))
+        assert vocab.normalizer.endswith('{"type":"PrefixSpace"}]')
+        _assert_same(hf, vocab)
+
+
+def test_add_prefix_space_after_other_steps_is_refused(small_spec, tmp_path):
+    pre = {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True},
+                                                {**BYTE_LEVEL, "add_prefix_space": True}]}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(_spec(small_spec, pre_tokenizer=pre)))
+    with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*add_prefix_space"):
+        load_vocab(path, cache_dir=tmp_path)
+
+
+PRE_STEPS = {
+    "digits": [{"type": "Digits", "individual_digits": False}],
+    "digits-individual": [{"type": "Digits", "individual_digits": True}],
+    **{f"punctuation-{b}": [{"type": "Punctuation", "behavior": b}]
+       for b in ("Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")},
+    "digits-then-punctuation": [{"type": "Digits", "individual_digits": True},
+                                {"type": "Punctuation", "behavior": "Isolated"}],
+    "split-then-digits": [{"type": "Split", "pattern": {"Regex": "\\s+"}, "behavior": "MergedWithNext",
+                           "invert": False},
+                          {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True}]}],
+}
+
+
+@pytest.mark.parametrize("use_regex", [True, False])
+@pytest.mark.parametrize("name", sorted(PRE_STEPS))
+def test_pre_tokenizers_before_byte_level_match_hf(small_spec, tmp_path, name, use_regex):
+    pre = {"type": "Sequence", "pretokenizers": [*PRE_STEPS[name], {**BYTE_LEVEL, "use_regex": use_regex}]}
+    hf, vocab = _load_both(_spec(small_spec, normalizer={"type": "NFKC"}, pre_tokenizer=pre), tmp_path)
+    assert is_split_program(vocab.pattern)
+    # Isolated steps whose regexes the native core runs are a native regex sequence.
+    isolated = all(step.get("behavior", "Isolated") == "Isolated" and step.get("individual_digits", True)
+                   for step in PRE_STEPS[name])
+    assert TokenizerOptions(backend="native").build(vocab).native == isolated
+    _assert_same(hf, vocab)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Z", "é", " ", "  ", "\n", "1", "23", "٣", "!", "...", "(", "»", "'s", "日本",
+                                 "😀", "\t", "_", "-", "\u00b2"]), max_size=30).map("".join))
+def test_native_regex_sequence_equals_the_python_spanner(text):
+    """The native regex sequence that runs an Isolated split program gives the pieces of the
+    Python hf-split spanner (checked through the ids of both backends)."""
+    for tok_native, tok_python in _SEQUENCE_TOKENIZERS:
+        assert tok_native.encode(text) == tok_python.encode(text)
+
+
+def _sequence_tokenizers():
+    from wordsplit import Vocab
+    from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
+    from wordsplit.spanners.hf_split import split_program
+
+    pairs = []
+    for patterns in ([DIGIT_CLASS, GPT2_ORIGINAL_PATTERN], [punctuation_class(), DIGIT_CLASS]):
+        program = split_program([{"pattern": p, "behavior": "Isolated", "invert": False} for p in patterns])
+        # GPT-2's ranks merge across the pieces' boundaries ("23", "...", " 1"), so different
+        # pieces give different ids
+        vocab = Vocab(name="gpt2-split", ranks=load_vocab("gpt2").ranks, pattern=program)
+        native = TokenizerOptions(backend="native").build(vocab)
+        assert native.native
+        pairs.append((native, TokenizerOptions(backend="python").build(vocab)))
+    return pairs
+
+
+_SEQUENCE_TOKENIZERS = _sequence_tokenizers()
+
+
+def _hf_class_members(oracle, code_points: list[int]) -> set[int]:
+    """The code points ``oracle`` (a char-predicate pre-tokenizer, Isolated) cuts out alone."""
+    text = "".join("a" + chr(cp) for cp in code_points)
+    return {ord(piece) for piece, _ in oracle.pre_tokenize_str(text) if len(piece) == 1 and piece != "a"}
+
+
+ALL_CODE_POINTS = [cp for cp in range(1, 0x110000) if not 0xD800 <= cp <= 0xDFFF and cp != ord("a")]
+
+
+@pytest.mark.parametrize("kind", ["digits", "punctuation"])
+def test_character_classes_on_every_code_point(kind):
+    """Digits' and Punctuation's classes equal HF's predicates (Rust's is_numeric; ASCII
+    punctuation + unicode_categories' P) on all 1,114,111 other code points."""
+    oracle, pattern = {
+        "digits": (pre_tokenizers.Digits(individual_digits=True), DIGIT_CLASS),
+        "punctuation": (pre_tokenizers.Punctuation("isolated"), punctuation_class()),
+    }[kind]
+    compiled = regex.compile(translate_pattern(pattern))
+    ours = {ord(ch) for ch in compiled.findall("".join(map(chr, ALL_CODE_POINTS)))}  # (one character each)
+    expected = _hf_class_members(oracle, ALL_CODE_POINTS)
+    assert not ours ^ expected, sorted(f"U+{cp:04X}" for cp in ours ^ expected)[:20]
+
+
+@pytest.mark.parametrize("behavior", ["Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous", "Removed"])
+def test_punctuation_behaviors_equal_hf_pre_tokenizer(behavior):
+    oracle = pre_tokenizers.Punctuation(behavior.lower().replace("withp", "_with_p").replace("withn", "_with_n"))
+    compiled = regex.compile(translate_pattern(punctuation_class()))
+    for text in [*TEXTS, "a..b!?c", "...", "(x)"]:
+        expected = [piece for piece, _ in oracle.pre_tokenize_str(text)]
+        assert [text[s:e] for s, e in hf_split(compiled, text, behavior, False) if s < e] == expected, text
+
+
+def _write(tmp_path: Path, spec: dict) -> Path:
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec))
+    return path
+
+
+@pytest.mark.parametrize("change, construct", [
+    ({"normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                     "strip_accents": None, "lowercase": True}}, "BertNormalizer"),
+    ({"normalizer": {"type": "Sequence", "normalizers": [{"type": "NFC"}, {"type": "Precompiled",
+                                                                           "precompiled_charsmap": ""}]}},
+     "Precompiled"),
+    ({"normalizer": {"type": "ByteLevel"}}, "ByteLevel"),
+    ({"pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}},
+     "Metaspace"),
+    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, BYTE_LEVEL]}}, "Whitespace"),
+    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, BYTE_LEVEL]}},
+     "WhitespaceSplit"),
+    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Punctuation", "behavior": "Removed"},
+                                                             BYTE_LEVEL]}}, "Removed"),
+    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [BYTE_LEVEL, {"type": "Digits",
+                                                                          "individual_digits": True}]}},
+     "then one ByteLevel"),
+    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True}]}},
+     "then one ByteLevel"),
+    ({"pre_tokenizer": {"type": "BertPreTokenizer"}}, "BertPreTokenizer"),
+    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "UnicodeScripts"}, BYTE_LEVEL]}},
+     "UnicodeScripts"),
+])
+def test_unsupported_constructs_are_typed_errors_naming_them(small_spec, tmp_path, change, construct):
+    spec = {**copy.deepcopy(small_spec), **change}
+    with pytest.raises(UnsupportedTokenizerError, match=construct) as excinfo:
+        load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+    assert "tokenizer.json" in str(excinfo.value)
+
+
+@pytest.mark.parametrize("model", [
+    {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100,
+     "vocab": {"[UNK]": 0}},
+    {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0]], "byte_fallback": False},
+    {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"},
+])
+def test_other_models_are_typed_errors_naming_the_model(small_spec, tmp_path, model):
+    spec = {**copy.deepcopy(small_spec), "model": model}
+    with pytest.raises(UnsupportedTokenizerError, match=model["type"]):
+        load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+
+
+def test_trim_offsets_is_accepted_either_way(small_spec, tmp_path):
+    for trim in (False, True):
+        spec = _spec(small_spec, pre_tokenizer={**BYTE_LEVEL, "trim_offsets": trim})
+        hf, vocab = _load_both(spec, tmp_path / str(trim))
+        assert not is_split_program(vocab.pattern)  # ByteLevel alone: GPT-2's scanner pattern
+        _assert_same(hf, vocab)
+
+
+def test_missing_byte_tokens_are_a_typed_error_saying_what_hf_does(small_spec, tmp_path):
+    """GPT-NeoX-style vocabularies lack some single-byte tokens. HF drops such a byte from its
+    piece before merging (so "axb" is the token "ab"); wordsplit refuses the file and says so."""
+    spec = copy.deepcopy(small_spec)
+    del spec["model"]["vocab"]["x"]
+    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "x" not in m]
+    hf = HFTokenizer.from_str(json.dumps(spec))
+    assert hf.encode("axb").tokens == ["ab"]  # the behaviour the message describes
+    with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*0x78.*drops"):
+        load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+    tiny = b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}'
+    with pytest.raises(UnsupportedTokenizerError, match="no token for 255 single byte"):
+        read_hf_tokenizer_json(tiny, source="tiny/tokenizer.json")
+
+
+@pytest.mark.parametrize("flag", ["lstrip", "rstrip", "single_word"])
+def test_added_token_flags_are_typed_errors(small_spec, tmp_path, flag):
+    spec = copy.deepcopy(small_spec)
+    spec["added_tokens"][1][flag] = True
+    with pytest.raises(UnsupportedTokenizerError, match=flag):
+        load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+
+
+def test_normalized_added_tokens(small_spec, tmp_path):
+    """normalized=true: accepted with a Unicode form (HF agrees on ordinary text), refused with a
+    normalizer that makes HF's matching in normalized text differ."""
+    spec = copy.deepcopy(small_spec)
+    spec["added_tokens"][1]["normalized"] = True
+    hf, vocab = _load_both(_spec(spec, normalizer={"type": "NFKC"}), tmp_path / "nfkc")
+    _assert_same(hf, vocab)
+    for i, normalizer in enumerate([NORMALIZERS["prepend"], NORMALIZERS["lowercase"]]):
+        with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
+            load_vocab(_write(tmp_path, _spec(spec, normalizer=normalizer)), cache_dir=tmp_path / str(i))
+
+
+def test_generated_punctuation_data_is_up_to_date():
+    import glob
+    import os
+    import subprocess
+    import sys
+
+    if not glob.glob(os.path.expanduser("~/.cargo/registry/src/*/unicode_categories-0.1.1/src/tables.rs")):
+        pytest.skip("the crate's source is not in the cargo registry")
+    script = Path(__file__).resolve().parent.parent / "tools" / "gen_hf_char_tables.py"
+    result = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
