@@ -298,6 +298,11 @@ impl Pipeline {
         let alignment = match &self.normalizer {
             NormalizeStage::None => None,
             NormalizeStage::Nfc => nfc_alignment(segment),
+            // The other forms are aligned as the Python engine aligns any normalizer but NFC.
+            NormalizeStage::Nfd | NormalizeStage::Nfkc | NormalizeStage::Nfkd => {
+                let normalized = self.normalize_form(segment);
+                (normalized != segment).then(|| prefix_suffix_alignment(segment, normalized))
+            }
             NormalizeStage::Python(function, name) => {
                 let normalized = python_normalize(function, name, segment)?;
                 (normalized != segment).then(|| prefix_suffix_alignment(segment, normalized))
