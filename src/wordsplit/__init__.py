@@ -46,9 +46,18 @@ from .options import TokenizerOptions
 from .spanners import register_spanner
 from .tables import MergeTables
 from .tokenizer import Tokenizer
-from .training import save_vocab, train
 from .vocab import Vocab
 from .vocabs import list_vocabs, load_vocab, register_vocab
+
+
+def __getattr__(name: str):
+    # Training is imported on first use: most programs only encode, and the trainer's modules
+    # would add to every import of wordsplit.
+    if name in ("train", "save_vocab"):
+        from . import training
+
+        return getattr(training, name)
+    raise AttributeError(f"module 'wordsplit' has no attribute {name!r}")
 
 
 def get_tokenizer(name: str, **options) -> Tokenizer:
