@@ -12,7 +12,8 @@ What it does:
 * turns a byte-level BPE vocabulary (``tokenizer.ggml.model == "gpt2"``) into a Vocab that
   tokenizes as llama.cpp does (:func:`read_gguf`, :func:`load_gguf`): NORMAL tokens are the
   BPE ranks, CONTROL (and UNKNOWN) tokens are special tokens, USER_DEFINED tokens are added
-  tokens that are always matched in text, UNUSED tokens only count towards ``n_vocab``; the
+  tokens that are always matched in text, UNUSED tokens and NORMAL tokens whose text is not
+  byte-level (which BPE can never produce) only count towards ``n_vocab``; the
   split pattern comes from the pre-tokenizer *name* (``tokenizer.ggml.pre``) through
   :data:`LLAMA_CPP_PRE_PATTERNS`: every name llama.cpp knows for a byte-level BPE, with
   llama.cpp's own regexes, several in sequence where llama.cpp applies several (deepseek,
@@ -546,7 +547,8 @@ _DIGITS_BY_THREE_FROM_THE_RIGHT = r"\p{N}{1,3}(?=(?:\p{N}{3})*(?!\p{N}))"
 # "[\p{Han}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}&&[^\p{Han}]]*[\p{Ll}...]+(?i:'s|...)?|...",
 # written as the regex it implements: it does not tell upper from lower case and takes letters
 # only (no marks), "Han" is its own list of blocks (_HAN_RANGES), and a contraction compares
-# the lowercased letters.
+# the lowercased letters. (On unassigned code points, which its tables give no class, the
+# splitter makes one piece per character where this regex may make one of several.)
 _KIMI_K2 = (
     r"\p{Han}+|[^\r\n\p{L}\p{N}]?\p{L_but_Han}+" + _CONTRACTIONS + "?"
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
@@ -753,8 +755,8 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
 
     Raises:
         VocabFormatError: a malformed file or tokenizer (see :func:`read_gguf_metadata`; also
-            missing keys, mismatched lengths, a NORMAL token that is not byte-level text, a
-            repeated token, a merge of unknown tokens), naming ``source`` and the entry.
+            missing keys, mismatched lengths, an empty NORMAL token, a repeated token, a merge
+            of tokens that are not byte-level NORMAL ones), naming ``source`` and the entry.
         UnsupportedTokenizerError: not byte-level BPE (``tokenizer.ggml.model`` is not
             ``"gpt2"``, or a pre-tokenizer for raw UTF-8), or a pre-tokenizer not in
             :data:`LLAMA_CPP_PRE_PATTERNS` (the message lists the known ones).
@@ -787,11 +789,13 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
     for i, (text, token_type) in enumerate(zip(tokens, types)):
         if token_type == _NORMAL:
             piece = token_bytes(text)
+            if piece is None:
+                # Not GPT-2's byte-to-unicode spelling (Command-R has 1,403 such, e.g. "™"): BPE
+                # runs on byte-level text, so neither llama.cpp nor HF can ever produce it. An
+                # id without bytes, like UNUSED; a merge that uses it is refused below.
+                continue
             if not piece:
-                raise VocabFormatError(
-                    f"{source}: NORMAL token {i} {text!r} is not byte-level BPE text "
-                    "(GPT-2's byte-to-unicode spelling)"
-                )
+                raise VocabFormatError(f"{source}: NORMAL token {i} is empty")
             ranks[piece] = i
             normal_bytes[text] = piece
         elif token_type == _UNUSED:
@@ -825,7 +829,7 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
             merges.append((normal_bytes[merge[:cut]], normal_bytes[merge[cut + 1:]]))
         except KeyError as exc:
             raise VocabFormatError(
-                f"{source}: merge #{rank} {merge!r} uses {exc.args[0]!r}, which is not a NORMAL token"
+                f"{source}: merge #{rank} {merge!r} uses {exc.args[0]!r}, which is not a byte-level NORMAL token"
             ) from None
     if merges_are_rank_ordered(ranks, merges):
         pair_ranks, whole_piece_lookup = None, True
