@@ -620,6 +620,23 @@ def test_every_pattern_covers_any_text(name):
     assert "".join(split(name, SAMPLE)) == SAMPLE
 
 
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+def test_every_pattern_encodes_alike_on_both_backends(name):
+    """GPT-2's ranks under each pre-tokenizer: the native engine (its own regex engine for a
+    plain pattern, the Python spanner for a split program) gives the Python backend's ids."""
+    from wordsplit import TokenizerOptions
+    from wordsplit.vocab import Vocab
+
+    gpt2 = vocab("ggml-vocab-gpt-2.gguf")
+    blob, ids, lengths = gpt2.packed()
+    v = Vocab.from_packed(blob=blob, ids=ids, lengths=lengths, name=name, pattern=LLAMA_CPP_PRE_PATTERNS[name],
+                          n_vocab=gpt2.n_vocab)
+    text = SAMPLE + " x=1234567; 中文abc的 don't!! Hei, maailma. ½ a\u200db\n" * 3
+    python = TokenizerOptions(backend="python").build(v).encode_ordinary(text)
+    assert TokenizerOptions(backend="native").build(v).encode_ordinary(text) == python
+    assert b"".join(v.token_bytes[i] for i in python) == text.encode()
+
+
 def test_single_regexes_stay_plain_patterns_and_sequences_become_split_programs():
     from wordsplit.patterns import GPT2_ORIGINAL_PATTERN, O200K_PATTERN
     from wordsplit.spanners import spanner_for
