@@ -486,7 +486,9 @@ BAD_TOKENIZERS = {
     "invalid token type": (tokenizer_gguf(types=[*TINY_TYPES[:-1], 9]), "token 260 '[PAD260]' has the invalid token"),
     "merge without space": (tokenizer_gguf(merges=["ab"]), "merge #0 'ab' is not two tokens"),
     "merge of unknown token": (tokenizer_gguf(merges=["a b", "ab x y"]), "merge #1 'ab x y' uses 'x y'"),
-    "merge of a control token": (tokenizer_gguf(merges=["<|end|> a"]), "uses '<|end|>', which is not a byte-level NORMAL token"),
+    "merge of a control token": (
+        tokenizer_gguf(merges=["<|end|> a"]), "uses '<|end|>', which is not a byte-level NORMAL token"
+    ),
     "merge makes no token": (tokenizer_gguf(merges=["a b", "b c"]), "merge #1"),
     "missing tokens": (
         gguf(kv("tokenizer.ggml.model", STRING, gstr("gpt2")), kv("tokenizer.ggml.pre", STRING, gstr("qwen2"))),

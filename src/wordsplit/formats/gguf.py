@@ -55,7 +55,9 @@ from .bytelevel import token_bytes
 from .files import max_file_bytes, open_input, pinned, read_file, too_large_error
 from .merges import merges_are_rank_ordered, pair_ranked_merges
 
-__all__ = ["LLAMA_CPP_PRE_PATTERNS", "LLAMA_CPP_PRE_REGEXES", "load_gguf", "read_gguf", "read_gguf_head", "read_gguf_metadata"]
+__all__ = [
+    "LLAMA_CPP_PRE_PATTERNS", "LLAMA_CPP_PRE_REGEXES", "load_gguf", "read_gguf", "read_gguf_head", "read_gguf_metadata",
+]
 
 # ---------------------------------------------------------------------------------------------
 # The GGUF container (ggml/src/gguf.cpp, docs: github.com/ggml-org/ggml/blob/master/docs/gguf.md).
@@ -603,13 +605,15 @@ _PRE_TYPES: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
       "\ua680-\ua69b\ua722-\ua76f\ua771-\ua787\ua78b-\ua78e\uab70-\uabbf\ufb00-\ufb06\ufb13-\ufb17\uff21-\uff3a"
       "\uff41-\uff5a\U00010400-\U0001044f\U000104b0-\U000104d3\U000104d8-\U000104fb\U00010c80-\U00010cb2"
       "\U00010cc0-\U00010cf2\U000118a0-\U000118df\U0001e900-\U0001e943]+",
-      "\\s?[!-/:-~\uff01-\uff0f\uff1a-\uff5e\u2018-\u201f\u3000-\u3002]+", r"\s+$", _CJK_LLM, r"\p{N}+"), ("deepseek-llm",)),
+      "\\s?[!-/:-~\uff01-\uff0f\uff1a-\uff5e\u2018-\u201f\u3000-\u3002]+", r"\s+$", _CJK_LLM, r"\p{N}+"),
+     ("deepseek-llm",)),
     (("[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", _CJK_LLM, r"\p{N}"), ("deepseek-coder",)),
     ((r"\p{N}{1,3}", _KANA_HAN, _DEEPSEEK3_WORDS), ("deepseek-v3", "hunyuan-dense", "joyai-llm", "hy_v4")),
     ((r"\p{N}{1,3}", _KANA_HAN,
       _ASCII_PUNCT_WORD + "|[^\r\n" r"\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+" "|[\r\n]" r"|\s+(?!\S)|\s+",
       r"\p{N}"), ("spark2_5",)),
-    (("[\uac00-\ud7a3\u3131-\u318e]+|[\uff01\u2026\u201c\u201d\u2018\u2019\u2014\uff1a\uff1b\uff0c\u3001-\u303f\ufe30-\ufe4f]+|[\u3105-\u312f]+|" + _KANA_HAN, _o200k_like(r"\p{N}")), ("youtu",)),
+    (("[\uac00-\ud7a3\u3131-\u318e]+|[\uff01\u2026\u201c\u201d\u2018\u2019\u2014\uff1a\uff1b\uff0c\u3001-\u303f"
+      "\ufe30-\ufe4f]+|[\u3105-\u312f]+|" + _KANA_HAN, _o200k_like(r"\p{N}")), ("youtu",)),
     ((r"[\p{P}\$\+<=>\^~\|`]+", _GPT2_LLAMA_CPP, "[0-9][0-9][0-9]"), ("falcon",)),
     ((r"\p{N}", _GPT2_LLAMA_CPP), (
         "starcoder", "refact", "command-r", "smollm", "codeshell", "exaone", "minerva-7b", "mellum2",
@@ -624,7 +628,9 @@ _PRE_TYPES: list[tuple[tuple[str, ...], tuple[str, ...]]] = [
     # a run of digits into threes from the right.
     ((r"\p{N}+", "(?=([0-9]{3})+(?![0-9]))"), ("superbpe",)),
     ((_DIGITS_BY_THREE_FROM_THE_RIGHT,
-      "[\u4e00-\u9fff\u3400-\u4dbf\u8c48-\ufaff\u3040-\u309f\u30a0-\u30ff\uff65-\uff9f\u2f00-\u2fdf\u0e40-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f\uaa60-\uaa7f\ua9e0-\ua9ff\uac00-\ud7af\u1100-\u11ff]+",
+      # (U+8C48, not U+F900: llama.cpp's source has that character there.)
+      "[\u4e00-\u9fff\u3400-\u4dbf\u8c48-\ufaff\u3040-\u309f\u30a0-\u30ff\uff65-\uff9f\u2f00-\u2fdf\u0e40-\u0e7f"
+      "\u0e80-\u0eff\u1780-\u17ff\u1000-\u109f\uaa60-\uaa7f\ua9e0-\ua9ff\uac00-\ud7af\u1100-\u11ff]+",
       _DEEPSEEK3_WORDS), ("afmoe",)),
     (("[^\\n]+|[\\n]+", _QWEN2), ("laguna",)),
     ((r"\p{N}{1,3}", _CONTRACTIONS + r"|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}+| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+"
