@@ -16,10 +16,14 @@ convert_hf_to_gguf_update.py, and llama.cpp's tests/test-tokenizer-0.cpp checks 
 
 from __future__ import annotations
 
+import lzma
 import os
+import shutil
+import struct
 from pathlib import Path
 
 SEPARATOR = "\n__ggml_vocab_test__\n"
+GGUF_DATA = Path(__file__).parent / "data" / "gguf"
 
 
 def load_cases(inp_path: str | os.PathLike, out_path: str | os.PathLike) -> list[tuple[str, list[int]]]:
@@ -40,3 +44,55 @@ def load_cases(inp_path: str | os.PathLike, out_path: str | os.PathLike) -> list
     if len(texts) != len(lines):
         raise ValueError(f"{inp_path} has {len(texts)} cases but {out_path} has {len(lines)} lines")
     return [(text, [int(i) for i in line.split()]) for text, line in zip(texts, lines)]
+
+
+def unpacked(file: str, directory: str | os.PathLike) -> Path:
+    """The path to load ``tests/data/gguf/<file>`` from: a ``.xz`` file is decompressed into
+    ``directory`` as a plain ``.gguf`` (once; wordsplit reads ``.gguf`` and ``.gguf.gz``, and xz
+    keeps the test data small), any other file is returned where it is.
+
+    >>> import tempfile
+    >>> unpacked("ggml-vocab-gpt-2.gguf.gz", tempfile.gettempdir()).name
+    'ggml-vocab-gpt-2.gguf.gz'
+    """
+    source = GGUF_DATA / file
+    if source.suffix != ".xz":
+        return source
+    target = Path(directory) / source.stem
+    if not target.exists():
+        partial = target.with_name(target.name + ".partial")
+        with lzma.open(source) as packed, open(partial, "wb") as out:
+            shutil.copyfileobj(packed, out, 1 << 20)
+        partial.replace(target)
+    return target
+
+
+# GGUF value types (ggml's gguf.h) for the writer below.
+_U32, _I32, _BOOL, _STRING, _ARRAY = 4, 5, 7, 8, 9
+
+
+def _gguf_string(text: str) -> bytes:
+    data = text.encode("utf-8")
+    return struct.pack("<Q", len(data)) + data
+
+
+def _gguf_value(value) -> bytes:
+    if isinstance(value, bool):
+        return struct.pack("<IB", _BOOL, value)
+    if isinstance(value, str):
+        return struct.pack("<I", _STRING) + _gguf_string(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return struct.pack("<II", _U32, value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return struct.pack("<IIQ", _ARRAY, _STRING, len(value)) + b"".join(_gguf_string(v) for v in value)
+    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return struct.pack(f"<IIQ{len(value)}i", _ARRAY, _I32, len(value), *value)
+    raise TypeError(f"cannot write {type(value).__name__} {value!r:.40}")
+
+
+def tokenizer_only_gguf(metadata: dict) -> bytes:
+    """A GGUF v3 file with no tensors holding the ``general.name`` and ``tokenizer.*`` keys of
+    ``metadata`` (strings, integers, bools and arrays of strings or integers)."""
+    keys = [k for k in metadata if k == "general.name" or k.startswith("tokenizer.")]
+    body = b"".join(_gguf_string(k) + _gguf_value(metadata[k]) for k in keys)
+    return b"GGUF" + struct.pack("<IQQ", 3, 0, len(keys)) + body

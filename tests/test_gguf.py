@@ -16,10 +16,17 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llamacpp_cases import SEPARATOR, load_cases
+from llamacpp_cases import SEPARATOR, load_cases, unpacked
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
-from wordsplit.formats.gguf import LLAMA_CPP_PRE_PATTERNS, load_gguf, read_gguf, read_gguf_head, read_gguf_metadata
+from wordsplit.formats.gguf import (
+    LLAMA_CPP_PRE_PATTERNS,
+    LLAMA_CPP_PRE_REGEXES,
+    load_gguf,
+    read_gguf,
+    read_gguf_head,
+    read_gguf_metadata,
+)
 
 GGUF_DIR = Path(__file__).parent / "data" / "gguf"
 
@@ -75,9 +82,11 @@ TINY_MERGES = ["a b", "ab c"]
 
 
 def tokenizer_gguf(
-    *, name="tiny", model="gpt2", pre="qwen2", tokens=TINY_TOKENS, types=TINY_TYPES, merges=TINY_MERGES, eos=258
+    *, name="tiny", model="gpt2", pre="qwen2", tokens=TINY_TOKENS, types=TINY_TYPES, merges=TINY_MERGES, eos=258,
+    chat_template=None,
 ) -> bytes:
-    """A GGUF of the tiny vocabulary; ``None`` leaves a key out, a ``str`` eos is stored as a string."""
+    """A GGUF of the tiny vocabulary; ``None`` leaves a key out, a ``str`` eos is stored as a string,
+    a ``bytes`` chat_template as an array of u8."""
     kvs = []
     if name is not None:
         kvs.append(kv("general.name", STRING, gstr(name)))
@@ -92,6 +101,10 @@ def tokenizer_gguf(
         if isinstance(eos, str)
         else kv("tokenizer.ggml.eos_token_id", U32, struct.pack("<I", eos)),
     ]
+    if isinstance(chat_template, str):
+        kvs.append(kv("tokenizer.chat_template", STRING, gstr(chat_template)))
+    elif chat_template is not None:
+        kvs.append(kv("tokenizer.chat_template", ARRAY, array(U8, len(chat_template), chat_template)))
     return gguf(*kvs)
 
 
@@ -415,6 +428,33 @@ def test_tiny_vocab_maps_token_types():
     assert v.eos_token_id == 258 and v.bos_token_id is None
 
 
+def test_chat_template_and_special_ids_come_from_the_metadata():
+    v = vocab("ggml-vocab-qwen2.gguf")
+    assert v.chat_template == metadata("ggml-vocab-qwen2.gguf")["tokenizer.chat_template"]
+    assert v.chat_template.startswith("{% for message in messages %}{% if loop.first")
+    assert "<|im_start|>assistant\n" in v.chat_template
+    assert (v.bos_token_id, v.eos_token_id) == (151_643, 151_643)
+    gpt2 = vocab("ggml-vocab-gpt-2.gguf")
+    assert gpt2.chat_template is None and gpt2.eos_token_id == 50_256
+    tiny = read_gguf(tokenizer_gguf(chat_template="{{ messages[0]['content'] }}"))
+    assert tiny.chat_template == "{{ messages[0]['content'] }}" and tiny.eos_token_id == 258
+    assert read_gguf(tokenizer_gguf()).chat_template is None
+
+
+def test_chat_template_of_the_wrong_type_is_a_format_error():
+    with pytest.raises(VocabFormatError, match="'tokenizer.chat_template' should be a string, not list"):
+        read_gguf(tokenizer_gguf(chat_template=b"{{ x }}"), source="t.gguf")
+
+
+def test_normal_tokens_that_are_not_byte_level_are_ids_without_bytes():
+    # Command-R's GGUF has such tokens ("™", "\u200d"): no merge makes them and BPE, which runs
+    # on byte-level text, never produces them.
+    tokens = with_token(257, "™")
+    v = read_gguf(tokenizer_gguf(tokens=tokens, merges=["a b"]), source="t.gguf")
+    assert v.n_vocab == 261 and v.token_bytes[257] is None
+    assert b"\xe2\x84\xa2" not in v.ranks and v.ranks[b"ab"] == 256
+
+
 def test_name_falls_back_to_the_file_name(tmp_path):
     path = tmp_path / "my-model.gguf"
     path.write_bytes(tokenizer_gguf(name=None))
@@ -436,14 +476,19 @@ def with_token(i: int, text: str) -> list[str]:
 
 BAD_TOKENIZERS = {
     "token_type length": (tokenizer_gguf(types=TINY_TYPES[:-1]), "token_type has 260 entries for 261 tokens"),
-    "not byte-level": (tokenizer_gguf(tokens=with_token(256, "a b")), "NORMAL token 256 'a b'"),
-    "empty normal token": (tokenizer_gguf(tokens=with_token(256, "")), "NORMAL token 256 ''"),
+    "merge of a token that is not byte-level": (
+        tokenizer_gguf(tokens=with_token(257, "a™b"), merges=["a b", "a™b c"]),
+        "merge #1 'a™b c' uses 'a™b', which is not a byte-level NORMAL token",
+    ),
+    "empty normal token": (tokenizer_gguf(tokens=with_token(256, "")), "NORMAL token 256 is empty"),
     "duplicate token": (tokenizer_gguf(tokens=with_token(260, "ab")), "token 260 'ab' repeats token 256"),
     "empty control token": (tokenizer_gguf(tokens=with_token(258, "")), "token 258 (type 3) is empty"),
     "invalid token type": (tokenizer_gguf(types=[*TINY_TYPES[:-1], 9]), "token 260 '[PAD260]' has the invalid token"),
     "merge without space": (tokenizer_gguf(merges=["ab"]), "merge #0 'ab' is not two tokens"),
     "merge of unknown token": (tokenizer_gguf(merges=["a b", "ab x y"]), "merge #1 'ab x y' uses 'x y'"),
-    "merge of a control token": (tokenizer_gguf(merges=["<|end|> a"]), "uses '<|end|>', which is not a NORMAL token"),
+    "merge of a control token": (
+        tokenizer_gguf(merges=["<|end|> a"]), "uses '<|end|>', which is not a byte-level NORMAL token"
+    ),
     "merge makes no token": (tokenizer_gguf(merges=["a b", "b c"]), "merge #1"),
     "missing tokens": (
         gguf(kv("tokenizer.ggml.model", STRING, gstr("gpt2")), kv("tokenizer.ggml.pre", STRING, gstr("qwen2"))),
@@ -470,21 +515,40 @@ def test_unknown_pre_tokenizer_lists_the_known_ones():
     message = str(info.value)
     assert message.startswith("x.gguf: ") and "'qwen-2'" in message
     known = message.split("known: ", 1)[1]
-    assert "qwen2" in known and "gpt-2" in known and "llama-bpe" in known
+    assert "qwen2" in known and "gpt-2" in known and "llama-bpe" in known and "deepseek-llm" in known
     assert "Did you mean 'qwen2'?" in message
-    # Several regexes in sequence in llama.cpp: not supported.
-    for pre in ("deepseek-v3", "deepseek-llm", "falcon", "starcoder", "default", "tekken"):
-        with pytest.raises(UnsupportedTokenizerError):
-            read_gguf(tokenizer_gguf(pre=pre))
 
 
-def test_missing_pre_tokenizer_is_unsupported():
-    with pytest.raises(UnsupportedTokenizerError, match="no tokenizer.ggml.pre"):
-        read_gguf(tokenizer_gguf(pre=None))
+def test_a_llama_cpp_file_without_pre_tokenizer_gets_the_default(tmp_path):
+    from wordsplit import TokenizerOptions
+
+    v = load_gguf(unpacked("ggml-vocab-aquila.gguf.xz", tmp_path))
+    assert v.name == "D:\\Diverses\\models" and v.n_vocab == 100_008
+    assert v.pattern == LLAMA_CPP_PRE_PATTERNS["default"]
+    assert (v.bos_token_id, v.eos_token_id, v.chat_template) == (0, 0, None)
+    for backend in ("python", "native"):
+        tok = TokenizerOptions(backend=backend).build(v)
+        ids = tok.encode_ordinary("x=1234567;")
+        # default's last regex cuts digit runs into threes: no token crosses "123|456|7".
+        assert [tok.decode([i]) for i in ids] == ["x", "=", "123", "456", "7", ";"]
+
+
+def test_missing_pre_tokenizer_is_llama_cpps_default():
+    v = read_gguf(tokenizer_gguf(pre=None))
+    assert v.pattern == LLAMA_CPP_PRE_PATTERNS["default"]
+    assert read_gguf(tokenizer_gguf(pre="default")).pattern == v.pattern
+
+
+@pytest.mark.parametrize("pre", ["gemma4", "granite-embed-multi-311m", "sarvam-moe", "whitespace"])
+def test_raw_utf8_pre_tokenizers_are_unsupported(pre):
+    with pytest.raises(UnsupportedTokenizerError, match=f"'{pre}' .*raw UTF-8.*not byte-level"):
+        read_gguf(tokenizer_gguf(pre=pre), source="m.gguf")
 
 
 @pytest.mark.parametrize(
-    "model, kind", [("llama", "SentencePiece"), ("bert", "WordPiece"), ("t5", "Unigram"), ("xyz", "")]
+    "model, kind",
+    [("llama", "SentencePiece"), ("bert", "WordPiece"), ("t5", "Unigram"), ("rwkv", "RWKV"), ("gemma4", "raw UTF-8"),
+     ("whitespace", "raw UTF-8"), ("hybriddna", "k-mer"), ("xyz", "")],
 )
 def test_non_byte_level_models_are_unsupported(model, kind):
     with pytest.raises(UnsupportedTokenizerError) as info:
@@ -543,10 +607,107 @@ SAMPLE = (
 PATTERN_NAMES = sorted({pattern: name for name, pattern in sorted(LLAMA_CPP_PRE_PATTERNS.items())}.values())
 
 
+def split(pre: str, text: str) -> list[str]:
+    """The pieces wordsplit's Python spanner for ``pre``'s pattern cuts ``text`` into."""
+    from wordsplit.spanners import get_spanner, spanner_for
+
+    pattern = LLAMA_CPP_PRE_PATTERNS[pre]
+    return get_spanner(spanner_for(pattern) or "regex")(pattern).split(text)
+
+
 @pytest.mark.parametrize("name", PATTERN_NAMES)
 def test_every_pattern_covers_any_text(name):
-    """llama.cpp keeps unmatched text as pieces; a findall-style splitter would drop it."""
-    assert "".join(regex.findall(LLAMA_CPP_PRE_PATTERNS[name], SAMPLE)) == SAMPLE
+    """llama.cpp keeps unmatched text as pieces: a plain pattern must match all of it (a
+    findall-style splitter would drop the rest), a split program keeps it by construction."""
+    assert "".join(split(name, SAMPLE)) == SAMPLE
+
+
+@pytest.mark.parametrize("name", PATTERN_NAMES)
+def test_every_pattern_encodes_alike_on_both_backends(name):
+    """GPT-2's ranks under each pre-tokenizer: the native engine (its own regex engine for a
+    plain pattern, the Python spanner for a split program) gives the Python backend's ids."""
+    from wordsplit import TokenizerOptions
+    from wordsplit.vocab import Vocab
+
+    gpt2 = vocab("ggml-vocab-gpt-2.gguf")
+    blob, ids, lengths = gpt2.packed()
+    v = Vocab.from_packed(blob=blob, ids=ids, lengths=lengths, name=name, pattern=LLAMA_CPP_PRE_PATTERNS[name],
+                          n_vocab=gpt2.n_vocab)
+    text = SAMPLE + " x=1234567; 中文abc的 don't!! Hei, maailma. ½ a\u200db\n" * 3
+    python = TokenizerOptions(backend="python").build(v).encode_ordinary(text)
+    assert TokenizerOptions(backend="native").build(v).encode_ordinary(text) == python
+    assert b"".join(v.token_bytes[i] for i in python) == text.encode()
+
+
+def test_single_regexes_stay_plain_patterns_and_sequences_become_split_programs():
+    from wordsplit.patterns import GPT2_ORIGINAL_PATTERN, O200K_PATTERN
+    from wordsplit.spanners import spanner_for
+    from wordsplit.spanners.hf_split import is_split_program, parse_split_program
+
+    # The fast path: a scanner is proven for these exact strings.
+    assert spanner_for(LLAMA_CPP_PRE_PATTERNS["mpt"]) == spanner_for(GPT2_ORIGINAL_PATTERN) == "gpt2-scanner"
+    assert spanner_for(LLAMA_CPP_PRE_PATTERNS["llama4"]) == spanner_for(O200K_PATTERN) == "o200k-scanner"
+    for name, regexes in LLAMA_CPP_PRE_REGEXES.items():
+        pattern = LLAMA_CPP_PRE_PATTERNS[name]
+        if len(regexes) > 1 or name in ("poro-chat", "bloom", "gpt3-finnish"):
+            steps = parse_split_program(pattern)
+            assert len(steps) == len(regexes), name
+            assert all(step["behavior"] == "Isolated" for step in steps), name
+        else:
+            assert not is_split_program(pattern), name
+
+
+def test_sequences_apply_each_regex_to_the_pieces_of_the_one_before():
+    # "\p{N}", then GPT-2's regex on every piece.
+    assert split("starcoder", "abc 123 x") == ["abc", " ", "1", "2", "3", " x"]
+    assert split("command-r", "abc 123 x") == split("refact", "abc 123 x") == split("starcoder", "abc 123 x")
+    # Punctuation and symbol runs, GPT-2's regex, then threes of ASCII digits.
+    assert split("falcon", "a+b=12345!") == ["a", "+", "b", "=", "123", "45", "!"]
+    # The default: "`" is a symbol its first regex leaves alone (falcon's takes it).
+    assert split("default", "x `y` 1234") == ["x", " `", "y", "`", " ", "123", "4"]
+    assert split("falcon", "x `y`") == ["x", " ", "`", "y", "`"]
+    # Newlines, letters with one leading space, punctuation ("=" is a symbol), CJK, digits.
+    assert split("deepseek-coder", "int x=42;\n中文") == ["int", " x", "=", "4", "2", ";", "\n", "中文"]
+    # Latin-like letters, ASCII/fullwidth punctuation, trailing whitespace, CJK, numbers.
+    assert split("deepseek-llm", "Hello, 世界! 123  \n") == [
+        "Hello", ",", " ", "世界", "!", " ", "123", "  ", "\n"
+    ]
+    # A regex that leaves gaps (poro): they are pieces.
+    assert split("poro-chat", "Hei, maailma.") == ["Hei", ",", " maailma", "."]
+
+
+def test_regexes_standing_for_llama_cpps_hand_written_splitters():
+    # afmoe and tiny_aya: a run of numbers, cut into threes from the right.
+    assert split("afmoe", "x1234567 89") == ["x", "1", "234", "567", " ", "89"]
+    assert split("tiny_aya", "1234567")[:3] == ["1", "234", "567"]
+    # superbpe: an empty-match regex cuts digit runs the same way.
+    assert split("superbpe", "a1234567b") == ["a", "1", "234", "567", "b"]
+    # kimi-k2: Han runs apart from other letters; contractions stay on their word.
+    assert split("kimi-k2", "中文abc的 don't") == ["中文", "abc", "的", " don't"]
+
+
+def test_punctuation_and_symbol_classes_are_unicode_16():
+    from wordsplit.formats._gguf_classes import P, S, UNICODE_VERSION
+
+    def member(ranges, ch):
+        return any(lo <= ord(ch) <= hi for lo, hi in ranges)
+
+    assert UNICODE_VERSION == "16.0.0"
+    assert all(member(P, ch) for ch in "!#%,._{}、。「」¿‐")
+    assert not any(member(P, ch) for ch in "$+<=>^`|~a1 €")
+    assert all(member(S, ch) for ch in "$+<=>^`|~€©→🙂")
+    assert not any(member(S, ch) for ch in "!a1 、")
+
+
+def test_spelled_classes_keep_the_rest_of_the_regex():
+    from wordsplit.formats.gguf import _spelled
+    from wordsplit.spanners.regex import translate_pattern
+
+    spelled = _spelled(r"[\p{P}\$]+|\p{S}|\p{N}+")
+    assert spelled.startswith(r"[\x{21}-\x{23}\x{25}-\x{2A}") and spelled.endswith(r"]|\p{N}+")
+    assert spelled.count("[") == spelled.count("]") == 2
+    compiled = regex.compile(translate_pattern(spelled))
+    assert compiled.fullmatch("!$、") and compiled.fullmatch("€") and not compiled.fullmatch("a")
 
 
 def test_llama3_splits_digits_by_three_and_qwen2_one_by_one():
