@@ -60,7 +60,7 @@ FORMAT = 2  # 2: the header holds the chat template
 _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",
     "wordsplit.formats.hf", "wordsplit.formats.gguf", "wordsplit.formats.merges", "wordsplit.formats.bytelevel",
-    "wordsplit.formats.tekken", "wordsplit.patterns", "wordsplit.vocabs.pretrained", __name__,
+    "wordsplit.formats.tekken", "wordsplit.formats._gguf_classes", "wordsplit.patterns", "wordsplit.vocabs.pretrained", __name__,
     # tokenizer.json's normalizer programs and the Punctuation class (found from the top-level
     # package, so a warm load imports no subpackage)
     "wordsplit.normalizers", "wordsplit._hf_char_data",
