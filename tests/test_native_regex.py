@@ -74,6 +74,8 @@ PATTERNS = {
     "possessive-matters": (r"[^\r\n\p{N}]?+\p{L}+|\p{L}|\p{N}+|\s|[^\s\p{L}\p{N}]", "backtracking"),
     # Positive lookahead and lookbehind run on fancy-regex.
     "lookaround": (r"(?<=\p{N})\p{L}+|\p{L}|\p{N}+|\s+(?=\S)|\s+|[^\s\p{L}\p{N}]+", "backtracking"),
+    # \A makes the DFA's start depend on the text before: walked by the lazy DFA, not a table.
+    "start-anchor": (r"\A\s+|\p{L}+|\p{N}|\s|[^\s\p{L}\p{N}]", "dfa"),
     # Letters and spaces only: other text is not covered (both engines raise on it).
     "gaps": (r"\p{L}+|\s", "dfa"),
 }

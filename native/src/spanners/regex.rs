@@ -177,8 +177,133 @@ fn utf8_lead(cp: u32) -> u8 {
 /// setup (prefilters, unrolled loops, the cache pool) cost more than the walk itself.
 struct AnchoredDfa {
     dfa: DFA,
+    /// The same DFA with every state computed, when it is small and its start state does
+    /// not depend on the text before the piece: the walk is then one table load per byte.
+    table: Option<DfaTable>,
     /// The same alternatives for the rare search the lazy DFA gives up on.
     fallback: meta::Regex,
+}
+
+/// Most states a [`DfaTable`] may have (a tokenizer pattern's anchored DFA has a few hundred).
+const MAX_TABLE_STATES: usize = 4096;
+
+/// A fully computed anchored DFA: `next[state + class[byte]]`, states premultiplied by the
+/// stride (a power of two, so `state >> shift` indexes the per-state flags).
+struct DfaTable {
+    classes: [u8; 256],
+    shift: u32,
+    next: Vec<u32>,
+    /// Per state: [`MATCH`] (a match ended one byte before), [`DEAD`], [`EOI_MATCH`] (a match
+    /// ends at the end of the text if the text ends here).
+    flags: Vec<u8>,
+    start: u32,
+}
+
+const MATCH: u8 = 1;
+const DEAD: u8 = 2;
+const EOI_MATCH: u8 = 4;
+
+impl DfaTable {
+    /// Every state of `dfa` reachable from its anchored start, or `None` if there are too
+    /// many, the start depends on the look-behind, or the lazy DFA cannot say.
+    fn build(dfa: &DFA) -> Option<Self> {
+        let mut cache = dfa.create_cache();
+        let start_config = |look_behind| {
+            start::Config::new()
+                .anchored(Anchored::Yes)
+                .look_behind(look_behind)
+        };
+        let start = dfa.start_state(&mut cache, &start_config(None)).ok()?;
+        for byte in 0..=255u8 {
+            if dfa
+                .start_state(&mut cache, &start_config(Some(byte)))
+                .ok()?
+                != start
+            {
+                return None;
+            }
+        }
+        let byte_classes = dfa.byte_classes();
+        let mut classes = [0u8; 256];
+        let mut representatives: Vec<u8> = Vec::new();
+        for byte in 0..=255u8 {
+            let class = byte_classes.get(byte);
+            classes[usize::from(byte)] = class;
+            if usize::from(class) == representatives.len() {
+                representatives.push(byte);
+            }
+        }
+        let stride = representatives.len().next_power_of_two();
+        let shift = stride.trailing_zeros();
+        let clears = cache.clear_count();
+        let mut ids = vec![start];
+        let mut index: std::collections::HashMap<_, u32> = [(start, 0)].into();
+        let mut next = Vec::new();
+        let mut flags = Vec::new();
+        let mut i = 0;
+        while i < ids.len() {
+            let sid = ids[i];
+            i += 1;
+            let mut state_flags = 0;
+            if sid.is_match() {
+                state_flags |= MATCH;
+            }
+            if sid.is_dead() {
+                state_flags |= DEAD;
+            }
+            if sid.is_quit() || sid.is_unknown() {
+                return None;
+            }
+            if dfa.next_eoi_state(&mut cache, sid).ok()?.is_match() {
+                state_flags |= EOI_MATCH;
+            }
+            flags.push(state_flags);
+            let row = next.len();
+            next.resize(row + stride, 0);
+            for (class, &byte) in representatives.iter().enumerate() {
+                let to = dfa.next_state(&mut cache, sid, byte).ok()?;
+                let n = ids.len() as u32;
+                let to_index = *index.entry(to).or_insert_with(|| {
+                    ids.push(to);
+                    n
+                });
+                next[row + class] = to_index << shift;
+            }
+            if ids.len() > MAX_TABLE_STATES || cache.clear_count() != clears {
+                return None;
+            }
+        }
+        Some(Self {
+            classes,
+            shift,
+            next,
+            flags,
+            start: 0,
+        })
+    }
+
+    /// As [`AnchoredDfa::walk`].
+    #[inline]
+    fn walk(&self, bytes: &[u8], pos: usize) -> (Option<usize>, usize) {
+        let mut state = self.start as usize;
+        let mut end = None;
+        for (at, &byte) in bytes.iter().enumerate().skip(pos) {
+            state = self.next[state + usize::from(self.classes[usize::from(byte)])] as usize;
+            let flags = self.flags[state >> self.shift];
+            if flags != 0 {
+                if flags & MATCH != 0 {
+                    end = Some(at);
+                }
+                if flags & DEAD != 0 {
+                    return (end, at + 1);
+                }
+            }
+        }
+        if self.flags[state >> self.shift] & EOI_MATCH != 0 {
+            end = Some(bytes.len());
+        }
+        (end, bytes.len())
+    }
 }
 
 impl AnchoredDfa {
@@ -190,6 +315,7 @@ impl AnchoredDfa {
             .build(&pattern)
             .map_err(|e| format!("the regex crate cannot compile {pattern:?}: {e}"))?;
         Ok(Self {
+            table: DfaTable::build(&dfa),
             dfa,
             fallback: dfa_regex(alternatives)?,
         })
@@ -199,6 +325,9 @@ impl AnchoredDfa {
     /// bytes the search read (a failed search's cost, for [`RegexSpanner::split_with_gaps`]).
     #[inline]
     fn match_at(&self, cache: &mut DfaCache, text: &str, pos: usize) -> (Option<usize>, usize) {
+        if let Some(table) = &self.table {
+            return table.walk(text.as_bytes(), pos);
+        }
         self.walk(cache, text, pos).unwrap_or_else(|| {
             let found = self
                 .fallback
@@ -210,12 +339,7 @@ impl AnchoredDfa {
 
     /// The DFA walk; `None` when the lazy DFA gives up (then the meta regex answers).
     #[inline]
-    fn walk(
-        &self,
-        cache: &mut DfaCache,
-        text: &str,
-        pos: usize,
-    ) -> Option<(Option<usize>, usize)> {
+    fn walk(&self, cache: &mut DfaCache, text: &str, pos: usize) -> Option<(Option<usize>, usize)> {
         let bytes = text.as_bytes();
         let input = Input::new(text).range(pos..).anchored(Anchored::Yes);
         let mut sid = self.dfa.start_state_forward(cache, &input).ok()?;
@@ -489,37 +613,22 @@ impl RegexSpanner {
             return self.search_with_gaps(text, 0, 0, base, out);
         };
         let bytes = text.as_bytes();
-        let mut pos = 0;
-        let mut at = 0;
-        let mut budget = 4 * bytes.len() + 256;
-        while at < bytes.len() {
-            if !first[usize::from(bytes[at])] {
-                at += 1;
-                continue;
-            }
-            match plan_match_at(segments, caches, text, at) {
-                (Some(end), _) => {
-                    if at > pos {
-                        out.push(base + at);
-                    }
-                    out.push(base + end);
-                    pos = end;
-                    at = end;
-                }
-                (None, read) => {
-                    let cost = read - at;
-                    if cost > budget {
-                        return self.search_with_gaps(text, pos, at, base, out);
-                    }
-                    budget -= cost;
-                    at += 1;
-                }
-            }
+        // One fully computed DFA (most regexes of a sequence): its walk inlined in the loop.
+        let tried = match segments.as_slice() {
+            [Segment::Dfa(dfa)] => match &dfa.table {
+                Some(table) => gaps_by_tries(first, bytes, base, out, |at| table.walk(bytes, at)),
+                None => gaps_by_tries(first, bytes, base, out, |at| {
+                    plan_match_at(segments, caches, text, at)
+                }),
+            },
+            _ => gaps_by_tries(first, bytes, base, out, |at| {
+                plan_match_at(segments, caches, text, at)
+            }),
+        };
+        match tried {
+            Ok(()) => Ok(()),
+            Err((pos, at)) => self.search_with_gaps(text, pos, at, base, out),
         }
-        if pos < bytes.len() {
-            out.push(base + bytes.len());
-        }
-        Ok(())
     }
 
     /// The pieces of `text` from `pos` by unanchored searches from `from` (no match starts in
@@ -582,6 +691,51 @@ fn plan_match_at(
         }
     }
     (None, read)
+}
+
+/// The pieces of `bytes` (each end pushed plus `base`): at each position whose byte is in
+/// `first`, `try_at` gives the end of the match starting there (if any) and the end of the
+/// bytes it read. `Err((pos, at))`: the failed tries read more than 4 bytes per byte of
+/// text; the pieces up to `pos` are pushed and no match starts in `pos..at`.
+#[inline(always)]
+fn gaps_by_tries(
+    first: &[bool; 256],
+    bytes: &[u8],
+    base: usize,
+    out: &mut Vec<usize>,
+    mut try_at: impl FnMut(usize) -> (Option<usize>, usize),
+) -> Result<(), (usize, usize)> {
+    let mut pos = 0;
+    let mut at = 0;
+    let mut budget = 4 * bytes.len() + 256;
+    while at < bytes.len() {
+        if !first[usize::from(bytes[at])] {
+            at += 1;
+            continue;
+        }
+        match try_at(at) {
+            (Some(end), _) => {
+                if at > pos {
+                    out.push(base + at);
+                }
+                out.push(base + end);
+                pos = end;
+                at = end;
+            }
+            (None, read) => {
+                let cost = read - at;
+                if cost > budget {
+                    return Err((pos, at));
+                }
+                budget -= cost;
+                at += 1;
+            }
+        }
+    }
+    if pos < bytes.len() {
+        out.push(base + bytes.len());
+    }
+    Ok(())
 }
 
 /// A sequence of regexes, llama.cpp-style: the first cuts the text, each next one cuts every
@@ -945,6 +1099,44 @@ mod tests {
     }
 
     #[test]
+    fn computed_table_walks_as_the_lazy_dfa() {
+        let spanner = RegexSpanner::new(&gpt2_like(false)).unwrap();
+        let Plan::Segments(segments, _) = &spanner.plan else {
+            panic!("not planned")
+        };
+        let alphabet = [
+            'a', 'B', '1', ' ', '\n', '\'', 's', '!', 'é', '\t', '中', '😀',
+        ];
+        let mut text = String::new();
+        let mut state = 7u64;
+        for _ in 0..3000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+        }
+        let mut tables = 0;
+        for segment in segments {
+            let Segment::Dfa(dfa) = segment else { continue };
+            let Some(table) = &dfa.table else { continue };
+            tables += 1;
+            let mut cache = dfa.dfa.create_cache();
+            for (pos, _) in text.char_indices() {
+                let lazy = dfa.walk(&mut cache, &text, pos).unwrap();
+                assert_eq!(table.walk(text.as_bytes(), pos), lazy, "at {pos}");
+            }
+        }
+        assert_eq!(tables, 2);
+        // `\A` makes the start depend on what precedes: no table, the lazy DFA walks.
+        let spanner = RegexSpanner::new(r"\Aa|a|b").unwrap();
+        let Plan::Segments(segments, _) = &spanner.plan else {
+            panic!("not planned")
+        };
+        assert!(matches!(&segments[..], [Segment::Dfa(dfa)] if dfa.table.is_none()));
+        assert_eq!(pieces(&spanner, "aab"), ["a", "a", "b"]);
+    }
+
+    #[test]
     fn possessive_that_matters_is_not_regularized() {
         // `a++a` never matches; `a+a` does: the planner must not drop the possessive.
         let spanner = RegexSpanner::new("a++a|a|b").unwrap();
@@ -1000,7 +1192,8 @@ mod tests {
 
     #[test]
     fn first_bytes_cover_every_match_start() {
-        let spanner = RegexSpanner::compile(&format!("x[0-9]+|{SPACE}+(?!{NOT_SPACE})|é"), true).unwrap();
+        let spanner =
+            RegexSpanner::compile(&format!("x[0-9]+|{SPACE}+(?!{NOT_SPACE})|é"), true).unwrap();
         let Plan::Segments(_, first) = &spanner.plan else {
             panic!("not planned")
         };
