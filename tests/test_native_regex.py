@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import gzip
 import os
+import time
 
 import pytest
 import regex as regex_module
@@ -38,10 +39,31 @@ LLAMA3_PATTERN = (
     r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
 
+# llama.cpp's adaptation of it (llama-vocab.cpp, LLAMA_VOCAB_PRE_TYPE_LLAMA3).
+LLAMA3_GGUF_PATTERN = (
+    r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+# llama.cpp's regexes for LLAMA_VOCAB_PRE_TYPE_DEEPSEEK_LLM (llama-vocab.cpp), in order. The
+# characters that NFC would change (U+1F7D, U+1FBE, U+1FD3, U+1FDB, U+2126, U+212A) are escaped,
+# so no editor or copy can normalize the ranges.
+DEEPSEEK_LLM_REGEXES = [
+    "[\r\n]",
+    "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-"
+    "ὗὙὛὝὟ-\u1f7dᾀ-ᾴᾶ-ᾼ\u1fbeῂ-ῄῆ-ῌῐ-\u1fd3ῖ-\u1fdbῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤ\u2126ℨ\u212a-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-"
+    "ﬗＡ-Ｚａ-ｚ\U00010400-\U0001044f𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+",
+    "\\s?[!-/:-~！-／：-～‘-‟　-。]+",
+    "\\s+$",
+    "[一-龥ࠀ-一가-퟿]+",
+    "\\p{N}+",
+]
+
 # name -> (pattern, the plan the native spanner must pick)
 PATTERNS = {
     **{f"{name}:{i}": (pattern, "dfa") for i, (name, pattern) in enumerate(SCANNERS)},
     "llama3": (LLAMA3_PATTERN, "dfa"),
+    # llama.cpp's spelling of it (a Llama 3 GGUF file): no scanner claims it.
+    "llama3-gguf": (LLAMA3_GGUF_PATTERN, "dfa"),
     # GPT-2 with one digit per piece (starcoder-like): no scanner claims it.
     "gpt2-one-digit": (r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+", "dfa"),
     # A lookahead class that is not the complement of the run: a digit after spaces keeps them all.
@@ -52,6 +74,8 @@ PATTERNS = {
     "possessive-matters": (r"[^\r\n\p{N}]?+\p{L}+|\p{L}|\p{N}+|\s|[^\s\p{L}\p{N}]", "backtracking"),
     # Positive lookahead and lookbehind run on fancy-regex.
     "lookaround": (r"(?<=\p{N})\p{L}+|\p{L}|\p{N}+|\s+(?=\S)|\s+|[^\s\p{L}\p{N}]+", "backtracking"),
+    # \A makes the DFA's start depend on the text before: walked by the lazy DFA, not a table.
+    "start-anchor": (r"\A\s+|\p{L}+|\p{N}|\s|[^\s\p{L}\p{N}]", "dfa"),
     # Letters and spaces only: other text is not covered (both engines raise on it).
     "gaps": (r"\p{L}+|\s", "dfa"),
 }
@@ -228,7 +252,9 @@ def reference_sequence(patterns: list[str], text: str) -> list[str]:
 
 
 SEQUENCES = {
-    # deepseek-llm's regexes, with its Unicode punctuation class written as ranges.
+    # llama.cpp's own, with its hand-written letter and punctuation classes.
+    "deepseek-llm": DEEPSEEK_LLM_REGEXES,
+    # deepseek-llm's regexes with \p{L} for its letter class.
     "deepseek-llm-like": [
         r"[\r\n]",
         r"\s?\p{L}+",
@@ -253,12 +279,56 @@ def test_sequence_equals_reference_on_every_short_string(name):
     assert not bad, f"{len(bad)} of {len(texts)} differ, first: {bad[0]!r}"
 
 
+def boundary_characters(patterns: list[str]) -> str:
+    """The characters at both ends of each ``X-Y`` range written in the patterns, and one step
+    outside: where a hand-spelled class (deepseek-llm's) could be read wrong."""
+    out = set()
+    for pattern in patterns:
+        for m in regex_module.finditer(r"(?s)(.)-(.)", pattern):
+            lo, hi = ord(m.group(1)), ord(m.group(2))
+            out.update(chr(cp) for cp in (lo - 1, lo, hi, hi + 1) if 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF)
+    return "".join(sorted(out))
+
+
+SEQUENCE_TEXT = st.one_of(
+    ANY_TEXT,
+    st.text(alphabet=st.sampled_from(boundary_characters(DEEPSEEK_LLM_REGEXES) + " \t\n\r\u3000a1٣中"), max_size=60),
+)
+
+
 @pytest.mark.parametrize("name", SEQUENCES)
-@settings(max_examples=150, deadline=None)
-@given(text=ANY_TEXT)
+@settings(max_examples=300, deadline=None)
+@given(text=SEQUENCE_TEXT)
 def test_sequence_equals_reference_on_random_text(name, text):
     patterns = SEQUENCES[name]
     assert regex_split([expanded(p) for p in patterns], [text], sequence=True) == [reference_sequence(patterns, text)]
+
+
+@pytest.mark.parametrize("name", SEQUENCES)
+def test_sequence_equals_reference_on_corpora(name):
+    patterns = SEQUENCES[name]
+    texts = [gzip.decompress(p.read_bytes()).decode("utf-8")[:100_000] for p in sorted((DATA / "corpus").glob("*.txt.gz"))]
+    texts += [" " * 3000 + "x  \n\n  ", "1" * 5000 + "a", "\u3000" * 100 + "中" * 100]
+    got = regex_split([expanded(p) for p in patterns], texts, sequence=True)
+    for text, pieces in zip(texts, got):
+        assert pieces == reference_sequence(patterns, text), text[:40]
+
+
+@pytest.mark.parametrize("n", [1, 1000, 200_000])
+def test_sequence_search_stays_linear_where_trying_each_position_is_not(n):
+    # `\s+$` tried at each space of the run reads to its end: n^2 / 2 bytes. The native
+    # search hands such a piece to the unanchored engine once the tries have read 4n bytes.
+    patterns = [r"\s+$", r"\p{L}+"]
+    cases = {
+        " " * n + "¤": [" " * n + "¤"],
+        " " * n + "¤" + "  ": [" " * n + "¤", "  "],
+        "ab" + " " * n + "¤ c": ["ab", " " * n + "¤ ", "c"],
+    }
+    start = time.process_time()
+    got = regex_split([expanded(p) for p in patterns], list(cases), sequence=True)
+    elapsed = time.process_time() - start
+    assert got == list(cases.values())
+    assert elapsed < 5, f"{elapsed:.1f} s: the search is not linear"
 
 
 class ReferenceSequence:

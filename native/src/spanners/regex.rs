@@ -21,12 +21,23 @@
 //!   whose continuation either always matches empty or cannot start with that class, so
 //!   backtracking into the repeat could never succeed either). Consecutive regular
 //!   alternatives become one anchored lazy-DFA search (regex-automata), which gives exactly
-//!   the backtracking preference order for regular expressions;
+//!   the backtracking preference order for regular expressions. When that DFA is small and
+//!   its start state does not depend on the text before the piece (no `\A`), every state is
+//!   computed once at construction into a plain table ([`DfaTable`]: one load per byte);
+//!   else the lazy DFA is walked;
 //! - `S+(?!C)` with `S` and `C` disjoint one-character classes (`\s+(?!\S)`, in every
 //!   tokenizer pattern) is matched by hand: the whole run of `S`, or the run minus its last
 //!   character when a `C` follows, which is where backtracking would stop;
 //! - if any other alternative remains, the whole pattern runs on fancy-regex instead (as in
 //!   tiktoken), with no backtracking limit, as Python's `regex` module has none.
+//!
+//! A sequence of regexes searches (a piece's matches may leave text between them): on the
+//! plan, the leftmost match is the first position where the plan matches anchored, and only
+//! positions whose byte can start a match (precomputed from the DFAs' start states and the
+//! runs' classes) are tried, so most pieces of most steps cost one table lookup per byte.
+//! Tries that fail after reading far (a long run that a pattern rejects at its end) have a
+//! budget linear in the piece; past it the piece goes to regex-automata's unanchored search
+//! (or fancy-regex's), which is linear.
 //!
 //! A pattern that can match the empty string is refused (the glue then keeps the Python
 //! spanner): engines differ on where the search resumes after an empty match, and no
@@ -34,6 +45,7 @@
 
 use fancy_regex::{Expr, LookAround};
 use regex_automata::hybrid::dfa::{Cache as DfaCache, DFA};
+use regex_automata::util::start;
 use regex_automata::{meta, nfa::thompson, Anchored, Input};
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use std::cell::RefCell;
@@ -109,15 +121,14 @@ struct RunNotFollowed {
 impl RunNotFollowed {
     /// The end of the match at `pos`, as backtracking finds it: the longest run whose next
     /// character is not in `C`. Shorter runs are followed by an `S`, never a `C`, so that is
-    /// the whole run, or the run minus its last character.
+    /// the whole run, or the run minus its last character. Also the end of the bytes read.
     #[inline]
-    fn match_at(&self, text: &str, pos: usize) -> Option<usize> {
+    fn match_at(&self, text: &str, pos: usize) -> (Option<usize>, usize) {
         let mut count = 0;
         let mut end = pos;
         let mut last_start = pos;
-        let mut chars = text[pos..].char_indices();
         let mut next = None;
-        for (offset, c) in chars.by_ref() {
+        for (offset, c) in text[pos..].char_indices() {
             if !self.run.contains(c) {
                 next = Some(c);
                 break;
@@ -126,13 +137,41 @@ impl RunNotFollowed {
             last_start = end;
             end = pos + offset + c.len_utf8();
         }
+        let read = end + next.map_or(0, char::len_utf8);
         if count < self.min {
-            return None;
+            return (None, read);
         }
-        match next {
+        let found = match next {
             Some(c) if self.not_followed.contains(c) => (count > self.min).then_some(last_start),
             _ => Some(end),
+        };
+        (found, read)
+    }
+
+    /// The bytes a match can start with: the first bytes of the run's characters.
+    fn first_bytes(&self) -> [bool; 256] {
+        let mut set = [false; 256];
+        for &(lo, hi) in &self.run.ranges {
+            for cp in lo..=hi.min(127) {
+                set[cp as usize] = true;
+            }
+            if hi >= 128 {
+                // UTF-8 lead bytes grow with the code point.
+                for byte in utf8_lead(lo.max(128))..=utf8_lead(hi) {
+                    set[usize::from(byte)] = true;
+                }
+            }
         }
+        set
+    }
+}
+
+/// The first byte of the UTF-8 encoding of code point `cp` (>= 128).
+fn utf8_lead(cp: u32) -> u8 {
+    match cp {
+        0..=0x7FF => 0xC0 | (cp >> 6) as u8,
+        0x800..=0xFFFF => 0xE0 | (cp >> 12) as u8,
+        _ => 0xF0 | (cp >> 18).min(7) as u8,
     }
 }
 
@@ -141,8 +180,133 @@ impl RunNotFollowed {
 /// setup (prefilters, unrolled loops, the cache pool) cost more than the walk itself.
 struct AnchoredDfa {
     dfa: DFA,
+    /// The same DFA with every state computed, when it is small and its start state does
+    /// not depend on the text before the piece: the walk is then one table load per byte.
+    table: Option<DfaTable>,
     /// The same alternatives for the rare search the lazy DFA gives up on.
     fallback: meta::Regex,
+}
+
+/// Most states a [`DfaTable`] may have (a tokenizer pattern's anchored DFA has a few hundred).
+const MAX_TABLE_STATES: usize = 4096;
+
+/// A fully computed anchored DFA: `next[state + class[byte]]`, states premultiplied by the
+/// stride (a power of two, so `state >> shift` indexes the per-state flags).
+struct DfaTable {
+    classes: [u8; 256],
+    shift: u32,
+    next: Vec<u32>,
+    /// Per state: [`MATCH`] (a match ended one byte before), [`DEAD`], [`EOI_MATCH`] (a match
+    /// ends at the end of the text if the text ends here).
+    flags: Vec<u8>,
+    start: u32,
+}
+
+const MATCH: u8 = 1;
+const DEAD: u8 = 2;
+const EOI_MATCH: u8 = 4;
+
+impl DfaTable {
+    /// Every state of `dfa` reachable from its anchored start, or `None` if there are too
+    /// many, the start depends on the look-behind, or the lazy DFA cannot say.
+    fn build(dfa: &DFA) -> Option<Self> {
+        let mut cache = dfa.create_cache();
+        let start_config = |look_behind| {
+            start::Config::new()
+                .anchored(Anchored::Yes)
+                .look_behind(look_behind)
+        };
+        let start = dfa.start_state(&mut cache, &start_config(None)).ok()?;
+        for byte in 0..=255u8 {
+            if dfa
+                .start_state(&mut cache, &start_config(Some(byte)))
+                .ok()?
+                != start
+            {
+                return None;
+            }
+        }
+        let byte_classes = dfa.byte_classes();
+        let mut classes = [0u8; 256];
+        let mut representatives: Vec<u8> = Vec::new();
+        for byte in 0..=255u8 {
+            let class = byte_classes.get(byte);
+            classes[usize::from(byte)] = class;
+            if usize::from(class) == representatives.len() {
+                representatives.push(byte);
+            }
+        }
+        let stride = representatives.len().next_power_of_two();
+        let shift = stride.trailing_zeros();
+        let clears = cache.clear_count();
+        let mut ids = vec![start];
+        let mut index: std::collections::HashMap<_, u32> = [(start, 0)].into();
+        let mut next = Vec::new();
+        let mut flags = Vec::new();
+        let mut i = 0;
+        while i < ids.len() {
+            let sid = ids[i];
+            i += 1;
+            let mut state_flags = 0;
+            if sid.is_match() {
+                state_flags |= MATCH;
+            }
+            if sid.is_dead() {
+                state_flags |= DEAD;
+            }
+            if sid.is_quit() || sid.is_unknown() {
+                return None;
+            }
+            if dfa.next_eoi_state(&mut cache, sid).ok()?.is_match() {
+                state_flags |= EOI_MATCH;
+            }
+            flags.push(state_flags);
+            let row = next.len();
+            next.resize(row + stride, 0);
+            for (class, &byte) in representatives.iter().enumerate() {
+                let to = dfa.next_state(&mut cache, sid, byte).ok()?;
+                let n = ids.len() as u32;
+                let to_index = *index.entry(to).or_insert_with(|| {
+                    ids.push(to);
+                    n
+                });
+                next[row + class] = to_index << shift;
+            }
+            if ids.len() > MAX_TABLE_STATES || cache.clear_count() != clears {
+                return None;
+            }
+        }
+        Some(Self {
+            classes,
+            shift,
+            next,
+            flags,
+            start: 0,
+        })
+    }
+
+    /// As [`AnchoredDfa::walk`].
+    #[inline]
+    fn walk(&self, bytes: &[u8], pos: usize) -> (Option<usize>, usize) {
+        let mut state = self.start as usize;
+        let mut end = None;
+        for (at, &byte) in bytes.iter().enumerate().skip(pos) {
+            state = self.next[state + usize::from(self.classes[usize::from(byte)])] as usize;
+            let flags = self.flags[state >> self.shift];
+            if flags != 0 {
+                if flags & MATCH != 0 {
+                    end = Some(at);
+                }
+                if flags & DEAD != 0 {
+                    return (end, at + 1);
+                }
+            }
+        }
+        if self.flags[state >> self.shift] & EOI_MATCH != 0 {
+            end = Some(bytes.len());
+        }
+        (end, bytes.len())
+    }
 }
 
 impl AnchoredDfa {
@@ -154,24 +318,31 @@ impl AnchoredDfa {
             .build(&pattern)
             .map_err(|e| format!("the regex crate cannot compile {pattern:?}: {e}"))?;
         Ok(Self {
+            table: DfaTable::build(&dfa),
             dfa,
             fallback: dfa_regex(alternatives)?,
         })
     }
 
-    /// The end of the leftmost-first match starting at `pos`, if any.
+    /// The end of the leftmost-first match starting at `pos`, if any, and the end of the
+    /// bytes the search read (a failed search's cost, for [`RegexSpanner::split_with_gaps`]).
     #[inline]
-    fn match_at(&self, cache: &mut DfaCache, text: &str, pos: usize) -> Option<usize> {
+    fn match_at(&self, cache: &mut DfaCache, text: &str, pos: usize) -> (Option<usize>, usize) {
+        if let Some(table) = &self.table {
+            return table.walk(text.as_bytes(), pos);
+        }
         self.walk(cache, text, pos).unwrap_or_else(|| {
-            self.fallback
+            let found = self
+                .fallback
                 .search_half(&Input::new(text).range(pos..).anchored(Anchored::Yes))
-                .map(|m| m.offset())
+                .map(|m| m.offset());
+            (found, text.len())
         })
     }
 
     /// The DFA walk; `None` when the lazy DFA gives up (then the meta regex answers).
     #[inline]
-    fn walk(&self, cache: &mut DfaCache, text: &str, pos: usize) -> Option<Option<usize>> {
+    fn walk(&self, cache: &mut DfaCache, text: &str, pos: usize) -> Option<(Option<usize>, usize)> {
         let bytes = text.as_bytes();
         let input = Input::new(text).range(pos..).anchored(Anchored::Yes);
         let mut sid = self.dfa.start_state_forward(cache, &input).ok()?;
@@ -183,7 +354,7 @@ impl AnchoredDfa {
                 if sid.is_match() {
                     end = Some(at);
                 } else if sid.is_dead() {
-                    return Some(end);
+                    return Some((end, at + 1));
                 } else if sid.is_quit() {
                     return None;
                 }
@@ -193,7 +364,33 @@ impl AnchoredDfa {
         if sid.is_match() {
             end = Some(bytes.len());
         }
-        Some(end)
+        Some((end, bytes.len()))
+    }
+
+    /// The bytes a match can start with, in any context (look-behind): those whose
+    /// transition from a start state is not dead. A match is never empty (the planner refuses
+    /// such patterns), so the match state one byte late is never the start's own.
+    fn first_bytes(&self) -> [bool; 256] {
+        let mut cache = self.dfa.create_cache();
+        let mut set = [false; 256];
+        for look_behind in std::iter::once(None).chain((0..=255u8).map(Some)) {
+            let config = start::Config::new()
+                .anchored(Anchored::Yes)
+                .look_behind(look_behind);
+            let Ok(sid) = self.dfa.start_state(&mut cache, &config) else {
+                return [true; 256];
+            };
+            if sid.is_dead() {
+                continue;
+            }
+            for byte in 0..=255u8 {
+                match self.dfa.next_state(&mut cache, sid, byte) {
+                    Ok(next) if next.is_dead() => {}
+                    _ => set[usize::from(byte)] = true,
+                }
+            }
+        }
+        set
     }
 }
 
@@ -203,15 +400,34 @@ enum Segment {
     Run(RunNotFollowed),
 }
 
-/// The lazy DFAs' caches of one spanner on one thread (most recently used first).
+/// The lazy DFAs' caches of one spanner or sequence on one thread (most recently used first):
+/// one list per pattern (a sequence has several), one cache per DFA segment of its plan.
 const CACHED_SPANNERS: usize = 8;
+type SpannerCaches = Vec<Vec<DfaCache>>;
 thread_local! {
-    static DFA_CACHES: RefCell<Vec<(u64, Vec<DfaCache>)>> = const { RefCell::new(Vec::new()) };
+    static DFA_CACHES: RefCell<Vec<(u64, SpannerCaches)>> = const { RefCell::new(Vec::new()) };
 }
 static NEXT_SPANNER_ID: AtomicU64 = AtomicU64::new(0);
 
+/// Runs `f` with this thread's caches of the object `id`, made by `make` on first use.
+fn with_caches<R>(
+    id: u64,
+    make: impl FnOnce() -> SpannerCaches,
+    f: impl FnOnce(&mut SpannerCaches) -> R,
+) -> R {
+    DFA_CACHES.with_borrow_mut(|caches| {
+        f(crate::pipeline::most_recent(
+            caches,
+            id,
+            CACHED_SPANNERS,
+            make,
+        ))
+    })
+}
+
 enum Plan {
-    Segments(Vec<Segment>),
+    /// The segments, and the bytes a match of any of them can start with.
+    Segments(Vec<Segment>, Box<[bool; 256]>),
     /// Some alternative needs backtracking: the whole pattern on fancy-regex.
     Fancy,
 }
@@ -292,7 +508,19 @@ impl RegexSpanner {
             segments.push(Segment::Dfa(Box::new(AnchoredDfa::new(&pending)?)));
         }
         let plan = if plan_ok {
-            Plan::Segments(segments)
+            let mut first = Box::new([false; 256]);
+            for segment in &segments {
+                let set = match segment {
+                    Segment::Dfa(dfa) => dfa.first_bytes(),
+                    Segment::Run(run) => run.first_bytes(),
+                };
+                for (byte, can) in first.iter_mut().zip(set) {
+                    *byte |= can;
+                }
+            }
+            // A match starts on a character: never on a UTF-8 continuation byte.
+            first[0x80..0xC0].fill(false);
+            Plan::Segments(segments, first)
         } else {
             Plan::Fancy
         };
@@ -306,35 +534,44 @@ impl RegexSpanner {
 
     /// Whether the pattern runs on the DFA plan (else on fancy-regex's backtracking).
     pub fn is_planned(&self) -> bool {
-        matches!(self.plan, Plan::Segments(_))
+        matches!(self.plan, Plan::Segments(..))
+    }
+
+    /// Fresh lazy-DFA caches for this spanner's plan.
+    fn new_caches(&self) -> Vec<DfaCache> {
+        match &self.plan {
+            Plan::Segments(segments, _) => segments
+                .iter()
+                .filter_map(|s| match s {
+                    Segment::Dfa(dfa) => Some(dfa.dfa.create_cache()),
+                    Segment::Run(_) => None,
+                })
+                .collect(),
+            Plan::Fancy => Vec::new(),
+        }
     }
 
     /// Appends the end of each piece of `text` (the successive matches, which must cover it).
     pub fn split(&self, text: &str, out: &mut Vec<usize>) -> Result<(), SplitError> {
         let mut pos = 0;
         match &self.plan {
-            Plan::Segments(segments) => DFA_CACHES.with_borrow_mut(|caches| {
-                let caches = self.caches(segments, caches);
-                'pieces: while pos < text.len() {
-                    let mut dfa_index = 0;
-                    for segment in segments {
-                        let end = match segment {
-                            Segment::Dfa(dfa) => {
-                                dfa_index += 1;
-                                dfa.match_at(&mut caches[dfa_index - 1], text, pos)
+            Plan::Segments(segments, _) => with_caches(
+                self.id,
+                || vec![self.new_caches()],
+                |caches| {
+                    let caches = &mut caches[0];
+                    while pos < text.len() {
+                        match plan_match_at(segments, caches, text, pos).0 {
+                            Some(end) => {
+                                out.push(end);
+                                pos = end;
                             }
-                            Segment::Run(run) => run.match_at(text, pos),
-                        };
-                        if let Some(end) = end {
-                            out.push(end);
-                            pos = end;
-                            continue 'pieces;
+                            None => return Err(SplitError::Gap(pos)),
                         }
                     }
-                    return Err(SplitError::Gap(pos));
-                }
-                Ok(())
-            })?,
+                    Ok(())
+                },
+            )?,
             Plan::Fancy => {
                 while pos < text.len() {
                     match self.fancy.find_from_pos(text, pos) {
@@ -351,52 +588,164 @@ impl RegexSpanner {
         Ok(())
     }
 
-    /// This thread's DFA caches for this spanner, made on first use.
-    fn caches<'c>(
-        &self,
-        segments: &[Segment],
-        caches: &'c mut Vec<(u64, Vec<DfaCache>)>,
-    ) -> &'c mut Vec<DfaCache> {
-        crate::pipeline::most_recent(caches, self.id, CACHED_SPANNERS, || {
-            segments
-                .iter()
-                .filter_map(|s| match s {
-                    Segment::Dfa(dfa) => Some(dfa.dfa.create_cache()),
-                    Segment::Run(_) => None,
-                })
-                .collect()
-        })
-    }
-
     /// Appends the pieces of `text` as llama.cpp cuts a piece with one regex: each match, and
     /// each stretch of text between matches, is a piece (`text` alone is the haystack).
     pub fn split_with_gaps(&self, text: &str, out: &mut Vec<usize>) -> Result<(), SplitError> {
-        let mut pos = 0;
-        while pos < text.len() {
+        with_caches(
+            self.id,
+            || vec![self.new_caches()],
+            |caches| self.split_with_gaps_in(&mut caches[0], text, 0, out),
+        )
+    }
+
+    /// [`Self::split_with_gaps`] with this thread's caches, each end pushed plus `base`.
+    ///
+    /// On the DFA plan the leftmost match is the first position where the plan matches
+    /// anchored (as at the start of every piece in [`Self::split`]): only positions whose
+    /// byte can start a match are tried. Failed tries that read too much in all (e.g.
+    /// `\s+\z` tried at each space of a long run of them followed by a letter: quadratic)
+    /// hand the rest of the text to the unanchored engine, which is linear.
+    fn split_with_gaps_in(
+        &self,
+        caches: &mut [DfaCache],
+        text: &str,
+        base: usize,
+        out: &mut Vec<usize>,
+    ) -> Result<(), SplitError> {
+        let Plan::Segments(segments, first) = &self.plan else {
+            return self.search_with_gaps(text, 0, 0, base, out);
+        };
+        let bytes = text.as_bytes();
+        // One fully computed DFA (most regexes of a sequence): its walk inlined in the loop.
+        let tried = match segments.as_slice() {
+            [Segment::Dfa(dfa)] => match &dfa.table {
+                Some(table) => gaps_by_tries(first, bytes, base, out, |at| table.walk(bytes, at)),
+                None => gaps_by_tries(first, bytes, base, out, |at| {
+                    plan_match_at(segments, caches, text, at)
+                }),
+            },
+            _ => gaps_by_tries(first, bytes, base, out, |at| {
+                plan_match_at(segments, caches, text, at)
+            }),
+        };
+        match tried {
+            Ok(()) => Ok(()),
+            Err((pos, at)) => self.search_with_gaps(text, pos, at, base, out),
+        }
+    }
+
+    /// The pieces of `text` from `pos` by unanchored searches from `from` (no match starts in
+    /// `pos..from`), each end pushed plus `base`.
+    fn search_with_gaps(
+        &self,
+        text: &str,
+        mut pos: usize,
+        mut from: usize,
+        base: usize,
+        out: &mut Vec<usize>,
+    ) -> Result<(), SplitError> {
+        while from < text.len() {
             let found = match &self.regular {
-                Some(regex) => regex.find(Input::new(text).range(pos..)).map(|m| m.range()),
-                None => match self.fancy.find_from_pos(text, pos) {
+                Some(regex) => regex
+                    .find(Input::new(text).range(from..))
+                    .map(|m| m.range()),
+                None => match self.fancy.find_from_pos(text, from) {
                     Ok(m) => m.map(|m| m.range()),
                     Err(e) => return Err(SplitError::Engine(e.to_string())),
                 },
             };
             let Some(range) = found else { break };
             if range.start > pos {
-                out.push(range.start);
+                out.push(base + range.start);
             }
-            out.push(range.end);
+            out.push(base + range.end);
             pos = range.end;
+            from = range.end;
         }
         if pos < text.len() {
-            out.push(text.len());
+            out.push(base + text.len());
         }
         Ok(())
     }
 }
 
+/// The end of the plan's match at `pos` (the first segment that matches there), and the end
+/// of the bytes the segments read.
+#[inline]
+fn plan_match_at(
+    segments: &[Segment],
+    caches: &mut [DfaCache],
+    text: &str,
+    pos: usize,
+) -> (Option<usize>, usize) {
+    let mut dfa_index = 0;
+    let mut read = pos;
+    for segment in segments {
+        let (end, segment_read) = match segment {
+            Segment::Dfa(dfa) => {
+                dfa_index += 1;
+                dfa.match_at(&mut caches[dfa_index - 1], text, pos)
+            }
+            Segment::Run(run) => run.match_at(text, pos),
+        };
+        read = read.max(segment_read);
+        if end.is_some() {
+            return (end, read);
+        }
+    }
+    (None, read)
+}
+
+/// The pieces of `bytes` (each end pushed plus `base`): at each position whose byte is in
+/// `first`, `try_at` gives the end of the match starting there (if any) and the end of the
+/// bytes it read. `Err((pos, at))`: the failed tries read more than 4 bytes per byte of
+/// text; the pieces up to `pos` are pushed and no match starts in `pos..at`.
+#[inline(always)]
+fn gaps_by_tries(
+    first: &[bool; 256],
+    bytes: &[u8],
+    base: usize,
+    out: &mut Vec<usize>,
+    mut try_at: impl FnMut(usize) -> (Option<usize>, usize),
+) -> Result<(), (usize, usize)> {
+    let mut pos = 0;
+    let mut at = 0;
+    let mut budget = 4 * bytes.len() + 256;
+    while at < bytes.len() {
+        if !first[usize::from(bytes[at])] {
+            at += 1;
+            continue;
+        }
+        match try_at(at) {
+            (Some(end), _) => {
+                if at > pos {
+                    out.push(base + at);
+                }
+                out.push(base + end);
+                pos = end;
+                at = end;
+            }
+            (None, read) => {
+                let cost = read - at;
+                if cost > budget {
+                    return Err((pos, at));
+                }
+                budget -= cost;
+                at += 1;
+            }
+        }
+    }
+    if pos < bytes.len() {
+        out.push(base + bytes.len());
+    }
+    Ok(())
+}
+
 /// A sequence of regexes, llama.cpp-style: the first cuts the text, each next one cuts every
 /// piece of the previous one (matches and the text between them are pieces).
 pub struct RegexSequence {
+    /// Names this sequence's entry in the per-thread DFA caches (never reused).
+    id: u64,
     steps: Vec<RegexSpanner>,
 }
 
@@ -411,7 +760,10 @@ impl RegexSequence {
             .enumerate()
             .map(|(i, p)| RegexSpanner::compile(p, true).map_err(|e| format!("pattern {i}: {e}")))
             .collect::<Result<_, _>>()?;
-        Ok(Self { steps })
+        Ok(Self {
+            id: NEXT_SPANNER_ID.fetch_add(1, Ordering::Relaxed),
+            steps,
+        })
     }
 
     /// Appends the end of each piece of `text`.
@@ -419,23 +771,22 @@ impl RegexSequence {
         if text.is_empty() {
             return Ok(());
         }
-        let mut ends = vec![text.len()];
-        let mut next = Vec::with_capacity(text.len() / 4 + 1);
-        for step in &self.steps {
-            next.clear();
-            let mut start = 0;
-            for &end in &ends {
-                let first = next.len();
-                step.split_with_gaps(&text[start..end], &mut next)?;
-                for e in &mut next[first..] {
-                    *e += start;
+        let make = || self.steps.iter().map(RegexSpanner::new_caches).collect();
+        with_caches(self.id, make, |caches| {
+            let mut ends = vec![text.len()];
+            let mut next = Vec::with_capacity(text.len() / 4 + 1);
+            for (step, caches) in self.steps.iter().zip(caches.iter_mut()) {
+                next.clear();
+                let mut start = 0;
+                for &end in &ends {
+                    step.split_with_gaps_in(caches, &text[start..end], start, &mut next)?;
+                    start = end;
                 }
-                start = end;
+                std::mem::swap(&mut ends, &mut next);
             }
-            std::mem::swap(&mut ends, &mut next);
-        }
-        out.extend_from_slice(&ends);
-        Ok(())
+            out.extend_from_slice(&ends);
+            Ok(())
+        })
     }
 }
 
@@ -751,6 +1102,44 @@ mod tests {
     }
 
     #[test]
+    fn computed_table_walks_as_the_lazy_dfa() {
+        let spanner = RegexSpanner::new(&gpt2_like(false)).unwrap();
+        let Plan::Segments(segments, _) = &spanner.plan else {
+            panic!("not planned")
+        };
+        let alphabet = [
+            'a', 'B', '1', ' ', '\n', '\'', 's', '!', 'é', '\t', '中', '😀',
+        ];
+        let mut text = String::new();
+        let mut state = 7u64;
+        for _ in 0..3000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+        }
+        let mut tables = 0;
+        for segment in segments {
+            let Segment::Dfa(dfa) = segment else { continue };
+            let Some(table) = &dfa.table else { continue };
+            tables += 1;
+            let mut cache = dfa.dfa.create_cache();
+            for (pos, _) in text.char_indices() {
+                let lazy = dfa.walk(&mut cache, &text, pos).unwrap();
+                assert_eq!(table.walk(text.as_bytes(), pos), lazy, "at {pos}");
+            }
+        }
+        assert_eq!(tables, 2);
+        // `\A` makes the start depend on what precedes: no table, the lazy DFA walks.
+        let spanner = RegexSpanner::new(r"\Aa|a|b").unwrap();
+        let Plan::Segments(segments, _) = &spanner.plan else {
+            panic!("not planned")
+        };
+        assert!(matches!(&segments[..], [Segment::Dfa(dfa)] if dfa.table.is_none()));
+        assert_eq!(pieces(&spanner, "aab"), ["a", "a", "b"]);
+    }
+
+    #[test]
     fn possessive_that_matters_is_not_regularized() {
         // `a++a` never matches; `a+a` does: the planner must not drop the possessive.
         let spanner = RegexSpanner::new("a++a|a|b").unwrap();
@@ -789,6 +1178,58 @@ mod tests {
         let spanner = RegexSpanner::new("(?<=a)b|a|b").unwrap();
         assert!(!spanner.is_planned());
         assert_eq!(pieces(&spanner, "abb"), ["a", "b", "b"]);
+    }
+
+    fn gap_pieces<'t>(spanner: &RegexSpanner, text: &'t str) -> Vec<&'t str> {
+        let mut ends = Vec::new();
+        spanner.split_with_gaps(text, &mut ends).unwrap();
+        let mut start = 0;
+        ends.iter()
+            .map(|&e| {
+                let piece = &text[start..e];
+                start = e;
+                piece
+            })
+            .collect()
+    }
+
+    #[test]
+    fn first_bytes_cover_every_match_start() {
+        let spanner =
+            RegexSpanner::compile(&format!("x[0-9]+|{SPACE}+(?!{NOT_SPACE})|é"), true).unwrap();
+        let Plan::Segments(_, first) = &spanner.plan else {
+            panic!("not planned")
+        };
+        let starts: Vec<u8> = (0..=255u8).filter(|&b| first[usize::from(b)]).collect();
+        // x, the five ASCII spaces, and é's lead byte: never a continuation byte.
+        assert_eq!(starts, [9, 10, 11, 12, 13, 32, b'x', 0xC3]);
+    }
+
+    #[test]
+    fn searches_with_gaps_equal_fancy_regex_and_fall_back_on_costly_tries() {
+        let spanner = RegexSpanner::compile(&format!("{SPACE}+\\z|x[0-9]+|é"), true).unwrap();
+        assert!(spanner.is_planned());
+        assert_eq!(gap_pieces(&spanner, "ax12 b  "), ["a", "x12", " b", "  "]);
+        assert_eq!(gap_pieces(&spanner, "éaé"), ["é", "a", "é"]);
+        // Each try of `\s+\z` on the spaces reads to the `!`: the budget runs out and the
+        // unanchored engine finishes, with the same pieces.
+        let long = format!("{}!x1 {}", " ".repeat(5000), " ".repeat(3));
+        let want: Vec<_> = {
+            let fancy = fancy_regex::Regex::new(&format!("{SPACE}+\\z|x[0-9]+|é")).unwrap();
+            let mut pos = 0;
+            let mut out = Vec::new();
+            for m in fancy.find_iter(&long) {
+                let m = m.unwrap();
+                if m.start() > pos {
+                    out.push(&long[pos..m.start()]);
+                }
+                out.push(m.as_str());
+                pos = m.end();
+            }
+            out
+        };
+        assert_eq!(want.len(), 3);
+        assert_eq!(gap_pieces(&spanner, &long), want);
     }
 
     #[test]
