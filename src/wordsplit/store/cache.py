@@ -46,12 +46,10 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from ..errors import CacheError, DownloadError, HashMismatchError
 
@@ -92,8 +90,15 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("wordsplit"))
 
 
-@dataclass(frozen=True)
-class CacheEntry:
+def _tempfile():
+    """The ``tempfile`` module, imported on first write: a load that only reads the cache (every
+    warm load) never needs it, and importing it costs milliseconds."""
+    import tempfile
+
+    return tempfile
+
+
+class CacheEntry(NamedTuple):
     """One entry of the cache, as :func:`list_entries` reports it.
 
     ``kind`` is ``"download"`` (``name`` is its key, e.g. ``hf/Qwen--Qwen3-8B/main/tokenizer.json``)
@@ -190,7 +195,7 @@ class Cache:
         """A new, empty temporary file beside where ``key`` will be committed."""
         final = self.download_path(key)
         final.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".tmp")
+        fd, name = _tempfile().mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=".tmp")
         os.close(fd)
         return Path(name)
 
@@ -431,7 +436,7 @@ def _open(root: Path) -> Cache:
     try:
         root.mkdir(parents=True, exist_ok=True)
         # Permission bits do not tell (root ignores them, ACLs, read-only mounts): try it.
-        fd, probe = tempfile.mkstemp(dir=root, prefix=".probe-")
+        fd, probe = _tempfile().mkstemp(dir=root, prefix=".probe-")
         os.close(fd)
         os.unlink(probe)
         return Cache(root)
@@ -452,19 +457,19 @@ def _open(root: Path) -> Cache:
 def _fallback_dir() -> Path:
     """A per-user temporary cache directory, or a fresh private one if that is not safe to use."""
     owner = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    path = Path(tempfile.gettempdir()) / f"wordsplit-cache-{owner}"
+    path = Path(_tempfile().gettempdir()) / f"wordsplit-cache-{owner}"
     try:
         path.mkdir(mode=0o700, exist_ok=True)
         info = path.lstat()
         # In a shared /tmp another user could have created the name first (or a symlink).
         if stat.S_ISLNK(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
             raise PermissionError(f"{path} belongs to someone else")
-        fd, probe = tempfile.mkstemp(dir=path, prefix=".probe-")
+        fd, probe = _tempfile().mkstemp(dir=path, prefix=".probe-")
         os.close(fd)
         os.unlink(probe)
         return path
     except OSError:
-        return Path(tempfile.mkdtemp(prefix="wordsplit-cache-"))
+        return Path(_tempfile().mkdtemp(prefix="wordsplit-cache-"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -585,7 +590,7 @@ def read_checked(path: Path, sha256: str) -> bytes:
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the whole new one, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, temp = _tempfile().mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

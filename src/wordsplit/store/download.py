@@ -32,9 +32,8 @@ import hashlib
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import DownloadError, HashMismatchError
@@ -71,8 +70,7 @@ DEFAULT_MAX_DOWNLOAD_BYTES = 1 << 30
 DEFAULT_DEADLINE = 600.0
 
 
-@dataclass(frozen=True)
-class DownloadLimits:
+class DownloadLimits(NamedTuple):
     """The bounds of one download: ``max_bytes`` of body, ``deadline`` seconds in all."""
 
     max_bytes: int

@@ -32,10 +32,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import quote, unquote, urlsplit
+from pathlib import Path, PurePosixPath
 
 from ..errors import DownloadError, OfflineError, UnknownVocabError
 from .cache import LOCK_TIMEOUT, Cache, log, read_record
@@ -133,8 +132,7 @@ def fetch_pretrained(entry: "Pretrained", cache: Cache, *, offline: bool, force:
 # HuggingFace repos.
 
 
-@dataclass(frozen=True)
-class HubRef:
+class HubRef(NamedTuple):
     """A HuggingFace repo at a revision (a branch, tag or commit)."""
 
     repo: str

@@ -23,7 +23,6 @@ import contextvars
 import gzip
 import hashlib
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
@@ -45,7 +44,9 @@ __all__ = ["VOCABS", "benchmark_load", "clear_cache", "download_vocab", "forget_
            "register_vocab"]
 
 # Where registered names find their files; a slim install has none of them.
-BUNDLED_DATA = resources.files(__package__).joinpath("data")
+# A plain path, not importlib.resources: wordsplit has a native extension, so it is never
+# imported from a zip, and importlib.resources would import tempfile on every load.
+BUNDLED_DATA = Path(__file__).with_name("data")
 
 #: Named vocabularies: name → ``factory() -> Vocab``. The built-in names are registered here
 #: like any other.

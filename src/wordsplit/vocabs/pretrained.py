@@ -14,36 +14,46 @@ is absent (a slim install).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping
+from types import MappingProxyType
+from typing import Mapping, NamedTuple
 
 from ..patterns import CL100K_ORIGINAL_PATTERN, CL100K_PATTERN, GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, O200K_PATTERN, \
     QWEN2_PATTERN
 from ..store.sources import HF_ENDPOINT, OPENAI_ENDPOINT
 
 
-@dataclass(frozen=True)
-class RankFileFacts:
+# Records are NamedTuples, not dataclasses: they are defined on every import of wordsplit, and
+# importing dataclasses (with inspect) costs several milliseconds.
+_NONE: Mapping[str, int] = MappingProxyType({})
+
+
+class RankFileFacts(NamedTuple):
     """What a well-known rank file's tokenizer defines in code: ``load_vocab(path)`` of a file
     with this content (sha256 of the uncompressed bytes) uses these facts."""
 
     name: str  # the tokenizer it is the rank file of
     pattern: str
     special_tokens: Mapping[str, int]
-    added_tokens: Mapping[str, int] = field(default_factory=dict)
+    added_tokens: Mapping[str, int] = _NONE
     n_vocab: int | None = None
     normalizer: str = "none"
     eos_token: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Pretrained(RankFileFacts):
+class Pretrained(NamedTuple):
     """Everything needed to build a registered vocabulary from its rank file: the facts its
-    tokenizer defines in code, and where the file is."""
+    tokenizer defines in code (the fields of :class:`RankFileFacts`), and where the file is."""
 
+    name: str
+    pattern: str
+    special_tokens: Mapping[str, int]
     file: str  # bundled .tiktoken.gz in vocabs/data/
     url: str  # official; under OPENAI_ENDPOINT or HF_ENDPOINT
     sha256: str  # of the uncompressed file, as the official source publishes it
+    added_tokens: Mapping[str, int] = _NONE
+    n_vocab: int | None = None
+    normalizer: str = "none"
+    eos_token: str | None = None
 
 
 ENDOFTEXT = "<|endoftext|>"
