@@ -349,12 +349,14 @@ class PythonEngine:
                 trace.piece(piece, list(ids))
 
     def _encode_piece(self, piece: bytes) -> list[int]:
-        if self._missing and piece.translate(None, self._missing) != piece:
+        if self._missing:
             # A byte no token spells is dropped before merging, as HF does ("axb" merges as
             # "ab"); the encoder never sees it. A piece of such bytes alone gives no ids.
-            piece = piece.translate(None, self._missing)
-            if not piece:
-                return []
+            kept = piece.translate(None, self._missing)
+            if len(kept) != len(piece):
+                if not kept:
+                    return []
+                piece = kept
         ids = self.encoder.encode_piece(piece)
         n_vocab = self.vocab.n_vocab
         if not isinstance(ids, list) or not all(type(i) is int and 0 <= i < n_vocab for i in ids):
