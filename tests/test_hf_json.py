@@ -22,6 +22,7 @@ from tokenizers import pre_tokenizers
 
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError
+from wordsplit.formats.bytelevel import BYTE_TO_CHAR
 from wordsplit.formats.hf import DIGIT_CLASS, punctuation_class, read_hf_tokenizer_json
 from wordsplit.normalizers import NORMALIZER_PREFIX
 from wordsplit.spanners.hf_split import hf_split, is_split_program
@@ -293,19 +294,78 @@ def test_trim_offsets_is_accepted_either_way(small_spec, tmp_path):
         _assert_same(hf, vocab)
 
 
-def test_missing_byte_tokens_are_a_typed_error_saying_what_hf_does(small_spec, tmp_path):
-    """GPT-NeoX-style vocabularies lack some single-byte tokens. HF drops such a byte from its
-    piece before merging (so "axb" is the token "ab"); wordsplit refuses the file and says so."""
-    spec = copy.deepcopy(small_spec)
-    del spec["model"]["vocab"]["x"]
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "x" not in m]
-    hf = HFTokenizer.from_str(json.dumps(spec))
-    assert hf.encode("axb").tokens == ["ab"]  # the behaviour the message describes
-    with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*0x78.*drops"):
-        load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+# Bytes the vocabulary of the next tests lacks: two ASCII letters, the space, the newline, the
+# lead byte of é/ü/ß and that of emoji.
+LACKED = b"xQ \n\xc3\xf0"
+
+
+def _lacking_bytes(small_spec, unk_token=None) -> HFTokenizer:
+    """A byte-level BPE built with the HF API from the Qwen3 slice, without the tokens of LACKED
+    (and the merges that use them), as GPT-NeoX's vocabulary lacks some bytes."""
+    from tokenizers import models
+
+    lacked = {BYTE_TO_CHAR[b] for b in LACKED}
+    vocab = {text: i for text, i in small_spec["model"]["vocab"].items() if text not in lacked}
+    merges = [tuple(m) for m in small_spec["model"]["merges"] if not lacked & set(m)]
+    if unk_token is not None:
+        vocab[unk_token] = 3002
+    hf = HFTokenizer(models.BPE(vocab, merges, unk_token=unk_token))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    return hf
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(st.sampled_from("axQ bé\nß1ü😀\t.") | st.characters(codec="utf-8"), max_size=30))
+def test_bytes_without_a_token_are_dropped_before_merging_as_hf_does(small_spec, tmp_path_factory, text):
+    """A byte no token spells is dropped from its piece before merging: HF's rule (with no
+    unk_token), on both backends and every encoder."""
+    hf = _lacking_bytes(small_spec)
+    vocab = _lacking_vocab(small_spec, tmp_path_factory)
+    expected = hf.encode(text, add_special_tokens=False).ids
+    for backend in BACKENDS:
+        # (Without the merges of those bytes, the merge list is not in merged-id order: backtrack
+        # refuses it. llama.cpp's files that lack bytes run it in test_llamacpp_parity.)
+        for encoder in ("buffer-sweep", "heap-merge", *(("backtrack",) if vocab.merges is None else ())):
+            tok = TokenizerOptions(backend=backend, encoder=encoder).build(vocab)
+            assert tok.encode_ordinary(text) == expected, (backend, encoder, text)
+
+
+_LACKING: dict = {}
+
+
+def _lacking_vocab(small_spec, tmp_path_factory):
+    """The wordsplit Vocab of :func:`_lacking_bytes`'s tokenizer.json (loaded once)."""
+    if "vocab" not in _LACKING:
+        path = tmp_path_factory.mktemp("lacking") / "tokenizer.json"
+        path.write_text(_lacking_bytes(small_spec).to_str())
+        _LACKING["vocab"] = load_vocab(path, cache_dir=path.parent / "cache")
+    return _LACKING["vocab"]
+
+
+def test_a_vocabulary_lacking_bytes_loads_and_matches_hf(small_spec, tmp_path_factory):
+    hf, vocab = _lacking_bytes(small_spec), _lacking_vocab(small_spec, tmp_path_factory)
+    assert vocab.missing_bytes == bytes(sorted(LACKED))
+    assert [t for t in hf.encode("axb", add_special_tokens=False).tokens] == ["ab"]
+    for backend in BACKENDS:
+        tok = TokenizerOptions(backend=backend).build(vocab)
+        for text in [*TEXTS, "axb", "x", "\n\n", "QxQ", "ü😀ß"]:
+            assert tok.encode_ordinary(text) == hf.encode(text, add_special_tokens=False).ids, (backend, text)
+        assert tok.encode_ordinary("x Q\n") == []  # only bytes without tokens: no ids
     tiny = b'{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}'
-    with pytest.raises(UnsupportedTokenizerError, match="no token for 255 single byte"):
-        read_hf_tokenizer_json(tiny, source="tiny/tokenizer.json")
+    only_a = read_hf_tokenizer_json(tiny, source="tiny/tokenizer.json")
+    assert len(only_a.missing_bytes) == 255
+    assert TokenizerOptions().build(only_a).encode_ordinary("banana") == [0, 0, 0]
+
+
+def test_missing_bytes_with_an_unk_token_are_a_typed_error_saying_what_hf_does(small_spec, tmp_path):
+    """With an unk_token, HF encodes a byte without a token as that token; wordsplit refuses
+    such a file and says so."""
+    hf = _lacking_bytes(small_spec, unk_token="<unk>")
+    assert hf.encode("axb", add_special_tokens=False).tokens == ["a", "<unk>", "b"]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(hf.to_str())
+    with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*0x0A.*unk_token '<unk>'"):
+        load_vocab(path, cache_dir=tmp_path)
 
 
 @pytest.mark.parametrize("flag", ["lstrip", "rstrip", "single_word"])

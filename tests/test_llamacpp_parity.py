@@ -8,13 +8,10 @@ parsing, but user-defined (added) tokens are matched. The other GGUF files of ll
 models/ are not byte-level BPE: loading one raises UnsupportedTokenizerError naming its model.
 
 Six of the vocabularies lack NORMAL tokens for some single bytes (the bytes that never occur
-in UTF-8, and for falcon also control bytes such as 0x03), which wordsplit's Vocab does not
-accept yet (VocabFormatError: "byte-level BPE needs a token for each of the 256 bytes"; HF and
-llama.cpp drop such a byte). Their cases run on a completed copy: the file's tokenizer with a
-NORMAL token appended for each missing byte, at ids past the file's own, so a case that needed
-one would show an id the .out cannot have. (deepseek's files have those bytes as USER_DEFINED
-tokens spelled as the byte: the copy makes them NORMAL.) Everything else, the pre-tokenizer
-above all, is the file's.
+in UTF-8, and for falcon also control bytes such as 0x03): they load as shipped, and a byte
+without a token is dropped from its piece before merging, as HF (which made the .out files)
+does. (deepseek's files have those bytes as USER_DEFINED tokens spelled as the byte, which are
+literals, never merged.)
 """
 
 from __future__ import annotations
@@ -24,11 +21,10 @@ import functools
 import pytest
 
 from conftest import BACKENDS, DATA, ENCODERS
-from llamacpp_cases import load_cases, tokenizer_only_gguf, unpacked
+from llamacpp_cases import load_cases, unpacked
 from wordsplit import TokenizerOptions, load_vocab
-from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
-from wordsplit.formats.bytelevel import BYTE_TO_CHAR, token_bytes
-from wordsplit.formats.gguf import LLAMA_CPP_PRE_PATTERNS, read_gguf, read_gguf_metadata
+from wordsplit.errors import UnsupportedTokenizerError
+from wordsplit.formats.gguf import LLAMA_CPP_PRE_PATTERNS
 
 GGUF = DATA / "gguf"
 
@@ -64,60 +60,36 @@ def unpack_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("llamacpp-gguf")
 
 
-# The files whose vocabulary lacks single-byte tokens (see the module docstring). When Vocab
-# accepts such vocabularies, this set becomes empty: then delete it and completed().
-LACK_BYTE_TOKENS = {
+# The files whose vocabulary lacks single-byte tokens (see the module docstring), and the bytes
+# each lacks at least: the bytes no UTF-8 text holds (falcon lacks more).
+LACK_BYTE_TOKENS = [
     "ggml-vocab-deepseek-coder.gguf.xz", "ggml-vocab-deepseek-llm.gguf.xz", "ggml-vocab-falcon.gguf.xz",
     "ggml-vocab-mpt.gguf.xz", "ggml-vocab-refact.gguf.xz", "ggml-vocab-starcoder.gguf.xz",
-}
-
-
-@functools.lru_cache(maxsize=None)
-def completed(path) -> tuple[bytes, int]:
-    """The tokenizer of the GGUF at ``path`` with a NORMAL token for each single byte it lacks,
-    and the number of tokens of the file."""
-    metadata = read_gguf_metadata(path.read_bytes(), source=str(path))
-    tokens = list(metadata["tokenizer.ggml.tokens"])
-    types = list(metadata["tokenizer.ggml.token_type"])
-    have = {token_bytes(text) for text, kind in zip(tokens, types) if kind == 1}
-    index = {text: i for i, text in enumerate(tokens)}
-    for byte in range(256):
-        if bytes([byte]) in have:
-            continue
-        text = BYTE_TO_CHAR[byte]
-        if text in index:  # a USER_DEFINED token spelled as the byte (deepseek)
-            types[index[text]] = 1
-        else:
-            tokens.append(text)
-            types.append(1)
-    completed_metadata = {**metadata, "tokenizer.ggml.tokens": tokens, "tokenizer.ggml.token_type": types}
-    return tokenizer_only_gguf(completed_metadata), len(index)
+]
 
 
 @pytest.fixture(scope="session")
 def vocab(unpack_dir):
-    """``vocab(file)``: the Vocab of tests/data/gguf/<file> (completed if in LACK_BYTE_TOKENS),
-    loaded once per session."""
+    """``vocab(file)``: the Vocab of tests/data/gguf/<file>, loaded once per session."""
 
     @functools.lru_cache(maxsize=None)
     def load(file):
-        path = unpacked(file, unpack_dir)
-        if file not in LACK_BYTE_TOKENS:
-            return load_vocab(path)
-        data, _ = completed(path)
-        return read_gguf(data, source=str(path))
+        return load_vocab(unpacked(file, unpack_dir))
 
     return load
 
 
-@pytest.mark.parametrize("file", sorted(LACK_BYTE_TOKENS))
-def test_vocabularies_that_lack_byte_tokens_are_refused_as_shipped(file, unpack_dir, vocab):
-    path = unpacked(file, unpack_dir)
-    with pytest.raises(VocabFormatError, match="byte-level BPE needs a token for each of the 256 bytes"):
-        load_vocab(path)
-    # The completed copy only appends single bytes.
-    v, (_, n_tokens) = vocab(file), completed(path)
-    assert all(len(v.token_bytes[i]) == 1 for i in range(n_tokens, v.n_vocab))
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("file", LACK_BYTE_TOKENS)
+def test_vocabularies_that_lack_byte_tokens_load_and_drop_those_bytes(file, backend, vocab):
+    v = vocab(file)
+    assert set(v.missing_bytes) >= {0xC0, 0xC1, *range(0xF5, 0x100)}
+    assert all(bytes([b]) not in v.ranks for b in v.missing_bytes)
+    tok = TokenizerOptions(backend=backend).build(v)
+    if 0x03 in v.missing_bytes:  # falcon: a control byte a text can hold is dropped, as HF does
+        assert tok.decode(tok.encode_ordinary("a\x03b \x03\x03")) == "ab "
+        assert tok.encode_ordinary("\x03") == []
+    assert tok.decode(tok.encode_ordinary("hello world")) == "hello world"
 
 
 @functools.lru_cache(maxsize=None)

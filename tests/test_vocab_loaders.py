@@ -119,12 +119,18 @@ def test_merge_of_unknown_token_is_named(qwen_json):
         (b"YQ== -1\n", "negative or far beyond"),
         (b"YQ== 0 extra\n", "expected 'base64 rank'"),
         (b"YQ== 0\nYQ== 1\n", "appears twice"),
-        (b"YQ== 0\n", "256 bytes"),
     ],
 )
 def test_malformed_tiktoken(data, entry):
     with pytest.raises(VocabFormatError, match=entry):
         read_tiktoken(data, source="bad.tiktoken", pattern="x")
+
+
+def test_a_vocabulary_may_lack_single_byte_tokens():
+    """A byte without a token is recorded (and dropped before merging when encoding)."""
+    only_a = read_tiktoken(b"YQ== 0\n", source="a.tiktoken", pattern="x")
+    assert only_a.missing_bytes == bytes(b for b in range(256) if b != ord("a"))
+    assert Vocab(name="v", ranks={bytes([b]): b for b in range(256)}, pattern="x").missing_bytes == b""
 
 
 def test_vocab_validation():
@@ -181,7 +187,6 @@ def test_packed_vocab_validation(packed_checks):
         "id used twice": ({**base, b"ab": 5}, {}),
         "a literal on a BPE id": (base, {"special_tokens": {"<s>": 7}}),
         "id above n_vocab": ({**base, b"ab": 400}, {}),
-        "a missing byte": ({k: v for k, v in base.items() if k != b"z"}, {}),
         "eos without a token": (base, {"eos_token_id": 290}),
     }
     for label, (ranks, extra) in bad.items():
@@ -193,6 +198,9 @@ def test_packed_vocab_validation(packed_checks):
     ok = Vocab.from_packed(**_packed({**base, b"ab": 256}), name="v", pattern="x", n_vocab=300,
                            special_tokens={"<s>": 299, "<t>": 299}, eos_token_id=299)
     assert ok.ranks[b"ab"] == 256 and ok.token_bytes[299] == b"<s>" and ok.token_bytes[280] is None
+    no_z = Vocab.from_packed(**_packed({k: v for k, v in base.items() if k != b"z"}), name="v", pattern="x",
+                             n_vocab=300)
+    assert no_z.missing_bytes == b"z" and b"z" not in no_z.ranks
 
 
 def test_vocab_json_needs_merges(tmp_path):
@@ -208,9 +216,9 @@ def test_load_by_directory(tmp_path):
 
 def test_vocab_merges_without_config_is_gpt2_style():
     vocab_json = json.dumps({**{chr(c): i for i, c in enumerate(range(33, 127))}}).encode()
-    # (HF loads such a file and drops the missing bytes; wordsplit needs all 256)
-    with pytest.raises(UnsupportedTokenizerError, match="256 byte tokens"):
-        read_vocab_merges(vocab_json, b"#version: 0.2\n", source="v.json")
+    # Only the printable ASCII bytes have tokens: the others are dropped when encoding, as HF does.
+    vocab = read_vocab_merges(vocab_json, b"#version: 0.2\n", source="v.json")
+    assert vocab.missing_bytes == bytes(b for b in range(256) if not 33 <= b < 127)
 
 
 @pytest.mark.parametrize("name", ["", "  "])

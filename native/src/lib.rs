@@ -251,6 +251,11 @@ impl PyTables {
     fn n_vocab(&self) -> usize {
         self.inner.n_vocab()
     }
+
+    /// The bytes no single-byte token spells (empty for most vocabularies).
+    fn missing_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.missing_bytes())
+    }
 }
 
 /// `bytes` as a str, by CPython's UTF-8 decoder with the `errors` handler.
@@ -433,10 +438,22 @@ impl PyEncoder {
         self.kind.name()
     }
 
-    /// The ids of one piece.
+    /// The ids of one piece (bytes without a token dropped first, as the pipeline does).
     fn encode_piece(&self, piece: &[u8]) -> Vec<u32> {
         let mut out = Vec::with_capacity(piece.len() / 3 + 1);
-        encode_piece(self.kind, &self.tables, piece, &mut out);
+        let tables = &self.tables;
+        if tables.lacks_bytes {
+            let kept: Vec<u8> = piece
+                .iter()
+                .copied()
+                .filter(|&b| tables.has_byte(b))
+                .collect();
+            if !kept.is_empty() {
+                encode_piece(self.kind, tables, &kept, &mut out);
+            }
+        } else {
+            encode_piece(self.kind, tables, piece, &mut out);
+        }
         out
     }
 }

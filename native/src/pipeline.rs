@@ -401,6 +401,10 @@ impl Pipeline {
     /// Encode the pieces of `text` ending at `ends`, through this thread's piece cache;
     /// `merge` encodes a piece the cache does not hold. `SHORTCUTS`: a whole-token piece is
     /// one lookup and a single byte its id, without `merge` (the native encoders' rule).
+    ///
+    /// A byte no token spells (vocabularies that lack some, `tables.lacks_bytes`) is dropped
+    /// from its piece before anything else, as HF does: `axb` merges as `ab`, and a piece of
+    /// such bytes alone gives no ids. Complete vocabularies never look for them.
     #[inline(always)]
     fn encode_pieces<const SHORTCUTS: bool>(
         &self,
@@ -409,15 +413,35 @@ impl Pipeline {
         out: &mut Vec<u32>,
         mut merge: impl FnMut(&[u8], &mut Vec<u32>) -> Result<(), EncodeError>,
     ) -> Result<(), EncodeError> {
-        let bytes = text.as_bytes();
+        let text_bytes = text.as_bytes();
         let tables = &*self.tables;
+        let lacks_bytes = tables.lacks_bytes;
+        let mut kept: Vec<u8> = Vec::new();
         PIECE_CACHES.with_borrow_mut(|caches| {
             let cache = most_recent(caches, self.id, CACHED_PIPELINES, PieceCache::new);
             let mut start = 0;
             for &end in ends {
-                let piece = &bytes[start..end];
-                let piece_start = start;
+                let (mut bytes, mut piece_start, mut piece_end) = (text_bytes, start, end);
                 start = end;
+                if lacks_bytes
+                    && !bytes[piece_start..piece_end]
+                        .iter()
+                        .all(|&b| tables.has_byte(b))
+                {
+                    kept.clear();
+                    kept.extend(
+                        bytes[piece_start..piece_end]
+                            .iter()
+                            .copied()
+                            .filter(|&b| tables.has_byte(b)),
+                    );
+                    if kept.is_empty() {
+                        continue;
+                    }
+                    (bytes, piece_start, piece_end) = (&kept, 0, kept.len());
+                }
+                let piece = &bytes[piece_start..piece_end];
+                let end = piece_end;
                 if SHORTCUTS {
                     // A single byte first: its id is one read, the whole-token lookup a probe.
                     if piece.len() == 1 {

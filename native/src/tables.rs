@@ -53,8 +53,11 @@ pub struct MergeTables {
     pub merges: Option<FxHashMap<(u32, u32), Rank>>,
     /// A piece that is itself a token is one lookup (tiktoken; HF with ignore_merges).
     pub whole_piece_lookup: bool,
-    /// The id of each single byte.
+    /// The id of each single byte (`UNUSED` for a byte no token spells).
     pub byte_ids: [u32; 256],
+    /// Whether some byte has no token ([`Self::missing_bytes`]): only then does the
+    /// pipeline look for such bytes in a piece.
+    pub lacks_bytes: bool,
     /// The priority of merging byte `a` with byte `b`, at `a << 8 | b`: every piece starts as
     /// bytes, so its first round of pair lookups is one read each from this 256 KB table.
     byte_pairs: Box<[Rank]>,
@@ -318,6 +321,7 @@ impl MergeTables {
             }),
             whole_piece_lookup,
             byte_ids: [UNUSED; 256],
+            lacks_bytes: false,
             byte_pairs: vec![NO_RANK; 1 << 16].into_boxed_slice(),
             backtrack: OnceLock::new(),
             auto_heap_merged: AtomicUsize::new(0),
@@ -378,9 +382,9 @@ impl MergeTables {
                 Entry::Vacant(slot) => slot.insert(id),
             };
         }
-        if let Some(b) = tables.byte_ids.iter().position(|&id| id == UNUSED) {
-            return Err(TablesError(format!("no token for the byte 0x{b:02x}")));
-        }
+        // Some vocabularies (GPT-NeoX's, a few GGUF files) lack a token for some bytes: the
+        // pipeline drops those bytes from a piece before merging, as HF does.
+        tables.lacks_bytes = tables.byte_ids.contains(&UNUSED);
         tables.fill_byte_pairs();
         Ok(tables)
     }
@@ -398,7 +402,9 @@ impl MergeTables {
             Some(merges) => {
                 let mut byte_of = FxHashMap::default();
                 for (byte, &id) in self.byte_ids.iter().enumerate() {
-                    byte_of.insert(id, byte);
+                    if id != UNUSED {
+                        byte_of.insert(id, byte);
+                    }
                 }
                 for (&(left, right), &rank) in merges {
                     if let (Some(&a), Some(&b)) = (byte_of.get(&left), byte_of.get(&right)) {
@@ -408,6 +414,19 @@ impl MergeTables {
             }
         }
         self.byte_pairs = pairs;
+    }
+
+    /// The bytes no token spells, in order (empty for most vocabularies).
+    pub fn missing_bytes(&self) -> Vec<u8> {
+        (0..=255u8)
+            .filter(|&b| self.byte_ids[usize::from(b)] == UNUSED)
+            .collect()
+    }
+
+    /// Whether byte `b` has a token.
+    #[inline]
+    pub fn has_byte(&self, b: u8) -> bool {
+        self.byte_ids[usize::from(b)] != UNUSED
     }
 
     /// Priority of merging the single bytes `a` and `b` (the same as [`Self::pair_rank`] on
@@ -768,8 +787,11 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn missing_byte_and_duplicates_are_errors() {
-        assert!(MergeTables::new(b"a", &[0], &[1], &[true], 1, None, true).is_err());
+    fn missing_bytes_are_recorded_and_duplicates_are_errors() {
+        let only_a = MergeTables::new(b"a", &[0], &[1], &[true], 1, None, true).unwrap();
+        assert!(only_a.lacks_bytes && only_a.has_byte(b'a') && !only_a.has_byte(b'b'));
+        assert_eq!(only_a.missing_bytes().len(), 255);
+        assert!(!tiny(&[]).lacks_bytes && tiny(&[]).missing_bytes().is_empty());
         let blob: Vec<u8> = (0..=255u8).chain([b'a']).collect();
         let ids: Vec<u32> = (0..257).collect();
         let lens = vec![1u32; 257];

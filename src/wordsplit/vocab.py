@@ -60,7 +60,7 @@ class Vocab:
     __slots__ = (
         "name", "pattern", "special_tokens", "added_tokens", "normalizer", "merges",
         "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
-        "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template",
+        "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template", "_missing",
     )
 
     def __init__(
@@ -129,7 +129,7 @@ class Vocab:
         ``lengths``; the other arguments are as for the constructor.
 
         With the native core built, the core's vocab tables check the tokens (ids unique and
-        below ``n_vocab``, bytes unique, all 256 bytes present) and are kept for the
+        below ``n_vocab``, bytes unique) and are kept for the
         tokenizers built on this Vocab; ``ranks`` becomes a dict only if something asks for it.
         Without it (or for pair-ranked merges), this is the constructor on the unpacked dict.
 
@@ -198,7 +198,7 @@ class Vocab:
         set_(self, "added_tokens", MappingProxyType(added_tokens))
         set_(self, "merges", None if merges is None else MappingProxyType(dict(merges)))
         set_(self, "whole_piece_lookup", bool(whole_piece_lookup))
-        for key in ("_ranks", "_token_bytes", "_packed", "_native", "_hash"):
+        for key in ("_ranks", "_token_bytes", "_packed", "_native", "_hash", "_missing"):
             set_(self, key, None)
 
     def _check_eos_bos(self) -> None:
@@ -235,6 +235,27 @@ class Vocab:
                     table[i] = text.encode("utf-8")
             object.__setattr__(self, "_token_bytes", tuple(table))
         return self._token_bytes
+
+    @property
+    def missing_bytes(self) -> bytes:
+        """The bytes that no single-byte token spells, in order (empty for most vocabularies).
+
+        GPT-NeoX-family files and some GGUF files lack a few. Encoding drops such a byte from
+        its piece before merging, as HF ``tokenizers`` does (``b"axb"`` merges as ``b"ab"``).
+        Derived from the tokens, so it needs no field of its own.
+
+        >>> Vocab(name="no-x", ranks={bytes([b]): b for b in range(256) if b != 120}, pattern=".").missing_bytes
+        b'x'
+        """
+        if self._missing is None:
+            native = self.native_tables() if self._ranks is None else None
+            if native is not None:  # a packed Vocab: the native tables know, no dict needed
+                missing = bytes(native.missing_bytes())
+            else:
+                ranks = self.ranks
+                missing = bytes(b for b in range(256) if bytes([b]) not in ranks)
+            object.__setattr__(self, "_missing", missing)
+        return self._missing
 
     def packed(self) -> tuple[bytes, array, array]:
         """``(blob, ids, lengths)``: the BPE tokens' bytes concatenated, their ids and their
@@ -425,12 +446,6 @@ def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -
     _check_normalizer(source, normalizer)
     if not ranks:
         raise VocabFormatError(f"{source}: the vocabulary has no BPE tokens")
-    missing = [b for b in range(256) if bytes([b]) not in ranks]
-    if missing:
-        raise VocabFormatError(
-            f"{source}: byte-level BPE needs a token for each of the 256 bytes; "
-            f"missing {len(missing)}, first 0x{missing[0]:02x}"
-        )
     _check_ids(source, ranks, special_tokens, added_tokens)
     if merges is not None:
         by_id = {i: piece for piece, i in ranks.items()}

@@ -166,6 +166,7 @@ class PythonEngine:
         self.encoder, self.encoder_name = encoder, encoder_name
         self.normalize, self.normalizer_name = normalize, normalizer_name
         self._cache: dict[bytes, list[int]] = {}
+        self._missing = vocab.missing_bytes  # bytes without a token (empty for most vocabularies)
         literals = vocab.all_special_literals
         self._literal_ids = literals
         self._added = frozenset(vocab.added_tokens)
@@ -348,6 +349,14 @@ class PythonEngine:
                 trace.piece(piece, list(ids))
 
     def _encode_piece(self, piece: bytes) -> list[int]:
+        if self._missing:
+            # A byte no token spells is dropped before merging, as HF does ("axb" merges as
+            # "ab"); the encoder never sees it. A piece of such bytes alone gives no ids.
+            kept = piece.translate(None, self._missing)
+            if len(kept) != len(piece):
+                if not kept:
+                    return []
+                piece = kept
         ids = self.encoder.encode_piece(piece)
         n_vocab = self.vocab.n_vocab
         if not isinstance(ids, list) or not all(type(i) is int and 0 <= i < n_vocab for i in ids):

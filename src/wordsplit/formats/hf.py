@@ -298,20 +298,23 @@ def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
 
 
 def _bpe_vocab(
-    *, vocab_table, merges, special, added, pattern, normalizer, ignore_merges, source, name, eos_token=None
+    *, vocab_table, merges, special, added, pattern, normalizer, ignore_merges, source, name, eos_token=None,
+    unk_token=None,
 ) -> Vocab:
-    """The shared tail of the HF readers: byte-level ranks + merges → Vocab."""
+    """The shared tail of the HF readers: byte-level ranks + merges → Vocab. A byte with no
+    token is dropped before merging (:attr:`Vocab.missing_bytes`), as HF does when the model
+    has no ``unk_token``."""
     literals = {**special, **added}
     ranks = _byte_level_ranks(vocab_table, source, literals)
     missing = [b for b in range(256) if bytes([b]) not in ranks]
-    if missing:
-        # HF loads such a vocabulary (GPT-NeoX's) and drops a missing byte from its piece before
-        # merging, or maps it to the model's unk_token; wordsplit's tables and encoders need a
-        # token for every byte.
+    if missing and unk_token is not None:
+        # HF maps a byte with no token to the unk token; wordsplit drops it (what HF does
+        # without an unk_token), so these ids would differ.
         shown = ", ".join(f"0x{b:02X}" for b in missing[:8]) + (", ..." if len(missing) > 8 else "")
         raise UnsupportedTokenizerError(
-            f"{source}: the vocabulary has no token for {len(missing)} single byte(s) ({shown}); wordsplit "
-            "needs all 256 byte tokens (HF drops such a byte from the text, or encodes it as the unk token)"
+            f"{source}: the vocabulary has no token for {len(missing)} single byte(s) ({shown}) and the model "
+            f"has unk_token {unk_token!r}: HF encodes such a byte as that token, which wordsplit does not do; "
+            "without an unk_token, wordsplit drops such a byte before merging, as HF does"
         )
     pairs = _merge_pairs(merges, source)
     rank_ordered = merges_are_rank_ordered(ranks, pairs)
@@ -349,7 +352,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
         vocab_table=model["vocab"], merges=model.get("merges", []), special=special, added=added,
         pattern=pattern, normalizer=_normalizer(spec.get("normalizer"), source, prefix_space),
         ignore_merges=bool(model.get("ignore_merges")), source=source, name=name or file_stem(source),
-        eos_token=eos_token,
+        eos_token=eos_token, unk_token=model.get("unk_token"),
     )
 
 
