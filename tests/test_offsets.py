@@ -183,3 +183,34 @@ def test_nfc_changes_match_the_normalizer():
     for text in PIECES:
         assert "".join(c for c, _ in nfc_changes(text)) == nfc(text)
     assert unicodedata.normalize("NFC", "e\u0301") == "".join(c for c, _ in nfc_changes("e\u0301"))
+
+
+def _lacking_vocab() -> Vocab:
+    """A GPT-2-patterned vocabulary without tokens for "x" and the UTF-8 lead byte 0xC3 (as
+    GPT-NeoX-family and some GGUF files lack bytes): encoding drops them before merging."""
+    from wordsplit.patterns import GPT2_PATTERN
+
+    ranks = {bytes([b]): b for b in range(256) if b not in (ord("x"), 0xC3)}
+    ranks.update({b"ab": 300, b" a": 301})
+    return Vocab(name="lacking", ranks=ranks, pattern=GPT2_PATTERN)
+
+
+def test_offsets_skip_missing_bytes():
+    # "axb" merges as "ab" across the dropped "x": the token spans all three bytes.
+    for backend in BACKENDS:
+        tok = TokenizerOptions(backend=backend).build(_lacking_vocab())
+        r = tok.encode_with_offsets("axb x é")
+        assert r.ids == tok.encode("axb x é") == [300, 32, 32, 169]
+        # " x" keeps its space; " é" is 20 C3 A9, and A9 without its lead byte is a token alone,
+        # which holds part of "é" and so gets the whole character as its char range.
+        assert r.byte_offsets == [(0, 3), (3, 4), (5, 6), (7, 8)]
+        assert r.char_offsets == [(0, 3), (3, 4), (5, 6), (6, 7)]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet="axb é\u00e8x\U0001f600\n", max_size=16))
+def test_missing_bytes_native_equals_python(text):
+    vocab = _lacking_vocab()
+    native = TokenizerOptions().build(vocab).encode_with_offsets(text)
+    assert native == TokenizerOptions(backend="python").build(vocab).encode_with_offsets(text)
+    assert native.ids == TokenizerOptions().build(vocab).encode(text)

@@ -247,11 +247,13 @@ def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
 
 def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segment: str, normalized: str,
                  alignment: Optional[list[Aligned]], byte_base: int, char_base: int, word: int,
-                 untiled: Callable[[bytes], Exception]) -> None:
+                 untiled: Callable[[bytes], Exception], missing_bytes: frozenset[int] = frozenset()) -> None:
     """Append the places (5 ints per token, see :class:`TokenOffsets`) of the tokens ``ids`` of
     one plain segment, whose normalized text's pieces end at the UTF-8 byte positions ``ends``.
     The ids of a piece must spell its bytes (``untiled(piece)`` is raised otherwise, for the
-    first piece whose ids do not)."""
+    first piece whose ids do not). ``missing_bytes``: the bytes the vocabulary has no token for,
+    which encoding dropped from the pieces: they are in no token's range (skipped before a token,
+    or inside one between its bytes)."""
     data = normalized.encode("utf-8")
     # Byte start of each original character (and the end), relative to the segment.
     original_starts = [0]
@@ -269,10 +271,28 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
     def piece(index: int) -> bytes:
         return data[ends[index - 1] if index else 0:ends[index] if index < len(ends) else len(data)]
 
+    def skip_missing() -> None:
+        nonlocal position, index
+        while index < len(ends):
+            while position < ends[index] and data[position] in missing_bytes:
+                position += 1
+            if position != ends[index]:
+                return
+            index += 1
+
     position = index = 0
     for token in ids:
         length = len(token_bytes[token] or b"")
+        if missing_bytes:
+            skip_missing()
         a, b = position, position + length
+        if missing_bytes and index < len(ends):
+            b, count = a, 0  # the token's bytes, with the missing bytes between them
+            while count < length and b < ends[index]:
+                count += data[b] not in missing_bytes
+                b += 1
+            if count < length:
+                b = ends[index] + 1  # does not tile: the error below
         if length == 0 or index >= len(ends) or b > ends[index]:
             raise untiled(piece(index))
         first, last = char_of_byte[a], char_of_byte[b - 1]
@@ -285,5 +305,7 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
         position = b
         if position == ends[index]:
             index += 1
+    if missing_bytes:
+        skip_missing()
     if index != len(ends):
         raise untiled(piece(index))

@@ -320,9 +320,48 @@ impl Pipeline {
         // Characters before the current token (for the unnormalized case).
         let ascii = state.starts.ascii;
         let mut chars = state.starts.before(start);
+        let bytes_of = normalized.as_bytes();
+        // A vocabulary that lacks some bytes drops them from a piece before merging: they are
+        // in no token's range (skipped before a token, or inside one between its bytes).
+        let lacks = tables.lacks_bytes;
+        let skip_missing = |position: &mut usize, piece: &mut usize, chars: &mut usize| {
+            while *piece < ends.len() {
+                let from = *position;
+                while *position < ends[*piece] && !tables.has_byte(bytes_of[*position]) {
+                    *position += 1;
+                }
+                if alignment.is_none() {
+                    let skipped = &text.as_bytes()[start + from..start + *position];
+                    *chars += skipped.iter().filter(|&&x| starts_char(x)).count();
+                }
+                if *position == ends[*piece] {
+                    *piece += 1;
+                } else {
+                    break;
+                }
+            }
+        };
         for &id in &out[first..] {
             let length = tables.token(id).map_or(0, <[u8]>::len);
-            let (a, b) = (position, position + length);
+            if lacks {
+                skip_missing(&mut position, &mut piece, &mut chars);
+            }
+            let a = position;
+            let b = if lacks && piece < ends.len() {
+                // The token's `length` bytes, with the missing bytes between them.
+                let (mut b, mut count) = (a, 0);
+                while count < length && b < ends[piece] {
+                    count += usize::from(tables.has_byte(bytes_of[b]));
+                    b += 1;
+                }
+                if count < length {
+                    ends[piece] + 1 // does not tile: the error below
+                } else {
+                    b
+                }
+            } else {
+                position + length
+            };
             if length == 0 || piece >= ends.len() || b > ends[piece] {
                 let piece_start = if piece == 0 { 0 } else { ends[piece - 1] };
                 let piece_end = ends.get(piece).copied().unwrap_or(normalized.len());
@@ -339,7 +378,7 @@ impl Pipeline {
                         chars - 1
                     };
                     chars += if ascii {
-                        length
+                        b - a // the token's bytes, and any missing bytes dropped between them
                     } else {
                         bytes.iter().filter(|&&x| starts_char(x)).count()
                     };
@@ -377,6 +416,9 @@ impl Pipeline {
             if position == ends[piece] {
                 piece += 1;
             }
+        }
+        if lacks {
+            skip_missing(&mut position, &mut piece, &mut chars);
         }
         if piece != ends.len() {
             let piece_start = if piece == 0 { 0 } else { ends[piece - 1] };

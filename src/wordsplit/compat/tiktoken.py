@@ -19,8 +19,8 @@ What differs from tiktoken, on purpose: a lone surrogate in the text of
 ``encode_to_numpy`` and ``encode_with_unstable`` is encoded as U+FFFD (as ``encode`` does)
 where tiktoken raises; a negative id given to a decode method raises ``KeyError`` (an id that
 is not in the vocabulary) where tiktoken raises ``OverflowError``; an ``Encoding`` built from
-``mergeable_ranks`` must have a token for each of the 256 bytes (wordsplit's byte-level BPE
-invariant; tiktoken accepts such ranks and fails later, at encode time).
+``mergeable_ranks`` that lack some single bytes drops such a byte from its piece before merging,
+as HF tokenizers does, where tiktoken panics at encode time.
 
 >>> import wordsplit.compat.tiktoken as tiktoken
 >>> enc = tiktoken.encoding_for_model("gpt-4o")
@@ -76,7 +76,7 @@ class Encoding:
     Args:
         name: the encoding's name.
         pat_str: the split regex.
-        mergeable_ranks: bytes of every BPE token → its rank (= id); all 256 bytes must be there.
+        mergeable_ranks: bytes of every BPE token → its rank (= id); a byte without a token is dropped before merging.
         special_tokens: special token text → id.
         explicit_n_vocab: if given, the number of tokens (mergeable and special), checked.
 

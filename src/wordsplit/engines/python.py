@@ -268,7 +268,8 @@ class PythonEngine:
         self._encode_plain_normalized(normalized, found, ends)
         ids.extend(found)
         place_tokens(places, found, ends, self.vocab.token_bytes, segment, normalized, alignment,
-                     self._byte_at(text, start, cursor), start, cursor[2], self._untiled)
+                     self._byte_at(text, start, cursor), start, cursor[2], self._untiled,
+                     frozenset(self.vocab.missing_bytes))
         cursor[2] += len(ends)
 
     def _untiled(self, piece: bytes) -> ComponentError:
