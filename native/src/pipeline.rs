@@ -18,6 +18,7 @@ use unicode_normalization_alignments::{
 };
 
 use std::cell::RefCell;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::encoders::{merge_piece, EncoderKind};
@@ -286,6 +287,27 @@ impl Pipeline {
         let Some(matcher) = &self.literal_matcher else {
             return self.encode_plain(text, out);
         };
+        self.walk_literals(matcher, text, policy, |plain, literal| {
+            self.encode_plain(&text[plain], out)?;
+            if let Some((_, literal)) = literal {
+                out.push(literal.id);
+            }
+            Ok(())
+        })
+    }
+
+    /// Walk `text` by the literals that are tokens under `policy`, leftmost-longest:
+    /// `each(plain, Some((span, literal)))` for each such literal with the plain text before
+    /// it, then `each(plain, None)` for the plain text after the last. A special literal that
+    /// is not a token is plain text (the search resumes one character after its start).
+    /// Err: the first disallowed special literal, or what `each` returned.
+    pub(crate) fn walk_literals(
+        &self,
+        matcher: &AhoCorasick,
+        text: &str,
+        policy: &SpecialPolicy,
+        mut each: impl FnMut(Range<usize>, Option<(Range<usize>, &Literal)>) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
         let mut plain_start = 0;
         let mut search_from = 0;
         while search_from < text.len() {
@@ -313,12 +335,11 @@ impl Pipeline {
                     m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
                 continue;
             }
-            self.encode_plain(&text[plain_start..m.start()], out)?;
-            out.push(literal.id);
+            each(plain_start..m.start(), Some((m.start()..m.end(), literal)))?;
             plain_start = m.end();
             search_from = m.end();
         }
-        self.encode_plain(&text[plain_start..], out)
+        each(plain_start..text.len(), None)
     }
 
     /// `text` in the pipeline's Unicode normalization form (unchanged for the other stages).

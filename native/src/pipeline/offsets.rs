@@ -19,7 +19,6 @@
 //!
 //! Byte positions count in the text's UTF-8, char positions in its code points.
 
-use aho_corasick::Input;
 use pyo3::prelude::*;
 use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
@@ -238,47 +237,21 @@ impl Pipeline {
         let Some(matcher) = &self.literal_matcher else {
             return self.place_plain(text, 0, text.len(), &mut state, out, places);
         };
-        // The literal scan of `Pipeline::encode`, step for step.
-        let mut plain_start = 0;
-        let mut search_from = 0;
-        while search_from < text.len() {
-            let Some(m) = matcher.find(Input::new(text).span(search_from..text.len())) else {
-                break;
-            };
-            let i = m.pattern().as_usize();
-            let literal = &self.literals[i];
-            let is_token = !literal.special
-                || match policy {
-                    SpecialPolicy::AllowAll => true,
-                    SpecialPolicy::Mixed {
-                        allowed,
-                        disallowed,
-                    } => {
-                        if disallowed[i] {
-                            return Err(EncodeError::Disallowed(literal.text.clone()));
-                        }
-                        allowed[i]
-                    }
-                };
-            if !is_token {
-                search_from =
-                    m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
-                continue;
+        self.walk_literals(matcher, text, policy, |plain, literal| {
+            self.place_plain(text, plain.start, plain.end, &mut state, out, places)?;
+            if let Some((span, literal)) = literal {
+                out.push(literal.id);
+                places.push([
+                    span.start as u64,
+                    span.end as u64,
+                    state.starts.before(span.start) as u64,
+                    state.ends.before(span.end) as u64,
+                    state.word,
+                ]);
+                state.word += 1;
             }
-            self.place_plain(text, plain_start, m.start(), &mut state, out, places)?;
-            out.push(literal.id);
-            places.push([
-                m.start() as u64,
-                m.end() as u64,
-                state.starts.before(m.start()) as u64,
-                state.ends.before(m.end()) as u64,
-                state.word,
-            ]);
-            state.word += 1;
-            plain_start = m.end();
-            search_from = m.end();
-        }
-        self.place_plain(text, plain_start, text.len(), &mut state, out, places)
+            Ok(())
+        })
     }
 
     /// Encode the plain text `text[start..end]` and place its tokens.
