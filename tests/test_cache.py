@@ -440,7 +440,8 @@ def test_an_interrupted_download_is_listed_then_cleared_with_an_honest_count(hub
     proc = subprocess.Popen([sys.executable, "-c", script], env=env)
     try:
         deadline = time.monotonic() + 60
-        while not list(hub_env.rglob("*.tmp")) and time.monotonic() < deadline:
+        # tokenizer_config.json is fetched too, untrickled: wait for the trickled file's own temporary
+        while not list(hub_env.rglob(".tokenizer.json.*.tmp")) and time.monotonic() < deadline:
             time.sleep(0.05)
     finally:
         proc.kill()  # SIGKILL: no cleanup runs
