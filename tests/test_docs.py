@@ -39,7 +39,8 @@ def test_python_examples(page, tmp_path, monkeypatch):
     source = "\n".join(blocks(page, "python"))
     parser = doctest.DocTestParser()
     test = parser.get_doctest(source, {"__name__": f"docs.{page.stem}"}, page.name, str(page), 0)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    # verbose=False: left None, doctest turns verbose when "-v" is in sys.argv (pytest -v)
+    runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test, out=lambda text: print(text, end=""))
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{result.failed} of {result.attempted} examples of {page.name} failed (see stdout)"
