@@ -23,8 +23,8 @@ use pyo3::prelude::*;
 use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 use super::{
-    python_encode, python_normalize, python_split, split_error, EncodeError, EncodeStage,
-    NormalizeStage, Pipeline, SpanStage, SpecialPolicy,
+    python_encode, python_normalize, python_spans, python_split, split_error, EncodeError,
+    EncodeStage, NormalizeStage, Pipeline, SpanStage, SpannedText, SpecialPolicy,
 };
 use crate::encoders::merge_piece;
 
@@ -212,6 +212,64 @@ fn prefix_suffix_alignment(segment: &str, normalized: String) -> Alignment {
     Alignment::new(normalized, chars)
 }
 
+/// The alignment of the text a dropping spanner's pieces make of `normalized`, through the
+/// normalizer's `base` alignment of it (None: it is the segment itself, `segment_len` bytes).
+///
+/// A character from the text keeps its alignment; a prefix character is aligned, not
+/// identical, to the character at its span's start, as HF aligns a prepended character
+/// (`NormalizedString::prepend`), or to the empty end of the segment after the last one.
+/// Mirrors `spans_alignment` in `wordsplit/offsets.py`.
+fn spanned_alignment(
+    spanned: SpannedText,
+    normalized: &str,
+    base: Option<&Alignment>,
+    segment_len: usize,
+) -> Alignment {
+    let origin = |p: usize| -> Aligned {
+        match base {
+            Some(base) => base.chars[base.char_of_byte[p] as usize],
+            None => {
+                let length = normalized[p..].chars().next().map_or(1, char::len_utf8);
+                Aligned {
+                    start: p,
+                    end: p + length,
+                    normalized_start: p,
+                    identical: true,
+                }
+            }
+        }
+    };
+    let mut chars = Vec::with_capacity(spanned.text.len());
+    let mut position = 0;
+    for &(start, end, prefix_len) in &spanned.pieces {
+        if prefix_len > 0 {
+            let (first_start, first_end) = if start < normalized.len() {
+                let first = origin(start);
+                (first.start, first.end)
+            } else {
+                (segment_len, segment_len)
+            };
+            for c in spanned.text[position..position + prefix_len].chars() {
+                chars.push(Aligned {
+                    start: first_start,
+                    end: first_end,
+                    normalized_start: position,
+                    identical: false,
+                });
+                position += c.len_utf8();
+            }
+        }
+        for (i, c) in normalized[start..end].char_indices() {
+            chars.push(Aligned {
+                normalized_start: position,
+                ..origin(start + i)
+            });
+            position += c.len_utf8();
+        }
+    }
+    Alignment::new(spanned.text, chars)
+}
+
 /// What an offsets encode carries from segment to segment.
 struct Places<'a> {
     starts: CharCounter<'a>,
@@ -285,7 +343,20 @@ impl Pipeline {
             .as_ref()
             .map_or(segment, |a| a.normalized.as_str());
         let mut ends = Vec::with_capacity(normalized.len() / 4 + 1);
-        self.split_pieces(normalized, &mut ends)?;
+        let spanned = self.split_pieces(normalized, &mut ends)?;
+        // A dropping spanner's pieces make their own text, aligned through the spans.
+        let alignment = match spanned {
+            Some(spanned) => Some(spanned_alignment(
+                spanned,
+                normalized,
+                alignment.as_ref(),
+                segment.len(),
+            )),
+            None => alignment,
+        };
+        let normalized = alignment
+            .as_ref()
+            .map_or(segment, |a| a.normalized.as_str());
         let first = out.len();
         self.encode_piece_ends(normalized, &ends, out)?;
         let tables = &*self.tables;
@@ -406,8 +477,13 @@ impl Pipeline {
         Ok(())
     }
 
-    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it).
-    fn split_pieces(&self, text: &str, ends: &mut Vec<usize>) -> Result<(), EncodeError> {
+    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it), and
+    /// the text a dropping spanner's pieces make (ends are in it then).
+    fn split_pieces(
+        &self,
+        text: &str,
+        ends: &mut Vec<usize>,
+    ) -> Result<Option<SpannedText>, EncodeError> {
         match &self.spanner {
             SpanStage::Native(spanner) => spanner.split(text, ends),
             SpanStage::Regex(spanner, name) => spanner
@@ -417,8 +493,11 @@ impl Pipeline {
                 .split(text, ends)
                 .map_err(|e| split_error(name, e))?,
             SpanStage::Python(spanner, name) => python_split(spanner, name, text, ends)?,
+            SpanStage::PythonSpans(spanner, name) => {
+                return python_spans(spanner, name, text, ends);
+            }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The ids of the pieces of `text` ending at `ends` (as `encode_split` encodes them).
