@@ -14,6 +14,8 @@ message, so that both backends give the same ids and raise the same errors:
 * literals are found in one leftmost-longest scan; a special literal the call allows is a
   token, a disallowed one raises :class:`DisallowedSpecialError`, any other is plain text (the
   scan resumes one character after its start); added tokens are always tokens;
+* a spanner's pieces must cover the text, unless it declares ``drops_text``: then its
+  ``spans`` are encoded (each span's prefix and text), and the text between them is dropped;
 * a component that breaks its contract raises :class:`ComponentError`; an exception raised
   inside a component propagates unchanged.
 
@@ -161,7 +163,8 @@ class PythonEngine:
 
     Args:
         vocab: the vocabulary.
-        spanner, spanner_name: an object with ``split(text) -> list[str]``, and its name.
+        spanner, spanner_name: an object with ``split(text) -> list[str]`` (or, when its
+            ``drops_text`` is true, ``spans(text)``; see :mod:`wordsplit.spanners`), and its name.
         encoder, encoder_name: an object with ``encode_piece(bytes) -> list[int]``, and its name.
         normalize, normalizer_name: a function ``str -> str``, and its name.
     """
