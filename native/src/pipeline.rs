@@ -110,9 +110,11 @@ impl SpanStage {
     /// The stage of a Python spanner object: [`SpanStage::PythonSpans`] when it declares
     /// `drops_text`, else [`SpanStage::Python`] (its pieces must cover the text).
     pub fn python(py: Python<'_>, object: Py<PyAny>, name: String) -> PyResult<Self> {
+        // As Python's getattr(spanner, "drops_text", False): only a missing attribute is False.
         let drops = match object.bind(py).getattr("drops_text") {
             Ok(value) => value.is_truthy()?,
-            Err(_) => false,
+            Err(error) if error.is_instance_of::<pyo3::exceptions::PyAttributeError>(py) => false,
+            Err(error) => return Err(error),
         };
         Ok(if drops {
             SpanStage::PythonSpans(object, name)

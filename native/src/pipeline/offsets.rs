@@ -577,6 +577,46 @@ mod tests {
     }
 
     #[test]
+    fn spanned_alignment_as_hf_prepend() {
+        // "ab  c" as the pieces " ab" and " c": each prefix space is aligned to its piece's
+        // first character, not identical to it; the dropped spaces are in no character.
+        let spanned = SpannedText {
+            text: " ab c".to_owned(),
+            pieces: vec![(0, 2, 1), (4, 5, 1)],
+        };
+        let alignment = spanned_alignment(spanned, "ab  c", None, 5);
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.normalized_start, a.identical))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (0, 1, 0, false),
+                (0, 1, 1, true),
+                (1, 2, 2, true),
+                (4, 5, 3, false),
+                (4, 5, 4, true)
+            ]
+        );
+        // Through a normalizer's alignment: "xe\u{301}" is NFC "x\u{e9}"; a prefix before
+        // "\u{e9}" takes the "e" it is aligned to.
+        let base = nfc_alignment("xe\u{301}").expect("changed");
+        let spanned = SpannedText {
+            text: " \u{e9}".to_owned(),
+            pieces: vec![(1, 3, 1)],
+        };
+        let alignment = spanned_alignment(spanned, "x\u{e9}", Some(&base), 4);
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.normalized_start, a.identical))
+            .collect();
+        assert_eq!(spans, [(1, 2, 0, false), (1, 2, 1, false)]);
+    }
+
+    #[test]
     fn prefix_suffix_alignment_maps_the_middle() {
         let alignment = prefix_suffix_alignment("aXYb", "aZb".to_owned());
         let spans: Vec<_> = alignment
