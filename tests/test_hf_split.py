@@ -226,7 +226,7 @@ def test_regex_spanner_refuses_a_split_program():
         RegexSpanner(split_program([]))
 
 
-@pytest.mark.parametrize("behavior", BEHAVIORS)
+@pytest.mark.parametrize("behavior", [*BEHAVIORS, "Removed"])
 def test_spanner_equals_hf_on_generated_text(behavior):
     """The spanner (its fast Isolated path included) against HF's Split on random texts drawn
     from characters every pattern above distinguishes."""

@@ -213,6 +213,28 @@ def _isolated(compiled, grouped, text: str) -> list[str]:
     return out
 
 
+def _removed(compiled, text: str, invert: bool) -> list[Span]:
+    """A Removed step's non-empty pieces: :func:`hf_split`'s, from ``finditer`` in C.
+
+    ``finditer``'s matches are Oniguruma's as long as none is empty (see :func:`_isolated`);
+    with an empty match the reference loop decides. The pieces are the matches when
+    ``invert``, else the text between them.
+    """
+    matches = [m.span() for m in compiled.finditer(text)]
+    if any(start == end for start, end in matches):
+        return [(start, end) for start, end in hf_split(compiled, text, "Removed", invert) if start < end]
+    if invert:
+        return matches
+    gaps, previous = [], 0
+    for start, end in matches:
+        if previous < start:
+            gaps.append((previous, start))
+        previous = end
+    if previous < len(text):
+        gaps.append((previous, len(text)))
+    return gaps
+
+
 class HFSplitSpanner:
     r"""Runs a split program (a vocabulary's HF ``Split`` steps) with HF's semantics.
 
@@ -310,9 +332,10 @@ class HFSplitSpanner:
                     for part in _isolated(compiled, grouped, whole):
                         parts.append((position, position + len(part)))
                         position += len(part)
+                elif behavior == "Removed":
+                    parts = _removed(compiled, whole, invert)
                 else:
-                    parts = hf_split(compiled, whole, behavior, invert)
-                    parts = [(a, b) for a, b in parts if a < b]
+                    parts = [(a, b) for a, b in hf_split(compiled, whole, behavior, invert) if a < b]
                 skip = len(prefix)
                 for a, b in parts:
                     cut.append((start + max(a - skip, 0), start + max(b - skip, 0), prefix[min(a, skip):min(b, skip)]))
