@@ -170,6 +170,21 @@ def test_dropping_pre_tokenizers_match_hf(small_spec, tmp_path, config):
     _assert_same(hf, vocab, [*TEXTS, *LITERAL_TEXTS])
 
 
+@pytest.mark.parametrize("normalizer, byte_level_prefix", [
+    (None, True),  # ByteLevel's add_prefix_space as the first step: the normalizer's last
+    ({"type": "Prepend", "prepend": "\u2581"}, False),
+    ({"type": "Prepend", "prepend": "ab"}, True),
+], ids=["prefix-space", "prepend", "prepend-then-prefix-space"])
+def test_text_put_before_a_segment_has_hf_offsets(small_spec, tmp_path, normalizer, byte_level_prefix):
+    """A normalizer that puts text before the segment aligns it to the segment's first
+    character, as HF's prepend does (a token of that text alone gets that character)."""
+    spec = copy.deepcopy(small_spec)
+    spec["normalizer"] = normalizer
+    spec["pre_tokenizer"] = {**_BYTE_LEVEL, "add_prefix_space": byte_level_prefix, "use_regex": True}
+    hf, vocab = _load_both(spec, tmp_path)
+    _assert_same(hf, vocab, [*TEXTS, *LITERAL_TEXTS, "\tx", "x<think>\ty"], encoders=("heap-merge",))
+
+
 _ALPHABET = st.sampled_from(list("ab Z-_,.!1½\t\n\u3000\u00a0é\u0301日😀Ⓐ") + ["  ", "ab", "--", "<think>"])
 
 

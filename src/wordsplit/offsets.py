@@ -223,11 +223,17 @@ def nfc_alignment(text: str) -> tuple[str, Optional[list[Aligned]]]:
 def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
     """The alignment of a normalizer that gives none of its own: the characters of the common
     prefix and suffix are themselves; every other normalized character maps to the whole
-    changed middle of ``text``.
+    changed middle of ``text``. Text put before the whole of ``text`` (HF's ``Prepend``,
+    ByteLevel's ``add_prefix_space``) is aligned to its first character, as HF's
+    ``NormalizedString::prepend`` aligns it.
 
     >>> prefix_suffix_alignment("aXYb", "aZb")
     [(0, 1, True), (1, 3, False), (3, 4, True)]
+    >>> prefix_suffix_alignment("\tx", " \tx")
+    [(0, 1, False), (0, 1, True), (1, 2, True)]
     """
+    if len(normalized) > len(text) > 0 and normalized.endswith(text):
+        return [(0, 1, False)] * (len(normalized) - len(text)) + [(i, i + 1, True) for i in range(len(text))]
     prefix = 0
     for a, b in zip(text, normalized):
         if a != b:

@@ -171,8 +171,32 @@ fn nfc_alignment(segment: &str) -> Option<Alignment> {
 
 /// The alignment of a normalizer that gives no alignments of its own: the characters of the
 /// common prefix and suffix are themselves, every other normalized character maps to the
-/// whole changed middle of the original.
+/// whole changed middle of the original. Text put before the whole segment (HF's `Prepend`,
+/// ByteLevel's `add_prefix_space`) is aligned to its first character, as HF's
+/// `NormalizedString::prepend` aligns it.
 fn prefix_suffix_alignment(segment: &str, normalized: String) -> Alignment {
+    if normalized.len() > segment.len() && !segment.is_empty() && normalized.ends_with(segment) {
+        let inserted = normalized.len() - segment.len();
+        let first_end = segment.chars().next().map_or(0, char::len_utf8);
+        let mut chars = Vec::with_capacity(normalized.len());
+        for (i, _) in normalized[..inserted].char_indices() {
+            chars.push(Aligned {
+                start: 0,
+                end: first_end,
+                normalized_start: i,
+                identical: false,
+            });
+        }
+        for (i, c) in segment.char_indices() {
+            chars.push(Aligned {
+                start: i,
+                end: i + c.len_utf8(),
+                normalized_start: inserted + i,
+                identical: true,
+            });
+        }
+        return Alignment::new(normalized, chars);
+    }
     let originals: Vec<char> = segment.chars().collect();
     let new: Vec<char> = normalized.chars().collect();
     let prefix = originals
@@ -625,5 +649,21 @@ mod tests {
             .map(|a| (a.start, a.end, a.identical))
             .collect();
         assert_eq!(spans, [(0, 1, true), (1, 3, false), (3, 4, true)]);
+        // Text put before the segment is aligned to its first character.
+        let alignment = prefix_suffix_alignment("\u{e9}x", "\u{2581}\u{2581}\u{e9}x".to_owned());
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.normalized_start, a.identical))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (0, 2, 0, false),
+                (0, 2, 3, false),
+                (0, 2, 6, true),
+                (2, 3, 8, true)
+            ]
+        );
     }
 }
