@@ -15,6 +15,9 @@ given) and the index of its piece (``word_ids``). The rules, the same on both ba
   the "e" alone, so the combining mark is in no token's range); a token gets the span from its
   first character's start to its last character's end, in bytes and in characters.
 * A special or added token gets the range of its literal, and is a word of its own.
+* Text a spanner drops (see :mod:`wordsplit.spanners`) is in no token's range and no word; a
+  prefix it puts before a piece is aligned to the piece's first character, as HF aligns the
+  space ByteLevel's ``add_prefix_space`` prepends.
 
 What this module holds: the result class and the reference (Python) alignments the Python
 engine uses; the native engine computes the same in ``native/src/pipeline/offsets.rs``.

@@ -13,7 +13,10 @@
 //!   characters as HF tokenizers aligns them (NFC: `unicode-normalization-alignments`'s
 //!   changes, applied the way HF's `NormalizedString::transform` applies them; a Python
 //!   normalizer: the text outside the common prefix and suffix maps to the whole changed
-//!   middle), and a token gets the span from its first character's start to its last one's end;
+//!   middle, text put before the whole segment to its first character), and a token gets the
+//!   span from its first character's start to its last one's end;
+//! * a spanner that drops text gives the text its pieces make, aligned through its spans
+//!   (see `spanned_alignment`): dropped text is in no token's range;
 //! * `word` is the index of the token's piece: pieces of the spanner and literal tokens,
 //!   counted in order over the whole text (HF's word ids).
 //!
