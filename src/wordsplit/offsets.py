@@ -232,7 +232,7 @@ def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
 
     >>> prefix_suffix_alignment("aXYb", "aZb")
     [(0, 1, True), (1, 3, False), (3, 4, True)]
-    >>> prefix_suffix_alignment("\tx", " \tx")
+    >>> prefix_suffix_alignment("ab", " ab")
     [(0, 1, False), (0, 1, True), (1, 2, True)]
     """
     if len(normalized) > len(text) > 0 and normalized.endswith(text):
