@@ -194,11 +194,11 @@ def _split_step(spec: dict, source: str) -> dict[str, Any]:
 
 def _pattern(spec: Any, source: str) -> tuple[str, bool]:
     """The vocabulary's ``pattern`` for a ``pre_tokenizer``, and whether ByteLevel's
-    ``add_prefix_space`` applies (the caller makes it the normalizer's last step).
+    ``add_prefix_space`` is the normalizer's last step (the caller makes it so).
 
     The pre-tokenizer is a ByteLevel, alone or last in a (possibly nested) Sequence after
-    Split, Digits, Punctuation, Whitespace and WhitespaceSplit steps. ByteLevel's own regex is GPT-2's (tiktoken's
-    spelling, proven equal). The other steps keep HF's semantics (the text between matches
+    Split, Digits, Punctuation, Whitespace and WhitespaceSplit steps. ByteLevel's own regex is
+    GPT-2's (tiktoken's spelling, proven equal). The other steps keep HF's semantics (the text between matches
     stays, behaviors, invert) as a split program (:mod:`~wordsplit.spanners.hf_split`), except
     one Isolated Split whose pattern is one the scanners are proven for: such a pattern matches
     every character, so HF's pieces are its matches, and the plain pattern lets the native
