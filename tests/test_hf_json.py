@@ -141,13 +141,14 @@ def test_byte_level_add_prefix_space_matches_hf(small_spec, tmp_path, use_regex,
         _assert_same(hf, vocab)
 
 
-def test_add_prefix_space_after_other_steps_is_refused(small_spec, tmp_path):
+def test_add_prefix_space_after_other_steps_matches_hf(small_spec, tmp_path):
+    """After other steps, add_prefix_space is a split-program step, not the normalizer's."""
     pre = {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True},
                                                 {**BYTE_LEVEL, "add_prefix_space": True}]}
-    path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(_spec(small_spec, pre_tokenizer=pre)))
-    with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*add_prefix_space"):
-        load_vocab(path, cache_dir=tmp_path)
+    hf, vocab = _load_both(_spec(small_spec, pre_tokenizer=pre), tmp_path)
+    assert is_split_program(vocab.pattern) and '{"add_prefix_space":true}' in vocab.pattern
+    assert vocab.normalizer == "none"
+    _assert_same(hf, vocab)
 
 
 PRE_STEPS = {
@@ -253,11 +254,6 @@ def _write(tmp_path: Path, spec: dict) -> Path:
     ({"normalizer": {"type": "ByteLevel"}}, "ByteLevel"),
     ({"pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}},
      "Metaspace"),
-    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Whitespace"}, BYTE_LEVEL]}}, "Whitespace"),
-    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, BYTE_LEVEL]}},
-     "WhitespaceSplit"),
-    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Punctuation", "behavior": "Removed"},
-                                                             BYTE_LEVEL]}}, "Removed"),
     ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": [BYTE_LEVEL, {"type": "Digits",
                                                                           "individual_digits": True}]}},
      "then one ByteLevel"),

@@ -190,14 +190,15 @@ def test_hf_split_function_matches_hf_pre_tokenizer(behavior, invert):
             assert got == expected, (pattern, behavior, invert, text)
 
 
-def test_removed_split_is_refused_at_load(small_spec, tmp_path):
-    spec = _with_pre_tokenizer(small_spec, [_split({"Regex": "\\s+"}, "Removed")])
-    path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(spec))
-    with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*Removed"):
-        load_vocab(path, cache_dir=tmp_path)
-    with pytest.raises(UnsupportedTokenizerError, match="Removed"):
-        HFSplitSpanner(split_program([{"pattern": "a", "behavior": "Removed", "invert": False}]))
+@pytest.mark.parametrize("invert", [False, True])
+def test_removed_split_matches_hf(small_spec, tmp_path, invert):
+    """Removed deletes text: the program drops text, and both engines encode its spans
+    (tests/test_hf_dropping.py has offsets and the other dropping pre-tokenizers)."""
+    for i, pattern in enumerate(PATTERNS):
+        spec = _with_pre_tokenizer(small_spec, [_split(pattern, "Removed", invert)], use_regex=True)
+        hf, vocab = _load_both(spec, tmp_path / str(i))
+        assert HFSplitSpanner(vocab.pattern).drops_text
+        _assert_same(hf, vocab)
 
 
 @pytest.mark.parametrize("split, error", [
@@ -225,7 +226,7 @@ def test_regex_spanner_refuses_a_split_program():
         RegexSpanner(split_program([]))
 
 
-@pytest.mark.parametrize("behavior", BEHAVIORS)
+@pytest.mark.parametrize("behavior", [*BEHAVIORS, "Removed"])
 def test_spanner_equals_hf_on_generated_text(behavior):
     """The spanner (its fast Isolated path included) against HF's Split on random texts drawn
     from characters every pattern above distinguishes."""

@@ -632,7 +632,7 @@ impl PyPipeline {
             None => EncodeStage::Native(native_encoder(py, &tables.inner, encoder)?),
         };
         let spanner = match spanner_impl {
-            Some(object) => SpanStage::Python(object, spanner.to_owned()),
+            Some(object) => SpanStage::python(py, object, spanner.to_owned())?,
             None => match patterns {
                 Some(patterns) => SpanStage::RegexSequence(
                     spanners::RegexSequence::new(&patterns)

@@ -11,7 +11,7 @@
 
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use unicode_normalization_alignments::char::canonical_combining_class;
 use unicode_normalization_alignments::{
     is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
@@ -101,6 +101,35 @@ pub enum SpanStage {
     RegexSequence(RegexSequence, String),
     /// A Python object with `split(str) -> list[str]`, and its registry name.
     Python(Py<PyAny>, String),
+    /// A Python object that drops text (`drops_text` is true): its `spans(str)` gives
+    /// `(start, end)` or `(start, end, prefix)` spans, and its registry name.
+    PythonSpans(Py<PyAny>, String),
+}
+
+impl SpanStage {
+    /// The stage of a Python spanner object: [`SpanStage::PythonSpans`] when it declares
+    /// `drops_text`, else [`SpanStage::Python`] (its pieces must cover the text).
+    pub fn python(py: Python<'_>, object: Py<PyAny>, name: String) -> PyResult<Self> {
+        // As Python's getattr(spanner, "drops_text", False): only a missing attribute is False.
+        let drops = match object.bind(py).getattr("drops_text") {
+            Ok(value) => value.is_truthy()?,
+            Err(error) if error.is_instance_of::<pyo3::exceptions::PyAttributeError>(py) => false,
+            Err(error) => return Err(error),
+        };
+        Ok(if drops {
+            SpanStage::PythonSpans(object, name)
+        } else {
+            SpanStage::Python(object, name)
+        })
+    }
+}
+
+/// The pieces of a text-dropping spanner: the text they make (each span's prefix and text,
+/// in order) and, per piece, its span's byte range in the spanner's input and its prefix's
+/// length in bytes.
+pub(crate) struct SpannedText {
+    pub text: String,
+    pub pieces: Vec<(usize, usize, usize)>,
 }
 
 /// The span-encoder stage.
@@ -230,7 +259,7 @@ impl Pipeline {
             _ => None,
         };
         let spanner = match &self.spanner {
-            SpanStage::Python(object, _) => Some(object),
+            SpanStage::Python(object, _) | SpanStage::PythonSpans(object, _) => Some(object),
             _ => None,
         };
         let encoder = match &self.encoder {
@@ -271,8 +300,10 @@ impl Pipeline {
 
     /// Whether every stage is native: then encoding needs no GIL.
     pub fn is_native(&self) -> bool {
-        !matches!(self.spanner, SpanStage::Python(..))
-            && matches!(self.encoder, EncodeStage::Native(_))
+        !matches!(
+            self.spanner,
+            SpanStage::Python(..) | SpanStage::PythonSpans(..)
+        ) && matches!(self.encoder, EncodeStage::Native(_))
             && !matches!(self.normalizer, NormalizeStage::Python(..))
     }
 
@@ -391,6 +422,7 @@ impl Pipeline {
 
     fn encode_split(&self, text: &str, out: &mut Vec<u32>) -> Result<(), EncodeError> {
         let mut ends = Vec::with_capacity(text.len() / 4 + 1);
+        let mut spanned = None;
         match &self.spanner {
             SpanStage::Native(spanner) => spanner.split(text, &mut ends),
             SpanStage::Regex(spanner, name) => spanner
@@ -400,7 +432,12 @@ impl Pipeline {
                 .split(text, &mut ends)
                 .map_err(|e| split_error(name, e))?,
             SpanStage::Python(spanner, name) => python_split(spanner, name, text, &mut ends)?,
+            SpanStage::PythonSpans(spanner, name) => {
+                spanned = python_spans(spanner, name, text, &mut ends)?;
+            }
         }
+        // A dropping spanner's pieces are encoded from the text they make.
+        let text = spanned.as_ref().map_or(text, |s| s.text.as_str());
         let tables = &*self.tables;
         match &self.encoder {
             EncodeStage::Native(kind) => {
@@ -635,6 +672,105 @@ fn python_split(
             return Err(broken());
         }
         Ok(())
+    })
+}
+
+/// The pieces of a Python spanner that drops text, from its `spans(text)`, checked: a list of
+/// `(start, end)` or `(start, end, prefix)` tuples, int char offsets in order within `text`, a
+/// str prefix. `ends` gets the piece ends (empty pieces without a prefix skipped) in `text`
+/// when the spans cover it without prefixes (then `None`: the common case costs no copy), else
+/// in the text the pieces make, which is returned.
+fn python_spans(
+    spanner: &Py<PyAny>,
+    name: &str,
+    text: &str,
+    ends: &mut Vec<usize>,
+) -> Result<Option<SpannedText>, EncodeError> {
+    Python::with_gil(|py| {
+        let broken = || {
+            component_error(
+                py,
+                format!(
+                    "spanner {}: spans() must return a list of (start, end) or (start, end, prefix) \
+                     tuples: int offsets in order within its input, a str prefix",
+                    py_repr(py, name)
+                ),
+            )
+        };
+        let spans = spanner
+            .bind(py)
+            .call_method1("spans", (text,))
+            .map_err(EncodeError::Python)?;
+        let spans = spans.downcast::<PyList>().map_err(|_| broken())?;
+        // Char offsets → byte offsets, walking forward (the spans are in order).
+        let ascii = text.is_ascii();
+        let (mut at_char, mut at_byte) = (0usize, 0usize);
+        let mut byte_of = |index: usize| -> Option<usize> {
+            if ascii {
+                return (index <= text.len()).then_some(index);
+            }
+            while at_char < index {
+                at_byte += text[at_byte..].chars().next()?.len_utf8();
+                at_char += 1;
+            }
+            Some(at_byte)
+        };
+        let mut pieces: Vec<(usize, usize, Option<String>)> = Vec::with_capacity(spans.len());
+        let (mut position, mut previous_end, mut covering) = (0usize, 0usize, true);
+        for span in spans.iter() {
+            let span = span.downcast::<PyTuple>().map_err(|_| broken())?;
+            if span.len() != 2 && span.len() != 3 {
+                return Err(broken());
+            }
+            let offset = |i: usize| -> Option<usize> {
+                let item = span.get_item(i).ok()?;
+                if !item.is_exact_instance_of::<pyo3::types::PyInt>() {
+                    return None;
+                }
+                item.extract::<usize>().ok()
+            };
+            let (Some(start), Some(end)) = (offset(0), offset(1)) else {
+                return Err(broken());
+            };
+            let prefix = if span.len() == 3 {
+                let item = span.get_item(2).map_err(|_| broken())?;
+                let prefix = item.downcast::<PyString>().map_err(|_| broken())?;
+                Some(prefix.to_str().map_err(|_| broken())?.to_owned())
+            } else {
+                None
+            }
+            .filter(|p| !p.is_empty());
+            if start < position || end < start {
+                return Err(broken());
+            }
+            let (Some(start_byte), Some(end_byte)) = (byte_of(start), byte_of(end)) else {
+                return Err(broken());
+            };
+            position = end;
+            if start_byte == end_byte && prefix.is_none() {
+                continue;
+            }
+            covering &= prefix.is_none() && start_byte == previous_end;
+            previous_end = end_byte;
+            pieces.push((start_byte, end_byte, prefix));
+        }
+        if covering && previous_end == text.len() {
+            ends.extend(pieces.iter().map(|piece| piece.1));
+            return Ok(None);
+        }
+        let mut kept = String::with_capacity(text.len() + pieces.len());
+        let mut placed = Vec::with_capacity(pieces.len());
+        for (start, end, prefix) in pieces {
+            let prefix = prefix.unwrap_or_default();
+            kept.push_str(&prefix);
+            kept.push_str(&text[start..end]);
+            ends.push(kept.len());
+            placed.push((start, end, prefix.len()));
+        }
+        Ok(Some(SpannedText {
+            text: kept,
+            pieces: placed,
+        }))
     })
 }
 

@@ -15,6 +15,9 @@ given) and the index of its piece (``word_ids``). The rules, the same on both ba
   the "e" alone, so the combining mark is in no token's range); a token gets the span from its
   first character's start to its last character's end, in bytes and in characters.
 * A special or added token gets the range of its literal, and is a word of its own.
+* Text a spanner drops (see :mod:`wordsplit.spanners`) is in no token's range and no word; a
+  prefix it puts before a piece is aligned to the piece's first character, as HF aligns the
+  space ByteLevel's ``add_prefix_space`` prepends.
 
 What this module holds: the result class and the reference (Python) alignments the Python
 engine uses; the native engine computes the same in ``native/src/pipeline/offsets.rs``.
@@ -35,7 +38,7 @@ from __future__ import annotations
 from array import array
 from typing import Callable, Iterator, Optional, Sequence
 
-__all__ = ["TokenOffsets", "nfc_alignment", "prefix_suffix_alignment"]
+__all__ = ["TokenOffsets", "nfc_alignment", "prefix_suffix_alignment", "spans_alignment"]
 
 # One aligned normalized character: (original char start, original char end, identical), the
 # char range relative to the segment; `identical` when it is that original character itself.
@@ -223,11 +226,17 @@ def nfc_alignment(text: str) -> tuple[str, Optional[list[Aligned]]]:
 def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
     """The alignment of a normalizer that gives none of its own: the characters of the common
     prefix and suffix are themselves; every other normalized character maps to the whole
-    changed middle of ``text``.
+    changed middle of ``text``. Text put before the whole of ``text`` (HF's ``Prepend``,
+    ByteLevel's ``add_prefix_space``) is aligned to its first character, as HF's
+    ``NormalizedString::prepend`` aligns it.
 
     >>> prefix_suffix_alignment("aXYb", "aZb")
     [(0, 1, True), (1, 3, False), (3, 4, True)]
+    >>> prefix_suffix_alignment("ab", " ab")
+    [(0, 1, False), (0, 1, True), (1, 2, True)]
     """
+    if len(normalized) > len(text) > 0 and normalized.endswith(text):
+        return [(0, 1, False)] * (len(normalized) - len(text)) + [(i, i + 1, True) for i in range(len(text))]
     prefix = 0
     for a, b in zip(text, normalized):
         if a != b:
@@ -243,6 +252,29 @@ def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
         (i, i + 1, True) if i < prefix else (i + shift, i + shift + 1, True) if i >= len(normalized) - suffix else middle
         for i in range(len(normalized))
     ]
+
+
+def spans_alignment(normalized: str, spans: list[tuple[int, int, str]], alignment: Optional[list[Aligned]],
+                    segment_length: int) -> list[Aligned]:
+    r"""The alignment of the text a text-dropping spanner's spans make of ``normalized`` (each
+    span's prefix and text, in order), through the normalizer's ``alignment`` of it (None: it
+    is the segment itself, of ``segment_length`` characters).
+
+    A character from the text keeps its alignment; a prefix character is aligned, not
+    identical, to the character at its span's start, as HF aligns a prepended character
+    (``NormalizedString::prepend``), or to the empty end of the segment after the last one.
+
+    >>> spans_alignment("ab  c", [(0, 2, " "), (4, 5, " ")], None, 5)
+    [(0, 1, False), (0, 1, True), (1, 2, True), (4, 5, False), (4, 5, True)]
+    """
+    base = alignment if alignment is not None else [(i, i + 1, True) for i in range(len(normalized))]
+    out: list[Aligned] = []
+    for start, end, prefix in spans:
+        if prefix:
+            first_start, first_end, _ = base[start] if start < len(base) else (segment_length, segment_length, False)
+            out.extend([(first_start, first_end, False)] * len(prefix))
+        out.extend(base[start:end])
+    return out
 
 
 def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segment: str, normalized: str,

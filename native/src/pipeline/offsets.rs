@@ -13,7 +13,10 @@
 //!   characters as HF tokenizers aligns them (NFC: `unicode-normalization-alignments`'s
 //!   changes, applied the way HF's `NormalizedString::transform` applies them; a Python
 //!   normalizer: the text outside the common prefix and suffix maps to the whole changed
-//!   middle), and a token gets the span from its first character's start to its last one's end;
+//!   middle, text put before the whole segment to its first character), and a token gets the
+//!   span from its first character's start to its last one's end;
+//! * a spanner that drops text gives the text its pieces make, aligned through its spans
+//!   (see `spanned_alignment`): dropped text is in no token's range;
 //! * `word` is the index of the token's piece: pieces of the spanner and literal tokens,
 //!   counted in order over the whole text (HF's word ids).
 //!
@@ -23,8 +26,8 @@ use pyo3::prelude::*;
 use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 use super::{
-    python_encode, python_normalize, python_split, split_error, EncodeError, EncodeStage,
-    NormalizeStage, Pipeline, SpanStage, SpecialPolicy,
+    python_encode, python_normalize, python_spans, python_split, split_error, EncodeError,
+    EncodeStage, NormalizeStage, Pipeline, SpanStage, SpannedText, SpecialPolicy,
 };
 use crate::encoders::merge_piece;
 
@@ -171,8 +174,32 @@ fn nfc_alignment(segment: &str) -> Option<Alignment> {
 
 /// The alignment of a normalizer that gives no alignments of its own: the characters of the
 /// common prefix and suffix are themselves, every other normalized character maps to the
-/// whole changed middle of the original.
+/// whole changed middle of the original. Text put before the whole segment (HF's `Prepend`,
+/// ByteLevel's `add_prefix_space`) is aligned to its first character, as HF's
+/// `NormalizedString::prepend` aligns it.
 fn prefix_suffix_alignment(segment: &str, normalized: String) -> Alignment {
+    if normalized.len() > segment.len() && !segment.is_empty() && normalized.ends_with(segment) {
+        let inserted = normalized.len() - segment.len();
+        let first_end = segment.chars().next().map_or(0, char::len_utf8);
+        let mut chars = Vec::with_capacity(normalized.len());
+        for (i, _) in normalized[..inserted].char_indices() {
+            chars.push(Aligned {
+                start: 0,
+                end: first_end,
+                normalized_start: i,
+                identical: false,
+            });
+        }
+        for (i, c) in segment.char_indices() {
+            chars.push(Aligned {
+                start: i,
+                end: i + c.len_utf8(),
+                normalized_start: inserted + i,
+                identical: true,
+            });
+        }
+        return Alignment::new(normalized, chars);
+    }
     let originals: Vec<char> = segment.chars().collect();
     let new: Vec<char> = normalized.chars().collect();
     let prefix = originals
@@ -210,6 +237,64 @@ fn prefix_suffix_alignment(segment: &str, normalized: String) -> Alignment {
         normalized_start += c.len_utf8();
     }
     Alignment::new(normalized, chars)
+}
+
+/// The alignment of the text a dropping spanner's pieces make of `normalized`, through the
+/// normalizer's `base` alignment of it (None: it is the segment itself, `segment_len` bytes).
+///
+/// A character from the text keeps its alignment; a prefix character is aligned, not
+/// identical, to the character at its span's start, as HF aligns a prepended character
+/// (`NormalizedString::prepend`), or to the empty end of the segment after the last one.
+/// Mirrors `spans_alignment` in `wordsplit/offsets.py`.
+fn spanned_alignment(
+    spanned: SpannedText,
+    normalized: &str,
+    base: Option<&Alignment>,
+    segment_len: usize,
+) -> Alignment {
+    let origin = |p: usize| -> Aligned {
+        match base {
+            Some(base) => base.chars[base.char_of_byte[p] as usize],
+            None => {
+                let length = normalized[p..].chars().next().map_or(1, char::len_utf8);
+                Aligned {
+                    start: p,
+                    end: p + length,
+                    normalized_start: p,
+                    identical: true,
+                }
+            }
+        }
+    };
+    let mut chars = Vec::with_capacity(spanned.text.len());
+    let mut position = 0;
+    for &(start, end, prefix_len) in &spanned.pieces {
+        if prefix_len > 0 {
+            let (first_start, first_end) = if start < normalized.len() {
+                let first = origin(start);
+                (first.start, first.end)
+            } else {
+                (segment_len, segment_len)
+            };
+            for c in spanned.text[position..position + prefix_len].chars() {
+                chars.push(Aligned {
+                    start: first_start,
+                    end: first_end,
+                    normalized_start: position,
+                    identical: false,
+                });
+                position += c.len_utf8();
+            }
+        }
+        for (i, c) in normalized[start..end].char_indices() {
+            chars.push(Aligned {
+                normalized_start: position,
+                ..origin(start + i)
+            });
+            position += c.len_utf8();
+        }
+    }
+    Alignment::new(spanned.text, chars)
 }
 
 /// What an offsets encode carries from segment to segment.
@@ -285,7 +370,20 @@ impl Pipeline {
             .as_ref()
             .map_or(segment, |a| a.normalized.as_str());
         let mut ends = Vec::with_capacity(normalized.len() / 4 + 1);
-        self.split_pieces(normalized, &mut ends)?;
+        let spanned = self.split_pieces(normalized, &mut ends)?;
+        // A dropping spanner's pieces make their own text, aligned through the spans.
+        let alignment = match spanned {
+            Some(spanned) => Some(spanned_alignment(
+                spanned,
+                normalized,
+                alignment.as_ref(),
+                segment.len(),
+            )),
+            None => alignment,
+        };
+        let normalized = alignment
+            .as_ref()
+            .map_or(segment, |a| a.normalized.as_str());
         let first = out.len();
         self.encode_piece_ends(normalized, &ends, out)?;
         let tables = &*self.tables;
@@ -406,8 +504,13 @@ impl Pipeline {
         Ok(())
     }
 
-    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it).
-    fn split_pieces(&self, text: &str, ends: &mut Vec<usize>) -> Result<(), EncodeError> {
+    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it), and
+    /// the text a dropping spanner's pieces make (ends are in it then).
+    fn split_pieces(
+        &self,
+        text: &str,
+        ends: &mut Vec<usize>,
+    ) -> Result<Option<SpannedText>, EncodeError> {
         match &self.spanner {
             SpanStage::Native(spanner) => spanner.split(text, ends),
             SpanStage::Regex(spanner, name) => spanner
@@ -417,8 +520,11 @@ impl Pipeline {
                 .split(text, ends)
                 .map_err(|e| split_error(name, e))?,
             SpanStage::Python(spanner, name) => python_split(spanner, name, text, ends)?,
+            SpanStage::PythonSpans(spanner, name) => {
+                return python_spans(spanner, name, text, ends);
+            }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The ids of the pieces of `text` ending at `ends` (as `encode_split` encodes them).
@@ -498,6 +604,46 @@ mod tests {
     }
 
     #[test]
+    fn spanned_alignment_as_hf_prepend() {
+        // "ab  c" as the pieces " ab" and " c": each prefix space is aligned to its piece's
+        // first character, not identical to it; the dropped spaces are in no character.
+        let spanned = SpannedText {
+            text: " ab c".to_owned(),
+            pieces: vec![(0, 2, 1), (4, 5, 1)],
+        };
+        let alignment = spanned_alignment(spanned, "ab  c", None, 5);
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.normalized_start, a.identical))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (0, 1, 0, false),
+                (0, 1, 1, true),
+                (1, 2, 2, true),
+                (4, 5, 3, false),
+                (4, 5, 4, true)
+            ]
+        );
+        // Through a normalizer's alignment: "xe\u{301}" is NFC "x\u{e9}"; a prefix before
+        // "\u{e9}" takes the "e" it is aligned to.
+        let base = nfc_alignment("xe\u{301}").expect("changed");
+        let spanned = SpannedText {
+            text: " \u{e9}".to_owned(),
+            pieces: vec![(1, 3, 1)],
+        };
+        let alignment = spanned_alignment(spanned, "x\u{e9}", Some(&base), 4);
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.normalized_start, a.identical))
+            .collect();
+        assert_eq!(spans, [(1, 2, 0, false), (1, 2, 1, false)]);
+    }
+
+    #[test]
     fn prefix_suffix_alignment_maps_the_middle() {
         let alignment = prefix_suffix_alignment("aXYb", "aZb".to_owned());
         let spans: Vec<_> = alignment
@@ -506,5 +652,21 @@ mod tests {
             .map(|a| (a.start, a.end, a.identical))
             .collect();
         assert_eq!(spans, [(0, 1, true), (1, 3, false), (3, 4, true)]);
+        // Text put before the segment is aligned to its first character.
+        let alignment = prefix_suffix_alignment("\u{e9}x", "\u{2581}\u{2581}\u{e9}x".to_owned());
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.normalized_start, a.identical))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (0, 2, 0, false),
+                (0, 2, 3, false),
+                (0, 2, 6, true),
+                (2, 3, 8, true)
+            ]
+        );
     }
 }

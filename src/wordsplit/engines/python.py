@@ -14,6 +14,8 @@ message, so that both backends give the same ids and raise the same errors:
 * literals are found in one leftmost-longest scan; a special literal the call allows is a
   token, a disallowed one raises :class:`DisallowedSpecialError`, any other is plain text (the
   scan resumes one character after its start); added tokens are always tokens;
+* a spanner's pieces must cover the text, unless it declares ``drops_text``: then its
+  ``spans`` are encoded (each span's prefix and text), and the text between them is dropped;
 * a component that breaks its contract raises :class:`ComponentError`; an exception raised
   inside a component propagates unchanged.
 
@@ -76,6 +78,15 @@ def without_surrogates(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` encodes to UTF-8 (holds no surrogate)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 # Ids joined at a time by decode_bytes.
@@ -152,7 +163,8 @@ class PythonEngine:
 
     Args:
         vocab: the vocabulary.
-        spanner, spanner_name: an object with ``split(text) -> list[str]``, and its name.
+        spanner, spanner_name: an object with ``split(text) -> list[str]`` (or, when its
+            ``drops_text`` is true, ``spans(text)``; see :mod:`wordsplit.spanners`), and its name.
         encoder, encoder_name: an object with ``encode_piece(bytes) -> list[int]``, and its name.
         normalize, normalizer_name: a function ``str -> str``, and its name.
     """
@@ -165,6 +177,8 @@ class PythonEngine:
         self.spanner, self.spanner_name = spanner, spanner_name
         self.encoder, self.encoder_name = encoder, encoder_name
         self.normalize, self.normalizer_name = normalize, normalizer_name
+        # A spanner that declares it drops text gives spans, read once (see wordsplit.spanners).
+        self._drops_text = bool(getattr(spanner, "drops_text", False))
         self._cache: dict[bytes, list[int]] = {}
         self._missing = vocab.missing_bytes  # bytes without a token (empty for most vocabularies)
         literals = vocab.all_special_literals
@@ -246,7 +260,7 @@ class PythonEngine:
 
     def _place_plain(self, text: str, start: int, end: int, ids: list[int], places: array, cursor: list[int]) -> None:
         """Encode ``text[start:end]`` (no literals) and append its tokens' ids and places."""
-        from ..offsets import nfc_alignment, place_tokens, prefix_suffix_alignment
+        from ..offsets import nfc_alignment, place_tokens, prefix_suffix_alignment, spans_alignment
 
         if start == end:
             return
@@ -265,7 +279,15 @@ class PythonEngine:
             alignment = None if normalized == segment else prefix_suffix_alignment(segment, normalized)
         found: list[int] = []
         ends: list[int] = []
-        self._encode_plain_normalized(normalized, found, ends)
+        if self._drops_text:
+            # The pieces are the spans' text (prefixes included), aligned through the spans.
+            spans = self._spans(normalized)
+            pieces = [prefix + normalized[a:b] for a, b, prefix in spans]
+            alignment = spans_alignment(normalized, spans, alignment, len(segment))
+            normalized = "".join(pieces)
+        else:
+            pieces = self._split(normalized)
+        self._encode_pieces(pieces, found, ends)
         ids.extend(found)
         place_tokens(places, found, ends, self.vocab.token_bytes, segment, normalized, alignment,
                      self._byte_at(text, start, cursor), start, cursor[2], self._untiled,
@@ -278,18 +300,42 @@ class PythonEngine:
             "offsets need each piece's ids to join to its bytes"
         )
 
-    def _encode_plain_normalized(self, normalized: str, out: list[int], ends: list[int]) -> None:
-        """The ids of normalized text (as ``_encode_plain`` encodes it), and the UTF-8 byte
-        end of each of its pieces."""
-        split = self.spanner.split(normalized)
+    def _split(self, text: str) -> list[str]:
+        """The spanner's pieces of ``text``, checked to cover it."""
+        split = self.spanner.split(text)
         if not isinstance(split, list) or not all(isinstance(p, str) for p in split) \
-                or "".join(split) != normalized:
+                or "".join(split) != text:
             raise ComponentError(
                 f"spanner {self.spanner_name!r}: split() must return a list of str that concatenate to its input"
             )
+        return split
+
+    def _spans(self, text: str) -> list[tuple[int, int, str]]:
+        """A text-dropping spanner's spans of ``text`` as ``(start, end, prefix)``, checked
+        (ints in order within the text, a str prefix); empty ones without a prefix skipped."""
+        spans = self.spanner.spans(text)
+        out: list[tuple[int, int, str]] = []
+        position, size = 0, len(text)
+        for span in spans if isinstance(spans, list) else [None]:
+            prefix = span[2] if isinstance(span, tuple) and len(span) == 3 else ""
+            if not isinstance(span, tuple) or len(span) not in (2, 3) or type(span[0]) is not int \
+                    or type(span[1]) is not int or not position <= span[0] <= span[1] <= size \
+                    or not isinstance(prefix, str) or not _utf8(prefix):
+                raise ComponentError(
+                    f"spanner {self.spanner_name!r}: spans() must return a list of (start, end) or "
+                    "(start, end, prefix) tuples: int offsets in order within its input, a str prefix"
+                )
+            position = span[1]
+            if span[0] < span[1] or prefix:
+                out.append((span[0], span[1], prefix))
+        return out
+
+    def _encode_pieces(self, pieces: list[str], out: list[int], ends: list[int]) -> None:
+        """The ids of ``pieces`` (as ``_encode_plain`` encodes them), and the UTF-8 byte end of
+        each non-empty one in their concatenation."""
         cache = self._cache
         end = 0
-        for piece in split:
+        for piece in pieces:
             if not piece:
                 continue
             data = piece.encode("utf-8")
@@ -328,12 +374,10 @@ class PythonEngine:
         normalized = without_surrogates(normalized)  # a plug-in's output, fixed as the input was
         if trace is not None:
             trace.segment(text, normalized)
-        pieces = self.spanner.split(normalized)
-        if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces) \
-                or "".join(pieces) != normalized:
-            raise ComponentError(
-                f"spanner {self.spanner_name!r}: split() must return a list of str that concatenate to its input"
-            )
+        if self._drops_text:
+            pieces = [prefix + normalized[a:b] for a, b, prefix in self._spans(normalized)]
+        else:
+            pieces = self._split(normalized)
         cache = self._cache
         for piece in pieces:
             if not piece:

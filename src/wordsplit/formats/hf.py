@@ -145,6 +145,18 @@ def punctuation_class() -> str:
     return "[" + "".join(f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges) + "]"
 
 
+# Oniguruma's Unicode \w (HF's Whitespace pre-tokenizer runs r"\w+|[^\w\s]+" on it):
+# Alphabetic | Mark | Decimal_Number | Connector_Punctuation | Join_Control. Beyond \p{L},
+# \p{M}, \p{Nd} and \p{Nl}, Alphabetic holds the circled, squared and negative squared Latin
+# letters (So); Connector_Punctuation is the 10 code points listed. tests/test_hf_dropping.py
+# checks every code point against HF.
+WORD_CLASS_INNER = (
+    r"\p{L}\p{M}\p{Nd}\p{Nl}_\x{203F}\x{2040}\x{2054}\x{FE33}\x{FE34}\x{FE4D}-\x{FE4F}\x{FF3F}"
+    r"\x{200C}\x{200D}\x{24B6}-\x{24E9}\x{1F130}-\x{1F149}\x{1F150}-\x{1F169}\x{1F170}-\x{1F189}"
+)
+WHITESPACE_PATTERN = f"[{WORD_CLASS_INNER}]+|[^{WORD_CLASS_INNER}\\s]+"
+
+
 def _flat_pre_tokenizers(spec: dict, source: str, depth: int = 0) -> list[dict]:
     if spec.get("type") != "Sequence":
         return [spec]
@@ -167,42 +179,42 @@ def _split_step(spec: dict, source: str) -> dict[str, Any]:
         return {"pattern": DIGIT_CLASS, "behavior": "Isolated" if individual else "Contiguous", "invert": False}
     if kind == "Punctuation":
         behavior = spec.get("behavior", "Isolated")
-        if behavior == "Removed":
-            raise UnsupportedTokenizerError(
-                f"{source}: the pre-tokenizer Punctuation(behavior='Removed') deletes the punctuation it splits on, "
-                "which wordsplit does not support (its engines encode every character of the text)"
-            )
         return step_of({"pattern": {"Regex": punctuation_class()}, "behavior": behavior, "invert": False}, source)
-    if kind in ("Whitespace", "WhitespaceSplit"):
-        raise UnsupportedTokenizerError(
-            f"{source}: pre_tokenizer {kind!r} deletes the whitespace it splits on, which wordsplit does not "
-            "support (its engines encode every character of the text)"
-        )
+    if kind == "Whitespace":
+        # HF: Split(Invert(r"\w+|[^\w\s]+"), Removed): the matches are kept, the rest deleted.
+        return {"pattern": WHITESPACE_PATTERN, "behavior": "Removed", "invert": True}
+    if kind == "WhitespaceSplit":
+        # HF: Split(char::is_whitespace, Removed): Rust's White_Space, the \s of the tables.
+        return {"pattern": r"\s", "behavior": "Removed", "invert": False}
     raise UnsupportedTokenizerError(
-        f"{source}: pre_tokenizer {kind!r} is not supported (supported: Split, Digits, Punctuation, then ByteLevel)"
+        f"{source}: pre_tokenizer {kind!r} is not supported (supported: Split, Digits, Punctuation, Whitespace, "
+        "WhitespaceSplit, then ByteLevel)"
     )
 
 
 def _pattern(spec: Any, source: str) -> tuple[str, bool]:
     """The vocabulary's ``pattern`` for a ``pre_tokenizer``, and whether ByteLevel's
-    ``add_prefix_space`` applies (the caller makes it the normalizer's last step).
+    ``add_prefix_space`` is the normalizer's last step (the caller makes it so).
 
     The pre-tokenizer is a ByteLevel, alone or last in a (possibly nested) Sequence after
-    Split, Digits and Punctuation steps. ByteLevel's own regex is GPT-2's (tiktoken's
-    spelling, proven equal). The other steps keep HF's semantics (the text between matches
+    Split, Digits, Punctuation, Whitespace and WhitespaceSplit steps. ByteLevel's own regex is
+    GPT-2's (tiktoken's spelling, proven equal). The other steps keep HF's semantics (the text between matches
     stays, behaviors, invert) as a split program (:mod:`~wordsplit.spanners.hf_split`), except
     one Isolated Split whose pattern is one the scanners are proven for: such a pattern matches
     every character, so HF's pieces are its matches, and the plain pattern lets the native
     scanner run. ``trim_offsets`` changes offsets only, so it is accepted and ignored.
 
+    ``Whitespace``, ``WhitespaceSplit`` and ``Removed`` behaviors delete text: such a program
+    *drops text* (the spanner gives the engines spans, see :mod:`wordsplit.spanners`).
+
     ``add_prefix_space`` puts a space before each piece ByteLevel receives that does not start
     with one. As the first pre-tokenizer it receives the normalized text of each stretch
     between added tokens, which is what a normalizer sees, so it runs as the normalizer's last
-    step; after other steps it would insert text inside the pieces, which wordsplit's spanners
-    cannot (their pieces cover their input), so that is refused.
+    step; after other steps it is a program step (``PREFIX_SPACE_STEP``) before ByteLevel's
+    regex, and the program drops text (its pieces hold a space the text does not).
     """
     from ..native_names import SCANNER_PATTERNS
-    from ..spanners.hf_split import split_program
+    from ..spanners.hf_split import PREFIX_SPACE_STEP, split_program
 
     if not isinstance(spec, dict):
         raise UnsupportedTokenizerError(f"{source}: a tokenizer without pre_tokenizer is not supported")
@@ -213,24 +225,22 @@ def _pattern(spec: Any, source: str) -> tuple[str, bool]:
             if step.get("type") != "ByteLevel":
                 _split_step(step, source)  # an unsupported type is named first
         raise UnsupportedTokenizerError(
-            f"{source}: pre_tokenizer sequence {kinds} is not supported (only Split, Digits and Punctuation "
-            "steps, then one ByteLevel)"
+            f"{source}: pre_tokenizer sequence {kinds} is not supported (only Split, Digits, Punctuation, "
+            "Whitespace and WhitespaceSplit steps, then one ByteLevel)"
         )
     byte_level = steps[-1]
     program = [_split_step(step, source) for step in steps[:-1]]
     prefix_space = bool(byte_level.get("add_prefix_space", False))
     if prefix_space and program:
-        raise UnsupportedTokenizerError(
-            f"{source}: ByteLevel with add_prefix_space=true after {kinds[:-1]} adds a space inside the pieces "
-            "of the steps before it, which wordsplit does not support (only as the first pre-tokenizer)"
-        )
+        program.append(dict(PREFIX_SPACE_STEP))  # ByteLevel prepends, then its regex cuts
+        prefix_space = False  # (not the normalizer's step)
     use_regex = byte_level.get("use_regex", True)
     if spec.get("type") == "ByteLevel":
         return (GPT2_PATTERN if use_regex else split_program([])), prefix_space
     if use_regex:  # ByteLevel's regex splits each piece once more
         program.append({"pattern": GPT2_ORIGINAL_PATTERN, "behavior": "Isolated", "invert": False})
     scanned = {p for patterns in SCANNER_PATTERNS.values() for p in patterns}
-    if len(program) == 1 and program[0]["behavior"] == "Isolated" and program[0]["pattern"] in scanned:
+    if len(program) == 1 and program[0].get("behavior") == "Isolated" and program[0]["pattern"] in scanned:
         return program[0]["pattern"], prefix_space  # (Isolated ignores invert: it keeps matches and gaps alike)
     pattern = split_program(program)
     _check_compiles(pattern, source)

@@ -8,7 +8,22 @@ to, and ``spanner="auto"`` picks one only for those; on the Python backend a sca
 its regex.
 
 A spanner is a class built as ``cls(pattern)`` with ``split(text) -> list[str]``, pieces that
-concatenate to ``text``. Register your own with :func:`register_spanner`:
+concatenate to ``text``; both engines check that they do (a ``ComponentError`` otherwise),
+which is what catches a broken spanner.
+
+A spanner that deletes or inserts text (HF's ``Whitespace``, a ``Removed`` Split, ByteLevel's
+``add_prefix_space`` after other steps: :class:`HFSplitSpanner`) declares it with a true
+``drops_text`` attribute, read once when a tokenizer is built. The engines then call its
+``spans(text)`` instead of ``split``: a list of ``(start, end)`` character offsets of the
+pieces, in order and not overlapping; text outside every span is dropped. A span may be
+``(start, end, prefix)``: the piece encoded is ``prefix + text[start:end]``, and for offsets
+the prefix is aligned to the character at ``start`` (as HF aligns a prepended character), so
+a token of the prefix alone gets that character's range. Both engines check the spans (ints,
+in order, within the text, a ``str`` prefix) and raise the same ``ComponentError`` otherwise;
+empty spans without a prefix are skipped. Such a spanner is Python on both backends (the
+native engine calls it); its ``split`` is then free to return the pieces' text.
+
+Register your own with :func:`register_spanner`:
 
 >>> @register_spanner("whitespace-runs")
 ... class WhitespaceRunsSpanner:
@@ -20,6 +35,25 @@ concatenate to ``text``. Register your own with :func:`register_spanner`:
 >>> get_spanner("whitespace-runs")("ignored").split("hello  world")
 ['hello', '  ', 'world']
 >>> _ = SPANNERS.remove("whitespace-runs")  # (this example cleans up after itself)
+
+One that keeps the words only, each with a space before it:
+
+>>> @register_spanner("spaced-words")
+... class SpacedWordsSpanner:
+...     drops_text = True
+...     def __init__(self, pattern):
+...         self.pattern = pattern
+...     def spans(self, text):
+...         import re
+...         return [(m.start(), m.end(), " ") for m in re.finditer(r"\\S+", text)]
+...     def split(self, text):
+...         return [" " + text[a:b] for a, b, _ in self.spans(text)]
+>>> from wordsplit import TokenizerOptions, load_vocab
+>>> tok = TokenizerOptions(spanner="spaced-words").build(load_vocab("gpt2"))
+>>> result = tok.encode_with_offsets("hello   world")
+>>> result.ids, result.char_offsets  # " hello", " world"
+([23748, 995], [(0, 5), (8, 13)])
+>>> _ = SPANNERS.remove("spaced-words")
 """
 
 from __future__ import annotations
@@ -40,7 +74,8 @@ _BY_PATTERN: dict[str, str] = {}
 
 
 def register_spanner(name: str, *, patterns: tuple[str, ...] = ()) -> Callable[[type], type]:
-    """Decorator: register a spanner class (``cls(pattern)`` with ``split(text) -> list[str]``).
+    """Decorator: register a spanner class (``cls(pattern)`` with ``split(text) -> list[str]``,
+    or ``drops_text = True`` and ``spans(text)``: see :mod:`wordsplit.spanners`).
 
     Args:
         name: its name, for ``TokenizerOptions(spanner=name)`` and ``--spanner``.

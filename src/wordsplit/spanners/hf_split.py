@@ -20,9 +20,13 @@ A vocabulary records such a pipeline as its ``pattern``: a *split program*, the 
 picks this spanner for it (on both backends: the native engine calls it), and the regexes
 run on the ``regex`` module with the Unicode 16.0 classes of :func:`translate_pattern`.
 
-``Removed`` deletes text, and both engines require a spanner's pieces to cover its input
-(the check that catches a broken spanner), so a program with a ``Removed`` step is refused
-by this spanner; :func:`hf_split` implements it, for the day the engines carry gaps.
+Two kinds of step change the text itself: ``Removed`` deletes the matches (HF's
+``Whitespace``, ``WhitespaceSplit`` and ``Punctuation(Removed)`` are such Splits), and
+``{"add_prefix_space": true}`` (ByteLevel's ``add_prefix_space`` after other steps) puts a
+space before each piece that does not start with one, before ByteLevel's regex cuts it. A
+program with either *drops text* (:attr:`HFSplitSpanner.drops_text`): the engines then take
+its pieces from :meth:`HFSplitSpanner.spans`, ``(start, end)`` or ``(start, end, prefix)``
+spans of the input (see :mod:`wordsplit.spanners`), instead of covering pieces.
 
 >>> program = split_program([{"pattern": "[a-z]+", "behavior": "Isolated", "invert": False}])
 >>> HFSplitSpanner(program).split("hello world 123!")
@@ -37,7 +41,7 @@ from typing import Any, Iterator, Optional
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from .regex import MAX_GROUP_DEPTH, group_depth, translate_pattern
 
-__all__ = ["BEHAVIORS", "HFSplitSpanner", "PROGRAM_PREFIX", "hf_split", "is_split_program", "native_split_patterns",
+__all__ = ["BEHAVIORS", "HFSplitSpanner", "PREFIX_SPACE_STEP", "PROGRAM_PREFIX", "hf_split", "is_split_program", "native_split_patterns",
            "parse_split_program", "split_program"]
 
 PROGRAM_PREFIX = "hf-split:"
@@ -46,11 +50,17 @@ BEHAVIORS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Con
 Span = tuple[int, int]
 
 
+# The step that puts a space before each piece that does not start with one (HF's ByteLevel
+# add_prefix_space, NormalizedString::prepend), placed before ByteLevel's own regex step.
+PREFIX_SPACE_STEP = {"add_prefix_space": True}
+
+
 def split_program(steps: list[dict[str, Any]]) -> str:
     """The ``pattern`` string of a vocabulary whose pre-tokenizer is these Split steps.
 
-    Each step is ``{"pattern": regex, "behavior": one of BEHAVIORS, "invert": bool}``; an
-    empty list means the whole text is one piece.
+    Each step is ``{"pattern": regex, "behavior": one of BEHAVIORS, "invert": bool}``, or
+    ``{"add_prefix_space": True}`` (:data:`PREFIX_SPACE_STEP`); an empty list means the whole
+    text is one piece.
 
     >>> split_program([{"pattern": r"\\s+", "behavior": "Contiguous", "invert": True}])
     'hf-split:[{"behavior":"Contiguous","invert":true,"pattern":"\\\\\\\\s+"}]'
@@ -84,8 +94,12 @@ def parse_split_program(pattern: str) -> list[dict[str, Any]]:
 
 
 def _checked_step(step: Any, source: str) -> dict[str, Any]:
+    if step == PREFIX_SPACE_STEP:
+        return dict(PREFIX_SPACE_STEP)
     if not isinstance(step, dict) or set(step) != {"pattern", "behavior", "invert"}:
-        raise VocabFormatError(f"{source}: a split step is {{'pattern', 'behavior', 'invert'}}, got {step!r}")
+        raise VocabFormatError(
+            f"{source}: a split step is {{'pattern', 'behavior', 'invert'}} or {PREFIX_SPACE_STEP}, got {step!r}"
+        )
     pattern, behavior, invert = step["pattern"], step["behavior"], step["invert"]
     if not isinstance(pattern, str) or behavior not in BEHAVIORS or not isinstance(invert, bool):
         raise VocabFormatError(
@@ -199,20 +213,50 @@ def _isolated(compiled, grouped, text: str) -> list[str]:
     return out
 
 
+def _removed(compiled, text: str, invert: bool) -> list[Span]:
+    """A Removed step's non-empty pieces: :func:`hf_split`'s, from ``finditer`` in C.
+
+    ``finditer``'s matches are Oniguruma's as long as none is empty (see :func:`_isolated`);
+    with an empty match the reference loop decides. The pieces are the matches when
+    ``invert``, else the text between them.
+    """
+    matches = [m.span() for m in compiled.finditer(text)]
+    if any(start == end for start, end in matches):
+        return [(start, end) for start, end in hf_split(compiled, text, "Removed", invert) if start < end]
+    if invert:
+        return matches
+    gaps, previous = [], 0
+    for start, end in matches:
+        if previous < start:
+            gaps.append((previous, start))
+        previous = end
+    if previous < len(text):
+        gaps.append((previous, len(text)))
+    return gaps
+
+
 class HFSplitSpanner:
     r"""Runs a split program (a vocabulary's HF ``Split`` steps) with HF's semantics.
 
     Args:
         pattern: a split program (:func:`split_program`).
 
+    Attributes:
+        drops_text: whether the program deletes text (a ``Removed`` step) or inserts a space
+            (an ``add_prefix_space`` step); the engines then encode :meth:`spans`, not
+            :meth:`split`'s pieces (see :mod:`wordsplit.spanners`).
+
     Raises:
         VocabFormatError: ``pattern`` is not a split program, or a regex does not compile.
-        UnsupportedTokenizerError: a ``Removed`` step (its pieces would not cover the text), or
-            a regex construct :func:`translate_pattern` refuses.
+        UnsupportedTokenizerError: a regex construct :func:`translate_pattern` refuses.
 
     >>> program = split_program([{"pattern": r"\p{N}", "behavior": "MergedWithNext", "invert": False}])
     >>> HFSplitSpanner(program).split("ab12cd")
     ['ab', '1', '2cd']
+    >>> removed = HFSplitSpanner(split_program([{"pattern": r"\s", "behavior": "Removed", "invert": False},
+    ...                                         PREFIX_SPACE_STEP]))
+    >>> removed.drops_text, removed.spans("ab  c"), removed.split("ab  c")
+    (True, [(0, 2, ' '), (4, 5, ' ')], [' ab', ' c'])
     """
 
     def __init__(self, pattern: str) -> None:
@@ -220,13 +264,12 @@ class HFSplitSpanner:
 
         self.pattern = pattern
         self.steps = parse_split_program(pattern)
-        self._compiled: list[tuple[Any, str, bool]] = []
+        # Per step: (compiled, grouped, behavior, invert), or None for add_prefix_space.
+        self._compiled: list[Optional[tuple[Any, Any, str, bool]]] = []
         for step in self.steps:
-            if step["behavior"] == "Removed":
-                raise UnsupportedTokenizerError(
-                    f"the split step {step!r} deletes the text it matches (behavior 'Removed'), and wordsplit's "
-                    "engines require a spanner's pieces to cover the text"
-                )
+            if step == PREFIX_SPACE_STEP:
+                self._compiled.append(None)
+                continue
             translated = translate_pattern(step["pattern"])
             try:
                 compiled = regex.compile(translated)
@@ -239,9 +282,16 @@ class HFSplitSpanner:
             except RecursionError:
                 raise UnsupportedTokenizerError(f"the split pattern {step['pattern'][:80]!r} nests too deeply") from None
             self._compiled.append((compiled, grouped, step["behavior"], step["invert"]))
+        self.drops_text = any(
+            step is None or step[2] == "Removed" for step in self._compiled
+        )
 
     def split(self, text: str) -> list[str]:
-        """The pieces of ``text`` after every step (they concatenate to ``text``)."""
+        """The pieces of ``text`` after every step: they concatenate to ``text`` unless
+        :attr:`drops_text` (then each is a span's prefix and text, as :meth:`spans` gives them)."""
+        if self.drops_text:
+            return [piece[2] + text[piece[0]:piece[1]] if len(piece) == 3 else text[piece[0]:piece[1]]
+                    for piece in self.spans(text)]
         pieces = [text] if text else []
         for compiled, grouped, behavior, invert in self._compiled:
             if behavior == "Isolated":  # invert changes nothing: matches and gaps are all pieces
@@ -254,6 +304,43 @@ class HFSplitSpanner:
                 if start < end
             ]
         return pieces
+
+    def spans(self, text: str) -> list[tuple]:
+        """The pieces of ``text`` as spans: ``(start, end)``, or ``(start, end, prefix)`` for a
+        piece that an ``add_prefix_space`` step gave a space (the piece is ``prefix +
+        text[start:end]``). Text outside every span was deleted by a ``Removed`` step."""
+        if not self.drops_text:
+            spans, position = [], 0
+            for piece in self.split(text):
+                spans.append((position, position + len(piece)))
+                position += len(piece)
+            return spans
+        # Each piece is (start, end, prefix): its text is prefix + text[start:end]. A step cuts
+        # that text; a part that starts inside the prefix keeps the rest of it.
+        pieces: list[tuple[int, int, str]] = [(0, len(text), "")] if text else []
+        for step in self._compiled:
+            if step is None:
+                pieces = [(start, end, prefix if (prefix or text[start:end]).startswith(" ") else " " + prefix)
+                          for start, end, prefix in pieces]
+                continue
+            compiled, grouped, behavior, invert = step
+            cut: list[tuple[int, int, str]] = []
+            for start, end, prefix in pieces:
+                whole = prefix + text[start:end] if prefix else text[start:end]
+                if behavior == "Isolated":
+                    parts, position = [], 0
+                    for part in _isolated(compiled, grouped, whole):
+                        parts.append((position, position + len(part)))
+                        position += len(part)
+                elif behavior == "Removed":
+                    parts = _removed(compiled, whole, invert)
+                else:
+                    parts = [(a, b) for a, b in hf_split(compiled, whole, behavior, invert) if a < b]
+                skip = len(prefix)
+                for a, b in parts:
+                    cut.append((start + max(a - skip, 0), start + max(b - skip, 0), prefix[min(a, skip):min(b, skip)]))
+            pieces = cut
+        return [(start, end, prefix) if prefix else (start, end) for start, end, prefix in pieces]
 
     def __repr__(self) -> str:
         return f"HFSplitSpanner({self.pattern!r})"
@@ -276,7 +363,7 @@ def native_split_patterns(pattern: str) -> Optional[list[str]]:
     from ..engines.native import native_regex_pattern
 
     steps = parse_split_program(pattern)
-    if not steps or any(step["behavior"] != "Isolated" for step in steps):
+    if not steps or any(step.get("behavior") != "Isolated" for step in steps):
         return None
     patterns = [native_regex_pattern(step["pattern"]) for step in steps]
     return None if None in patterns else patterns
@@ -287,7 +374,6 @@ def step_of(split: dict, source: str) -> Optional[dict[str, Any]]:
 
     Raises:
         VocabFormatError: a malformed Split.
-        UnsupportedTokenizerError: a ``Removed`` split (see the module docstring).
     """
     pattern = split.get("pattern")
     if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str) and len(pattern) == 1:
@@ -298,10 +384,6 @@ def step_of(split: dict, source: str) -> Optional[dict[str, Any]]:
         regex_text = "".join(c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):X}}}" for c in pattern["String"])
     else:
         raise VocabFormatError(f"{source}: Split needs a pattern {{'Regex': ...}} or {{'String': ...}}, got {pattern!r}")
-    behavior = split.get("behavior")
-    if behavior == "Removed":
-        raise UnsupportedTokenizerError(
-            f"{source}: the pre-tokenizer Split({pattern!r}, behavior='Removed') deletes the text it matches, "
-            "which wordsplit does not support (its engines encode every character of the text)"
-        )
-    return _checked_step({"pattern": regex_text, "behavior": behavior, "invert": split.get("invert", False)}, source)
+    return _checked_step(
+        {"pattern": regex_text, "behavior": split.get("behavior"), "invert": split.get("invert", False)}, source
+    )

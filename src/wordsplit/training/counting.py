@@ -51,7 +51,9 @@ def pieces_of(spanner, text: str) -> Iterator[str]:
     ['ab', ', ', 'cd']
     """
     spans = getattr(spanner, "spans", None)
-    if spans is None:  # a plug-in spanner: its pieces cover the text by contract
+    if spans is None or getattr(spanner, "drops_text", False):
+        # A plug-in spanner's pieces cover the text by contract; a spanner that drops text
+        # (an HF Whitespace program) gives the pieces as encoded, the dropped text left out.
         yield from spanner.split(text)
         return
     position = 0
