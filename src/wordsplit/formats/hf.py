@@ -302,11 +302,11 @@ def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, 
 def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
     """Refuse ``normalized: true`` added tokens where that changes the ids.
 
-    wordsplit matches every added token in the raw text and normalizes the stretches between
-    them; HF matches a ``normalized: true`` token in the normalized text. With no normalizer,
-    or one Unicode form, the two agree except where the form joins a token with a
-    neighbouring character; a Lowercase, Strip, Replace or Prepend would make them differ on
-    ordinary text (Prepend puts its prefix only before the first stretch, for HF).
+    HF matches a ``normalized: true`` token in the normalized text, in its second pass
+    (:class:`~wordsplit.specials.LiteralScan`); wordsplit runs that pass before normalizing.
+    With no normalizer, or one Unicode form, the two agree except where the form changes the
+    token or joins it with a neighbouring character; a Lowercase, Strip, Replace or Prepend
+    would make them differ on ordinary text.
     """
     if _normalizer(spec.get("normalizer"), source) in ("none", *_NAMED_FORMS.values()):
         return
