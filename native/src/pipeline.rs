@@ -857,6 +857,88 @@ pub fn py_repr(py: Python<'_>, text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The pieces `walk_literals` gives for `text`: plain text as `(text, None)`, a token as
+    /// `(its span's text, Some(literal text))`.
+    fn walked(literals: &[(&str, u8)], text: &str) -> Vec<(String, Option<String>)> {
+        let literals = literals
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, flags))| Literal {
+                text: t.to_owned(),
+                id: 300 + i as u32,
+                special: false,
+                flags,
+            })
+            .collect();
+        let pipeline = Pipeline::new(
+            std::sync::Arc::new(crate::tables::tests::tiny(&[])),
+            EncodeStage::Native(EncoderKind::Auto),
+            SpanStage::Native(Box::new(crate::spanners::Gpt2Scanner)),
+            literals,
+            NormalizeStage::None,
+        )
+        .unwrap();
+        let mut out = vec![];
+        let matcher = pipeline.literal_matcher.as_ref().unwrap();
+        pipeline
+            .walk_literals(matcher, text, &SpecialPolicy::AllowAll, |plain, token| {
+                if !plain.is_empty() {
+                    out.push((text[plain].to_owned(), None));
+                }
+                if let Some((span, literal)) = token {
+                    out.push((text[span].to_owned(), Some(literal.text.clone())));
+                }
+                Ok(())
+            })
+            .unwrap_or_else(|_| panic!("no error expected"));
+        out
+    }
+
+    fn piece(text: &str, literal: Option<&str>) -> (String, Option<String>) {
+        (text.to_owned(), literal.map(str::to_owned))
+    }
+
+    #[test]
+    fn flags_strip_whitespace_and_keep_single_words() {
+        let got = walked(
+            &[("<m>", LSTRIP | RSTRIP), ("w", SINGLE_WORD)],
+            "a \u{3000}<m>\t b w aw w_ w",
+        );
+        assert_eq!(
+            got,
+            vec![
+                piece("a", None),
+                piece(" \u{3000}<m>\t ", Some("<m>")),
+                piece("b ", None),
+                piece("w", Some("w")),
+                piece(" aw w_ ", None),
+                piece("w", Some("w")),
+            ]
+        );
+        // lstrip stops at the previous token; U+001C is no White_Space.
+        let got = walked(&[("<m>", LSTRIP), ("x", RSTRIP)], "x  <m>\u{1c}<m>");
+        assert_eq!(
+            got,
+            vec![
+                piece("x  ", Some("x")),
+                piece("<m>", Some("<m>")),
+                piece("\u{1c}", None),
+                piece("<m>", Some("<m>")),
+            ]
+        );
+    }
+
+    #[test]
+    fn normalized_literals_come_second() {
+        // One pass would take "kqv"; HF's first pass takes "qv", the second finds no "kqv".
+        let got = walked(&[("kqv", NORMALIZED), ("qv", 0)], "kqv kqz kqv");
+        assert_eq!(got[0..2], [piece("k", None), piece("qv", Some("qv"))]);
+        assert_eq!(
+            walked(&[("kqv", NORMALIZED)], "akqv")[1],
+            piece("kqv", Some("kqv"))
+        );
+    }
+
     #[test]
     fn nfc_by_stretches_is_nfc_of_the_whole() {
         // Characters that compose, reorder, decompose or start stretches, in random orders

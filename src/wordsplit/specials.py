@@ -5,8 +5,9 @@ Policy (tiktoken's): a *special* token literal in the text raises
 set); ``disallowed_special=()`` (or ``None``) encodes it as plain text. *Added* (non-special)
 tokens, like Qwen3's ``<think>``, are part of the vocabulary and always matched, as HF
 tokenizers does. Where literals overlap, the longest wins (HF's leftmost-longest matching).
-The engines (:mod:`wordsplit.engines`) find the literals; this module checks the arguments
-and turns them into the sets the engines take, the same way for both backends.
+This module checks the arguments and turns them into the sets the engines take, the same
+way for both backends, and has the literal scan of the Python engine (:class:`LiteralScan`,
+with HF's added-token flags; the native engine's ``Pipeline::walk_literals`` mirrors it).
 
 Where tiktoken 0.14 defines the behaviour, it is tiktoken's:
 
@@ -28,7 +29,7 @@ import re
 from typing import AbstractSet, Collection, Literal, Mapping, NamedTuple, Optional, Union
 
 from .errors import DisallowedSpecialError, OptionTypeError
-from .vocab import Vocab
+from .vocab import LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD, Vocab
 
 AllowedSpecial = Union[Literal["all"], AbstractSet[str]]
 DisallowedSpecial = Union[Literal["all"], Collection[str], None]
@@ -191,8 +192,6 @@ class LiteralScan:
     """
 
     def __init__(self, literals: dict[str, int], flags: Mapping[str, int]) -> None:
-        from .vocab import NORMALIZED
-
         self.ids = literals
         self.flags = flags
         raw = [s for s in literals if not flags.get(s, 0) & NORMALIZED]
@@ -238,8 +237,6 @@ class LiteralScan:
             search_from = stop  # HF's search goes on after the match, whatever the flags take
             bits = flags.get(literal, 0)
             if bits:
-                from .vocab import LSTRIP, RSTRIP, SINGLE_WORD
-
                 if bits & SINGLE_WORD:
                     word = _word_char()
                     if (start > lo and word.match(text, start - 1)) or (stop < hi and word.match(text, stop)):
