@@ -261,3 +261,16 @@ def test_normalized_tokens_under_a_normalizer_program_are_refused():
     hf = _build(_small_spec({"type": "Lowercase"}), [("zq", False, dict(normalized=True))])
     with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
         read_hf_tokenizer_json(hf.to_str().encode())
+
+
+def test_tiktoken_compat_unstable_end_sees_the_stripped_whitespace(plain):
+    """compat.tiktoken's unstable end starts after the last token, whitespace it took included."""
+    from wordsplit.compat.tiktoken import Encoding
+
+    hf, toks = plain
+    for backend, tok in toks.items():
+        enc = Encoding.from_tokenizer("flags", tok)
+        text = "hello [x]  "
+        stable, _ = enc.encode_with_unstable(text, allowed_special="all")
+        assert stable == hf.encode(text, add_special_tokens=False).ids, backend
+        assert stable[-1] == tok.token_to_id("[x]")
