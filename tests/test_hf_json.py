@@ -365,11 +365,13 @@ def test_missing_bytes_with_an_unk_token_are_a_typed_error_saying_what_hf_does(s
 
 
 @pytest.mark.parametrize("flag", ["lstrip", "rstrip", "single_word"])
-def test_added_token_flags_are_typed_errors(small_spec, tmp_path, flag):
+def test_added_token_flags_load(small_spec, tmp_path, flag):
+    """Each flag loads and keeps HF's ids (tests/test_hf_added_token_flags.py has the cases)."""
     spec = copy.deepcopy(small_spec)
     spec["added_tokens"][1][flag] = True
-    with pytest.raises(UnsupportedTokenizerError, match=flag):
-        load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
+    hf, vocab = _load_both(spec, tmp_path)
+    assert vocab.literal_flags == {"<think>": {"lstrip": 1, "rstrip": 2, "single_word": 4}[flag]}
+    _assert_same(hf, vocab, [" <think> a<think>b ", "x <think>\t<think>"])
 
 
 def test_normalized_added_tokens(small_spec, tmp_path):

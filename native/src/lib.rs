@@ -620,7 +620,7 @@ impl PyPipeline {
         encoder: &str,
         spanner: &str,
         pattern: &str,
-        literals: Vec<(String, u32, bool)>,
+        literals: Vec<(String, u32, bool, u8)>,
         normalizer: &str,
         encoder_impl: Option<Py<PyAny>>,
         spanner_impl: Option<Py<PyAny>>,
@@ -669,7 +669,12 @@ impl PyPipeline {
         };
         let literals = literals
             .into_iter()
-            .map(|(text, id, special)| Literal { text, id, special })
+            .map(|(text, id, special, flags)| Literal {
+                text,
+                id,
+                special,
+                flags,
+            })
             .collect();
         let inner = Pipeline::new(tables.inner.clone(), encoder, spanner, literals, normalizer)
             .map_err(|e| ws_error(py, "VocabFormatError", e))?;

@@ -5,8 +5,9 @@ Policy (tiktoken's): a *special* token literal in the text raises
 set); ``disallowed_special=()`` (or ``None``) encodes it as plain text. *Added* (non-special)
 tokens, like Qwen3's ``<think>``, are part of the vocabulary and always matched, as HF
 tokenizers does. Where literals overlap, the longest wins (HF's leftmost-longest matching).
-The engines (:mod:`wordsplit.engines`) find the literals; this module checks the arguments
-and turns them into the sets the engines take, the same way for both backends.
+This module checks the arguments and turns them into the sets the engines take, the same
+way for both backends, and has the literal scan of the Python engine (:class:`LiteralScan`,
+with HF's added-token flags; the native engine's ``Pipeline::walk_literals`` mirrors it).
 
 Where tiktoken 0.14 defines the behaviour, it is tiktoken's:
 
@@ -25,10 +26,10 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import AbstractSet, Collection, Literal, NamedTuple, Union
+from typing import AbstractSet, Collection, Literal, Mapping, NamedTuple, Optional, Union
 
 from .errors import DisallowedSpecialError, OptionTypeError
-from .vocab import Vocab
+from .vocab import LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD, Vocab
 
 AllowedSpecial = Union[Literal["all"], AbstractSet[str]]
 DisallowedSpecial = Union[Literal["all"], Collection[str], None]
@@ -150,3 +151,113 @@ def resolve_special_policy(
     if not allowed <= specials:
         allowed = allowed & specials  # names that are not special tokens are ignored, as tiktoken does
     return SpecialPolicy(allowed, disallowed, other)
+
+
+# -- the literal scan ---------------------------------------------------------------------------
+
+# HF's added-vocabulary tests are `\w` and `\s` of Rust's regex crate: Unicode's word
+# characters (Alphabetic, marks, decimal digits, connector punctuation, joiners; the `regex`
+# module's `\w` is the same property) and White_Space (these 25 characters; Rust's
+# char::is_whitespace on the native side). Not str.isspace, which also takes U+001C-U+001F.
+WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+                        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+@functools.lru_cache(maxsize=1)
+def _word_char() -> "re.Pattern[str]":
+    import regex
+
+    return regex.compile(r"\w")
+
+
+class LiteralScan:
+    """The literal scan of one text: special and added tokens found leftmost-longest, with
+    HF's ``lstrip``, ``rstrip``, ``single_word`` and ``normalized`` flags.
+
+    As HF's ``AddedVocabulary``, the scan has two passes: tokens without the ``normalized``
+    flag are found in the text, then tokens with it in each stretch the first pass left (in
+    the stretch as it is: wordsplit normalizes after the scan, see docs/vocabularies.md).
+    In each pass, a match of a ``single_word`` token next to a word character (inside the
+    stretch) is dropped and the search goes on after it; an ``lstrip`` token takes the
+    whitespace before it back to the previous token, an ``rstrip`` token the whitespace after
+    it. A special token the call does not allow is plain text, and the search goes on one
+    character after its start.
+
+    >>> from wordsplit.vocab import LSTRIP, SINGLE_WORD
+    >>> scan = LiteralScan({"<m>": 7, "x": 8}, {"<m>": LSTRIP, "x": SINGLE_WORD})
+    >>> scan.split("a  <m>b x", lambda literal: True)
+    [('a', None), ('  <m>', 7), ('b ', None), ('x', 8)]
+    >>> scan.split("ax <m>", lambda literal: True)
+    [('ax', None), (' <m>', 7)]
+    """
+
+    def __init__(self, literals: dict[str, int], flags: Mapping[str, int]) -> None:
+        self.ids = literals
+        self.flags = flags
+        raw = [s for s in literals if not flags.get(s, 0) & NORMALIZED]
+        normalized = [s for s in literals if flags.get(s, 0) & NORMALIZED]
+        self._raw = _alternation(raw)
+        self._normalized = _alternation(normalized) if normalized else None
+
+    def spans(self, text: str, is_token) -> list[tuple[int, int, Optional[str]]]:
+        """``(start, end, literal or None)`` covering ``text`` in order: the tokens (their
+        span with the whitespace they strip) and the plain stretches between them (never
+        empty). ``is_token(literal)`` decides a literal's fate: True, False (plain text), or
+        it raises."""
+        out: list[tuple[int, int, Optional[str]]] = []
+
+        def plain(start: int, end: int) -> None:
+            if self._normalized is not None:  # the second pass, in the stretch the first left
+                start = self._pass(self._normalized, text, start, end, is_token, out)
+            if start < end:
+                out.append((start, end, None))
+
+        plain(self._pass(self._raw, text, 0, len(text), is_token, out, plain), len(text))
+        return out
+
+    def split(self, text: str, is_token) -> list[tuple[str, Optional[int]]]:
+        """:meth:`spans` as ``(text, token id or None)`` pairs (for reading and doctests)."""
+        return [(text[s:e], None if lit is None else self.ids[lit]) for s, e, lit in self.spans(text, is_token)]
+
+    def _pass(self, pattern, text, lo, hi, is_token, out, plain=None) -> int:
+        """One pass over ``text[lo:hi]``: append its tokens to ``out``, each after the plain
+        text before it (through ``plain`` when given); returns where the plain text after the
+        last token starts (the caller handles that stretch)."""
+        flags = self.flags
+        plain_start = search_from = lo
+        while pattern is not None and search_from < hi:
+            match = pattern.search(text, search_from, hi)
+            if match is None:
+                break
+            literal = match.group()
+            start, stop = match.span()
+            if not is_token(literal):
+                search_from = start + 1  # plain text: look again one character later
+                continue
+            search_from = stop  # HF's search goes on after the match, whatever the flags take
+            bits = flags.get(literal, 0)
+            if bits:
+                if bits & SINGLE_WORD:
+                    word = _word_char()
+                    if (start > lo and word.match(text, start - 1)) or (stop < hi and word.match(text, stop)):
+                        continue
+                if bits & LSTRIP:  # back over whitespace, not into the previous token's span
+                    while start > plain_start and text[start - 1] in WHITE_SPACE:
+                        start -= 1
+                if bits & RSTRIP:
+                    while stop < hi and text[stop] in WHITE_SPACE:
+                        stop += 1
+            if plain is not None:
+                plain(plain_start, start)
+            elif plain_start < start:
+                out.append((plain_start, start, None))
+            out.append((start, stop, literal))
+            plain_start = stop
+        return plain_start
+
+
+def _alternation(literals: list[str]) -> Optional["re.Pattern[str]"]:
+    # Longest first: Python's leftmost-first alternation then picks the longest literal at the
+    # leftmost position, as the native engine's leftmost-longest automaton does.
+    ordered = sorted(literals, key=lambda s: (-len(s), s))
+    return re.compile("|".join(map(re.escape, ordered))) if ordered else None

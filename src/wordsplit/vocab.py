@@ -46,6 +46,10 @@ class Vocab:
         chat_template: the Jinja chat template of the model (``tokenizer_config.json``'s), or
             None; :mod:`wordsplit.chat` renders it, and falls back to a template bundled
             under the vocabulary's name (Qwen3's).
+        literal_flags: HF's matching flags of the special and added tokens that have any, as
+            text → a bitmask of :data:`LSTRIP`, :data:`RSTRIP`, :data:`SINGLE_WORD` and
+            :data:`NORMALIZED` (:mod:`wordsplit.specials` has their semantics); tokens without
+            flags are left out, and most vocabularies have none.
 
     Ids below ``n_vocab`` that no token uses (gaps, GGUF's unused padding) decode as errors.
 
@@ -61,6 +65,7 @@ class Vocab:
         "name", "pattern", "special_tokens", "added_tokens", "normalizer", "merges",
         "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
         "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template", "_missing",
+        "literal_flags",
     )
 
     def __init__(
@@ -79,6 +84,7 @@ class Vocab:
         whole_piece_lookup: bool = True,
         source: str | None = None,
         chat_template: str | None = None,
+        literal_flags: Mapping[str, int] | None = None,
     ) -> None:
         set_ = object.__setattr__
         source = source or name
@@ -100,7 +106,8 @@ class Vocab:
             name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ranks),
-            chat_template=chat_template,
+            chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
+                                                                     added_tokens),
         )
         set_(self, "_ranks", MappingProxyType(dict(ranks)))
         self._check_eos_bos()
@@ -124,6 +131,7 @@ class Vocab:
         whole_piece_lookup: bool = True,
         source: str | None = None,
         chat_template: str | None = None,
+        literal_flags: Mapping[str, int] | None = None,
     ) -> Vocab:
         """A Vocab from BPE token ``ids`` (uint32 array) whose bytes are ``blob`` cut into
         ``lengths``; the other arguments are as for the constructor.
@@ -142,7 +150,7 @@ class Vocab:
             name=name, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, source=source,
-            chat_template=chat_template,
+            chat_template=chat_template, literal_flags=literal_flags,
         )
         if len(ids) != len(lengths) or sum(lengths) != len(blob):
             raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
@@ -159,7 +167,8 @@ class Vocab:
             name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=None, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ids),
-            chat_template=chat_template,
+            chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
+                                                                     added_tokens),
         )
         object.__setattr__(self, "_packed", (blob, ids, lengths))
         try:
@@ -187,11 +196,14 @@ class Vocab:
                         "whole_piece_lookup", "source", "chat_template")
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
+                      literal_flags=dict(self.literal_flags),
                       merges=None if self.merges is None else dict(self.merges))
         return fields
 
-    def _set_fields(self, *, special_tokens, added_tokens, merges, whole_piece_lookup, **fields) -> None:
+    def _set_fields(self, *, special_tokens, added_tokens, merges, whole_piece_lookup, literal_flags,
+                    **fields) -> None:
         set_ = object.__setattr__
+        set_(self, "literal_flags", MappingProxyType(literal_flags))
         for key, value in fields.items():
             set_(self, key, value)
         set_(self, "special_tokens", MappingProxyType(special_tokens))
@@ -333,6 +345,8 @@ class Vocab:
             for label, table in (("special", self.special_tokens), ("added", self.added_tokens)):
                 h.update(repr((label, sorted(table.items()))).encode())
             h.update(repr((self.pattern, self.normalizer, self.whole_piece_lookup)).encode())
+            if self.literal_flags:  # (a vocabulary without flags keeps the hash it had without this field)
+                h.update(repr(("flags", sorted(self.literal_flags.items()))).encode())
             if self.merges is not None:
                 h.update(repr(sorted(self.merges.items())).encode())
             object.__setattr__(self, "_hash", h.hexdigest())
@@ -342,6 +356,23 @@ class Vocab:
     def all_special_literals(self) -> dict[str, int]:
         """Special and added tokens together: every literal the special splitter may match."""
         return {**self.special_tokens, **self.added_tokens}
+
+
+# HF's added-token flags, as bits of Vocab.literal_flags.
+LSTRIP, RSTRIP, SINGLE_WORD, NORMALIZED = 1, 2, 4, 8
+
+
+def _checked_flags(source, flags, special_tokens, added_tokens) -> dict[str, int]:
+    """``flags`` without zero entries, each naming a literal of the vocabulary."""
+    checked = {}
+    for text, bits in (flags or {}).items():
+        if text not in special_tokens and text not in added_tokens:
+            raise VocabFormatError(f"{source}: literal_flags names {text!r}, which is no special or added token")
+        if type(bits) is not int or not 0 <= bits <= 15:
+            raise VocabFormatError(f"{source}: literal_flags of {text!r} is {bits!r}; flags are an int 0-15")
+        if bits:
+            checked[text] = bits
+    return checked
 
 
 # Token ids and lengths travel as uint32 arrays, little-endian on the wire (the parsed-vocab

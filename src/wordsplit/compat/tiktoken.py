@@ -532,15 +532,12 @@ class Encoding:
         active = {**{t: vocab.special_tokens[t] for t in allowed}, **vocab.added_tokens}
         tail = text
         if active:
-            # The literal scan of the engines: leftmost-longest among every literal; an
-            # inactive special literal is text, and the scan resumes one character after it.
-            pattern = _literal_regex(frozenset(vocab.all_special_literals))
-            pos = 0
-            while (match := pattern.search(text, pos)) is not None:
-                if match.group() in active:
-                    tail, pos = text[match.end():], match.end()
-                else:
-                    pos = match.start() + 1
+            # The literal scan of the engines (HF's added-token flags included): the text after
+            # the last literal that is a token; an inactive special literal is text.
+            from ..specials import LiteralScan
+
+            spans = LiteralScan(vocab.all_special_literals, vocab.literal_flags).spans(text, active.__contains__)
+            tail = text[spans[-1][0]:] if spans and spans[-1][2] is None else ("" if spans else text)
         if not tail:
             return tokens, 0
         engine = self._python_engine

@@ -128,8 +128,9 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
 
         patterns = native_split_patterns(vocab.pattern)
         native_spanner = patterns is not None
-    literals = [(t, i, True) for t, i in vocab.special_tokens.items()]
-    literals += [(t, i, False) for t, i in vocab.added_tokens.items()]
+    flags = vocab.literal_flags
+    literals = [(t, i, True, flags.get(t, 0)) for t, i in vocab.special_tokens.items()]
+    literals += [(t, i, False, flags.get(t, 0)) for t, i in vocab.added_tokens.items()]
     pipeline = native_module().Pipeline(
         tables,
         encoder=encoder,

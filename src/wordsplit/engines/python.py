@@ -11,7 +11,8 @@ message, so that both backends give the same ids and raise the same errors:
 
 * a text that is not a ``str`` raises :class:`EncodeInputError`; lone surrogates become U+FFFD
   and surrogate pairs their character, as tiktoken does;
-* literals are found in one leftmost-longest scan; a special literal the call allows is a
+* literals are found leftmost-longest by :class:`~wordsplit.specials.LiteralScan` (with HF's
+  added-token flags, when the vocabulary has any); a special literal the call allows is a
   token, a disallowed one raises :class:`DisallowedSpecialError`, any other is plain text (the
   scan resumes one character after its start); added tokens are always tokens;
 * a spanner's pieces must cover the text, unless it declares ``drops_text``: then its
@@ -29,12 +30,11 @@ from __future__ import annotations
 
 import itertools
 import operator
-import re
 from array import array
 from typing import Callable, Iterable, Optional, Protocol
 
 from ..errors import ComponentError, DecodeInputError, EncodeInputError, UnknownTokenError
-from ..specials import disallowed_error
+from ..specials import LiteralScan, disallowed_error
 from ..vocab import Vocab
 
 # Pieces seen recently and their ids; bounded so memory stays flat on huge inputs.
@@ -184,10 +184,7 @@ class PythonEngine:
         literals = vocab.all_special_literals
         self._literal_ids = literals
         self._added = frozenset(vocab.added_tokens)
-        # Longest first: Python's leftmost-first alternation then picks the longest literal at
-        # the leftmost position, as the native engine's leftmost-longest automaton does.
-        ordered = sorted(literals, key=lambda s: (-len(s), s))
-        self._literals = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._literals = LiteralScan(literals, vocab.literal_flags) if literals else None
 
     # -- encode ---------------------------------------------------------------------------------
 
@@ -196,26 +193,32 @@ class PythonEngine:
         """The ids of ``text``; ``trace`` (optional) sees every literal, segment and piece."""
         text = without_surrogates(check_text(text))
         ids: list[int] = []
-        matcher = self._literals
-        plain_start = search_from = 0
-        while matcher is not None and search_from < len(text):
-            match = matcher.search(text, search_from)
-            if match is None:
-                break
-            literal = match.group()
-            if literal not in self._added and literal not in allowed:
-                if literal in disallowed:
-                    raise disallowed_error(literal)
-                search_from = match.start() + 1  # plain text: look again one character later
+        if self._literals is None:
+            self._encode_plain(text, ids, trace)
+            return ids
+        for start, end, literal in self._literals.spans(text, self._is_token(allowed, disallowed)):
+            if literal is None:
+                self._encode_plain(text[start:end], ids, trace)
                 continue
-            self._encode_plain(text[plain_start:match.start()], ids, trace)
             token = self._literal_ids[literal]
             ids.append(token)
             if trace is not None:
                 trace.literal(literal, token)
-            plain_start = search_from = match.end()
-        self._encode_plain(text[plain_start:], ids, trace)
         return ids
+
+    def _is_token(self, allowed: frozenset[str], disallowed: frozenset[str]) -> Callable[[str], bool]:
+        """Whether a literal found in the text is a token under the call's policy (an added
+        token always is; a disallowed special raises; another special is plain text)."""
+        added = self._added
+
+        def is_token(literal: str) -> bool:
+            if literal in added or literal in allowed:
+                return True
+            if literal in disallowed:
+                raise disallowed_error(literal)
+            return False
+
+        return is_token
 
     def encode_with_offsets(self, text: str, allowed: frozenset[str], disallowed: frozenset[str]):
         """``(ids, places, char_map)``: the ids of ``text``, 5 ints per token (byte start, byte
@@ -228,27 +231,19 @@ class PythonEngine:
         char_map = None if text is original else surrogate_char_map(original)
         ids: list[int] = []
         places = array("Q")
-        matcher = self._literals
         cursor = [0, 0, 0]  # char index, its byte index, next word
-        plain_start = search_from = 0
-        while matcher is not None and search_from < len(text):
-            match = matcher.search(text, search_from)
-            if match is None:
-                break
-            literal = match.group()
-            if literal not in self._added and literal not in allowed:
-                if literal in disallowed:
-                    raise disallowed_error(literal)
-                search_from = match.start() + 1
+        if self._literals is None:
+            self._place_plain(text, 0, len(text), ids, places, cursor)
+            return ids, places, char_map
+        for start, end, literal in self._literals.spans(text, self._is_token(allowed, disallowed)):
+            if literal is None:
+                self._place_plain(text, start, end, ids, places, cursor)
                 continue
-            self._place_plain(text, plain_start, match.start(), ids, places, cursor)
+            # A token's place is its span in the text, with the whitespace lstrip/rstrip took.
             ids.append(self._literal_ids[literal])
-            byte_start = self._byte_at(text, match.start(), cursor)
-            places.extend((byte_start, byte_start + len(literal.encode("utf-8")), match.start(), match.end(),
-                           cursor[2]))
+            byte_start = self._byte_at(text, start, cursor)
+            places.extend((byte_start, byte_start + len(text[start:end].encode("utf-8")), start, end, cursor[2]))
             cursor[2] += 1
-            plain_start = search_from = match.end()
-        self._place_plain(text, plain_start, len(text), ids, places, cursor)
         return ids, places, char_map
 
     @staticmethod

@@ -270,31 +270,53 @@ def _check_model(model: Mapping[str, Any], source: str) -> None:
         raise UnsupportedTokenizerError(f"{source}: BPE byte_fallback is not supported")
 
 
-def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, int]]:
-    """``added_tokens`` → (special, non-special) text → id."""
+def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """``added_tokens`` → (special, non-special) text → id, and the HF flags of those that have
+    any (:attr:`Vocab.literal_flags`)."""
+    from ..specials import WHITE_SPACE
+    from ..vocab import LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD
+
     special: dict[str, int] = {}
     added: dict[str, int] = {}
+    flags: dict[str, int] = {}
     if entries is not None and not isinstance(entries, list):
         raise VocabFormatError(f"{source}: 'added_tokens' must be an array, not {_json_type(entries)}")
     for entry in entries or []:
         _object(entry, "an added token", source)
         if not isinstance(entry.get("content"), str) or type(entry.get("id")) is not int:
             raise VocabFormatError(f"{source}: added token {entry!r} needs a string 'content' and an integer 'id'")
-        for flag in ("lstrip", "rstrip", "single_word"):
-            if entry.get(flag):
-                raise UnsupportedTokenizerError(f"{source}: added token {entry.get('content')!r} uses {flag}=true")
-        (special if entry.get("special") else added)[entry["content"]] = entry["id"]
-    return special, added
+        content = entry["content"]
+        (special if entry.get("special") else added)[content] = entry["id"]
+        # HF's defaults: a token without "normalized" is normalized unless it is special.
+        bits = sum(bit for key, bit, default in (("lstrip", LSTRIP, False), ("rstrip", RSTRIP, False),
+                                                  ("single_word", SINGLE_WORD, False),
+                                                  ("normalized", NORMALIZED, not entry.get("special")))
+                   if entry.get(key, default))
+        flags.pop(content, None)
+        if bits:
+            flags[content] = bits
+    for group in (True, False):
+        members = [t for t in (*special, *added) if bool(flags.get(t, 0) & NORMALIZED) is group]
+        stripper = next((t for t in members if flags.get(t, 0) & RSTRIP), None)
+        spaced = next((t for t in members if t[:1] in WHITE_SPACE), None)
+        if stripper is not None and spaced is not None:
+            # HF resumes its search inside the whitespace an rstrip token took, so a token that
+            # starts with whitespace could match there and overlap it.
+            raise UnsupportedTokenizerError(
+                f"{source}: added token {stripper!r} has rstrip=true and {spaced!r} starts with whitespace; "
+                "HF can then match the second inside the whitespace the first strips, which wordsplit does not do"
+            )
+    return special, added, flags
 
 
 def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
     """Refuse ``normalized: true`` added tokens where that changes the ids.
 
-    wordsplit matches every added token in the raw text and normalizes the stretches between
-    them; HF matches a ``normalized: true`` token in the normalized text. With no normalizer,
-    or one Unicode form, the two agree except where the form joins a token with a
-    neighbouring character; a Lowercase, Strip, Replace or Prepend would make them differ on
-    ordinary text (Prepend puts its prefix only before the first stretch, for HF).
+    HF matches a ``normalized: true`` token in the normalized text, in its second pass
+    (:class:`~wordsplit.specials.LiteralScan`); wordsplit runs that pass before normalizing.
+    With no normalizer, or one Unicode form, the two agree except where the form changes the
+    token or joins it with a neighbouring character; a Lowercase, Strip, Replace or Prepend
+    would make them differ on ordinary text.
     """
     if _normalizer(spec.get("normalizer"), source) in ("none", *_NAMED_FORMS.values()):
         return
@@ -309,7 +331,7 @@ def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
 
 def _bpe_vocab(
     *, vocab_table, merges, special, added, pattern, normalizer, ignore_merges, source, name, eos_token=None,
-    unk_token=None,
+    unk_token=None, literal_flags=None,
 ) -> Vocab:
     """The shared tail of the HF readers: byte-level ranks + merges → Vocab. A byte with no
     token is dropped before merging (:attr:`Vocab.missing_bytes`), as HF does when the model
@@ -333,7 +355,7 @@ def _bpe_vocab(
     return Vocab(
         name=name, ranks=ranks, pattern=pattern, special_tokens=special, added_tokens=added,
         normalizer=normalizer, merges=merge_table, whole_piece_lookup=rank_ordered or ignore_merges,
-        eos_token_id=eos, source=source,
+        eos_token_id=eos, source=source, literal_flags=literal_flags,
     )
 
 
@@ -353,7 +375,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     decoder = spec.get("decoder")
     if decoder is not None and _object(decoder, "decoder", source).get("type") != "ByteLevel":
         raise UnsupportedTokenizerError(f"{source}: decoder {decoder.get('type')!r} is not supported (only ByteLevel)")
-    special, added = _added_tokens(spec.get("added_tokens"), source)
+    special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     if not isinstance(model.get("vocab"), dict):
         raise VocabFormatError(f"{source}: model.vocab must be an object of token → id")
     pattern, prefix_space = _pattern(spec.get("pre_tokenizer"), source)
@@ -362,7 +384,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
         vocab_table=model["vocab"], merges=model.get("merges", []), special=special, added=added,
         pattern=pattern, normalizer=_normalizer(spec.get("normalizer"), source, prefix_space),
         ignore_merges=bool(model.get("ignore_merges")), source=source, name=name or file_stem(source),
-        eos_token=eos_token, unk_token=model.get("unk_token"),
+        eos_token=eos_token, unk_token=model.get("unk_token"), literal_flags=flags,
     )
 
 

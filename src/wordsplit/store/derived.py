@@ -153,7 +153,7 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
         "special_tokens": list(vocab.special_tokens.items()), "added_tokens": list(vocab.added_tokens.items()),
         "normalizer": vocab.normalizer, "n_vocab": vocab.n_vocab, "eos_token_id": vocab.eos_token_id,
         "bos_token_id": vocab.bos_token_id, "whole_piece_lookup": vocab.whole_piece_lookup,
-        "chat_template": vocab.chat_template,
+        "chat_template": vocab.chat_template, "literal_flags": dict(vocab.literal_flags),
         "pair_ranked": vocab.merges is not None, "n_tokens": len(ids), "n_merges": len(merges) // 3,
         "body_size": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
     }
@@ -184,6 +184,7 @@ def read_vocab(data: bytes) -> Vocab:
             normalizer=header["normalizer"], n_vocab=header["n_vocab"], eos_token_id=header["eos_token_id"],
             bos_token_id=header["bos_token_id"], whole_piece_lookup=header["whole_piece_lookup"],
             chat_template=_optional_text(header["chat_template"]),
+            literal_flags=dict(header.get("literal_flags") or {}),
             merges={(left, right): rank for left, right, rank in zip(table, table, table)}
             if header["pair_ranked"] else None,
         )
