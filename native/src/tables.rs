@@ -186,7 +186,7 @@ impl<S: Slot> ProbeTable<S> {
     /// shift, no division; the filter reads the top bits).
     #[inline(always)]
     fn home(&self, hash: u64) -> usize {
-        ((hash & 0xffff_ffff) * self.slots.len() as u64 >> 32) as usize
+        (((hash & 0xffff_ffff) * self.slots.len() as u64) >> 32) as usize
     }
 
     /// Inserts `key` with `id`; `false` (and nothing changed) if the key is there already.
