@@ -279,8 +279,8 @@ def test_sixteen_threads_share_one_tokenizer(backend):
     "\x80\xff\u0100\u07ff\u0800\uffff\U00010000",  # the edges of each UTF-8 length
 ])
 def test_non_ascii_strs_of_every_width_read_as_their_utf8(text):
-    """The native reading of a str's code points gives the ids of its UTF-8, for every width
-    CPython stores a str in, whether or not the str already holds its UTF-8 form."""
+    """The native engine reads the UTF-8 of a str of every width CPython stores a str in,
+    whether or not the str already holds its UTF-8 form."""
     native = tokenizer_for("cl100k_base", "auto", "native")
     python = tokenizer_for("cl100k_base", "auto", "python")
     expected = python.encode(text)

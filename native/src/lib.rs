@@ -538,9 +538,6 @@ impl PyPipeline {
             };
             return Err(ws_error(text.py(), "EncodeInputError", message));
         };
-        if let Some(owned) = utf8_copy(string) {
-            return Ok(TextArg::Owned(owned));
-        }
         match string.to_str() {
             Ok(plain) => Ok(TextArg::Borrowed(plain)),
             Err(_) => Ok(TextArg::Owned(pipeline::text_without_surrogates(string)?)),
@@ -597,87 +594,6 @@ impl PyPipeline {
 }
 
 /// A text argument: borrowed from the Python str, or fixed (surrogates) into a new String.
-/// The UTF-8 of a non-ASCII str that holds no UTF-8 form yet, encoded here from its code
-/// points; `None` for the strs `to_str` serves better (ASCII ones, whose bytes are their UTF-8,
-/// and ones that already hold their UTF-8) or that need the surrogate fix-up. CPython's own
-/// conversion writes the UTF-8 to a temporary buffer, copies it into a new one and keeps that
-/// with the str (memory that lives as long as the str does); this is one pass into the
-/// buffer the encode reads.
-fn utf8_copy(string: &Bound<'_, PyString>) -> Option<String> {
-    let op = string.as_ptr();
-    // SAFETY: `op` is a str (the GIL is held through `string`); the macros read its header,
-    // and a ready compact str keeps its GET_LENGTH code points of KIND bytes each at DATA.
-    unsafe {
-        if ffi::PyUnicode_IS_READY(op) == 0
-            || ffi::PyUnicode_IS_COMPACT(op) == 0
-            || ffi::PyUnicode_IS_ASCII(op) != 0
-            || !(*op.cast::<ffi::PyCompactUnicodeObject>()).utf8.is_null()
-        {
-            return None;
-        }
-        let len = ffi::PyUnicode_GET_LENGTH(op) as usize;
-        let data = ffi::PyUnicode_DATA(op);
-        match ffi::PyUnicode_KIND(op) {
-            ffi::PyUnicode_1BYTE_KIND => {
-                utf8_of_units(std::slice::from_raw_parts(data.cast::<u8>(), len), 2)
-            }
-            ffi::PyUnicode_2BYTE_KIND => {
-                utf8_of_units(std::slice::from_raw_parts(data.cast::<u16>(), len), 3)
-            }
-            ffi::PyUnicode_4BYTE_KIND => {
-                utf8_of_units(std::slice::from_raw_parts(data.cast::<u32>(), len), 4)
-            }
-            _ => None,
-        }
-    }
-}
-
-/// The UTF-8 of code points `units` (each at most `widest` bytes of UTF-8: 2 for 8-bit
-/// units, 3 for 16-bit ones, 4 for 32-bit ones), or `None` at the first surrogate (the
-/// caller's fallback replaces or pairs them).
-#[inline(always)]
-fn utf8_of_units<T: Copy + Into<u32>>(units: &[T], widest: usize) -> Option<String> {
-    let mut out: Vec<u8> = Vec::with_capacity(units.len() * widest);
-    let dst = out.as_mut_ptr();
-    let mut n = 0;
-    for &unit in units {
-        let c: u32 = unit.into();
-        // SAFETY: before unit i at most `widest * i` bytes are written, and a unit writes at
-        // most `widest` (a code point of T's width needs no more), so every write is inside
-        // the capacity.
-        unsafe {
-            if c < 0x80 {
-                *dst.add(n) = c as u8;
-                n += 1;
-            } else if c < 0x800 {
-                *dst.add(n) = 0xC0 | (c >> 6) as u8;
-                *dst.add(n + 1) = 0x80 | (c & 0x3F) as u8;
-                n += 2;
-            } else if c < 0x1_0000 {
-                if (0xD800..0xE000).contains(&c) {
-                    return None;
-                }
-                *dst.add(n) = 0xE0 | (c >> 12) as u8;
-                *dst.add(n + 1) = 0x80 | ((c >> 6) & 0x3F) as u8;
-                *dst.add(n + 2) = 0x80 | (c & 0x3F) as u8;
-                n += 3;
-            } else {
-                *dst.add(n) = 0xF0 | (c >> 18) as u8;
-                *dst.add(n + 1) = 0x80 | ((c >> 12) & 0x3F) as u8;
-                *dst.add(n + 2) = 0x80 | ((c >> 6) & 0x3F) as u8;
-                *dst.add(n + 3) = 0x80 | (c & 0x3F) as u8;
-                n += 4;
-            }
-        }
-    }
-    // SAFETY: the first `n` bytes are written, and they are the UTF-8 of code points below
-    // 0x110000 (CPython's maximum) that are not surrogates: valid UTF-8.
-    unsafe {
-        out.set_len(n);
-        Some(String::from_utf8_unchecked(out))
-    }
-}
-
 enum TextArg<'a> {
     Borrowed(&'a str),
     Owned(String),
