@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -267,3 +269,26 @@ def test_sixteen_threads_share_one_tokenizer(backend):
     for t in threads:
         t.join(timeout=120)
     assert sorted(results) == list(range(16)) and all(all(r) for r in results.values())
+
+
+@pytest.mark.parametrize("text", [
+    "naïve café déjà",  # 8-bit code points (Latin-1 str), two-byte UTF-8
+    "Ελλάδα, Россия — 中文。",  # 16-bit code points, two- and three-byte UTF-8
+    "emoji 😀 and 𝔘𝔫𝔦 and \U0010ffff",  # 32-bit code points, four-byte UTF-8
+    "é" * 5000 + "x" + "中" * 3000,  # long runs of one width
+    "\x80\xff\u0100\u07ff\u0800\uffff\U00010000",  # the edges of each UTF-8 length
+])
+def test_non_ascii_strs_of_every_width_read_as_their_utf8(text):
+    """The native engine reads the UTF-8 of a str of every width CPython stores a str in,
+    whether or not the str already holds its UTF-8 form."""
+    native = tokenizer_for("cl100k_base", "auto", "native")
+    python = tokenizer_for("cl100k_base", "auto", "python")
+    expected = python.encode(text)
+    assert native.encode(text) == expected
+    assert native.decode(expected) == text
+    assert native.encode_batch([text, text + "!"]) == [expected, python.encode(text + "!")]
+    # Now the str holds its UTF-8 (CPython's C API keeps it once asked): read from there.
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8
+    as_utf8.argtypes, as_utf8.restype = [ctypes.py_object], ctypes.c_void_p
+    assert as_utf8(text)
+    assert native.encode(text) == expected

@@ -220,14 +220,45 @@ impl PieceCache {
         Self { sets }
     }
 
-    /// The padded key of a piece of 1 to 32 bytes, and its set.
-    #[inline]
-    fn key(piece: &[u8]) -> ([u64; 4], usize) {
-        let mut bytes = [0u8; 32];
-        bytes[..piece.len()].copy_from_slice(piece);
-        let key: [u64; 4] = std::array::from_fn(|i| {
-            u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap())
-        });
+    /// The padded key of `bytes[start..end]`, a piece of 1 to 32 bytes, and its set. Read
+    /// with four 8-byte loads and masks when `bytes` holds 32 bytes from `start` (a piece
+    /// inside a longer text): a copy of the piece's own length is a call to `memcpy` per
+    /// piece.
+    #[inline(always)]
+    fn key_in(bytes: &[u8], start: usize, end: usize) -> ([u64; 4], usize) {
+        /// `KEEP[len]` keeps the first `len` bytes of four little-endian words.
+        const KEEP: [[u64; 4]; CACHE_MAX_PIECE + 1] = {
+            let mut keep = [[0; 4]; CACHE_MAX_PIECE + 1];
+            let mut len = 0;
+            while len <= CACHE_MAX_PIECE {
+                let mut i = 0;
+                while i < 4 {
+                    let bytes = len.saturating_sub(8 * i);
+                    keep[len][i] = if bytes >= 8 {
+                        u64::MAX
+                    } else {
+                        (1 << (8 * bytes)) - 1
+                    };
+                    i += 1;
+                }
+                len += 1;
+            }
+            keep
+        };
+        let len = end - start;
+        let key: [u64; 4] = if start + 32 <= bytes.len() {
+            let keep = &KEEP[len];
+            std::array::from_fn(|i| {
+                let at = start + 8 * i;
+                u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) & keep[i]
+            })
+        } else {
+            let mut padded = [0u8; 32];
+            padded[..len].copy_from_slice(&bytes[start..end]);
+            std::array::from_fn(|i| {
+                u64::from_le_bytes(padded[8 * i..8 * i + 8].try_into().unwrap())
+            })
+        };
         // Multiply-folds: every key bit and the length reach the low bits that pick the set.
         let fold = |a: u64, b: u64| {
             let product = u128::from(a) * u128::from(b);
@@ -239,9 +270,15 @@ impl PieceCache {
         );
         let mixed = fold(
             key[2] ^ first ^ 0xa409_3822_299f_31d1,
-            key[3] ^ piece.len() as u64 ^ 0x082e_fa98_ec4e_6c89,
+            key[3] ^ len as u64 ^ 0x082e_fa98_ec4e_6c89,
         );
         (key, mixed as usize % CACHE_SETS)
+    }
+
+    /// [`Self::key_in`] of a whole slice.
+    #[cfg(test)]
+    fn key(piece: &[u8]) -> ([u64; 4], usize) {
+        Self::key_in(piece, 0, piece.len())
     }
 
     /// The cached ids of the piece with this key and length, in set `set`.
@@ -674,9 +711,12 @@ impl Pipeline {
                 if piece.len() > CACHE_MAX_PIECE {
                     merge(piece, out)?;
                 } else {
-                    let (key, set) = PieceCache::key(piece);
+                    let (key, set) = PieceCache::key_in(bytes, piece_start, end);
                     if let Some(ids) = cache.get(&key, piece.len(), set) {
-                        out.extend_from_slice(ids);
+                        // One to seven ids: pushed one by one, not a `memcpy` call.
+                        for &id in ids {
+                            out.push(id);
+                        }
                     } else {
                         let first = out.len();
                         merge(piece, out)?;
@@ -1097,6 +1137,22 @@ mod tests {
             let by_stretches = nfc_of(&text).unwrap_or_else(|| text.clone());
             assert_eq!(by_stretches, whole, "{text:?}");
             assert_eq!(nfc_of(&text).is_none(), whole == text, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn piece_cache_keys_read_in_place_equal_copied_keys() {
+        // Inside a text (four loads and masks) and near its end (a copy): the same key.
+        let text: Vec<u8> = (0..80u8).map(|b| b.wrapping_mul(41) | 1).collect();
+        for start in 0..text.len() {
+            for end in start + 1..=text.len().min(start + CACHE_MAX_PIECE) {
+                let piece = text[start..end].to_vec();
+                assert_eq!(
+                    PieceCache::key_in(&text, start, end),
+                    PieceCache::key(&piece),
+                    "{start}..{end}"
+                );
+            }
         }
     }
 
