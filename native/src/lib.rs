@@ -93,7 +93,24 @@ impl IdInts {
     }
 
     /// `ids` as a Python list.
+    ///
+    /// On CPython with the GIL the list's item array is built before the list gets it, which
+    /// spares `PyList_New(n)`'s zeroing of 8 bytes per id; elsewhere (free-threaded CPython,
+    /// whose lists allocate their arrays differently, PyPy, GraalPy) the portable
+    /// `PyList_New` + `PyList_SET_ITEM`.
     fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API)))]
+        {
+            self.list_in_place(py, ids)
+        }
+        #[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API))]
+        {
+            self.list_portable(py, ids)
+        }
+    }
+
+    #[cfg(not(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API)))]
+    fn list_in_place<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         let n = ids.len();
         // SAFETY: the GIL is held (`py`). The item array is made here with PyMem_Malloc, the
         // allocator CPython's lists use (PyList_New(n) takes it zeroed from PyMem_Calloc, a
@@ -132,6 +149,25 @@ impl IdInts {
             (*raw).ob_item = items;
             (*raw).allocated = n as ffi::Py_ssize_t;
             (*raw).ob_base.ob_size = n as ffi::Py_ssize_t;
+            Ok(list.downcast_into_unchecked())
+        }
+    }
+
+    #[cfg(any(Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API))]
+    fn list_portable<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        // SAFETY: the GIL is held (`py`); PyList_New returns a list of `len` empty slots that
+        // we own, and each slot is set once with a new reference (a list with empty slots
+        // left by an error is still valid to drop).
+        unsafe {
+            let list =
+                Bound::from_owned_ptr_or_err(py, ffi::PyList_New(ids.len() as ffi::Py_ssize_t))?;
+            for (i, &id) in ids.iter().enumerate() {
+                let obj = self.new_ref(py, id);
+                if obj.is_null() {
+                    return Err(PyErr::fetch(py));
+                }
+                ffi::PyList_SET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t, obj);
+            }
             Ok(list.downcast_into_unchecked())
         }
     }
