@@ -278,6 +278,23 @@ def test_default_cache_dir(monkeypatch):
     assert cache.default_cache_dir() == Path(platformdirs.user_cache_dir("wordsplit"))
 
 
+@pytest.mark.parametrize("xdg", [None, "", "   ", "relative/dir", "/abs/xdg", "/abs/xdg/"])
+def test_default_cache_dir_is_platformdirs_answer_without_importing_it(monkeypatch, tmp_path, xdg):
+    import platformdirs
+
+    monkeypatch.delenv("WORDSPLIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    assert cache.default_cache_dir() == Path(platformdirs.user_cache_dir("wordsplit"))
+    script = "import sys; from wordsplit.store import cache; cache.default_cache_dir(); print('platformdirs' in sys.modules)"
+    env = {k: v for k, v in os.environ.items() if k != "WORDSPLIT_CACHE_DIR"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(not sys.platform.startswith("linux"))
+
+
 def test_entries_of_an_unwritable_root_are_still_read(tmp_path):
     primary, fallback = tmp_path / "read-only", tmp_path / "fallback"
     first = cache.Cache(primary)

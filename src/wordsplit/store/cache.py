@@ -1,7 +1,8 @@
 """The disk cache: downloaded vocabulary files, and the parsed vocabularies derived from them.
 
-The directory is ``WORDSPLIT_CACHE_DIR`` when set, else ``platformdirs.user_cache_dir("wordsplit")``
-(``~/.cache/wordsplit`` on Linux). Its layout::
+The directory is ``WORDSPLIT_CACHE_DIR`` when set, else the user cache directory for wordsplit:
+``$XDG_CACHE_HOME/wordsplit`` or ``~/.cache/wordsplit`` on Linux, ``platformdirs.user_cache_dir``
+elsewhere. Its layout::
 
     downloads/pretrained/cl100k_base.tiktoken          a registered vocabulary's official file
     downloads/hf/Qwen--Qwen3-8B/main/tokenizer.json    a HuggingFace file at a revision
@@ -46,6 +47,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 import time
 import warnings
 from pathlib import Path, PurePosixPath
@@ -85,7 +87,14 @@ def default_cache_dir() -> Path:
     """
     if os.environ.get(CACHE_DIR_ENV):
         return Path(os.environ[CACHE_DIR_ENV])
-    import platformdirs  # here: a set WORDSPLIT_CACHE_DIR needs no platformdirs import
+    if sys.platform.startswith("linux"):
+        # The XDG base directory rule, which is what platformdirs answers on Linux: importing
+        # platformdirs (and the tempfile module it imports) would cost a first load_vocab
+        # about as long as building a tokenizer. Elsewhere the platform's own rules apply.
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(base, "wordsplit")
+    import platformdirs
 
     return Path(platformdirs.user_cache_dir("wordsplit"))
 
