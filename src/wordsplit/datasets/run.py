@@ -26,12 +26,12 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional, Sequence, Union
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .._version import __version__
 from ..errors import DatasetInputError, OptionTypeError, OptionValueError, UnknownTokenError
-from .formats import BOS_ALWAYS, format_writer, narrow_ids
-from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, InputFile, expand_inputs, file_sha256,
+from .formats import BOS_ALWAYS, DTYPES, format_writer, frame_documents, narrow_ids
+from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, DocumentBatch, InputFile, expand_inputs, file_sha256,
                      read_batches)
 
 MANIFEST = "manifest.json"
@@ -153,28 +153,29 @@ class _ShardSplitter:
                                         self.plan.bos_id, self.plan.eos_id, self.plan.vocab_name)
         return self.writer
 
-    def add(self, data: bytes, ends: List[int]) -> None:
+    def add(self, data: bytes, lengths: List[int]) -> None:
+        """Append framed documents (see :func:`~wordsplit.datasets.formats.frame_documents`)."""
         writer = self.writer or self._new_writer()
         limit = self.plan.shard_tokens
         if limit is None:
-            writer.add(data, ends)
+            writer.add(data, lengths)
             return
         width = writer.itemsize
-        start = 0  # the first document (index into ends) not yet written
-        base = 0  # its first id
+        start = 0  # the first document (index into lengths) not yet written
+        base = at = 0  # its first byte in data, and the current document's
         tokens = writer.tokens
-        for i, end in enumerate(ends):
-            n = writer.framed(end - (ends[i - 1] if i else 0))
+        for i, n in enumerate(lengths):
             if tokens and tokens + n > limit:
                 if i > start:
-                    writer.add(data[base * width:ends[i - 1] * width], [e - base for e in ends[start:i]])
-                    base, start = ends[i - 1], i
+                    writer.add(data[base:at], lengths[start:i])
+                    base, start = at, i
                 self._close()
                 writer = self._new_writer()
                 tokens = 0
             tokens += n
-        if start < len(ends):
-            writer.add(data[base * width:], [e - base for e in ends[start:]])
+            at += n * width
+        if start < len(lengths):
+            writer.add(data[base:], lengths[start:])
 
     def _close(self) -> None:
         writer, self.writer = self.writer, None
@@ -239,40 +240,150 @@ def _prefetched(batches: Iterator, depth: int = 2) -> Iterator:
         thread.join()
 
 
+def work_threads(threads: Optional[int]) -> int:
+    """The threads ``threads`` asks for: itself, or every core this process may run on (None)."""
+    if threads is not None:
+        return threads
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class _Encoder:
+    """Encodes a batch into a writer's framed layout: ``(data, lengths)`` as
+    :func:`~wordsplit.datasets.formats.frame_documents` gives them.
+
+    Arrow arrays go to the native engine's ``encode_arrow_flat``, which reads their UTF-8 in
+    place and frames the ids as it copies them out (no Python str per document, no Python loop
+    per document); str documents, and every document on the Python backend, go through
+    ``encode_batch_flat`` and ``frame_documents``.
+    """
+
+    def __init__(self, tok, plan: Plan, writer_class) -> None:
+        self.tok = tok
+        self.threads = plan.threads
+        self.dtype = writer_class.dtype_of(plan.n_vocab)
+        self.framing = (DTYPES[self.dtype][1], plan.bos_id, plan.eos_id, writer_class.empty_is_nothing)
+        # The tokenizer's engine, when it is the native one (the Python engine has no such entry).
+        self.arrow = getattr(getattr(tok, "_engine", None), "encode_arrow_flat", None)
+
+    def __call__(self, batch: DocumentBatch) -> Tuple[bytes, List[int]]:
+        # Special-token literals are plain text: a document that quotes <|endoftext|> must not end there.
+        none = frozenset()
+        if batch.arrays is not None and self.arrow is not None:
+            if not batch.arrays:
+                return b"", []
+            data, lengths = self.arrow(batch.arrays, none, none, self.threads, *self.framing)
+            return data, lengths.tolist()
+        texts = batch.texts
+        if not texts:
+            return b"", []
+        ids, offsets = self.tok.encode_batch_flat(texts, num_threads=self.threads, disallowed_special=())
+        return frame_documents(narrow_ids(ids, self.dtype), offsets.tolist()[1:], *self.framing)
+
+
+class _Background:
+    """Runs ``consume(item)`` for each item put, in order, on a thread of its own; an error
+    there is raised in the caller at its next ``put`` or at ``close``."""
+
+    def __init__(self, consume: Callable, depth: int = 2) -> None:
+        self.items: queue.Queue = queue.Queue(depth)
+        self.error: Optional[BaseException] = None
+        self.stop = threading.Event()
+        self.end = object()
+
+        def run() -> None:
+            while True:
+                item = self.items.get()
+                if item is self.end or self.stop.is_set():
+                    return
+                try:
+                    consume(item)
+                except BaseException as exc:  # raised in the caller
+                    self.error = exc
+                    return
+
+        self.thread = threading.Thread(target=run, name="wordsplit-write", daemon=True)
+        self.thread.start()
+
+    def put(self, item) -> None:
+        while True:
+            if self.error is not None:
+                raise self.error
+            if not self.thread.is_alive():
+                raise RuntimeError("the writer thread ended early")
+            try:
+                self.items.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def close(self) -> None:
+        """Wait for every item put so far to be consumed."""
+        self.put(self.end)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def abandon(self) -> None:
+        """Stop after the item being consumed; the others are dropped."""
+        self.stop.set()
+        try:
+            self.items.put_nowait(self.end)
+        except queue.Full:
+            pass
+        self.thread.join()
+
+
 def encode_unit(tok, plan: Plan, unit: int, item: InputFile,
                 report: Optional[Callable[[int, int, int, int, float], None]] = None) -> dict:
     """Encode one input into its shards; returns the input's manifest record.
 
     ``report(documents, tokens, skipped, text_bytes, position)`` is called after each batch
     with the batch's counts and how far into the input it is (0 to 1).
+
+    On one thread (``plan.threads == 1``) this thread reads a batch, encodes it and writes it,
+    in turn. On more, ``plan.threads`` native threads encode each batch while a reader thread
+    reads the next one and a writer thread writes the previous one (reading and writing
+    hold the GIL only briefly: pyarrow decodes, the native engine frames, and files are
+    written and hashed, with it released).
     """
     splitter = _ShardSplitter(plan, unit, item)
-    documents = tokens = skipped = 0
-    first_skipped = None
-    dtype = splitter.writer_class.dtype_of(plan.n_vocab)
+    counts = {"documents": 0, "tokens": 0, "skipped": 0, "first_skipped": None}
+    encode = _Encoder(tok, plan, splitter.writer_class)
+
+    def write(job) -> None:
+        batch, data, lengths = job
+        splitter.add(data, lengths)
+        tokens = sum(lengths)
+        counts["documents"] += len(lengths)
+        counts["tokens"] += tokens
+        counts["skipped"] += batch.skipped
+        counts["first_skipped"] = counts["first_skipped"] or batch.first_skipped
+        if report is not None:
+            report(len(lengths), tokens, batch.skipped, batch.text_bytes, batch.position)
+
+    batches = read_batches(item, column=plan.column, field=plan.field, on_error=plan.on_error,
+                           batch_bytes=plan.batch_bytes)
+    writer = None
     try:
-        batches = read_batches(item, column=plan.column, field=plan.field, on_error=plan.on_error,
-                               batch_bytes=plan.batch_bytes)
-        for batch in _prefetched(batches):
-            before = sum(s["tokens"] for s in splitter.shards) + (splitter.writer.tokens if splitter.writer else 0)
-            if batch.texts:
-                # Special-token literals are plain text: a document that quotes <|endoftext|> must not end there.
-                ids, offsets = tok.encode_batch_flat(batch.texts, num_threads=plan.threads, disallowed_special=())
-                splitter.add(narrow_ids(ids, dtype), offsets.tolist()[1:])
-            after = sum(s["tokens"] for s in splitter.shards) + (splitter.writer.tokens if splitter.writer else 0)
-            documents += len(batch.texts)
-            tokens += after - before
-            skipped += batch.skipped
-            first_skipped = first_skipped or batch.first_skipped
-            if report is not None:
-                report(len(batch.texts), after - before, batch.skipped, batch.text_bytes, batch.position)
+        if work_threads(plan.threads) == 1:
+            for batch in batches:
+                write((batch, *encode(batch)))
+        else:
+            writer = _Background(write)
+            for batch in _prefetched(batches):
+                writer.put((batch, *encode(batch)))
+            writer.close()
         shards = splitter.close()
     except BaseException:
         # KeyboardInterrupt included: the open shard's temporary files go; published shards are whole.
+        if writer is not None:
+            writer.abandon()
         splitter.discard()
         raise
-    return {"documents": documents, "tokens": tokens, "skipped": skipped, "first_skipped": first_skipped,
-            "shards": shards}
+    return {**counts, "shards": shards}
 
 
 class Manifest:
