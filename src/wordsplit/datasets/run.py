@@ -336,54 +336,88 @@ class _Background:
         self.thread.join()
 
 
-def encode_unit(tok, plan: Plan, unit: int, item: InputFile,
-                report: Optional[Callable[[int, int, int, int, float], None]] = None) -> dict:
-    """Encode one input into its shards; returns the input's manifest record.
+def encode_units(tok, plan: Plan, todo: Sequence[Tuple[int, InputFile]],
+                 report: Optional[Callable[[int, int, int, int, int, float], None]] = None,
+                 complete: Optional[Callable[[int, dict], None]] = None) -> None:
+    """Encode inputs into their shards, in order; ``complete(unit, record)`` gets each input's
+    manifest record once its shards are published.
 
-    ``report(documents, tokens, skipped, text_bytes, position)`` is called after each batch
-    with the batch's counts and how far into the input it is (0 to 1).
+    ``report(unit, documents, tokens, skipped, text_bytes, position)`` is called after each
+    batch with the batch's counts and how far into its input it is (0 to 1).
 
     On one thread (``plan.threads == 1``) this thread reads a batch, encodes it and writes it,
     in turn. On more, ``plan.threads`` native threads encode each batch while a reader thread
-    reads the next one and a writer thread writes the previous one (reading and writing
-    hold the GIL only briefly: pyarrow decodes, the native engine frames, and files are
-    written and hashed, with it released).
+    reads the next one and a writer thread writes the previous one, across inputs (the next
+    input is read while the last batch of one is written and its shards are finished). Reading
+    and writing hold the GIL only briefly: pyarrow decodes, the native engine frames, and files
+    are written and hashed with it released.
     """
-    splitter = _ShardSplitter(plan, unit, item)
-    counts = {"documents": 0, "tokens": 0, "skipped": 0, "first_skipped": None}
-    encode = _Encoder(tok, plan, splitter.writer_class)
+    encode = _Encoder(tok, plan, format_writer(plan.format))
+    splitters: dict = {}  # unit → its splitter, while it is being written (writer side only)
+    counts: dict = {}
 
-    def write(job) -> None:
-        batch, data, lengths = job
-        splitter.add(data, lengths)
+    def jobs() -> Iterator[tuple]:
+        for unit, item in todo:
+            for batch in read_batches(item, column=plan.column, field=plan.field, on_error=plan.on_error,
+                                      batch_bytes=plan.batch_bytes):
+                yield unit, item, batch
+            yield unit, item, None  # the end of the input
+
+    def encoded(job: tuple) -> tuple:
+        unit, item, batch = job
+        return (unit, item, batch, *encode(batch)) if batch is not None else (unit, item, None, b"", [])
+
+    def write(job: tuple) -> None:
+        unit, item, batch, data, lengths = job
+        if unit not in splitters:
+            splitters[unit] = _ShardSplitter(plan, unit, item)
+            counts[unit] = {"documents": 0, "tokens": 0, "skipped": 0, "first_skipped": None}
+        if batch is None:
+            shards = splitters[unit].close()
+            del splitters[unit]
+            record = {**counts.pop(unit), "shards": shards}
+            if complete is not None:
+                complete(unit, record)
+            return
+        splitters[unit].add(data, lengths)
         tokens = sum(lengths)
-        counts["documents"] += len(lengths)
-        counts["tokens"] += tokens
-        counts["skipped"] += batch.skipped
-        counts["first_skipped"] = counts["first_skipped"] or batch.first_skipped
+        total = counts[unit]
+        total["documents"] += len(lengths)
+        total["tokens"] += tokens
+        total["skipped"] += batch.skipped
+        total["first_skipped"] = total["first_skipped"] or batch.first_skipped
         if report is not None:
-            report(len(lengths), tokens, batch.skipped, batch.text_bytes, batch.position)
+            report(unit, len(lengths), tokens, batch.skipped, batch.text_bytes, batch.position)
 
-    batches = read_batches(item, column=plan.column, field=plan.field, on_error=plan.on_error,
-                           batch_bytes=plan.batch_bytes)
     writer = None
     try:
         if work_threads(plan.threads) == 1:
-            for batch in batches:
-                write((batch, *encode(batch)))
+            for job in jobs():
+                write(encoded(job))
         else:
             writer = _Background(write)
-            for batch in _prefetched(batches):
-                writer.put((batch, *encode(batch)))
+            for job in _prefetched(jobs()):
+                writer.put(encoded(job))
             writer.close()
-        shards = splitter.close()
     except BaseException:
-        # KeyboardInterrupt included: the open shard's temporary files go; published shards are whole.
+        # KeyboardInterrupt included: open shards' temporary files go; published shards are whole.
         if writer is not None:
             writer.abandon()
-        splitter.discard()
+        for splitter in splitters.values():
+            splitter.discard()
         raise
-    return {**counts, "shards": shards}
+
+
+def encode_unit(tok, plan: Plan, unit: int, item: InputFile,
+                report: Optional[Callable[[int, int, int, int, float], None]] = None) -> dict:
+    """Encode one input into its shards (see :func:`encode_units`); returns its manifest record.
+
+    ``report(documents, tokens, skipped, text_bytes, position)`` is called after each batch.
+    """
+    records = {}
+    encode_units(tok, plan, [(unit, item)], None if report is None else lambda _, *counts: report(*counts),
+                 lambda done, record: records.__setitem__(done, record))
+    return records[unit]
 
 
 class Manifest:
@@ -580,21 +614,26 @@ def encode_dataset(
 
     if engine == "local":
         tok = TokenizerOptions(num_threads=threads).build(vocab_obj)
+        # Inputs finish in order: each one's progress counts from the bytes of those before it.
+        base_bytes, start = {}, state.done_bytes
         for unit, item in todo:
-            base_bytes = state.done_bytes
+            base_bytes[unit], start = start, start + item.size
 
-            def report(docs, toks, skipped, text_bytes, position, base_bytes=base_bytes, size=item.size):
-                state.documents += docs
-                state.tokens += toks
-                state.skipped += skipped
-                state.text_bytes += text_bytes
-                state.done_bytes = base_bytes + position * size
-                state.elapsed = time.perf_counter() - started
-                if progress is not None:
-                    progress(state)
+        def report(unit, docs, toks, skipped, text_bytes, position):
+            state.documents += docs
+            state.tokens += toks
+            state.skipped += skipped
+            state.text_bytes += text_bytes
+            state.done_bytes = base_bytes[unit] + position * items[unit].size
+            state.elapsed = time.perf_counter() - started
+            if progress is not None:
+                progress(state)
 
-            manifest.complete(unit, encode_unit(tok, plan, unit, item, report))
-            state.done_bytes = base_bytes + item.size
+        def complete(unit, record):
+            manifest.complete(unit, record)
+            state.done_bytes = base_bytes[unit] + items[unit].size
+
+        encode_units(tok, plan, todo, report, complete)
     else:
         from .ray_engine import run_ray
 
