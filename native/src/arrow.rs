@@ -124,7 +124,12 @@ impl Framing {
             .chain(self.eos.iter())
             .find(|id| !fits(id))
             .copied()
-            .or_else(|| parts.flat_map(|ids| ids.iter()).find(|id| !fits(id)).copied())
+            .or_else(|| {
+                parts
+                    .flat_map(|ids| ids.iter())
+                    .find(|id| !fits(id))
+                    .copied()
+            })
     }
 }
 
@@ -261,8 +266,14 @@ mod tests {
         };
         assert_eq!(keep_empty.length(Some(&[])), 2);
         assert_eq!(keep_empty.length(None), 0);
-        assert_eq!(framing.too_wide([&[1u32, 70000][..]].into_iter()), Some(70000));
-        let wide = Framing { width: 4, ..framing };
+        assert_eq!(
+            framing.too_wide([&[1u32, 70000][..]].into_iter()),
+            Some(70000)
+        );
+        let wide = Framing {
+            width: 4,
+            ..framing
+        };
         assert_eq!(wide.too_wide([&[70000u32][..]].into_iter()), None);
     }
 }
