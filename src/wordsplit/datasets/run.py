@@ -605,7 +605,17 @@ def encode_dataset(
                   "dtype": writer_class.dtype_of(vocab_obj.n_vocab)},
         "options": plan.options(),
     }
-    records = [{"path": i.path, "kind": i.kind, "bytes": i.size, "sha256": file_sha256(i.path)} for i in items]
+    # The inputs' hashes on the local engine's threads (hashlib releases the GIL): on one
+    # thread this is a pass over the inputs before the first batch, which nothing overlaps.
+    hashers = min(len(items), work_threads(threads)) if engine == "local" else 1
+    if hashers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(hashers, thread_name_prefix="wordsplit-hash") as pool:
+            hashes = list(pool.map(file_sha256, [i.path for i in items]))
+    else:
+        hashes = [file_sha256(i.path) for i in items]
+    records = [{"path": i.path, "kind": i.kind, "bytes": i.size, "sha256": h} for i, h in zip(items, hashes)]
     manifest = Manifest(plan.out_dir, header, records)
     done = manifest.load_previous()
     manifest.write()  # at once: an interrupted first run still says what it was
