@@ -252,12 +252,13 @@ def work_threads(threads: Optional[int]) -> int:
 
 class _Encoder:
     """Encodes a batch into a writer's framed layout: ``(data, lengths)`` as
-    :func:`~wordsplit.datasets.formats.frame_documents` gives them.
+    :func:`~wordsplit.datasets.formats.frame_documents` gives them, in two steps: ``encode``
+    (the native threads' part) and ``frame`` (on the thread that writes).
 
     Arrow arrays go to the native engine's ``encode_arrow_flat``, which reads their UTF-8 in
     place and frames the ids as it copies them out (no Python str per document, no Python loop
-    per document); str documents, and every document on the Python backend, go through
-    ``encode_batch_flat`` and ``frame_documents``.
+    per document; ``frame`` has nothing left to do); str documents, and every document on the
+    Python backend, go through ``encode_batch_flat``, then ``frame_documents``.
     """
 
     def __init__(self, tok, plan: Plan, writer_class) -> None:
@@ -268,19 +269,25 @@ class _Encoder:
         # The tokenizer's engine, when it is the native one (the Python engine has no such entry).
         self.arrow = getattr(getattr(tok, "_engine", None), "encode_arrow_flat", None)
 
-    def __call__(self, batch: DocumentBatch) -> Tuple[bytes, List[int]]:
+    def encode(self, batch: DocumentBatch) -> tuple:
+        """``(True, data, lengths)`` framed already, or ``(False, ids, offsets)`` to frame."""
         # Special-token literals are plain text: a document that quotes <|endoftext|> must not end there.
         none = frozenset()
         if batch.arrays is not None and self.arrow is not None:
             if not batch.arrays:
-                return b"", []
+                return True, b"", []
             data, lengths = self.arrow(batch.arrays, none, none, self.threads, *self.framing)
-            return data, lengths.tolist()
+            return True, data, lengths
         texts = batch.texts
         if not texts:
-            return b"", []
-        ids, offsets = self.tok.encode_batch_flat(texts, num_threads=self.threads, disallowed_special=())
-        return frame_documents(narrow_ids(ids, self.dtype), offsets.tolist()[1:], *self.framing)
+            return True, b"", []
+        return (False, *self.tok.encode_batch_flat(texts, num_threads=self.threads, disallowed_special=()))
+
+    def frame(self, encoded: tuple) -> Tuple[bytes, List[int]]:
+        framed, data, counts = encoded
+        if framed:
+            return data, counts if isinstance(counts, list) else counts.tolist()
+        return frame_documents(narrow_ids(data, self.dtype), counts.tolist()[1:], *self.framing)
 
 
 class _Background:
@@ -365,10 +372,10 @@ def encode_units(tok, plan: Plan, todo: Sequence[Tuple[int, InputFile]],
 
     def encoded(job: tuple) -> tuple:
         unit, item, batch = job
-        return (unit, item, batch, *encode(batch)) if batch is not None else (unit, item, None, b"", [])
+        return unit, item, batch, None if batch is None else encode.encode(batch)
 
     def write(job: tuple) -> None:
-        unit, item, batch, data, lengths = job
+        unit, item, batch, result = job
         if unit not in splitters:
             splitters[unit] = _ShardSplitter(plan, unit, item)
             counts[unit] = {"documents": 0, "tokens": 0, "skipped": 0, "first_skipped": None}
@@ -379,6 +386,7 @@ def encode_units(tok, plan: Plan, todo: Sequence[Tuple[int, InputFile]],
             if complete is not None:
                 complete(unit, record)
             return
+        data, lengths = encode.frame(result)
         splitters[unit].add(data, lengths)
         tokens = sum(lengths)
         total = counts[unit]
