@@ -1,8 +1,8 @@
 """Encode a dataset: inputs → shards in a trainer's format, with a manifest; resumable.
 
 The unit of work is one input file: its documents are read in order, encoded a batch at a
-time (:meth:`Tokenizer.encode_batch_flat <wordsplit.tokenizer.Tokenizer.encode_batch_flat>`:
-native threads, the GIL released) and written to its own shards (one per input, or cut every
+time (native threads, the GIL released; a Parquet column straight from its Arrow buffers, see
+:func:`encode_units`) and written to its own shards (one per input, or cut every
 ``shard_tokens`` tokens; a shard never spans two inputs and a document never spans two
 shards). So every unit is independent of the others: any worker can do any unit, the output
 of a unit depends on nothing but the unit and the options (the same bytes whatever the number
@@ -201,8 +201,8 @@ class _ShardSplitter:
 
 
 def _prefetched(batches: Iterator, depth: int = 2) -> Iterator:
-    """``batches``, read ahead by a thread: parsing the next batch (Python, holding the GIL)
-    overlaps encoding this one (native, GIL released). Errors are raised in the caller."""
+    """``batches``, read ahead by a thread: reading the next batch overlaps encoding this one
+    (native, GIL released). Errors are raised in the caller."""
     items: queue.Queue = queue.Queue(depth)
     stop = threading.Event()
     end = object()
