@@ -174,13 +174,13 @@ def file_sha256(path: str) -> str:
 class _Batcher:
     """Collects documents into batches of about ``batch_bytes`` of text, with the skip count."""
 
-    def __init__(self, batch_bytes: int, on_error: str) -> None:
+    def __init__(self, batch_bytes: int, on_error: str, arrays: bool = False) -> None:
         if on_error not in ON_ERROR:
             raise OptionValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
         self.batch_bytes = batch_bytes
         self.on_error = on_error
-        self.arrays = False
-        self.batch = DocumentBatch(lines=[])
+        self.arrays = arrays  # batches of Arrow arrays (Parquet), else of str
+        self.batch = DocumentBatch(lines=[], arrays=[] if arrays else None)
 
     def add(self, text: str, size: int) -> Optional[DocumentBatch]:
         self.batch.lines.append(text)
@@ -188,8 +188,6 @@ class _Batcher:
         return self.take() if self.batch.text_bytes >= self.batch_bytes else None
 
     def add_array(self, array, size: int) -> Optional[DocumentBatch]:
-        if self.batch.arrays is None:
-            self.batch.arrays = []
         if len(array):
             self.batch.arrays.append(array)
         self.batch.text_bytes += size
@@ -225,7 +223,7 @@ def read_batches(item: InputFile, *, column: str = "text", field: str = "text", 
             a Parquet file without ``column`` or whose column holds no text, always.
         OSError: the file cannot be read.
     """
-    batcher = _Batcher(batch_bytes, on_error)
+    batcher = _Batcher(batch_bytes, on_error, arrays=item.kind == "parquet")
     if item.kind == "parquet":
         yield from _parquet_batches(item, column, batcher)
     else:
@@ -331,8 +329,6 @@ def _parquet_batches(item: InputFile, column: str, batcher: _Batcher) -> Iterato
     text_type = pa.large_string() if pa.types.is_large_binary(kind) else pa.string()
     rows = max(parquet.metadata.num_rows, 1)
     row = 0
-    batcher.arrays = True
-    batcher.batch.arrays = []
     # iter_batches decodes one row group's column chunk at a time: memory is bounded by the
     # row group and the batch, not the file. pyarrow's own threads are off: the caller decides
     # which threads do the work (this one reads while others encode).
