@@ -6,6 +6,7 @@
 //! `wordsplit.errors`. Work on text or id lists runs with the GIL released; batches run on
 //! native threads.
 
+pub mod arrow;
 pub mod batch;
 pub mod encoders;
 #[rustfmt::skip]
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use batch::{default_threads, run_shared, ALONE_BELOW_IDS, ALONE_BELOW_TEXT_BYTES};
 
+use pyo3::buffer::PyBuffer;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
@@ -875,6 +877,128 @@ impl PyPipeline {
             Ok(())
         })?;
         Ok((ids, offsets))
+    }
+
+    /// Encode the rows of Arrow string arrays (see `arrow.rs`) straight from their buffers,
+    /// with no Python str per row, into one buffer framed for a dataset writer: `(data,
+    /// lengths)`, `data` the ids as little-endian `width`-byte ints with `bos` before and `eos`
+    /// after each row (none for an empty row when `empty_is_nothing`; nothing at all for a null
+    /// row), `lengths` each row's count of those ids as little-endian uint64 bytes. `chunks` is
+    /// `[(validity, offsets, data, large, offset, length)]`, the buffers as contiguous bytes
+    /// (None for a missing one). The rows are checked as UTF-8 on the threads that encode them.
+    #[pyo3(signature = (chunks, policy, num_threads=None, width=4, bos=None, eos=None,
+                        empty_is_nothing=false))]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn encode_arrow_flat<'py>(
+        &self,
+        py: Python<'py>,
+        chunks: Vec<(
+            Option<PyBuffer<u8>>,
+            PyBuffer<u8>,
+            Option<PyBuffer<u8>>,
+            bool,
+            usize,
+            usize,
+        )>,
+        policy: &PyPolicy,
+        num_threads: Option<usize>,
+        width: usize,
+        bos: Option<u32>,
+        eos: Option<u32>,
+        empty_is_nothing: bool,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        if width != 2 && width != 4 {
+            let message = format!("width must be 2 or 4 (bytes per id), not {width}");
+            return Err(ws_error(py, "OptionValueError", message));
+        }
+        let framing = arrow::Framing {
+            width,
+            bos,
+            eos,
+            empty_is_nothing,
+        };
+        let bytes = |buffer: &PyBuffer<u8>| -> PyResult<&[u8]> {
+            if !buffer.is_c_contiguous() {
+                let message = "an Arrow buffer must be contiguous bytes".to_owned();
+                return Err(ws_error(py, "EncodeInputError", message));
+            }
+            // SAFETY: the PyBuffer (in `chunks`, alive for this call) keeps the exported memory
+            // valid and unmoved; Arrow buffers are not written once built.
+            Ok(unsafe {
+                std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes())
+            })
+        };
+        let columns = chunks
+            .iter()
+            .map(|(validity, offsets, data, large, offset, length)| {
+                Ok(arrow::StringChunk {
+                    validity: validity.as_ref().map(bytes).transpose()?,
+                    offsets: bytes(offsets)?,
+                    data: data.as_ref().map(bytes).transpose()?.unwrap_or(&[]),
+                    large: *large,
+                    offset: *offset,
+                    length: *length,
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let rows = arrow::documents(&columns).map_err(|e| ws_error(py, "EncodeInputError", e))?;
+        let policy = &policy.inner;
+        // A row's failure: its bytes are not UTF-8 (row, first bad byte), or its encode failed.
+        enum RowError {
+            Utf8(usize, usize),
+            Encode(EncodeError),
+        }
+        let encode_row = |i: usize| -> Result<Option<Vec<u32>>, RowError> {
+            let Some(row) = rows[i] else {
+                return Ok(None);
+            };
+            let text = std::str::from_utf8(row).map_err(|e| RowError::Utf8(i, e.valid_up_to()))?;
+            let mut out = Vec::with_capacity(text.len() / 3 + 4);
+            match self.inner.encode(text, policy, &mut out) {
+                Ok(()) => Ok(Some(out)),
+                Err(e) => Err(RowError::Encode(e)),
+            }
+        };
+        let fail = |e: RowError| match e {
+            RowError::Utf8(row, at) => {
+                let message = format!("row {row} of the arrays is not valid UTF-8 (byte {at})");
+                ws_error(py, "EncodeInputError", message)
+            }
+            RowError::Encode(e) => encode_error(py, e),
+        };
+        let parts: Vec<Option<Vec<u32>>> = if self.inner.is_native() {
+            run_shared(
+                py,
+                rows.len(),
+                default_threads(num_threads),
+                |i| rows[i].map_or(0, <[u8]>::len),
+                ALONE_BELOW_TEXT_BYTES,
+                encode_row,
+                |result| result.map_err(fail),
+            )?
+        } else {
+            (0..rows.len())
+                .map(|i| encode_row(i).map_err(fail))
+                .collect::<PyResult<_>>()?
+        };
+        if let Some(id) = framing.too_wide(parts.iter().flatten().map(Vec::as_slice)) {
+            let message = format!("the id {id} does not fit in width={width} bytes; use width=4");
+            return Err(ws_error(py, "OptionValueError", message));
+        }
+        let lengths: Vec<usize> = parts.iter().map(|p| framing.length(p.as_deref())).collect();
+        let total: usize = lengths.iter().sum();
+        // Filled with the GIL released: the bytes object is not visible to Python yet.
+        let data = PyBytes::new_with(py, total * width, |buf| {
+            py.allow_threads(|| arrow::frame(&framing, &parts, buf));
+            Ok(())
+        })?;
+        let lengths = PyBytes::new_with(py, lengths.len() * 8, |buf| {
+            for (chunk, &n) in buf.chunks_exact_mut(8).zip(&lengths) {
+                chunk.copy_from_slice(&(n as u64).to_le_bytes());
+            }
+            Ok(())
+        })?;
+        Ok((data, lengths))
     }
 }
 

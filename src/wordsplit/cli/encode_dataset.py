@@ -117,7 +117,8 @@ def register(sub) -> None:
     p.add_argument("--engine", choices=ENGINES, default="local",
                    help="local: native threads here (default); ray: a Ray cluster (pip install 'wordsplit[ray]')")
     p.add_argument("--threads", type=positive_int, default=None, metavar="N",
-                   help="native threads (local default: all cores; ray: per worker, default 1)")
+                   help="threads that encode (local default: all cores; 1 also reads and writes on that "
+                        "thread, 2 or more overlap a reader and a writer thread; ray: per worker, default 1)")
     p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="ray: encoding workers (default: the cluster's CPUs)")
     p.add_argument("--address", default=None,

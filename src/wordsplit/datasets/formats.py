@@ -55,7 +55,7 @@ import struct
 import sys
 from array import array
 from itertools import accumulate
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import OptionValueError
 
@@ -110,6 +110,36 @@ def narrow_ids(ids: memoryview, dtype: str) -> bytes:
     narrow[0::2] = raw[0::4]
     narrow[1::2] = raw[1::4]
     return bytes(narrow)
+
+
+def frame_documents(ids: bytes, ends: List[int], width: int, bos_id: Optional[int], eos_id: Optional[int],
+                    empty_is_nothing: bool) -> Tuple[bytes, List[int]]:
+    """Documents as a writer stores them: ``ids`` holds their ids (little-endian, ``width``
+    bytes each) and document ``i`` is ``ids[ends[i - 1]:ends[i]]`` in items (``ends[-1]`` for
+    i = 0 is 0); returns ``(data, lengths)``: the ids with ``bos_id`` before and ``eos_id``
+    after each document (neither around a document without ids when ``empty_is_nothing``), and
+    each document's count of them. ``Pipeline.encode_arrow_flat`` frames the same way, natively.
+
+    >>> data, lengths = frame_documents(bytes([1, 0, 2, 0, 3, 0]), [2, 2, 3], 2, None, 9, True)
+    >>> list(memoryview(data).cast("H")), lengths
+    ([1, 2, 9, 3, 9], [3, 0, 2])
+    """
+    starts = [0, *ends[:-1]]
+    extra = (bos_id is not None) + (eos_id is not None)
+    if not extra:
+        return ids, [end - start for start, end in zip(starts, ends)]
+    dtype = "uint16" if width == 2 else "uint32"
+    bos = b"" if bos_id is None else narrow_ids(memoryview(array("I", [bos_id])), dtype)
+    eos = b"" if eos_id is None else narrow_ids(memoryview(array("I", [eos_id])), dtype)
+    if empty_is_nothing:
+        lengths = [end - start + extra if end != start else 0 for start, end in zip(starts, ends)]
+    else:
+        lengths = [end - start + extra for start, end in zip(starts, ends)]
+    chunks = []
+    for start, end, n in zip(starts, ends, lengths):
+        if n:
+            chunks += (bos, ids[start * width:end * width], eos)
+    return b"".join(chunks), lengths
 
 
 class _TempFile:
@@ -215,27 +245,10 @@ class ShardWriter:
     def open(self) -> None:
         raise NotImplementedError
 
-    def add(self, data: bytes, ends: List[int]) -> None:
-        """Append documents: ``data`` holds their ids (little-endian, this writer's dtype) and
-        document ``i`` is ``data[ends[i - 1]:ends[i]]`` in items (``ends[-1]`` for i = 0 is 0)."""
-        starts = [0, *ends[:-1]]
-        extra = (len(self.bos) + len(self.eos)) // self.itemsize
-        if not extra:
-            lengths = [end - start for start, end in zip(starts, ends)]
-            self.write_documents(data, lengths)
-        else:
-            width = self.itemsize
-            # framed(), inlined: this runs once per document
-            if self.empty_is_nothing:
-                lengths = [end - start + extra if end != start else 0 for start, end in zip(starts, ends)]
-            else:
-                lengths = [end - start + extra for start, end in zip(starts, ends)]
-            chunks = []
-            for start, end, n in zip(starts, ends, lengths):
-                if n:
-                    chunks += (self.bos, data[start * width:end * width], self.eos)
-            self.write_documents(b"".join(chunks), lengths)
-        self.documents += len(ends)
+    def add(self, data: bytes, lengths: List[int]) -> None:
+        """Append framed documents (see :meth:`frame`): ``data`` holds ``sum(lengths)`` items."""
+        self.write_documents(data, lengths)
+        self.documents += len(lengths)
         self.tokens += sum(lengths)
 
     def write_documents(self, data: bytes, lengths: List[int]) -> None:

@@ -9,7 +9,8 @@ What a document is, per kind:
 
 * **parquet** (``*.parquet``, needs ``pyarrow``): the string (or binary, decoded as UTF-8)
   ``column`` of each row, read one record batch (1,024 rows) at a time. Rows are named by their 0-based
-  index, as in pyarrow.
+  index, as in pyarrow. The documents stay Arrow arrays (:attr:`DocumentBatch.arrays`): the
+  native encoder reads their UTF-8 bytes in place, with no Python str per document.
 * **jsonl** (``*.jsonl``, ``*.ndjson``, optionally ``.gz``): the string ``field`` of each
   line's JSON object. Blank lines are skipped. Lines are named by their 1-based number.
 * **text** (anything else, optionally ``.gz``): each line, without its ``\\n`` (a ``\\r`` before
@@ -78,17 +79,32 @@ class DocumentBatch:
     """Documents read from one input, in order.
 
     Attributes:
-        texts: the documents.
+        lines: the documents of a JSONL or text input, as str.
+        arrays: the documents of a Parquet input, as pyarrow ``string`` or ``large_string``
+            arrays without nulls (None for other inputs).
         skipped: bad documents left out (``on_error="skip"``) since the previous batch.
         first_skipped: the message of the first of them, or None.
         position: how far into the input the reading is, as a fraction of its size (0 to 1).
+        text_bytes: UTF-8 bytes of the documents.
     """
 
-    texts: List[str]
+    lines: List[str]
+    arrays: Optional[list] = None
     skipped: int = 0
     first_skipped: Optional[str] = None
     position: float = 0.0
     text_bytes: int = field(default=0)
+
+    @property
+    def texts(self) -> List[str]:
+        """The documents as str (made from the arrays for a Parquet input)."""
+        if self.arrays is None:
+            return self.lines
+        return [text for array in self.arrays for text in array.to_pylist()]
+
+    def __len__(self) -> int:
+        """The number of documents."""
+        return len(self.lines) if self.arrays is None else sum(len(a) for a in self.arrays)
 
 
 def kind_of(path: str) -> str:
@@ -158,20 +174,22 @@ def file_sha256(path: str) -> str:
 class _Batcher:
     """Collects documents into batches of about ``batch_bytes`` of text, with the skip count."""
 
-    def __init__(self, batch_bytes: int, on_error: str) -> None:
+    def __init__(self, batch_bytes: int, on_error: str, arrays: bool = False) -> None:
         if on_error not in ON_ERROR:
             raise OptionValueError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
         self.batch_bytes = batch_bytes
         self.on_error = on_error
-        self.batch = DocumentBatch(texts=[])
+        self.arrays = arrays  # batches of Arrow arrays (Parquet), else of str
+        self.batch = DocumentBatch(lines=[], arrays=[] if arrays else None)
 
     def add(self, text: str, size: int) -> Optional[DocumentBatch]:
-        self.batch.texts.append(text)
+        self.batch.lines.append(text)
         self.batch.text_bytes += size
         return self.take() if self.batch.text_bytes >= self.batch_bytes else None
 
-    def add_many(self, texts: List[str], size: int) -> Optional[DocumentBatch]:
-        self.batch.texts += texts
+    def add_array(self, array, size: int) -> Optional[DocumentBatch]:
+        if len(array):
+            self.batch.arrays.append(array)
         self.batch.text_bytes += size
         return self.take() if self.batch.text_bytes >= self.batch_bytes else None
 
@@ -184,7 +202,7 @@ class _Batcher:
         return None
 
     def take(self, position: float = 0.0) -> DocumentBatch:
-        batch, self.batch = self.batch, DocumentBatch(texts=[])
+        batch, self.batch = self.batch, DocumentBatch(lines=[], arrays=[] if self.arrays else None)
         batch.position = position
         return batch
 
@@ -205,7 +223,7 @@ def read_batches(item: InputFile, *, column: str = "text", field: str = "text", 
             a Parquet file without ``column`` or whose column holds no text, always.
         OSError: the file cannot be read.
     """
-    batcher = _Batcher(batch_bytes, on_error)
+    batcher = _Batcher(batch_bytes, on_error, arrays=item.kind == "parquet")
     if item.kind == "parquet":
         yield from _parquet_batches(item, column, batcher)
     else:
@@ -247,7 +265,7 @@ def _line_batches(item: InputFile, field: Optional[str], batcher: _Batcher) -> I
                 done.position = position()
                 yield done
         last = batcher.take(1.0)
-        if last.texts or last.skipped:
+        if len(last) or last.skipped:
             yield last
     except gzip.BadGzipFile as exc:
         raise DatasetInputError(f"{item.path}: not a valid gzip file ({exc})") from None
@@ -308,33 +326,45 @@ def _parquet_batches(item: InputFile, column: str, batcher: _Batcher) -> Iterato
     binary = pa.types.is_binary(kind) or pa.types.is_large_binary(kind)
     if not (binary or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise DatasetInputError(f"{item.path}: the column {column!r} is {kind}, not text (string or binary)")
+    text_type = pa.large_string() if pa.types.is_large_binary(kind) else pa.string()
     rows = max(parquet.metadata.num_rows, 1)
     row = 0
     # iter_batches decodes one row group's column chunk at a time: memory is bounded by the
-    # row group and the batch, not the file.
-    for record_batch in parquet.iter_batches(batch_size=PARQUET_ROWS, columns=[column]):
+    # row group and the batch, not the file. pyarrow's own threads are off: the caller decides
+    # which threads do the work (this one reads while others encode).
+    for record_batch in parquet.iter_batches(batch_size=PARQUET_ROWS, columns=[column], use_threads=False):
         values = record_batch.column(0)
-        if values.null_count == 0 and not binary:
-            # The common case, without a Python call per row: strings are valid UTF-8 already.
-            done = batcher.add_many(values.to_pylist(), pc.sum(pc.binary_length(values)).as_py() or 0)
+        texts = None
+        if values.null_count == 0:
+            try:
+                # Checks the UTF-8 (Arrow's validator, no Python object per row); a binary
+                # column becomes a string one without copying.
+                texts = values.cast(text_type) if binary else values
+                texts.validate(full=True)
+            except pa.ArrowInvalid:
+                texts = None
+        if texts is not None:
+            done = batcher.add_array(texts, pc.sum(pc.binary_length(texts)).as_py() or 0)
             row += len(values)
-            if done is not None:
-                done.position = row / rows
-                yield done
-            continue
-        for value in values.to_pylist():
-            done = None
-            if value is None:
-                done = batcher.bad(f"{item.path} row {row}: the column {column!r} is null")
-            elif binary:
-                done = _add_utf8(batcher, value,
-                                 lambda at: f"{item.path} row {row}: byte {at} of the column {column!r}")
-            else:
-                done = batcher.add(value, len(value.encode("utf-8", "surrogatepass")))
-            row += 1
-            if done is not None:
-                done.position = row / rows
-                yield done
+        else:
+            # Nulls or bad UTF-8: row by row, to name (or skip) each bad document.
+            good, size = [], 0
+            raw = values.cast(pa.large_binary()) if not binary else values
+            for value in raw.to_pylist():
+                if value is None:
+                    batcher.bad(f"{item.path} row {row}: the column {column!r} is null")
+                else:
+                    try:
+                        good.append(value.decode("utf-8"))
+                        size += len(value)
+                    except UnicodeDecodeError as exc:
+                        batcher.bad(f"{item.path} row {row}: byte {exc.start} of the column {column!r} "
+                                    f"is not valid UTF-8 ({exc.reason})")
+                row += 1
+            done = batcher.add_array(pa.array(good, pa.large_string()), size)
+        if done is not None:
+            done.position = row / rows
+            yield done
     last = batcher.take(1.0)
-    if last.texts or last.skipped:
+    if len(last) or last.skipped:
         yield last

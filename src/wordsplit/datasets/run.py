@@ -1,8 +1,8 @@
 """Encode a dataset: inputs → shards in a trainer's format, with a manifest; resumable.
 
 The unit of work is one input file: its documents are read in order, encoded a batch at a
-time (:meth:`Tokenizer.encode_batch_flat <wordsplit.tokenizer.Tokenizer.encode_batch_flat>`:
-native threads, the GIL released) and written to its own shards (one per input, or cut every
+time (native threads, the GIL released; a Parquet column straight from its Arrow buffers, see
+:func:`encode_units`) and written to its own shards (one per input, or cut every
 ``shard_tokens`` tokens; a shard never spans two inputs and a document never spans two
 shards). So every unit is independent of the others: any worker can do any unit, the output
 of a unit depends on nothing but the unit and the options (the same bytes whatever the number
@@ -26,12 +26,12 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional, Sequence, Union
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .._version import __version__
 from ..errors import DatasetInputError, OptionTypeError, OptionValueError, UnknownTokenError
-from .formats import BOS_ALWAYS, format_writer, narrow_ids
-from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, InputFile, expand_inputs, file_sha256,
+from .formats import BOS_ALWAYS, DTYPES, format_writer, frame_documents, narrow_ids
+from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, DocumentBatch, InputFile, expand_inputs, file_sha256,
                      read_batches)
 
 MANIFEST = "manifest.json"
@@ -153,28 +153,29 @@ class _ShardSplitter:
                                         self.plan.bos_id, self.plan.eos_id, self.plan.vocab_name)
         return self.writer
 
-    def add(self, data: bytes, ends: List[int]) -> None:
+    def add(self, data: bytes, lengths: List[int]) -> None:
+        """Append framed documents (see :func:`~wordsplit.datasets.formats.frame_documents`)."""
         writer = self.writer or self._new_writer()
         limit = self.plan.shard_tokens
         if limit is None:
-            writer.add(data, ends)
+            writer.add(data, lengths)
             return
         width = writer.itemsize
-        start = 0  # the first document (index into ends) not yet written
-        base = 0  # its first id
+        start = 0  # the first document (index into lengths) not yet written
+        base = at = 0  # its first byte in data, and the current document's
         tokens = writer.tokens
-        for i, end in enumerate(ends):
-            n = writer.framed(end - (ends[i - 1] if i else 0))
+        for i, n in enumerate(lengths):
             if tokens and tokens + n > limit:
                 if i > start:
-                    writer.add(data[base * width:ends[i - 1] * width], [e - base for e in ends[start:i]])
-                    base, start = ends[i - 1], i
+                    writer.add(data[base:at], lengths[start:i])
+                    base, start = at, i
                 self._close()
                 writer = self._new_writer()
                 tokens = 0
             tokens += n
-        if start < len(ends):
-            writer.add(data[base * width:], [e - base for e in ends[start:]])
+            at += n * width
+        if start < len(lengths):
+            writer.add(data[base:], lengths[start:])
 
     def _close(self) -> None:
         writer, self.writer = self.writer, None
@@ -200,8 +201,8 @@ class _ShardSplitter:
 
 
 def _prefetched(batches: Iterator, depth: int = 2) -> Iterator:
-    """``batches``, read ahead by a thread: parsing the next batch (Python, holding the GIL)
-    overlaps encoding this one (native, GIL released). Errors are raised in the caller."""
+    """``batches``, read ahead by a thread: reading the next batch overlaps encoding this one
+    (native, GIL released). Errors are raised in the caller."""
     items: queue.Queue = queue.Queue(depth)
     stop = threading.Event()
     end = object()
@@ -239,40 +240,192 @@ def _prefetched(batches: Iterator, depth: int = 2) -> Iterator:
         thread.join()
 
 
+def work_threads(threads: Optional[int]) -> int:
+    """The threads ``threads`` asks for: itself, or every core this process may run on (None)."""
+    if threads is not None:
+        return threads
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class _Encoder:
+    """Encodes a batch into a writer's framed layout: ``(data, lengths)`` as
+    :func:`~wordsplit.datasets.formats.frame_documents` gives them, in two steps: ``encode``
+    (the native threads' part) and ``frame`` (on the thread that writes).
+
+    Arrow arrays go to the native engine's ``encode_arrow_flat``, which reads their UTF-8 in
+    place and frames the ids as it copies them out (no Python str per document, no Python loop
+    per document; ``frame`` has nothing left to do); str documents, and every document on the
+    Python backend, go through ``encode_batch_flat``, then ``frame_documents``.
+    """
+
+    def __init__(self, tok, plan: Plan, writer_class) -> None:
+        self.tok = tok
+        self.threads = plan.threads
+        self.dtype = writer_class.dtype_of(plan.n_vocab)
+        self.framing = (DTYPES[self.dtype][1], plan.bos_id, plan.eos_id, writer_class.empty_is_nothing)
+        # The tokenizer's engine, when it is the native one (the Python engine has no such entry).
+        self.arrow = getattr(getattr(tok, "_engine", None), "encode_arrow_flat", None)
+
+    def encode(self, batch: DocumentBatch) -> tuple:
+        """``(True, data, lengths)`` framed already, or ``(False, ids, offsets)`` to frame."""
+        # Special-token literals are plain text: a document that quotes <|endoftext|> must not end there.
+        none = frozenset()
+        if batch.arrays is not None and self.arrow is not None:
+            if not batch.arrays:
+                return True, b"", []
+            data, lengths = self.arrow(batch.arrays, none, none, self.threads, *self.framing)
+            return True, data, lengths
+        texts = batch.texts
+        if not texts:
+            return True, b"", []
+        return (False, *self.tok.encode_batch_flat(texts, num_threads=self.threads, disallowed_special=()))
+
+    def frame(self, encoded: tuple) -> Tuple[bytes, List[int]]:
+        framed, data, counts = encoded
+        if framed:
+            return data, counts if isinstance(counts, list) else counts.tolist()
+        return frame_documents(narrow_ids(data, self.dtype), counts.tolist()[1:], *self.framing)
+
+
+class _Background:
+    """Runs ``consume(item)`` for each item put, in order, on a thread of its own; an error
+    there is raised in the caller at its next ``put`` or at ``close``."""
+
+    def __init__(self, consume: Callable, depth: int = 2) -> None:
+        self.items: queue.Queue = queue.Queue(depth)
+        self.error: Optional[BaseException] = None
+        self.stop = threading.Event()
+        self.end = object()
+
+        def run() -> None:
+            while True:
+                item = self.items.get()
+                if item is self.end or self.stop.is_set():
+                    return
+                try:
+                    consume(item)
+                except BaseException as exc:  # raised in the caller
+                    self.error = exc
+                    return
+
+        self.thread = threading.Thread(target=run, name="wordsplit-write", daemon=True)
+        self.thread.start()
+
+    def put(self, item) -> None:
+        while True:
+            if self.error is not None:
+                raise self.error
+            if not self.thread.is_alive():
+                raise RuntimeError("the writer thread ended early")
+            try:
+                self.items.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    def close(self) -> None:
+        """Wait for every item put so far to be consumed."""
+        self.put(self.end)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def abandon(self) -> None:
+        """Stop after the item being consumed; the others are dropped."""
+        self.stop.set()
+        try:
+            self.items.put_nowait(self.end)
+        except queue.Full:
+            pass
+        self.thread.join()
+
+
+def encode_units(tok, plan: Plan, todo: Sequence[Tuple[int, InputFile]],
+                 report: Optional[Callable[[int, int, int, int, int, float], None]] = None,
+                 complete: Optional[Callable[[int, dict], None]] = None) -> None:
+    """Encode inputs into their shards, in order; ``complete(unit, record)`` gets each input's
+    manifest record once its shards are published.
+
+    ``report(unit, documents, tokens, skipped, text_bytes, position)`` is called after each
+    batch with the batch's counts and how far into its input it is (0 to 1).
+
+    On one thread (``plan.threads == 1``) this thread reads a batch, encodes it and writes it,
+    in turn. On more, ``plan.threads`` native threads encode each batch while a reader thread
+    reads the next one and a writer thread writes the previous one, across inputs (the next
+    input is read while the last batch of one is written and its shards are finished). Reading
+    and writing hold the GIL only briefly: pyarrow decodes, the native engine frames, and files
+    are written and hashed with it released.
+    """
+    encode = _Encoder(tok, plan, format_writer(plan.format))
+    splitters: dict = {}  # unit → its splitter, while it is being written (writer side only)
+    counts: dict = {}
+
+    def jobs() -> Iterator[tuple]:
+        for unit, item in todo:
+            for batch in read_batches(item, column=plan.column, field=plan.field, on_error=plan.on_error,
+                                      batch_bytes=plan.batch_bytes):
+                yield unit, item, batch
+            yield unit, item, None  # the end of the input
+
+    def encoded(job: tuple) -> tuple:
+        unit, item, batch = job
+        return unit, item, batch, None if batch is None else encode.encode(batch)
+
+    def write(job: tuple) -> None:
+        unit, item, batch, result = job
+        if unit not in splitters:
+            splitters[unit] = _ShardSplitter(plan, unit, item)
+            counts[unit] = {"documents": 0, "tokens": 0, "skipped": 0, "first_skipped": None}
+        if batch is None:
+            shards = splitters[unit].close()
+            del splitters[unit]
+            record = {**counts.pop(unit), "shards": shards}
+            if complete is not None:
+                complete(unit, record)
+            return
+        data, lengths = encode.frame(result)
+        splitters[unit].add(data, lengths)
+        tokens = sum(lengths)
+        total = counts[unit]
+        total["documents"] += len(lengths)
+        total["tokens"] += tokens
+        total["skipped"] += batch.skipped
+        total["first_skipped"] = total["first_skipped"] or batch.first_skipped
+        if report is not None:
+            report(unit, len(lengths), tokens, batch.skipped, batch.text_bytes, batch.position)
+
+    writer = None
+    try:
+        if work_threads(plan.threads) == 1:
+            for job in jobs():
+                write(encoded(job))
+        else:
+            writer = _Background(write)
+            for job in _prefetched(jobs()):
+                writer.put(encoded(job))
+            writer.close()
+    except BaseException:
+        # KeyboardInterrupt included: open shards' temporary files go; published shards are whole.
+        if writer is not None:
+            writer.abandon()
+        for splitter in splitters.values():
+            splitter.discard()
+        raise
+
+
 def encode_unit(tok, plan: Plan, unit: int, item: InputFile,
                 report: Optional[Callable[[int, int, int, int, float], None]] = None) -> dict:
-    """Encode one input into its shards; returns the input's manifest record.
+    """Encode one input into its shards (see :func:`encode_units`); returns its manifest record.
 
-    ``report(documents, tokens, skipped, text_bytes, position)`` is called after each batch
-    with the batch's counts and how far into the input it is (0 to 1).
+    ``report(documents, tokens, skipped, text_bytes, position)`` is called after each batch.
     """
-    splitter = _ShardSplitter(plan, unit, item)
-    documents = tokens = skipped = 0
-    first_skipped = None
-    dtype = splitter.writer_class.dtype_of(plan.n_vocab)
-    try:
-        batches = read_batches(item, column=plan.column, field=plan.field, on_error=plan.on_error,
-                               batch_bytes=plan.batch_bytes)
-        for batch in _prefetched(batches):
-            before = sum(s["tokens"] for s in splitter.shards) + (splitter.writer.tokens if splitter.writer else 0)
-            if batch.texts:
-                # Special-token literals are plain text: a document that quotes <|endoftext|> must not end there.
-                ids, offsets = tok.encode_batch_flat(batch.texts, num_threads=plan.threads, disallowed_special=())
-                splitter.add(narrow_ids(ids, dtype), offsets.tolist()[1:])
-            after = sum(s["tokens"] for s in splitter.shards) + (splitter.writer.tokens if splitter.writer else 0)
-            documents += len(batch.texts)
-            tokens += after - before
-            skipped += batch.skipped
-            first_skipped = first_skipped or batch.first_skipped
-            if report is not None:
-                report(len(batch.texts), after - before, batch.skipped, batch.text_bytes, batch.position)
-        shards = splitter.close()
-    except BaseException:
-        # KeyboardInterrupt included: the open shard's temporary files go; published shards are whole.
-        splitter.discard()
-        raise
-    return {"documents": documents, "tokens": tokens, "skipped": skipped, "first_skipped": first_skipped,
-            "shards": shards}
+    records = {}
+    encode_units(tok, plan, [(unit, item)], None if report is None else lambda _, *counts: report(*counts),
+                 lambda done, record: records.__setitem__(done, record))
+    return records[unit]
 
 
 class Manifest:
@@ -460,7 +613,17 @@ def encode_dataset(
                   "dtype": writer_class.dtype_of(vocab_obj.n_vocab)},
         "options": plan.options(),
     }
-    records = [{"path": i.path, "kind": i.kind, "bytes": i.size, "sha256": file_sha256(i.path)} for i in items]
+    # The inputs' hashes on the local engine's threads (hashlib releases the GIL): on one
+    # thread this is a pass over the inputs before the first batch, which nothing overlaps.
+    hashers = min(len(items), work_threads(threads)) if engine == "local" else 1
+    if hashers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(hashers, thread_name_prefix="wordsplit-hash") as pool:
+            hashes = list(pool.map(file_sha256, [i.path for i in items]))
+    else:
+        hashes = [file_sha256(i.path) for i in items]
+    records = [{"path": i.path, "kind": i.kind, "bytes": i.size, "sha256": h} for i, h in zip(items, hashes)]
     manifest = Manifest(plan.out_dir, header, records)
     done = manifest.load_previous()
     manifest.write()  # at once: an interrupted first run still says what it was
@@ -469,21 +632,26 @@ def encode_dataset(
 
     if engine == "local":
         tok = TokenizerOptions(num_threads=threads).build(vocab_obj)
+        # Inputs finish in order: each one's progress counts from the bytes of those before it.
+        base_bytes, start = {}, state.done_bytes
         for unit, item in todo:
-            base_bytes = state.done_bytes
+            base_bytes[unit], start = start, start + item.size
 
-            def report(docs, toks, skipped, text_bytes, position, base_bytes=base_bytes, size=item.size):
-                state.documents += docs
-                state.tokens += toks
-                state.skipped += skipped
-                state.text_bytes += text_bytes
-                state.done_bytes = base_bytes + position * size
-                state.elapsed = time.perf_counter() - started
-                if progress is not None:
-                    progress(state)
+        def report(unit, docs, toks, skipped, text_bytes, position):
+            state.documents += docs
+            state.tokens += toks
+            state.skipped += skipped
+            state.text_bytes += text_bytes
+            state.done_bytes = base_bytes[unit] + position * items[unit].size
+            state.elapsed = time.perf_counter() - started
+            if progress is not None:
+                progress(state)
 
-            manifest.complete(unit, encode_unit(tok, plan, unit, item, report))
-            state.done_bytes = base_bytes + item.size
+        def complete(unit, record):
+            manifest.complete(unit, record)
+            state.done_bytes = base_bytes[unit] + items[unit].size
+
+        encode_units(tok, plan, todo, report, complete)
     else:
         from .ray_engine import run_ray
 

@@ -97,6 +97,34 @@ class NativeEngine:
         ids, offsets = self._pipeline.encode_batch_flat(texts, self._policy(allowed, disallowed), num_threads)
         return memoryview(ids).cast("I"), memoryview(offsets).cast("Q")
 
+    def encode_arrow_flat(self, arrays, allowed, disallowed, num_threads: Optional[int], width: int = 4,
+                          bos: Optional[int] = None, eos: Optional[int] = None, empty_is_nothing: bool = False):
+        """Encode the rows of pyarrow text arrays from their UTF-8 buffers (no str per row).
+
+        Args:
+            arrays: pyarrow ``string``/``large_string`` (also ``binary``, ``large_binary`` and
+                ``string_view``, cast to strings first, which checks their UTF-8) arrays or
+                chunked arrays; sliced arrays are read from their offset.
+            width, bos, eos, empty_is_nothing: the layout of the result (see ``frame_documents``
+                in :mod:`wordsplit.datasets.formats`).
+
+        Returns:
+            ``(data, lengths)``: the framed ids as little-endian ``width``-byte ints, and a
+            uint64 memoryview of each row's count of them; a null row has none.
+
+        >>> import pyarrow as pa
+        >>> from wordsplit import get_tokenizer
+        >>> engine = get_tokenizer("gpt2")._engine
+        >>> data, lengths = engine.encode_arrow_flat([pa.array(["hello world", None, ""])],
+        ...                                          frozenset(), frozenset(), None, eos=50256)
+        >>> list(memoryview(data).cast("I")), lengths.tolist()
+        ([31373, 995, 50256, 50256], [3, 0, 1])
+        """
+        chunks = [chunk for array in arrays for chunk in arrow_chunks(array)]
+        data, lengths = self._pipeline.encode_arrow_flat(chunks, self._policy(allowed, disallowed), num_threads,
+                                                         width, bos, eos, empty_is_nothing)
+        return data, memoryview(lengths).cast("Q")
+
     def decode_bytes(self, ids) -> bytes:
         return self._tables.decode_bytes(ids)
 
@@ -105,6 +133,40 @@ class NativeEngine:
 
     def decode_batch(self, batch, errors: str, num_threads: Optional[int]) -> list[str]:
         return self._tables.decode_batch(batch, errors, num_threads)
+
+
+def arrow_chunks(array) -> list:
+    """The buffers of a pyarrow text array (or each chunk of a chunked array) as
+    ``Pipeline.encode_arrow_flat`` takes them: ``(validity, offsets, data, large, offset,
+    length)``, each buffer a byte memoryview or None.
+
+    Raises:
+        EncodeInputError: not a text array, or a binary one that is not UTF-8.
+    """
+    import pyarrow as pa
+
+    from ..errors import EncodeInputError
+
+    if isinstance(array, pa.ChunkedArray):
+        return [chunk for part in array.chunks for chunk in arrow_chunks(part)]
+    if not isinstance(array, pa.Array):
+        raise EncodeInputError(f"expected a pyarrow Array or ChunkedArray, not {type(array).__name__}")
+    kind = array.type
+    try:
+        if pa.types.is_binary(kind):
+            array = array.cast(pa.string())
+        elif pa.types.is_large_binary(kind) or str(kind) in ("string_view", "binary_view"):
+            array = array.cast(pa.large_string())
+    except pa.ArrowInvalid as exc:
+        raise EncodeInputError(f"the array's values are not UTF-8 text ({exc})") from None
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        raise EncodeInputError(f"expected an array of strings, not {array.type}")
+    validity, offsets, data = (None if b is None else memoryview(b).cast("B") for b in array.buffers())
+    if array.null_count == 0:
+        validity = None  # a bitmap may be present with every bit set
+    if offsets is None:  # an empty array may have no buffers at all
+        offsets = memoryview(bytes(8))
+    return [(validity, offsets, data, pa.types.is_large_string(array.type), array.offset, len(array))]
 
 
 def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngine:
