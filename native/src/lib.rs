@@ -472,7 +472,8 @@ struct PyPolicy {
 /// `pattern`, or `spanner="regex"` with `pattern` in its expanded form, or, given `patterns`
 /// (expanded), a llama.cpp-style sequence of regexes named `spanner`; "none" or "nfc") unless
 /// its `*_impl` Python object is given, the name then naming it in messages.
-/// `literals` is `[(text, id, special)]`.
+/// `literals` is `[(text, id, special)]`. `unk=(id, fuse)`: a byte no token spells is that
+/// token (one per run of them with `fuse`) instead of being dropped.
 #[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
 struct PyPipeline {
     inner: Pipeline,
@@ -612,7 +613,8 @@ impl PyPipeline {
 
     #[new]
     #[pyo3(signature = (tables, *, encoder, spanner, pattern, literals, normalizer,
-                        encoder_impl=None, spanner_impl=None, normalizer_impl=None, patterns=None))]
+                        encoder_impl=None, spanner_impl=None, normalizer_impl=None, patterns=None,
+                        unk=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -626,6 +628,7 @@ impl PyPipeline {
         spanner_impl: Option<Py<PyAny>>,
         normalizer_impl: Option<Py<PyAny>>,
         patterns: Option<Vec<String>>,
+        unk: Option<(u32, bool)>,
     ) -> PyResult<Self> {
         let encoder = match encoder_impl {
             Some(object) => EncodeStage::Python(object, encoder.to_owned()),
@@ -671,8 +674,9 @@ impl PyPipeline {
             .into_iter()
             .map(|(text, id, special)| Literal { text, id, special })
             .collect();
-        let inner = Pipeline::new(tables.inner.clone(), encoder, spanner, literals, normalizer)
+        let mut inner = Pipeline::new(tables.inner.clone(), encoder, spanner, literals, normalizer)
             .map_err(|e| ws_error(py, "VocabFormatError", e))?;
+        inner.unk = unk;
         Ok(Self {
             ints: IdInts::new(inner.tables.n_vocab()),
             inner,

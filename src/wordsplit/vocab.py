@@ -46,6 +46,9 @@ class Vocab:
         chat_template: the Jinja chat template of the model (``tokenizer_config.json``'s), or
             None; :mod:`wordsplit.chat` renders it, and falls back to a template bundled
             under the vocabulary's name (Qwen3's).
+        unk_token_id: the id a byte without a single-byte token (:attr:`missing_bytes`) is
+            encoded as (HF's BPE ``unk_token``); None drops such a byte before merging.
+        fuse_unk: consecutive such bytes of one piece make one unk token (HF's ``fuse_unk``).
 
     Ids below ``n_vocab`` that no token uses (gaps, GGUF's unused padding) decode as errors.
 
@@ -61,6 +64,7 @@ class Vocab:
         "name", "pattern", "special_tokens", "added_tokens", "normalizer", "merges",
         "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
         "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template", "_missing",
+        "unk_token_id", "fuse_unk",
     )
 
     def __init__(
@@ -79,6 +83,8 @@ class Vocab:
         whole_piece_lookup: bool = True,
         source: str | None = None,
         chat_template: str | None = None,
+        unk_token_id: int | None = None,
+        fuse_unk: bool = False,
     ) -> None:
         set_ = object.__setattr__
         source = source or name
@@ -100,7 +106,7 @@ class Vocab:
             name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ranks),
-            chat_template=chat_template,
+            chat_template=chat_template, unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk),
         )
         set_(self, "_ranks", MappingProxyType(dict(ranks)))
         self._check_eos_bos()
@@ -124,6 +130,8 @@ class Vocab:
         whole_piece_lookup: bool = True,
         source: str | None = None,
         chat_template: str | None = None,
+        unk_token_id: int | None = None,
+        fuse_unk: bool = False,
     ) -> Vocab:
         """A Vocab from BPE token ``ids`` (uint32 array) whose bytes are ``blob`` cut into
         ``lengths``; the other arguments are as for the constructor.
@@ -142,7 +150,7 @@ class Vocab:
             name=name, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, source=source,
-            chat_template=chat_template,
+            chat_template=chat_template, unk_token_id=unk_token_id, fuse_unk=fuse_unk,
         )
         if len(ids) != len(lengths) or sum(lengths) != len(blob):
             raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
@@ -159,7 +167,7 @@ class Vocab:
             name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
             normalizer=normalizer, merges=None, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ids),
-            chat_template=chat_template,
+            chat_template=chat_template, unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk),
         )
         object.__setattr__(self, "_packed", (blob, ids, lengths))
         try:
@@ -184,7 +192,7 @@ class Vocab:
         fields = {
             key: getattr(self, key)
             for key in ("name", "pattern", "n_vocab", "normalizer", "eos_token_id", "bos_token_id",
-                        "whole_piece_lookup", "source", "chat_template")
+                        "whole_piece_lookup", "source", "chat_template", "unk_token_id", "fuse_unk")
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
                       merges=None if self.merges is None else dict(self.merges))
@@ -202,7 +210,8 @@ class Vocab:
             set_(self, key, None)
 
     def _check_eos_bos(self) -> None:
-        for label, value in (("eos_token_id", self.eos_token_id), ("bos_token_id", self.bos_token_id)):
+        for label, value in (("eos_token_id", self.eos_token_id), ("bos_token_id", self.bos_token_id),
+                             ("unk_token_id", self.unk_token_id)):
             if value is not None and not (0 <= value < self.n_vocab and self._has_token(value)):
                 raise VocabFormatError(f"{self.source}: {label} {value} is not a token id of this vocabulary")
 
@@ -333,6 +342,8 @@ class Vocab:
             for label, table in (("special", self.special_tokens), ("added", self.added_tokens)):
                 h.update(repr((label, sorted(table.items()))).encode())
             h.update(repr((self.pattern, self.normalizer, self.whole_piece_lookup)).encode())
+            if self.unk_token_id is not None and self.missing_bytes:  # only then does it change ids
+                h.update(repr(("unk", self.unk_token_id, self.fuse_unk)).encode())
             if self.merges is not None:
                 h.update(repr(sorted(self.merges.items())).encode())
             object.__setattr__(self, "_hash", h.hexdigest())
