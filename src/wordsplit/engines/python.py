@@ -168,6 +168,7 @@ class PythonEngine:
         self._cache: dict[bytes, list[int]] = {}
         self._missing = vocab.missing_bytes  # bytes without a token (empty for most vocabularies)
         # Cuts a piece into runs of such bytes and runs of the others (the split keeps both).
+        self._unk = (vocab.unk_token_id, vocab.fuse_unk) if vocab.unk_token_id is not None and self._missing else None
         self._unknown_runs = re.compile(b"([" + re.escape(self._missing) + b"]+)") if self._missing else None
         literals = vocab.all_special_literals
         self._literal_ids = literals
@@ -271,7 +272,7 @@ class PythonEngine:
         ids.extend(found)
         place_tokens(places, found, ends, self.vocab.token_bytes, segment, normalized, alignment,
                      self._byte_at(text, start, cursor), start, cursor[2], self._untiled,
-                     frozenset(self.vocab.missing_bytes))
+                     frozenset(self.vocab.missing_bytes), self._unk)
         cursor[2] += len(ends)
 
     def _untiled(self, piece: bytes) -> ComponentError:
