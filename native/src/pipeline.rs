@@ -480,7 +480,14 @@ impl Pipeline {
                         .iter()
                         .all(|&b| tables.has_byte(b))
                 {
-                    self.encode_unknown(text_bytes, piece_start, end, &mut kept, out, &mut encode_one)?;
+                    self.encode_unknown(
+                        text_bytes,
+                        piece_start,
+                        end,
+                        &mut kept,
+                        out,
+                        &mut encode_one,
+                    )?;
                 } else {
                     encode_one(text_bytes, piece_start, end, out)?;
                 }
