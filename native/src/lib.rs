@@ -438,7 +438,8 @@ impl PyEncoder {
         self.kind.name()
     }
 
-    /// The ids of one piece (bytes without a token dropped first, as the pipeline does).
+    /// The ids of one piece (bytes without a token dropped first, as the pipeline does for a
+    /// vocabulary without an unk token; the unk token is the pipeline's, not the encoder's).
     fn encode_piece(&self, piece: &[u8]) -> Vec<u32> {
         let mut out = Vec::with_capacity(piece.len() / 3 + 1);
         let tables = &self.tables;
