@@ -64,6 +64,12 @@ def package_file(name: str) -> bytes:
     return gzip.decompress(PACKAGE_DATA.joinpath(name).read_bytes())
 
 
+@functools.lru_cache(maxsize=None)
+def tekken_file() -> bytes:
+    """mistral_common's tekken_240911.json (tests/data/tekken), decompressed."""
+    return gzip.decompress((HF_DATA.parent / "tekken" / "tekken_240911.json.gz").read_bytes())
+
+
 def tiny_tokenizer_files(words: tuple[str, ...] = ("hello",)) -> dict[str, bytes]:
     """A small byte-level BPE tokenizer that makes ``words``: tokenizer.json, and the same as
     vocab.json + merges.txt + tokenizer_config.json (Qwen2Tokenizer, so NFC and Qwen's pattern)."""
@@ -111,6 +117,8 @@ def hf_repos() -> dict[str, dict[str, dict[str, bytes]]]:
                       COMMIT_OLD: {"tokenizer.json": tiny_old["tokenizer.json"]}},
         "acme/tiny-split": {COMMIT_MAIN: {k: v for k, v in tiny.items() if k != "tokenizer.json"}},
         "acme/gated": {COMMIT_MAIN: {"tokenizer.json": tiny["tokenizer.json"]}},
+        # Mistral's newer repos hold tekken.json and no tokenizer.json.
+        "mistralai/tekken-only": {COMMIT_MAIN: {"tekken.json": tekken_file()}},
     }
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import DATA
 from http_server import COMMIT_MAIN, COMMIT_OLD, HF_TOKEN, QWEN_72B_REVISION, cache_files
 from wordsplit.errors import DownloadError, HashMismatchError, OfflineError, UnknownVocabError, VocabFormatError
 from wordsplit.formats import hf as loaders
@@ -135,10 +136,28 @@ def test_a_tokenizer_json_cached_alone_gets_its_config_once(hub_env, vocab_serve
 def test_hf_falls_back_to_vocab_json_and_merges_txt(hub_env, vocab_server, bundled_hashes):
     vocab = load_vocab("hf:openai-community/gpt2")
     assert vocab.content_hash == bundled_hashes["r50k_base"]
-    # tokenizer.json and tokenizer_config.json are 404 here; the two others are fetched.
-    assert vocab_server.count() == 4
+    # tokenizer.json, tekken.json and tokenizer_config.json are 404 here; the two others are fetched.
+    assert vocab_server.count() == 5
     assert load_vocab("hf:openai-community/gpt2").content_hash == bundled_hashes["r50k_base"]
-    assert vocab_server.count() == 4
+    assert vocab_server.count() == 5
+
+
+def test_hf_falls_back_to_tekken_json(hub_env, vocab_server):
+    from wordsplit.formats.tekken import load_tekken
+
+    vocab = load_vocab("hf:mistralai/tekken-only")
+    local = load_tekken(DATA / "tekken" / "tekken_240911.json.gz")
+    assert vocab.name == "mistralai/tekken-only" and vocab.content_hash == local.content_hash
+    assert (vocab.n_vocab, vocab.bos_token_id, vocab.eos_token_id) == (local.n_vocab, 1, 2)
+    asked = [r.path.rsplit("/", 1)[1] for r in vocab_server.requests]
+    assert asked == ["tokenizer_config.json", "tokenizer.json", "tekken.json"]  # the first two are 404
+    # The set is complete in the cache: the next load, and an offline one, ask nothing.
+    forget_loaded()
+    assert load_vocab("hf:mistralai/tekken-only").content_hash == local.content_hash
+    assert load_vocab("hf:mistralai/tekken-only", offline=True).content_hash == local.content_hash
+    assert vocab_server.count() == 3
+    record = read_record(hub_env / "downloads" / "hf" / "mistralai--tekken-only" / "main" / "tekken.json")
+    assert record["commit"] == COMMIT_MAIN and record["requires"] == []
 
 
 def test_hf_fallback_set_comes_from_one_commit_with_its_config(hub_env, vocab_server):
@@ -264,7 +283,7 @@ def test_404_names_the_files_and_the_repo(hub_env, vocab_server):
         load_vocab("hf:acme/tiny@v9")
     message = str(info.value)
     assert info.value.status == 404
-    assert "tokenizer.json" in message and "vocab.json + merges.txt" in message
+    assert "tokenizer.json" in message and "tekken.json" in message and "vocab.json + merges.txt" in message
     assert "acme/tiny" in message and "revision v9" in message
     with pytest.raises(DownloadError, match="HTTP 404.*/encodings/nope.tiktoken"):
         load_vocab(vocab_server.url + "/encodings/nope.tiktoken")

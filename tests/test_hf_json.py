@@ -353,15 +353,21 @@ def test_a_vocabulary_lacking_bytes_loads_and_matches_hf(small_spec, tmp_path_fa
     assert TokenizerOptions().build(only_a).encode_ordinary("banana") == [0, 0, 0]
 
 
-def test_missing_bytes_with_an_unk_token_are_a_typed_error_saying_what_hf_does(small_spec, tmp_path):
-    """With an unk_token, HF encodes a byte without a token as that token; wordsplit refuses
-    such a file and says so."""
+def test_missing_bytes_with_an_unk_token_are_that_token_as_hf_does(small_spec, tmp_path):
+    """With an unk_token, HF encodes a byte without a token as that token (merges do not cross
+    it); the file loads from disk (through the parsed-vocab cache, twice) with the same ids.
+    tests/test_unk_bytes.py covers offsets, decode, fuse_unk and every encoder."""
     hf = _lacking_bytes(small_spec, unk_token="<unk>")
     assert hf.encode("axb", add_special_tokens=False).tokens == ["a", "<unk>", "b"]
     path = tmp_path / "tokenizer.json"
     path.write_text(hf.to_str())
-    with pytest.raises(UnsupportedTokenizerError, match=r"tokenizer\.json.*0x0A.*unk_token '<unk>'"):
-        load_vocab(path, cache_dir=tmp_path)
+    for _ in range(2):
+        vocab = load_vocab(path, cache_dir=tmp_path)
+        assert vocab.unk_token_id == 3002 and not vocab.fuse_unk
+        for backend in BACKENDS:
+            tok = TokenizerOptions(backend=backend).build(vocab)
+            for text in ("axb", "a\nb\n\nxQ", "Qué\n\tmañana\n", "\n" * 5):
+                assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids, text
 
 
 @pytest.mark.parametrize("flag", ["lstrip", "rstrip", "single_word"])

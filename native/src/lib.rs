@@ -501,7 +501,8 @@ impl PyEncoder {
         self.kind.name()
     }
 
-    /// The ids of one piece (bytes without a token dropped first, as the pipeline does).
+    /// The ids of one piece (bytes without a token dropped first, as the pipeline does for a
+    /// vocabulary without an unk token; the unk token is the pipeline's, not the encoder's).
     fn encode_piece(&self, piece: &[u8]) -> Vec<u32> {
         let mut out = Vec::with_capacity(piece.len() / 3 + 1);
         let tables = &self.tables;
@@ -535,7 +536,8 @@ struct PyPolicy {
 /// `pattern`, or `spanner="regex"` with `pattern` in its expanded form, or, given `patterns`
 /// (expanded), a llama.cpp-style sequence of regexes named `spanner`; "none" or "nfc") unless
 /// its `*_impl` Python object is given, the name then naming it in messages.
-/// `literals` is `[(text, id, special)]`.
+/// `literals` is `[(text, id, special)]`. `unk=(id, fuse)`: a byte no token spells is that
+/// token (one per run of them with `fuse`) instead of being dropped.
 #[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
 struct PyPipeline {
     inner: Pipeline,
@@ -679,7 +681,8 @@ impl PyPipeline {
 
     #[new]
     #[pyo3(signature = (tables, *, encoder, spanner, pattern, literals, normalizer,
-                        encoder_impl=None, spanner_impl=None, normalizer_impl=None, patterns=None))]
+                        encoder_impl=None, spanner_impl=None, normalizer_impl=None, patterns=None,
+                        unk=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -693,6 +696,7 @@ impl PyPipeline {
         spanner_impl: Option<Py<PyAny>>,
         normalizer_impl: Option<Py<PyAny>>,
         patterns: Option<Vec<String>>,
+        unk: Option<(u32, bool)>,
     ) -> PyResult<Self> {
         let encoder = match encoder_impl {
             Some(object) => EncodeStage::Python(object, encoder.to_owned()),
@@ -743,8 +747,9 @@ impl PyPipeline {
                 flags,
             })
             .collect();
-        let inner = Pipeline::new(tables.inner.clone(), encoder, spanner, literals, normalizer)
+        let mut inner = Pipeline::new(tables.inner.clone(), encoder, spanner, literals, normalizer)
             .map_err(|e| ws_error(py, "VocabFormatError", e))?;
+        inner.unk = unk;
         Ok(Self {
             ints: IdInts::new(inner.tables.n_vocab()),
             inner,

@@ -325,6 +325,9 @@ pub struct Pipeline {
     /// Set only when a literal has flags; the common case keeps the one plain scan.
     flagged: Option<Box<FlaggedScan>>,
     pub normalizer: NormalizeStage,
+    /// `(id, fuse)`: a byte no token spells is this token (HF's BPE `unk_token`; one per run
+    /// of such bytes with `fuse`), or, when None, dropped before merging.
+    pub unk: Option<(u32, bool)>,
 }
 
 impl Pipeline {
@@ -386,6 +389,7 @@ impl Pipeline {
             literal_matcher,
             flagged,
             normalizer,
+            unk: None,
         })
     }
 
@@ -657,9 +661,8 @@ impl Pipeline {
     /// `merge` encodes a piece the cache does not hold. `SHORTCUTS`: a whole-token piece is
     /// one lookup and a single byte its id, without `merge` (the native encoders' rule).
     ///
-    /// A byte no token spells (vocabularies that lack some, `tables.lacks_bytes`) is dropped
-    /// from its piece before anything else, as HF does: `axb` merges as `ab`, and a piece of
-    /// such bytes alone gives no ids. Complete vocabularies never look for them.
+    /// A piece holding a byte no token spells (vocabularies that lack some,
+    /// `tables.lacks_bytes`; complete ones never look) goes to [`Self::encode_unknown`].
     #[inline(always)]
     fn encode_pieces<const SHORTCUTS: bool>(
         &self,
@@ -674,42 +677,22 @@ impl Pipeline {
         let mut kept: Vec<u8> = Vec::new();
         PIECE_CACHES.with_borrow_mut(|caches| {
             let cache = most_recent(caches, self.id, CACHED_PIPELINES, PieceCache::new);
-            let mut start = 0;
-            for &end in ends {
-                let (mut bytes, mut piece_start, mut piece_end) = (text_bytes, start, end);
-                start = end;
-                if lacks_bytes
-                    && !bytes[piece_start..piece_end]
-                        .iter()
-                        .all(|&b| tables.has_byte(b))
-                {
-                    kept.clear();
-                    kept.extend(
-                        bytes[piece_start..piece_end]
-                            .iter()
-                            .copied()
-                            .filter(|&b| tables.has_byte(b)),
-                    );
-                    if kept.is_empty() {
-                        continue;
-                    }
-                    (bytes, piece_start, piece_end) = (&kept, 0, kept.len());
-                }
-                let piece = &bytes[piece_start..piece_end];
-                let end = piece_end;
+            // `bytes[start..end]`, the whole buffer passed for the whole-token lookup's padded read.
+            let mut encode_one = |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
+                let piece = &bytes[start..end];
                 if SHORTCUTS {
                     // A single byte first: its id is one read, the whole-token lookup a probe.
                     if piece.len() == 1 {
                         out.push(tables.byte_ids[piece[0] as usize]);
-                        continue;
+                        return Ok(());
                     }
-                    if let Some(id) = tables.whole_in(bytes, piece_start, end) {
+                    if let Some(id) = tables.whole_in(bytes, start, end) {
                         out.push(id);
-                        continue;
+                        return Ok(());
                     }
                 }
                 if piece.len() > CACHE_MAX_PIECE {
-                    merge(piece, out)?;
+                    merge(piece, out)
                 } else {
                     let (key, set) = PieceCache::key_in(bytes, piece_start, end);
                     if let Some(ids) = cache.get(&key, piece.len(), set) {
@@ -722,10 +705,81 @@ impl Pipeline {
                         merge(piece, out)?;
                         cache.put(key, piece.len(), set, &out[first..]);
                     }
+                    Ok(())
+                }
+            };
+            let mut start = 0;
+            for &end in ends {
+                let piece_start = start;
+                start = end;
+                if lacks_bytes
+                    && !text_bytes[piece_start..end]
+                        .iter()
+                        .all(|&b| tables.has_byte(b))
+                {
+                    self.encode_unknown(
+                        text_bytes,
+                        piece_start,
+                        end,
+                        &mut kept,
+                        out,
+                        &mut encode_one,
+                    )?;
+                } else {
+                    encode_one(text_bytes, piece_start, end, out)?;
                 }
             }
             Ok(())
         })
+    }
+
+    /// A piece holding bytes no token spells, as HF encodes it: a piece that is itself a token
+    /// is that token (whole-piece lookup, HF's `ignore_merges`); else, with an unk token, each
+    /// such byte is the unk token (a run of them one, with `fuse`) and the bytes between them
+    /// merge on their own (no merge holds the unk token); without one, the bytes are dropped
+    /// before merging (`axb` merges as `ab`, and a piece of such bytes alone gives no ids).
+    #[cold]
+    fn encode_unknown(
+        &self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        kept: &mut Vec<u8>,
+        out: &mut Vec<u32>,
+        encode_one: &mut impl FnMut(&[u8], usize, usize, &mut Vec<u32>) -> Result<(), EncodeError>,
+    ) -> Result<(), EncodeError> {
+        let tables = &*self.tables;
+        let piece = &text[start..end];
+        if let Some(id) = tables.whole_in(text, start, end) {
+            out.push(id);
+            return Ok(());
+        }
+        let Some((unk, fuse)) = self.unk else {
+            kept.clear();
+            kept.extend(piece.iter().copied().filter(|&b| tables.has_byte(b)));
+            return if kept.is_empty() {
+                Ok(())
+            } else {
+                encode_one(kept, 0, kept.len(), out)
+            };
+        };
+        let mut i = 0;
+        while i < piece.len() {
+            let known = tables.has_byte(piece[i]);
+            let run_end = piece[i..]
+                .iter()
+                .position(|&b| tables.has_byte(b) != known)
+                .map_or(piece.len(), |n| i + n);
+            if known {
+                encode_one(text, start + i, start + run_end, out)?;
+            } else if fuse {
+                out.push(unk);
+            } else {
+                out.extend(std::iter::repeat_n(unk, run_end - i));
+            }
+            i = run_end;
+        }
+        Ok(())
     }
 }
 

@@ -279,13 +279,16 @@ def spans_alignment(normalized: str, spans: list[tuple[int, int, str]], alignmen
 
 def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segment: str, normalized: str,
                  alignment: Optional[list[Aligned]], byte_base: int, char_base: int, word: int,
-                 untiled: Callable[[bytes], Exception], missing_bytes: frozenset[int] = frozenset()) -> None:
+                 untiled: Callable[[bytes], Exception], missing_bytes: frozenset[int] = frozenset(),
+                 unk: Optional[tuple[int, bool]] = None) -> None:
     """Append the places (5 ints per token, see :class:`TokenOffsets`) of the tokens ``ids`` of
     one plain segment, whose normalized text's pieces end at the UTF-8 byte positions ``ends``.
     The ids of a piece must spell its bytes (``untiled(piece)`` is raised otherwise, for the
     first piece whose ids do not). ``missing_bytes``: the bytes the vocabulary has no token for,
     which encoding dropped from the pieces: they are in no token's range (skipped before a token,
-    or inside one between its bytes)."""
+    or inside one between its bytes). ``unk``: ``(id, fuse)`` when such bytes are the unk token
+    instead: an unk token at such a byte spans it (and the run of them, with ``fuse``), as HF's
+    BPE gives it the byte's range."""
     data = normalized.encode("utf-8")
     # Byte start of each original character (and the end), relative to the segment.
     original_starts = [0]
@@ -312,13 +315,20 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
                 return
             index += 1
 
+    unk_id, fuse = unk if unk is not None else (None, False)
+    dropped = bool(missing_bytes) and unk is None
     position = index = 0
     for token in ids:
         length = len(token_bytes[token] or b"")
-        if missing_bytes:
+        if dropped:
             skip_missing()
         a, b = position, position + length
-        if missing_bytes and index < len(ends):
+        if token == unk_id and index < len(ends) and position < ends[index] and data[position] in missing_bytes:
+            b = a + 1  # the unknown byte, or the run of them a fused unk token stands for
+            while fuse and b < ends[index] and data[b] in missing_bytes:
+                b += 1
+            length = b - a
+        elif dropped and index < len(ends):
             b, count = a, 0  # the token's bytes, with the missing bytes between them
             while count < length and b < ends[index]:
                 count += data[b] not in missing_bytes
@@ -337,7 +347,7 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
         position = b
         if position == ends[index]:
             index += 1
-    if missing_bytes:
+    if dropped:
         skip_missing()
     if index != len(ends):
         raise untiled(piece(index))

@@ -50,6 +50,9 @@ class Vocab:
             text → a bitmask of :data:`LSTRIP`, :data:`RSTRIP`, :data:`SINGLE_WORD` and
             :data:`NORMALIZED` (:mod:`wordsplit.specials` has their semantics); tokens without
             flags are left out, and most vocabularies have none.
+        unk_token_id: the id a byte without a single-byte token (:attr:`missing_bytes`) is
+            encoded as (HF's BPE ``unk_token``); None drops such a byte before merging.
+        fuse_unk: consecutive such bytes of one piece make one unk token (HF's ``fuse_unk``).
 
     Ids below ``n_vocab`` that no token uses (gaps, GGUF's unused padding) decode as errors.
 
@@ -66,6 +69,7 @@ class Vocab:
         "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
         "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template", "_missing",
         "literal_flags",
+        "unk_token_id", "fuse_unk",
     )
 
     def __init__(
@@ -85,6 +89,8 @@ class Vocab:
         source: str | None = None,
         chat_template: str | None = None,
         literal_flags: Mapping[str, int] | None = None,
+        unk_token_id: int | None = None,
+        fuse_unk: bool = False,
     ) -> None:
         set_ = object.__setattr__
         source = source or name
@@ -108,6 +114,7 @@ class Vocab:
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ranks),
             chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
                                                                      added_tokens),
+            unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk),
         )
         set_(self, "_ranks", MappingProxyType(dict(ranks)))
         self._check_eos_bos()
@@ -132,6 +139,8 @@ class Vocab:
         source: str | None = None,
         chat_template: str | None = None,
         literal_flags: Mapping[str, int] | None = None,
+        unk_token_id: int | None = None,
+        fuse_unk: bool = False,
     ) -> Vocab:
         """A Vocab from BPE token ``ids`` (uint32 array) whose bytes are ``blob`` cut into
         ``lengths``; the other arguments are as for the constructor.
@@ -151,6 +160,7 @@ class Vocab:
             normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, source=source,
             chat_template=chat_template, literal_flags=literal_flags,
+            unk_token_id=unk_token_id, fuse_unk=fuse_unk,
         )
         if len(ids) != len(lengths) or sum(lengths) != len(blob):
             raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
@@ -169,6 +179,7 @@ class Vocab:
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ids),
             chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
                                                                      added_tokens),
+            unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk),
         )
         object.__setattr__(self, "_packed", (blob, ids, lengths))
         try:
@@ -193,7 +204,7 @@ class Vocab:
         fields = {
             key: getattr(self, key)
             for key in ("name", "pattern", "n_vocab", "normalizer", "eos_token_id", "bos_token_id",
-                        "whole_piece_lookup", "source", "chat_template")
+                        "whole_piece_lookup", "source", "chat_template", "unk_token_id", "fuse_unk")
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
                       literal_flags=dict(self.literal_flags),
@@ -214,7 +225,8 @@ class Vocab:
             set_(self, key, None)
 
     def _check_eos_bos(self) -> None:
-        for label, value in (("eos_token_id", self.eos_token_id), ("bos_token_id", self.bos_token_id)):
+        for label, value in (("eos_token_id", self.eos_token_id), ("bos_token_id", self.bos_token_id),
+                             ("unk_token_id", self.unk_token_id)):
             if value is not None and not (0 <= value < self.n_vocab and self._has_token(value)):
                 raise VocabFormatError(f"{self.source}: {label} {value} is not a token id of this vocabulary")
 
@@ -347,6 +359,8 @@ class Vocab:
             h.update(repr((self.pattern, self.normalizer, self.whole_piece_lookup)).encode())
             if self.literal_flags:  # (a vocabulary without flags keeps the hash it had without this field)
                 h.update(repr(("flags", sorted(self.literal_flags.items()))).encode())
+            if self.unk_token_id is not None and self.missing_bytes:  # only then does it change ids
+                h.update(repr(("unk", self.unk_token_id, self.fuse_unk)).encode())
             if self.merges is not None:
                 h.update(repr(sorted(self.merges.items())).encode())
             object.__setattr__(self, "_hash", h.hexdigest())

@@ -394,7 +394,12 @@ impl Pipeline {
         let bytes_of = normalized.as_bytes();
         // A vocabulary that lacks some bytes drops them from a piece before merging: they are
         // in no token's range (skipped before a token, or inside one between its bytes).
-        let lacks = tables.lacks_bytes;
+        // With an unk token they are that token instead, which spans them (HF's range).
+        let lacks = tables.lacks_bytes && self.unk.is_none();
+        let (unk_id, fuse) = match self.unk {
+            Some((id, fuse)) if tables.lacks_bytes => (Some(id), fuse),
+            _ => (None, false),
+        };
         let skip_missing = |position: &mut usize, piece: &mut usize, chars: &mut usize| {
             while *piece < ends.len() {
                 let from = *position;
@@ -418,7 +423,15 @@ impl Pipeline {
                 skip_missing(&mut position, &mut piece, &mut chars);
             }
             let a = position;
-            let b = if lacks && piece < ends.len() {
+            let at_unknown = |p: usize| p < ends[piece] && !tables.has_byte(bytes_of[p]);
+            let (length, b) = if unk_id == Some(id) && piece < ends.len() && at_unknown(a) {
+                // The unknown byte, or the run of them a fused unk token stands for.
+                let mut b = a + 1;
+                while fuse && at_unknown(b) {
+                    b += 1;
+                }
+                (b - a, b)
+            } else if lacks && piece < ends.len() {
                 // The token's `length` bytes, with the missing bytes between them.
                 let (mut b, mut count) = (a, 0);
                 while count < length && b < ends[piece] {
@@ -426,12 +439,12 @@ impl Pipeline {
                     b += 1;
                 }
                 if count < length {
-                    ends[piece] + 1 // does not tile: the error below
+                    (length, ends[piece] + 1) // does not tile: the error below
                 } else {
-                    b
+                    (length, b)
                 }
             } else {
-                position + length
+                (length, position + length)
             };
             if length == 0 || piece >= ends.len() || b > ends[piece] {
                 let piece_start = if piece == 0 { 0 } else { ends[piece - 1] };

@@ -204,5 +204,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         normalizer=vocab.normalizer,
         normalizer_impl=None if vocab.normalizer in NATIVE_NORMALIZERS else NORMALIZERS.get(vocab.normalizer),
         patterns=patterns,
+        # Only a vocabulary that lacks some byte ever uses its unk token.
+        unk=(vocab.unk_token_id, vocab.fuse_unk) if vocab.unk_token_id is not None and vocab.missing_bytes else None,
     )
     return NativeEngine(vocab, pipeline, tables)

@@ -181,6 +181,9 @@ class PythonEngine:
         self._drops_text = bool(getattr(spanner, "drops_text", False))
         self._cache: dict[bytes, list[int]] = {}
         self._missing = vocab.missing_bytes  # bytes without a token (empty for most vocabularies)
+        # Cuts a piece into runs of such bytes and runs of the others (the split keeps both).
+        self._unk = (vocab.unk_token_id, vocab.fuse_unk) if vocab.unk_token_id is not None and self._missing else None
+        self._unknown_runs = re.compile(b"([" + re.escape(self._missing) + b"]+)") if self._missing else None
         literals = vocab.all_special_literals
         self._literal_ids = literals
         self._added = frozenset(vocab.added_tokens)
@@ -286,7 +289,7 @@ class PythonEngine:
         ids.extend(found)
         place_tokens(places, found, ends, self.vocab.token_bytes, segment, normalized, alignment,
                      self._byte_at(text, start, cursor), start, cursor[2], self._untiled,
-                     frozenset(self.vocab.missing_bytes))
+                     frozenset(self.vocab.missing_bytes), self._unk)
         cursor[2] += len(ends)
 
     def _untiled(self, piece: bytes) -> ComponentError:
@@ -390,13 +393,12 @@ class PythonEngine:
 
     def _encode_piece(self, piece: bytes) -> list[int]:
         if self._missing:
-            # A byte no token spells is dropped before merging, as HF does ("axb" merges as
-            # "ab"); the encoder never sees it. A piece of such bytes alone gives no ids.
             kept = piece.translate(None, self._missing)
             if len(kept) != len(piece):
-                if not kept:
-                    return []
-                piece = kept
+                return self._encode_with_missing(piece, kept)
+        return self._merge(piece)
+
+    def _merge(self, piece: bytes) -> list[int]:
         ids = self.encoder.encode_piece(piece)
         n_vocab = self.vocab.n_vocab
         if not isinstance(ids, list) or not all(type(i) is int and 0 <= i < n_vocab for i in ids):
@@ -404,6 +406,28 @@ class PythonEngine:
                 f"encoder {self.encoder_name!r}: encode_piece({piece!r}) must return a list of token ids "
                 f"below {n_vocab}"
             )
+        return ids
+
+    def _encode_with_missing(self, piece: bytes, kept: bytes) -> list[int]:
+        """A piece holding bytes no token spells, as HF encodes it: a piece that is itself a
+        token is that token (whole-piece lookup, HF's ``ignore_merges``); else each such byte
+        is the unk token (a run of them one, with ``fuse_unk``) and the bytes between them
+        merge on their own, since no merge holds the unk token; without an unk token, the
+        bytes are dropped before merging ("axb" merges as "ab"; nothing left gives no ids)."""
+        vocab = self.vocab
+        if vocab.whole_piece_lookup and piece in vocab.ranks:
+            return [vocab.ranks[piece]]
+        unk = vocab.unk_token_id
+        if unk is None:
+            return self._merge(kept) if kept else []
+        ids: list[int] = []
+        for run in self._unknown_runs.split(piece):
+            if not run:
+                continue
+            if run[0] in self._missing:
+                ids.extend([unk] if vocab.fuse_unk else [unk] * len(run))
+            else:
+                ids.extend(self._merge(run))
         return ids
 
     # -- decode ---------------------------------------------------------------------------------

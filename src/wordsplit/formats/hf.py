@@ -332,30 +332,44 @@ def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
 def _bpe_vocab(
     *, vocab_table, merges, special, added, pattern, normalizer, ignore_merges, source, name, eos_token=None,
     unk_token=None, literal_flags=None,
+    fuse_unk=False,
 ) -> Vocab:
     """The shared tail of the HF readers: byte-level ranks + merges → Vocab. A byte with no
-    token is dropped before merging (:attr:`Vocab.missing_bytes`), as HF does when the model
-    has no ``unk_token``."""
+    token (:attr:`Vocab.missing_bytes`) is encoded as the model's ``unk_token`` (one per byte,
+    or one per run with ``fuse_unk``), or dropped before merging when the model has none, as
+    HF does."""
     literals = {**special, **added}
     ranks = _byte_level_ranks(vocab_table, source, literals)
     missing = [b for b in range(256) if bytes([b]) not in ranks]
-    if missing and unk_token is not None:
-        # HF maps a byte with no token to the unk token; wordsplit drops it (what HF does
-        # without an unk_token), so these ids would differ.
-        shown = ", ".join(f"0x{b:02X}" for b in missing[:8]) + (", ..." if len(missing) > 8 else "")
-        raise UnsupportedTokenizerError(
-            f"{source}: the vocabulary has no token for {len(missing)} single byte(s) ({shown}) and the model "
-            f"has unk_token {unk_token!r}: HF encodes such a byte as that token, which wordsplit does not do; "
-            "without an unk_token, wordsplit drops such a byte before merging, as HF does"
-        )
     pairs = _merge_pairs(merges, source)
+    # HF looks the unk token up in the model's vocab (BPE.merge_word), only when a character
+    # is not in it; a byte-level vocabulary with every byte never uses it.
+    unk_id = vocab_table.get(unk_token) if isinstance(unk_token, str) else None
+    if missing and unk_token is not None:
+        shown = ", ".join(f"0x{b:02X}" for b in missing[:8]) + (", ..." if len(missing) > 8 else "")
+        if type(unk_id) is not int:
+            raise VocabFormatError(
+                f"{source}: the vocabulary has no token for {len(missing)} single byte(s) ({shown}) and the model's "
+                f"unk_token {unk_token!r} is not in model.vocab (HF raises UnkTokenOutOfVocabulary on any text "
+                "with such a byte); add the unk token to model.vocab, or remove unk_token to drop such bytes"
+            )
+        unk_bytes = token_bytes(unk_token)
+        if unk_bytes is not None and any(unk_bytes in pair for pair in pairs):
+            # HF merges over ids: an unk token that is part of a merge would merge with the
+            # tokens beside it, while wordsplit cuts the piece at the unknown byte.
+            raise UnsupportedTokenizerError(
+                f"{source}: the unk_token {unk_token!r} is part of a merge; HF would merge an unknown byte's "
+                "unk token with its neighbours, which wordsplit does not do"
+            )
+    eos = literals.get(eos_token) if eos_token else None
     rank_ordered = merges_are_rank_ordered(ranks, pairs)
     merge_table = None if rank_ordered else pair_ranked_merges(ranks, pairs, source)
-    eos = literals.get(eos_token) if eos_token else None
     return Vocab(
         name=name, ranks=ranks, pattern=pattern, special_tokens=special, added_tokens=added,
         normalizer=normalizer, merges=merge_table, whole_piece_lookup=rank_ordered or ignore_merges,
         eos_token_id=eos, source=source, literal_flags=literal_flags,
+        unk_token_id=unk_id if type(unk_id) is int else None,
+        fuse_unk=bool(fuse_unk),
     )
 
 
@@ -385,6 +399,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
         pattern=pattern, normalizer=_normalizer(spec.get("normalizer"), source, prefix_space),
         ignore_merges=bool(model.get("ignore_merges")), source=source, name=name or file_stem(source),
         eos_token=eos_token, unk_token=model.get("unk_token"), literal_flags=flags,
+        fuse_unk=model.get("fuse_unk"),
     )
 
 

@@ -55,7 +55,7 @@ __all__ = ["cached_vocab", "dump_vocab", "read_vocab", "recipe_key"]
 
 
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
-FORMAT = 2  # 2: the header holds the chat template
+FORMAT = 3  # 2: the header holds the chat template; 3: the unk token id, fuse_unk and literal flags
 # Every module whose code decides what a parse produces: editing one changes every key.
 _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",
@@ -154,6 +154,7 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
         "normalizer": vocab.normalizer, "n_vocab": vocab.n_vocab, "eos_token_id": vocab.eos_token_id,
         "bos_token_id": vocab.bos_token_id, "whole_piece_lookup": vocab.whole_piece_lookup,
         "chat_template": vocab.chat_template, "literal_flags": dict(vocab.literal_flags),
+        "unk_token_id": vocab.unk_token_id, "fuse_unk": vocab.fuse_unk,
         "pair_ranked": vocab.merges is not None, "n_tokens": len(ids), "n_merges": len(merges) // 3,
         "body_size": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
     }
@@ -185,6 +186,7 @@ def read_vocab(data: bytes) -> Vocab:
             bos_token_id=header["bos_token_id"], whole_piece_lookup=header["whole_piece_lookup"],
             chat_template=_optional_text(header["chat_template"]),
             literal_flags=dict(header.get("literal_flags") or {}),
+            unk_token_id=header["unk_token_id"], fuse_unk=header["fuse_unk"] is True,
             merges={(left, right): rank for left, right, rank in zip(table, table, table)}
             if header["pair_ranked"] else None,
         )

@@ -7,8 +7,8 @@ downloading (under the entry's lock) only what is missing:
   the host swapped for ``WORDSPLIT_OPENAI_ENDPOINT`` / ``WORDSPLIT_HF_ENDPOINT`` when set,
   verified against its pinned sha256;
 * ``hf:ORG/REPO[@REVISION]``: ``tokenizer_config.json`` when the repo has one, and
-  ``tokenizer.json`` from ``{endpoint}/{repo}/resolve/{revision}/``, else ``vocab.json`` +
-  ``merges.txt``, all at the same commit. The
+  ``tokenizer.json`` from ``{endpoint}/{repo}/resolve/{revision}/``, else Mistral's
+  ``tekken.json``, else ``vocab.json`` + ``merges.txt``, all at the same commit. The
   endpoint is ``WORDSPLIT_HF_ENDPOINT``, else ``HF_ENDPOINT``, else https://huggingface.co;
   ``HF_TOKEN`` is sent as a bearer token, to that endpoint only;
 * an ``http(s)://`` URL, optionally pinned by ``sha256=``.
@@ -52,7 +52,9 @@ HF_PREFIX = "hf:"
 DEFAULT_REVISION = "main"
 # Fetched first, when the repo has it: eos, bos and the chat template.
 HF_CONFIG = "tokenizer_config.json"
-# The set fetched when a repo has no tokenizer.json; vocab.json last, as its record completes the set.
+# Asked for when a repo has no tokenizer.json: Mistral's newer repos hold only this file.
+HF_TEKKEN = "tekken.json"
+# The set fetched when a repo has neither; vocab.json last, as its record completes the set.
 HF_FALLBACK_FILES = ("merges.txt", "vocab.json")
 _TRUE = ("1", "true", "yes", "on")
 # HF repo ids: an optional namespace and a name, letters, digits, "-", "_", "." (no "..").
@@ -173,13 +175,14 @@ def hf_url(ref: HubRef, file: str, *, endpoint: str | None = None, revision: str
 
 
 def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -> dict[str, Path]:
-    """The tokenizer files of a HuggingFace repo: ``{"tokenizer.json": path}``, or
-    ``{"vocab.json": ..., "merges.txt": ...}``, each with ``"tokenizer_config.json": path``
-    when the repo has one.
+    """The tokenizer files of a HuggingFace repo: ``{"tokenizer.json": path}``,
+    ``{"tekken.json": path}`` or ``{"vocab.json": ..., "merges.txt": ...}``, each with
+    ``"tokenizer_config.json": path`` when the repo has one.
 
     A cached set is used without a request. Otherwise tokenizer_config.json is downloaded
-    first (a 404 is not an error: the set then has none), then tokenizer.json, and on a 404
-    the vocab.json + merges.txt set, all at the commit the first answer named (so a moving
+    first (a 404 is not an error: the set then has none), then tokenizer.json, on a 404
+    tekken.json (Mistral's repos that hold no tokenizer.json), and on a 404 of that too the
+    vocab.json + merges.txt set, all at the commit the first answer named (so a moving
     branch cannot mix two revisions). The record of the last file lists the others
     (``requires``), so a set that lost a file is fetched again rather than used without it.
 
@@ -219,6 +222,8 @@ def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -
     ensure(HF_CONFIG, optional=True)
     if ensure("tokenizer.json", optional=True, last=True) is not None:
         return files
+    if ensure(HF_TEKKEN, optional=True, last=True) is not None:
+        return files
     try:
         for file in HF_FALLBACK_FILES:
             ensure(file, last=file == HF_FALLBACK_FILES[-1])
@@ -240,7 +245,7 @@ def _set_requires(cache: Cache, path: Path, requires: list[str]) -> None:
 
 def _cached_hf(ref: HubRef, cache: Cache, *, offline: bool) -> dict[str, Path] | None:
     """The cached file set of ``ref``, verified, or None (nothing cached, or an incomplete set)."""
-    for main in ("tokenizer.json", "vocab.json"):
+    for main in ("tokenizer.json", HF_TEKKEN, "vocab.json"):
         path = cache.verified(f"{ref.key}/{main}", what=f"{main} of {ref.spec}")
         if path is not None:
             break
@@ -282,8 +287,9 @@ def _hf_error(exc: DownloadError, ref: HubRef) -> DownloadError:
 
 def _not_found(exc: DownloadError, ref: HubRef, file: str) -> DownloadError:
     error = DownloadError(
-        f"neither tokenizer.json nor vocab.json + merges.txt found in {ref.repo} at revision {ref.revision} "
-        f"(HTTP 404 for tokenizer.json and {file} under {hf_url(ref, '')}); check the repo id and the revision, "
+        f"none of tokenizer.json, tekken.json or vocab.json + merges.txt found in {ref.repo} at revision "
+        f"{ref.revision} (HTTP 404 for tokenizer.json, tekken.json and {file} under {hf_url(ref, '')}); "
+        "check the repo id and the revision, "
         "and that the repo has a byte-level BPE tokenizer"
     )
     error.status = exc.status

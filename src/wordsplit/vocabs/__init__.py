@@ -211,12 +211,15 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
 
     def build() -> Vocab:
         from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
+        from ..formats.tekken import load_tekken
 
         # The loaders parse the bytes that match the recipe's hashes, read once (pinned).
         with pinned_inputs({path: read_checked(path, recipe["files"][file]) for file, path in files.items()}):
             config = files.get("tokenizer_config.json")
             if "tokenizer.json" in files:
                 vocab = load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
+            elif "tekken.json" in files:
+                vocab = load_tekken(files["tekken.json"], name=ref.repo)
             else:
                 vocab = load_vocab_merges(files["vocab.json"], files["merges.txt"], config, name=ref.repo)
             return vocab if config is None else with_tokenizer_config(vocab, read_file(config), str(config))
@@ -293,8 +296,8 @@ def load_vocab(
     Args:
         name_or_path: ``"qwen3"``, ``"cl100k_base"``, ``"o200k_base"``, ``"o200k_harmony"``,
             ``"r50k_base"`` (alias ``"gpt2"``), ``"p50k_base"``, ``"p50k_edit"``;
-            ``"hf:ORG/REPO"`` or ``"hf:ORG/REPO@REVISION"`` (tokenizer.json, else vocab.json +
-            merges.txt; with tokenizer_config.json when the repo has one); an ``http(s)://`` URL
+            ``"hf:ORG/REPO"`` or ``"hf:ORG/REPO@REVISION"`` (tokenizer.json, else Mistral's
+            tekken.json, else vocab.json + merges.txt; with tokenizer_config.json when the repo has one); an ``http(s)://`` URL
             of a file; or a path: a file, or a directory that holds one vocabulary file (see
             :func:`~wordsplit.formats.find_vocab_file`). A tokenizer_config.json beside an HF
             file gives eos, bos and the chat template. A vocabulary from a path is named after
