@@ -694,7 +694,7 @@ impl Pipeline {
                 if piece.len() > CACHE_MAX_PIECE {
                     merge(piece, out)
                 } else {
-                    let (key, set) = PieceCache::key_in(bytes, piece_start, end);
+                    let (key, set) = PieceCache::key_in(bytes, start, end);
                     if let Some(ids) = cache.get(&key, piece.len(), set) {
                         // One to seven ids: pushed one by one, not a `memcpy` call.
                         for &id in ids {
