@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import re
 from array import array
 from typing import Callable, Iterable, Optional, Protocol
 
