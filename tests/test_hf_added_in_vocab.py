@@ -171,3 +171,22 @@ def test_gpt2_tokenizer_json(gpt2_json, text):
     _check(gpt2_json, text)
     gpt2 = load_vocab("gpt2")
     assert gpt2_json[1].ranks == gpt2.ranks and gpt2_json[1].special_tokens == gpt2.special_tokens
+
+
+@pytest.mark.parametrize("case", list(COLLIDING))
+def test_compat_tokenizers_match_hf(case):
+    """wordsplit.compat.tokenizers on the same files: tokens, decode with and without special
+    tokens, and the id ↔ token tables."""
+    from wordsplit.compat.tokenizers import Tokenizer as CompatTokenizer
+
+    text = json.dumps(_spec(COLLIDING[case], extra_vocab={"<|endoftext|>": SIZE}))
+    hf, ours = HFTokenizer.from_str(text), CompatTokenizer.from_str(text)
+    sample = "singing the thing<|endoftext|>Ġthe café é  world<a><b>"
+    expected, got = hf.encode(sample), ours.encode(sample)
+    assert (got.ids, got.tokens, got.offsets) == (expected.ids, expected.tokens, expected.offsets)
+    for skip in (True, False):
+        assert ours.decode(expected.ids, skip_special_tokens=skip) == hf.decode(expected.ids, skip_special_tokens=skip)
+    assert [ours.id_to_token(i) for i in range(SIZE + 5)] == [hf.id_to_token(i) for i in range(SIZE + 5)]
+    assert ours.get_vocab() == hf.get_vocab() and ours.get_vocab_size() == hf.get_vocab_size()
+    for token in ("ing", "the", "Ġthe", "é", "<|endoftext|>", "<a>", " world"):
+        assert ours.token_to_id(token) == hf.token_to_id(token), token
