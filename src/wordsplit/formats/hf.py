@@ -339,7 +339,10 @@ def _hf_added_ids(entries: list, special: dict[str, int], added: dict[str, int],
         if content in ids:
             continue
         if content in vocab:
-            ids[content] = vocab[content]
+            i = vocab[content]
+            if type(i) is not int:  # (bool is an int subclass, and no id)
+                raise VocabFormatError(f"{source}: vocab entry {content!r} has the id {i!r}; ids are non-negative integers")
+            ids[content] = i
             continue
         top = max(ids.values(), default=-1)
         new = top + 1 if top >= size else size
@@ -348,7 +351,7 @@ def _hf_added_ids(entries: list, special: dict[str, int], added: dict[str, int],
     # Only a vocab with gaps in its ids has one at or above its size.
     if fresh and any(type(i) is int and i >= size for i in vocab.values()):
         for text, i in vocab.items():
-            if i in fresh:
+            if type(i) is int and i in fresh:
                 # HF would then read that id as the added token wherever the BPE makes it.
                 raise UnsupportedTokenizerError(
                     f"{source}: HF gives the added token {fresh[i]!r} the id {i} (the next one after the "
