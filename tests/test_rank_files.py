@@ -217,8 +217,11 @@ def _tiny_tokenizer_json(**changes) -> dict:
 
 
 def test_huge_added_token_id_in_tokenizer_json(tmp_path):
+    # HF gives an added token the id of its model.vocab entry (the id added_tokens lists is not read).
     added = [{"id": 1_000_000_000, "content": "<big>", "special": True}]
-    path = _write(tmp_path, "tokenizer.json", json.dumps(_tiny_tokenizer_json(added_tokens=added)).encode())
+    spec = _tiny_tokenizer_json(added_tokens=added)
+    spec["model"]["vocab"]["<big>"] = 1_000_000_000
+    path = _write(tmp_path, "tokenizer.json", json.dumps(spec).encode())
     start = time.perf_counter()
     with pytest.raises(VocabFormatError, match=r"tokenizer\.json: token '<big>' has the id 1000000000, far beyond"):
         load_vocab(path, cache_dir=tmp_path)

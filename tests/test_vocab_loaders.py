@@ -136,8 +136,12 @@ def test_a_vocabulary_may_lack_single_byte_tokens():
 
 def test_vocab_validation():
     base = {bytes([b]): b for b in range(256)}
-    with pytest.raises(VocabFormatError, match="id 5 is used twice"):
-        Vocab(name="v", ranks=base, pattern="x", special_tokens={"<s>": 5})
+    with pytest.raises(VocabFormatError, match="id 300 is used twice"):
+        Vocab(name="v", ranks=base, pattern="x", special_tokens={"<s>": 300}, added_tokens={"<t>": 300})
+    # A literal may name a BPE token (HF's added token that is in the model's vocab); the id
+    # decodes as the BPE token.
+    named = Vocab(name="v", ranks=base, pattern="x", special_tokens={"<s>": 5})
+    assert named.token_bytes[5] == b"\x05" and named.n_vocab == 256
     with pytest.raises(VocabFormatError, match="normalizer"):
         Vocab(name="v", ranks=base, pattern="x", normalizer="NFKC")
     with pytest.raises(VocabFormatError, match="eos_token_id"):
@@ -186,7 +190,7 @@ def test_packed_vocab_validation(packed_checks):
     bad = {
         "repeated bytes": ({**base, b"a": 300}, {}),
         "id used twice": ({**base, b"ab": 5}, {}),
-        "a literal on a BPE id": (base, {"special_tokens": {"<s>": 7}}),
+        "two literals on one id": (base, {"special_tokens": {"<s>": 280}, "added_tokens": {"<t>": 280}}),
         "id above n_vocab": ({**base, b"ab": 400}, {}),
         "eos without a token": (base, {"eos_token_id": 290}),
     }
@@ -199,6 +203,8 @@ def test_packed_vocab_validation(packed_checks):
     ok = Vocab.from_packed(**_packed({**base, b"ab": 256}), name="v", pattern="x", n_vocab=300,
                            special_tokens={"<s>": 299, "<t>": 299}, eos_token_id=299)
     assert ok.ranks[b"ab"] == 256 and ok.token_bytes[299] == b"<s>" and ok.token_bytes[280] is None
+    named = Vocab.from_packed(**_packed(base), name="v", pattern="x", n_vocab=300, special_tokens={"<s>": 7})
+    assert named.token_bytes[7] == b"\x07" and named.ranks[b"\x07"] == 7
     no_z = Vocab.from_packed(**_packed({k: v for k, v in base.items() if k != b"z"}), name="v", pattern="x",
                              n_vocab=300)
     assert no_z.missing_bytes == b"z" and b"z" not in no_z.ranks

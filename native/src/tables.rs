@@ -356,7 +356,6 @@ impl MergeTables {
             backtrack: OnceLock::new(),
             auto_heap_merged: AtomicUsize::new(0),
         };
-        let mut is_bpe_id = vec![false; n_vocab];
         let mut offset = 0usize;
         for ((&id, &len), &bpe) in ids.iter().zip(lens).zip(is_bpe) {
             let piece = &blob[offset..offset + len as usize];
@@ -365,13 +364,15 @@ impl MergeTables {
                 TablesError(format!("token id {id} is not below n_vocab {n_vocab}"))
             })?;
             if span.0 != UNUSED {
-                // Two literals may share an id (o200k_harmony); a BPE id is never shared.
-                if bpe || is_bpe_id[id as usize] {
+                // Two literals may share an id (o200k_harmony), and a literal may name a BPE
+                // token (an HF added token that is also in the model's vocab): the id keeps the
+                // bytes it got first, the BPE token's, which come before the literals. Two BPE
+                // tokens never share an id.
+                if bpe {
                     return Err(TablesError(format!("token id {id} is used twice")));
                 }
                 continue;
             }
-            is_bpe_id[id as usize] = bpe;
             *span = (tables.arena.len() as u32, len);
             tables.arena.extend_from_slice(piece);
             if !bpe {
@@ -835,13 +836,17 @@ pub(crate) mod tests {
         let ids: Vec<u32> = (0..257).collect();
         let lens = vec![1u32; 257];
         assert!(MergeTables::new(&blob, &ids, &lens, &[true; 257], 257, None, true).is_err());
-        // A literal may not take a BPE token's id, but two literals may share one.
+        // Two literals may share an id, and a literal may name a BPE token's id (which then
+        // keeps the BPE token's bytes); two BPE tokens may not share one.
         let blob: Vec<u8> = (0..=255u8).chain(*b"<s><t>").collect();
         let lens: Vec<u32> = [1; 256].into_iter().chain([3, 3]).collect();
         let kinds: Vec<bool> = [true; 256].into_iter().chain([false, false]).collect();
         let shared: Vec<u32> = (0..256).chain([256, 256]).collect();
         assert!(MergeTables::new(&blob, &shared, &lens, &kinds, 257, None, true).is_ok());
-        let taken: Vec<u32> = (0..256).chain([256, 7]).collect();
-        assert!(MergeTables::new(&blob, &taken, &lens, &kinds, 257, None, true).is_err());
+        let named: Vec<u32> = (0..256).chain([256, 7]).collect();
+        let t = MergeTables::new(&blob, &named, &lens, &kinds, 257, None, true).unwrap();
+        assert_eq!(t.token(7), Some(&[7u8][..]));
+        let kinds: Vec<bool> = [true; 258].into();
+        assert!(MergeTables::new(&blob, &named, &lens, &kinds, 257, None, true).is_err());
     }
 }

@@ -504,9 +504,11 @@ def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -
 
 
 def _check_ids(source, ranks, special_tokens, added_tokens) -> None:
-    """Ids are non-negative ints, unique across BPE, special and added tokens (two special
-    literals may share an id: o200k_harmony's ``<|endofprompt|>`` and ``<|reserved_200018|>``
-    are both 200018, as in tiktoken); literals are non-empty strings."""
+    """Ids are non-negative ints, unique across BPE, special and added tokens, with two
+    exceptions: two special literals may share an id (o200k_harmony's ``<|endofprompt|>`` and
+    ``<|reserved_200018|>`` are both 200018, as in tiktoken), and a literal may have the id of
+    a BPE token (HF gives an added token that is also in the model's vocab that token's id;
+    the id then decodes as the BPE token). Literals are non-empty strings."""
     bpe_ids = ranks.values()
     # Fast path over the 100k–200k BPE tokens: C-level set operations instead of a loop.
     if {type(i) for i in bpe_ids} == {int} and min(bpe_ids) >= 0 and len(set(bpe_ids)) == len(ranks):
@@ -521,13 +523,14 @@ def _check_ids(source, ranks, special_tokens, added_tokens) -> None:
         for key, i in table.items():
             if not isinstance(i, int) or isinstance(i, bool) or i < 0:
                 raise VocabFormatError(f"{source}: {kind} {key!r} has an invalid id {i!r}")
-            if i in bpe_id_set:
-                token = next(piece for piece, j in ranks.items() if j == i)
-                raise VocabFormatError(f"{source}: id {i} is used twice: by {token!r} and by {kind} {key!r}")
+            if kind != "token" and (not isinstance(key, str) or not key):
+                raise VocabFormatError(f"{source}: {kind} {key!r} must be a non-empty string")
+            if i in bpe_id_set:  # a literal naming a BPE token
+                continue
             if i in seen:
+                if seen[i][0] == "token" and kind != "token":
+                    continue
                 if not (kind == "special token" and seen[i][0] == kind):
                     raise VocabFormatError(f"{source}: id {i} is used twice: by {seen[i][1]!r} and by {kind} {key!r}")
                 continue
             seen[i] = (kind, key)
-            if kind != "token" and (not isinstance(key, str) or not key):
-                raise VocabFormatError(f"{source}: {kind} {key!r} must be a non-empty string")

@@ -44,21 +44,33 @@ def _object(value: Any, what: str, source: str) -> dict:
     return value
 
 
-def _byte_level_ranks(vocab: Mapping[str, Any], source: str, skip: Mapping[str, int]) -> dict[bytes, int]:
-    """``{byte-level token text: id}`` → ``{token bytes: id}``; tokens in ``skip`` are added tokens."""
+def _byte_level_ranks(vocab: Mapping[str, Any], source: str,
+                      literals: Mapping[str, int]) -> tuple[dict[bytes, int], dict[bytes, int]]:
+    """``{byte-level token text: id}`` → ``({token bytes: id}, set aside)``.
+
+    An entry that an added token also names (the same text and id, as HF gives it) is a BPE
+    token like any other, which merges may make; but one longer than a byte whose bytes are
+    the added token's own text is set aside: if no merge makes it, only the added token ever
+    reaches that id, so the Vocab is the same without it (GPT-2's ``<|endoftext|>``, whose
+    tiktoken form has it as a special token only). :func:`_bpe_vocab` puts back those a merge
+    makes, and all of them under ``ignore_merges``.
+    """
     ranks: dict[bytes, int] = {}
+    aside: dict[bytes, int] = {}
     for text, i in vocab.items():
         if type(i) is not int:  # (bool is an int subclass, and no id)
             raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
-        if skip.get(text) == i:
-            continue
         piece = token_bytes(text)
         if piece is None:
             raise VocabFormatError(f"{source}: vocab entry {text!r} (id {i}) is not byte-level BPE text")
-        if piece in ranks:
-            raise VocabFormatError(f"{source}: vocab entries {text!r} and id {ranks[piece]} spell the same bytes")
-        ranks[piece] = i
-    return ranks
+        if piece in ranks or piece in aside:
+            raise VocabFormatError(f"{source}: vocab entries {text!r} and id {ranks.get(piece, aside.get(piece))} "
+                                   "spell the same bytes")
+        if literals.get(text) == i and len(piece) > 1 and piece == text.encode("utf-8"):
+            aside[piece] = i
+        else:
+            ranks[piece] = i
+    return ranks, aside
 
 
 def _merge_pairs(merges: Any, source: str) -> list[tuple[bytes, bytes]]:
@@ -309,6 +321,46 @@ def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, 
     return special, added, flags
 
 
+def _hf_added_ids(entries: list, special: dict[str, int], added: dict[str, int], vocab: Mapping[str, Any],
+                  source: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The ids HF gives the added tokens of a tokenizer.json, which are not the ids it lists.
+
+    HF adds the tokens in their order: one whose content is a key of the model's vocab gets
+    that entry's id, any other the next id from the vocab's size up (after the largest added
+    id at or above it). A file HF wrote lists exactly these ids; an edited one may not.
+
+    >>> _hf_added_ids([{"content": "<a>"}, {"content": "b"}], {"<a>": 9}, {"b": 7}, {"a": 0, "b": 1}, "t")
+    ({'<a>': 2}, {'b': 1})
+    """
+    size = len(vocab)
+    ids: dict[str, int] = {}
+    for entry in entries:
+        content = entry["content"]
+        if content in ids:
+            continue
+        if content in vocab:
+            i = vocab[content]
+            if type(i) is not int:  # (bool is an int subclass, and no id)
+                raise VocabFormatError(f"{source}: vocab entry {content!r} has the id {i!r}; ids are non-negative integers")
+            ids[content] = i
+            continue
+        top = max(ids.values(), default=-1)
+        new = top + 1 if top >= size else size
+        ids[content] = new
+    fresh = {i: content for content, i in ids.items() if content not in vocab}
+    # Only a vocab with gaps in its ids has one at or above its size.
+    if fresh and any(type(i) is int and i >= size for i in vocab.values()):
+        for text, i in vocab.items():
+            if type(i) is int and i in fresh:
+                # HF would then read that id as the added token wherever the BPE makes it.
+                raise UnsupportedTokenizerError(
+                    f"{source}: HF gives the added token {fresh[i]!r} the id {i} (the next one after the "
+                    f"{size} vocab entries), which the vocab entry {text!r} also has; renumber the vocab "
+                    "so that its ids run from 0 without gaps, or list the token in model.vocab"
+                )
+    return ({text: ids[text] for text in special}, {text: ids[text] for text in added})
+
+
 def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
     """Refuse ``normalized: true`` added tokens where that changes the ids.
 
@@ -339,9 +391,18 @@ def _bpe_vocab(
     or one per run with ``fuse_unk``), or dropped before merging when the model has none, as
     HF does."""
     literals = {**special, **added}
-    ranks = _byte_level_ranks(vocab_table, source, literals)
-    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    ranks, aside = _byte_level_ranks(vocab_table, source, literals)
     pairs = _merge_pairs(merges, source)
+    if aside and ignore_merges:
+        # HF then looks a whole word up in the vocab first, which can find such an entry in
+        # text the added token did not take (single_word, or a special token not allowed).
+        ranks.update(aside)
+    elif aside:
+        lengths = {len(piece) for piece in aside}
+        for left, right in pairs:
+            if len(left) + len(right) in lengths and left + right in aside:
+                ranks[left + right] = aside[left + right]
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
     # HF looks the unk token up in the model's vocab (BPE.merge_word), only when a character
     # is not in it; a byte-level vocabulary with every byte never uses it.
     unk_id = vocab_table.get(unk_token) if isinstance(unk_token, str) else None
@@ -392,6 +453,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     if not isinstance(model.get("vocab"), dict):
         raise VocabFormatError(f"{source}: model.vocab must be an object of token → id")
+    special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, model["vocab"], source)
     pattern, prefix_space = _pattern(spec.get("pre_tokenizer"), source)
     _check_normalized_tokens(spec, source)
     return _bpe_vocab(
