@@ -12,8 +12,9 @@ given) and the index of its piece (``word_ids``). The rules, the same on both ba
   as HF tokenizers reports it: the last two tokens of "hi 🦀" below both have (3, 4).
 * Where the normalizer changed the text, each normalized character is aligned to original
   characters as HF tokenizers aligns it (for NFC, "e" + U+0301 composed into "é" is aligned to
-  the "e" alone, so the combining mark is in no token's range); a token gets the span from its
-  first character's start to its last character's end, in bytes and in characters.
+  the "e" alone, so the combining mark is in no token's range; a normalizer program carries
+  the alignment through each of its steps, :func:`program_alignment`); a token gets the span
+  from its first character's start to its last character's end, in bytes and in characters.
 * A special or added token gets the range of its literal, and is a word of its own.
 * Text a spanner drops (see :mod:`wordsplit.spanners`) is in no token's range and no word; a
   prefix it puts before a piece is aligned to the piece's first character, as HF aligns the
@@ -350,7 +351,7 @@ _FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 
 
 def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
-    """The alignment of a normalizer that gives none of its own: the characters of the common
+    """The alignment of a normalizer that gives none of its own (a plug-in): the characters of the common
     prefix and suffix are themselves; every other normalized character maps to the whole
     changed middle of ``text``. Text put before the whole of ``text`` (HF's ``Prepend``,
     ByteLevel's ``add_prefix_space``) is aligned to its first character, as HF's
