@@ -474,6 +474,17 @@ class ProgramNormalizer:
 
         return program_alignment(self, text)
 
+    def alignment_parts(self, text: str) -> "tuple[str, list[tuple[int, int, bool]] | None, int]":
+        """:meth:`alignment` in the parts the native engine takes (see
+        :func:`wordsplit.offsets.program_alignment_parts`).
+
+        >>> ProgramNormalizer(normalizer_program([{"type": "Prepend", "prepend": "_"}])).alignment_parts("ab")
+        ('_ab', [(0, 1, False)], 2)
+        """
+        from .offsets import program_alignment_parts
+
+        return program_alignment_parts(self, text)
+
     @staticmethod
     def _function(step: dict) -> Callable[[str], str]:
         kind = step["type"]

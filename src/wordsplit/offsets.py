@@ -296,55 +296,73 @@ def program_alignment(program, text: str) -> tuple[str, Optional[list[Aligned]]]
     >>> program_alignment(program, "e\u0301 a\u0301")
     (' é á', [(0, 1, False), (0, 1, False), (2, 3, True), (3, 4, False)])
     """
+    normalized, head, tail = program_alignment_parts(program, text)
+    if head is None:
+        return normalized, None
+    return normalized, head + [(i, i + 1, True) for i in range(len(text) - tail, len(text))]
+
+
+def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Aligned]], int]:
+    r""":func:`program_alignment` in parts, as the native engine takes it: the normalized text,
+    the alignment of its first characters (None when it is ``text``, each character itself), and
+    how many of ``text``'s last characters follow, each itself. Text put before the whole text
+    (``Prepend``, ``PrefixSpace``) leaves the rest to follow as it is, so the common programs
+    that only add a prefix space give a short head.
+
+    >>> from wordsplit.normalizers import ProgramNormalizer, normalizer_program
+    >>> program_alignment_parts(ProgramNormalizer(normalizer_program([{"type": "PrefixSpace"}])), "abc")
+    (' abc', [(0, 1, False)], 3)
+    """
     from .normalizers import WHITESPACE, _data, lowercase
 
     length = len(text)
-    alignment: Optional[list[Aligned]] = None  # None: each character is itself
+    # The alignment is `head` followed by the last `tail` characters of `text`, each itself.
+    head: list[Aligned] = []
+    tail = length
     current = text
     for step, function, matcher in zip(program.steps, program._functions, program._matchers):
         kind = step["type"]
-        if kind == "Replace":
-            matches = matcher(current)
-            if not matches:
-                continue
-            base = alignment if alignment is not None else _identity(len(current))
-            content = step["content"]
-            new: list[Aligned] = []
-            done = 0
-            for start, end in matches:
-                new.extend(base[done:start])
-                start_, end_, _ = base[end - 1] if end else (0, 0, False)
-                new.extend([(start_, end_, False)] * len(content))
-                done = end
-            new.extend(base[done:])
-            alignment, current = new, function(current)
-            continue
+        matches = matcher(current) if kind == "Replace" else None
         normalized = function(current)
-        if normalized == current:
+        if (normalized == current and not matches) or (kind == "Replace" and not matches):
             continue
-        base = alignment if alignment is not None else _identity(len(current))
-        if kind in _FORMS:
-            alignment = apply_changes(base, current, unicode_changes(current, kind), 0, length)
+        if kind in ("Prepend", "PrefixSpace"):  # new text before the whole (non-empty) text
+            start, end, _ = head[0] if head else (length - tail, length - tail + 1, True)
+            head = [(start, end, False)] * (len(normalized) - len(current)) + head
+            current = normalized
+            continue
+        base = head + [(i, i + 1, True) for i in range(length - tail, length)]
+        tail = 0
+        if kind == "Replace":
+            content = step["content"]
+            head, done = [], 0
+            for start, end in matches:
+                head.extend(base[done:start])
+                start_, end_, _ = base[end - 1] if end else (0, 0, False)
+                head.extend([(start_, end_, False)] * len(content))
+                done = end
+            head.extend(base[done:])
+        elif kind in _FORMS:
+            head = apply_changes(base, current, unicode_changes(current, kind), 0, length)
         elif kind == "Lowercase":
-            alignment = []
+            head = []
             for ch, (start, end, same) in zip(current, base):
                 lower = lowercase(ch)
-                alignment.append((start, end, same and lower == ch))
-                alignment.extend([(start, end, False)] * (len(lower) - 1))
+                head.append((start, end, same and lower == ch))
+                head.extend([(start, end, False)] * (len(lower) - 1))
         elif kind == "Strip":
             left = len(current) - len(current.lstrip(WHITESPACE)) if step["strip_left"] else 0
             right = len(current) - len(current.rstrip(WHITESPACE)) if step["strip_right"] else 0
-            alignment = base[left:len(current) - right]
-        elif kind == "StripAccents":
+            head = base[left:len(current) - right]
+        else:  # StripAccents
             marks = _data().no_marks
-            alignment = [aligned for ch, aligned in zip(current, base) if ord(ch) not in marks]
-        else:  # Prepend, PrefixSpace: new text before the whole (non-empty) text
-            start, end, _ = base[0]
-            alignment = [(start, end, False)] * (len(normalized) - len(current)) + base
+            head = [aligned for ch, aligned in zip(current, base) if ord(ch) not in marks]
         current = normalized
-    if alignment is None or (current == text and alignment == _identity(length)):
-        return current, None
-    return current, alignment
+    if tail == length and not head:
+        return current, None, 0
+    if current == text and head == _identity(length - tail):
+        return current, None, 0
+    return current, head, tail
 
 
 _FORMS = ("NFC", "NFD", "NFKC", "NFKD")

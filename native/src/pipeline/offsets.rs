@@ -210,9 +210,10 @@ fn changes_alignment(
     (normalized != segment).then(|| Alignment::new(normalized, chars))
 }
 
-/// A normalizer program's text and alignment, from its `alignment` method (Python's
-/// `wordsplit.offsets.program_alignment`, HF's alignment carried through every step), or
-/// None when it left `segment` as it is.
+/// A normalizer program's text and alignment, from its `alignment_parts` method (Python's
+/// `wordsplit.offsets.program_alignment_parts`: HF's alignment carried through every step, as
+/// the alignment of the first characters followed by the segment's last `tail` characters,
+/// each itself), or None when it left `segment` as it is.
 fn program_alignment(
     function: &Py<PyAny>,
     name: &str,
@@ -221,32 +222,38 @@ fn program_alignment(
     Python::with_gil(|py| {
         let result = function
             .bind(py)
-            .call_method1("alignment", (segment,))
+            .call_method1("alignment_parts", (segment,))
             .map_err(EncodeError::Python)?;
-        let (normalized, aligned): (Bound<'_, PyString>, Option<Vec<(usize, usize, bool)>>) =
-            result.extract().map_err(EncodeError::Python)?;
-        let Some(aligned) = aligned else {
+        type Parts<'py> = (
+            Bound<'py, PyString>,
+            Option<Vec<(usize, usize, bool)>>,
+            usize,
+        );
+        let (normalized, head, tail): Parts<'_> = result.extract().map_err(EncodeError::Python)?;
+        let Some(head) = head else {
             return Ok(None);
         };
         let normalized = text_without_surrogates(&normalized).map_err(EncodeError::Python)?;
         let starts = char_starts(segment);
         let count = starts.len() - 1;
-        if aligned.len() != normalized.chars().count()
-            || aligned
+        if tail > count
+            || head.len() + tail != normalized.chars().count()
+            || head
                 .iter()
                 .any(|&(start, end, _)| start > end || end > count)
         {
             return Err(super::component_error(
                 py,
                 format!(
-                    "normalizer {}: alignment() must give one (start, end, identical) within the text per normalized character",
+                    "normalizer {}: alignment_parts() must align each normalized character within the text",
                     super::py_repr(py, name)
                 ),
             ));
         }
-        let mut chars = Vec::with_capacity(aligned.len());
+        let mut chars = Vec::with_capacity(head.len() + tail);
         let mut normalized_start = 0;
-        for ((start, end, identical), c) in aligned.into_iter().zip(normalized.chars()) {
+        let mut normalized_chars = normalized.chars();
+        for ((start, end, identical), c) in head.into_iter().zip(normalized_chars.by_ref()) {
             chars.push(Aligned {
                 start: starts[start],
                 end: starts[end],
@@ -254,6 +261,15 @@ fn program_alignment(
                 identical,
             });
             normalized_start += c.len_utf8();
+        }
+        for k in count - tail..count {
+            chars.push(Aligned {
+                start: starts[k],
+                end: starts[k + 1],
+                normalized_start,
+                identical: true,
+            });
+            normalized_start += starts[k + 1] - starts[k];
         }
         Ok(Some(Alignment::new(normalized, chars)))
     })
@@ -690,6 +706,22 @@ mod tests {
             .collect();
         assert_eq!(spans, [(0, 1, true), (1, 2, false)]);
         assert!(nfc_alignment("caf\u{e9}").is_none());
+    }
+
+    #[test]
+    fn form_alignment_as_hf() {
+        // NFKC makes "fi" of the ligature: "f" replaces it, "i" is inserted after it, so both
+        // are aligned to it; "!" is itself.
+        let alignment = form_alignment("\u{fb01}!", &NormalizeStage::Nfkc).expect("changed");
+        assert_eq!(alignment.normalized, "fi!");
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.identical))
+            .collect();
+        assert_eq!(spans, [(0, 3, false), (0, 3, false), (3, 4, true)]);
+        assert!(form_alignment("e\u{301}", &NormalizeStage::Nfd).is_none());
+        assert!(form_alignment("caf\u{e9}", &NormalizeStage::Nfkd).is_some());
     }
 
     #[test]
