@@ -24,8 +24,9 @@ A normalizer program is the registry name ``hf-normalizer:`` + a JSON list of st
 process like any other. Each step is HF's normalizer of that ``type``, with HF's data: see
 :class:`ProgramNormalizer`.
 
-What this module does not do: alignments for offsets are :mod:`wordsplit.offsets`'s; the UAX #15 stream-safe
-format is not applied (HF does not apply it either). Lone surrogates are left as they are
+What this module does not do: the alignments offsets need are :mod:`wordsplit.offsets`'s (a
+program's through :meth:`ProgramNormalizer.alignment`); the UAX #15 stream-safe format is not
+applied (HF does not apply it either). Lone surrogates are left as they are
 (combining class 0, no decomposition); callers replace them before normalizing, since HF
 cannot receive them at all.
 
@@ -457,10 +458,10 @@ class ProgramNormalizer:
             raise VocabFormatError(f"the normalizer program {name[:80]!r} must hold a list of steps")
         self.name = name
         self.steps = [_checked_step(step) for step in steps]
-        self._functions = [self._function(step) for step in self.steps]
-        # Each Replace step's matches, `text -> [(start, end), ...]` in characters, for offsets.
+        # Each Replace step's matches, `text -> [(start, end), ...]` in characters (for offsets).
         self._matchers = [_replace_matcher(step["pattern"]) if step["type"] == "Replace" else None
                           for step in self.steps]
+        self._functions = [self._function(step, matcher) for step, matcher in zip(self.steps, self._matchers)]
 
     def alignment(self, text: str) -> "tuple[str, list[tuple[int, int, bool]] | None]":
         r"""The normalized ``text`` and each normalized character's alignment to ``text`` as HF
@@ -486,7 +487,7 @@ class ProgramNormalizer:
         return program_alignment_parts(self, text)
 
     @staticmethod
-    def _function(step: dict) -> Callable[[str], str]:
+    def _function(step: dict, matcher: "Callable[[str], list[tuple[int, int]]] | None") -> Callable[[str], str]:
         kind = step["type"]
         if kind in _NAMED_STEPS:
             return _NAMED_STEPS[kind]
@@ -511,7 +512,7 @@ class ProgramNormalizer:
             # Empty text has no match at all for HF, not even an empty one.
             literal = pattern["String"]
             return lambda text: text.replace(literal, content) if text else text
-        return _regex_replacer(pattern["Regex"], content)
+        return _replacer(matcher, content)
 
     def __call__(self, text: str) -> str:
         for function in self._functions:
@@ -563,8 +564,8 @@ def _regex_matcher(pattern: str) -> Callable[[str], list[tuple[int, int]]]:
     return matches
 
 
-def _regex_replacer(pattern: str, content: str) -> Callable[[str], str]:
-    matches = _regex_matcher(pattern)
+def _replacer(matches: Callable[[str], list[tuple[int, int]]], content: str) -> Callable[[str], str]:
+    """Replace what ``matches`` finds in a text with ``content``, taken literally."""
 
     def replace(text: str) -> str:
         parts, done = [], 0
