@@ -12,7 +12,7 @@
 //! * where the normalizer changed it, each normalized character is aligned to original
 //!   characters as HF tokenizers aligns them (a Unicode form: `unicode-normalization-alignments`'s
 //!   changes, applied the way HF's `NormalizedString::transform` applies them; a normalizer
-//!   program: the alignment its `alignment` method carries through every step in Python; a
+//!   program: the alignment its `alignment_parts` method carries through every step in Python; a
 //!   plug-in normalizer: the text outside the common prefix and suffix maps to the whole
 //!   changed middle, text put before the whole segment to its first character), and a token
 //!   gets the span from its first character's start to its last one's end;
