@@ -574,18 +574,6 @@ impl Pipeline {
         Ok(plain_start..hi)
     }
 
-    /// `text` in the pipeline's Unicode normalization form (unchanged for the other stages).
-    pub(crate) fn normalize_form(&self, text: &str) -> String {
-        match &self.normalizer {
-            NormalizeStage::Nfc => nfc_of(text),
-            NormalizeStage::Nfd => Some(text.nfd().map(|(c, _)| c).collect()),
-            NormalizeStage::Nfkc => Some(text.nfkc().map(|(c, _)| c).collect()),
-            NormalizeStage::Nfkd => Some(text.nfkd().map(|(c, _)| c).collect()),
-            _ => None,
-        }
-        .unwrap_or_else(|| text.to_owned())
-    }
-
     /// Normalize, split and merge text that holds no literal token.
     fn encode_plain(&self, text: &str, out: &mut Vec<u32>) -> Result<(), EncodeError> {
         if text.is_empty() {

@@ -24,8 +24,9 @@ A normalizer program is the registry name ``hf-normalizer:`` + a JSON list of st
 process like any other. Each step is HF's normalizer of that ``type``, with HF's data: see
 :class:`ProgramNormalizer`.
 
-What this module does not do: no offsets or alignments are tracked; the UAX #15 stream-safe
-format is not applied (HF does not apply it either). Lone surrogates are left as they are
+What this module does not do: the alignments offsets need are :mod:`wordsplit.offsets`'s (a
+program's through :meth:`ProgramNormalizer.alignment`); the UAX #15 stream-safe format is not
+applied (HF does not apply it either). Lone surrogates are left as they are
 (combining class 0, no decomposition); callers replace them before normalizing, since HF
 cannot receive them at all.
 
@@ -457,10 +458,36 @@ class ProgramNormalizer:
             raise VocabFormatError(f"the normalizer program {name[:80]!r} must hold a list of steps")
         self.name = name
         self.steps = [_checked_step(step) for step in steps]
-        self._functions = [self._function(step) for step in self.steps]
+        # Each Replace step's matches, `text -> [(start, end), ...]` in characters (for offsets).
+        self._matchers = [_replace_matcher(step["pattern"]) if step["type"] == "Replace" else None
+                          for step in self.steps]
+        self._functions = [self._function(step, matcher) for step, matcher in zip(self.steps, self._matchers)]
+
+    def alignment(self, text: str) -> "tuple[str, list[tuple[int, int, bool]] | None]":
+        r"""The normalized ``text`` and each normalized character's alignment to ``text`` as HF
+        carries it through the steps (None: each character is itself); see
+        :func:`wordsplit.offsets.program_alignment`.
+
+        >>> ProgramNormalizer(normalizer_program([{"type": "Lowercase"}])).alignment("\u0130a")
+        ('i̇a', [(0, 1, False), (0, 1, False), (1, 2, True)])
+        """
+        from .offsets import program_alignment
+
+        return program_alignment(self, text)
+
+    def alignment_parts(self, text: str) -> "tuple[str, list[tuple[int, int, bool]] | None, int]":
+        """:meth:`alignment` in the parts the native engine takes (see
+        :func:`wordsplit.offsets.program_alignment_parts`).
+
+        >>> ProgramNormalizer(normalizer_program([{"type": "Prepend", "prepend": "_"}])).alignment_parts("ab")
+        ('_ab', [(0, 1, False)], 2)
+        """
+        from .offsets import program_alignment_parts
+
+        return program_alignment_parts(self, text)
 
     @staticmethod
-    def _function(step: dict) -> Callable[[str], str]:
+    def _function(step: dict, matcher: "Callable[[str], list[tuple[int, int]]] | None") -> Callable[[str], str]:
         kind = step["type"]
         if kind in _NAMED_STEPS:
             return _NAMED_STEPS[kind]
@@ -485,7 +512,7 @@ class ProgramNormalizer:
             # Empty text has no match at all for HF, not even an empty one.
             literal = pattern["String"]
             return lambda text: text.replace(literal, content) if text else text
-        return _regex_replacer(pattern["Regex"], content)
+        return _replacer(matcher, content)
 
     def __call__(self, text: str) -> str:
         for function in self._functions:
@@ -496,7 +523,28 @@ class ProgramNormalizer:
         return f"ProgramNormalizer({self.name!r})"
 
 
-def _regex_replacer(pattern: str, content: str) -> Callable[[str], str]:
+def _replace_matcher(pattern: dict) -> Callable[[str], list[tuple[int, int]]]:
+    """The ``(start, end)`` character ranges a Replace ``pattern`` matches in a text, as HF finds
+    them (none in empty text, not even an empty one)."""
+    if "String" in pattern:
+        literal = pattern["String"]
+
+        def literal_matches(text: str) -> list[tuple[int, int]]:
+            if not text:
+                return []
+            if not literal:  # (as str.replace: an empty match at every position, both ends too)
+                return [(i, i) for i in range(len(text) + 1)]
+            matches, position = [], text.find(literal)
+            while position >= 0:
+                matches.append((position, position + len(literal)))
+                position = text.find(literal, position + len(literal))
+            return matches
+
+        return literal_matches
+    return _regex_matcher(pattern["Regex"])
+
+
+def _regex_matcher(pattern: str) -> Callable[[str], list[tuple[int, int]]]:
     import regex
 
     from .errors import UnsupportedTokenizerError, VocabFormatError
@@ -510,11 +558,18 @@ def _regex_replacer(pattern: str, content: str) -> Callable[[str], str]:
     except RecursionError:
         raise UnsupportedTokenizerError(f"the Replace pattern {pattern[:80]!r} nests too deeply") from None
 
+    def matches(text: str) -> list[tuple[int, int]]:
+        return list(find_matches(compiled, text)) if text else []
+
+    return matches
+
+
+def _replacer(matches: Callable[[str], list[tuple[int, int]]], content: str) -> Callable[[str], str]:
+    """Replace what ``matches`` finds in a text with ``content``, taken literally."""
+
     def replace(text: str) -> str:
-        if not text:  # HF finds no match in empty text, not even an empty one
-            return text
         parts, done = [], 0
-        for start, end in find_matches(compiled, text):
+        for start, end in matches(text):
             parts.append(text[done:start])
             parts.append(content)
             done = end

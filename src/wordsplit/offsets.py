@@ -12,8 +12,9 @@ given) and the index of its piece (``word_ids``). The rules, the same on both ba
   as HF tokenizers reports it: the last two tokens of "hi 🦀" below both have (3, 4).
 * Where the normalizer changed the text, each normalized character is aligned to original
   characters as HF tokenizers aligns it (for NFC, "e" + U+0301 composed into "é" is aligned to
-  the "e" alone, so the combining mark is in no token's range); a token gets the span from its
-  first character's start to its last character's end, in bytes and in characters.
+  the "e" alone, so the combining mark is in no token's range; a normalizer program carries
+  the alignment through each of its steps, :func:`program_alignment`); a token gets the span
+  from its first character's start to its last character's end, in bytes and in characters.
 * A special or added token gets the range of its literal, and is a word of its own.
 * Text a spanner drops (see :mod:`wordsplit.spanners`) is in no token's range and no word; a
   prefix it puts before a piece is aligned to the piece's first character, as HF aligns the
@@ -38,7 +39,8 @@ from __future__ import annotations
 from array import array
 from typing import Callable, Iterator, Optional, Sequence
 
-__all__ = ["TokenOffsets", "nfc_alignment", "prefix_suffix_alignment", "spans_alignment"]
+__all__ = ["TokenOffsets", "form_alignment", "nfc_alignment", "prefix_suffix_alignment", "program_alignment",
+           "spans_alignment"]
 
 # One aligned normalized character: (original char start, original char end, identical), the
 # char range relative to the segment; `identical` when it is that original character itself.
@@ -147,23 +149,26 @@ def surrogate_char_map(text: str) -> Optional[list[int]]:
 # -- alignments (the reference for native/src/pipeline/offsets.rs) -----------------------------
 
 
-def nfc_changes(text: str) -> list[tuple[str, int]]:
-    r"""HF's NFC of ``text`` as ``unicode-normalization-alignments`` yields it: each output
-    character with its change (0: replaces the next original character; -n: replaces it and
-    removes the n after it; +1: inserted).
+def unicode_changes(text: str, form: str = "NFC") -> list[tuple[str, int]]:
+    r"""HF's ``form`` (NFC, NFD, NFKC or NFKD) of ``text`` as ``unicode-normalization-alignments``
+    yields it: each output character with its change (0: replaces the next original character;
+    -n: replaces it and removes the n after it; +1: inserted).
 
-    >>> nfc_changes("e\u0301x")
+    >>> unicode_changes("e\u0301x")
     [('é', -1), ('x', 0)]
+    >>> unicode_changes("\ufb01", "NFKD")
+    [('f', 0), ('i', 1)]
     """
     from .normalizers import _S_BASE, _S_COUNT, _compose, _data, _decompose_hangul
 
     data = _data()
     ccc = data.ccc
-    # Canonical decomposition: the first character of each original's decomposition replaces
-    # it (0), the others are inserted (+1).
+    table = data.compatibility if form in ("NFKC", "NFKD") else data.decomposition
+    # Decomposition: the first character of each original's decomposition replaces it (0),
+    # the others are inserted (+1).
     chars: list[tuple[int, str, int]] = []
     for ch in text:
-        parts = _decompose_hangul(ch) if _S_BASE <= ord(ch) < _S_BASE + _S_COUNT else data.decomposition.get(ch, ch)
+        parts = _decompose_hangul(ch) if _S_BASE <= ord(ch) < _S_BASE + _S_COUNT else table.get(ch, ch)
         for k, part in enumerate(parts):
             chars.append((ccc.get(part, 0), part, 1 if k else 0))
     # Canonical ordering: a stable sort of each run of non-starters; changes move along.
@@ -178,6 +183,8 @@ def nfc_changes(text: str) -> list[tuple[str, int]]:
         if j - i > 1:
             chars[i:j] = sorted(chars[i:j], key=lambda c: c[0])
         i = j
+    if form in ("NFD", "NFKD"):
+        return [(ch, change) for _, ch, change in chars]
     # Canonical composition; a composite's change is the crate's `k + change - 1`.
     out: list[tuple[str, int]] = []
     starter, last_ccc = -1, -1
@@ -195,36 +202,174 @@ def nfc_changes(text: str) -> list[tuple[str, int]]:
     return out
 
 
+def nfc_changes(text: str) -> list[tuple[str, int]]:
+    r"""HF's NFC of ``text`` with the crate's changes: :func:`unicode_changes` for NFC.
+
+    >>> nfc_changes("e\u0301x")
+    [('é', -1), ('x', 0)]
+    """
+    return unicode_changes(text, "NFC")
+
+
+def apply_changes(alignment: Sequence[Aligned], text: str, changes: Sequence[tuple[str, int]],
+                  initial_offset: int = 0, original_length: int = 0) -> list[Aligned]:
+    r"""HF's ``NormalizedString::transform`` on ``text`` whose characters are aligned by
+    ``alignment``: the alignment of the text ``changes`` make of it. A replacing character (change
+    0 or -n) takes the alignment of the character of ``text`` it replaces, an inserted one (+1)
+    that of the character before it (the empty start, at the very start); ``initial_offset``
+    characters of ``text`` are removed before the first change. Past the end of ``text`` (which
+    HF never reaches) a character is aligned to the empty end, ``original_length``.
+
+    >>> apply_changes([(0, 1, True), (1, 2, True)], "ab", [("a", 0), ("x", 1), ("B", 0)])
+    [(0, 1, True), (0, 1, False), (1, 2, False)]
+    """
+    out: list[Aligned] = []
+    offset, count = initial_offset, len(alignment)
+    for ch, change in changes:
+        if change > 0:
+            if offset == 0:
+                out.append((0, 0, False))
+            else:
+                start, end, _ = alignment[min(offset, count) - 1]
+                out.append((start, end, False))
+        else:
+            if offset < count:
+                start, end, same = alignment[offset]
+                out.append((start, end, same and change == 0 and text[offset] == ch))
+            else:
+                out.append((original_length, original_length, False))
+            offset += 1 - change
+    return out
+
+
+def _identity(length: int) -> list[Aligned]:
+    return [(i, i + 1, True) for i in range(length)]
+
+
+def form_alignment(text: str, form: str = "NFC") -> tuple[str, Optional[list[Aligned]]]:
+    r"""HF's ``form`` (NFC, NFD, NFKC or NFKD) of ``text`` and HF's alignment of each normalized
+    character (None when the form leaves the text as it is): a replacing character gets the
+    original character it replaces, an inserted one the original character before it (nothing
+    at the very start).
+
+    >>> form_alignment("xe\u0301")
+    ('xé', [(0, 1, True), (1, 2, False)])
+    >>> form_alignment("\ufb01!", "NFKC")
+    ('fi!', [(0, 1, False), (0, 1, False), (1, 2, True)])
+    """
+    from .normalizers import get_normalizer
+
+    if get_normalizer(form.lower())(text) == text:
+        return text, None
+    changes = unicode_changes(text, form)
+    normalized = "".join(ch for ch, _ in changes)
+    if normalized == text:
+        return text, None
+    return normalized, apply_changes(_identity(len(text)), text, changes, 0, len(text))
+
+
 def nfc_alignment(text: str) -> tuple[str, Optional[list[Aligned]]]:
-    r"""HF's NFC of ``text`` and HF's alignment of each normalized character (None when NFC
-    leaves the text as it is): a replacing character gets the original character it replaces,
-    an inserted one the original character before it (nothing at the very start).
+    r"""HF's NFC of ``text`` and its alignment: :func:`form_alignment` for NFC.
 
     >>> nfc_alignment("xe\u0301")
     ('xé', [(0, 1, True), (1, 2, False)])
     """
-    from .normalizers import nfc
+    return form_alignment(text, "NFC")
 
-    if nfc(text) == text:
-        return text, None
-    count = len(text)
-    aligned: list[Aligned] = []
-    chars: list[str] = []
-    offset = 0
-    for ch, change in nfc_changes(text):
-        if change > 0:
-            aligned.append((0, 0, False) if offset == 0 else (min(offset - 1, count), min(offset, count), False))
-        else:
-            identical = change == 0 and offset < count and text[offset] == ch
-            aligned.append((min(offset, count), min(offset + 1, count), identical))
-            offset += 1 - change
-        chars.append(ch)
-    normalized = "".join(chars)
-    return normalized, (None if normalized == text else aligned)
+
+def program_alignment(program, text: str) -> tuple[str, Optional[list[Aligned]]]:
+    r"""The text a normalizer program (:class:`~wordsplit.normalizers.ProgramNormalizer`) makes
+    of ``text``, and each of its characters' alignment to ``text`` (None when it is ``text``,
+    each character itself), carried through every step as HF's ``NormalizedString`` carries it:
+
+    * NFC, NFD, NFKC, NFKD: the crate's changes (:func:`unicode_changes`);
+    * ``Lowercase``: each character's first lowercase character replaces it, the others (İ's
+      U+0307) are inserted after it, so aligned to it;
+    * ``Strip``, ``StripAccents``: the kept characters keep their alignment;
+    * ``Replace``: text outside the matches keeps its alignment; every character of ``content``
+      is inserted, so aligned to the last character of its match (an empty match: to the
+      character before it, or the empty start);
+    * ``Prepend``, ``PrefixSpace``: the new text is aligned to the first character.
+
+    >>> from wordsplit.normalizers import ProgramNormalizer, normalizer_program
+    >>> program = ProgramNormalizer(normalizer_program([{"type": "NFC"}, {"type": "PrefixSpace"}]))
+    >>> program_alignment(program, "e\u0301 a\u0301")
+    (' é á', [(0, 1, False), (0, 1, False), (2, 3, True), (3, 4, False)])
+    """
+    normalized, head, tail = program_alignment_parts(program, text)
+    if head is None:
+        return normalized, None
+    return normalized, head + [(i, i + 1, True) for i in range(len(text) - tail, len(text))]
+
+
+def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Aligned]], int]:
+    r""":func:`program_alignment` in parts, as the native engine takes it: the normalized text,
+    the alignment of its first characters (None when it is ``text``, each character itself), and
+    how many of ``text``'s last characters follow, each itself. Text put before the whole text
+    (``Prepend``, ``PrefixSpace``) leaves the rest to follow as it is, so the common programs
+    that only add a prefix space give a short head.
+
+    >>> from wordsplit.normalizers import ProgramNormalizer, normalizer_program
+    >>> program_alignment_parts(ProgramNormalizer(normalizer_program([{"type": "PrefixSpace"}])), "abc")
+    (' abc', [(0, 1, False)], 3)
+    """
+    from .normalizers import WHITESPACE, _data, lowercase
+
+    length = len(text)
+    # The alignment is `head` followed by the last `tail` characters of `text`, each itself.
+    head: list[Aligned] = []
+    tail = length
+    current = text
+    for step, function, matcher in zip(program.steps, program._functions, program._matchers):
+        kind = step["type"]
+        matches = matcher(current) if kind == "Replace" else None
+        normalized = function(current)
+        if (normalized == current and not matches) or (kind == "Replace" and not matches):
+            continue
+        if kind in ("Prepend", "PrefixSpace"):  # new text before the whole (non-empty) text
+            start, end, _ = head[0] if head else (length - tail, length - tail + 1, True)
+            head = [(start, end, False)] * (len(normalized) - len(current)) + head
+            current = normalized
+            continue
+        base = head + [(i, i + 1, True) for i in range(length - tail, length)]
+        tail = 0
+        if kind == "Replace":
+            content = step["content"]
+            head, done = [], 0
+            for start, end in matches:
+                head.extend(base[done:start])
+                start_, end_, _ = base[end - 1] if end else (0, 0, False)
+                head.extend([(start_, end_, False)] * len(content))
+                done = end
+            head.extend(base[done:])
+        elif kind in _FORMS:
+            head = apply_changes(base, current, unicode_changes(current, kind), 0, length)
+        elif kind == "Lowercase":
+            head = []
+            for ch, (start, end, same) in zip(current, base):
+                lower = lowercase(ch)
+                head.append((start, end, same and lower == ch))
+                head.extend([(start, end, False)] * (len(lower) - 1))
+        elif kind == "Strip":
+            left = len(current) - len(current.lstrip(WHITESPACE)) if step["strip_left"] else 0
+            right = len(current) - len(current.rstrip(WHITESPACE)) if step["strip_right"] else 0
+            head = base[left:len(current) - right]
+        else:  # StripAccents
+            marks = _data().no_marks
+            head = [aligned for ch, aligned in zip(current, base) if ord(ch) not in marks]
+        current = normalized
+    if tail == length and not head:
+        return current, None, 0
+    if current == text and head == _identity(length - tail):
+        return current, None, 0
+    return current, head, tail
+
+
+_FORMS = ("NFC", "NFD", "NFKC", "NFKD")
 
 
 def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
-    """The alignment of a normalizer that gives none of its own: the characters of the common
+    """The alignment of a normalizer that gives none of its own (a plug-in): the characters of the common
     prefix and suffix are themselves; every other normalized character maps to the whole
     changed middle of ``text``. Text put before the whole of ``text`` (HF's ``Prepend``,
     ByteLevel's ``add_prefix_space``) is aligned to its first character, as HF's

@@ -10,11 +10,12 @@
 //!   bytes in the text, and the char range the characters those bytes touch (a token that
 //!   holds part of a character gets the whole character, as HF tokenizers reports it);
 //! * where the normalizer changed it, each normalized character is aligned to original
-//!   characters as HF tokenizers aligns them (NFC: `unicode-normalization-alignments`'s
-//!   changes, applied the way HF's `NormalizedString::transform` applies them; a Python
-//!   normalizer: the text outside the common prefix and suffix maps to the whole changed
-//!   middle, text put before the whole segment to its first character), and a token gets the
-//!   span from its first character's start to its last one's end;
+//!   characters as HF tokenizers aligns them (a Unicode form: `unicode-normalization-alignments`'s
+//!   changes, applied the way HF's `NormalizedString::transform` applies them; a normalizer
+//!   program: the alignment its `alignment_parts` method carries through every step in Python; a
+//!   plug-in normalizer: the text outside the common prefix and suffix maps to the whole
+//!   changed middle, text put before the whole segment to its first character), and a token
+//!   gets the span from its first character's start to its last one's end;
 //! * a spanner that drops text gives the text its pieces make, aligned through its spans
 //!   (see `spanned_alignment`): dropped text is in no token's range;
 //! * `word` is the index of the token's piece: pieces of the spanner and literal tokens,
@@ -23,13 +24,20 @@
 //! Byte positions count in the text's UTF-8, char positions in its code points.
 
 use pyo3::prelude::*;
-use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+use pyo3::types::PyString;
+use unicode_normalization_alignments::{
+    is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
+};
 
 use super::{
-    python_encode, python_normalize, python_spans, python_split, split_error, EncodeError,
-    EncodeStage, NormalizeStage, Pipeline, SpanStage, SpannedText, SpecialPolicy,
+    python_encode, python_normalize, python_spans, python_split, split_error,
+    text_without_surrogates, EncodeError, EncodeStage, NormalizeStage, Pipeline, SpanStage,
+    SpannedText, SpecialPolicy,
 };
 use crate::encoders::merge_piece;
+
+/// The registry names of normalizer programs (`wordsplit.normalizers.NORMALIZER_PREFIX`).
+const PROGRAM_PREFIX: &str = "hf-normalizer:";
 
 /// One token's place: `[byte start, byte end, char start, char end, word]`.
 pub type TokenPlace = [u64; 5];
@@ -130,15 +138,45 @@ fn char_starts(text: &str) -> Vec<usize> {
 }
 
 /// HF's NFC of `segment` with HF's alignments, or None when NFC leaves it as it is.
+fn nfc_alignment(segment: &str) -> Option<Alignment> {
+    if segment.is_ascii() || is_nfc_quick(segment.chars()) == IsNormalized::Yes {
+        return None;
+    }
+    changes_alignment(segment, segment.nfc())
+}
+
+/// HF's NFD, NFKC or NFKD of `segment` with HF's alignments (see [`changes_alignment`]), or
+/// None when the form leaves it as it is.
+fn form_alignment(segment: &str, stage: &NormalizeStage) -> Option<Alignment> {
+    if segment.is_ascii() {
+        return None;
+    }
+    let chars = || segment.chars();
+    match stage {
+        NormalizeStage::Nfd if is_nfd_quick(chars()) != IsNormalized::Yes => {
+            changes_alignment(segment, segment.nfd())
+        }
+        NormalizeStage::Nfkc if is_nfkc_quick(chars()) != IsNormalized::Yes => {
+            changes_alignment(segment, segment.nfkc())
+        }
+        NormalizeStage::Nfkd if is_nfkd_quick(chars()) != IsNormalized::Yes => {
+            changes_alignment(segment, segment.nfkd())
+        }
+        _ => None,
+    }
+}
+
+/// The text the crate's `changes` make of `segment`, aligned as HF aligns it, or None when it
+/// is `segment` itself. Mirrors `apply_changes` in `wordsplit/offsets.py`.
 ///
 /// The crate yields each output character with a change: 0 replaces the next original
 /// character, -n replaces it and removes the n after it, +1 is inserted. HF gives a
 /// replacing character the range of the original character it replaces, and an inserted one
 /// the range of the original character before it (nothing at the very start).
-fn nfc_alignment(segment: &str) -> Option<Alignment> {
-    if segment.is_ascii() || is_nfc_quick(segment.chars()) == IsNormalized::Yes {
-        return None;
-    }
+fn changes_alignment(
+    segment: &str,
+    changes: impl Iterator<Item = (char, isize)>,
+) -> Option<Alignment> {
     let starts = char_starts(segment);
     let originals: Vec<char> = segment.chars().collect();
     let count = originals.len();
@@ -147,7 +185,7 @@ fn nfc_alignment(segment: &str) -> Option<Alignment> {
     let mut normalized = String::with_capacity(segment.len() + 8);
     let mut chars = Vec::with_capacity(count + 4);
     let mut offset = 0usize;
-    for (c, change) in segment.nfc() {
+    for (c, change) in changes {
         let (start, end, identical) = if change > 0 {
             if offset == 0 {
                 (0, 0, false)
@@ -170,6 +208,71 @@ fn nfc_alignment(segment: &str) -> Option<Alignment> {
         normalized.push(c);
     }
     (normalized != segment).then(|| Alignment::new(normalized, chars))
+}
+
+/// A normalizer program's text and alignment, from its `alignment_parts` method (Python's
+/// `wordsplit.offsets.program_alignment_parts`: HF's alignment carried through every step, as
+/// the alignment of the first characters followed by the segment's last `tail` characters,
+/// each itself), or None when it left `segment` as it is.
+fn program_alignment(
+    function: &Py<PyAny>,
+    name: &str,
+    segment: &str,
+) -> Result<Option<Alignment>, EncodeError> {
+    Python::with_gil(|py| {
+        let result = function
+            .bind(py)
+            .call_method1("alignment_parts", (segment,))
+            .map_err(EncodeError::Python)?;
+        type Parts<'py> = (
+            Bound<'py, PyString>,
+            Option<Vec<(usize, usize, bool)>>,
+            usize,
+        );
+        let (normalized, head, tail): Parts<'_> = result.extract().map_err(EncodeError::Python)?;
+        let Some(head) = head else {
+            return Ok(None);
+        };
+        let normalized = text_without_surrogates(&normalized).map_err(EncodeError::Python)?;
+        let starts = char_starts(segment);
+        let count = starts.len() - 1;
+        if tail > count
+            || head.len() + tail != normalized.chars().count()
+            || head
+                .iter()
+                .any(|&(start, end, _)| start > end || end > count)
+        {
+            return Err(super::component_error(
+                py,
+                format!(
+                    "normalizer {}: alignment_parts() must align each normalized character within the text",
+                    super::py_repr(py, name)
+                ),
+            ));
+        }
+        let mut chars = Vec::with_capacity(head.len() + tail);
+        let mut normalized_start = 0;
+        let mut normalized_chars = normalized.chars();
+        for ((start, end, identical), c) in head.into_iter().zip(normalized_chars.by_ref()) {
+            chars.push(Aligned {
+                start: starts[start],
+                end: starts[end],
+                normalized_start,
+                identical,
+            });
+            normalized_start += c.len_utf8();
+        }
+        for k in count - tail..count {
+            chars.push(Aligned {
+                start: starts[k],
+                end: starts[k + 1],
+                normalized_start,
+                identical: true,
+            });
+            normalized_start += starts[k + 1] - starts[k];
+        }
+        Ok(Some(Alignment::new(normalized, chars)))
+    })
 }
 
 /// The alignment of a normalizer that gives no alignments of its own: the characters of the
@@ -356,10 +459,12 @@ impl Pipeline {
         let alignment = match &self.normalizer {
             NormalizeStage::None => None,
             NormalizeStage::Nfc => nfc_alignment(segment),
-            // The other forms are aligned as the Python engine aligns any normalizer but NFC.
             NormalizeStage::Nfd | NormalizeStage::Nfkc | NormalizeStage::Nfkd => {
-                let normalized = self.normalize_form(segment);
-                (normalized != segment).then(|| prefix_suffix_alignment(segment, normalized))
+                form_alignment(segment, &self.normalizer)
+            }
+            // A normalizer program aligns its steps itself (in Python, as HF aligns each).
+            NormalizeStage::Python(function, name) if name.starts_with(PROGRAM_PREFIX) => {
+                program_alignment(function, name, segment)?
             }
             NormalizeStage::Python(function, name) => {
                 let normalized = python_normalize(function, name, segment)?;
@@ -614,6 +719,22 @@ mod tests {
             .collect();
         assert_eq!(spans, [(0, 1, true), (1, 2, false)]);
         assert!(nfc_alignment("caf\u{e9}").is_none());
+    }
+
+    #[test]
+    fn form_alignment_as_hf() {
+        // NFKC makes "fi" of the ligature: "f" replaces it, "i" is inserted after it, so both
+        // are aligned to it; "!" is itself.
+        let alignment = form_alignment("\u{fb01}!", &NormalizeStage::Nfkc).expect("changed");
+        assert_eq!(alignment.normalized, "fi!");
+        let spans: Vec<_> = alignment
+            .chars
+            .iter()
+            .map(|a| (a.start, a.end, a.identical))
+            .collect();
+        assert_eq!(spans, [(0, 3, false), (0, 3, false), (3, 4, true)]);
+        assert!(form_alignment("e\u{301}", &NormalizeStage::Nfd).is_none());
+        assert!(form_alignment("caf\u{e9}", &NormalizeStage::Nfkd).is_some());
     }
 
     #[test]

@@ -42,6 +42,10 @@ from ..vocab import Vocab
 PIECE_CACHE_SIZE = 1 << 16
 
 
+# The single Unicode forms, aligned by the crate's changes (wordsplit.offsets.form_alignment).
+_FORMS = {"nfc": "NFC", "nfd": "NFD", "nfkc": "NFKC", "nfkd": "NFKD"}
+
+
 class Trace(Protocol):
     """What a traced run reports (see :mod:`wordsplit.apps.explain`)."""
 
@@ -259,15 +263,19 @@ class PythonEngine:
 
     def _place_plain(self, text: str, start: int, end: int, ids: list[int], places: array, cursor: list[int]) -> None:
         """Encode ``text[start:end]`` (no literals) and append its tokens' ids and places."""
-        from ..offsets import nfc_alignment, place_tokens, prefix_suffix_alignment, spans_alignment
+        from ..normalizers import ProgramNormalizer
+        from ..offsets import form_alignment, place_tokens, prefix_suffix_alignment, spans_alignment
 
         if start == end:
             return
         segment = text[start:end]
         if self.normalizer_name == "none":
             normalized, alignment = segment, None
-        elif self.normalizer_name == "nfc":
-            normalized, alignment = nfc_alignment(segment)
+        elif self.normalizer_name in _FORMS:
+            normalized, alignment = form_alignment(segment, _FORMS[self.normalizer_name])
+        elif isinstance(self.normalize, ProgramNormalizer):
+            # Aligned step by step, as HF's NormalizedString aligns it.
+            normalized, alignment = self.normalize.alignment(segment)
         else:
             normalized = self.normalize(segment)
             if not isinstance(normalized, str):
