@@ -358,7 +358,10 @@ def test_ctrl_c_leaves_no_partial_output(corpus_files, tmp_path):
     (tmp_path / "train.idx.bin").write_bytes(b"previous index")
     child = subprocess.Popen([sys.executable, "-c", CHILD, "encode-file", str(big), "--out", str(out),
                               "--vocab", "gpt2", "--chunk-size", "256KB"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             # the default disposition, whatever this run inherited (under nohup,
+                             # SIGHUP is ignored, and wordsplit leaves an ignored signal ignored)
+                             preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     deadline = time.monotonic() + 20
     # Interrupt once the temporary output holds some ids: mid-file, not during start-up.
     while not any(p.name.startswith("train.bin.tmp-") and p.stat().st_size > 0 for p in tmp_path.iterdir()):
@@ -383,7 +386,10 @@ def test_sigterm_and_sighup_leave_no_partial_output(corpus_files, tmp_path, sig)
     (tmp_path / "train.idx.bin").write_bytes(b"previous index")
     child = subprocess.Popen([sys.executable, "-m", "wordsplit", "encode-file", str(big), "--out", str(out),
                               "--vocab", "gpt2", "--chunk-size", "256KB"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             # the default disposition, whatever this run inherited (under nohup,
+                             # SIGHUP is ignored, and wordsplit leaves an ignored signal ignored)
+                             preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     deadline = time.monotonic() + 20
     while not any(p.name.startswith("train.bin.tmp-") and p.stat().st_size > 0 for p in tmp_path.iterdir()):
         assert child.poll() is None, "encode-file finished before it could be signalled"
