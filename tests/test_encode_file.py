@@ -359,9 +359,10 @@ def test_ctrl_c_leaves_no_partial_output(corpus_files, tmp_path):
     child = subprocess.Popen([sys.executable, "-c", CHILD, "encode-file", str(big), "--out", str(out),
                               "--vocab", "gpt2", "--chunk-size", "256KB"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             # the default disposition, whatever this run inherited (under nohup,
-                             # SIGHUP is ignored, and wordsplit leaves an ignored signal ignored)
-                             preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
+                             # Python turns SIGINT into KeyboardInterrupt only if it starts with the
+                             # default disposition (a background job of a non-interactive shell
+                             # starts with SIGINT ignored)
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 20
     # Interrupt once the temporary output holds some ids: mid-file, not during start-up.
     while not any(p.name.startswith("train.bin.tmp-") and p.stat().st_size > 0 for p in tmp_path.iterdir()):
