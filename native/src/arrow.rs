@@ -138,10 +138,19 @@ impl Framing {
     }
 }
 
-/// Text bytes per run of rows: about 1.5 ms of encoding, so the threads of a batch of
-/// megabytes finish within that of each other, while the per-run cost (one hand-off, one
-/// buffer) stays negligible.
+/// Text bytes per run of rows, at most: about 1.5 ms of encoding, so the threads of a batch
+/// finish within that of each other, while the per-run cost (one hand-off, one buffer) stays
+/// negligible.
 pub const RUN_BYTES: usize = 64 * 1024;
+/// Text bytes per run of rows, at least (when many threads share a small batch).
+pub const MIN_RUN_BYTES: usize = 4 * 1024;
+
+/// The run size for `total` text bytes on `threads` threads: at least 16 runs per thread, so
+/// that the last run taken is a small part of any thread's share, within
+/// [`MIN_RUN_BYTES`]..=[`RUN_BYTES`].
+pub fn run_bytes(total: usize, threads: usize) -> usize {
+    (total / (16 * threads.max(1))).clamp(MIN_RUN_BYTES, RUN_BYTES)
+}
 
 /// The rows cut into runs of consecutive rows of at least `target` text bytes each (the last
 /// one may be shorter; a row longer than that is a run of its own), with each run's bytes.
@@ -348,6 +357,9 @@ mod tests {
         assert_eq!(cut(1), [(0..1, 2), (1..3, 4), (3..5, 1)]);
         assert_eq!(cut(100), [(0..5, 7)]);
         assert_eq!(runs(&[], 4), []);
+        assert_eq!(run_bytes(4 << 20, 2), RUN_BYTES);
+        assert_eq!(run_bytes(4 << 20, 32), 8 * 1024);
+        assert_eq!(run_bytes(1000, 64), MIN_RUN_BYTES);
     }
 
     #[test]

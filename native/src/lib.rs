@@ -949,7 +949,9 @@ impl PyPipeline {
         let rows = arrow::documents(&columns).map_err(|e| ws_error(py, "EncodeInputError", e))?;
         let policy = &policy.inner;
         // Runs of consecutive rows, not single rows, are what the threads take (see arrow.rs).
-        let runs = arrow::runs(&rows, arrow::RUN_BYTES);
+        let threads = default_threads(num_threads);
+        let text_bytes = rows.iter().map(|row| row.map_or(0, <[u8]>::len)).sum();
+        let runs = arrow::runs(&rows, arrow::run_bytes(text_bytes, threads));
         let encode_run = |r: usize| {
             let (range, bytes) = runs[r].clone();
             arrow::encode_run(&framing, &rows, range, bytes, |text, out| {
@@ -967,7 +969,7 @@ impl PyPipeline {
             run_shared(
                 py,
                 runs.len(),
-                default_threads(num_threads),
+                threads,
                 |r| runs[r].1,
                 ALONE_BELOW_TEXT_BYTES,
                 encode_run,
