@@ -14,6 +14,15 @@ times, interleaved and ``--repeats`` times each (the median is reported):
 * peak RSS of one worker (a child process running the local engine on 1 thread, which is the
   loop each Ray worker runs) on a ``--rss-mb`` JSONL input (target: under 300 MB on 1 GB).
 
+With ``--cpu`` it measures work instead of time, which a busy machine does not distort
+much: each configuration runs in a fresh process (the ray engine starting its own local Ray),
+once on the dataset and once on two one-line inputs, and the report gives the CPU seconds (user +
+system) of the whole process tree, Ray's processes included, per MB of text: in total, and
+marginal (the dataset's run minus the one-line run, so start-up, Ray's workers' included,
+and vocabulary loading drop out).
+
+    python benches/dataset_bench.py --cpu --mb 64 --repeats 2 > /tmp/cpu.md
+
 The Markdown report goes to stdout, progress to stderr. Ray and pyarrow are needed
 (``pip install 'wordsplit[ray]'``).
 """
@@ -127,6 +136,71 @@ def peak_rss(docs: list[str], work: Path, megabytes: int, vocab: str) -> tuple[i
     return size, int(result.stdout.strip()) * 1024  # VmHWM is in kB
 
 
+CPU_CHILD = """
+import sys
+from wordsplit.datasets import encode_dataset
+data, out, vocab, engine, n = sys.argv[1:6]
+options = dict(threads=int(n)) if engine == "local" else dict(workers=int(n))
+encode_dataset(data, out, vocab=vocab, format="megatron", eos=True, engine=engine, **options)
+"""
+
+
+def tree_cpu(argv: list) -> float:
+    """CPU seconds (user + system) of a command and every process it starts, however they end.
+
+    This process becomes a child subreaper: the command's orphans (Ray's daemons and workers,
+    which outlive their parents) are re-parented to it and reaped here, so their CPU time is in
+    RUSAGE_CHILDREN with the command's own.
+    """
+    import ctypes
+    import resource
+
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER (Linux)
+
+    def used() -> float:
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    before = used()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the orphans left behind, until none is left
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            time.sleep(0.05)
+    else:
+        log("warning: processes still running after 60 s; their CPU time is not counted")
+    return used() - before
+
+
+def cpu_report(data: Path, work: Path, text_bytes: int, vocab: str, repeats: int, configs: dict) -> None:
+    # Two one-line inputs: the ray engine then starts as many workers as on the dataset.
+    tiny = work / "tiny"
+    tiny.mkdir(exist_ok=True)
+    for name in ("a.txt", "b.txt"):
+        (tiny / name).write_text("hello\n")
+    cpu: dict = {name: ([], []) for name in configs}
+    for repeat in range(repeats):
+        for name, (engine, n) in configs.items():
+            for k, source in enumerate((data, tiny)):
+                out = work / f"cpu-{repeat}-{k}"
+                seconds = tree_cpu([sys.executable, "-c", CPU_CHILD, str(source), str(out), vocab, engine, str(n)])
+                cpu[name][k].append(seconds)
+                subprocess.run(["rm", "-rf", str(out)], check=True)
+            log(f"{name}: {cpu[name][0][-1]:.2f} CPU s (one-line inputs {cpu[name][1][-1]:.2f})")
+    mb = text_bytes / 1e6
+    print(f"# encode-dataset CPU time: {mb:.1f} MB of text, {vocab}, megatron with eos\n")
+    print(f"CPU seconds (user + system) of the whole process tree, median of {repeats}; 1-minute load average at "
+          f"the end {os.getloadavg()[0]:.2f}\n")
+    print("| engine | CPU s | one-line inputs CPU s | CPU ms per MB | marginal CPU ms per MB |\n|---|---|---|---|---|")
+    for name, (full, small) in cpu.items():
+        full_s, small_s = statistics.median(full), statistics.median(small)
+        print(f"| {name} | {full_s:.2f} | {small_s:.2f} | {full_s / mb * 1000:.1f} | {(full_s - small_s) / mb * 1000:.1f} |")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("corpus_dir", nargs="?", type=Path, default=Path("/work/shared/corpus"))
@@ -138,6 +212,8 @@ def main() -> None:
     p.add_argument("--rss-mb", type=int, default=1024, help="JSONL input size for the RSS probe (default 1024)")
     p.add_argument("--no-ray", action="store_true")
     p.add_argument("--quick", action="store_true", help="--mb 8 --files 4 --repeats 1 --rss-mb 32")
+    p.add_argument("--cpu", action="store_true",
+                   help="report CPU seconds per MB of the whole process tree instead of wall time")
     args = p.parse_args()
     if args.quick:
         args.mb, args.files, args.repeats, args.rss_mb = 8, 4, 1, 32
@@ -149,6 +225,12 @@ def main() -> None:
         text_bytes = build_parquet(docs, data, args.mb * 1_000_000, args.files)
         log(f"dataset: {text_bytes / 1e6:.1f} MB of text in {args.files} Parquet files")
         check_parity(data, work, args.vocab)
+        if args.cpu:
+            configs = {"local, 1 thread": ("local", 1), "local, 2 threads": ("local", 2)}
+            if not args.no_ray:
+                configs["ray, 2 workers"] = ("ray", 2)
+            cpu_report(data, work, text_bytes, args.vocab, args.repeats, configs)
+            return
 
         runs = {"local, 1 thread": dict(engine="local", threads=1), "local, 2 threads": dict(engine="local", threads=2)}
         ray = None
@@ -159,10 +241,12 @@ def main() -> None:
             ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
                      configure_logging=False)
             runs["ray, 2 workers"] = dict(engine="ray", workers=2)
-            # Ray's fixed cost per call (actor processes start, load the vocabulary): a one-line input.
-            (work / "tiny.txt").write_text("hello\n")
+            # Ray's fixed cost per call (2 actor processes start, load the vocabulary): two one-line inputs.
+            (work / "tiny").mkdir()
+            for name in ("a.txt", "b.txt"):
+                (work / "tiny" / name).write_text("hello\n")
             startup = statistics.median(
-                timed(lambda: encode_dataset(work / "tiny.txt", work / f"tiny-{i}", vocab=args.vocab, format="npy",
+                timed(lambda: encode_dataset(work / "tiny", work / f"tiny-{i}", vocab=args.vocab, format="npy",
                                              engine="ray", workers=2)) for i in range(max(1, args.repeats)))
             log(f"ray start-up: {startup:.2f} s")
         times: dict = {name: [] for name in runs}
@@ -198,7 +282,7 @@ def main() -> None:
         print(f"- ray 2 workers / local 2 threads: **{base / median['ray, 2 workers']:.2f}x** (target ≥ 0.7x on ≥ 50 MB;"
               f" this run: {text_bytes / 1e6:.0f} MB)")
     if startup is not None:
-        print(f"- ray's fixed cost per call (a one-line input: Ray Data starts an actor, which loads the vocabulary): "
+        print(f"- ray's fixed cost per call (two one-line inputs: Ray Data starts 2 actors, which load the vocabulary): "
               f"{startup:.2f} s, which is what keeps small datasets from the target")
     print(f"- peak RSS of one worker on a {rss_input / 1e6:.0f} MB JSONL input: **{rss / 1e6:.0f} MB** "
           "(target < 300 MB on 1 GB)")

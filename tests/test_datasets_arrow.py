@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from array import array
+from itertools import accumulate
 
 import pytest
 
@@ -56,7 +57,7 @@ def run(engine, arrays, allowed=frozenset(), disallowed=frozenset(), threads=Non
 @pytest.mark.parametrize("threads", [1, 2])
 def test_rows_equal_encode_per_document(kind, threads):
     tok, engine = native_engine()
-    texts = TEXTS * 100  # over 32 KB: the batch runs on threads
+    texts = TEXTS * 400  # about 160 KB: runs of 64 KB, on threads
     values = [t if t is None or "binary" not in kind else t.encode() for t in texts]
     got = run(engine, [pa.array(values, getattr(pa, kind)())], threads=threads)
     assert got == reference(tok, texts, disallowed_special=())
@@ -127,6 +128,27 @@ def test_malformed_buffers_are_refused_not_read():
     two = memoryview(array("i", [0, 0, 2]).tobytes()).cast("B")
     with pytest.raises(EncodeInputError, match="row 1 of the arrays is not valid UTF-8"):
         engine._pipeline.encode_arrow_flat([(None, two, bad, False, 0, 2)], policy)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_first_bad_row_is_reported_whichever_run_or_thread_meets_it(threads):
+    """Rows are encoded in runs of about 64 KB on several threads: the error is still the one
+    of the lowest bad row, as a loop over the rows would meet it, and a too-wide id is only
+    reported when every row encoded."""
+    _, engine = native_engine()
+    policy = engine._policy(frozenset(), frozenset())
+    rows = [b"x" * 1000] * 400  # 400 KB: several runs
+    rows[350], rows[120] = b"\xc3(", b"ok \xff"
+    offsets = memoryview(array("q", [0, *accumulate(map(len, rows))]).tobytes()).cast("B")
+    chunk = (None, offsets, memoryview(b"".join(rows)), True, 0, len(rows))
+    with pytest.raises(EncodeInputError, match="row 120 of the arrays is not valid UTF-8 .byte 3."):
+        engine._pipeline.encode_arrow_flat([chunk], policy, threads)
+    rows[120] = rows[350] = "日本語".encode()  # ids above 65535 in qwen3, and a bad row after them
+    rows[399] = b"\xff"
+    offsets = memoryview(array("q", [0, *accumulate(map(len, rows))]).tobytes()).cast("B")
+    chunk = (None, offsets, memoryview(b"".join(rows)), True, 0, len(rows))
+    with pytest.raises(EncodeInputError, match="row 399"):
+        engine._pipeline.encode_arrow_flat([chunk], policy, threads, 2)
 
 
 def write_parquet(path, texts, **kinds):

@@ -948,58 +948,62 @@ impl PyPipeline {
             .collect::<PyResult<Vec<_>>>()?;
         let rows = arrow::documents(&columns).map_err(|e| ws_error(py, "EncodeInputError", e))?;
         let policy = &policy.inner;
-        // A row's failure: its bytes are not UTF-8 (row, first bad byte), or its encode failed.
-        enum RowError {
-            Utf8(usize, usize),
-            Encode(EncodeError),
-        }
-        let encode_row = |i: usize| -> Result<Option<Vec<u32>>, RowError> {
-            let Some(row) = rows[i] else {
-                return Ok(None);
-            };
-            let text = std::str::from_utf8(row).map_err(|e| RowError::Utf8(i, e.valid_up_to()))?;
-            let mut out = Vec::with_capacity(text.len() / 3 + 4);
-            match self.inner.encode(text, policy, &mut out) {
-                Ok(()) => Ok(Some(out)),
-                Err(e) => Err(RowError::Encode(e)),
-            }
+        // Runs of consecutive rows, not single rows, are what the threads take (see arrow.rs).
+        let threads = default_threads(num_threads);
+        let text_bytes = rows.iter().map(|row| row.map_or(0, <[u8]>::len)).sum();
+        let runs = arrow::runs(&rows, arrow::run_bytes(text_bytes, threads));
+        let encode_run = |r: usize| {
+            let (range, bytes) = runs[r].clone();
+            arrow::encode_run(&framing, &rows, range, bytes, |text, out| {
+                self.inner.encode(text, policy, out)
+            })
         };
-        let fail = |e: RowError| match e {
-            RowError::Utf8(row, at) => {
+        let fail = |e: arrow::RunError<EncodeError>| match e {
+            arrow::RunError::Utf8(row, at) => {
                 let message = format!("row {row} of the arrays is not valid UTF-8 (byte {at})");
                 ws_error(py, "EncodeInputError", message)
             }
-            RowError::Encode(e) => encode_error(py, e),
+            arrow::RunError::Encode(_, e) => encode_error(py, e),
         };
-        let parts: Vec<Option<Vec<u32>>> = if self.inner.is_native() {
+        let parts: Vec<arrow::FramedRun> = if self.inner.is_native() {
             run_shared(
                 py,
-                rows.len(),
-                default_threads(num_threads),
-                |i| rows[i].map_or(0, <[u8]>::len),
+                runs.len(),
+                threads,
+                |r| runs[r].1,
                 ALONE_BELOW_TEXT_BYTES,
-                encode_row,
+                encode_run,
                 |result| result.map_err(fail),
             )?
         } else {
-            (0..rows.len())
-                .map(|i| encode_row(i).map_err(fail))
+            (0..runs.len())
+                .map(|r| encode_run(r).map_err(fail))
                 .collect::<PyResult<_>>()?
         };
-        if let Some(id) = framing.too_wide(parts.iter().flatten().map(Vec::as_slice)) {
+        let too_wide = framing
+            .too_wide(std::iter::empty())
+            .or_else(|| parts.iter().find_map(|part| part.too_wide));
+        if let Some(id) = too_wide {
             let message = format!("the id {id} does not fit in width={width} bytes; use width=4");
             return Err(ws_error(py, "OptionValueError", message));
         }
-        let lengths: Vec<usize> = parts.iter().map(|p| framing.length(p.as_deref())).collect();
-        let total: usize = lengths.iter().sum();
-        // Filled with the GIL released: the bytes object is not visible to Python yet.
-        let data = PyBytes::new_with(py, total * width, |buf| {
-            py.allow_threads(|| arrow::frame(&framing, &parts, buf));
+        let total: usize = parts.iter().map(|part| part.data.len()).sum();
+        let rows_total: usize = parts.iter().map(|part| part.lengths.len()).sum();
+        // Filled with the GIL released: the bytes objects are not visible to Python yet.
+        let data = PyBytes::new_with(py, total, |buf| {
+            py.allow_threads(|| {
+                let mut at = 0;
+                for part in &parts {
+                    buf[at..at + part.data.len()].copy_from_slice(&part.data);
+                    at += part.data.len();
+                }
+            });
             Ok(())
         })?;
-        let lengths = PyBytes::new_with(py, lengths.len() * 8, |buf| {
-            for (chunk, &n) in buf.chunks_exact_mut(8).zip(&lengths) {
-                chunk.copy_from_slice(&(n as u64).to_le_bytes());
+        let lengths = PyBytes::new_with(py, rows_total * 8, |buf| {
+            let all = parts.iter().flat_map(|part| &part.lengths);
+            for (chunk, &n) in buf.chunks_exact_mut(8).zip(all) {
+                chunk.copy_from_slice(&n.to_le_bytes());
             }
             Ok(())
         })?;

@@ -12,7 +12,8 @@ What runs where:
   shards (temporary files renamed into place) to the output directory, which must be one
   filesystem every node sees (NFS, Lustre, a FUSE mount of a bucket). It returns the input's
   manifest record: a few hundred bytes.
-* a small **progress actor** sums the per-batch counts the workers send it (fire and forget);
+* a small **progress actor**, started only when progress is shown, sums the per-batch counts the
+  workers send it (fire and forget);
   the driver polls it for the progress bar.
 
 So the only things that cross the network are the input paths, the records, the progress
@@ -90,7 +91,8 @@ class UnitEncoder:
                 self.progress.add.remote(unit, docs, toks, skipped, text_bytes, position)
 
             try:
-                record = encode_unit(self.tok, self.plan, unit, item, report)
+                record = encode_unit(self.tok, self.plan, unit, item, report if self.progress is not None else None,
+                                     overlap=True)
             except Exception as exc:  # sent back whole: the driver raises it as the same class
                 rows.append(_error_record(unit, exc))
                 continue
@@ -165,7 +167,8 @@ def _run(ray, plan, vocab, todo, manifest, workers, progress, state, started) ->
     if workers is None:  # as many as the cluster's CPUs hold, each taking `threads` of them
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)) // plan.threads)
     workers = min(workers, len(todo))
-    counter = ray.remote(num_cpus=0)(ProgressCounter).remote()
+    # The progress actor is a process of its own: started only when someone shows the progress.
+    counter = ray.remote(num_cpus=0)(ProgressCounter).remote() if progress is not None else None
     items = [{"unit": unit, "path": item.path, "kind": item.kind, "size": item.size} for unit, item in todo]
     sizes = {unit: item.size for unit, item in todo}
     base_bytes = state.done_bytes

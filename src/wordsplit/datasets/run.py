@@ -345,7 +345,7 @@ class _Background:
 
 def encode_units(tok, plan: Plan, todo: Sequence[Tuple[int, InputFile]],
                  report: Optional[Callable[[int, int, int, int, int, float], None]] = None,
-                 complete: Optional[Callable[[int, dict], None]] = None) -> None:
+                 complete: Optional[Callable[[int, dict], None]] = None, overlap: Optional[bool] = None) -> None:
     """Encode inputs into their shards, in order; ``complete(unit, record)`` gets each input's
     manifest record once its shards are published.
 
@@ -353,11 +353,14 @@ def encode_units(tok, plan: Plan, todo: Sequence[Tuple[int, InputFile]],
     batch with the batch's counts and how far into its input it is (0 to 1).
 
     On one thread (``plan.threads == 1``) this thread reads a batch, encodes it and writes it,
-    in turn. On more, ``plan.threads`` native threads encode each batch while a reader thread
-    reads the next one and a writer thread writes the previous one, across inputs (the next
-    input is read while the last batch of one is written and its shards are finished). Reading
-    and writing hold the GIL only briefly: pyarrow decodes, the native engine frames, and files
-    are written and hashed with it released.
+    in turn. On more, or with ``overlap=True``, ``plan.threads`` native threads encode each
+    batch while a reader thread reads the next one and a writer thread writes the previous one,
+    across inputs (the next input is read while the last batch of one is written and its shards
+    are finished). Reading and writing hold the GIL only briefly: pyarrow decodes, the native
+    engine frames, and files are written and hashed with it released. ``overlap`` (default:
+    when there is more than one thread) is for a caller that shares the cores with other
+    processes, such as a Ray worker: its reading and writing may then run on a core another
+    worker leaves idle.
     """
     encode = _Encoder(tok, plan, format_writer(plan.format))
     splitters: dict = {}  # unit → its splitter, while it is being written (writer side only)
@@ -399,7 +402,9 @@ def encode_units(tok, plan: Plan, todo: Sequence[Tuple[int, InputFile]],
 
     writer = None
     try:
-        if work_threads(plan.threads) == 1:
+        if overlap is None:
+            overlap = work_threads(plan.threads) > 1
+        if not overlap:
             for job in jobs():
                 write(encoded(job))
         else:
@@ -417,14 +422,15 @@ def encode_units(tok, plan: Plan, todo: Sequence[Tuple[int, InputFile]],
 
 
 def encode_unit(tok, plan: Plan, unit: int, item: InputFile,
-                report: Optional[Callable[[int, int, int, int, float], None]] = None) -> dict:
+                report: Optional[Callable[[int, int, int, int, float], None]] = None,
+                overlap: Optional[bool] = None) -> dict:
     """Encode one input into its shards (see :func:`encode_units`); returns its manifest record.
 
     ``report(documents, tokens, skipped, text_bytes, position)`` is called after each batch.
     """
     records = {}
     encode_units(tok, plan, [(unit, item)], None if report is None else lambda _, *counts: report(*counts),
-                 lambda done, record: records.__setitem__(done, record))
+                 lambda done, record: records.__setitem__(done, record), overlap)
     return records[unit]
 
 
