@@ -290,6 +290,17 @@ class Tokenizer:
                 return self._policy_none
         return resolve_special_policy(self.vocab, allowed_special, disallowed_special)
 
+    def native_engine(self):
+        """This tokenizer's native engine (:class:`~wordsplit.engines.native.NativeEngine`), or
+        None on the Python backend; :mod:`wordsplit.datasets` hands it Arrow arrays to encode
+        from their UTF-8 buffers (``encode_arrow_flat``).
+
+        >>> from wordsplit import TokenizerOptions, load_vocab
+        >>> TokenizerOptions(backend="python").build(load_vocab("gpt2")).native_engine() is None
+        True
+        """
+        return self._engine if self.backend == "native" else None
+
     def python_engine(self):
         """The Python engine with this tokenizer's components (this tokenizer's own engine on
         the Python backend); :mod:`wordsplit.apps.explain` traces its runs."""

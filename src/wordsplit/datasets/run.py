@@ -266,8 +266,8 @@ class _Encoder:
         self.threads = plan.threads
         self.dtype = writer_class.dtype_of(plan.n_vocab)
         self.framing = (DTYPES[self.dtype][1], plan.bos_id, plan.eos_id, writer_class.empty_is_nothing)
-        # The tokenizer's engine, when it is the native one (the Python engine has no such entry).
-        self.arrow = getattr(getattr(tok, "_engine", None), "encode_arrow_flat", None)
+        engine = tok.native_engine()
+        self.arrow = engine.encode_arrow_flat if engine is not None else None
 
     def encode(self, batch: DocumentBatch) -> tuple:
         """``(True, data, lengths)`` framed already, or ``(False, ids, offsets)`` to frame."""
