@@ -22,7 +22,7 @@
 
 use regex_automata::hybrid::dfa::Cache as DfaCache;
 
-use super::regex::{next_cache_id, with_caches, RegexSpanner, SplitError};
+use super::regex::{next_cache_id, one_char_class, with_caches, CharSet, RegexSpanner, SplitError};
 use super::{scanner_for_pattern, Spanner};
 use crate::pipeline::SpannedText;
 
@@ -64,6 +64,9 @@ impl Behavior {
 enum Matcher {
     /// A scanner proven equal to the step's pattern, which matches at every position.
     Scanner(Box<dyn Spanner>),
+    /// A pattern that is one character class (HF's `WhitespaceSplit`, `Punctuation`,
+    /// `Digits`): each character in the set is a match.
+    Chars(CharSet),
     /// Any other pattern, expanded (see [`RegexSpanner`]).
     Regex(Box<RegexSpanner>),
 }
@@ -113,10 +116,15 @@ impl HfProgram {
                 let behavior = Behavior::parse(behavior).map_err(|e| format!("step {i}: {e}"))?;
                 let matcher = match scanner_for_pattern(pattern) {
                     Some(scanner) => Matcher::Scanner(scanner),
-                    None => Matcher::Regex(Box::new(
-                        RegexSpanner::compile(pattern, true)
-                            .map_err(|e| format!("step {i}: {e}"))?,
-                    )),
+                    None => {
+                        // Compiled first in any case: it checks (and refuses) the pattern.
+                        let regex = RegexSpanner::compile(pattern, true)
+                            .map_err(|e| format!("step {i}: {e}"))?;
+                        match one_char_class(pattern) {
+                            Some(set) => Matcher::Chars(set),
+                            None => Matcher::Regex(Box::new(regex)),
+                        }
+                    }
                 };
                 Ok(Step::Split {
                     matcher,
@@ -206,32 +214,81 @@ impl HfProgram {
                             spaced.push_str(&text[piece.start..piece.end]);
                             (spaced.as_str(), 1)
                         };
-                        matches.clear();
-                        match matcher {
-                            Matcher::Scanner(scanner) => {
-                                ends.clear();
-                                scanner.split(haystack, &mut ends);
-                                let mut start = 0;
-                                matches.extend(ends.iter().map(|&end| {
-                                    let m = (start, end);
-                                    start = end;
-                                    m
-                                }));
-                            }
-                            Matcher::Regex(regex) => {
-                                regex.matches_in(caches, haystack, |s, e| matches.push((s, e)))?
-                            }
-                        }
                         // A part (a, b) of the haystack: the piece's bytes from a, b, after
                         // the space if the part starts with it.
                         let base = piece.start;
-                        cut(haystack.len(), &matches, *behavior, *invert, |a, b| {
+                        let mut emit = |a: usize, b: usize| {
                             next.push(Piece {
                                 start: base + a.saturating_sub(skip),
                                 end: base + b.saturating_sub(skip),
                                 space: a < skip,
                             })
-                        });
+                        };
+                        match (matcher, behavior) {
+                            // Isolated keeps every match and every stretch between them: the
+                            // scanner's pieces as they are.
+                            (Matcher::Scanner(scanner), Behavior::Isolated) => {
+                                ends.clear();
+                                scanner.split(haystack, &mut ends);
+                                let mut start = 0;
+                                for &end in &ends {
+                                    emit(start, end);
+                                    start = end;
+                                }
+                            }
+                            (Matcher::Chars(set), Behavior::Isolated) => {
+                                matches.clear();
+                                char_matches(set, haystack, &mut matches);
+                                let mut position = 0;
+                                for &(start, end) in &matches {
+                                    if position < start {
+                                        emit(position, start);
+                                    }
+                                    emit(start, end);
+                                    position = end;
+                                }
+                                if position < haystack.len() {
+                                    emit(position, haystack.len());
+                                }
+                            }
+                            (Matcher::Regex(regex), Behavior::Isolated) => {
+                                let mut position = 0;
+                                regex.matches_in(caches, haystack, |start, end| {
+                                    if position < start {
+                                        emit(position, start);
+                                    }
+                                    emit(start, end);
+                                    position = end;
+                                })?;
+                                if position < haystack.len() {
+                                    emit(position, haystack.len());
+                                }
+                            }
+                            (matcher, &behavior) => {
+                                matches.clear();
+                                match matcher {
+                                    Matcher::Scanner(scanner) => {
+                                        ends.clear();
+                                        scanner.split(haystack, &mut ends);
+                                        let mut start = 0;
+                                        matches.extend(ends.iter().map(|&end| {
+                                            let m = (start, end);
+                                            start = end;
+                                            m
+                                        }));
+                                    }
+                                    Matcher::Chars(set) => {
+                                        char_matches(set, haystack, &mut matches)
+                                    }
+                                    Matcher::Regex(regex) => {
+                                        regex.matches_in(caches, haystack, |s, e| {
+                                            matches.push((s, e))
+                                        })?
+                                    }
+                                }
+                                cut(haystack.len(), &matches, behavior, *invert, emit);
+                            }
+                        }
                     }
                     std::mem::swap(&mut pieces, &mut next);
                 }
@@ -275,6 +332,26 @@ impl HfProgram {
             text: kept,
             pieces: placed,
         }))
+    }
+}
+
+/// Appends the matches of a one-character class in `haystack`: each character in `set`.
+#[inline]
+fn char_matches(set: &CharSet, haystack: &str, matches: &mut Vec<(usize, usize)>) {
+    let bytes = haystack.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let (c, len) = if byte < 0x80 {
+            (char::from(byte), 1)
+        } else {
+            let c = haystack[at..].chars().next().unwrap_or_default();
+            (c, c.len_utf8())
+        };
+        if set.contains(c) {
+            matches.push((at, at + len));
+        }
+        at += len;
     }
 }
 

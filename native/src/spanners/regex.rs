@@ -56,7 +56,7 @@ const SIZE_LIMIT: usize = 1 << 28;
 
 /// A set of code points: an ASCII bitmap and the sorted, merged ranges.
 #[derive(Clone, Debug)]
-struct CharSet {
+pub(crate) struct CharSet {
     /// Bit `c` set: ASCII `c` is in the set.
     ascii: u128,
     ranges: Vec<(u32, u32)>,
@@ -85,7 +85,7 @@ impl CharSet {
     }
 
     #[inline]
-    fn contains(&self, c: char) -> bool {
+    pub(crate) fn contains(&self, c: char) -> bool {
         let cp = c as u32;
         if cp < 128 {
             return self.ascii >> cp & 1 != 0;
@@ -852,6 +852,12 @@ fn parse_hir(pattern: &str) -> Option<Hir> {
         .build()
         .parse(pattern)
         .ok()
+}
+
+/// The code points `pattern` matches when it is one character class or one character (its
+/// matches are then exactly the characters in the set), else `None`.
+pub(crate) fn one_char_class(pattern: &str) -> Option<CharSet> {
+    single_char_set(&Expr::parse_tree(pattern).ok()?.expr)
 }
 
 /// The code points `e` matches, if it is one character from a class or a literal.
