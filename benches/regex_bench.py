@@ -15,6 +15,14 @@ Cases (each a pattern on a set of ranks):
   cl100k's ranks, run by the native regex sequence (tiktoken cannot express a sequence: its
   row is tiktoken on cl100k's own pattern and ranks, a reference speed, not the same
   tokenizer).
+- ``whitespace-split`` and ``whitespace``: HF programs that delete text, Qwen3's tokenizer.json
+  (ranks, NFC) with the pre-tokenizer ``Sequence[WhitespaceSplit, ByteLevel]`` or
+  ``Sequence[Whitespace, ByteLevel(add_prefix_space)]``. Contenders: ``ws program`` (the
+  native split program), ``ws program (Python)`` (the Python ``HFSplitSpanner`` feeding the
+  native encoder), ``hf tokenizers`` (the oracle), and, for the speed the program should come
+  close to, ``ws regex``: the native regex spanner on ByteLevel's own pattern with the same
+  ranks and NFC (a covering pattern, so a different tokenizer, not checked) and tiktoken on
+  that pattern and ranks.
 
 Contenders: ``ws regex`` (``TokenizerOptions(spanner="regex")``, the native generic spanner),
 ``ws scanner`` (``spanner="auto"``, where a scanner claims the pattern) and ``tiktoken``
@@ -66,8 +74,13 @@ DEEPSEEK_LLM_REGEXES = [
     "[一-龥ࠀ-一가-퟿]+",
     "\\p{N}+",
 ]
-CASES = ("cl100k_base", "qwen3", "llama3", "llama3-gguf", "deepseek-llm")
+CASES = ("cl100k_base", "qwen3", "llama3", "llama3-gguf", "deepseek-llm", "whitespace-split", "whitespace")
 REGEX, SCANNER, TIKTOKEN = "ws regex", "ws scanner", "tiktoken"
+PROGRAM, PY_PROGRAM, HF = "ws program", "ws program (Python)", "hf tokenizers"
+# The dropping programs' cases: the HF pre-tokenizer steps before ByteLevel, and its add_prefix_space.
+PROGRAM_CASES = {"whitespace-split": ([{"type": "WhitespaceSplit"}], False),
+                 "whitespace": ([{"type": "Whitespace"}], True)}
+QWEN3_JSON = Path(__file__).resolve().parent.parent / "tests" / "data" / "hf" / "tokenizer.json.gz"
 
 
 def log(message: str) -> None:
@@ -89,6 +102,8 @@ class Case:
     build: Callable[[], dict[str, Contender]]
     oracle: str
     notes: list[str] = field(default_factory=list)
+    # Contenders that are a different tokenizer (speed references): not checked.
+    unchecked: tuple[str, ...] = ()
 
 
 def _tiktoken(name: str, pattern: str, ranks) -> Contender:
@@ -157,6 +172,50 @@ def _sequence(vocab, name: str, patterns: list[str], python: bool = False) -> Co
                      note=f"{REGEX} = the native regex sequence ({len(patterns)} regexes)+auto")
 
 
+def _program_case(name: str) -> Case:
+    """A tokenizer.json whose pre-tokenizer deletes text (see the module docs)."""
+    import gzip
+
+    from tokenizers import Tokenizer
+
+    from wordsplit import TokenizerOptions, Vocab
+    from wordsplit._native import Pipeline
+    from wordsplit.formats.hf import read_hf_tokenizer_json
+    from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
+    from wordsplit.spanners import HFSplitSpanner
+
+    steps, prefix_space = PROGRAM_CASES[name]
+    spec = json.loads(gzip.decompress(QWEN3_JSON.read_bytes()))
+    spec["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        *steps, {"type": "ByteLevel", "add_prefix_space": prefix_space, "trim_offsets": False, "use_regex": True}]}
+    spec["post_processor"] = None
+    data = json.dumps(spec)
+    vocab = read_hf_tokenizer_json(data.encode())
+    covering = Vocab(name=f"{name}-bytelevel", ranks=vocab.ranks, pattern=GPT2_ORIGINAL_PATTERN,
+                     normalizer=vocab.normalizer)
+
+    def build() -> dict[str, Contender]:
+        hf = Tokenizer.from_str(data)
+        program = _wordsplit(vocab, "auto")
+        python = Pipeline(vocab.native_tables(), encoder="auto", spanner="hf-split", pattern=vocab.pattern,
+                          literals=[], normalizer=vocab.normalizer, spanner_impl=HFSplitSpanner(vocab.pattern))
+        policy = python.policy(None, [])
+        regex_tok = TokenizerOptions(spanner="regex", backend="native").build(covering)
+        return {
+            PROGRAM: Contender(PROGRAM, program.encode, note=f"{PROGRAM} = {program.note.split(' = ')[1]}, native"),
+            PY_PROGRAM: Contender(PY_PROGRAM, lambda text: python.encode(text, policy)),
+            HF: Contender(HF, lambda text: hf.encode(text, add_special_tokens=False).ids),
+            REGEX: Contender(REGEX, regex_tok.encode_ordinary),
+            TIKTOKEN: _tiktoken(covering.name, GPT2_ORIGINAL_PATTERN, covering.ranks),
+        }
+
+    kinds = " + ".join(step["type"] for step in steps)
+    return Case(name, build, HF, [f"{name}: Qwen3's tokenizer.json with Sequence[{kinds}, ByteLevel"
+                                  f"{'(add_prefix_space)' if prefix_space else ''}]; {REGEX} and {TIKTOKEN} run "
+                                  "ByteLevel's pattern alone on the same ranks (a speed reference, not checked)"],
+                unchecked=(REGEX, TIKTOKEN))
+
+
 def make_cases() -> dict[str, Case]:
     from wordsplit import Vocab, load_vocab
     from wordsplit.patterns import CL100K_ORIGINAL_PATTERN, CL100K_PATTERN, QWEN2_PATTERN
@@ -188,6 +247,7 @@ def make_cases() -> dict[str, Case]:
         "llama3-gguf": Case("llama3-gguf", trio(llama3_gguf, LLAMA3_GGUF_PATTERN, scanner=False), TIKTOKEN,
                             ["llama3-gguf: no scanner claims llama.cpp's spelling; its tiktoken row runs the same "
                              "spelling"]),
+        **{name: _program_case(name) for name in PROGRAM_CASES},
         "deepseek-llm": Case("deepseek-llm", deepseek, "python reference",
                              ["deepseek-llm: tiktoken cannot run a sequence of regexes; its row is tiktoken on "
                               "cl100k's own pattern (same ranks), a reference speed. The ids are checked against "
@@ -231,7 +291,8 @@ def run_case(case: Case, corpora: dict[str, list[str]], block_bytes: int, runs: 
                     continue
                 expected = ids[case.oracle] if oracle is None else [oracle.encode(t) for t in texts]
                 for label in labels:
-                    if label == case.oracle or (label == TIKTOKEN and case.oracle != TIKTOKEN):
+                    if label == case.oracle or (label == TIKTOKEN and case.oracle != TIKTOKEN) \
+                            or label in case.unchecked:
                         continue
                     parity = compare(expected, ids[label])
                     cell = cells[label]
@@ -291,11 +352,24 @@ def render(results: dict[str, dict], header: dict) -> str:
                 row.append(cell)
             shown = label if name != "deepseek-llm" or label != TIKTOKEN else "tiktoken (cl100k pattern)"
             lines.append(f"| {name if i == 0 else ''} | {shown} | " + " | ".join(row) + " |")
+    programs = {name: result for name, result in results.items() if name in PROGRAM_CASES}
+    if programs:
+        lines += ["", "## Dropping programs", "",
+                  f"The native split program's speed as a ratio to the native regex spanner on ByteLevel's pattern "
+                  f"alone ({REGEX}), to the Python program ({PY_PROGRAM}) and to HF tokenizers, paired per run "
+                  "(median over runs).", "",
+                  "| case | ratio to | " + " | ".join(names) + " |", "|:---|:---|" + "---:|" * len(cols)]
+        for name, result in programs.items():
+            for i, den in enumerate((REGEX, PY_PROGRAM, HF)):
+                cells = [f"{ratio(result, col, PROGRAM, den):.2f}×" for col in cols]
+                lines.append(f"| {name if i == 0 else ''} | {den} | " + " | ".join(cells) + " |")
     lines += ["", "## Targets", "",
               "Issue 12: the generic spanner at ≥ 2× tiktoken (same pattern and ranks) and ≥ 0.5× the "
               "hand-written scanner where one exists. Smallest cell over the corpora (and `all`).", "",
               "| case | regex ÷ tiktoken | regex ÷ scanner | met |", "|:---|---:|---:|:---|"]
     for name, result in results.items():
+        if name in PROGRAM_CASES:
+            continue
         vs_tik = [ratio(result, col, REGEX, TIKTOKEN) for col in cols]
         vs_scan = [ratio(result, col, REGEX, SCANNER) for col in cols]
         tik, scan = min(vs_tik), (None if None in vs_scan else min(vs_scan))

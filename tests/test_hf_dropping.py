@@ -2,7 +2,9 @@
 ``WhitespaceSplit``, ``Removed`` Splits and Punctuation, and ByteLevel's ``add_prefix_space``
 after other steps; ids, char offsets and word ids on both backends and every encoder. Then the
 spanner contract that carries them: a spanner that declares ``drops_text`` gives spans, checked
-alike by both engines, and a user's spanner may do the same.
+alike by both engines, and a user's spanner may do the same. The native engine runs these
+programs in Rust (``native/src/spanners/hf_program.rs``): a differential test over program
+shapes and texts proves it equal to the Python ``HFSplitSpanner``.
 
 The tokenizer.json files are built here from Qwen3's (tests/data/hf): a 3,000-token slice of it
 (its first merges, one special and one added token) for the sweep over configurations, and the
@@ -12,6 +14,7 @@ whole of it for the generated texts.
 from __future__ import annotations
 
 import copy
+import functools
 import gzip
 import json
 from pathlib import Path
@@ -26,9 +29,13 @@ from tokenizers import pre_tokenizers
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import ComponentError
 from wordsplit.formats.bytelevel import token_bytes
-from wordsplit.formats.hf import WORD_CLASS_INNER
+from wordsplit.engines.native import native_program_steps
+from wordsplit.formats.hf import DIGIT_CLASS, WHITESPACE_PATTERN, WORD_CLASS_INNER, punctuation_class
+from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
 from wordsplit.spanners import SPANNERS, HFSplitSpanner, register_spanner
+from wordsplit.spanners.hf_split import BEHAVIORS, PREFIX_SPACE_STEP, split_program
 from wordsplit.spanners.regex import translate_pattern
+from wordsplit.vocab import native_module
 
 QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
 BACKENDS = ("python", "native")
@@ -167,6 +174,8 @@ def test_dropping_pre_tokenizers_match_hf(small_spec, tmp_path, config):
     assert spanner.drops_text != (config[0] == "digits" and not config[1])
     for backend in BACKENDS:
         assert TokenizerOptions(backend=backend).build(vocab).spanner_name == "hf-split"
+    # The native backend runs the program in Rust: every stage native, the GIL released.
+    assert TokenizerOptions(backend="native").build(vocab).native
     _assert_same(hf, vocab, [*TEXTS, *LITERAL_TEXTS])
 
 
@@ -334,3 +343,86 @@ def test_covering_spanners_keep_the_coverage_check():
                 tok.encode("a b")
     finally:
         SPANNERS.remove("test-undeclared-drop")
+
+
+# -- the native program equals the Python spanner ---------------------------------------------
+
+# Patterns of every kind the loader writes into a program (Whitespace's, WhitespaceSplit's,
+# Punctuation's, Digits', ByteLevel's, an escaped String), and user Split regexes: runs,
+# alternatives, a lookahead, case-insensitive letters, a multi-character delimiter.
+PROGRAM_PATTERNS = [
+    WHITESPACE_PATTERN, r"\s", punctuation_class(), DIGIT_CLASS, GPT2_ORIGINAL_PATTERN, r"\x{2D}",
+    r"\s+", r"\p{L}+|\p{N}", r"\s+(?!\S)|\s+", r"(?i:ab)", r"--|\.\.", r"[^\s\p{L}]+",
+]
+_STEP = (st.sampled_from(PROGRAM_PATTERNS).flatmap(
+    lambda pattern: st.builds(lambda behavior, invert: {"pattern": pattern, "behavior": behavior, "invert": invert},
+                              st.sampled_from(BEHAVIORS), st.booleans()))
+         | st.just(PREFIX_SPACE_STEP))
+_PROGRAM = st.lists(_STEP, max_size=4).map(split_program)
+_PROGRAM_TEXT = st.lists(
+    st.sampled_from([*"ab AZ-_.,!1½\t\n\r\u3000\u00a0é\u0301日😀Ⓐ'", "  ", "ab", "--", "..", "'s", " 12"])
+    | st.characters(codec="utf-8"),
+    max_size=24,
+).map("".join)
+
+
+@functools.lru_cache(maxsize=None)
+def _both_spanners(program: str):
+    return HFSplitSpanner(program), native_program_steps(program)
+
+
+def _native_spans(steps, texts) -> list[list[tuple]]:
+    return [[(a, b, p) if p else (a, b) for a, b, p in spans]
+            for spans in native_module().hf_program_spans(steps, texts)]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(program=_PROGRAM, texts=st.lists(_PROGRAM_TEXT, min_size=1, max_size=6))
+def test_native_program_equals_python_spanner(program, texts):
+    """On any program of the loader's step kinds (every behavior, invert, add_prefix_space
+    anywhere) and any text, the native program's pieces are the Python spanner's."""
+    spanner, steps = _both_spanners(program)
+    assert steps is not None, program  # every pattern here runs natively
+    assert _native_spans(steps, texts) == [spanner.spans(text) for text in texts], program
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
+def test_native_program_equals_python_on_loaded_programs(small_spec, config):
+    """The programs the loader makes, on the texts above and on generated ones."""
+    from wordsplit.formats.hf import read_hf_tokenizer_json
+
+    spec = copy.deepcopy(small_spec)
+    spec["pre_tokenizer"] = _pre_tokenizer(*config)
+    program = read_hf_tokenizer_json(json.dumps(spec).encode()).pattern
+    spanner, steps = _both_spanners(program)
+    texts = [*TEXTS, *LITERAL_TEXTS, "x" * 300 + " " * 300 + "!" * 300]
+    assert _native_spans(steps, texts) == [spanner.spans(text) for text in texts]
+
+    @settings(max_examples=100, deadline=None, derandomize=True)
+    @given(st.lists(_PROGRAM_TEXT, min_size=1, max_size=8))
+    def check(texts):
+        assert _native_spans(steps, texts) == [spanner.spans(text) for text in texts]
+
+    check()
+
+
+def test_program_with_an_empty_match_stays_python_and_exact(small_spec, tmp_path):
+    """A pattern that can match the empty string keeps the program in Python on the native
+    backend (engines differ on where a search resumes after an empty match): still HF's ids."""
+    spec = copy.deepcopy(small_spec)
+    spec["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": "x*"}, "behavior": "Removed", "invert": False},
+        {**_BYTE_LEVEL, "add_prefix_space": True}]}
+    hf, vocab = _load_both(spec, tmp_path)
+    assert native_program_steps(vocab.pattern) is None
+    assert not TokenizerOptions(backend="native").build(vocab).native
+    _assert_same(hf, vocab, ["axxb x", "xx", "ab  cx d"], encoders=("heap-merge",))
+
+
+def test_native_program_batches_on_threads_as_one_by_one(qwen_whitespace):
+    """The native program runs on native threads (no GIL): a batch equals each text alone."""
+    hf, vocab = qwen_whitespace
+    tok = TokenizerOptions(backend="native").build(vocab)
+    assert tok.native
+    texts = [f"{text} {i}" for i, text in enumerate(TEXTS * 20)]
+    assert tok.encode_batch(texts, num_threads=2) == [hf.encode(t, add_special_tokens=False).ids for t in texts]

@@ -537,7 +537,9 @@ struct PyPolicy {
 /// (expanded), a llama.cpp-style sequence of regexes named `spanner`; "none" or "nfc") unless
 /// its `*_impl` Python object is given, the name then naming it in messages.
 /// `literals` is `[(text, id, special)]`. `unk=(id, fuse)`: a byte no token spells is that
-/// token (one per run of them with `fuse`) instead of being dropped.
+/// token (one per run of them with `fuse`) instead of being dropped. `program`: the steps of
+/// the split program that the Python `spanner_impl` (an `hf-split` spanner) runs, as
+/// `hf_program_spans` takes them; encoding then runs it natively (offsets ask `spanner_impl`).
 #[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
 struct PyPipeline {
     inner: Pipeline,
@@ -682,7 +684,7 @@ impl PyPipeline {
     #[new]
     #[pyo3(signature = (tables, *, encoder, spanner, pattern, literals, normalizer,
                         encoder_impl=None, spanner_impl=None, normalizer_impl=None, patterns=None,
-                        unk=None))]
+                        unk=None, program=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -697,7 +699,13 @@ impl PyPipeline {
         normalizer_impl: Option<Py<PyAny>>,
         patterns: Option<Vec<String>>,
         unk: Option<(u32, bool)>,
+        program: Option<Vec<spanners::hf_program::StepSpec>>,
     ) -> PyResult<Self> {
+        if program.is_some() && spanner_impl.is_none() {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "a native split program needs the Python spanner that runs it (spanner_impl)",
+            ));
+        }
         let encoder = match encoder_impl {
             Some(object) => EncodeStage::Python(object, encoder.to_owned()),
             None => EncodeStage::Native(native_encoder(py, &tables.inner, encoder)?),
@@ -750,6 +758,11 @@ impl PyPipeline {
         let mut inner = Pipeline::new(tables.inner.clone(), encoder, spanner, literals, normalizer)
             .map_err(|e| ws_error(py, "VocabFormatError", e))?;
         inner.unk = unk;
+        if let Some(steps) = program {
+            let program =
+                spanners::HfProgram::new(&steps).map_err(|e| regex_unsupported(py, &e))?;
+            inner.program = Some(Box::new(program));
+        }
         Ok(Self {
             ints: IdInts::new(inner.tables.n_vocab()),
             inner,
@@ -1099,6 +1112,49 @@ fn regex_split(
     }))
 }
 
+/// `hf_program_spans(steps, texts)`: each text's pieces by the native split program, as the
+/// Python `HFSplitSpanner.spans` gives them: `(start, end)` char offsets, or `(start, end,
+/// " ")` for a piece after an inserted space; for the equivalence tests. `steps`: per step
+/// `None` (`add_prefix_space`) or `(pattern, behavior, invert)`, the pattern expanded (or one a
+/// scanner is registered for). UnsupportedTokenizerError if a step cannot run natively.
+/// One piece of `hf_program_spans`: char offsets, and the inserted space if any.
+type ProgramSpan = (usize, usize, Option<&'static str>);
+
+#[pyfunction]
+fn hf_program_spans(
+    py: Python<'_>,
+    steps: Vec<spanners::hf_program::StepSpec>,
+    texts: Vec<String>,
+) -> PyResult<Vec<Vec<ProgramSpan>>> {
+    let program = spanners::HfProgram::new(&steps).map_err(|e| regex_unsupported(py, &e))?;
+    let results = py.allow_threads(|| {
+        texts
+            .iter()
+            .map(|text| {
+                let mut pieces = Vec::new();
+                program.pieces(text, &mut pieces)?;
+                // Byte offsets to char offsets, walking forward (the pieces are in order).
+                let (mut byte, mut chars) = (0, 0);
+                let mut char_of = |at: usize| {
+                    chars += text[byte..at].chars().count();
+                    byte = at;
+                    chars
+                };
+                Ok(pieces
+                    .iter()
+                    .map(|p| (char_of(p.start), char_of(p.end), p.space.then_some(" ")))
+                    .collect())
+            })
+            .collect::<Result<Vec<_>, spanners::SplitError>>()
+    });
+    results.map_err(|e| match e {
+        spanners::SplitError::Engine(message) => ws_error(py, "ComponentError", message),
+        spanners::SplitError::Gap(at) => {
+            ws_error(py, "ComponentError", format!("no match at byte {at}"))
+        }
+    })
+}
+
 /// `scan(pattern, texts)`: each text cut into pieces by the scanner registered for `pattern`
 /// (for the equivalence proofs against the regex); UnsupportedTokenizerError if there is none.
 #[pyfunction]
@@ -1360,6 +1416,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rank_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(regex_plan, m)?)?;
     m.add_function(wrap_pyfunction!(regex_split, m)?)?;
+    m.add_function(wrap_pyfunction!(hf_program_spans, m)?)?;
     m.add_class::<PyTables>()?;
     m.add_class::<PyEncoder>()?;
     m.add_class::<PyPolicy>()?;

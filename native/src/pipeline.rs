@@ -22,7 +22,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::encoders::{merge_piece, EncoderKind};
-use crate::spanners::{RegexSequence, RegexSpanner, Spanner, SplitError};
+use crate::spanners::{HfProgram, RegexSequence, RegexSpanner, Spanner, SplitError};
 use crate::tables::MergeTables;
 
 mod offsets;
@@ -328,6 +328,10 @@ pub struct Pipeline {
     /// `(id, fuse)`: a byte no token spells is this token (HF's BPE `unk_token`; one per run
     /// of such bytes with `fuse`), or, when None, dropped before merging.
     pub unk: Option<(u32, bool)>,
+    /// The native run of the Python spanner stage's split program (an `hf-split` spanner, which
+    /// may drop text): encoding uses it, the offsets (`pipeline/offsets.rs`) the Python stage,
+    /// which gives the same pieces.
+    pub program: Option<Box<HfProgram>>,
 }
 
 impl Pipeline {
@@ -390,15 +394,18 @@ impl Pipeline {
             flagged,
             normalizer,
             unk: None,
+            program: None,
         })
     }
 
     /// Whether every stage is native: then encoding needs no GIL.
     pub fn is_native(&self) -> bool {
-        !matches!(
-            self.spanner,
-            SpanStage::Python(..) | SpanStage::PythonSpans(..)
-        ) && matches!(self.encoder, EncodeStage::Native(_))
+        (self.program.is_some()
+            || !matches!(
+                self.spanner,
+                SpanStage::Python(..) | SpanStage::PythonSpans(..)
+            ))
+            && matches!(self.encoder, EncodeStage::Native(_))
             && !matches!(self.normalizer, NormalizeStage::Python(..))
     }
 
@@ -613,6 +620,7 @@ impl Pipeline {
         let mut ends = Vec::with_capacity(text.len() / 4 + 1);
         let mut spanned = None;
         match &self.spanner {
+            _ if self.program.is_some() => spanned = self.program_spans(text, &mut ends)?,
             SpanStage::Native(spanner) => spanner.split(text, &mut ends),
             SpanStage::Regex(spanner, name) => spanner
                 .split(text, &mut ends)
@@ -643,6 +651,24 @@ impl Pipeline {
                 })
             }
         }
+    }
+
+    /// The pieces of [`Self::program`] (see [`HfProgram::spans`]); none without a program.
+    fn program_spans(
+        &self,
+        text: &str,
+        ends: &mut Vec<usize>,
+    ) -> Result<Option<SpannedText>, EncodeError> {
+        let Some(program) = &self.program else {
+            return Ok(None);
+        };
+        program.spans(text, ends).map_err(|e| {
+            let name = match &self.spanner {
+                SpanStage::Python(_, name) | SpanStage::PythonSpans(_, name) => name.as_str(),
+                _ => "hf-split",
+            };
+            split_error(name, e)
+        })
     }
 
     /// Encode the pieces of `text` ending at `ends`, through this thread's piece cache;

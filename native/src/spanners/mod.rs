@@ -19,17 +19,20 @@
 //! | `qwen2-scanner` | Qwen2/Qwen3 (cl100k original with one digit per number piece) |
 //! | `o200k-scanner` | o200k (one spelling) |
 //!
-//! Any other pattern runs on [`regex::RegexSpanner`] (spanner `regex`), and llama.cpp-style
-//! sequences of patterns on [`regex::RegexSequence`].
+//! Any other pattern runs on [`regex::RegexSpanner`] (spanner `regex`), llama.cpp-style
+//! sequences of patterns on [`regex::RegexSequence`], and HuggingFace `Split` programs (which
+//! may delete text or insert a space) on [`hf_program::HfProgram`].
 
 pub mod cl100k;
 pub mod classes;
 pub mod gpt2;
+pub mod hf_program;
 pub mod o200k;
 pub mod regex;
 
 pub use cl100k::Cl100kScanner;
 pub use gpt2::Gpt2Scanner;
+pub use hf_program::HfProgram;
 pub use o200k::O200kScanner;
 pub use regex::{RegexSequence, RegexSpanner, SplitError};
 

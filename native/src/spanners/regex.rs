@@ -56,7 +56,7 @@ const SIZE_LIMIT: usize = 1 << 28;
 
 /// A set of code points: an ASCII bitmap and the sorted, merged ranges.
 #[derive(Clone, Debug)]
-struct CharSet {
+pub(crate) struct CharSet {
     /// Bit `c` set: ASCII `c` is in the set.
     ascii: u128,
     ranges: Vec<(u32, u32)>,
@@ -85,7 +85,7 @@ impl CharSet {
     }
 
     #[inline]
-    fn contains(&self, c: char) -> bool {
+    pub(crate) fn contains(&self, c: char) -> bool {
         let cp = c as u32;
         if cp < 128 {
             return self.ascii >> cp & 1 != 0;
@@ -403,14 +403,19 @@ enum Segment {
 /// The lazy DFAs' caches of one spanner or sequence on one thread (most recently used first):
 /// one list per pattern (a sequence has several), one cache per DFA segment of its plan.
 const CACHED_SPANNERS: usize = 8;
-type SpannerCaches = Vec<Vec<DfaCache>>;
+pub(crate) type SpannerCaches = Vec<Vec<DfaCache>>;
 thread_local! {
     static DFA_CACHES: RefCell<Vec<(u64, SpannerCaches)>> = const { RefCell::new(Vec::new()) };
 }
 static NEXT_SPANNER_ID: AtomicU64 = AtomicU64::new(0);
 
+/// A new id for an object's entry in the per-thread DFA caches (never reused).
+pub(crate) fn next_cache_id() -> u64 {
+    NEXT_SPANNER_ID.fetch_add(1, Ordering::Relaxed)
+}
+
 /// Runs `f` with this thread's caches of the object `id`, made by `make` on first use.
-fn with_caches<R>(
+pub(crate) fn with_caches<R>(
     id: u64,
     make: impl FnOnce() -> SpannerCaches,
     f: impl FnOnce(&mut SpannerCaches) -> R,
@@ -461,7 +466,7 @@ impl RegexSpanner {
     }
 
     /// `unanchored`: also compile the whole pattern for [`Self::split_with_gaps`]'s searches.
-    fn compile(pattern: &str, unanchored: bool) -> Result<Self, String> {
+    pub(crate) fn compile(pattern: &str, unanchored: bool) -> Result<Self, String> {
         reject_class_escapes(pattern)?;
         let fancy = fancy_regex::RegexBuilder::new(pattern)
             .backtrack_limit(usize::MAX)
@@ -525,7 +530,7 @@ impl RegexSpanner {
             Plan::Fancy
         };
         Ok(Self {
-            id: NEXT_SPANNER_ID.fetch_add(1, Ordering::Relaxed),
+            id: next_cache_id(),
             plan,
             fancy,
             regular,
@@ -538,7 +543,7 @@ impl RegexSpanner {
     }
 
     /// Fresh lazy-DFA caches for this spanner's plan.
-    fn new_caches(&self) -> Vec<DfaCache> {
+    pub(crate) fn new_caches(&self) -> Vec<DfaCache> {
         match &self.plan {
             Plan::Segments(segments, _) => segments
                 .iter()
@@ -599,12 +604,6 @@ impl RegexSpanner {
     }
 
     /// [`Self::split_with_gaps`] with this thread's caches, each end pushed plus `base`.
-    ///
-    /// On the DFA plan the leftmost match is the first position where the plan matches
-    /// anchored (as at the start of every piece in [`Self::split`]): only positions whose
-    /// byte can start a match are tried. Failed tries that read too much in all (e.g.
-    /// `\s+\z` tried at each space of a long run of them followed by a letter: quadratic)
-    /// hand the rest of the text to the unanchored engine, which is linear.
     fn split_with_gaps_in(
         &self,
         caches: &mut [DfaCache],
@@ -612,37 +611,67 @@ impl RegexSpanner {
         base: usize,
         out: &mut Vec<usize>,
     ) -> Result<(), SplitError> {
+        let mut pos = 0;
+        self.matches_in(caches, text, |start, end| {
+            if start > pos {
+                out.push(base + start);
+            }
+            out.push(base + end);
+            pos = end;
+        })?;
+        if pos < text.len() {
+            out.push(base + text.len());
+        }
+        Ok(())
+    }
+
+    /// Calls `each(start, end)` for each match in `text` (alone the haystack), in order, as
+    /// Oniguruma's and the `regex` module's searches find them: the leftmost match, searched
+    /// for again from where the last one ended. No match is empty (the pattern cannot match
+    /// the empty string). `caches`: this thread's caches of the plan ([`Self::new_caches`]).
+    ///
+    /// On the DFA plan the leftmost match is the first position where the plan matches
+    /// anchored (as at the start of every piece in [`Self::split`]): only positions whose
+    /// byte can start a match are tried. Failed tries that read too much in all (e.g.
+    /// `\s+\z` tried at each space of a long run of them followed by a letter: quadratic)
+    /// hand the rest of the text to the unanchored engine, which is linear.
+    #[inline(always)]
+    pub(crate) fn matches_in(
+        &self,
+        caches: &mut [DfaCache],
+        text: &str,
+        mut each: impl FnMut(usize, usize),
+    ) -> Result<(), SplitError> {
         let Plan::Segments(segments, first) = &self.plan else {
-            return self.search_with_gaps(text, 0, 0, base, out);
+            return self.search_matches(text, 0, each);
         };
         let bytes = text.as_bytes();
         // One fully computed DFA (most regexes of a sequence): its walk inlined in the loop.
         let tried = match segments.as_slice() {
             [Segment::Dfa(dfa)] => match &dfa.table {
-                Some(table) => gaps_by_tries(first, bytes, base, out, |at| table.walk(bytes, at)),
-                None => gaps_by_tries(first, bytes, base, out, |at| {
+                Some(table) => {
+                    matches_by_tries(first, bytes, &mut each, |at| table.walk(bytes, at))
+                }
+                None => matches_by_tries(first, bytes, &mut each, |at| {
                     plan_match_at(segments, caches, text, at)
                 }),
             },
-            _ => gaps_by_tries(first, bytes, base, out, |at| {
+            _ => matches_by_tries(first, bytes, &mut each, |at| {
                 plan_match_at(segments, caches, text, at)
             }),
         };
         match tried {
             Ok(()) => Ok(()),
-            Err((pos, at)) => self.search_with_gaps(text, pos, at, base, out),
+            Err(at) => self.search_matches(text, at, each),
         }
     }
 
-    /// The pieces of `text` from `pos` by unanchored searches from `from` (no match starts in
-    /// `pos..from`), each end pushed plus `base`.
-    fn search_with_gaps(
+    /// The matches of `text` from `from` on, by unanchored searches: `each(start, end)`.
+    fn search_matches(
         &self,
         text: &str,
-        mut pos: usize,
         mut from: usize,
-        base: usize,
-        out: &mut Vec<usize>,
+        mut each: impl FnMut(usize, usize),
     ) -> Result<(), SplitError> {
         while from < text.len() {
             let found = match &self.regular {
@@ -655,15 +684,8 @@ impl RegexSpanner {
                 },
             };
             let Some(range) = found else { break };
-            if range.start > pos {
-                out.push(base + range.start);
-            }
-            out.push(base + range.end);
-            pos = range.end;
+            each(range.start, range.end);
             from = range.end;
-        }
-        if pos < text.len() {
-            out.push(base + text.len());
         }
         Ok(())
     }
@@ -696,19 +718,18 @@ fn plan_match_at(
     (None, read)
 }
 
-/// The pieces of `bytes` (each end pushed plus `base`): at each position whose byte is in
-/// `first`, `try_at` gives the end of the match starting there (if any) and the end of the
-/// bytes it read. `Err((pos, at))`: the failed tries read more than 4 bytes per byte of
-/// text; the pieces up to `pos` are pushed and no match starts in `pos..at`.
+/// The matches in `bytes`, each given to `each(start, end)`: at each position whose byte is
+/// in `first`, `try_at` gives the end of the match starting there (if any) and the end of
+/// the bytes it read. `Err(at)`: the failed tries read more than 4 bytes per byte of text;
+/// the matches before `at` were given and no match starts in the text from the last one's
+/// end to `at`.
 #[inline(always)]
-fn gaps_by_tries(
+fn matches_by_tries(
     first: &[bool; 256],
     bytes: &[u8],
-    base: usize,
-    out: &mut Vec<usize>,
+    each: &mut impl FnMut(usize, usize),
     mut try_at: impl FnMut(usize) -> (Option<usize>, usize),
-) -> Result<(), (usize, usize)> {
-    let mut pos = 0;
+) -> Result<(), usize> {
     let mut at = 0;
     let mut budget = 4 * bytes.len() + 256;
     while at < bytes.len() {
@@ -718,25 +739,18 @@ fn gaps_by_tries(
         }
         match try_at(at) {
             (Some(end), _) => {
-                if at > pos {
-                    out.push(base + at);
-                }
-                out.push(base + end);
-                pos = end;
+                each(at, end);
                 at = end;
             }
             (None, read) => {
                 let cost = read - at;
                 if cost > budget {
-                    return Err((pos, at));
+                    return Err(at);
                 }
                 budget -= cost;
                 at += 1;
             }
         }
-    }
-    if pos < bytes.len() {
-        out.push(base + bytes.len());
     }
     Ok(())
 }
@@ -761,7 +775,7 @@ impl RegexSequence {
             .map(|(i, p)| RegexSpanner::compile(p, true).map_err(|e| format!("pattern {i}: {e}")))
             .collect::<Result<_, _>>()?;
         Ok(Self {
-            id: NEXT_SPANNER_ID.fetch_add(1, Ordering::Relaxed),
+            id: next_cache_id(),
             steps,
         })
     }
@@ -838,6 +852,12 @@ fn parse_hir(pattern: &str) -> Option<Hir> {
         .build()
         .parse(pattern)
         .ok()
+}
+
+/// The code points `pattern` matches when it is one character class or one character (its
+/// matches are then exactly the characters in the set), else `None`.
+pub(crate) fn one_char_class(pattern: &str) -> Option<CharSet> {
+    single_char_set(&Expr::parse_tree(pattern).ok()?.expr)
 }
 
 /// The code points `e` matches, if it is one character from a class or a literal.

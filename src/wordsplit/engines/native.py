@@ -1,8 +1,8 @@
 """The native engine: the Rust core's ``Pipeline`` (encode) and ``MergeTables`` (decode).
 
 One native call does a whole encode. Each stage is native when it can be (the scanners, the
-``regex`` spanner for any pattern the core can compile, the three encoders and ``auto``, the
-``none``/``nfc`` normalizers) and otherwise a Python component that the native pipeline calls
+``regex`` spanner for any pattern the core can compile, ``hf-split`` programs whose patterns it
+can compile, the three encoders and ``auto``, the ``none``/``nfc`` normalizers) and otherwise a Python component that the native pipeline calls
 for its stage (a plug-in spanner, encoder or normalizer, or the ``regex`` spanner for a
 pattern the core cannot run, such as one that can match the empty string). While every stage is native, encoding
 runs with the GIL released and batches run on native threads; while one is Python, the call
@@ -48,6 +48,42 @@ def native_regex_pattern(pattern: str) -> Optional[str]:
     except UnsupportedTokenizerError:
         return None
     return expanded
+
+
+def native_program_steps(pattern: str) -> Optional[list]:
+    r"""The steps of a split program as the native engine runs it (``Pipeline(program=...)``),
+    or None if it cannot (the Python ``HFSplitSpanner`` then runs it).
+
+    Each step is None for ``add_prefix_space``, else ``(pattern, behavior, invert)`` with the
+    pattern in its expanded form (``native_pattern``: the classes from the same Unicode 16.0
+    tables as the Python spanner's), or as it is when a scanner is registered for it (ByteLevel's
+    pattern: it matches at every position, so its matches are the scanner's proven pieces). A
+    pattern that can match the empty string keeps the whole program in Python.
+
+    >>> from wordsplit.spanners.hf_split import PREFIX_SPACE_STEP, split_program
+    >>> native_program_steps(split_program([{"pattern": "[0-9]", "behavior": "Removed", "invert": False},
+    ...                                     PREFIX_SPACE_STEP]))
+    [('[0-9]', 'Removed', False), None]
+    >>> native_program_steps(split_program([{"pattern": "x*", "behavior": "Removed", "invert": False}])) is None
+    True
+    """
+    from ..errors import UnsupportedTokenizerError
+    from ..spanners.hf_split import PREFIX_SPACE_STEP, parse_split_program
+    from ..spanners.regex import native_pattern
+
+    scanned = {p for patterns in SCANNER_PATTERNS.values() for p in patterns}
+    steps: list = []
+    try:
+        for step in parse_split_program(pattern):
+            if step == PREFIX_SPACE_STEP:
+                steps.append(None)
+                continue
+            regex = step["pattern"]
+            steps.append((regex if regex in scanned else native_pattern(regex), step["behavior"], step["invert"]))
+        native_module().hf_program_spans(steps, [])  # compiles every step, or raises
+    except UnsupportedTokenizerError:
+        return None
+    return steps
 
 
 class NativeEngine:
@@ -184,12 +220,17 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         expanded = native_regex_pattern(vocab.pattern)
         native_spanner = expanded is not None
         pattern = expanded if native_spanner else pattern
-    patterns = None
+    patterns = program = None
     if spanner == "hf-split":  # a split program of Isolated steps runs as a native regex sequence
         from ..spanners.hf_split import native_split_patterns
 
         patterns = native_split_patterns(vocab.pattern)
         native_spanner = patterns is not None
+        if not native_spanner:
+            # Any other program (other behaviors, deleted text, an inserted space) runs on the
+            # native program runner; the Python spanner stays for the offsets, which it gives
+            # from the same pieces.
+            program = native_program_steps(vocab.pattern)
     flags = vocab.literal_flags
     literals = [(t, i, True, flags.get(t, 0)) for t, i in vocab.special_tokens.items()]
     literals += [(t, i, False, flags.get(t, 0)) for t, i in vocab.added_tokens.items()]
@@ -204,6 +245,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         normalizer=vocab.normalizer,
         normalizer_impl=None if vocab.normalizer in NATIVE_NORMALIZERS else NORMALIZERS.get(vocab.normalizer),
         patterns=patterns,
+        program=program,
         # Only a vocabulary that lacks some byte ever uses its unk token.
         unk=(vocab.unk_token_id, vocab.fuse_unk) if vocab.unk_token_id is not None and vocab.missing_bytes else None,
     )
