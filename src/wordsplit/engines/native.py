@@ -150,7 +150,7 @@ class NativeEngine:
 
         >>> import pyarrow as pa
         >>> from wordsplit import get_tokenizer
-        >>> engine = get_tokenizer("gpt2")._engine
+        >>> engine = get_tokenizer("gpt2").native_engine()
         >>> data, lengths = engine.encode_arrow_flat([pa.array(["hello world", None, ""])],
         ...                                          frozenset(), frozenset(), None, eos=50256)
         >>> list(memoryview(data).cast("I")), lengths.tolist()

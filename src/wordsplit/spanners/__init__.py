@@ -20,8 +20,10 @@ pieces, in order and not overlapping; text outside every span is dropped. A span
 the prefix is aligned to the character at ``start`` (as HF aligns a prepended character), so
 a token of the prefix alone gets that character's range. Both engines check the spans (ints,
 in order, within the text, a ``str`` prefix) and raise the same ``ComponentError`` otherwise;
-empty spans without a prefix are skipped. Such a spanner is Python on both backends (the
-native engine calls it); its ``split`` is then free to return the pieces' text.
+empty spans without a prefix are skipped. A plug-in spanner of this kind runs in Python on
+both backends (the native engine calls it); its ``split`` is then free to return the pieces'
+text. HF's own programs (:class:`HFSplitSpanner`) have a native twin, used by the native
+engine for encoding (``encode_with_offsets`` takes the Python spanner's spans).
 
 Register your own with :func:`register_spanner`:
 
