@@ -234,7 +234,7 @@ impl<S: Slot> ProbeTable<S> {
 /// Asks the CPU to start loading the cache line holding `value` (a hint: no effect on
 /// what the program computes).
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing the program sees and cannot fault; SSE is part of
     // the x86-64 baseline.
