@@ -504,7 +504,10 @@ impl Pipeline {
                     normalized: None,
                     piece,
                     ..
-                } => self.place_plain(text, piece.start, piece.end, state, out, places),
+                } => {
+                    // (Already normalized: the normalizer left the stretch as it is.)
+                    self.place_aligned(text, piece.start, piece.end, None, state, out, places)
+                }
                 Step::Plain {
                     stretch,
                     normalized: Some(alignment),
