@@ -252,3 +252,135 @@ pub(super) enum Step<'n, 'a, N> {
         literal: &'a Literal,
     },
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoders::EncoderKind;
+    use crate::pipeline::{EncodeStage, SpanStage, LSTRIP, RSTRIP};
+
+    fn pipeline(literals: &[(&str, u8)], normalizer: NormalizeStage) -> Pipeline {
+        let literals = literals
+            .iter()
+            .enumerate()
+            .map(|(i, &(text, flags))| Literal {
+                text: text.to_owned(),
+                id: 300 + i as u32,
+                special: false,
+                flags,
+            })
+            .collect();
+        Pipeline::new(
+            std::sync::Arc::new(crate::tables::tests::tiny(&[])),
+            EncodeStage::Native(EncoderKind::Auto),
+            SpanStage::Native(Box::new(crate::spanners::Gpt2Scanner)),
+            literals,
+            normalizer,
+        )
+        .unwrap()
+    }
+
+    /// The steps of `walk_normalizing` as text: `[token]` for a first-pass token, `{token}`
+    /// for a second-pass one (the text of its span), plain pieces as they are.
+    fn walked(pipeline: &Pipeline, text: &str) -> Vec<String> {
+        let scan = pipeline.normalizing_scan().expect("a normalizing scan");
+        let mut out = vec![];
+        pipeline
+            .walk_normalizing(
+                scan,
+                text,
+                &SpecialPolicy::AllowAll,
+                |stretch| pipeline.normalized_text(stretch),
+                |step| {
+                    out.push(match step {
+                        Step::Plain {
+                            normalized, piece, ..
+                        } => normalized.map_or(text, String::as_str)[piece].to_owned(),
+                        Step::Second {
+                            normalized, span, ..
+                        } => format!("{{{}}}", &normalized.map_or(text, String::as_str)[span]),
+                        Step::First { span, .. } => format!("[{}]", &text[span]),
+                    });
+                    Ok(())
+                },
+            )
+            .unwrap_or_else(|_| panic!("no error expected"));
+        out
+    }
+
+    #[test]
+    fn second_pass_finds_normalized_contents_in_normalized_text() {
+        // Under NFC the token "e\u{301}" is looked for as "\u{e9}", in each NFC'd stretch.
+        let nfc = pipeline(
+            &[("e\u{301}x", NORMALIZED | LSTRIP), ("<r>", RSTRIP)],
+            NormalizeStage::Nfc,
+        );
+        assert!(second_pass_normalizes(&nfc.normalizer));
+        assert_eq!(
+            walked(&nfc, "a \u{e9}x<r>  e\u{301}xb"),
+            ["a", "{ \u{e9}x}", "[<r>  ]", "{\u{e9}x}", "b"]
+        );
+        // A stretch NFC leaves as it is is searched in place.
+        assert_eq!(walked(&nfc, "ab"), ["ab"]);
+        // Without a normalizer the second pass runs on the text (walk_literals).
+        let none = pipeline(&[("x", NORMALIZED)], NormalizeStage::None);
+        assert!(none.normalizing_scan().is_none());
+    }
+
+    #[test]
+    fn contents_are_normalized_as_hf_normalizes_them() {
+        let literal = |text: &str| Literal {
+            text: text.to_owned(),
+            id: 0,
+            special: false,
+            flags: NORMALIZED,
+        };
+        assert_eq!(
+            normalized_content("\u{e9}", &NormalizeStage::Nfd).unwrap(),
+            "e\u{301}"
+        );
+        assert_eq!(
+            normalized_content("\u{fb01}", &NormalizeStage::Nfkc).unwrap(),
+            "fi"
+        );
+        assert!(
+            normalized_automaton(&[literal("\u{e9}"), literal("x")], &NormalizeStage::Nfd).is_ok()
+        );
+    }
+
+    #[test]
+    fn a_match_inside_stripped_whitespace_overlaps_as_in_hf() {
+        // "[x]" takes the spaces after it; HF's search goes on after "[x]", so "  " matches
+        // inside them, and the plain text after it starts at its end.
+        let walk = |literals: &[(&str, u8)], text: &str| {
+            let pipeline = pipeline(literals, NormalizeStage::None);
+            let matcher = pipeline.literal_matcher.as_ref().unwrap();
+            let mut out = vec![];
+            pipeline
+                .walk_literals(matcher, text, &SpecialPolicy::AllowAll, |plain, token| {
+                    if !plain.is_empty() {
+                        out.push(text[plain].to_owned());
+                    }
+                    if let Some((span, _)) = token {
+                        out.push(format!("[{}]", &text[span]));
+                    }
+                    Ok(())
+                })
+                .unwrap_or_else(|_| panic!("no error expected"));
+            out
+        };
+        assert_eq!(
+            walk(&[("[x]", RSTRIP), ("  ", 0)], "[x]   y"),
+            ["[[x]   ]", "[  ]", " y"]
+        );
+        // An lstrip token inside it starts at its end; with nothing left it is dropped.
+        assert_eq!(
+            walk(&[("[x]", RSTRIP), (" y", LSTRIP)], "[x]  y"),
+            ["[[x]  ]", "[y]"]
+        );
+        assert_eq!(
+            walk(&[("[x]", RSTRIP), (" ", LSTRIP | RSTRIP)], "[x] y"),
+            ["[[x] ]", "y"]
+        );
+    }
+}
