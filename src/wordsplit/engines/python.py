@@ -413,10 +413,14 @@ class PythonEngine:
         if not self._second_pass:
             self._encode_normalized(normalized, out, trace)
             return
+        after_literal = False
         for start, end, literal in self._literals.second_pass(normalized, is_token):
             if literal is None:
+                if trace is not None and after_literal:  # (its pieces are not the literal's)
+                    trace.segment(normalized[start:end], normalized[start:end])
                 self._encode_normalized(normalized[start:end], out, trace)
                 continue
+            after_literal = True
             token = self._literal_ids[literal]
             out.append(token)
             if trace is not None:

@@ -251,7 +251,7 @@ def _pattern(spec: Any, source: str, prefix_in_program: bool = False) -> tuple[s
         program.append(dict(PREFIX_SPACE_STEP))  # ByteLevel prepends, then its regex cuts
         prefix_space = False  # (not the normalizer's step)
     use_regex = byte_level.get("use_regex", True)
-    if not program:  # ByteLevel alone
+    if spec.get("type") == "ByteLevel" and not program:
         return (GPT2_PATTERN if use_regex else split_program([])), prefix_space
     if use_regex:  # ByteLevel's regex splits each piece once more
         program.append({"pattern": GPT2_ORIGINAL_PATTERN, "behavior": "Isolated", "invert": False})
