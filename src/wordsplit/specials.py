@@ -7,7 +7,8 @@ tokens, like Qwen3's ``<think>``, are part of the vocabulary and always matched,
 tokenizers does. Where literals overlap, the longest wins (HF's leftmost-longest matching).
 This module checks the arguments and turns them into the sets the engines take, the same
 way for both backends, and has the literal scan of the Python engine (:class:`LiteralScan`,
-with HF's added-token flags; the native engine's ``Pipeline::walk_literals`` mirrors it).
+with HF's added-token flags; the native engine's ``Pipeline::walk_literals`` and, for the second
+pass on normalized text, ``native/src/pipeline/literals.rs`` mirror it).
 
 Where tiktoken 0.14 defines the behaviour, it is tiktoken's:
 
@@ -243,8 +244,8 @@ class LiteralScan:
     whitespace can match inside the whitespace an ``rstrip`` token took: its span then
     overlaps that token's, and the plain text after it starts at its end, as in HF (an
     ``lstrip`` one starts where that token ends, and one left with nothing is dropped). A
-    special token the call does not allow is plain text, and
-    the search goes on one character after its start.
+    special token the call does not allow is plain text, and the search goes on one character
+    after its start.
 
     >>> from wordsplit.vocab import LSTRIP, SINGLE_WORD
     >>> scan = LiteralScan({"<m>": 7, "x": 8}, {"<m>": LSTRIP, "x": SINGLE_WORD})
@@ -273,8 +274,9 @@ class LiteralScan:
         """``(start, end, literal or None)`` in order: the tokens (their span with the
         whitespace they strip) and the plain stretches between them (never empty), which
         cover ``text`` (a token's span, and the plain text after it, may overlap the token
-        before it, see above). With ``normalize``, the second pass is left to :meth:`second_pass`. ``is_token(literal)``
-        decides a literal's fate: True, False (plain text), or it raises."""
+        before it, see above). With ``normalize``, the second pass is left to
+        :meth:`second_pass`. ``is_token(literal)`` decides a literal's fate: True, False (plain
+        text), or it raises."""
         out: list[tuple[int, int, Optional[str]]] = []
         second = None if self.normalizes else self._normalized
 

@@ -12,7 +12,8 @@ message, so that both backends give the same ids and raise the same errors:
 * a text that is not a ``str`` raises :class:`EncodeInputError`; lone surrogates become U+FFFD
   and surrogate pairs their character, as tiktoken does;
 * literals are found leftmost-longest by :class:`~wordsplit.specials.LiteralScan` (with HF's
-  added-token flags, when the vocabulary has any); a special literal the call allows is a
+  added-token flags, when the vocabulary has any; the ``normalized`` ones in each stretch's
+  normalized text, by their normalized contents); a special literal the call allows is a
   token, a disallowed one raises :class:`DisallowedSpecialError`, any other is plain text (the
   scan resumes one character after its start); added tokens are always tokens;
 * a spanner's pieces must cover the text, unless it declares ``drops_text``: then its

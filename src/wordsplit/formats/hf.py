@@ -372,7 +372,7 @@ def _check_added_tokens(literals: list[str], flags: Mapping[str, int], normalize
     if second_pass_normalizes(normalizer, flags):
         try:
             contents.update(normalized_contents(literals, flags, get_normalizer(normalizer)))
-        except VocabFormatError as exc:
+        except (VocabFormatError, UnsupportedTokenizerError) as exc:  # (the second: the normalizer's own)
             raise UnsupportedTokenizerError(f"{source}: {exc}") from None
     for group in (True, False):
         members = [t for t in literals if bool(flags.get(t, 0) & NORMALIZED) is group]
