@@ -380,15 +380,14 @@ def test_added_token_flags_load(small_spec, tmp_path, flag):
 
 
 def test_normalized_added_tokens(small_spec, tmp_path):
-    """normalized=true: accepted with a Unicode form (HF agrees on ordinary text), refused with a
-    normalizer that makes HF's matching in normalized text differ."""
+    """normalized=true: found in the normalized text by the normalized content, under a
+    Unicode form and normalizer programs alike (tests/test_hf_normalized_added.py has the cases)."""
     spec = copy.deepcopy(small_spec)
     spec["added_tokens"][1]["normalized"] = True
-    hf, vocab = _load_both(_spec(spec, normalizer={"type": "NFKC"}), tmp_path / "nfkc")
-    _assert_same(hf, vocab)
-    for i, normalizer in enumerate([NORMALIZERS["prepend"], NORMALIZERS["lowercase"]]):
-        with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
-            load_vocab(_write(tmp_path, _spec(spec, normalizer=normalizer)), cache_dir=tmp_path / str(i))
+    for name, normalizer in [("nfkc", {"type": "NFKC"}), ("prepend", NORMALIZERS["prepend"]),
+                             ("lowercase", NORMALIZERS["lowercase"])]:
+        hf, vocab = _load_both(_spec(spec, normalizer=normalizer), tmp_path / name)
+        _assert_same(hf, vocab, ["<think>x</think>", "a <THINK> b<Think>", "<think>"])
 
 
 def test_generated_punctuation_data_is_up_to_date():

@@ -367,11 +367,12 @@ STEPS = st.sampled_from([
     {"type": "Strip", "strip_left": True, "strip_right": False},
     {"type": "Strip", "strip_left": False, "strip_right": True},
     {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
-    {"type": "Replace", "pattern": {"String": ""}, "content": "-"},
+    {"type": "Replace", "pattern": {"Regex": "$"}, "content": "-"},
     {"type": "Replace", "pattern": {"String": "ab"}, "content": ""},
     {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "},
-    {"type": "Replace", "pattern": {"Regex": "a*"}, "content": "<>"},
-    {"type": "Replace", "pattern": {"Regex": "\\p{M}|(?=e)"}, "content": "_"},
+    # (Empty matches, never at the start: wordsplit refuses text put there, see test_hf_normalized_added.py.)
+    {"type": "Replace", "pattern": {"Regex": "(?<=b)a*"}, "content": "<>"},
+    {"type": "Replace", "pattern": {"Regex": "\\p{M}|(?<=.)(?=e)"}, "content": "_"},
     {"type": "Prepend", "prepend": "\u2581"},
 ])
 

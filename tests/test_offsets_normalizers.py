@@ -209,10 +209,10 @@ def test_program_alignment_per_step():
     # Replace: every content character is inserted after the match, so aligned to its last character.
     assert aligned([{"type": "Replace", "pattern": {"String": "ab"}, "content": "XYZ"}], "cab") == (
         "cXYZ", [(0, 1, True), (2, 3, False), (2, 3, False), (2, 3, False)])
-    # An empty content removes the match; an empty match at the start is aligned to nothing.
+    # An empty content removes the match; an empty match is aligned to the character before it.
     assert aligned([{"type": "Replace", "pattern": {"String": "ab"}, "content": ""}], "abc") == ("c", [(2, 3, True)])
-    assert aligned([{"type": "Replace", "pattern": {"String": ""}, "content": "-"}], "x") == (
-        "-x-", [(0, 0, False), (0, 1, True), (0, 1, False)])
+    assert aligned([{"type": "Replace", "pattern": {"Regex": "$"}, "content": "-"}], "x") == (
+        "x-", [(0, 1, True), (0, 1, False)])
     # Lowercase: İ's second character is inserted after the first, aligned to the İ too.
     assert aligned([LOWERCASE], "Aİ") == ("ai\u0307", [(0, 1, False), (1, 2, False), (1, 2, False)])
     # Strip and StripAccents keep the alignment of what they keep.

@@ -81,8 +81,8 @@ def test_shuffled_merges_become_pair_ranked(qwen_json):
         (lambda s: s.update(pre_tokenizer={"type": "Metaspace", "replacement": "▁"}), "Metaspace"),
         (lambda s: s.update(normalizer={"type": "BertNormalizer"}), "BertNormalizer"),
         (lambda s: s.update(decoder={"type": "Metaspace"}), "Metaspace"),
-        (lambda s: (s["added_tokens"][0].update(rstrip=True), s["added_tokens"][1].update(content=" <|x|>")),
-         "rstrip=true and ' <|x|>' starts with whitespace"),
+        (lambda s: (s["added_tokens"][0].update(rstrip=True), s["added_tokens"][1].update(content=" ", lstrip=True)),
+         "rstrip=true and ' ' is whitespace with lstrip=true"),
     ],
 )
 def test_unsupported_constructs_are_named(qwen_json, change, construct):

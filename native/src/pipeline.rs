@@ -25,6 +25,7 @@ use crate::encoders::{merge_piece, EncoderKind};
 use crate::spanners::{HfProgram, RegexSequence, RegexSpanner, Spanner, SplitError};
 use crate::tables::MergeTables;
 
+mod literals;
 mod offsets;
 
 /// One special or added token literal.
@@ -56,6 +57,9 @@ type TokenSink<'a, 'b> =
 struct FlaggedScan {
     raw: (AhoCorasick, Vec<usize>),
     normalized: Option<(AhoCorasick, Vec<usize>)>,
+    /// The second pass searches each stretch's normalized text for the literals' normalized
+    /// contents (HF's order, `literals.rs`), not the stretch itself.
+    normalizes: bool,
 }
 
 fn literal_automaton(
@@ -396,13 +400,17 @@ impl Pipeline {
         let flagged = if literals.iter().any(|l| l.flags != 0) {
             let has = |l: &Literal| l.flags & NORMALIZED != 0;
             let normalized = literals.iter().any(has);
+            let normalizes = normalized && literals::second_pass_normalizes(&normalizer);
             Some(Box::new(FlaggedScan {
                 raw: literal_automaton(&literals, |l| !has(l))?,
-                normalized: if normalized {
+                normalized: if normalizes {
+                    Some(literals::normalized_automaton(&literals, &normalizer)?)
+                } else if normalized {
                     Some(literal_automaton(&literals, has)?)
                 } else {
                     None
                 },
+                normalizes,
             }))
         } else {
             None
@@ -444,6 +452,9 @@ impl Pipeline {
         let Some(matcher) = &self.literal_matcher else {
             return self.encode_plain(text, out);
         };
+        if let Some(scan) = self.normalizing_scan() {
+            return self.encode_normalizing(scan, text, policy, out);
+        }
         self.walk_literals(matcher, text, policy, |plain, literal| {
             self.encode_plain(&text[plain], out)?;
             if let Some((_, literal)) = literal {
@@ -583,14 +594,15 @@ impl Pipeline {
                 }
             }
             if literal.flags & LSTRIP != 0 {
-                // Back over whitespace, not into the previous token's span.
-                let taken: usize = text[plain_start..start]
+                // Back over whitespace, not into the previous token's span (a match inside
+                // the whitespace that token took starts at its end).
+                let taken: usize = text[plain_start.min(start)..start]
                     .chars()
                     .rev()
                     .take_while(|c| c.is_whitespace())
                     .map(char::len_utf8)
                     .sum();
-                start -= taken;
+                start = (start - taken).max(plain_start);
             }
             if literal.flags & RSTRIP != 0 {
                 stop += text[stop..hi]
@@ -599,7 +611,14 @@ impl Pipeline {
                     .map(char::len_utf8)
                     .sum::<usize>();
             }
-            token(plain_start..start, (start..stop, literal))?;
+            if start >= stop {
+                // Nothing left of an lstrip match inside that whitespace: HF drops it.
+                continue;
+            }
+            // A token starting with whitespace can match inside the whitespace an rstrip
+            // token took: its span overlaps that token's, and, as in HF, the plain text
+            // after it starts at its end.
+            token(plain_start..start.max(plain_start), (start..stop, literal))?;
             plain_start = stop;
         }
         Ok(plain_start..hi)

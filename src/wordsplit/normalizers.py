@@ -459,7 +459,7 @@ class ProgramNormalizer:
         self.name = name
         self.steps = [_checked_step(step) for step in steps]
         # Each Replace step's matches, `text -> [(start, end), ...]` in characters (for offsets).
-        self._matchers = [_replace_matcher(step["pattern"]) if step["type"] == "Replace" else None
+        self._matchers = [_replace_matcher(step["pattern"], step["content"]) if step["type"] == "Replace" else None
                           for step in self.steps]
         self._functions = [self._function(step, matcher) for step, matcher in zip(self.steps, self._matchers)]
 
@@ -523,11 +523,22 @@ class ProgramNormalizer:
         return f"ProgramNormalizer({self.name!r})"
 
 
-def _replace_matcher(pattern: dict) -> Callable[[str], list[tuple[int, int]]]:
+def _replace_matcher(pattern: dict, content: str = "") -> Callable[[str], list[tuple[int, int]]]:
     """The ``(start, end)`` character ranges a Replace ``pattern`` matches in a text, as HF finds
-    them (none in empty text, not even an empty one)."""
+    them (none in empty text, not even an empty one).
+
+    Raises:
+        UnsupportedTokenizerError: with a non-empty ``content``, a pattern that matches the
+            empty string at the start of a text: HF aligns the text it puts there to nothing,
+            and its pre-tokenizer then fails ("index out of bounds") or repeats that text, so
+            there is no result to reproduce. A pattern that matches so at the start of a
+            one-character text is refused here (when the vocabulary is loaded); any other, by
+            the matcher when a text makes it match so.
+    """
     if "String" in pattern:
         literal = pattern["String"]
+        if not literal and content:
+            raise _empty_start_error(pattern, content, None)
 
         def literal_matches(text: str) -> list[tuple[int, int]]:
             if not text:
@@ -541,7 +552,40 @@ def _replace_matcher(pattern: dict) -> Callable[[str], list[tuple[int, int]]]:
             return matches
 
         return literal_matches
-    return _regex_matcher(pattern["Regex"])
+    matcher = _regex_matcher(pattern["Regex"])
+    if not content:
+        return matcher
+    for probe in _EMPTY_START_PROBES:
+        if matcher(probe)[:1] == [(0, 0)]:
+            raise _empty_start_error(pattern, content, None)
+
+    def checked(text: str) -> list[tuple[int, int]]:
+        matches = matcher(text)
+        if matches[:1] == [(0, 0)]:
+            raise _empty_start_error(pattern, content, text)
+        return matches
+
+    return checked
+
+
+# One character of each kind a pattern may look at: ASCII, letters of other scripts, marks,
+# spaces, digits, symbols, emoji.
+_EMPTY_START_PROBES = [chr(c) for c in range(0x20, 0x7F)] + list(
+    "\t\n\r\xa0\u3000\u2028\xe9\u0301\u0308\u0391\u03b1\u0416\u05d0\u0627\u0905\u65e5\u3042\uac00\u0660"
+    "\u00b2\u2160\u00a7\u2581\uff21\ufb01\U0001f980\x00\x1c"
+)
+
+
+def _empty_start_error(pattern: dict, content: str, text: "str | None"):
+    from .errors import UnsupportedTokenizerError
+
+    where = "a text" if text is None else repr(text[:40])
+    return UnsupportedTokenizerError(
+        f"the Replace pattern {pattern!r} matches the empty string at the start of {where}, where it would put "
+        f"{content!r}; HF aligns that text to nothing and its pre-tokenizer then fails or repeats it, so there is "
+        "no result to reproduce; use a Prepend normalizer to put text before each segment, or a pattern that "
+        "cannot match the empty string at the start"
+    )
 
 
 def _regex_matcher(pattern: str) -> Callable[[str], list[tuple[int, int]]]:

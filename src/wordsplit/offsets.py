@@ -288,7 +288,7 @@ def program_alignment(program, text: str) -> tuple[str, Optional[list[Aligned]]]
     * ``Strip``, ``StripAccents``: the kept characters keep their alignment;
     * ``Replace``: text outside the matches keeps its alignment; every character of ``content``
       is inserted, so aligned to the last character of its match (an empty match: to the
-      character before it, or the empty start);
+      character before it; the program refuses one at the very start, where HF has no answer);
     * ``Prepend``, ``PrefixSpace``: the new text is aligned to the first character.
 
     >>> from wordsplit.normalizers import ProgramNormalizer, normalizer_program

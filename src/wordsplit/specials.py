@@ -7,7 +7,8 @@ tokens, like Qwen3's ``<think>``, are part of the vocabulary and always matched,
 tokenizers does. Where literals overlap, the longest wins (HF's leftmost-longest matching).
 This module checks the arguments and turns them into the sets the engines take, the same
 way for both backends, and has the literal scan of the Python engine (:class:`LiteralScan`,
-with HF's added-token flags; the native engine's ``Pipeline::walk_literals`` mirrors it).
+with HF's added-token flags; the native engine's ``Pipeline::walk_literals`` and, for the second
+pass on normalized text, ``native/src/pipeline/literals.rs`` mirror it).
 
 Where tiktoken 0.14 defines the behaviour, it is tiktoken's:
 
@@ -170,18 +171,81 @@ def _word_char() -> "re.Pattern[str]":
     return regex.compile(r"\w")
 
 
+# The normalizer of a vocabulary whose ``normalized`` tokens are found before normalizing:
+# no normalizer, or only ByteLevel's add_prefix_space (a pre-tokenizer step the loader runs as
+# the normalizer's last step; HF puts its space before each piece the second pass leaves,
+# which is what normalizing each of those pieces does).
+RAW_SECOND_PASS_NORMALIZERS = ("none", 'hf-normalizer:[{"type":"PrefixSpace"}]')
+
+
+def second_pass_normalizes(normalizer: str, flags: Mapping[str, int]) -> bool:
+    """Whether the ``normalized`` tokens of a vocabulary are found in the normalized text of
+    each stretch (HF's second pass), rather than in the stretch as it is (the same text, for
+    the normalizers of :data:`RAW_SECOND_PASS_NORMALIZERS`).
+
+    >>> second_pass_normalizes("nfc", {"<n>": NORMALIZED}), second_pass_normalizes("none", {"<n>": NORMALIZED})
+    (True, False)
+    """
+    return normalizer not in RAW_SECOND_PASS_NORMALIZERS and any(bits & NORMALIZED for bits in flags.values())
+
+
+def normalized_contents(literals: Collection[str], flags: Mapping[str, int], normalize) -> dict[str, str]:
+    """The text HF's second pass looks for, per ``normalized`` literal: its content as the
+    normalizer makes it (HF normalizes each such token's content when it adds it).
+
+    Raises:
+        VocabFormatError: a content the normalizer makes empty (HF's matcher would then cut
+            the text at arbitrary places), or two that it makes the same (HF then picks one
+            of them at random in each process).
+
+    >>> normalized_contents(["<N>", "x"], {"<N>": NORMALIZED}, str.lower)
+    {'<N>': '<n>'}
+    """
+    from .errors import VocabFormatError
+
+    contents: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for literal in literals:
+        if not flags.get(literal, 0) & NORMALIZED:
+            continue
+        content = normalize(literal)
+        if not isinstance(content, str):
+            raise VocabFormatError(f"the normalizer made {type(content).__name__} of the added token {literal!r}, "
+                                   "not a str")
+        if not content:
+            raise VocabFormatError(
+                f"the normalizer makes the normalized added token {literal!r} empty, which HF cannot match; "
+                "set its normalized flag to false or remove it"
+            )
+        if content in owner:
+            raise VocabFormatError(
+                f"the normalizer makes the normalized added tokens {owner[content]!r} and {literal!r} the same "
+                f"text {content!r}, and HF then matches one or the other at random; remove one, or set its "
+                "normalized flag to false"
+            )
+        owner[content] = literal
+        contents[literal] = content
+    return contents
+
+
 class LiteralScan:
     """The literal scan of one text: special and added tokens found leftmost-longest, with
     HF's ``lstrip``, ``rstrip``, ``single_word`` and ``normalized`` flags.
 
     As HF's ``AddedVocabulary``, the scan has two passes: tokens without the ``normalized``
-    flag are found in the text, then tokens with it in each stretch the first pass left (in
-    the stretch as it is: wordsplit normalizes after the scan, see docs/vocabularies.md).
-    In each pass, a match of a ``single_word`` token next to a word character (inside the
-    stretch) is dropped and the search goes on after it; an ``lstrip`` token takes the
-    whitespace before it back to the previous token, an ``rstrip`` token the whitespace after
-    it. A special token the call does not allow is plain text, and the search goes on one
-    character after its start.
+    flag are found in the text, then tokens with it in each stretch the first pass left. Given
+    ``normalize`` (see :func:`second_pass_normalizes`), the second pass is HF's exactly: each
+    stretch is normalized first (by the caller) and searched for the tokens' normalized
+    contents (:meth:`second_pass`); without it, both passes run on the text as it is
+    (:meth:`spans`). In each pass, a match of a ``single_word`` token next to a word
+    character (inside the stretch) is dropped and the search goes on after it; an ``lstrip``
+    token takes the whitespace before it back to the previous token, an ``rstrip`` token the
+    whitespace after it. The search goes on after the match, so a token that starts with
+    whitespace can match inside the whitespace an ``rstrip`` token took: its span then
+    overlaps that token's, and the plain text after it starts at its end, as in HF (an
+    ``lstrip`` one starts where that token ends, and one left with nothing is dropped). A
+    special token the call does not allow is plain text, and the search goes on one character
+    after its start.
 
     >>> from wordsplit.vocab import LSTRIP, SINGLE_WORD
     >>> scan = LiteralScan({"<m>": 7, "x": 8}, {"<m>": LSTRIP, "x": SINGLE_WORD})
@@ -191,45 +255,72 @@ class LiteralScan:
     [('ax', None), (' <m>', 7)]
     """
 
-    def __init__(self, literals: dict[str, int], flags: Mapping[str, int]) -> None:
+    def __init__(self, literals: dict[str, int], flags: Mapping[str, int], normalize=None) -> None:
         self.ids = literals
         self.flags = flags
         raw = [s for s in literals if not flags.get(s, 0) & NORMALIZED]
-        normalized = [s for s in literals if flags.get(s, 0) & NORMALIZED]
         self._raw = _alternation(raw)
-        self._normalized = _alternation(normalized) if normalized else None
+        self._raw_of = {s: s for s in raw}
+        #: Whether the second pass runs on normalized text (:meth:`second_pass`).
+        self.normalizes = normalize is not None
+        if normalize is not None:
+            contents = normalized_contents(literals, flags, normalize)
+            self._normalized_of = {content: literal for literal, content in contents.items()}
+        else:
+            self._normalized_of = {s: s for s in literals if flags.get(s, 0) & NORMALIZED}
+        self._normalized = _alternation(list(self._normalized_of)) if self._normalized_of else None
 
     def spans(self, text: str, is_token) -> list[tuple[int, int, Optional[str]]]:
-        """``(start, end, literal or None)`` covering ``text`` in order: the tokens (their
-        span with the whitespace they strip) and the plain stretches between them (never
-        empty). ``is_token(literal)`` decides a literal's fate: True, False (plain text), or
-        it raises."""
+        """``(start, end, literal or None)`` in order: the tokens (their span with the
+        whitespace they strip) and the plain stretches between them (never empty), which
+        cover ``text`` (a token's span, and the plain text after it, may overlap the token
+        before it, see above). With ``normalize``, the second pass is left to
+        :meth:`second_pass`. ``is_token(literal)`` decides a literal's fate: True, False (plain
+        text), or it raises."""
         out: list[tuple[int, int, Optional[str]]] = []
+        second = None if self.normalizes else self._normalized
 
         def plain(start: int, end: int) -> None:
-            if self._normalized is not None:  # the second pass, in the stretch the first left
-                start = self._pass(self._normalized, text, start, end, is_token, out)
+            if second is not None:  # the second pass, in the stretch the first left
+                start = self._pass(second, self._normalized_of, text, start, end, is_token, out)
             if start < end:
                 out.append((start, end, None))
 
-        plain(self._pass(self._raw, text, 0, len(text), is_token, out, plain), len(text))
+        plain(self._pass(self._raw, self._raw_of, text, 0, len(text), is_token, out, plain), len(text))
+        return out
+
+    def second_pass(self, normalized: str, is_token) -> list[tuple[int, int, Optional[str]]]:
+        """:meth:`spans` of the second pass over a ``normalized`` stretch (with
+        ``normalize``): the ``normalized`` tokens found by their normalized contents, and the
+        plain stretches between them, in the normalized text.
+
+        >>> from wordsplit.vocab import NORMALIZED
+        >>> scan = LiteralScan({"<N>": 5}, {"<N>": NORMALIZED}, normalize=str.lower)
+        >>> scan.second_pass("a<n>b", lambda literal: True)
+        [(0, 1, None), (1, 4, '<N>'), (4, 5, None)]
+        """
+        out: list[tuple[int, int, Optional[str]]] = []
+        start = self._pass(self._normalized, self._normalized_of, normalized, 0, len(normalized), is_token, out)
+        if start < len(normalized):
+            out.append((start, len(normalized), None))
         return out
 
     def split(self, text: str, is_token) -> list[tuple[str, Optional[int]]]:
         """:meth:`spans` as ``(text, token id or None)`` pairs (for reading and doctests)."""
         return [(text[s:e], None if lit is None else self.ids[lit]) for s, e, lit in self.spans(text, is_token)]
 
-    def _pass(self, pattern, text, lo, hi, is_token, out, plain=None) -> int:
+    def _pass(self, pattern, literal_of, text, lo, hi, is_token, out, plain=None) -> int:
         """One pass over ``text[lo:hi]``: append its tokens to ``out``, each after the plain
         text before it (through ``plain`` when given); returns where the plain text after the
-        last token starts (the caller handles that stretch)."""
+        last token starts (the caller handles that stretch). ``literal_of``: the literal of
+        each text the pattern matches."""
         flags = self.flags
         plain_start = search_from = lo
         while pattern is not None and search_from < hi:
             match = pattern.search(text, search_from, hi)
             if match is None:
                 break
-            literal = match.group()
+            literal = literal_of[match.group()]
             start, stop = match.span()
             if not is_token(literal):
                 search_from = start + 1  # plain text: look again one character later
@@ -244,14 +335,22 @@ class LiteralScan:
                 if bits & LSTRIP:  # back over whitespace, not into the previous token's span
                     while start > plain_start and text[start - 1] in WHITE_SPACE:
                         start -= 1
+                    start = max(start, plain_start)  # (a match inside that span starts at its end)
                 if bits & RSTRIP:
                     while stop < hi and text[stop] in WHITE_SPACE:
                         stop += 1
+                if start >= stop:
+                    # An lstrip match inside the whitespace the token before took: HF drops
+                    # it when nothing is left (and fails when its start passes its end, which
+                    # the loader refuses, see wordsplit.formats.hf).
+                    continue
             if plain is not None:
                 plain(plain_start, start)
             elif plain_start < start:
                 out.append((plain_start, start, None))
             out.append((start, stop, literal))
+            # HF's plain text goes on from the token's end, even from inside the whitespace
+            # the token before took (so that text is encoded again).
             plain_start = stop
         return plain_start
 

@@ -29,6 +29,7 @@ use unicode_normalization_alignments::{
     is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
 };
 
+use super::literals::Step;
 use super::{
     python_encode, python_normalize, python_spans, python_split, split_error,
     text_without_surrogates, EncodeError, EncodeStage, NormalizeStage, Pipeline, SpanStage,
@@ -115,7 +116,28 @@ struct Alignment {
     char_of_byte: Vec<u32>,
 }
 
+impl AsRef<str> for Alignment {
+    fn as_ref(&self) -> &str {
+        &self.normalized
+    }
+}
+
 impl Alignment {
+    /// The alignment of `self.normalized[range]` (a range of whole characters), to the same
+    /// original text.
+    fn slice(&self, range: std::ops::Range<usize>) -> Self {
+        let first = self.char_of_byte[range.start] as usize;
+        let last = self.char_of_byte[range.end - 1] as usize;
+        let chars = self.chars[first..=last]
+            .iter()
+            .map(|a| Aligned {
+                normalized_start: a.normalized_start - range.start,
+                ..*a
+            })
+            .collect();
+        Self::new(self.normalized[range].to_owned(), chars)
+    }
+
     fn new(normalized: String, chars: Vec<Aligned>) -> Self {
         let mut char_of_byte = Vec::with_capacity(normalized.len());
         for (i, c) in normalized.chars().enumerate() {
@@ -400,6 +422,26 @@ fn spanned_alignment(
     Alignment::new(spanned.text, chars)
 }
 
+/// A literal token's id and place: its span in the text (with the whitespace it strips), a
+/// word of its own.
+fn place_literal(
+    span: std::ops::Range<usize>,
+    literal: &super::Literal,
+    state: &mut Places<'_>,
+    out: &mut Vec<u32>,
+    places: &mut Vec<TokenPlace>,
+) {
+    out.push(literal.id);
+    places.push([
+        span.start as u64,
+        span.end as u64,
+        state.starts.before(span.start) as u64,
+        state.ends.before(span.end) as u64,
+        state.word,
+    ]);
+    state.word += 1;
+}
+
 /// What an offsets encode carries from segment to segment.
 struct Places<'a> {
     starts: CharCounter<'a>,
@@ -425,21 +467,81 @@ impl Pipeline {
         let Some(matcher) = &self.literal_matcher else {
             return self.place_plain(text, 0, text.len(), &mut state, out, places);
         };
+        if let Some(scan) = self.normalizing_scan() {
+            return self.place_normalizing(scan, text, policy, &mut state, out, places);
+        }
         self.walk_literals(matcher, text, policy, |plain, literal| {
             self.place_plain(text, plain.start, plain.end, &mut state, out, places)?;
             if let Some((span, literal)) = literal {
-                out.push(literal.id);
-                places.push([
-                    span.start as u64,
-                    span.end as u64,
-                    state.starts.before(span.start) as u64,
-                    state.ends.before(span.end) as u64,
-                    state.word,
-                ]);
-                state.word += 1;
+                place_literal(span, literal, &mut state, out, places);
             }
             Ok(())
         })
+    }
+
+    /// [`Pipeline::encode_with_offsets`] of a vocabulary whose second literal pass runs on
+    /// normalized text (`literals.rs`): a token that pass finds is placed at the original text
+    /// its normalized characters are aligned to, as HF places it.
+    fn place_normalizing(
+        &self,
+        scan: (
+            &super::FlaggedScan,
+            &(aho_corasick::AhoCorasick, Vec<usize>),
+        ),
+        text: &str,
+        policy: &SpecialPolicy,
+        state: &mut Places<'_>,
+        out: &mut Vec<u32>,
+        places: &mut Vec<TokenPlace>,
+    ) -> Result<(), EncodeError> {
+        self.walk_normalizing(
+            scan,
+            text,
+            policy,
+            |stretch| self.segment_alignment(stretch),
+            |step| match step {
+                Step::Plain {
+                    normalized: None,
+                    piece,
+                    ..
+                } => {
+                    // (Already normalized: the normalizer left the stretch as it is.)
+                    self.place_aligned(text, piece.start, piece.end, None, state, out, places)
+                }
+                Step::Plain {
+                    stretch,
+                    normalized: Some(alignment),
+                    piece,
+                } => {
+                    let part = alignment.slice(piece);
+                    self.place_aligned(
+                        text,
+                        stretch.start,
+                        stretch.end,
+                        Some(part),
+                        state,
+                        out,
+                        places,
+                    )
+                }
+                Step::Second {
+                    stretch,
+                    normalized: Some(alignment),
+                    span,
+                    literal,
+                } => {
+                    let head = alignment.chars[alignment.char_of_byte[span.start] as usize];
+                    let tail = alignment.chars[alignment.char_of_byte[span.end - 1] as usize];
+                    let span = stretch.start + head.start..stretch.start + tail.end;
+                    place_literal(span, literal, state, out, places);
+                    Ok(())
+                }
+                Step::Second { span, literal, .. } | Step::First { span, literal } => {
+                    place_literal(span, literal, state, out, places);
+                    Ok(())
+                }
+            },
+        )
     }
 
     /// Encode the plain text `text[start..end]` and place its tokens.
@@ -456,7 +558,14 @@ impl Pipeline {
         if segment.is_empty() {
             return Ok(());
         }
-        let alignment = match &self.normalizer {
+        let alignment = self.segment_alignment(segment)?;
+        self.place_aligned(text, start, end, alignment, state, out, places)
+    }
+
+    /// The normalizer's text for `segment` aligned to it as HF aligns it, or None when it is
+    /// `segment` itself.
+    fn segment_alignment(&self, segment: &str) -> Result<Option<Alignment>, EncodeError> {
+        Ok(match &self.normalizer {
             NormalizeStage::None => None,
             NormalizeStage::Nfc => nfc_alignment(segment),
             NormalizeStage::Nfd | NormalizeStage::Nfkc | NormalizeStage::Nfkd => {
@@ -470,7 +579,25 @@ impl Pipeline {
                 let normalized = python_normalize(function, name, segment)?;
                 (normalized != segment).then(|| prefix_suffix_alignment(segment, normalized))
             }
-        };
+        })
+    }
+
+    /// Split and encode the normalized text of the segment `text[start..end]` (its
+    /// `alignment`'s text, aligned to the segment; None: the segment itself) and place its
+    /// tokens. The alignment may be that of a part of the segment's normalized text (the
+    /// pieces between HF's second-pass literals, `literals.rs`).
+    #[allow(clippy::too_many_arguments)]
+    fn place_aligned(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        alignment: Option<Alignment>,
+        state: &mut Places<'_>,
+        out: &mut Vec<u32>,
+        places: &mut Vec<TokenPlace>,
+    ) -> Result<(), EncodeError> {
+        let segment = &text[start..end];
         let normalized = alignment
             .as_ref()
             .map_or(segment, |a| a.normalized.as_str());

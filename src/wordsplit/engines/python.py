@@ -12,7 +12,8 @@ message, so that both backends give the same ids and raise the same errors:
 * a text that is not a ``str`` raises :class:`EncodeInputError`; lone surrogates become U+FFFD
   and surrogate pairs their character, as tiktoken does;
 * literals are found leftmost-longest by :class:`~wordsplit.specials.LiteralScan` (with HF's
-  added-token flags, when the vocabulary has any); a special literal the call allows is a
+  added-token flags, when the vocabulary has any; the ``normalized`` ones in each stretch's
+  normalized text, by their normalized contents); a special literal the call allows is a
   token, a disallowed one raises :class:`DisallowedSpecialError`, any other is plain text (the
   scan resumes one character after its start); added tokens are always tokens;
 * a spanner's pieces must cover the text, unless it declares ``drops_text``: then its
@@ -35,7 +36,7 @@ from array import array
 from typing import Callable, Iterable, Optional, Protocol
 
 from ..errors import ComponentError, DecodeInputError, EncodeInputError, UnknownTokenError
-from ..specials import LiteralScan, disallowed_error
+from ..specials import LiteralScan, disallowed_error, second_pass_normalizes
 from ..vocab import Vocab
 
 # Pieces seen recently and their ids; bounded so memory stays flat on huge inputs.
@@ -192,7 +193,11 @@ class PythonEngine:
         literals = vocab.all_special_literals
         self._literal_ids = literals
         self._added = frozenset(vocab.added_tokens)
-        self._literals = LiteralScan(literals, vocab.literal_flags) if literals else None
+        # HF's second pass finds the `normalized` tokens in each stretch's normalized text
+        # (see wordsplit.specials); with no normalizer that is the stretch itself.
+        second = normalize if second_pass_normalizes(vocab.normalizer, vocab.literal_flags) else None
+        self._literals = LiteralScan(literals, vocab.literal_flags, second) if literals else None
+        self._second_pass = self._literals is not None and self._literals.normalizes
 
     # -- encode ---------------------------------------------------------------------------------
 
@@ -204,9 +209,10 @@ class PythonEngine:
         if self._literals is None:
             self._encode_plain(text, ids, trace)
             return ids
-        for start, end, literal in self._literals.spans(text, self._is_token(allowed, disallowed)):
+        is_token = self._is_token(allowed, disallowed)
+        for start, end, literal in self._literals.spans(text, is_token):
             if literal is None:
-                self._encode_plain(text[start:end], ids, trace)
+                self._encode_plain(text[start:end], ids, trace, is_token)
                 continue
             token = self._literal_ids[literal]
             ids.append(token)
@@ -243,9 +249,10 @@ class PythonEngine:
         if self._literals is None:
             self._place_plain(text, 0, len(text), ids, places, cursor)
             return ids, places, char_map
-        for start, end, literal in self._literals.spans(text, self._is_token(allowed, disallowed)):
+        is_token = self._is_token(allowed, disallowed)
+        for start, end, literal in self._literals.spans(text, is_token):
             if literal is None:
-                self._place_plain(text, start, end, ids, places, cursor)
+                self._place_plain(text, start, end, ids, places, cursor, is_token)
                 continue
             # A token's place is its span in the text, with the whitespace lstrip/rstrip took.
             ids.append(self._literal_ids[literal])
@@ -256,15 +263,21 @@ class PythonEngine:
 
     @staticmethod
     def _byte_at(text: str, index: int, cursor: list[int]) -> int:
-        """The byte position of char ``index`` (at or after the cursor's), moving the cursor there."""
-        cursor[1] += len(text[cursor[0]:index].encode("utf-8"))
+        """The byte position of char ``index``, moving the cursor there (a token's span can
+        start before the end of the one before it, see wordsplit.specials.LiteralScan)."""
+        if index >= cursor[0]:
+            cursor[1] += len(text[cursor[0]:index].encode("utf-8"))
+        else:
+            cursor[1] -= len(text[index:cursor[0]].encode("utf-8"))
         cursor[0] = index
         return cursor[1]
 
-    def _place_plain(self, text: str, start: int, end: int, ids: list[int], places: array, cursor: list[int]) -> None:
-        """Encode ``text[start:end]`` (no literals) and append its tokens' ids and places."""
+    def _place_plain(self, text: str, start: int, end: int, ids: list[int], places: array, cursor: list[int],
+                     is_token=None) -> None:
+        """Encode ``text[start:end]`` (no literals of the first pass) and append its tokens'
+        ids and places."""
         from ..normalizers import ProgramNormalizer
-        from ..offsets import form_alignment, place_tokens, prefix_suffix_alignment, spans_alignment
+        from ..offsets import form_alignment, prefix_suffix_alignment
 
         if start == end:
             return
@@ -277,13 +290,33 @@ class PythonEngine:
             # Aligned step by step, as HF's NormalizedString aligns it.
             normalized, alignment = self.normalize.alignment(segment)
         else:
-            normalized = self.normalize(segment)
-            if not isinstance(normalized, str):
-                raise ComponentError(
-                    f"normalizer {self.normalizer_name!r} must return a str, not {type(normalized).__name__}"
-                )
-            normalized = without_surrogates(normalized)  # a plug-in's output, fixed as the input was
+            normalized = self._normalized(segment)
             alignment = None if normalized == segment else prefix_suffix_alignment(segment, normalized)
+        if not self._second_pass:
+            self._place_normalized(text, start, segment, normalized, alignment, ids, places, cursor)
+            return
+        # HF's second pass: the `normalized` tokens in the normalized segment. A token's place
+        # is the original text its normalized characters are aligned to (HF's slice of the
+        # NormalizedString); the text between tokens keeps its characters' alignments.
+        if alignment is None:
+            alignment = [(i, i + 1, True) for i in range(len(segment))]
+        for a, b, literal in self._literals.second_pass(normalized, is_token):
+            if literal is None:
+                self._place_normalized(text, start, segment, normalized[a:b], alignment[a:b], ids, places, cursor)
+                continue
+            ids.append(self._literal_ids[literal])
+            first, last = start + alignment[a][0], start + alignment[b - 1][1]
+            byte_start = self._byte_at(text, first, cursor)
+            places.extend((byte_start, byte_start + len(text[first:last].encode("utf-8")), first, last, cursor[2]))
+            cursor[2] += 1
+
+    def _place_normalized(self, text: str, start: int, segment: str, normalized: str, alignment, ids: list[int],
+                          places: array, cursor: list[int]) -> None:
+        """Split and encode ``normalized``, the normalized text of (part of) ``segment``,
+        which starts at char ``start`` of ``text``; ``alignment`` aligns each of its
+        characters to ``segment`` (None: it is ``segment``)."""
+        from ..offsets import place_tokens, spans_alignment
+
         found: list[int] = []
         ends: list[int] = []
         if self._drops_text:
@@ -370,17 +403,41 @@ class PythonEngine:
             offsets.append(len(flat))
         return memoryview(flat), memoryview(offsets)
 
-    def _encode_plain(self, text: str, out: list[int], trace: Optional[Trace]) -> None:
+    def _encode_plain(self, text: str, out: list[int], trace: Optional[Trace], is_token=None) -> None:
+        """Normalize a stretch between literals and encode it (``is_token``: the call's
+        policy, for the second literal pass on the normalized text)."""
         if not text:
             return
+        normalized = self._normalized(text)
+        if trace is not None:
+            trace.segment(text, normalized)
+        if not self._second_pass:
+            self._encode_normalized(normalized, out, trace)
+            return
+        after_literal = False
+        for start, end, literal in self._literals.second_pass(normalized, is_token):
+            if literal is None:
+                if trace is not None and after_literal:  # (its pieces are not the literal's)
+                    trace.segment(normalized[start:end], normalized[start:end])
+                self._encode_normalized(normalized[start:end], out, trace)
+                continue
+            after_literal = True
+            token = self._literal_ids[literal]
+            out.append(token)
+            if trace is not None:
+                trace.literal(literal, token)
+
+    def _normalized(self, text: str) -> str:
+        """The normalizer's output for ``text``, checked to be a str."""
         normalized = self.normalize(text)
         if not isinstance(normalized, str):
             raise ComponentError(
                 f"normalizer {self.normalizer_name!r} must return a str, not {type(normalized).__name__}"
             )
-        normalized = without_surrogates(normalized)  # a plug-in's output, fixed as the input was
-        if trace is not None:
-            trace.segment(text, normalized)
+        return without_surrogates(normalized)  # a plug-in's output, fixed as the input was
+
+    def _encode_normalized(self, normalized: str, out: list[int], trace: Optional[Trace]) -> None:
+        """Split normalized text (no literals) into pieces and encode them."""
         if self._drops_text:
             pieces = [prefix + normalized[a:b] for a, b, prefix in self._spans(normalized)]
         else:

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..patterns import GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, QWEN2_PATTERN
+from ..specials import second_pass_normalizes
 from ..vocab import Vocab
 from .bytelevel import token_bytes
 from .files import file_stem, read_file
@@ -204,7 +205,7 @@ def _split_step(spec: dict, source: str) -> dict[str, Any]:
     )
 
 
-def _pattern(spec: Any, source: str) -> tuple[str, bool]:
+def _pattern(spec: Any, source: str, prefix_in_program: bool = False) -> tuple[str, bool]:
     """The vocabulary's ``pattern`` for a ``pre_tokenizer``, and whether ByteLevel's
     ``add_prefix_space`` is the normalizer's last step (the caller makes it so).
 
@@ -223,7 +224,10 @@ def _pattern(spec: Any, source: str) -> tuple[str, bool]:
     with one. As the first pre-tokenizer it receives the normalized text of each stretch
     between added tokens, which is what a normalizer sees, so it runs as the normalizer's last
     step; after other steps it is a program step (``PREFIX_SPACE_STEP``) before ByteLevel's
-    regex, and the program drops text (its pieces hold a space the text does not).
+    regex, and the program drops text (its pieces hold a space the text does not). So it is
+    too with ``prefix_in_program``, which the caller sets when the normalized text of each
+    stretch is searched for ``normalized`` added tokens: then each piece that search leaves
+    gets its own space, as in HF.
     """
     from ..native_names import SCANNER_PATTERNS
     from ..spanners.hf_split import PREFIX_SPACE_STEP, split_program
@@ -243,11 +247,11 @@ def _pattern(spec: Any, source: str) -> tuple[str, bool]:
     byte_level = steps[-1]
     program = [_split_step(step, source) for step in steps[:-1]]
     prefix_space = bool(byte_level.get("add_prefix_space", False))
-    if prefix_space and program:
+    if prefix_space and (program or prefix_in_program):
         program.append(dict(PREFIX_SPACE_STEP))  # ByteLevel prepends, then its regex cuts
         prefix_space = False  # (not the normalizer's step)
     use_regex = byte_level.get("use_regex", True)
-    if spec.get("type") == "ByteLevel":
+    if spec.get("type") == "ByteLevel" and not program:
         return (GPT2_PATTERN if use_regex else split_program([])), prefix_space
     if use_regex:  # ByteLevel's regex splits each piece once more
         program.append({"pattern": GPT2_ORIGINAL_PATTERN, "behavior": "Isolated", "invert": False})
@@ -285,7 +289,6 @@ def _check_model(model: Mapping[str, Any], source: str) -> None:
 def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
     """``added_tokens`` → (special, non-special) text → id, and the HF flags of those that have
     any (:attr:`Vocab.literal_flags`)."""
-    from ..specials import WHITE_SPACE
     from ..vocab import LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD
 
     special: dict[str, int] = {}
@@ -307,17 +310,6 @@ def _added_tokens(entries: Any, source: str) -> tuple[dict[str, int], dict[str, 
         flags.pop(content, None)
         if bits:
             flags[content] = bits
-    for group in (True, False):
-        members = [t for t in (*special, *added) if bool(flags.get(t, 0) & NORMALIZED) is group]
-        stripper = next((t for t in members if flags.get(t, 0) & RSTRIP), None)
-        spaced = next((t for t in members if t[:1] in WHITE_SPACE), None)
-        if stripper is not None and spaced is not None:
-            # HF resumes its search inside the whitespace an rstrip token took, so a token that
-            # starts with whitespace could match there and overlap it.
-            raise UnsupportedTokenizerError(
-                f"{source}: added token {stripper!r} has rstrip=true and {spaced!r} starts with whitespace; "
-                "HF can then match the second inside the whitespace the first strips, which wordsplit does not do"
-            )
     return special, added, flags
 
 
@@ -361,23 +353,37 @@ def _hf_added_ids(entries: list, special: dict[str, int], added: dict[str, int],
     return ({text: ids[text] for text in special}, {text: ids[text] for text in added})
 
 
-def _check_normalized_tokens(spec: Mapping[str, Any], source: str) -> None:
-    """Refuse ``normalized: true`` added tokens where that changes the ids.
+def _check_added_tokens(literals: list[str], flags: Mapping[str, int], normalizer: str, source: str) -> None:
+    """Refuse the added tokens HF does not tokenize deterministically.
 
-    HF matches a ``normalized: true`` token in the normalized text, in its second pass
-    (:class:`~wordsplit.specials.LiteralScan`); wordsplit runs that pass before normalizing.
-    With no normalizer, or one Unicode form, the two agree except where the form changes the
-    token or joins it with a neighbouring character; a Lowercase, Strip, Replace or Prepend
-    would make them differ on ordinary text.
+    ``normalizer``: HF's normalizer (without ByteLevel's ``add_prefix_space``). When it
+    changes text, the ``normalized: true`` tokens are found by their normalized contents in the
+    normalized text (:class:`~wordsplit.specials.LiteralScan`): a content it makes empty, or two
+    it makes the same, are refused (HF's matcher then cuts text at arbitrary places, or picks
+    one of the two at random in each process). In each pass, HF fails ("AddedVocabulary bad
+    split") when an ``lstrip`` token made only of whitespace matches inside the whitespace an
+    ``rstrip`` token took; a file where that can happen is refused too.
     """
-    if _normalizer(spec.get("normalizer"), source) in ("none", *_NAMED_FORMS.values()):
-        return
-    for entry in spec.get("added_tokens") or []:
-        if entry.get("normalized"):
+    from ..normalizers import get_normalizer
+    from ..specials import WHITE_SPACE, normalized_contents
+    from ..vocab import LSTRIP, NORMALIZED, RSTRIP
+
+    contents = {literal: literal for literal in literals}
+    if second_pass_normalizes(normalizer, flags):
+        try:
+            contents.update(normalized_contents(literals, flags, get_normalizer(normalizer)))
+        except (VocabFormatError, UnsupportedTokenizerError) as exc:  # (the second: the normalizer's own)
+            raise UnsupportedTokenizerError(f"{source}: {exc}") from None
+    for group in (True, False):
+        members = [t for t in literals if bool(flags.get(t, 0) & NORMALIZED) is group]
+        stripper = next((t for t in members if flags.get(t, 0) & RSTRIP), None)
+        spaces = next((t for t in members if flags.get(t, 0) & (LSTRIP | RSTRIP) == LSTRIP
+                       and all(c in WHITE_SPACE for c in contents[t])), None)
+        if stripper is not None and spaces is not None:
             raise UnsupportedTokenizerError(
-                f"{source}: added token {entry.get('content')!r} has normalized=true, which HF matches in the "
-                "normalized text; wordsplit matches added tokens before normalizing, so with this normalizer "
-                "it supports only normalized=false"
+                f"{source}: added token {stripper!r} has rstrip=true and {spaces!r} is whitespace with lstrip=true; "
+                "HF fails on text where the second follows the first (its match inside the whitespace the first "
+                "took starts after its end); set lstrip=false on the second, or remove one"
             )
 
 
@@ -454,8 +460,12 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     if not isinstance(model.get("vocab"), dict):
         raise VocabFormatError(f"{source}: model.vocab must be an object of token → id")
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, model["vocab"], source)
-    pattern, prefix_space = _pattern(spec.get("pre_tokenizer"), source)
-    _check_normalized_tokens(spec, source)
+    normalizer = _normalizer(spec.get("normalizer"), source)
+    _check_added_tokens([*special, *added], flags, normalizer, source)
+    # With `normalized` tokens found in the normalized text, ByteLevel's add_prefix_space is
+    # not the normalizer's last step: HF puts its space before each piece that search leaves.
+    pattern, prefix_space = _pattern(spec.get("pre_tokenizer"), source,
+                                     prefix_in_program=second_pass_normalizes(normalizer, flags))
     return _bpe_vocab(
         vocab_table=model["vocab"], merges=model.get("merges", []), special=special, added=added,
         pattern=pattern, normalizer=_normalizer(spec.get("normalizer"), source, prefix_space),
