@@ -91,6 +91,25 @@ CONFIGS = [
 ]
 
 
+ANCHOR_TEXTS = ["a\nb", "a\n", "\na", "ab cd", "\n\n", "a\n\nb c", "x\r\ny\n ", " \n", "é\n"]
+
+
+@pytest.mark.parametrize("pattern, behavior, all_native", [
+    ("$", "Removed", False), ("^", "MergedWithNext", False), ("^\\s*$", "Removed", False),
+    ("\\p{L}$", "Isolated", True), ("^ ?\\p{L}", "MergedWithPrevious", True), ("\\s$", "Removed", True),
+])
+def test_line_anchors_are_hf_s(small_spec, tmp_path, pattern, behavior, all_native):
+    """HF's Oniguruma reads `^` and `$` as line anchors: `$` before every "\\n" and at the end,
+    `^` at the start and after every "\\n" that does not end the text. (A pattern that can match
+    the empty string keeps its program in Python.)"""
+    spec = copy.deepcopy(small_spec)
+    split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": behavior, "invert": False}
+    spec["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [split, {**_BYTE_LEVEL, "add_prefix_space": False}]}
+    hf, vocab = _load_both(spec, tmp_path)
+    _assert_same(hf, vocab, ANCHOR_TEXTS)
+    assert TokenizerOptions(backend="native").build(vocab).native == all_native
+
+
 def _config_id(config) -> str:
     name, prefix, use_regex = config
     return f"{name}{'-prefix' if prefix else ''}{'' if use_regex else '-noregex'}"

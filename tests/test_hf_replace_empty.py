@@ -37,7 +37,9 @@ def _json(pattern: dict, content: str) -> str:
 
 
 @pytest.mark.parametrize("pattern, content, texts", [
-    ({"Regex": "$"}, "-", ["ab", "a b", " ab", "b", " ", "é b", "ab<|x|>cd<|x|>"]),
+    # (HF's `$` is the end of a line: before every "\n" and at the end)
+    ({"Regex": "$"}, "-", ["ab", "a b", " ab", "b", " ", "é b", "ab<|x|>cd<|x|>", "a\nb", "a b\n\nc\n", "a\n<|x|>b"]),
+    ({"Regex": "^ "}, "-", ["a\n b", " a\n \n ", "a<|x|> b"]),
     ({"Regex": "(?<=a)"}, "--", ["ab", "a b", " ab", "b", "xab ", "a<|x|>a"]),
     ({"Regex": "(?<=b)x*"}, "-", ["ab", "bxxc", "b", "bb b"]),
     ({"Regex": "(?=bc)"}, "-", ["abc", "a bc", "xbcbc"]),
@@ -64,6 +66,23 @@ def test_text_put_at_the_start_is_refused_at_load(pattern):
         HFTokenizer.from_str(data).encode("ba")
     with pytest.raises(UnsupportedTokenizerError, match="matches the empty string at the start of a text"):
         read_hf_tokenizer_json(data.encode(), source="t/tokenizer.json")
+
+
+def test_a_line_end_at_the_start_is_refused_when_a_text_shows_it():
+    """`$` matches empty before a "\n": a text that starts with one gets text put at its start,
+    where HF fails; any other text encodes."""
+    data = _json({"Regex": "$"}, "-")
+    hf = HFTokenizer.from_str(data)
+    vocab = read_hf_tokenizer_json(data.encode())
+    for text in ("\nab", "a<|x|>\nb"):  # (each segment between added tokens is normalized alone)
+        with pytest.raises(BaseException, match="index out of bounds"):  # (HF panics)
+            hf.encode(text)
+    for backend in BACKENDS:
+        tok = TokenizerOptions(backend=backend).build(vocab)
+        for text in ("\nab", "a<|x|>\nb"):
+            with pytest.raises(UnsupportedTokenizerError, match="matches the empty string at the start of"):
+                tok.encode(text)
+        assert tok.encode("a\nb") == hf.encode("a\nb", add_special_tokens=False).ids
 
 
 def test_text_put_at_the_start_is_refused_when_a_text_shows_it():

@@ -569,9 +569,10 @@ def _replace_matcher(pattern: dict, content: str = "") -> Callable[[str], list[t
 
 
 # One character of each kind a pattern may look at: ASCII, letters of other scripts, marks,
-# spaces, digits, symbols, emoji.
+# spaces, digits, symbols, emoji. Not "\n": HF's `$` matches before it, and `$` with content
+# loads (a text that starts with "\n" is refused when it comes).
 _EMPTY_START_PROBES = [chr(c) for c in range(0x20, 0x7F)] + list(
-    "\t\n\r\xa0\u3000\u2028\xe9\u0301\u0308\u0391\u03b1\u0416\u05d0\u0627\u0905\u65e5\u3042\uac00\u0660"
+    "\t\r\xa0\u3000\u2028\xe9\u0301\u0308\u0391\u03b1\u0416\u05d0\u0627\u0905\u65e5\u3042\uac00\u0660"
     "\u00b2\u2160\u00a7\u2581\uff21\ufb01\U0001f980\x00\x1c"
 )
 
@@ -596,7 +597,7 @@ def _regex_matcher(pattern: str) -> Callable[[str], list[tuple[int, int]]]:
     from .spanners.regex import translate_pattern
 
     try:
-        compiled = regex.compile(translate_pattern(pattern))
+        compiled = regex.compile(translate_pattern(pattern, line_anchors=True))
     except regex.error as exc:
         raise VocabFormatError(f"the Replace pattern {pattern!r} does not compile: {exc}") from None
     except RecursionError:

@@ -27,7 +27,7 @@ NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODE
 NATIVE_NORMALIZERS = frozenset(["none", "nfc", "nfd", "nfkc", "nfkd"])
 
 
-def native_regex_pattern(pattern: str) -> Optional[str]:
+def native_regex_pattern(pattern: str, *, line_anchors: bool = False) -> Optional[str]:
     r"""``pattern`` in the form the native regex spanner compiles, or None if it cannot run it
     (the Python ``RegexSpanner`` then runs it, and raises its own errors for a bad pattern).
 
@@ -43,7 +43,7 @@ def native_regex_pattern(pattern: str) -> Optional[str]:
     from ..spanners.regex import native_pattern
 
     try:
-        expanded = native_pattern(pattern)
+        expanded = native_pattern(pattern, line_anchors=line_anchors)
         native_module().regex_plan(expanded)
     except UnsupportedTokenizerError:
         return None
@@ -79,7 +79,7 @@ def native_program_steps(pattern: str) -> Optional[list]:
                 steps.append(None)
                 continue
             regex = step["pattern"]
-            steps.append((regex if regex in scanned else native_pattern(regex), step["behavior"], step["invert"]))
+            steps.append((regex if regex in scanned else native_pattern(regex, line_anchors=True), step["behavior"], step["invert"]))
         native_module().hf_program_spans(steps, [])  # compiles every step, or raises
     except UnsupportedTokenizerError:
         return None

@@ -273,7 +273,7 @@ class HFSplitSpanner:
             if step == PREFIX_SPACE_STEP:
                 self._compiled.append(None)
                 continue
-            translated = translate_pattern(step["pattern"])
+            translated = translate_pattern(step["pattern"], line_anchors=True)
             try:
                 compiled = regex.compile(translated)
                 # The same pattern as one group: its split() gives gaps and matches in C, the
@@ -368,7 +368,7 @@ def native_split_patterns(pattern: str) -> Optional[list[str]]:
     steps = parse_split_program(pattern)
     if not steps or any(step.get("behavior") != "Isolated" for step in steps):
         return None
-    patterns = [native_regex_pattern(step["pattern"]) for step in steps]
+    patterns = [native_regex_pattern(step["pattern"], line_anchors=True) for step in steps]
     return None if None in patterns else patterns
 
 

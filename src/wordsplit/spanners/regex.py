@@ -264,9 +264,10 @@ def _build_class(props: list[str], literals: Ranges, target: Ranges, negated: bo
 class _Translator:
     """A single left-to-right pass over the pattern; see :func:`translate_pattern`."""
 
-    def __init__(self, pattern: str, explicit: bool) -> None:
+    def __init__(self, pattern: str, explicit: bool, line_anchors: bool = False) -> None:
         self.pattern = pattern
         self.explicit = explicit
+        self.line_anchors = line_anchors
         self.pos = 0
         self.universe = _Universe()
         # Case-insensitivity of each open group (the last is the current one).
@@ -290,8 +291,15 @@ class _Translator:
                 out.append(self.char_class())
             elif c == "$":
                 # tiktoken (Rust regex): end of text only. The regex module's `$` would also
-                # match before a final "\n".
-                out.append("\\Z")
+                # match before a final "\n". HF (Oniguruma's Ruby syntax): end of a line,
+                # before every "\n" and at the end.
+                out.append("(?:(?=\\n)|\\Z)" if self.line_anchors else "\\Z")
+                self.pos += 1
+            elif c == "^" and self.line_anchors:
+                # HF (Oniguruma's Ruby syntax): start of a line, at the start and after every
+                # "\n" that does not end the text; tiktoken's `^` is the start of the text, as
+                # the regex module's.
+                out.append("(?:\\A|(?<=\\n)(?!\\Z))")
                 self.pos += 1
             elif c == "(":
                 out.append(self.group_open())
@@ -532,7 +540,7 @@ def group_depth(pattern: str) -> int:
     return deepest
 
 
-def translate_pattern(pattern: str, *, explicit: bool = False) -> str:
+def translate_pattern(pattern: str, *, explicit: bool = False, line_anchors: bool = False) -> str:
     r"""Rewrite a tokenizer pattern so the ``regex`` module matches it with Unicode 16.0 classes.
 
     Every character class, ``\p{X}`` / ``\P{X}`` (X in L, Lu, Ll, Lt, Lm, Lo, M, Mn, Mc, Me,
@@ -547,6 +555,9 @@ def translate_pattern(pattern: str, *, explicit: bool = False) -> str:
         pattern: a pre-tokenizer pattern as written for tiktoken or HF tokenizers.
         explicit: spell every class as explicit ranges; exact and independent of the
             ``regex`` module's Unicode data, but about 10x slower to match.
+        line_anchors: read ``^`` and ``$`` as HF tokenizers' Oniguruma does (start and end of
+            a line: ``$`` before every ``"\n"`` and at the end, ``^`` at the start and after
+            every ``"\n"`` but a final one), for HF ``Split`` and ``Replace`` patterns.
 
     Returns:
         The equivalent pattern for ``regex.compile`` (no flags needed).
@@ -558,10 +569,10 @@ def translate_pattern(pattern: str, *, explicit: bool = False) -> str:
     >>> print(translate_pattern(r"[\p{Me}_]+$", explicit=True))
     (?V1-f)[\x5F\u0488\u0489\u1ABE\u20DD-\u20E0\u20E2-\u20E4\uA670-\uA672]+\Z
     """
-    return _Translator(pattern, explicit).translate()
+    return _Translator(pattern, explicit, line_anchors).translate()
 
 
-def native_pattern(pattern: str) -> str:
+def native_pattern(pattern: str, *, line_anchors: bool = False) -> str:
     r"""The pattern for the native regex spanner: every class spelled as Unicode 16.0 ranges.
 
     This is :func:`translate_pattern`'s explicit form (the same parse, the same accepted
@@ -578,7 +589,7 @@ def native_pattern(pattern: str) -> str:
     """
     import regex
 
-    explicit = translate_pattern(pattern, explicit=True)
+    explicit = translate_pattern(pattern, explicit=True, line_anchors=line_anchors)
     # The translator writes code points as \xHH, \uHHHH or \UHHHHHHHH and end of text as \Z;
     # every other escape is two characters and means the same in both engines.
     escape = regex.compile(r"\\(?:x([0-9A-F]{2})|u([0-9A-F]{4})|U([0-9A-F]{8})|(Z)|(.))", regex.S)
