@@ -27,7 +27,7 @@ from wordsplit._nfc_data import (
     CANONICAL_DECOMPOSITION,
     COMPATIBILITY_DECOMPOSITION,
 )
-from wordsplit.errors import UnknownComponentError, VocabFormatError
+from wordsplit.errors import UnknownComponentError, UnsupportedTokenizerError, VocabFormatError
 from wordsplit.normalizers import (
     NORMALIZER_PREFIX,
     NORMALIZERS,
@@ -370,7 +370,8 @@ STEPS = st.sampled_from([
     {"type": "Replace", "pattern": {"Regex": "$"}, "content": "-"},
     {"type": "Replace", "pattern": {"String": "ab"}, "content": ""},
     {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "},
-    # (Empty matches, never at the start: wordsplit refuses text put there, see test_hf_normalized_added.py.)
+    # (Empty matches; at the start only `$` before a leading "\n": wordsplit refuses text put
+    # there, see test_hf_replace_empty.py.)
     {"type": "Replace", "pattern": {"Regex": "(?<=b)a*"}, "content": "<>"},
     {"type": "Replace", "pattern": {"Regex": "\\p{M}|(?<=.)(?=e)"}, "content": "_"},
     {"type": "Prepend", "prepend": "\u2581"},
@@ -390,7 +391,16 @@ def test_programs_match_hf_sequences(steps: list[dict], text: str) -> None:
         if type(exc).__name__ != "PanicException":
             raise
         reject()
-    assert ours(text) == expected, (steps, ascii(text))
+    try:
+        got = ours(text)
+    except UnsupportedTokenizerError as exc:
+        # Text put at an empty match at the start (`$` before a leading "\n"): HF's
+        # normalizer gives a string, but its alignments then fail the pre-tokenizer, so
+        # wordsplit refuses it (tests/test_hf_replace_empty.py).
+        if "matches the empty string at the start" not in str(exc):
+            raise
+        reject()
+    assert got == expected, (steps, ascii(text))
 
 
 def test_lowercase_has_no_final_sigma_rule() -> None:
