@@ -487,20 +487,7 @@ impl Pipeline {
             };
             let i = m.pattern().as_usize();
             let literal = &self.literals[i];
-            let is_token = !literal.special
-                || match policy {
-                    SpecialPolicy::AllowAll => true,
-                    SpecialPolicy::Mixed {
-                        allowed,
-                        disallowed,
-                    } => {
-                        if disallowed[i] {
-                            return Err(EncodeError::Disallowed(literal.text.clone()));
-                        }
-                        allowed[i]
-                    }
-                };
-            if !is_token {
+            if !self.is_token(i, policy)? {
                 // Plain text here: look for a literal starting one character later.
                 search_from =
                     m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
@@ -511,6 +498,28 @@ impl Pipeline {
             search_from = m.end();
         }
         each(plain_start..text.len(), None)
+    }
+
+    /// Whether literal `i`, matched, is a token under `policy` (an added literal always is);
+    /// a disallowed special is an error.
+    #[inline]
+    fn is_token(&self, i: usize, policy: &SpecialPolicy) -> Result<bool, EncodeError> {
+        let literal = &self.literals[i];
+        if !literal.special {
+            return Ok(true);
+        }
+        match policy {
+            SpecialPolicy::AllowAll => Ok(true),
+            SpecialPolicy::Mixed {
+                allowed,
+                disallowed,
+            } => {
+                if disallowed[i] {
+                    return Err(EncodeError::Disallowed(literal.text.clone()));
+                }
+                Ok(allowed[i])
+            }
+        }
     }
 
     /// [`Pipeline::walk_literals`] with HF's flags: the literals without [`NORMALIZED`] in
@@ -564,20 +573,7 @@ impl Pipeline {
             };
             let i = indices[m.pattern().as_usize()];
             let literal = &self.literals[i];
-            let is_token = !literal.special
-                || match policy {
-                    SpecialPolicy::AllowAll => true,
-                    SpecialPolicy::Mixed {
-                        allowed,
-                        disallowed,
-                    } => {
-                        if disallowed[i] {
-                            return Err(EncodeError::Disallowed(literal.text.clone()));
-                        }
-                        allowed[i]
-                    }
-                };
-            if !is_token {
+            if !self.is_token(i, policy)? {
                 search_from =
                     m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
                 continue;
