@@ -173,6 +173,28 @@ def test_decode_stream_matches_hf(name, data, skip, prefill):
         assert mine.step(ours(name), token) == hf.step(theirs(name), token)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_added_tokens_in_byte_level_characters(backend, tmp_path):
+    """An added token spelled only in byte-level characters ("ĉĊ" stands for a tab and a newline):
+    HF's decode passes its text through the ByteLevel decoder, and the drop-in does the same;
+    the core Tokenizer decodes every literal as its text, so decode(encode(text)) == text."""
+    from wordsplit import load_vocab
+
+    hf = HFTokenizer.from_str(hf_json("qwen3"))
+    contents = ["ĉĊĉĊĉĊĉ", "Ãcafé", "Ġwordsplitxq"]
+    hf.add_tokens(contents)
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    mine = Tokenizer.from_file(path)
+    core = TokenizerOptions(backend=backend).build(load_vocab(path))
+    for content in contents:
+        text = f"say {content} now"
+        ids = hf.encode(text).ids
+        assert mine.encode(text).ids == core.encode(text) == ids
+        assert mine.decode(ids) == hf.decode(ids) != text
+        assert core.decode(ids) == text
+
+
 @pytest.mark.parametrize("name", ["qwen3", "gpt2"])
 def test_vocabulary_lookups(name):
     mine, hf = ours(name), theirs(name)
