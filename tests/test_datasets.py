@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import struct
 import tracemalloc
 from pathlib import Path

@@ -10,34 +10,29 @@ included) read by HF and wordsplit alike, built from Qwen3's first 3,000 tokens
 
 from __future__ import annotations
 
-import gzip
 import json
-from pathlib import Path
 
 import pytest
 from tokenizers import Tokenizer as HFTokenizer
 
+import hf_files
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 from wordsplit.training.save import tokenizer_json
 
-QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
 BACKENDS = ("python", "native")
 SIZE = 3000  # the slice's vocab size; Qwen3's ids below it run without gaps
 
 
 def _spec(added: list[tuple[str, int, bool]], *, extra_vocab: dict[str, int] | None = None, **model) -> dict:
     """Qwen3's first 3,000 tokens, no normalizer, with ``added`` as (content, listed id, special)."""
-    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
-    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < SIZE}
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
-    vocab.update(extra_vocab or {})
-    spec["model"].update(vocab=vocab, **model)
-    spec.update(normalizer=None, post_processor=None, added_tokens=[
+    spec = hf_files.small_spec(added_tokens=[
         {"id": i, "content": content, "single_word": False, "lstrip": False, "rstrip": False,
          "normalized": not special, "special": special}
         for content, i, special in added])
+    spec["model"]["vocab"].update(extra_vocab or {})
+    spec["model"].update(**model)
     return spec
 
 

@@ -10,36 +10,19 @@ with flags switched on.
 from __future__ import annotations
 
 import copy
-import gzip
 import json
 import pickle
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tokenizers import AddedToken
 from tokenizers import Tokenizer as HFTokenizer
 
+from hf_files import assert_ids_and_offsets, both_backends, qwen_spec, small_spec, with_added_tokens
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import DisallowedSpecialError, UnsupportedTokenizerError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 from wordsplit.vocab import LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD
-
-QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
-BACKENDS = ("python", "native")
-
-
-def _small_spec(normalizer=None, prefix_space=False) -> dict:
-    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
-    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < 3000}
-    spec["model"]["vocab"] = vocab
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
-    spec.update(added_tokens=[], normalizer=normalizer, post_processor=None)
-    if prefix_space:
-        spec["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False,
-                                 "use_regex": True}
-    return spec
 
 
 # (content, special, flags); contents are not tokens of the BPE slice.
@@ -58,36 +41,23 @@ TOKENS = [
 ]
 
 
-def _build(spec: dict, tokens=TOKENS) -> HFTokenizer:
-    hf = HFTokenizer.from_str(json.dumps(spec))
-    for content, special, flags in tokens:
-        token = AddedToken(content, special=special, **flags)
-        (hf.add_special_tokens if special else hf.add_tokens)([token])
-    return hf
-
-
-def _pair(hf: HFTokenizer):
-    vocab = read_hf_tokenizer_json(hf.to_str().encode(), source="built/tokenizer.json")
-    return hf, {backend: TokenizerOptions(backend=backend).build(vocab) for backend in BACKENDS}
-
-
 @pytest.fixture(scope="module")
 def plain():
     """No normalizer."""
-    return _pair(_build(_small_spec()))
+    return both_backends(with_added_tokens(small_spec(), TOKENS))
 
 
 @pytest.fixture(scope="module")
 def prefixed():
     """ByteLevel's add_prefix_space: each stretch between added tokens gets its space."""
-    return _pair(_build(_small_spec(prefix_space=True)))
+    return both_backends(with_added_tokens(small_spec(prefix_space=True), TOKENS))
 
 
 @pytest.fixture(scope="module")
 def nfc():
     """A Unicode form, with tokens matched in the raw text (normalized=false)."""
     tokens = [(c, s, {**f, "normalized": False}) for c, s, f in TOKENS]
-    return _pair(_build(_small_spec({"type": "NFC"}), tokens))
+    return both_backends(with_added_tokens(small_spec(normalizer={"type": "NFC"}), tokens))
 
 
 @pytest.fixture(scope="module")
@@ -95,21 +65,7 @@ def lowercase():
     """A normalizer program, with tokens matched in the raw text (normalized=false)."""
     tokens = [(c, s, {**f, "normalized": False}) for c, s, f in TOKENS]
     normalizer = {"type": "Sequence", "normalizers": [{"type": "Lowercase"}, {"type": "Prepend", "prepend": "_"}]}
-    return _pair(_build(_small_spec(normalizer), tokens))
-
-
-def _check(pair, text: str) -> None:
-    hf, toks = pair
-    expected = hf.encode(text, add_special_tokens=False)
-    for backend, tok in toks.items():
-        assert tok.encode(text, allowed_special="all") == expected.ids, (backend, text)
-        got = tok.encode_with_offsets(text, allowed_special="all")
-        assert got.ids == expected.ids, (backend, text)
-        # A token made only of text the normalizer inserted (ByteLevel's prefix space alone)
-        # has an empty span in wordsplit, HF gives it its first character's (wordsplit.offsets).
-        offsets = [hf_span if ws_span[0] == ws_span[1] else ws_span
-                   for ws_span, hf_span in zip(got.char_offsets, expected.offsets)]
-        assert offsets == expected.offsets, (backend, text)
+    return both_backends(with_added_tokens(small_spec(normalizer=normalizer), tokens))
 
 
 CASES = [
@@ -140,17 +96,17 @@ CASES = [
 
 @pytest.mark.parametrize("text", CASES)
 def test_fixed_cases_no_normalizer(plain, text):
-    _check(plain, text)
+    assert_ids_and_offsets(plain, text)
 
 
 @pytest.mark.parametrize("text", CASES)
 def test_fixed_cases_prefix_space(prefixed, text):
-    _check(prefixed, text)
+    assert_ids_and_offsets(prefixed, text)
 
 
 @pytest.mark.parametrize("text", CASES)
 def test_fixed_cases_nfc(nfc, text):
-    _check(nfc, text)
+    assert_ids_and_offsets(nfc, text)
 
 
 @pytest.mark.parametrize("text", CASES)
@@ -169,21 +125,21 @@ ALPHABET = [content for content, _, _ in TOKENS] + list("ab_1日é\u0301.-") + [
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(ALPHABET), max_size=14).map("".join))
 def test_random_texts_match_hf(plain, prefixed, text):
-    _check(plain, text)
-    _check(prefixed, text)
+    assert_ids_and_offsets(plain, text)
+    assert_ids_and_offsets(prefixed, text)
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(ALPHABET), max_size=14).map("".join))
 def test_random_texts_match_hf_under_nfc(nfc, text):
-    _check(nfc, text)
+    assert_ids_and_offsets(nfc, text)
 
 
 def test_special_policy_with_flags(plain):
     """A special token the call does not allow is plain text (its whitespace stays plain text
     too); a disallowed one raises, whatever its flags."""
     _, toks = plain
-    without = _build(_small_spec(), [])  # HF with no added token: "<mask>" is text
+    without = with_added_tokens(small_spec(), [])  # HF with no added token: "<mask>" is text
     text = "a <mask> b"
     for backend, tok in toks.items():
         as_text = tok.encode(text, disallowed_special=())
@@ -198,13 +154,13 @@ def test_special_policy_with_flags(plain):
 @pytest.fixture(scope="module")
 def qwen3_flagged():
     """The whole Qwen3 tokenizer.json (NFC) with flags switched on."""
-    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
+    spec = qwen_spec()
     flags = {"<think>": dict(lstrip=True, rstrip=True), "</think>": dict(lstrip=True),
              "<tool_call>": dict(single_word=True), "<|im_start|>": dict(rstrip=True),
              "<|im_end|>": dict(lstrip=True, single_word=True)}
     for entry in spec["added_tokens"]:
         entry.update(flags.get(entry["content"], {}))
-    return _pair(HFTokenizer.from_str(json.dumps(spec)))
+    return both_backends(HFTokenizer.from_str(json.dumps(spec)))
 
 
 @pytest.mark.parametrize("text", [
@@ -215,7 +171,7 @@ def qwen3_flagged():
     "<|im_start|>   \t\n   system",
 ])
 def test_qwen3_with_flags(qwen3_flagged, text):
-    _check(qwen3_flagged, text)
+    assert_ids_and_offsets(qwen3_flagged, text)
 
 
 def test_load_from_disk_keeps_the_flags(plain, tmp_path):
@@ -252,27 +208,27 @@ def test_rstrip_then_a_token_starting_with_whitespace(second, flags):
     """HF resumes its search inside the whitespace an rstrip token took: a token starting
     with whitespace can match there, its span overlapping the first's, and the plain text
     after it starts at its end (that text is encoded again)."""
-    hf = _build(_small_spec(), [("[x]", False, dict(rstrip=True, normalized=False)),
+    hf = with_added_tokens(small_spec(), [("[x]", False, dict(rstrip=True, normalized=False)),
                                 (second, False, dict(normalized=False, **flags))])
-    pair = _pair(hf)
+    pair = both_backends(hf)
     for text in ["[x]  y", "[x] y", "[x]y", "[x]   y z [x] ", "a [x]\t y", "[x]    y", "[x]     y", "[x]\u3000z  ",
                  "[x] \u3000z [x]\u3000\u3000z", " y [x]"]:
-        _check(pair, text)
+        assert_ids_and_offsets(pair, text)
 
 
 def test_rstrip_then_an_lstrip_whitespace_token_is_refused():
     """HF fails ("AddedVocabulary bad split") on text where an lstrip token made only of
     whitespace falls inside the whitespace an rstrip token took; wordsplit refuses the file."""
-    hf = _build(_small_spec(), [("[x]", False, dict(rstrip=True, normalized=False)),
+    hf = with_added_tokens(small_spec(), [("[x]", False, dict(rstrip=True, normalized=False)),
                                 (" ", False, dict(lstrip=True, normalized=False))])
     with pytest.raises(BaseException, match="bad split"):  # (HF panics)
         hf.encode("[x]  y")
     with pytest.raises(UnsupportedTokenizerError, match=r"'\[x\]' has rstrip=true and ' ' is whitespace with lstrip"):
         read_hf_tokenizer_json(hf.to_str().encode())
     # In different passes (one normalized, one not) they cannot overlap.
-    hf = _build(_small_spec(), [("[x]", False, dict(rstrip=True, normalized=False)),
+    hf = with_added_tokens(small_spec(), [("[x]", False, dict(rstrip=True, normalized=False)),
                                 (" ", False, dict(lstrip=True, normalized=True))])
-    _check(_pair(hf), "[x]  y [x] y")
+    assert_ids_and_offsets(both_backends(hf), "[x]  y [x] y")
 
 
 def test_tiktoken_compat_unstable_end_sees_the_stripped_whitespace(plain):

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import copy
 import functools
-import gzip
 import json
-from pathlib import Path
 
 import pytest
 import regex
@@ -26,6 +24,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import pre_tokenizers
 
+import hf_files
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import ComponentError
 from wordsplit.formats.bytelevel import token_bytes
@@ -37,7 +36,6 @@ from wordsplit.spanners.hf_split import BEHAVIORS, PREFIX_SPACE_STEP, split_prog
 from wordsplit.spanners.regex import translate_pattern
 from wordsplit.vocab import native_module
 
-QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
 BACKENDS = ("python", "native")
 ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
 
@@ -105,7 +103,7 @@ def test_line_anchors_are_hf_s(small_spec, tmp_path, pattern, behavior, all_nati
     spec = copy.deepcopy(small_spec)
     split = {"type": "Split", "pattern": {"Regex": pattern}, "behavior": behavior, "invert": False}
     spec["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [split, {**_BYTE_LEVEL, "add_prefix_space": False}]}
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     _assert_same(hf, vocab, ANCHOR_TEXTS)
     assert TokenizerOptions(backend="native").build(vocab).native == all_native
 
@@ -122,33 +120,15 @@ def _pre_tokenizer(name: str, prefix: bool, use_regex: bool) -> dict:
 
 @pytest.fixture(scope="module")
 def qwen_spec() -> dict:
-    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
+    spec = hf_files.qwen_spec()
     spec["post_processor"] = None  # offsets as the model gives them
     return spec
 
 
 @pytest.fixture(scope="module")
-def small_spec(qwen_spec) -> dict:
+def small_spec() -> dict:
     """Qwen3's first 3,000 tokens and the merges that make them, one special and one added token."""
-    spec = copy.deepcopy(qwen_spec)
-    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < 3000}
-    spec["model"]["vocab"] = vocab
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
-    spec["added_tokens"] = [
-        {"id": 3000, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": True},
-        {"id": 3001, "content": "<think>", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": False},
-    ]
-    spec["normalizer"] = None
-    return spec
-
-
-def _load_both(spec: dict, tmp_path: Path):
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(spec))
-    return HFTokenizer.from_file(str(path)), load_vocab(path, cache_dir=tmp_path / "cache")
+    return hf_files.small_spec(added_tokens=hf_files.SMALL_ADDED_TOKENS)
 
 
 def _assert_same(hf, vocab, texts, encoders=ENCODERS) -> None:
@@ -188,7 +168,7 @@ def test_word_class_is_onigurumas_on_every_code_point():
 def test_dropping_pre_tokenizers_match_hf(small_spec, tmp_path, config):
     spec = copy.deepcopy(small_spec)
     spec["pre_tokenizer"] = _pre_tokenizer(*config)
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     spanner = HFSplitSpanner(vocab.pattern)
     assert spanner.drops_text != (config[0] == "digits" and not config[1])
     for backend in BACKENDS:
@@ -209,7 +189,7 @@ def test_text_put_before_a_segment_has_hf_offsets(small_spec, tmp_path, normaliz
     spec = copy.deepcopy(small_spec)
     spec["normalizer"] = normalizer
     spec["pre_tokenizer"] = {**_BYTE_LEVEL, "add_prefix_space": byte_level_prefix, "use_regex": True}
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     _assert_same(hf, vocab, [*TEXTS, *LITERAL_TEXTS, "\tx", "x<think>\ty"], encoders=("heap-merge",))
 
 
@@ -242,7 +222,7 @@ def qwen_whitespace(qwen_spec, tmp_path_factory):
     """Qwen3 (NFC, every added token) with Sequence[Whitespace, ByteLevel(add_prefix_space)]."""
     spec = copy.deepcopy(qwen_spec)
     spec["pre_tokenizer"] = _pre_tokenizer("whitespace", True, True)
-    return _load_both(spec, tmp_path_factory.mktemp("qwen-whitespace"))
+    return hf_files.load_both(spec, tmp_path_factory.mktemp("qwen-whitespace"))
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +230,7 @@ def qwen_whitespace_split(qwen_spec, tmp_path_factory):
     """Qwen3 with Sequence[WhitespaceSplit, ByteLevel]."""
     spec = copy.deepcopy(qwen_spec)
     spec["pre_tokenizer"] = _pre_tokenizer("whitespace-split", False, True)
-    return _load_both(spec, tmp_path_factory.mktemp("qwen-whitespace-split"))
+    return hf_files.load_both(spec, tmp_path_factory.mktemp("qwen-whitespace-split"))
 
 
 def test_qwen3_with_dropping_pre_tokenizers_matches_hf(qwen_whitespace, qwen_whitespace_split):
@@ -432,7 +412,7 @@ def test_program_with_an_empty_match_stays_python_and_exact(small_spec, tmp_path
     spec["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
         {"type": "Split", "pattern": {"Regex": "x*"}, "behavior": "Removed", "invert": False},
         {**_BYTE_LEVEL, "add_prefix_space": True}]}
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     assert native_program_steps(vocab.pattern) is None
     assert not TokenizerOptions(backend="native").build(vocab).native
     _assert_same(hf, vocab, ["axxb x", "xx", "ab  cx d"], encoders=("heap-merge",))

@@ -9,7 +9,6 @@ merges; HF and wordsplit both load it in milliseconds) with the construct under 
 from __future__ import annotations
 
 import copy
-import gzip
 import json
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import pre_tokenizers
 
+import hf_files
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
@@ -28,7 +28,6 @@ from wordsplit.normalizers import NORMALIZER_PREFIX
 from wordsplit.spanners.hf_split import hf_split, is_split_program
 from wordsplit.spanners.regex import translate_pattern
 
-QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
 BACKENDS = ("python", "native")
 
 TEXTS = [
@@ -56,19 +55,7 @@ BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": Tr
 @pytest.fixture(scope="module")
 def small_spec() -> dict:
     """Qwen3's first 3,000 tokens, the merges that make them, one special and one added token."""
-    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
-    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < 3000}
-    spec["model"]["vocab"] = vocab
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
-    spec["added_tokens"] = [
-        {"id": 3000, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": True},
-        {"id": 3001, "content": "<think>", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": False},
-    ]
-    spec["normalizer"] = None
-    spec["post_processor"] = None
-    return spec
+    return hf_files.small_spec(added_tokens=hf_files.SMALL_ADDED_TOKENS)
 
 
 def _spec(base: dict, *, normalizer=None, pre_tokenizer=None) -> dict:
@@ -77,13 +64,6 @@ def _spec(base: dict, *, normalizer=None, pre_tokenizer=None) -> dict:
     if pre_tokenizer is not None:
         spec["pre_tokenizer"] = pre_tokenizer
     return spec
-
-
-def _load_both(spec: dict, tmp_path: Path):
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(spec))
-    return HFTokenizer.from_file(str(path)), load_vocab(path, cache_dir=tmp_path / "cache")
 
 
 def _assert_same(hf, vocab, texts=TEXTS) -> None:
@@ -121,7 +101,7 @@ NORMALIZERS = {
 @pytest.mark.parametrize("name", sorted(NORMALIZERS))
 def test_normalizers_match_hf(small_spec, tmp_path, name):
     spec = _spec(small_spec, normalizer=NORMALIZERS[name])
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     if name in ("nfd", "nfkc", "nfkd", "single-nfkc-in-sequence"):
         assert vocab.normalizer in ("nfd", "nfkc", "nfkd")  # a plain form: native on both backends
         assert TokenizerOptions(backend="native").build(vocab).native
@@ -136,7 +116,7 @@ def test_byte_level_add_prefix_space_matches_hf(small_spec, tmp_path, use_regex,
     byte_level = {**BYTE_LEVEL, "add_prefix_space": True, "use_regex": use_regex}
     pre = {"type": "Sequence", "pretokenizers": [byte_level]} if nested else byte_level
     for i, normalizer in enumerate([None, NORMALIZERS["strip-both"], NORMALIZERS["prepend"]]):
-        hf, vocab = _load_both(_spec(small_spec, normalizer=normalizer, pre_tokenizer=pre), tmp_path / str(i))
+        hf, vocab = hf_files.load_both(_spec(small_spec, normalizer=normalizer, pre_tokenizer=pre), tmp_path / str(i))
         assert vocab.normalizer.endswith('{"type":"PrefixSpace"}]')
         _assert_same(hf, vocab)
 
@@ -145,7 +125,7 @@ def test_add_prefix_space_after_other_steps_matches_hf(small_spec, tmp_path):
     """After other steps, add_prefix_space is a split-program step, not the normalizer's."""
     pre = {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True},
                                                 {**BYTE_LEVEL, "add_prefix_space": True}]}
-    hf, vocab = _load_both(_spec(small_spec, pre_tokenizer=pre), tmp_path)
+    hf, vocab = hf_files.load_both(_spec(small_spec, pre_tokenizer=pre), tmp_path)
     assert is_split_program(vocab.pattern) and '{"add_prefix_space":true}' in vocab.pattern
     assert vocab.normalizer == "none"
     _assert_same(hf, vocab)
@@ -168,7 +148,7 @@ PRE_STEPS = {
 @pytest.mark.parametrize("name", sorted(PRE_STEPS))
 def test_pre_tokenizers_before_byte_level_match_hf(small_spec, tmp_path, name, use_regex):
     pre = {"type": "Sequence", "pretokenizers": [*PRE_STEPS[name], {**BYTE_LEVEL, "use_regex": use_regex}]}
-    hf, vocab = _load_both(_spec(small_spec, normalizer={"type": "NFKC"}, pre_tokenizer=pre), tmp_path)
+    hf, vocab = hf_files.load_both(_spec(small_spec, normalizer={"type": "NFKC"}, pre_tokenizer=pre), tmp_path)
     assert is_split_program(vocab.pattern)
     # Isolated steps whose regexes the native core runs are a native regex sequence, other
     # behaviors the native split program: every stage native.
@@ -284,7 +264,7 @@ def test_other_models_are_typed_errors_naming_the_model(small_spec, tmp_path, mo
 def test_trim_offsets_is_accepted_either_way(small_spec, tmp_path):
     for trim in (False, True):
         spec = _spec(small_spec, pre_tokenizer={**BYTE_LEVEL, "trim_offsets": trim})
-        hf, vocab = _load_both(spec, tmp_path / str(trim))
+        hf, vocab = hf_files.load_both(spec, tmp_path / str(trim))
         assert not is_split_program(vocab.pattern)  # ByteLevel alone: GPT-2's scanner pattern
         _assert_same(hf, vocab)
 
@@ -374,7 +354,7 @@ def test_added_token_flags_load(small_spec, tmp_path, flag):
     """Each flag loads and keeps HF's ids (tests/test_hf_added_token_flags.py has the cases)."""
     spec = copy.deepcopy(small_spec)
     spec["added_tokens"][1][flag] = True
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     assert vocab.literal_flags == {"<think>": {"lstrip": 1, "rstrip": 2, "single_word": 4}[flag]}
     _assert_same(hf, vocab, [" <think> a<think>b ", "x <think>\t<think>"])
 
@@ -386,7 +366,7 @@ def test_normalized_added_tokens(small_spec, tmp_path):
     spec["added_tokens"][1]["normalized"] = True
     for name, normalizer in [("nfkc", {"type": "NFKC"}), ("prepend", NORMALIZERS["prepend"]),
                              ("lowercase", NORMALIZERS["lowercase"])]:
-        hf, vocab = _load_both(_spec(spec, normalizer=normalizer), tmp_path / name)
+        hf, vocab = hf_files.load_both(_spec(spec, normalizer=normalizer), tmp_path / name)
         _assert_same(hf, vocab, ["<think>x</think>", "a <THINK> b<Think>", "<think>"])
 
 

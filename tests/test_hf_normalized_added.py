@@ -11,36 +11,18 @@ tests/test_hf_added_token_flags.py.
 
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tokenizers import AddedToken
-from tokenizers import Tokenizer as HFTokenizer
 
+from hf_files import BACKENDS, assert_ids_and_offsets, both_backends, small_spec, with_added_tokens
 from wordsplit import TokenizerOptions, Vocab
 from wordsplit.errors import DisallowedSpecialError, UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 from wordsplit.normalizers import normalizer_program
 from wordsplit.vocab import NORMALIZED
-
-QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
-BACKENDS = ("python", "native")
-
-
-def _spec(normalizer, prefix_space=False) -> dict:
-    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
-    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < 3000}
-    spec["model"]["vocab"] = vocab
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
-    spec.update(added_tokens=[], normalizer=normalizer, post_processor=None)
-    if prefix_space:
-        spec["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False,
-                                 "use_regex": True}
-    return spec
 
 
 def _seq(*steps: dict) -> dict:
@@ -78,41 +60,15 @@ TOKENS = [
 ]
 
 
-def _build(spec: dict, tokens=TOKENS) -> HFTokenizer:
-    hf = HFTokenizer.from_str(json.dumps(spec))
-    for content, special, flags in tokens:
-        token = AddedToken(content, special=special, **flags)
-        (hf.add_special_tokens if special else hf.add_tokens)([token])
-    return hf
-
-
-def _pair(hf: HFTokenizer):
-    vocab = read_hf_tokenizer_json(hf.to_str().encode(), source="built/tokenizer.json")
-    return hf, {backend: TokenizerOptions(backend=backend).build(vocab) for backend in BACKENDS}
-
-
 PAIRS: dict = {}
 
 
 def _get(name: str, prefix_space: bool = False):
     key = (name, prefix_space)
     if key not in PAIRS:
-        PAIRS[key] = _pair(_build(_spec(NORMALIZERS[name], prefix_space)))
+        spec = small_spec(normalizer=NORMALIZERS[name], prefix_space=prefix_space)
+        PAIRS[key] = both_backends(with_added_tokens(spec, TOKENS))
     return PAIRS[key]
-
-
-def _check(pair, text: str) -> None:
-    hf, toks = pair
-    expected = hf.encode(text, add_special_tokens=False)
-    for backend, tok in toks.items():
-        assert tok.encode(text, allowed_special="all") == expected.ids, (backend, text)
-        got = tok.encode_with_offsets(text, allowed_special="all")
-        assert got.ids == expected.ids, (backend, text)
-        # A token made only of text the normalizer inserted has an empty span in wordsplit
-        # where HF gives it its first character's (see wordsplit.offsets).
-        offsets = [hf_span if ws_span[0] == ws_span[1] else ws_span
-                   for ws_span, hf_span in zip(got.char_offsets, expected.offsets)]
-        assert offsets == expected.offsets, (backend, text)
 
 
 CASES = [
@@ -140,14 +96,14 @@ CASES = [
 @pytest.mark.parametrize("name", sorted(NORMALIZERS))
 @pytest.mark.parametrize("text", CASES, ids=range(len(CASES)))
 def test_fixed_cases(name, text):
-    _check(_get(name), text)
+    assert_ids_and_offsets(_get(name), text)
 
 
 @pytest.mark.parametrize("name", ["lowercase", "nfc", "strip", "replace-string", "mixed"])
 @pytest.mark.parametrize("text", CASES, ids=range(len(CASES)))
 def test_fixed_cases_with_prefix_space(name, text):
     """ByteLevel's add_prefix_space puts its space before each piece the second pass leaves."""
-    _check(_get(name, prefix_space=True), text)
+    assert_ids_and_offsets(_get(name, prefix_space=True), text)
 
 
 ALPHABET = [content for content, _, _ in TOKENS] + [
@@ -161,14 +117,14 @@ ALPHABET = [content for content, _, _ in TOKENS] + [
 @given(st.lists(st.sampled_from(ALPHABET), max_size=12).map("".join))
 @pytest.mark.parametrize("name", sorted(NORMALIZERS))
 def test_random_texts_match_hf(name, text):
-    _check(_get(name), text)
+    assert_ids_and_offsets(_get(name), text)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from(ALPHABET), max_size=12).map("".join))
 @pytest.mark.parametrize("name", ["lowercase", "strip", "mixed"])
 def test_random_texts_match_hf_with_prefix_space(name, text):
-    _check(_get(name, prefix_space=True), text)
+    assert_ids_and_offsets(_get(name, prefix_space=True), text)
 
 
 def test_prefix_space_runs_in_the_split_program():
@@ -184,7 +140,7 @@ def test_the_special_policy_applies_to_normalized_special_tokens():
     """A normalized special token found in the normalized text follows the call's policy:
     a disallowed one raises, with disallowed_special=() it is plain text."""
     hf, toks = _get("lowercase")
-    without = _build(_spec(NORMALIZERS["lowercase"]), [])
+    without = with_added_tokens(small_spec(normalizer=NORMALIZERS["lowercase"]), [])
     text = "a <Mask> b"
     for backend, tok in toks.items():
         with pytest.raises(DisallowedSpecialError, match="<MASK>"):
@@ -200,10 +156,10 @@ def test_the_special_policy_applies_to_normalized_special_tokens():
 def test_a_nfc_vocab_stays_native():
     """GPT-NeoX's form: NFC and whitespace tokens with normalized: true; every stage native."""
     tokens = [(" " * n, False, dict(normalized=True)) for n in (2, 4, 8)] + [("<|endoftext|>", True, {})]
-    pair = _pair(_build(_spec({"type": "NFC"}), tokens))
+    pair = both_backends(with_added_tokens(small_spec(normalizer={"type": "NFC"}), tokens))
     assert pair[1]["native"].native
     for text in ["def f():\n        return 1", "a  b    c\u0301        d", "e\u0301  <|endoftext|>   x"]:
-        _check(pair, text)
+        assert_ids_and_offsets(pair, text)
 
 
 def test_the_cases_cover_each_normalizer_change():
@@ -228,7 +184,7 @@ def test_the_cases_cover_each_normalizer_change():
 def test_undecidable_normalized_tokens_are_refused(normalizer, tokens, message):
     """Two tokens the normalizer makes the same (HF picks one at random in each process), or
     one it makes empty (HF's matcher then cuts the text at arbitrary places)."""
-    hf = _build(_spec(normalizer), tokens)
+    hf = with_added_tokens(small_spec(normalizer=normalizer), tokens)
     with pytest.raises(UnsupportedTokenizerError, match=message):
         read_hf_tokenizer_json(hf.to_str().encode(), source="t.json")
 

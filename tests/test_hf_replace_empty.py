@@ -10,29 +10,24 @@ when the file is loaded if a one-character text shows it, else when a text makes
 
 from __future__ import annotations
 
-import gzip
 import json
-from pathlib import Path
 
 import pytest
 from tokenizers import Tokenizer as HFTokenizer
 
+import hf_files
 from wordsplit import TokenizerOptions
 from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 
-QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
 BACKENDS = ("python", "native")
 
 
 def _json(pattern: dict, content: str) -> str:
-    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
-    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < 3000}
-    spec["model"]["vocab"] = vocab
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
-    spec.update(added_tokens=[{"id": 3000, "content": "<|x|>", "special": False, "normalized": False,
-                               "lstrip": False, "rstrip": False, "single_word": False}],
-                normalizer={"type": "Replace", "pattern": pattern, "content": content}, post_processor=None)
+    spec = hf_files.small_spec(
+        normalizer={"type": "Replace", "pattern": pattern, "content": content},
+        added_tokens=[{"id": 3000, "content": "<|x|>", "special": False, "normalized": False,
+                       "lstrip": False, "rstrip": False, "single_word": False}])
     return json.dumps(spec)
 
 

@@ -8,23 +8,19 @@ pre-tokenizer replaced, and, for the sweep over configurations, a 3,000-token sl
 
 from __future__ import annotations
 
-import copy
-import gzip
 import json
-from pathlib import Path
 
 import pytest
 import regex
 from tokenizers import Regex as HFRegex
-from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import pre_tokenizers
 
+import hf_files
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.spanners.hf_split import HFSplitSpanner, hf_split, is_split_program, split_program
 from wordsplit.spanners.regex import translate_pattern
 
-QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
 BACKENDS = ("python", "native")
 
 TEXTS = [
@@ -61,20 +57,13 @@ BEHAVIORS = ["Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous"]
 
 @pytest.fixture(scope="module")
 def qwen_spec() -> dict:
-    return json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
+    return hf_files.qwen_spec()
 
 
 @pytest.fixture(scope="module")
-def small_spec(qwen_spec) -> dict:
+def small_spec() -> dict:
     """Qwen3's first 3,000 tokens and the merges that make them; no added tokens, no normalizer."""
-    spec = copy.deepcopy(qwen_spec)
-    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < 3000}
-    spec["model"]["vocab"] = vocab
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
-    spec["added_tokens"] = []
-    spec["normalizer"] = None
-    spec["post_processor"] = None
-    return spec
+    return hf_files.small_spec()
 
 
 def _split(pattern: dict, behavior: str, invert: bool = False) -> dict:
@@ -91,13 +80,6 @@ def _with_pre_tokenizer(spec: dict, splits: list[dict], *, use_regex: bool = Fal
     return spec
 
 
-def _load_both(spec: dict, tmp_path: Path):
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    path = tmp_path / "tokenizer.json"
-    path.write_text(json.dumps(spec))
-    return HFTokenizer.from_file(str(path)), load_vocab(path, cache_dir=tmp_path / "cache")
-
-
 def _assert_same(hf, vocab, texts=TEXTS) -> None:
     for backend in BACKENDS:
         tok = TokenizerOptions(backend=backend).build(vocab)
@@ -108,7 +90,7 @@ def _assert_same(hf, vocab, texts=TEXTS) -> None:
 def test_uncovered_text_is_kept_as_hf_does(qwen_spec, tmp_path):
     """issue 13 finding 2: the text a Split pattern does not match is encoded, not dropped."""
     spec = _with_pre_tokenizer(qwen_spec, [_split({"Regex": "[a-z]+"}, "Isolated")])
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     assert hf.encode("hello world 123!", add_special_tokens=False).ids == [14990, 220, 14615, 220, 16, 17, 18, 0]
     for backend in BACKENDS:
         tok = TokenizerOptions(backend=backend).build(vocab)
@@ -121,7 +103,7 @@ def test_capturing_group_pattern_encodes(qwen_spec, tmp_path):
     """issue 13 finding 2: a pattern with a capturing group loaded, then every encode raised."""
     spec = _with_pre_tokenizer(qwen_spec, [_split({"Regex": "(\\p{L}+)|(\\p{N})| ?[^\\s\\p{L}\\p{N}]+|\\s+"},
                                                   "Isolated")])
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     _assert_same(hf, vocab)
 
 
@@ -130,7 +112,7 @@ def test_capturing_group_pattern_encodes(qwen_spec, tmp_path):
 def test_split_behaviors_match_hf(small_spec, tmp_path, behavior, invert):
     for i, pattern in enumerate(PATTERNS):
         spec = _with_pre_tokenizer(small_spec, [_split(pattern, behavior, invert)])
-        hf, vocab = _load_both(spec, tmp_path / str(i))
+        hf, vocab = hf_files.load_both(spec, tmp_path / str(i))
         assert is_split_program(vocab.pattern)
         _assert_same(hf, vocab)
 
@@ -145,7 +127,7 @@ def test_split_sequences_match_hf(small_spec, tmp_path, use_regex):
          _split({"Regex": "\\p{L}+"}, "Contiguous")],
     ]
     for i, splits in enumerate(sequences):
-        hf, vocab = _load_both(_with_pre_tokenizer(small_spec, splits, use_regex=use_regex), tmp_path / str(i))
+        hf, vocab = hf_files.load_both(_with_pre_tokenizer(small_spec, splits, use_regex=use_regex), tmp_path / str(i))
         _assert_same(hf, vocab)
 
 
@@ -153,7 +135,7 @@ def test_byte_level_without_regex_is_one_piece(small_spec, tmp_path):
     spec = dict(small_spec)
     spec["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                              "use_regex": False}
-    hf, vocab = _load_both(spec, tmp_path)
+    hf, vocab = hf_files.load_both(spec, tmp_path)
     assert HFSplitSpanner(vocab.pattern).split("a b") == ["a b"]
     _assert_same(hf, vocab)
 
@@ -196,7 +178,7 @@ def test_removed_split_matches_hf(small_spec, tmp_path, invert):
     (tests/test_hf_dropping.py has offsets and the other dropping pre-tokenizers)."""
     for i, pattern in enumerate(PATTERNS):
         spec = _with_pre_tokenizer(small_spec, [_split(pattern, "Removed", invert)], use_regex=True)
-        hf, vocab = _load_both(spec, tmp_path / str(i))
+        hf, vocab = hf_files.load_both(spec, tmp_path / str(i))
         assert HFSplitSpanner(vocab.pattern).drops_text
         _assert_same(hf, vocab)
 

@@ -6,8 +6,6 @@ API; and the step-by-step alignment (``wordsplit.offsets.program_alignment``) it
 from __future__ import annotations
 
 import copy
-import gzip
-import json
 from pathlib import Path
 
 import pytest
@@ -17,11 +15,11 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import normalizers as hf_normalizers
 
 from conftest import BACKENDS
+import hf_files
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.normalizers import NORMALIZER_PREFIX, ProgramNormalizer, get_normalizer, normalizer_program
 from wordsplit.offsets import program_alignment, unicode_changes
 
-QWEN_JSON = Path(__file__).parent / "data" / "hf" / "tokenizer.json.gz"
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}
 
 
@@ -78,25 +76,7 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def small_spec() -> dict:
     """Qwen3's first 3,000 tokens, the merges that make them, one special and one added token."""
-    spec = json.loads(gzip.decompress(QWEN_JSON.read_bytes()))
-    vocab = {text: i for text, i in spec["model"]["vocab"].items() if i < 3000}
-    spec["model"]["vocab"] = vocab
-    spec["model"]["merges"] = [m for m in spec["model"]["merges"] if "".join(m) in vocab]
-    spec["added_tokens"] = [
-        {"id": 3000, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": True},
-        {"id": 3001, "content": "<think>", "single_word": False, "lstrip": False, "rstrip": False,
-         "normalized": False, "special": False},
-    ]
-    spec["post_processor"] = None
-    return spec
-
-
-def _load(spec: dict, directory: Path):
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "tokenizer.json"
-    path.write_text(json.dumps(spec))
-    return HFTokenizer.from_file(str(path)), load_vocab(path, cache_dir=directory / "cache")
+    return hf_files.small_spec(added_tokens=hf_files.SMALL_ADDED_TOKENS)
 
 
 def _built(small_spec: dict, name: str, directory: Path):
@@ -104,7 +84,7 @@ def _built(small_spec: dict, name: str, directory: Path):
     spec = copy.deepcopy(small_spec)
     spec["normalizer"] = normalizer
     spec["pre_tokenizer"] = {**BYTE_LEVEL, "add_prefix_space": prefix_space}
-    return _load(spec, directory)
+    return hf_files.load_both(spec, directory)
 
 
 def _assert_offsets_equal(hf, vocab, texts) -> None:
@@ -153,7 +133,7 @@ def test_hf_api_built_normalizers(small_spec, tmp_path):
     spec = copy.deepcopy(small_spec)
     spec["normalizer"] = None
     spec["pre_tokenizer"] = BYTE_LEVEL
-    base, _ = _load(spec, tmp_path / "base")
+    base, _ = hf_files.load_both(spec, tmp_path / "base")
     made = {
         "nfkc-lower": hf_normalizers.Sequence([hf_normalizers.NFKC(), hf_normalizers.Lowercase()]),
         "replace-prepend": hf_normalizers.Sequence([

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from pathlib import Path
 
 import pytest
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
