@@ -373,21 +373,25 @@ class PythonEngine:
     def _encode_pieces(self, pieces: list[str], out: list[int], ends: list[int]) -> None:
         """The ids of ``pieces`` (as ``_encode_plain`` encodes them), and the UTF-8 byte end of
         each non-empty one in their concatenation."""
-        cache = self._cache
         end = 0
         for piece in pieces:
             if not piece:
                 continue
             data = piece.encode("utf-8")
-            piece_ids = cache.get(data)
-            if piece_ids is None:
-                piece_ids = self._encode_piece(data)
-                if len(cache) >= PIECE_CACHE_SIZE:
-                    cache.clear()
-                cache[data] = piece_ids
-            out.extend(piece_ids)
+            out.extend(self._cached_ids(data))
             end += len(data)
             ends.append(end)
+
+    def _cached_ids(self, data: bytes) -> list[int]:
+        """The ids of the piece ``data``, from the piece cache or merged (and then cached)."""
+        cache = self._cache
+        ids = cache.get(data)
+        if ids is None:
+            ids = self._encode_piece(data)
+            if len(cache) >= PIECE_CACHE_SIZE:
+                cache.clear()
+            cache[data] = ids
+        return ids
 
     def count(self, text: str, allowed: frozenset[str], disallowed: frozenset[str]) -> int:
         return len(self.encode(text, allowed, disallowed))
@@ -442,17 +446,10 @@ class PythonEngine:
             pieces = [prefix + normalized[a:b] for a, b, prefix in self._spans(normalized)]
         else:
             pieces = self._split(normalized)
-        cache = self._cache
         for piece in pieces:
             if not piece:
                 continue
-            data = piece.encode("utf-8")
-            ids = cache.get(data)
-            if ids is None:
-                ids = self._encode_piece(data)
-                if len(cache) >= PIECE_CACHE_SIZE:
-                    cache.clear()
-                cache[data] = ids
+            ids = self._cached_ids(piece.encode("utf-8"))
             out.extend(ids)
             if trace is not None:
                 trace.piece(piece, list(ids))
