@@ -336,6 +336,29 @@ impl PieceCache {
     }
 }
 
+/// The native encoders' shortcuts for `bytes[start..end]`: a single byte is its id, a piece
+/// that is a whole token (when the vocabulary looks them up) that token; `false` for any
+/// other piece (nothing pushed).
+#[inline(always)]
+fn shortcut(
+    tables: &MergeTables,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    out: &mut Vec<u32>,
+) -> bool {
+    // A single byte first: its id is one read, the whole-token lookup a probe.
+    let id = if end - start == 1 {
+        tables.byte_ids[bytes[start] as usize]
+    } else if let Some(id) = tables.whole_in(bytes, start, end) {
+        id
+    } else {
+        return false;
+    };
+    out.push(id);
+    true
+}
+
 thread_local! {
     static PIECE_CACHES: RefCell<Vec<(u64, PieceCache)>> = const { RefCell::new(Vec::new()) };
 }
@@ -731,23 +754,11 @@ impl Pipeline {
         PIECE_CACHES.with_borrow_mut(|caches| {
             let cache = most_recent(caches, self.id, CACHED_PIPELINES, PieceCache::new);
             // A piece that is one byte or a whole token (most pieces of most text: 93 % of
-            // English prose's) is handled in the loop itself; the cache and the merge are a
-            // call away, so the common case pays no call, no spilled registers and no
-            // `Result` written to memory and read back.
+            // English prose's) is handled in the loop itself ([`shortcut`]); the cache and the
+            // merge are a call away, so the common case pays no call, no spilled registers
+            // and no `Result` written to memory and read back.
             let shortcut = |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
-                if !SHORTCUTS {
-                    return false;
-                }
-                // A single byte first: its id is one read, the whole-token lookup a probe.
-                let id = if end - start == 1 {
-                    tables.byte_ids[bytes[start] as usize]
-                } else if let Some(id) = tables.whole_in(bytes, start, end) {
-                    id
-                } else {
-                    return false;
-                };
-                out.push(id);
-                true
+                SHORTCUTS && shortcut(tables, bytes, start, end, out)
             };
             // `bytes[start..end]`, a piece no shortcut takes; the whole buffer is passed for the
             // padded reads of the cache key.
