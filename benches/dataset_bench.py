@@ -11,6 +11,11 @@ times, interleaved and ``--repeats`` times each (the median is reported):
 * ``local`` on 1 thread and on 2 threads (target: 2 threads ≥ 1.8× 1 thread);
 * ``ray`` with 2 workers on a local 2-CPU Ray, started once before timing (target: ≥ 0.7×
   local on 2 threads, on at least 50 MB);
+* ray's fixed cost, on two one-line inputs: per call on that running Ray (after a warm-up call,
+  which also starts Ray Data's own actors), as wall time and as CPU seconds of Ray's processes
+  (polled from /proc: the 2 actors' fresh processes) and of the driver, with the bound that
+  CPU puts on the ratio at the dataset's size; and for one command, a fresh process that
+  starts its own local Ray (wall, and CPU of its whole process tree);
 * peak RSS of one worker (a child process running the local engine on 1 thread, which is the
   loop each Ray worker runs) on a ``--rss-mb`` JSONL input (target: under 300 MB on 1 GB).
 
