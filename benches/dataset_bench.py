@@ -11,6 +11,11 @@ times, interleaved and ``--repeats`` times each (the median is reported):
 * ``local`` on 1 thread and on 2 threads (target: 2 threads ≥ 1.8× 1 thread);
 * ``ray`` with 2 workers on a local 2-CPU Ray, started once before timing (target: ≥ 0.7×
   local on 2 threads, on at least 50 MB);
+* ray's fixed cost, on two one-line inputs: per call on that running Ray (after a warm-up call,
+  which also starts Ray Data's own actors), as wall time and as CPU seconds of Ray's processes
+  (polled from /proc: the 2 actors' fresh processes) and of the driver, with the bound that
+  CPU puts on the ratio at the dataset's size; and for one command, a fresh process that
+  starts its own local Ray (wall, and CPU of its whole process tree);
 * peak RSS of one worker (a child process running the local engine on 1 thread, which is the
   loop each Ray worker runs) on a ``--rss-mb`` JSONL input (target: under 300 MB on 1 GB).
 
@@ -146,7 +151,12 @@ encode_dataset(data, out, vocab=vocab, format="megatron", eos=True, engine=engin
 
 
 def tree_cpu(argv: list) -> float:
-    """CPU seconds (user + system) of a command and every process it starts, however they end.
+    """CPU seconds (user + system) of a command and every process it starts, however they end."""
+    return tree_run(argv)[1]
+
+
+def tree_run(argv: list) -> tuple[float, float]:
+    """(wall seconds of the command, CPU seconds of it and every process it starts, however they end).
 
     This process becomes a child subreaper: the command's orphans (Ray's daemons and workers,
     which outlive their parents) are re-parented to it and reaped here, so their CPU time is in
@@ -162,7 +172,9 @@ def tree_cpu(argv: list) -> float:
         return r.ru_utime + r.ru_stime
 
     before = used()
+    started = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # the orphans left behind, until none is left
         try:
@@ -173,7 +185,89 @@ def tree_cpu(argv: list) -> float:
             time.sleep(0.05)
     else:
         log("warning: processes still running after 60 s; their CPU time is not counted")
-    return used() - before
+    return wall, used() - before
+
+
+def proc_stat(pid: int) -> list:
+    """The fields of /proc/<pid>/stat after the command name (so index 1 is the parent's pid)."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
+class RayProcessCPU:
+    """CPU seconds of the processes the raylet of this process's local Ray starts, polled from /proc.
+
+    Those are Ray's worker processes (the actors') and agents. The raylet does not wait for the
+    ones that exit (their time never reaches its cutime), so a thread reads each child's time
+    every 50 ms and keeps the last figure of the ones that have gone: at most 50 ms of a
+    process's end is missed.
+    """
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self) -> None:
+        import threading
+
+        me = str(os.getpid())
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+        self.raylet = next(p for p in pids if self._stat(p)[1:2] == [me] and self._comm(p) == "raylet")
+        self.seen: dict = {}  # pid: (name, CPU seconds when last read)
+        self._stop = threading.Event()
+        threading.Thread(target=self._poll, name="bench-ray-cpu", daemon=True).start()
+
+    @staticmethod
+    def _stat(pid: int) -> list:
+        try:
+            return proc_stat(pid)
+        except OSError:  # the process ended meanwhile
+            return []
+
+    @staticmethod
+    def _comm(pid: int) -> str:
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                return f.read().strip()
+        except OSError:
+            return ""
+
+    def children(self) -> list:
+        pids: set = set()
+        try:
+            tasks = os.listdir(f"/proc/{self.raylet}/task")
+        except OSError:  # Ray has shut down
+            return []
+        for task in tasks:
+            try:
+                with open(f"/proc/{self.raylet}/task/{task}/children") as f:
+                    pids.update(int(p) for p in f.read().split())
+            except OSError:
+                pass
+        return sorted(pids)
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.05):
+            for pid in self.children():
+                st = self._stat(pid)
+                if st:
+                    self.seen[pid] = (self._comm(pid), (int(st[11]) + int(st[12])) / self.TICK)
+
+    def snapshot(self) -> dict:
+        return {pid: cpu for pid, (_, cpu) in list(self.seen.items())}
+
+    def since(self, before: dict) -> float:
+        return sum(cpu - before.get(pid, 0.0) for pid, cpu in self.snapshot().items())
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait until the encoding actors' processes, which Ray Data ends after a call, have exited."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not any(self._comm(pid).startswith("ray::MapWorker") for pid in self.children()):
+                time.sleep(0.1)  # one more poll
+                return
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        self._stop.set()
 
 
 def cpu_report(data: Path, work: Path, text_bytes: int, vocab: str, repeats: int, configs: dict) -> None:
@@ -234,21 +328,43 @@ def main() -> None:
 
         runs = {"local, 1 thread": dict(engine="local", threads=1), "local, 2 threads": dict(engine="local", threads=2)}
         ray = None
-        startup = None
+        startup = cold = None
         if not args.no_ray:
+            # Ray's fixed cost: two one-line inputs, so Ray Data starts 2 actors, as on the dataset.
+            tiny = work / "tiny"
+            tiny.mkdir()
+            for name in ("a.txt", "b.txt"):
+                (tiny / name).write_text("hello\n")
+            # First what one command pays: a fresh process that starts its own local Ray (before
+            # this process starts one, so the two do not share the cores).
+            cold_runs = [tree_run([sys.executable, "-c", CPU_CHILD, str(tiny), str(work / f"cold-{i}"), args.vocab,
+                                   "ray", "2"]) for i in range(max(1, args.repeats))]
+            cold = tuple(statistics.median(r[k] for r in cold_runs) for k in (0, 1))
+            log(f"ray in a fresh process: {cold[0]:.2f} s, {cold[1]:.2f} CPU s")
             import ray
 
             ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False,
                      configure_logging=False)
             runs["ray, 2 workers"] = dict(engine="ray", workers=2)
-            # Ray's fixed cost per call (2 actor processes start, load the vocabulary): two one-line inputs.
-            (work / "tiny").mkdir()
-            for name in ("a.txt", "b.txt"):
-                (work / "tiny" / name).write_text("hello\n")
-            startup = statistics.median(
-                timed(lambda: encode_dataset(work / "tiny", work / f"tiny-{i}", vocab=args.vocab, format="npy",
-                                             engine="ray", workers=2)) for i in range(max(1, args.repeats)))
-            log(f"ray start-up: {startup:.2f} s")
+            procs = RayProcessCPU()
+
+            def startup_call(i: int) -> tuple:
+                """(wall, CPU s of Ray's processes, CPU s of this process) of one call on the one-line inputs."""
+                procs.settle()
+                ray_before, own_before, started = procs.snapshot(), time.process_time(), time.perf_counter()
+                encode_dataset(tiny, work / f"tiny-{i}", vocab=args.vocab, format="npy", engine="ray", workers=2)
+                wall, own = time.perf_counter() - started, time.process_time() - own_before
+                procs.settle()  # the actors' processes end after the call: count them to the end
+                return wall, procs.since(ray_before), own
+
+            # The first call on a new Ray also starts Ray Data's own actors (stats, autoscaling
+            # coordinator, actor locations), once per cluster: not part of the per-call cost.
+            startup_call(-1)
+            calls = [startup_call(i) for i in range(max(1, args.repeats))]
+            startup = tuple(statistics.median(c[k] for c in calls) for k in (0, 1, 2))
+            log(f"ray start-up: {startup[0]:.2f} s, {startup[1]:.2f} CPU s in Ray's processes, "
+                f"{startup[2]:.2f} in the driver")
+            procs.stop()
         times: dict = {name: [] for name in runs}
         digests = {}
         for repeat in range(args.repeats):
@@ -282,8 +398,18 @@ def main() -> None:
         print(f"- ray 2 workers / local 2 threads: **{base / median['ray, 2 workers']:.2f}x** (target ≥ 0.7x on ≥ 50 MB;"
               f" this run: {text_bytes / 1e6:.0f} MB)")
     if startup is not None:
-        print(f"- ray's fixed cost per call (two one-line inputs: Ray Data starts 2 actors, which load the vocabulary): "
-              f"{startup:.2f} s, which is what keeps small datasets from the target")
+        wall, ray_cpu, own_cpu = startup
+        cores = os.cpu_count() or 1
+        print(f"- ray's fixed cost per call on a running Ray (two one-line inputs: Ray Data starts 2 actors in fresh "
+              f"processes, which import Ray Data and load the vocabulary): {wall:.2f} s; {ray_cpu:.2f} CPU s in "
+              f"Ray's processes ({ray_cpu / 2:.2f} per actor), {own_cpu:.2f} in the driver")
+        # The fixed CPU cannot run in less than its share of the cores, beside the encoding's own.
+        bound = base / (base + (ray_cpu + own_cpu) / cores)
+        print(f"- so on {cores} cores, at this size and at local 2 threads' speed, ray 2 workers can reach at most "
+              f"{bound:.2f}x local 2 threads")
+    if cold is not None:
+        print(f"- one command's fixed cost (a fresh process on two one-line inputs: it starts a local Ray, Ray Data "
+              f"its own actors and the 2 encoding actors): {cold[0]:.2f} s, {cold[1]:.2f} CPU s in all its processes")
     print(f"- peak RSS of one worker on a {rss_input / 1e6:.0f} MB JSONL input: **{rss / 1e6:.0f} MB** "
           "(target < 300 MB on 1 GB)")
 
