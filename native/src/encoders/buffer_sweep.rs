@@ -373,7 +373,7 @@ mod tests {
             for _ in 0..2000 {
                 let at = step() as usize % N;
                 let rank =
-                    [NO_RANK, step() % 8, 0x8000_0000 | step() % 4, step()][step() as usize % 4];
+                    [NO_RANK, step() % 8, 0x8000_0000 | (step() % 4), step()][step() as usize % 4];
                 array[at] = rank;
                 lanes.set(at, rank);
                 assert_eq!(lanes.lowest(), lowest(&array), "{array:?}");
