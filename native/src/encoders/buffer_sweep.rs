@@ -14,11 +14,13 @@ const PAD: usize = 16;
 pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     // Buffers sized to the piece's class: a short piece neither clears nor sweeps 128 slots.
     match piece.len() {
-        0..=8 => on_stack::<8, { 8 + PAD }>(t, piece, out),
-        9..=16 => on_stack::<16, { 16 + PAD }>(t, piece, out),
-        17..=32 => on_stack::<32, { 32 + PAD }>(t, piece, out),
-        33..=64 => on_stack::<64, { 64 + PAD }>(t, piece, out),
-        65..=STACK_PIECE => on_stack::<STACK_PIECE, { STACK_PIECE + PAD }>(t, piece, out),
+        0..=8 => on_stack::<8, { 8 + PAD }, Ranks8>(t, piece, out),
+        9..=16 => on_stack::<16, { 16 + PAD }, Ranks16>(t, piece, out),
+        17..=32 => on_stack::<32, { 32 + PAD }, [u32; 32]>(t, piece, out),
+        33..=64 => on_stack::<64, { 64 + PAD }, [u32; 64]>(t, piece, out),
+        65..=STACK_PIECE => {
+            on_stack::<STACK_PIECE, { STACK_PIECE + PAD }, [u32; STACK_PIECE]>(t, piece, out)
+        }
         _ => shrinking(t, piece, out),
     }
 }
@@ -26,13 +28,17 @@ pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 /// [`linked`] on stack buffers of `N >= piece.len()` symbols (`P = N + PAD` bytes), with
 /// the pair priorities of the vocabulary's rule.
 #[inline(always)]
-fn on_stack<const N: usize, const P: usize>(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
+fn on_stack<const N: usize, const P: usize, S: Ranks<N>>(
+    t: &MergeTables,
+    piece: &[u8],
+    out: &mut Vec<u32>,
+) {
     let mut bytes = [0u8; P];
     bytes[..piece.len()].copy_from_slice(piece);
     if t.merges.is_none() {
-        linked::<N, RankBased>(t, &bytes, piece.len(), out);
+        linked::<N, RankBased, S>(t, &bytes, piece.len(), out);
     } else {
-        linked::<N, PairRanked>(t, &bytes, piece.len(), out);
+        linked::<N, PairRanked, S>(t, &bytes, piece.len(), out);
     }
 }
 
@@ -79,22 +85,29 @@ impl Rule for PairRanked {
 /// is the priority of merging it with the symbol after it, under the rule `R`. A merge
 /// unlinks the right
 /// symbol and gives its position `NO_RANK`, so nothing is ever moved, and every sweep reads
-/// all `N` positions (those past the piece hold `NO_RANK`), which the compiler does with
-/// vector instructions. `bytes` is the piece followed by at least `PAD` zero bytes.
+/// all `N` positions (those past the piece hold `NO_RANK`) with vector instructions; the
+/// ranks live in `S` (registers for short pieces, see [`Lanes`]). `bytes` is the piece
+/// followed by at least `PAD` zero bytes.
 #[inline(always)]
-fn linked<const N: usize, R: Rule>(t: &MergeTables, bytes: &[u8], n: usize, out: &mut Vec<u32>) {
+fn linked<const N: usize, R: Rule, S: Ranks<N>>(
+    t: &MergeTables,
+    bytes: &[u8],
+    n: usize,
+    out: &mut Vec<u32>,
+) {
     let (mut next, mut prev, mut ids) = ([0u32; N], [0u32; N], [0u32; N]);
-    let mut ranks = [NO_RANK; N];
+    let mut first = [NO_RANK; N];
     for i in 0..n {
         next[i] = i as u32 + 1;
         prev[i] = (i as u32).wrapping_sub(1);
         ids[i] = t.byte_ids[bytes[i] as usize];
         if i + 1 < n {
-            ranks[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
+            first[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
         }
     }
+    let mut ranks = S::from_array(&first);
     loop {
-        let (best, best_rank) = lowest(&ranks);
+        let (best, best_rank) = ranks.lowest();
         if best_rank == NO_RANK {
             break;
         }
@@ -102,22 +115,124 @@ fn linked<const N: usize, R: Rule>(t: &MergeTables, bytes: &[u8], n: usize, out:
         let end = next[right] as usize;
         ids[best] = R::merged(t, bytes, best, end, best_rank);
         next[best] = end as u32;
-        ranks[right] = NO_RANK;
-        ranks[best] = if end < n {
-            prev[end] = best as u32;
-            R::rank(t, bytes, best, next[end] as usize, ids[best], ids[end])
-        } else {
-            NO_RANK
-        };
+        ranks.set(right, NO_RANK);
+        ranks.set(
+            best,
+            if end < n {
+                prev[end] = best as u32;
+                R::rank(t, bytes, best, next[end] as usize, ids[best], ids[end])
+            } else {
+                NO_RANK
+            },
+        );
         if best > 0 {
             let p = prev[best] as usize;
-            ranks[p] = R::rank(t, bytes, p, end, ids[p], ids[best]);
+            ranks.set(p, R::rank(t, bytes, p, end, ids[p], ids[best]));
         }
     }
     let mut i = 0;
     while i < n {
         out.push(ids[i]);
         i = next[i] as usize;
+    }
+}
+
+/// The merge priorities of a sweep's `N` positions.
+trait Ranks<const N: usize> {
+    fn from_array(ranks: &[u32; N]) -> Self;
+    fn set(&mut self, at: usize, rank: u32);
+    /// The first position of the lowest rank, and that rank (`NO_RANK` when nothing merges).
+    fn lowest(&self) -> (usize, u32);
+}
+
+/// Ranks in memory, swept by [`lowest`].
+impl<const N: usize> Ranks<N> for [u32; N] {
+    #[inline(always)]
+    fn from_array(ranks: &[u32; N]) -> Self {
+        *ranks
+    }
+    #[inline(always)]
+    fn set(&mut self, at: usize, rank: u32) {
+        self[at] = rank;
+    }
+    #[inline(always)]
+    fn lowest(&self) -> (usize, u32) {
+        lowest(self)
+    }
+}
+
+/// The ranks of sweeps of pieces of up to 8 and 16 bytes: in SSE registers on x86-64
+/// ([`Lanes`]), else in memory.
+#[cfg(target_arch = "x86_64")]
+type Ranks8 = Lanes<2>;
+#[cfg(target_arch = "x86_64")]
+type Ranks16 = Lanes<4>;
+#[cfg(not(target_arch = "x86_64"))]
+type Ranks8 = [u32; 8];
+#[cfg(not(target_arch = "x86_64"))]
+type Ranks16 = [u32; 16];
+
+/// `4 * G` ranks in `G` SSE registers (each with its top bit flipped, so that SSE2's signed
+/// compares order them as unsigned). Written one lane at a time by masking, never through
+/// memory: after a merge stored two or three ranks, the next sweep's 16-byte loads of the
+/// array could not take them from the pending 4-byte stores (no store-to-load forwarding
+/// from narrower stores) and waited for the stores to reach the cache, every round.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Lanes<const G: usize>([std::arch::x86_64::__m128i; G]);
+
+#[cfg(target_arch = "x86_64")]
+impl<const N: usize, const G: usize> Ranks<N> for Lanes<G> {
+    #[inline(always)]
+    fn from_array(ranks: &[u32; N]) -> Self {
+        use std::arch::x86_64::*;
+        const { assert!(N == 4 * G) };
+        // SAFETY: SSE2 is part of the x86-64 baseline; load k reads ranks[4k..4k + 4].
+        Self(std::array::from_fn(|k| unsafe {
+            let at = ranks.as_ptr().add(4 * k).cast::<__m128i>();
+            _mm_xor_si128(_mm_loadu_si128(at), _mm_set1_epi32(i32::MIN))
+        }))
+    }
+
+    #[inline(always)]
+    fn set(&mut self, at: usize, rank: u32) {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let at = _mm_set1_epi32(at as i32);
+            let value = _mm_set1_epi32((rank ^ 0x8000_0000) as i32);
+            for (k, group) in self.0.iter_mut().enumerate() {
+                let k = 4 * k as i32;
+                let here = _mm_cmpeq_epi32(_mm_setr_epi32(k, k + 1, k + 2, k + 3), at);
+                *group = _mm_or_si128(_mm_and_si128(here, value), _mm_andnot_si128(here, *group));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn lowest(&self) -> (usize, u32) {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let min = |a: __m128i, b: __m128i| {
+                let a_above = _mm_cmpgt_epi32(a, b);
+                _mm_or_si128(_mm_and_si128(a_above, b), _mm_andnot_si128(a_above, a))
+            };
+            let mut low = self.0[0];
+            for &group in &self.0[1..] {
+                low = min(low, group);
+            }
+            low = min(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
+            low = min(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
+            let rank = (_mm_cvtsi128_si32(low) as u32) ^ 0x8000_0000;
+            // The positions holding the minimum as one bit mask, without a branch per group.
+            let mut hits = 0u32;
+            for (k, &group) in self.0.iter().enumerate() {
+                let eq = _mm_castsi128_ps(_mm_cmpeq_epi32(group, low));
+                hits |= (_mm_movemask_ps(eq) as u32) << (4 * k);
+            }
+            (hits.trailing_zeros() as usize, rank)
+        }
     }
 }
 
@@ -239,6 +354,33 @@ mod tests {
         }
         assert_eq!(lowest(&ranks), (2, 5));
         assert_eq!(lowest(&[0u32; 8]), (0, 0));
+    }
+
+    #[test]
+    fn lanes_equal_the_array() {
+        // Random writes (runs of equal ranks, NO_RANK, values either side of the top bit),
+        // each followed by the lowest of both stores.
+        fn check<const N: usize, S: Ranks<N>>() {
+            let mut state = 11u32;
+            let mut step = || {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                state >> 8
+            };
+            let mut array = [NO_RANK; N];
+            array[1] = 3;
+            let mut lanes = S::from_array(&array);
+            assert_eq!(lanes.lowest(), (1, 3));
+            for _ in 0..2000 {
+                let at = step() as usize % N;
+                let rank =
+                    [NO_RANK, step() % 8, 0x8000_0000 | (step() % 4), step()][step() as usize % 4];
+                array[at] = rank;
+                lanes.set(at, rank);
+                assert_eq!(lanes.lowest(), lowest(&array), "{array:?}");
+            }
+        }
+        check::<8, Ranks8>();
+        check::<16, Ranks16>();
     }
 
     #[test]
