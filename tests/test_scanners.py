@@ -120,3 +120,33 @@ runs = st.lists(
 @given(text=runs)
 def test_scanner_equals_regex_on_runs(pattern, text):
     assert scan(pattern, [text])[0] == RegexSpanner(pattern).split(text)
+
+
+# ASCII words of 0-40 letters (across the 8-byte steps of the letter-run scan), each after a
+# separator the scanners' ASCII fast paths decide on (space, punctuation, apostrophe, tab,
+# digit, line break) or one they must leave to the general path (a non-ASCII letter, mark,
+# number or space right after the ASCII letters), with the text ending anywhere, including
+# inside a word or right after a separator.
+word_texts = st.lists(
+    st.tuples(
+        st.sampled_from([" ", ".", ",", "(", " (", "'", " '", "\t", "7", "\n", "\r\n", "", "é", "\u0301", "中",
+                         "Ⅻ", "\u00a0", " é", ".é", "ſ", "/", "\x1c", "  ", ". ", "'s"]),
+        st.text(alphabet="abcxyzABCXYZ", min_size=0, max_size=40),
+    ),
+    min_size=1, max_size=30,
+).map(lambda parts: "".join(sep + word for sep, word in parts))
+
+
+@pytest.mark.parametrize("pattern", ALL_PATTERNS)
+@settings(max_examples=300, deadline=None)
+@given(text=word_texts)
+def test_scanner_equals_regex_on_ascii_words(pattern, text):
+    assert scan(pattern, [text])[0] == RegexSpanner(pattern).split(text)
+
+
+@pytest.mark.parametrize("pattern", ALL_PATTERNS)
+def test_dense_pieces_fill_the_output_in_batches(pattern):
+    """Texts of one- and two-byte pieces: more pieces than a quarter of the bytes, so the
+    scanners' output buffer is refilled several times within one text."""
+    for text in ["1" * 5000, ".a" * 3000, "a." * 3000, "' " * 2000, "é." * 2000, ", " * 3000 + "x"]:
+        assert scan(pattern, [text])[0] == RegexSpanner(pattern).split(text)

@@ -43,7 +43,10 @@
 //!    * `\s` / `\s+`: a single character (reached only for a one-character run with no
 //!      CR/LF, followed by `\S`, where both take that character).
 
-use super::classes::{self, CharTable, LETTER, NUMBER, WS};
+use super::classes::{
+    self, CharTable, FAST, F_ALPHA, F_APOSTROPHE, F_ASCII, F_PREFIX, F_PUNCT, F_SPACE, LETTER,
+    NUMBER, WS,
+};
 use super::Spanner;
 
 /// cl100k (`max_digits: 3`) and Qwen2 (`max_digits: 1`) scanner; see the module docs.
@@ -96,28 +99,29 @@ impl Cl100kScanner {
     #[inline(always)]
     fn piece_end(&self, t: &CharTable, b: &[u8], i: usize) -> usize {
         let c0 = b[i];
-        // Fast path for the most common piece: ASCII letters, after at most one ASCII P
-        // character (not a letter, digit, CR or LF; not an apostrophe either, which may
-        // start a contraction). A non-ASCII character after them may continue the run.
-        let prefix_len = if c0.is_ascii_alphabetic() {
-            Some(0)
-        } else if c0 < 0x80
-            && !c0.is_ascii_digit()
-            && !matches!(c0, b'\r' | b'\n' | b'\'')
-            && i + 1 < b.len()
-            && b[i + 1].is_ascii_alphabetic()
-        {
-            Some(1)
-        } else {
-            None
-        };
-        if let Some(prefix_len) = prefix_len {
-            let j = classes::ascii_letters_end(b, i + prefix_len + 1);
-            return if j < b.len() && b[j] >= 0x80 {
-                t.run(b, j, LETTER)
-            } else {
-                j
-            };
+        // Fast paths for the most common pieces, decided from one table load per byte
+        // (measured: fewer instructions and branches than the chain of compares they
+        // replace): ASCII letters after at most one ASCII P character ("word", " word",
+        // "(word"), and ASCII punctuation runs (",", ". ", " (", "();"). A non-ASCII
+        // character after the letters may continue the run; anything else (digits, white
+        // space, apostrophes, non-ASCII) takes the general path below.
+        let f0 = FAST[c0 as usize];
+        if f0 & F_ALPHA != 0 {
+            return word_end(t, b, i + 1);
+        }
+        if f0 & (F_PREFIX | F_SPACE) != 0 && i + 1 < b.len() {
+            let f1 = FAST[b[i + 1] as usize];
+            if f1 & F_ALPHA != 0 {
+                return word_end(t, b, i + 2);
+            }
+            if f0 & F_PUNCT != 0 && f1 & F_ASCII != 0 {
+                // `c0` is O and `c1` an ASCII non-letter: rules 1-3 fail, rule 4 applies.
+                return crlf_run(b, t.run_not(b, i + 1, WS | LETTER | NUMBER));
+            }
+            if f0 & F_SPACE != 0 && f1 & (F_PUNCT | F_APOSTROPHE) != 0 {
+                // A space then O: rule 4 with the space.
+                return crlf_run(b, t.run_not(b, i + 2, WS | LETTER | NUMBER));
+            }
         }
         if c0 == b'\'' {
             if let Some(end) = classes::contraction(b, i, true) {
@@ -220,6 +224,17 @@ fn byte_run_end(b: &[u8], mut j: usize, c: u8) -> usize {
         j += 1;
     }
     j
+}
+
+/// The end of the letter run whose ASCII letters start at (or before) `s`.
+#[inline(always)]
+fn word_end(t: &CharTable, b: &[u8], s: usize) -> usize {
+    let j = classes::ascii_letters_end(b, s);
+    if j < b.len() && b[j] >= 0x80 {
+        t.run(b, j, LETTER)
+    } else {
+        j
+    }
 }
 
 /// The end of the run of `\r` and `\n` starting at `i`.

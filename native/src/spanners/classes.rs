@@ -66,6 +66,45 @@ const fn ascii_table() -> [u8; 128] {
     t
 }
 
+/// Flags of [`FAST`], the per-byte table of the scanners' ASCII fast paths: an ASCII
+/// letter.
+pub const F_ALPHA: u8 = 1;
+/// An ASCII P character (`[^\r\n\p{L}\p{N}]`) other than the space and the apostrophe.
+pub const F_PREFIX: u8 = 2;
+/// The space (P, and the optional space of rule 4).
+pub const F_SPACE: u8 = 4;
+/// An ASCII O character (`[^\s\p{L}\p{N}]`) other than the apostrophe.
+pub const F_PUNCT: u8 = 8;
+/// The apostrophe (O and P, but it may start a contraction).
+pub const F_APOSTROPHE: u8 = 16;
+/// Any ASCII byte.
+pub const F_ASCII: u8 = 32;
+
+/// Per byte value, the flags above (0 for the bytes of non-ASCII characters). One load
+/// answers what a chain of compares would (letter? prefix? punctuation?), and indexing it
+/// by a `u8` needs no bounds check.
+pub static FAST: [u8; 256] = fast_table();
+
+const fn fast_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 128 {
+        let class = ASCII[c];
+        t[c] = F_ASCII
+            | match c as u8 {
+                b'\'' => F_APOSTROPHE,
+                b' ' => F_SPACE,
+                b'\r' | b'\n' => 0,
+                _ if class & LETTER != 0 => F_ALPHA,
+                _ if class & NUMBER != 0 => 0,
+                _ if class & WS != 0 => F_PREFIX,
+                _ => F_PREFIX | F_PUNCT,
+            };
+        c += 1;
+    }
+    t
+}
+
 /// The two-level code point -> flags table.
 pub struct CharTable {
     /// Block number of each 256-code-point block of the code space.

@@ -35,7 +35,7 @@
 //! So the two spellings split every text identically (checked exhaustively against
 //! fancy-regex on all strings of up to 4 characters over a representative alphabet).
 
-use super::classes::{self, CharTable, LETTER, NUMBER, WS};
+use super::classes::{self, CharTable, FAST, F_APOSTROPHE, F_PUNCT, F_SPACE, LETTER, NUMBER, WS};
 use super::Spanner;
 
 /// The GPT-2 scanner (see the module docs).
@@ -68,6 +68,15 @@ fn piece_end(t: &CharTable, b: &[u8], i: usize) -> usize {
         } else {
             j
         };
+    }
+    // ASCII punctuation (not the apostrophe, which may start a contraction), with an
+    // optional leading space: the maximal O run, whatever follows (alternative 2).
+    let f0 = FAST[c0 as usize];
+    if f0 & F_PUNCT != 0 {
+        return t.run_not(b, i + 1, WS | LETTER | NUMBER);
+    }
+    if f0 & F_SPACE != 0 && s < b.len() && FAST[b[s] as usize] & (F_PUNCT | F_APOSTROPHE) != 0 {
+        return t.run_not(b, s + 1, WS | LETTER | NUMBER);
     }
     if c0 == b'\'' {
         if let Some(end) = classes::contraction(b, i, false) {

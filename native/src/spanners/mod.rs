@@ -48,7 +48,13 @@ pub trait Spanner: Send + Sync {
 }
 
 /// Runs `piece_end` from offset 0 to `len`, appending each piece's end to `out`.
-/// (Collecting ends in a stack buffer and appending in batches was measured: no gain.)
+///
+/// The ends are written into `out`'s spare capacity, a batch at a time, instead of by
+/// `push`: the loop then checks one counter per piece rather than the vector's length
+/// against its capacity and storing the new length back (measured: about 4 instructions
+/// fewer per piece on every scanner). Every piece is at least one byte long, so a batch
+/// never writes more than `len - i` ends. (Collecting ends in a stack buffer and appending
+/// them in batches was measured: no gain.)
 #[inline(always)]
 pub(crate) fn split_with(
     len: usize,
@@ -57,8 +63,20 @@ pub(crate) fn split_with(
 ) {
     let mut i = 0;
     while i < len {
-        i = piece_end(i);
-        out.push(i);
+        // About one end per 4 bytes of text, the density of prose and code; `reserve`
+        // keeps any larger capacity the caller already made.
+        out.reserve((len - i) / 4 + 16);
+        let mut written = 0;
+        for slot in out.spare_capacity_mut() {
+            i = piece_end(i);
+            slot.write(i);
+            written += 1;
+            if i >= len {
+                break;
+            }
+        }
+        // SAFETY: the first `written` slots of the spare capacity were just initialized.
+        unsafe { out.set_len(out.len() + written) };
     }
 }
 

@@ -38,7 +38,10 @@
 //! Every character is matched by some alternative, so the pieces cover the text.
 
 use super::cl100k::space_piece_end;
-use super::classes::{self, CharTable, LETTER, LOWERISH, NUMBER, UPPERISH, WS};
+use super::classes::{
+    self, CharTable, FAST, F_ALPHA, F_APOSTROPHE, F_ASCII, F_PREFIX, F_PUNCT, F_SPACE, LETTER,
+    LOWERISH, NUMBER, UPPERISH, WS,
+};
 use super::Spanner;
 
 /// The o200k scanner (see the module docs).
@@ -61,13 +64,41 @@ impl Spanner for O200kScanner {
 #[inline(always)]
 fn piece_end(t: &CharTable, b: &[u8], i: usize) -> usize {
     let c0 = b[i];
-    // ASCII fast path for the common case: an ASCII letter run, or a space / ASCII
-    // punctuation prefix followed by ASCII letters, ending on an ASCII byte. Same result
-    // as the general path: ASCII letters are Lu or Ll only (no B), so the word is
-    // `[A-Z]*[a-z]+` (alternative 1) or `[A-Z]+[a-z]*` (alternative 2).
-    if let Some(end) = ascii_word(b, i) {
-        return end;
+    // ASCII fast paths for the common pieces, decided from one table load per byte: an
+    // ASCII letter run, or a space / ASCII punctuation prefix followed by ASCII letters,
+    // ending on an ASCII byte. Same result as the general path: ASCII letters are Lu or Ll
+    // only (no B), so the word is `[A-Z]*[a-z]+` (alternative 1) or `[A-Z]+[a-z]*`
+    // (alternative 2). Then ASCII punctuation runs (",", ". ", " (", "();"), which the
+    // general path reaches only after trying both word alternatives twice.
+    let f0 = FAST[c0 as usize];
+    if f0 & F_ALPHA != 0 {
+        if let Some(end) = ascii_word(b, i) {
+            return end;
+        }
+    } else if f0 & (F_PREFIX | F_SPACE | F_APOSTROPHE) != 0 && i + 1 < b.len() {
+        let f1 = FAST[b[i + 1] as usize];
+        if f1 & F_ALPHA != 0 {
+            if let Some(end) = ascii_word(b, i + 1) {
+                return end;
+            }
+        } else if f0 & (F_PUNCT | F_APOSTROPHE) != 0 && f1 & F_ASCII != 0 {
+            // `c0` is O (an apostrophe too: o200k's contractions only follow letters) and
+            // `c1` an ASCII non-letter: alternatives 1-3 fail, 4 applies.
+            return tail_run(b, t.run_not(b, i + 1, WS | LETTER | NUMBER));
+        } else if f0 & F_SPACE != 0 && f1 & (F_PUNCT | F_APOSTROPHE) != 0 {
+            // A space then O: alternative 4 with the space.
+            return tail_run(b, t.run_not(b, i + 2, WS | LETTER | NUMBER));
+        }
     }
+    general_piece_end(t, b, i)
+}
+
+/// [`piece_end`] for the pieces its fast paths leave. Kept out of line: the fast paths
+/// then inline into the split loop, instead of the whole scanner becoming one function
+/// call per piece (measured: 3 instructions per byte fewer on prose).
+#[inline(never)]
+fn general_piece_end(t: &CharTable, b: &[u8], i: usize) -> usize {
+    let c0 = b[i];
     let (class0, len0) = t.at(b, i);
     let is_prefix = class0 & (LETTER | NUMBER) == 0 && c0 != b'\r' && c0 != b'\n';
     let starts_word = class0 & (UPPERISH | LOWERISH) != 0;
@@ -165,22 +196,11 @@ fn tail_run(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// ASCII-only fast path: the piece at `i` if it is an ASCII word, optionally after one
-/// ASCII P character (space, tab, punctuation: anything ASCII but a letter, digit, CR or
-/// LF), and the byte after the word (if any) is ASCII. `None` means "use the general path".
+/// ASCII-only fast path: the piece whose ASCII letters start at `s` (after at most one
+/// prefix character), if the byte after the word (if any) is ASCII. `None` means "use the
+/// general path".
 #[inline(always)]
-fn ascii_word(b: &[u8], i: usize) -> Option<usize> {
-    let c0 = b[i];
-    let mut s = i;
-    if !c0.is_ascii_alphabetic() {
-        if c0 >= 0x80 || c0.is_ascii_digit() || c0 == b'\r' || c0 == b'\n' {
-            return None;
-        }
-        s = i + 1;
-        if s >= b.len() || !b[s].is_ascii_alphabetic() {
-            return None;
-        }
-    }
+fn ascii_word(b: &[u8], s: usize) -> Option<usize> {
     // `[A-Z]*` then `[a-z]+` (alternative 1), else `[A-Z]+[a-z]*` (alternative 2): both
     // are "uppercase run, then lowercase run", with at least one letter in all.
     let mut j = s;
