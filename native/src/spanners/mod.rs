@@ -63,9 +63,13 @@ pub(crate) fn split_with(
 ) {
     let mut i = 0;
     while i < len {
-        // About one end per 4 bytes of text, the density of prose and code; `reserve`
-        // keeps any larger capacity the caller already made.
-        out.reserve((len - i) / 4 + 16);
+        // About one end per 4 bytes of text, the density of prose and code, once the
+        // capacity the caller made (the pipeline's is that) runs low: reserving more while
+        // it lasts would reallocate the whole vector for text whose pieces are long (1 MiB
+        // of spaces is one piece, and paid for a 4 MB reallocation).
+        if out.capacity() - out.len() < 16 {
+            out.reserve((len - i) / 4 + 16);
+        }
         let mut written = 0;
         for slot in out.spare_capacity_mut() {
             i = piece_end(i);
@@ -122,6 +126,23 @@ pub(crate) mod test_util {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_with_keeps_the_callers_capacity_while_it_lasts() {
+        // One piece of 1 MiB (a run of spaces): the pipeline's len / 4 + 1 ends are plenty.
+        let len = 1 << 20;
+        let mut ends = Vec::with_capacity(len / 4 + 1);
+        let capacity = ends.capacity();
+        split_with(len, &mut ends, |_| len);
+        assert_eq!((ends.as_slice(), ends.capacity()), (&[len][..], capacity));
+        // One-byte pieces beyond the capacity still all get their ends.
+        let mut ends = Vec::with_capacity(3);
+        split_with(100, &mut ends, |i| i + 1);
+        assert_eq!(ends, (1..=100).collect::<Vec<_>>());
+        let mut ends = Vec::new();
+        split_with(5, &mut ends, |i| i + 1);
+        assert_eq!(ends, vec![1, 2, 3, 4, 5]);
+    }
 
     #[test]
     fn registry() {
