@@ -19,7 +19,9 @@ is instructions per byte of UTF-8; each cell's ``callgrind.out.*`` file stays in
 for ``callgrind_annotate`` (where the instructions go, per function).
 
 ``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` by hand; it
-prints the pass's CPU seconds too.
+prints the pass's CPU seconds too. With ``--perf-control CTL,ACK`` it switches perf on around the
+pass only: ``mkfifo ctl ack; perf record -F 4999 -D -1 --control fifo:ctl,ack -- python
+benches/onepass_profile.py run cl100k_base prose --max-bytes 0 --perf-control ctl,ack``.
 Nothing here is timed: instruction counts do not show cache misses or branch mispredictions,
 so a change that trades instructions for memory traffic needs a timing check as well.
 """
@@ -87,6 +89,8 @@ def run(args: argparse.Namespace) -> None:
     # (class tables, a thread's cache) is not a cost per byte of a corpus.
     encode(WARM_UP)
     start, stop = marks(args.out) if args.marks else (lambda: None, lambda: None)
+    if args.perf_control:
+        start, stop = perf_switch(args.perf_control)
     kept = []
     cpu = time.process_time()
     start()
@@ -96,6 +100,19 @@ def run(args: argparse.Namespace) -> None:
     cpu = time.process_time() - cpu
     n_bytes = sum(len(doc.encode("utf-8")) for doc in docs)
     print(json.dumps({"bytes": n_bytes, "docs": len(docs), "ids": sum(map(len, kept)), "cpu_s": cpu}))
+
+
+def perf_switch(fifos: str):
+    """``(start, stop)`` that switch ``perf record -D -1 --control fifo:CTL,ACK`` on and off."""
+    control_path, ack_path = fifos.split(",")
+    control, ack = open(control_path, "w"), open(ack_path)
+
+    def send(command: str) -> None:
+        control.write(command + "\n")
+        control.flush()
+        ack.readline()
+
+    return (lambda: send("enable")), (lambda: send("disable"))
 
 
 def instructions(callgrind_out: Path) -> int:
@@ -160,6 +177,8 @@ def main(argv: list[str]) -> None:
             s.add_argument("corpus")
             s.add_argument("--contender", default="wordsplit:auto")
             s.add_argument("--marks", action="store_true", help="callgrind instrumentation around the pass")
+            s.add_argument("--perf-control", metavar="CTL,ACK",
+                           help="perf record's control and ack fifos: sample the pass only")
         else:
             s.add_argument("--vocabs", default="cl100k_base,o200k_base,qwen3")
             s.add_argument("--corpora", default="prose,code,multilingual")
