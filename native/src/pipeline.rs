@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::encoders::{merge_piece, EncoderKind};
+use crate::encoders::{self, merge_piece, EncoderKind};
 use crate::spanners::{HfProgram, RegexSequence, RegexSpanner, Spanner, SplitError};
 use crate::tables::MergeTables;
 
@@ -334,29 +334,6 @@ impl PieceCache {
             entry.ids[..ids.len()].copy_from_slice(ids);
         }
     }
-}
-
-/// The native encoders' shortcuts for `bytes[start..end]`: a single byte is its id, a piece
-/// that is a whole token (when the vocabulary looks them up) that token; `false` for any
-/// other piece (nothing pushed).
-#[inline(always)]
-fn shortcut(
-    tables: &MergeTables,
-    bytes: &[u8],
-    start: usize,
-    end: usize,
-    out: &mut Vec<u32>,
-) -> bool {
-    // A single byte first: its id is one read, the whole-token lookup a probe.
-    let id = if end - start == 1 {
-        tables.byte_ids[bytes[start] as usize]
-    } else if let Some(id) = tables.whole_in(bytes, start, end) {
-        id
-    } else {
-        return false;
-    };
-    out.push(id);
-    true
 }
 
 thread_local! {
@@ -754,11 +731,11 @@ impl Pipeline {
         PIECE_CACHES.with_borrow_mut(|caches| {
             let cache = most_recent(caches, self.id, CACHED_PIPELINES, PieceCache::new);
             // A piece that is one byte or a whole token (most pieces of most text: 93 % of
-            // English prose's) is handled in the loop itself ([`shortcut`]); the cache and the
-            // merge are a call away, so the common case pays no call, no spilled registers
-            // and no `Result` written to memory and read back.
+            // English prose's) is handled in the loop itself ([`encoders::shortcut`],
+            // inlined); the cache and the merge are a call away, so the common case pays no
+            // call, no spilled registers and no `Result` written to memory and read back.
             let shortcut = |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
-                SHORTCUTS && shortcut(tables, bytes, start, end, out)
+                SHORTCUTS && encoders::shortcut(tables, bytes, start, end, out)
             };
             // `bytes[start..end]`, a piece no shortcut takes; the whole buffer is passed for the
             // padded reads of the cache key.

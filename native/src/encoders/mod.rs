@@ -67,15 +67,33 @@ impl EncoderKind {
 /// Appends the ids of `piece` to `out` with the chosen strategy.
 #[inline]
 pub fn encode_piece(kind: EncoderKind, tables: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
-    if let Some(id) = tables.whole(piece) {
-        out.push(id);
-        return;
+    if !shortcut(tables, piece, 0, piece.len(), out) {
+        merge_piece(kind, tables, piece, out);
     }
-    if piece.len() == 1 {
-        out.push(tables.byte_ids[piece[0] as usize]);
-        return;
-    }
-    merge_piece(kind, tables, piece, out);
+}
+
+/// The native encoders' shortcuts for the piece `bytes[start..end]`: a single byte is its
+/// id, a piece that is a whole token (when the vocabulary looks them up) that token; `false`
+/// for any other piece (nothing pushed). `bytes` may run past the piece: the whole-token
+/// lookup then reads its key with two padded loads ([`MergeTables::whole_in`]).
+#[inline(always)]
+pub fn shortcut(
+    tables: &MergeTables,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    out: &mut Vec<u32>,
+) -> bool {
+    // A single byte first: its id is one read, the whole-token lookup a probe.
+    let id = if end - start == 1 {
+        tables.byte_ids[bytes[start] as usize]
+    } else if let Some(id) = tables.whole_in(bytes, start, end) {
+        id
+    } else {
+        return false;
+    };
+    out.push(id);
+    true
 }
 
 /// The merge loop alone, for a piece of two or more bytes that is not looked up whole.
