@@ -145,6 +145,20 @@ def test_per_thread_caches_keep_vocabularies_apart():
         assert [tok.encode(text) for tok in toks] == expected
 
 
+def test_repeated_long_pieces_match_the_oracle(tiktoken_oracle):
+    """Pieces of 33 to 256 bytes (table rules, box drawing) are remembered apart from the short
+    ones, keyed by their whole bytes: pieces of one length that differ in one byte, a piece
+    that begins another, and more distinct pieces than the cache keeps, each seen many times."""
+    rules = ["+" + "-" * n + "+" + "-" * m for n in (40, 41, 90) for m in (3, 200)]
+    rules += ["=" * 74, "=" * 73 + "-", "-" + "=" * 73, "├" + "─" * 80 + "┼" + "─" * 3, "x" * 256, "x" * 257]
+    rules += [f"{i:04d}" + "#" * (40 + i % 200) for i in range(2000)]
+    text = "\n".join(rules * 3)
+    native = tokenizer_for("cl100k_base", "auto", "native")
+    assert native.encode(text) == tiktoken_oracle("cl100k_base").encode_ordinary(text)
+    for rule in rules[:20]:
+        assert native.encode(rule) == tiktoken_oracle("cl100k_base").encode_ordinary(rule)
+
+
 def test_native_decode_reads_any_sequence_of_ints():
     """Lists are read in place; other iterables, numpy ints and out-of-range ints still decode
     or fail exactly as on the Python backend."""

@@ -27,6 +27,9 @@ use crate::tables::MergeTables;
 
 mod literals;
 mod offsets;
+mod piece_cache;
+
+use piece_cache::{LongPieces, PieceCache, CACHE_MAX_PIECE, LONG_MAX_PIECE};
 
 /// One special or added token literal.
 pub struct Literal {
@@ -180,161 +183,8 @@ pub enum EncodeStage {
     Python(Py<PyAny>, String),
 }
 
-/// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
-/// so each thread remembers the ids of recent ones, per pipeline, in a fixed two-way
-/// set-associative table (a CPU cache's layout): a lookup reads one set of two 64-byte entries,
-/// an insert evicts the set's least recently used entry, nothing is allocated after the table
-/// itself. Text where nothing repeats (random Unicode) then costs a store per piece, not a
-/// hash-map insert that allocates. 32,768 entries (2 MB, touched lazily) hold the distinct
-/// pieces of a few MB of multilingual text.
-const CACHE_SETS: usize = 1 << 14;
-const CACHE_MAX_PIECE: usize = 32;
-const CACHE_MAX_IDS: usize = 7;
+/// Each thread keeps the piece caches of this many pipelines, the most recently used.
 const CACHED_PIPELINES: usize = 8;
-
-/// One cached piece: its bytes zero-padded to 32 and its length (0: empty), and its ids.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct CacheEntry {
-    key: [u64; 4],
-    len: u8,
-    count: u8,
-    ids: [u32; CACHE_MAX_IDS],
-}
-
-impl CacheEntry {
-    #[inline]
-    fn holds(&self, key: &[u64; 4], len: usize) -> bool {
-        self.key == *key && usize::from(self.len) == len
-    }
-}
-
-/// Piece bytes → ids, for one pipeline on one thread. In each set, way 0 is the most
-/// recently used entry.
-struct PieceCache {
-    sets: Box<[[CacheEntry; 2]]>,
-    /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 32 KB
-    /// that stay in the CPU's cache, where a set of the 2 MB table is a cache miss. On text
-    /// never seen before a third of the lookups (multilingual) are pieces the cache does
-    /// not hold; when neither tag matches, the lookup ends here, and the set's line starts
-    /// loading while the piece merges, ready for the insert that follows.
-    tags: Box<[[u8; 2]]>,
-}
-
-impl PieceCache {
-    fn new() -> Self {
-        // SAFETY: all-zero bytes are a valid CacheEntry (integers only), and an empty one
-        // (len 0 matches no piece). Zeroed memory comes from the OS untouched, so the pages
-        // of a cache that stays small are never written.
-        let sets = unsafe { Box::<[[CacheEntry; 2]]>::new_zeroed_slice(CACHE_SETS).assume_init() };
-        let tags = vec![[0u8; 2]; CACHE_SETS].into_boxed_slice();
-        Self { sets, tags }
-    }
-
-    /// The set and the tag of a piece's hash.
-    #[inline(always)]
-    fn place(hash: u64) -> (usize, u8) {
-        ((hash % CACHE_SETS as u64) as usize, (hash >> 56) as u8)
-    }
-
-    /// The padded key of `bytes[start..end]`, a piece of 1 to 32 bytes, and its hash (whose
-    /// low bits pick the set, its top byte the tag, [`Self::place`]). Read
-    /// with four 8-byte loads and masks when `bytes` holds 32 bytes from `start` (a piece
-    /// inside a longer text): a copy of the piece's own length is a call to `memcpy` per
-    /// piece.
-    #[inline(always)]
-    fn key_in(bytes: &[u8], start: usize, end: usize) -> ([u64; 4], u64) {
-        /// `KEEP[len]` keeps the first `len` bytes of four little-endian words.
-        const KEEP: [[u64; 4]; CACHE_MAX_PIECE + 1] = {
-            let mut keep = [[0; 4]; CACHE_MAX_PIECE + 1];
-            let mut len = 0;
-            while len <= CACHE_MAX_PIECE {
-                let mut i = 0;
-                while i < 4 {
-                    let bytes = len.saturating_sub(8 * i);
-                    keep[len][i] = if bytes >= 8 {
-                        u64::MAX
-                    } else {
-                        (1 << (8 * bytes)) - 1
-                    };
-                    i += 1;
-                }
-                len += 1;
-            }
-            keep
-        };
-        let len = end - start;
-        let key: [u64; 4] = if start + 32 <= bytes.len() {
-            let keep = &KEEP[len];
-            std::array::from_fn(|i| {
-                let at = start + 8 * i;
-                u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) & keep[i]
-            })
-        } else {
-            let mut padded = [0u8; 32];
-            padded[..len].copy_from_slice(&bytes[start..end]);
-            std::array::from_fn(|i| {
-                u64::from_le_bytes(padded[8 * i..8 * i + 8].try_into().unwrap())
-            })
-        };
-        // Multiply-folds: every key bit and the length reach the low bits that pick the set.
-        let fold = |a: u64, b: u64| {
-            let product = u128::from(a) * u128::from(b);
-            (product as u64) ^ ((product >> 64) as u64)
-        };
-        let first = fold(
-            key[0] ^ 0x243f_6a88_85a3_08d3,
-            key[1] ^ 0x1319_8a2e_0370_7345,
-        );
-        let mixed = fold(
-            key[2] ^ first ^ 0xa409_3822_299f_31d1,
-            key[3] ^ len as u64 ^ 0x082e_fa98_ec4e_6c89,
-        );
-        (key, mixed)
-    }
-
-    /// [`Self::key_in`] of a whole slice.
-    #[cfg(test)]
-    fn key(piece: &[u8]) -> ([u64; 4], u64) {
-        Self::key_in(piece, 0, piece.len())
-    }
-
-    /// The cached ids of the piece with this key, length and hash.
-    #[inline]
-    fn get(&mut self, key: &[u64; 4], len: usize, hash: u64) -> Option<&[u32]> {
-        let (set, tag) = Self::place(hash);
-        let tags = &mut self.tags[set];
-        let ways = &mut self.sets[set];
-        if tags[0] != tag && tags[1] != tag {
-            crate::tables::prefetch(ways);
-            return None;
-        }
-        if !ways[0].holds(key, len) {
-            if !ways[1].holds(key, len) {
-                return None;
-            }
-            ways.swap(0, 1);
-            tags.swap(0, 1);
-        }
-        Some(&ways[0].ids[..usize::from(ways[0].count)])
-    }
-
-    #[inline]
-    fn put(&mut self, key: [u64; 4], len: usize, hash: u64, ids: &[u32]) {
-        if ids.len() <= CACHE_MAX_IDS {
-            let (set, tag) = Self::place(hash);
-            let tags = &mut self.tags[set];
-            *tags = [tag, tags[0]];
-            let ways = &mut self.sets[set];
-            ways[1] = ways[0];
-            let entry = &mut ways[0];
-            entry.key = key;
-            entry.len = len as u8;
-            entry.count = ids.len() as u8;
-            entry.ids[..ids.len()].copy_from_slice(ids);
-        }
-    }
-}
 
 thread_local! {
     static PIECE_CACHES: RefCell<Vec<(u64, PieceCache)>> = const { RefCell::new(Vec::new()) };
@@ -742,8 +592,18 @@ impl Pipeline {
             let mut cached_or_merged =
                 |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
                     let piece = &bytes[start..end];
-                    if piece.len() > CACHE_MAX_PIECE {
+                    if piece.len() > LONG_MAX_PIECE {
                         merge(piece, out)
+                    } else if piece.len() > CACHE_MAX_PIECE {
+                        let hash = LongPieces::hash(piece);
+                        if let Some(ids) = cache.long.get(piece, hash) {
+                            out.extend_from_slice(ids);
+                        } else {
+                            let first = out.len();
+                            merge(piece, out)?;
+                            cache.long.put(piece, hash, &out[first..]);
+                        }
+                        Ok(())
                     } else {
                         let (key, hash) = PieceCache::key_in(bytes, start, end);
                         if let Some(ids) = cache.get(&key, piece.len(), hash) {
@@ -1249,67 +1109,5 @@ mod tests {
             assert_eq!(by_stretches, whole, "{text:?}");
             assert_eq!(nfc_of(&text).is_none(), whole == text, "{text:?}");
         }
-    }
-
-    #[test]
-    fn piece_cache_keys_read_in_place_equal_copied_keys() {
-        // Inside a text (four loads and masks) and near its end (a copy): the same key.
-        let text: Vec<u8> = (0..80u8).map(|b| b.wrapping_mul(41) | 1).collect();
-        for start in 0..text.len() {
-            for end in start + 1..=text.len().min(start + CACHE_MAX_PIECE) {
-                let piece = text[start..end].to_vec();
-                assert_eq!(
-                    PieceCache::key_in(&text, start, end),
-                    PieceCache::key(&piece),
-                    "{start}..{end}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn piece_cache_keys_are_exact() {
-        let mut cache = PieceCache::new();
-        let pieces: [&[u8]; 5] = [b"a", b"a\0", b"a\0\0", b"abcdefgh", &[7u8; 32]];
-        for (i, piece) in pieces.iter().enumerate() {
-            let (key, set) = PieceCache::key(piece);
-            cache.put(key, piece.len(), set, &[i as u32, 99]);
-        }
-        for (i, piece) in pieces.iter().enumerate() {
-            let (key, set) = PieceCache::key(piece);
-            // A later piece may have evicted this one from its set, never answered for it.
-            if let Some(ids) = cache.get(&key, piece.len(), set) {
-                assert_eq!(ids, &[i as u32, 99]);
-            }
-        }
-        let (key, set) = PieceCache::key(b"a");
-        assert_eq!(cache.get(&key, 1, set), Some(&[0u32, 99][..]));
-        let (key, set) = PieceCache::key(b"xyz");
-        cache.put(key, 3, set, &[1; CACHE_MAX_IDS + 1]);
-        assert_eq!(cache.get(&key, 3, set), None, "too many ids to keep");
-        // Two pieces in one set both stay; a third evicts the least recently used.
-        let mut cache = PieceCache::new();
-        let (k1, k2, k3) = ([1, 0, 0, 0], [2, 0, 0, 0], [3, 0, 0, 0]);
-        cache.put(k1, 1, 5, &[1]);
-        cache.put(k2, 1, 5, &[2]);
-        assert_eq!(cache.get(&k1, 1, 5), Some(&[1u32][..]));
-        cache.put(k3, 1, 5, &[3]);
-        assert_eq!(cache.get(&k2, 1, 5), None);
-        assert_eq!(cache.get(&k1, 1, 5), Some(&[1u32][..]));
-        assert_eq!(cache.get(&k3, 1, 5), Some(&[3u32][..]));
-        // The same with tags that differ (hashes whose top bytes differ, one set): the tags
-        // follow their entries through the swaps, and a tag that matches neither way is a miss.
-        let mut cache = PieceCache::new();
-        let [h1, h2, h3] = [1u64, 2, 3].map(|tag| tag << 56 | 5);
-        cache.put(k1, 1, h1, &[1]);
-        cache.put(k2, 1, h2, &[2]);
-        assert_eq!(cache.get(&k1, 1, h1), Some(&[1u32][..]));
-        assert_eq!(cache.get(&k2, 1, h2), Some(&[2u32][..]));
-        assert_eq!(cache.get(&k1, 1, h3), None, "right key, wrong tag");
-        cache.put(k3, 1, h3, &[3]);
-        assert_eq!(cache.get(&k1, 1, h1), None);
-        assert_eq!(cache.get(&k2, 1, h2), Some(&[2u32][..]));
-        assert_eq!(cache.get(&k3, 1, h3), Some(&[3u32][..]));
-        assert_eq!(cache.tags[5], [3, 2]);
     }
 }
