@@ -67,6 +67,10 @@ struct IdInts {
     ints: Box<[AtomicPtr<ffi::PyObject>]>,
 }
 
+/// How far ahead [`IdInts::list`] asks for an id's slot, and for its int.
+const PREFETCH_SLOT: usize = 16;
+const PREFETCH_INT: usize = 8;
+
 impl IdInts {
     fn new(n_vocab: usize) -> Self {
         Self {
@@ -92,6 +96,32 @@ impl IdInts {
         }
         unsafe { ffi::Py_INCREF(obj) };
         obj
+    }
+
+    /// Before the int of `ids[i]` is taken: asks the CPU for the slot of the id
+    /// [`PREFETCH_SLOT`] places ahead and for the int of the one [`PREFETCH_INT`] ahead
+    /// (whose slot was asked for earlier), so that taking each int is not two cache misses
+    /// in a row. On text never seen before the ints of a document's ids are spread over a few
+    /// MB: taking them was a seventh of a one-pass encode, almost all of it waiting for
+    /// those two loads.
+    #[inline(always)]
+    fn prefetch_ahead(&self, ids: &[u32], i: usize) {
+        if let Some(slot) = ids
+            .get(i + PREFETCH_SLOT)
+            .and_then(|&id| self.ints.get(id as usize))
+        {
+            crate::tables::prefetch(slot);
+        }
+        if let Some(slot) = ids
+            .get(i + PREFETCH_INT)
+            .and_then(|&id| self.ints.get(id as usize))
+        {
+            let obj = slot.load(Relaxed);
+            if !obj.is_null() {
+                // SAFETY: a stored pointer is a live int (this table holds a reference).
+                crate::tables::prefetch(unsafe { &*obj });
+            }
+        }
     }
 
     /// `ids` as a Python list.
@@ -137,6 +167,7 @@ impl IdInts {
                 ));
             }
             for (i, &id) in ids.iter().enumerate() {
+                self.prefetch_ahead(ids, i);
                 let obj = self.new_ref(py, id);
                 if obj.is_null() {
                     for j in 0..i {
