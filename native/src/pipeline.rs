@@ -738,6 +738,25 @@ fn is_plain_starter(starters: &[u64; 1024], c: char) -> bool {
     c < 0x1_0000 && starters[c / 64] & (1 << (c % 64)) != 0
 }
 
+/// The character starting at byte `i` of `bytes`, the bytes of a `str`, and its length.
+#[inline(always)]
+fn char_at(bytes: &[u8], i: usize) -> (char, usize) {
+    let lead = u32::from(bytes[i]);
+    let next = |k: usize| u32::from(bytes[i + k] & 0x3f);
+    let (code, width) = match lead {
+        0..=0x7f => (lead, 1),
+        0x80..=0xdf => ((lead & 0x1f) << 6 | next(1), 2),
+        0xe0..=0xef => ((lead & 0x0f) << 12 | next(1) << 6 | next(2), 3),
+        _ => (
+            (lead & 0x07) << 18 | next(1) << 12 | next(2) << 6 | next(3),
+            4,
+        ),
+    };
+    // SAFETY: `bytes` is valid UTF-8 and `i` the start of one of its characters, so these
+    // are the bytes of one scalar value, decoded as UTF-8 encodes it.
+    (unsafe { char::from_u32_unchecked(code) }, width)
+}
+
 pub(crate) fn nfc_of(text: &str) -> Option<String> {
     if text.is_ascii() {
         return None;
@@ -755,8 +774,24 @@ pub(crate) fn nfc_of(text: &str) -> Option<String> {
         }
     };
     let starters = plain_starters();
+    let bytes = text.as_bytes();
     let (mut stretch, mut suspect, mut last_class) = (0, false, 0u8);
-    for (i, c) in text.char_indices() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // Outside a suspect stretch, eight ASCII characters (plain starters all) at a time:
+        // the last of them starts the stretch.
+        if !suspect {
+            if let Some(word) = bytes.get(i..i + 8) {
+                let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    stretch = i + 7;
+                    last_class = 0;
+                    i += 8;
+                    continue;
+                }
+            }
+        }
+        let (c, width) = char_at(bytes, i);
         // Below U+0300 every character is a starter that passes the quick check.
         let (class, yes) = if c < '\u{300}' || is_plain_starter(starters, c) {
             (0, true)
@@ -774,6 +809,7 @@ pub(crate) fn nfc_of(text: &str) -> Option<String> {
             suspect = true;
         }
         last_class = class;
+        i += width;
     }
     if suspect {
         flush(stretch, text.len(), &mut out);
@@ -1113,6 +1149,17 @@ mod tests {
             walked(&[("kqv", NORMALIZED)], "akqv")[1],
             piece("kqv", Some("kqv"))
         );
+    }
+
+    #[test]
+    fn char_at_decodes_as_char_indices() {
+        let text = "a\u{7f}\u{80}é\u{7ff}\u{800}中\u{ffff}\u{10000}😀\u{10ffff}z";
+        let mut i = 0;
+        for (at, c) in text.char_indices() {
+            assert_eq!(i, at);
+            assert_eq!(char_at(text.as_bytes(), i), (c, c.len_utf8()));
+            i += c.len_utf8();
+        }
     }
 
     #[test]
