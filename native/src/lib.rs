@@ -70,7 +70,8 @@ struct IdInts {
 /// How far ahead [`IdInts::list`] asks for an id's slot, and for its int: far enough that the
 /// slot is loaded when the int is asked for, and the int when it is taken (one pass over
 /// cl100k prose and code, each distance ÷ the one before: 16/8 → 48/24 1.04–1.06×, → 96/48
-/// 1.02–1.03×, → 192/96 1.01×).
+/// 1.02–1.03×, → 192/96 1.01×). The last `PREFETCH_SLOT` ids of a list are taken without
+/// asking: a list of one id repeated (1 MiB of spaces) pays nothing for the hints.
 const PREFETCH_SLOT: usize = 96;
 const PREFETCH_INT: usize = 48;
 
@@ -101,24 +102,17 @@ impl IdInts {
         obj
     }
 
-    /// Before the int of `ids[i]` is taken: asks the CPU for the slot of the id
-    /// [`PREFETCH_SLOT`] places ahead and for the int of the one [`PREFETCH_INT`] ahead
-    /// (whose slot was asked for earlier), so that taking each int is not two cache misses
-    /// in a row. On text never seen before the ints of a document's ids are spread over a few
-    /// MB: taking them was a seventh of a one-pass encode, almost all of it waiting for
-    /// those two loads.
+    /// Asks the CPU for the slot of `slot_ahead`'s int and for the int of `int_ahead` (whose
+    /// slot was asked for earlier), ids [`PREFETCH_SLOT`] and [`PREFETCH_INT`] places after
+    /// the one being taken, so that taking each int is not two cache misses in a row. On text
+    /// never seen before the ints of a document's ids are spread over a few MB: taking them
+    /// was a seventh of a one-pass encode, almost all of it waiting for those two loads.
     #[inline(always)]
-    fn prefetch_ahead(&self, ids: &[u32], i: usize) {
-        if let Some(slot) = ids
-            .get(i + PREFETCH_SLOT)
-            .and_then(|&id| self.ints.get(id as usize))
-        {
+    fn prefetch(&self, slot_ahead: u32, int_ahead: u32) {
+        if let Some(slot) = self.ints.get(slot_ahead as usize) {
             crate::tables::prefetch(slot);
         }
-        if let Some(slot) = ids
-            .get(i + PREFETCH_INT)
-            .and_then(|&id| self.ints.get(id as usize))
-        {
+        if let Some(slot) = self.ints.get(int_ahead as usize) {
             let obj = slot.load(Relaxed);
             if !obj.is_null() {
                 // SAFETY: a stored pointer is a live int (this table holds a reference).
@@ -169,17 +163,41 @@ impl IdInts {
                     "cannot allocate the list of ids",
                 ));
             }
-            for (i, &id) in ids.iter().enumerate() {
-                self.prefetch_ahead(ids, i);
+            // Each slot of `items` gets a new reference to its id's int; false (with a
+            // Python error set) if an int could not be made.
+            let put = |i: usize, id: u32| {
                 let obj = self.new_ref(py, id);
-                if obj.is_null() {
-                    for j in 0..i {
-                        ffi::Py_DECREF(*items.add(j));
-                    }
-                    ffi::PyMem_Free(items.cast());
-                    return Err(PyErr::fetch(py));
-                }
                 *items.add(i) = obj;
+                !obj.is_null()
+            };
+            // The ids with an id PREFETCH_SLOT places after them (asking for the ints ahead),
+            // then the last ones.
+            let with_ahead = ids
+                .iter()
+                .zip(ids.get(PREFETCH_INT..).unwrap_or_default())
+                .zip(ids.get(PREFETCH_SLOT..).unwrap_or_default());
+            let mut done = 0;
+            let mut ok = true;
+            for ((&id, &int_ahead), &slot_ahead) in with_ahead {
+                self.prefetch(slot_ahead, int_ahead);
+                ok = put(done, id);
+                if !ok {
+                    break;
+                }
+                done += 1;
+            }
+            while ok && done < n {
+                ok = put(done, ids[done]);
+                if ok {
+                    done += 1;
+                }
+            }
+            if !ok {
+                for j in 0..done {
+                    ffi::Py_DECREF(*items.add(j));
+                }
+                ffi::PyMem_Free(items.cast());
+                return Err(PyErr::fetch(py));
             }
             let raw = list.as_ptr().cast::<ffi::PyListObject>();
             (*raw).ob_item = items;
