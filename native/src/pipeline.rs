@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use crate::encoders::{self, merge_piece, EncoderKind};
+use crate::spanners::classes::decode_multibyte;
 use crate::spanners::{HfProgram, RegexSequence, RegexSpanner, Spanner, SplitError};
 use crate::tables::MergeTables;
 
@@ -701,16 +702,6 @@ impl Pipeline {
     }
 }
 
-/// The ComponentError of a native regex stage, worded as the Python engine words it for the
-/// Python spanner of the same name (a gap is text its split() would have dropped).
-/// HF's NFC of `text` (the crate's), or None when `text` is already in NFC.
-///
-/// Only the stretches that can change are normalized. The text is cut before every starter
-/// whose NFC quick check is Yes: nothing before such a character can reorder past it or
-/// compose with it, so NFC of the whole is NFC of each stretch, concatenated. A stretch whose
-/// characters all pass the quick check in canonical order is already NFC. Text with a few
-/// characters that the quick check calls Maybe (Tamil and Bengali vowel signs, kana voicing
-/// marks...) thus costs a few short normalizations instead of one of the whole document.
 /// One bit per code point of the Basic Multilingual Plane: set for a starter (canonical
 /// combining class 0) that passes NFC's quick check, the characters [`nfc_of`] passes over.
 /// Made once per process from the normalization crate's own lookups (65,536 of each, under
@@ -741,22 +732,23 @@ fn is_plain_starter(starters: &[u64; 1024], c: char) -> bool {
 /// The character starting at byte `i` of `bytes`, the bytes of a `str`, and its length.
 #[inline(always)]
 fn char_at(bytes: &[u8], i: usize) -> (char, usize) {
-    let lead = u32::from(bytes[i]);
-    let next = |k: usize| u32::from(bytes[i + k] & 0x3f);
-    let (code, width) = match lead {
-        0..=0x7f => (lead, 1),
-        0x80..=0xdf => ((lead & 0x1f) << 6 | next(1), 2),
-        0xe0..=0xef => ((lead & 0x0f) << 12 | next(1) << 6 | next(2), 3),
-        _ => (
-            (lead & 0x07) << 18 | next(1) << 12 | next(2) << 6 | next(3),
-            4,
-        ),
+    let (code, width) = match bytes[i] {
+        lead @ 0..=0x7f => (u32::from(lead), 1),
+        _ => decode_multibyte(bytes, i),
     };
     // SAFETY: `bytes` is valid UTF-8 and `i` the start of one of its characters, so these
     // are the bytes of one scalar value, decoded as UTF-8 encodes it.
     (unsafe { char::from_u32_unchecked(code) }, width)
 }
 
+/// HF's NFC of `text` (the crate's), or None when `text` is already in NFC.
+///
+/// Only the stretches that can change are normalized. The text is cut before every starter
+/// whose NFC quick check is Yes: nothing before such a character can reorder past it or
+/// compose with it, so NFC of the whole is NFC of each stretch, concatenated. A stretch whose
+/// characters all pass the quick check in canonical order is already NFC. Text with a few
+/// characters that the quick check calls Maybe (Tamil and Bengali vowel signs, kana voicing
+/// marks...) thus costs a few short normalizations instead of one of the whole document.
 pub(crate) fn nfc_of(text: &str) -> Option<String> {
     if text.is_ascii() {
         return None;
@@ -820,6 +812,8 @@ pub(crate) fn nfc_of(text: &str) -> Option<String> {
     out
 }
 
+/// The ComponentError of a native regex stage, worded as the Python engine words it for the
+/// Python spanner of the same name (a gap is text its split() would have dropped).
 fn split_error(name: &str, error: SplitError) -> EncodeError {
     EncodeError::Component(match error {
         SplitError::Gap(_) => format!(
