@@ -47,6 +47,7 @@ from typing import Callable
 
 from types import SimpleNamespace
 
+from . import sentencepiece as _sentencepiece
 from .registry import Registry
 
 NORMALIZERS: Registry[Callable[[str], str]] = Registry("normalizer")
@@ -627,6 +628,8 @@ def _replacer(matches: Callable[[str], list[tuple[int, int]]], content: str) -> 
 
 
 NORMALIZERS.add_family(NORMALIZER_PREFIX, ProgramNormalizer)
+# SentencePiece's normalizer (dummy prefix, whitespace escaping), one per set of flags.
+NORMALIZERS.add_family(_sentencepiece.NORMALIZER_PREFIX, _sentencepiece.SentencePieceNormalizer)
 
 
 def register_normalizer(name: str) -> Callable[[Callable[[str], str]], Callable[[str], str]]:

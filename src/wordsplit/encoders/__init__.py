@@ -26,7 +26,7 @@ An encoder is a class built as ``cls(tables)`` (a :class:`~wordsplit.tables.Merg
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from ..registry import Registry
 from ..tables import BacktrackTables, MergeTables
@@ -48,6 +48,22 @@ def get_encoder(name: str) -> type:
     return ENCODERS.get(name)
 
 
-from . import backtrack, buffer_sweep, heap_merge  # noqa: E402  (they register themselves)
+from . import backtrack, buffer_sweep, heap_merge, score_merge  # noqa: E402  (they register themselves)
 
-__all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "get_encoder", "register_encoder"]
+# The byte-level BPE encoders: a SentencePiece vocabulary's characters are not their symbols.
+BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
+
+
+def encoder_for(vocab) -> Optional[str]:
+    """The encoder a vocabulary's model needs (``score-merge`` for SentencePiece BPE), or None
+    for byte-level BPE, which every encoder runs.
+
+    >>> from wordsplit import load_vocab
+    >>> encoder_for(load_vocab("gpt2")) is None
+    True
+    """
+    from ..sentencepiece import is_sentencepiece
+
+    return "score-merge" if is_sentencepiece(vocab.pattern) else None
+
+__all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "encoder_for", "get_encoder", "register_encoder"]

@@ -1,0 +1,123 @@
+"""``score-merge``: SentencePiece BPE (``bpe_model.cc``), O(n log n) per piece.
+
+The symbols start as the characters of the piece (a user-defined piece is one symbol that never
+merges: the ``sentencepiece`` spanner gives it as a piece of its own). Two adjacent symbols
+merge when together they spell a piece; the pair whose piece has the highest score goes
+first, the leftmost on ties (``sentencepiece``'s agenda orders by score, then by the left
+symbol's position). The vocabulary holds that rule as its pair-ranked table (rank 0 = highest
+score, see :mod:`wordsplit.formats.sentencepiece`). As in ``sentencepiece``, every adjacent
+pair that can merge waits in a heap, and an entry whose symbols changed since it was pushed is
+skipped when it comes up (lazy invalidation).
+
+Then each symbol becomes its id: a piece is its id, except an UNUSED piece, which is split back
+into the two symbols it was last proposed from (recursively); a symbol that is no piece (a
+character outside the vocabulary) is its UTF-8 bytes as byte pieces (byte fallback).
+
+>>> from wordsplit.formats.sentencepiece import Piece, ModelProto, sentencepiece_vocab
+>>> from wordsplit.tables import MergeTables
+>>> pieces = [Piece("<unk>", 0, 2)] + [Piece(f"<0x{b:02X}>", 0, 6) for b in range(256)] + [
+...     Piece(t, -i, 1) for i, t in enumerate(["▁", "a", "b", "ab", "▁ab"])]
+>>> vocab = sentencepiece_vocab(ModelProto(pieces, model_type="BPE", byte_fallback=True), name="tiny")
+>>> encoder = ScoreMergeEncoder(MergeTables(vocab))
+>>> encoder.encode_piece("▁abab".encode()), encoder.encode_piece("é".encode())
+([260, 259], [196, 170])
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Optional
+
+from . import register_encoder
+from ..sentencepiece import model_of
+from ..tables import MergeTables
+
+
+@register_encoder("score-merge")
+class ScoreMergeEncoder:
+    """SentencePiece's BPE merge with byte fallback (see the module docstring)."""
+
+    def __init__(self, tables: MergeTables) -> None:
+        vocab = tables.vocab
+        model = model_of(vocab.pattern)
+        self.merges = vocab.merges or {}
+        ranks = vocab.ranks
+        # The pieces symbols can be (NORMAL, USER_DEFINED, UNUSED), by text.
+        self.ids: dict[str, int] = {}
+        for data, i in ranks.items():
+            try:
+                self.ids[data.decode("utf-8")] = i
+            except UnicodeDecodeError:  # a byte piece's byte (0x80-0xFF): no symbol spells it
+                pass
+        # A single character that is a control piece's text is that piece (PieceToId looks
+        # the reserved pieces up first); longer symbols are pieces, which are never reserved.
+        self.reserved = {text: i for text, i in vocab.special_tokens.items() if len(text) == 1}
+        self.user_defined = {text: self.ids[text] for text in model.user_defined if text in self.ids}
+        self.unused = frozenset(self.ids[text] for text in model.unused if text in self.ids)
+        self.byte_ids = [ranks.get(f"<0x{b:02X}>".encode(), ranks.get(bytes([b]))) for b in range(256)]
+
+    def encode_piece(self, piece: bytes) -> list[int]:
+        text = piece.decode("utf-8")
+        frozen = self.user_defined.get(text)
+        if frozen is not None:
+            return [frozen]
+        ids_of, merges = self.ids, self.merges
+        n = len(text)
+        # Symbol k covers text[k:end[k]]; prev/nxt link the live symbols by their start.
+        end = list(range(1, n + 1))
+        prev = list(range(-1, n - 1))
+        nxt = list(range(1, n + 1))  # n: no next symbol
+        symbol_id: list[Optional[int]] = [ids_of.get(char) for char in text]
+        # For each UNUSED piece proposed, the two symbols it was last proposed from.
+        last_made_from: dict[str, tuple[str, str]] = {}
+        heap: list[tuple[int, int, int, int]] = []
+
+        def propose(left: int) -> None:
+            right = nxt[left]
+            if right >= n or symbol_id[left] is None or symbol_id[right] is None:
+                return
+            rank = merges.get((symbol_id[left], symbol_id[right]))
+            if rank is None:
+                return
+            heapq.heappush(heap, (rank, left, end[left], end[right]))
+            made = ids_of[text[left:end[right]]]
+            if made in self.unused:
+                last_made_from[text[left:end[right]]] = (text[left:end[left]], text[right:end[right]])
+
+        for k in range(n - 1):
+            propose(k)
+        while heap:
+            _, left, left_end, right_end = heapq.heappop(heap)
+            # Stale if the left symbol was absorbed or grew, or its right neighbour changed.
+            if end[left] != left_end or left_end >= n or end[left_end] != right_end or prev[left_end] != left:
+                continue
+            right = left_end
+            end[left] = end[right]
+            symbol_id[left] = ids_of[text[left:end[left]]]
+            end[right] = -1  # absorbed
+            nxt[left] = nxt[right]
+            if nxt[left] < n:
+                prev[nxt[left]] = left
+            if prev[left] >= 0:
+                propose(prev[left])
+            propose(left)
+        out: list[int] = []
+        k = 0
+        while k < n:
+            self._emit(text[k:end[k]], symbol_id[k], last_made_from, out)
+            k = nxt[k]
+        return out
+
+    def _emit(self, symbol: str, symbol_id: Optional[int], last_made_from: dict, out: list[int]) -> None:
+        """The ids of one final symbol (``resegment`` and the byte fallback of sentencepiece)."""
+        reserved = self.reserved.get(symbol) if len(symbol) == 1 else None
+        if reserved is not None:
+            out.append(reserved)
+        elif symbol_id is None:
+            out.extend(self.byte_ids[b] for b in symbol.encode("utf-8"))
+        elif symbol_id in self.unused and symbol in last_made_from:
+            left, right = last_made_from[symbol]
+            self._emit(left, self.ids.get(left), last_made_from, out)
+            self._emit(right, self.ids.get(right), last_made_from, out)
+        else:
+            out.append(symbol_id)
