@@ -145,7 +145,7 @@ class TokenizerOptions:
         if is_sentencepiece(vocab.pattern):  # decoded as sentencepiece decodes, on both backends
             from .engines.sentencepiece import SentencePieceEngine
 
-            engine = SentencePieceEngine(engine, vocab)
+            engine = SentencePieceEngine(engine, vocab, spanner, encoder)
         return Tokenizer(vocab, options=self, engine=engine, spanner=spanner, encoder=encoder, backend=backend)
 
 

@@ -11,7 +11,8 @@ skipped when it comes up (lazy invalidation).
 
 Then each symbol becomes its id: a piece is its id, except an UNUSED piece, which is split back
 into the two symbols it was last proposed from (recursively); a symbol that is no piece (a
-character outside the vocabulary) is its UTF-8 bytes as byte pieces (byte fallback).
+character outside the vocabulary, or an unused piece no merge made) is its UTF-8 bytes as byte
+pieces (byte fallback).
 
 >>> from wordsplit.formats.sentencepiece import Piece, ModelProto, sentencepiece_vocab
 >>> from wordsplit.tables import MergeTables
@@ -113,11 +114,12 @@ class ScoreMergeEncoder:
         reserved = self.reserved.get(symbol) if len(symbol) == 1 else None
         if reserved is not None:
             out.append(reserved)
-        elif symbol_id is None:
-            out.extend(self.byte_ids[b] for b in symbol.encode("utf-8"))
         elif symbol_id in self.unused and symbol in last_made_from:
             left, right = last_made_from[symbol]
             self._emit(left, self.ids.get(left), last_made_from, out)
             self._emit(right, self.ids.get(right), last_made_from, out)
+        elif symbol_id is None or symbol_id in self.unused:
+            # Unknown (an unused piece no merge made is unknown too, as sentencepiece 0.2 has it).
+            out.extend(self.byte_ids[b] for b in symbol.encode("utf-8"))
         else:
             out.append(symbol_id)

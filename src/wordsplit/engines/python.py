@@ -278,6 +278,7 @@ class PythonEngine:
         ids and places."""
         from ..normalizers import ProgramNormalizer
         from ..offsets import form_alignment, prefix_suffix_alignment
+        from ..sentencepiece import SentencePieceNormalizer
 
         if start == end:
             return
@@ -286,8 +287,8 @@ class PythonEngine:
             normalized, alignment = segment, None
         elif self.normalizer_name in _FORMS:
             normalized, alignment = form_alignment(segment, _FORMS[self.normalizer_name])
-        elif isinstance(self.normalize, ProgramNormalizer):
-            # Aligned step by step, as HF's NormalizedString aligns it.
+        elif isinstance(self.normalize, (ProgramNormalizer, SentencePieceNormalizer)):
+            # Aligned step by step, as HF's NormalizedString (or sentencepiece's norm_to_orig) aligns it.
             normalized, alignment = self.normalize.alignment(segment)
         else:
             normalized = self._normalized(segment)

@@ -3,7 +3,8 @@
 token bytes: ``▁`` is a space, the dummy prefix's space is dropped, control pieces are empty.
 
 Encoding is the wrapped engine's (Python, or native calling the Python SentencePiece
-components), so both backends give the same ids; decoding runs in Python on both.
+components), so both backends give the same ids; decoding and ``encode_with_offsets`` run in
+Python on both.
 
 >>> from wordsplit import TokenizerOptions, load_vocab
 >>> tok = TokenizerOptions(backend="python").build(load_vocab("tests/data/spm/mistral-v1.model"))
@@ -18,21 +19,32 @@ import itertools
 
 from ..sentencepiece import decode_pieces, model_of, piece_bytes, token_kinds
 from ..vocab import Vocab
-from .python import DECODE_CHUNK, token_id
+from .python import DECODE_CHUNK, PythonEngine, token_id
 
 
 class SentencePieceEngine:
     """``engine``'s encode (every attribute but the decode methods is ``engine``'s) and
     ``sentencepiece``'s decode of ``vocab``'s ids."""
 
-    def __init__(self, engine, vocab: Vocab) -> None:
+    def __init__(self, engine, vocab: Vocab, spanner: str, encoder: str) -> None:
         self._inner = engine
         self.vocab = vocab
+        self._components = (spanner, encoder)
+        self._python = engine if isinstance(engine, PythonEngine) else None
         self.model = model_of(vocab.pattern)
         self._kinds = token_kinds(vocab)
 
     def __getattr__(self, name: str):
         return getattr(self._inner, name)
+
+    def encode_with_offsets(self, text, allowed, disallowed):
+        """The Python engine's offsets, which align through the normalizer as sentencepiece's
+        ``norm_to_orig`` does (the stages are Python on both backends, so nothing is slower)."""
+        if self._python is None:
+            from .python import build_python_engine
+
+            self._python = build_python_engine(self.vocab, *self._components)
+        return self._python.encode_with_offsets(text, allowed, disallowed)
 
     def _tokens(self, ids):
         kinds, vocab = self._kinds, self.vocab
