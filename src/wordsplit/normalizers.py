@@ -630,6 +630,8 @@ def _replacer(matches: Callable[[str], list[tuple[int, int]]], content: str) -> 
 NORMALIZERS.add_family(NORMALIZER_PREFIX, ProgramNormalizer)
 # SentencePiece's normalizer (dummy prefix, whitespace escaping), one per set of flags.
 NORMALIZERS.add_family(_sentencepiece.NORMALIZER_PREFIX, _sentencepiece.SentencePieceNormalizer)
+# HF's Metaspace pre-tokenizer (split: false) after a normalizer: its text is the stretch's.
+NORMALIZERS.add_family(_sentencepiece.METASPACE_PREFIX, _sentencepiece.MetaspaceNormalizer)
 
 
 def register_normalizer(name: str) -> Callable[[Callable[[str], str]], Callable[[str], str]]:

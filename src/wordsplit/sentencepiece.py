@@ -48,13 +48,20 @@ class SentencePieceModel(NamedTuple):
         unk_surface: what ``<unk>`` decodes to (the trainer spec's ``unk_surface``).
         strip_leading_space: how decoding drops the dummy prefix: ``"first"`` (the leading
             ``▁`` of the first piece), ``"all"`` (of every piece until text appears:
-            ``remove_extra_whitespaces``) or ``"none"``.
+            ``remove_extra_whitespaces``) or ``"none"``; for ``semantics="hf"``, ``"first"``
+            is the decoder's ``Strip(" ", 1, 0)``.
+        semantics: ``"sentencepiece"`` (a ``.model`` file: merges by piece score, decode as
+            ``sentencepiece``) or ``"hf"`` (a tokenizer.json: merges by rank, byte fallback
+            before merging, HF's decoders ``Replace``, ``ByteFallback``, ``Fuse``, ``Strip``).
+        ignore_merges: (``"hf"``) a word that is a token is that token, as HF's ``ignore_merges``.
     """
 
     user_defined: tuple[str, ...] = ()
     unused: tuple[str, ...] = ()
     unk_surface: str = " \u2047 "
     strip_leading_space: str = "first"
+    semantics: str = "sentencepiece"
+    ignore_merges: bool = False
 
 
 def split_pattern(model: SentencePieceModel) -> str:
@@ -63,7 +70,10 @@ def split_pattern(model: SentencePieceModel) -> str:
     >>> split_pattern(SentencePieceModel(user_defined=("<br>",)))
     'sentencepiece:{"strip_leading_space":"first","unk_surface":" ⁇ ","unused":[],"user_defined":["<br>"]}'
     """
-    return MODEL_PREFIX + json.dumps(model._asdict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    fields = model._asdict()
+    if model.semantics == "sentencepiece":  # (the .model form names only what it uses)
+        del fields["semantics"], fields["ignore_merges"]
+    return MODEL_PREFIX + json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def is_sentencepiece(pattern: str) -> bool:
@@ -89,11 +99,13 @@ def model_of(pattern: str) -> SentencePieceModel:
         model = SentencePieceModel(
             user_defined=tuple(fields["user_defined"]), unused=tuple(fields["unused"]),
             unk_surface=fields["unk_surface"], strip_leading_space=fields["strip_leading_space"],
+            semantics=fields.get("semantics", "sentencepiece"), ignore_merges=fields.get("ignore_merges", False),
         )
     except (ValueError, KeyError, TypeError, RecursionError):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}") from None
     if not all(isinstance(p, str) and p for p in (*model.user_defined, *model.unused)) \
-            or model.strip_leading_space not in ("first", "all", "none") or not isinstance(model.unk_surface, str):
+            or model.strip_leading_space not in ("first", "all", "none") or not isinstance(model.unk_surface, str) \
+            or model.semantics not in ("sentencepiece", "hf") or not isinstance(model.ignore_merges, bool):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}")
     return model
 
@@ -268,6 +280,59 @@ def _piece_text(kind: int, data: bytes, model: SentencePieceModel, at_start: boo
 _SPACE_BYTES = SPACE.encode("utf-8")
 
 
+def decode_hf(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, errors: str = "replace") -> str:
+    """The text HF ``tokenizers`` decodes from ``(kind, bytes)`` tokens with the decoders
+    ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse`` and, for ``strip_leading_space="first"``,
+    ``Strip(" ", 1, 0)``: every token but a byte token is its text with ``▁`` as a space
+    (special tokens too); a run of byte tokens is its UTF-8 text, or one U+FFFD per token when
+    the run is not valid UTF-8 (``errors="strict"``: a UnicodeDecodeError); one leading space
+    of the whole text is dropped.
+
+    >>> decode_hf([(TEXT, "▁Hi".encode()), (BYTE, b"\\xe2"), (BYTE, b"A"), (CONTROL, b"</s>")], SentencePieceModel())
+    'Hi\\ufffd\\ufffd</s>'
+    """
+    text = "".join(_hf_parts(tokens, errors))
+    if model.strip_leading_space == "first" and text.startswith(" "):
+        text = text[1:]
+    return text
+
+
+def _hf_parts(tokens: Sequence[tuple[int, bytes]], errors: str):
+    run: list[bytes] = []
+    for kind, data in tokens:
+        if kind == BYTE:
+            run.append(data)
+            continue
+        if run:
+            yield _hf_byte_run(run, errors)
+            run = []
+        yield data.decode("utf-8").replace(SPACE, " ")
+    if run:
+        yield _hf_byte_run(run, errors)
+
+
+def _hf_byte_run(run: list[bytes], errors: str) -> str:
+    try:
+        return b"".join(run).decode("utf-8")
+    except UnicodeDecodeError:
+        if errors == "strict":
+            raise
+        return "\ufffd" * len(run)
+
+
+def hf_piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, at_start: bool = True) \
+        -> tuple[bytes, bool]:
+    """The bytes :func:`decode_hf` decodes (byte tokens as their bytes), and whether the next
+    token is still at the start (nothing came yet, so its leading space would be stripped)."""
+    out = bytearray()
+    for kind, data in tokens:
+        out += data if kind == BYTE else data.replace(_SPACE_BYTES, b" ")
+    if at_start and model.strip_leading_space == "first" and out.startswith(b" "):
+        del out[:1]
+        return bytes(out), False
+    return bytes(out), at_start and not out
+
+
 def _decode_bytes(data: bytes, errors: str = "replace") -> str:
     """Bytes of byte pieces as ``sentencepiece`` decodes them: each valid UTF-8 character as
     itself, each other byte U+FFFD (Python's ``errors="replace"`` would give one U+FFFD for
@@ -306,10 +371,13 @@ def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
     whichever it is)."""
     table = vocab.token_bytes
     special_ids = set(vocab.special_tokens.values())
+    hf = model_of(vocab.pattern).semantics == "hf"
     kinds: list[tuple[int, Optional[bytes]]] = []
     for i, data in enumerate(table):
         if data is None:
             kinds.append((CONTROL, None))
+        elif i in special_ids and hf:  # HF decodes special tokens as their text
+            kinds.append((TEXT, data))
         elif i in special_ids:
             kinds.append((UNKNOWN if i == vocab.unk_token_id else CONTROL, data))
         elif len(data) == 1 and data[0] >= 0x80:
@@ -326,3 +394,78 @@ def _hex(digits: bytes) -> Optional[int]:
         return int(digits, 16) if digits.upper() == digits else None
     except ValueError:
         return None
+
+
+# -- HF's Metaspace pre-tokenizer, as a normalizer ----------------------------------------------
+
+METASPACE_PREFIX = "hf-metaspace:"
+
+
+def metaspace_name(*, normalizer: str = "none", replacement: str = SPACE, prepend_scheme: str = "always") -> str:
+    """The registry name of HF's ``Metaspace`` (``split: false``) run after ``normalizer``.
+
+    >>> metaspace_name(prepend_scheme="first")
+    'hf-metaspace:{"normalizer":"none","prepend_scheme":"first","replacement":"▁"}'
+    """
+    fields = dict(normalizer=normalizer, replacement=replacement, prepend_scheme=prepend_scheme)
+    return METASPACE_PREFIX + json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class MetaspaceNormalizer:
+    """HF's ``Metaspace`` pre-tokenizer with ``split: false`` (its one word is the whole stretch),
+    after the file's normalizer: every space becomes the replacement, which is put before a
+    stretch that does not start with it for ``prepend_scheme`` ``"always"``, and for ``"first"``
+    only before the stretch at the start of the text (``later`` is the normalizer of the other
+    stretches: the engines use it for a stretch after an added token).
+
+    >>> first = MetaspaceNormalizer(metaspace_name(prepend_scheme="first"))
+    >>> first("Hello world"), first.later("Hello world"), first("▁x")
+    ('▁Hello▁world', 'Hello▁world', '▁x')
+    """
+
+    def __init__(self, name: str) -> None:
+        from .normalizers import get_normalizer
+
+        try:
+            fields = json.loads(name[len(METASPACE_PREFIX):])
+            inner, self.replacement, self.scheme = fields["normalizer"], fields["replacement"], fields["prepend_scheme"]
+        except (ValueError, KeyError, TypeError, RecursionError):
+            raise VocabFormatError(f"malformed Metaspace normalizer {name[:80]!r}") from None
+        if self.scheme not in ("first", "always", "never") or not isinstance(self.replacement, str) \
+                or len(self.replacement) != 1:
+            raise VocabFormatError(f"malformed Metaspace normalizer {name[:80]!r}")
+        self.name = name
+        self.inner_name = inner
+        self.inner = get_normalizer(inner)
+        self.prepends = self.scheme != "never"
+        if self.scheme == "first":
+            self.later = MetaspaceNormalizer(metaspace_name(normalizer=inner, replacement=self.replacement,
+                                                            prepend_scheme="never"))
+
+    def __call__(self, text: str) -> str:
+        text = self.inner(text).replace(" ", self.replacement)
+        if self.prepends and text and not text.startswith(self.replacement):
+            text = self.replacement + text
+        return text
+
+    def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
+        """The normalized text and each character's place in ``text`` (the prepended
+        replacement is aligned to the first character, as HF's ``prepend`` aligns it).
+
+        Raises:
+            UnsupportedTokenizerError: offsets through a normalizer before Metaspace.
+        """
+        if self.inner_name != "none":
+            normalized = self.inner(text)
+            if normalized != text:
+                raise UnsupportedTokenizerError(
+                    f"offsets through a normalizer ({self.inner_name}) before Metaspace are not supported yet"
+                )
+        if not text:
+            return "", []
+        chars = [self.replacement if c == " " else c for c in text]
+        places = [(i, i + 1, c != " ") for i, c in enumerate(text)]
+        if self.prepends and chars[0] != self.replacement:
+            chars.insert(0, self.replacement)
+            places.insert(0, (0, 1, False))
+        return "".join(chars), places

@@ -55,15 +55,18 @@ BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
 
 
 def encoder_for(vocab) -> Optional[str]:
-    """The encoder a vocabulary's model needs (``score-merge`` for SentencePiece BPE), or None
-    for byte-level BPE, which every encoder runs.
+    """The encoder a vocabulary's model needs (``score-merge`` for a SentencePiece ``.model``,
+    ``rank-merge`` for a SentencePiece-style tokenizer.json), or None for byte-level BPE, which
+    every encoder runs.
 
     >>> from wordsplit import load_vocab
     >>> encoder_for(load_vocab("gpt2")) is None
     True
     """
-    from ..sentencepiece import is_sentencepiece
+    from ..sentencepiece import is_sentencepiece, model_of
 
-    return "score-merge" if is_sentencepiece(vocab.pattern) else None
+    if not is_sentencepiece(vocab.pattern):
+        return None
+    return "rank-merge" if model_of(vocab.pattern).semantics == "hf" else "score-merge"
 
 __all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "encoder_for", "get_encoder", "register_encoder"]

@@ -123,3 +123,97 @@ class ScoreMergeEncoder:
             out.extend(self.byte_ids[b] for b in symbol.encode("utf-8"))
         else:
             out.append(symbol_id)
+
+
+@register_encoder("rank-merge")
+class RankMergeEncoder:
+    """HF ``tokenizers``' character-level BPE with ``byte_fallback`` (a SentencePiece-style
+    tokenizer.json), O(n log n) per piece.
+
+    With ``ignore_merges``, a piece that is a token is that token. Otherwise each character is a
+    symbol, or, when it is no token, each of its UTF-8 bytes is one (its ``<0xNN>`` token); then
+    the adjacent pair of lowest merge rank (the file's order) merges, the leftmost on ties, as
+    HF's ``Word::merge_all`` does, until none is left.
+
+    >>> import json
+    >>> from wordsplit.formats.hf import read_hf_tokenizer_json
+    >>> vocab = {f"<0x{b:02X}>": b for b in range(256)} | {"▁": 256, "a": 257, "b": 258, "ab": 259, "▁ab": 260}
+    >>> spec = {"model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "▁ ab"], "byte_fallback": True},
+    ...         "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": False}}
+    >>> encoder = RankMergeEncoder(MergeTables(read_hf_tokenizer_json(json.dumps(spec).encode())))
+    >>> encoder.encode_piece("▁abé".encode())
+    [260, 195, 169]
+    """
+
+    def __init__(self, tables: MergeTables) -> None:
+        vocab = tables.vocab
+        model = model_of(vocab.pattern)
+        self.whole = model.ignore_merges
+        self.merges = vocab.merges or {}
+        ranks = vocab.ranks
+        self.ids: dict[str, int] = {}
+        for data, i in ranks.items():
+            try:
+                self.ids[data.decode("utf-8")] = i
+            except UnicodeDecodeError:
+                pass
+        text_of = {i: text for text, i in self.ids.items()}
+        # The token each pair makes (a pair whose texts do not join to a token is left out).
+        self.made = {pair: made for pair in self.merges
+                     if pair[0] in text_of and pair[1] in text_of
+                     and (made := self.ids.get(text_of[pair[0]] + text_of[pair[1]])) is not None}
+        self.byte_ids = [ranks.get(f"<0x{b:02X}>".encode(), ranks.get(bytes([b]))) for b in range(256)]
+
+    def encode_piece(self, piece: bytes) -> list[int]:
+        text = piece.decode("utf-8")
+        if self.whole and text in self.ids:
+            return [self.ids[text]]
+        symbols: list[int] = []
+        for char in text:
+            token = self.ids.get(char)
+            if token is None:
+                symbols.extend(self.byte_ids[b] for b in char.encode("utf-8"))
+            else:
+                symbols.append(token)
+        return merge_by_rank(symbols, self.merges, self.made)
+
+
+def merge_by_rank(symbols: list[int], merges: dict, made: dict) -> list[int]:
+    """BPE over a list of token ids: the adjacent pair of lowest rank in ``merges`` becomes
+    ``made[pair]``, the leftmost on ties, with a heap and lazy invalidation.
+
+    >>> merge_by_rank([1, 2, 3], {(1, 2): 0, (12, 3): 1}, {(1, 2): 12, (12, 3): 123})
+    [123]
+    """
+    n = len(symbols)
+    ids = list(symbols)
+    nxt = list(range(1, n + 1))
+    prev = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int, int, int]] = []
+
+    def propose(left: int) -> None:
+        right = nxt[left]
+        if right < n:
+            pair = (ids[left], ids[right])
+            rank = merges.get(pair)
+            if rank is not None and pair in made:
+                heapq.heappush(heap, (rank, left, ids[left], ids[right]))
+
+    for k in range(n - 1):
+        propose(k)
+    while heap:
+        _, left, left_id, right_id = heapq.heappop(heap)
+        right = nxt[left] if alive[left] else n
+        # Stale if the left symbol is gone or changed, or its right neighbour did.
+        if right >= n or ids[left] != left_id or ids[right] != right_id:
+            continue
+        ids[left] = made[(left_id, right_id)]
+        alive[right] = False
+        nxt[left] = nxt[right]
+        if nxt[left] < n:
+            prev[nxt[left]] = left
+        if prev[left] >= 0:
+            propose(prev[left])
+        propose(left)
+    return [ids[k] for k in range(n) if alive[k]]

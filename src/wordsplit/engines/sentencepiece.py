@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..sentencepiece import decode_pieces, model_of, piece_bytes, token_kinds
+from ..sentencepiece import decode_hf, decode_pieces, hf_piece_bytes, model_of, piece_bytes, token_kinds
 from ..vocab import Vocab
 from .python import DECODE_CHUNK, PythonEngine, token_id
 
@@ -30,28 +30,40 @@ class SentencePieceEngine:
         self._inner = engine
         self.vocab = vocab
         self._components = (spanner, encoder)
+        self.native = False
         self._python = engine if isinstance(engine, PythonEngine) else None
         self.model = model_of(vocab.pattern)
         self._kinds = token_kinds(vocab)
+        hf = self.model.semantics == "hf"
+        self._decode, self._bytes = (decode_hf, hf_piece_bytes) if hf else (decode_pieces, piece_bytes)
+        from ..normalizers import NORMALIZERS
+
+        if getattr(NORMALIZERS.get(vocab.normalizer), "later", None) is not None:
+            # A stretch after an added token has its own normalizer (Metaspace's "first"),
+            # which only the Python engine knows: every encode goes there.
+            self._inner = self._python_engine()
 
     def __getattr__(self, name: str):
         return getattr(self._inner, name)
 
-    def encode_with_offsets(self, text, allowed, disallowed):
-        """The Python engine's offsets, which align through the normalizer as sentencepiece's
-        ``norm_to_orig`` does (the stages are Python on both backends, so nothing is slower)."""
+    def _python_engine(self):
         if self._python is None:
             from .python import build_python_engine
 
             self._python = build_python_engine(self.vocab, *self._components)
-        return self._python.encode_with_offsets(text, allowed, disallowed)
+        return self._python
+
+    def encode_with_offsets(self, text, allowed, disallowed):
+        """The Python engine's offsets, which align through the normalizer as sentencepiece's
+        ``norm_to_orig`` does (the stages are Python on both backends, so nothing is slower)."""
+        return self._python_engine().encode_with_offsets(text, allowed, disallowed)
 
     def _tokens(self, ids):
         kinds, vocab = self._kinds, self.vocab
         return [kinds[token_id(vocab, i)] for i in ids]
 
     def decode(self, ids, errors: str) -> str:
-        return decode_pieces(self._tokens(ids), self.model, errors)
+        return self._decode(self._tokens(ids), self.model, errors)
 
     def decode_bytes(self, ids) -> bytes:
         return self.decode_bytes_after(ids, True)[0]
@@ -62,7 +74,7 @@ class SentencePieceEngine:
         out = bytearray()
         ids = iter(ids)
         while chunk := list(itertools.islice(ids, DECODE_CHUNK)):
-            data, at_start = piece_bytes(self._tokens(chunk), self.model, at_start)
+            data, at_start = self._bytes(self._tokens(chunk), self.model, at_start)
             out += data
         return bytes(out), at_start
 

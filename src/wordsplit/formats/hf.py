@@ -18,6 +18,7 @@ from ..patterns import GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, QWEN2_PATTERN
 from ..specials import second_pass_normalizes
 from ..vocab import Vocab
 from .bytelevel import token_bytes
+from .hf_sentencepiece import is_sentencepiece_style, read_hf_sentencepiece
 from .files import file_stem, read_file
 from .merges import merges_are_rank_ordered, pair_ranked_merges
 
@@ -452,7 +453,8 @@ def _bpe_vocab(
 
 def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name: str | None = None,
                            eos_token: str | None = None) -> Vocab:
-    """Parse a HuggingFace ``tokenizer.json`` with a byte-level BPE model.
+    """Parse a HuggingFace ``tokenizer.json`` with a byte-level BPE model, or a SentencePiece-style
+    one (:mod:`wordsplit.formats.hf_sentencepiece`).
 
     Raises:
         VocabFormatError: malformed JSON or entries.
@@ -462,6 +464,8 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
         raise VocabFormatError(f"{source}: no 'model' object; is this a tokenizer.json?")
     model = spec["model"]
+    if is_sentencepiece_style(spec):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
+        return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     _check_model(model, source)
     decoder = spec.get("decoder")
     if decoder is not None and _object(decoder, "decoder", source).get("type") != "ByteLevel":
