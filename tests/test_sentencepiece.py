@@ -247,3 +247,100 @@ def test_one_mib_of_one_character_takes_linear_time(text):
         times.append(time.process_time() - start)
         assert ids == sp.encode(data)
     assert times[1] < 60 and times[1] < 8 * max(times[0], 0.05)
+
+
+# -- SentencePiece-style tokenizer.json: exact against HF tokenizers ------------------------------
+
+HF_FILES = sorted((DATA / "spm").glob("*.tokenizer.json.gz"))
+
+
+def hf_oracle(path):
+    from tokenizers import Tokenizer
+
+    data = Path(path).read_bytes()
+    return Tokenizer.from_str((gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode("utf-8"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("path", HF_FILES, ids=lambda p: p.name.split(".")[0])
+def test_tokenizer_json_golden_ids_and_decode(path, backend):
+    import tokenizers
+
+    data = json.loads(gzip.decompress((GOLDEN / f"tokenizers-{path.name.removesuffix('.tokenizer.json.gz')}.json.gz")
+                                      .read_bytes()))
+    assert data["oracle"] == f"tokenizers {tokenizers.__version__}" and len(data["cases"]) > 1000
+    tok = tokenizer(path, backend)
+    assert tok.n_vocab == data["n_vocab"] and tok.encoder_name == "rank-merge"
+    wrong = [(c["text"], c["ids"], got) for c in data["cases"]
+             if (got := tok.encode(c["text"], allowed_special="all")) != c["ids"]]
+    assert not wrong, f"{len(wrong)} mismatches, first: {wrong[0]!r}"
+    wrong = [(c["ids"], c["decoded"], got) for c in data["cases"] + data["decode_cases"]
+             if (got := tok.decode(c["ids"])) != c["decoded"]]
+    assert not wrong, f"{len(wrong)} decode mismatches, first: {wrong[0]!r}"
+
+
+def _metaspace(scheme: str, split: bool = False):
+    def edit(spec):
+        spec["pre_tokenizer"] = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": scheme, "split": split}
+    return edit
+
+
+def _ignore_merges(spec):
+    spec["model"]["ignore_merges"] = True
+
+
+HF_VARIANTS = {"first": None, "always": _metaspace("always"), "never": _metaspace("never"),
+               "ignore-merges": _ignore_merges}
+
+
+def _hf_variant(name: str) -> Path:
+    import tempfile
+
+    path = DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"
+    if HF_VARIANTS[name] is None:
+        return path
+    spec = json.loads(gzip.decompress(path.read_bytes()))
+    HF_VARIANTS[name](spec)
+    out = Path(tempfile.mkdtemp()) / f"{name}.json"
+    out.write_text(json.dumps(spec, ensure_ascii=False))
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("variant", HF_VARIANTS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXTS)
+def test_tokenizer_json_live_against_hf(variant, backend, text):
+    key = ("hf", variant, backend)
+    if key not in _CACHE:
+        path = _hf_variant(variant)
+        _CACHE[key] = (tokenizer(path, backend), hf_oracle(path))
+    tok, hf = _CACHE[key]
+    ids = hf.encode(text, add_special_tokens=False).ids
+    assert tok.encode(text, allowed_special="all") == ids
+    assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+
+
+def test_tokenizer_json_offsets_and_stream():
+    path = DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"
+    tok, hf = tokenizer(path, "python"), hf_oracle(path)
+    for text in ("Hello world", " x  y", "[INST] hi [/INST] there", "é😀 z"):
+        got = tok.encode_with_offsets(text, allowed_special="all")
+        want = hf.encode(text, add_special_tokens=False)
+        assert got.ids == want.ids
+        stream = tok.decode_stream()
+        assert "".join(stream.step(i) or "" for i in got.ids) == hf.decode(want.ids, skip_special_tokens=False)
+    assert tok.encode_with_offsets("Hello world").char_offsets == [(0, 5), (5, 11)]
+
+
+def test_tokenizer_json_constructs_not_supported_are_refused():
+    spec = json.loads(gzip.decompress((DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz").read_bytes()))
+    from wordsplit.formats.hf import read_hf_tokenizer_json
+
+    split = dict(spec, pre_tokenizer={"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first",
+                                      "split": True})
+    with pytest.raises(UnsupportedTokenizerError, match="split: true"):
+        read_hf_tokenizer_json(json.dumps(split).encode())
+    unigram = dict(spec, model={"type": "Unigram", "vocab": [], "byte_fallback": True})
+    with pytest.raises(UnsupportedTokenizerError, match="Unigram"):
+        read_hf_tokenizer_json(json.dumps(unigram).encode())

@@ -1,4 +1,6 @@
-"""Write the SentencePiece goldens: tests/golden/sentencepiece-<model>.json.gz.
+"""Write the SentencePiece goldens: tests/golden/sentencepiece-<model>.json.gz, and
+tests/golden/tokenizers-<file>.json.gz for the SentencePiece-style tokenizer.json files of
+tests/data/spm/ (made by tools/gen_spm_tokenizer_json.py), with HF ``tokenizers``.
 
 For each model in tests/data/spm/, the ids ``sentencepiece`` gives for a text set rich in what
 its rules decide (leading, repeated and trailing spaces, whitespace runs, newlines, tabs, text
@@ -7,7 +9,10 @@ back to bytes, user-defined pieces, control pieces typed as text) plus every lin
 corpora, and the text it decodes from those ids and from random id sequences (byte pieces,
 control pieces and ``<unk>`` among them). The first record names the oracle and its version.
 
-Run: python tools/gen_spm_goldens.py   (needs sentencepiece, the test-time oracle)
+For a tokenizer.json the ids are HF's ``encode(text, add_special_tokens=False)`` (added and
+special tokens always matched) and the text its ``decode(ids, skip_special_tokens=False)``.
+
+Run: python tools/gen_spm_goldens.py   (needs sentencepiece and tokenizers, the test-time oracles)
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import random
 from pathlib import Path
 
 import sentencepiece
+import tokenizers
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "tests" / "data" / "spm"
@@ -71,6 +77,22 @@ def main() -> None:
                   "model": model.name, "n_vocab": n, "bos_id": processor.bos_id(), "eos_id": processor.eos_id(),
                   "cases": cases, "decode_cases": decode_cases}
         out = GOLDEN / f"sentencepiece-{model.stem}.json.gz"
+        out.write_bytes(gzip.compress(json.dumps(record, ensure_ascii=False).encode("utf-8"), mtime=0))
+        print(out.relative_to(ROOT), len(cases), "cases,", len(decode_cases), "decode cases")
+    for path in sorted(MODELS.glob("*.tokenizer.json.gz")):
+        hf = tokenizers.Tokenizer.from_str(gzip.decompress(path.read_bytes()).decode("utf-8"))
+        n = hf.get_vocab_size()
+        cases = []
+        for text in TEXTS + corpus_lines():
+            ids = hf.encode(text, add_special_tokens=False).ids
+            cases.append({"text": text, "ids": ids, "decoded": hf.decode(ids, skip_special_tokens=False)})
+        decode_cases = []
+        for _ in range(400):
+            ids = [rng.randrange(n) for _ in range(rng.randrange(1, 12))]
+            decode_cases.append({"ids": ids, "decoded": hf.decode(ids, skip_special_tokens=False)})
+        record = {"oracle": f"tokenizers {tokenizers.__version__}", "generator": "tools/gen_spm_goldens.py",
+                  "file": path.name, "n_vocab": n, "cases": cases, "decode_cases": decode_cases}
+        out = GOLDEN / f"tokenizers-{path.name.removesuffix('.tokenizer.json.gz')}.json.gz"
         out.write_bytes(gzip.compress(json.dumps(record, ensure_ascii=False).encode("utf-8"), mtime=0))
         print(out.relative_to(ROOT), len(cases), "cases,", len(decode_cases), "decode cases")
 
