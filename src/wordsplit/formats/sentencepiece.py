@@ -34,7 +34,7 @@ from typing import NamedTuple, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab
-from .files import read_file, vocab_name
+from .files import file_stem, read_file, vocab_name
 
 __all__ = ["ModelProto", "Piece", "looks_like_sentencepiece", "load_sentencepiece", "read_model_proto",
            "sentencepiece_vocab"]
@@ -225,8 +225,9 @@ def load_sentencepiece(path: str | Path, name: Optional[str] = None) -> Vocab:
             does not read yet (see :func:`sentencepiece_vocab`).
         VocabFormatError: a malformed file.
     """
-    return sentencepiece_vocab(read_model_proto(read_file(path), str(path)), name=name or vocab_name(path),
-                               source=str(path))
+    stem = file_stem(path).removesuffix(".model")
+    name = name or (vocab_name(path) if stem == "tokenizer" else stem)  # tokenizer.model: its directory's
+    return sentencepiece_vocab(read_model_proto(read_file(path), str(path)), name=name, source=str(path))
 
 
 def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] = None) -> Vocab:
