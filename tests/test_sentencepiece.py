@@ -218,7 +218,8 @@ def test_decode_stream_drops_the_leading_space_once():
     streamed = [stream.step(i) for i in ids]
     assert "".join(piece or "" for piece in streamed) == tok.decode(ids) == _v7_oracle().decode(ids)
     assert tok.decode(ids) == " Hello  world 😀"  # the dummy prefix's space dropped, the text's kept
-    assert streamed[0] == " "  # "▁▁" is the first token: one of its two spaces is the text's
+    # The first token is the dummy prefix "▁" alone: no text; the text's own space comes next.
+    assert tok.vocab.token_bytes[ids[0]] == "▁".encode() and streamed[0] is None and streamed[1] == " Hello"
 
 
 def test_cli_encodes_and_decodes_a_model_file(capsys):
@@ -289,8 +290,15 @@ def _ignore_merges(spec):
     spec["model"]["ignore_merges"] = True
 
 
+def _gemma_split(spec):
+    """transformers' GemmaConverter: Replace(" ", "▁"), then a Split on " " (which finds none)."""
+    spec["normalizer"] = {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}
+    spec["pre_tokenizer"] = {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious",
+                             "invert": False}
+
+
 HF_VARIANTS = {"first": None, "always": _metaspace("always"), "never": _metaspace("never"),
-               "ignore-merges": _ignore_merges}
+               "ignore-merges": _ignore_merges, "gemma-split": _gemma_split}
 
 
 def _hf_variant(name: str) -> Path:

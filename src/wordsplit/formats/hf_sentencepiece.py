@@ -4,7 +4,8 @@ model ``BPE`` over characters with ``byte_fallback``, ``▁`` for a space.
 The layouts transformers writes for them load, with HF ``tokenizers``' semantics:
 
 * the normalizer ``Prepend("▁")`` + ``Replace(" ", "▁")`` (older Llama conversions), or
-  ``Replace(" ", "▁")`` alone (Gemma): a normalizer program, as for any tokenizer.json;
+  ``Replace(" ", "▁")`` alone (Gemma, whose pre-tokenizer ``Split(" ")`` then finds nothing to
+  split): a normalizer program, as for any tokenizer.json;
 * the pre-tokenizer ``Metaspace`` with ``split: false`` and ``prepend_scheme`` ``first``,
   ``always`` or ``never`` (:class:`~wordsplit.sentencepiece.MetaspaceNormalizer`: each space
   becomes ``▁``; ``▁`` is put before the stretch that does not start with one, for ``first``
@@ -141,7 +142,7 @@ def _byte_value(text: str) -> Optional[int]:
 def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_name) -> str:
     """The normalizer, with a ``Metaspace`` pre-tokenizer (``split: false``) after it."""
     steps = _steps(pre_tokenizer)
-    if not steps:
+    if not steps or (len(steps) == 1 and _splits_on_replaced_spaces(steps[0], normalizer)):
         return normalizer
     if len(steps) != 1 or steps[0].get("type") != "Metaspace":
         kinds = ", ".join(str(step.get("type")) for step in steps)
@@ -157,6 +158,22 @@ def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_
     if scheme not in ("first", "always", "never") or not isinstance(replacement, str) or len(replacement) != 1:
         raise UnsupportedTokenizerError(f"{source}: Metaspace {step!r} is not supported")
     return metaspace_name(normalizer=normalizer, replacement=replacement, prepend_scheme=scheme)
+
+
+def _splits_on_replaced_spaces(step: dict, normalizer: str) -> bool:
+    """Whether ``step`` is a ``Split`` on ``" "`` after a normalizer that replaced every space
+    with ``▁`` (transformers' Gemma layout): it finds nothing to split."""
+    import json
+
+    from ..normalizers import NORMALIZER_PREFIX
+
+    if step.get("type") != "Split" or step.get("pattern") != {"String": " "} or step.get("invert"):
+        return False
+    if not normalizer.startswith(NORMALIZER_PREFIX):
+        return False
+    replaces = {"type": "Replace", "pattern": {"String": " "}, "content": SPACE}
+    program = json.loads(normalizer[len(NORMALIZER_PREFIX):])
+    return bool(program) and program[-1] == replaces
 
 
 def _check_decoder(decoder: Any, source: str) -> None:

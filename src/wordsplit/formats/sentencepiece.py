@@ -78,7 +78,7 @@ def _varint(data: bytes, pos: int, source: str) -> tuple[int, int]:
     result = shift = 0
     while True:
         if pos >= len(data) or shift > 63:
-            raise VocabFormatError(f"{source}: truncated or malformed protobuf (a varint runs past the data)")
+            raise VocabFormatError(f"{source}: not a valid SentencePiece model (a protobuf varint runs past the data)")
         byte = data[pos]
         pos += 1
         result |= (byte & 0x7F) << shift
@@ -106,7 +106,7 @@ def _fields(data: bytes, source: str):
         else:
             raise VocabFormatError(f"{source}: not a SentencePiece model (protobuf wire type {wire} at byte {pos})")
         if pos > size:
-            raise VocabFormatError(f"{source}: truncated protobuf (field {number} runs past the end)")
+            raise VocabFormatError(f"{source}: a truncated SentencePiece model (protobuf field {number} runs past the end)")
         yield number, wire, value
 
 
