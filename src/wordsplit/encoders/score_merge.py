@@ -21,7 +21,7 @@ pieces (byte fallback).
 >>> vocab = sentencepiece_vocab(ModelProto(pieces, model_type="BPE", byte_fallback=True), name="tiny")
 >>> encoder = ScoreMergeEncoder(MergeTables(vocab))
 >>> encoder.encode_piece("▁abab".encode()), encoder.encode_piece("é".encode())
-([260, 259], [196, 170])
+([261, 260], [196, 170])
 """
 
 from __future__ import annotations
@@ -29,12 +29,46 @@ from __future__ import annotations
 import heapq
 from typing import Optional
 
-from . import register_encoder
+from . import ENCODERS
+from ..errors import UnknownComponentError
 from ..sentencepiece import model_of
 from ..tables import MergeTables
 
 
-@register_encoder("score-merge")
+def symbol_ids(ranks) -> tuple[dict[str, int], list[Optional[int]]]:
+    """The id of each token by its text (a token that is a byte 0x80-0xFF has none: no text
+    spells it), and the id of each byte's ``<0xNN>`` token (its byte, or its text where a
+    one-character token is that byte's text: see :mod:`wordsplit.formats.sentencepiece`)."""
+    ids: dict[str, int] = {}
+    for data, i in ranks.items():
+        try:
+            ids[data.decode("utf-8")] = i
+        except UnicodeDecodeError:
+            pass
+    byte_ids = [ranks.get(f"<0x{b:02X}>".encode(), ranks.get(bytes([b]))) for b in range(256)]
+    return ids, byte_ids
+
+
+def model_encoder(name: str):
+    """Decorator: register an encoder that only the vocabularies of one model kind take, under
+    ``name``. It is found by name like any encoder (``TokenizerOptions(encoder=name)``, and
+    ``encoder="auto"`` picks it for its vocabularies), but it is not listed with the encoders
+    every vocabulary takes (what ``wordsplit bench`` and ``--encoder`` iterate over): it is a
+    family of the encoder registry whose one member is ``name``."""
+
+    def deco(cls: type) -> type:
+        def member(asked: str) -> type:
+            if asked != name:
+                raise UnknownComponentError(f"unknown encoder {asked!r} (did you mean {name!r}?)")
+            return cls
+
+        ENCODERS.add_family(name, member)
+        return cls
+
+    return deco
+
+
+@model_encoder("score-merge")
 class ScoreMergeEncoder:
     """SentencePiece's BPE merge with byte fallback (see the module docstring)."""
 
@@ -42,20 +76,13 @@ class ScoreMergeEncoder:
         vocab = tables.vocab
         model = model_of(vocab.pattern)
         self.merges = vocab.merges or {}
-        ranks = vocab.ranks
         # The pieces symbols can be (NORMAL, USER_DEFINED, UNUSED), by text.
-        self.ids: dict[str, int] = {}
-        for data, i in ranks.items():
-            try:
-                self.ids[data.decode("utf-8")] = i
-            except UnicodeDecodeError:  # a byte piece's byte (0x80-0xFF): no symbol spells it
-                pass
+        self.ids, self.byte_ids = symbol_ids(vocab.ranks)
         # A single character that is a control piece's text is that piece (PieceToId looks
         # the reserved pieces up first); longer symbols are pieces, which are never reserved.
         self.reserved = {text: i for text, i in vocab.special_tokens.items() if len(text) == 1}
         self.user_defined = {text: self.ids[text] for text in model.user_defined if text in self.ids}
         self.unused = frozenset(self.ids[text] for text in model.unused if text in self.ids)
-        self.byte_ids = [ranks.get(f"<0x{b:02X}>".encode(), ranks.get(bytes([b]))) for b in range(256)]
 
     def encode_piece(self, piece: bytes) -> list[int]:
         text = piece.decode("utf-8")
@@ -125,7 +152,7 @@ class ScoreMergeEncoder:
             out.append(symbol_id)
 
 
-@register_encoder("rank-merge")
+@model_encoder("rank-merge")
 class RankMergeEncoder:
     """HF ``tokenizers``' character-level BPE with ``byte_fallback`` (a SentencePiece-style
     tokenizer.json), O(n log n) per piece.
@@ -150,19 +177,12 @@ class RankMergeEncoder:
         model = model_of(vocab.pattern)
         self.whole = model.ignore_merges
         self.merges = vocab.merges or {}
-        ranks = vocab.ranks
-        self.ids: dict[str, int] = {}
-        for data, i in ranks.items():
-            try:
-                self.ids[data.decode("utf-8")] = i
-            except UnicodeDecodeError:
-                pass
+        self.ids, self.byte_ids = symbol_ids(vocab.ranks)
         text_of = {i: text for text, i in self.ids.items()}
         # The token each pair makes (a pair whose texts do not join to a token is left out).
         self.made = {pair: made for pair in self.merges
                      if pair[0] in text_of and pair[1] in text_of
                      and (made := self.ids.get(text_of[pair[0]] + text_of[pair[1]])) is not None}
-        self.byte_ids = [ranks.get(f"<0x{b:02X}>".encode(), ranks.get(bytes([b]))) for b in range(256)]
 
     def encode_piece(self, piece: bytes) -> list[int]:
         text = piece.decode("utf-8")

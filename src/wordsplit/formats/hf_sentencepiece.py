@@ -28,6 +28,7 @@ from typing import Any, Mapping, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab
+from .sentencepiece import byte_piece_value
 
 __all__ = ["is_sentencepiece_style", "read_hf_sentencepiece"]
 
@@ -98,7 +99,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     for text, i in table.items():
         if type(i) is not int or i < 0:
             raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
-        value = _byte_value(text)
+        value = byte_piece_value(text)
         if value is not None:
             byte_tokens[value] = i
         else:
@@ -128,15 +129,6 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
         eos_token_id=literals.get(eos_token) if eos_token else None,
         n_vocab=max([*table.values(), *literals.values()]) + 1,
     )
-
-
-def _byte_value(text: str) -> Optional[int]:
-    if len(text) == 6 and text.startswith("<0x") and text.endswith(">"):
-        try:
-            return int(text[3:5], 16)
-        except ValueError:
-            return None
-    return None
 
 
 def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_name) -> str:

@@ -271,7 +271,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
     byte_ids: dict[int, int] = {}
     for i, piece in enumerate(pieces):
         if piece.type == BYTE:
-            value = _byte_value(piece.text)
+            value = byte_piece_value(piece.text)
             if value is None or value in byte_ids:
                 raise VocabFormatError(f"{source}: byte piece {i} is {piece.text!r}, not a distinct <0xNN>")
             byte_ids[value] = i
@@ -308,7 +308,12 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
     )
 
 
-def _byte_value(text: str) -> Optional[int]:
+def byte_piece_value(text: str) -> Optional[int]:
+    """The byte a byte piece's text (``<0x41>``) stands for, or None for other text.
+
+    >>> byte_piece_value("<0x0A>"), byte_piece_value("<s>")
+    (10, None)
+    """
     if len(text) == 6 and text.startswith("<0x") and text.endswith(">"):
         try:
             return int(text[3:5], 16)
