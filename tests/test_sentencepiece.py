@@ -352,3 +352,20 @@ def test_tokenizer_json_constructs_not_supported_are_refused():
     unigram = dict(spec, model={"type": "Unigram", "vocab": [], "byte_fallback": True})
     with pytest.raises(UnsupportedTokenizerError, match="Unigram"):
         read_hf_tokenizer_json(json.dumps(unigram).encode())
+
+
+def test_parsed_vocab_cache_and_pickle_keep_the_vocabulary(tmp_path):
+    import pickle
+
+    from wordsplit.vocabs import forget_loaded
+
+    for path in (V7, DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"):
+        cold = load_vocab(path, cache_dir=tmp_path)
+        forget_loaded()
+        warm = load_vocab(path, cache_dir=tmp_path)
+        assert warm.content_hash == cold.content_hash and warm.pattern == cold.pattern
+        tok = TokenizerOptions().build(warm)
+        again = pickle.loads(pickle.dumps(tok))
+        text = "[INST] Hello  wörld 😀 [REF]x"
+        assert again.encode(text, allowed_special="all") == TokenizerOptions().build(cold).encode(
+            text, allowed_special="all")
