@@ -10,9 +10,7 @@ real model made with its protobuf (user-defined and unused pieces, other normali
 from __future__ import annotations
 
 import gzip
-import io
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -25,7 +23,7 @@ from sentencepiece import sentencepiece_model_pb2
 from conftest import BACKENDS, DATA, GOLDEN
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
-from wordsplit.formats.sentencepiece import read_model_proto, sentencepiece_vocab
+from wordsplit.formats.sentencepiece import read_model_proto
 
 MODELS = sorted((DATA / "spm").glob("*.model"))
 V7 = DATA / "spm" / "mistral-v7.model"
@@ -60,9 +58,11 @@ def test_golden_ids_and_decode(model, backend):
 
 # Text rich in what SentencePiece's rules decide: spaces, ▁, whitespace, byte fallback, pieces
 # that look like special tokens, Mistral's user-defined [REF] pieces.
-ALPHABET = st.sampled_from([" ", " ", "  ", "\t", "\n", "\r\n", "▁", "a", "b", "e", "the", "ing", "Hello", "1", "23",
-                            "é", "e\u0301", "日本", "中", "😀", "🦀", "\u200d", "\x00", "\U000e0041", "\ufffd", ".", ",",
-                            "<s>", "</s>", "<unk>", "[INST]", "[/INST]", "[REF]", "[/REF]", "[REFERENCE_DOC_1]", "<0x41>"])
+ALPHABET = st.sampled_from([
+    " ", " ", "  ", "\t", "\n", "\r\n", "▁", "a", "b", "e", "the", "ing", "Hello", "1", "23", "é", "e\u0301",
+    "日本", "中", "😀", "🦀", "\u200d", "\x00", "\U000e0041", "\ufffd", ".", ",",
+    "<s>", "</s>", "<unk>", "[INST]", "[/INST]", "[REF]", "[/REF]", "[REFERENCE_DOC_1]", "<0x41>",
+])
 TEXTS = st.one_of(st.lists(ALPHABET, max_size=24).map("".join), st.text(max_size=40))
 
 

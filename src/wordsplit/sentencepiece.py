@@ -141,7 +141,9 @@ class SentencePieceNormalizer:
 
     def __init__(self, name: str) -> None:
         if not name.startswith(NORMALIZER_PREFIX):
-            raise VocabFormatError(f"{name[:60]!r} is not a SentencePiece normalizer (it starts with {NORMALIZER_PREFIX!r})")
+            raise VocabFormatError(
+                f"{name[:60]!r} is not a SentencePiece normalizer (it starts with {NORMALIZER_PREFIX!r})"
+            )
         try:
             flags = json.loads(name[len(NORMALIZER_PREFIX):])
             self.add_dummy_prefix = flags["add_dummy_prefix"]

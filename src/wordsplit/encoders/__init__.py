@@ -28,13 +28,12 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..registry import Registry
+from ..protocols import EncoderClass
+from ..registry import ENCODERS
 from ..tables import BacktrackTables, MergeTables
 
-ENCODERS: Registry[type] = Registry("encoder")
 
-
-def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[type], type]:
+def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[EncoderClass], EncoderClass]:
     """Decorator: register an encoder class (``cls(tables)`` with ``encode_piece(piece) -> ids``).
 
     Raises:
@@ -43,12 +42,12 @@ def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[t
     return ENCODERS.register(name, aliases=aliases)
 
 
-def get_encoder(name: str) -> type:
+def get_encoder(name: str) -> EncoderClass:
     """The Python encoder class registered as ``name``; unknown names list the known ones."""
     return ENCODERS.get(name)
 
 
-from . import backtrack, buffer_sweep, heap_merge, score_merge  # noqa: E402  (they register themselves)
+from . import backtrack, buffer_sweep, heap_merge, score_merge  # noqa: E402, F401  (they register themselves)
 
 # The byte-level BPE encoders: a SentencePiece vocabulary's characters are not their symbols.
 BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
@@ -68,5 +67,6 @@ def encoder_for(vocab) -> Optional[str]:
     if not is_sentencepiece(vocab.pattern):
         return None
     return "rank-merge" if model_of(vocab.pattern).semantics == "hf" else "score-merge"
+
 
 __all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "encoder_for", "get_encoder", "register_encoder"]

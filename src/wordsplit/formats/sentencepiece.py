@@ -106,7 +106,9 @@ def _fields(data: bytes, source: str):
         else:
             raise VocabFormatError(f"{source}: not a SentencePiece model (protobuf wire type {wire} at byte {pos})")
         if pos > size:
-            raise VocabFormatError(f"{source}: a truncated SentencePiece model (protobuf field {number} runs past the end)")
+            raise VocabFormatError(
+                f"{source}: a truncated SentencePiece model (protobuf field {number} runs past the end)"
+            )
         yield number, wire, value
 
 
@@ -279,7 +281,9 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
             key = bytes([value])
             ranks[key if key not in ranks else piece.text.encode("utf-8")] = i
     if len(byte_ids) != 256:
-        raise VocabFormatError(f"{source}: byte_fallback is on but only {len(byte_ids)} of the 256 byte pieces are listed")
+        raise VocabFormatError(
+            f"{source}: byte_fallback is on but only {len(byte_ids)} of the 256 byte pieces are listed"
+        )
     special = {p.text: i for i, p in enumerate(pieces) if p.type in (CONTROL, UNKNOWN)}
     unk = [i for i, p in enumerate(pieces) if p.type == UNKNOWN]
     if len(unk) != 1:
