@@ -1,5 +1,5 @@
-"""Write the SentencePiece goldens: tests/golden/sentencepiece-<model>.json.gz, and
-tests/golden/tokenizers-<file>.json.gz for the SentencePiece-style tokenizer.json files of
+"""Write the SentencePiece goldens into tests/golden/: ``sentencepiece-`` + the model's stem, and
+``tokenizers-`` + the file's stem for the SentencePiece-style tokenizer.json files of
 tests/data/spm/ (made by tools/gen_spm_tokenizer_json.py), with HF ``tokenizers``.
 
 For each model in tests/data/spm/, the ids ``sentencepiece`` gives for a text set rich in what

@@ -1,5 +1,6 @@
 """Write tokenizer.json files of mistral-v7.model in the layouts transformers gives SentencePiece
-BPE models, for the tokenizer.json tests: tests/data/spm/mistral-v7-<layout>.tokenizer.json.gz.
+BPE models, for the tokenizer.json tests: ``mistral-v7-`` + the layout + ``.tokenizer.json.gz`` in
+tests/data/spm/.
 
 Built with HF ``tokenizers``' own API, as transformers' ``LlamaConverter`` and
 ``GemmaConverter`` build them (transformers 4.x: the merges are every split of a piece into two
