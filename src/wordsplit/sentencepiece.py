@@ -24,6 +24,7 @@ like any other vocabulary:
 from __future__ import annotations
 
 import json
+import re
 from typing import NamedTuple, Optional, Sequence
 
 from .errors import UnsupportedTokenizerError, VocabFormatError
@@ -54,6 +55,10 @@ class SentencePieceModel(NamedTuple):
             ``sentencepiece``) or ``"hf"`` (a tokenizer.json: merges by rank, byte fallback
             before merging, HF's decoders ``Replace``, ``ByteFallback``, ``Fuse``, ``Strip``).
         ignore_merges: (``"hf"``) a word that is a token is that token, as HF's ``ignore_merges``.
+        words: no token has a ``▁`` right after another character, so no merge joins a
+            ``▁`` to the character before it, and the text can be cut before each such ``▁``
+            into parts that merge alone (the same ids; the parts repeat, so the piece cache
+            serves them). The loaders check it on the tokens.
     """
 
     user_defined: tuple[str, ...] = ()
@@ -62,13 +67,27 @@ class SentencePieceModel(NamedTuple):
     strip_leading_space: str = "first"
     semantics: str = "sentencepiece"
     ignore_merges: bool = False
+    words: bool = False
+
+
+def cuts_at_words(tokens) -> bool:
+    """Whether no token text has a ``▁`` right after another character (see
+    :attr:`SentencePieceModel.words`).
+
+    >>> cuts_at_words(["▁the", "▁▁", "ing"]), cuts_at_words(["a▁b"])
+    (True, False)
+    """
+    return not any(_JOINED_SPACE.search(text) for text in tokens)
+
+
+_JOINED_SPACE = re.compile("[^" + SPACE + "]" + SPACE)
 
 
 def split_pattern(model: SentencePieceModel) -> str:
     """The vocabulary pattern that describes ``model`` (what ``spanner="auto"`` recognizes).
 
     >>> split_pattern(SentencePieceModel(user_defined=("<br>",)))
-    'sentencepiece:{"strip_leading_space":"first","unk_surface":" ⁇ ","unused":[],"user_defined":["<br>"]}'
+    'sentencepiece:{"strip_leading_space":"first","unk_surface":" ⁇ ","unused":[],"user_defined":["<br>"],"words":false}'
     """
     fields = model._asdict()
     if model.semantics == "sentencepiece":  # (the .model form names only what it uses)
@@ -100,12 +119,14 @@ def model_of(pattern: str) -> SentencePieceModel:
             user_defined=tuple(fields["user_defined"]), unused=tuple(fields["unused"]),
             unk_surface=fields["unk_surface"], strip_leading_space=fields["strip_leading_space"],
             semantics=fields.get("semantics", "sentencepiece"), ignore_merges=fields.get("ignore_merges", False),
+            words=fields.get("words", False),
         )
     except (ValueError, KeyError, TypeError, RecursionError):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}") from None
     if not all(isinstance(p, str) and p for p in (*model.user_defined, *model.unused)) \
             or model.strip_leading_space not in ("first", "all", "none") or not isinstance(model.unk_surface, str) \
-            or model.semantics not in ("sentencepiece", "hf") or not isinstance(model.ignore_merges, bool):
+            or model.semantics not in ("sentencepiece", "hf") or not isinstance(model.ignore_merges, bool) \
+            or not isinstance(model.words, bool):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}")
     return model
 

@@ -242,7 +242,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
             normalizer has a precompiled character map (``nmt_nfkc``...).
         VocabFormatError: duplicate pieces, or ids that are not pieces.
     """
-    from ..sentencepiece import SentencePieceModel, normalizer_name, split_pattern
+    from ..sentencepiece import SentencePieceModel, cuts_at_words, normalizer_name, split_pattern
 
     source = source or name
     if model.model_type != "BPE":
@@ -299,6 +299,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
         unk_surface=model.unk_surface,
         strip_leading_space=("all" if model.remove_extra_whitespaces
                              else "first" if model.add_dummy_prefix else "none"),
+        words=model.escape_whitespaces and cuts_at_words(mergeable),
     )
     return Vocab(
         name=name, source=source, ranks=ranks, special_tokens=special, merges=merges,
