@@ -299,7 +299,10 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
         unk_surface=model.unk_surface,
         strip_leading_space=("all" if model.remove_extra_whitespaces
                              else "first" if model.add_dummy_prefix else "none"),
-        words=model.escape_whitespaces and cuts_at_words(mergeable),
+        # (sentencepiece splits an unused piece by the pair it was last proposed from anywhere in
+        # the text, so a model with unused pieces is merged a stretch at a time)
+        words=(model.escape_whitespaces and not any(p.type == UNUSED for p in pieces)
+               and cuts_at_words(mergeable)),
     )
     return Vocab(
         name=name, source=source, ranks=ranks, special_tokens=special, merges=merges,
