@@ -86,8 +86,8 @@ _JOINED_SPACE = re.compile("[^" + SPACE + "]" + SPACE)
 def split_pattern(model: SentencePieceModel) -> str:
     """The vocabulary pattern that describes ``model`` (what ``spanner="auto"`` recognizes).
 
-    >>> split_pattern(SentencePieceModel(user_defined=("<br>",)))
-    'sentencepiece:{"strip_leading_space":"first","unk_surface":" ⁇ ","unused":[],"user_defined":["<br>"],"words":false}'
+    >>> split_pattern(SentencePieceModel(user_defined=("<br>",), unk_surface="?"))
+    'sentencepiece:{"strip_leading_space":"first","unk_surface":"?","unused":[],"user_defined":["<br>"],"words":false}'
     """
     fields = model._asdict()
     if model.semantics == "sentencepiece":  # (the .model form names only what it uses)
