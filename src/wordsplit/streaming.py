@@ -133,7 +133,7 @@ class DecodeStream:
         decode_after = getattr(self._tokenizer._engine, "decode_bytes_after", None)
         if decode_after is None:
             return self._tokenizer.decode_bytes(ids)
-        from .engines.python import check_ids
+        from .engines.arguments import check_ids
 
         data, self._at_start = decode_after(check_ids(ids), self._at_start)
         return data

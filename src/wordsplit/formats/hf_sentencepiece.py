@@ -159,7 +159,7 @@ def _splits_on_replaced_spaces(step: dict, normalizer: str) -> bool:
     with ``▁`` (transformers' Gemma layout): it finds nothing to split."""
     import json
 
-    from ..normalizers import NORMALIZER_PREFIX
+    from ..normalizer_programs import NORMALIZER_PREFIX
 
     if step.get("type") != "Split" or step.get("pattern") != {"String": " "} or step.get("invert"):
         return False
