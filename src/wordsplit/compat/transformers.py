@@ -765,8 +765,7 @@ def _fast_encode(tok, text, text_pair, options: dict):
     texts = list(text) if is_batched else [text]
     if not texts or not all(isinstance(t, str) for t in texts):
         return None
-    from transformers.tokenization_utils_base import PaddingStrategy, TruncationStrategy
-
+    PaddingStrategy, TruncationStrategy, BatchEncoding = _transformers_types()
     max_length = options.get("max_length")
     verbose = options.get("verbose", True)
     add_special_tokens = options.get("add_special_tokens", True)
@@ -809,18 +808,26 @@ def _fast_encode(tok, text, text_pair, options: dict):
     else:
         data = None
     if data is None:
-        rows = ws._tok.encode_batch(texts, **policy)
+        if len(texts) == 1:  # a batch call's threads cost more than one short text
+            rows = [ws._tok.encode(texts[0], **policy)]
+        else:
+            rows = ws._tok.encode_batch(texts, **policy)
         data = _list_rows(rows, layout, length, truncation, padding, keys)
     for ids in data["input_ids"]:
         tok._eventual_warn_about_too_long_sequence(ids, max_length, verbose)
-
-    from transformers.tokenization_utils_base import BatchEncoding
-
     encodings = _LazyEncodings(backend, texts, add_special_tokens, truncation, padding, split)
     if not is_batched and return_tensors is None:
         data = {key: (value[0] if value and isinstance(value[0], list) else value) for key, value in data.items()}
         return BatchEncoding(data, encodings, n_sequences=1)
     return BatchEncoding(data, encodings, tensor_type=return_tensors, n_sequences=1)
+
+
+@functools.lru_cache(maxsize=1)
+def _transformers_types():
+    """transformers' classes the fast path uses (imported once, on the first call)."""
+    from transformers.tokenization_utils_base import BatchEncoding, PaddingStrategy, TruncationStrategy
+
+    return PaddingStrategy, TruncationStrategy, BatchEncoding
 
 
 def _pad_length(lengths, padding: Optional[dict]) -> Optional[int]:
@@ -847,23 +854,23 @@ def _list_rows(rows, layout: _Layout, length, truncation, padding, keys) -> dict
     data: dict[str, list] = {key: [] for key in keys}
     for ids, size in zip(cut, sizes):
         missing = 0 if target is None else max(target - size, 0)
-        pads = [padding["pad_id"]] * missing if missing else []
-        row = prefix + ids + suffix
-        data["input_ids"].append(pads + row if left_pad else row + pads)
-        columns = {
-            "token_type_ids": (layout.prefix_types + [layout.type_id] * len(ids) + layout.suffix_types,
-                               padding["pad_type_id"] if missing else 0),
-            "attention_mask": ([1] * size, 0),
-            "special_tokens_mask": ([1] * len(prefix) + [0] * len(ids) + [1] * len(suffix), 1),
-        }
+        row = prefix + ids + suffix if prefix or suffix else ids
         for key in keys:
-            if key == "input_ids":
-                continue
             if key == "length":
                 data[key].append(size + missing)
                 continue
-            values, fill = columns[key]
-            data[key].append([fill] * missing + values if left_pad else values + [fill] * missing)
+            if key == "input_ids":
+                values, fill = row, padding["pad_id"] if missing else 0
+            elif key == "attention_mask":
+                values, fill = [1] * size, 0
+            elif key == "token_type_ids":
+                values = layout.prefix_types + [layout.type_id] * len(ids) + layout.suffix_types
+                fill = padding["pad_type_id"] if missing else 0
+            else:  # special_tokens_mask
+                values, fill = [1] * len(prefix) + [0] * len(ids) + [1] * len(suffix), 1
+            if missing:
+                values = [fill] * missing + values if left_pad else values + [fill] * missing
+            data[key].append(values)
     return data
 
 
