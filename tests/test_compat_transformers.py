@@ -28,7 +28,8 @@ from transformers import AutoTokenizer, PreTrainedTokenizerFast, TokenizersBacke
 
 from conftest import DATA
 from test_compat_tokenizers import PIECES, hf_json
-from wordsplit.compat.transformers import Backend, DecodeStream, accelerate, is_accelerated, original
+from wordsplit.compat.transformers import (Backend, DecodeStream, accelerate, disable, enable, is_accelerated,
+                                           original)
 from wordsplit.errors import UnsupportedTokenizerError
 
 texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=6)), max_size=8).map("".join)
@@ -439,3 +440,24 @@ def test_added_tokens_and_changed_components_are_seen():
 def test_accelerate_refuses_what_is_not_a_fast_tokenizer():
     with pytest.raises(UnsupportedTokenizerError, match="TokenizersBackend"):
         accelerate(object())
+
+
+def test_the_process_wide_switch_is_opt_in_and_reversible():
+    tok, _ = pair("qwen3")
+    enable()
+    try:
+        loaded = AutoTokenizer.from_pretrained(str(_qwen_dir()))
+        assert is_accelerated(loaded) and not is_accelerated(tok)
+        assert loaded("Hello world<|im_end|>").input_ids == tok("Hello world<|im_end|>").input_ids
+    finally:
+        disable()
+    assert not is_accelerated(AutoTokenizer.from_pretrained(str(_qwen_dir())))
+    assert "from_pretrained" not in TokenizersBackend.__dict__
+
+
+def test_save_pretrained_writes_the_original_files(tmp_path):
+    tok, fast = pair("qwen3")
+    tok.save_pretrained(tmp_path / "original")
+    fast.save_pretrained(tmp_path / "accelerated")
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        assert (tmp_path / "accelerated" / name).read_bytes() == (tmp_path / "original" / name).read_bytes()

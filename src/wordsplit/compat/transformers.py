@@ -43,7 +43,7 @@ from typing import Any, Optional, Sequence
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..postprocess import (ByteLevelProcessor, Parts, SequenceProcessor, TemplateProcessor, default_process)
 
-__all__ = ["Backend", "DecodeStream", "Encoding", "accelerate", "is_accelerated", "original"]
+__all__ = ["Backend", "DecodeStream", "Encoding", "accelerate", "disable", "enable", "is_accelerated", "original"]
 
 
 # -- HF's Encoding --------------------------------------------------------------------------
@@ -716,6 +716,42 @@ def _copied_state(tok) -> dict:
         if isinstance(value, (dict, list)):
             memo[id(value)] = copy.copy(value)
     return copy.deepcopy(tok.__dict__, memo)
+
+
+def enable() -> None:
+    """Accelerate every fast tokenizer ``AutoTokenizer.from_pretrained`` (or a tokenizer
+    class's ``from_pretrained``) loads in this process from now on, until :func:`disable`:
+    for a server or trainer that loads its tokenizer itself (vLLM, SGLang). Tokenizers loaded
+    before are not changed. Opt-in and reversible; calling it twice is calling it once.
+
+    >>> enable(); enable(); disable()
+    >>> from transformers import TokenizersBackend
+    >>> "from_pretrained" in TokenizersBackend.__dict__
+    False
+    """
+    from transformers import TokenizersBackend
+
+    if "from_pretrained" in TokenizersBackend.__dict__:
+        return
+    load = TokenizersBackend.from_pretrained.__func__
+
+    def from_pretrained(cls, *args, **kwargs):
+        tok = load(cls, *args, **kwargs)
+        return accelerate(tok) if isinstance(tok, TokenizersBackend) and not is_accelerated(tok) else tok
+
+    from_pretrained.__doc__ = load.__doc__
+    from_pretrained._wordsplit = True
+    TokenizersBackend.from_pretrained = classmethod(from_pretrained)
+
+
+def disable() -> None:
+    """Undo :func:`enable`: ``from_pretrained`` loads plain tokenizers again (those already
+    accelerated stay so)."""
+    from transformers import TokenizersBackend
+
+    patched = TokenizersBackend.__dict__.get("from_pretrained")
+    if patched is not None and getattr(patched.__func__, "_wordsplit", False):
+        del TokenizersBackend.from_pretrained
 
 
 def is_accelerated(tok) -> bool:
