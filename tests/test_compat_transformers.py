@@ -444,13 +444,21 @@ def test_accelerate_refuses_what_is_not_a_fast_tokenizer():
 
 def test_the_process_wide_switch_is_opt_in_and_reversible():
     tok, _ = pair("qwen3")
+    import tokenizers.decoders
+
+    hf_stream = tokenizers.decoders.DecodeStream
     enable()
     try:
         loaded = AutoTokenizer.from_pretrained(str(_qwen_dir()))
         assert is_accelerated(loaded) and not is_accelerated(tok)
         assert loaded("Hello world<|im_end|>").input_ids == tok("Hello world<|im_end|>").input_ids
+        # what a server's detokenizer does with the name it imported: a stream over the backend
+        for backend in (loaded.backend_tokenizer, tok.backend_tokenizer):
+            stream = tokenizers.decoders.DecodeStream(skip_special_tokens=True)
+            assert [stream.step(backend, i) for i in [9707, 1879, 151645]] == ["Hello", " world", None]
     finally:
         disable()
+    assert tokenizers.decoders.DecodeStream is hf_stream
     assert not is_accelerated(AutoTokenizer.from_pretrained(str(_qwen_dir())))
     assert "from_pretrained" not in TokenizersBackend.__dict__
 

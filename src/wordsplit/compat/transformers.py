@@ -722,17 +722,27 @@ def enable() -> None:
     """Accelerate every fast tokenizer ``AutoTokenizer.from_pretrained`` (or a tokenizer
     class's ``from_pretrained``) loads in this process from now on, until :func:`disable`:
     for a server or trainer that loads its tokenizer itself (vLLM, SGLang). Tokenizers loaded
-    before are not changed. Opt-in and reversible; calling it twice is calling it once.
+    before are not changed. ``tokenizers.decoders.DecodeStream`` becomes :class:`DecodeStream`
+    (which streams HF tokenizers with HF's own stream), for code that imports it afterwards and
+    hands it an accelerated tokenizer's backend. Opt-in and reversible; calling it twice is
+    calling it once.
 
-    >>> enable(); enable(); disable()
+    >>> import tokenizers.decoders
+    >>> enable(); enable()
+    >>> tokenizers.decoders.DecodeStream is DecodeStream
+    True
+    >>> disable()
     >>> from transformers import TokenizersBackend
-    >>> "from_pretrained" in TokenizersBackend.__dict__
-    False
+    >>> "from_pretrained" in TokenizersBackend.__dict__, tokenizers.decoders.DecodeStream is DecodeStream
+    (False, False)
     """
+    import tokenizers.decoders
     from transformers import TokenizersBackend
 
     if "from_pretrained" in TokenizersBackend.__dict__:
         return
+    _hf_decode_stream()  # saved before it is replaced
+    tokenizers.decoders.DecodeStream = DecodeStream
     load = TokenizersBackend.from_pretrained.__func__
 
     def from_pretrained(cls, *args, **kwargs):
@@ -747,11 +757,22 @@ def enable() -> None:
 def disable() -> None:
     """Undo :func:`enable`: ``from_pretrained`` loads plain tokenizers again (those already
     accelerated stay so)."""
+    import tokenizers.decoders
     from transformers import TokenizersBackend
 
     patched = TokenizersBackend.__dict__.get("from_pretrained")
     if patched is not None and getattr(patched.__func__, "_wordsplit", False):
         del TokenizersBackend.from_pretrained
+    if tokenizers.decoders.DecodeStream is DecodeStream:
+        tokenizers.decoders.DecodeStream = _hf_decode_stream()
+
+
+@functools.lru_cache(maxsize=1)
+def _hf_decode_stream():
+    """HF's ``tokenizers.decoders.DecodeStream`` (as it was before :func:`enable`)."""
+    import tokenizers.decoders
+
+    return tokenizers.decoders.DecodeStream
 
 
 def is_accelerated(tok) -> bool:
@@ -1048,9 +1069,7 @@ class DecodeStream:
             prefill = None if self._prefill is None else self._known(self._prefill)
             self._stream = WordsplitStream(prefill, skip_special_tokens=self._skip)
         else:
-            from tokenizers.decoders import DecodeStream as HFStream
-
-            self._stream = HFStream(self._prefill, skip_special_tokens=self._skip)
+            self._stream = _hf_decode_stream()(self._prefill, skip_special_tokens=self._skip)
 
     def _known(self, ids) -> list[int]:
         keep = self._backend._keep(False)
