@@ -170,8 +170,8 @@ def main() -> None:
     ]
     for label in tokenizers:
         row = [label]
-        for name, scale, unit, per in (("batch", 1e3, "ms", 1), ("single", 1e6 / args.calls, "µs", 1),
-                                       ("decode", 1e3, "ms", 1)):
+        for name, scale, unit in (("batch", 1e3, "ms"), ("single", 1e6 / args.calls, "µs"),
+                                  ("decode", 1e3, "ms")):
             row.append(cell(label, name, scale, unit))
             if (label, name) in times and (base, name) in times:
                 ratio = statistics.median(times[base, name]) / statistics.median(times[label, name])

@@ -397,8 +397,10 @@ class Backend:
         if truncation is None:
             return None
         ws = self._ws
-        if pair or truncation["strategy"] == "only_second":
-            raise _Fallback("truncation of a pair")  # and its overflow cross product: HF's
+        if pair:
+            raise _Fallback("truncation of a pair")  # its strategies and overflow cross product: HF's
+        if truncation["strategy"] == "only_second":
+            raise _Fallback("input")  # of a single text: HF's error
         processor = ws._post
         if not _truncates_like_hf(processor):
             raise _Fallback("truncation with this post-processor")
@@ -632,12 +634,17 @@ class _Accelerated:
         return _restore(self._wordsplit_base, _copied_state(self))
 
     def _encode_plus(self, text, text_pair=None, **options):
+        """transformers' ``_encode_plus`` (what ``__call__`` and ``encode`` run): built from
+        wordsplit's ids where :func:`_fast_encode` can, else transformers' own code on the
+        accelerated backend."""
         fast = _fast_encode(self, text, text_pair, options)
         if fast is not None:
             return fast
         return super()._encode_plus(text, text_pair, **options)
 
     def decode(self, token_ids, skip_special_tokens: bool = False, **kwargs):
+        """transformers' ``decode``; a batch (what ``batch_decode`` passes) is decoded in one
+        call on native threads."""
         backend = self._tokenizer
         if (not kwargs.keys() <= {"clean_up_tokenization_spaces"} or not isinstance(backend, Backend)
                 or backend._current() is None):
