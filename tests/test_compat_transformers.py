@@ -433,6 +433,12 @@ def test_added_tokens_and_changed_components_are_seen():
     mine.backend_tokenizer.pre_tokenizer.add_prefix_space = True  # changed in place
     theirs.backend_tokenizer.pre_tokenizer.add_prefix_space = True
     assert mine("hello").input_ids == theirs("hello").input_ids
+    words = ["hello", "wordsplit-new", "日本語", " x"]
+    assert_same_batch(mine([words, words[:2]], is_split_into_words=True, return_offsets_mapping=True, padding=True),
+                      theirs([words, words[:2]], is_split_into_words=True, return_offsets_mapping=True,
+                             padding=True))
+    assert_same_batch(mine(["hello world", " x  y"], return_offsets_mapping=True),
+                      theirs(["hello world", " x  y"], return_offsets_mapping=True))
     assert len(tok) == len(fast) == len(pair("gpt2")[0])
 
 
