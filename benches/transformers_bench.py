@@ -1,7 +1,9 @@
 """transformers' own calls, on the original fast tokenizer, on ``wordsplit.compat.transformers.
 accelerate(tok)`` and on fastokens' patched transformers, in one run on this machine.
 
-    python benches/transformers_bench.py [CORPUS_DIR] [--docs 1000] [--repeats 5] [--out benches/TRANSFORMERS.md]
+    python benches/transformers_bench.py CORPUS_DIR [--docs 1000] [--repeats 5] [--out benches/TRANSFORMERS.md]
+
+CORPUS_DIR holds the benchmark corpora (``prose.txt.gz``...), as for ``benches/bench.py``.
 
 The tokenizer is Qwen3's, built by ``AutoTokenizer`` from the repo's copy of its files
 (tests/data/hf). Three calls, each checked against the original's output (the oracle) before
@@ -95,7 +97,7 @@ def same(a, b) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus_dir", nargs="?", type=Path, default=Path("/work/shared/corpus"))
+    parser.add_argument("corpus_dir", type=Path, help="the folder of the benchmark corpora (prose.txt.gz...)")
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--doc-chars", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
@@ -158,7 +160,7 @@ def main() -> None:
         f"Qwen3's tokenizer through `AutoTokenizer` (transformers {_version('transformers')}, tokenizers "
         f"{_version('tokenizers')}), {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
         f"median of {args.repeats} rounds of wall time, contenders taking turns. Each output was checked equal to "
-        "the original's before timing. Made by `python benches/transformers_bench.py`.",
+        "the original's before timing. Made by `python benches/transformers_bench.py CORPUS_DIR`.",
         "",
         f"- **batch**: `tok(docs, padding=True, truncation=True, max_length=2048, return_tensors=\"np\")`, "
         f"{len(docs)} prose documents of {args.doc_chars:,} characters ({tokens:,} tokens kept)",
