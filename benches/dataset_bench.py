@@ -46,6 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpus import CORPUS_ENV, corpus_dir
 from wordsplit import get_tokenizer
 from wordsplit.datasets import encode_dataset
 
@@ -297,7 +298,8 @@ def cpu_report(data: Path, work: Path, text_bytes: int, vocab: str, repeats: int
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("corpus_dir", nargs="?", type=Path, default=Path("/work/shared/corpus"))
+    p.add_argument("corpus_dir", nargs="?", type=Path, metavar="CORPUS_DIR",
+                   help=f"holds <name>.txt.gz; default: ${CORPUS_ENV}")
     p.add_argument("--mb", type=int, default=64, help="dataset size in MB of text (default 64)")
     p.add_argument("--files", type=int, default=8, help="Parquet files (default 8)")
     p.add_argument("--vocab", default="qwen3")
@@ -312,7 +314,7 @@ def main() -> None:
     if args.quick:
         args.mb, args.files, args.repeats, args.rss_mb = 8, 4, 1, 32
 
-    docs = paragraphs(args.corpus_dir, args.corpora.split(","))
+    docs = paragraphs(corpus_dir(args.corpus_dir, args.corpora.split(",")), args.corpora.split(","))
     with tempfile.TemporaryDirectory(prefix="wordsplit-dataset-bench-") as tmp:
         work = Path(tmp)
         data = work / "data"

@@ -6,7 +6,8 @@
 
 Each document of each corpus is encoded exactly once by each contender (wordsplit auto; with a
 baseline, the build under test and the baseline in worker processes; tiktoken, HF tokenizers
-for qwen3, quicktok-v1), the contenders taking turns a block of documents (``--block``
+for qwen3, quicktok-v1, gigatoken, fastokens; and the numpy form of each library that has
+one: wordsplit, tiktoken, gigatoken, fastokens), the contenders taking turns a block of documents (``--block``
 bytes) at a time, the first of each block rotating. Nothing has been encoded in this process before, so every cache (wordsplit's
 per-thread piece cache, HF's word cache) starts cold and sees each document once: the speed
 of a job that reads a corpus once. Every contender's ids are compared with the oracle's
@@ -25,15 +26,22 @@ from pathlib import Path
 
 from bench import (BASELINE_KEY, WORKER_KEY, RemoteRunner, compare, doc_blocks, parse_size, read_corpus,
                    split_documents, stride_sample, utf8_len)
-from contenders import ORACLE, build_contenders, peer_keys
+from contenders import NUMPY, ORACLE, build_contenders, peer_keys
 from timing import Runner
+
+
+def id_array(ids) -> array:
+    """An ``array("I")`` of a document's ids, from a list or a uint32 numpy array (its bytes)."""
+    return array("I", ids) if isinstance(ids, list) else array("I", ids.tobytes())
+
 
 def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock: str, shift: int,
              workers: list[RemoteRunner]) -> dict:
     """``{"labels": {key: label}, "skipped": {...}, "corpora": {name: {key: cell}}}``; a cell
     holds the bytes, the pass's seconds on both clocks, each block's ``[wall, cpu]``, and the
     parity against the oracle."""
-    contenders, skipped = build_contenders(["wordsplit:auto", *peer_keys(vocab)], vocab)
+    contenders, skipped = build_contenders(["wordsplit:auto", "wordsplit:auto" + NUMPY, *peer_keys(vocab, numpy=True)],
+                                           vocab)
     runners = {c.key: Runner(c) for c in contenders}
     if workers:
         contenders[1:1] = [w.contender for w in workers]
@@ -54,7 +62,7 @@ def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock:
                 got, wall, cpu = runners[key].encode(name, block, keep=True, collect=True)
                 # arrays are not tracked by the garbage collector: the ids kept for the parity
                 # check do not make the collections in the next contender's timed span longer
-                ids[key] = [array("I", doc_ids) for doc_ids in got]
+                ids[key] = [id_array(doc_ids) for doc_ids in got]
                 del got
                 cells[key]["wall"] += wall
                 cells[key]["cpu"] += cpu

@@ -43,6 +43,7 @@ sys.path.insert(0, str(HERE))
 
 from bench import parse_size, read_corpus, split_documents, stride_sample  # noqa: E402
 from contenders import make_contender, prepare_data_dir  # noqa: E402
+from corpus import CORPUS_ENV, corpus_dir  # noqa: E402
 
 DEFAULT_OUT = Path("/tmp/onepass_profile")
 WARM_UP = "Hello, wörld! 123 Ελλάδα 中文 \n"
@@ -184,11 +185,12 @@ def main(argv: list[str]) -> None:
             s.add_argument("--corpora", default="prose,code,multilingual")
             s.add_argument("--contenders", default="wordsplit:auto,quicktok")
             s.add_argument("--tag", default="", help="appended to the callgrind output names")
-        s.add_argument("--corpus-dir", type=Path, default=Path("/work/shared/corpus"))
+        s.add_argument("--corpus-dir", type=Path, help=f"holds <name>.txt.gz; default: ${CORPUS_ENV}")
         s.add_argument("--max-bytes", type=parse_size, default="2MB")
         s.add_argument("--doc-bytes", type=parse_size, default="16KB")
         s.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = p.parse_args(argv)
+    args.corpus_dir = corpus_dir(args.corpus_dir, [args.corpus] if args.command == "run" else args.corpora.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
     (run if args.command == "run" else count)(args)
 
