@@ -305,7 +305,7 @@ class RemoteRunner:
             key=key, label=label, vocab=vocab, encode=lambda text: self.repeat(text, 1)[0],
             encode_batch=self._batch if info["has_batch"] else None,
             decode=self._decode if info["has_decode"] else None,
-            notes=[f"{label}: the build at {info['wordsplit']}, in a worker process"])
+            notes=[f"{label}: " + ("the build under test" if key == WORKER_KEY else "the baseline") + ", in a worker process"])
 
     def _reply(self):
         try:

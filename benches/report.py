@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import platform
+import re
 import os
 import subprocess
 from datetime import datetime, timezone
@@ -31,6 +32,12 @@ CLOCKS = {
 # -- header facts ---------------------------------------------------------------------------
 
 
+def without_paths(text: str) -> str:
+    """``text`` with every absolute path cut to its last part (a report names files, not the
+    machine's directories): ``--json /tmp/x/out.json`` → ``--json out.json``."""
+    return re.sub(r"(?<![\w.])/(?:[^\s/`'\"]+/)*([^\s/`'\"]+)", r"\1", text)
+
+
 def machine_info() -> dict:
     """CPU model, cores, memory, OS and Python of this machine."""
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
@@ -46,7 +53,7 @@ def versions(snapshot_of: Optional[str], built_elsewhere: bool = False) -> dict:
     ``built_elsewhere``: wordsplit runs from ``snapshot_of`` (``--wordsplit``), a build
     whose commit this checkout cannot tell."""
     out = {}
-    for dist in ("wordsplit", "tiktoken", "tokenizers", "quicktok-v1"):
+    for dist in ("wordsplit", "tiktoken", "tokenizers", "quicktok-v1", "gigatoken", "fastokens"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -56,11 +63,11 @@ def versions(snapshot_of: Optional[str], built_elsewhere: bool = False) -> dict:
         return subprocess.run(["git", "-C", str(REPO), *cmd], capture_output=True, text=True).stdout.strip()
 
     if built_elsewhere:
-        out["wordsplit"] += f" (the build {snapshot_of}, run from a copy taken at start)"
+        out["wordsplit"] += f" (the build {Path(snapshot_of).name}, run from a copy taken at start)"
         return out
     dirty = " + uncommitted changes" if git("status", "--porcelain", "--", "src", "native") else ""
     out["wordsplit"] += f" (commit {git('rev-parse', '--short', 'HEAD')}{dirty}"
-    out["wordsplit"] += f"; run from a copy of {snapshot_of} taken at start)" if snapshot_of else ")"
+    out["wordsplit"] += "; run from a copy of the package taken at start)" if snapshot_of else ")"
     native = next(iter((REPO / "src" / "wordsplit").glob("_native*.so")), None)
     if native:
         built = datetime.fromtimestamp(native.stat().st_mtime, timezone.utc)
@@ -338,7 +345,7 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
         f"- machine: {machine['cpu']}, {machine['cores']} cores, {machine['mem_gib']} GiB, {machine['os']}, "
         f"Python {machine['python']}; 1-min load average {load} (start → end)",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()),
-        f"- command: `{meta['command']}`",
+        f"- command: `{without_paths(meta['command'])}`",
         "- corpora (bytes measured / documents): " + ", ".join(
             f"{n} {c['bytes'] / 1e6:.2f} MB / {c['docs']}" for n, c in meta["corpora"].items()),
         f"- oracles: tiktoken for cl100k_base and o200k_base, HF tokenizers for qwen3. Median of {args.repeats} "
@@ -351,7 +358,7 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
                     f"{BATCH_THREADS} equal CPU-bound jobs (sha256) {ceiling} as fast as one thread; a batch "
                     "cannot scale beyond that here")
     if meta.get("baseline"):
-        head.append(f"- baseline: `{meta['baseline']['name']}` = `{meta['baseline']['source']}`, timed in worker "
+        head.append(f"- baseline: `{meta['baseline']['name']}` = `{without_paths(meta['baseline']['source'])}`, timed in worker "
                     "processes next to the build under test (see *Baseline comparison*)")
     body = []
     corpora = list(meta["corpora"])
@@ -735,7 +742,7 @@ def render_baseline(results: dict, clock: str) -> str:
     figs += baseline_process_figures(results, "wordsplit:auto", "baseline")
     control = baseline_figures(results, "wordsplit:auto", "wordsplit:worker", clock)
     parts = [f"## Baseline comparison: this build ÷ {name}\n\n"
-             f"Speed of the build under test ÷ speed of `{name}` (`--baseline {meta['baseline']['source']}`), per "
+             f"Speed of the build under test ÷ speed of `{name}` (`--baseline {without_paths(meta['baseline']['source'])}`), per "
              "figure, from this one run: above 1.00 the new build is faster, below 0.97 it is more than 3 % slower "
              "(**bold**). For memory, the baseline's peak ÷ the new one's. In-process sections (one pass, "
              "single, batch, decode, piece sweep) compare the two builds each in a worker process of its own "
