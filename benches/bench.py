@@ -39,7 +39,7 @@ from corpus import CORPUS_ENV, corpus_dir
 from contenders import (BATCH_THREADS, NUMPY, ORACLE, Contender, as_id_list, build_contenders, peer_keys,
                         prepare_data_dir, wordsplit_variant_keys)
 from report import machine_info, render, versions
-from timing import Runner
+from timing import WARM_UP, Runner
 from worker import receive, send
 
 HERE = Path(__file__).resolve().parent
@@ -532,6 +532,11 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
     by_key = {c.key: c for c in contenders}
     remote = {w.contender.key: w for w in workers}
     runners = {c.key: remote.get(c.key) or Runner(c) for c in contenders}
+    for runner in runners.values():
+        # a short text first (see timing.WARM_UP): the first pass's documents are not billed
+        # for a library's one-time setup
+        runner.put("warm-up", [WARM_UP])
+        runner.encode("warm-up")
     wordsplit_keys = ["wordsplit:auto", WORKER_KEY, BASELINE_KEY]
     try:
         decode_ids = []

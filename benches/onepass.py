@@ -29,9 +29,7 @@ from pathlib import Path
 from bench import (BASELINE_KEY, WORKER_KEY, RemoteRunner, compare, doc_blocks, parse_size, read_corpus,
                    split_documents, stride_sample, utf8_len)
 from contenders import NUMPY, ORACLE, build_contenders, peer_keys
-from timing import Runner
-
-WARM_UP = "Hello, world! A short text, 123 numbers and  spaces."
+from timing import WARM_UP, Runner
 
 
 def id_array(ids) -> array:
@@ -53,9 +51,7 @@ def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock:
                    **runners}
     keys = list(runners)
     for runner in runners.values():
-        # One short text first, outside the timing: what a process sets up once on its first
-        # call (gigatoken: 0.05-0.25 s; class tables) belongs to the load-time section, which
-        # times it, not to the bytes of the corpus.
+        # one short text first, outside the timing (see timing.WARM_UP)
         runner.put("warm-up", [WARM_UP])
         runner.encode("warm-up")
     oracle = ORACLE[vocab] if ORACLE[vocab] in runners else None

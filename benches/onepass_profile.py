@@ -45,10 +45,10 @@ sys.path.insert(0, str(HERE))
 
 from bench import parse_size, read_corpus, split_documents, stride_sample  # noqa: E402
 from contenders import make_contender, prepare_data_dir  # noqa: E402
+from timing import WARM_UP  # noqa: E402
 from corpus import CORPUS_ENV, corpus_dir  # noqa: E402
 
 DEFAULT_OUT = Path("/tmp/onepass_profile")
-WARM_UP = "Hello, wörld! 123 Ελλάδα 中文 \n"
 MARKS_C = r"""
 #include <valgrind/callgrind.h>
 void marks_start(void) { CALLGRIND_START_INSTRUMENTATION; }
