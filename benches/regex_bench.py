@@ -1,5 +1,5 @@
 """The generic regex spanner against the hand-written scanners and tiktoken, same pattern and
-ranks: issue 12's target for a vocabulary whose pattern no scanner handles.
+ranks: the speed of a vocabulary whose pattern no scanner handles.
 
     python benches/regex_bench.py [CORPUS_DIR] [--max-bytes 500KB] [--runs 3] [--json out.json] > table.md
 
@@ -364,9 +364,10 @@ def render(results: dict[str, dict], header: dict) -> str:
             for i, den in enumerate((REGEX, PY_PROGRAM, HF)):
                 cells = [f"{ratio(result, col, PROGRAM, den):.2f}×" for col in cols]
                 lines.append(f"| {name if i == 0 else ''} | {den} | " + " | ".join(cells) + " |")
-    lines += ["", "## Targets", "",
-              "Issue 12: the generic spanner at ≥ 2× tiktoken (same pattern and ranks) and ≥ 0.5× the "
-              "hand-written scanner where one exists. Smallest cell over the corpora (and `all`).", "",
+    lines += ["", "## Bounds", "",
+              "The generic spanner is held to ≥ 2× tiktoken (same pattern and ranks: a vocabulary no scanner "
+              "handles still beats tiktoken) and ≥ 0.5× the hand-written scanner where one exists. Smallest "
+              "cell over the corpora (and `all`).", "",
               "| case | regex ÷ tiktoken | regex ÷ scanner | met |", "|:---|---:|---:|:---|"]
     for name, result in results.items():
         if name in PROGRAM_CASES:
