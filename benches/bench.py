@@ -39,7 +39,7 @@ from corpus import CORPUS_ENV, corpus_dir
 from contenders import (BATCH_THREADS, NUMPY, ORACLE, Contender, as_id_list, build_contenders, peer_keys,
                         prepare_data_dir, wordsplit_variant_keys)
 from report import machine_info, render, versions
-from timing import WARM_UP, Runner
+from timing import WARM_UP, Runner, fresh
 from worker import receive, send
 
 HERE = Path(__file__).resolve().parent
@@ -191,7 +191,9 @@ def first_passes(runners: dict[str, Runner], tag: str, subsets: dict[str, list[i
             mine = [i for i in block if i in wanted[key]]
             if key in stopped or not mine:
                 continue
-            got, wall, cpu = runners[key].encode(tag, mine, keep=True, collect=False)
+            # fresh copies: this contender pays the str's UTF-8 conversion (see timing.fresh)
+            runners[key].put(tag + "#first", [fresh(docs[i]) for i in mine])
+            got, wall, cpu = runners[key].encode(tag + "#first", keep=True, collect=False)
             ids[key] += got
             seconds[key]["cpu"] += cpu
             seconds[key]["wall"] += wall

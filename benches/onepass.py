@@ -29,7 +29,7 @@ from pathlib import Path
 from bench import (BASELINE_KEY, WORKER_KEY, RemoteRunner, compare, doc_blocks, parse_size, read_corpus,
                    split_documents, stride_sample, utf8_len)
 from contenders import NUMPY, ORACLE, build_contenders, peer_keys
-from timing import WARM_UP, Runner
+from timing import WARM_UP, Runner, fresh
 
 
 def id_array(ids) -> array:
@@ -57,15 +57,14 @@ def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock:
     oracle = ORACLE[vocab] if ORACLE[vocab] in runners else None
     out = {"labels": {c.key: c.label for c in contenders}, "skipped": skipped, "oracle": oracle, "corpora": {}}
     for name, docs in corpora.items():
-        for runner in runners.values():
-            runner.put(name, docs)
         cells = {k: {"bytes": utf8_len(docs), "docs": len(docs), "wall": 0.0, "cpu": 0.0, "blocks": [],
                      "checked": 0, "mismatched": 0, "first": None} for k in keys}
         for n, block in enumerate(doc_blocks(docs, block_bytes)):
             start = (n + shift) % len(keys)
             ids = {}
             for key in keys[start:] + keys[:start]:
-                got, wall, cpu = runners[key].encode(name, block, keep=True, collect=True)
+                runners[key].put("block", [fresh(docs[i]) for i in block])  # see timing.fresh
+                got, wall, cpu = runners[key].encode("block", keep=True, collect=True)
                 # arrays are not tracked by the garbage collector: the ids kept for the parity
                 # check do not make the collections in the next contender's timed span longer
                 ids[key] = [id_array(doc_ids) for doc_ids in got]
