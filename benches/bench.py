@@ -642,13 +642,13 @@ def measure_load(vocabs: list[str], args) -> dict:
 
 def measure_cache(vocabs: list[str], args) -> list[dict]:
     """load_vocab with a cold disk cache (parse + store the derived entry) and a warm one, in a
-    fresh process: wordsplit.vocabs.benchmark_load. With ``--baseline``, the installed build and
+    fresh process: wordsplit.apps.load_bench.benchmark_load. With ``--baseline``, the installed build and
     the baseline take turns over ``--load-runs`` rounds (one process each per round); each
     entry keeps every round's figures (``rounds``) and reports their medians."""
     code = ("import json, sys\n"
-            "try:\n    from wordsplit.vocabs import benchmark_load\n"
-            "except ImportError:  # older builds keep it in the cache module\n"
-            "    from wordsplit.vocabs.cache import benchmark_load\n"
+            "try:\n    from wordsplit.apps.load_bench import benchmark_load\n"
+            "except ImportError:  # older builds keep it in the vocabs package\n"
+            "    from wordsplit.vocabs import benchmark_load\n"
             "print(json.dumps(benchmark_load(sys.argv[1].split(','), repeat=int(sys.argv[2]))))")
     builds = [("", None)] + ([(args.baseline_name, baseline_env(args.baseline_root))] if args.baseline else [])
     rounds: dict[tuple[str, str], list[dict]] = {}
