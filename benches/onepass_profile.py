@@ -37,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -48,7 +49,7 @@ from contenders import make_contender, prepare_data_dir  # noqa: E402
 from timing import WARM_UP  # noqa: E402
 from corpus import CORPUS_ENV, corpus_dir  # noqa: E402
 
-DEFAULT_OUT = Path("/tmp/onepass_profile")
+DEFAULT_OUT = Path(tempfile.gettempdir()) / "onepass_profile"
 MARKS_C = r"""
 #include <valgrind/callgrind.h>
 void marks_start(void) { CALLGRIND_START_INSTRUMENTATION; }

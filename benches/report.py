@@ -34,7 +34,7 @@ CLOCKS = {
 
 def without_paths(text: str) -> str:
     """``text`` with every absolute path cut to its last part (a report names files, not the
-    machine's directories): ``--json /tmp/x/out.json`` → ``--json out.json``."""
+    machine's directories): ``--json /data/runs/out.json`` → ``--json out.json``."""
     return re.sub(r"(?<![\w.])/(?:[^\s/`'\"]+/)*([^\s/`'\"]+)", r"\1", text)
 
 
