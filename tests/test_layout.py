@@ -80,9 +80,10 @@ LAYERS = {
     # contracts that name components without importing them
     "data": ("errors", "_version", "_native", "_unicode16", "_nfc_data", "_hf_char_data", "patterns",
              "native_names", "registry", "protocols", "split_programs", "normalizer_programs", "vocab", "tables",
-             "formats", "store", "vocabs"),
+             "formats", "store", "vocabs", "sentencepiece"),
     # the pipeline's stages
-    "components": ("normalizers", "specials", "spanners", "encoders", "offsets", "postprocess"),
+    "components": ("normalizers", "sentencepiece_normalizers", "specials", "spanners", "encoders", "offsets",
+                   "postprocess"),
     # the two engines that run the stages
     "engines": ("engines",),
     # the Tokenizer and what it hands out

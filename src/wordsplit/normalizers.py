@@ -47,6 +47,8 @@ from typing import Callable
 
 from types import SimpleNamespace
 
+from . import sentencepiece as _sentencepiece
+from . import sentencepiece_normalizers as _sentencepiece_normalizers
 from .normalizer_programs import NORMALIZER_PREFIX, parse_normalizer_program
 from .protocols import Normalizer
 from .registry import NORMALIZERS
@@ -569,6 +571,10 @@ def _replacer(matches: Callable[[str], list[tuple[int, int]]], content: str) -> 
 
 
 NORMALIZERS.add_family(NORMALIZER_PREFIX, ProgramNormalizer)
+# SentencePiece's normalizer (dummy prefix, whitespace escaping), one per set of flags.
+NORMALIZERS.add_family(_sentencepiece.NORMALIZER_PREFIX, _sentencepiece_normalizers.SentencePieceNormalizer)
+# HF's Metaspace pre-tokenizer (split: false) after a normalizer: its text is the stretch's.
+NORMALIZERS.add_family(_sentencepiece.METASPACE_PREFIX, _sentencepiece_normalizers.MetaspaceNormalizer)
 
 
 def register_normalizer(name: str) -> Callable[[Normalizer], Normalizer]:

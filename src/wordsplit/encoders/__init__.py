@@ -26,7 +26,7 @@ An encoder is a class built as ``cls(tables)`` (a :class:`~wordsplit.tables.Merg
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from ..protocols import EncoderClass
 from ..registry import ENCODERS
@@ -47,6 +47,26 @@ def get_encoder(name: str) -> EncoderClass:
     return ENCODERS.get(name)
 
 
-from . import backtrack, buffer_sweep, heap_merge  # noqa: E402, F401  (they register themselves)
+from . import backtrack, buffer_sweep, heap_merge, score_merge  # noqa: E402, F401  (they register themselves)
 
-__all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "get_encoder", "register_encoder"]
+# The byte-level BPE encoders: a SentencePiece vocabulary's characters are not their symbols.
+BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
+
+
+def encoder_for(vocab) -> Optional[str]:
+    """The encoder a vocabulary's model needs (``score-merge`` for a SentencePiece ``.model``,
+    ``rank-merge`` for a SentencePiece-style tokenizer.json), or None for byte-level BPE, which
+    every encoder runs.
+
+    >>> from wordsplit import load_vocab
+    >>> encoder_for(load_vocab("gpt2")) is None
+    True
+    """
+    from ..sentencepiece import is_sentencepiece, model_of
+
+    if not is_sentencepiece(vocab.pattern):
+        return None
+    return "rank-merge" if model_of(vocab.pattern).semantics == "hf" else "score-merge"
+
+
+__all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "encoder_for", "get_encoder", "register_encoder"]

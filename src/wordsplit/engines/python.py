@@ -88,6 +88,7 @@ class PythonEngine:
         self.spanner, self.spanner_name = spanner, spanner_name
         self.encoder, self.encoder_name = encoder, encoder_name
         self.normalize, self.normalizer_name = normalize, normalizer_name
+        self._later = getattr(normalize, "later", None)
         # A spanner that declares it drops text gives spans, read once (see wordsplit.protocols).
         self._drops_text = drops_text(spanner)
         self._cache: dict[bytes, list[int]] = {}
@@ -117,7 +118,7 @@ class PythonEngine:
         is_token = self._is_token(allowed, disallowed)
         for start, end, literal in self._literals.spans(text, is_token):
             if literal is None:
-                self._encode_plain(text[start:end], ids, trace, is_token)
+                self._encode_plain(text[start:end], ids, trace, is_token, later=start > 0)
                 continue
             token = self._literal_ids[literal]
             ids.append(token)
@@ -183,17 +184,19 @@ class PythonEngine:
         ids and places."""
         from ..normalizers import ProgramNormalizer
         from ..offsets import form_alignment, prefix_suffix_alignment
+        from ..sentencepiece_normalizers import MetaspaceNormalizer, SentencePieceNormalizer
 
         if start == end:
             return
         segment = text[start:end]
+        normalize = self._later if start > 0 and self._later is not None else self.normalize
         if self.normalizer_name == "none":
             normalized, alignment = segment, None
         elif self.normalizer_name in _FORMS:
             normalized, alignment = form_alignment(segment, _FORMS[self.normalizer_name])
-        elif isinstance(self.normalize, ProgramNormalizer):
-            # Aligned step by step, as HF's NormalizedString aligns it.
-            normalized, alignment = self.normalize.alignment(segment)
+        elif isinstance(normalize, (ProgramNormalizer, SentencePieceNormalizer, MetaspaceNormalizer)):
+            # Aligned step by step, as HF's NormalizedString (or sentencepiece's norm_to_orig) aligns it.
+            normalized, alignment = normalize.alignment(segment)
         else:
             normalized = self._normalized(segment)
             alignment = None if normalized == segment else prefix_suffix_alignment(segment, normalized)
@@ -312,12 +315,14 @@ class PythonEngine:
             offsets.append(len(flat))
         return memoryview(flat), memoryview(offsets)
 
-    def _encode_plain(self, text: str, out: list[int], trace: Optional[Trace], is_token=None) -> None:
+    def _encode_plain(self, text: str, out: list[int], trace: Optional[Trace], is_token=None,
+                      later: bool = False) -> None:
         """Normalize a stretch between literals and encode it (``is_token``: the call's
-        policy, for the second literal pass on the normalized text)."""
+        policy, for the second literal pass on the normalized text; ``later``: the stretch is
+        not at the start of the text)."""
         if not text:
             return
-        normalized = self._normalized(text)
+        normalized = self._normalized(text, later)
         if trace is not None:
             trace.segment(text, normalized)
         if not self._second_pass:
@@ -336,9 +341,11 @@ class PythonEngine:
             if trace is not None:
                 trace.literal(literal, token)
 
-    def _normalized(self, text: str) -> str:
-        """The normalizer's output for ``text``, checked to be a str."""
-        normalized = self.normalize(text)
+    def _normalized(self, text: str, later: bool = False) -> str:
+        """The normalizer's output for ``text``, checked to be a str (a normalizer with a
+        ``later`` normalizer, HF's Metaspace ``prepend_scheme="first"``, uses that one for a
+        stretch after the start of the text)."""
+        normalized = (self._later if later and self._later is not None else self.normalize)(text)
         if not isinstance(normalized, str):
             raise ComponentError(
                 f"normalizer {self.normalizer_name!r} must return a str, not {type(normalized).__name__}"

@@ -14,6 +14,7 @@ loader              suffixes                        reads
 ``tiktoken``        ``.tiktoken``, ``.model``       rank files (:mod:`~wordsplit.formats.tiktoken`)
 ``tokenizer.json``  ``.json``                       HF tokenizer.json (:mod:`~wordsplit.formats.hf`)
 ``tekken``          ``.json``, detected by content  Mistral's Tekken (:mod:`~wordsplit.formats.tekken`)
+``sentencepiece``   ``.model``, detected by content SentencePiece protobuf (:mod:`~wordsplit.formats.sentencepiece`)
 ``vocab.json``      ``vocab.json``, ``encoder.json`` + merges.txt / vocab.bpe beside it
 ``gguf``            ``.gguf``                       GGUF metadata (:mod:`~wordsplit.formats.gguf`)
 ==================  ==============================  ==========================================
@@ -114,7 +115,7 @@ def register_loader(name: str, *, suffixes: tuple[str, ...],
         DuplicateNameError: ``name`` is taken.
 
     >>> sorted(LOADERS)
-    ['gguf', 'tekken', 'tiktoken', 'tokenizer.json', 'vocab.json']
+    ['gguf', 'sentencepiece', 'tekken', 'tiktoken', 'tokenizer.json', 'vocab.json']
     """
     suffixes = (suffixes,) if isinstance(suffixes, str) else tuple(suffixes)
     if not suffixes or not all(isinstance(s, str) and s for s in suffixes):
@@ -194,6 +195,20 @@ def _load_tiktoken(path: Path, **facts) -> Vocab:
     from .tiktoken import load_tiktoken
 
     return load_tiktoken(path, **facts)
+
+
+def _looks_like_sentencepiece(head: bytes) -> bool:
+    from .sentencepiece import looks_like_sentencepiece
+
+    return looks_like_sentencepiece(head)
+
+
+# A SentencePiece tokenizer.model is protobuf; Meta's Llama 3/4 tokenizer.model is a rank file.
+@register_loader("sentencepiece", suffixes=(".model",), inputs=lambda path: [path], detect=_looks_like_sentencepiece)
+def _load_sentencepiece(path: Path) -> Vocab:
+    from .sentencepiece import load_sentencepiece
+
+    return load_sentencepiece(path)
 
 
 @register_loader("gguf", suffixes=(".gguf",), inputs=lambda path: [path])

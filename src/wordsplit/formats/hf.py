@@ -20,6 +20,7 @@ from ..registry import NORMALIZERS, SPANNERS
 from ..split_programs import PREFIX_SPACE_STEP, checked_step, split_program
 from ..vocab import WHITE_SPACE, Vocab, normalized_contents, second_pass_normalizes
 from .bytelevel import token_bytes
+from .hf_sentencepiece import is_sentencepiece_style, read_hf_sentencepiece
 from .files import file_stem, read_file
 from .merges import merges_are_rank_ordered, pair_ranked_merges
 
@@ -48,8 +49,12 @@ def _object(value: Any, what: str, source: str) -> dict:
 
 
 def _byte_level_ranks(vocab: Mapping[str, Any], source: str,
-                      literals: Mapping[str, int]) -> tuple[dict[bytes, int], dict[bytes, int]]:
-    """``{byte-level token text: id}`` → ``({token bytes: id}, set aside)``.
+                      literals: Mapping[str, int]) -> tuple[dict[bytes, int], dict[bytes, int], list[int]]:
+    """``{byte-level token text: id}`` → ``({token bytes: id}, set aside, unreachable ids)``.
+
+    An entry that is not byte-level text is no BPE token (no byte-level word spells it, so HF
+    never makes it); when an added token of the same text and id names it, that token is how
+    text reaches it, else its id only counts towards ``n_vocab`` (and does not decode).
 
     An entry that an added token also names (the same text and id, as HF gives it) is a BPE
     token like any other, which merges may make; but one longer than a byte whose bytes are
@@ -60,12 +65,17 @@ def _byte_level_ranks(vocab: Mapping[str, Any], source: str,
     """
     ranks: dict[bytes, int] = {}
     aside: dict[bytes, int] = {}
+    unreachable: list[int] = []
     for text, i in vocab.items():
         if type(i) is not int:  # (bool is an int subclass, and no id)
             raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
         piece = token_bytes(text)
         if piece is None:
-            raise VocabFormatError(f"{source}: vocab entry {text!r} (id {i}) is not byte-level BPE text")
+            # Text that no byte-level word spells (allenai's OLMo files list runs of plain
+            # spaces): BPE never makes it, as in HF; an added token of that text gives its id.
+            if literals.get(text) != i:
+                unreachable.append(i)
+            continue
         if piece in ranks or piece in aside:
             raise VocabFormatError(f"{source}: vocab entries {text!r} and id {ranks.get(piece, aside.get(piece))} "
                                    "spell the same bytes")
@@ -73,7 +83,7 @@ def _byte_level_ranks(vocab: Mapping[str, Any], source: str,
             aside[piece] = i
         else:
             ranks[piece] = i
-    return ranks, aside
+    return ranks, aside, unreachable
 
 
 def _merge_pairs(merges: Any, source: str) -> list[tuple[bytes, bytes]]:
@@ -413,7 +423,7 @@ def _bpe_vocab(
     or one per run with ``fuse_unk``), or dropped before merging when the model has none, as
     HF does."""
     literals = {**special, **added}
-    ranks, aside = _byte_level_ranks(vocab_table, source, literals)
+    ranks, aside, unreachable = _byte_level_ranks(vocab_table, source, literals)
     pairs = _merge_pairs(merges, source)
     if aside and ignore_merges:
         # HF then looks a whole word up in the vocab first, which can find such an entry in
@@ -453,12 +463,14 @@ def _bpe_vocab(
         eos_token_id=eos, source=source, literal_flags=literal_flags,
         unk_token_id=unk_id if type(unk_id) is int else None,
         fuse_unk=bool(fuse_unk),
+        n_vocab=max([*ranks.values(), *literals.values(), *unreachable]) + 1 if unreachable else None,
     )
 
 
 def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name: str | None = None,
                            eos_token: str | None = None) -> Vocab:
-    """Parse a HuggingFace ``tokenizer.json`` with a byte-level BPE model.
+    """Parse a HuggingFace ``tokenizer.json`` with a byte-level BPE model, or a SentencePiece-style
+    one (:mod:`wordsplit.formats.hf_sentencepiece`).
 
     Raises:
         VocabFormatError: malformed JSON or entries.
@@ -468,6 +480,8 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
         raise VocabFormatError(f"{source}: no 'model' object; is this a tokenizer.json?")
     model = spec["model"]
+    if is_sentencepiece_style(spec):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
+        return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     _check_model(model, source)
     decoder = spec.get("decoder")
     if decoder is not None and _object(decoder, "decoder", source).get("type") != "ByteLevel":

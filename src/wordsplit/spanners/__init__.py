@@ -70,6 +70,8 @@ from ..split_programs import is_split_program
 from .hf_split import HFSplitSpanner
 from .regex import RegexSpanner
 from .scanners import scanner_class
+from .sentencepiece import SentencePieceSpanner
+from ..sentencepiece import is_sentencepiece
 
 # pattern → the spanner registered for exactly that pattern (what spanner="auto" picks).
 _BY_PATTERN: dict[str, str] = {}
@@ -113,6 +115,8 @@ def spanner_for(pattern: str) -> Optional[str]:
     """
     if is_split_program(pattern):
         return "hf-split"  # a tokenizer.json's Split steps (HF semantics)
+    if is_sentencepiece(pattern):
+        return "sentencepiece"  # a SentencePiece model: its user-defined pieces cut out
     if pattern not in _BY_PATTERN:
         load_plugins()  # a plug-in may claim it
     name = _BY_PATTERN.get(pattern)
@@ -126,7 +130,11 @@ def get_spanner(name: str) -> SpannerClass:
 
 register_spanner("regex")(RegexSpanner)
 register_spanner("hf-split")(HFSplitSpanner)
+register_spanner("sentencepiece")(SentencePieceSpanner)
 for _name, _patterns in SCANNER_PATTERNS.items():
     register_spanner(_name, patterns=_patterns)(scanner_class(_name, _patterns))
 
-__all__ = ["SPANNERS", "HFSplitSpanner", "RegexSpanner", "get_spanner", "register_spanner", "spanner_for"]
+__all__ = [
+    "SPANNERS", "HFSplitSpanner", "RegexSpanner", "SentencePieceSpanner", "get_spanner", "register_spanner",
+    "spanner_for",
+]

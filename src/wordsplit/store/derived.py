@@ -66,6 +66,8 @@ _PARSING_MODULES = (
     # tokenizer.json's normalizer programs and the Punctuation class (found from the top-level
     # package, so a warm load imports no subpackage)
     "wordsplit.normalizers", "wordsplit._hf_char_data",
+    # SentencePiece .model files and SentencePiece-style tokenizer.json
+    "wordsplit.formats.sentencepiece", "wordsplit.formats.hf_sentencepiece", "wordsplit.sentencepiece",
 )
 
 
