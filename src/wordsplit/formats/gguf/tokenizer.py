@@ -13,6 +13,7 @@ from ..files import pinned, read_file
 from ..merges import merges_are_rank_ordered, pair_ranked_merges
 from .pre_tokenizers import IGNORE_MERGES, pre_pattern
 from .reader import read_gguf_head, read_gguf_metadata
+from .spm import read_spm_gguf
 
 __all__ = ["load_gguf", "read_gguf"]
 
@@ -41,6 +42,9 @@ _KINDS = {
     "a string": lambda v: isinstance(v, str),
     "an integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "an array of strings": lambda v: isinstance(v, list) and (not v or isinstance(v[0], str)),
+    "an array of floats": lambda v: (
+        isinstance(v, list) and (not v or (isinstance(v[0], (int, float)) and not isinstance(v[0], bool)))
+    ),
     "an array of integers": lambda v: (
         isinstance(v, list) and (not v or (isinstance(v[0], int) and not isinstance(v[0], bool)))
     ),
@@ -90,11 +94,13 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
     """
     metadata = read_gguf_metadata(data, source=source)
     model = _get(metadata, "tokenizer.ggml.model", "a string", source)
+    if model == "llama":
+        return read_spm_gguf(metadata, source, _get)
     if model != "gpt2":
         kind = f" ({_OTHER_MODELS[model]})" if model in _OTHER_MODELS else ""
         raise UnsupportedTokenizerError(
-            f"{source}: tokenizer.ggml.model is {model!r}{kind}; wordsplit reads only byte-level BPE "
-            "GGUF vocabularies (model 'gpt2')"
+            f"{source}: tokenizer.ggml.model is {model!r}{kind}; wordsplit reads the GGUF vocabularies "
+            "of byte-level BPE (model 'gpt2') and SentencePiece (model 'llama')"
         )
     pre = _get(metadata, "tokenizer.ggml.pre", "a string", source, required=False)
     pattern = pre_pattern(pre, source)
