@@ -18,12 +18,14 @@ What it does:
   :data:`LLAMA_CPP_PRE_PATTERNS` (:mod:`.pre_tokenizers`): every name llama.cpp knows for a byte-level BPE, with
   llama.cpp's own regexes, several in sequence where llama.cpp applies several (deepseek,
   falcon, starcoder, ...), and llama.cpp's ``"default"`` ones when the file names none. The
-  chat template (``tokenizer.chat_template``) and the bos/eos ids come along.
+  chat template (``tokenizer.chat_template``) and the bos/eos ids come along;
+* turns a SentencePiece vocabulary (``"llama"``) into a Vocab that tokenizes and decodes as
+  llama.cpp's ``llm_tokenizer_spm`` and ``llama_detokenize`` do (:mod:`.spm`).
 
 What it does not do:
 
 * read tensors, or any metadata beyond the tokenizer keys it needs;
-* SentencePiece (``"llama"``), WordPiece (``"bert"``), Unigram (``"t5"``) or the other
+* WordPiece (``"bert"``), Unigram (``"t5"``) or the other
   non-byte-level models, and the pre-tokenizers llama.cpp runs on raw UTF-8 (``"gemma4"``,
   ``"sarvam-moe"``, ...): they raise :class:`UnsupportedTokenizerError` naming the model;
 * normalization: GGUF records no normalizer and llama.cpp applies none, so the Vocab's is
