@@ -547,7 +547,7 @@ def test_raw_utf8_pre_tokenizers_are_unsupported(pre):
 
 @pytest.mark.parametrize(
     "model, kind",
-    [("bert", "WordPiece"), ("t5", "Unigram"), ("rwkv", "RWKV"), ("gemma4", "raw UTF-8"),
+    [("bert", "WordPiece"), ("t5", "Unigram"), ("rwkv", "RWKV"),
      ("whitespace", "raw UTF-8"), ("hybriddna", "k-mer"), ("xyz", "")],
 )
 def test_non_byte_level_models_are_unsupported(model, kind):
@@ -797,3 +797,15 @@ def test_spm_gguf_refusals():
         read_gguf(spm_gguf(reachable), source="s.gguf")
     with pytest.raises(UnsupportedTokenizerError, match="strips the whitespace"):
         read_gguf(spm_gguf(TINY_SPM, **{"general.name": "Phi-3 mini"}), source="s.gguf")
+
+
+def test_gemma4_gguf_refuses_a_merge_across_a_newline():
+    from llamacpp_cases import tokenizer_only_gguf
+
+    tokens = [f"<0x{b:02X}>" for b in range(256)] + ["a", "\n", "a\n"]
+    data = tokenizer_only_gguf({
+        "tokenizer.ggml.model": "gemma4", "tokenizer.ggml.tokens": tokens,
+        "tokenizer.ggml.token_type": [6] * 256 + [1, 1, 1], "tokenizer.ggml.merges": ["a \n"],
+    })
+    with pytest.raises(UnsupportedTokenizerError, match="joins a newline to other text"):
+        read_gguf(data, source="g.gguf")

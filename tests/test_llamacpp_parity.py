@@ -48,7 +48,6 @@ RUNS = [
 NOT_BYTE_LEVEL = [
     ("ggml-vocab-bert-bge.gguf.xz", "'bert' (WordPiece)"),
     ("ggml-vocab-nomic-bert-moe.gguf.xz", "'t5' (Unigram)"),
-    ("ggml-vocab-gemma-4.gguf.xz", "'gemma4' (BPE over raw UTF-8 (not byte-level))"),
 ]
 
 
@@ -142,13 +141,14 @@ def test_other_tokenizer_models_are_refused_by_name(file, model, unpack_dir):
     assert "byte-level BPE" in message
 
 
-# -- SentencePiece GGUF files (tokenizer.ggml.model "llama") ------------------------------------
+# -- SentencePiece GGUF files (tokenizer.ggml.model "llama", and "gemma4") ---------------------
 
 # (vocab file, its llama.cpp cases). phi-3 is refused as shipped (see below): its vocabulary
 # runs under another general.name.
 SPM_RUNS = [
     ("ggml-vocab-llama-spm.gguf.xz", "ggml-vocab-llama-spm.gguf"),
     ("ggml-vocab-phi-3.gguf.xz", "ggml-vocab-phi-3.gguf"),
+    ("ggml-vocab-gemma-4.gguf.xz", "ggml-vocab-gemma-4.gguf"),
 ]
 
 
@@ -214,3 +214,21 @@ def test_phi3_refused_for_its_whitespace_stripping(unpack_dir):
     whitespace after them ("</s>" is user-defined, so even in plain text): not reproduced."""
     with pytest.raises(UnsupportedTokenizerError, match="strips the whitespace next to the special tokens"):
         load_vocab(unpacked("ggml-vocab-phi-3.gguf.xz", unpack_dir))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gemma4_rules(backend, spm_vocab):
+    """gemma4: no space prefix; a run of newlines that is a token is that token (llama.cpp's
+    newline rule), a longer one merges by rank; decode keeps every space and renders no control
+    token (llama_detokenize without special-token text)."""
+    tok = TokenizerOptions(backend=backend).build(spm_vocab("ggml-vocab-gemma-4.gguf.xz"))
+    newline_runs = {k: tok.vocab.ranks[("\n" * k).encode()] for k in range(1, 40) if ("\n" * k).encode() in tok.vocab.ranks}
+    assert len(newline_runs) >= 30
+    assert all(tok.encode_ordinary("\n" * k) == [i] for k, i in newline_runs.items())
+    longest = max(newline_runs)
+    assert tok.encode_ordinary("\n" * (longest + 1)) == [newline_runs[longest], newline_runs[1]]
+    text = " Hello  world\n\u00e9\U0001F999"
+    assert tok.decode(tok.encode_ordinary(text)) == text
+    turn = tok.vocab.special_tokens["<turn|>"]
+    assert tok.encode("a<turn|>b", allowed_special="all") == tok.encode_ordinary("a") + [turn] + tok.encode_ordinary("b")
+    assert tok.decode([tok.vocab.bos_token_id, turn] + tok.encode_ordinary(" x")) == " x"

@@ -37,7 +37,8 @@ class SentencePieceEngine:
         self.model = model_of(vocab.pattern)
         self._kinds = token_kinds(vocab)
         self._decode, self._bytes = {"hf": (decode_hf, hf_piece_bytes),
-                                     "llama.cpp": (decode_llamacpp, llamacpp_piece_bytes)}.get(
+                                     "llama.cpp": (decode_llamacpp, llamacpp_piece_bytes),
+                                     "llama.cpp-bpe": (decode_llamacpp, llamacpp_piece_bytes)}.get(
             self.model.semantics, (decode_pieces, piece_bytes))
         from ..normalizers import NORMALIZERS
 
@@ -285,7 +286,7 @@ def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
     special_ids = set(vocab.special_tokens.values())
     semantics = model_of(vocab.pattern).semantics
     hf = semantics == "hf"
-    verbatim = set(vocab.added_tokens.values()) if semantics == "llama.cpp" else ()
+    verbatim = set(vocab.added_tokens.values()) if semantics.startswith("llama.cpp") else ()
     kinds: list[tuple[int, Optional[bytes]]] = []
     for i, data in enumerate(table):
         if data is None:

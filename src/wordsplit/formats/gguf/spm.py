@@ -23,6 +23,14 @@ Decoding is llama.cpp's ``llama_detokenize`` without special-token text: a NORMA
 text with ``▁`` as a space, a byte token its byte, USER_DEFINED tokens their text, CONTROL and
 UNKNOWN tokens nothing; the very first token loses one leading space (when
 ``add_space_prefix`` is on), whatever it is (a leading BOS keeps the space of the word after it).
+
+A ``"gemma4"`` file (:func:`read_gemma4_gguf`) is llama.cpp's BPE over raw UTF-8 with ``▁`` for
+a space: no space prefix, the file's merges by rank (the ``rank-merge`` encoder), a symbol that
+is no token spelled by its ``<0xNN>`` tokens, decoded as above without the strip. llama.cpp
+also cuts the text into runs of newlines and runs of other characters, and a run of newlines
+that is a token is that token; the loader checks that no merge joins a newline to another
+character, that merging a token's run of newlines gives that token, and that no merge uses a
+byte token (so HF's byte fallback before merging is the same), and refuses the file otherwise.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from ...errors import UnsupportedTokenizerError, VocabFormatError
 from ...vocab import Vocab
 from ..sentencepiece import Piece, _score_merges, byte_piece_value
 
-__all__ = ["read_spm_gguf"]
+__all__ = ["read_gemma4_gguf", "read_spm_gguf"]
 
 # llama.h `enum llama_token_type`.
 _UNDEFINED, _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = range(7)
@@ -134,3 +142,91 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
         bos_token_id=token("tokenizer.ggml.bos_token_id", 1), eos_token_id=token("tokenizer.ggml.eos_token_id", 2),
         chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
     )
+
+
+def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
+    """The Vocab of a GGUF file whose ``tokenizer.ggml.model`` is ``"gemma4"`` (see the module
+    docstring; ``get`` is the typed metadata lookup of :mod:`.tokenizer`).
+
+    Raises:
+        VocabFormatError: missing or mismatched keys, merges of unknown tokens.
+        UnsupportedTokenizerError: a file where llama.cpp's newline runs or byte fallback would
+            give other ids than rank merging (the checks in the module docstring).
+    """
+    from ...sentencepiece import SentencePieceModel, cuts_at_words, split_pattern
+    from ..hf_sentencepiece import read_hf_sentencepiece
+
+    tokens = get(metadata, "tokenizer.ggml.tokens", "an array of strings", source)
+    types = get(metadata, "tokenizer.ggml.token_type", "an array of integers", source)
+    merges = get(metadata, "tokenizer.ggml.merges", "an array of strings", source)
+    if len(types) != len(tokens):
+        raise VocabFormatError(f"{source}: {len(types)} token types for {len(tokens)} tokens")
+    if metadata.get("tokenizer.ggml.add_space_prefix", False) is not False:
+        raise UnsupportedTokenizerError(f"{source}: a gemma4 vocabulary with add_space_prefix is not supported")
+    table: dict[str, int] = {}
+    for i, text in enumerate(tokens):
+        if not text or table.setdefault(text, i) != i:
+            raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
+    pairs = []
+    for rank, merge in enumerate(merges):
+        cut = merge.find(" ", 1)  # llama.cpp's split
+        if cut < 0:
+            raise VocabFormatError(f"{source}: merge #{rank} {merge!r} is not two tokens separated by a space")
+        left, right = merge[:cut], merge[cut + 1:]
+        joined = left + right
+        if "\n" in joined and joined.strip("\n") or byte_piece_value(left) is not None \
+                or byte_piece_value(right) is not None:
+            raise UnsupportedTokenizerError(
+                f"{source}: merge #{rank} {merge!r} joins a newline to other text or uses a byte token, which "
+                "llama.cpp's gemma4 tokenizer treats apart; not supported"
+            )
+        pairs.append((left, right))
+    _check_newline_runs(table, pairs, source)
+    added = [{"id": i, "content": text, "special": kind in (_CONTROL, _UNKNOWN), "lstrip": False, "rstrip": False,
+              "normalized": False, "single_word": False}
+             for i, (text, kind) in enumerate(zip(tokens, types)) if kind in (_CONTROL, _UNKNOWN, _USER_DEFINED)]
+    spec = {
+        "model": {"type": "BPE", "vocab": table, "merges": [list(p) for p in pairs], "byte_fallback": True},
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
+            {"type": "Fuse"}]},
+        "added_tokens": added,
+    }
+    name = get(metadata, "general.name", "a string", source, required=False)
+    vocab = read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"))
+    description = SentencePieceModel(semantics="llama.cpp-bpe", strip_leading_space="none",
+                                     words=cuts_at_words(table))
+
+    def token(key: str):
+        return get(metadata, key, "an integer", source, required=False)
+
+    # read_hf_sentencepiece made the tokens, merges, added tokens and normalizer; the
+    # description (llama.cpp's decode) and the file's ids are the GGUF's.
+    return Vocab(
+        name=vocab.name, source=source, ranks=vocab.ranks, special_tokens=vocab.special_tokens,
+        added_tokens=vocab.added_tokens, merges=vocab.merges, pattern=split_pattern(description),
+        normalizer=vocab.normalizer, whole_piece_lookup=False, n_vocab=len(tokens),
+        unk_token_id=token("tokenizer.ggml.unknown_token_id"), bos_token_id=token("tokenizer.ggml.bos_token_id"),
+        eos_token_id=token("tokenizer.ggml.eos_token_id"),
+        chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
+    )
+
+
+def _check_newline_runs(table: dict[str, int], pairs: list[tuple[str, str]], source: str) -> None:
+    """llama.cpp takes a run of newlines that is a token whole; rank merging must give it too."""
+    rank = {pair: r for r, pair in reversed(list(enumerate(pairs)))}
+    for text in table:
+        if text.strip("\n") or len(text) < 2:
+            continue
+        symbols = list(text)
+        while len(symbols) > 1:
+            best = min(range(len(symbols) - 1), key=lambda i: (rank.get((symbols[i], symbols[i + 1]), len(pairs)), i))
+            if (symbols[best], symbols[best + 1]) not in rank:
+                break
+            symbols[best:best + 2] = [symbols[best] + symbols[best + 1]]
+        if symbols != [text]:
+            raise UnsupportedTokenizerError(
+                f"{source}: merging the newline token {text!r} by rank gives {len(symbols)} tokens, but llama.cpp "
+                "takes a run of newlines that is a token whole; not supported"
+            )
