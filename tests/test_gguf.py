@@ -783,6 +783,15 @@ def test_spm_gguf_merges_by_score_as_llamacpp(backend):
     assert tok.decode(tok.encode_ordinary("ab b")) == "ab b"
 
 
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_spm_gguf_unused_tokens_merge_and_decode_to_nothing(backend):
+    from wordsplit import TokenizerOptions
+
+    unused = [("\u2581", -1.0, 1), ("a", -2.0, 1), ("\u2581a", -3.0, 5)]  # "▁a" is UNUSED (id 261)
+    tok = TokenizerOptions(backend=backend).build(read_gguf(spm_gguf(unused), source="s.gguf"))
+    assert tok.encode_ordinary("a a") == [261, 261] and tok.decode([261, 260]) == "a"
+
+
 def test_spm_gguf_without_space_prefix():
     from wordsplit import TokenizerOptions
 

@@ -286,13 +286,18 @@ def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
     special_ids = set(vocab.special_tokens.values())
     semantics = model_of(vocab.pattern).semantics
     hf = semantics == "hf"
-    verbatim = set(vocab.added_tokens.values()) if semantics.startswith("llama.cpp") else ()
+    llama = semantics.startswith("llama.cpp")
+    verbatim = set(vocab.added_tokens.values()) if llama else ()
+    # llama_token_to_piece renders an UNUSED token as nothing
+    unused = {vocab.ranks[text.encode()] for text in model_of(vocab.pattern).unused} if llama else ()
     kinds: list[tuple[int, Optional[bytes]]] = []
     for i, data in enumerate(table):
         if data is None:
             kinds.append((CONTROL, None))
         elif i in verbatim:  # llama.cpp copies a user-defined token's text as it is
             kinds.append((BYTE, data))
+        elif i in unused:
+            kinds.append((CONTROL, data))
         elif i in special_ids and hf:  # HF decodes special tokens as their text
             kinds.append((TEXT, data))
         elif i in special_ids:

@@ -20,8 +20,8 @@ CONTROL, UNKNOWN or BYTE token can be made by a merge (two tokens that spell it)
 among the NORMAL, USER_DEFINED and UNUSED ones is the same; a file where one can is refused.
 
 Decoding is llama.cpp's ``llama_detokenize`` without special-token text: a NORMAL token is its
-text with ``▁`` as a space, a byte token its byte, USER_DEFINED tokens their text, CONTROL and
-UNKNOWN tokens nothing; the very first token loses one leading space (when
+text with ``▁`` as a space, a byte token its byte, USER_DEFINED tokens their text, CONTROL,
+UNKNOWN and UNUSED tokens nothing (an UNUSED token is merged like a NORMAL one); the very first token loses one leading space (when
 ``add_space_prefix`` is on), whatever it is (a leading BOS keeps the space of the word after it).
 
 A ``"gemma4"`` file (:func:`read_gemma4_gguf`) is llama.cpp's BPE over raw UTF-8 with ``▁`` for
@@ -128,7 +128,7 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
         return default if value is None else value
 
     description = SentencePieceModel(
-        semantics="llama.cpp",
+        semantics="llama.cpp", unused=tuple(p.text for p in pieces if p.type == _UNUSED),
         strip_leading_space="first" if add_space_prefix else "none",
         words=cuts_at_words(mergeable),
     )
