@@ -234,7 +234,7 @@ impl<S: Slot> ProbeTable<S> {
 /// Asks the CPU to start loading the cache line holding `value` (a hint: no effect on
 /// what the program computes).
 #[inline(always)]
-pub(crate) fn prefetch<T>(value: &T) {
+pub fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing the program sees and cannot fault; SSE is part of
     // the x86-64 baseline.
@@ -300,6 +300,43 @@ impl ShortKey {
 }
 
 impl MergeTables {
+    /// Build the tables from a vocabulary's parts, as its file readers give them: the BPE
+    /// tokens as `(bytes, id)`, the special and added literals, `n_vocab` (every id is below
+    /// it), the pair merges `(left, right, rank)` of a pair-ranked vocabulary (None: the
+    /// token ids are the merge ranks, tiktoken's rule) and whether a piece that is a whole
+    /// token is that token without merging (tiktoken and HF's `ignore_merges`).
+    pub fn from_tokens<'a>(
+        bpe: impl IntoIterator<Item = (&'a [u8], u32)>,
+        literals: &[crate::pipeline::Literal],
+        n_vocab: usize,
+        merges: Option<Vec<(u32, u32, Rank)>>,
+        whole_piece_lookup: bool,
+    ) -> Result<Self, crate::Error> {
+        let (mut blob, mut ids, mut lens, mut is_bpe) = (vec![], vec![], vec![], vec![]);
+        let literal_parts = literals.iter().map(|l| (l.text.as_bytes(), l.id, false));
+        for (bytes, id, bpe) in bpe
+            .into_iter()
+            .map(|(b, id)| (b, id, true))
+            .chain(literal_parts)
+        {
+            blob.extend_from_slice(bytes);
+            ids.push(id);
+            lens.push(u32::try_from(bytes.len()).map_err(|_| {
+                crate::Error::VocabFormat(format!("token {id} is longer than 4 GiB"))
+            })?);
+            is_bpe.push(bpe);
+        }
+        Ok(Self::new(
+            &blob,
+            &ids,
+            &lens,
+            &is_bpe,
+            n_vocab,
+            merges,
+            whole_piece_lookup,
+        )?)
+    }
+
     /// Build the tables from `blob`, the bytes of tokens `ids[i]` of lengths `lens[i]`
     /// concatenated; `is_bpe[i]` tells BPE tokens from special/added literals (which are
     /// decoded but never merged or looked up). Two literals may share an id; the first wins.
@@ -652,21 +689,6 @@ impl MergeTables {
     pub fn backtrack(&self) -> &BacktrackTables {
         self.backtrack_tables()
             .expect("backtrack encoder chosen for a vocabulary that cannot use it")
-    }
-
-    /// Append the bytes of `ids` to `out`; the first unknown id is the error.
-    pub fn decode_into(&self, ids: &[u32], out: &mut Vec<u8>) -> Result<(), u32> {
-        // Sizing first (which also finds a bad id) spares the reallocations that copy long
-        // outputs (runs of whitespace tokens) over and over.
-        let mut size = 0;
-        for &id in ids {
-            size += self.token(id).ok_or(id)?.len();
-        }
-        out.reserve(size);
-        for &id in ids {
-            out.extend_from_slice(self.token(id).expect("checked above"));
-        }
-        Ok(())
     }
 }
 

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
-use crate::spanners::Spanner;
+use crate::spanners::Scanner;
 
 /// Word bytes → count.
 #[derive(Default)]
@@ -31,7 +31,7 @@ impl WordTable {
     /// them (the first ones); returns how many were counted.
     pub fn add_text(
         &mut self,
-        spanner: &dyn Spanner,
+        spanner: &dyn Scanner,
         text: &str,
         nfc: bool,
         ends: &mut Vec<usize>,
@@ -60,7 +60,7 @@ impl WordTable {
     /// Count the pieces of `texts` in order, at most `budget` of them; returns how many.
     pub fn add_texts_in_order(
         &mut self,
-        spanner: &dyn Spanner,
+        spanner: &dyn Scanner,
         texts: &[String],
         nfc: bool,
         budget: u64,
@@ -106,7 +106,7 @@ impl WordTable {
     /// budget ends inside a share, that share is counted again, up to the rest of the budget.
     pub fn add_texts(
         &mut self,
-        spanner: &dyn Spanner,
+        spanner: &dyn Scanner,
         texts: &[String],
         nfc: bool,
         budget: u64,
@@ -404,7 +404,7 @@ pub fn train(
 /// `budget` pieces, the first ones in order; returns how many were counted.
 pub fn count_parallel(
     table: &mut WordTable,
-    spanner: &dyn Spanner,
+    spanner: &dyn Scanner,
     texts: &[String],
     nfc: bool,
     pool: Option<&rayon::ThreadPool>,

@@ -3,40 +3,57 @@
 //! [`run_shared`] works through a batch's items on the calling thread and on helpers from a
 //! pool shared by the whole process (its threads keep their per-thread caches between calls;
 //! a forked child builds its own), largest items first, and hands each result to the calling
-//! thread, which alone may hold the GIL to build Python objects.
+//! thread, which alone may hold its language's lock (Python's GIL) to build that language's
+//! objects. The caller says how to run work without that lock ([`Unlock`]); a Rust caller
+//! has none ([`NoLock`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use pyo3::prelude::*;
+/// How the calling thread runs work while it does not need its language's lock: the
+/// bindings release the lock for the duration of `f` (Python's `allow_threads`).
+pub trait Unlock {
+    fn unlocked<T: Send, F: FnOnce() -> T + Send>(&self, f: F) -> T;
+}
+
+/// No lock to release: work runs as it is.
+pub struct NoLock;
+
+impl Unlock for NoLock {
+    fn unlocked<T: Send, F: FnOnce() -> T + Send>(&self, f: F) -> T {
+        f()
+    }
+}
 
 /// Work through items `0..count` on this thread and `threads - 1` helpers of the shared pool,
 /// largest first (by `size`, so that the last items taken are small and no thread waits long
 /// for another at the end), turn each result into its final form with `keep` on this thread,
 /// and return those in item order, or the error `keep` gave for the lowest-index item. When
-/// the sizes add up to less than `alone_below`, this thread works alone: a helper that sleeps
-/// takes 50–300 µs to wake here (a virtual machine), more than it would save.
+/// the sizes add up to less than `alone_below`, this thread works alone: waking a helper
+/// that sleeps takes tens to hundreds of microseconds (50–300 µs on a virtual machine, where
+/// the hypervisor schedules the wake-up), more than a small batch would save.
 ///
 /// This thread takes items too, and runs `keep` on the helpers' results between two items of
-/// its own: `keep` may need the GIL (building Python objects, which only one thread can do),
-/// and this way that work overlaps the helpers' instead of waiting for the last item. The GIL
-/// is released while this thread works or waits. Once all items are taken, this thread waits
-/// for the helpers' last results by spinning (see [`receive`]).
-pub fn run_shared<R: Send, T>(
-    py: Python<'_>,
+/// its own: `keep` may need the caller's lock (building Python objects, which only one thread
+/// can do), and this way that work overlaps the helpers' instead of waiting for the last
+/// item. `unlock` releases that lock while this thread works or waits. Once all items are
+/// taken, this thread waits for the helpers' last results by spinning (see [`receive`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run_shared<R: Send, T, E>(
+    unlock: &impl Unlock,
     count: usize,
     threads: usize,
     size: impl Fn(usize) -> usize,
     alone_below: usize,
     work: impl Fn(usize) -> R + Sync,
-    mut keep: impl FnMut(R) -> PyResult<T>,
-) -> PyResult<Vec<T>> {
+    mut keep: impl FnMut(R) -> Result<T, E>,
+) -> Result<Vec<T>, E> {
     let mut kept: Vec<Option<T>> = (0..count).map(|_| None).collect();
     // The error of the lowest-index item that fails, as a loop over the items would give
     // (whatever order the threads finish in).
-    let mut first_error: Option<(usize, PyErr)> = None;
+    let mut first_error: Option<(usize, E)> = None;
     let mut store = |i: usize, result: R| {
         if first_error.as_ref().is_none_or(|(failed, _)| i < *failed) {
             match keep(result) {
@@ -58,7 +75,7 @@ pub fn run_shared<R: Send, T>(
         order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
     }
     let (sender, receiver) = std::sync::mpsc::channel();
-    let receiver = Mutex::new(receiver); // a &Mutex may cross into allow_threads
+    let receiver = Mutex::new(receiver); // a &Mutex may cross into `unlocked`
     let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
     let next = AtomicUsize::new(0);
     let running = AtomicUsize::new(0); // helpers between the start and the end of their job
@@ -71,11 +88,11 @@ pub fn run_shared<R: Send, T>(
             let Some(&i) = order.get(next.fetch_add(1, Relaxed)) else {
                 break;
             };
-            store(i, py.allow_threads(|| work(i)));
+            store(i, unlock.unlocked(|| work(i)));
         }
         drop(sender); // the helpers hold the last senders: the loop below ends with them
         let wait = || receive(&receiver.lock().expect("one receiver"), running);
-        while let Ok((i, result)) = py.allow_threads(wait) {
+        while let Ok((i, result)) = unlock.unlocked(wait) {
             store(i, result);
         }
     };
@@ -120,8 +137,9 @@ const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_millis(1);
 /// The next message from the helpers, or `Err` once they have all hung up.
 ///
 /// While a helper is working (`running` > 0) its result is due within one item, so this spins
-/// for up to [`SPIN_LIMIT`] before it sleeps: waking a thread that sleeps costs 50–300 µs on a
-/// virtual machine (measured here), a real share of a batch of a few milliseconds. While no
+/// for up to [`SPIN_LIMIT`] before it sleeps: waking a thread that sleeps costs tens to
+/// hundreds of microseconds (50–300 µs on a virtual machine), a real share of a batch of a few
+/// milliseconds. While no
 /// helper has started yet it sleeps at once: a waking helper may need the CPU this thread
 /// would spin on.
 fn receive<T>(receiver: &Receiver<T>, running: &AtomicUsize) -> Result<T, RecvError> {
@@ -185,6 +203,7 @@ fn helper_pool(helpers: usize) -> Option<Arc<rayon::ThreadPool>> {
     Some(pool)
 }
 
+/// `requested` threads, or one per core the process may use.
 pub fn default_threads(requested: Option<usize>) -> usize {
     requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

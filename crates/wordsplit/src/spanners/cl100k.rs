@@ -47,7 +47,7 @@ use super::classes::{
     self, CharTable, FAST, F_ALPHA, F_APOSTROPHE, F_ASCII, F_PREFIX, F_PUNCT, F_SPACE, LETTER,
     NUMBER, WS,
 };
-use super::Spanner;
+use super::Scanner;
 
 /// cl100k (`max_digits: 3`) and Qwen2 (`max_digits: 1`) scanner; see the module docs.
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +82,7 @@ impl Cl100kScanner {
     };
 }
 
-impl Spanner for Cl100kScanner {
+impl Scanner for Cl100kScanner {
     fn name(&self) -> &'static str {
         self.name
     }

@@ -23,22 +23,14 @@
 //!
 //! Byte positions count in the text's UTF-8, char positions in its code points.
 
-use pyo3::prelude::*;
-use pyo3::types::PyString;
 use unicode_normalization_alignments::{
     is_nfc_quick, is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
 };
 
-use super::literals::Step;
-use super::{
-    python_encode, python_normalize, python_spans, python_split, split_error,
-    text_without_surrogates, EncodeError, EncodeStage, NormalizeStage, Pipeline, SpanStage,
-    SpannedText, SpecialPolicy,
-};
-use crate::encoders::merge_piece;
-
-/// The registry names of normalizer programs (`wordsplit.normalizers.NORMALIZER_PREFIX`).
-const PROGRAM_PREFIX: &str = "hf-normalizer:";
+use super::second_pass::Step;
+use super::{EncodeStage, NormalizeStage, Pipeline, SpannedText, SpecialPolicy};
+use crate::error::Error;
+use crate::normalizers::{normalizer_error, Normalizer};
 
 /// One token's place: `[byte start, byte end, char start, char end, word]`.
 pub type TokenPlace = [u64; 5];
@@ -237,25 +229,14 @@ fn changes_alignment(
 /// the alignment of the first characters followed by the segment's last `tail` characters,
 /// each itself), or None when it left `segment` as it is.
 fn program_alignment(
-    function: &Py<PyAny>,
-    name: &str,
+    normalizer: &dyn Normalizer,
     segment: &str,
-) -> Result<Option<Alignment>, EncodeError> {
-    Python::with_gil(|py| {
-        let result = function
-            .bind(py)
-            .call_method1("alignment_parts", (segment,))
-            .map_err(EncodeError::Python)?;
-        type Parts<'py> = (
-            Bound<'py, PyString>,
-            Option<Vec<(usize, usize, bool)>>,
-            usize,
-        );
-        let (normalized, head, tail): Parts<'_> = result.extract().map_err(EncodeError::Python)?;
-        let Some(head) = head else {
+) -> Result<Option<Alignment>, Error> {
+    {
+        let Some(parts) = normalizer.alignment_parts(segment)? else {
             return Ok(None);
         };
-        let normalized = text_without_surrogates(&normalized).map_err(EncodeError::Python)?;
+        let (normalized, head, tail) = (parts.normalized, parts.head, parts.tail);
         let starts = char_starts(segment);
         let count = starts.len() - 1;
         if tail > count
@@ -264,12 +245,9 @@ fn program_alignment(
                 .iter()
                 .any(|&(start, end, _)| start > end || end > count)
         {
-            return Err(super::component_error(
-                py,
-                format!(
-                    "normalizer {}: alignment_parts() must align each normalized character within the text",
-                    super::py_repr(py, name)
-                ),
+            return Err(normalizer_error(
+                normalizer.name(),
+                "alignment_parts() must align each normalized character within the text",
             ));
         }
         let mut chars = Vec::with_capacity(head.len() + tail);
@@ -294,7 +272,7 @@ fn program_alignment(
             normalized_start += starts[k + 1] - starts[k];
         }
         Ok(Some(Alignment::new(normalized, chars)))
-    })
+    }
 }
 
 /// The alignment of a normalizer that gives no alignments of its own: the characters of the
@@ -458,7 +436,7 @@ impl Pipeline {
         policy: &SpecialPolicy,
         out: &mut Vec<u32>,
         places: &mut Vec<TokenPlace>,
-    ) -> Result<(), EncodeError> {
+    ) -> Result<(), Error> {
         let mut state = Places {
             starts: CharCounter::new(text),
             ends: CharCounter::new(text),
@@ -493,7 +471,7 @@ impl Pipeline {
         state: &mut Places<'_>,
         out: &mut Vec<u32>,
         places: &mut Vec<TokenPlace>,
-    ) -> Result<(), EncodeError> {
+    ) -> Result<(), Error> {
         self.walk_normalizing(
             scan,
             text,
@@ -553,7 +531,7 @@ impl Pipeline {
         state: &mut Places<'_>,
         out: &mut Vec<u32>,
         places: &mut Vec<TokenPlace>,
-    ) -> Result<(), EncodeError> {
+    ) -> Result<(), Error> {
         let segment = &text[start..end];
         if segment.is_empty() {
             return Ok(());
@@ -564,19 +542,19 @@ impl Pipeline {
 
     /// The normalizer's text for `segment` aligned to it as HF aligns it, or None when it is
     /// `segment` itself.
-    fn segment_alignment(&self, segment: &str) -> Result<Option<Alignment>, EncodeError> {
+    fn segment_alignment(&self, segment: &str) -> Result<Option<Alignment>, Error> {
         Ok(match &self.normalizer {
             NormalizeStage::None => None,
             NormalizeStage::Nfc => nfc_alignment(segment),
             NormalizeStage::Nfd | NormalizeStage::Nfkc | NormalizeStage::Nfkd => {
                 form_alignment(segment, &self.normalizer)
             }
-            // A normalizer program aligns its steps itself (in Python, as HF aligns each).
-            NormalizeStage::Python(function, name) if name.starts_with(PROGRAM_PREFIX) => {
-                program_alignment(function, name, segment)?
+            // A normalizer program aligns its steps itself (as HF aligns each).
+            NormalizeStage::Foreign(normalizer) if normalizer.tracks_alignment() => {
+                program_alignment(&**normalizer, segment)?
             }
-            NormalizeStage::Python(function, name) => {
-                let normalized = python_normalize(function, name, segment)?;
+            NormalizeStage::Foreign(normalizer) => {
+                let normalized = normalizer.normalize(segment)?;
                 (normalized != segment).then(|| prefix_suffix_alignment(segment, normalized))
             }
         })
@@ -596,7 +574,7 @@ impl Pipeline {
         state: &mut Places<'_>,
         out: &mut Vec<u32>,
         places: &mut Vec<TokenPlace>,
-    ) -> Result<(), EncodeError> {
+    ) -> Result<(), Error> {
         let segment = &text[start..end];
         let normalized = alignment
             .as_ref()
@@ -749,73 +727,28 @@ impl Pipeline {
         Ok(())
     }
 
-    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it), and
-    /// the text a dropping spanner's pieces make (ends are in it then).
+    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it, but
+    /// always by the spanner stage), and the text a dropping spanner's pieces make (ends are
+    /// in it then).
     fn split_pieces(
         &self,
         text: &str,
         ends: &mut Vec<usize>,
-    ) -> Result<Option<SpannedText>, EncodeError> {
-        match &self.spanner {
-            SpanStage::Native(spanner) => spanner.split(text, ends),
-            SpanStage::Regex(spanner, name) => spanner
-                .split(text, ends)
-                .map_err(|e| split_error(name, e))?,
-            SpanStage::RegexSequence(spanner, name) => spanner
-                .split(text, ends)
-                .map_err(|e| split_error(name, e))?,
-            SpanStage::Python(spanner, name) => python_split(spanner, name, text, ends)?,
-            SpanStage::PythonSpans(spanner, name) => {
-                return python_spans(spanner, name, text, ends);
-            }
-        }
-        Ok(None)
+    ) -> Result<Option<SpannedText>, Error> {
+        self.spanner.split(text, ends)
     }
 
-    /// The ids of the pieces of `text` ending at `ends` (as `encode_split` encodes them).
-    fn encode_piece_ends(
-        &self,
-        text: &str,
-        ends: &[usize],
-        out: &mut Vec<u32>,
-    ) -> Result<(), EncodeError> {
-        let tables = &*self.tables;
-        match &self.encoder {
-            EncodeStage::Native(kind) => {
-                self.encode_pieces::<true>(text, ends, out, |piece, out| {
-                    merge_piece(*kind, tables, piece, out);
-                    Ok(())
-                })
-            }
-            EncodeStage::Python(encoder, name) => {
-                self.encode_pieces::<false>(text, ends, out, |piece, out| {
-                    python_encode(encoder, name, tables.n_vocab(), piece, out)
-                })
-            }
-        }
-    }
-
-    /// The error for ids whose bytes do not spell their piece (only a Python encoder can
-    /// return such ids), worded as the Python engine words it.
-    fn untiled(&self, piece: &[u8]) -> EncodeError {
-        let name = match &self.encoder {
-            EncodeStage::Python(_, name) => name.as_str(),
+    /// The error for ids whose bytes do not spell their piece (only a foreign encoder can
+    /// return such ids).
+    fn untiled(&self, piece: &[u8]) -> Error {
+        let encoder = match &self.encoder {
+            EncodeStage::Foreign(encoder) => encoder.name(),
             EncodeStage::Native(_) => "auto",
         };
-        Python::with_gil(|py| {
-            let shown = pyo3::types::PyBytes::new(py, piece)
-                .repr()
-                .map(|r| r.to_string())
-                .unwrap_or_else(|_| format!("{piece:?}"));
-            super::component_error(
-                py,
-                format!(
-                    "encoder {}: the ids encode_piece({shown}) returned do not spell the piece; \
-                     offsets need each piece's ids to join to its bytes",
-                    super::py_repr(py, name)
-                ),
-            )
-        })
+        Error::Untiled {
+            encoder: encoder.to_owned(),
+            piece: piece.to_vec(),
+        }
     }
 }
 

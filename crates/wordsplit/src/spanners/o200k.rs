@@ -42,13 +42,13 @@ use super::classes::{
     self, CharTable, FAST, F_ALPHA, F_APOSTROPHE, F_ASCII, F_PREFIX, F_PUNCT, F_SPACE, LETTER,
     LOWERISH, NUMBER, UPPERISH, WS,
 };
-use super::Spanner;
+use super::Scanner;
 
 /// The o200k scanner (see the module docs).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct O200kScanner;
 
-impl Spanner for O200kScanner {
+impl Scanner for O200kScanner {
     fn name(&self) -> &'static str {
         "o200k-scanner"
     }

@@ -17,29 +17,11 @@
 use std::ops::Range;
 
 use aho_corasick::{AhoCorasick, MatchKind};
-use unicode_normalization_alignments::{
-    is_nfd_quick, is_nfkc_quick, is_nfkd_quick, IsNormalized, UnicodeNormalization,
-};
 
-use super::{
-    nfc_of, py_repr, python_normalize, EncodeError, FlaggedScan, Literal, NormalizeStage, Pipeline,
-    SpecialPolicy, NORMALIZED,
-};
-
-/// The normalizer program that is only ByteLevel's `add_prefix_space`, as
-/// `wordsplit.normalizers.normalizer_program` spells it: with it (or none), the second pass
-/// runs on the text as it is, as in the Python engine (`wordsplit.specials.RAW_SECOND_PASS_NORMALIZERS`).
-pub(super) const PREFIX_SPACE_ONLY: &str = r#"hf-normalizer:[{"type":"PrefixSpace"}]"#;
-
-/// Whether the `normalized` literals are found in each stretch's normalized text (see the
-/// module docs) under this normalizer.
-pub(super) fn second_pass_normalizes(normalizer: &NormalizeStage) -> bool {
-    match normalizer {
-        NormalizeStage::None => false,
-        NormalizeStage::Python(_, name) => name != PREFIX_SPACE_ONLY,
-        _ => true,
-    }
-}
+use super::literals::{FlaggedScan, Literal, NORMALIZED};
+use super::{Pipeline, SpecialPolicy};
+use crate::error::Error;
+use crate::normalizers::NormalizeStage;
 
 /// The leftmost-longest automaton of the `normalized` literals' normalized contents, and the
 /// literal index of each pattern. Err (the words of `wordsplit.specials.normalized_contents`):
@@ -47,30 +29,29 @@ pub(super) fn second_pass_normalizes(normalizer: &NormalizeStage) -> bool {
 pub(super) fn normalized_automaton(
     literals: &[Literal],
     normalizer: &NormalizeStage,
-) -> Result<(AhoCorasick, Vec<usize>), String> {
+) -> Result<(AhoCorasick, Vec<usize>), Error> {
     let mut contents: Vec<String> = Vec::new();
     let mut indices: Vec<usize> = Vec::new();
     for (i, literal) in literals.iter().enumerate() {
         if literal.flags & NORMALIZED == 0 {
             continue;
         }
-        let content = normalized_content(&literal.text, normalizer)?;
-        let repr = |text: &str| pyo3::Python::with_gil(|py| py_repr(py, text));
+        // A normalizer that fails on a token's content fails the vocabulary (its message
+        // says why).
+        let content = normalizer
+            .normalized(&literal.text)
+            .map_err(|e| Error::VocabFormat(e.to_string()))?;
         if content.is_empty() {
-            return Err(format!(
-                "the normalizer makes the normalized added token {} empty, which HF cannot match; \
-                 set its normalized flag to false or remove it",
-                repr(&literal.text)
-            ));
+            return Err(Error::NormalizedLiteralEmpty {
+                literal: literal.text.clone(),
+            });
         }
         if let Some(k) = contents.iter().position(|c| *c == content) {
-            return Err(format!(
-                "the normalizer makes the normalized added tokens {} and {} the same text {}, and HF \
-                 then matches one or the other at random; remove one, or set its normalized flag to false",
-                repr(&literals[indices[k]].text),
-                repr(&literal.text),
-                repr(&content)
-            ));
+            return Err(Error::NormalizedLiteralsCollide {
+                first: literals[indices[k]].text.clone(),
+                second: literal.text.clone(),
+                content,
+            });
         }
         contents.push(content);
         indices.push(i);
@@ -78,27 +59,8 @@ pub(super) fn normalized_automaton(
     let ac = AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostLongest)
         .build(contents.iter().map(String::as_bytes))
-        .map_err(|e| format!("cannot build the special-token matcher: {e}"))?;
+        .map_err(|e| Error::VocabFormat(format!("cannot build the special-token matcher: {e}")))?;
     Ok((ac, indices))
-}
-
-/// A literal's content as the normalizer makes it (HF normalizes each `normalized` token's
-/// content when it adds it).
-fn normalized_content(text: &str, normalizer: &NormalizeStage) -> Result<String, String> {
-    let collect = |chars: &mut dyn Iterator<Item = (char, isize)>| chars.map(|(c, _)| c).collect();
-    Ok(match normalizer {
-        NormalizeStage::None => text.to_owned(),
-        NormalizeStage::Nfc => collect(&mut text.nfc()),
-        NormalizeStage::Nfd => collect(&mut text.nfd()),
-        NormalizeStage::Nfkc => collect(&mut text.nfkc()),
-        NormalizeStage::Nfkd => collect(&mut text.nfkd()),
-        NormalizeStage::Python(function, name) => {
-            python_normalize(function, name, text).map_err(|error| match error {
-                EncodeError::Python(error) => error.to_string(),
-                EncodeError::Component(message) | EncodeError::Disallowed(message) => message,
-            })?
-        }
-    })
 }
 
 impl Pipeline {
@@ -114,25 +76,8 @@ impl Pipeline {
 
     /// The normalizer's text for `text`, or None when it is `text` itself (as `encode_plain`
     /// normalizes).
-    pub(super) fn normalized_text(&self, text: &str) -> Result<Option<String>, EncodeError> {
-        let unchanged = |quick: &dyn Fn(&str) -> IsNormalized| {
-            text.is_ascii() || quick(text) == IsNormalized::Yes
-        };
-        Ok(match &self.normalizer {
-            NormalizeStage::None => None,
-            NormalizeStage::Nfc => nfc_of(text),
-            NormalizeStage::Nfd if !unchanged(&|t| is_nfd_quick(t.chars())) => {
-                Some(text.nfd().map(|(c, _)| c).collect())
-            }
-            NormalizeStage::Nfkc if !unchanged(&|t| is_nfkc_quick(t.chars())) => {
-                Some(text.nfkc().map(|(c, _)| c).collect())
-            }
-            NormalizeStage::Nfkd if !unchanged(&|t| is_nfkd_quick(t.chars())) => {
-                Some(text.nfkd().map(|(c, _)| c).collect())
-            }
-            NormalizeStage::Python(function, name) => Some(python_normalize(function, name, text)?),
-            _ => None,
-        })
+    pub(super) fn normalized_text(&self, text: &str) -> Result<Option<String>, Error> {
+        self.normalizer.normalize(text)
     }
 
     /// Walk `text` in HF's order: the first pass's literals in the text (all of them first,
@@ -145,17 +90,17 @@ impl Pipeline {
         (flagged, second): (&FlaggedScan, &(AhoCorasick, Vec<usize>)),
         text: &str,
         policy: &SpecialPolicy,
-        mut normalize: impl FnMut(&str) -> Result<Option<N>, EncodeError>,
-        mut each: impl FnMut(Step<'_, '_, N>) -> Result<(), EncodeError>,
-    ) -> Result<(), EncodeError> {
+        mut normalize: impl FnMut(&str) -> Result<Option<N>, Error>,
+        mut each: impl FnMut(Step<'_, '_, N>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let mut firsts: Vec<(Range<usize>, Range<usize>, &Literal)> = Vec::new();
         let tail = self.literal_pass(&flagged.raw, text, 0..text.len(), policy, &mut |p, t| {
             firsts.push((p, t.0, t.1));
             Ok(())
         })?;
         let mut stretch = |plain: Range<usize>,
-                           each: &mut dyn FnMut(Step<'_, '_, N>) -> Result<(), EncodeError>|
-         -> Result<(), EncodeError> {
+                           each: &mut dyn FnMut(Step<'_, '_, N>) -> Result<(), Error>|
+         -> Result<(), Error> {
             if plain.is_empty() {
                 return Ok(());
             }
@@ -207,7 +152,7 @@ impl Pipeline {
         text: &str,
         policy: &SpecialPolicy,
         out: &mut Vec<u32>,
-    ) -> Result<(), EncodeError> {
+    ) -> Result<(), Error> {
         self.walk_normalizing(
             scan,
             text,
@@ -256,8 +201,7 @@ pub(super) enum Step<'n, 'a, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encoders::EncoderKind;
-    use crate::pipeline::{EncodeStage, SpanStage, LSTRIP, RSTRIP};
+    use crate::pipeline::{LSTRIP, RSTRIP};
 
     fn pipeline(literals: &[(&str, u8)], normalizer: NormalizeStage) -> Pipeline {
         let literals = literals
@@ -270,14 +214,12 @@ mod tests {
                 flags,
             })
             .collect();
-        Pipeline::new(
-            std::sync::Arc::new(crate::tables::tests::tiny(&[])),
-            EncodeStage::Native(EncoderKind::Auto),
-            SpanStage::Native(Box::new(crate::spanners::Gpt2Scanner)),
-            literals,
-            normalizer,
-        )
-        .unwrap()
+        Pipeline::builder(std::sync::Arc::new(crate::tables::tests::tiny(&[])))
+            .scanner(Box::new(crate::spanners::Gpt2Scanner))
+            .literals(literals)
+            .normalizer(normalizer)
+            .build()
+            .unwrap()
     }
 
     /// The steps of `walk_normalizing` as text: `[token]` for a first-pass token, `{token}`
@@ -315,7 +257,7 @@ mod tests {
             &[("e\u{301}x", NORMALIZED | LSTRIP), ("<r>", RSTRIP)],
             NormalizeStage::Nfc,
         );
-        assert!(second_pass_normalizes(&nfc.normalizer));
+        assert!(nfc.normalizer.normalizes_literals());
         assert_eq!(
             walked(&nfc, "a \u{e9}x<r>  e\u{301}xb"),
             ["a", "{ \u{e9}x}", "[<r>  ]", "{\u{e9}x}", "b"]
@@ -336,13 +278,10 @@ mod tests {
             flags: NORMALIZED,
         };
         assert_eq!(
-            normalized_content("\u{e9}", &NormalizeStage::Nfd).unwrap(),
+            NormalizeStage::Nfd.normalized("\u{e9}").unwrap(),
             "e\u{301}"
         );
-        assert_eq!(
-            normalized_content("\u{fb01}", &NormalizeStage::Nfkc).unwrap(),
-            "fi"
-        );
+        assert_eq!(NormalizeStage::Nfkc.normalized("\u{fb01}").unwrap(), "fi");
         assert!(
             normalized_automaton(&[literal("\u{e9}"), literal("x")], &NormalizeStage::Nfd).is_ok()
         );

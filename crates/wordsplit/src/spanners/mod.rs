@@ -36,8 +36,43 @@ pub use hf_program::HfProgram;
 pub use o200k::O200kScanner;
 pub use regex::{RegexSequence, RegexSpanner, SplitError};
 
-/// Splits text into pre-token pieces.
+/// A spanner stage: cuts text into the pieces the encoder merges separately.
+///
+/// The native spanners are matched on directly by the pipeline; this trait is what a spanner
+/// supplied from outside the core implements (a Python plug-in, through the bindings). Every
+/// [`Scanner`] is one too.
 pub trait Spanner: Send + Sync {
+    /// The name it is registered under (for messages).
+    fn name(&self) -> &str;
+
+    /// The pieces of `text`: appends to `ends` the end byte offset of each (as
+    /// [`Scanner::split`]) and returns None when they cover `text`; a spanner that drops or
+    /// inserts text returns the text its pieces make instead, `ends` then being offsets in
+    /// it. Err when it fails, or breaks this contract (a [`crate::Error::Component`]).
+    fn spans(
+        &self,
+        text: &str,
+        ends: &mut Vec<usize>,
+    ) -> Result<Option<crate::pipeline::SpannedText>, crate::Error>;
+}
+
+impl<S: Scanner + ?Sized> Spanner for S {
+    fn name(&self) -> &str {
+        Scanner::name(self)
+    }
+
+    fn spans(
+        &self,
+        text: &str,
+        ends: &mut Vec<usize>,
+    ) -> Result<Option<crate::pipeline::SpannedText>, crate::Error> {
+        self.split(text, ends);
+        Ok(None)
+    }
+}
+
+/// A hand-written scanner: cuts any text into pieces that cover it, and cannot fail.
+pub trait Scanner: Send + Sync {
     /// The scanner's name, e.g. `"gpt2-scanner"`.
     fn name(&self) -> &'static str;
 
@@ -92,7 +127,7 @@ pub use crate::names::{
 };
 
 /// The scanner registered for exactly `pattern` (byte-for-byte), or `None`.
-pub fn scanner_for_pattern(pattern: &str) -> Option<Box<dyn Spanner>> {
+pub fn scanner_for_pattern(pattern: &str) -> Option<Box<dyn Scanner>> {
     Some(match pattern {
         GPT2_PATTERN | GPT2_ORIGINAL_PATTERN => Box::new(Gpt2Scanner),
         CL100K_PATTERN => Box::new(Cl100kScanner::CL100K_TIKTOKEN),
@@ -105,10 +140,10 @@ pub fn scanner_for_pattern(pattern: &str) -> Option<Box<dyn Spanner>> {
 
 #[cfg(test)]
 pub(crate) mod test_util {
-    use super::Spanner;
+    use super::Scanner;
 
     /// The pieces `spanner` cuts `text` into, checking the offsets' invariants.
-    pub fn pieces<'t>(spanner: &dyn Spanner, text: &'t str) -> Vec<&'t str> {
+    pub fn pieces<'t>(spanner: &dyn Scanner, text: &'t str) -> Vec<&'t str> {
         let mut ends = Vec::new();
         spanner.split(text, &mut ends);
         let mut start = 0;

@@ -23,7 +23,7 @@
 use regex_automata::hybrid::dfa::Cache as DfaCache;
 
 use super::regex::{next_cache_id, one_char_class, with_caches, CharSet, RegexSpanner, SplitError};
-use super::{scanner_for_pattern, Spanner};
+use super::{scanner_for_pattern, Scanner};
 use crate::pipeline::SpannedText;
 
 /// What a `Split` step does with its matches (HF's `SplitDelimiterBehavior`).
@@ -63,7 +63,7 @@ impl Behavior {
 /// How a step finds its matches.
 enum Matcher {
     /// A scanner proven equal to the step's pattern, which matches at every position.
-    Scanner(Box<dyn Spanner>),
+    Scanner(Box<dyn Scanner>),
     /// A pattern that is one character class (HF's `WhitespaceSplit`, `Punctuation`,
     /// `Digits`): each character in the set is a match.
     Chars(CharSet),
@@ -301,7 +301,7 @@ impl HfProgram {
     /// The pieces of `text` as the pipeline encodes them: `ends` gets the end of each piece in
     /// `text` when they cover it without spaces (then `None`: no copy), else in the text the
     /// pieces make (each one's space and bytes, in order), which is returned.
-    pub(crate) fn spans(
+    pub fn spans(
         &self,
         text: &str,
         ends: &mut Vec<usize>,

@@ -6,7 +6,78 @@ pub mod backtrack_tables;
 pub mod buffer_sweep;
 pub mod heap_merge;
 
+use std::sync::Arc;
+
+use crate::error::Error;
 use crate::tables::MergeTables;
+
+/// A span encoder: the ids of one piece of text.
+///
+/// The native encoders are [`EncoderKind`]s, which the pipeline matches on directly so that
+/// its loop pays no dynamic call per piece; this trait is what an encoder supplied from
+/// outside the core implements (a Python plug-in, through the bindings), and what
+/// [`NativeEncoder`] offers for one native encoder used on its own.
+pub trait Encoder: Send + Sync {
+    /// The name it is registered under (for messages).
+    fn name(&self) -> &str;
+
+    /// Appends the ids of `piece` to `out`. On `Err`, what it appended is discarded.
+    fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error>;
+}
+
+/// One native encoder over one vocabulary's tables, as an [`Encoder`].
+pub struct NativeEncoder {
+    tables: Arc<MergeTables>,
+    kind: EncoderKind,
+}
+
+impl NativeEncoder {
+    /// The encoder `kind`, its tables built if it needs them (backtrack needs a rank-ordered
+    /// vocabulary: [`Error::Unsupported`] otherwise).
+    pub fn new(tables: Arc<MergeTables>, kind: EncoderKind) -> Result<Self, Error> {
+        if kind == EncoderKind::Backtrack {
+            tables
+                .backtrack_tables()
+                .map_err(|e| Error::Unsupported(e.to_owned()))?;
+        }
+        Ok(Self { tables, kind })
+    }
+
+    pub fn kind(&self) -> EncoderKind {
+        self.kind
+    }
+
+    /// The ids of `piece`, bytes without a token dropped first (as a pipeline without an unk
+    /// token drops them).
+    pub fn encode(&self, piece: &[u8]) -> Vec<u32> {
+        let mut out = Vec::with_capacity(piece.len() / 3 + 1);
+        let tables = &*self.tables;
+        if tables.lacks_bytes {
+            let kept: Vec<u8> = piece
+                .iter()
+                .copied()
+                .filter(|&b| tables.has_byte(b))
+                .collect();
+            if !kept.is_empty() {
+                encode_piece(self.kind, tables, &kept, &mut out);
+            }
+        } else {
+            encode_piece(self.kind, tables, piece, &mut out);
+        }
+        out
+    }
+}
+
+impl Encoder for NativeEncoder {
+    fn name(&self) -> &str {
+        self.kind.name()
+    }
+
+    fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+        out.extend(self.encode(piece));
+        Ok(())
+    }
+}
 
 /// The encoder strategies, by their registry names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

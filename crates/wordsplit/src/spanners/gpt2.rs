@@ -36,13 +36,13 @@
 //! fancy-regex on all strings of up to 4 characters over a representative alphabet).
 
 use super::classes::{self, CharTable, FAST, F_APOSTROPHE, F_PUNCT, F_SPACE, LETTER, NUMBER, WS};
-use super::Spanner;
+use super::Scanner;
 
 /// The GPT-2 scanner (see the module docs).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Gpt2Scanner;
 
-impl Spanner for Gpt2Scanner {
+impl Scanner for Gpt2Scanner {
     fn name(&self) -> &'static str {
         "gpt2-scanner"
     }

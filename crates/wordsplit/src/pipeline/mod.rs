@@ -1,0 +1,297 @@
+//! The whole encode: special/added literals → normalizer → spanner → span encoder → ids.
+//! Mirrors the Python engine (`wordsplit/engines/python.py`), the reference, stage for stage
+//! and error for error.
+//!
+//! Each stage is native when the core has it (the scanners and the regex spanner, the
+//! encoders, the Unicode normalizers) or a foreign implementation of its trait
+//! ([`Normalizer`], [`Spanner`], [`Encoder`]) that the bindings supply (a Python plug-in, or
+//! the Python regex spanner for a pattern the native one refuses). The native stages are
+//! enum variants the encode loop matches on, so they cost no dynamic call per piece;
+//! [`Pipeline::is_native`] tells the bindings whether a call may run without their
+//! language's lock. The caller resolves its allowed/disallowed policy into a
+//! [`SpecialPolicy`]. A pipeline is made by [`Pipeline::builder`].
+//!
+//! The parts: `builder.rs` (making a pipeline), `literals.rs` (finding special and added
+//! tokens), `pieces.rs` (the per-piece loop and its cache, `piece_cache.rs`), `offsets.rs`
+//! (where each token came from).
+
+use aho_corasick::AhoCorasick;
+
+use std::sync::Arc;
+
+use crate::encoders::{merge_piece, Encoder, EncoderKind};
+use crate::error::{Error, Stage};
+use crate::normalizers::{NormalizeStage, Normalizer};
+use crate::spanners::{HfProgram, RegexSequence, RegexSpanner, Scanner, Spanner, SplitError};
+use crate::tables::MergeTables;
+
+mod builder;
+mod literals;
+mod offsets;
+mod piece_cache;
+mod pieces;
+mod second_pass;
+
+pub use builder::{regex_unsupported, PipelineBuilder};
+use literals::FlaggedScan;
+pub use literals::{Literal, LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD};
+pub use offsets::TokenPlace;
+
+/// What to do with each special literal in one call (indexes into the literal list).
+pub enum SpecialPolicy {
+    /// Every special literal is a token; none is an error.
+    AllowAll,
+    /// `allowed[i]` / `disallowed[i]` per literal (added literals ignore both).
+    Mixed {
+        allowed: Vec<bool>,
+        disallowed: Vec<bool>,
+    },
+}
+
+/// The entry of `id` in a thread's list of per-object caches, moved to the front (most
+/// recently used first), or made by `make` in front of the `limit - 1` most recent others:
+/// caches of objects that were dropped stay behind until they are the least recently used.
+pub(crate) fn most_recent<T>(
+    caches: &mut Vec<(u64, T)>,
+    id: u64,
+    limit: usize,
+    make: impl FnOnce() -> T,
+) -> &mut T {
+    match caches.iter().position(|(key, _)| *key == id) {
+        Some(0) => {}
+        Some(i) => {
+            let entry = caches.remove(i);
+            caches.insert(0, entry);
+        }
+        None => {
+            caches.truncate(limit - 1);
+            caches.insert(0, (id, make()));
+        }
+    }
+    &mut caches[0].1
+}
+
+/// The spanner stage.
+pub enum SpanStage {
+    /// A hand-written scanner (see [`crate::spanners::scanner_for_pattern`]).
+    Scanner(Box<dyn Scanner>),
+    /// Any pattern (spanner `regex`), and its registry name; see [`RegexSpanner`].
+    Regex(Box<RegexSpanner>, String),
+    /// A llama.cpp-style sequence of patterns, and its name; see [`RegexSequence`].
+    RegexSequence(RegexSequence, String),
+    /// A spanner supplied by the caller.
+    Foreign(Box<dyn Spanner>),
+}
+
+impl SpanStage {
+    /// The ends of the pieces of `text` in `ends`; for a spanner that drops or inserts text,
+    /// the text its pieces make (the ends are in that text then).
+    fn split(&self, text: &str, ends: &mut Vec<usize>) -> Result<Option<SpannedText>, Error> {
+        match self {
+            SpanStage::Scanner(scanner) => scanner.split(text, ends),
+            SpanStage::Regex(spanner, name) => spanner
+                .split(text, ends)
+                .map_err(|e| split_error(name, e))?,
+            SpanStage::RegexSequence(spanner, name) => spanner
+                .split(text, ends)
+                .map_err(|e| split_error(name, e))?,
+            SpanStage::Foreign(spanner) => return spanner.spans(text, ends),
+        }
+        Ok(None)
+    }
+
+    /// The name of the stage (for messages).
+    pub fn name(&self) -> &str {
+        match self {
+            SpanStage::Scanner(scanner) => scanner.name(),
+            SpanStage::Regex(_, name) | SpanStage::RegexSequence(_, name) => name,
+            SpanStage::Foreign(spanner) => spanner.name(),
+        }
+    }
+}
+
+/// The pieces of a text-dropping spanner: the text they make (each span's prefix and text,
+/// in order) and, per piece, its span's byte range in the spanner's input and its prefix's
+/// length in bytes.
+pub struct SpannedText {
+    pub text: String,
+    pub pieces: Vec<(usize, usize, usize)>,
+}
+
+/// The span-encoder stage.
+pub enum EncodeStage {
+    Native(EncoderKind),
+    /// An encoder supplied by the caller.
+    Foreign(Box<dyn Encoder>),
+}
+
+impl EncodeStage {
+    /// The name of the stage (for messages).
+    pub fn name(&self) -> &str {
+        match self {
+            EncodeStage::Native(kind) => kind.name(),
+            EncodeStage::Foreign(encoder) => encoder.name(),
+        }
+    }
+}
+
+/// The encode of one vocabulary with one set of stages; see the module docs.
+pub struct Pipeline {
+    /// Names this pipeline's entries in the per-thread piece caches (never reused).
+    id: u64,
+    tables: Arc<MergeTables>,
+    encoder: EncodeStage,
+    spanner: SpanStage,
+    literals: Vec<Literal>,
+    literal_matcher: Option<AhoCorasick>,
+    /// Set only when a literal has flags; the common case keeps the one plain scan.
+    flagged: Option<Box<FlaggedScan>>,
+    normalizer: NormalizeStage,
+    /// `(id, fuse)`: a byte no token spells is this token (HF's BPE `unk_token`; one per run
+    /// of such bytes with `fuse`), or, when None, dropped before merging.
+    unk: Option<(u32, bool)>,
+    /// The native run of the foreign spanner stage's split program (an `hf-split` spanner,
+    /// which may drop text): encoding uses it, the offsets (`offsets.rs`) the foreign stage,
+    /// which gives the same pieces.
+    program: Option<Box<HfProgram>>,
+}
+
+impl Pipeline {
+    /// A builder of a pipeline over `tables`: by default the `auto` encoder, no normalizer,
+    /// no literals, and the spanner the caller must set.
+    pub fn builder(tables: Arc<MergeTables>) -> PipelineBuilder {
+        PipelineBuilder::new(tables)
+    }
+
+    /// The vocabulary tables.
+    pub fn tables(&self) -> &Arc<MergeTables> {
+        &self.tables
+    }
+
+    /// The special and added literals, in the order policies index them.
+    pub fn literals(&self) -> &[Literal] {
+        &self.literals
+    }
+
+    /// Whether every stage is native: then encoding calls nothing outside the core.
+    pub fn is_native(&self) -> bool {
+        (self.program.is_some() || !matches!(self.spanner, SpanStage::Foreign(_)))
+            && matches!(self.encoder, EncodeStage::Native(_))
+            && self.normalizer.is_native()
+    }
+
+    /// Append the ids of `text` to `out`. On `Err` (the first disallowed special literal
+    /// found, or a stage's failure) `out` holds part of the ids: the caller discards them.
+    pub fn encode(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        out: &mut Vec<u32>,
+    ) -> Result<(), Error> {
+        let Some(matcher) = &self.literal_matcher else {
+            return self.encode_plain(text, out);
+        };
+        if let Some(scan) = self.normalizing_scan() {
+            return self.encode_normalizing(scan, text, policy, out);
+        }
+        self.walk_literals(matcher, text, policy, |plain, literal| {
+            self.encode_plain(&text[plain], out)?;
+            if let Some((_, literal)) = literal {
+                out.push(literal.id);
+            }
+            Ok(())
+        })
+    }
+
+    /// The ids of `text`, every special token allowed; a convenience for [`Pipeline::encode`].
+    pub fn encode_ordinary(&self, text: &str) -> Result<Vec<u32>, Error> {
+        let mut out = Vec::with_capacity(text.len() / 3 + 4);
+        self.encode(text, &SpecialPolicy::AllowAll, &mut out)?;
+        Ok(out)
+    }
+
+    /// Normalize, split and merge text that holds no literal token.
+    fn encode_plain(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        match self.normalizer.normalize(text)? {
+            Some(normalized) => self.encode_split(&normalized, out),
+            None => self.encode_split(text, out),
+        }
+    }
+
+    fn encode_split(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
+        let mut ends = Vec::with_capacity(text.len() / 4 + 1);
+        let spanned = match &self.program {
+            Some(_) => self.program_spans(text, &mut ends)?,
+            None => self.spanner.split(text, &mut ends)?,
+        };
+        // A dropping spanner's pieces are encoded from the text they make.
+        let text = spanned.as_ref().map_or(text, |s| s.text.as_str());
+        self.encode_piece_ends(text, &ends, out)
+    }
+
+    /// The ids of the pieces of `text` ending at `ends`.
+    fn encode_piece_ends(
+        &self,
+        text: &str,
+        ends: &[usize],
+        out: &mut Vec<u32>,
+    ) -> Result<(), Error> {
+        let tables = &*self.tables;
+        match &self.encoder {
+            EncodeStage::Native(kind) => {
+                self.encode_pieces::<true>(text, ends, out, |piece, out| {
+                    merge_piece(*kind, tables, piece, out);
+                    Ok(())
+                })
+            }
+            // A foreign encoder sees every piece (no whole-token or single-byte shortcut: it
+            // is the encoder's to decide); the cache spares it repeated ones.
+            EncodeStage::Foreign(encoder) => {
+                self.encode_pieces::<false>(text, ends, out, |piece, out| {
+                    encoder.encode_piece(piece, out)
+                })
+            }
+        }
+    }
+
+    /// The pieces of [`Self::program`] (see [`HfProgram::spans`]); none without a program.
+    fn program_spans(
+        &self,
+        text: &str,
+        ends: &mut Vec<usize>,
+    ) -> Result<Option<SpannedText>, Error> {
+        let Some(program) = &self.program else {
+            return Ok(None);
+        };
+        program.spans(text, ends).map_err(|e| {
+            let name = match &self.spanner {
+                SpanStage::Foreign(spanner) => spanner.name(),
+                _ => "hf-split",
+            };
+            split_error(name, e)
+        })
+    }
+}
+
+/// The error of a native regex stage, worded as the Python engine words it for the Python
+/// spanner of the same name (a gap is text its split() would have dropped).
+fn split_error(name: &str, error: SplitError) -> Error {
+    Error::Component {
+        stage: Stage::Spanner,
+        name: name.to_owned(),
+        message: match error {
+            SplitError::Gap(_) => {
+                "split() must return a list of str that concatenate to its input".to_owned()
+            }
+            SplitError::Engine(message) => message,
+        },
+    }
+}
+
+// The trait objects the stages hold are the public traits; keep their names in scope for
+// the docs above.
+#[allow(unused_imports)]
+use Normalizer as _;
