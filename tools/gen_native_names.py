@@ -1,7 +1,7 @@
-"""Write native/src/names.rs from src/wordsplit/native_names.py (the one source of the names
+"""Write crates/wordsplit/src/names.rs from src/wordsplit/native_names.py (the one source of the names
 and patterns both languages share). Run from the repository root:
 
-    python tools/gen_native_names.py            # writes native/src/names.rs
+    python tools/gen_native_names.py            # writes crates/wordsplit/src/names.rs
     python tools/gen_native_names.py --check    # exits 1 if the file is stale (the tests do this)
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "native" / "src" / "names.rs"
+OUT = ROOT / "crates" / "wordsplit" / "src" / "names.rs"
 
 
 def _load(name: str, path: Path):
@@ -64,7 +64,7 @@ def render() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if native/src/names.rs is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if crates/wordsplit/src/names.rs is stale")
     args = parser.parse_args()
     text = render()
     if args.check:

@@ -6,7 +6,7 @@ and what :mod:`wordsplit.apps.explain` traces. Every stage is a component given 
     text → literals (special and added tokens, leftmost-longest) → normalizer → spanner →
     span encoder → ids
 
-The semantics are the native engine's (``native/src/pipeline.rs``), including every error
+The semantics are the native engine's (``crates/wordsplit/src/pipeline/mod.rs``), including every error
 message, so that both backends give the same ids and raise the same errors:
 
 * a text that is not a ``str`` raises :class:`EncodeInputError`; lone surrogates become U+FFFD

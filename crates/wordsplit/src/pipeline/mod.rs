@@ -4,7 +4,7 @@
 //!
 //! Each stage is native when the core has it (the scanners and the regex spanner, the
 //! encoders, the Unicode normalizers) or a foreign implementation of its trait
-//! ([`Normalizer`], [`Spanner`], [`Encoder`]) that the bindings supply (a Python plug-in, or
+//! ([`Normalizer`](crate::Normalizer), [`Spanner`], [`Encoder`]) that the bindings supply (a Python plug-in, or
 //! the Python regex spanner for a pattern the native one refuses). The native stages are
 //! enum variants the encode loop matches on, so they cost no dynamic call per piece;
 //! [`Pipeline::is_native`] tells the bindings whether a call may run without their
@@ -12,8 +12,8 @@
 //! [`SpecialPolicy`]. A pipeline is made by [`Pipeline::builder`].
 //!
 //! The parts: `builder.rs` (making a pipeline), `literals.rs` (finding special and added
-//! tokens), `pieces.rs` (the per-piece loop and its cache, `piece_cache.rs`), `offsets.rs`
-//! (where each token came from).
+//! tokens) and `second_pass.rs` (HF's pass on normalized text), `pieces.rs` (the per-piece
+//! loop and its cache, `piece_cache.rs`), `offsets.rs` (where each token came from).
 
 use aho_corasick::AhoCorasick;
 
@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use crate::encoders::{merge_piece, Encoder, EncoderKind};
 use crate::error::{Error, Stage};
-use crate::normalizers::{NormalizeStage, Normalizer};
+use crate::normalizers::NormalizeStage;
 use crate::spanners::{HfProgram, RegexSequence, RegexSpanner, Scanner, Spanner, SplitError};
 use crate::tables::MergeTables;
 
@@ -290,8 +290,3 @@ fn split_error(name: &str, error: SplitError) -> Error {
         },
     }
 }
-
-// The trait objects the stages hold are the public traits; keep their names in scope for
-// the docs above.
-#[allow(unused_imports)]
-use Normalizer as _;

@@ -23,7 +23,7 @@
 //!   alternatives become one anchored lazy-DFA search (regex-automata), which gives exactly
 //!   the backtracking preference order for regular expressions. When that DFA is small and
 //!   its start state does not depend on the text before the piece (no `\A`), every state is
-//!   computed once at construction into a plain table ([`DfaTable`]: one load per byte);
+//!   computed once at construction into a plain table (`DfaTable`, `dfa.rs`: one load per byte);
 //!   else the lazy DFA is walked;
 //! - `S+(?!C)` with `S` and `C` disjoint one-character classes (`\s+(?!\S)`, in every
 //!   tokenizer pattern) is matched by hand: the whole run of `S`, or the run minus its last
