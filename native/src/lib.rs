@@ -9,6 +9,7 @@
 pub mod arrow;
 pub mod batch;
 pub mod encoders;
+pub mod formats;
 #[rustfmt::skip]
 pub mod names;
 pub mod pipeline;
