@@ -173,6 +173,19 @@ pub enum FileKind {
     Derived,
 }
 
+impl FileKind {
+    /// How a file of this kind with a broken entry is mended.
+    fn repair(self) -> &'static str {
+        match self {
+            FileKind::Tiktoken => "correct that line, or get the file again from its source",
+            FileKind::TokenizerJson => {
+                "correct that entry, or save the tokenizer again with HF tokenizers' Tokenizer.save"
+            }
+            FileKind::Derived => "remove the entry and parse its source file again",
+        }
+    }
+}
+
 impl fmt::Display for FileKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -258,7 +271,9 @@ impl fmt::Display for FormatError {
             FormatError::Json { file, detail } => {
                 write!(f, "{file}: not valid JSON ({detail}); is the file complete?")
             }
-            FormatError::Malformed { file, at, problem } => write!(f, "{file}, {at}: {problem}"),
+            FormatError::Malformed { file, at, problem } => {
+                write!(f, "{file}, {at}: {problem} ({})", file.repair())
+            }
             FormatError::DuplicateToken { file, at, token, ids } => write!(
                 f,
                 "{file}, {at}: the token {} is listed twice (ids {} and {}); a token has one id: \
