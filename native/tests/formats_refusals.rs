@@ -775,6 +775,15 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
         "unreadable header",
     );
     corrupt(&entry(&json!([1]), &body), "a header that is not an object");
+    let mut without = header.clone();
+    without
+        .as_object_mut()
+        .unwrap()
+        .remove("whole_piece_lookup");
+    corrupt(
+        &entry(&without, &body),
+        "a header without whole_piece_lookup",
+    );
     let mut flipped = body.clone();
     flipped[10] ^= 1;
     corrupt(&entry(&header, &flipped), "a flipped body byte");
@@ -968,4 +977,41 @@ fn corrupted_derived_entries_are_refused_never_a_panic() {
         d[start + rng.below(body.len())] ^= 1 << rng.below(8);
         assert!(read_derived(&d).is_err());
     }
+}
+
+// ------------------------------------------------------------------------------------------
+// Files
+
+#[test]
+fn read_file_gunzips_every_member_and_stops_at_the_size_cap() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("wordsplit-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gz = |data: &[u8]| {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    };
+    let two_members = dir.join("two.tiktoken.gz");
+    std::fs::write(&two_members, [gz(b"YQ== 0\n"), gz(b"Yg== 1\n")].concat()).unwrap();
+    assert_eq!(read_file(&two_members).unwrap(), b"YQ== 0\nYg== 1\n");
+
+    let bomb = dir.join("bomb.json.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..=(_native::formats::MAX_FILE_BYTES >> 20) {
+        encoder.write_all(&zeros).unwrap();
+    }
+    std::fs::write(&bomb, encoder.finish().unwrap()).unwrap();
+    let err = read_file(&bomb).unwrap_err();
+    assert!(
+        matches!(&err, FormatError::Io { detail, .. } if detail.contains("larger than 256 MiB")),
+        "{err:?}"
+    );
+
+    assert!(matches!(
+        read_file(&dir.join("absent.tiktoken")),
+        Err(FormatError::Io { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -42,6 +42,26 @@ fn corrupt(problem: impl Into<String>) -> FormatError {
 pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
     let (header, body) = split(data)?;
     let header = &header;
+    // The fields the Python reader reads with header[key] (a missing one is corrupt there too).
+    let required = [
+        "name",
+        "source",
+        "pattern",
+        "special_tokens",
+        "added_tokens",
+        "normalizer",
+        "n_vocab",
+        "eos_token_id",
+        "bos_token_id",
+        "whole_piece_lookup",
+        "chat_template",
+        "unk_token_id",
+        "fuse_unk",
+        "pair_ranked",
+    ];
+    if let Some(key) = required.iter().find(|key| !header.contains_key(**key)) {
+        return Err(corrupt(format!("the header has no {key}")));
+    }
     let count = |key: &str| {
         header
             .get(key)

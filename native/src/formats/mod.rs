@@ -363,7 +363,8 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, FormatError> {
     let file = std::fs::File::open(path).map_err(|e| io_error(e.to_string()))?;
     let gzipped = path.extension().is_some_and(|ext| ext == "gz");
     let reader: Box<dyn Read> = if gzipped {
-        Box::new(flate2::read::GzDecoder::new(file))
+        // Every member of a multi-member gzip, as Python's gzip module reads it.
+        Box::new(flate2::read::MultiGzDecoder::new(file))
     } else {
         Box::new(file)
     };
