@@ -5,7 +5,7 @@ variants and derived entries this script makes. Run from the repository root:
     python tools/gen_format_digests.py            # writes tests/data/formats/
     python tools/gen_format_digests.py --check    # exits 1 if anything there is stale (the tests do this)
 
-``tests/data/formats/digests.json`` lists each case: the reader, its input file and a digest of
+``tests/data/formats/digests.json`` lists each case: the reader, its input files and a digest of
 what the Python loader makes of it (the name, pattern, normalizer, n_vocab, the sha256 of the
 BPE tokens in id order and of the special and added tokens in their order, the flags, the sha256 of the pair-ranked
 merges, and the other fields). ``native/tests/formats.rs`` reads every input with the Rust
@@ -33,7 +33,7 @@ OUT = ROOT / "tests" / "data" / "formats"
 sys.path.insert(0, str(ROOT / "src"))
 
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
-from wordsplit.formats.hf import load_hf_tokenizer_json  # noqa: E402
+from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402
 from wordsplit.store.derived import dump_vocab, read_vocab  # noqa: E402
 from wordsplit.vocab import Vocab  # noqa: E402
@@ -143,6 +143,12 @@ def render(cache_dir: Path) -> dict[str, bytes]:
         vocab = load_vocab(name, cache_dir=cache_dir)
         cases.append({"reader": "named", "name": name, "input": f"{BUNDLED}/{file}", "expected": digest(vocab)})
     cases.append({"reader": "tokenizer.json", "input": QWEN_JSON, "expected": digest(load_hf_tokenizer_json(QWEN_JSON))})
+    for vocab_file, merges_file, config in (("vocab.json.gz", "merges.txt.gz", "tokenizer_config.json"),
+                                            ("gpt2-encoder.json.gz", "gpt2-vocab.bpe.gz", None)):
+        inputs = {"input": f"tests/data/hf/{vocab_file}", "merges": f"tests/data/hf/{merges_file}",
+                  "config": config and f"tests/data/hf/{config}"}
+        vocab = load_vocab_merges(inputs["input"], inputs["merges"], inputs["config"])
+        cases.append({"reader": "vocab.json", **inputs, "expected": digest(vocab)})
     loaded = {}
     for file, spec in variants().items():
         files[file] = _gz(json.dumps(spec, ensure_ascii=False).encode())

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use _native::formats::{
-    load_derived, load_hf_tokenizer_json, load_tiktoken, read_file, read_named, Literal,
-    TiktokenFacts, VocabData,
+    load_derived, load_hf_tokenizer_json, load_tiktoken, load_vocab_merges, read_file, read_named,
+    Literal, TiktokenFacts, VocabData,
 };
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -106,6 +106,14 @@ fn read_case(root: &Path, case: &Value) -> VocabData {
             &read_file(&input).expect("readable"),
         ),
         "tokenizer.json" => load_hf_tokenizer_json(&input),
+        "vocab.json" => {
+            let config = case["config"].as_str().map(|config| root.join(config));
+            load_vocab_merges(
+                &input,
+                root.join(case["merges"].as_str().expect("merges")),
+                config.as_deref(),
+            )
+        }
         "derived" => load_derived(&input),
         other => panic!("unknown reader {other}"),
     };
@@ -165,6 +173,11 @@ fn registered_names_read_as_the_python_package_loads_them() {
 #[test]
 fn tokenizer_json_files_read_as_the_python_loader_reads_them() {
     check_reader("tokenizer.json");
+}
+
+#[test]
+fn vocab_json_and_merges_txt_read_as_the_python_loader_reads_them() {
+    check_reader("vocab.json");
 }
 
 #[test]

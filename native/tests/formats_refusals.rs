@@ -6,7 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use _native::formats::{
     read_derived, read_file, read_hf_tokenizer_json, read_named, read_tiktoken,
-    read_tiktoken_ranks, FileKind, FormatError, Normalizer, TiktokenFacts, VocabData,
+    read_tiktoken_ranks, read_vocab_merges, FileKind, FormatError, Normalizer, TiktokenFacts,
+    VocabData,
 };
 use serde_json::{json, Value};
 
@@ -716,6 +717,108 @@ fn an_unk_token_that_cannot_stand_for_a_missing_byte_is_refused() {
     s["model"]["vocab"]["a"] = json!(97);
     s["model"]["unk_token"] = json!("a");
     expect(&s, "an unk token in a merge", unsupported("unk_token"));
+}
+
+// ------------------------------------------------------------------------------------------
+// vocab.json + merges.txt
+
+fn vocab_json() -> Vec<u8> {
+    let mut vocab = spec()["model"]["vocab"].clone();
+    vocab["<|endoftext|>"] = json!(258);
+    vocab.to_string().into_bytes()
+}
+
+#[test]
+fn vocab_json_with_and_without_a_config_reads() {
+    let vocab = read_vocab_merges(&vocab_json(), b"#version: 0.2\na b\nab c\n", None).unwrap();
+    assert_eq!(
+        (vocab.name.as_str(), vocab.n_vocab, vocab.eos_token_id),
+        ("vocab", 259, Some(258))
+    );
+    assert_eq!(
+        (vocab.literals.len(), vocab.literals[0].special),
+        (1, true),
+        "GPT-2's <|endoftext|>"
+    );
+    let config = json!({"tokenizer_class": "Qwen2Tokenizer", "eos_token": {"content": "<x>"},
+        "added_tokens_decoder": {"300": {"content": "<x>", "special": true}, " 301": {"content": "<y>"}}});
+    let vocab = read_vocab_merges(
+        &vocab_json(),
+        b"a b\nab c",
+        Some(config.to_string().as_bytes()),
+    )
+    .unwrap();
+    let literals: Vec<(&str, u32, bool)> = vocab
+        .literals
+        .iter()
+        .map(|l| (l.text.as_str(), l.id, l.special))
+        .collect();
+    assert_eq!(literals, [("<x>", 300, true), ("<y>", 301, false)]);
+    assert_eq!(
+        (vocab.normalizer, vocab.eos_token_id),
+        (Normalizer::Nfc, Some(300))
+    );
+    assert!(vocab.pattern.starts_with("(?i:'s|'t"), "Qwen2's pattern");
+    // An empty config is no config; an eos that is not text names no token.
+    let vocab = read_vocab_merges(&vocab_json(), b"a b", Some(b"{}")).unwrap();
+    assert_eq!(vocab.eos_token_id, Some(258));
+    let vocab = read_vocab_merges(&vocab_json(), b"a b", Some(br#"{"eos_token": 5}"#)).unwrap();
+    assert_eq!((vocab.eos_token_id, vocab.literals.len()), (None, 0));
+}
+
+#[test]
+fn malformed_vocab_json_merges_and_configs_are_refused() {
+    let config = |c: Value| c.to_string().into_bytes();
+    // (vocab.json, merges.txt, tokenizer_config.json, where the error is)
+    type Case<'a> = (&'a [u8], &'a [u8], Option<Vec<u8>>, &'a str);
+    let cases: [Case; 8] = [
+        (b"[1]", b"a b", None, "vocab.json"),
+        (
+            &vocab_json(),
+            b"a b",
+            Some(config(json!([1]))),
+            "tokenizer_config.json",
+        ),
+        (
+            &vocab_json(),
+            b"a b",
+            Some(config(json!({"added_tokens_decoder": [1]}))),
+            "added_tokens_decoder",
+        ),
+        (
+            &vocab_json(),
+            b"a b",
+            Some(config(
+                json!({"added_tokens_decoder": {"x": {"content": "<a>"}}}),
+            )),
+            "added_tokens_decoder",
+        ),
+        (
+            &vocab_json(),
+            b"a b",
+            Some(config(
+                json!({"added_tokens_decoder": {"300": {"special": true}}}),
+            )),
+            "added_tokens_decoder",
+        ),
+        (&vocab_json(), b"a b\n\xff", None, "merges.txt"),
+        (&vocab_json(), b"a b\r\n", None, "merges.txt[0]"),
+        (&vocab_json(), b"a b c\n", None, "merges.txt[0]"),
+    ];
+    for (vocab, merges, config, at_part) in cases {
+        match read_vocab_merges(vocab, merges, config.as_deref()) {
+            Err(FormatError::Malformed {
+                file: FileKind::VocabMerges,
+                at,
+                ..
+            }) => assert!(at.contains(at_part), "{at}"),
+            other => panic!("{at_part}: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        read_vocab_merges(b"{", b"", None),
+        Err(FormatError::Json { .. })
+    ));
 }
 
 // ------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! Vocabulary files read in Rust alone: tiktoken rank files, HF `tokenizer.json` (the layouts
-//! that give a plain split pattern), wordsplit's compact derived entries, and the registered
-//! vocabularies' fixed parts (pattern, special tokens) around their rank files.
+//! that give a plain split pattern), `vocab.json` + `merges.txt`, wordsplit's compact derived
+//! entries, and the registered vocabularies' fixed parts (pattern, special tokens) around their
+//! rank files.
 //!
 //! Each reader takes the file's bytes and returns a [`VocabData`]: what the engine needs to
 //! build its tables, checked with the same invariants as the Python package's `Vocab`. The
@@ -36,6 +37,7 @@ pub mod named;
 #[rustfmt::skip]
 mod named_table;
 pub mod tiktoken;
+pub mod vocab_merges;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -46,6 +48,7 @@ pub use derived::{load_derived, read_derived};
 pub use hf::{load_hf_tokenizer_json, read_hf_tokenizer_json};
 pub use named::{named_vocabularies, read_named};
 pub use tiktoken::{load_tiktoken, read_tiktoken, read_tiktoken_ranks, TiktokenFacts};
+pub use vocab_merges::{load_vocab_merges, read_vocab_merges};
 
 /// A vocabulary as its file defines it, checked: the input of the engine's tables.
 ///
@@ -169,6 +172,8 @@ pub enum FileKind {
     Tiktoken,
     /// A HuggingFace `tokenizer.json`.
     TokenizerJson,
+    /// HF's `vocab.json` + `merges.txt` (+ `tokenizer_config.json`), or GPT-2's `encoder.json` + `vocab.bpe`.
+    VocabMerges,
     /// A wordsplit derived entry (the compact form of a parsed vocabulary).
     Derived,
 }
@@ -181,6 +186,9 @@ impl FileKind {
             FileKind::TokenizerJson => {
                 "correct that entry, or save the tokenizer again with HF tokenizers' Tokenizer.save"
             }
+            FileKind::VocabMerges => {
+                "correct that entry, or save the tokenizer again with transformers' save_pretrained"
+            }
             FileKind::Derived => "remove the entry and parse its source file again",
         }
     }
@@ -191,6 +199,7 @@ impl fmt::Display for FileKind {
         f.write_str(match self {
             FileKind::Tiktoken => "tiktoken rank file",
             FileKind::TokenizerJson => "tokenizer.json",
+            FileKind::VocabMerges => "vocab.json + merges.txt",
             FileKind::Derived => "derived vocabulary entry",
         })
     }

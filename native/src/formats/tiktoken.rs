@@ -363,7 +363,7 @@ pub(crate) fn base64_decode(text: &[u8]) -> Option<Vec<u8>> {
 
 /// Python's `int(field)` for a field without whitespace: an optional sign, then decimal digits
 /// with single underscores between them. Saturates far beyond any id (the caller refuses it).
-fn parse_int(field: &[u8]) -> Option<i128> {
+pub(crate) fn parse_int(field: &[u8]) -> Option<i128> {
     let (negative, digits) = match field.first() {
         Some(b'-') => (true, &field[1..]),
         Some(b'+') => (false, &field[1..]),

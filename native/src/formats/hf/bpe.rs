@@ -13,8 +13,43 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::{integer, malformed, unsupported, Added, FILE};
-use crate::formats::{show_bytes, truthy, FormatError, Literal, Normalizer, VocabData};
+use super::{integer, Added};
+use crate::formats::{show_bytes, truthy, FileKind, FormatError, Literal, Normalizer, VocabData};
+
+/// Where the model's parts sit in the file, for messages.
+pub(crate) struct Layout {
+    pub file: FileKind,
+    /// The vocab (`model.vocab`, `vocab.json`).
+    pub vocab: &'static str,
+    /// The merges (`model.merges`, `merges.txt`).
+    pub merges: &'static str,
+}
+
+/// A tokenizer.json's model.
+pub(crate) const TOKENIZER_JSON: Layout = Layout {
+    file: FileKind::TokenizerJson,
+    vocab: "model.vocab",
+    merges: "model.merges",
+};
+
+impl Layout {
+    fn malformed(&self, at: impl Into<String>, problem: impl Into<String>) -> FormatError {
+        FormatError::Malformed {
+            file: self.file,
+            at: at.into(),
+            problem: problem.into(),
+        }
+    }
+
+    fn unsupported(&self, at: &str, construct: String, hint: &str) -> FormatError {
+        FormatError::Unsupported {
+            file: self.file,
+            at: at.into(),
+            construct,
+            hint: hint.into(),
+        }
+    }
+}
 
 /// GPT-2's byte ↔ character table: printable Latin-1 bytes stand for themselves, the other 68
 /// are U+0100 and up, in byte order. `CHAR_TO_BYTE[c]` for c below U+0144.
@@ -64,37 +99,55 @@ impl Ranks {
     }
 }
 
-pub(super) fn bpe_vocab(
+/// What a file says outside its model, which the vocabulary takes as it is.
+pub(crate) struct Rest<'a> {
+    pub pattern: String,
+    pub normalizer: Normalizer,
+    pub name: String,
+    /// The text of the eos token (its id is the literal's of that text, if any).
+    pub eos_token: Option<&'a str>,
+}
+
+/// The vocabulary of a byte-level BPE model: `model` holds `merges` (and `ignore_merges`,
+/// `unk_token`, `fuse_unk`), `vocab` the token texts → ids, `added` the literals with their ids.
+pub(crate) fn bpe_vocab(
+    layout: &Layout,
     model: &Map<String, Value>,
     vocab: &Map<String, Value>,
     added: Vec<(Added, i128)>,
-    pattern: String,
-    normalizer: Normalizer,
-    name: String,
+    rest: Rest,
 ) -> Result<VocabData, FormatError> {
+    let Rest {
+        pattern,
+        normalizer,
+        name,
+        eos_token,
+    } = rest;
     let table = char_to_byte();
     // {**special, **added}: the id a literal text names (an added one wins over a special one).
     let mut literal_ids: HashMap<&str, i128> = HashMap::new();
     for (token, id) in &added {
         literal_ids.insert(&token.content, *id);
     }
+    let eos_id = eos_token.and_then(|eos| literal_ids.get(eos).copied());
     // Entries an added token also names, longer than a byte and spelled as its text, are set
     // aside: only the added token reaches them unless a merge makes them (or ignore_merges).
     let mut ranks = Ranks::default();
     let mut aside = Ranks::default();
     for (text, value) in vocab {
-        let at = || format!("model.vocab[{text:?}]");
+        let at = || format!("{}[{text:?}]", layout.vocab);
         let id = integer(value).ok_or_else(|| {
-            malformed(
+            layout.malformed(
                 at(),
                 format!("has the id {value}; ids are non-negative integers"),
             )
         })?;
-        let piece = token_bytes(&table, text)
-            .ok_or_else(|| malformed(at(), format!("(id {id}) is not byte-level BPE text")))?;
+        let piece = token_bytes(&table, text).ok_or_else(|| {
+            layout.malformed(at(), format!("(id {id}) is not byte-level BPE text"))
+        })?;
         if let Some(other) = ranks.get(&piece).or_else(|| aside.get(&piece)) {
             return Err(FormatError::DuplicateToken {
-                file: FILE,
+                file: layout.file,
                 at: at(),
                 token: piece,
                 ids: (
@@ -112,7 +165,7 @@ pub(super) fn bpe_vocab(
             ranks.set(piece, id);
         }
     }
-    let pairs = merge_pairs(&table, model.get("merges"))?;
+    let pairs = merge_pairs(layout, &table, model.get("merges"))?;
     let ignore_merges = truthy(model.get("ignore_merges"));
     if ignore_merges {
         for (piece, id) in aside.tokens.drain(..) {
@@ -143,7 +196,7 @@ pub(super) fn bpe_vocab(
             .map(|b| format!("0x{b:02X}"))
             .collect();
         if unk_id.is_none() {
-            return Err(malformed(
+            return Err(layout.malformed(
                 "model.unk_token",
                 format!(
                     "the vocabulary has no token for {} single byte(s) ({}{}) and the unk_token {unk} is \
@@ -157,7 +210,7 @@ pub(super) fn bpe_vocab(
         }
         let unk_bytes = unk.as_str().and_then(|t| token_bytes(&table, t));
         if let Some(unk_bytes) = unk_bytes.filter(|u| pairs.iter().any(|(l, r)| l == u || r == u)) {
-            return Err(unsupported(
+            return Err(layout.unsupported(
                 "model.unk_token",
                 format!("an unk_token ({}) that is part of a merge", show_bytes(&unk_bytes)),
                 "HF would merge an unknown byte's unk token with its neighbours, which wordsplit does not do",
@@ -168,18 +221,18 @@ pub(super) fn bpe_vocab(
     let merges = if rank_ordered {
         None
     } else {
-        Some(pair_ranked_merges(&ranks, &pairs)?)
+        Some(pair_ranked_merges(layout, &ranks, &pairs)?)
     };
     let tokens = ranks
         .tokens
         .into_iter()
-        .map(|(piece, id)| Ok((piece, id_of(id, "a vocab entry")?)))
+        .map(|(piece, id)| Ok((piece, id_of(layout, id, "a vocab entry")?)))
         .collect::<Result<_, _>>()?;
     let literals = added
         .into_iter()
         .map(|(token, id)| {
             Ok(Literal {
-                id: id_of(id, &format!("the added token {:?}", token.content))?,
+                id: id_of(layout, id, &format!("the added token {:?}", token.content))?,
                 text: token.content,
                 special: token.special,
                 flags: token.flags,
@@ -195,26 +248,30 @@ pub(super) fn bpe_vocab(
         n_vocab: 0,
         pattern,
         normalizer,
-        eos_token_id: None,
+        eos_token_id: eos_id
+            .map(|id| id_of(layout, id, "the eos token"))
+            .transpose()?,
         bos_token_id: None,
-        unk_token_id: unk_id.map(|id| id_of(id, "the unk_token")).transpose()?,
+        unk_token_id: unk_id
+            .map(|id| id_of(layout, id, "the unk_token"))
+            .transpose()?,
         fuse_unk: truthy(model.get("fuse_unk")),
         chat_template: None,
     }
-    .finish(FILE, None)
+    .finish(layout.file, None)
 }
 
 /// An id the file gave as any integer, as a `u32` (a negative one is malformed, a huge one far
 /// beyond the vocabulary).
-fn id_of(id: i128, what: &str) -> Result<u32, FormatError> {
+fn id_of(layout: &Layout, id: i128, what: &str) -> Result<u32, FormatError> {
     if id < 0 {
-        return Err(malformed(
+        return Err(layout.malformed(
             what.to_string(),
             format!("has the invalid id {id}; ids are non-negative integers"),
         ));
     }
     u32::try_from(id).map_err(|_| FormatError::IdOutOfRange {
-        file: FILE,
+        file: layout.file,
         what: format!("{what} has the id {id}"),
         limit: u64::from(u32::MAX),
     })
@@ -225,13 +282,14 @@ fn id_of(id: i128, what: &str) -> Result<u32, FormatError> {
 type BytePair = (Vec<u8>, Vec<u8>);
 
 fn merge_pairs(
+    layout: &Layout,
     table: &[Option<u8>; 0x144],
     merges: Option<&Value>,
 ) -> Result<Vec<BytePair>, FormatError> {
     let merges = match merges {
         None => return Ok(Vec::new()),
         Some(Value::Array(merges)) => merges,
-        Some(_) => return Err(malformed("model.merges", "'merges' must be a list")),
+        Some(_) => return Err(layout.malformed(layout.merges, "the merges must be a list")),
     };
     let mut pairs = Vec::with_capacity(merges.len());
     for (rank, merge) in merges.iter().enumerate() {
@@ -245,8 +303,8 @@ fn merge_pairs(
             _ => None,
         };
         let Some(pair) = pair else {
-            return Err(malformed(
-                format!("model.merges[{rank}]"),
+            return Err(layout.malformed(
+                format!("{}[{rank}]", layout.merges),
                 format!("{merge} is not a pair of byte-level tokens"),
             ));
         };
@@ -285,20 +343,21 @@ fn merges_are_rank_ordered(ranks: &Ranks, merges: &[(Vec<u8>, Vec<u8>)]) -> bool
 /// The `(left id, right id, rank)` table (a pair listed twice keeps its last rank, at its first
 /// place, as HF's map); a merge of tokens that are not in the vocabulary is malformed.
 fn pair_ranked_merges(
+    layout: &Layout,
     ranks: &Ranks,
     merges: &[(Vec<u8>, Vec<u8>)],
 ) -> Result<Vec<(u32, u32, u32)>, FormatError> {
     let mut table: Vec<(u32, u32, u32)> = Vec::with_capacity(merges.len());
     let mut place: HashMap<(i128, i128), usize> = HashMap::with_capacity(merges.len());
     for (rank, (left, right)) in merges.iter().enumerate() {
-        let at = || format!("model.merges[{rank}]");
+        let at = || format!("{}[{rank}]", layout.merges);
         let (Some(l), Some(r)) = (ranks.get(left), ranks.get(right)) else {
             let missing = if ranks.get(left).is_none() {
                 left
             } else {
                 right
             };
-            return Err(malformed(
+            return Err(layout.malformed(
                 at(),
                 format!(
                     "uses {}, which is not in the vocabulary",
@@ -310,7 +369,7 @@ fn pair_ranked_merges(
             .get(&[left.as_slice(), right.as_slice()].concat())
             .is_none()
         {
-            return Err(malformed(
+            return Err(layout.malformed(
                 at(),
                 format!(
                     "makes {}, which is not in the vocabulary",
@@ -319,8 +378,8 @@ fn pair_ranked_merges(
             ));
         }
         let entry = (
-            id_of(l, "a merge's token")?,
-            id_of(r, "a merge's token")?,
+            id_of(layout, l, "a merge's token")?,
+            id_of(layout, r, "a merge's token")?,
             rank as u32,
         );
         match place.get(&(l, r)) {

@@ -27,7 +27,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-mod bpe;
+pub(crate) mod bpe;
 
 use super::named_table::{GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, SCANNED_PATTERNS};
 use super::tiktoken::group_depth;
@@ -145,7 +145,13 @@ fn read(data: &[u8], name: String) -> Result<VocabData, FormatError> {
     let normalizer = normalizer(spec.get("normalizer"))?;
     check_added_tokens(&added, normalizer)?;
     let pattern = pattern(spec.get("pre_tokenizer"))?;
-    bpe::bpe_vocab(model, vocab, added, pattern, normalizer, name)
+    let rest = bpe::Rest {
+        pattern,
+        normalizer,
+        name,
+        eos_token: None,
+    };
+    bpe::bpe_vocab(&bpe::TOKENIZER_JSON, model, vocab, added, rest)
 }
 
 pub(super) fn malformed(at: impl Into<String>, problem: impl Into<String>) -> FormatError {
@@ -188,7 +194,7 @@ pub(super) fn show(value: Option<&Value>) -> String {
 }
 
 /// A JSON integer (Python's `type(x) is int`: not a bool, not a float).
-pub(super) fn integer(value: &Value) -> Option<i128> {
+pub(crate) fn integer(value: &Value) -> Option<i128> {
     match value {
         Value::Number(n) => n
             .as_i64()
@@ -234,10 +240,10 @@ fn check_model(model: &Map<String, Value>) -> Result<(), FormatError> {
 }
 
 /// An added token as listed, before HF's ids.
-pub(super) struct Added {
-    content: String,
-    special: bool,
-    flags: LiteralFlags,
+pub(crate) struct Added {
+    pub content: String,
+    pub special: bool,
+    pub flags: LiteralFlags,
 }
 
 /// `added_tokens` → the literals with Python's dict semantics: the special ones then the
