@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "data" / "formats"
 sys.path.insert(0, str(ROOT / "src"))
 
+from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
+
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
 from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402
@@ -142,7 +144,8 @@ def render(cache_dir: Path) -> dict[str, bytes]:
         file = PRETRAINED[ALIASES.get(name, name)].file
         vocab = load_vocab(name, cache_dir=cache_dir)
         cases.append({"reader": "named", "name": name, "input": f"{BUNDLED}/{file}", "expected": digest(vocab)})
-    cases.append({"reader": "tokenizer.json", "input": QWEN_JSON, "expected": digest(load_hf_tokenizer_json(QWEN_JSON))})
+    qwen = load_hf_tokenizer_json(QWEN_JSON)
+    cases.append({"reader": "tokenizer.json", "input": QWEN_JSON, "expected": digest(qwen)})
     for vocab_file, merges_file, config in (("vocab.json.gz", "merges.txt.gz", "tokenizer_config.json"),
                                             ("gpt2-encoder.json.gz", "gpt2-vocab.bpe.gz", None)):
         inputs = {"input": f"tests/data/hf/{vocab_file}", "merges": f"tests/data/hf/{merges_file}",
@@ -169,7 +172,8 @@ def render(cache_dir: Path) -> dict[str, bytes]:
                         ("qwen-slice-nfc-flags.vocab.gz", full), ("qwen-slice-pair-ranked.vocab.gz", pairs)):
         entry = dump_vocab(vocab, label=vocab.name)
         files[file] = _gz(entry)
-        cases.append({"reader": "derived", "input": f"tests/data/formats/{file}", "expected": digest(read_vocab(entry))})
+        relative = f"tests/data/formats/{file}"
+        cases.append({"reader": "derived", "input": relative, "expected": digest(read_vocab(entry))})
     files["digests.json"] = (json.dumps({"cases": cases}, indent=1, ensure_ascii=False) + "\n").encode()
     return files
 
@@ -180,17 +184,8 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache_dir:
         files = render(Path(cache_dir))
-    if args.check:
-        stale = [name for name, data in files.items() if not (OUT / name).is_file() or (OUT / name).read_bytes() != data]
-        if stale:
-            print(f"{OUT} is stale ({', '.join(stale)}): run python tools/gen_format_digests.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        (OUT / name).write_bytes(data)
-    print(f"wrote {len(files)} files to {OUT}")
-    return 0
+    return write_or_check({OUT / name: data for name, data in files.items()}, check=args.check,
+                          command="python tools/gen_format_digests.py")
 
 
 if __name__ == "__main__":

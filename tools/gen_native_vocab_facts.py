@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "native" / "src" / "formats" / "named_table.rs"
 sys.path.insert(0, str(ROOT / "src"))
 
+from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
+
 from wordsplit import native_names, patterns  # noqa: E402  (after the path is set)
 from wordsplit.formats.hf import TOKENIZER_CLASS_FACTS  # noqa: E402
 from wordsplit.vocabs import pretrained  # noqa: E402
@@ -81,7 +83,8 @@ def render() -> str:
         "];",
         "/// The slow HF tokenizer classes (tokenizer_config.json's tokenizer_class): (class, pattern, normalizer).",
         "pub(crate) const TOKENIZER_CLASS_FACTS: &[(&str, &str, &str)] = &[",
-        *[f'    ("{name}", {_raw(pattern)}, "{normalizer}"),' for name, (pattern, normalizer) in TOKENIZER_CLASS_FACTS.items()],
+        *[f'    ("{name}", {_raw(pattern)}, "{normalizer}"),'
+          for name, (pattern, normalizer) in TOKENIZER_CLASS_FACTS.items()],
         "];",
         "",
     ]
@@ -96,7 +99,8 @@ def render() -> str:
             lines += _facts(_const(facts.name), facts)
     lines += ["/// Every registered name: (name, sha256 of its uncompressed rank file, facts).",
               "pub(crate) const PRETRAINED: &[(&str, &str, &Facts)] = &["]
-    lines += [f'    ("{name}", "{entry.sha256}", &{consts[id(entry)]}),' for name, entry in pretrained.PRETRAINED.items()]
+    lines += [f'    ("{name}", "{entry.sha256}", &{consts[id(entry)]}),'
+              for name, entry in pretrained.PRETRAINED.items()]
     lines += ["];", "", "/// (alias, registered name).", "pub(crate) const ALIASES: &[(&str, &str)] = &["]
     lines += [f'    ("{alias}", "{name}"),' for alias, name in pretrained.ALIASES.items()]
     lines += ["];", "", "/// (sha256 of a rank file's uncompressed bytes, the facts its tokenizer defines in code).",
@@ -110,15 +114,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help=f"exit 1 if {OUT.relative_to(ROOT)} is stale")
     args = parser.parse_args()
-    text = render()
-    if args.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT} is stale: run python tools/gen_native_vocab_facts.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT}")
-    return 0
+    return write_or_check({OUT: render().encode()}, check=args.check, command="python tools/gen_native_vocab_facts.py")
 
 
 if __name__ == "__main__":
