@@ -17,7 +17,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{
-    read_file, truthy, FileKind, FormatError, Literal, LiteralFlags, Normalizer, VocabData,
+    read_file, truthy, FileKind, FormatError, Literal, LiteralFlags, Normalizer, TextMap, VocabData,
 };
 
 /// The first bytes of every derived entry.
@@ -257,8 +257,7 @@ fn literal_table(
     let Some(Value::Array(pairs)) = header.get(key) else {
         return Err(bad());
     };
-    let mut literals: Vec<Literal> = Vec::with_capacity(pairs.len());
-    let mut place: HashMap<String, usize> = HashMap::with_capacity(pairs.len());
+    let mut literals = TextMap::new();
     for pair in pairs {
         let Some([Value::String(text), id]) = pair.as_array().map(Vec::as_slice) else {
             return Err(bad());
@@ -266,20 +265,17 @@ fn literal_table(
         let Some(id) = id.as_u64().and_then(|id| u32::try_from(id).ok()) else {
             return Err(bad());
         };
-        match place.get(text) {
-            Some(&at) => literals[at].id = id,
-            None => {
-                place.insert(text.clone(), literals.len());
-                literals.push(Literal {
-                    text: text.clone(),
-                    id,
-                    special,
-                    flags: LiteralFlags::default(),
-                });
-            }
-        }
+        literals.insert(text, id);
     }
-    Ok(literals)
+    let literals = literals.into_entries().into_iter();
+    Ok(literals
+        .map(|(text, id)| Literal {
+            text,
+            id,
+            special,
+            flags: LiteralFlags::default(),
+        })
+        .collect())
 }
 
 /// The header's `literal_flags` (text → bitmask 0-15), each naming a literal.

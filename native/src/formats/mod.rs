@@ -632,3 +632,33 @@ pub(crate) fn truthy(value: Option<&serde_json::Value>) -> bool {
         Some(Value::Object(o)) => !o.is_empty(),
     }
 }
+
+/// Text-keyed entries with a Python dict's semantics, as the Python loaders keep literals: a key
+/// set again keeps its first place and takes the new value.
+pub(crate) struct TextMap<V> {
+    entries: Vec<(String, V)>,
+    place: HashMap<String, usize>,
+}
+
+impl<V> TextMap<V> {
+    pub(crate) fn new() -> Self {
+        TextMap {
+            entries: Vec::new(),
+            place: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn insert(&mut self, key: &str, value: V) {
+        match self.place.get(key) {
+            Some(&at) => self.entries[at].1 = value,
+            None => {
+                self.place.insert(key.to_string(), self.entries.len());
+                self.entries.push((key.to_string(), value));
+            }
+        }
+    }
+
+    pub(crate) fn into_entries(self) -> Vec<(String, V)> {
+        self.entries
+    }
+}

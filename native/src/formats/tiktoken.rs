@@ -25,7 +25,7 @@ use super::named::{known_rank_file, Facts};
 use super::{
     file_stem, id_limit, parent_name, read_file, FileKind, FormatError, Literal, LiteralFlags,
 };
-use super::{Normalizer, VocabData};
+use super::{Normalizer, TextMap, VocabData};
 
 /// The facts a rank file does not carry. `None` fields of a recognized file (by sha256) take
 /// its official facts; an unrecognized file needs at least `pattern`.
@@ -226,29 +226,17 @@ pub fn load_tiktoken(
 /// keeps its first position and its last id).
 fn literals_of(special: Vec<(String, u32)>, added: Vec<(String, u32)>) -> Vec<Literal> {
     let mut literals = Vec::with_capacity(special.len() + added.len());
-    for (table, is_special) in [(special, true), (added, false)] {
-        let mut position: HashMap<String, usize> = HashMap::with_capacity(table.len());
+    for (table, special) in [(special, true), (added, false)] {
+        let mut map = TextMap::new();
         for (text, id) in table {
-            match position.get(&text) {
-                Some(&at) => {
-                    literals[at] = Literal {
-                        text,
-                        id,
-                        special: is_special,
-                        flags: LiteralFlags::default(),
-                    }
-                }
-                None => {
-                    position.insert(text.clone(), literals.len());
-                    literals.push(Literal {
-                        text,
-                        id,
-                        special: is_special,
-                        flags: LiteralFlags::default(),
-                    });
-                }
-            }
+            map.insert(&text, id);
         }
+        literals.extend(map.into_entries().into_iter().map(|(text, id)| Literal {
+            text,
+            id,
+            special,
+            flags: LiteralFlags::default(),
+        }));
     }
     literals
 }

@@ -15,7 +15,6 @@
 //! assert_eq!((data.n_vocab, data.eos_token_id, data.literals[0].special), (4, Some(3), true));
 //! ```
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -24,7 +23,8 @@ use super::hf::bpe::{bpe_vocab, Layout, Rest};
 use super::hf::Added;
 use super::named_table::{GPT2_PATTERN, TOKENIZER_CLASS_FACTS};
 use super::{
-    file_stem, read_file, truthy, FileKind, FormatError, LiteralFlags, Normalizer, VocabData,
+    file_stem, read_file, truthy, FileKind, FormatError, LiteralFlags, Normalizer, TextMap,
+    VocabData,
 };
 
 const LAYOUT: Layout = Layout {
@@ -165,8 +165,7 @@ fn literals_of_config(config: &Map<String, Value>) -> Result<Vec<(Added, i128)>,
         Some(Value::Object(entries)) => entries,
         Some(_) | None => return Err(malformed(at, "must be an object of id → token")),
     };
-    let mut groups: [Vec<(String, i128)>; 2] = [Vec::new(), Vec::new()];
-    let mut place: [HashMap<String, usize>; 2] = [HashMap::new(), HashMap::new()];
+    let (mut special, mut plain) = (TextMap::new(), TextMap::new());
     for (key, entry) in entries {
         let id = parse_id(key);
         let content = entry.get("content").and_then(Value::as_str);
@@ -176,20 +175,18 @@ fn literals_of_config(config: &Map<String, Value>) -> Result<Vec<(Added, i128)>,
                 format!("bad entry {key:?}: an id → {{\"content\": text, \"special\": bool}}"),
             ));
         };
-        let group = usize::from(!truthy(entry.get("special")));
-        match place[group].get(content) {
-            Some(&i) => groups[group][i].1 = id,
-            None => {
-                place[group].insert(content.to_string(), groups[group].len());
-                groups[group].push((content.to_string(), id));
-            }
-        }
+        let group = if truthy(entry.get("special")) {
+            &mut special
+        } else {
+            &mut plain
+        };
+        group.insert(content, id);
     }
-    let [special, plain] = groups;
     let tokens = special
+        .into_entries()
         .into_iter()
         .map(|t| (t, true))
-        .chain(plain.into_iter().map(|t| (t, false)));
+        .chain(plain.into_entries().into_iter().map(|t| (t, false)));
     Ok(tokens
         .map(|((content, id), special)| {
             (

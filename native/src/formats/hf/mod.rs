@@ -32,7 +32,7 @@ pub(crate) mod bpe;
 use super::named_table::{GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, SCANNED_PATTERNS};
 use super::tiktoken::group_depth;
 use super::{file_stem, parent_name, read_file, truthy, FileKind, FormatError};
-use super::{LiteralFlags, Normalizer, VocabData};
+use super::{LiteralFlags, Normalizer, TextMap, VocabData};
 
 pub(super) const FILE: FileKind = FileKind::TokenizerJson;
 /// The deepest nesting of `Sequence`s the Python loader follows.
@@ -260,8 +260,7 @@ fn added_tokens(entries: Option<&Value>) -> Result<(Vec<Added>, Vec<String>), Fo
             ))
         }
     };
-    let mut special: Vec<(String, bool)> = Vec::new();
-    let mut plain: Vec<(String, bool)> = Vec::new();
+    let (mut special, mut plain) = (TextMap::new(), TextMap::new());
     let mut flags: HashMap<String, LiteralFlags> = HashMap::new();
     let mut listed = Vec::with_capacity(entries.len());
     for (index, entry) in entries.iter().enumerate() {
@@ -286,9 +285,7 @@ fn added_tokens(entries: Option<&Value>) -> Result<(Vec<Added>, Vec<String>), Fo
         };
         let is_special = truthy(entry.get("special"));
         let group = if is_special { &mut special } else { &mut plain };
-        if !group.iter().any(|(text, _)| text == content) {
-            group.push((content.to_string(), is_special));
-        }
+        group.insert(content, is_special);
         // HF's defaults: a token without "normalized" is normalized unless it is special.
         let normalized = match entry.get("normalized") {
             None => !is_special,
@@ -306,8 +303,9 @@ fn added_tokens(entries: Option<&Value>) -> Result<(Vec<Added>, Vec<String>), Fo
         listed.push(content.to_string());
     }
     let literals = special
+        .into_entries()
         .into_iter()
-        .chain(plain)
+        .chain(plain.into_entries())
         .map(|(content, special)| Added {
             flags: flags[&content],
             content,
