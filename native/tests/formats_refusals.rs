@@ -1,6 +1,10 @@
 //! Every refusal of the Rust vocabulary readers, on small inputs made here, and a loop over
 //! truncated and corrupted inputs that asserts an answer (a vocabulary or an error), never a
-//! panic. Where a case's decision is the Python loader's, the comment says what Python does.
+//! panic. The Python loaders refuse each malformed input here too, with the matching kind
+//! (`VocabFormatError` for [`FormatError::Malformed`], `UnsupportedTokenizerError` for
+//! [`FormatError::Unsupported`]); what Python accepts and these readers call unsupported is
+//! what the Python package runs as a split program or a normalizer program (or NFD, NFKC, and
+//! a normalized added token that NFC may change, which needs the NFC tables to check).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -1059,6 +1063,23 @@ fn corrupted_tokenizer_json_gives_an_answer_never_a_panic() {
         &mutations(&data, 2, 3000),
         read_hf_tokenizer_json,
     );
+}
+
+#[test]
+fn corrupted_vocab_json_merges_and_configs_give_an_answer_never_a_panic() {
+    let merges = b"#version: 0.2\na b\nab c\n".to_vec();
+    let config = br#"{"tokenizer_class": "Qwen2Tokenizer", "added_tokens_decoder": {"300": {"content": "<x>", "special": true}}, "eos_token": "<x>"}"#.to_vec();
+    let vocab = vocab_json();
+    assert!(read_vocab_merges(&vocab, &merges, Some(&config)).is_ok());
+    never_panics("vocab.json", &mutations(&vocab, 5, 1000), |d| {
+        read_vocab_merges(d, &merges, Some(&config))
+    });
+    never_panics("merges.txt", &mutations(&merges, 6, 1000), |d| {
+        read_vocab_merges(&vocab, d, Some(&config))
+    });
+    never_panics("tokenizer_config.json", &mutations(&config, 7, 1000), |d| {
+        read_vocab_merges(&vocab, &merges, Some(d))
+    });
 }
 
 #[test]
