@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
 
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
+from wordsplit.formats import read_file, with_tokenizer_config  # noqa: E402
 from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402
 from wordsplit.store.derived import dump_vocab, read_vocab  # noqa: E402
@@ -146,6 +147,10 @@ def render(cache_dir: Path) -> dict[str, bytes]:
         cases.append({"reader": "named", "name": name, "input": f"{BUNDLED}/{file}", "expected": digest(vocab)})
     qwen = load_hf_tokenizer_json(QWEN_JSON)
     cases.append({"reader": "tokenizer.json", "input": QWEN_JSON, "expected": digest(qwen)})
+    # With the tokenizer_config.json beside it (eos, bos, chat template), as load_vocab reads it.
+    config = "tests/data/hf/tokenizer_config.json"
+    with_config = with_tokenizer_config(qwen, read_file(config))
+    cases.append({"reader": "tokenizer.json", "input": QWEN_JSON, "config": config, "expected": digest(with_config)})
     for vocab_file, merges_file, config in (("vocab.json.gz", "merges.txt.gz", "tokenizer_config.json"),
                                             ("gpt2-encoder.json.gz", "gpt2-vocab.bpe.gz", None)):
         inputs = {"input": f"tests/data/hf/{vocab_file}", "merges": f"tests/data/hf/{merges_file}",

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use _native::formats::{
     load_derived, load_hf_tokenizer_json, load_tiktoken, load_vocab_merges, read_file, read_named,
-    Literal, TiktokenFacts, VocabData,
+    with_tokenizer_config, Literal, TiktokenFacts, VocabData,
 };
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -105,7 +105,12 @@ fn read_case(root: &Path, case: &Value) -> VocabData {
             case["name"].as_str().expect("name"),
             &read_file(&input).expect("readable"),
         ),
-        "tokenizer.json" => load_hf_tokenizer_json(&input),
+        "tokenizer.json" => {
+            load_hf_tokenizer_json(&input).and_then(|vocab| match case["config"].as_str() {
+                Some(config) => with_tokenizer_config(vocab, &read_file(&root.join(config))?),
+                None => Ok(vocab),
+            })
+        }
         "vocab.json" => {
             let config = case["config"].as_str().map(|config| root.join(config));
             load_vocab_merges(

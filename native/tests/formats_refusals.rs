@@ -10,8 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use _native::formats::{
     read_derived, read_file, read_hf_tokenizer_json, read_named, read_tiktoken,
-    read_tiktoken_ranks, read_vocab_merges, FileKind, FormatError, Normalizer, TiktokenFacts,
-    VocabData,
+    read_tiktoken_ranks, read_vocab_merges, with_tokenizer_config, FileKind, FormatError,
+    Normalizer, TiktokenFacts, VocabData,
 };
 use serde_json::{json, Value};
 
@@ -821,6 +821,57 @@ fn malformed_vocab_json_merges_and_configs_are_refused() {
     }
     assert!(matches!(
         read_vocab_merges(b"{", b"", None),
+        Err(FormatError::Json { .. })
+    ));
+}
+
+#[test]
+fn a_tokenizer_config_sets_eos_bos_and_the_template_or_is_refused() {
+    let mut s = spec();
+    s["added_tokens"] = json!([added(0, "</s>", true)]);
+    let vocab = read(&s).unwrap();
+    let with = |config: Value| with_tokenizer_config(vocab.clone(), config.to_string().as_bytes());
+    let templates =
+        json!([{"name": "tool_use", "template": "t"}, {"name": "default", "template": "d"}]);
+    let got = with(
+        json!({"eos_token": "</s>", "bos_token": {"content": "ab"}, "chat_template": templates}),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            got.eos_token_id,
+            got.bos_token_id,
+            got.chat_template.as_deref()
+        ),
+        (Some(258), Some(256), Some("d"))
+    );
+    // A token the vocabulary lacks, an empty one, and a list without "default" change nothing.
+    let got = with(
+        json!({"eos_token": "<none>", "bos_token": "", "chat_template": [{"name": "x", "template": "t"}]}),
+    );
+    assert_eq!(got.unwrap(), vocab);
+    for (config, at) in [
+        (json!([1]), "top level"),
+        (json!({"eos_token": 5}), "eos_token"),
+        (json!({"bos_token": {"id": 1}}), "bos_token"),
+        (json!({"chat_template": 5}), "chat_template"),
+        (
+            json!({"chat_template": [{"name": "default", "template": 5}]}),
+            "chat_template",
+        ),
+        (json!({"chat_template": ["t"]}), "chat_template"),
+    ] {
+        match with(config.clone()) {
+            Err(FormatError::Malformed {
+                file: FileKind::TokenizerConfig,
+                at: got,
+                ..
+            }) => assert!(got.contains(at)),
+            other => panic!("{config}: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        with_tokenizer_config(vocab, b"{"),
         Err(FormatError::Json { .. })
     ));
 }

@@ -37,6 +37,7 @@ pub mod named;
 #[rustfmt::skip]
 mod named_table;
 pub mod tiktoken;
+pub mod tokenizer_config;
 pub mod vocab_merges;
 
 use std::collections::{HashMap, HashSet};
@@ -48,6 +49,7 @@ pub use derived::{load_derived, read_derived};
 pub use hf::{load_hf_tokenizer_json, read_hf_tokenizer_json};
 pub use named::{named_vocabularies, read_named};
 pub use tiktoken::{load_tiktoken, read_tiktoken, read_tiktoken_ranks, TiktokenFacts};
+pub use tokenizer_config::with_tokenizer_config;
 pub use vocab_merges::{load_vocab_merges, read_vocab_merges};
 
 /// A vocabulary as its file defines it, checked: the input of the engine's tables.
@@ -87,7 +89,8 @@ pub struct VocabData {
     pub unk_token_id: Option<u32>,
     /// Consecutive such bytes of one piece make one unk token (HF's `fuse_unk`).
     pub fuse_unk: bool,
-    /// The model's Jinja chat template, where the file carries one (derived entries).
+    /// The model's Jinja chat template, where the file carries one (derived entries,
+    /// [`with_tokenizer_config`]).
     pub chat_template: Option<String>,
 }
 
@@ -174,6 +177,8 @@ pub enum FileKind {
     TokenizerJson,
     /// HF's `vocab.json` + `merges.txt` (+ `tokenizer_config.json`), or GPT-2's `encoder.json` + `vocab.bpe`.
     VocabMerges,
+    /// The `tokenizer_config.json` beside an HF file (eos, bos, chat template).
+    TokenizerConfig,
     /// A wordsplit derived entry (the compact form of a parsed vocabulary).
     Derived,
 }
@@ -189,6 +194,9 @@ impl FileKind {
             FileKind::VocabMerges => {
                 "correct that entry, or save the tokenizer again with transformers' save_pretrained"
             }
+            FileKind::TokenizerConfig => {
+                "correct that entry, or save the tokenizer again with transformers"
+            }
             FileKind::Derived => "remove the entry and parse its source file again",
         }
     }
@@ -200,6 +208,7 @@ impl fmt::Display for FileKind {
             FileKind::Tiktoken => "tiktoken rank file",
             FileKind::TokenizerJson => "tokenizer.json",
             FileKind::VocabMerges => "vocab.json + merges.txt",
+            FileKind::TokenizerConfig => "tokenizer_config.json",
             FileKind::Derived => "derived vocabulary entry",
         })
     }
