@@ -1,7 +1,10 @@
-//! Vocabulary files read in Rust alone: tiktoken rank files, HF `tokenizer.json` (the layouts
-//! that give a plain split pattern), `vocab.json` + `merges.txt`, wordsplit's compact derived
-//! entries, and the registered vocabularies' fixed parts (pattern, special tokens) around their
-//! rank files.
+//! Vocabulary files read in Rust alone: tiktoken rank files ([`read_tiktoken`]), HF
+//! `tokenizer.json` in the layouts that give a plain split pattern ([`read_hf_tokenizer_json`]),
+//! `vocab.json` + `merges.txt` ([`read_vocab_merges`]) and the eos, bos and chat template of a
+//! `tokenizer_config.json` ([`with_tokenizer_config`]), wordsplit's compact derived entries
+//! ([`read_derived`]), and the registered vocabularies from their rank files ([`read_named`]).
+//! They use std, `serde_json`, `sha2` and `flate2` (miniz_oxide) only, and build for
+//! WebAssembly.
 //!
 //! Each reader takes the file's bytes and returns a [`VocabData`]: what the engine needs to
 //! build its tables, checked with the same invariants as the Python package's `Vocab`. The
@@ -11,9 +14,9 @@
 //! the Python package to run (a split program, a normalizer program, a normalizer other than
 //! NFC) is a [`FormatError::Unsupported`] that names it.
 //!
-//! Nothing here touches the file system except the `load_*` functions, which read a file
-//! (gunzipped when its name ends in `.gz`, at most [`MAX_FILE_BYTES`]) and name the vocabulary
-//! after it as Python does.
+//! Nothing here touches the file system except [`read_file`] and the `load_*` functions, which
+//! read a file (gunzipped when its name ends in `.gz`, at most [`MAX_FILE_BYTES`]) and name the
+//! vocabulary after it as Python does.
 //!
 //! ```
 //! use _native::formats::{read_tiktoken, Normalizer, TiktokenFacts};
