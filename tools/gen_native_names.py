@@ -12,6 +12,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from generated_files import write_or_check
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates" / "wordsplit" / "src" / "names.rs"
 
@@ -66,15 +68,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if crates/wordsplit/src/names.rs is stale")
     args = parser.parse_args()
-    text = render()
-    if args.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT} is stale: run python tools/gen_native_names.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT}")
-    return 0
+    return write_or_check({OUT: render().encode()}, check=args.check, command="python tools/gen_native_names.py")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
+use wordsplit::formats::FormatError;
 use wordsplit::Error;
 
 /// An instance of the `wordsplit.errors` class `class` with `message`.
@@ -105,6 +106,16 @@ pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
             "UnknownTokenError",
             format!("token id {id} is not in the vocabulary"),
         ),
+        Error::Format(error) => {
+            let class = match error {
+                FormatError::Unsupported { .. } | FormatError::SentencePiece => {
+                    "UnsupportedTokenizerError"
+                }
+                FormatError::UnknownName { .. } => "UnknownVocabError",
+                _ => "VocabFormatError",
+            };
+            ws_error(py, class, error.to_string())
+        }
     }
 }
 

@@ -58,6 +58,8 @@ pub enum Error {
     Unsupported(String),
     /// A token id that is not in the vocabulary.
     UnknownId(u32),
+    /// A vocabulary file could not be read: the reader's error says where and why.
+    Format(crate::formats::FormatError),
     /// A stage supplied by the bindings failed with this error of its own.
     Foreign(Box<dyn std::error::Error + Send + Sync>),
 }
@@ -96,6 +98,7 @@ impl fmt::Display for Error {
                  the piece; offsets need each piece's ids to join to its bytes"
             ),
             Error::UnknownId(id) => write!(f, "token id {id} is not in the vocabulary"),
+            Error::Format(error) => error.fmt(f),
             Error::Foreign(error) => error.fmt(f),
         }
     }
@@ -105,8 +108,15 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Foreign(error) => Some(&**error),
+            Error::Format(error) => Some(error),
             _ => None,
         }
+    }
+}
+
+impl From<crate::formats::FormatError> for Error {
+    fn from(error: crate::formats::FormatError) -> Self {
+        Error::Format(error)
     }
 }
 

@@ -5,12 +5,14 @@ pub mod batch;
 pub mod decode;
 pub mod encoders;
 pub mod error;
+pub mod formats;
 #[rustfmt::skip]
 pub mod names;
 pub mod normalizers;
 pub mod pipeline;
 pub mod spanners;
 pub mod tables;
+pub mod tokenizer;
 pub mod train;
 pub mod unicode_tables;
 
@@ -20,3 +22,4 @@ pub use normalizers::{NormalizeStage, Normalizer};
 pub use pipeline::{EncodeStage, Literal, Pipeline, PipelineBuilder, SpanStage, SpecialPolicy};
 pub use spanners::{Scanner, Spanner};
 pub use tables::MergeTables;
+pub use tokenizer::Tokenizer;

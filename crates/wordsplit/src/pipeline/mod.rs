@@ -203,13 +203,6 @@ impl Pipeline {
         })
     }
 
-    /// The ids of `text`, every special token allowed; a convenience for [`Pipeline::encode`].
-    pub fn encode_ordinary(&self, text: &str) -> Result<Vec<u32>, Error> {
-        let mut out = Vec::with_capacity(text.len() / 3 + 4);
-        self.encode(text, &SpecialPolicy::AllowAll, &mut out)?;
-        Ok(out)
-    }
-
     /// Normalize, split and merge text that holds no literal token.
     fn encode_plain(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
         if text.is_empty() {
