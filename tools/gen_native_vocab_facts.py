@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "native" / "src" / "formats" / "named_table.rs"
+OUT = ROOT / "crates" / "wordsplit" / "src" / "formats" / "named_table.rs"
 sys.path.insert(0, str(ROOT / "src"))
 
 from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
