@@ -13,6 +13,7 @@ use wordsplit::{EncoderKind, Literal, MergeTables, NormalizeStage, Pipeline, Spe
 
 use crate::arrow::ArrowChunk;
 use crate::batch::TextArg;
+use crate::buffer::IdBuffer;
 use crate::errors::{py_repr, to_py, unknown_component, ws_error};
 use crate::ids::IdInts;
 use crate::stages::{PyEncoderStage, PyNormalizer, PySpanner, Shared};
@@ -210,6 +211,18 @@ impl PyPipeline {
         let text = Self::text(text, None)?;
         let ids = self.run(py, text.as_str(), &policy.inner)?;
         self.ints.list(py, &ids)
+    }
+
+    /// The ids of `text` under `policy` as an [`IdBuffer`]: no Python int per id, and no copy
+    /// when numpy wraps it.
+    fn encode_buffer(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        policy: &PyPolicy,
+    ) -> PyResult<IdBuffer> {
+        let text = Self::text(text, None)?;
+        Ok(IdBuffer::new(self.run(py, text.as_str(), &policy.inner)?))
     }
 
     /// The number of tokens of `text`, without building the list.

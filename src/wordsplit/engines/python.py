@@ -400,6 +400,10 @@ class PythonEngine:
         """Each text's ids, in order, on the calling thread."""
         return [self.encode(text, allowed, disallowed) for text in check_batch(texts)]
 
+    def encode_buffer(self, text, allowed, disallowed) -> array:
+        """The ids of ``text`` as a uint32 ``array`` (the native engine's buffer form)."""
+        return array("I", self.encode(text, allowed, disallowed))
+
     def encode_batch_flat(self, texts, allowed, disallowed, num_threads: Optional[int]):
         flat, offsets = array("I"), array("Q", [0])
         for ids in self.encode_batch(texts, allowed, disallowed, num_threads):
