@@ -12,6 +12,7 @@ use crate::tables::MergeTables;
 
 use super::backtrack_tables::{BacktrackTables, NONE};
 
+#[inline]
 pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     encode_with(t, t.backtrack(), piece, out)
 }
