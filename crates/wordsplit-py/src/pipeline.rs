@@ -159,7 +159,10 @@ impl PyPipeline {
                 flags,
             })
             .collect();
-        builder = builder.literals(literals).unk(unk);
+        builder = builder
+            .literals(literals)
+            .unk(unk)
+            .interrupt(Box::new(check_signals));
         if let Some(steps) = program {
             let program = HfProgram::new(&steps).map_err(|e| to_py(py, regex_unsupported(e)))?;
             builder = builder.program(program);
@@ -409,4 +412,12 @@ pub(crate) fn offset_pairs<'py>(
         last = Some((end, end_int));
     }
     PyList::new(py, pairs)
+}
+
+/// Ctrl-C during a long encode: CPython's signal handler only sets a flag, which a native
+/// call has to look at itself, so the pipeline calls this between blocks of pieces (about
+/// every millisecond of work); the KeyboardInterrupt (or a handler's exception) ends the
+/// encode as the error of the call.
+fn check_signals() -> Result<(), wordsplit::Error> {
+    Python::with_gil(|py| py.check_signals()).map_err(|e| wordsplit::Error::Foreign(Box::new(e)))
 }
