@@ -17,7 +17,7 @@ PACKAGE = ROOT / "src" / "wordsplit"
 
 
 def test_native_names_are_generated_from_the_python_table():
-    """native/src/names.rs is what tools/gen_native_names.py makes of wordsplit/native_names.py."""
+    """crates/wordsplit/src/names.rs is what tools/gen_native_names.py makes of wordsplit/native_names.py."""
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_native_names.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

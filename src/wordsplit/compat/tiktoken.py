@@ -225,12 +225,7 @@ class Encoding:
         >>> get_encoding("gpt2").encode_to_numpy("hello world").tolist()
         [31373, 995]
         """
-        import numpy as np
-
-        ids, _ = self._tokenizer.encode_batch_flat([text], **self._policy(text, allowed_special, disallowed_special))
-        array = np.frombuffer(ids, dtype=np.uint32)
-        array.flags.writeable = False  # tiktoken's array is a view of an immutable buffer
-        return array
+        return self._tokenizer.encode_to_numpy(text, **self._policy(text, allowed_special, disallowed_special))
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
         """Encode many texts with special tokens as plain text (on native threads).
