@@ -73,7 +73,7 @@ _SHARED: "weakref.WeakKeyDictionary[Vocab, MergeTables]" = weakref.WeakKeyDictio
 
 
 class BacktrackTables:
-    """The tables of GitHub's ``bpe`` crate (rust-gems, crates/bpe, byte_pair_encoding.rs).
+    """The tables of GitHub's ``bpe`` crate (github.com/github/rust-gems, its byte_pair_encoding.rs).
 
     ``split[t]`` is the pair of tokens whose merge makes ``t`` (``(t, t)`` for a token BPE
     never makes), ``pair_lookup[(a, b)]`` the token BPE makes from the adjacent pair, and

@@ -27,6 +27,8 @@ from .specials import AllowedSpecial, DisallowedSpecial, SpecialPolicy, resolve_
 from .vocab import Vocab
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .explain import Explanation
     from .offsets import TokenOffsets
     from .streaming import DecodeStream
@@ -231,7 +233,7 @@ class Tokenizer:
         *,
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
-    ) -> "numpy.ndarray":
+    ) -> "np.ndarray":
         """Encode ``text`` into a read-only numpy uint32 array (tiktoken's ``encode_to_numpy``).
 
         The same ids and special-token policy as :meth:`encode`, without a Python int per
@@ -260,7 +262,7 @@ class Tokenizer:
         num_threads: Optional[int] = None,
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
-    ) -> "tuple[numpy.ndarray, numpy.ndarray]":
+    ) -> "tuple[np.ndarray, np.ndarray]":
         """:meth:`encode_batch_flat` as numpy arrays: ``(ids, offsets)``, uint32 and uint64.
 
         The ids of text ``i`` are ``ids[offsets[i]:offsets[i + 1]]``; both arrays are views of
