@@ -204,3 +204,38 @@ def test_show_html_interrupted_leaves_no_partial_page(capsys, tmp_path, monkeypa
     monkeypatch.setattr(cli_views, "_write_page", interrupted_write, raising=True)
     assert run(capsys, "show", "hello world", "--html", str(out)) == (130, "", "wordsplit: interrupted\n")
     assert list(tmp_path.iterdir()) == []
+
+
+# -- TEXT, --file and stdin: a file name is never tokenized as text ---------------------------------
+
+@pytest.mark.parametrize("command", ["encode", "count", "explain", "show", "compare"])
+def test_text_that_names_a_file_is_refused(capsys, tmp_path, monkeypatch, command):
+    """`wordsplit count corpus.txt` meant the file: a TEXT naming an existing file is refused
+    with the way to say which, and --file reads it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.txt").write_text("hello world", encoding="utf-8")
+    code, out, err = run(capsys, command, "corpus.txt")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "is the name of a file" in err and "--file corpus.txt" in err
+
+
+def test_encode_and_count_read_a_file_or_stdin(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"hello world\r\n")
+    assert run(capsys, "encode", "--file", str(path)) == (0, "14990 1879 319\n", "")  # "\r\n" is one token, kept as stored
+    assert run(capsys, "count", "--file", str(path)) == (0, "3\n", "")
+    assert run(capsys, "count", "--file", "-", stdin="hello world", monkeypatch=monkeypatch) == (0, "2\n", "")
+    code, _, err = run(capsys, "count", "--file", str(path), "x")
+    assert code == 2 and "not both" in err
+    code, _, err = run(capsys, "encode", "--file", str(tmp_path / "missing.txt"))
+    assert code == 2 and "missing.txt" in err
+
+
+def test_invalid_utf8_in_an_argument_is_an_error(capsys):
+    """Bytes that are not UTF-8 reach sys.argv as lone surrogates (surrogateescape); they are an
+    error, as on stdin, not U+FFFD's ids."""
+    code, out, err = run(capsys, "encode", "ab\udcffcd")
+    assert code == 2 and out == "" and "not valid UTF-8 (byte 0xff at character 2)" in err
+    done = subprocess.run([sys.executable, "-m", "wordsplit", "count", b"ab\xffcd".decode("utf-8", "surrogateescape")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "not valid UTF-8" in done.stderr

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 
 from .. import TokenizerOptions, list_vocabs, load_vocab
@@ -23,10 +25,66 @@ def read_stdin() -> str:
         raise WordsplitError(f"stdin is not valid UTF-8 ({exc}); convert it first, e.g. with iconv") from None
 
 
+def read_file(path: str) -> str:
+    """The file at ``path`` as UTF-8, exactly as stored (``"-"``: stdin)."""
+    if path == "-":
+        return read_stdin()
+    try:
+        # newline="": keep \r\n as it is; the tokens of "\r\n" and "\n" differ.
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read()
+    except UnicodeDecodeError as exc:
+        raise WordsplitError(f"{path} is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise WordsplitError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def checked_text(text: str) -> str:
+    """TEXT from the command line, refused when it is not UTF-8 or names an existing file.
+
+    Python hands bytes that are not UTF-8 over as lone surrogates (``"\\udcff"`` for 0xff);
+    encoding them would give U+FFFD's ids, not the bytes', so they are an error, as on stdin.
+    A TEXT that names a file is ambiguous (``wordsplit count notes.txt`` meant the file):
+    ``--file`` says which.
+
+    >>> checked_text("hello")
+    'hello'
+    >>> checked_text("ab\\udcffcd")
+    Traceback (most recent call last):
+    ...
+    wordsplit.errors.WordsplitError: TEXT is not valid UTF-8 (byte 0xff at character 2); convert it first, e.g. with iconv
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = ord(text[exc.start])
+        byte = f"byte 0x{bad - 0xDC00:02x}" if 0xDC80 <= bad <= 0xDCFF else f"lone surrogate U+{bad:04X}"
+        raise WordsplitError(f"TEXT is not valid UTF-8 ({byte} at character {exc.start}); "
+                             "convert it first, e.g. with iconv") from None
+    if "\n" not in text and _is_file(text):
+        raise WordsplitError(
+            f"TEXT {text!r} is the name of a file; to tokenize the file, use --file {shlex.quote(text)}; "
+            f"to tokenize these characters, send them on stdin (printf %s {shlex.quote(text)} | wordsplit ...)"
+        )
+    return text
+
+
+def _is_file(text: str) -> bool:
+    try:
+        return os.path.isfile(text)
+    except (OSError, ValueError):  # a name too long, a NUL: not a file
+        return False
+
+
 def _text(args: argparse.Namespace) -> str:
-    """The TEXT argument, or all of stdin when it is absent."""
+    """TEXT, the --file's content (``-``: stdin), or all of stdin when neither is given."""
+    path = getattr(args, "file", None)
+    if path is not None:
+        if args.text is not None:
+            raise WordsplitError("give the text either as TEXT or with --file, not both")
+        return read_file(path)
     if args.text is not None:
-        return args.text
+        return checked_text(args.text)
     return read_stdin()
 
 
@@ -82,8 +140,10 @@ def add_vocab_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def add_text_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """TEXT (or stdin) and the --special policy."""
-    p.add_argument("text", nargs="?", help="the text (default: read stdin)")
+    """TEXT, --file F (or stdin) and the --special policy."""
+    p.add_argument("text", nargs="?", help="the text (default: read stdin); a TEXT that names an existing "
+                                          "file is refused: use --file")
+    p.add_argument("--file", metavar="F", help="read the text from file F (UTF-8; '-': stdin) instead of TEXT")
     p.add_argument("--special", choices=["raise", "allow", "text"], default="raise",
                    help="special-token literals in the text: raise an error (default), "
                         "allow them as special tokens, or encode them as plain text")
@@ -95,7 +155,7 @@ def register(sub) -> None:
         "encode", help="print the token ids of TEXT", epilog='example: wordsplit encode "hello world"')))
     p.set_defaults(func=cmd_encode)
     p = add_text_options(add_vocab_options(sub.add_parser(
-        "count", help="print the number of tokens of TEXT", epilog="example: wordsplit count < file.txt")))
+        "count", help="print the number of tokens of TEXT", epilog="examples:\n  wordsplit count --file notes.txt\n  wordsplit count < notes.txt", formatter_class=argparse.RawDescriptionHelpFormatter)))
     p.set_defaults(func=cmd_count)
     p = add_vocab_options(sub.add_parser("decode", help="print the text of token ids",
                                          epilog="example: wordsplit decode 14990 1879"))
