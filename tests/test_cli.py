@@ -42,6 +42,7 @@ def test_decode_and_count(capsys, monkeypatch):
 def test_special_policy_flags(capsys):
     code, out, err = run(capsys, "encode", "<|im_end|>")
     assert code == 2 and out == "" and "--special allow" in err and err.count("\n") == 1
+    assert "allowed_special" not in err  # the command line's words only, not Python's too
     assert run(capsys, "encode", "--special", "allow", "<|im_end|>")[1] == "151645\n"
     assert run(capsys, "encode", "--special", "text", "<|im_end|>")[1] != "151645\n"
 
@@ -239,3 +240,10 @@ def test_invalid_utf8_in_an_argument_is_an_error(capsys):
     done = subprocess.run([sys.executable, "-m", "wordsplit", "count", b"ab\xffcd".decode("utf-8", "surrogateescape")],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "not valid UTF-8" in done.stderr
+
+
+def test_decode_help_lists_only_the_options_that_apply(capsys):
+    with pytest.raises(SystemExit):
+        main(["decode", "--help"])
+    out = capsys.readouterr().out
+    assert "--vocab" in out and not any(o in out for o in ("--spanner", "--encoder", "--backend", "--special"))

@@ -326,3 +326,16 @@ def test_invalid_utf8_names_the_file_and_line(tmp_path, name):
     path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
     with pytest.raises(TrainingInputError, match=rf"{name}:3: not UTF-8 text \(byte 0xe9 at byte 14 of the line"):
         train([path], vocab_size=300)
+
+
+def test_jsonl_field_error_gives_the_python_fix_and_the_command_line_its_own(tmp_path, capsys):
+    from wordsplit.cli import main
+
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"body": "x"}\n')
+    with pytest.raises(TrainingInputError) as info:
+        train([path], vocab_size=300)
+    assert "pass field=" in str(info.value) and "--field" not in str(info.value)
+    assert main(["train", str(path), "--vocab-size", "300", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "--field names another one" in err and "field=" not in err

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 from typing import Iterable, Literal, Optional, Sequence
 
 from ..errors import OptionTypeError
+from . import plural
 from ..specials import AllowedSpecial, DisallowedSpecial
 
 __all__ = [
@@ -89,12 +90,8 @@ class Summary:
 
     def __str__(self) -> str:
         ratio = "" if self.bytes_per_token is None else f", {self.bytes_per_token:.2f} bytes/token"
-        return f"{_plural(self.tokens, 'token')}, {_plural(self.characters, 'character')}, " \
-               f"{_plural(self.bytes, 'byte')}{ratio}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+        return f"{plural(self.tokens, 'token')}, {plural(self.characters, 'character')}, " \
+               f"{plural(self.bytes, 'byte')}{ratio}"
 
 
 def _utf8_len(text: str) -> int:
@@ -431,5 +428,5 @@ def render_compare(rows: Sequence[CompareRow], *, color: Optional[bool] = None, 
     console = _console(color)
     console.print(table)
     if rows:
-        console.print(f"text: {_plural(rows[0].characters, 'character')}, {_plural(rows[0].bytes, 'byte')}", end="")
+        console.print(f"text: {plural(rows[0].characters, 'character')}, {plural(rows[0].bytes, 'byte')}", end="")
     return "\n".join(line.rstrip() for line in console.file.getvalue().rstrip("\n").split("\n"))

@@ -115,7 +115,8 @@ def cmd_decode(args: argparse.Namespace) -> None:
         ids = [int(x) for x in raw]
     except ValueError as exc:
         raise WordsplitError(f"token ids must be integers: {exc}") from None
-    sys.stdout.write(_tokenizer(args).decode(ids))
+    # Decoding looks ids up in the vocabulary: no spanner, encoder or backend takes part.
+    sys.stdout.write(TokenizerOptions().build(load_vocab(args.vocab)).decode(ids))
     sys.stdout.write("\n")
 
 
@@ -127,12 +128,18 @@ def cmd_vocabs(args: argparse.Namespace) -> None:
               f"normalizer={vocab.normalizer}{alias}")
 
 
+def add_vocab_option(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """--vocab alone: for the subcommands that look ids up without tokenizing (decode, explain)."""
+    p.add_argument("--vocab", default=DEFAULT_VOCAB, help=f"a registered name or a vocab file (default: {DEFAULT_VOCAB})")
+    return p
+
+
 def add_vocab_options(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """--vocab, --spanner, --encoder, --backend: shared by every subcommand that tokenizes.
 
     Any registered name is accepted, plug-ins' included (they are checked when the tokenizer is
     built, and an unknown one lists the known ones)."""
-    p.add_argument("--vocab", default=DEFAULT_VOCAB, help=f"a registered name or a vocab file (default: {DEFAULT_VOCAB})")
+    add_vocab_option(p)
     p.add_argument("--spanner", default="auto", help="spanner (pre-tokenizer) name (default: auto)")
     p.add_argument("--encoder", default="auto", help="encoder strategy (default: auto)")
     p.add_argument("--backend", default="auto", help="auto, native or python (default: auto)")
@@ -155,10 +162,11 @@ def register(sub) -> None:
         "encode", help="print the token ids of TEXT", epilog='example: wordsplit encode "hello world"')))
     p.set_defaults(func=cmd_encode)
     p = add_text_options(add_vocab_options(sub.add_parser(
-        "count", help="print the number of tokens of TEXT", epilog="examples:\n  wordsplit count --file notes.txt\n  wordsplit count < notes.txt", formatter_class=argparse.RawDescriptionHelpFormatter)))
+        "count", help="print the number of tokens of TEXT", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  wordsplit count --file notes.txt\n  wordsplit count < notes.txt")))
     p.set_defaults(func=cmd_count)
-    p = add_vocab_options(sub.add_parser("decode", help="print the text of token ids",
-                                         epilog="example: wordsplit decode 14990 1879"))
+    p = sub.add_parser("decode", help="print the text of token ids", epilog="example: wordsplit decode 14990 1879")
+    add_vocab_option(p)
     p.add_argument("ids", nargs="*", help="token ids (default: read whitespace-separated ids from stdin)")
     p.set_defaults(func=cmd_decode)
     p = sub.add_parser("vocabs", help="list the registered vocabularies", epilog="example: wordsplit vocabs")

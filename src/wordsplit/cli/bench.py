@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from typing import Optional, Sequence, Union
 
 from .. import TokenizerOptions, load_vocab
+from ..apps import plural
 from ..encoders import ENCODERS
 from ..errors import WordsplitError
 from .basic import DEFAULT_VOCAB
@@ -225,7 +226,8 @@ def render_bench(rows: Sequence[BenchRow], *, vocab: str, total_bytes: Optional[
         cut = f" (the first {sample:,} of {total_bytes:,})" if total_bytes > sample else ""
     tokens = rows[0].tokens if rows else 0
     how = "one document per line, batched" if lines else "one text"
-    console.print(f"{vocab}: {sample:,} bytes{cut}, {tokens:,} tokens as {how}; median of {repeat} runs")
+    console.print(f"{vocab}: {plural(sample, 'byte')}{cut}, {plural(tokens, 'token')} as {how}; "
+                  f"median of {plural(repeat, 'run')}")
     return "\n".join(line.rstrip() for line in console.file.getvalue().rstrip("\n").split("\n"))
 
 

@@ -22,7 +22,7 @@ import sys
 
 from .. import TokenizerOptions, load_vocab
 from ..errors import WordsplitError
-from .basic import DEFAULT_VOCAB, _special_policy, _text, _tokenizer, add_text_options, add_vocab_options
+from .basic import _special_policy, _text, _tokenizer, add_text_options, add_vocab_option, add_vocab_options
 
 DEFAULT_COMPARE_VOCABS = "qwen3,cl100k_base,o200k_base"
 
@@ -120,8 +120,7 @@ def register(sub) -> None:
         epilog='examples:\n  wordsplit explain hello\n  wordsplit explain --vocab cl100k_base " erence"\n'
                "  echo -n 'hi<|im_end|>' | wordsplit explain --special allow --json",
     )
-    p.add_argument("--vocab", default=DEFAULT_VOCAB,
-                   help=f"a registered name or a vocab file (default: {DEFAULT_VOCAB})")
+    add_vocab_option(p)
     _add_input_options(p, "print the trace as JSON (bytes as hex)").set_defaults(func=cmd_explain)
 
     p = add_vocab_options(sub.add_parser(

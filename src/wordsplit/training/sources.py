@@ -30,7 +30,7 @@ import random
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Union
 
-from ..errors import TrainingInputError
+from ..errors import TrainingInputError, advised
 
 Source = Union[Iterable[str], "os.PathLike[str]", Iterable["os.PathLike[str]"]]
 
@@ -84,10 +84,8 @@ def iter_file(path: Union[str, os.PathLike], *, field: Optional[str] = None,
                     raise TrainingInputError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
                 text = record.get(field) if isinstance(record, dict) else None
                 if not isinstance(text, str):
-                    raise TrainingInputError(
-                        f"{path}:{lineno}: expected an object with a string {field!r} field; "
-                        "pass field=... (--field on the command line) to name another one"
-                    )
+                    raise advised(TrainingInputError, f"{path}:{lineno}: expected an object with a string {field!r} field",
+                                  python="pass field=... to name another one", cli="--field names another one")
                 yield text
         except UnicodeDecodeError:
             raise TrainingInputError(_not_utf8(path)) from None
