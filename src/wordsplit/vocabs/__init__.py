@@ -357,8 +357,28 @@ def load_vocab(
     known = list_vocabs()
     raise UnknownVocabError(
         f"unknown vocabulary {key!r}: not a registered name nor an existing file. "
-        f"Known names: {', '.join(known)}.{closest(key, known)}"
+        f"Known names: {', '.join(known)}.{_suggestion(key, known)}"
     )
+
+
+def _suggestion(key: str, known: list[str]) -> str:
+    """What ``key`` probably meant: the vocabulary of an OpenAI model's name, a HuggingFace
+    repository for ``ORG/REPO``, else the closest known name.
+
+    >>> _suggestion("gpt-4o", list_vocabs())
+    " Did you mean 'o200k_base'? (the vocabulary of the model 'gpt-4o')"
+    >>> _suggestion("Qwen/Qwen3-8B", list_vocabs())
+    " Did you mean 'hf:Qwen/Qwen3-8B'? (a HuggingFace repository is named with hf:)"
+    """
+    from .models import model_encoding
+
+    encoding = model_encoding(key)
+    if encoding is not None and encoding in known:
+        return f" Did you mean {encoding!r}? (the vocabulary of the model {key!r})"
+    org, slash, repo = key.partition("/")
+    if slash and org and repo and "/" not in repo and not key.startswith((".", "~")) and ":" not in key:
+        return f" Did you mean {HF_PREFIX + key!r}? (a HuggingFace repository is named with {HF_PREFIX})"
+    return closest(key, known)
 
 
 def download_vocab(
