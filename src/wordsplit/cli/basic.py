@@ -88,8 +88,26 @@ def _text(args: argparse.Namespace) -> str:
     return read_stdin()
 
 
+def load_vocab_arg(args: argparse.Namespace):
+    """The vocabulary of --vocab, with --pattern for a rank file that carries no split pattern
+    (a .tiktoken or tokenizer.model wordsplit does not recognize)."""
+    if args.pattern is None:
+        return load_vocab(args.vocab)
+    from ..training import resolve_pattern
+
+    if args.vocab in list_vocabs() or args.vocab.startswith("hf:"):
+        raise WordsplitError(f"--pattern applies to rank files (.tiktoken, tokenizer.model) given by path, "
+                             f"not to {args.vocab!r}, which has its own")
+    try:
+        return load_vocab(args.vocab, pattern=resolve_pattern(args.pattern)[0])
+    except TypeError:  # a file that carries its own pattern (tokenizer.json, GGUF...)
+        raise WordsplitError(f"--pattern applies to rank files (.tiktoken, tokenizer.model), not to {args.vocab}, "
+                             "which has its own pattern") from None
+
+
 def _tokenizer(args: argparse.Namespace):
-    return TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend).build(load_vocab(args.vocab))
+    options = TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend)
+    return options.build(load_vocab_arg(args))
 
 
 def _special_policy(args: argparse.Namespace) -> dict:
@@ -116,7 +134,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
     except ValueError as exc:
         raise WordsplitError(f"token ids must be integers: {exc}") from None
     # Decoding looks ids up in the vocabulary: no spanner, encoder or backend takes part.
-    sys.stdout.write(TokenizerOptions().build(load_vocab(args.vocab)).decode(ids))
+    sys.stdout.write(TokenizerOptions().build(load_vocab_arg(args)).decode(ids))
     sys.stdout.write("\n")
 
 
@@ -129,8 +147,13 @@ def cmd_vocabs(args: argparse.Namespace) -> None:
 
 
 def add_vocab_option(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """--vocab alone: for the subcommands that look ids up without tokenizing (decode, explain)."""
-    p.add_argument("--vocab", default=DEFAULT_VOCAB, help=f"a registered name or a vocab file (default: {DEFAULT_VOCAB})")
+    """--vocab and its --pattern: for every subcommand, and alone for those that choose no
+    components (decode, explain)."""
+    p.add_argument("--vocab", default=DEFAULT_VOCAB,
+                   help=f"a registered name, a vocab file, or a directory holding one (default: {DEFAULT_VOCAB})")
+    p.add_argument("--pattern", default=None,
+                   help="for a rank file (.tiktoken, tokenizer.model) wordsplit does not recognize: its split "
+                        "pattern, as a registered vocabulary's name (cl100k_base...) or a regex")
     return p
 
 

@@ -21,7 +21,7 @@ import sys
 from .. import TokenizerOptions, load_vocab
 from ..apps.encode_file import DEFAULT_CHUNK_BYTES, encode_file
 from ..errors import WordsplitError
-from .basic import add_vocab_options
+from .basic import add_vocab_options, load_vocab_arg
 
 # Input names read as JSONL (with --field text) when --field is not given.
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -95,7 +95,7 @@ def cmd_encode_file(args: argparse.Namespace) -> None:
     source = sys.stdin.buffer if args.input == "-" else args.input
     bar = _progress_bar(args.quiet)
     try:
-        tok = TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend).build(load_vocab(args.vocab))
+        tok = TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend).build(load_vocab_arg(args))
         options = dict(field=field, separator=separator, eos=args.eos, chunk_bytes=args.chunk_size,
                        num_threads=args.threads, **SPECIAL_POLICIES[args.special])
         if bar is None:

@@ -22,7 +22,7 @@ import sys
 
 from .. import TokenizerOptions, load_vocab
 from ..errors import WordsplitError
-from .basic import _special_policy, _text, _tokenizer, add_text_options, add_vocab_option, add_vocab_options
+from .basic import _special_policy, _text, _tokenizer, add_text_options, add_vocab_option, add_vocab_options, load_vocab_arg
 
 DEFAULT_COMPARE_VOCABS = "qwen3,cl100k_base,o200k_base"
 
@@ -49,7 +49,7 @@ def cmd_explain(args: argparse.Namespace) -> None:
     from ..apps.explain import explain, format_explanation
 
     # explain traces the Python engine with these components: no native tables are needed.
-    tok = TokenizerOptions(backend="python").build(load_vocab(args.vocab))
+    tok = TokenizerOptions(backend="python").build(load_vocab_arg(args))
     expl = explain(tok, _text(args), **_special_policy(args))
     if args.json:
         _print_json(expl.to_dict())
