@@ -250,3 +250,35 @@ def test_decode_help_lists_only_the_options_that_apply(capsys):
         main(["decode", "--help"])
     out = capsys.readouterr().out
     assert "--vocab" in out and not any(o in out for o in ("--spanner", "--encoder", "--backend", "--special"))
+
+
+def test_the_command_works_without_rich(tmp_path):
+    """rich is an extra (wordsplit[cli]): without it the commands print plainer, the same
+    tables and the progress as a line that rewrites itself."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hug hug pug\npun bun hugs\n" * 20, encoding="utf-8")
+    script = (
+        "import sys; sys.modules['rich'] = None  # `import rich` raises ImportError\n"
+        "from wordsplit.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+
+    def run(*argv):
+        done = subprocess.run([sys.executable, "-c", script, *map(str, argv)], capture_output=True, text=True,
+                              cwd=tmp_path)
+        return done.returncode, done.stdout, done.stderr
+
+    assert run("encode", "hello world") == (0, "14990 1879\n", "")
+    assert run("show", "--color", "always", "hello world") == (
+        0, "hello| world\n2 tokens, 11 characters, 11 bytes, 5.50 bytes/token\n", "")
+    code, out, _ = run("compare", "--vocab", "qwen3,gpt2", "hello world")
+    assert (code, out.splitlines()[:2]) == (0, ["vocab  n_vocab  tokens  bytes/token  vs qwen3",
+                                                 "qwen3  151,669       2         5.50     1.00x"])
+    code, out, _ = run("bench", corpus, "--repeat", "1", "--encoder", "auto", "--spanner", "auto")
+    assert code == 0 and out.splitlines()[0].split()[:3] == ["backend", "spanner", "encoder"]
+    code, out, err = run("train", corpus, "--vocab-size", "262", "--out", tmp_path / "tok", "--progress")
+    assert code == 0 and out.startswith("trained 262 tokens")
+    assert "counting words: " in err and "learning merges: " in err and err.endswith("\n")
+    assert "rich" not in subprocess.run([sys.executable, "-c", "import wordsplit.cli, wordsplit, sys; "
+                                         "print(sorted(m for m in sys.modules if m.startswith('rich')))"],
+                                        capture_output=True, text=True).stdout.strip("[]\n")

@@ -35,16 +35,15 @@ def parse_count(text: str) -> int:
 
 
 def _progress_bar(quiet: bool):
-    """A rich progress bar on stderr, or None when stderr is not a terminal."""
+    """A progress bar on stderr, or None when stderr is not a terminal."""
     if quiet or not sys.stderr.isatty():
         return None
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn
+    from ..terminal import progress_bars
 
-    return Progress(TextColumn("encoding"), BarColumn(),
-                    TextColumn("{task.fields[docs]:,} docs {task.fields[tokens]:,} tokens "
-                               "{task.fields[speed]:.1f} MB/s ETA {task.fields[eta]}"),
-                    console=Console(stderr=True), transient=True)
+    return progress_bars(lambda rp: [
+        rp.TextColumn("encoding"), rp.BarColumn(),
+        rp.TextColumn("{task.fields[docs]:,} docs {task.fields[tokens]:,} tokens {task.fields[speed]:.1f} MB/s "
+                      "ETA {task.fields[eta]}")], transient=True)
 
 
 def _eta(seconds) -> str:

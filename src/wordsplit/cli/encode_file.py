@@ -74,15 +74,13 @@ def parse_escapes(text: str) -> str:
 
 
 def _progress_bar(quiet: bool):
-    """A rich progress bar on stderr (bytes done, MB/s, ETA), or None when stderr is not a terminal."""
+    """A progress bar on stderr (bytes done, MB/s, ETA), or None when stderr is not a terminal."""
     if quiet or not sys.stderr.isatty():
         return None
-    from rich.console import Console
-    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                               TransferSpeedColumn)
+    from ..terminal import progress_bars
 
-    return Progress(TextColumn("encoding"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                    TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+    return progress_bars(lambda rp: [rp.TextColumn("encoding"), rp.BarColumn(), rp.DownloadColumn(),
+                                     rp.TransferSpeedColumn(), rp.TimeRemainingColumn()], transient=True)
 
 
 def cmd_encode_file(args: argparse.Namespace) -> None:
