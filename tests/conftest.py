@@ -58,7 +58,7 @@ SESSION_CACHES: list = []
 def free_caches() -> None:
     """Let go of what the test modules, the session fixtures and wordsplit keep for the rest of
     the process: tokenizers and oracles cached by the tests (``functools`` caches in every
-    module of tests/), the vocabularies and encodings wordsplit loaded once per process, the
+    module under tests/), the vocabularies and encodings wordsplit loaded once per process, the
     regex spanner's scan cache; then hand the freed memory back to the system. Run after each
     test module, so the suite's peak is that of its largest module, not the sum of them all;
     what a later module needs is loaded again (from the disk cache: milliseconds)."""
@@ -68,7 +68,7 @@ def free_caches() -> None:
 
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if path and Path(path).parent == TESTS:
+        if path and Path(path).is_relative_to(TESTS):  # tests/ and its helpers (tests/fuzz/...)
             for value in list(vars(module).values()):
                 if callable(getattr(value, "cache_clear", None)):
                     value.cache_clear()
