@@ -361,6 +361,10 @@ def load_vocab(
     )
 
 
+# Names that are files that do not exist, not HuggingFace repositories.
+VOCAB_FILE_SUFFIXES = (".tiktoken", ".json", ".model", ".gguf", ".txt", ".bpe", ".gz")
+
+
 def _suggestion(key: str, known: list[str]) -> str:
     """What ``key`` probably meant: the vocabulary of an OpenAI model's name, a HuggingFace
     repository for ``ORG/REPO``, else the closest known name.
@@ -369,6 +373,8 @@ def _suggestion(key: str, known: list[str]) -> str:
     " Did you mean 'o200k_base'? (the vocabulary of the model 'gpt-4o')"
     >>> _suggestion("Qwen/Qwen3-8B", list_vocabs())
     " Did you mean 'hf:Qwen/Qwen3-8B'? (a HuggingFace repository is named with hf:)"
+    >>> _suggestion("tok/tokenizer.json", list_vocabs())
+    ''
     """
     from .models import model_encoding
 
@@ -376,7 +382,8 @@ def _suggestion(key: str, known: list[str]) -> str:
     if encoding is not None and encoding in known:
         return f" Did you mean {encoding!r}? (the vocabulary of the model {key!r})"
     org, slash, repo = key.partition("/")
-    if slash and org and repo and "/" not in repo and not key.startswith((".", "~")) and ":" not in key:
+    file_like = key.startswith((".", "~")) or ":" in key or key.lower().endswith(VOCAB_FILE_SUFFIXES)
+    if slash and org and repo and "/" not in repo and not file_like:
         return f" Did you mean {HF_PREFIX + key!r}? (a HuggingFace repository is named with {HF_PREFIX})"
     return closest(key, known)
 
