@@ -93,9 +93,11 @@ def test_os_errors_are_one_line(capsys, tmp_path, monkeypatch):
 
     from wordsplit.cli import basic
 
-    for exc, shown in [(PermissionError(13, "Permission denied", "a.txt", None, "b.txt"), "a.txt -> b.txt: Permission denied"),
-                       (OSError(28, "No space left on device"), "[Errno 28] No space left on device"),
-                       (IsADirectoryError(21, "Is a directory", "d/tokenizer.json"), "d/tokenizer.json: Is a directory")]:
+    for exc, shown in [
+        (PermissionError(13, "Permission denied", "a.txt", None, "b.txt"), "a.txt -> b.txt: Permission denied"),
+        (OSError(28, "No space left on device"), "[Errno 28] No space left on device"),
+        (IsADirectoryError(21, "Is a directory", "d/tokenizer.json"), "d/tokenizer.json: Is a directory"),
+    ]:
         def fail(args, exc=exc):
             raise exc
 

@@ -63,7 +63,8 @@ def read_megatron(prefix: Path) -> tuple[list[list[int]], str]:
     assert len(idx) == offset + lengths.nbytes + pointers.nbytes + doc_index.nbytes
     data = prefix.with_suffix(".bin").read_bytes()
     itemsize = np.dtype(dtype).itemsize
-    assert pointers.tolist() == np.concatenate([[0], np.cumsum(lengths.astype(np.int64))[:-1] * itemsize]).tolist()[:len(pointers)]
+    starts = np.concatenate([[0], np.cumsum(lengths.astype(np.int64))[:-1] * itemsize])
+    assert pointers.tolist() == starts.tolist()[:len(pointers)]
     assert len(data) == int(lengths.sum()) * itemsize
     docs = []
     for start, end in zip(doc_index[:-1], doc_index[1:]):
@@ -297,7 +298,8 @@ def test_expand_inputs_sorts_and_dedupes(inputs):
 
 def bad_jsonl(tmp_path: Path) -> Path:
     path = tmp_path / "bad.jsonl"
-    path.write_bytes(b'{"text": "ok"}\n{"text": 5}\n{"other": "x"}\nnot json\n{"text": "b\xff"}\n[1]\n{"text": "end"}\n')
+    path.write_bytes(b'{"text": "ok"}\n{"text": 5}\n{"other": "x"}\nnot json\n'
+                     b'{"text": "b\xff"}\n[1]\n{"text": "end"}\n')
     return path
 
 
@@ -328,7 +330,8 @@ def test_bad_documents_skipped_and_counted(tmp_path):
     summary = encode_dataset(path, tmp_path / "out", vocab="gpt2", format="npy", on_error="skip")
     assert (summary.documents, summary.skipped) == (2, 5)
     record = json.loads((tmp_path / "out" / "manifest.json").read_text())["inputs"][0]
-    assert record["skipped"] == 5 and record["first_skipped"].endswith("bad.jsonl:2: the field 'text' is int, not a string")
+    assert record["skipped"] == 5
+    assert record["first_skipped"].endswith("bad.jsonl:2: the field 'text' is int, not a string")
     tok = get_tokenizer("gpt2")
     assert read_npy(tmp_path / "out" / "00000-bad.npy") == [tok.encode("ok"), tok.encode("end")]
 
@@ -410,7 +413,8 @@ def test_directories_skip_hidden_and_underscore_names(tmp_path):
     for name in ("a.txt", ".hidden.txt", "_SUCCESS", "_metadata", ".git/x.txt", "_tmp/y.txt", "sub/b.jsonl"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
-    assert [Path(i.path).relative_to(tmp_path).as_posix() for i in expand_inputs([tmp_path])] == ["a.txt", "sub/b.jsonl"]
+    found = [Path(i.path).relative_to(tmp_path).as_posix() for i in expand_inputs([tmp_path])]
+    assert found == ["a.txt", "sub/b.jsonl"]
 
 
 def test_missing_optional_dependencies_say_what_to_install(inputs, tmp_path, monkeypatch):
@@ -421,7 +425,8 @@ def test_missing_optional_dependencies_say_what_to_install(inputs, tmp_path, mon
     with pytest.raises(WordsplitError, match=r"pip install 'wordsplit\[ray\]'"):
         encode_dataset(root / "c.txt", tmp_path / "r", vocab="gpt2", format="npy", engine="ray")
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(DatasetInputError, match=r"a\.parquet: reading Parquet needs pyarrow: pip install 'wordsplit\[parquet\]'"):
+    needs = r"a\.parquet: reading Parquet needs pyarrow: pip install 'wordsplit\[parquet\]'"
+    with pytest.raises(DatasetInputError, match=needs):
         encode_dataset(root / "a.parquet", tmp_path / "p", vocab="gpt2", format="npy")
 
 

@@ -41,7 +41,8 @@ def test_ray_writes_the_local_engines_bytes(inputs, local_ray, tmp_path):
     remote = encode_dataset(inputs / "d.jsonl", tmp_path / "ray", engine="ray", workers=2, **options,
                             progress=lambda s: seen.append((s.documents, s.tokens)))
     assert snapshot(tmp_path / "ray") == snapshot(tmp_path / "local")
-    assert (remote.documents, remote.tokens, remote.shards) == (local.documents, local.tokens, local.shards) != (0, 0, 0)
+    counts = (local.documents, local.tokens, local.shards)
+    assert (remote.documents, remote.tokens, remote.shards) == counts != (0, 0, 0)
     assert seen[-1] == (local.documents, local.tokens)
 
 

@@ -24,8 +24,9 @@ from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
 from wordsplit.formats.hf import DIGIT_CLASS, punctuation_class, read_hf_tokenizer_json
-from wordsplit.normalizers import NORMALIZER_PREFIX
-from wordsplit.spanners.hf_split import hf_split, is_split_program
+from wordsplit.normalizer_programs import NORMALIZER_PREFIX
+from wordsplit.spanners.hf_split import hf_split
+from wordsplit.split_programs import is_split_program
 from wordsplit.spanners.regex import translate_pattern
 
 BACKENDS = ("python", "native")
@@ -169,7 +170,7 @@ def test_native_regex_sequence_equals_the_python_spanner(text):
 def _sequence_tokenizers():
     from wordsplit import Vocab
     from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
-    from wordsplit.spanners.hf_split import split_program
+    from wordsplit.split_programs import split_program
 
     pairs = []
     for patterns in ([DIGIT_CLASS, GPT2_ORIGINAL_PATTERN], [punctuation_class(), DIGIT_CLASS]):

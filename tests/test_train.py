@@ -129,7 +129,8 @@ def test_files_text_jsonl_gzip_equal_hf_on_the_same_documents(tmp_path, backend)
     tok = hf_tokenizer(oracle_pattern("cl100k_base"))
     tok.train([str(text_file)], hf_trainer(800))
     model = json.loads(tok.to_str())["model"]
-    assert hf_train(lines, oracle_pattern("cl100k_base"), vocab_size=800) == (model["vocab"], [tuple(m) for m in model["merges"]])
+    expected = (model["vocab"], [tuple(m) for m in model["merges"]])
+    assert hf_train(lines, oracle_pattern("cl100k_base"), vocab_size=800) == expected
     vocab = train([text_file, jsonl], vocab_size=800, field="body", backend=backend)
     assert ours(vocab) == expected
 

@@ -1,7 +1,8 @@
 """wordsplit: exact byte-level BPE token ids for Qwen3 and OpenAI vocabularies, and back.
 
-The public API is what this module exports: loading vocabularies, building tokenizers, the
-errors, and the registries that plug-ins extend (``register_spanner``, ``register_encoder``,
+The public API is what this module exports: loading vocabularies, building tokenizers,
+``WordsplitError`` (the base of every error; the classes are in :mod:`wordsplit.errors`), and
+the registries that plug-ins extend (``register_spanner``, ``register_encoder``,
 ``register_normalizer``, ``register_loader``, ``register_vocab``; see docs/plugins.md).
 
 >>> from wordsplit import load_vocab, TokenizerOptions
@@ -14,32 +15,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .encoders import register_encoder
-from .errors import (
-    BackendUnavailableError,
-    CacheError,
-    ChatTemplateError,
-    DatasetInputError,
-    ComponentError,
-    DecodeInputError,
-    DisallowedSpecialError,
-    DownloadError,
-    DuplicateNameError,
-    EncodeInputError,
-    EncodedFileError,
-    HashMismatchError,
-    MissingDependencyError,
-    OfflineError,
-    OptionTypeError,
-    OptionValueError,
-    PluginError,
-    TrainingInputError,
-    UnknownComponentError,
-    UnknownTokenError,
-    UnknownVocabError,
-    UnsupportedTokenizerError,
-    VocabFormatError,
-    WordsplitError,
-)
+from .errors import WordsplitError
 from .formats import register_loader
 from .normalizers import register_normalizer
 from .options import TokenizerOptions
@@ -77,33 +53,10 @@ def get_tokenizer(name, **options) -> Tokenizer:
 
 
 __all__ = [
-    "BackendUnavailableError",
-    "CacheError",
-    "ChatTemplateError",
-    "ComponentError",
-    "DatasetInputError",
-    "DecodeInputError",
-    "DisallowedSpecialError",
-    "DownloadError",
-    "DuplicateNameError",
-    "EncodeInputError",
-    "EncodedFileError",
-    "HashMismatchError",
     "MergeTables",
-    "MissingDependencyError",
-    "OfflineError",
-    "OptionTypeError",
-    "OptionValueError",
-    "PluginError",
     "Tokenizer",
     "TokenizerOptions",
-    "TrainingInputError",
-    "UnknownComponentError",
-    "UnknownTokenError",
-    "UnknownVocabError",
-    "UnsupportedTokenizerError",
     "Vocab",
-    "VocabFormatError",
     "WordsplitError",
     "get_tokenizer",
     "list_vocabs",

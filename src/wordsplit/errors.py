@@ -13,6 +13,37 @@ from __future__ import annotations
 
 from typing import Iterable
 
+__all__ = [
+    "BackendUnavailableError",
+    "CacheError",
+    "ChatTemplateError",
+    "CompatAssertionError",
+    "ComponentError",
+    "DatasetInputError",
+    "DecodeInputError",
+    "DisallowedSpecialError",
+    "DownloadError",
+    "DuplicateNameError",
+    "EncodeInputError",
+    "EncodedFileError",
+    "HashMismatchError",
+    "MissingDependencyError",
+    "OfflineError",
+    "OptionTypeError",
+    "OptionValueError",
+    "PluginError",
+    "TrainingInputError",
+    "UnknownComponentError",
+    "UnknownEncodingError",
+    "UnknownModelError",
+    "UnknownNameError",
+    "UnknownTokenError",
+    "UnknownVocabError",
+    "UnsupportedTokenizerError",
+    "VocabFormatError",
+    "WordsplitError",
+]
+
 
 class WordsplitError(Exception):
     """Base class of every error raised by wordsplit."""

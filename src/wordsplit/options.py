@@ -5,10 +5,11 @@ implementation. They are a frozen, keyword-only dataclass: change one with
 ``dataclasses.replace(opts, encoder="backtrack")``.
 
 Defaults (defined once, here): ``spanner="auto"``, ``encoder="auto"``, ``backend="auto"``,
-``num_threads=None`` (all cores; at most ``MAX_THREADS`` = 256). ``"auto"`` picks the fastest correct implementation: the
-native core when the extension is built; the hand-written scanner registered for the
-vocabulary's exact pattern, else the ``regex`` spanner; natively, buffer-sweep for short
-pieces and backtrack for long ones, and ``heap-merge`` on the Python backend. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
+``num_threads=None`` (all cores; at most ``MAX_THREADS`` = 256). ``"auto"`` picks the fastest
+correct implementation: the native core when the extension is built; the hand-written scanner
+registered for the vocabulary's exact pattern, else the ``regex`` spanner; natively,
+buffer-sweep for short pieces and backtrack for long ones, and ``heap-merge`` on the Python
+backend. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
 
 >>> from wordsplit import load_vocab
 >>> TokenizerOptions(backend="python", encoder="backtrack").build(load_vocab("qwen3")).encode("hello")
@@ -24,7 +25,7 @@ from typing import Optional
 from .encoders import ENCODERS
 from .errors import BackendUnavailableError, unknown_name
 from .spanners import SPANNERS, spanner_for
-from .tokenizer import MAX_THREADS, Tokenizer, check_num_threads
+from .tokenizer import Tokenizer, check_num_threads
 from .vocab import Vocab, native_module
 
 DEFAULT_SPANNER = "auto"

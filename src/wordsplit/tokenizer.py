@@ -21,13 +21,13 @@ import importlib
 import operator
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
-from .engines.python import check_batch_ids, check_ids, token_id
+from .engines.arguments import check_batch_ids, check_ids, token_id
 from .errors import DecodeInputError, OptionTypeError, OptionValueError, UnknownTokenError
 from .specials import AllowedSpecial, DisallowedSpecial, SpecialPolicy, resolve_special_policy
 from .vocab import Vocab
 
 if TYPE_CHECKING:
-    from .apps.explain import Explanation
+    from .explain import Explanation
     from .offsets import TokenOffsets
     from .streaming import DecodeStream
     from .options import TokenizerOptions
@@ -303,7 +303,7 @@ class Tokenizer:
 
     def python_engine(self):
         """The Python engine with this tokenizer's components (this tokenizer's own engine on
-        the Python backend); :mod:`wordsplit.apps.explain` traces its runs."""
+        the Python backend); :mod:`wordsplit.explain` traces its runs."""
         if self._python_engine is None:
             from .engines.python import build_python_engine
             from .options import PYTHON_AUTO_ENCODER
@@ -319,13 +319,13 @@ class Tokenizer:
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
     ) -> "Explanation":
-        """The BPE trace of ``text``, pass by pass; see :func:`wordsplit.apps.explain.explain`.
+        """The BPE trace of ``text``, pass by pass; see :func:`wordsplit.explain.explain`.
 
         >>> from wordsplit import get_tokenizer
         >>> get_tokenizer("qwen3").explain("hello").ids
         [14990]
         """
-        from .apps.explain import explain  # imported here: wordsplit.apps.explain imports this module
+        from .explain import explain  # imported on first use: most programs never trace an encode
 
         return explain(self, text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
@@ -367,7 +367,9 @@ class Tokenizer:
         threads = self._threads(num_threads)
         return self._engine.decode_batch(check_batch_ids(batch), errors, threads)
 
-    def decode_stream(self, skip_special_tokens: bool = False, *, ids: Optional[Iterable[int]] = None) -> "DecodeStream":
+    def decode_stream(
+        self, skip_special_tokens: bool = False, *, ids: Optional[Iterable[int]] = None
+    ) -> "DecodeStream":
         """A :class:`~wordsplit.streaming.DecodeStream` for ids as a model generates them:
         ``step(id_or_ids)`` returns the text they complete (or None), holding back only an
         incomplete UTF-8 character; ``ids`` prefills it with ids already shown.

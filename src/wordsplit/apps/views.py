@@ -16,7 +16,7 @@ for ``\r``); the ids, bytes and JSON output stay exact. Characters, bytes and by
 token count the input text as given (before normalization).
 
 It does not: encode anything itself (it calls the tokenizer), explain merges (see
-:mod:`wordsplit.apps.explain`), or parse command lines (see :mod:`wordsplit.cli.views`). ``rich``
+:mod:`wordsplit.explain`), or parse command lines (see :mod:`wordsplit.cli.views`). ``rich``
 is imported only by the functions that draw with it, so importing this module is cheap.
 
 >>> from wordsplit import get_tokenizer
@@ -307,7 +307,8 @@ def _html_token_text(text: str, token_id: int) -> str:
     and an empty id marker that the "show ids" switch fills; it goes before the token's
     first trailing newline so that the id stays on the token's line."""
     def escape(part: str) -> str:
-        return html.escape(part.translate(_CONTROL_PICTURES)).replace("\n", '<span class="nl"></span>\n').replace("\t", '<span class="tab"></span>\t')
+        escaped = html.escape(part.translate(_CONTROL_PICTURES))
+        return escaped.replace("\n", '<span class="nl"></span>\n').replace("\t", '<span class="tab"></span>\t')
 
     marker = f'<span class="idm" data-id="{token_id}"></span>'
     body = text.rstrip("\n")

@@ -6,7 +6,7 @@
     wordsplit compare --file notes.txt --vocab qwen3,cl100k_base,o200k_base
 
 Each reads TEXT, ``--file F`` (UTF-8, read exactly as stored) or stdin, and prints JSON with
-``--json``. The rendering lives in :mod:`wordsplit.apps.explain` and :mod:`wordsplit.apps.views`;
+``--json``. The rendering lives in :mod:`wordsplit.explain` and :mod:`wordsplit.apps.views`;
 this module only parses arguments and reads and writes files. User errors (unreadable
 file, TEXT and --file together...) raise :class:`~wordsplit.errors.WordsplitError`, which
 the command line prints as one line.
@@ -46,7 +46,7 @@ def _print_json(data) -> None:
 
 
 def cmd_explain(args: argparse.Namespace) -> None:
-    from ..apps.explain import explain, format_explanation
+    from ..explain import explain, format_explanation
 
     # explain traces the Python engine with these components: no native tables are needed.
     tok = TokenizerOptions(backend="python").build(load_vocab_arg(args))

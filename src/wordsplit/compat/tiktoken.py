@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, AbstractSet, Collection, Literal, Sequence
 
 import regex
 
-from ..engines.python import disallowed_error, without_surrogates
+from ..engines.arguments import without_surrogates
 from ..errors import (
     CompatAssertionError,
     UnknownEncodingError,
@@ -44,6 +44,7 @@ from ..errors import (
     UnknownTokenError,
 )
 from ..options import TokenizerOptions
+from ..specials import disallowed_error
 from ..tokenizer import Tokenizer
 from ..vocab import Vocab
 from ..vocabs.models import MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING, model_encoding  # noqa: F401 (tiktoken names them here)

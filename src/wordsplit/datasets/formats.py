@@ -16,7 +16,7 @@ megatron   ``NAME.bin``, ``NAME.idx``            Megatron-LM's IndexedDataset (m
                                                  lengths, int64 byte pointers, int64 document
                                                  indices (``[0, 1, ...]``). One sequence per
                                                  document; an empty document has none (and no
-                                                 eos), as tools/preprocess_data.py writes.
+                                                 eos), as Megatron's tools/preprocess_data.py writes.
                                                  uint16 when ``n_vocab < 65500`` (Megatron's
                                                  ``DType.optimal_dtype``), else int32.
 nanogpt    ``NAME.bin``                          a flat array of ids, uint16 when ``n_vocab <=
@@ -78,8 +78,8 @@ DTYPES = {"uint16": ("H", 2, "<u2"), "uint32": ("I", 4, "<u4"), "int32": ("i", 4
 def humanize_metric(value: int, unit: str = "", precision: int = 3) -> str:
     """A count with an SI prefix, as ``humanize.metric`` writes it (datatrove's .ds.metadata).
 
-    >>> humanize_metric(0, "T"), humanize_metric(999, "T"), humanize_metric(1500, "T"), humanize_metric(123_000_000, "T")
-    ('0.00 T', '999 T', '1.50 kT', '123 MT')
+    >>> [humanize_metric(n, "T") for n in (0, 999, 1500, 123_000_000)]
+    ['0.00 T', '999 T', '1.50 kT', '123 MT']
     """
     exponent = int(math.floor(math.log10(abs(value)))) if value != 0 else 0
     scaled = value / 10 ** (exponent // 3 * 3)

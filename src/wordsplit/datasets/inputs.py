@@ -314,7 +314,9 @@ def _parquet_batches(item: InputFile, column: str, batcher: _Batcher) -> Iterato
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
     except ImportError:
-        raise DatasetInputError(f"{item.path}: reading Parquet needs pyarrow: pip install 'wordsplit[parquet]'") from None
+        raise DatasetInputError(
+            f"{item.path}: reading Parquet needs pyarrow: pip install 'wordsplit[parquet]'"
+        ) from None
     try:
         parquet = pq.ParquetFile(item.path)
     except (pa.ArrowInvalid, OSError) as exc:

@@ -452,13 +452,17 @@ class Manifest:
             with open(self.path, encoding="utf-8") as f:
                 old = json.load(f)
         except ValueError as exc:
-            raise DatasetInputError(f"{self.path} is not a wordsplit manifest ({exc}); delete it to start over") from None
+            raise DatasetInputError(
+                f"{self.path} is not a wordsplit manifest ({exc}); delete it to start over"
+            ) from None
         if not any(i.get("complete") for i in old.get("inputs", [])):
             return set()  # nothing finished: nothing to mix up, whatever the options were
         for key, value in self.header.items():
             if key != "wordsplit" and old.get(key) != value:
-                raise DatasetInputError(f"{self.path} was written with a different {key}: {old.get(key)!r}, now {value!r}; "
-                                     "choose another output directory, or delete it to start over")
+                raise DatasetInputError(
+                    f"{self.path} was written with a different {key}: {old.get(key)!r}, now {value!r}; "
+                    "choose another output directory, or delete it to start over"
+                )
         old_inputs = [{k: i.get(k) for k in ("path", "kind", "bytes", "sha256")} for i in old.get("inputs", [])]
         if old_inputs != [{k: i[k] for k in ("path", "kind", "bytes", "sha256")} for i in self.inputs]:
             raise DatasetInputError(f"{self.path} was written for other inputs (files added, removed or changed); "
@@ -668,7 +672,8 @@ def encode_dataset(
     document = manifest.document()
     totals = document["totals"]
     return DatasetSummary(
-        out_dir=os.fspath(out_dir), manifest=os.path.join(os.fspath(out_dir), MANIFEST), format=format, inputs=len(items), resumed=len(done),
+        out_dir=os.fspath(out_dir), manifest=os.path.join(os.fspath(out_dir), MANIFEST), format=format,
+        inputs=len(items), resumed=len(done),
         shards=totals["shards"], documents=totals["documents"], tokens=totals["tokens"], skipped=totals["skipped"],
         seconds=time.perf_counter() - started,
     )

@@ -28,13 +28,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..registry import Registry
+from ..protocols import EncoderClass
+from ..registry import ENCODERS
 from ..tables import BacktrackTables, MergeTables
 
-ENCODERS: Registry[type] = Registry("encoder")
 
-
-def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[type], type]:
+def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[EncoderClass], EncoderClass]:
     """Decorator: register an encoder class (``cls(tables)`` with ``encode_piece(piece) -> ids``).
 
     Raises:
@@ -43,11 +42,11 @@ def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[t
     return ENCODERS.register(name, aliases=aliases)
 
 
-def get_encoder(name: str) -> type:
+def get_encoder(name: str) -> EncoderClass:
     """The Python encoder class registered as ``name``; unknown names list the known ones."""
     return ENCODERS.get(name)
 
 
-from . import backtrack, buffer_sweep, heap_merge  # noqa: E402  (they register themselves)
+from . import backtrack, buffer_sweep, heap_merge  # noqa: E402, F401  (they register themselves)
 
 __all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "get_encoder", "register_encoder"]
