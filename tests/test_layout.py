@@ -89,7 +89,7 @@ LAYERS = {
     # the Tokenizer and what it hands out
     "tokenizer": ("tokenizer", "options", "streaming", "chat", "explain"),
     # programs built on the Tokenizer, and the public API that gathers everything
-    "apps": ("apps", "cli", "compat", "datasets", "training", "__main__", ""),
+    "apps": ("apps", "cli", "compat", "datasets", "training", "terminal", "__main__", ""),
 }
 RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}
 LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}

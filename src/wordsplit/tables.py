@@ -55,10 +55,11 @@ class MergeTables:
 
     @classmethod
     def of(cls, vocab: Vocab) -> "MergeTables":
-        """The tables of ``vocab``, built once per Vocab object and shared by its tokenizers."""
-        tables = _SHARED.get(vocab)
-        if tables is None:
-            tables = _SHARED[vocab] = cls(vocab)
+        """The tables of ``vocab``, built once per Vocab object and shared by its tokenizers
+        (made again once no tokenizer holds them)."""
+        tables = _SHARED.get(id(vocab))
+        if tables is None or tables.vocab is not vocab:
+            tables = _SHARED[id(vocab)] = cls(vocab)
         return tables
 
     @property
@@ -68,8 +69,11 @@ class MergeTables:
         return self._backtrack
 
 
-# The tables of each Vocab object, dropped with it.
-_SHARED: "weakref.WeakKeyDictionary[Vocab, MergeTables]" = weakref.WeakKeyDictionary()
+# The tables of each Vocab object (by id), while a tokenizer holds them. Weak values, not weak
+# keys: the tables hold their Vocab, so a weak-key entry's value would keep its key alive and
+# no Vocab would ever be freed. The id cannot be reused while the tables live, as they hold
+# the Vocab.
+_SHARED: "weakref.WeakValueDictionary[int, MergeTables]" = weakref.WeakValueDictionary()
 
 
 class BacktrackTables:
