@@ -228,7 +228,8 @@ def test_text_that_names_a_file_is_refused(capsys, tmp_path, monkeypatch, comman
 def test_encode_and_count_read_a_file_or_stdin(capsys, tmp_path, monkeypatch):
     path = tmp_path / "notes.txt"
     path.write_bytes(b"hello world\r\n")
-    assert run(capsys, "encode", "--file", str(path)) == (0, "14990 1879 319\n", "")  # "\r\n" is one token, kept as stored
+    # "\r\n" is one token, kept as stored
+    assert run(capsys, "encode", "--file", str(path)) == (0, "14990 1879 319\n", "")
     assert run(capsys, "count", "--file", str(path)) == (0, "3\n", "")
     assert run(capsys, "count", "--file", "-", stdin="hello world", monkeypatch=monkeypatch) == (0, "2\n", "")
     code, _, err = run(capsys, "count", "--file", str(path), "x")

@@ -318,7 +318,8 @@ def test_errors_give_the_fix_in_the_words_of_where_they_were_raised(tmp_path, ca
     with pytest.raises(DatasetInputError) as info:
         encode_dataset(path, tmp_path / "out", vocab="gpt2", format="npy")
     assert "pass on_error='skip'" in str(info.value) and "--on-error" not in str(info.value)
-    assert main(["encode-dataset", str(path), "--out", str(tmp_path / "cli"), "--vocab", "gpt2", "--format", "npy"]) == 2
+    argv = ["encode-dataset", str(path), "--out", str(tmp_path / "cli"), "--vocab", "gpt2", "--format", "npy"]
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert "--on-error skip leaves such documents out" in err and "on_error=" not in err
     with pytest.raises(OptionValueError, match="drop eos=True$"):

@@ -131,7 +131,8 @@ class EncodeFileSummary:
 
     def __str__(self) -> str:
         return (f"wrote {self.out_path}: {plural(self.documents, 'document')}, {plural(self.tokens, 'token')} "
-                f"({self.dtype}), {plural(self.bytes, 'byte')} in {self.seconds:.2f} s ({self.mb_per_s:.1f} MB/s); index {self.index_path}")
+                f"({self.dtype}), {plural(self.bytes, 'byte')} in {self.seconds:.2f} s ({self.mb_per_s:.1f} MB/s); "
+                f"index {self.index_path}")
 
 
 def id_dtype(n_vocab: int) -> str:

@@ -73,8 +73,11 @@ def disallowed_special_message(exc: DisallowedSpecialError) -> str:
     """The error in the command line's words.
 
     >>> from wordsplit.specials import disallowed_error
-    >>> disallowed_special_message(disallowed_error("<|im_end|>"))
-    "text contains the special token '<|im_end|>', which is disallowed; --special allow encodes it as a special token, --special text as plain text"
+    >>> message = disallowed_special_message(disallowed_error("<|im_end|>"))
+    >>> message.startswith("text contains the special token '<|im_end|>', which is disallowed; ")
+    True
+    >>> message.endswith("; --special allow encodes it as a special token, --special text as plain text")
+    True
     """
     what = str(exc).split(PYTHON_SPECIAL_ADVICE, 1)[0]
     return f"{what}; {CLI_SPECIAL_ADVICE}"

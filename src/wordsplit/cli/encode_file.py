@@ -18,7 +18,7 @@ import json
 import re
 import sys
 
-from .. import TokenizerOptions, load_vocab
+from .. import TokenizerOptions
 from ..apps.encode_file import DEFAULT_CHUNK_BYTES, encode_file
 from ..errors import WordsplitError
 from .basic import add_vocab_options, load_vocab_arg

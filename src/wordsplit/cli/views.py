@@ -20,9 +20,17 @@ import os
 import stat
 import sys
 
-from .. import TokenizerOptions, load_vocab
+from .. import TokenizerOptions
 from ..errors import WordsplitError
-from .basic import _special_policy, _text, _tokenizer, add_text_options, add_vocab_option, add_vocab_options, load_vocab_arg
+from .basic import (
+    _special_policy,
+    _text,
+    _tokenizer,
+    add_text_options,
+    add_vocab_option,
+    add_vocab_options,
+    load_vocab_arg,
+)
 
 DEFAULT_COMPARE_VOCABS = "qwen3,cl100k_base,o200k_base"
 

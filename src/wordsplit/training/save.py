@@ -132,7 +132,8 @@ def tokenizer_json(vocab: Vocab) -> str:
         "added_tokens": added,
         "normalizer": normalizer,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": split_pattern(vocab.pattern)}, "behavior": "Isolated", "invert": False},
+            {"type": "Split", "pattern": {"Regex": split_pattern(vocab.pattern)}, "behavior": "Isolated",
+             "invert": False},
             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
         ]},
         "post_processor": None,

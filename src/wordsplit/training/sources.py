@@ -84,7 +84,8 @@ def iter_file(path: Union[str, os.PathLike], *, field: Optional[str] = None,
                     raise TrainingInputError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
                 text = record.get(field) if isinstance(record, dict) else None
                 if not isinstance(text, str):
-                    raise advised(TrainingInputError, f"{path}:{lineno}: expected an object with a string {field!r} field",
+                    raise advised(TrainingInputError,
+                                  f"{path}:{lineno}: expected an object with a string {field!r} field",
                                   python="pass field=... to name another one", cli="--field names another one")
                 yield text
         except UnicodeDecodeError:

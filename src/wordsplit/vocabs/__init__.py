@@ -412,7 +412,8 @@ def _vocab_file_in(directory: Path, cache: Cache) -> Path:
             loader = loader_for(path)
         except UnknownVocabError:
             continue  # not a vocabulary file
-        if loader.name == "vocab.json" or (loader.name == "tokenizer.json" and path.name.removesuffix(".gz") != "tokenizer.json"):
+        named_otherwise = loader.name == "tokenizer.json" and path.name.removesuffix(".gz") != "tokenizer.json"
+        if loader.name == "vocab.json" or named_otherwise:
             continue  # vocab.json beside a tokenizer.json, tokenizer_config.json...: as find_vocab_file counts them
         if loader.name != "tiktoken":
             return find_vocab_file(directory)  # another kind of file: ambiguous
