@@ -275,7 +275,8 @@ def _gigatoken(vocab: str) -> Contender:
     base.numpy = _numpy_form(base, backend.encode,
                              lambda texts, threads: backend.encode_batch(texts, parallel=threads > 1),
                              lambda result: result.to_list(),
-                             "`BPETokenizer.encode(doc)` (a uint32 array); batch: `encode_batch(docs)`, an awkward array")
+                             "`BPETokenizer.encode(doc)` (a uint32 array); "
+                             "batch: `encode_batch(docs)`, an awkward array")
     return base
 
 

@@ -21,9 +21,10 @@ for ``callgrind_annotate`` (where the instructions go, per function).
 ``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` or ``perf stat``
 by hand; it prints the pass's CPU seconds too. ``--warm`` encodes the sample once before the
 counted pass, so the caches hold every piece (the single-thread section's median passes); the
-cold pass minus the warm one is what merging pieces not seen before costs. With ``--perf-control CTL,ACK`` it switches perf on around the
-pass only: ``mkfifo ctl ack; perf record -F 4999 -D -1 --control fifo:ctl,ack -- python
-benches/onepass_profile.py run cl100k_base prose --max-bytes 0 --perf-control ctl,ack``.
+cold pass minus the warm one is what merging pieces not seen before costs. With
+``--perf-control CTL,ACK`` it switches perf on around the pass only: ``mkfifo ctl ack;
+perf record -F 4999 -D -1 --control fifo:ctl,ack -- python benches/onepass_profile.py run
+cl100k_base prose --max-bytes 0 --perf-control ctl,ack``.
 Nothing here is timed: instruction counts do not show cache misses or branch mispredictions,
 so a change that trades instructions for memory traffic needs a timing check as well.
 """

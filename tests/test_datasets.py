@@ -15,7 +15,7 @@ import pytest
 from wordsplit import get_tokenizer
 from wordsplit.datasets import DatasetInputError, encode_dataset, read_batches
 from wordsplit.datasets.inputs import expand_inputs
-from wordsplit.errors import UnknownTokenError, WordsplitError
+from wordsplit.errors import OptionValueError, UnknownTokenError, WordsplitError
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -308,6 +308,22 @@ def test_bad_documents_raise_naming_file_and_row(tmp_path):
     with pytest.raises(DatasetInputError, match=r"bad\.jsonl:2: the field 'text' is int, not a string"):
         encode_dataset(path, tmp_path / "out", vocab="gpt2", format="npy")
     assert not [p for p in (tmp_path / "out").iterdir() if p.name != "manifest.json" and "manifest" not in p.name]
+
+
+def test_errors_give_the_fix_in_the_words_of_where_they_were_raised(tmp_path, capsys):
+    """Python callers read keyword arguments, the command line's users read options; never both."""
+    from wordsplit.cli import main
+
+    path = bad_jsonl(tmp_path)
+    with pytest.raises(DatasetInputError) as info:
+        encode_dataset(path, tmp_path / "out", vocab="gpt2", format="npy")
+    assert "pass on_error='skip'" in str(info.value) and "--on-error" not in str(info.value)
+    argv = ["encode-dataset", str(path), "--out", str(tmp_path / "cli"), "--vocab", "gpt2", "--format", "npy"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--on-error skip leaves such documents out" in err and "on_error=" not in err
+    with pytest.raises(OptionValueError, match="drop eos=True$"):
+        encode_dataset(path, tmp_path / "out2", vocab="gpt2", format="llmc", eos=True)
 
 
 def test_bad_documents_skipped_and_counted(tmp_path):

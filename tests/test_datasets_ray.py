@@ -66,6 +66,10 @@ def test_command_joins_a_running_cluster(inputs, local_ray, tmp_path):
                              "--format", "nanogpt", "--eos", "--engine", "ray", "--address", address],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
+    # No Ray internal error line (actors with constructor arguments in the object store and
+    # max_restarts > 0), and no start-up note: a running cluster was given.
+    assert "core_worker" not in result.stderr and "max_restarts" not in result.stderr
+    assert "ray_remote_args" not in result.stderr and "note:" not in result.stderr
     assert result.stdout.startswith(f"wrote {tmp_path / 'ray'} (nanogpt): 2 inputs, 2 shards")
     encode_dataset([inputs / "c.txt", inputs / "a.parquet"], tmp_path / "local", vocab="gpt2", format="nanogpt",
                    eos=True)

@@ -3,7 +3,7 @@
 after other steps; ids, char offsets and word ids on both backends and every encoder. Then the
 spanner contract that carries them: a spanner that declares ``drops_text`` gives spans, checked
 alike by both engines, and a user's spanner may do the same. The native engine runs these
-programs in Rust (``native/src/spanners/hf_program.rs``): a differential test over program
+programs in Rust (``crates/wordsplit/src/spanners/hf_program.rs``): a differential test over program
 shapes and texts proves it equal to the Python ``HFSplitSpanner``.
 
 The tokenizer.json files are built here from Qwen3's (tests/data/hf): a 3,000-token slice of it

@@ -207,10 +207,11 @@ def test_a_built_vocab_with_such_tokens_fails_the_same_on_both_backends():
 
 def test_the_native_core_knows_the_raw_second_pass_normalizers():
     """The native pipeline's list of normalizers under which the second pass runs on the
-    text as it is (pipeline/literals.rs) is the Python engine's."""
+    text as it is (the Python normalizer stage of the bindings, stages.rs) is the Python
+    engine's."""
     from wordsplit.vocab import RAW_SECOND_PASS_NORMALIZERS
 
-    source = (Path(__file__).parents[1] / "native" / "src" / "pipeline" / "literals.rs").read_text()
+    source = (Path(__file__).parents[1] / "crates" / "wordsplit-py" / "src" / "stages.rs").read_text()
     prefix_only = normalizer_program([{"type": "PrefixSpace"}])
     assert set(RAW_SECOND_PASS_NORMALIZERS) == {"none", prefix_only}
     assert f'r#"{prefix_only}"#' in source

@@ -17,7 +17,7 @@ PACKAGE = ROOT / "src" / "wordsplit"
 
 
 def test_native_names_are_generated_from_the_python_table():
-    """native/src/names.rs is what tools/gen_native_names.py makes of wordsplit/native_names.py."""
+    """crates/wordsplit/src/names.rs is what tools/gen_native_names.py makes of wordsplit/native_names.py."""
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_native_names.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -89,7 +89,7 @@ LAYERS = {
     # the Tokenizer and what it hands out
     "tokenizer": ("tokenizer", "options", "streaming", "chat", "explain"),
     # programs built on the Tokenizer, and the public API that gathers everything
-    "apps": ("apps", "cli", "compat", "datasets", "training", "__main__", ""),
+    "apps": ("apps", "cli", "compat", "datasets", "training", "terminal", "__main__", ""),
 }
 RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}
 LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wordsplit
-from conftest import OPENAI_NAMES, tokenizer_for
+from conftest import BACKENDS, OPENAI_NAMES, tokenizer_for
 from wordsplit import TokenizerOptions, WordsplitError, get_tokenizer, load_vocab
 from wordsplit.errors import (
     DecodeInputError,
@@ -358,3 +358,20 @@ def test_decode_takes_1d_integer_arrays(backend):
         tok.decode_batch(np.zeros((1, 1, 1), dtype="int64"))
     with pytest.raises(DecodeInputError, match="not str"):
         tok.decode("15339")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_vocabulary_and_its_tokenizers_are_freed_when_dropped(backend):
+    """Nothing global keeps a Vocab alive once its tokenizers are gone (its shared merge tables
+    held it through a weak-key dictionary whose values referenced their keys)."""
+    import gc
+    import pickle
+    import weakref
+
+    vocab = pickle.loads(pickle.dumps(load_vocab("gpt2")))  # a Vocab object no cache shares
+    for encoder in ("auto", "backtrack", "heap-merge"):
+        assert TokenizerOptions(encoder=encoder, backend=backend).build(vocab).encode("hello world") == [31373, 995]
+    freed = weakref.ref(vocab)
+    del vocab
+    gc.collect()
+    assert freed() is None

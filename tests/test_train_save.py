@@ -66,6 +66,11 @@ def test_saved_files_give_the_same_ids_in_all_three_libraries(tmp_path, pattern)
         assert dict(other.ranks) == dict(vocab.ranks)
         tok = TokenizerOptions().build(other)
         assert [tok.encode(text, allowed_special="all") for text in sample] == expected
+    # The directory loads as its tokenizer.json, which runs on the trained pattern's own spanner
+    # (its Split pattern is a spelling HF reads as it is and a scanner is registered for).
+    reloaded = TokenizerOptions().build(load_vocab(tmp_path))
+    assert reloaded.spanner_name == ours.spanner_name != "hf-split"
+    assert [reloaded.encode(text, allowed_special="all") for text in sample] == expected
 
 
 def test_a_pair_ranked_result_keeps_hf_merges_and_has_no_tiktoken_file(tmp_path):

@@ -1,7 +1,7 @@
-"""Write native/src/names.rs from src/wordsplit/native_names.py (the one source of the names
+"""Write crates/wordsplit/src/names.rs from src/wordsplit/native_names.py (the one source of the names
 and patterns both languages share). Run from the repository root:
 
-    python tools/gen_native_names.py            # writes native/src/names.rs
+    python tools/gen_native_names.py            # writes crates/wordsplit/src/names.rs
     python tools/gen_native_names.py --check    # exits 1 if the file is stale (the tests do this)
 """
 
@@ -12,8 +12,10 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from generated_files import write_or_check
+
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "native" / "src" / "names.rs"
+OUT = ROOT / "crates" / "wordsplit" / "src" / "names.rs"
 
 
 def _load(name: str, path: Path):
@@ -64,17 +66,9 @@ def render() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if native/src/names.rs is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if crates/wordsplit/src/names.rs is stale")
     args = parser.parse_args()
-    text = render()
-    if args.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT} is stale: run python tools/gen_native_names.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text)
-    print(f"wrote {OUT}")
-    return 0
+    return write_or_check({OUT: render().encode()}, check=args.check, command="python tools/gen_native_names.py")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ Re-running
 ----------
 ::
 
-    cargo fetch --manifest-path native/Cargo.toml   # puts the crate under ~/.cargo/registry/src
+    cargo fetch --manifest-path crates/wordsplit/Cargo.toml   # puts the crate under ~/.cargo/registry/src
     python tools/gen_nfc_tables.py [path/to/unicode-normalization-alignments-0.1.12/src/tables.rs]
     python tools/gen_nfc_tables.py --check   # exit 1 if src/wordsplit/_nfc_data.py is stale
 
@@ -72,7 +72,7 @@ def default_tables_path() -> Path:
     pattern = os.path.expanduser(f"~/.cargo/registry/src/*/{CRATE}-{CRATE_VERSION}/src/tables.rs")
     matches = sorted(glob.glob(pattern))
     if not matches:
-        sys.exit(f"error: {pattern} not found; run `cargo fetch` in native/ or pass the path")
+        sys.exit(f"error: {pattern} not found; run `cargo fetch` in crates/wordsplit/ or pass the path")
     return Path(matches[0])
 
 

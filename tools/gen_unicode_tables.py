@@ -10,7 +10,7 @@ patterns from explicit ranges taken from ``unicodedata2==16.0.0`` instead.
 Writes (deterministically, overwriting):
 
 * ``src/wordsplit/_unicode16.py``  - tuples of inclusive ``(first, last)`` ranges
-* ``native/src/unicode_tables.rs`` - the same ranges as ``pub const X: &[(u32, u32)]``
+* ``crates/wordsplit/src/unicode_tables.rs`` - the same ranges as ``pub const X: &[(u32, u32)]``
 
 Usage::
 
@@ -29,7 +29,7 @@ UNICODE_VERSION = "16.0.0"
 
 ROOT = Path(__file__).resolve().parent.parent
 PY_OUT = ROOT / "src" / "wordsplit" / "_unicode16.py"
-RS_OUT = ROOT / "native" / "src" / "unicode_tables.rs"
+RS_OUT = ROOT / "crates" / "wordsplit" / "src" / "unicode_tables.rs"
 
 # Class name -> the General_Category values it unites. Order is the output order.
 CATEGORY_CLASSES: dict[str, tuple[str, ...]] = {

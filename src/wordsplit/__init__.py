@@ -36,13 +36,20 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'wordsplit' has no attribute {name!r}")
 
 
-def get_tokenizer(name: str, **options) -> Tokenizer:
-    """``load_vocab(name)`` and ``TokenizerOptions(**options).build(...)`` in one call.
+# load_vocab's keywords; every other keyword of get_tokenizer is a TokenizerOptions field.
+LOAD_KEYWORDS = ("cache_dir", "offline", "sha256", "pattern", "special_tokens", "n_vocab")
+
+
+def get_tokenizer(name, **options) -> Tokenizer:
+    """``load_vocab(name, ...)`` and ``TokenizerOptions(...).build(...)`` in one call: the
+    keywords of :func:`load_vocab` (``pattern=``, ``special_tokens=`` for a rank file,
+    ``sha256=``, ``cache_dir=``, ``offline=``) go to it, the others to ``TokenizerOptions``.
 
     >>> get_tokenizer("cl100k_base").encode("hello world")
     [15339, 1917]
     """
-    return TokenizerOptions(**options).build(load_vocab(name))
+    load = {key: options.pop(key) for key in LOAD_KEYWORDS if key in options}
+    return TokenizerOptions(**options).build(load_vocab(name, **load))
 
 
 __all__ = [

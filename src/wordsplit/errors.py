@@ -118,6 +118,19 @@ def closest(name: str, known: Iterable[str]) -> str:
     return f" Did you mean {match[0]!r}?" if match else ""
 
 
+def advised(cls: type, what: str, *, python: str, cli: str) -> WordsplitError:
+    """The error ``cls`` saying ``what`` was wrong and the fix in Python's words; the
+    ``wordsplit`` command prints ``cli_message``, the same error with the fix in its options.
+
+    >>> exc = advised(OptionValueError, "too many tokens", python="pass shard_tokens", cli="use --shard-tokens")
+    >>> str(exc), exc.cli_message
+    ('too many tokens; pass shard_tokens', 'too many tokens; use --shard-tokens')
+    """
+    exc = cls(f"{what}; {python}")
+    exc.cli_message = f"{what}; {cli}"
+    return exc
+
+
 def unknown_name(kind: str, name: str, known: Iterable[str], cls: type = UnknownComponentError):
     """Build the error for an unknown registry name: it lists the known ones and suggests one."""
     known = sorted(known)

@@ -3,7 +3,7 @@
 ``SCANNER_PATTERNS`` lists the hand-written native scanners and the exact pattern strings each
 was proven equal to (a scanner is used for those strings only); ``ENCODER_ALIASES`` lists the
 span encoders implemented in both languages, with their aliases. ``tools/gen_native_names.py``
-writes ``native/src/names.rs`` from this module, and a test checks that file is fresh, so the
+writes ``crates/wordsplit/src/names.rs`` from this module, and a test checks that file is fresh, so the
 two sides cannot drift apart.
 
 >>> SCANNER_PATTERNS["qwen2-scanner"] == (QWEN2_PATTERN,)

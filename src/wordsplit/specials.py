@@ -8,7 +8,7 @@ tokenizers does. Where literals overlap, the longest wins (HF's leftmost-longest
 This module checks the arguments and turns them into the sets the engines take, the same
 way for both backends, and has the literal scan of the Python engine (:class:`LiteralScan`,
 with HF's added-token flags; the native engine's ``Pipeline::walk_literals`` and, for the second
-pass on normalized text, ``native/src/pipeline/literals.rs`` mirror it).
+pass on normalized text, ``crates/wordsplit/src/pipeline/second_pass.rs`` mirror it).
 
 Where tiktoken 0.14 defines the behaviour, it is tiktoken's:
 

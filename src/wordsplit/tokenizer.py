@@ -22,11 +22,13 @@ import operator
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .engines.arguments import check_batch_ids, check_ids, token_id
-from .errors import DecodeInputError, OptionTypeError, OptionValueError, UnknownTokenError
+from .errors import DecodeInputError, MissingDependencyError, OptionTypeError, OptionValueError, UnknownTokenError
 from .specials import AllowedSpecial, DisallowedSpecial, SpecialPolicy, resolve_special_policy
 from .vocab import Vocab
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .explain import Explanation
     from .offsets import TokenOffsets
     from .streaming import DecodeStream
@@ -224,6 +226,57 @@ class Tokenizer:
         threads = self._threads(num_threads)
         texts = self._checked_batch(texts, policy)
         return self._engine.encode_batch(texts, policy.allowed, policy.disallowed, threads)
+
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> "np.ndarray":
+        """Encode ``text`` into a read-only numpy uint32 array (tiktoken's ``encode_to_numpy``).
+
+        The same ids and special-token policy as :meth:`encode`, without a Python int per
+        token: the array is a view of the ids the native engine wrote (no copy).
+
+        Raises:
+            MissingDependencyError: numpy is not installed.
+            and everything :meth:`encode` raises.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").encode_to_numpy("hello world")
+        array([14990,  1879], dtype=uint32)
+        """
+        np = _numpy()
+        policy = self._resolve(allowed_special, disallowed_special)
+        if policy.other:
+            policy.check(text)
+        array = np.frombuffer(self._engine.encode_buffer(text, policy.allowed, policy.disallowed), dtype=np.uint32)
+        array.flags.writeable = False
+        return array
+
+    def encode_batch_to_numpy(
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: Optional[int] = None,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> "tuple[np.ndarray, np.ndarray]":
+        """:meth:`encode_batch_flat` as numpy arrays: ``(ids, offsets)``, uint32 and uint64.
+
+        The ids of text ``i`` are ``ids[offsets[i]:offsets[i + 1]]``; both arrays are views of
+        the native buffers (no copy).
+
+        >>> from wordsplit import get_tokenizer
+        >>> ids, offsets = get_tokenizer("qwen3").encode_batch_to_numpy(["hello world", "hi"])
+        >>> ids, offsets
+        (array([14990,  1879,  6023], dtype=uint32), array([0, 2, 3], dtype=uint64))
+        """
+        np = _numpy()
+        ids, offsets = self.encode_batch_flat(texts, num_threads=num_threads, allowed_special=allowed_special,
+                                              disallowed_special=disallowed_special)
+        return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offsets, dtype=np.uint64)
 
     def encode_batch_flat(
         self,
@@ -479,3 +532,14 @@ class Tokenizer:
         return self.vocab.eos_token_id
 
     eot_token = eos_token_id
+
+
+def _numpy():
+    """The numpy module, or MissingDependencyError saying how to install it."""
+    try:
+        import numpy
+    except ImportError:
+        raise MissingDependencyError(
+            "the numpy forms of encode need numpy; install it with: pip install 'wordsplit[numpy]'"
+        ) from None
+    return numpy

@@ -57,7 +57,7 @@ from array import array
 from itertools import accumulate
 from typing import Dict, List, Optional, Tuple
 
-from ..errors import OptionValueError
+from ..errors import OptionValueError, advised
 
 MEGATRON_HEADER = b"MMIDIDX\x00\x00"
 MEGATRON_VERSION = 1
@@ -361,8 +361,9 @@ class LlmcWriter(ShardWriter):
 
     def write_documents(self, data: bytes, lengths: List[int]) -> None:
         if self.tokens + sum(lengths) > LLMC_MAX_TOKENS:
-            raise OptionValueError(f"{self.bin.path}: llm.c's header counts at most {LLMC_MAX_TOKENS:,} tokens per "
-                                 "file; pass shard_tokens (--shard-tokens) to split the output")
+            raise advised(OptionValueError,
+                          f"{self.bin.path}: llm.c's header counts at most {LLMC_MAX_TOKENS:,} tokens per file",
+                          python="pass shard_tokens to split the output", cli="--shard-tokens splits the output")
         self.bin.write(data)
 
     def finish(self) -> None:

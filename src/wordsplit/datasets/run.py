@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .._version import __version__
-from ..errors import DatasetInputError, OptionTypeError, OptionValueError, UnknownTokenError
+from ..apps import plural
+from ..errors import DatasetInputError, OptionTypeError, OptionValueError, UnknownTokenError, advised
 from .formats import BOS_ALWAYS, DTYPES, format_writer, frame_documents, narrow_ids
 from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, DocumentBatch, InputFile, expand_inputs, file_sha256,
                      read_batches)
@@ -122,13 +123,9 @@ class DatasetSummary:
     def __str__(self) -> str:
         resumed = f" ({self.resumed} already complete)" if self.resumed else ""
         skipped = f", {self.skipped:,} skipped" if self.skipped else ""
-        return (f"wrote {self.out_dir} ({self.format}): {_plural(self.inputs, 'input')}{resumed}, "
-                f"{_plural(self.shards, 'shard')}, {_plural(self.documents, 'document')}{skipped}, "
-                f"{_plural(self.tokens, 'token')} in {self.seconds:.2f} s; manifest {self.manifest}")
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+        return (f"wrote {self.out_dir} ({self.format}): {plural(self.inputs, 'input')}{resumed}, "
+                f"{plural(self.shards, 'shard')}, {plural(self.documents, 'document')}{skipped}, "
+                f"{plural(self.tokens, 'token')} in {self.seconds:.2f} s; manifest {self.manifest}")
 
 
 class _ShardSplitter:
@@ -514,7 +511,8 @@ def _special_id(vocab, which: str, fallback_eos: bool) -> int:
     if value is None and fallback_eos:
         value = vocab.eos_token_id
     if value is None:
-        raise UnknownTokenError(f"the vocabulary {vocab.name!r} has no {which} token; drop {which}=True (--{which})")
+        raise advised(UnknownTokenError, f"the vocabulary {vocab.name!r} has no {which} token",
+                      python=f"drop {which}=True", cli=f"drop --{which}")
     return value
 
 
@@ -601,8 +599,8 @@ def encode_dataset(
                         ("batch_bytes", batch_bytes)):
         _positive(name, value)
     if format in BOS_ALWAYS and eos:
-        raise OptionValueError(f"the {format} layout puts the delimiter token before each document already; "
-                             "drop eos (--eos)")
+        raise advised(OptionValueError, f"the {format} layout puts the delimiter token before each document already",
+                      python="drop eos=True", cli="drop --eos")
     vocab_obj = vocab if isinstance(vocab, Vocab) else load_vocab(vocab)
     bos = bos or format in BOS_ALWAYS
     plan = Plan(

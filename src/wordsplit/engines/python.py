@@ -6,7 +6,7 @@ and what :mod:`wordsplit.explain` traces. Every stage is a component given to it
     text → literals (special and added tokens, leftmost-longest) → normalizer → spanner →
     span encoder → ids
 
-The semantics are the native engine's (``native/src/pipeline.rs``), including every error
+The semantics are the native engine's (``crates/wordsplit/src/pipeline/mod.rs``), including every error
 message, so that both backends give the same ids and raise the same errors:
 
 * a text that is not a ``str`` raises :class:`EncodeInputError`; lone surrogates become U+FFFD
@@ -307,6 +307,10 @@ class PythonEngine:
     def encode_batch(self, texts, allowed, disallowed, num_threads: Optional[int]) -> list[list[int]]:
         """Each text's ids, in order, on the calling thread."""
         return [self.encode(text, allowed, disallowed) for text in check_batch(texts)]
+
+    def encode_buffer(self, text, allowed, disallowed) -> array:
+        """The ids of ``text`` as a uint32 ``array`` (the native engine's buffer form)."""
+        return array("I", self.encode(text, allowed, disallowed))
 
     def encode_batch_flat(self, texts, allowed, disallowed, num_threads: Optional[int]):
         flat, offsets = array("I"), array("Q", [0])

@@ -3,7 +3,7 @@
 ``regex`` (:class:`RegexSpanner`) runs any split pattern with the ``regex`` module, its
 ``\\p{..}`` and ``\\s`` classes replaced by Unicode 16.0 tables (the version the official
 tokenizers use). The hand-written scanners for the known pattern families (Rust, in
-``native/src/spanners/``) register against the exact pattern strings they were proven equal
+``crates/wordsplit/src/spanners/``) register against the exact pattern strings they were proven equal
 to, and ``spanner="auto"`` picks one only for those; on the Python backend a scanner name means
 its regex.
 

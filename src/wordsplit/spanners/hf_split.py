@@ -19,7 +19,7 @@ A vocabulary records such a pipeline as its ``pattern``: a *split program*, the 
 ``hf-split:`` followed by the JSON list of steps (:mod:`wordsplit.split_programs`). ``spanner="auto"``
 picks this spanner for it, and the regexes run on the ``regex`` module with the Unicode 16.0
 classes of :func:`translate_pattern`. The native engine runs the same program in Rust
-(``native/src/spanners/hf_program.rs``, steps from ``native_program_steps`` in
+(``crates/wordsplit/src/spanners/hf_program.rs``, steps from ``native_program_steps`` in
 :mod:`wordsplit.engines.native`) and keeps this spanner for offsets and for a program whose
 regex can match the empty string.
 

@@ -1,6 +1,6 @@
 """The Python side of the hand-written scanners: their regex, on the patterns they are proven for.
 
-The scanners themselves are Rust (``native/src/spanners/``), named with the exact pattern
+The scanners themselves are Rust (``crates/wordsplit/src/spanners/``), named with the exact pattern
 strings each was proven equal to in :mod:`wordsplit.native_names`. On the Python backend (and
 for ``explain``) a scanner name means :class:`RegexSpanner` on the same pattern, which is the
 reference the scanner is proven against; any other pattern is refused.

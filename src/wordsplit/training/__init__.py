@@ -10,7 +10,7 @@ at once, or write it with :func:`save_vocab` as ``tokenizer.json``, ``vocab.json
 
 The parts: :mod:`.sources` (documents from strings and files), :mod:`.counting` (words and
 their counts, in shards), :mod:`.bpe` (the reference trainer), :mod:`.vocab` (the result as a
-Vocab and its merge list), :mod:`.save` (the files); the native trainer is ``native/src/train.rs``.
+Vocab and its merge list), :mod:`.save` (the files); the native trainer is ``crates/wordsplit/src/train.rs``.
 
 >>> from wordsplit import train, TokenizerOptions
 >>> vocab = train(["the cat sat on the mat"] * 10, vocab_size=260, pattern="cl100k_base")

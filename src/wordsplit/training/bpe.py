@@ -1,6 +1,6 @@
 """The reference BPE trainer: word counts → merges, with HuggingFace ``BpeTrainer``'s exact rules.
 
-This is readable Python, the specification the native trainer (``native/src/train.rs``) is
+This is readable Python, the specification the native trainer (``crates/wordsplit/src/train.rs``) is
 tested against. It follows HF ``tokenizers`` (``models/bpe/trainer.rs``) step for step, so that
 the merges and the ids are the same as HF's, ties and corner cases included:
 

@@ -1,5 +1,5 @@
 """The native backend of training: counting words with the native scanners, and the native
-trainer (``native/src/train.rs``), behind the same interfaces as the Python ones.
+trainer (``crates/wordsplit/src/train.rs``), behind the same interfaces as the Python ones.
 
 Counting streams: documents are handed to the core a batch at a time (about
 :data:`BATCH_BYTES` of text), each batch counted on all cores with the GIL released, so memory

@@ -27,7 +27,7 @@ import os
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
-from ..errors import UnknownVocabError, VocabFormatError, closest
+from ..errors import UnknownVocabError, VocabFormatError, WordsplitError, closest
 from ..formats import find_vocab_file, load_with, loader_for, with_tokenizer_config
 from ..formats.files import pinned_inputs, read_file, read_input
 from ..protocols import VocabFactory
@@ -357,14 +357,80 @@ def load_vocab(
             return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256, facts)
         path = Path(key)
         if path.is_dir():
-            path = find_vocab_file(path)
+            path = _vocab_file_in(path, open_cache(cache_dir))
         if path.exists():
             return _load_path(path, open_cache(cache_dir), facts=facts)
     known = list_vocabs()
     raise UnknownVocabError(
         f"unknown vocabulary {key!r}: not a registered name nor an existing file. "
-        f"Known names: {', '.join(known)}.{closest(key, known)}"
+        f"Known names: {', '.join(known)}.{_suggestion(key, known)}"
     )
+
+
+# Names that are files that do not exist, not HuggingFace repositories.
+VOCAB_FILE_SUFFIXES = (".tiktoken", ".json", ".model", ".gguf", ".txt", ".bpe", ".gz")
+
+
+def _suggestion(key: str, known: list[str]) -> str:
+    """What ``key`` probably meant: the vocabulary of an OpenAI model's name, a HuggingFace
+    repository for ``ORG/REPO``, else the closest known name.
+
+    >>> _suggestion("gpt-4o", list_vocabs())
+    " Did you mean 'o200k_base'? (the vocabulary of the model 'gpt-4o')"
+    >>> _suggestion("Qwen/Qwen3-8B", list_vocabs())
+    " Did you mean 'hf:Qwen/Qwen3-8B'? (a HuggingFace repository is named with hf:)"
+    >>> _suggestion("tok/tokenizer.json", list_vocabs())
+    ''
+    """
+    from .models import model_encoding
+
+    encoding = model_encoding(key)
+    if encoding is not None and encoding in known:
+        return f" Did you mean {encoding!r}? (the vocabulary of the model {key!r})"
+    org, slash, repo = key.partition("/")
+    file_like = key.startswith((".", "~")) or ":" in key or key.lower().endswith(VOCAB_FILE_SUFFIXES)
+    if slash and org and repo and "/" not in repo and not file_like:
+        return f" Did you mean {HF_PREFIX + key!r}? (a HuggingFace repository is named with {HF_PREFIX})"
+    return closest(key, known)
+
+
+def _vocab_file_in(directory: Path, cache: Cache) -> Path:
+    """The vocabulary file ``load_vocab(directory)`` reads: :func:`~wordsplit.formats.find_vocab_file`'s
+    one file, except that a ``tokenizer.json`` is read when each other candidate is a rank file
+    of the same tokens (the directory ``save_vocab`` and ``wordsplit train`` write: the rank
+    file carries no pattern and no specials, the tokenizer.json both). Rank files of other
+    tokens beside it stay ambiguous, and find_vocab_file says so."""
+    main = next((directory / name for name in ("tokenizer.json", "tokenizer.json.gz") if (directory / name).is_file()),
+                None)
+    if main is None:
+        return find_vocab_file(directory)
+    others = []
+    for path in sorted(directory.iterdir()):
+        if path == main or not path.is_file():
+            continue
+        try:
+            loader = loader_for(path)
+        except UnknownVocabError:
+            continue  # not a vocabulary file
+        named_otherwise = loader.name == "tokenizer.json" and path.name.removesuffix(".gz") != "tokenizer.json"
+        if loader.name == "vocab.json" or named_otherwise:
+            continue  # vocab.json beside a tokenizer.json, tokenizer_config.json...: as find_vocab_file counts them
+        if loader.name != "tiktoken":
+            return find_vocab_file(directory)  # another kind of file: ambiguous
+        others.append(path)
+    if not others:
+        return find_vocab_file(directory)
+    vocab = _load_path(main, cache)
+    for path in others:
+        from ..formats.tiktoken import load_tiktoken
+
+        try:
+            same = dict(load_tiktoken(path, pattern=vocab.pattern).ranks) == dict(vocab.ranks)
+        except (WordsplitError, ValueError):
+            same = False
+        if not same:
+            return find_vocab_file(directory)
+    return main
 
 
 def download_vocab(

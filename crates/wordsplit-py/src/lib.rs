@@ -1,0 +1,57 @@
+//! `wordsplit._native`: the Python bindings of the `wordsplit` core crate (module
+//! registration only; one file per concept).
+//!
+//! `ids` (result lists, ids read from Python), `buffer` (ids as a uint32 buffer for numpy), `tables` (vocabulary tables, decode),
+//! `encoder` (one native encoder), `pipeline` (the whole encode), `batch` (batches on native
+//! threads), `arrow` (Arrow arrays), `train` (word counts, merges), `regex` (the regex helpers
+//! of the equivalence tests), `stages` (Python components as the core's stages) and `errors`
+//! (core errors as `wordsplit.errors` exceptions). Work on text or id lists runs with the GIL
+//! released.
+
+mod arrow;
+mod batch;
+mod buffer;
+mod encoder;
+mod errors;
+mod ids;
+mod pipeline;
+mod regex;
+mod stages;
+mod tables;
+mod train;
+
+use pyo3::prelude::*;
+use wordsplit::batch::{ALONE_BELOW_IDS, ALONE_BELOW_TEXT_BYTES};
+use wordsplit::{spanners, unicode_tables, EncoderKind};
+
+/// mimalloc for every Rust allocation of the extension (see Cargo.toml for why).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(pipeline::offset_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(regex::scan, m)?)?;
+    m.add_function(wrap_pyfunction!(train::rank_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(regex::regex_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(regex::regex_split, m)?)?;
+    m.add_function(wrap_pyfunction!(regex::hf_program_spans, m)?)?;
+    m.add_class::<buffer::IdBuffer>()?;
+    m.add_class::<tables::PyTables>()?;
+    m.add_class::<encoder::PyEncoder>()?;
+    m.add_class::<pipeline::PyPolicy>()?;
+    m.add_class::<pipeline::PyPipeline>()?;
+    m.add_class::<train::PyWordCounter>()?;
+    m.add(
+        "SCANNERS",
+        spanners::SCANNER_PATTERNS
+            .iter()
+            .map(|&(name, pattern)| (name, pattern))
+            .collect::<Vec<_>>(),
+    )?;
+    m.add("ENCODERS", EncoderKind::NAMES.to_vec())?;
+    m.add("ALONE_BELOW_TEXT_BYTES", ALONE_BELOW_TEXT_BYTES)?;
+    m.add("ALONE_BELOW_IDS", ALONE_BELOW_IDS)?;
+    m.add("UNICODE_VERSION", unicode_tables::UNICODE_VERSION)?;
+    Ok(())
+}

@@ -1,0 +1,361 @@
+//! The Python stages: Python components (plug-ins, or the Python regex spanner for a pattern
+//! the native one refuses) as implementations of the core's stage traits, [`Normalizer`],
+//! [`Spanner`] and [`Encoder`]. Each call takes the GIL; a Python exception travels through
+//! the core as [`Error::Foreign`] and comes out of it as itself (`errors.rs`). The contract
+//! checks (types, coverage, ids in range) raise ComponentError worded as the Python engine
+//! words them.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use wordsplit::normalizers::AlignmentParts;
+use wordsplit::pipeline::SpannedText;
+use wordsplit::{Encoder, Error, Normalizer, Spanner};
+
+use crate::errors::{component_error, py_repr};
+
+/// A Python exception as a core error.
+fn foreign(error: PyErr) -> Error {
+    Error::Foreign(Box::new(error))
+}
+
+/// The registry names of normalizer programs (`wordsplit.normalizers.NORMALIZER_PREFIX`):
+/// they align their output themselves (`alignment_parts`).
+const PROGRAM_PREFIX: &str = "hf-normalizer:";
+
+/// The normalizer program that is only ByteLevel's `add_prefix_space`, as
+/// `wordsplit.normalizers.normalizer_program` spells it: with it (or none), the second pass
+/// runs on the text as it is, as in the Python engine (`wordsplit.specials.RAW_SECOND_PASS_NORMALIZERS`).
+const PREFIX_SPACE_ONLY: &str = r#"hf-normalizer:[{"type":"PrefixSpace"}]"#;
+
+/// A Python object shared by a stage and the pipeline that shows it to the garbage collector.
+pub(crate) type Shared = Arc<Py<PyAny>>;
+
+/// A Python normalizer: a callable `str -> str`, and its registry name.
+pub(crate) struct PyNormalizer {
+    pub(crate) function: Shared,
+    pub(crate) name: String,
+}
+
+impl Normalizer for PyNormalizer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn normalize(&self, text: &str) -> Result<String, Error> {
+        python_normalize(&self.function, &self.name, text)
+    }
+
+    fn tracks_alignment(&self) -> bool {
+        self.name.starts_with(PROGRAM_PREFIX)
+    }
+
+    /// From its `alignment_parts` method (Python's `wordsplit.offsets.program_alignment_parts`:
+    /// HF's alignment carried through every step).
+    fn alignment_parts(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        Python::with_gil(|py| {
+            let result = self
+                .function
+                .bind(py)
+                .call_method1("alignment_parts", (text,))
+                .map_err(foreign)?;
+            type Parts<'py> = (
+                Bound<'py, PyString>,
+                Option<Vec<(usize, usize, bool)>>,
+                usize,
+            );
+            let (normalized, head, tail): Parts<'_> = result.extract().map_err(foreign)?;
+            let Some(head) = head else {
+                return Ok(None);
+            };
+            let normalized = text_without_surrogates(&normalized).map_err(foreign)?;
+            Ok(Some(AlignmentParts {
+                normalized,
+                head,
+                tail,
+            }))
+        })
+    }
+
+    fn normalizes_literals(&self) -> bool {
+        self.name != PREFIX_SPACE_ONLY
+    }
+}
+
+/// A Python spanner: `split(str) -> list[str]`, or, when it declares `drops_text`,
+/// `spans(str)` giving `(start, end)` or `(start, end, prefix)` spans; and its registry name.
+pub(crate) struct PySpanner {
+    pub(crate) object: Shared,
+    pub(crate) name: String,
+    drops_text: bool,
+}
+
+impl PySpanner {
+    /// The stage of a Python spanner object, its `drops_text` read once, here.
+    pub(crate) fn new(py: Python<'_>, object: Shared, name: String) -> PyResult<Self> {
+        // As Python's getattr(spanner, "drops_text", False): only a missing attribute is False.
+        let drops_text = match object.bind(py).getattr("drops_text") {
+            Ok(value) => value.is_truthy()?,
+            Err(error) if error.is_instance_of::<pyo3::exceptions::PyAttributeError>(py) => false,
+            Err(error) => return Err(error),
+        };
+        Ok(Self {
+            object,
+            name,
+            drops_text,
+        })
+    }
+}
+
+impl Spanner for PySpanner {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn spans(&self, text: &str, ends: &mut Vec<usize>) -> Result<Option<SpannedText>, Error> {
+        if self.drops_text {
+            python_spans(&self.object, &self.name, text, ends)
+        } else {
+            python_split(&self.object, &self.name, text, ends).map(|()| None)
+        }
+    }
+}
+
+/// A Python encoder: `encode_piece(bytes) -> list[int]`, its registry name, and the size of
+/// the vocabulary its ids must be below.
+pub(crate) struct PyEncoderStage {
+    pub(crate) object: Shared,
+    pub(crate) name: String,
+    pub(crate) n_vocab: usize,
+}
+
+impl Encoder for PyEncoderStage {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+        python_encode(&self.object, &self.name, self.n_vocab, piece, out)
+    }
+}
+
+/// `text` as a Rust string: lone surrogates become U+FFFD and surrogate pairs their character,
+/// as tiktoken does (`text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")`).
+pub(crate) fn text_without_surrogates(text: &Bound<'_, PyString>) -> PyResult<String> {
+    if let Ok(plain) = text.to_str() {
+        return Ok(plain.to_owned());
+    }
+    let utf16 = text.call_method1("encode", ("utf-16", "surrogatepass"))?;
+    utf16
+        .call_method1("decode", ("utf-16", "replace"))?
+        .downcast_into::<PyString>()?
+        .to_str()
+        .map(str::to_owned)
+}
+
+/// The Python normalizer's output for `text` (surrogates fixed as in the input).
+fn python_normalize(function: &Py<PyAny>, name: &str, text: &str) -> Result<String, Error> {
+    Python::with_gil(|py| {
+        let result = function.bind(py).call1((text,)).map_err(foreign)?;
+        let Ok(normalized) = result.downcast::<PyString>() else {
+            let kind = result.get_type().name().map_err(foreign)?;
+            return Err(component_error(
+                py,
+                format!(
+                    "normalizer {} must return a str, not {kind}",
+                    py_repr(py, name)
+                ),
+            ));
+        };
+        text_without_surrogates(normalized).map_err(foreign)
+    })
+}
+
+/// The ends of the pieces the Python spanner cuts `text` into (empty pieces skipped), after
+/// checking that they are str and concatenate to `text`.
+fn python_split(
+    spanner: &Py<PyAny>,
+    name: &str,
+    text: &str,
+    ends: &mut Vec<usize>,
+) -> Result<(), Error> {
+    Python::with_gil(|py| {
+        let broken = || {
+            component_error(
+                py,
+                format!(
+                    "spanner {}: split() must return a list of str that concatenate to its input",
+                    py_repr(py, name)
+                ),
+            )
+        };
+        let pieces = spanner
+            .bind(py)
+            .call_method1("split", (text,))
+            .map_err(foreign)?;
+        let pieces = pieces.downcast::<PyList>().map_err(|_| broken())?;
+        let mut position = 0;
+        for piece in pieces.iter() {
+            let piece = piece.downcast::<PyString>().map_err(|_| broken())?;
+            let piece = piece.to_str().map_err(|_| broken())?;
+            if !text[position..].starts_with(piece) {
+                return Err(broken());
+            }
+            if !piece.is_empty() {
+                position += piece.len();
+                ends.push(position);
+            }
+        }
+        if position != text.len() {
+            return Err(broken());
+        }
+        Ok(())
+    })
+}
+
+/// The pieces of a Python spanner that drops text, from its `spans(text)`, checked: a list of
+/// `(start, end)` or `(start, end, prefix)` tuples, int char offsets in order within `text`, a
+/// str prefix. `ends` gets the piece ends (empty pieces without a prefix skipped) in `text`
+/// when the spans cover it without prefixes (then `None`: the common case costs no copy), else
+/// in the text the pieces make, which is returned.
+fn python_spans(
+    spanner: &Py<PyAny>,
+    name: &str,
+    text: &str,
+    ends: &mut Vec<usize>,
+) -> Result<Option<SpannedText>, Error> {
+    Python::with_gil(|py| {
+        let broken = || {
+            component_error(
+                py,
+                format!(
+                    "spanner {}: spans() must return a list of (start, end) or (start, end, prefix) \
+                     tuples: int offsets in order within its input, a str prefix",
+                    py_repr(py, name)
+                ),
+            )
+        };
+        let spans = spanner
+            .bind(py)
+            .call_method1("spans", (text,))
+            .map_err(foreign)?;
+        let spans = spans.downcast::<PyList>().map_err(|_| broken())?;
+        // Char offsets → byte offsets, walking forward (the spans are in order).
+        let ascii = text.is_ascii();
+        let (mut at_char, mut at_byte) = (0usize, 0usize);
+        let mut byte_of = |index: usize| -> Option<usize> {
+            if ascii {
+                return (index <= text.len()).then_some(index);
+            }
+            while at_char < index {
+                at_byte += text[at_byte..].chars().next()?.len_utf8();
+                at_char += 1;
+            }
+            Some(at_byte)
+        };
+        let mut pieces: Vec<(usize, usize, Option<String>)> = Vec::with_capacity(spans.len());
+        let (mut position, mut previous_end, mut covering) = (0usize, 0usize, true);
+        for span in spans.iter() {
+            let span = span.downcast::<PyTuple>().map_err(|_| broken())?;
+            if span.len() != 2 && span.len() != 3 {
+                return Err(broken());
+            }
+            let offset = |i: usize| -> Option<usize> {
+                let item = span.get_item(i).ok()?;
+                if !item.is_exact_instance_of::<pyo3::types::PyInt>() {
+                    return None;
+                }
+                item.extract::<usize>().ok()
+            };
+            let (Some(start), Some(end)) = (offset(0), offset(1)) else {
+                return Err(broken());
+            };
+            let prefix = if span.len() == 3 {
+                let item = span.get_item(2).map_err(|_| broken())?;
+                let prefix = item.downcast::<PyString>().map_err(|_| broken())?;
+                Some(prefix.to_str().map_err(|_| broken())?.to_owned())
+            } else {
+                None
+            }
+            .filter(|p| !p.is_empty());
+            if start < position || end < start {
+                return Err(broken());
+            }
+            let (Some(start_byte), Some(end_byte)) = (byte_of(start), byte_of(end)) else {
+                return Err(broken());
+            };
+            position = end;
+            if start_byte == end_byte && prefix.is_none() {
+                continue;
+            }
+            covering &= prefix.is_none() && start_byte == previous_end;
+            previous_end = end_byte;
+            pieces.push((start_byte, end_byte, prefix));
+        }
+        if covering && previous_end == text.len() {
+            ends.extend(pieces.iter().map(|piece| piece.1));
+            return Ok(None);
+        }
+        let mut kept = String::with_capacity(text.len() + pieces.len());
+        let mut placed = Vec::with_capacity(pieces.len());
+        for (start, end, prefix) in pieces {
+            let prefix = prefix.unwrap_or_default();
+            kept.push_str(&prefix);
+            kept.push_str(&text[start..end]);
+            ends.push(kept.len());
+            placed.push((start, end, prefix.len()));
+        }
+        Ok(Some(SpannedText {
+            text: kept,
+            pieces: placed,
+        }))
+    })
+}
+
+/// Append the Python encoder's ids of `piece` to `out`, after checking they are token ids.
+fn python_encode(
+    encoder: &Py<PyAny>,
+    name: &str,
+    n_vocab: usize,
+    piece: &[u8],
+    out: &mut Vec<u32>,
+) -> Result<(), Error> {
+    Python::with_gil(|py| {
+        let bytes = PyBytes::new(py, piece);
+        let ids = encoder
+            .bind(py)
+            .call_method1("encode_piece", (&bytes,))
+            .map_err(foreign)?;
+        let broken = || {
+            let shown = bytes
+                .repr()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|_| format!("{piece:?}"));
+            component_error(
+                py,
+                format!(
+                    "encoder {}: encode_piece({shown}) must return a list of token ids below {n_vocab}",
+                    py_repr(py, name)
+                ),
+            )
+        };
+        let ids = ids.downcast::<PyList>().map_err(|_| broken())?;
+        let start = out.len();
+        for id in ids.iter() {
+            // `type(id) is int`, as the Python engine checks
+            if !id.is_exact_instance_of::<pyo3::types::PyInt>() {
+                out.truncate(start);
+                return Err(broken());
+            }
+            match id.extract::<u64>() {
+                Ok(value) if (value as usize) < n_vocab => out.push(value as u32),
+                _ => {
+                    out.truncate(start);
+                    return Err(broken());
+                }
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,205 @@
+//! `MergeTables`: a vocabulary's tables for Python, and decoding ids to bytes and text.
+
+use std::sync::Arc;
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString};
+use wordsplit::MergeTables;
+
+use crate::batch::decoded_batch;
+use crate::errors::{py_repr, ws_error};
+use crate::ids::{le_u32s, token_id, IdItem};
+
+/// The vocabulary tables shared by every native pipeline of one vocabulary.
+#[pyclass(frozen, module = "wordsplit._native", name = "MergeTables")]
+pub(crate) struct PyTables {
+    pub(crate) inner: Arc<MergeTables>,
+    /// The vocabulary's name, as Python's repr shows it (for messages).
+    name: String,
+}
+
+#[pymethods]
+impl PyTables {
+    /// MergeTables(blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup, name):
+    /// `blob` holds the bytes of tokens `ids` of `lengths` concatenated (both little-endian
+    /// uint32 bytes); `is_bpe` (bytes of 0/1) tells BPE tokens from special/added literals;
+    /// `merges` is [(left, right, rank)] or None; `name` names the vocabulary in messages.
+    #[new]
+    #[pyo3(signature = (blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup, name))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        blob: &[u8],
+        ids: &[u8],
+        lengths: &[u8],
+        is_bpe: &[u8],
+        n_vocab: usize,
+        merges: Option<Vec<(u32, u32, u32)>>,
+        whole_piece_lookup: bool,
+        name: &str,
+    ) -> PyResult<Self> {
+        let (ids, lengths) = (le_u32s(ids), le_u32s(lengths));
+        let is_bpe: Vec<bool> = is_bpe.iter().map(|&b| b != 0).collect();
+        let tables = py
+            .allow_threads(|| {
+                MergeTables::new(
+                    blob,
+                    &ids,
+                    &lengths,
+                    &is_bpe,
+                    n_vocab,
+                    merges,
+                    whole_piece_lookup,
+                )
+            })
+            .map_err(|e| ws_error(py, "VocabFormatError", e.0))?;
+        Ok(Self {
+            inner: Arc::new(tables),
+            name: py_repr(py, name),
+        })
+    }
+
+    /// The bytes of `ids`, concatenated.
+    fn decode_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.decoded(py, ids)?))
+    }
+
+    /// The text of `ids`: their bytes decoded by CPython's UTF-8 decoder with the `errors`
+    /// handler, straight from the native buffer (exactly `bytes.decode("utf-8", errors)`).
+    #[pyo3(signature = (ids, errors="replace"))]
+    fn decode_text<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+        errors: &str,
+    ) -> PyResult<Bound<'py, PyString>> {
+        let bytes = self.decoded(py, ids)?;
+        utf8_text(py, &bytes, errors)
+    }
+
+    /// Decode many id sequences on native threads: a list of str (`errors` as for decode_text).
+    #[pyo3(signature = (batch, errors="replace", num_threads=None))]
+    fn decode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        batch: &Bound<'py, PyAny>,
+        errors: &str,
+        num_threads: Option<usize>,
+    ) -> PyResult<Vec<Bound<'py, PyString>>> {
+        let parts = decoded_batch(self, py, batch, num_threads)?;
+        parts
+            .iter()
+            .map(|bytes| utf8_text(py, bytes, errors))
+            .collect()
+    }
+
+    #[getter]
+    fn n_vocab(&self) -> usize {
+        self.inner.n_vocab()
+    }
+
+    /// The bytes no single-byte token spells (empty for most vocabularies).
+    fn missing_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.missing_bytes())
+    }
+}
+
+/// `bytes` as a str, by CPython's UTF-8 decoder with the `errors` handler.
+fn utf8_text<'py>(py: Python<'py>, bytes: &[u8], errors: &str) -> PyResult<Bound<'py, PyString>> {
+    let owned;
+    let errors: &std::ffi::CStr = match errors {
+        "replace" => c"replace", // the default: no allocation
+        "strict" => c"strict",
+        other => {
+            owned = std::ffi::CString::new(other).map_err(|_| {
+                pyo3::exceptions::PyValueError::new_err("errors must not contain NUL")
+            })?;
+            &owned
+        }
+    };
+    // SAFETY: the pointer and length describe `bytes`, alive for the call; the GIL is held.
+    unsafe {
+        let text = ffi::PyUnicode_DecodeUTF8(
+            bytes.as_ptr().cast(),
+            bytes.len() as ffi::Py_ssize_t,
+            errors.as_ptr(),
+        );
+        Ok(Bound::from_owned_ptr_or_err(py, text)?.downcast_into_unchecked())
+    }
+}
+
+impl PyTables {
+    /// The ids of a Python sequence, each checked to be a token id of this vocabulary; the
+    /// first bad one raises its final error (DecodeInputError, UnknownTokenError).
+    pub(crate) fn token_ids(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
+        let py = ids.py();
+        let slow = |item: &Bound<'_, PyAny>, out: &mut Vec<u32>| -> PyResult<()> {
+            match token_id(item)? {
+                IdItem::Id(id) => out.push(id),
+                IdItem::Outside(shown) => return Err(self.outside(py, &shown)),
+            }
+            Ok(())
+        };
+        let Ok(list) = ids.downcast::<PyList>() else {
+            let mut out = Vec::with_capacity(ids.len().unwrap_or(0));
+            for item in ids.try_iter()? {
+                slow(&item?, &mut out)?;
+            }
+            return Ok(out);
+        };
+        let mut out = Vec::with_capacity(list.len());
+        for i in 0..list.len() {
+            // SAFETY: GIL held; `i` is below the list's length, read just now, and nothing in
+            // this loop runs Python code before the item is used, except on the slow path,
+            // which holds its own reference to the item.
+            let item = unsafe { ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t) };
+            // Fast path, without touching the reference count: a small int (nearly every id).
+            if unsafe { ffi::PyLong_CheckExact(item) } != 0 {
+                let value = unsafe { ffi::PyLong_AsLong(item) };
+                if let Ok(id) = u32::try_from(value) {
+                    out.push(id);
+                    continue;
+                }
+                let _ = PyErr::take(py); // an overflow: token_id words it
+            }
+            slow(unsafe { &Bound::from_borrowed_ptr(py, item) }, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// UnknownTokenError for an id outside the vocabulary (`shown` as Python prints it).
+    fn outside(&self, py: Python<'_>, shown: &str) -> PyErr {
+        let last = self.inner.n_vocab().saturating_sub(1);
+        let message = format!(
+            "token id {shown} is outside the vocabulary {} (ids 0..{last})",
+            self.name
+        );
+        ws_error(py, "UnknownTokenError", message)
+    }
+
+    /// UnknownTokenError for `id`, found missing by the tables.
+    pub(crate) fn unknown(&self, py: Python<'_>, id: u32) -> PyErr {
+        if (id as usize) < self.inner.n_vocab() {
+            let message = format!("token id {id} is unused in the vocabulary {}", self.name);
+            ws_error(py, "UnknownTokenError", message)
+        } else {
+            self.outside(py, &id.to_string())
+        }
+    }
+
+    /// The bytes of the ids in the Python sequence `ids`, decoded with the GIL released.
+    fn decoded(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+        let ids = self.token_ids(ids)?;
+        let tables = &self.inner;
+        py.allow_threads(|| {
+            let mut out = Vec::new();
+            tables.decode_into(&ids, &mut out).map(|_| out)
+        })
+        .map_err(|id| self.unknown(py, id))
+    }
+}

@@ -1,0 +1,266 @@
+//! Batches on threads: the calling thread plus helpers from one shared pool.
+//!
+//! [`run_shared`] works through a batch's items on the calling thread and on helpers from a
+//! pool shared by the whole process (its threads keep their per-thread caches between calls;
+//! a forked child builds its own), largest items first, and hands each result to the calling
+//! thread, which alone may hold its language's lock (Python's GIL) to build that language's
+//! objects. The caller says how to run work without that lock ([`Unlock`]); a Rust caller
+//! has none ([`NoLock`]).
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// How the calling thread runs work while it does not need its language's lock: the
+/// bindings release the lock for the duration of `f` (Python's `allow_threads`).
+pub trait Unlock {
+    fn unlocked<T: Send, F: FnOnce() -> T + Send>(&self, f: F) -> T;
+}
+
+/// No lock to release: work runs as it is.
+pub struct NoLock;
+
+impl Unlock for NoLock {
+    fn unlocked<T: Send, F: FnOnce() -> T + Send>(&self, f: F) -> T {
+        f()
+    }
+}
+
+/// Work through items `0..count` on this thread and `threads - 1` helpers of the shared pool,
+/// largest first (by `size`, so that the last items taken are small and no thread waits long
+/// for another at the end), turn each result into its final form with `keep` on this thread,
+/// and return those in item order, or the error `keep` gave for the lowest-index item. When
+/// the sizes add up to less than `alone_below`, this thread works alone: waking a helper
+/// that sleeps takes tens to hundreds of microseconds (50–300 µs on a virtual machine, where
+/// the hypervisor schedules the wake-up), more than a small batch would save.
+///
+/// This thread takes items too, and runs `keep` on the helpers' results between two items of
+/// its own: `keep` may need the caller's lock (building Python objects, which only one thread
+/// can do), and this way that work overlaps the helpers' instead of waiting for the last
+/// item. `unlock` releases that lock while this thread works or waits. Once all items are
+/// taken, this thread waits for the helpers' last results by spinning (see [`receive`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run_shared<R: Send, T, E>(
+    unlock: &impl Unlock,
+    count: usize,
+    threads: usize,
+    size: impl Fn(usize) -> usize,
+    alone_below: usize,
+    work: impl Fn(usize) -> R + Sync,
+    mut keep: impl FnMut(R) -> Result<T, E>,
+) -> Result<Vec<T>, E> {
+    let mut kept: Vec<Option<T>> = (0..count).map(|_| None).collect();
+    // The error of the lowest-index item that fails, as a loop over the items would give
+    // (whatever order the threads finish in).
+    let mut first_error: Option<(usize, E)> = None;
+    let mut store = |i: usize, result: R| {
+        if first_error.as_ref().is_none_or(|(failed, _)| i < *failed) {
+            match keep(result) {
+                Ok(value) => kept[i] = Some(value),
+                Err(err) => first_error = Some((i, err)),
+            }
+        }
+    };
+    let small = (0..count).map(&size).sum::<usize>() < alone_below;
+    let threads = if small {
+        1
+    } else {
+        threads.clamp(1, count.max(1))
+    };
+    let helpers = helper_pool(threads - 1);
+    let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
+    let mut order: Vec<usize> = (0..count).collect();
+    if helper_count > 0 {
+        order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
+    }
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let receiver = Mutex::new(receiver); // a &Mutex may cross into `unlocked`
+    let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
+    let next = AtomicUsize::new(0);
+    let running = AtomicUsize::new(0); // helpers between the start and the end of their job
+    let (next, order, work, running) = (&next, &order, &work, &running);
+    let work_here = move || {
+        loop {
+            while let Ok((i, result)) = receiver.lock().expect("one receiver").try_recv() {
+                store(i, result);
+            }
+            let Some(&i) = order.get(next.fetch_add(1, Relaxed)) else {
+                break;
+            };
+            store(i, unlock.unlocked(|| work(i)));
+        }
+        drop(sender); // the helpers hold the last senders: the loop below ends with them
+        let wait = || receive(&receiver.lock().expect("one receiver"), running);
+        while let Ok((i, result)) = unlock.unlocked(wait) {
+            store(i, result);
+        }
+    };
+    match &helpers {
+        None => work_here(),
+        Some(pool) => pool.in_place_scope(|scope| {
+            for sender in helper_senders {
+                scope.spawn(move |_| {
+                    running.fetch_add(1, Relaxed);
+                    while let Some(&i) = order.get(next.fetch_add(1, Relaxed)) {
+                        if sender.send((i, work(i))).is_err() {
+                            break;
+                        }
+                    }
+                    // Hang up, then leave `running`: a waiter that sees 0 blocks in `recv`, which
+                    // the hang-up ends (`running` is only a hint for spinning; the channel
+                    // carries the results and the hang-up).
+                    drop(sender);
+                    running.fetch_sub(1, Relaxed);
+                });
+            }
+            work_here();
+        }),
+    }
+    match first_error {
+        Some((_, err)) => Err(err),
+        None => Ok(kept
+            .into_iter()
+            .map(|value| value.expect("every item was kept"))
+            .collect()),
+    }
+}
+
+/// Batches smaller than these (bytes of text to encode, ids to decode: about 0.3 ms of work
+/// on one thread) are not worth waking a helper for.
+pub const ALONE_BELOW_TEXT_BYTES: usize = 32 * 1024;
+pub const ALONE_BELOW_IDS: usize = 16 * 1024;
+
+/// How long the calling thread spins for a helper's result before it sleeps.
+const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// The next message from the helpers, or `Err` once they have all hung up.
+///
+/// While a helper is working (`running` > 0) its result is due within one item, so this spins
+/// for up to [`SPIN_LIMIT`] before it sleeps: waking a thread that sleeps costs tens to
+/// hundreds of microseconds (50–300 µs on a virtual machine), a real share of a batch of a few
+/// milliseconds. While no
+/// helper has started yet it sleeps at once: a waking helper may need the CPU this thread
+/// would spin on.
+fn receive<T>(receiver: &Receiver<T>, running: &AtomicUsize) -> Result<T, RecvError> {
+    let deadline = Instant::now() + SPIN_LIMIT;
+    loop {
+        match receiver.try_recv() {
+            Ok(message) => return Ok(message),
+            Err(TryRecvError::Disconnected) => return Err(RecvError),
+            Err(TryRecvError::Empty) if running.load(Relaxed) > 0 && Instant::now() < deadline => {
+                std::hint::spin_loop()
+            }
+            Err(TryRecvError::Empty) => return receiver.recv(),
+        }
+    }
+}
+
+/// The shared pool of helper threads, with at least `helpers` threads, or None when none are
+/// wanted or the OS refuses threads (the caller then works alone).
+///
+/// One pool for the process, grown to the largest count asked for: its threads keep their
+/// per-thread caches (merged pieces) from one batch call to the next, as the calling thread's
+/// do for single encodes. A call uses only as many of them as it spawns jobs for. After a
+/// `fork` the pool's threads do not exist in the child, so a child builds its own.
+fn helper_pool(helpers: usize) -> Option<Arc<rayon::ThreadPool>> {
+    struct Shared {
+        pid: u32,
+        size: usize,
+        pool: Arc<rayon::ThreadPool>,
+    }
+    static POOL: Mutex<Option<Shared>> = Mutex::new(None);
+    if helpers == 0 {
+        return None;
+    }
+    let mut shared = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let pid = std::process::id();
+    let mut size = helpers;
+    if let Some(current) = shared.take() {
+        if current.pid != pid {
+            // Inherited through fork: its threads are not in this process, and dropping it
+            // would wait on them.
+            std::mem::forget(current.pool);
+        } else if current.size >= helpers {
+            let pool = current.pool.clone();
+            *shared = Some(current);
+            return Some(pool);
+        } else {
+            size = helpers.max(current.size); // the smaller pool ends once its jobs are done
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(size)
+        .thread_name(|i| format!("wordsplit-{i}"))
+        .build()
+        .ok()?;
+    let pool = Arc::new(pool);
+    *shared = Some(Shared {
+        pid,
+        size,
+        pool: pool.clone(),
+    });
+    Some(pool)
+}
+
+/// `requested` threads, or one per core the process may use.
+pub fn default_threads(requested: Option<usize>) -> usize {
+    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn receive_returns_messages_then_hangs_up() {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let running = AtomicUsize::new(0);
+        sender.send(1).unwrap();
+        sender.send(2).unwrap();
+        drop(sender);
+        assert_eq!(receive(&receiver, &running), Ok(1));
+        assert_eq!(receive(&receiver, &running), Ok(2));
+        assert_eq!(receive(&receiver, &running), Err(RecvError));
+    }
+
+    /// CPU time of the calling thread.
+    fn thread_cpu_time() -> std::time::Duration {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        assert_eq!(
+            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) },
+            0
+        );
+        std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    }
+
+    /// Waits for a result that a helper thread sends after `delay`, with `running` helpers;
+    /// returns the CPU time the wait took.
+    fn wait_cpu_time(delay: std::time::Duration, running: usize) -> std::time::Duration {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let running = AtomicUsize::new(running);
+        let helper = std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            sender.send("late").unwrap();
+        });
+        let start = thread_cpu_time();
+        assert_eq!(receive(&receiver, &running), Ok("late"));
+        let spent = thread_cpu_time() - start;
+        helper.join().unwrap();
+        assert_eq!(receive(&receiver, &running), Err(RecvError));
+        spent
+    }
+
+    #[test]
+    fn receive_spins_only_briefly_and_only_for_a_running_helper() {
+        // A running helper that answers long after SPIN_LIMIT: the wait spins at most about
+        // SPIN_LIMIT, then sleeps (a spin to the end would cost ~20 × SPIN_LIMIT).
+        let wait = SPIN_LIMIT * 20;
+        assert!(wait_cpu_time(wait, 1) < SPIN_LIMIT * 5);
+        // No helper running yet: no spin at all.
+        assert!(wait_cpu_time(wait, 0) < SPIN_LIMIT / 2);
+    }
+}

@@ -1,0 +1,306 @@
+//! wordsplit's derived entries: a parsed vocabulary in the compact form the Python package's
+//! disk cache stores (`src/wordsplit/store/derived.py`, format 3), little-endian:
+//!
+//! ```text
+//! MAGIC | header length (u32) | header (JSON) | body
+//! body = ids (u32 × n) | lengths (u32 × n) | token bytes, concatenated | merges (u32 × 3m)
+//! ```
+//!
+//! The header holds the other fields, the counts and the sha256 of the body. An entry is not
+//! trusted: the magic, the format, the sizes, the counts and the checksum are checked before
+//! anything is built, then every [`VocabData`] invariant. An entry naming a split program or a
+//! normalizer other than NFC is [`FormatError::Unsupported`] (the Python package runs those).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::{
+    read_file, truthy, FileKind, FormatError, Literal, LiteralFlags, Normalizer, TextMap, VocabData,
+};
+
+/// The first bytes of every derived entry.
+pub const MAGIC: &[u8] = b"wordsplit-vocab\n";
+/// The header format this reader reads (the Python writer's `FORMAT`).
+pub const FORMAT: u64 = 3;
+/// How a pattern that is a split program (the Python package's `hf-split` spanner) begins.
+const SPLIT_PROGRAM_PREFIX: &str = "hf-split:";
+
+fn corrupt(problem: impl Into<String>) -> FormatError {
+    FormatError::CorruptDerived {
+        problem: problem.into(),
+    }
+}
+
+/// Rebuild the vocabulary of a derived entry, checking everything first.
+///
+/// ```
+/// use wordsplit::formats::{read_derived, FormatError};
+/// assert!(matches!(read_derived(b"not an entry"), Err(FormatError::CorruptDerived { .. })));
+/// ```
+pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
+    let (header, body) = split(data)?;
+    let header = &header;
+    // The fields the Python reader reads with header[key] (a missing one is corrupt there too).
+    let required = [
+        "name",
+        "source",
+        "pattern",
+        "special_tokens",
+        "added_tokens",
+        "normalizer",
+        "n_vocab",
+        "eos_token_id",
+        "bos_token_id",
+        "whole_piece_lookup",
+        "chat_template",
+        "unk_token_id",
+        "fuse_unk",
+        "pair_ranked",
+    ];
+    if let Some(key) = required.iter().find(|key| !header.contains_key(**key)) {
+        return Err(corrupt(format!("the header has no {key}")));
+    }
+    let count = |key: &str| {
+        header
+            .get(key)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| corrupt(format!("the header's {key} is not a count")))
+    };
+    let (n, m) = (count("n_tokens")?, count("n_merges")?);
+    let fixed = n
+        .checked_mul(8)
+        .zip(m.checked_mul(12))
+        .and_then(|(a, b)| a.checked_add(b));
+    let blob_size = fixed.and_then(|fixed| (body.len() as u64).checked_sub(fixed));
+    let Some(blob_size) = blob_size else {
+        return Err(corrupt(format!(
+            "{n} tokens and {m} merges do not fit in a body of {} bytes",
+            body.len()
+        )));
+    };
+    if header.get("body_sha256").and_then(Value::as_str) != Some(super::sha256_hex(body).as_str()) {
+        return Err(corrupt("the body's sha256 is not the header's body_sha256"));
+    }
+    let (n, blob_size) = (n as usize, blob_size as usize);
+    let ids = u32s(&body[..4 * n]);
+    let lengths = u32s(&body[4 * n..8 * n]);
+    let blob = &body[8 * n..8 * n + blob_size];
+    let mut tokens = Vec::with_capacity(n);
+    let mut start = 0usize;
+    for (id, length) in ids.into_iter().zip(lengths) {
+        let end = start
+            .checked_add(length as usize)
+            .filter(|end| *end <= blob.len());
+        let Some(end) = end else {
+            return Err(corrupt("token lengths do not add up to the token bytes"));
+        };
+        tokens.push((blob[start..end].to_vec(), id));
+        start = end;
+    }
+    if start != blob.len() {
+        return Err(corrupt("token lengths do not add up to the token bytes"));
+    }
+    let text = |key: &str| {
+        header
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| corrupt(format!("the header's {key} is not a string")))
+    };
+    let optional_id = |key: &str| match header.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .and_then(|id| u32::try_from(id).ok())
+            .map(Some)
+            .ok_or_else(|| corrupt(format!("the header's {key} is not a token id"))),
+    };
+    let pattern = text("pattern")?;
+    if pattern.starts_with(SPLIT_PROGRAM_PREFIX) {
+        return Err(FormatError::Unsupported {
+            file: FileKind::Derived,
+            at: "pattern".into(),
+            construct: "a split program".into(),
+            hint: "the Python package (wordsplit.load_vocab) runs it".into(),
+        });
+    }
+    let normalizer = match text("normalizer")?.as_str() {
+        "none" => Normalizer::None,
+        "nfc" => Normalizer::Nfc,
+        other => {
+            return Err(FormatError::Unsupported {
+                file: FileKind::Derived,
+                at: "normalizer".into(),
+                construct: format!("the normalizer {other:?}"),
+                hint: "the Rust core runs none and NFC; the Python package (wordsplit.load_vocab) runs the others".into(),
+            })
+        }
+    };
+    let mut literals = literal_table(header, "special_tokens", true)?;
+    literals.extend(literal_table(header, "added_tokens", false)?);
+    apply_flags(header, &mut literals)?;
+    let chat_template = match header.get("chat_template") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(template)) => Some(template.clone()),
+        Some(_) => {
+            return Err(corrupt(
+                "the header's chat_template is not a string or null",
+            ))
+        }
+    };
+    let merges = if truthy(header.get("pair_ranked")) {
+        Some(merge_table(&body[body.len() - 12 * m as usize..]))
+    } else {
+        None
+    };
+    let n_vocab = header
+        .get("n_vocab")
+        .and_then(Value::as_u64)
+        .filter(|n| *n >= 1);
+    let Some(n_vocab) = n_vocab else {
+        return Err(corrupt("the header's n_vocab is not a positive count"));
+    };
+    VocabData {
+        name: text("name")?,
+        tokens,
+        literals,
+        merges,
+        whole_piece_lookup: truthy(header.get("whole_piece_lookup")),
+        n_vocab: 0,
+        pattern,
+        normalizer,
+        eos_token_id: optional_id("eos_token_id")?,
+        bos_token_id: optional_id("bos_token_id")?,
+        unk_token_id: optional_id("unk_token_id")?,
+        fuse_unk: header.get("fuse_unk") == Some(&Value::Bool(true)),
+        chat_template,
+    }
+    .finish(FileKind::Derived, Some(i128::from(n_vocab)))
+}
+
+/// Read a derived entry from a file (gunzipped when its name ends in `.gz`).
+pub fn load_derived(path: impl AsRef<Path>) -> Result<VocabData, FormatError> {
+    read_derived(&read_file(path.as_ref())?)
+}
+
+/// `(header, body)` of entry bytes: the magic, the header's format and the body's size checked.
+fn split(data: &[u8]) -> Result<(Map<String, Value>, &[u8]), FormatError> {
+    let Some(rest) = data.strip_prefix(MAGIC).filter(|rest| rest.len() >= 4) else {
+        return Err(corrupt("not a derived vocabulary entry (no magic)"));
+    };
+    let head_size = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
+    let Some(head) = rest[4..].get(..head_size) else {
+        return Err(corrupt("truncated header"));
+    };
+    let body = &rest[4 + head_size..];
+    let header: Value =
+        serde_json::from_slice(head).map_err(|e| corrupt(format!("unreadable header ({e})")))?;
+    let Value::Object(header) = header else {
+        return Err(corrupt("the header is not a JSON object"));
+    };
+    if header.get("format").and_then(Value::as_u64) != Some(FORMAT) {
+        return Err(corrupt(format!(
+            "format {} is not {FORMAT}",
+            header
+                .get("format")
+                .map_or("missing".into(), Value::to_string)
+        )));
+    }
+    if header.get("body_size").and_then(Value::as_u64) != Some(body.len() as u64) {
+        return Err(corrupt(
+            "truncated body (its size is not the header's body_size)",
+        ));
+    }
+    Ok((header, body))
+}
+
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect()
+}
+
+/// Pair-ranked merges from `(left, right, rank)` triples (a pair listed twice keeps its last
+/// rank at its first place, as the Python reader's dict).
+fn merge_table(bytes: &[u8]) -> Vec<(u32, u32, u32)> {
+    let values = u32s(bytes);
+    let mut table: Vec<(u32, u32, u32)> = Vec::with_capacity(values.len() / 3);
+    let mut place: HashMap<(u32, u32), usize> = HashMap::with_capacity(values.len() / 3);
+    for triple in values.chunks_exact(3) {
+        let (left, right, rank) = (triple[0], triple[1], triple[2]);
+        match place.get(&(left, right)) {
+            Some(&at) => table[at].2 = rank,
+            None => {
+                place.insert((left, right), table.len());
+                table.push((left, right, rank));
+            }
+        }
+    }
+    table
+}
+
+/// A header list of `[text, id]` pairs as literals (a text listed twice keeps its first place
+/// and its last id, as a Python dict).
+fn literal_table(
+    header: &Map<String, Value>,
+    key: &str,
+    special: bool,
+) -> Result<Vec<Literal>, FormatError> {
+    let bad = || {
+        corrupt(format!(
+            "the header's {key} is not a list of [text, id] pairs"
+        ))
+    };
+    let Some(Value::Array(pairs)) = header.get(key) else {
+        return Err(bad());
+    };
+    let mut literals = TextMap::new();
+    for pair in pairs {
+        let Some([Value::String(text), id]) = pair.as_array().map(Vec::as_slice) else {
+            return Err(bad());
+        };
+        let Some(id) = id.as_u64().and_then(|id| u32::try_from(id).ok()) else {
+            return Err(bad());
+        };
+        literals.insert(text, id);
+    }
+    let literals = literals.into_entries().into_iter();
+    Ok(literals
+        .map(|(text, id)| Literal {
+            text,
+            id,
+            special,
+            flags: LiteralFlags::default(),
+        })
+        .collect())
+}
+
+/// The header's `literal_flags` (text → bitmask 0-15), each naming a literal.
+fn apply_flags(header: &Map<String, Value>, literals: &mut [Literal]) -> Result<(), FormatError> {
+    let flags = match header.get("literal_flags") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(flags)) => flags,
+        Some(_) => return Err(corrupt("the header's literal_flags is not an object")),
+    };
+    for (text, bits) in flags {
+        let Some(bits) = bits.as_u64().and_then(LiteralFlags::from_bits) else {
+            return Err(corrupt(format!(
+                "the literal_flags of {text:?} are not an int 0-15"
+            )));
+        };
+        let mut named = false;
+        for literal in literals.iter_mut().filter(|lit| lit.text == *text) {
+            literal.flags = bits;
+            named = true;
+        }
+        if !named {
+            return Err(corrupt(format!(
+                "literal_flags names {text:?}, which is no special or added token"
+            )));
+        }
+    }
+    Ok(())
+}

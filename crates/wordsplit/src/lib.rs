@@ -1,0 +1,25 @@
+#![doc = include_str!("../README.md")]
+
+pub mod arrow;
+pub mod batch;
+pub mod decode;
+pub mod encoders;
+pub mod error;
+pub mod formats;
+#[rustfmt::skip]
+pub mod names;
+pub mod normalizers;
+pub mod pipeline;
+pub mod spanners;
+pub mod tables;
+pub mod tokenizer;
+pub mod train;
+pub mod unicode_tables;
+
+pub use encoders::{Encoder, EncoderKind};
+pub use error::{Error, Stage};
+pub use normalizers::{NormalizeStage, Normalizer};
+pub use pipeline::{EncodeStage, Literal, Pipeline, PipelineBuilder, SpanStage, SpecialPolicy};
+pub use spanners::{Scanner, Spanner};
+pub use tables::MergeTables;
+pub use tokenizer::Tokenizer;

@@ -1,0 +1,390 @@
+//! The whole encode: special/added literals → normalizer → spanner → span encoder → ids.
+//! Mirrors the Python engine (`wordsplit/engines/python.py`), the reference, stage for stage
+//! and error for error.
+//!
+//! Each stage is native when the core has it (the scanners and the regex spanner, the
+//! encoders, the Unicode normalizers) or a foreign implementation of its trait
+//! ([`Normalizer`](crate::Normalizer), [`Spanner`], [`Encoder`]) that the bindings supply (a Python plug-in, or
+//! the Python regex spanner for a pattern the native one refuses). The native stages are
+//! enum variants the encode loop matches on, so they cost no dynamic call per piece;
+//! [`Pipeline::is_native`] tells the bindings whether a call may run without their
+//! language's lock. The caller resolves its allowed/disallowed policy into a
+//! [`SpecialPolicy`]. A pipeline is made by [`Pipeline::builder`].
+//!
+//! The parts: `builder.rs` (making a pipeline), `literals.rs` (finding special and added
+//! tokens) and `second_pass.rs` (HF's pass on normalized text), `pieces.rs` (the per-piece
+//! loop and its cache, `piece_cache.rs`), `offsets.rs` (where each token came from).
+
+use aho_corasick::AhoCorasick;
+
+use std::sync::Arc;
+
+use crate::encoders::{merge_piece, Encoder, EncoderKind};
+use crate::error::{Error, Stage};
+use crate::normalizers::NormalizeStage;
+use crate::spanners::{HfProgram, RegexSequence, RegexSpanner, Scanner, Spanner, SplitError};
+use crate::tables::MergeTables;
+
+mod builder;
+mod literals;
+mod offsets;
+mod piece_cache;
+mod pieces;
+mod second_pass;
+
+pub use builder::{regex_unsupported, PipelineBuilder};
+use literals::FlaggedScan;
+pub use literals::{Literal, LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD};
+pub use offsets::TokenPlace;
+
+/// What to do with each special literal in one call (indexes into the literal list).
+pub enum SpecialPolicy {
+    /// Every special literal is a token; none is an error.
+    AllowAll,
+    /// `allowed[i]` / `disallowed[i]` per literal (added literals ignore both).
+    Mixed {
+        allowed: Vec<bool>,
+        disallowed: Vec<bool>,
+    },
+}
+
+/// The entry of `id` in a thread's list of per-object caches, moved to the front (most
+/// recently used first), or made by `make` in front of the `limit - 1` most recent others:
+/// caches of objects that were dropped stay behind until they are the least recently used.
+pub(crate) fn most_recent<T>(
+    caches: &mut Vec<(u64, T)>,
+    id: u64,
+    limit: usize,
+    make: impl FnOnce() -> T,
+) -> &mut T {
+    match caches.iter().position(|(key, _)| *key == id) {
+        Some(0) => {}
+        Some(i) => {
+            let entry = caches.remove(i);
+            caches.insert(0, entry);
+        }
+        None => {
+            caches.truncate(limit - 1);
+            caches.insert(0, (id, make()));
+        }
+    }
+    &mut caches[0].1
+}
+
+/// The spanner stage.
+pub enum SpanStage {
+    /// A hand-written scanner (see [`crate::spanners::scanner_for_pattern`]).
+    Scanner(Box<dyn Scanner>),
+    /// Any pattern (spanner `regex`), and its registry name; see [`RegexSpanner`].
+    Regex(Box<RegexSpanner>, String),
+    /// A llama.cpp-style sequence of patterns, and its name; see [`RegexSequence`].
+    RegexSequence(RegexSequence, String),
+    /// A spanner supplied by the caller.
+    Foreign(Box<dyn Spanner>),
+}
+
+impl SpanStage {
+    /// The ends of the pieces of `text` in `ends`; for a spanner that drops or inserts text,
+    /// the text its pieces make (the ends are in that text then).
+    fn split(&self, text: &str, ends: &mut Vec<usize>) -> Result<Option<SpannedText>, Error> {
+        match self {
+            SpanStage::Scanner(scanner) => scanner.split(text, ends),
+            SpanStage::Regex(spanner, name) => spanner
+                .split(text, ends)
+                .map_err(|e| split_error(name, e))?,
+            SpanStage::RegexSequence(spanner, name) => spanner
+                .split(text, ends)
+                .map_err(|e| split_error(name, e))?,
+            SpanStage::Foreign(spanner) => return spanner.spans(text, ends),
+        }
+        Ok(None)
+    }
+
+    /// The name of the stage (for messages).
+    pub fn name(&self) -> &str {
+        match self {
+            SpanStage::Scanner(scanner) => scanner.name(),
+            SpanStage::Regex(_, name) | SpanStage::RegexSequence(_, name) => name,
+            SpanStage::Foreign(spanner) => spanner.name(),
+        }
+    }
+}
+
+/// The pieces of a text-dropping spanner: the text they make (each span's prefix and text,
+/// in order) and, per piece, its span's byte range in the spanner's input and its prefix's
+/// length in bytes.
+pub struct SpannedText {
+    pub text: String,
+    pub pieces: Vec<(usize, usize, usize)>,
+}
+
+/// The span-encoder stage.
+pub enum EncodeStage {
+    Native(EncoderKind),
+    /// An encoder supplied by the caller.
+    Foreign(Box<dyn Encoder>),
+}
+
+impl EncodeStage {
+    /// The name of the stage (for messages).
+    pub fn name(&self) -> &str {
+        match self {
+            EncodeStage::Native(kind) => kind.name(),
+            EncodeStage::Foreign(encoder) => encoder.name(),
+        }
+    }
+}
+
+/// The encode of one vocabulary with one set of stages; see the module docs.
+pub struct Pipeline {
+    /// Names this pipeline's entries in the per-thread piece caches (never reused).
+    id: u64,
+    tables: Arc<MergeTables>,
+    encoder: EncodeStage,
+    spanner: SpanStage,
+    literals: Vec<Literal>,
+    literal_matcher: Option<AhoCorasick>,
+    /// Set only when a literal has flags; the common case keeps the one plain scan.
+    flagged: Option<Box<FlaggedScan>>,
+    normalizer: NormalizeStage,
+    /// `(id, fuse)`: a byte no token spells is this token (HF's BPE `unk_token`; one per run
+    /// of such bytes with `fuse`), or, when None, dropped before merging.
+    unk: Option<(u32, bool)>,
+    /// The native run of the foreign spanner stage's split program (an `hf-split` spanner,
+    /// which may drop text): encoding uses it, the offsets (`offsets.rs`) the foreign stage,
+    /// which gives the same pieces.
+    program: Option<Box<HfProgram>>,
+    /// Asked between blocks of [`POLL_PIECES`] pieces of a long text whether to go on; its
+    /// error ends the encode (the Python bindings check for Ctrl-C here).
+    interrupt: Option<Interrupt>,
+}
+
+/// A check a long encode calls between blocks of pieces: `Err` stops the encode with that error.
+pub type Interrupt = Box<dyn Fn() -> Result<(), Error> + Send + Sync>;
+
+/// The pieces encoded between two calls of a pipeline's [`Interrupt`]: about 256 KB of
+/// prose, a millisecond of work, so a check costs nothing measurable and answers fast.
+pub const POLL_PIECES: usize = 1 << 16;
+
+impl Pipeline {
+    /// A builder of a pipeline over `tables`: by default the `auto` encoder, no normalizer,
+    /// no literals, and the spanner the caller must set.
+    pub fn builder(tables: Arc<MergeTables>) -> PipelineBuilder {
+        PipelineBuilder::new(tables)
+    }
+
+    /// The vocabulary tables.
+    pub fn tables(&self) -> &Arc<MergeTables> {
+        &self.tables
+    }
+
+    /// The special and added literals, in the order policies index them.
+    pub fn literals(&self) -> &[Literal] {
+        &self.literals
+    }
+
+    /// Whether every stage is native: then encoding calls nothing outside the core.
+    pub fn is_native(&self) -> bool {
+        (self.program.is_some() || !matches!(self.spanner, SpanStage::Foreign(_)))
+            && matches!(self.encoder, EncodeStage::Native(_))
+            && self.normalizer.is_native()
+    }
+
+    /// Append the ids of `text` to `out`. On `Err` (the first disallowed special literal
+    /// found, or a stage's failure) `out` holds part of the ids: the caller discards them.
+    pub fn encode(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        out: &mut Vec<u32>,
+    ) -> Result<(), Error> {
+        let Some(matcher) = &self.literal_matcher else {
+            return self.encode_plain(text, out);
+        };
+        if let Some(scan) = self.normalizing_scan() {
+            return self.encode_normalizing(scan, text, policy, out);
+        }
+        self.walk_literals(matcher, text, policy, |plain, literal| {
+            self.encode_plain(&text[plain], out)?;
+            if let Some((_, literal)) = literal {
+                out.push(literal.id);
+            }
+            Ok(())
+        })
+    }
+
+    /// Normalize, split and merge text that holds no literal token.
+    fn encode_plain(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        match self.normalizer.normalize(text)? {
+            Some(normalized) => self.encode_split(&normalized, out),
+            None => self.encode_split(text, out),
+        }
+    }
+
+    fn encode_split(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
+        let mut ends = Vec::with_capacity(text.len() / 4 + 1);
+        let spanned = match &self.program {
+            Some(_) => self.program_spans(text, &mut ends)?,
+            None => self.spanner.split(text, &mut ends)?,
+        };
+        // A dropping spanner's pieces are encoded from the text they make.
+        let text = spanned.as_ref().map_or(text, |s| s.text.as_str());
+        match &self.interrupt {
+            Some(interrupt) if ends.len() > POLL_PIECES => {
+                self.encode_piece_blocks(text, &mut ends, interrupt, out)
+            }
+            _ => self.encode_piece_ends(text, &ends, out),
+        }
+    }
+
+    /// [`Self::encode_piece_ends`] a block of [`POLL_PIECES`] pieces at a time, asking
+    /// `interrupt` before each block after the first. Each block's ends are made relative to
+    /// its own start (a piece end is a char boundary), so the piece loop stays as it is.
+    fn encode_piece_blocks(
+        &self,
+        text: &str,
+        ends: &mut [usize],
+        interrupt: &Interrupt,
+        out: &mut Vec<u32>,
+    ) -> Result<(), Error> {
+        let mut base = 0;
+        for block in ends.chunks_mut(POLL_PIECES) {
+            let last = block[block.len() - 1];
+            if base > 0 {
+                interrupt()?;
+                block.iter_mut().for_each(|end| *end -= base);
+            }
+            self.encode_piece_ends(&text[base..last], block, out)?;
+            base = last;
+        }
+        Ok(())
+    }
+
+    /// The ids of the pieces of `text` ending at `ends`.
+    fn encode_piece_ends(
+        &self,
+        text: &str,
+        ends: &[usize],
+        out: &mut Vec<u32>,
+    ) -> Result<(), Error> {
+        let tables = &*self.tables;
+        match &self.encoder {
+            EncodeStage::Native(kind) => {
+                self.encode_pieces::<true>(text, ends, out, |piece, out| {
+                    merge_piece(*kind, tables, piece, out);
+                    Ok(())
+                })
+            }
+            // A foreign encoder sees every piece (no whole-token or single-byte shortcut: it
+            // is the encoder's to decide); the cache spares it repeated ones.
+            EncodeStage::Foreign(encoder) => {
+                self.encode_pieces::<false>(text, ends, out, |piece, out| {
+                    encoder.encode_piece(piece, out)
+                })
+            }
+        }
+    }
+
+    /// The pieces of [`Self::program`] (see [`HfProgram::spans`]); none without a program.
+    fn program_spans(
+        &self,
+        text: &str,
+        ends: &mut Vec<usize>,
+    ) -> Result<Option<SpannedText>, Error> {
+        let Some(program) = &self.program else {
+            return Ok(None);
+        };
+        program.spans(text, ends).map_err(|e| {
+            let name = match &self.spanner {
+                SpanStage::Foreign(spanner) => spanner.name(),
+                _ => "hf-split",
+            };
+            split_error(name, e)
+        })
+    }
+}
+
+/// The error of a native regex stage, worded as the Python engine words it for the Python
+/// spanner of the same name (a gap is text its split() would have dropped).
+fn split_error(name: &str, error: SplitError) -> Error {
+    Error::Component {
+        stage: Stage::Spanner,
+        name: name.to_owned(),
+        message: match error {
+            SplitError::Gap(_) => {
+                "split() must return a list of str that concatenate to its input".to_owned()
+            }
+            SplitError::Engine(message) => message,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::spanners::GPT2_PATTERN;
+    use crate::tables::tests::tiny;
+
+    fn pipeline(interrupt: Option<Interrupt>) -> Pipeline {
+        let tables = Arc::new(tiny(&[b"ab", b" ab", b"abab"]));
+        let builder = Pipeline::builder(tables).pattern(GPT2_PATTERN);
+        match interrupt {
+            Some(interrupt) => builder.interrupt(interrupt),
+            None => builder,
+        }
+        .build()
+        .unwrap()
+    }
+
+    fn encode(pipeline: &Pipeline, text: &str) -> Result<Vec<u32>, Error> {
+        let mut out = Vec::new();
+        pipeline.encode(text, &SpecialPolicy::AllowAll, &mut out)?;
+        Ok(out)
+    }
+
+    /// Pieces of every length class (whole tokens, merged, one byte, multi-byte characters).
+    fn long_text(pieces: usize) -> String {
+        let words = ["ab", "abab", "é", "xyz", "  ", "\n", "a"];
+        (0..pieces)
+            .map(|i| format!(" {}", words[i % words.len()]))
+            .collect()
+    }
+
+    #[test]
+    fn an_interrupt_between_blocks_changes_no_id() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&calls);
+        let checked = pipeline(Some(Box::new(move || {
+            seen.fetch_add(1, Relaxed);
+            Ok(())
+        })));
+        let plain = pipeline(None);
+        let text = long_text(3 * POLL_PIECES + 123);
+        assert_eq!(
+            encode(&checked, &text).unwrap(),
+            encode(&plain, &text).unwrap()
+        );
+        // Asked before each block but the first; a short text never asks.
+        // (whitespace joins some pieces, so the text has fewer pieces than words).
+        let asked = calls.load(Relaxed);
+        assert!(
+            asked >= 2 && asked < text.len() / POLL_PIECES,
+            "{asked} checks"
+        );
+        encode(&checked, "ab abab").unwrap();
+        assert_eq!(calls.load(Relaxed), asked);
+    }
+
+    #[test]
+    fn an_interrupt_error_ends_the_encode() {
+        let stop: Interrupt = Box::new(|| Err(Error::Unsupported("stopped".into())));
+        let error = encode(&pipeline(Some(stop)), &long_text(2 * POLL_PIECES)).unwrap_err();
+        assert!(matches!(error, Error::Unsupported(m) if m == "stopped"));
+    }
+}

@@ -1,0 +1,157 @@
+//! The per-piece loop of an encode: each piece through this thread's cache of merged pieces,
+//! to the encoder only when the cache does not hold it.
+
+use std::cell::RefCell;
+
+use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_PIECE, LONG_MAX_PIECE};
+use super::{most_recent, Pipeline};
+use crate::encoders;
+use crate::error::Error;
+
+/// Each thread keeps the piece caches of this many pipelines, the most recently used.
+const CACHED_PIPELINES: usize = 8;
+
+thread_local! {
+    static PIECE_CACHES: RefCell<Vec<(u64, PieceCache)>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Pipeline {
+    /// Encode the pieces of `text` ending at `ends`, through this thread's piece cache;
+    /// `merge` encodes a piece the cache does not hold. `SHORTCUTS`: a whole-token piece is
+    /// one lookup and a single byte its id, without `merge` (the native encoders' rule).
+    ///
+    /// A piece holding a byte no token spells (vocabularies that lack some,
+    /// `tables.lacks_bytes`; complete ones never look) goes to [`Self::encode_unknown`].
+    #[inline(always)]
+    pub(super) fn encode_pieces<const SHORTCUTS: bool>(
+        &self,
+        text: &str,
+        ends: &[usize],
+        out: &mut Vec<u32>,
+        mut merge: impl FnMut(&[u8], &mut Vec<u32>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let text_bytes = text.as_bytes();
+        let tables = &*self.tables;
+        let lacks_bytes = tables.lacks_bytes;
+        let mut kept: Vec<u8> = Vec::new();
+        PIECE_CACHES.with_borrow_mut(|caches| {
+            let cache = most_recent(caches, self.id, CACHED_PIPELINES, PieceCache::new);
+            // A piece that is one byte or a whole token (most pieces of most text: 93 % of
+            // English prose's) is handled in the loop itself ([`encoders::shortcut`],
+            // inlined); the cache and the merge are a call away, so the common case pays no
+            // call, no spilled registers and no `Result` written to memory and read back.
+            let shortcut = |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
+                SHORTCUTS && encoders::shortcut(tables, bytes, start, end, out)
+            };
+            // `bytes[start..end]`, a piece no shortcut takes; the whole buffer is passed for the
+            // padded reads of the cache key.
+            let mut cached_or_merged =
+                |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
+                    let piece = &bytes[start..end];
+                    if piece.len() > LONG_MAX_PIECE {
+                        merge(piece, out)
+                    } else if piece.len() > CACHE_MAX_PIECE {
+                        let hash = LongPieces::hash(piece);
+                        if let Some(ids) = cache.long.get(piece, hash) {
+                            out.extend_from_slice(ids);
+                        } else {
+                            let first = out.len();
+                            merge(piece, out)?;
+                            cache.long.put(piece, hash, &out[first..]);
+                        }
+                        Ok(())
+                    } else {
+                        let (key, hash) = PieceCache::key_in(bytes, start, end);
+                        if let Some(ids) = cache.get(&key, piece.len(), hash) {
+                            // One to seven ids: pushed one by one, not a `memcpy` call.
+                            for &id in ids {
+                                out.push(id);
+                            }
+                        } else {
+                            let first = out.len();
+                            merge(piece, out)?;
+                            cache.put(key, piece.len(), hash, &out[first..]);
+                        }
+                        Ok(())
+                    }
+                };
+            let mut start = 0;
+            for &end in ends {
+                let piece_start = start;
+                start = end;
+                if lacks_bytes
+                    && !text_bytes[piece_start..end]
+                        .iter()
+                        .all(|&b| tables.has_byte(b))
+                {
+                    self.encode_unknown(
+                        text_bytes,
+                        piece_start,
+                        end,
+                        &mut kept,
+                        out,
+                        &mut |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
+                            if shortcut(bytes, start, end, out) {
+                                Ok(())
+                            } else {
+                                cached_or_merged(bytes, start, end, out)
+                            }
+                        },
+                    )?;
+                } else if !shortcut(text_bytes, piece_start, end, out) {
+                    cached_or_merged(text_bytes, piece_start, end, out)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// A piece holding bytes no token spells, as HF encodes it: a piece that is itself a token
+    /// is that token (whole-piece lookup, HF's `ignore_merges`); else, with an unk token, each
+    /// such byte is the unk token (a run of them one, with `fuse`) and the bytes between them
+    /// merge on their own (no merge holds the unk token); without one, the bytes are dropped
+    /// before merging (`axb` merges as `ab`, and a piece of such bytes alone gives no ids).
+    #[cold]
+    fn encode_unknown(
+        &self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        kept: &mut Vec<u8>,
+        out: &mut Vec<u32>,
+        encode_one: &mut impl FnMut(&[u8], usize, usize, &mut Vec<u32>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let tables = &*self.tables;
+        let piece = &text[start..end];
+        if let Some(id) = tables.whole_in(text, start, end) {
+            out.push(id);
+            return Ok(());
+        }
+        let Some((unk, fuse)) = self.unk else {
+            kept.clear();
+            kept.extend(piece.iter().copied().filter(|&b| tables.has_byte(b)));
+            return if kept.is_empty() {
+                Ok(())
+            } else {
+                encode_one(kept, 0, kept.len(), out)
+            };
+        };
+        let mut i = 0;
+        while i < piece.len() {
+            let known = tables.has_byte(piece[i]);
+            let run_end = piece[i..]
+                .iter()
+                .position(|&b| tables.has_byte(b) != known)
+                .map_or(piece.len(), |n| i + n);
+            if known {
+                encode_one(text, start + i, start + run_end, out)?;
+            } else if fuse {
+                out.push(unk);
+            } else {
+                out.extend(std::iter::repeat_n(unk, run_end - i));
+            }
+            i = run_end;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,874 @@
+//! MergeTables: the one precomputed dictionary every native encoder of a vocabulary reads.
+//!
+//! Mirrors `wordsplit/tables.py` (MergeTables): BPE token bytes → id, the optional
+//! pair-ranked merge table (HF files whose merge list is not in merged-id order), and every
+//! id's bytes for decoding. All token bytes live in one arena. The index by bytes has three
+//! parts: tokens of up to 8 bytes (most of them) and of 9 to 16 bytes are packed inline as
+//! fixed-size keys in two open-addressing tables, so a lookup reads one slot (usually one cache line,
+//! nothing to follow); longer ones are ids in a table that hashes the arena's bytes.
+//! Built once per vocabulary and shared (`Arc`) by all encoders and threads.
+
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::OnceLock;
+
+use hashbrown::hash_table::{Entry, HashTable};
+use rustc_hash::{FxBuildHasher, FxHashMap};
+
+use crate::encoders::backtrack_tables::BacktrackTables;
+
+/// A merge priority or token id; `u32::MAX` is "never merges".
+pub type Rank = u32;
+pub const NO_RANK: Rank = Rank::MAX;
+const UNUSED: u32 = u32::MAX;
+/// The token filter's size: 2^21 bits, indexed by the hash's top 21 bits.
+const FILTER_SHIFT: u32 = 64 - 21;
+const FILTER_WORDS: usize = (1 << 21) / 64;
+
+pub struct MergeTables {
+    /// The bytes of every token, concatenated in id order.
+    arena: Vec<u8>,
+    /// `id → (start, len)` in the arena; `start == UNUSED` for ids no token uses.
+    spans: Vec<(u32, u32)>,
+    /// The BPE tokens of 1 to 8 bytes (most of them), with their bytes inline: a lookup
+    /// touches one slot, with no pointer to follow and no byte comparison loop.
+    small: ProbeTable<SmallSlot>,
+    /// The BPE tokens of 9 to 16 bytes, likewise.
+    mid: ProbeTable<MidSlot>,
+    /// One bit per hash class of the tokens of 1 to 16 bytes, set where some token hashes
+    /// to: 2^21 bits, of which a twentieth (cl100k) to a tenth (o200k) are set, so most
+    /// pieces that are not tokens (most of the pairs a merge loop asks about, and the
+    /// whole-piece lookup of a word that needs merging) get their answer from this small
+    /// table (256 KB, which stays in the CPU's cache) without probing the large one, where
+    /// a miss runs on to the next empty slot. Indexed by the hash's top bits (the tables'
+    /// slots by its low bits); its fixed size makes the index a shift with no bounds check.
+    filter: Box<[u64; FILTER_WORDS]>,
+    /// Random per table: the slots a vocabulary file's tokens land in cannot be chosen by
+    /// whoever wrote it (colliding on purpose would make building the index quadratic).
+    seeds: [u64; 2],
+    /// The longer BPE token ids, found by hashing their bytes in the arena.
+    long: HashTable<u32>,
+    hasher: FxBuildHasher,
+    /// `(left id, right id)` → merge rank, for pair-ranked vocabularies only.
+    pub merges: Option<FxHashMap<(u32, u32), Rank>>,
+    /// A piece that is itself a token is one lookup (tiktoken; HF with ignore_merges).
+    pub whole_piece_lookup: bool,
+    /// The id of each single byte (`UNUSED` for a byte no token spells).
+    pub byte_ids: [u32; 256],
+    /// Whether some byte has no token ([`Self::missing_bytes`]): only then does the
+    /// pipeline look for such bytes in a piece.
+    pub lacks_bytes: bool,
+    /// The priority of merging byte `a` with byte `b`, at `a << 8 | b`: every piece starts as
+    /// bytes, so its first round of pair lookups is one read each from this 256 KB table.
+    byte_pairs: Box<[Rank]>,
+    /// The backtrack encoder's tables, built on first use.
+    backtrack: OnceLock<Result<BacktrackTables, String>>,
+    /// Bytes of the pieces `auto` has given heap-merge while these tables were not built.
+    auto_heap_merged: AtomicUsize,
+}
+
+#[derive(Debug)]
+pub struct TablesError(pub String);
+
+/// The bytes of a piece of 1 to 16 bytes packed into two little-endian words (zero padded)
+/// and its length: equal keys are equal pieces.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct ShortKey {
+    lo: u64,
+    hi: u64,
+    len: u32,
+}
+
+/// The product of `a` and `b` folded to 64 bits: every bit of either reaches the low bits
+/// that pick a slot.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// A slot of a [`ProbeTable`]: a token's packed bytes, its length (0: the slot is empty)
+/// and its id.
+trait Slot: Copy + Default {
+    fn new(key: &ShortKey, id: u32) -> Self;
+    fn holds(&self, key: &ShortKey) -> bool;
+    fn len(&self) -> u32;
+    fn id(&self) -> u32;
+}
+
+/// A token of 1 to 8 bytes: 16 bytes, four to a cache line.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+struct SmallSlot {
+    bytes: u64,
+    len: u32,
+    id: u32,
+}
+
+impl Slot for SmallSlot {
+    #[inline(always)]
+    fn new(key: &ShortKey, id: u32) -> Self {
+        Self {
+            bytes: key.lo,
+            len: key.len,
+            id,
+        }
+    }
+    #[inline(always)]
+    fn holds(&self, key: &ShortKey) -> bool {
+        self.bytes == key.lo && self.len == key.len
+    }
+    #[inline(always)]
+    fn len(&self) -> u32 {
+        self.len
+    }
+    #[inline(always)]
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+/// A token of 9 to 16 bytes: 24 bytes (a quarter of the slots straddle two cache lines; a
+/// 32-byte slot that never does made the table a third larger, which cost more in cache
+/// misses and first-touch page faults than the straddling does).
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+struct MidSlot {
+    lo: u64,
+    hi: u64,
+    len: u32,
+    id: u32,
+}
+
+impl Slot for MidSlot {
+    #[inline(always)]
+    fn new(key: &ShortKey, id: u32) -> Self {
+        Self {
+            lo: key.lo,
+            hi: key.hi,
+            len: key.len,
+            id,
+        }
+    }
+    #[inline(always)]
+    fn holds(&self, key: &ShortKey) -> bool {
+        self.lo == key.lo && self.hi == key.hi && self.len == key.len
+    }
+    #[inline(always)]
+    fn len(&self) -> u32 {
+        self.len
+    }
+    #[inline(always)]
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+/// Open addressing with linear probing, sized to the vocabulary (at most 3/4 full, any
+/// number of slots): a lookup reads the slot its hash picks and, on a collision, the next
+/// ones (usually in the same cache line), where a general hash table reads a control-byte
+/// group first and then the slot, two dependent cache misses on text not seen before. A
+/// power of two of slots with headroom made the tables of o200k 8 MB instead of 4.5, paid
+/// for in first-touch page faults at load and in cache misses while encoding.
+struct ProbeTable<S> {
+    slots: Box<[S]>,
+}
+
+impl<S: Slot> ProbeTable<S> {
+    fn with_capacity(n: usize) -> Self {
+        let size = (n * 4 / 3 + 1).max(16);
+        Self {
+            slots: vec![S::default(); size].into_boxed_slice(),
+        }
+    }
+
+    /// The slot `hash` picks: its low 32 bits scaled to the table's size (a multiply and a
+    /// shift, no division; the filter reads the top bits).
+    #[inline(always)]
+    fn home(&self, hash: u64) -> usize {
+        (((hash & 0xffff_ffff) * self.slots.len() as u64) >> 32) as usize
+    }
+
+    /// Inserts `key` with `id`; `false` (and nothing changed) if the key is there already.
+    fn insert(&mut self, hash: u64, key: &ShortKey, id: u32) -> bool {
+        let mut i = self.home(hash);
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.len() == 0 {
+                *slot = S::new(key, id);
+                return true;
+            }
+            if slot.holds(key) {
+                return false;
+            }
+            i += 1;
+            if i == self.slots.len() {
+                i = 0;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn find(&self, hash: u64, key: &ShortKey) -> Option<u32> {
+        let mut i = self.home(hash);
+        loop {
+            let slot = &self.slots[i];
+            if slot.holds(key) {
+                return Some(slot.id());
+            }
+            if slot.len() == 0 {
+                return None;
+            }
+            i += 1;
+            if i == self.slots.len() {
+                i = 0;
+            }
+        }
+    }
+
+    fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().filter(|s| s.len() != 0).map(|s| s.id())
+    }
+}
+
+/// Asks the CPU to start loading the cache line holding `value` (a hint: no effect on
+/// what the program computes).
+#[inline(always)]
+pub fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and cannot fault; SSE is part of
+    // the x86-64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+impl ShortKey {
+    /// The key of `piece`, or `None` when it is empty or longer than 16 bytes. Reads each
+    /// byte once with overlapping fixed-size loads, so there is no per-byte loop.
+    #[inline]
+    pub fn of(piece: &[u8]) -> Option<Self> {
+        let len = piece.len();
+        let word = |at: usize| u64::from_le_bytes(piece[at..at + 8].try_into().unwrap());
+        let half = |at: usize| u64::from(u32::from_le_bytes(piece[at..at + 4].try_into().unwrap()));
+        let (lo, hi) = match len {
+            0 => return None,
+            1..=3 => {
+                let (a, b, c) = (piece[0], piece[len / 2], piece[len - 1]);
+                let lo = u64::from(a)
+                    | u64::from(b) << (8 * (len / 2))
+                    | u64::from(c) << (8 * (len - 1));
+                (lo, 0)
+            }
+            4..=7 => (half(0) | half(len - 4) << (8 * (len - 4)), 0),
+            8 => (word(0), 0),
+            9..=16 => (word(0), word(len - 8) >> (8 * (16 - len))),
+            _ => return None,
+        };
+        Some(Self {
+            lo,
+            hi,
+            len: len as u32,
+        })
+    }
+
+    /// The key of `bytes[start..start + len]`, `1 <= len <= 16`, read with two 8-byte loads
+    /// and masks (no branch on the length): `bytes` must hold 16 bytes from `start`.
+    #[inline(always)]
+    pub fn of_padded(bytes: &[u8], start: usize, len: usize) -> Self {
+        debug_assert!((1..=16).contains(&len) && start + 16 <= bytes.len());
+        /// `KEEP[k]` keeps the first `k` bytes of a little-endian word.
+        const KEEP: [u64; 9] = {
+            let mut keep = [u64::MAX; 9];
+            let mut k = 0;
+            while k < 8 {
+                keep[k] = (1 << (8 * k)) - 1;
+                k += 1;
+            }
+            keep
+        };
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        Self {
+            lo: word(start) & KEEP[len.min(8)],
+            hi: word(start + 8) & KEEP[len.saturating_sub(8).min(8)],
+            len: len as u32,
+        }
+    }
+}
+
+impl MergeTables {
+    /// Build the tables from a vocabulary's parts, as its file readers give them: the BPE
+    /// tokens as `(bytes, id)`, the special and added literals, `n_vocab` (every id is below
+    /// it), the pair merges `(left, right, rank)` of a pair-ranked vocabulary (None: the
+    /// token ids are the merge ranks, tiktoken's rule) and whether a piece that is a whole
+    /// token is that token without merging (tiktoken and HF's `ignore_merges`).
+    pub fn from_tokens<'a>(
+        bpe: impl IntoIterator<Item = (&'a [u8], u32)>,
+        literals: &[crate::pipeline::Literal],
+        n_vocab: usize,
+        merges: Option<Vec<(u32, u32, Rank)>>,
+        whole_piece_lookup: bool,
+    ) -> Result<Self, crate::Error> {
+        let (mut blob, mut ids, mut lens, mut is_bpe) = (vec![], vec![], vec![], vec![]);
+        let literal_parts = literals.iter().map(|l| (l.text.as_bytes(), l.id, false));
+        for (bytes, id, bpe) in bpe
+            .into_iter()
+            .map(|(b, id)| (b, id, true))
+            .chain(literal_parts)
+        {
+            blob.extend_from_slice(bytes);
+            ids.push(id);
+            lens.push(u32::try_from(bytes.len()).map_err(|_| {
+                crate::Error::VocabFormat(format!("token {id} is longer than 4 GiB"))
+            })?);
+            is_bpe.push(bpe);
+        }
+        Ok(Self::new(
+            &blob,
+            &ids,
+            &lens,
+            &is_bpe,
+            n_vocab,
+            merges,
+            whole_piece_lookup,
+        )?)
+    }
+
+    /// Build the tables from `blob`, the bytes of tokens `ids[i]` of lengths `lens[i]`
+    /// concatenated; `is_bpe[i]` tells BPE tokens from special/added literals (which are
+    /// decoded but never merged or looked up). Two literals may share an id; the first wins.
+    pub fn new(
+        blob: &[u8],
+        ids: &[u32],
+        lens: &[u32],
+        is_bpe: &[bool],
+        n_vocab: usize,
+        merges: Option<Vec<(u32, u32, Rank)>>,
+        whole_piece_lookup: bool,
+    ) -> Result<Self, TablesError> {
+        if ids.len() != lens.len() || ids.len() != is_bpe.len() {
+            return Err(TablesError("ids, lengths and kinds differ in count".into()));
+        }
+        if lens.iter().map(|&l| l as usize).sum::<usize>() != blob.len() {
+            return Err(TablesError(
+                "token lengths do not add up to the bytes given".into(),
+            ));
+        }
+        let count = |lengths: std::ops::RangeInclusive<u32>| {
+            lens.iter()
+                .zip(is_bpe)
+                .filter(|&(len, &bpe)| bpe && lengths.contains(len))
+                .count()
+        };
+        let mut seeds = [0; 2];
+        for (i, seed) in seeds.iter_mut().enumerate() {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_usize(i);
+            *seed = hasher.finish();
+        }
+        let mut tables = Self {
+            arena: Vec::with_capacity(blob.len()),
+            spans: vec![(UNUSED, 0); n_vocab],
+            small: ProbeTable::with_capacity(count(1..=8)),
+            mid: ProbeTable::with_capacity(count(9..=16)),
+            filter: vec![0; FILTER_WORDS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("FILTER_WORDS words"),
+            seeds,
+            long: HashTable::new(),
+            hasher: FxBuildHasher,
+            merges: merges.map(|list| {
+                list.into_iter()
+                    .map(|(l, r, rank)| ((l, r), rank))
+                    .collect()
+            }),
+            whole_piece_lookup,
+            byte_ids: [UNUSED; 256],
+            lacks_bytes: false,
+            byte_pairs: vec![NO_RANK; 1 << 16].into_boxed_slice(),
+            backtrack: OnceLock::new(),
+            auto_heap_merged: AtomicUsize::new(0),
+        };
+        let mut offset = 0usize;
+        for ((&id, &len), &bpe) in ids.iter().zip(lens).zip(is_bpe) {
+            let piece = &blob[offset..offset + len as usize];
+            offset += len as usize;
+            let span = tables.spans.get_mut(id as usize).ok_or_else(|| {
+                TablesError(format!("token id {id} is not below n_vocab {n_vocab}"))
+            })?;
+            if span.0 != UNUSED {
+                // Two literals may share an id (o200k_harmony), and a literal may name a BPE
+                // token (an HF added token that is also in the model's vocab): the id keeps the
+                // bytes it got first, the BPE token's, which come before the literals. Two BPE
+                // tokens never share an id.
+                if bpe {
+                    return Err(TablesError(format!("token id {id} is used twice")));
+                }
+                continue;
+            }
+            *span = (tables.arena.len() as u32, len);
+            tables.arena.extend_from_slice(piece);
+            if !bpe {
+                continue;
+            }
+            if piece.len() == 1 {
+                tables.byte_ids[piece[0] as usize] = id;
+            }
+            let repeated =
+                || TablesError(format!("token id {id} repeats the bytes of another token"));
+            // One probe per token: the entry is either the repeat (an error) or the free slot.
+            if let Some(key) = ShortKey::of(piece) {
+                let hash = tables.hash(&key);
+                let bit = hash >> FILTER_SHIFT;
+                tables.filter[(bit / 64) as usize] |= 1 << (bit % 64);
+                let fresh = if key.len <= 8 {
+                    tables.small.insert(hash, &key, id)
+                } else {
+                    tables.mid.insert(hash, &key, id)
+                };
+                if !fresh {
+                    return Err(repeated());
+                }
+                continue;
+            }
+            let hash = tables.hasher.hash_one(piece);
+            let (arena, spans) = (&tables.arena, &tables.spans);
+            let bytes_of = |other: u32| {
+                let (start, len) = spans[other as usize];
+                &arena[start as usize..(start + len) as usize]
+            };
+            match tables.long.entry(
+                hash,
+                |&other| other != id && bytes_of(other) == piece,
+                |&other| FxBuildHasher.hash_one(bytes_of(other)),
+            ) {
+                Entry::Occupied(_) => return Err(repeated()),
+                Entry::Vacant(slot) => slot.insert(id),
+            };
+        }
+        // Some vocabularies (GPT-NeoX's, a few GGUF files) lack a token for some bytes: the
+        // pipeline drops those bytes from a piece before merging, as HF does.
+        tables.lacks_bytes = tables.byte_ids.contains(&UNUSED);
+        tables.fill_byte_pairs();
+        Ok(tables)
+    }
+
+    fn fill_byte_pairs(&mut self) {
+        let mut pairs = std::mem::take(&mut self.byte_pairs);
+        match &self.merges {
+            None => {
+                for id in self.bpe_ids() {
+                    if let Some(&[a, b]) = self.token(id) {
+                        pairs[usize::from(a) << 8 | usize::from(b)] = id;
+                    }
+                }
+            }
+            Some(merges) => {
+                let mut byte_of = FxHashMap::default();
+                for (byte, &id) in self.byte_ids.iter().enumerate() {
+                    if id != UNUSED {
+                        byte_of.insert(id, byte);
+                    }
+                }
+                for (&(left, right), &rank) in merges {
+                    if let (Some(&a), Some(&b)) = (byte_of.get(&left), byte_of.get(&right)) {
+                        pairs[a << 8 | b] = rank;
+                    }
+                }
+            }
+        }
+        self.byte_pairs = pairs;
+    }
+
+    /// The bytes no token spells, in order (empty for most vocabularies).
+    pub fn missing_bytes(&self) -> Vec<u8> {
+        (0..=255u8)
+            .filter(|&b| self.byte_ids[usize::from(b)] == UNUSED)
+            .collect()
+    }
+
+    /// Whether byte `b` has a token.
+    #[inline]
+    pub fn has_byte(&self, b: u8) -> bool {
+        self.byte_ids[usize::from(b)] != UNUSED
+    }
+
+    /// Priority of merging the single bytes `a` and `b` (the same as [`Self::pair_rank`] on
+    /// their byte tokens).
+    #[inline]
+    pub fn byte_pair_rank(&self, a: u8, b: u8) -> Rank {
+        self.byte_pairs[usize::from(a) << 8 | usize::from(b)]
+    }
+
+    /// The bytes of token `id`, or `None` for an unknown or unused id.
+    #[inline]
+    pub fn token(&self, id: u32) -> Option<&[u8]> {
+        let &(start, len) = self.spans.get(id as usize)?;
+        (start != UNUSED).then(|| &self.arena[start as usize..(start + len) as usize])
+    }
+
+    pub fn n_vocab(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The BPE token ids, in no particular order.
+    pub fn bpe_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.small
+            .ids()
+            .chain(self.mid.ids())
+            .chain(self.long.iter().copied())
+    }
+
+    /// The id of the BPE token spelled by `piece`, which under the rank-based rule is also
+    /// its merge priority.
+    #[inline]
+    pub fn rank_of(&self, piece: &[u8]) -> Option<Rank> {
+        match ShortKey::of(piece) {
+            Some(key) => self.find(&key),
+            None => self.rank_of_long(piece),
+        }
+    }
+
+    /// [`Self::rank_of`] of `bytes[start..end]` (`start < end`): when `bytes` holds 16 bytes
+    /// from `start` (a piece inside a longer text, or copied into a padded buffer), a
+    /// piece of up to 16 bytes is read with two loads and masks instead of a branch per
+    /// length class.
+    #[inline(always)]
+    pub fn rank_in(&self, bytes: &[u8], start: usize, end: usize) -> Option<Rank> {
+        let len = end - start;
+        if len <= 16 && start + 16 <= bytes.len() {
+            self.find(&ShortKey::of_padded(bytes, start, len))
+        } else {
+            self.rank_of(&bytes[start..end])
+        }
+    }
+
+    /// The rank of `bytes[start..end]` (`start < end`), or `NO_RANK`, where `bytes` holds
+    /// 16 bytes from `start` (a piece copied into a buffer padded with 16 bytes).
+    #[inline(always)]
+    pub fn rank_padded(&self, bytes: &[u8], start: usize, end: usize) -> Rank {
+        let len = end - start;
+        let rank = if len <= 16 {
+            self.find(&ShortKey::of_padded(bytes, start, len))
+        } else {
+            self.rank_of_long(&bytes[start..end])
+        };
+        rank.unwrap_or(NO_RANK)
+    }
+
+    /// The hash of `key`: its low bits pick the slot in the table of its length class, its
+    /// top bits the filter bit.
+    #[inline(always)]
+    fn hash(&self, key: &ShortKey) -> u64 {
+        if key.len <= 8 {
+            fold(
+                key.lo ^ self.seeds[0],
+                0x243f_6a88_85a3_08d3 ^ u64::from(key.len),
+            )
+        } else {
+            fold(
+                key.lo ^ self.seeds[0],
+                key.hi ^ self.seeds[1] ^ (u64::from(key.len) << 59),
+            )
+        }
+    }
+
+    /// Whether the filter lets `hash` through (some token has its filter bit).
+    #[inline(always)]
+    fn may_hold(&self, hash: u64) -> bool {
+        let bit = hash >> FILTER_SHIFT;
+        self.filter[(bit / 64) as usize] & (1 << (bit % 64)) != 0
+    }
+
+    #[inline(always)]
+    fn find(&self, key: &ShortKey) -> Option<Rank> {
+        let hash = self.hash(key);
+        // The home slot's line starts loading with the filter word's, not after it: on text
+        // not seen before both miss the CPU's caches, and waiting for one and then the other
+        // was the largest cost of a lookup.
+        if key.len <= 8 {
+            prefetch(&self.small.slots[self.small.home(hash)]);
+        } else {
+            prefetch(&self.mid.slots[self.mid.home(hash)]);
+        }
+        if !self.may_hold(hash) {
+            None
+        } else if key.len <= 8 {
+            self.small.find(hash, key)
+        } else {
+            self.mid.find(hash, key)
+        }
+    }
+
+    #[cold]
+    fn rank_of_long(&self, piece: &[u8]) -> Option<Rank> {
+        let hash = self.hasher.hash_one(piece);
+        self.long
+            .find(hash, |&id| {
+                let (start, len) = self.spans[id as usize];
+                &self.arena[start as usize..(start + len) as usize] == piece
+            })
+            .copied()
+    }
+
+    /// The id of `piece` when the vocabulary encodes a whole-token piece in one lookup.
+    #[inline]
+    pub fn whole(&self, piece: &[u8]) -> Option<u32> {
+        if self.whole_piece_lookup {
+            self.rank_of(piece)
+        } else {
+            None
+        }
+    }
+
+    /// [`Self::whole`] of `bytes[start..end]`, read as [`Self::rank_in`] reads it.
+    #[inline(always)]
+    pub fn whole_in(&self, bytes: &[u8], start: usize, end: usize) -> Option<u32> {
+        if self.whole_piece_lookup {
+            self.rank_in(bytes, start, end)
+        } else {
+            None
+        }
+    }
+
+    /// Priority of merging the adjacent symbols `piece[start..mid]` and `piece[mid..end]`
+    /// (whose ids are `left`, `right`), or `NO_RANK`.
+    #[inline]
+    pub fn pair_rank(&self, piece: &[u8], start: usize, end: usize, left: u32, right: u32) -> Rank {
+        match &self.merges {
+            None => self.rank_in(piece, start, end).unwrap_or(NO_RANK),
+            Some(merges) => merges.get(&(left, right)).copied().unwrap_or(NO_RANK),
+        }
+    }
+
+    /// The id of the token that merging `piece[start..end]` at priority `rank` makes: under
+    /// the rank-based rule the priority is the id itself, so no second lookup is needed.
+    #[inline]
+    pub fn merged_id(&self, piece: &[u8], start: usize, end: usize, rank: Rank) -> u32 {
+        if self.merges.is_none() {
+            rank
+        } else {
+            self.id_of(&piece[start..end])
+        }
+    }
+
+    /// The id of the token spelled by `piece` (which must be one).
+    #[inline]
+    pub fn id_of(&self, piece: &[u8]) -> u32 {
+        if piece.len() == 1 {
+            self.byte_ids[piece[0] as usize]
+        } else {
+            self.rank_of(piece)
+                .expect("id_of is only called on token bytes")
+        }
+    }
+
+    /// The backtrack tables, or why this vocabulary cannot have them.
+    pub fn backtrack_tables(&self) -> Result<&BacktrackTables, &str> {
+        self.backtrack
+            .get_or_init(|| BacktrackTables::new(self))
+            .as_ref()
+            .map_err(|e| e.as_str())
+    }
+
+    /// Whether the backtrack tables have been built (they are built on first use).
+    pub fn backtrack_built(&self) -> bool {
+        matches!(self.backtrack.get(), Some(Ok(_)))
+    }
+
+    /// Counts `bytes` more given to heap-merge by the `auto` encoder; returns the total.
+    pub fn count_auto_heap_merged(&self, bytes: usize) -> usize {
+        self.auto_heap_merged.fetch_add(bytes, Relaxed) + bytes
+    }
+
+    /// The backtrack tables; callers check [`Self::backtrack_tables`] when choosing the encoder.
+    pub fn backtrack(&self) -> &BacktrackTables {
+        self.backtrack_tables()
+            .expect("backtrack encoder chosen for a vocabulary that cannot use it")
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// 256 byte tokens plus `extra` multi-byte tokens with ids from 256 on.
+    pub fn tiny(extra: &[&[u8]]) -> MergeTables {
+        let mut pieces: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        pieces.extend(extra.iter().map(|p| p.to_vec()));
+        let ids: Vec<u32> = (0..pieces.len() as u32).collect();
+        let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
+        let kinds = vec![true; pieces.len()];
+        MergeTables::new(
+            &pieces.concat(),
+            &ids,
+            &lens,
+            &kinds,
+            pieces.len(),
+            None,
+            true,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn lookup_decode_and_errors() {
+        let t = tiny(&[b"ab"]);
+        assert_eq!(t.rank_of(b"ab"), Some(256));
+        assert_eq!(t.rank_of(b"abc"), None);
+        let mut out = vec![];
+        t.decode_into(&[256, 99], &mut out).unwrap();
+        assert_eq!(out, b"abc");
+        assert_eq!(t.decode_into(&[7, 999], &mut out), Err(999));
+    }
+
+    #[test]
+    fn short_keys_are_exact() {
+        // Every length from 1 to 16, and pieces that differ only in length or trailing zeros.
+        let all: Vec<u8> = (1..=40u8).collect();
+        let mut seen = std::collections::HashSet::new();
+        for len in 1..=16 {
+            let key = ShortKey::of(&all[..len]).unwrap();
+            let unpacked: Vec<u8> = key
+                .lo
+                .to_le_bytes()
+                .iter()
+                .chain(&key.hi.to_le_bytes())
+                .copied()
+                .collect();
+            assert_eq!(&unpacked[..len], &all[..len]);
+            assert!(unpacked[len..].iter().all(|&b| b == 0));
+            assert!(seen.insert((key.lo, key.hi, key.len)));
+        }
+        assert!(ShortKey::of(b"a\0") != ShortKey::of(b"a"));
+        assert!(ShortKey::of(b"").is_none() && ShortKey::of(&all[..17]).is_none());
+        let t = tiny(&[b"0123456789abcdef", b"0123456789abcdefg", b"\0\0"]);
+        assert_eq!(t.rank_of(b"0123456789abcdef"), Some(256));
+        assert_eq!(t.rank_of(b"0123456789abcdefg"), Some(257));
+        assert_eq!(t.rank_of(b"\0\0"), Some(258));
+        assert_eq!(t.rank_of(b"\0\0\0"), None);
+        assert_eq!(t.bpe_ids().count(), 259);
+    }
+
+    #[test]
+    fn padded_keys_equal_plain_keys() {
+        let mut bytes: Vec<u8> = (0..40u8).map(|b| b.wrapping_mul(37) | 1).collect();
+        bytes.extend([0u8; 16]);
+        for start in 0..40 {
+            for len in 1..=16 {
+                let plain = ShortKey::of(&bytes[start..start + len]).unwrap();
+                assert!(
+                    ShortKey::of_padded(&bytes, start, len) == plain,
+                    "{start} {len}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_lookup_path_agrees() {
+        // Tokens of every length from 2 to 20 (the small, mid and long tables), and pieces
+        // that are not tokens next to them: longer, shorter, one byte changed.
+        let text: Vec<u8> = (0..64u8)
+            .map(|b| b"abcdefghijklmnopqrstuvwxyz"[b as usize % 26] ^ (b / 26))
+            .collect();
+        let tokens: Vec<&[u8]> = (2..=20).map(|len| &text[len..2 * len]).collect();
+        let t = tiny(&tokens);
+        let mut padded = text.clone();
+        padded.extend([0u8; 16]);
+        for start in 0..text.len() {
+            for end in start + 1..=text.len().min(start + 24) {
+                let piece = &text[start..end];
+                let want = tokens
+                    .iter()
+                    .position(|tok| *tok == piece)
+                    .map(|i| 256 + i as u32)
+                    .or_else(|| (piece.len() == 1).then(|| u32::from(piece[0])));
+                assert_eq!(t.rank_of(piece), want, "{piece:?}");
+                assert_eq!(t.rank_in(&text, start, end), want, "{piece:?}");
+                assert_eq!(t.rank_in(&padded, start, end), want, "{piece:?}");
+                assert_eq!(t.rank_padded(&padded, start, end), want.unwrap_or(NO_RANK));
+            }
+        }
+    }
+
+    #[test]
+    fn probe_table_runs_past_collisions_and_wraps() {
+        // Every key in one slot (the last): found by walking on, around the end.
+        let mut table = ProbeTable::<SmallSlot>::with_capacity(4);
+        let last = 0xffff_ffff;
+        assert_eq!(table.home(last), table.slots.len() - 1);
+        let keys: Vec<ShortKey> = (1..=5u8).map(|b| ShortKey::of(&[b; 3]).unwrap()).collect();
+        for (id, key) in keys.iter().enumerate() {
+            assert!(table.insert(last, key, id as u32));
+        }
+        assert!(!table.insert(last, &keys[2], 9), "a repeat is refused");
+        for (id, key) in keys.iter().enumerate() {
+            assert_eq!(table.find(last, key), Some(id as u32));
+        }
+        assert_eq!(table.find(last, &ShortKey::of(b"zzz").unwrap()), None);
+        assert_eq!(table.ids().count(), 5);
+    }
+
+    #[test]
+    fn byte_pair_table_equals_pair_rank() {
+        let rank_based = tiny(&[b"ab", b"\xe4\xb8", b"aa"]);
+        let mut pieces: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        pieces.extend([b"ab".to_vec(), b"ba".to_vec()]);
+        let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
+        let ids: Vec<u32> = (0..pieces.len() as u32).collect();
+        // Pair-ranked: "ba" merges first although its id is higher.
+        let merges = vec![(98, 97, 0), (97, 98, 1)];
+        let pair_ranked = MergeTables::new(
+            &pieces.concat(),
+            &ids,
+            &lens,
+            &vec![true; pieces.len()],
+            pieces.len(),
+            Some(merges),
+            false,
+        )
+        .unwrap();
+        for t in [&rank_based, &pair_ranked] {
+            for a in 0..=255u8 {
+                for b in 0..=255u8 {
+                    let (left, right) = (t.byte_ids[a as usize], t.byte_ids[b as usize]);
+                    assert_eq!(
+                        t.byte_pair_rank(a, b),
+                        t.pair_rank(&[a, b], 0, 2, left, right)
+                    );
+                }
+            }
+        }
+        assert_eq!(pair_ranked.byte_pair_rank(b'b', b'a'), 0);
+        assert_eq!(rank_based.byte_pair_rank(0xe4, 0xb8), 257);
+    }
+
+    #[test]
+    fn missing_bytes_are_recorded_and_duplicates_are_errors() {
+        let only_a = MergeTables::new(b"a", &[0], &[1], &[true], 1, None, true).unwrap();
+        assert!(only_a.lacks_bytes && only_a.has_byte(b'a') && !only_a.has_byte(b'b'));
+        assert_eq!(only_a.missing_bytes().len(), 255);
+        assert!(!tiny(&[]).lacks_bytes && tiny(&[]).missing_bytes().is_empty());
+        let blob: Vec<u8> = (0..=255u8).chain([b'a']).collect();
+        let ids: Vec<u32> = (0..257).collect();
+        let lens = vec![1u32; 257];
+        assert!(MergeTables::new(&blob, &ids, &lens, &[true; 257], 257, None, true).is_err());
+        // Two literals may share an id, and a literal may name a BPE token's id (which then
+        // keeps the BPE token's bytes); two BPE tokens may not share one.
+        let blob: Vec<u8> = (0..=255u8).chain(*b"<s><t>").collect();
+        let lens: Vec<u32> = [1; 256].into_iter().chain([3, 3]).collect();
+        let kinds: Vec<bool> = [true; 256].into_iter().chain([false, false]).collect();
+        let shared: Vec<u32> = (0..256).chain([256, 256]).collect();
+        assert!(MergeTables::new(&blob, &shared, &lens, &kinds, 257, None, true).is_ok());
+        let named: Vec<u32> = (0..256).chain([256, 7]).collect();
+        let t = MergeTables::new(&blob, &named, &lens, &kinds, 257, None, true).unwrap();
+        assert_eq!(t.token(7), Some(&[7u8][..]));
+        let kinds: Vec<bool> = [true; 258].into();
+        assert!(MergeTables::new(&blob, &named, &lens, &kinds, 257, None, true).is_err());
+    }
+}
