@@ -222,7 +222,8 @@ def test_gemma4_rules(backend, spm_vocab):
     newline rule), a longer one merges by rank; decode keeps every space and renders no control
     token (llama_detokenize without special-token text)."""
     tok = TokenizerOptions(backend=backend).build(spm_vocab("ggml-vocab-gemma-4.gguf.xz"))
-    newline_runs = {k: tok.vocab.ranks[("\n" * k).encode()] for k in range(1, 40) if ("\n" * k).encode() in tok.vocab.ranks}
+    ranks = tok.vocab.ranks
+    newline_runs = {k: ranks[("\n" * k).encode()] for k in range(1, 40) if ("\n" * k).encode() in ranks}
     assert len(newline_runs) >= 30
     assert all(tok.encode_ordinary("\n" * k) == [i] for k, i in newline_runs.items())
     longest = max(newline_runs)
@@ -230,5 +231,6 @@ def test_gemma4_rules(backend, spm_vocab):
     text = " Hello  world\n\u00e9\U0001F999"
     assert tok.decode(tok.encode_ordinary(text)) == text
     turn = tok.vocab.special_tokens["<turn|>"]
-    assert tok.encode("a<turn|>b", allowed_special="all") == tok.encode_ordinary("a") + [turn] + tok.encode_ordinary("b")
+    expected = tok.encode_ordinary("a") + [turn] + tok.encode_ordinary("b")
+    assert tok.encode("a<turn|>b", allowed_special="all") == expected
     assert tok.decode([tok.vocab.bos_token_id, turn] + tok.encode_ordinary(" x")) == " x"

@@ -128,7 +128,8 @@ def model_of(pattern: str) -> SentencePieceModel:
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}") from None
     if not all(isinstance(p, str) and p for p in (*model.user_defined, *model.unused)) \
             or model.strip_leading_space not in ("first", "all", "none") or not isinstance(model.unk_surface, str) \
-            or model.semantics not in ("sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe") or not isinstance(model.ignore_merges, bool) \
+            or model.semantics not in ("sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe") \
+            or not isinstance(model.ignore_merges, bool) \
             or not isinstance(model.words, bool):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}")
     return model

@@ -21,8 +21,9 @@ among the NORMAL, USER_DEFINED and UNUSED ones is the same; a file where one can
 
 Decoding is llama.cpp's ``llama_detokenize`` without special-token text: a NORMAL token is its
 text with ``▁`` as a space, a byte token its byte, USER_DEFINED tokens their text, CONTROL,
-UNKNOWN and UNUSED tokens nothing (an UNUSED token is merged like a NORMAL one); the very first token loses one leading space (when
-``add_space_prefix`` is on), whatever it is (a leading BOS keeps the space of the word after it).
+UNKNOWN and UNUSED tokens nothing (an UNUSED token is merged like a NORMAL one); the very
+first token loses one leading space (when ``add_space_prefix`` is on), whatever it is (a
+leading BOS keeps the space of the word after it).
 
 A ``"gemma4"`` file (:func:`read_gemma4_gguf`) is llama.cpp's BPE over raw UTF-8 with ``▁`` for
 a space: no space prefix, the file's merges by rank (the ``rank-merge`` encoder), a symbol that
