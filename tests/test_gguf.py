@@ -818,3 +818,15 @@ def test_gemma4_gguf_refuses_a_merge_across_a_newline():
     })
     with pytest.raises(UnsupportedTokenizerError, match="joins a newline to other text"):
         read_gguf(data, source="g.gguf")
+
+
+def test_gemma4_gguf_refuses_a_merge_that_makes_a_control_token():
+    from llamacpp_cases import tokenizer_only_gguf
+
+    tokens = [f"<0x{b:02X}>" for b in range(256)] + ["<", "b>", "<b>"]
+    data = tokenizer_only_gguf({
+        "tokenizer.ggml.model": "gemma4", "tokenizer.ggml.tokens": tokens,
+        "tokenizer.ggml.token_type": [6] * 256 + [1, 1, 3], "tokenizer.ggml.merges": ["< b>"],
+    })
+    with pytest.raises(UnsupportedTokenizerError, match="makes the token '<b>' of type 3"):
+        read_gguf(data, source="g.gguf")

@@ -168,6 +168,13 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
     for i, text in enumerate(tokens):
         if not text or table.setdefault(text, i) != i:
             raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
+    kind_of = dict(zip(tokens, types))
+    for text, kind in kind_of.items():
+        if kind in (_CONTROL, _UNKNOWN) and len(text) == 1:
+            raise UnsupportedTokenizerError(
+                f"{source}: the control token {text!r} is one character, which llama.cpp's merge emits as that "
+                "token from plain text; not supported"
+            )
     pairs = []
     for rank, merge in enumerate(merges):
         cut = merge.find(" ", 1)  # llama.cpp's split
@@ -175,6 +182,11 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
             raise VocabFormatError(f"{source}: merge #{rank} {merge!r} is not two tokens separated by a space")
         left, right = merge[:cut], merge[cut + 1:]
         joined = left + right
+        if kind_of.get(joined, _NORMAL) != _NORMAL:
+            raise UnsupportedTokenizerError(
+                f"{source}: merge #{rank} {merge!r} makes the token {joined!r} of type {kind_of[joined]}, which "
+                "llama.cpp then emits from plain text; not supported"
+            )
         if "\n" in joined and joined.strip("\n") or byte_piece_value(left) is not None \
                 or byte_piece_value(right) is not None:
             raise UnsupportedTokenizerError(
