@@ -808,25 +808,16 @@ def test_spm_gguf_refusals():
         read_gguf(spm_gguf(TINY_SPM, **{"general.name": "Phi-3 mini"}), source="s.gguf")
 
 
-def test_gemma4_gguf_refuses_a_merge_across_a_newline():
+@pytest.mark.parametrize("extra, types, merge, message", [
+    (["a", "\n", "a\n"], [1, 1, 1], "a \n", "joins a newline to other text"),
+    (["<", "b>", "<b>"], [1, 1, 3], "< b>", "makes the token '<b>' of type 3"),
+])
+def test_gemma4_gguf_refusals(extra, types, merge, message):
     from llamacpp_cases import tokenizer_only_gguf
 
-    tokens = [f"<0x{b:02X}>" for b in range(256)] + ["a", "\n", "a\n"]
     data = tokenizer_only_gguf({
-        "tokenizer.ggml.model": "gemma4", "tokenizer.ggml.tokens": tokens,
-        "tokenizer.ggml.token_type": [6] * 256 + [1, 1, 1], "tokenizer.ggml.merges": ["a \n"],
+        "tokenizer.ggml.model": "gemma4", "tokenizer.ggml.tokens": [f"<0x{b:02X}>" for b in range(256)] + extra,
+        "tokenizer.ggml.token_type": [6] * 256 + types, "tokenizer.ggml.merges": [merge],
     })
-    with pytest.raises(UnsupportedTokenizerError, match="joins a newline to other text"):
-        read_gguf(data, source="g.gguf")
-
-
-def test_gemma4_gguf_refuses_a_merge_that_makes_a_control_token():
-    from llamacpp_cases import tokenizer_only_gguf
-
-    tokens = [f"<0x{b:02X}>" for b in range(256)] + ["<", "b>", "<b>"]
-    data = tokenizer_only_gguf({
-        "tokenizer.ggml.model": "gemma4", "tokenizer.ggml.tokens": tokens,
-        "tokenizer.ggml.token_type": [6] * 256 + [1, 1, 3], "tokenizer.ggml.merges": ["< b>"],
-    })
-    with pytest.raises(UnsupportedTokenizerError, match="makes the token '<b>' of type 3"):
+    with pytest.raises(UnsupportedTokenizerError, match=message):
         read_gguf(data, source="g.gguf")

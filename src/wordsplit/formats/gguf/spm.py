@@ -40,7 +40,7 @@ from pathlib import Path
 
 from ...errors import UnsupportedTokenizerError, VocabFormatError
 from ...vocab import Vocab
-from ..sentencepiece import Piece, _score_merges, byte_piece_value
+from ..sentencepiece import Piece, _score_merges, add_byte_pieces, byte_piece_value
 
 __all__ = ["read_gemma4_gguf", "read_spm_gguf"]
 
@@ -100,16 +100,7 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
                     "merge, which wordsplit does not reproduce yet"
                 )
     ranks: dict[bytes, int] = {text.encode("utf-8"): i for text, i in mergeable.items()}
-    byte_ids: dict[int, int] = {}
-    for i, piece in enumerate(pieces):
-        if piece.type == _BYTE:
-            value = byte_piece_value(piece.text)
-            if value is None or value in byte_ids:
-                raise VocabFormatError(f"{source}: byte token {i} is {piece.text!r}, not a distinct <0xNN>")
-            byte_ids[value] = i
-            # llama.cpp spells a byte with <0xNN>; a one-character token of that text keeps it.
-            key = bytes([value])
-            ranks[key if key not in ranks else piece.text.encode("utf-8")] = i
+    byte_ids = add_byte_pieces(pieces, ranks, source)  # (GGUF's BYTE type is sentencepiece's)
     if len(byte_ids) != 256:
         raise UnsupportedTokenizerError(
             f"{source}: {len(byte_ids)} of the 256 byte tokens <0xNN> (llama.cpp spells a character that is no "
