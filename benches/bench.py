@@ -35,10 +35,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
-from contenders import (BATCH_THREADS, ORACLE, Contender, build_contenders, peer_keys, prepare_data_dir,
-                        wordsplit_variant_keys)
+from corpus import CORPUS_ENV, corpus_dir
+from contenders import (BATCH_THREADS, NUMPY, ORACLE, Contender, as_id_list, build_contenders, peer_keys,
+                        prepare_data_dir, wordsplit_variant_keys)
 from report import machine_info, render, versions
-from timing import Runner
+from timing import WARM_UP, Runner, fresh
 from worker import receive, send
 
 HERE = Path(__file__).resolve().parent
@@ -190,7 +191,9 @@ def first_passes(runners: dict[str, Runner], tag: str, subsets: dict[str, list[i
             mine = [i for i in block if i in wanted[key]]
             if key in stopped or not mine:
                 continue
-            got, wall, cpu = runners[key].encode(tag, mine, keep=True, collect=False)
+            # fresh copies: this contender pays the str's UTF-8 conversion (see timing.fresh)
+            runners[key].put(tag + "#first", [fresh(docs[i]) for i in mine])
+            got, wall, cpu = runners[key].encode(tag + "#first", keep=True, collect=False)
             ids[key] += got
             seconds[key]["cpu"] += cpu
             seconds[key]["wall"] += wall
@@ -214,7 +217,9 @@ class Parity:
 
 
 def compare(expected: list, got: list) -> Parity:
-    """Document-by-document equality of two output lists (ids or decoded strings)."""
+    """Document-by-document equality of two output lists (ids or decoded strings); numpy
+    arrays of ids are compared as lists."""
+    got = [as_id_list(g) if hasattr(g, "dtype") else g for g in got]
     bad = [i for i, (e, g) in enumerate(zip(expected, got)) if e != g]
     first = None
     if bad:
@@ -302,7 +307,7 @@ class RemoteRunner:
             key=key, label=label, vocab=vocab, encode=lambda text: self.repeat(text, 1)[0],
             encode_batch=self._batch if info["has_batch"] else None,
             decode=self._decode if info["has_decode"] else None,
-            notes=[f"{label}: the build at {info['wordsplit']}, in a worker process"])
+            notes=[f"{label}: " + ("the build under test" if key == WORKER_KEY else "the baseline") + ", in a worker process"])
 
     def _reply(self):
         try:
@@ -511,7 +516,8 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
     """The in-process sections (single, batch, decode, pieces) for one vocabulary; with
     ``--baseline``, the baseline build takes part from its worker process."""
     meta = results["meta"]
-    keys = ["wordsplit:auto", *wordsplit_variant_keys(), "wordsplit:python", *peer_keys(vocab)]
+    keys = ["wordsplit:auto", "wordsplit:auto" + NUMPY, *wordsplit_variant_keys(), "wordsplit:python",
+            *peer_keys(vocab, numpy=True)]
     contenders, skipped = build_contenders(keys, vocab)
     workers = start_workers(vocab, args, meta["notes"])
     contenders[1:1] = [w.contender for w in workers]
@@ -528,6 +534,11 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
     by_key = {c.key: c for c in contenders}
     remote = {w.contender.key: w for w in workers}
     runners = {c.key: remote.get(c.key) or Runner(c) for c in contenders}
+    for runner in runners.values():
+        # a short text first (see timing.WARM_UP): the first pass's documents are not billed
+        # for a library's one-time setup
+        runner.put("warm-up", [WARM_UP])
+        runner.encode("warm-up")
     wordsplit_keys = ["wordsplit:auto", WORKER_KEY, BASELINE_KEY]
     try:
         decode_ids = []
@@ -542,7 +553,8 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
                     measure_single(contenders, runners, name, expected, docs, python_idx, args)
             if "batch" in sections:
                 log(f"  batch {vocab}/{name}")
-                batchers = [by_key[k] for k in [*wordsplit_keys, *peer_keys(vocab)] if k in by_key]
+                batchers = [by_key[k] for k in [*wordsplit_keys, "wordsplit:auto" + NUMPY, *peer_keys(vocab, numpy=True)]
+                            if k in by_key and by_key[k].encode_batch is not None]
                 results.setdefault("batch", {}).setdefault(vocab, {})[name] = \
                     measure_batch(batchers, runners, name, expected, docs, args)
                 results.setdefault("scaling", {}).setdefault(vocab, {})[name] = \
@@ -582,7 +594,8 @@ def run_probe(args_: list[str], timeout: float, env: Optional[dict] = None) -> t
 def load_keys(vocab: str, args=None) -> list[str]:
     """The contenders whose load time and memory are measured: one genuine tokenizer per
     library, and the baseline build if there is one."""
-    return ["wordsplit:auto", *([BASELINE_KEY] if args and args.baseline else []), ORACLE[vocab], "quicktok"]
+    return ["wordsplit:auto", *([BASELINE_KEY] if args and args.baseline else []), ORACLE[vocab], "quicktok",
+            "gigatoken", "fastokens"]
 
 
 def probe(kind: str, key: str, vocab: str, args, extra: tuple = (),
@@ -629,13 +642,13 @@ def measure_load(vocabs: list[str], args) -> dict:
 
 def measure_cache(vocabs: list[str], args) -> list[dict]:
     """load_vocab with a cold disk cache (parse + store the derived entry) and a warm one, in a
-    fresh process: wordsplit.vocabs.benchmark_load. With ``--baseline``, the installed build and
+    fresh process: wordsplit.apps.load_bench.benchmark_load. With ``--baseline``, the installed build and
     the baseline take turns over ``--load-runs`` rounds (one process each per round); each
     entry keeps every round's figures (``rounds``) and reports their medians."""
     code = ("import json, sys\n"
-            "try:\n    from wordsplit.vocabs import benchmark_load\n"
-            "except ImportError:  # older builds keep it in the cache module\n"
-            "    from wordsplit.vocabs.cache import benchmark_load\n"
+            "try:\n    from wordsplit.apps.load_bench import benchmark_load\n"
+            "except ImportError:  # older builds keep it in the vocabs package\n"
+            "    from wordsplit.vocabs import benchmark_load\n"
             "print(json.dumps(benchmark_load(sys.argv[1].split(','), repeat=int(sys.argv[2]))))")
     builds = [("", None)] + ([(args.baseline_name, baseline_env(args.baseline_root))] if args.baseline else [])
     rounds: dict[tuple[str, str], list[dict]] = {}
@@ -796,7 +809,8 @@ def measure_onepass(vocabs: list[str], args) -> dict:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("corpus_dir", nargs="?", type=Path, default=Path("/work/shared/corpus"))
+    p.add_argument("corpus_dir", nargs="?", type=Path, metavar="CORPUS_DIR",
+                   help=f"holds <name>.txt.gz; default: ${CORPUS_ENV}")
     p.add_argument("--max-bytes", type=parse_size, default="4MB", help="per corpus (stride sample of documents)")
     p.add_argument("--doc-bytes", type=parse_size, default="10KB", help="target document size")
     p.add_argument("--python-bytes", type=parse_size, default="256KB", help="per corpus, for wordsplit's Python backend")
@@ -860,6 +874,10 @@ def main(argv: list[str]) -> None:
     if unknown:
         raise SystemExit(f"--sections: unknown {', '.join(unknown)}; the sections are {', '.join(SECTIONS)}")
     vocabs = [v for v in args.vocabs.split(",") if v]
+    used = set(args.onepass_corpora.split(",") if "onepass" in sections else [])
+    used |= set(args.corpora.split(",")) if {"single", "batch", "decode", "pieces"} & set(sections) else set()
+    used |= {"adv_repeat_a"} if "worst" in sections else set()
+    args.corpus_dir = corpus_dir(args.corpus_dir, sorted(n for n in used if n))
     work_dir = Path(tempfile.mkdtemp(prefix="wordsplit-bench-"))
     try:
         if args.no_snapshot and args.wordsplit:

@@ -4,8 +4,11 @@ A :class:`Contender` is one library configured for one vocabulary: an ``encode``
 ids, special-token strings as plain text), an ``encode_batch`` on a given number of threads
 and a ``decode``.
 Contenders are named by a *key* (``"wordsplit:auto"``, ``"wordsplit:native:heap-merge:regex"``,
-``"wordsplit:python"``, ``"tiktoken"``, ``"tokenizers"``, ``"quicktok"``) so a subprocess
-probe can rebuild exactly the one the parent asked for: :func:`make_contender`.
+``"wordsplit:python"``, ``"tiktoken"``, ``"tokenizers"``, ``"quicktok"``, ``"gigatoken"``,
+``"fastokens"``) so a subprocess probe can rebuild exactly the one the parent asked for:
+:func:`make_contender`. A key ending in ``+numpy`` (``"gigatoken+numpy"``) is the same
+library returning a numpy array per document instead of a Python list (:data:`NUMPY`), so the
+two output shapes are timed side by side.
 
 Every library is imported lazily, inside its factory, so a probe that times import + load
 sees only the library it measures. All peers run offline: :func:`prepare_data_dir` writes
@@ -31,6 +34,7 @@ VOCABS = ("cl100k_base", "o200k_base", "qwen3")
 ORACLE = {"cl100k_base": "tiktoken", "o200k_base": "tiktoken", "qwen3": "tokenizers"}
 HF_VOCABS = ("qwen3",)  # vocabularies with a Hugging Face tokenizer.json to compare with
 BATCH_THREADS = 2
+NUMPY = "+numpy"  # key suffix: the library's numpy output form
 # Set by prepare_data_dir; subprocess probes inherit it.
 DATA_ENV = "WORDSPLIT_BENCH_DATA"
 
@@ -42,9 +46,11 @@ class Contender:
     ``encode_batch(texts, threads)`` returns the library's own batch result (quicktok: a flat
     array plus offsets) and ``batch_ids`` turns that into ``list[list[int]]`` for the parity
     check, so the timed call does no conversion the library would not do itself.
-    ``batch_threads_fixed``: the library sets its thread count once per process (HF, by
-    ``RAYON_NUM_THREADS``), so ``threads`` must be ``BATCH_THREADS`` and its batch scaling is
-    not measured.
+    ``batch_threads_fixed``: the library sets its thread count once per process (HF,
+    gigatoken and fastokens, by ``RAYON_NUM_THREADS``), so ``threads`` must be
+    ``BATCH_THREADS`` and its batch scaling is not measured.
+    ``numpy``: the contender of key ``key + NUMPY`` (a numpy array per document, and the
+    library's flat or array batch form), for libraries that have one.
     """
 
     key: str
@@ -56,6 +62,27 @@ class Contender:
     batch_ids: Callable[[Any], list[list[int]]] = lambda result: [list(ids) for ids in result]
     decode: Optional[Callable[[list[int]], str]] = None
     notes: list[str] = field(default_factory=list)
+    numpy: Optional["Contender"] = None
+
+
+def as_id_list(ids) -> list[int]:
+    """A list of ints from any id sequence a contender returns (list, numpy array, memoryview)."""
+    return ids if isinstance(ids, list) else ids.tolist()
+
+
+def flat_batch_ids(ids, offsets) -> list[list[int]]:
+    """``list[list[int]]`` from one flat id buffer and its ``len + 1`` offsets."""
+    ids, offsets = as_id_list(ids), as_id_list(offsets)
+    return [ids[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def _numpy_form(base: Contender, encode: Callable, encode_batch: Optional[Callable] = None,
+                batch_ids: Optional[Callable] = None, what: str = "") -> Contender:
+    """The contender ``base.key + NUMPY``: ``base`` with a numpy encode (and batch) form."""
+    return Contender(key=base.key + NUMPY, label=base.label + " numpy", vocab=base.vocab, encode=encode,
+                     encode_batch=encode_batch, batch_threads_fixed=base.batch_threads_fixed,
+                     batch_ids=batch_ids or base.batch_ids, decode=base.decode,
+                     notes=[f"{base.label} numpy: {what}"] if what else [])
 
 
 def prepare_data_dir(path: Path) -> None:
@@ -65,6 +92,8 @@ def prepare_data_dir(path: Path) -> None:
       ``TIKTOKEN_CACHE_DIR`` is set so ``tiktoken.get_encoding`` never goes online.
     - tiktoken's stand-in for qwen3: ``qwen3.tiktoken`` (Qwen3's ranks, same file format).
     - Hugging Face: ``qwen3-tokenizer.json`` (Qwen3's own tokenizer.json, from the tests).
+    - ``<name>.pattern``: the split pattern of cl100k_base and o200k_base, for peers that
+      load a bare rank file (fastokens).
     """
     path.mkdir(parents=True, exist_ok=True)
     for name in OPENAI_VOCABS:
@@ -74,6 +103,18 @@ def prepare_data_dir(path: Path) -> None:
     (path / "qwen3-tokenizer.json").write_bytes(gzip.decompress(HF_QWEN3_JSON_GZ.read_bytes()))
     os.environ["TIKTOKEN_CACHE_DIR"] = str(path)
     os.environ[DATA_ENV] = str(path)
+    import tiktoken
+    from wordsplit.patterns import CL100K_ORIGINAL_PATTERN
+
+    # The split pattern a rank file does not carry, for fastokens (a file, so its load time does
+    # not include importing anything else). cl100k_base in the spelling of the tokenizer.json
+    # files published for it (no possessive quantifiers, as in o200k_base's own): fastokens'
+    # hand-written pre-tokenizer recognizes that spelling, while tiktoken's possessive one runs
+    # through its regex engine at a quarter of the speed. The two split alike (wordsplit's
+    # cl100k scanner is proven for both); every document's ids are checked against tiktoken's.
+    patterns = {"cl100k_base": CL100K_ORIGINAL_PATTERN, "o200k_base": tiktoken.get_encoding("o200k_base")._pat_str}
+    for name, pattern in patterns.items():
+        (path / f"{name}.pattern").write_text(pattern, encoding="utf-8")
 
 
 def _data_dir() -> Path:
@@ -87,7 +128,7 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
     from wordsplit import TokenizerOptions, load_vocab
 
     tok = TokenizerOptions(**options).build(load_vocab(vocab))
-    return Contender(
+    base = Contender(
         key=key,
         # encoder_name is newer than some builds --baseline compares with; their encoders had .name
         label=label.format(spanner=tok.spanner_name, backend=tok.backend,
@@ -97,6 +138,18 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
         encode_batch=lambda texts, threads: tok.encode_batch(texts, num_threads=threads, disallowed_special=()),
         decode=tok.decode,
     )
+    if key == "wordsplit:auto" and hasattr(tok, "encode_batch_flat"):
+        import numpy as np
+
+        # wordsplit's numpy form of one document: the flat batch of a one-text batch, wrapped
+        # without a copy (np.frombuffer of the uint32 memoryview)
+        flat = tok.encode_batch_flat
+        base.numpy = _numpy_form(
+            base, lambda text: np.frombuffer(flat([text], num_threads=1, disallowed_special=())[0], np.uint32),
+            lambda texts, threads: flat(texts, num_threads=threads, disallowed_special=()),
+            lambda result: flat_batch_ids(*result), "`encode_batch_flat([doc])`, the uint32 buffer as a numpy array; "
+            "batch: `encode_batch_flat(docs)`, one flat buffer + offsets")
+    return base
 
 
 def wordsplit_variant_keys() -> list[str]:
@@ -131,11 +184,15 @@ def _tiktoken(vocab: str) -> Contender:
         ranks = load_tiktoken_bpe(str(_data_dir() / "qwen3.tiktoken"))
         enc = tiktoken.Encoding("qwen3-ranks", pat_str=QWEN2_PATTERN, mergeable_ranks=ranks, special_tokens={})
         label, notes = "tiktoken*", ["tiktoken* = tiktoken's engine on Qwen3's ranks and pattern, without NFC"]
-    return Contender(
+    base = Contender(
         key="tiktoken", label=label, vocab=vocab, encode=enc.encode_ordinary,
         encode_batch=lambda texts, threads: enc.encode_ordinary_batch(texts, num_threads=threads),
         decode=enc.decode, notes=notes,
     )
+    # encode_to_numpy has encode's special-token policy: disallowed_special=() makes it ordinary
+    base.numpy = _numpy_form(base, lambda text: enc.encode_to_numpy(text, disallowed_special=()),
+                             what="`encode_to_numpy(text, disallowed_special=())`; no numpy batch form")
+    return base
 
 
 def _tokenizers(vocab: str) -> Contender:
@@ -171,13 +228,106 @@ def _quicktok(vocab: str) -> Contender:
     )
 
 
-def peer_keys(vocab: str) -> list[str]:
-    """The other libraries that can encode ``vocab``."""
-    return ["tiktoken", *(["tokenizers"] if vocab in HF_VOCABS else []), "quicktok"]
+# gigatoken's names for the OpenAI pre-tokenizers (its from_tiktoken takes one for any rank file)
+GIGATOKEN_PRETOKENIZER = {"cl100k_base": "gpt4", "o200k_base": "o200k", "r50k_base": "gpt2"}
+
+
+def _rayon_threads() -> None:
+    """gigatoken, fastokens and HF size one rayon pool per process, from ``RAYON_NUM_THREADS``
+    (default: every core); the batch section runs them on ``BATCH_THREADS``."""
+    os.environ.setdefault("RAYON_NUM_THREADS", str(BATCH_THREADS))
+
+
+def _openai_rank_file(vocab: str) -> Path:
+    return _data_dir() / hashlib.sha1(OPENAI_URL.format(name=vocab).encode()).hexdigest()
+
+
+def _gigatoken(vocab: str) -> Contender:
+    """gigatoken's own API (its fastest; the tiktoken/HF compatibility wrappers add checks):
+    ``BPETokenizer.encode`` returns a numpy uint32 array, ``encode_batch_list`` plain lists
+    built in Rust, ``encode_batch`` an awkward array; ``decode`` returns bytes.
+
+    OpenAI vocabularies load from their rank file with the pre-tokenizer named and no special
+    tokens (gigatoken always matches the special tokens it knows, so with none every string is
+    plain text, as ``encode_ordinary`` does); qwen3 loads Qwen3's tokenizer.json (with its NFC
+    step and its added tokens: the corpora hold none of their strings)."""
+    _rayon_threads()
+    import gigatoken
+
+    if vocab in GIGATOKEN_PRETOKENIZER:
+        tok = gigatoken.Tokenizer.from_tiktoken(_openai_rank_file(vocab), pretokenizer=GIGATOKEN_PRETOKENIZER[vocab],
+                                                special_tokens={})
+    elif vocab in HF_VOCABS:
+        tok = gigatoken.Tokenizer.from_json((_data_dir() / f"{vocab}-tokenizer.json").read_bytes())
+    else:
+        raise LookupError(f"no gigatoken setup for {vocab}")
+    backend = tok.backend
+    batch_list = backend.encode_batch_list
+    base = Contender(
+        key="gigatoken", label="gigatoken", vocab=vocab,
+        encode=lambda text: batch_list([text], parallel=False)[0],
+        encode_batch=lambda texts, threads: batch_list(texts, parallel=threads > 1),
+        batch_threads_fixed=True,
+        decode=lambda ids: backend.decode(ids).decode("utf-8", errors="replace"),
+        notes=["gigatoken list = `encode_batch_list([doc], parallel=False)[0]` (its tiktoken wrapper's "
+               "`encode_ordinary`); batch: `encode_batch_list(docs)` on its rayon pool"],
+    )
+    base.numpy = _numpy_form(base, backend.encode,
+                             lambda texts, threads: backend.encode_batch(texts, parallel=threads > 1),
+                             lambda result: result.to_list(),
+                             "`BPETokenizer.encode(doc)` (a uint32 array); "
+                             "batch: `encode_batch(docs)`, an awkward array")
+    return base
+
+
+def _fastokens(vocab: str) -> Contender:
+    """fastokens: ``Tokenizer.encode_ordinary(text).ids`` (a list; special-token strings as
+    text), and ``encode_batch_flat`` (one little-endian uint32 buffer + uint64 offsets, no
+    Python int per token) as its numpy form. OpenAI vocabularies load with ``from_tiktoken``
+    (the rank file, tiktoken's pattern, no special tokens), qwen3 from its tokenizer.json."""
+    _rayon_threads()
+    import fastokens
+    import numpy as np
+
+    pattern = _data_dir() / f"{vocab}.pattern"
+    if pattern.is_file():
+        tok = fastokens.Tokenizer.from_tiktoken(str(_openai_rank_file(vocab)), pattern=pattern.read_text("utf-8"),
+                                                special_tokens={})
+    elif vocab in HF_VOCABS:
+        tok = fastokens.Tokenizer.from_file(str(_data_dir() / f"{vocab}-tokenizer.json"))
+    else:
+        raise LookupError(f"no fastokens setup for {vocab}")
+    encode, flat = tok.encode_ordinary, tok.encode_batch_flat
+
+    def flat_ids(result) -> list[list[int]]:
+        return flat_batch_ids(np.frombuffer(result[0], np.uint32), np.frombuffer(result[1], np.uint64))
+
+    base = Contender(
+        key="fastokens", label="fastokens", vocab=vocab, encode=lambda text: encode(text).ids,
+        encode_batch=lambda texts, threads: [e.ids for e in tok.encode_batch(texts, split_special_tokens=True)],
+        batch_threads_fixed=True, decode=tok.decode,
+    )
+    base.numpy = _numpy_form(
+        base, lambda text: np.frombuffer(flat([text], split_special_tokens=True)[0], np.uint32),
+        lambda texts, threads: flat(texts, split_special_tokens=True), flat_ids,
+        "`np.frombuffer(encode_batch_flat([doc])[0], np.uint32)`; batch: `encode_batch_flat(docs)` (bytes + offsets)")
+    return base
+
+
+def peer_keys(vocab: str, numpy: bool = False) -> list[str]:
+    """The other libraries that can encode ``vocab``; with ``numpy``, each one's numpy form
+    right after it (the contenders that have none are dropped when built)."""
+    keys = ["tiktoken", *(["tokenizers"] if vocab in HF_VOCABS else []), "quicktok", "gigatoken", "fastokens"]
+    return [f for k in keys for f in ([k, k + NUMPY] if numpy and k not in ("tokenizers", "quicktok") else [k])]
 
 
 def make_contender(key: str, vocab: str) -> Contender:
     """Build the contender named ``key`` for ``vocab``; raises if it cannot be built."""
+    if key.endswith(NUMPY):
+        base = make_contender(key.removesuffix(NUMPY), vocab)
+        if base.numpy is None:
+            raise LookupError(f"{base.label} has no numpy output form")
+        return base.numpy
     if key == "wordsplit:auto":
         return _wordsplit(key, vocab, "ws auto ({spanner}+{encoder})")
     if key == "wordsplit:python":
@@ -185,7 +335,8 @@ def make_contender(key: str, vocab: str) -> Contender:
     if key.startswith("wordsplit:native:"):
         _, _, encoder, spanner = key.split(":")
         return _wordsplit(key, vocab, "ws {encoder}+{spanner}", backend="native", encoder=encoder, spanner=spanner)
-    factories = {"tiktoken": _tiktoken, "tokenizers": _tokenizers, "quicktok": _quicktok}
+    factories = {"tiktoken": _tiktoken, "tokenizers": _tokenizers, "quicktok": _quicktok,
+                 "gigatoken": _gigatoken, "fastokens": _fastokens}
     if key not in factories:
         raise KeyError(f"unknown contender {key!r}")
     return factories[key](vocab)

@@ -6,11 +6,14 @@
 
 Each document of each corpus is encoded exactly once by each contender (wordsplit auto; with a
 baseline, the build under test and the baseline in worker processes; tiktoken, HF tokenizers
-for qwen3, quicktok-v1), the contenders taking turns a block of documents (``--block``
-bytes) at a time, the first of each block rotating. Nothing has been encoded in this process before, so every cache (wordsplit's
+for qwen3, quicktok-v1, gigatoken, fastokens; and the numpy form of each library that has
+one: wordsplit, tiktoken, gigatoken, fastokens), the contenders taking turns a block of documents (``--block``
+bytes) at a time, the first of each block rotating. Nothing but one short text has been encoded in this process before, so every cache (wordsplit's
 per-thread piece cache, HF's word cache) starts cold and sees each document once: the speed
 of a job that reads a corpus once. Every contender's ids are compared with the oracle's
-block by block (and then dropped, so the memory stays small). ``bench.py`` starts one such
+block by block (and then dropped, so the memory stays small). Each contender encodes one short text
+before the timing starts, so what a library sets up once per process on its first call is
+left to the load-time section. ``bench.py`` starts one such
 process per vocabulary and run (``--sections onepass``); it needs the environment
 ``bench.py`` sets up (the snapshot on ``PYTHONPATH``, ``WORDSPLIT_BENCH_DATA``).
 """
@@ -25,36 +28,46 @@ from pathlib import Path
 
 from bench import (BASELINE_KEY, WORKER_KEY, RemoteRunner, compare, doc_blocks, parse_size, read_corpus,
                    split_documents, stride_sample, utf8_len)
-from contenders import ORACLE, build_contenders, peer_keys
-from timing import Runner
+from contenders import NUMPY, ORACLE, build_contenders, peer_keys
+from timing import WARM_UP, Runner, fresh
+
+
+def id_array(ids) -> array:
+    """An ``array("I")`` of a document's ids, from a list or a uint32 numpy array (its bytes)."""
+    return array("I", ids) if isinstance(ids, list) else array("I", ids.tobytes())
+
 
 def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock: str, shift: int,
              workers: list[RemoteRunner]) -> dict:
     """``{"labels": {key: label}, "skipped": {...}, "corpora": {name: {key: cell}}}``; a cell
     holds the bytes, the pass's seconds on both clocks, each block's ``[wall, cpu]``, and the
     parity against the oracle."""
-    contenders, skipped = build_contenders(["wordsplit:auto", *peer_keys(vocab)], vocab)
+    contenders, skipped = build_contenders(["wordsplit:auto", "wordsplit:auto" + NUMPY, *peer_keys(vocab, numpy=True)],
+                                           vocab)
     runners = {c.key: Runner(c) for c in contenders}
     if workers:
         contenders[1:1] = [w.contender for w in workers]
         runners = {"wordsplit:auto": runners.pop("wordsplit:auto"), **{w.contender.key: w for w in workers},
                    **runners}
     keys = list(runners)
+    for runner in runners.values():
+        # one short text first, outside the timing (see timing.WARM_UP)
+        runner.put("warm-up", [WARM_UP])
+        runner.encode("warm-up")
     oracle = ORACLE[vocab] if ORACLE[vocab] in runners else None
     out = {"labels": {c.key: c.label for c in contenders}, "skipped": skipped, "oracle": oracle, "corpora": {}}
     for name, docs in corpora.items():
-        for runner in runners.values():
-            runner.put(name, docs)
         cells = {k: {"bytes": utf8_len(docs), "docs": len(docs), "wall": 0.0, "cpu": 0.0, "blocks": [],
                      "checked": 0, "mismatched": 0, "first": None} for k in keys}
         for n, block in enumerate(doc_blocks(docs, block_bytes)):
             start = (n + shift) % len(keys)
             ids = {}
             for key in keys[start:] + keys[:start]:
-                got, wall, cpu = runners[key].encode(name, block, keep=True, collect=True)
+                runners[key].put("block", [fresh(docs[i]) for i in block])  # see timing.fresh
+                got, wall, cpu = runners[key].encode("block", keep=True, collect=True)
                 # arrays are not tracked by the garbage collector: the ids kept for the parity
                 # check do not make the collections in the next contender's timed span longer
-                ids[key] = [array("I", doc_ids) for doc_ids in got]
+                ids[key] = [id_array(doc_ids) for doc_ids in got]
                 del got
                 cells[key]["wall"] += wall
                 cells[key]["cpu"] += cpu

@@ -4,7 +4,7 @@ work on a shared machine, where wall and CPU time move with the other jobs.
     python benches/onepass_profile.py count [--vocabs cl100k_base,o200k_base,qwen3]
         [--corpora prose,code,multilingual] [--contenders wordsplit:auto,quicktok]
         [--max-bytes 2MB] [--doc-bytes 16KB] [--out DIR] [--corpus-dir DIR]
-    python benches/onepass_profile.py run VOCAB CORPUS [--contender wordsplit:auto] [--marks]
+    python benches/onepass_profile.py run VOCAB CORPUS [--contender wordsplit:auto] [--marks] [--warm]
         [--max-bytes 2MB] [--doc-bytes 16KB] [--out DIR] [--corpus-dir DIR]
 
 ``count`` writes a stride sample of each corpus (documents of ``--doc-bytes``, as the
@@ -18,10 +18,13 @@ builds once, like the character class tables): a small C helper, compiled on fir
 is instructions per byte of UTF-8; each cell's ``callgrind.out.*`` file stays in ``--out``
 for ``callgrind_annotate`` (where the instructions go, per function).
 
-``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` by hand; it
-prints the pass's CPU seconds too. With ``--perf-control CTL,ACK`` it switches perf on around the
-pass only: ``mkfifo ctl ack; perf record -F 4999 -D -1 --control fifo:ctl,ack -- python
-benches/onepass_profile.py run cl100k_base prose --max-bytes 0 --perf-control ctl,ack``.
+``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` or ``perf stat``
+by hand; it prints the pass's CPU seconds too. ``--warm`` encodes the sample once before the
+counted pass, so the caches hold every piece (the single-thread section's median passes); the
+cold pass minus the warm one is what merging pieces not seen before costs. With
+``--perf-control CTL,ACK`` it switches perf on around the pass only: ``mkfifo ctl ack;
+perf record -F 4999 -D -1 --control fifo:ctl,ack -- python benches/onepass_profile.py run
+cl100k_base prose --max-bytes 0 --perf-control ctl,ack``.
 Nothing here is timed: instruction counts do not show cache misses or branch mispredictions,
 so a change that trades instructions for memory traffic needs a timing check as well.
 """
@@ -35,6 +38,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,9 +47,10 @@ sys.path.insert(0, str(HERE))
 
 from bench import parse_size, read_corpus, split_documents, stride_sample  # noqa: E402
 from contenders import make_contender, prepare_data_dir  # noqa: E402
+from timing import WARM_UP  # noqa: E402
+from corpus import CORPUS_ENV, corpus_dir  # noqa: E402
 
-DEFAULT_OUT = Path("/tmp/onepass_profile")
-WARM_UP = "Hello, wörld! 123 Ελλάδα 中文 \n"
+DEFAULT_OUT = Path(tempfile.gettempdir()) / "onepass_profile"
 MARKS_C = r"""
 #include <valgrind/callgrind.h>
 void marks_start(void) { CALLGRIND_START_INSTRUMENTATION; }
@@ -88,6 +93,9 @@ def run(args: argparse.Namespace) -> None:
     # One short text first, outside the count: what a process builds once on its first call
     # (class tables, a thread's cache) is not a cost per byte of a corpus.
     encode(WARM_UP)
+    if args.warm:
+        for doc in docs:  # a pass outside the count fills the caches: the counted pass is warm
+            encode(doc)
     start, stop = marks(args.out) if args.marks else (lambda: None, lambda: None)
     if args.perf_control:
         start, stop = perf_switch(args.perf_control)
@@ -145,7 +153,7 @@ def count(args: argparse.Namespace) -> None:
                 command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={cg}",
                            sys.executable, __file__, "run", vocab, corpus, "--contender", key, "--marks",
                            "--max-bytes", str(args.max_bytes), "--doc-bytes", str(args.doc_bytes),
-                           "--out", str(args.out), "--corpus-dir", str(args.corpus_dir)]
+                           "--out", str(args.out), "--corpus-dir", str(args.corpus_dir), *(["--warm"] * args.warm)]
                 done = subprocess.run(command, env=env, capture_output=True, text=True)
                 if done.returncode:
                     sys.stderr.write(done.stderr[-3000:])
@@ -184,11 +192,14 @@ def main(argv: list[str]) -> None:
             s.add_argument("--corpora", default="prose,code,multilingual")
             s.add_argument("--contenders", default="wordsplit:auto,quicktok")
             s.add_argument("--tag", default="", help="appended to the callgrind output names")
-        s.add_argument("--corpus-dir", type=Path, default=Path("/work/shared/corpus"))
+        s.add_argument("--corpus-dir", type=Path, help=f"holds <name>.txt.gz; default: ${CORPUS_ENV}")
         s.add_argument("--max-bytes", type=parse_size, default="2MB")
+        s.add_argument("--warm", action="store_true",
+                       help="encode the sample once before the counted pass (caches warm, as in the median passes)")
         s.add_argument("--doc-bytes", type=parse_size, default="16KB")
         s.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = p.parse_args(argv)
+    args.corpus_dir = corpus_dir(args.corpus_dir, [args.corpus] if args.command == "run" else args.corpora.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
     (run if args.command == "run" else count)(args)
 

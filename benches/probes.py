@@ -26,7 +26,8 @@ from array import array
 from contenders import make_contender
 
 SHORT_TEXT = "Hello, world! This is a short text to encode."
-LIBRARY_MODULE = {"wordsplit": "wordsplit", "tiktoken": "tiktoken", "tokenizers": "tokenizers", "quicktok": "quicktok"}
+LIBRARY_MODULE = {"wordsplit": "wordsplit", "tiktoken": "tiktoken", "tokenizers": "tokenizers", "quicktok": "quicktok",
+                  "gigatoken": "gigatoken", "fastokens": "fastokens"}
 
 
 def ids_digest(ids) -> str:

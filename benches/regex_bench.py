@@ -1,5 +1,5 @@
 """The generic regex spanner against the hand-written scanners and tiktoken, same pattern and
-ranks: issue 12's target for a vocabulary whose pattern no scanner handles.
+ranks: the speed of a vocabulary whose pattern no scanner handles.
 
     python benches/regex_bench.py [CORPUS_DIR] [--max-bytes 500KB] [--runs 3] [--json out.json] > table.md
 
@@ -49,6 +49,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Optional
 
+from corpus import CORPUS_ENV, corpus_dir
 from bench import compare, doc_blocks, parse_size, read_corpus, split_documents, stride_sample, utf8_len
 
 # Meta's Llama 3 pattern (tokenizer.json / tiktoken model of Llama 3.x).
@@ -363,9 +364,10 @@ def render(results: dict[str, dict], header: dict) -> str:
             for i, den in enumerate((REGEX, PY_PROGRAM, HF)):
                 cells = [f"{ratio(result, col, PROGRAM, den):.2f}×" for col in cols]
                 lines.append(f"| {name if i == 0 else ''} | {den} | " + " | ".join(cells) + " |")
-    lines += ["", "## Targets", "",
-              "Issue 12: the generic spanner at ≥ 2× tiktoken (same pattern and ranks) and ≥ 0.5× the "
-              "hand-written scanner where one exists. Smallest cell over the corpora (and `all`).", "",
+    lines += ["", "## Bounds", "",
+              "The generic spanner is held to ≥ 2× tiktoken (same pattern and ranks: a vocabulary no scanner "
+              "handles still beats tiktoken) and ≥ 0.5× the hand-written scanner where one exists. Smallest "
+              "cell over the corpora (and `all`).", "",
               "| case | regex ÷ tiktoken | regex ÷ scanner | met |", "|:---|---:|---:|:---|"]
     for name, result in results.items():
         if name in PROGRAM_CASES:
@@ -383,7 +385,8 @@ def render(results: dict[str, dict], header: dict) -> str:
 
 def main(argv: list[str]) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("corpus_dir", nargs="?", type=Path, default=Path("/work/shared/corpus"))
+    p.add_argument("corpus_dir", nargs="?", type=Path, metavar="CORPUS_DIR",
+                   help=f"holds <name>.txt.gz; default: ${CORPUS_ENV}")
     p.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {', '.join(CASES)}")
     p.add_argument("--corpora", default="prose,code,multilingual")
     p.add_argument("--max-bytes", type=parse_size, default="500KB", help="per corpus: a stride sample of documents")
@@ -397,6 +400,7 @@ def main(argv: list[str]) -> None:
     if unknown:
         p.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
     corpora = {}
+    args.corpus_dir = corpus_dir(args.corpus_dir, [c for c in args.corpora.split(",") if c])
     for name in [c for c in args.corpora.split(",") if c]:
         docs = split_documents(read_corpus(args.corpus_dir, name), args.doc_bytes)
         corpora[name] = [docs[i] for i in stride_sample(docs, args.max_bytes)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import platform
+import re
 import os
 import subprocess
 from datetime import datetime, timezone
@@ -16,10 +17,10 @@ import statistics
 from pathlib import Path
 from typing import Optional
 
-from contenders import BATCH_THREADS, REPO
+from contenders import BATCH_THREADS, NUMPY, REPO
 
 REFERENCE = "tiktoken"  # every throughput is also shown as a ratio to this contender
-TARGET_PEER = "quicktok"  # the fastest correct peer: the native-core issue's targets compare with it
+GAP = ("wordsplit ÷ the best peer per cell: for every peer of the shape (`list`: Python lists, `numpy`: arrays or flat buffers, `fastest`: each library's faster shape) the paired speed ratio, and the smallest of them, with the peer it is against. Peers whose output differs from the oracle's are left out.")
 CLOCKS = {
     "cpu": "single-thread encode, decode, worst cases and the piece sweep are timed by the process's CPU time "
            "(other load on the shared machine does not count against a contender); batch encode and load time "
@@ -29,6 +30,12 @@ CLOCKS = {
 
 
 # -- header facts ---------------------------------------------------------------------------
+
+
+def without_paths(text: str) -> str:
+    """``text`` with every absolute path cut to its last part (a report names files, not the
+    machine's directories): ``--json /data/runs/out.json`` → ``--json out.json``."""
+    return re.sub(r"(?<![\w.])/(?:[^\s/`'\"]+/)*([^\s/`'\"]+)", r"\1", text)
 
 
 def machine_info() -> dict:
@@ -46,7 +53,7 @@ def versions(snapshot_of: Optional[str], built_elsewhere: bool = False) -> dict:
     ``built_elsewhere``: wordsplit runs from ``snapshot_of`` (``--wordsplit``), a build
     whose commit this checkout cannot tell."""
     out = {}
-    for dist in ("wordsplit", "tiktoken", "tokenizers", "quicktok-v1"):
+    for dist in ("wordsplit", "tiktoken", "tokenizers", "quicktok-v1", "gigatoken", "fastokens"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -56,11 +63,11 @@ def versions(snapshot_of: Optional[str], built_elsewhere: bool = False) -> dict:
         return subprocess.run(["git", "-C", str(REPO), *cmd], capture_output=True, text=True).stdout.strip()
 
     if built_elsewhere:
-        out["wordsplit"] += f" (the build {snapshot_of}, run from a copy taken at start)"
+        out["wordsplit"] += f" (the build {Path(snapshot_of).name}, run from a copy taken at start)"
         return out
     dirty = " + uncommitted changes" if git("status", "--porcelain", "--", "src", "native") else ""
     out["wordsplit"] += f" (commit {git('rev-parse', '--short', 'HEAD')}{dirty}"
-    out["wordsplit"] += f"; run from a copy of {snapshot_of} taken at start)" if snapshot_of else ")"
+    out["wordsplit"] += "; run from a copy of the package taken at start)" if snapshot_of else ")"
     native = next(iter((REPO / "src" / "wordsplit").glob("_native*.so")), None)
     if native:
         built = datetime.fromtimestamp(native.stat().st_mtime, timezone.utc)
@@ -150,24 +157,6 @@ def render_throughput(title: str, blurb: str, section: dict, corpora: list[str])
             rows.append([label] + cells + [cell(totals[key], totals.get(REFERENCE))])
         parts.append(f"### {vocab}\n\n" + md_table(["contender"] + corpora + ["all"], rows))
     return "\n\n".join(parts)
-
-
-def render_against(single: dict, corpora: list[str], key: str = "wordsplit:auto", peer: str = TARGET_PEER) -> str:
-    """``key`` ÷ ``peer`` per vocabulary and corpus: the median pass (paired by round) and the
-    first pass."""
-    rows = []
-    for vocab, by_corpus in single.items():
-        cells = []
-        for corpus in corpora:
-            mine, theirs = by_corpus.get(corpus, {}).get(key), by_corpus.get(corpus, {}).get(peer)
-            if not mine or not theirs or "mb_s" not in mine or "mb_s" not in theirs:
-                cells.append("–")
-                continue
-            first = mine["first_pass_mb_s"] / theirs["first_pass_mb_s"]
-            cells.append(f"{speed_ratio(mine, theirs):.2f} / {first:.2f}")
-        rows.append([vocab] + cells)
-    return (f"### wordsplit ÷ {peer}\n\nSpeed of `{key}` over `{peer}`'s, median pass / first pass.\n\n"
-            + md_table(["vocab"] + corpora, rows))
 
 
 def first_pass_section(single: dict) -> dict:
@@ -356,7 +345,7 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
         f"- machine: {machine['cpu']}, {machine['cores']} cores, {machine['mem_gib']} GiB, {machine['os']}, "
         f"Python {machine['python']}; 1-min load average {load} (start → end)",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()),
-        f"- command: `{meta['command']}`",
+        f"- command: `{without_paths(meta['command'])}`",
         "- corpora (bytes measured / documents): " + ", ".join(
             f"{n} {c['bytes'] / 1e6:.2f} MB / {c['docs']}" for n, c in meta["corpora"].items()),
         f"- oracles: tiktoken for cl100k_base and o200k_base, HF tokenizers for qwen3. Median of {args.repeats} "
@@ -369,7 +358,7 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
                     f"{BATCH_THREADS} equal CPU-bound jobs (sha256) {ceiling} as fast as one thread; a batch "
                     "cannot scale beyond that here")
     if meta.get("baseline"):
-        head.append(f"- baseline: `{meta['baseline']['name']}` = `{meta['baseline']['source']}`, timed in worker "
+        head.append(f"- baseline: `{meta['baseline']['name']}` = `{without_paths(meta['baseline']['source'])}`, timed in worker "
                     "processes next to the build under test (see *Baseline comparison*)")
     body = []
     corpora = list(meta["corpora"])
@@ -390,17 +379,31 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
             "so no cache of recently merged pieces holds them yet (one pass, not a median; noisier). The "
             "contenders take turns over it, 64 KB of documents at a time.",
             first_pass_section(results["single"]), corpora))
-        body.append(render_against(results["single"], corpora))
+        body.append(render_gap(
+            "wordsplit ÷ best peer, single-thread encode", "Median pass (warm: the same documents every pass). "
+            + GAP, results["single"], corpora, "single"))
+        body.append(render_gap(
+            "wordsplit ÷ best peer, first pass", "The checked pass (text not seen before). " + GAP,
+            first_pass_section(results["single"]), corpora, "single"))
     if "batch" in results:
         body.append(render_throughput(
             f"Batch encode, {BATCH_THREADS} threads (MB/s)",
             "All documents of a corpus in one call: wordsplit `encode_batch(num_threads=2)`, tiktoken "
             "`encode_ordinary_batch(num_threads=2)`, HF `encode_batch_fast` + `.ids`, quicktok "
-            "`encode_batch(texts, 2)`.", results["batch"], corpora))
+            "`encode_batch(texts, 2)` (a flat uint32 array + offsets), gigatoken `encode_batch_list` (lists) and "
+            "`encode_batch` (numpy: an awkward array), fastokens `encode_batch` + `.ids` and `encode_batch_flat` "
+            "(numpy: bytes + offsets), wordsplit numpy: `encode_batch_flat` (memoryviews). gigatoken, fastokens "
+            "and HF run on a rayon pool of `RAYON_NUM_THREADS=2`.", results["batch"], corpora))
+        body.append(render_gap(f"wordsplit ÷ best peer, batch encode, {BATCH_THREADS} threads", GAP,
+                               results["batch"], corpora, "batch"))
     if "scaling" in results:
         body.append(render_scaling(results["scaling"], corpora))
     if "decode" in results:
         body.append(render_decode(results["decode"]))
+        body.append(render_gap("wordsplit ÷ best peer, decode", "Decode speed (MB/s out) of `ws auto` ÷ each peer's, "
+                               "paired by round; the smallest, and which peer.",
+                               {v: {"decode": cells} for v, cells in results["decode"].items()}, ["decode"], "decode",
+                               shapes=("list",)))
     if "load" in results:
         body.append(render_load(results["load"]))
     if "cache" in results:
@@ -448,17 +451,33 @@ def ratio_stats(ratios: list[float]) -> tuple[float, float, float]:
     return statistics.median(ratios), min(ratios), max(ratios)
 
 
-def onepass_ratio(runs: list[dict], corpus: str, key: str, ref: str) -> Optional[tuple[float, float, float]]:
+def onepass_ratio(runs: list[dict], corpus: str, key, ref) -> Optional[tuple[float, float, float]]:
     """How many times faster ``key`` is than ``ref`` on ``corpus``: per run (the two took turns
-    block by block), ref's seconds ÷ key's; median, min, max over runs."""
-    ratios = [run[corpus][ref]["seconds"] / run[corpus][key]["seconds"]
-              for run in runs if key in run.get(corpus, {}) and ref in run.get(corpus, {})]
+    block by block), ref's seconds ÷ key's; median, min, max over runs. ``key`` and ``ref``
+    may each be a tuple of keys: the fastest of them in that run (a library's fastest output
+    shape, or the best of several peers)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    ratios = []
+    for run in runs:
+        cells = run.get(corpus, {})
+        mine, theirs = [cells[k]["seconds"] for k in keys if k in cells], [cells[k]["seconds"] for k in refs if k in cells]
+        if mine and theirs:
+            ratios.append(min(theirs) / min(mine))
     return ratio_stats(ratios) if ratios else None
 
 
+WORDSPLIT = "wordsplit:auto"
+
+
+def is_peer(key: str, worker_keys: tuple = ()) -> bool:
+    return not key.startswith("wordsplit:") and key not in worker_keys
+
+
 def render_onepass(section: dict, worker_keys: tuple = ()) -> str:
-    """The one-pass tables: MB/s per vocabulary × corpus (median over runs, ratio to tiktoken),
-    and wordsplit's speed ratio to each peer per cell, with the smallest."""
+    """The one-pass tables: MB/s per vocabulary × corpus × output shape (a Python list per
+    document, or a numpy array: the ``+numpy`` contenders), median over runs with the ratio to
+    tiktoken; then wordsplit's speed ratio to each peer per cell and shape, with the smallest."""
     data = onepass_cells(section)
     if not data:
         errors = "; ".join(e.get("error", "?") for e in section["runs"])
@@ -466,59 +485,120 @@ def render_onepass(section: dict, worker_keys: tuple = ()) -> str:
     n_runs = max(len(d["runs"]) for d in data.values())
     some = next(iter(data.values()))["runs"][0]
     corpora = list(some)
-    sizes = ", ".join(f"{c} {some[c]['wordsplit:auto']['bytes'] / 1e6:.1f} MB" for c in corpora if c != "all")
+    sizes = ", ".join(f"{c} {some[c][WORDSPLIT]['bytes'] / 1e6:.1f} MB" for c in corpora if c != "all")
+
+    def mb_s(runs: list[dict], corpus: str, key: str) -> str:
+        times = [run[corpus][key]["seconds"] for run in runs if key in run.get(corpus, {})]
+        if not times:
+            return "–"
+        text = num(runs[0][corpus][key]["bytes"] / statistics.median(times) / 1e6)
+        ratio = onepass_ratio(runs, corpus, key, REFERENCE)
+        if ratio and key != REFERENCE:
+            text += f" ({ratio[0]:.2f}×)"
+        bad = max(run[corpus][key]["mismatched"] for run in runs if key in run.get(corpus, {}))
+        return text + (f" ✗{bad}" if bad else "")
+
     rows = []
     for vocab, d in data.items():
         runs = d["runs"]
-        for n, key in enumerate(k for k in d["labels"] if k not in worker_keys):
-            cells = []
-            for corpus in corpora:
-                times = [run[corpus][key]["seconds"] for run in runs if key in run.get(corpus, {})]
-                if not times:
-                    cells.append("–")
-                    continue
-                text = num(runs[0][corpus][key]["bytes"] / statistics.median(times) / 1e6)
-                ratio = onepass_ratio(runs, corpus, key, REFERENCE)
-                if ratio and key != REFERENCE:
-                    text += f" ({ratio[0]:.2f}×)"
-                bad = max(run[corpus][key]["mismatched"] for run in runs if key in run.get(corpus, {}))
-                cells.append(text + (f" ✗{bad}" if bad else ""))
+        bases = [k for k in d["labels"] if k not in worker_keys and not k.endswith(NUMPY)]
+        for n, key in enumerate(bases):
+            cells = [mb_s(runs, corpus, k) for corpus in corpora for k in (key, key + NUMPY)]
             label = d["labels"][key]
-            rows.append([vocab if n == 0 else "", f"**{label}**" if key == "wordsplit:auto" else label] + cells)
-    table = md_table(["vocab", "contender"] + corpora, rows, left=2)
+            rows.append([vocab if n == 0 else "", f"**{label}**" if key == WORDSPLIT else label] + cells)
+    header = ["vocab", "contender"] + [f"{c} {shape}" for c in corpora for shape in ("list", "numpy")]
+    table = md_table(header, rows, left=2)
+
     lead_rows, smallest = [], {}
     for vocab, d in data.items():
-        for peer in [k for k in d["labels"] if k not in ("wordsplit:auto", *worker_keys)]:
-            cells, medians = [], []
-            for corpus in corpora:
-                ratio = onepass_ratio(d["runs"], corpus, "wordsplit:auto", peer)
-                if ratio is None:
-                    cells.append("–")
+        peers = [k for k in d["labels"] if is_peer(k, worker_keys) and not k.endswith(NUMPY)]
+        shapes = [("list", WORDSPLIT, lambda k: (k,)), ("numpy", WORDSPLIT + NUMPY, lambda k: (k + NUMPY,)),
+                  ("fastest", (WORDSPLIT, WORDSPLIT + NUMPY), lambda k: (k, k + NUMPY))]
+        targets = [(d["labels"][p], p) for p in peers]
+        # the best peer of each cell: every peer's keys of that shape, the fastest in each run
+        targets.append(("best peer", None))
+        for name, peer in targets:
+            for shape, mine, theirs in shapes:
+                refs = tuple(k for p in ([peer] if peer else peers) for k in theirs(p) if k in d["labels"])
+                if not refs or (shape != "fastest" and mine not in d["labels"]):
                     continue
-                spread_ = f" ({ratio[1]:.2f}–{ratio[2]:.2f})" if len(d["runs"]) > 1 else ""
-                cells.append(f"{ratio[0]:.2f}×{spread_}")
-                if corpus != "all":
-                    medians.append(ratio[0])
-            if medians:
-                smallest.setdefault(peer, []).append(min(medians))
-            lead_rows.append([vocab, d["labels"][peer]] + cells + [f"{min(medians):.2f}×" if medians else "–"])
-    lead_rows.sort(key=lambda r: (r[1] != "quicktok-v1", r[1], r[0]))
-    floor = ", ".join(f"{min(v):.2f}× {next(d['labels'][p] for d in data.values() if p in d['labels'])}"
-                      for p, v in smallest.items())
+                cells, medians = [], []
+                for corpus in corpora:
+                    ratio = onepass_ratio(d["runs"], corpus, mine, refs)
+                    if ratio is None:
+                        cells.append("–")
+                        continue
+                    spread_ = f" ({ratio[1]:.2f}–{ratio[2]:.2f})" if len(d["runs"]) > 1 else ""
+                    cells.append(f"{ratio[0]:.2f}×{spread_}")
+                    if corpus != "all":
+                        medians.append(ratio[0])
+                if medians:
+                    smallest.setdefault(f"{name} ({shape})", []).append(min(medians))
+                lead_rows.append([vocab, name, shape] + cells + [f"{min(medians):.2f}×" if medians else "–"])
+    order = {"best peer": 0, "gigatoken": 1, "fastokens": 2, "quicktok-v1": 3}
+    lead_rows.sort(key=lambda r: (order.get(r[1], 9), r[1], r[0]))
+    floor = ", ".join(f"{min(v):.2f}× {p}" for p, v in smallest.items() if p.split(" (")[0] in order)
     spread = " (min–max over the runs in parentheses)" if n_runs > 1 else ""
     return (f"## Single-thread encode, one pass over whole corpora (MB/s)\n\n"
             f"Every document (~{section.get('doc_kb', 16):g} KB) of each whole corpus ({sizes}) encoded once by each "
             "contender, in a fresh process per vocabulary, so every cache starts cold and sees each document once: "
-            "the speed of a job that reads a corpus once. The contenders take turns a block of about "
+            "the speed of a job that reads a corpus once. Two output shapes per library: `list`, a Python list "
+            "of ints per document (`encode_ordinary` and its equivalents), and `numpy`, a uint32 numpy array per "
+            "document (wordsplit `encode_batch_flat([doc])`, tiktoken `encode_to_numpy`, gigatoken "
+            "`BPETokenizer.encode`, fastokens `encode_batch_flat([doc])`), each timed as a contender of its own. "
+            "The contenders take turns a block of about "
             f"{section.get('block_mb', 1):g} MB of documents at a time (the first of each block rotating); each "
             "contender's ids are checked against the oracle's, block by block (✗N: N documents differ). "
             f"Median of {n_runs} run{'s' if n_runs > 1 else ''} (a fresh process each); `all` = all corpora "
-            "together. Ratio to tiktoken in parentheses, paired: tiktoken's seconds ÷ the contender's in the "
-            "same run.\n\n" + table
-            + f"\n\n### wordsplit's lead, one pass\n\nSpeed of `ws auto` ÷ the peer's, per cell: the median over runs "
-              f"of the paired ratio{spread}; `smallest` is the smallest of the corpus cells. Smallest over "
-              f"every vocabulary and corpus: {floor}.\n\n"
-            + md_table(["vocab", "÷ peer"] + corpora + ["smallest"], lead_rows, left=2))
+            "together. Ratio to tiktoken (its list form) in parentheses, paired: tiktoken's seconds ÷ the "
+            "contender's in the same run.\n\n" + table
+            + f"\n\n### wordsplit's lead, one pass\n\nSpeed of wordsplit ÷ the peer's, per cell and output shape: "
+              "`list` compares the list forms, `numpy` the numpy forms, `fastest` each library's faster shape in "
+              "each run; `best peer` is the fastest peer of that shape in each run. The median over runs of the "
+              f"paired ratio{spread}; `smallest` is the smallest of the corpus cells. Smallest over every "
+              f"vocabulary and corpus: {floor}.\n\n"
+            + md_table(["vocab", "÷ peer", "shape"] + corpora + ["smallest"], lead_rows, left=3))
+
+
+def shape_of(key: str, section: str) -> str:
+    """The output shape of a contender's result in ``section``: quicktok's batch is a flat
+    uint32 array plus offsets, the ``+numpy`` contenders' results are arrays."""
+    if key.endswith(NUMPY) or (section == "batch" and key == "quicktok"):
+        return "numpy"
+    return "list"
+
+
+def render_gap(title: str, blurb: str, section: dict, corpora: list[str], name: str, shapes=("list", "numpy", "fastest"),
+               value: str = "mb_s") -> str:
+    """wordsplit ÷ the best peer per vocabulary, corpus and output shape: for each peer of that
+    shape the paired ratio (:func:`speed_ratio`), the smallest of them, and which peer it is."""
+    rows = []
+    for vocab, by_corpus in section.items():
+        for shape in shapes:
+            cells = []
+            for corpus in corpora + (["all"] if len(corpora) > 1 else []):
+                if corpus == "all":
+                    keys = list(dict.fromkeys(k for c in corpora for k in by_corpus.get(c, {})))
+                    entries = {k: total_entry([by_corpus[c][k] for c in corpora if k in by_corpus.get(c, {})])
+                               for k in keys if all(k in by_corpus.get(c, {}) for c in corpora)}
+                else:
+                    entries = by_corpus.get(corpus, {})
+                entries = {k: e for k, e in entries.items() if e and value in e}
+                mine = [k for k in entries if k in (WORDSPLIT, WORDSPLIT + NUMPY)
+                        and shape in ("fastest", shape_of(k, name))]
+                peers = [k for k in entries if is_peer(k) and shape in ("fastest", shape_of(k, name))
+                         and not (entries[k].get("parity") or {}).get("mismatched")]
+                if not mine or not peers:
+                    cells.append("–")
+                    continue
+                best = min(((max(speed_ratio(entries[m], entries[p], value) for m in mine) if shape == "fastest"
+                             else speed_ratio(entries[mine[0]], entries[p], value), p) for p in peers),
+                           key=lambda rp: rp[0])
+                label = next(by_corpus[c][best[1]]["label"] for c in corpora if best[1] in by_corpus.get(c, {}))
+                cells.append(f"{best[0]:.2f}× {label}")
+            rows.append([vocab, shape] + cells)
+    header = ["vocab", "shape"] + corpora + (["all"] if len(corpora) > 1 else [])
+    return f"### {title}\n\n{blurb}\n\n" + md_table(header, rows, left=2)
 
 
 # -- baseline comparison ---------------------------------------------------------------------
@@ -662,7 +742,7 @@ def render_baseline(results: dict, clock: str) -> str:
     figs += baseline_process_figures(results, "wordsplit:auto", "baseline")
     control = baseline_figures(results, "wordsplit:auto", "wordsplit:worker", clock)
     parts = [f"## Baseline comparison: this build ÷ {name}\n\n"
-             f"Speed of the build under test ÷ speed of `{name}` (`--baseline {meta['baseline']['source']}`), per "
+             f"Speed of the build under test ÷ speed of `{name}` (`--baseline {without_paths(meta['baseline']['source'])}`), per "
              "figure, from this one run: above 1.00 the new build is faster, below 0.97 it is more than 3 % slower "
              "(**bold**). For memory, the baseline's peak ÷ the new one's. In-process sections (one pass, "
              "single, batch, decode, piece sweep) compare the two builds each in a worker process of its own "

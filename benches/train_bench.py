@@ -3,8 +3,8 @@
     python benches/train_bench.py [CORPUS] [--max-bytes 0] [--vocab-size 32768] \\
         [--pattern cl100k_base] [--threads 2] [--repeats 3] > table.md
 
-Every contender trains on the same documents (the lines of CORPUS, default
-/work/shared/corpus/prose.txt.gz, whole or its first ``--max-bytes``) with the same split
+Every contender trains on the same documents (the lines of CORPUS, default ``prose.txt.gz`` of
+the directory in ``WORDSPLIT_CORPUS_DIR``, whole or its first ``--max-bytes``) with the same split
 pattern, in a fresh process per run, with ``--threads`` threads (``RAYON_NUM_THREADS`` for HF
 and rustbpe, ``num_threads`` for wordsplit). The time is the wall time of the training call
 (counting and merging; the documents are already in memory), the median of ``--repeats`` runs
@@ -12,7 +12,7 @@ taken in turns. Memory: the peak RSS of the process (all of it: the interpreter,
 and the training), and the training's share, that peak minus the RSS just before the call
 (the largest of the runs). Before any timing, wordsplit's merges are checked equal to HF's
 (rustbpe follows its own tie rules and is not checked). Markdown goes to stdout (a table per
-vocabulary size, and wordsplit's ratios against the targets: at most 1/5 of HF's time, 1/2 of
+vocabulary size, and wordsplit's ratios against its bounds: at most 1/5 of HF's time, 1/2 of
 rustbpe's, and no more peak RSS than HF), progress to stderr.
 """
 
@@ -29,7 +29,8 @@ import sys
 import tempfile
 import time
 
-DEFAULT_CORPUS = "/work/shared/corpus/prose.txt.gz"
+from corpus import CORPUS_ENV, corpus_dir
+
 CONTENDERS = ("wordsplit", "hf", "rustbpe")
 LABELS = {"wordsplit": "**wordsplit**", "hf": "HF tokenizers BpeTrainer", "rustbpe": "rustbpe"}
 
@@ -122,7 +123,7 @@ def main(argv=None) -> int:
         worker(name, path, int(vocab_size), pattern, int(threads), out)
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("corpus", nargs="?", default=DEFAULT_CORPUS, help=f"a .txt or .txt.gz file (default: {DEFAULT_CORPUS})")
+    p.add_argument("corpus", nargs="?", help=f"a .txt or .txt.gz file (default: prose.txt.gz in ${CORPUS_ENV})")
     p.add_argument("--max-bytes", type=parse_size, default=0,
                    help="train on the first this many bytes of the corpus (whole lines); 0: all of it (default)")
     p.add_argument("--vocab-size", default="32768", help="comma-separated sizes (default: 32768)")
@@ -132,6 +133,8 @@ def main(argv=None) -> int:
     p.add_argument("--contenders", default=",".join(CONTENDERS))
     args = p.parse_args(argv)
     contenders = args.contenders.split(",")
+    if args.corpus is None:
+        args.corpus = str(corpus_dir(None, ["prose"]) / "prose.txt.gz")
 
     opener = gzip.open if args.corpus.endswith(".gz") else open
     with opener(args.corpus, "rb") as f:
@@ -199,13 +202,13 @@ def report_markdown(rows: dict, contenders: list, *, n_bytes: int, corpus: str, 
         if ours is None:
             continue
         checks = []
-        for name, label, target in (("hf", "HF's time", 1 / 5), ("rustbpe", "rustbpe's time", 1 / 2)):
+        for name, label, bound in (("hf", "HF's time", 1 / 5), ("rustbpe", "rustbpe's time", 1 / 2)):
             if (vocab_size, name) in rows:
                 ratio = ours["seconds"] / rows[vocab_size, name]["seconds"]
-                checks.append(f"{ratio:.2f} of {label} (target ≤ {target:.2f}: {'met' if ratio <= target else 'NOT met'})")
+                checks.append(f"{ratio:.2f} of {label} (bound ≤ {bound:.2f}: {'met' if ratio <= bound else 'NOT met'})")
         if (vocab_size, "hf") in rows:
             ratio = ours["peak"] / rows[vocab_size, "hf"]["peak"]
-            checks.append(f"{ratio:.2f} of HF's peak RSS (target ≤ 1: {'met' if ratio <= 1 else 'NOT met'})")
+            checks.append(f"{ratio:.2f} of HF's peak RSS (bound ≤ 1: {'met' if ratio <= 1 else 'NOT met'})")
         lines.append(f"- vocab {vocab_size:,}: wordsplit takes " + "; ".join(checks) + ".")
     return "\n".join(lines)
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
+import gc
 import gzip
 import hashlib
 import io
@@ -47,6 +50,49 @@ def _private_cache_dir(tmp_path_factory):
         os.environ["WORDSPLIT_CACHE_DIR"] = old
 
 
+# lru_caches that session fixtures hand out (the tiktoken oracle's encodings), emptied with
+# the test modules' own caches.
+SESSION_CACHES: list = []
+
+
+def free_caches() -> None:
+    """Let go of what the test modules, the session fixtures and wordsplit keep for the rest of
+    the process: tokenizers and oracles cached by the tests (``functools`` caches in every
+    module under tests/), the vocabularies and encodings wordsplit loaded once per process, the
+    regex spanner's scan cache; then hand the freed memory back to the system. Run after each
+    test module, so the suite's peak is that of its largest module, not the sum of them all;
+    what a later module needs is loaded again (from the disk cache: milliseconds)."""
+    from wordsplit.compat import tiktoken as compat_tiktoken
+    from wordsplit.spanners import regex as regex_spanner
+    from wordsplit.vocabs import forget_loaded
+
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and Path(path).is_relative_to(TESTS):  # tests/ and its helpers (tests/fuzz/...)
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+    for cache in SESSION_CACHES:
+        cache.cache_clear()
+    forget_loaded()
+    compat_tiktoken._ENCODINGS.clear()
+    regex_spanner._SCAN_CACHE.clear()
+    gc.collect()
+    if LIBC is not None:
+        LIBC.malloc_trim(0)  # glibc keeps freed arenas; give them back so the next module starts low
+
+
+LIBC = ctypes.CDLL(ctypes.util.find_library("c")) if sys.platform.startswith("linux") else None
+if LIBC is not None and not hasattr(LIBC, "malloc_trim"):  # musl
+    LIBC = None
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _free_caches_after_each_module():
+    yield
+    free_caches()
+
+
 @dataclass(frozen=True)
 class Case:
     text: str
@@ -86,7 +132,7 @@ def encode_case(tok, case: Case) -> list:
 
 
 # tiktoken reads its files from TIKTOKEN_CACHE_DIR, named by the sha1 of their URL
-# (vocabs/SOURCES.md §2). We fill such a directory from the bundled copies, so the oracle
+# (docs/sources.md). We fill such a directory from the bundled copies, so the oracle
 # runs offline on exactly the bytes wordsplit ships.
 OPENAI_URLS = {
     "encodings/r50k_base.tiktoken": "r50k_base.tiktoken.gz",
@@ -103,7 +149,10 @@ GPT2_DATA_GYM = {
 @pytest.fixture(scope="session")
 def tiktoken_oracle(tmp_path_factory):
     """``tiktoken.get_encoding`` working offline from the package's own vocab files."""
-    tiktoken = pytest.importorskip("tiktoken") if os.environ.get("WORDSPLIT_ALLOW_NO_ORACLE") else __import__("tiktoken")
+    if os.environ.get("WORDSPLIT_ALLOW_NO_ORACLE"):
+        tiktoken = pytest.importorskip("tiktoken")
+    else:
+        import tiktoken
     from importlib import resources
 
     cache = tmp_path_factory.mktemp("tiktoken-cache")
@@ -118,7 +167,9 @@ def tiktoken_oracle(tmp_path_factory):
     old = os.environ.get("TIKTOKEN_CACHE_DIR")
     os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
     try:
-        yield functools.lru_cache(maxsize=None)(tiktoken.get_encoding)
+        encodings = functools.lru_cache(maxsize=None)(tiktoken.get_encoding)
+        SESSION_CACHES.append(encodings)
+        yield encodings
     finally:
         if old is None:
             os.environ.pop("TIKTOKEN_CACHE_DIR", None)
@@ -126,7 +177,7 @@ def tiktoken_oracle(tmp_path_factory):
             os.environ["TIKTOKEN_CACHE_DIR"] = old
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def hf_qwen3():
     """HF tokenizers' own Qwen3 tokenizer, from the shipped tokenizer.json."""
     from tokenizers import Tokenizer

@@ -289,7 +289,8 @@ def test_default_cache_dir_is_platformdirs_answer_without_importing_it(monkeypat
     else:
         monkeypatch.setenv("XDG_CACHE_HOME", xdg)
     assert cache.default_cache_dir() == Path(platformdirs.user_cache_dir("wordsplit"))
-    script = "import sys; from wordsplit.store import cache; cache.default_cache_dir(); print('platformdirs' in sys.modules)"
+    script = ("import sys; from wordsplit.store import cache; cache.default_cache_dir(); "
+              "print('platformdirs' in sys.modules)")
     env = {k: v for k, v in os.environ.items() if k != "WORDSPLIT_CACHE_DIR"}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True).stdout
     assert out.strip() == str(not sys.platform.startswith("linux"))
@@ -331,7 +332,9 @@ def test_lock_waits_are_bounded(tmp_path):
 
 
 def test_benchmark_load_reports_cold_and_warm():
-    (result,) = vocabs.benchmark_load(["r50k_base"], repeat=1)
+    from wordsplit.apps.load_bench import benchmark_load
+
+    (result,) = benchmark_load(["r50k_base"], repeat=1)
     assert result["name"] == "r50k_base" and result["cold_s"] > 0 and result["warm_s"] > 0
 
 

@@ -120,7 +120,8 @@ def test_template_argument_and_vocab_template():
     template = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}{{ eos_token }}{% endfor %}"
     tok = tokenizer_for("cl100k_base")
     messages = [{"role": "user", "content": "hi"}]
-    assert tok.apply_chat_template(messages, tokenize=False, chat_template=template) == "<|im_start|>user\nhi<|endoftext|>"
+    rendered = tok.apply_chat_template(messages, tokenize=False, chat_template=template)
+    assert rendered == "<|im_start|>user\nhi<|endoftext|>"
     assert tok.apply_chat_template(messages, chat_template=template)[-1] == 100257  # special tokens are matched
     base = load_vocab("gpt2")
     blob, ids, lengths = base.packed()
@@ -129,7 +130,8 @@ def test_template_argument_and_vocab_template():
     again = pickle.loads(pickle.dumps(vocab))
     assert again.chat_template == template and vocab.renamed("x").chat_template == template
     for v in (vocab, again):
-        assert TokenizerOptions().build(v).apply_chat_template(messages, tokenize=False) == "<|im_start|>user\nhi<|endoftext|>"
+        rendered = TokenizerOptions().build(v).apply_chat_template(messages, tokenize=False)
+        assert rendered == "<|im_start|>user\nhi<|endoftext|>"
 
 
 def test_missing_jinja2_is_a_typed_error(monkeypatch):
@@ -153,7 +155,8 @@ def render(template, messages=({"role": "user", "content": "x"},), **kwargs):
 def test_tojson_keeps_text_as_it_is():
     data = {"b": "<a & 'ü'>", "a": [1, None, True]}
     assert render("{{ d | tojson }}", d=data) == json.dumps(data, ensure_ascii=False)
-    assert render("{{ d | tojson(indent=2, sort_keys=true) }}", d=data) == json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
+    expected = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
+    assert render("{{ d | tojson(indent=2, sort_keys=true) }}", d=data) == expected
 
 
 def test_raise_exception_is_a_chat_template_error():
@@ -166,14 +169,16 @@ def test_strftime_now():
 
 
 def test_trim_blocks_lstrip_blocks_and_loop_controls():
-    template = "  {% for m in messages %}\n{% if loop.index > 2 %}{% break %}{% endif %}{% if m.skip %}{% continue %}{% endif %}{{ m.content }}\n  {% endfor %}\n"
+    template = ("  {% for m in messages %}\n{% if loop.index > 2 %}{% break %}{% endif %}"
+                "{% if m.skip %}{% continue %}{% endif %}{{ m.content }}\n  {% endfor %}\n")
     messages = [{"role": "user", "content": c, "skip": c == "b"} for c in "abcd"]
     assert render(template, messages) == "a\n"
 
 
 def test_dict_namespace_and_generation_block():
     assert render("{% set d = dict(a=1) %}{{ d.a }}{{ dict.fromkeys(['k']) | tojson }}") == '1{"k": null}'
-    assert render("{% set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}{% endfor %}{{ ns.n }}") == "1"
+    counted = "{% set ns = namespace(n=0) %}{% for m in messages %}{% set ns.n = ns.n + 1 %}{% endfor %}{{ ns.n }}"
+    assert render(counted) == "1"
     assert render("{% generation %}kept{% endgeneration %}!") == "kept!"
     with pytest.raises(ChatTemplateError, match="underscore"):
         render("{% set ns = namespace(_x=1) %}")

@@ -42,6 +42,7 @@ def test_decode_and_count(capsys, monkeypatch):
 def test_special_policy_flags(capsys):
     code, out, err = run(capsys, "encode", "<|im_end|>")
     assert code == 2 and out == "" and "--special allow" in err and err.count("\n") == 1
+    assert "allowed_special" not in err  # the command line's words only, not Python's too
     assert run(capsys, "encode", "--special", "allow", "<|im_end|>")[1] == "151645\n"
     assert run(capsys, "encode", "--special", "text", "<|im_end|>")[1] != "151645\n"
 
@@ -50,6 +51,9 @@ def test_special_policy_flags(capsys):
     "argv, message",
     [
         (["encode", "--vocab", "cl100k", "x"], "Did you mean 'cl100k_base'"),
+        (["encode", "--vocab", "gpt-4o", "x"], "Did you mean 'o200k_base'? (the vocabulary of the model 'gpt-4o')"),
+        (["count", "--vocab", "gpt-3.5-turbo-0613", "x"], "Did you mean 'cl100k_base'?"),
+        (["encode", "--vocab", "Qwen/Qwen3-8B", "x"], "Did you mean 'hf:Qwen/Qwen3-8B'?"),
         (["decode", "999999999"], "999999999"),
         (["decode", "12x"], "integers"),
         (["encode", "--encoder", "nope", "x"], "unknown encoder"),
@@ -89,9 +93,11 @@ def test_os_errors_are_one_line(capsys, tmp_path, monkeypatch):
 
     from wordsplit.cli import basic
 
-    for exc, shown in [(PermissionError(13, "Permission denied", "a.txt", None, "b.txt"), "a.txt -> b.txt: Permission denied"),
-                       (OSError(28, "No space left on device"), "[Errno 28] No space left on device"),
-                       (IsADirectoryError(21, "Is a directory", "d/tokenizer.json"), "d/tokenizer.json: Is a directory")]:
+    for exc, shown in [
+        (PermissionError(13, "Permission denied", "a.txt", None, "b.txt"), "a.txt -> b.txt: Permission denied"),
+        (OSError(28, "No space left on device"), "[Errno 28] No space left on device"),
+        (IsADirectoryError(21, "Is a directory", "d/tokenizer.json"), "d/tokenizer.json: Is a directory"),
+    ]:
         def fail(args, exc=exc):
             raise exc
 
@@ -204,3 +210,78 @@ def test_show_html_interrupted_leaves_no_partial_page(capsys, tmp_path, monkeypa
     monkeypatch.setattr(cli_views, "_write_page", interrupted_write, raising=True)
     assert run(capsys, "show", "hello world", "--html", str(out)) == (130, "", "wordsplit: interrupted\n")
     assert list(tmp_path.iterdir()) == []
+
+
+# -- TEXT, --file and stdin: a file name is never tokenized as text ---------------------------------
+
+@pytest.mark.parametrize("command", ["encode", "count", "explain", "show", "compare"])
+def test_text_that_names_a_file_is_refused(capsys, tmp_path, monkeypatch, command):
+    """`wordsplit count corpus.txt` meant the file: a TEXT naming an existing file is refused
+    with the way to say which, and --file reads it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.txt").write_text("hello world", encoding="utf-8")
+    code, out, err = run(capsys, command, "corpus.txt")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "is the name of a file" in err and "--file corpus.txt" in err
+
+
+def test_encode_and_count_read_a_file_or_stdin(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"hello world\r\n")
+    # "\r\n" is one token, kept as stored
+    assert run(capsys, "encode", "--file", str(path)) == (0, "14990 1879 319\n", "")
+    assert run(capsys, "count", "--file", str(path)) == (0, "3\n", "")
+    assert run(capsys, "count", "--file", "-", stdin="hello world", monkeypatch=monkeypatch) == (0, "2\n", "")
+    code, _, err = run(capsys, "count", "--file", str(path), "x")
+    assert code == 2 and "not both" in err
+    code, _, err = run(capsys, "encode", "--file", str(tmp_path / "missing.txt"))
+    assert code == 2 and "missing.txt" in err
+
+
+def test_invalid_utf8_in_an_argument_is_an_error(capsys):
+    """Bytes that are not UTF-8 reach sys.argv as lone surrogates (surrogateescape); they are an
+    error, as on stdin, not U+FFFD's ids."""
+    code, out, err = run(capsys, "encode", "ab\udcffcd")
+    assert code == 2 and out == "" and "not valid UTF-8 (byte 0xff at character 2)" in err
+    done = subprocess.run([sys.executable, "-m", "wordsplit", "count", b"ab\xffcd".decode("utf-8", "surrogateescape")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "not valid UTF-8" in done.stderr
+
+
+def test_decode_help_lists_only_the_options_that_apply(capsys):
+    with pytest.raises(SystemExit):
+        main(["decode", "--help"])
+    out = capsys.readouterr().out
+    assert "--vocab" in out and not any(o in out for o in ("--spanner", "--encoder", "--backend", "--special"))
+
+
+def test_the_command_works_without_rich(tmp_path):
+    """rich is an extra (wordsplit[cli]): without it the commands print plainer, the same
+    tables and the progress as a line that rewrites itself."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hug hug pug\npun bun hugs\n" * 20, encoding="utf-8")
+    script = (
+        "import sys; sys.modules['rich'] = None  # `import rich` raises ImportError\n"
+        "from wordsplit.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+
+    def run(*argv):
+        done = subprocess.run([sys.executable, "-c", script, *map(str, argv)], capture_output=True, text=True,
+                              cwd=tmp_path)
+        return done.returncode, done.stdout, done.stderr
+
+    assert run("encode", "hello world") == (0, "14990 1879\n", "")
+    assert run("show", "--color", "always", "hello world") == (
+        0, "hello| world\n2 tokens, 11 characters, 11 bytes, 5.50 bytes/token\n", "")
+    code, out, _ = run("compare", "--vocab", "qwen3,gpt2", "hello world")
+    assert (code, out.splitlines()[:2]) == (0, ["vocab  n_vocab  tokens  bytes/token  vs qwen3",
+                                                 "qwen3  151,669       2         5.50     1.00x"])
+    code, out, _ = run("bench", corpus, "--repeat", "1", "--encoder", "auto", "--spanner", "auto")
+    assert code == 0 and out.splitlines()[0].split()[:3] == ["backend", "spanner", "encoder"]
+    code, out, err = run("train", corpus, "--vocab-size", "262", "--out", tmp_path / "tok", "--progress")
+    assert code == 0 and out.startswith("trained 262 tokens")
+    assert "counting words: " in err and "learning merges: " in err and err.endswith("\n")
+    assert "rich" not in subprocess.run([sys.executable, "-c", "import wordsplit.cli, wordsplit, sys; "
+                                         "print(sorted(m for m in sys.modules if m.startswith('rich')))"],
+                                        capture_output=True, text=True).stdout.strip("[]\n")

@@ -47,7 +47,7 @@ def test_table_has_every_default_combination(run, text_file):
         (s, e) for s in ("qwen2-scanner", "regex") for e in ("auto", "backtrack", "buffer-sweep", "heap-merge"))
     assert all(r.split()[-1] == "ok" for r in rows) and rows[0].split()[-2] == "1.00x"
     tokens = len(tokenizer_for("qwen3").encode(TEXT))
-    assert footer == f"qwen3: {len(TEXT.encode()):,} bytes, {tokens:,} tokens as one text; median of 1 runs"
+    assert footer == f"qwen3: {len(TEXT.encode()):,} bytes, {tokens:,} tokens as one text; median of 1 run"
 
 
 def test_json_lines_from_stdin_both_backends(run):

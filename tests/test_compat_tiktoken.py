@@ -134,7 +134,8 @@ def test_encode_to_numpy_matches(pair, policy):
 
     enc, oracle = pair
     for text in ALL_TEXTS:
-        ours, theirs = outcome(lambda: enc.encode_to_numpy(text, **policy)), outcome(lambda: oracle.encode_to_numpy(text, **policy))
+        ours = outcome(lambda: enc.encode_to_numpy(text, **policy))
+        theirs = outcome(lambda: oracle.encode_to_numpy(text, **policy))
         if theirs[0] == "ok":
             assert ours[0] == "ok"
             assert ours[1].dtype == theirs[1].dtype == np.uint32
@@ -170,7 +171,8 @@ def test_encode_with_unstable_matches(pair):
 
 def test_encode_single_token_matches(pair):
     enc, oracle = pair
-    for piece in ["hello", b"hello", " world", b"\xe2", "<|endoftext|>", b"<|endoftext|>", "hello world", "", "\u0100\u0100\u0100"]:
+    for piece in ["hello", b"hello", " world", b"\xe2", "<|endoftext|>", b"<|endoftext|>", "hello world", "",
+                  "\u0100\u0100\u0100"]:
         assert_same(outcome(lambda: enc.encode_single_token(piece)), outcome(lambda: oracle.encode_single_token(piece)))
 
 
@@ -194,7 +196,9 @@ def test_encode_bytes_matches_on_random_bytes(data, tiktoken_oracle):
         assert compat.get_encoding(name)._encode_bytes(data) == tiktoken_oracle(name)._encode_bytes(data)
 
 
-TEXT_PIECES = st.sampled_from(["<|endoftext|>", "<|fim_prefix|>", " ", "  ", "\n", "'s", "hello", "123", "é", "😀", "\u3000"])
+TEXT_PIECES = st.sampled_from(
+    ["<|endoftext|>", "<|fim_prefix|>", " ", "  ", "\n", "'s", "hello", "123", "é", "😀", "\u3000"]
+)
 RANDOM_TEXTS = st.lists(st.one_of(st.text(max_size=12), TEXT_PIECES), max_size=6).map("".join)
 
 
@@ -226,13 +230,15 @@ def test_decode_matches(pair):
     for ids in id_sequences(oracle):
         assert enc.decode_bytes(ids) == oracle.decode_bytes(ids)
         for errors in ("replace", "strict", "ignore", "backslashreplace", "surrogateescape"):
-            assert_same(outcome(lambda: enc.decode(ids, errors=errors)), outcome(lambda: oracle.decode(ids, errors=errors)))
+            assert_same(outcome(lambda: enc.decode(ids, errors=errors)),
+                        outcome(lambda: oracle.decode(ids, errors=errors)))
         assert enc.decode(ids) == oracle.decode(ids)
         assert enc.decode_tokens_bytes(ids) == oracle.decode_tokens_bytes(ids)
         assert_same(outcome(lambda: enc.decode_with_offsets(ids)), outcome(lambda: oracle.decode_with_offsets(ids)))
     batch = id_sequences(oracle)
     assert enc.decode_batch(batch) == oracle.decode_batch(batch)
-    assert enc.decode_batch(batch, errors="ignore", num_threads=2) == oracle.decode_batch(batch, errors="ignore", num_threads=2)
+    expected = oracle.decode_batch(batch, errors="ignore", num_threads=2)
+    assert enc.decode_batch(batch, errors="ignore", num_threads=2) == expected
     assert enc.decode_bytes_batch(batch) == oracle.decode_bytes_batch(batch)
 
 

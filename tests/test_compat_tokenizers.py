@@ -249,3 +249,30 @@ def test_from_pretrained(hub_env):
     with pytest.raises(DownloadError):
         Tokenizer.from_pretrained("acme/gated")
     assert Tokenizer.from_pretrained("acme/gated", token=HF_TOKEN).encode("hello").ids
+
+
+def _encode_in_worker(job):
+    tok, text = job
+    return tok.encode(text).ids, tok.decode(tok.encode(text).ids)
+
+
+def test_pickles_deep_copies_and_goes_to_worker_processes():
+    """As HF's Tokenizer: pickle, copy.deepcopy, and a multiprocessing pool that receives the
+    tokenizer as an argument (datasets.map(num_proc=...) and transformers' tokenizer_object=)."""
+    import copy
+    import multiprocessing
+    import pickle
+
+    tok = ours("gpt2+llama3")
+    tok.decode([0, 1])  # the tables built on first use are made again after unpickling
+    hf = theirs("gpt2+llama3")
+    text = "Hello  world, <|endoftext|> é"
+    for clone in (pickle.loads(pickle.dumps(tok)), copy.deepcopy(tok), copy.copy(tok)):
+        assert clone.encode(text, "pair").ids == hf.encode(text, "pair").ids
+        assert clone.to_str() == tok.to_str() and clone.decode([31373, 995]) == "hello world"
+    tok.encode_special_tokens = True
+    assert pickle.loads(pickle.dumps(tok)).encode_special_tokens is True
+    tok.encode_special_tokens = False
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        got = pool.map(_encode_in_worker, [(tok, t) for t in ("hello world", text)])
+    assert got == [(hf.encode(t).ids, hf.decode(hf.encode(t).ids)) for t in ("hello world", text)]

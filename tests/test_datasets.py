@@ -15,7 +15,7 @@ import pytest
 from wordsplit import get_tokenizer
 from wordsplit.datasets import DatasetInputError, encode_dataset, read_batches
 from wordsplit.datasets.inputs import expand_inputs
-from wordsplit.errors import UnknownTokenError, WordsplitError
+from wordsplit.errors import OptionValueError, UnknownTokenError, WordsplitError
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -63,7 +63,8 @@ def read_megatron(prefix: Path) -> tuple[list[list[int]], str]:
     assert len(idx) == offset + lengths.nbytes + pointers.nbytes + doc_index.nbytes
     data = prefix.with_suffix(".bin").read_bytes()
     itemsize = np.dtype(dtype).itemsize
-    assert pointers.tolist() == np.concatenate([[0], np.cumsum(lengths.astype(np.int64))[:-1] * itemsize]).tolist()[:len(pointers)]
+    starts = np.concatenate([[0], np.cumsum(lengths.astype(np.int64))[:-1] * itemsize])
+    assert pointers.tolist() == starts.tolist()[:len(pointers)]
     assert len(data) == int(lengths.sum()) * itemsize
     docs = []
     for start, end in zip(doc_index[:-1], doc_index[1:]):
@@ -297,7 +298,8 @@ def test_expand_inputs_sorts_and_dedupes(inputs):
 
 def bad_jsonl(tmp_path: Path) -> Path:
     path = tmp_path / "bad.jsonl"
-    path.write_bytes(b'{"text": "ok"}\n{"text": 5}\n{"other": "x"}\nnot json\n{"text": "b\xff"}\n[1]\n{"text": "end"}\n')
+    path.write_bytes(b'{"text": "ok"}\n{"text": 5}\n{"other": "x"}\nnot json\n'
+                     b'{"text": "b\xff"}\n[1]\n{"text": "end"}\n')
     return path
 
 
@@ -308,12 +310,29 @@ def test_bad_documents_raise_naming_file_and_row(tmp_path):
     assert not [p for p in (tmp_path / "out").iterdir() if p.name != "manifest.json" and "manifest" not in p.name]
 
 
+def test_errors_give_the_fix_in_the_words_of_where_they_were_raised(tmp_path, capsys):
+    """Python callers read keyword arguments, the command line's users read options; never both."""
+    from wordsplit.cli import main
+
+    path = bad_jsonl(tmp_path)
+    with pytest.raises(DatasetInputError) as info:
+        encode_dataset(path, tmp_path / "out", vocab="gpt2", format="npy")
+    assert "pass on_error='skip'" in str(info.value) and "--on-error" not in str(info.value)
+    argv = ["encode-dataset", str(path), "--out", str(tmp_path / "cli"), "--vocab", "gpt2", "--format", "npy"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--on-error skip leaves such documents out" in err and "on_error=" not in err
+    with pytest.raises(OptionValueError, match="drop eos=True$"):
+        encode_dataset(path, tmp_path / "out2", vocab="gpt2", format="llmc", eos=True)
+
+
 def test_bad_documents_skipped_and_counted(tmp_path):
     path = bad_jsonl(tmp_path)
     summary = encode_dataset(path, tmp_path / "out", vocab="gpt2", format="npy", on_error="skip")
     assert (summary.documents, summary.skipped) == (2, 5)
     record = json.loads((tmp_path / "out" / "manifest.json").read_text())["inputs"][0]
-    assert record["skipped"] == 5 and record["first_skipped"].endswith("bad.jsonl:2: the field 'text' is int, not a string")
+    assert record["skipped"] == 5
+    assert record["first_skipped"].endswith("bad.jsonl:2: the field 'text' is int, not a string")
     tok = get_tokenizer("gpt2")
     assert read_npy(tmp_path / "out" / "00000-bad.npy") == [tok.encode("ok"), tok.encode("end")]
 
@@ -395,7 +414,8 @@ def test_directories_skip_hidden_and_underscore_names(tmp_path):
     for name in ("a.txt", ".hidden.txt", "_SUCCESS", "_metadata", ".git/x.txt", "_tmp/y.txt", "sub/b.jsonl"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
-    assert [Path(i.path).relative_to(tmp_path).as_posix() for i in expand_inputs([tmp_path])] == ["a.txt", "sub/b.jsonl"]
+    found = [Path(i.path).relative_to(tmp_path).as_posix() for i in expand_inputs([tmp_path])]
+    assert found == ["a.txt", "sub/b.jsonl"]
 
 
 def test_missing_optional_dependencies_say_what_to_install(inputs, tmp_path, monkeypatch):
@@ -406,7 +426,8 @@ def test_missing_optional_dependencies_say_what_to_install(inputs, tmp_path, mon
     with pytest.raises(WordsplitError, match=r"pip install 'wordsplit\[ray\]'"):
         encode_dataset(root / "c.txt", tmp_path / "r", vocab="gpt2", format="npy", engine="ray")
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(DatasetInputError, match=r"a\.parquet: reading Parquet needs pyarrow: pip install 'wordsplit\[parquet\]'"):
+    needs = r"a\.parquet: reading Parquet needs pyarrow: pip install 'wordsplit\[parquet\]'"
+    with pytest.raises(DatasetInputError, match=needs):
         encode_dataset(root / "a.parquet", tmp_path / "p", vocab="gpt2", format="npy")
 
 

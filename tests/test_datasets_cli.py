@@ -73,3 +73,19 @@ def test_progress_bar_on_a_terminal(inputs, tmp_path, monkeypatch, capsys):
 
 def test_eta_text():
     assert cli_module._eta(None) == "-:--:--" and cli_module._eta(3725.4) == "1:02:05"
+
+
+def test_a_small_dataset_on_a_local_ray_gets_a_note_about_start_up(inputs, tmp_path, capsys, monkeypatch):
+    """--engine ray without --address starts a local Ray, seconds before the first input: the
+    command says so once when the inputs are small, and --engine local is not held up."""
+    calls = []
+    monkeypatch.setattr(cli_module, "encode_dataset", lambda *args, **kwargs: calls.append(kwargs) or None)
+    argv = ["encode-dataset", str(inputs / "c.txt"), "--out", str(tmp_path / "o"), "--vocab", "gpt2", "--format", "npy"]
+    main([*argv, "--engine", "ray", "--quiet"])
+    assert capsys.readouterr().err == ""
+    main([*argv, "--engine", "ray"])
+    err = capsys.readouterr().err
+    assert err.startswith("wordsplit: note: 0.0 MB of input; starting a local Ray") and err.count("\n") == 1
+    assert "--engine local is faster" in err
+    main([*argv, "--engine", "local"])
+    assert "note" not in capsys.readouterr().err and [c["engine"] for c in calls] == ["ray", "ray", "local"]

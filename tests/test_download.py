@@ -94,7 +94,7 @@ def test_hf_tokenizer_json_is_downloaded_once(hub_env, vocab_server, bundled_has
         f"/hub/Qwen/Qwen3-8B/resolve/{COMMIT_MAIN}/tokenizer.json"]
     record = read_record(hub_env / "downloads" / "hf" / "Qwen--Qwen3-8B" / "main" / "tokenizer.json")
     assert record["requires"] == ["tokenizer_config.json"]
-    # The sha256 that vocabs/SOURCES.md §3 gives for Qwen3's tokenizer.json (also its LFS ETag).
+    # The sha256 that docs/sources.md gives for Qwen3's tokenizer.json (also its LFS ETag).
     sha256 = "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4"
     assert (record["sha256"], record["etag"]) == (sha256, sha256)
     assert (record["revision"], record["commit"], record["size"]) == ("main", COMMIT_MAIN, 11_422_654)

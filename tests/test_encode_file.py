@@ -255,6 +255,8 @@ def test_command_reads_stdin_and_prints_a_summary_line(run, tmp_path):
     assert stdout.startswith(f"wrote {out}: 2 documents, 4 tokens (uint32), 7 bytes in ")
     assert np.load(index_path(out)).tolist() == [0, 2, 4]
     assert run("encode-file", "-", "--out", out, "--quiet", stdin=b"x")[:2] == (0, "")
+    code, stdout, _ = run("encode-file", "-", "--out", out, "--whole-file", stdin=b"x")
+    assert code == 0 and stdout.startswith(f"wrote {out}: 1 document, 1 token (uint32), 1 byte in ")
 
 
 def test_command_whole_file(run, tmp_path):

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wordsplit import UnknownComponentError, UnsupportedTokenizerError, Vocab, load_vocab
+from wordsplit import Vocab, load_vocab
+from wordsplit.errors import UnknownComponentError, UnsupportedTokenizerError
 from wordsplit.encoders import ENCODERS, MergeTables, get_encoder
 from wordsplit.encoders.buffer_sweep import BufferSweepEncoder
 from wordsplit.options import native_module

@@ -1,4 +1,4 @@
-"""wordsplit.apps.explain: the merge trace, pass by pass, and its agreement with encode."""
+"""wordsplit.explain: the merge trace, pass by pass, and its agreement with encode."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wordsplit import DisallowedSpecialError, TokenizerOptions, Vocab
-from wordsplit.apps.explain import explain, format_explanation
+from wordsplit import TokenizerOptions, Vocab
+from wordsplit.errors import DisallowedSpecialError
+from wordsplit.explain import explain, format_explanation
 
 from conftest import tokenizer_for
 

@@ -642,7 +642,7 @@ def test_every_pattern_encodes_alike_on_both_backends(name):
 def test_single_regexes_stay_plain_patterns_and_sequences_become_split_programs():
     from wordsplit.patterns import GPT2_ORIGINAL_PATTERN, O200K_PATTERN
     from wordsplit.spanners import spanner_for
-    from wordsplit.spanners.hf_split import is_split_program, parse_split_program
+    from wordsplit.split_programs import is_split_program, parse_split_program
 
     # The fast path: a scanner is proven for these exact strings.
     assert spanner_for(LLAMA_CPP_PRE_PATTERNS["mpt"]) == spanner_for(GPT2_ORIGINAL_PATTERN) == "gpt2-scanner"
@@ -687,7 +687,7 @@ def test_regexes_standing_for_llama_cpps_hand_written_splitters():
 
 
 def test_punctuation_and_symbol_classes_are_unicode_16():
-    from wordsplit.formats._gguf_classes import P, S, UNICODE_VERSION
+    from wordsplit.formats.gguf._classes import P, S, UNICODE_VERSION
 
     def member(ranges, ch):
         return any(lo <= ord(ch) <= hi for lo, hi in ranges)
@@ -700,7 +700,7 @@ def test_punctuation_and_symbol_classes_are_unicode_16():
 
 
 def test_spelled_classes_keep_the_rest_of_the_regex():
-    from wordsplit.formats.gguf import _spelled
+    from wordsplit.formats.gguf.pre_tokenizers import _spelled
     from wordsplit.spanners.regex import translate_pattern
 
     spelled = _spelled(r"[\p{P}\$]+|\p{S}|\p{N}+")

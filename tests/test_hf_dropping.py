@@ -32,7 +32,7 @@ from wordsplit.engines.native import native_program_steps
 from wordsplit.formats.hf import DIGIT_CLASS, WHITESPACE_PATTERN, WORD_CLASS_INNER, punctuation_class
 from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
 from wordsplit.spanners import SPANNERS, HFSplitSpanner, register_spanner
-from wordsplit.spanners.hf_split import BEHAVIORS, PREFIX_SPACE_STEP, split_program
+from wordsplit.split_programs import BEHAVIORS, PREFIX_SPACE_STEP, split_program
 from wordsplit.spanners.regex import translate_pattern
 from wordsplit.vocab import native_module
 

@@ -24,8 +24,9 @@ from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
 from wordsplit.formats.hf import DIGIT_CLASS, punctuation_class, read_hf_tokenizer_json
-from wordsplit.normalizers import NORMALIZER_PREFIX
-from wordsplit.spanners.hf_split import hf_split, is_split_program
+from wordsplit.normalizer_programs import NORMALIZER_PREFIX
+from wordsplit.spanners.hf_split import hf_split
+from wordsplit.split_programs import is_split_program
 from wordsplit.spanners.regex import translate_pattern
 
 BACKENDS = ("python", "native")
@@ -169,7 +170,7 @@ def test_native_regex_sequence_equals_the_python_spanner(text):
 def _sequence_tokenizers():
     from wordsplit import Vocab
     from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
-    from wordsplit.spanners.hf_split import split_program
+    from wordsplit.split_programs import split_program
 
     pairs = []
     for patterns in ([DIGIT_CLASS, GPT2_ORIGINAL_PATTERN], [punctuation_class(), DIGIT_CLASS]):
@@ -381,3 +382,51 @@ def test_generated_punctuation_data_is_up_to_date():
     script = Path(__file__).resolve().parent.parent / "tools" / "gen_hf_char_tables.py"
     result = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+# -- vocab entries no byte-level word spells (allenai's OLMo dolma v1.5 tokenizer.json) ---------
+
+OLMO = Path(__file__).parent / "data" / "hf" / "olmo-dolma-v1_5-tokenizer.json.gz"
+OLMO_PIECES = st.sampled_from([" ", "  ", "   ", "\t", "\n", "a", "b", " the", "x", "é", "😀", "      ",
+                               "|||EMAIL_ADDRESS|||", "|||PHONE_NUMBER|||", "<|endoftext|>", "\u3000"])
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(OLMO_PIECES, max_size=16))
+def test_olmo_space_entries_load_as_hf_treats_them(backend, pieces):
+    """Its vocab lists runs of plain spaces (ids 50254-50276), which byte-level BPE never makes;
+    HF reaches them through the added tokens of the same text, and so does wordsplit."""
+    tok, hf = _olmo(backend)
+    text = "".join(pieces)
+    ids = hf.encode(text, add_special_tokens=False).ids
+    assert tok.encode(text, allowed_special="all") == ids
+    assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+
+
+_OLMO: dict = {}
+
+
+def _olmo(backend):
+    if backend not in _OLMO:
+        import gzip
+
+        _OLMO[backend] = (TokenizerOptions(backend=backend).build(load_vocab(OLMO)),
+                          HFTokenizer.from_str(gzip.decompress(OLMO.read_bytes()).decode("utf-8")))
+    return _OLMO[backend]
+
+
+def test_an_entry_no_word_spells_counts_towards_n_vocab_only(small_spec):
+    """Without an added token naming it, such an entry is never encoded (as in HF) and its id is
+    unused: decoding it is an UnknownTokenError (HF would give its text)."""
+    from wordsplit.errors import UnknownTokenError
+
+    spec = copy.deepcopy(small_spec)
+    spec["added_tokens"] = []
+    top = len(spec["model"]["vocab"])
+    spec["model"]["vocab"]["   "] = top
+    vocab = read_hf_tokenizer_json(json.dumps(spec).encode())
+    assert vocab.n_vocab == top + 1 and top not in vocab.ranks.values()
+    tok = TokenizerOptions(backend="python").build(vocab)
+    with pytest.raises(UnknownTokenError, match="unused"):
+        tok.decode([top])

@@ -21,7 +21,7 @@ from hf_files import BACKENDS, assert_ids_and_offsets, both_backends, small_spec
 from wordsplit import TokenizerOptions, Vocab
 from wordsplit.errors import DisallowedSpecialError, UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.hf import read_hf_tokenizer_json
-from wordsplit.normalizers import normalizer_program
+from wordsplit.normalizer_programs import normalizer_program
 from wordsplit.vocab import NORMALIZED
 
 
@@ -209,7 +209,7 @@ def test_the_native_core_knows_the_raw_second_pass_normalizers():
     """The native pipeline's list of normalizers under which the second pass runs on the
     text as it is (the Python normalizer stage of the bindings, stages.rs) is the Python
     engine's."""
-    from wordsplit.specials import RAW_SECOND_PASS_NORMALIZERS
+    from wordsplit.vocab import RAW_SECOND_PASS_NORMALIZERS
 
     source = (Path(__file__).parents[1] / "crates" / "wordsplit-py" / "src" / "stages.rs").read_text()
     prefix_only = normalizer_program([{"type": "PrefixSpace"}])

@@ -18,7 +18,8 @@ from tokenizers import pre_tokenizers
 import hf_files
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
-from wordsplit.spanners.hf_split import HFSplitSpanner, hf_split, is_split_program, split_program
+from wordsplit.spanners.hf_split import HFSplitSpanner, hf_split
+from wordsplit.split_programs import is_split_program, split_program
 from wordsplit.spanners.regex import translate_pattern
 
 BACKENDS = ("python", "native")
@@ -88,7 +89,7 @@ def _assert_same(hf, vocab, texts=TEXTS) -> None:
 
 
 def test_uncovered_text_is_kept_as_hf_does(qwen_spec, tmp_path):
-    """issue 13 finding 2: the text a Split pattern does not match is encoded, not dropped."""
+    """The text a Split pattern does not match is encoded, not dropped."""
     spec = _with_pre_tokenizer(qwen_spec, [_split({"Regex": "[a-z]+"}, "Isolated")])
     hf, vocab = hf_files.load_both(spec, tmp_path)
     assert hf.encode("hello world 123!", add_special_tokens=False).ids == [14990, 220, 14615, 220, 16, 17, 18, 0]
@@ -100,7 +101,7 @@ def test_uncovered_text_is_kept_as_hf_does(qwen_spec, tmp_path):
 
 
 def test_capturing_group_pattern_encodes(qwen_spec, tmp_path):
-    """issue 13 finding 2: a pattern with a capturing group loaded, then every encode raised."""
+    """A pattern with a capturing group splits by its whole match, whatever its groups capture."""
     spec = _with_pre_tokenizer(qwen_spec, [_split({"Regex": "(\\p{L}+)|(\\p{N})| ?[^\\s\\p{L}\\p{N}]+|\\s+"},
                                                   "Isolated")])
     hf, vocab = hf_files.load_both(spec, tmp_path)

@@ -1,5 +1,6 @@
 """The package's shape: the facts both languages share have one source, the version is one
-value, requires-python is what the code needs, and the layers import only downwards."""
+value, requires-python is what the code needs, the layers import only downwards, and no Python
+file is too long to hold one role."""
 
 from __future__ import annotations
 
@@ -39,8 +40,9 @@ def test_version_is_the_pyproject_version():
 def test_requires_python_is_what_the_code_needs():
     """vermin finds the oldest Python the package's code runs on; requires-python says the same."""
     minimum = re.search(r'^requires-python = ">=(3\.\d+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
-    result = subprocess.run([str(Path(sys.executable).with_name("vermin")), "--no-tips", "--violations", f"-t={minimum}-",
-                             str(PACKAGE)], capture_output=True, text=True)
+    vermin = str(Path(sys.executable).with_name("vermin"))
+    result = subprocess.run([vermin, "--no-tips", "--violations", f"-t={minimum}-", str(PACKAGE)],
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     older = f"3.{int(minimum.split('.')[1]) - 1}"
     result = subprocess.run([str(Path(sys.executable).with_name("vermin")), "--no-tips", "--violations", f"-t={older}-",
@@ -68,3 +70,90 @@ def test_layers_import_only_downwards():
     assert _imports(PACKAGE / "patterns.py") == set()
     for path in (PACKAGE / "spanners").glob("*.py"):
         assert not {m for m in _imports(path) if m.startswith(("wordsplit.store", "wordsplit.vocabs"))}, path
+
+
+# The layers of the package, lowest first, by the first name under ``wordsplit`` (a module, or a
+# subpackage and everything in it; ``""`` is the package's ``__init__``, the public API). A module
+# may import its own layer and the layers below it, never one above.
+LAYERS = {
+    # what a vocabulary is, how files become one, where they are kept, and the registries and
+    # contracts that name components without importing them
+    "data": ("errors", "_version", "_native", "_unicode16", "_nfc_data", "_hf_char_data", "patterns",
+             "native_names", "registry", "protocols", "split_programs", "normalizer_programs", "vocab", "tables",
+             "formats", "store", "vocabs", "sentencepiece"),
+    # the pipeline's stages
+    "components": ("normalizers", "sentencepiece_normalizers", "specials", "spanners", "encoders", "offsets",
+                   "postprocess"),
+    # the two engines that run the stages
+    "engines": ("engines",),
+    # the Tokenizer and what it hands out
+    "tokenizer": ("tokenizer", "options", "streaming", "chat", "explain"),
+    # programs built on the Tokenizer, and the public API that gathers everything
+    "apps": ("apps", "cli", "compat", "datasets", "training", "terminal", "__main__", ""),
+}
+RANK = {name: rank for rank, names in enumerate(LAYERS.values()) for name in names}
+LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(dotted: str) -> bool:
+    """Whether ``dotted`` (``wordsplit....``) names a module or package of the source tree."""
+    base = PACKAGE.parent.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or base.is_dir() or any(base.parent.glob(base.name + ".*.so"))
+
+
+def _every_import(path: Path) -> list[tuple[str, int, str]]:
+    """Every wordsplit module ``path`` imports, at any depth (functions, ``TYPE_CHECKING``
+    blocks): ``(module, line, the import as written)``. ``from X import y`` imports ``X.y`` when
+    that is a module, else ``X``."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno, f"import {alias.name}") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                source = f"{base}.{node.module}" if node.module else base
+            else:
+                source = node.module or ""
+            written = f"from {'.' * node.level}{node.module or ''} import {', '.join(a.name for a in node.names)}"
+            for alias in node.names:
+                target = f"{source}.{alias.name}"
+                found.append((target if _is_module(target) else source, node.lineno, written))
+    return [(name, line, written) for name, line, written in found if name.split(".")[0] == "wordsplit"]
+
+
+def _layer_key(module: str) -> str:
+    return module.split(".")[1] if "." in module else ""
+
+
+def test_every_module_has_a_layer():
+    keys = {_layer_key(_module_name(path)) for path in PACKAGE.rglob("*.py")}
+    assert not keys - set(RANK), f"add these to LAYERS in tests/test_layout.py: {sorted(keys - set(RANK))}"
+    assert not set(RANK) - keys - {"_native"}, f"LAYERS names what is not in the package: {sorted(set(RANK) - keys)}"
+
+
+def test_layers_import_only_downwards_at_any_depth():
+    """No module imports a layer above its own, even inside a function (see LAYERS)."""
+    upward = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        key = _layer_key(_module_name(path))
+        for target, line, written in _every_import(path):
+            target_key = _layer_key(target)
+            if RANK[target_key] > RANK[key]:
+                upward.append(f"{path.relative_to(ROOT)}:{line}: {written!r} ({LAYER_OF[key]} imports "
+                              f"{target} of {LAYER_OF[target_key]})")
+    assert not upward, "imports that run upward:\n" + "\n".join(upward)
+
+
+def test_no_python_file_is_too_long():
+    """A file over 800 lines holds several roles: split it (generated tables excepted)."""
+    long = [f"{path.relative_to(ROOT)}: {n} lines" for path in sorted(PACKAGE.rglob("*.py"))
+            if (n := len(path.read_text().splitlines())) > 800 and "GENERATED" not in path.read_text()[:200]]
+    assert not long, long

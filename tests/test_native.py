@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ALL_VOCABS, tokenizer_for
-from wordsplit import BackendUnavailableError, DecodeInputError, DisallowedSpecialError, TokenizerOptions, UnknownTokenError, load_vocab
+from wordsplit import TokenizerOptions, load_vocab
+from wordsplit.errors import BackendUnavailableError, DecodeInputError, DisallowedSpecialError, UnknownTokenError
 from wordsplit import options as options_module
 from wordsplit.vocab import native_module
 from wordsplit.spanners import spanner_for
@@ -100,7 +101,7 @@ def test_environment_forces_python(monkeypatch):
 
 
 def test_an_unknown_environment_backend_is_an_error(monkeypatch):
-    from wordsplit import UnknownComponentError
+    from wordsplit.errors import UnknownComponentError
 
     monkeypatch.setenv("WORDSPLIT_BACKEND", "pythn")
     with pytest.raises(UnknownComponentError, match="unknown WORDSPLIT_BACKEND value 'pythn'; known: auto, native, "
@@ -110,7 +111,7 @@ def test_an_unknown_environment_backend_is_an_error(monkeypatch):
 
 @pytest.mark.parametrize("backend", ["native", "python"])
 def test_a_named_scanner_must_fit_the_pattern(backend):
-    from wordsplit import UnsupportedTokenizerError
+    from wordsplit.errors import UnsupportedTokenizerError
 
     with pytest.raises(UnsupportedTokenizerError, match="spanner='auto'"):
         TokenizerOptions(spanner="cl100k-scanner", backend=backend).build(load_vocab("qwen3"))

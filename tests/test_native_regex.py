@@ -124,7 +124,8 @@ RUN_TEXT = st.lists(
 ).map("".join)
 ANY_TEXT = st.one_of(
     RUN_TEXT,
-    st.text(alphabet=st.one_of(st.sampled_from(REPRESENTATIVES), st.characters(exclude_categories=("Cs",))), max_size=80),
+    st.text(alphabet=st.one_of(st.sampled_from(REPRESENTATIVES), st.characters(exclude_categories=("Cs",))),
+            max_size=80),
 )
 
 
@@ -140,7 +141,8 @@ def test_native_regex_equals_python_on_random_text(name, text):
 def test_native_regex_equals_python_on_corpora_and_long_runs(name):
     pattern = PATTERNS[name][0]
     spanner = RegexSpanner(pattern)
-    texts = [gzip.decompress(p.read_bytes()).decode("utf-8")[:200_000] for p in sorted((DATA / "corpus").glob("*.txt.gz"))]
+    texts = [gzip.decompress(p.read_bytes()).decode("utf-8")[:200_000]
+             for p in sorted((DATA / "corpus").glob("*.txt.gz"))]
     texts += [" " * 5000 + "x", "\n" * 3000, "a" * 10_000, " \n" * 2000 + "  1", "1" * 7001]
     for text, got in zip(texts, regex_split([native_pattern(pattern)], texts)):
         assert got == python_pieces(spanner, text), text[:40]
@@ -179,7 +181,8 @@ def test_llama3_pattern_on_cl100k_ranks_matches_tiktoken(tiktoken_oracle):
 
     cl100k = load_vocab("cl100k_base")
     vocab = Vocab(name="cl100k-llama3", ranks=cl100k.ranks, pattern=LLAMA3_PATTERN)
-    oracle = tiktoken.Encoding("cl100k-llama3", pat_str=LLAMA3_PATTERN, mergeable_ranks=dict(cl100k.ranks), special_tokens={})
+    oracle = tiktoken.Encoding("cl100k-llama3", pat_str=LLAMA3_PATTERN, mergeable_ranks=dict(cl100k.ranks),
+                               special_tokens={})
     tok = regex_tokenizer(vocab)
     assert tok.native
     text = gzip.decompress((DATA / "corpus" / "multilingual.txt.gz").read_bytes()).decode("utf-8")
@@ -307,7 +310,8 @@ def test_sequence_equals_reference_on_random_text(name, text):
 @pytest.mark.parametrize("name", SEQUENCES)
 def test_sequence_equals_reference_on_corpora(name):
     patterns = SEQUENCES[name]
-    texts = [gzip.decompress(p.read_bytes()).decode("utf-8")[:100_000] for p in sorted((DATA / "corpus").glob("*.txt.gz"))]
+    texts = [gzip.decompress(p.read_bytes()).decode("utf-8")[:100_000]
+             for p in sorted((DATA / "corpus").glob("*.txt.gz"))]
     texts += [" " * 3000 + "x  \n\n  ", "1" * 5000 + "a", "\u3000" * 100 + "中" * 100]
     got = regex_split([expanded(p) for p in patterns], texts, sequence=True)
     for text, pieces in zip(texts, got):

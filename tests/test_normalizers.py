@@ -29,7 +29,6 @@ from wordsplit._nfc_data import (
 )
 from wordsplit.errors import UnknownComponentError, UnsupportedTokenizerError, VocabFormatError
 from wordsplit.normalizers import (
-    NORMALIZER_PREFIX,
     NORMALIZERS,
     WHITESPACE,
     ProgramNormalizer,
@@ -37,8 +36,8 @@ from wordsplit.normalizers import (
     get_normalizer,
     identity,
     nfc,
-    normalizer_program,
 )
+from wordsplit.normalizer_programs import NORMALIZER_PREFIX, normalizer_program
 
 oracle = NFC().normalize_str
 

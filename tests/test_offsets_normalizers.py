@@ -17,7 +17,8 @@ from tokenizers import normalizers as hf_normalizers
 from conftest import BACKENDS
 import hf_files
 from wordsplit import TokenizerOptions, load_vocab
-from wordsplit.normalizers import NORMALIZER_PREFIX, ProgramNormalizer, get_normalizer, normalizer_program
+from wordsplit.normalizer_programs import NORMALIZER_PREFIX, normalizer_program
+from wordsplit.normalizers import ProgramNormalizer, get_normalizer
 from wordsplit.offsets import program_alignment, unicode_changes
 
 BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True}

@@ -22,16 +22,8 @@ import pytest
 
 import wordsplit
 from conftest import BACKENDS, DATA, TESTS
-from wordsplit import (
-    ComponentError,
-    DuplicateNameError,
-    TokenizerOptions,
-    UnknownComponentError,
-    UnknownVocabError,
-    Vocab,
-    list_vocabs,
-    load_vocab,
-)
+from wordsplit import TokenizerOptions, Vocab, list_vocabs, load_vocab
+from wordsplit.errors import ComponentError, DuplicateNameError, UnknownComponentError, UnknownVocabError
 from wordsplit.encoders import ENCODERS
 from wordsplit.formats import LOADERS
 from wordsplit.normalizers import NORMALIZERS
@@ -132,8 +124,10 @@ def test_named_plugins_are_listed_and_known_to_the_cli(plugins, cli):
     assert {"cl100k-words", "cl100k-lower"} <= set(list_vocabs())
     assert cli("encode", "--vocab", "cl100k-words", "hello  world") == (0, "15339 256 14957\n", "")
     base = cli("encode", "--vocab", "cl100k_base", "Hello world")
-    assert cli("encode", "--vocab", "cl100k_base", "--encoder", "naive-bpe", "--spanner", "regex", "Hello world") == base
-    assert cli("encode", "--vocab", "cl100k-lower", "HELLO World") == cli("encode", "--vocab", "cl100k_base", "hello world")
+    assert cli("encode", "--vocab", "cl100k_base", "--encoder", "naive-bpe", "--spanner", "regex",
+               "Hello world") == base
+    lower = cli("encode", "--vocab", "cl100k_base", "hello world")
+    assert cli("encode", "--vocab", "cl100k-lower", "HELLO World") == lower
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -142,7 +136,8 @@ def test_tokenizers_with_plugins_pickle_into_a_fresh_process(plugins, backend):
     assert repr(tok) == f"Tokenizer('cl100k-lower', spanner='cl100k-scanner', encoder='naive-bpe', backend={backend!r})"
     data = pickle.dumps(tok)
     # The fresh process has never imported the plug-in package: unpickling imports it.
-    code = "import pickle, sys; tok = pickle.loads(sys.stdin.buffer.read()); print(tok.encode('HELLO World'), repr(tok))"
+    code = ("import pickle, sys; tok = pickle.loads(sys.stdin.buffer.read()); "
+            "print(tok.encode('HELLO World'), repr(tok))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PLUGINS), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, env=env, check=True).stdout
     assert out.decode().strip() == f"{tok.encode('HELLO World')} {tok!r}"
@@ -156,7 +151,8 @@ def test_duplicate_and_unknown_names(plugins):
     assert "other-words" not in SPANNERS
     with pytest.raises(DuplicateNameError, match="vocabulary 'qwen3' is registered twice"):
         wordsplit.register_vocab("qwen3", lambda: None)
-    with pytest.raises(UnknownComponentError, match=r"unknown encoder 'naive-bp'; known: .*naive-bpe.*Did you mean 'naive-bpe'"):
+    unknown = r"unknown encoder 'naive-bp'; known: .*naive-bpe.*Did you mean 'naive-bpe'"
+    with pytest.raises(UnknownComponentError, match=unknown):
         TokenizerOptions(encoder="naive-bp")
     with pytest.raises(UnknownVocabError, match="cl100k-words"):
         load_vocab("cl100k-wordz")
@@ -210,8 +206,10 @@ def test_errors_inside_components_propagate_unchanged(backend):
     NORMALIZERS.add("surrogates", lambda text: text + "\ud800")
     try:
         base = load_vocab("gpt2")
-        for name, error, message in [("failing", Failing, "^hi$"),
-                                     ("not-a-str", ComponentError, "^normalizer 'not-a-str' must return a str, not int$")]:
+        for name, error, message in [
+            ("failing", Failing, "^hi$"),
+            ("not-a-str", ComponentError, "^normalizer 'not-a-str' must return a str, not int$"),
+        ]:
             vocab = Vocab(name="x", ranks=base.ranks, pattern=base.pattern, normalizer=name)
             with pytest.raises(error, match=message):
                 TokenizerOptions(backend=backend).build(vocab).encode("hi")
@@ -230,7 +228,7 @@ def base_tokenizer(backend):
 
 def test_a_vocab_with_an_unknown_normalizer_is_refused():
     base = load_vocab("gpt2")
-    with pytest.raises(wordsplit.VocabFormatError, match="unknown normalizer 'nope'.*register_normalizer"):
+    with pytest.raises(wordsplit.errors.VocabFormatError, match="unknown normalizer 'nope'.*register_normalizer"):
         Vocab(name="x", ranks=base.ranks, pattern=base.pattern, normalizer="nope")
 
 

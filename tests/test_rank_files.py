@@ -1,10 +1,10 @@
 """Rank files (.tiktoken, Meta's tokenizer.model) loaded by path, and hostile ids in every loader.
 
 * A rank file carries no pattern or special tokens: a file wordsplit recognizes by content gets
-  its official ones, any other needs ``pattern=`` (issue 12 item 1; issue 13 finding 15).
+  its official ones, any other needs ``pattern=``.
 * Parsing follows tiktoken's ``load_tiktoken_bpe`` line for line.
-* One huge id or rank is a VocabFormatError, found at once (issue 13 finding 3), and deep
-  nesting in a tokenizer.json is a typed error naming the file (issue 13 finding 11).
+* One huge id or rank is a VocabFormatError, found at once, and deep nesting in a
+  tokenizer.json is a typed error naming the file.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _write(tmp_path: Path, name: str, data: bytes) -> Path:
 
 
 def test_cl100k_file_by_path_gets_cl100k_pattern(tmp_path, cl100k_bytes):
-    """issue 13 finding 15: it got GPT-2's pattern and gave [4513, 1774, 3080]."""
+    """cl100k's file by path gets cl100k's pattern (GPT-2's would give [4513, 1774, 3080])."""
     path = _write(tmp_path, "cl100k_base.tiktoken", cl100k_bytes)
     for backend in BACKENDS:
         tok = get_tokenizer(str(path), backend=backend)
@@ -163,7 +163,7 @@ def test_facts_are_only_for_rank_files(tmp_path):
 
 def test_sentencepiece_model_is_named(tmp_path):
     # The first bytes of a SentencePiece ModelProto: field 1 (pieces), length, a piece message.
-    path = _write(tmp_path, "tokenizer.model", b"\x0a\x0b\x0a\x05<unk>\x15\x00\x00\x00\x00\x18\x02" * 3)
+    path = _write(tmp_path, "tokenizer.model", b"\x0a\x0c\x0a\x05<unk>\x15\x00\x00\x00\x00\x18\x02" * 3)
     with pytest.raises(UnsupportedTokenizerError, match="SentencePiece"):
         load_vocab(path, cache_dir=tmp_path)
 
@@ -189,7 +189,7 @@ def test_lines_are_parsed_as_tiktoken_does(tmp_path):
         assert TokenizerOptions(backend=backend).build(vocab).decode_bytes([256, 97]) == b"a"
 
 
-# -- hostile ids (issue 13 finding 3) -------------------------------------------------------------
+# -- hostile ids ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("rank", [4_000_000_000, 2**32, 10**30])
@@ -247,7 +247,7 @@ def test_n_vocab_far_beyond_the_tokens():
     Vocab(name="v", ranks=ranks, pattern="x", special_tokens={"<|endoftext|>": 50256})  # slack for real ids
 
 
-# -- deep nesting (issue 13 finding 11) -----------------------------------------------------------
+# -- deep nesting ---------------------------------------------------------------------------------
 
 
 def test_deeply_nested_json_is_a_format_error(tmp_path):

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import BACKENDS, tokenizer_for
-from wordsplit import UnknownTokenError
+from wordsplit.errors import UnknownTokenError
 
 NAMES = ["qwen3", "cl100k_base", "o200k_harmony"]
 
@@ -139,7 +139,8 @@ def test_each_step_decodes_only_its_own_ids(backend, monkeypatch):
     stream = tok.decode_stream()
     calls = []
     original = type(tok).decode_bytes
-    monkeypatch.setattr(type(tok), "decode_bytes", lambda self, batch: calls.append(len(list(batch))) or original(self, batch))
+    monkeypatch.setattr(type(tok), "decode_bytes",
+                        lambda self, batch: calls.append(len(list(batch))) or original(self, batch))
     text = "".join(stream.step(i) or "" for i in ids)
     assert text == tok.decode(ids)
     assert calls == [1] * len(ids)
@@ -205,7 +206,8 @@ def test_matches_hf_decode_stream(text, skip, backend, hf_qwen3, hf_stream):
     theirs = hf_run(hf_qwen3, hf_stream, ids, skip_special_tokens=skip)
     stream = tok.decode_stream(skip_special_tokens=skip)
     ours = [stream.step(i) for i in ids]
-    assert "".join(c or "" for c in ours) == "".join(c or "" for c in theirs) == hf_qwen3.decode(ids, skip_special_tokens=skip)
+    expected = hf_qwen3.decode(ids, skip_special_tokens=skip)
+    assert "".join(c or "" for c in ours) == "".join(c or "" for c in theirs) == expected
     ours_so_far = theirs_so_far = ""
     for mine, hf in zip(ours, theirs):
         ours_so_far += mine or ""

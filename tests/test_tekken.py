@@ -18,7 +18,8 @@ import shutil
 import pytest
 
 from conftest import BACKENDS, DATA
-from wordsplit import TokenizerOptions, UnsupportedTokenizerError, VocabFormatError, load_vocab
+from wordsplit import TokenizerOptions, load_vocab
+from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.errors import DisallowedSpecialError, UnknownVocabError
 from wordsplit.formats import loader_for
 from wordsplit.formats.tekken import DEFAULT_SPECIAL_TOKENS, looks_like_tekken, read_tekken, top_level_keys
@@ -182,7 +183,8 @@ def test_v13_file_that_lists_its_special_tokens(tmp_path, tekken_json):
 
 
 def test_the_cut_follows_the_config(tmp_path, tekken_json):
-    spec = dict(tekken_json, config=dict(tekken_json["config"], default_vocab_size=20_000, default_num_special_tokens=50))
+    config = dict(tekken_json["config"], default_vocab_size=20_000, default_num_special_tokens=50)
+    spec = dict(tekken_json, config=config)
     path = tmp_path / "small.json"
     _write(path, spec)
     vocab, expected = load_vocab(path), oracle(path)

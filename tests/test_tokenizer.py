@@ -9,35 +9,35 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import wordsplit
-from conftest import OPENAI_NAMES, tokenizer_for
-from wordsplit import (
+from conftest import BACKENDS, OPENAI_NAMES, tokenizer_for
+from wordsplit import TokenizerOptions, WordsplitError, get_tokenizer, load_vocab
+from wordsplit.errors import (
     DecodeInputError,
     DisallowedSpecialError,
     EncodeInputError,
     OptionTypeError,
     OptionValueError,
-    TokenizerOptions,
     UnknownComponentError,
     UnknownTokenError,
     UnknownVocabError,
-    WordsplitError,
-    get_tokenizer,
-    load_vocab,
 )
 from wordsplit.normalizers import nfc
 
 
 def test_public_api_is_pinned():
+    """The top level: loading, building, the registries, and WordsplitError (each error class is
+    in wordsplit.errors, which exports every one of them)."""
     assert wordsplit.__all__ == [
-        "BackendUnavailableError", "CacheError", "ChatTemplateError", "ComponentError", "DatasetInputError",
-        "DecodeInputError", "DisallowedSpecialError", "DownloadError", "DuplicateNameError",
-        "EncodeInputError", "EncodedFileError", "HashMismatchError", "MergeTables", "MissingDependencyError",
-        "OfflineError", "OptionTypeError", "OptionValueError", "PluginError", "Tokenizer", "TokenizerOptions",
-        "TrainingInputError", "UnknownComponentError", "UnknownTokenError", "UnknownVocabError",
-        "UnsupportedTokenizerError", "Vocab", "VocabFormatError", "WordsplitError", "get_tokenizer",
+        "MergeTables", "Tokenizer", "TokenizerOptions", "Vocab", "WordsplitError", "get_tokenizer",
         "list_vocabs", "load_vocab", "register_encoder", "register_loader", "register_normalizer",
         "register_spanner", "register_vocab", "save_vocab", "train", "__version__",
     ]
+    from wordsplit import errors
+
+    classes = [name for name, value in vars(errors).items()
+               if isinstance(value, type) and issubclass(value, wordsplit.WordsplitError)]
+    assert sorted(classes) == sorted(errors.__all__) and len(classes) > 20
+    assert not [name for name in dir(wordsplit) if name.endswith("Error") and name != "WordsplitError"]
 
 
 def test_readme_example():
@@ -358,3 +358,20 @@ def test_decode_takes_1d_integer_arrays(backend):
         tok.decode_batch(np.zeros((1, 1, 1), dtype="int64"))
     with pytest.raises(DecodeInputError, match="not str"):
         tok.decode("15339")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_vocabulary_and_its_tokenizers_are_freed_when_dropped(backend):
+    """Nothing global keeps a Vocab alive once its tokenizers are gone (its shared merge tables
+    held it through a weak-key dictionary whose values referenced their keys)."""
+    import gc
+    import pickle
+    import weakref
+
+    vocab = pickle.loads(pickle.dumps(load_vocab("gpt2")))  # a Vocab object no cache shares
+    for encoder in ("auto", "backtrack", "heap-merge"):
+        assert TokenizerOptions(encoder=encoder, backend=backend).build(vocab).encode("hello world") == [31373, 995]
+    freed = weakref.ref(vocab)
+    del vocab
+    gc.collect()
+    assert freed() is None

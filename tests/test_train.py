@@ -129,7 +129,8 @@ def test_files_text_jsonl_gzip_equal_hf_on_the_same_documents(tmp_path, backend)
     tok = hf_tokenizer(oracle_pattern("cl100k_base"))
     tok.train([str(text_file)], hf_trainer(800))
     model = json.loads(tok.to_str())["model"]
-    assert hf_train(lines, oracle_pattern("cl100k_base"), vocab_size=800) == (model["vocab"], [tuple(m) for m in model["merges"]])
+    expected = (model["vocab"], [tuple(m) for m in model["merges"]])
+    assert hf_train(lines, oracle_pattern("cl100k_base"), vocab_size=800) == expected
     vocab = train([text_file, jsonl], vocab_size=800, field="body", backend=backend)
     assert ours(vocab) == expected
 
@@ -301,3 +302,41 @@ def test_bad_sampling_options_are_typed_errors(kwargs):
 def test_sampling_options_on_counts_already_made_are_an_error():
     with pytest.raises(TrainingInputError, match="count_source"):
         train(WordCounts({b"ab": 2}), vocab_size=300, max_words=10)
+
+
+def test_a_list_of_file_names_is_refused_not_trained_on_as_text(tmp_path, monkeypatch):
+    """train(["corpus.txt"]) meant the file: a first text that names an existing file is an
+    error that says to pass Path items, which are read."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.txt").write_text("hug hug pug\npun bun hugs\n", encoding="utf-8")
+    for source in (["corpus.txt"], ("corpus.txt", "hug"), iter(["corpus.txt"])):
+        with pytest.raises(TrainingInputError, match=r"is the name of a file.*\[Path\('corpus.txt'\)\]"):
+            train(source, vocab_size=300)
+    from pathlib import Path
+
+    assert train([Path("corpus.txt")], vocab_size=258).token_bytes[256] == b"ug"
+    assert train(["corpus", "hug"], vocab_size=257).n_vocab == 257  # texts that name no file are texts
+
+
+@pytest.mark.parametrize("name", ["bad.txt", "bad.txt.gz", "bad.jsonl"])
+def test_invalid_utf8_names_the_file_and_line(tmp_path, name):
+    import gzip
+
+    data = b'{"text": "ok"}\n{"text": "fine"}\n{"text": "caf\xe9"}\n'
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    with pytest.raises(TrainingInputError, match=rf"{name}:3: not UTF-8 text \(byte 0xe9 at byte 14 of the line"):
+        train([path], vocab_size=300)
+
+
+def test_jsonl_field_error_gives_the_python_fix_and_the_command_line_its_own(tmp_path, capsys):
+    from wordsplit.cli import main
+
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"body": "x"}\n')
+    with pytest.raises(TrainingInputError) as info:
+        train([path], vocab_size=300)
+    assert "pass field=" in str(info.value) and "--field" not in str(info.value)
+    assert main(["train", str(path), "--vocab-size", "300", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "--field names another one" in err and "field=" not in err

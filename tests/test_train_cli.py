@@ -53,3 +53,27 @@ def test_train_sampling_options_equal_the_api(tmp_path, capsys):
     expected = train(lines, vocab_size=270, max_words=100, sample_rate=0.5, seed=3)
     assert dict(load_vocab(tmp_path / "tok" / "tokenizer.json").ranks) == dict(expected.ranks)
     assert dict(expected.ranks) != dict(train(lines, vocab_size=270).ranks)
+
+
+def test_a_trained_vocabulary_loads_back_by_directory_and_by_rank_file_with_pattern(tmp_path, capsys):
+    """`wordsplit encode --vocab DIR` reads train's own output (its tokenizer.json); a rank file
+    takes --pattern (a registered name or a regex), and get_tokenizer passes pattern= on."""
+    from wordsplit import get_tokenizer, load_vocab
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hug hug pug\npun bun hugs\n", encoding="utf-8")
+    out = tmp_path / "tok"
+    assert main(["train", str(corpus), "--vocab-size", "265", "--out", str(out), "--quiet"]) == 0
+    expected = " ".join(map(str, get_tokenizer(out / "tokenizer.json").encode("hugs pun")))
+    assert main(["encode", "--vocab", str(out), "hugs pun"]) == 0
+    assert capsys.readouterr().out == expected + "\n"
+    rank_file = str(out / "trained.tiktoken")
+    for pattern in ("cl100k_base", load_vocab("cl100k_base").pattern):
+        assert main(["encode", "--vocab", rank_file, "--pattern", pattern, "hugs pun"]) == 0
+        assert capsys.readouterr().out == expected + "\n"
+    assert main(["decode", "--vocab", rank_file, "--pattern", "cl100k_base", *expected.split()]) == 0
+    assert capsys.readouterr().out == "hugs pun\n"
+    assert main(["encode", "--vocab", "gpt2", "--pattern", "cl100k_base", "x"]) == 2
+    assert "--pattern applies to rank files" in capsys.readouterr().err
+    tok = get_tokenizer(rank_file, pattern=load_vocab("cl100k_base").pattern, backend="python")
+    assert " ".join(map(str, tok.encode("hugs pun"))) == expected and tok.spanner_name == "cl100k-scanner"

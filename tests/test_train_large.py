@@ -36,7 +36,7 @@ from wordsplit.formats.hf import load_vocab_merges
 from wordsplit.formats.tiktoken import load_tiktoken
 
 from conftest import BACKENDS
-from test_train import CORPUS, corpus_lines, hf_tokenizer, hf_train, oracle_pattern, ours
+from test_train import CORPUS, corpus_lines, hf_train, oracle_pattern, ours
 
 SCRIPTS = [
     "abcdefghijklmnopqrstuvwxyz",

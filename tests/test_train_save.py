@@ -59,13 +59,18 @@ def test_saved_files_give_the_same_ids_in_all_three_libraries(tmp_path, pattern)
         load_vocab(paths["tokenizer.json"]),
         load_tiktoken(paths["trained.tiktoken"], pattern=vocab.pattern, special_tokens=vocab.special_tokens,
                       normalizer=vocab.normalizer),
-        load_vocab_merges(paths["vocab.json"], paths["merges.txt"], paths["tokenizer_config.json"], pattern=vocab.pattern,
-                          normalizer=vocab.normalizer),
+        load_vocab_merges(paths["vocab.json"], paths["merges.txt"], paths["tokenizer_config.json"],
+                          pattern=vocab.pattern, normalizer=vocab.normalizer),
     ]
     for other in loaded:
         assert dict(other.ranks) == dict(vocab.ranks)
         tok = TokenizerOptions().build(other)
         assert [tok.encode(text, allowed_special="all") for text in sample] == expected
+    # The directory loads as its tokenizer.json, which runs on the trained pattern's own spanner
+    # (its Split pattern is a spelling HF reads as it is and a scanner is registered for).
+    reloaded = TokenizerOptions().build(load_vocab(tmp_path))
+    assert reloaded.spanner_name == ours.spanner_name != "hf-split"
+    assert [reloaded.encode(text, allowed_special="all") for text in sample] == expected
 
 
 def test_a_pair_ranked_result_keeps_hf_merges_and_has_no_tiktoken_file(tmp_path):
@@ -101,7 +106,8 @@ words = st.dictionaries(st.binary(min_size=1, max_size=12).map(lambda w: w[:12])
 
 
 @settings(max_examples=150, deadline=None)
-@given(counts=words, extra=st.integers(0, 200), specials=st.lists(st.sampled_from(["<s>", "</s>", "<pad>"]), max_size=3),
+@given(counts=words, extra=st.integers(0, 200),
+       specials=st.lists(st.sampled_from(["<s>", "</s>", "<pad>"]), max_size=3),
        min_frequency=st.integers(0, 5), max_token_length=st.none() | st.integers(1, 8))
 def test_native_trainer_equals_the_reference(counts, extra, specials, min_frequency, max_token_length):
     options = dict(vocab_size=256 + len(set(specials)) + extra, special_tokens=specials,

@@ -120,7 +120,8 @@ def test_html_page_contains_every_token(run, tmp_path):
     ids = tok.encode(HTML_TEXT, allowed_special="all")
     size = len(HTML_TEXT.encode())
     assert code == 0 and stdout == (
-        f"wrote {out}: {len(ids)} tokens, {len(HTML_TEXT)} characters, {size} bytes, {size / len(ids):.2f} bytes/token\n")
+        f"wrote {out}: {len(ids)} tokens, {len(HTML_TEXT)} characters, {size} bytes, "
+        f"{size / len(ids):.2f} bytes/token\n")
     page = out.read_text(encoding="utf-8")
     parser = TokenSpans()
     parser.feed(page)
@@ -170,7 +171,7 @@ def test_compare_empty_text():
 
 def test_compare_refuses_a_string_where_a_list_is_expected():
     """A str is not a list of texts (each character counted as one text) nor of vocab names."""
-    from wordsplit import OptionTypeError
+    from wordsplit.errors import OptionTypeError
 
     with pytest.raises(OptionTypeError, match="compare takes a list of texts, not a single str") as info:
         compare("some text", ["qwen3"])

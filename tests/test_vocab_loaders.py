@@ -12,7 +12,8 @@ import pytest
 import wordsplit
 
 from conftest import DATA
-from wordsplit import UnsupportedTokenizerError, Vocab, VocabFormatError, list_vocabs, load_vocab
+from wordsplit import Vocab, list_vocabs, load_vocab
+from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.hf import load_vocab_merges, read_hf_tokenizer_json, read_vocab_merges
 from wordsplit.formats.tiktoken import read_tiktoken
 from wordsplit.vocabs.pretrained import PRETRAINED
@@ -230,7 +231,7 @@ def test_vocab_merges_without_config_is_gpt2_style():
 
 @pytest.mark.parametrize("name", ["", "  "])
 def test_an_empty_name_is_not_the_current_directory(name):
-    with pytest.raises(wordsplit.UnknownVocabError, match="needs a name or a path"):
+    with pytest.raises(wordsplit.errors.UnknownVocabError, match="needs a name or a path"):
         load_vocab(name)
 
 
@@ -238,7 +239,7 @@ def test_an_empty_name_is_not_the_current_directory(name):
 def test_a_vocab_id_that_is_not_an_integer_is_a_format_error(bad_id):
     from wordsplit.formats.hf import read_vocab_merges
 
-    with pytest.raises(wordsplit.VocabFormatError, match="ids are non-negative integers"):
+    with pytest.raises(wordsplit.errors.VocabFormatError, match="ids are non-negative integers"):
         read_vocab_merges(json.dumps({"a": bad_id}).encode(), b"", source="bad/vocab.json")
 
 
@@ -287,7 +288,8 @@ def test_the_config_is_part_of_the_cache_key(tmp_path):
     second = load_vocab(directory)
     assert (first.eos_token_id, first.bos_token_id, first.chat_template) == (151645, None, "A")
     assert (second.eos_token_id, second.bos_token_id, second.chat_template) == (151643, 151644, "B")
-    config.write_text(json.dumps({"eos_token": "no such token", "chat_template": [{"name": "tool_use", "template": "T"}]}))
+    config.write_text(json.dumps({"eos_token": "no such token",
+                                  "chat_template": [{"name": "tool_use", "template": "T"}]}))
     third = load_vocab(directory)  # a token the vocabulary lacks, a list without "default": left unset
     assert (third.eos_token_id, third.chat_template) == (None, None)
 
@@ -348,13 +350,13 @@ def test_a_directory_with_one_file_of_each_format(tmp_path):
 def test_a_directory_with_several_files_or_none(tmp_path):
     directory = _copy(tmp_path / "two", "tokenizer.json.gz")
     (directory / "a.tiktoken").write_bytes(b"")
-    with pytest.raises(wordsplit.UnknownVocabError, match=r"several vocabulary files: a\.tiktoken \(tiktoken\), "
+    with pytest.raises(wordsplit.errors.UnknownVocabError, match=r"several vocabulary files: a\.tiktoken \(tiktoken\), "
                                                           r"tokenizer\.json\.gz \(tokenizer\.json\); pass the path"):
         load_vocab(directory)
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "config.json").write_text("{}")
     (empty / "vocab.json").write_text("{}")  # without merges.txt: not a candidate
-    with pytest.raises(wordsplit.UnknownVocabError, match="directory without a vocabulary file") as info:
+    with pytest.raises(wordsplit.errors.UnknownVocabError, match="directory without a vocabulary file") as info:
         load_vocab(empty)
     assert isinstance(info.value, KeyError)

@@ -1,7 +1,8 @@
 """wordsplit: exact byte-level BPE token ids for Qwen3 and OpenAI vocabularies, and back.
 
-The public API is what this module exports: loading vocabularies, building tokenizers, the
-errors, and the registries that plug-ins extend (``register_spanner``, ``register_encoder``,
+The public API is what this module exports: loading vocabularies, building tokenizers,
+``WordsplitError`` (the base of every error; the classes are in :mod:`wordsplit.errors`), and
+the registries that plug-ins extend (``register_spanner``, ``register_encoder``,
 ``register_normalizer``, ``register_loader``, ``register_vocab``; see docs/plugins.md).
 
 >>> from wordsplit import load_vocab, TokenizerOptions
@@ -14,32 +15,7 @@ from __future__ import annotations
 
 from ._version import __version__
 from .encoders import register_encoder
-from .errors import (
-    BackendUnavailableError,
-    CacheError,
-    ChatTemplateError,
-    DatasetInputError,
-    ComponentError,
-    DecodeInputError,
-    DisallowedSpecialError,
-    DownloadError,
-    DuplicateNameError,
-    EncodeInputError,
-    EncodedFileError,
-    HashMismatchError,
-    MissingDependencyError,
-    OfflineError,
-    OptionTypeError,
-    OptionValueError,
-    PluginError,
-    TrainingInputError,
-    UnknownComponentError,
-    UnknownTokenError,
-    UnknownVocabError,
-    UnsupportedTokenizerError,
-    VocabFormatError,
-    WordsplitError,
-)
+from .errors import WordsplitError
 from .formats import register_loader
 from .normalizers import register_normalizer
 from .options import TokenizerOptions
@@ -60,43 +36,27 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'wordsplit' has no attribute {name!r}")
 
 
-def get_tokenizer(name: str, **options) -> Tokenizer:
-    """``load_vocab(name)`` and ``TokenizerOptions(**options).build(...)`` in one call.
+# load_vocab's keywords; every other keyword of get_tokenizer is a TokenizerOptions field.
+LOAD_KEYWORDS = ("cache_dir", "offline", "sha256", "pattern", "special_tokens", "n_vocab")
+
+
+def get_tokenizer(name, **options) -> Tokenizer:
+    """``load_vocab(name, ...)`` and ``TokenizerOptions(...).build(...)`` in one call: the
+    keywords of :func:`load_vocab` (``pattern=``, ``special_tokens=`` for a rank file,
+    ``sha256=``, ``cache_dir=``, ``offline=``) go to it, the others to ``TokenizerOptions``.
 
     >>> get_tokenizer("cl100k_base").encode("hello world")
     [15339, 1917]
     """
-    return TokenizerOptions(**options).build(load_vocab(name))
+    load = {key: options.pop(key) for key in LOAD_KEYWORDS if key in options}
+    return TokenizerOptions(**options).build(load_vocab(name, **load))
 
 
 __all__ = [
-    "BackendUnavailableError",
-    "CacheError",
-    "ChatTemplateError",
-    "ComponentError",
-    "DatasetInputError",
-    "DecodeInputError",
-    "DisallowedSpecialError",
-    "DownloadError",
-    "DuplicateNameError",
-    "EncodeInputError",
-    "EncodedFileError",
-    "HashMismatchError",
     "MergeTables",
-    "MissingDependencyError",
-    "OfflineError",
-    "OptionTypeError",
-    "OptionValueError",
-    "PluginError",
     "Tokenizer",
     "TokenizerOptions",
-    "TrainingInputError",
-    "UnknownComponentError",
-    "UnknownTokenError",
-    "UnknownVocabError",
-    "UnsupportedTokenizerError",
     "Vocab",
-    "VocabFormatError",
     "WordsplitError",
     "get_tokenizer",
     "list_vocabs",

@@ -144,7 +144,8 @@ def compile_chat_template(template: str):
         MissingDependencyError: Jinja2 is not installed (or too old).
         ChatTemplateError: the template does not compile.
 
-    >>> compile_chat_template("{{ messages | length }}{% for m in messages %}{% break %}{% endfor %}").render(messages=[1])
+    >>> template = compile_chat_template("{{ messages | length }}{% for m in messages %}{% break %}{% endfor %}")
+    >>> template.render(messages=[1])
     '1'
     """
     jinja2 = _jinja2()
@@ -205,7 +206,9 @@ def compile_chat_template(template: str):
                     f"chat templates cannot store underscore-prefixed attributes on a namespace, got {name!r}"
                 )
 
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[GenerationBlock, loopcontrols])
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[GenerationBlock, loopcontrols]
+    )
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
@@ -320,10 +323,17 @@ def render_chat(
         field = continue_final_message if isinstance(continue_final_message, str) else "content"
         final_message = chat[-1].get(field)
         if not isinstance(final_message, str):
-            raise ChatTemplateError(f"continue_final_message is set but the final message has no {field!r} text to continue")
-        fields = [f for f in _REASONING_FIELDS if chat[-1].get(f) == final_message] if field in _REASONING_FIELDS else [field]
+            raise ChatTemplateError(
+                f"continue_final_message is set but the final message has no {field!r} text to continue"
+            )
+        if field in _REASONING_FIELDS:
+            fields = [f for f in _REASONING_FIELDS if chat[-1].get(f) == final_message]
+        else:
+            fields = [field]
         if not any(f in template for f in fields):
-            raise ChatTemplateError(f"continue_final_message is set to {field!r}, which the chat template does not read")
+            raise ChatTemplateError(
+                f"continue_final_message is set to {field!r}, which the chat template does not read"
+            )
         for f in fields:
             chat[-1][f] = chat[-1][f] + _CONTINUE_TAG
     compiled = compile_chat_template(template)

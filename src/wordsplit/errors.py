@@ -13,6 +13,37 @@ from __future__ import annotations
 
 from typing import Iterable
 
+__all__ = [
+    "BackendUnavailableError",
+    "CacheError",
+    "ChatTemplateError",
+    "CompatAssertionError",
+    "ComponentError",
+    "DatasetInputError",
+    "DecodeInputError",
+    "DisallowedSpecialError",
+    "DownloadError",
+    "DuplicateNameError",
+    "EncodeInputError",
+    "EncodedFileError",
+    "HashMismatchError",
+    "MissingDependencyError",
+    "OfflineError",
+    "OptionTypeError",
+    "OptionValueError",
+    "PluginError",
+    "TrainingInputError",
+    "UnknownComponentError",
+    "UnknownEncodingError",
+    "UnknownModelError",
+    "UnknownNameError",
+    "UnknownTokenError",
+    "UnknownVocabError",
+    "UnsupportedTokenizerError",
+    "VocabFormatError",
+    "WordsplitError",
+]
+
 
 class WordsplitError(Exception):
     """Base class of every error raised by wordsplit."""
@@ -85,6 +116,19 @@ def closest(name: str, known: Iterable[str]) -> str:
 
     match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
     return f" Did you mean {match[0]!r}?" if match else ""
+
+
+def advised(cls: type, what: str, *, python: str, cli: str) -> WordsplitError:
+    """The error ``cls`` saying ``what`` was wrong and the fix in Python's words; the
+    ``wordsplit`` command prints ``cli_message``, the same error with the fix in its options.
+
+    >>> exc = advised(OptionValueError, "too many tokens", python="pass shard_tokens", cli="use --shard-tokens")
+    >>> str(exc), exc.cli_message
+    ('too many tokens; pass shard_tokens', 'too many tokens; use --shard-tokens')
+    """
+    exc = cls(f"{what}; {python}")
+    exc.cli_message = f"{what}; {cli}"
+    return exc
 
 
 def unknown_name(kind: str, name: str, known: Iterable[str], cls: type = UnknownComponentError):

@@ -32,6 +32,7 @@ cannot receive them at all.
 
 >>> get_normalizer("nfc")("Cafe\u0301") == "Caf\u00e9"
 True
+>>> from wordsplit.normalizer_programs import normalizer_program
 >>> get_normalizer(normalizer_program([{"type": "NFKC"}, {"type": "Lowercase"}]))("\ufb01X")
 'fix'
 """
@@ -39,7 +40,6 @@ True
 from __future__ import annotations
 
 import functools
-import json
 import re
 import unicodedata
 from operator import itemgetter
@@ -47,9 +47,11 @@ from typing import Callable
 
 from types import SimpleNamespace
 
-from .registry import Registry
-
-NORMALIZERS: Registry[Callable[[str], str]] = Registry("normalizer")
+from . import sentencepiece as _sentencepiece
+from . import sentencepiece_normalizers as _sentencepiece_normalizers
+from .normalizer_programs import NORMALIZER_PREFIX, parse_normalizer_program
+from .protocols import Normalizer
+from .registry import NORMALIZERS
 
 # Conjoining jamo constants (Unicode chapter 3.12), as in the crate's src/normalize.rs.
 _S_BASE, _L_BASE, _V_BASE, _T_BASE = 0xAC00, 0x1100, 0x1161, 0x11A7
@@ -107,6 +109,7 @@ def _data() -> SimpleNamespace:
         | seconds
         | (set(CANONICAL_DECOMPOSITION) - set(CANONICAL_COMPOSITION.values()))
     )
+    decomposing = set(CANONICAL_COMBINING_CLASS) | set(CANONICAL_DECOMPOSITION)
     return SimpleNamespace(
         # Keyed by 1- and 2-character strings, so that lookups need no ord()/chr().
         ccc={chr(cp): ccc for cp, ccc in CANONICAL_COMBINING_CLASS.items()},
@@ -121,12 +124,8 @@ def _data() -> SimpleNamespace:
         active_run=re.compile(f"[{_char_class(active)}]+"),
         # Runs of characters that decompose or are non-starters: decomposition and canonical
         # ordering never reach past the (inert, starter) characters around such a run.
-        decomposing_run=re.compile(f"[{_char_class(set(CANONICAL_COMBINING_CLASS) | set(CANONICAL_DECOMPOSITION))}"
-                                   f"\uac00-\ud7a3]+"),
-        compatibility_run=re.compile(
-            f"[{_char_class(set(CANONICAL_COMBINING_CLASS) | set(CANONICAL_DECOMPOSITION) | set(COMPATIBILITY_DECOMPOSITION))}"
-            f"\uac00-\ud7a3]+"
-        ),
+        decomposing_run=re.compile(f"[{_char_class(decomposing)}\uac00-\ud7a3]+"),
+        compatibility_run=re.compile(f"[{_char_class(decomposing | set(COMPATIBILITY_DECOMPOSITION))}\uac00-\ud7a3]+"),
     )
 
 
@@ -370,56 +369,8 @@ def strip_accents(text: str) -> str:
     return text.translate(_data().no_marks)
 
 
-NORMALIZER_PREFIX = "hf-normalizer:"
 _NAMED_STEPS = {"NFC": nfc, "NFD": nfd, "NFKC": nfkc, "NFKD": nfkd, "Lowercase": lowercase,
                 "StripAccents": strip_accents}
-STEP_TYPES = (*_NAMED_STEPS, "Strip", "Replace", "Prepend", "PrefixSpace")
-
-
-def normalizer_program(steps: list[dict]) -> str:
-    """The registry name of the normalizer that runs ``steps`` in order.
-
-    Each step is ``{"type": T, ...}`` with T one of :data:`STEP_TYPES` and HF's fields:
-    ``Strip`` has ``strip_left``/``strip_right``; ``Replace`` a ``pattern`` ``{"String": s}``
-    or ``{"Regex": r}`` and a ``content``; ``Prepend`` a ``prepend``. ``PrefixSpace`` is
-    ByteLevel's ``add_prefix_space`` (a space before non-empty text that does not start with one),
-    which the loader moves here when ByteLevel is the first pre-tokenizer.
-
-    Raises:
-        VocabFormatError: a malformed step.
-
-    >>> normalizer_program([{"type": "Prepend", "prepend": "_"}])
-    'hf-normalizer:[{"prepend":"_","type":"Prepend"}]'
-    """
-    return NORMALIZER_PREFIX + json.dumps([_checked_step(step) for step in steps], sort_keys=True,
-                                          separators=(",", ":"), ensure_ascii=False)
-
-
-def _checked_step(step: object) -> dict:
-    from .errors import VocabFormatError
-
-    def bad(why: str) -> VocabFormatError:
-        return VocabFormatError(f"normalizer step {step!r}: {why}")
-
-    if not isinstance(step, dict) or step.get("type") not in STEP_TYPES:
-        raise bad(f"a step is an object whose 'type' is one of {', '.join(STEP_TYPES)}")
-    kind = step["type"]
-    if kind == "Strip":
-        left, right = step.get("strip_left", True), step.get("strip_right", True)
-        if not isinstance(left, bool) or not isinstance(right, bool):
-            raise bad("strip_left and strip_right are booleans")
-        return {"type": kind, "strip_left": left, "strip_right": right}
-    if kind == "Replace":
-        pattern, content = step.get("pattern"), step.get("content")
-        if not (isinstance(pattern, dict) and len(pattern) == 1 and set(pattern) <= {"String", "Regex"}
-                and isinstance(next(iter(pattern.values())), str)) or not isinstance(content, str):
-            raise bad("Replace needs a pattern {'String': ...} or {'Regex': ...} and a string content")
-        return {"type": kind, "pattern": dict(pattern), "content": content}
-    if kind == "Prepend":
-        if not isinstance(step.get("prepend"), str):
-            raise bad("Prepend needs a string 'prepend'")
-        return {"type": kind, "prepend": step["prepend"]}
-    return {"type": kind}
 
 
 class ProgramNormalizer:
@@ -440,24 +391,15 @@ class ProgramNormalizer:
         VocabFormatError: a malformed program or a regex that does not compile.
         UnsupportedTokenizerError: a regex construct wordsplit does not translate.
 
+    >>> from wordsplit.normalizer_programs import normalizer_program
     >>> strip = ProgramNormalizer(normalizer_program([{"type": "Strip", "strip_left": False, "strip_right": True}]))
     >>> strip("  a\u3000 ")
     '  a'
     """
 
     def __init__(self, name: str) -> None:
-        from .errors import VocabFormatError
-
-        if not name.startswith(NORMALIZER_PREFIX):
-            raise VocabFormatError(f"{name[:60]!r} is not a normalizer program (it starts with {NORMALIZER_PREFIX!r})")
-        try:
-            steps = json.loads(name[len(NORMALIZER_PREFIX):])
-        except (json.JSONDecodeError, RecursionError):
-            raise VocabFormatError(f"the normalizer program {name[:80]!r} is not valid JSON") from None
-        if not isinstance(steps, list):
-            raise VocabFormatError(f"the normalizer program {name[:80]!r} must hold a list of steps")
         self.name = name
-        self.steps = [_checked_step(step) for step in steps]
+        self.steps = parse_normalizer_program(name)
         # Each Replace step's matches, `text -> [(start, end), ...]` in characters (for offsets).
         self._matchers = [_replace_matcher(step["pattern"], step["content"]) if step["type"] == "Replace" else None
                           for step in self.steps]
@@ -468,6 +410,7 @@ class ProgramNormalizer:
         carries it through the steps (None: each character is itself); see
         :func:`wordsplit.offsets.program_alignment`.
 
+        >>> from wordsplit.normalizer_programs import normalizer_program
         >>> ProgramNormalizer(normalizer_program([{"type": "Lowercase"}])).alignment("\u0130a")
         ('i̇a', [(0, 1, False), (0, 1, False), (1, 2, True)])
         """
@@ -479,6 +422,7 @@ class ProgramNormalizer:
         """:meth:`alignment` in the parts the native engine takes (see
         :func:`wordsplit.offsets.program_alignment_parts`).
 
+        >>> from wordsplit.normalizer_programs import normalizer_program
         >>> ProgramNormalizer(normalizer_program([{"type": "Prepend", "prepend": "_"}])).alignment_parts("ab")
         ('_ab', [(0, 1, False)], 2)
         """
@@ -627,9 +571,13 @@ def _replacer(matches: Callable[[str], list[tuple[int, int]]], content: str) -> 
 
 
 NORMALIZERS.add_family(NORMALIZER_PREFIX, ProgramNormalizer)
+# SentencePiece's normalizer (dummy prefix, whitespace escaping), one per set of flags.
+NORMALIZERS.add_family(_sentencepiece.NORMALIZER_PREFIX, _sentencepiece_normalizers.SentencePieceNormalizer)
+# HF's Metaspace pre-tokenizer (split: false) after a normalizer: its text is the stretch's.
+NORMALIZERS.add_family(_sentencepiece.METASPACE_PREFIX, _sentencepiece_normalizers.MetaspaceNormalizer)
 
 
-def register_normalizer(name: str) -> Callable[[Callable[[str], str]], Callable[[str], str]]:
+def register_normalizer(name: str) -> Callable[[Normalizer], Normalizer]:
     """Decorator: register ``fn(text: str) -> str`` as a normalizer, for ``Vocab(normalizer=name)``.
 
     The function runs on each stretch of text between special/added token literals, before
@@ -649,14 +597,15 @@ def register_normalizer(name: str) -> Callable[[Callable[[str], str]], Callable[
     return NORMALIZERS.register(name)
 
 
-def get_normalizer(name: str) -> Callable[[str], str]:
+def get_normalizer(name: str) -> Normalizer:
     """The normalizer registered as ``name``; unknown names raise ``UnknownComponentError``.
 
     >>> get_normalizer("none")("x")
     'x'
-    >>> get_normalizer("nfdk")
+    >>> get_normalizer("nfdk")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    wordsplit.errors.UnknownComponentError: unknown normalizer 'nfdk'; known: nfc, nfd, nfkc, nfkd, none. Did you mean 'nfd'?
+    wordsplit.errors.UnknownComponentError: unknown normalizer 'nfdk'; known: nfc, nfd, nfkc, nfkd,
+        none. Did you mean 'nfd'?
     """
     return NORMALIZERS.get(name)

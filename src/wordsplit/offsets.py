@@ -291,7 +291,8 @@ def program_alignment(program, text: str) -> tuple[str, Optional[list[Aligned]]]
       character before it; the program refuses one at the very start, where HF has no answer);
     * ``Prepend``, ``PrefixSpace``: the new text is aligned to the first character.
 
-    >>> from wordsplit.normalizers import ProgramNormalizer, normalizer_program
+    >>> from wordsplit.normalizer_programs import normalizer_program
+    >>> from wordsplit.normalizers import ProgramNormalizer
     >>> program = ProgramNormalizer(normalizer_program([{"type": "NFC"}, {"type": "PrefixSpace"}]))
     >>> program_alignment(program, "e\u0301 a\u0301")
     (' é á', [(0, 1, False), (0, 1, False), (2, 3, True), (3, 4, False)])
@@ -309,7 +310,8 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
     (``Prepend``, ``PrefixSpace``) leaves the rest to follow as it is, so the common programs
     that only add a prefix space give a short head.
 
-    >>> from wordsplit.normalizers import ProgramNormalizer, normalizer_program
+    >>> from wordsplit.normalizer_programs import normalizer_program
+    >>> from wordsplit.normalizers import ProgramNormalizer
     >>> program_alignment_parts(ProgramNormalizer(normalizer_program([{"type": "PrefixSpace"}])), "abc")
     (' abc', [(0, 1, False)], 3)
     """
@@ -394,7 +396,9 @@ def prefix_suffix_alignment(text: str, normalized: str) -> list[Aligned]:
     shift = len(text) - len(normalized)
     middle = (prefix, len(text) - suffix, False)
     return [
-        (i, i + 1, True) if i < prefix else (i + shift, i + shift + 1, True) if i >= len(normalized) - suffix else middle
+        (i, i + 1, True) if i < prefix
+        else (i + shift, i + shift + 1, True) if i >= len(normalized) - suffix
+        else middle
         for i in range(len(normalized))
     ]
 

@@ -5,10 +5,11 @@ implementation. They are a frozen, keyword-only dataclass: change one with
 ``dataclasses.replace(opts, encoder="backtrack")``.
 
 Defaults (defined once, here): ``spanner="auto"``, ``encoder="auto"``, ``backend="auto"``,
-``num_threads=None`` (all cores; at most ``MAX_THREADS`` = 256). ``"auto"`` picks the fastest correct implementation: the
-native core when the extension is built; the hand-written scanner registered for the
-vocabulary's exact pattern, else the ``regex`` spanner; natively, buffer-sweep for short
-pieces and backtrack for long ones, and ``heap-merge`` on the Python backend. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
+``num_threads=None`` (all cores; at most ``MAX_THREADS`` = 256). ``"auto"`` picks the fastest
+correct implementation: the native core when the extension is built; the hand-written scanner
+registered for the vocabulary's exact pattern, else the ``regex`` spanner; natively,
+buffer-sweep for short pieces and backtrack for long ones, and ``heap-merge`` on the Python
+backend. ``WORDSPLIT_BACKEND=python`` in the environment forces the Python backend.
 
 >>> from wordsplit import load_vocab
 >>> TokenizerOptions(backend="python", encoder="backtrack").build(load_vocab("qwen3")).encode("hello")
@@ -21,10 +22,11 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from .encoders import ENCODERS
-from .errors import BackendUnavailableError, unknown_name
+from .encoders import BYTE_LEVEL_ENCODERS, ENCODERS, encoder_for
+from .errors import BackendUnavailableError, UnsupportedTokenizerError, unknown_name
+from .sentencepiece import is_sentencepiece
 from .spanners import SPANNERS, spanner_for
-from .tokenizer import MAX_THREADS, Tokenizer, check_num_threads
+from .tokenizer import Tokenizer, check_num_threads
 from .vocab import Vocab, native_module
 
 DEFAULT_SPANNER = "auto"
@@ -106,11 +108,25 @@ class TokenizerOptions:
             return spanner_for(vocab.pattern) or "regex"
         return SPANNERS.canonical(self.spanner)
 
-    def encoder_name(self, backend: str) -> str:
+    def encoder_name(self, backend: str, vocab: Optional[Vocab] = None) -> str:
         """The encoder ``build`` will use on ``backend`` (``"auto"`` is native's own strategy,
-        heap-merge on the Python backend)."""
+        heap-merge on the Python backend; for a vocabulary whose model needs its own encoder,
+        SentencePiece's ``score-merge``, that one).
+
+        Raises:
+            UnsupportedTokenizerError: a byte-level encoder named for such a vocabulary.
+        """
+        required = encoder_for(vocab) if vocab is not None else None
         if self.encoder != "auto":
-            return ENCODERS.canonical(self.encoder)
+            name = ENCODERS.canonical(self.encoder)
+            if required is not None and name in BYTE_LEVEL_ENCODERS:
+                raise UnsupportedTokenizerError(
+                    f"encoder {name!r} runs byte-level BPE; {vocab.name} merges characters by piece score: "
+                    f"use encoder={required!r} (or 'auto')"
+                )
+            return name
+        if required is not None:
+            return required
         return NATIVE_AUTO_ENCODER if backend == "native" else PYTHON_AUTO_ENCODER
 
     def build(self, vocab: Vocab) -> Tokenizer:
@@ -124,9 +140,13 @@ class TokenizerOptions:
         from .engines import build_native_engine, build_python_engine
 
         backend = self.resolved_backend()
-        spanner, encoder = self.spanner_name(vocab), self.encoder_name(backend)
+        spanner, encoder = self.spanner_name(vocab), self.encoder_name(backend, vocab)
         build_engine = build_native_engine if backend == "native" else build_python_engine
         engine = build_engine(vocab, spanner, encoder)
+        if is_sentencepiece(vocab.pattern):  # decoded as sentencepiece decodes, on both backends
+            from .engines.sentencepiece import SentencePieceEngine
+
+            engine = SentencePieceEngine(engine, vocab, spanner, encoder)
         return Tokenizer(vocab, options=self, engine=engine, spanner=spanner, encoder=encoder, backend=backend)
 
 

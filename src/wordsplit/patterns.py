@@ -33,3 +33,37 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
+
+# Groups nested deeper than this are refused: the regex module's compiler recurses per level
+# (5,000 levels exhaust Python's stack), and real tokenizer patterns nest two or three deep.
+MAX_GROUP_DEPTH = 100
+
+
+def group_depth(pattern: str) -> int:
+    r"""How deeply the groups of ``pattern`` nest (escapes and classes skipped): a cheap check a
+    loader runs before anything compiles the pattern (see :data:`MAX_GROUP_DEPTH`).
+
+    >>> group_depth(r"(?i:'s|(a\(b)[(])")
+    2
+    """
+    depth = deepest = 0
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
+                i += 2  # a leading "]" is a member, not the end
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c == ")":
+            depth -= 1
+        i += 1
+    return deepest

@@ -31,9 +31,13 @@ True
 from __future__ import annotations
 
 import threading
-from typing import Callable, Generic, Iterator, TypeVar
+import importlib
+from typing import TYPE_CHECKING, Callable, Generic, Iterator, TypeVar
 
 from .errors import DuplicateNameError, PluginError, UnknownComponentError, WordsplitError, unknown_name
+
+if TYPE_CHECKING:
+    from .protocols import EncoderClass, Normalizer, SpannerClass
 
 T = TypeVar("T")
 
@@ -46,11 +50,16 @@ class Registry(Generic[T]):
     Args:
         kind: what the components are, for messages (``"spanner"``).
         error: the class raised for an unknown name.
+        builtins: the module whose import registers the built-in components, imported the
+            first time the registry is used (so that code below the component layer, such as
+            a Vocab checking its normalizer's name, can look a component up by name without
+            importing the module that defines it).
     """
 
-    def __init__(self, kind: str, *, error: type = UnknownComponentError) -> None:
+    def __init__(self, kind: str, *, error: type = UnknownComponentError, builtins: str | None = None) -> None:
         self.kind = kind
         self._error = error
+        self._builtins = builtins
         self._items: dict[str, T] = {}
         self._aliases: dict[str, str] = {}
         # Parametrized families: names starting with a prefix, each made on first use by the
@@ -58,6 +67,13 @@ class Registry(Generic[T]):
         # program), so such a name works in any process without being registered first.
         self._families: dict[str, Callable[[str], T]] = {}
         self._members: dict[str, T] = {}
+
+    def _load_builtins(self) -> None:
+        """Import the module of the built-in components, once (set first: that module's own
+        registrations come back here while it is being imported)."""
+        if self._builtins is not None:
+            module, self._builtins = self._builtins, None
+            importlib.import_module(module)
 
     def register(self, name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[T], T]:
         """Decorator that registers ``obj`` under ``name`` (and ``aliases``).
@@ -74,6 +90,7 @@ class Registry(Generic[T]):
 
     def add(self, name: str, obj: T, *, aliases: tuple[str, ...] = ()) -> None:
         """Register ``obj`` under ``name`` (and ``aliases``); a taken name raises DuplicateNameError."""
+        self._load_builtins()
         if not isinstance(name, str) or not name:
             raise TypeError(f"a {self.kind} name is a non-empty str, not {name!r}")
         for key in (name, *aliases):
@@ -102,6 +119,7 @@ class Registry(Generic[T]):
         >>> shades.get("grey:40"), "grey:x" in shades, "grey:7" in shades
         (40, False, True)
         """
+        self._load_builtins()
         if prefix in self._families:
             raise DuplicateNameError(f"{self.kind} family {prefix!r} is registered twice")
         self._families[prefix] = factory
@@ -120,6 +138,7 @@ class Registry(Generic[T]):
 
     def remove(self, name: str) -> T:
         """Unregister ``name`` and its aliases, returning what it held (for tests and notebooks)."""
+        self._load_builtins()
         obj = self._items.pop(self.canonical(name))
         self._aliases = {alias: target for alias, target in self._aliases.items() if target != name}
         return obj
@@ -131,6 +150,7 @@ class Registry(Generic[T]):
         Raises:
             UnknownComponentError (or the registry's error class): listing the known names.
         """
+        self._load_builtins()
         for attempt in (1, 2):
             if name in self._items or (attempt == 1 and self._member(name)):
                 return name
@@ -147,11 +167,13 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         """Every registered name and alias, sorted."""
+        self._load_builtins()
         load_plugins()
         return self._names()
 
     def items(self) -> list[tuple[str, T]]:
         """``(name, component)`` of every registered name (aliases left out), in registration order."""
+        self._load_builtins()
         load_plugins()
         return list(self._items.items())
 
@@ -159,6 +181,7 @@ class Registry(Generic[T]):
         return sorted([*self._items, *self._aliases])
 
     def __contains__(self, name: object) -> bool:
+        self._load_builtins()
         if name in self._items or name in self._aliases:
             return True
         try:
@@ -170,6 +193,7 @@ class Registry(Generic[T]):
         return name in self._items or name in self._aliases
 
     def __iter__(self) -> Iterator[str]:
+        self._load_builtins()
         load_plugins()
         return iter(sorted(self._items))
 
@@ -210,3 +234,12 @@ def load_plugins() -> None:
                 f"cannot load wordsplit plug-in {'; '.join(failures)}; fix or uninstall that package "
                 f"(entry point group {ENTRY_POINT_GROUP!r})"
             )
+
+
+# The registries of the pipeline's components live here, below the components, so that code
+# below them (a Vocab checking its normalizer's name, a loader compiling a file's split program)
+# looks a component up by name without importing the component layer; each imports its
+# built-in components on first use.
+NORMALIZERS: Registry[Normalizer] = Registry("normalizer", builtins="wordsplit.normalizers")
+SPANNERS: Registry[SpannerClass] = Registry("spanner", builtins="wordsplit.spanners")
+ENCODERS: Registry[EncoderClass] = Registry("encoder", builtins="wordsplit.encoders")

@@ -30,7 +30,7 @@ import re
 from typing import AbstractSet, Collection, Literal, Mapping, NamedTuple, Optional, Union
 
 from .errors import DisallowedSpecialError, OptionTypeError
-from .vocab import LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD, Vocab
+from .vocab import LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD, WHITE_SPACE, Vocab, normalized_contents
 
 AllowedSpecial = Union[Literal["all"], AbstractSet[str]]
 DisallowedSpecial = Union[Literal["all"], Collection[str], None]
@@ -156,76 +156,11 @@ def resolve_special_policy(
 
 # -- the literal scan ---------------------------------------------------------------------------
 
-# HF's added-vocabulary tests are `\w` and `\s` of Rust's regex crate: Unicode's word
-# characters (Alphabetic, marks, decimal digits, connector punctuation, joiners; the `regex`
-# module's `\w` is the same property) and White_Space (these 25 characters; Rust's
-# char::is_whitespace on the native side). Not str.isspace, which also takes U+001C-U+001F.
-WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-                        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-
-
 @functools.lru_cache(maxsize=1)
 def _word_char() -> "re.Pattern[str]":
     import regex
 
     return regex.compile(r"\w")
-
-
-# The normalizer of a vocabulary whose ``normalized`` tokens are found before normalizing:
-# no normalizer, or only ByteLevel's add_prefix_space (a pre-tokenizer step the loader runs as
-# the normalizer's last step; HF puts its space before each piece the second pass leaves,
-# which is what normalizing each of those pieces does).
-RAW_SECOND_PASS_NORMALIZERS = ("none", 'hf-normalizer:[{"type":"PrefixSpace"}]')
-
-
-def second_pass_normalizes(normalizer: str, flags: Mapping[str, int]) -> bool:
-    """Whether the ``normalized`` tokens of a vocabulary are found in the normalized text of
-    each stretch (HF's second pass), rather than in the stretch as it is (the same text, for
-    the normalizers of :data:`RAW_SECOND_PASS_NORMALIZERS`).
-
-    >>> second_pass_normalizes("nfc", {"<n>": NORMALIZED}), second_pass_normalizes("none", {"<n>": NORMALIZED})
-    (True, False)
-    """
-    return normalizer not in RAW_SECOND_PASS_NORMALIZERS and any(bits & NORMALIZED for bits in flags.values())
-
-
-def normalized_contents(literals: Collection[str], flags: Mapping[str, int], normalize) -> dict[str, str]:
-    """The text HF's second pass looks for, per ``normalized`` literal: its content as the
-    normalizer makes it (HF normalizes each such token's content when it adds it).
-
-    Raises:
-        VocabFormatError: a content the normalizer makes empty (HF's matcher would then cut
-            the text at arbitrary places), or two that it makes the same (HF then picks one
-            of them at random in each process).
-
-    >>> normalized_contents(["<N>", "x"], {"<N>": NORMALIZED}, str.lower)
-    {'<N>': '<n>'}
-    """
-    from .errors import VocabFormatError
-
-    contents: dict[str, str] = {}
-    owner: dict[str, str] = {}
-    for literal in literals:
-        if not flags.get(literal, 0) & NORMALIZED:
-            continue
-        content = normalize(literal)
-        if not isinstance(content, str):
-            raise VocabFormatError(f"the normalizer made {type(content).__name__} of the added token {literal!r}, "
-                                   "not a str")
-        if not content:
-            raise VocabFormatError(
-                f"the normalizer makes the normalized added token {literal!r} empty, which HF cannot match; "
-                "set its normalized flag to false or remove it"
-            )
-        if content in owner:
-            raise VocabFormatError(
-                f"the normalizer makes the normalized added tokens {owner[content]!r} and {literal!r} the same "
-                f"text {content!r}, and HF then matches one or the other at random; remove one, or set its "
-                "normalized flag to false"
-            )
-        owner[content] = literal
-        contents[literal] = content
-    return contents
 
 
 class LiteralScan:

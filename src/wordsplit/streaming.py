@@ -45,7 +45,7 @@ class DecodeStream:
         DecodeInputError, UnknownTokenError: an id that is not an int, or not in the vocabulary.
     """
 
-    __slots__ = ("_tokenizer", "_skip", "_decoder")
+    __slots__ = ("_tokenizer", "_skip", "_decoder", "_at_start")
 
     def __init__(self, tokenizer: "Tokenizer", *, skip_special_tokens: bool = False,
                  ids: Optional[Iterable[int]] = None) -> None:
@@ -55,6 +55,8 @@ class DecodeStream:
         # tail and replaces invalid bytes as soon as they are known to be invalid, so the
         # chunks it returns concatenate to the one-shot decode with errors="replace".
         self._decoder = _Utf8Decoder(errors="replace")
+        # Whether no text came yet (a SentencePiece vocabulary drops its first leading space).
+        self._at_start = True
         if ids is not None:
             self._decoder.decode(self._bytes(ids))
 
@@ -88,6 +90,7 @@ class DecodeStream:
         """
         text = self._decoder.decode(b"", final=True)
         self._decoder.reset()
+        self._at_start = True
         return text or None
 
     @property
@@ -115,7 +118,7 @@ class DecodeStream:
         ('🦀', b'\\xf0\\x9f\\xa6')
         """
         other = DecodeStream.__new__(DecodeStream)
-        other._tokenizer, other._skip = self._tokenizer, self._skip
+        other._tokenizer, other._skip, other._at_start = self._tokenizer, self._skip, self._at_start
         other._decoder = _Utf8Decoder(errors="replace")
         other._decoder.setstate(self._decoder.getstate())
         return other
@@ -127,7 +130,13 @@ class DecodeStream:
         ids = list(ids)
         if self._skip:
             ids = [i for i in ids if not (_is_int(i) and operator.index(i) in self._skip)]
-        return self._tokenizer.decode_bytes(ids)
+        decode_after = getattr(self._tokenizer._engine, "decode_bytes_after", None)
+        if decode_after is None:
+            return self._tokenizer.decode_bytes(ids)
+        from .engines.arguments import check_ids
+
+        data, self._at_start = decode_after(check_ids(ids), self._at_start)
+        return data
 
     def __repr__(self) -> str:
         return f"DecodeStream({self._tokenizer.vocab.name!r}, pending={self.pending!r})"

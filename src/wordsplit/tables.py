@@ -55,10 +55,11 @@ class MergeTables:
 
     @classmethod
     def of(cls, vocab: Vocab) -> "MergeTables":
-        """The tables of ``vocab``, built once per Vocab object and shared by its tokenizers."""
-        tables = _SHARED.get(vocab)
-        if tables is None:
-            tables = _SHARED[vocab] = cls(vocab)
+        """The tables of ``vocab``, built once per Vocab object and shared by its tokenizers
+        (made again once no tokenizer holds them)."""
+        tables = _SHARED.get(id(vocab))
+        if tables is None or tables.vocab is not vocab:
+            tables = _SHARED[id(vocab)] = cls(vocab)
         return tables
 
     @property
@@ -68,12 +69,15 @@ class MergeTables:
         return self._backtrack
 
 
-# The tables of each Vocab object, dropped with it.
-_SHARED: "weakref.WeakKeyDictionary[Vocab, MergeTables]" = weakref.WeakKeyDictionary()
+# The tables of each Vocab object (by id), while a tokenizer holds them. Weak values, not weak
+# keys: the tables hold their Vocab, so a weak-key entry's value would keep its key alive and
+# no Vocab would ever be freed. The id cannot be reused while the tables live, as they hold
+# the Vocab.
+_SHARED: "weakref.WeakValueDictionary[int, MergeTables]" = weakref.WeakValueDictionary()
 
 
 class BacktrackTables:
-    """The tables of GitHub's ``bpe`` crate (rust-gems, crates/bpe, byte_pair_encoding.rs).
+    """The tables of GitHub's ``bpe`` crate (github.com/github/rust-gems, its byte_pair_encoding.rs).
 
     ``split[t]`` is the pair of tokens whose merge makes ``t`` (``(t, t)`` for a token BPE
     never makes), ``pair_lookup[(a, b)]`` the token BPE makes from the adjacent pair, and

@@ -21,13 +21,15 @@ import importlib
 import operator
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
-from .engines.python import check_batch_ids, check_ids, token_id
-from .errors import DecodeInputError, OptionTypeError, OptionValueError, UnknownTokenError
+from .engines.arguments import check_batch_ids, check_ids, token_id
+from .errors import DecodeInputError, MissingDependencyError, OptionTypeError, OptionValueError, UnknownTokenError
 from .specials import AllowedSpecial, DisallowedSpecial, SpecialPolicy, resolve_special_policy
 from .vocab import Vocab
 
 if TYPE_CHECKING:
-    from .apps.explain import Explanation
+    import numpy as np
+
+    from .explain import Explanation
     from .offsets import TokenOffsets
     from .streaming import DecodeStream
     from .options import TokenizerOptions
@@ -225,6 +227,57 @@ class Tokenizer:
         texts = self._checked_batch(texts, policy)
         return self._engine.encode_batch(texts, policy.allowed, policy.disallowed, threads)
 
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> "np.ndarray":
+        """Encode ``text`` into a read-only numpy uint32 array (tiktoken's ``encode_to_numpy``).
+
+        The same ids and special-token policy as :meth:`encode`, without a Python int per
+        token: the array is a view of the ids the native engine wrote (no copy).
+
+        Raises:
+            MissingDependencyError: numpy is not installed.
+            and everything :meth:`encode` raises.
+
+        >>> from wordsplit import get_tokenizer
+        >>> get_tokenizer("qwen3").encode_to_numpy("hello world")
+        array([14990,  1879], dtype=uint32)
+        """
+        np = _numpy()
+        policy = self._resolve(allowed_special, disallowed_special)
+        if policy.other:
+            policy.check(text)
+        array = np.frombuffer(self._engine.encode_buffer(text, policy.allowed, policy.disallowed), dtype=np.uint32)
+        array.flags.writeable = False
+        return array
+
+    def encode_batch_to_numpy(
+        self,
+        texts: Sequence[str],
+        *,
+        num_threads: Optional[int] = None,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> "tuple[np.ndarray, np.ndarray]":
+        """:meth:`encode_batch_flat` as numpy arrays: ``(ids, offsets)``, uint32 and uint64.
+
+        The ids of text ``i`` are ``ids[offsets[i]:offsets[i + 1]]``; both arrays are views of
+        the native buffers (no copy).
+
+        >>> from wordsplit import get_tokenizer
+        >>> ids, offsets = get_tokenizer("qwen3").encode_batch_to_numpy(["hello world", "hi"])
+        >>> ids, offsets
+        (array([14990,  1879,  6023], dtype=uint32), array([0, 2, 3], dtype=uint64))
+        """
+        np = _numpy()
+        ids, offsets = self.encode_batch_flat(texts, num_threads=num_threads, allowed_special=allowed_special,
+                                              disallowed_special=disallowed_special)
+        return np.frombuffer(ids, dtype=np.uint32), np.frombuffer(offsets, dtype=np.uint64)
+
     def encode_batch_flat(
         self,
         texts: Sequence[str],
@@ -303,7 +356,7 @@ class Tokenizer:
 
     def python_engine(self):
         """The Python engine with this tokenizer's components (this tokenizer's own engine on
-        the Python backend); :mod:`wordsplit.apps.explain` traces its runs."""
+        the Python backend); :mod:`wordsplit.explain` traces its runs."""
         if self._python_engine is None:
             from .engines.python import build_python_engine
             from .options import PYTHON_AUTO_ENCODER
@@ -319,13 +372,13 @@ class Tokenizer:
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
     ) -> "Explanation":
-        """The BPE trace of ``text``, pass by pass; see :func:`wordsplit.apps.explain.explain`.
+        """The BPE trace of ``text``, pass by pass; see :func:`wordsplit.explain.explain`.
 
         >>> from wordsplit import get_tokenizer
         >>> get_tokenizer("qwen3").explain("hello").ids
         [14990]
         """
-        from .apps.explain import explain  # imported here: wordsplit.apps.explain imports this module
+        from .explain import explain  # imported on first use: most programs never trace an encode
 
         return explain(self, text, allowed_special=allowed_special, disallowed_special=disallowed_special)
 
@@ -367,7 +420,9 @@ class Tokenizer:
         threads = self._threads(num_threads)
         return self._engine.decode_batch(check_batch_ids(batch), errors, threads)
 
-    def decode_stream(self, skip_special_tokens: bool = False, *, ids: Optional[Iterable[int]] = None) -> "DecodeStream":
+    def decode_stream(
+        self, skip_special_tokens: bool = False, *, ids: Optional[Iterable[int]] = None
+    ) -> "DecodeStream":
         """A :class:`~wordsplit.streaming.DecodeStream` for ids as a model generates them:
         ``step(id_or_ids)`` returns the text they complete (or None), holding back only an
         incomplete UTF-8 character; ``ids`` prefills it with ids already shown.
@@ -477,3 +532,14 @@ class Tokenizer:
         return self.vocab.eos_token_id
 
     eot_token = eos_token_id
+
+
+def _numpy():
+    """The numpy module, or MissingDependencyError saying how to install it."""
+    try:
+        import numpy
+    except ImportError:
+        raise MissingDependencyError(
+            "the numpy forms of encode need numpy; install it with: pip install 'wordsplit[numpy]'"
+        ) from None
+    return numpy

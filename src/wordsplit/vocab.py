@@ -18,9 +18,10 @@ import sys
 from array import array
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Mapping
+from typing import Collection, Mapping
 
 from .errors import VocabFormatError
+from .registry import NORMALIZERS
 
 
 
@@ -308,7 +309,7 @@ class Vocab:
             literals = [(text.encode("utf-8"), i) for text, i in self.all_special_literals.items()]
             all_ids = ids + array(U32, [i for _, i in literals])
             all_lengths = lengths + array(U32, [len(text) for text, _ in literals])
-            merges = None if self.merges is None else [(l, r, rank) for (l, r), rank in self.merges.items()]
+            merges = None if self.merges is None else [(a, b, rank) for (a, b), rank in self.merges.items()]
             tables = native.MergeTables(
                 blob + b"".join(text for text, _ in literals), little_endian_bytes(all_ids),
                 little_endian_bytes(all_lengths),
@@ -326,8 +327,6 @@ class Vocab:
         >>> pickle.loads(pickle.dumps(v)).content_hash == v.content_hash
         True
         """
-        from .normalizers import NORMALIZERS
-
         blob, ids, lengths = self.packed()
         # A plug-in normalizer is registered again, in a fresh process, by importing its module.
         module = getattr(NORMALIZERS.get(self.normalizer), "__module__", None) or ""
@@ -374,6 +373,68 @@ class Vocab:
 
 # HF's added-token flags, as bits of Vocab.literal_flags.
 LSTRIP, RSTRIP, SINGLE_WORD, NORMALIZED = 1, 2, 4, 8
+
+# HF's added-vocabulary tests are `\w` and `\s` of Rust's regex crate: Unicode's word
+# characters (Alphabetic, marks, decimal digits, connector punctuation, joiners; the `regex`
+# module's `\w` is the same property) and White_Space (these 25 characters; Rust's
+# char::is_whitespace on the native side). Not str.isspace, which also takes U+001C-U+001F.
+WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+                        "\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+# The normalizer of a vocabulary whose ``normalized`` tokens are found before normalizing:
+# no normalizer, or only ByteLevel's add_prefix_space (a pre-tokenizer step the loader runs as
+# the normalizer's last step; HF puts its space before each piece the second pass leaves,
+# which is what normalizing each of those pieces does).
+RAW_SECOND_PASS_NORMALIZERS = ("none", 'hf-normalizer:[{"type":"PrefixSpace"}]')
+
+
+def second_pass_normalizes(normalizer: str, flags: Mapping[str, int]) -> bool:
+    """Whether the ``normalized`` tokens of a vocabulary are found in the normalized text of
+    each stretch (HF's second pass), rather than in the stretch as it is (the same text, for
+    the normalizers of :data:`RAW_SECOND_PASS_NORMALIZERS`).
+
+    >>> second_pass_normalizes("nfc", {"<n>": NORMALIZED}), second_pass_normalizes("none", {"<n>": NORMALIZED})
+    (True, False)
+    """
+    return normalizer not in RAW_SECOND_PASS_NORMALIZERS and any(bits & NORMALIZED for bits in flags.values())
+
+
+def normalized_contents(literals: Collection[str], flags: Mapping[str, int], normalize) -> dict[str, str]:
+    """The text HF's second pass looks for, per ``normalized`` literal: its content as the
+    normalizer makes it (HF normalizes each such token's content when it adds it).
+
+    Raises:
+        VocabFormatError: a content the normalizer makes empty (HF's matcher would then cut
+            the text at arbitrary places), or two that it makes the same (HF then picks one
+            of them at random in each process).
+
+    >>> normalized_contents(["<N>", "x"], {"<N>": NORMALIZED}, str.lower)
+    {'<N>': '<n>'}
+    """
+    contents: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for literal in literals:
+        if not flags.get(literal, 0) & NORMALIZED:
+            continue
+        content = normalize(literal)
+        if not isinstance(content, str):
+            raise VocabFormatError(f"the normalizer made {type(content).__name__} of the added token {literal!r}, "
+                                   "not a str")
+        if not content:
+            raise VocabFormatError(
+                f"the normalizer makes the normalized added token {literal!r} empty, which HF cannot match; "
+                "set its normalized flag to false or remove it"
+            )
+        if content in owner:
+            raise VocabFormatError(
+                f"the normalizer makes the normalized added tokens {owner[content]!r} and {literal!r} the same "
+                f"text {content!r}, and HF then matches one or the other at random; remove one, or set its "
+                "normalized flag to false"
+            )
+        owner[content] = literal
+        contents[literal] = content
+    return contents
 
 
 def _checked_flags(source, flags, special_tokens, added_tokens) -> dict[str, int]:
@@ -471,8 +532,6 @@ def _check_n_vocab(source, n_vocab, n_tokens: int) -> None:
 
 
 def _check_normalizer(source, normalizer) -> None:
-    from .normalizers import NORMALIZERS  # here: normalizers are not needed to read a vocabulary
-
     if not isinstance(normalizer, str) or normalizer not in NORMALIZERS:
         raise VocabFormatError(
             f"{source}: unknown normalizer {normalizer!r}; known: {', '.join(NORMALIZERS.names())} "
@@ -499,7 +558,8 @@ def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -
                 raise VocabFormatError(f"{source}: merge #{rank} ({left}, {right}) names an id that is not a BPE token")
             if by_id[left] + by_id[right] not in ranks:
                 raise VocabFormatError(
-                    f"{source}: merge #{rank} {by_id[left]!r} + {by_id[right]!r} makes a token that is not in the vocabulary"
+                    f"{source}: merge #{rank} {by_id[left]!r} + {by_id[right]!r} makes a token that is not in "
+                    "the vocabulary"
                 )
 
 

@@ -67,7 +67,8 @@ def mutate_loop(target: str, seconds: float, timeout: float) -> int:
 
     signal.signal(signal.SIGALRM, alarm)
     while time.monotonic() < deadline:
-        ops = [(rng.randrange(KINDS), rng.randrange(1 << 20), rng.randrange(1 << 16)) for _ in range(rng.choice(OPS_PER_INPUT))]
+        ops = [(rng.randrange(KINDS), rng.randrange(1 << 20), rng.randrange(1 << 16))
+               for _ in range(rng.choice(OPS_PER_INPUT))]
         data = mutate(rng.choice(seeds), ops, rng.choice(seeds))
         signal.setitimer(signal.ITIMER_REAL, timeout)
         try:

@@ -1,7 +1,7 @@
 //! `wordsplit._native`: the Python bindings of the `wordsplit` core crate (module
 //! registration only; one file per concept).
 //!
-//! `ids` (result lists, ids read from Python), `tables` (vocabulary tables, decode),
+//! `ids` (result lists, ids read from Python), `buffer` (ids as a uint32 buffer for numpy), `tables` (vocabulary tables, decode),
 //! `encoder` (one native encoder), `pipeline` (the whole encode), `batch` (batches on native
 //! threads), `arrow` (Arrow arrays), `train` (word counts, merges), `regex` (the regex helpers
 //! of the equivalence tests), `stages` (Python components as the core's stages) and `errors`
@@ -10,6 +10,7 @@
 
 mod arrow;
 mod batch;
+mod buffer;
 mod encoder;
 mod errors;
 mod ids;
@@ -35,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(regex::regex_plan, m)?)?;
     m.add_function(wrap_pyfunction!(regex::regex_split, m)?)?;
     m.add_function(wrap_pyfunction!(regex::hf_program_spans, m)?)?;
+    m.add_class::<buffer::IdBuffer>()?;
     m.add_class::<tables::PyTables>()?;
     m.add_class::<encoder::PyEncoder>()?;
     m.add_class::<pipeline::PyPolicy>()?;

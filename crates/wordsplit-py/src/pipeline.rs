@@ -13,6 +13,7 @@ use wordsplit::{EncoderKind, Literal, MergeTables, NormalizeStage, Pipeline, Spe
 
 use crate::arrow::ArrowChunk;
 use crate::batch::TextArg;
+use crate::buffer::IdBuffer;
 use crate::errors::{py_repr, to_py, unknown_component, ws_error};
 use crate::ids::IdInts;
 use crate::stages::{PyEncoderStage, PyNormalizer, PySpanner, Shared};
@@ -158,7 +159,10 @@ impl PyPipeline {
                 flags,
             })
             .collect();
-        builder = builder.literals(literals).unk(unk);
+        builder = builder
+            .literals(literals)
+            .unk(unk)
+            .interrupt(Box::new(check_signals));
         if let Some(steps) = program {
             let program = HfProgram::new(&steps).map_err(|e| to_py(py, regex_unsupported(e)))?;
             builder = builder.program(program);
@@ -210,6 +214,18 @@ impl PyPipeline {
         let text = Self::text(text, None)?;
         let ids = self.run(py, text.as_str(), &policy.inner)?;
         self.ints.list(py, &ids)
+    }
+
+    /// The ids of `text` under `policy` as an [`IdBuffer`]: no Python int per id, and no copy
+    /// when numpy wraps it.
+    fn encode_buffer(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        policy: &PyPolicy,
+    ) -> PyResult<IdBuffer> {
+        let text = Self::text(text, None)?;
+        Ok(IdBuffer::new(self.run(py, text.as_str(), &policy.inner)?))
     }
 
     /// The number of tokens of `text`, without building the list.
@@ -396,4 +412,12 @@ pub(crate) fn offset_pairs<'py>(
         last = Some((end, end_int));
     }
     PyList::new(py, pairs)
+}
+
+/// Ctrl-C during a long encode: CPython's signal handler only sets a flag, which a native
+/// call has to look at itself, so the pipeline calls this between blocks of pieces (about
+/// every millisecond of work); the KeyboardInterrupt (or a handler's exception) ends the
+/// encode as the error of the call.
+fn check_signals() -> Result<(), wordsplit::Error> {
+    Python::with_gil(|py| py.check_signals()).map_err(|e| wordsplit::Error::Foreign(Box::new(e)))
 }

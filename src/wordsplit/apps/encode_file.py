@@ -74,6 +74,7 @@ from array import array
 from dataclasses import asdict, dataclass
 from typing import BinaryIO, Callable, Iterator, Optional, Union
 
+from . import plural
 from ..errors import DisallowedSpecialError, EncodedFileError, EncodeInputError, UnknownTokenError, WordsplitError
 from ..specials import AllowedSpecial, DisallowedSpecial
 
@@ -129,8 +130,9 @@ class EncodeFileSummary:
         return {**asdict(self), "mb_per_s": self.mb_per_s}
 
     def __str__(self) -> str:
-        return (f"wrote {self.out_path}: {self.documents:,} documents, {self.tokens:,} tokens ({self.dtype}), "
-                f"{self.bytes:,} bytes in {self.seconds:.2f} s ({self.mb_per_s:.1f} MB/s); index {self.index_path}")
+        return (f"wrote {self.out_path}: {plural(self.documents, 'document')}, {plural(self.tokens, 'token')} "
+                f"({self.dtype}), {plural(self.bytes, 'byte')} in {self.seconds:.2f} s ({self.mb_per_s:.1f} MB/s); "
+                f"index {self.index_path}")
 
 
 def id_dtype(n_vocab: int) -> str:

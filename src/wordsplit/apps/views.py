@@ -16,7 +16,7 @@ for ``\r``); the ids, bytes and JSON output stay exact. Characters, bytes and by
 token count the input text as given (before normalization).
 
 It does not: encode anything itself (it calls the tokenizer), explain merges (see
-:mod:`wordsplit.apps.explain`), or parse command lines (see :mod:`wordsplit.cli.views`). ``rich``
+:mod:`wordsplit.explain`), or parse command lines (see :mod:`wordsplit.cli.views`). ``rich``
 is imported only by the functions that draw with it, so importing this module is cheap.
 
 >>> from wordsplit import get_tokenizer
@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 from typing import Iterable, Literal, Optional, Sequence
 
 from ..errors import OptionTypeError
+from . import plural
 from ..specials import AllowedSpecial, DisallowedSpecial
 
 __all__ = [
@@ -89,12 +90,8 @@ class Summary:
 
     def __str__(self) -> str:
         ratio = "" if self.bytes_per_token is None else f", {self.bytes_per_token:.2f} bytes/token"
-        return f"{_plural(self.tokens, 'token')}, {_plural(self.characters, 'character')}, " \
-               f"{_plural(self.bytes, 'byte')}{ratio}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+        return f"{plural(self.tokens, 'token')}, {plural(self.characters, 'character')}, " \
+               f"{plural(self.bytes, 'byte')}{ratio}"
 
 
 def _utf8_len(text: str) -> int:
@@ -200,12 +197,18 @@ def render_show(
     hello[14990] world[1879]
     2 tokens, 11 characters, 11 bytes, 5.50 bytes/token
     """
-    from rich.text import Text
+    from ..terminal import have_rich
 
     views = token_views(tok, text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-    console = _console(use_color(color))
+    summary = str(summarize(text, [v.id for v in views]))
+    if not (use_color(color) and have_rich()):  # colours need rich (pip install 'wordsplit[cli]')
+        return _plain_show(views, ids) + "\n" + summary
+    from rich.text import Text
+
+    console = _console(True)
     # rich draws no colour on a dumb terminal even when forced: then separate tokens by "|".
-    color = console.color_system is not None
+    if console.color_system is None:
+        return _plain_show(views, ids) + "\n" + summary
     palette = _PALETTE_16 if console.color_system == "standard" else _PALETTE
     out = Text()
     for n, view in enumerate(views):
@@ -214,21 +217,29 @@ def render_show(
         head = shown.rstrip("\n")
         newlines = len(shown) - len(head)
         label = f"[{view.id}]" if ids else ""
-        if color:
-            style = f"black on {palette[n % len(palette)]}"
-            if view.kind != "bpe":
-                style += " bold underline"
-            elif view.partial:
-                style += " underline"
-            # A token holding only the end of a split character still gets a visible cell.
-            out.append((head.replace("\n", "↵\n") + "↵" * min(newlines, 1)) or "·", style=style)
-            out.append(label, style="dim")
-            out.append("\n" + "↵\n" * (newlines - 1) if newlines else "", style=style)
-        else:
-            out.append(("|" if n and not ids else "") + head + label + "\n" * newlines)
+        style = f"black on {palette[n % len(palette)]}"
+        if view.kind != "bpe":
+            style += " bold underline"
+        elif view.partial:
+            style += " underline"
+        # A token holding only the end of a split character still gets a visible cell.
+        out.append((head.replace("\n", "↵\n") + "↵" * min(newlines, 1)) or "·", style=style)
+        out.append(label, style="dim")
+        out.append("\n" + "↵\n" * (newlines - 1) if newlines else "", style=style)
     console.print(out, end="\n")
-    console.print(str(summarize(text, [v.id for v in views])), end="")
+    console.print(summary, end="")
     return console.file.getvalue()
+
+
+def _plain_show(views, ids: bool) -> str:
+    """The tokens without colour: separated by ``|``, or each followed by ``[id]``."""
+    out = []
+    for n, view in enumerate(views):
+        shown = view.text.translate(_CONTROL_PICTURES)
+        head = shown.rstrip("\n")
+        label = f"[{view.id}]" if ids else ""
+        out.append(("|" if n and not ids else "") + head + label + "\n" * (len(shown) - len(head)))
+    return "".join(out)
 
 
 # -- HTML ---------------------------------------------------------------------------------------
@@ -296,7 +307,8 @@ def _html_token_text(text: str, token_id: int) -> str:
     and an empty id marker that the "show ids" switch fills; it goes before the token's
     first trailing newline so that the id stays on the token's line."""
     def escape(part: str) -> str:
-        return html.escape(part.translate(_CONTROL_PICTURES)).replace("\n", '<span class="nl"></span>\n').replace("\t", '<span class="tab"></span>\t')
+        escaped = html.escape(part.translate(_CONTROL_PICTURES))
+        return escaped.replace("\n", '<span class="nl"></span>\n').replace("\t", '<span class="tab"></span>\t')
 
     marker = f'<span class="idm" data-id="{token_id}"></span>'
     body = text.rstrip("\n")
@@ -402,7 +414,7 @@ def compare(
 
 
 def render_compare(rows: Sequence[CompareRow], *, color: Optional[bool] = None, as_json: bool = False) -> str:
-    """The rows as a table (rich; bold header in colour) or as JSON.
+    """The rows as a table (in colour with rich: a bold header and a rule; else plain) or as JSON.
 
     The last column is each vocabulary's token count relative to the first row's.
 
@@ -414,22 +426,26 @@ def render_compare(rows: Sequence[CompareRow], *, color: Optional[bool] = None, 
     """
     if as_json:
         return json.dumps([row.to_dict() for row in rows], indent=2)
+    from ..terminal import have_rich, plain_table
+
+    first = rows[0].tokens if rows else 0
+    cells = [[row.vocab, f"{row.n_vocab:,}", f"{row.tokens:,}",
+              "-" if row.bytes_per_token is None else f"{row.bytes_per_token:.2f}",
+              f"{row.tokens / first:.2f}x" if first else "-"] for row in rows]
+    text_line = f"\ntext: {plural(rows[0].characters, 'character')}, {plural(rows[0].bytes, 'byte')}" if rows else ""
+    if not (use_color(color) and have_rich()):
+        headers = ["vocab", "n_vocab", "tokens", "bytes/token", f"vs {rows[0].vocab}" if rows else "vs first"]
+        return plain_table(headers, cells, right={1, 2, 3, 4}) + text_line
     from rich import box
     from rich.table import Table
 
-    color = use_color(color)
-    first = rows[0].tokens if rows else 0
-    table = Table(box=box.SIMPLE_HEAD if color else None, header_style="bold" if color else "",
-                  show_edge=False, pad_edge=False)
+    table = Table(box=box.SIMPLE_HEAD, header_style="bold", show_edge=False, pad_edge=False)
     table.add_column("vocab")
     for name in ("n_vocab", "tokens", "bytes/token", f"vs {rows[0].vocab}" if rows else "vs first"):
         table.add_column(name, justify="right")
-    for row in rows:
-        ratio = "-" if row.bytes_per_token is None else f"{row.bytes_per_token:.2f}"
-        relative = f"{row.tokens / first:.2f}x" if first else "-"
-        table.add_row(row.vocab, f"{row.n_vocab:,}", f"{row.tokens:,}", ratio, relative)
-    console = _console(color)
+    for row in cells:
+        table.add_row(*row)
+    console = _console(True)
     console.print(table)
-    if rows:
-        console.print(f"text: {_plural(rows[0].characters, 'character')}, {_plural(rows[0].bytes, 'byte')}", end="")
+    console.print(text_line.lstrip("\n"), end="")
     return "\n".join(line.rstrip() for line in console.file.getvalue().rstrip("\n").split("\n"))

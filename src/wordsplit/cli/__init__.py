@@ -64,6 +64,26 @@ def os_error_message(exc: OSError) -> str:
     return str(exc) or type(exc).__name__
 
 
+# Both engines word a disallowed special token alike: what was found, then "; pass
+# allowed_special=...". The command line keeps what was found and gives its own options.
+PYTHON_SPECIAL_ADVICE = "; pass "
+CLI_SPECIAL_ADVICE = "--special allow encodes it as a special token, --special text as plain text"
+
+
+def disallowed_special_message(exc: DisallowedSpecialError) -> str:
+    """The error in the command line's words.
+
+    >>> from wordsplit.specials import disallowed_error
+    >>> message = disallowed_special_message(disallowed_error("<|im_end|>"))
+    >>> message.startswith("text contains the special token '<|im_end|>', which is disallowed; ")
+    True
+    >>> message.endswith("; --special allow encodes it as a special token, --special text as plain text")
+    True
+    """
+    what = str(exc).split(PYTHON_SPECIAL_ADVICE, 1)[0]
+    return f"{what}; {CLI_SPECIAL_ADVICE}"
+
+
 # Signals that end a command the way Ctrl-C does (cleanup runs, temporary files are deleted):
 # `kill`, a closed terminal. SIGINT already raises KeyboardInterrupt.
 TERMINATING_SIGNALS = ("SIGTERM", "SIGHUP")
@@ -126,12 +146,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"wordsplit: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
         return 128 + exc.signum
     except DisallowedSpecialError as exc:
-        print(f"wordsplit: error: {exc} (on the command line: --special allow, or --special text)", file=sys.stderr)
+        print(f"wordsplit: error: {disallowed_special_message(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `wordsplit encode ... | head` closed the pipe; not an error
         return 0
     except WordsplitError as exc:  # before OSError: DownloadError is both, with its own words
-        print(f"wordsplit: error: {exc}", file=sys.stderr)
+        # An error raised with `errors.advised` has its fix in the command line's words too.
+        print(f"wordsplit: error: {getattr(exc, 'cli_message', exc)}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
         print(f"wordsplit: error: {os_error_message(exc)}", file=sys.stderr)

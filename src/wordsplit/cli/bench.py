@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from typing import Optional, Sequence, Union
 
 from .. import TokenizerOptions, load_vocab
+from ..apps import plural
 from ..encoders import ENCODERS
 from ..errors import WordsplitError
 from .basic import DEFAULT_VOCAB
@@ -202,22 +203,13 @@ def render_bench(rows: Sequence[BenchRow], *, vocab: str, total_bytes: Optional[
     native   regex    backtrack  2.00    0.50  500.00         1.00x  ok
     gpt2: 1,000,000 bytes, 250,000 tokens as one text; median of 3 runs
     """
-    from rich.console import Console
-    from rich.table import Table
+    from ..terminal import plain_table
 
-    table = Table(box=None, show_edge=False, pad_edge=False, header_style="")
-    for name in ("backend", "spanner", "encoder"):
-        table.add_column(name)
-    for name in ("MB/s", "Mtok/s", "ms/run", "time vs best", "ids"):
-        table.add_column(name, justify="right" if name != "ids" else "left")
+    headers = ["backend", "spanner", "encoder", "MB/s", "Mtok/s", "ms/run", "time vs best", "ids"]
     best = max((row.mb_per_s for row in rows), default=0.0)
-    for row in sorted(rows, key=lambda row: row.seconds):
-        table.add_row(row.backend, row.spanner, row.encoder, f"{row.mb_per_s:.2f}", f"{row.tokens_per_s / 1e6:.2f}",
-                      f"{row.seconds * 1e3:.2f}", f"{best / row.mb_per_s:.2f}x" if row.mb_per_s else "-",
-                      "ok" if row.matches else "MISMATCH")
-    console = Console(file=io.StringIO(), no_color=True, color_system=None, width=200,
-                      highlight=False, markup=False, emoji=False)
-    console.print(table)
+    cells = [[row.backend, row.spanner, row.encoder, f"{row.mb_per_s:.2f}", f"{row.tokens_per_s / 1e6:.2f}",
+              f"{row.seconds * 1e3:.2f}", f"{best / row.mb_per_s:.2f}x" if row.mb_per_s else "-",
+              "ok" if row.matches else "MISMATCH"] for row in sorted(rows, key=lambda row: row.seconds)]
     sample = rows[0].bytes if rows else 0
     if total_bytes is None:
         cut = " (cut at --max-bytes)"
@@ -225,8 +217,8 @@ def render_bench(rows: Sequence[BenchRow], *, vocab: str, total_bytes: Optional[
         cut = f" (the first {sample:,} of {total_bytes:,})" if total_bytes > sample else ""
     tokens = rows[0].tokens if rows else 0
     how = "one document per line, batched" if lines else "one text"
-    console.print(f"{vocab}: {sample:,} bytes{cut}, {tokens:,} tokens as {how}; median of {repeat} runs")
-    return "\n".join(line.rstrip() for line in console.file.getvalue().rstrip("\n").split("\n"))
+    return (plain_table(headers, cells, right={3, 4, 5, 6}) + f"\n{vocab}: {plural(sample, 'byte')}{cut}, "
+            f"{plural(tokens, 'token')} as {how}; median of {plural(repeat, 'run')}")
 
 
 def cmd_bench(args: argparse.Namespace) -> None:

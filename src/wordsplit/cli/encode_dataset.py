@@ -35,16 +35,15 @@ def parse_count(text: str) -> int:
 
 
 def _progress_bar(quiet: bool):
-    """A rich progress bar on stderr, or None when stderr is not a terminal."""
+    """A progress bar on stderr, or None when stderr is not a terminal."""
     if quiet or not sys.stderr.isatty():
         return None
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn
+    from ..terminal import progress_bars
 
-    return Progress(TextColumn("encoding"), BarColumn(),
-                    TextColumn("{task.fields[docs]:,} docs {task.fields[tokens]:,} tokens "
-                               "{task.fields[speed]:.1f} MB/s ETA {task.fields[eta]}"),
-                    console=Console(stderr=True), transient=True)
+    return progress_bars(lambda rp: [
+        rp.TextColumn("encoding"), rp.BarColumn(),
+        rp.TextColumn("{task.fields[docs]:,} docs {task.fields[tokens]:,} tokens {task.fields[speed]:.1f} MB/s "
+                      "ETA {task.fields[eta]}")], transient=True)
 
 
 def _eta(seconds) -> str:
@@ -54,7 +53,25 @@ def _eta(seconds) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
+# Below this much input, Ray's start-up (its workers import Ray Data; without --address a local
+# Ray starts too: seconds in all, docs/datasets.md) outweighs what the workers gain on one machine.
+RAY_WORTH_BYTES = 256 << 20
+
+
+def _note_ray_start_up(args: argparse.Namespace) -> None:
+    """Say once, before a small dataset waits on Ray's start-up, that --engine local is faster."""
+    from ..datasets.inputs import expand_inputs
+
+    if args.engine != "ray" or args.quiet or args.address is not None:
+        return
+    total = sum(item.size for item in expand_inputs(args.inputs))
+    if total < RAY_WORTH_BYTES:
+        print(f"wordsplit: note: {total / 1e6:,.1f} MB of input; starting a local Ray and its workers takes seconds, "
+              "so on one machine --engine local is faster below a few hundred MB", file=sys.stderr)
+
+
 def cmd_encode_dataset(args: argparse.Namespace) -> None:
+    _note_ray_start_up(args)
     bar = _progress_bar(args.quiet)
     options = dict(vocab=args.vocab, format=args.format, column=args.column, field=args.field,
                    shard_tokens=args.shard_tokens, eos=args.eos, bos=args.bos, engine=args.engine,
@@ -115,7 +132,9 @@ def register(sub) -> None:
                    help="put the beginning-of-sequence id (else the end-of-sequence id) before each document "
                         "(always on for llmc)")
     p.add_argument("--engine", choices=ENGINES, default="local",
-                   help="local: native threads here (default); ray: a Ray cluster (pip install 'wordsplit[ray]')")
+                   help="local: native threads here (default); ray: a Ray cluster (pip install 'wordsplit[ray]'), "
+                        "which takes seconds to start its workers (and a local Ray, without --address): on one "
+                        "machine, local is faster below a few hundred MB")
     p.add_argument("--threads", type=positive_int, default=None, metavar="N",
                    help="threads that encode (local default: all cores; 1 also reads and writes on that "
                         "thread, 2 or more overlap a reader and a writer thread; ray: per worker, default 1)")

@@ -18,10 +18,10 @@ import json
 import re
 import sys
 
-from .. import TokenizerOptions, load_vocab
+from .. import TokenizerOptions
 from ..apps.encode_file import DEFAULT_CHUNK_BYTES, encode_file
 from ..errors import WordsplitError
-from .basic import add_vocab_options
+from .basic import add_vocab_options, load_vocab_arg
 
 # Input names read as JSONL (with --field text) when --field is not given.
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -74,15 +74,13 @@ def parse_escapes(text: str) -> str:
 
 
 def _progress_bar(quiet: bool):
-    """A rich progress bar on stderr (bytes done, MB/s, ETA), or None when stderr is not a terminal."""
+    """A progress bar on stderr (bytes done, MB/s, ETA), or None when stderr is not a terminal."""
     if quiet or not sys.stderr.isatty():
         return None
-    from rich.console import Console
-    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
-                               TransferSpeedColumn)
+    from ..terminal import progress_bars
 
-    return Progress(TextColumn("encoding"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                    TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+    return progress_bars(lambda rp: [rp.TextColumn("encoding"), rp.BarColumn(), rp.DownloadColumn(),
+                                     rp.TransferSpeedColumn(), rp.TimeRemainingColumn()], transient=True)
 
 
 def cmd_encode_file(args: argparse.Namespace) -> None:
@@ -95,7 +93,7 @@ def cmd_encode_file(args: argparse.Namespace) -> None:
     source = sys.stdin.buffer if args.input == "-" else args.input
     bar = _progress_bar(args.quiet)
     try:
-        tok = TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend).build(load_vocab(args.vocab))
+        tok = TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend).build(load_vocab_arg(args))
         options = dict(field=field, separator=separator, eos=args.eos, chunk_bytes=args.chunk_size,
                        num_threads=args.threads, **SPECIAL_POLICIES[args.special])
         if bar is None:

@@ -6,7 +6,7 @@
     wordsplit compare --file notes.txt --vocab qwen3,cl100k_base,o200k_base
 
 Each reads TEXT, ``--file F`` (UTF-8, read exactly as stored) or stdin, and prints JSON with
-``--json``. The rendering lives in :mod:`wordsplit.apps.explain` and :mod:`wordsplit.apps.views`;
+``--json``. The rendering lives in :mod:`wordsplit.explain` and :mod:`wordsplit.apps.views`;
 this module only parses arguments and reads and writes files. User errors (unreadable
 file, TEXT and --file together...) raise :class:`~wordsplit.errors.WordsplitError`, which
 the command line prints as one line.
@@ -20,27 +20,19 @@ import os
 import stat
 import sys
 
-from .. import TokenizerOptions, load_vocab
+from .. import TokenizerOptions
 from ..errors import WordsplitError
-from .basic import DEFAULT_VOCAB, _special_policy, _text, _tokenizer, add_text_options, add_vocab_options
+from .basic import (
+    _special_policy,
+    _text,
+    _tokenizer,
+    add_text_options,
+    add_vocab_option,
+    add_vocab_options,
+    load_vocab_arg,
+)
 
 DEFAULT_COMPARE_VOCABS = "qwen3,cl100k_base,o200k_base"
-
-
-def _input_text(args: argparse.Namespace) -> str:
-    """TEXT, the --file's content, or stdin."""
-    if args.file is None:
-        return _text(args)
-    if args.text is not None:
-        raise WordsplitError("give the text either as TEXT or with --file, not both")
-    try:
-        # newline="": keep \r\n as it is; the tokens of "\r\n" and "\n" differ.
-        with open(args.file, encoding="utf-8", newline="") as f:
-            return f.read()
-    except UnicodeDecodeError as exc:
-        raise WordsplitError(f"{args.file} is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise WordsplitError(f"cannot read {args.file}: {exc.strerror or exc}") from None
 
 
 def _write_page(f, page: str) -> None:
@@ -62,11 +54,11 @@ def _print_json(data) -> None:
 
 
 def cmd_explain(args: argparse.Namespace) -> None:
-    from ..apps.explain import explain, format_explanation
+    from ..explain import explain, format_explanation
 
     # explain traces the Python engine with these components: no native tables are needed.
-    tok = TokenizerOptions(backend="python").build(load_vocab(args.vocab))
-    expl = explain(tok, _input_text(args), **_special_policy(args))
+    tok = TokenizerOptions(backend="python").build(load_vocab_arg(args))
+    expl = explain(tok, _text(args), **_special_policy(args))
     if args.json:
         _print_json(expl.to_dict())
     else:
@@ -77,7 +69,7 @@ def cmd_show(args: argparse.Namespace) -> None:
     from ..apps.views import render_html, render_show, summarize, token_views
 
     tok = _tokenizer(args)
-    text = _input_text(args)
+    text = _text(args)
     policy = _special_policy(args)
     if args.html is not None:
         page = render_html(tok, text, **policy)
@@ -116,13 +108,12 @@ def cmd_compare(args: argparse.Namespace) -> None:
     names = [name.strip() for name in args.vocab.split(",") if name.strip()]
     if not names:
         raise WordsplitError("--vocab needs at least one vocabulary name, e.g. --vocab qwen3,cl100k_base")
-    rows = compare([_input_text(args)], names, **_special_policy(args))
+    rows = compare([_text(args)], names, **_special_policy(args))
     print(render_compare(rows, as_json=args.json))
 
 
 def _add_input_options(p: argparse.ArgumentParser, json_help: str) -> argparse.ArgumentParser:
     add_text_options(p)
-    p.add_argument("--file", metavar="F", help="read the text from file F (UTF-8) instead of TEXT or stdin")
     p.add_argument("--json", action="store_true", help=json_help)
     return p
 
@@ -137,8 +128,7 @@ def register(sub) -> None:
         epilog='examples:\n  wordsplit explain hello\n  wordsplit explain --vocab cl100k_base " erence"\n'
                "  echo -n 'hi<|im_end|>' | wordsplit explain --special allow --json",
     )
-    p.add_argument("--vocab", default=DEFAULT_VOCAB,
-                   help=f"a registered name or a vocab file (default: {DEFAULT_VOCAB})")
+    add_vocab_option(p)
     _add_input_options(p, "print the trace as JSON (bytes as hex)").set_defaults(func=cmd_explain)
 
     p = add_vocab_options(sub.add_parser(

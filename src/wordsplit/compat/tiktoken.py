@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, AbstractSet, Collection, Literal, Sequence
 
 import regex
 
-from ..engines.python import disallowed_error, without_surrogates
+from ..engines.arguments import without_surrogates
 from ..errors import (
     CompatAssertionError,
     UnknownEncodingError,
@@ -44,8 +44,10 @@ from ..errors import (
     UnknownTokenError,
 )
 from ..options import TokenizerOptions
+from ..specials import disallowed_error
 from ..tokenizer import Tokenizer
 from ..vocab import Vocab
+from ..vocabs.models import MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING, model_encoding  # noqa: F401 (tiktoken names them here)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -224,12 +226,7 @@ class Encoding:
         >>> get_encoding("gpt2").encode_to_numpy("hello world").tolist()
         [31373, 995]
         """
-        import numpy as np
-
-        ids, _ = self._tokenizer.encode_batch_flat([text], **self._policy(text, allowed_special, disallowed_special))
-        array = np.frombuffer(ids, dtype=np.uint32)
-        array.flags.writeable = False  # tiktoken's array is a view of an immutable buffer
-        return array
+        return self._tokenizer.encode_to_numpy(text, **self._policy(text, allowed_special, disallowed_special))
 
     def encode_ordinary_batch(self, text: list[str], *, num_threads: int = 8) -> list[list[int]]:
         """Encode many texts with special tokens as plain text (on native threads).
@@ -671,76 +668,7 @@ def get_encoding(encoding_name: str) -> Encoding:
 
 
 # -- models -----------------------------------------------------------------------------------
-# tiktoken 0.14's model.py, entry for entry and in its order (the prefixes are tried in order).
-
-MODEL_PREFIX_TO_ENCODING: dict[str, str] = {
-    "o1-": "o200k_base",
-    "o3-": "o200k_base",
-    "o4-mini-": "o200k_base",
-    "gpt-5": "o200k_base",
-    "gpt-4.5-": "o200k_base",
-    "gpt-4.1-": "o200k_base",
-    "chatgpt-4o-": "o200k_base",
-    "gpt-4o-": "o200k_base",
-    "gpt-4-": "cl100k_base",
-    "gpt-3.5-turbo-": "cl100k_base",
-    "gpt-35-turbo-": "cl100k_base",  # Azure deployment names
-    "gpt-oss-": "o200k_harmony",
-    "ft:gpt-4o": "o200k_base",
-    "ft:gpt-4": "cl100k_base",
-    "ft:gpt-3.5-turbo": "cl100k_base",
-    "ft:davinci-002": "cl100k_base",
-    "ft:babbage-002": "cl100k_base",
-}
-
-MODEL_TO_ENCODING: dict[str, str] = {
-    "o1": "o200k_base",
-    "o3": "o200k_base",
-    "o4-mini": "o200k_base",
-    "gpt-5": "o200k_base",
-    "gpt-4.1": "o200k_base",
-    "gpt-4o": "o200k_base",
-    "gpt-4": "cl100k_base",
-    "gpt-3.5-turbo": "cl100k_base",
-    "gpt-3.5": "cl100k_base",
-    "gpt-35-turbo": "cl100k_base",
-    "davinci-002": "cl100k_base",
-    "babbage-002": "cl100k_base",
-    "text-embedding-ada-002": "cl100k_base",
-    "text-embedding-3-small": "cl100k_base",
-    "text-embedding-3-large": "cl100k_base",
-    "text-davinci-003": "p50k_base",
-    "text-davinci-002": "p50k_base",
-    "text-davinci-001": "r50k_base",
-    "text-curie-001": "r50k_base",
-    "text-babbage-001": "r50k_base",
-    "text-ada-001": "r50k_base",
-    "davinci": "r50k_base",
-    "curie": "r50k_base",
-    "babbage": "r50k_base",
-    "ada": "r50k_base",
-    "code-davinci-002": "p50k_base",
-    "code-davinci-001": "p50k_base",
-    "code-cushman-002": "p50k_base",
-    "code-cushman-001": "p50k_base",
-    "davinci-codex": "p50k_base",
-    "cushman-codex": "p50k_base",
-    "text-davinci-edit-001": "p50k_edit",
-    "code-davinci-edit-001": "p50k_edit",
-    "text-similarity-davinci-001": "r50k_base",
-    "text-similarity-curie-001": "r50k_base",
-    "text-similarity-babbage-001": "r50k_base",
-    "text-similarity-ada-001": "r50k_base",
-    "text-search-davinci-doc-001": "r50k_base",
-    "text-search-curie-doc-001": "r50k_base",
-    "text-search-babbage-doc-001": "r50k_base",
-    "text-search-ada-doc-001": "r50k_base",
-    "code-search-babbage-code-001": "r50k_base",
-    "code-search-ada-code-001": "r50k_base",
-    "gpt2": "gpt2",
-    "gpt-2": "gpt2",
-}
-
+# The tables live with the vocabularies (load_vocab suggests an encoding for a model's name).
 
 def encoding_name_for_model(model_name: str) -> str:
     """The encoding name of a model: an exact name, else the first matching prefix.
@@ -751,11 +679,9 @@ def encoding_name_for_model(model_name: str) -> str:
     >>> encoding_name_for_model("gpt-4-0314")
     'cl100k_base'
     """
-    if model_name in MODEL_TO_ENCODING:
-        return MODEL_TO_ENCODING[model_name]
-    for prefix, encoding_name in MODEL_PREFIX_TO_ENCODING.items():
-        if model_name.startswith(prefix):
-            return encoding_name
+    encoding_name = model_encoding(model_name)
+    if encoding_name is not None:
+        return encoding_name
     raise UnknownModelError(
         f"Could not automatically map {model_name!r} to a tokeniser. "
         "Please use `tiktoken.get_encoding` to explicitly get the tokeniser you expect."

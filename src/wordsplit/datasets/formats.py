@@ -16,7 +16,7 @@ megatron   ``NAME.bin``, ``NAME.idx``            Megatron-LM's IndexedDataset (m
                                                  lengths, int64 byte pointers, int64 document
                                                  indices (``[0, 1, ...]``). One sequence per
                                                  document; an empty document has none (and no
-                                                 eos), as tools/preprocess_data.py writes.
+                                                 eos), as Megatron's tools/preprocess_data.py writes.
                                                  uint16 when ``n_vocab < 65500`` (Megatron's
                                                  ``DType.optimal_dtype``), else int32.
 nanogpt    ``NAME.bin``                          a flat array of ids, uint16 when ``n_vocab <=
@@ -57,7 +57,7 @@ from array import array
 from itertools import accumulate
 from typing import Dict, List, Optional, Tuple
 
-from ..errors import OptionValueError
+from ..errors import OptionValueError, advised
 
 MEGATRON_HEADER = b"MMIDIDX\x00\x00"
 MEGATRON_VERSION = 1
@@ -78,8 +78,8 @@ DTYPES = {"uint16": ("H", 2, "<u2"), "uint32": ("I", 4, "<u4"), "int32": ("i", 4
 def humanize_metric(value: int, unit: str = "", precision: int = 3) -> str:
     """A count with an SI prefix, as ``humanize.metric`` writes it (datatrove's .ds.metadata).
 
-    >>> humanize_metric(0, "T"), humanize_metric(999, "T"), humanize_metric(1500, "T"), humanize_metric(123_000_000, "T")
-    ('0.00 T', '999 T', '1.50 kT', '123 MT')
+    >>> [humanize_metric(n, "T") for n in (0, 999, 1500, 123_000_000)]
+    ['0.00 T', '999 T', '1.50 kT', '123 MT']
     """
     exponent = int(math.floor(math.log10(abs(value)))) if value != 0 else 0
     scaled = value / 10 ** (exponent // 3 * 3)
@@ -361,8 +361,9 @@ class LlmcWriter(ShardWriter):
 
     def write_documents(self, data: bytes, lengths: List[int]) -> None:
         if self.tokens + sum(lengths) > LLMC_MAX_TOKENS:
-            raise OptionValueError(f"{self.bin.path}: llm.c's header counts at most {LLMC_MAX_TOKENS:,} tokens per "
-                                 "file; pass shard_tokens (--shard-tokens) to split the output")
+            raise advised(OptionValueError,
+                          f"{self.bin.path}: llm.c's header counts at most {LLMC_MAX_TOKENS:,} tokens per file",
+                          python="pass shard_tokens to split the output", cli="--shard-tokens splits the output")
         self.bin.write(data)
 
     def finish(self) -> None:

@@ -42,7 +42,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, List, Optional, Sequence
 
-from ..errors import DatasetInputError, OptionValueError
+from ..errors import DatasetInputError, OptionValueError, advised
 
 #: Text bytes per batch of documents: big enough to keep every core busy, small next to memory.
 DEFAULT_BATCH_BYTES = 4 << 20
@@ -195,7 +195,8 @@ class _Batcher:
 
     def bad(self, message: str) -> Optional[DocumentBatch]:
         if self.on_error == "raise":
-            raise DatasetInputError(f"{message} (pass on_error='skip', --on-error skip, to leave such documents out)")
+            raise advised(DatasetInputError, message, python="pass on_error='skip' to leave such documents out",
+                          cli="--on-error skip leaves such documents out")
         self.batch.skipped += 1
         if self.batch.first_skipped is None:
             self.batch.first_skipped = message
@@ -313,7 +314,9 @@ def _parquet_batches(item: InputFile, column: str, batcher: _Batcher) -> Iterato
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
     except ImportError:
-        raise DatasetInputError(f"{item.path}: reading Parquet needs pyarrow: pip install 'wordsplit[parquet]'") from None
+        raise DatasetInputError(
+            f"{item.path}: reading Parquet needs pyarrow: pip install 'wordsplit[parquet]'"
+        ) from None
     try:
         parquet = pq.ParquetFile(item.path)
     except (pa.ArrowInvalid, OSError) as exc:

@@ -44,6 +44,7 @@ import os
 import queue
 import threading
 import time
+import warnings
 from dataclasses import replace
 from typing import Optional
 
@@ -183,10 +184,18 @@ def _run(ray, plan, vocab, todo, manifest, workers, progress, state, started) ->
     items = [{"unit": unit, "path": item.path, "kind": item.kind, "size": item.size} for unit, item in todo]
     sizes = {unit: item.size for unit, item in todo}
     base_bytes = state.done_bytes
-    dataset = ray.data.from_items(items, override_num_blocks=len(items)).map_batches(
-        UnitEncoder, batch_size=1, compute=ActorPoolStrategy(size=workers), num_cpus=plan.threads,
-        fn_constructor_kwargs={"vocab": vocab, "plan": plan, "progress": counter},
-    )
+    with warnings.catch_warnings():
+        # Ray Data restarts a dead actor by default, which needs the constructor's arguments
+        # from the object store (Ray Data puts them there), where they may be gone: Ray's core
+        # logs an error line on every run (ray-project/ray#53727). Without restarts a dead
+        # worker ends the run instead; complete inputs are kept and the same command resumes.
+        # max_restarts has no named parameter yet: it goes through ray_remote_args, which
+        # Ray 2.60 calls deprecated.
+        warnings.filterwarnings("ignore", message=".*ray_remote_args.*")
+        dataset = ray.data.from_items(items, override_num_blocks=len(items)).map_batches(
+            UnitEncoder, batch_size=1, compute=ActorPoolStrategy(size=workers), num_cpus=plan.threads,
+            fn_constructor_kwargs={"vocab": vocab, "plan": plan, "progress": counter}, max_restarts=0,
+        )
     results: queue.Queue = queue.Queue()
     end = object()
 

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .._version import __version__
-from ..errors import DatasetInputError, OptionTypeError, OptionValueError, UnknownTokenError
+from ..apps import plural
+from ..errors import DatasetInputError, OptionTypeError, OptionValueError, UnknownTokenError, advised
 from .formats import BOS_ALWAYS, DTYPES, format_writer, frame_documents, narrow_ids
 from .inputs import (DEFAULT_BATCH_BYTES, ON_ERROR, DocumentBatch, InputFile, expand_inputs, file_sha256,
                      read_batches)
@@ -122,13 +123,9 @@ class DatasetSummary:
     def __str__(self) -> str:
         resumed = f" ({self.resumed} already complete)" if self.resumed else ""
         skipped = f", {self.skipped:,} skipped" if self.skipped else ""
-        return (f"wrote {self.out_dir} ({self.format}): {_plural(self.inputs, 'input')}{resumed}, "
-                f"{_plural(self.shards, 'shard')}, {_plural(self.documents, 'document')}{skipped}, "
-                f"{_plural(self.tokens, 'token')} in {self.seconds:.2f} s; manifest {self.manifest}")
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+        return (f"wrote {self.out_dir} ({self.format}): {plural(self.inputs, 'input')}{resumed}, "
+                f"{plural(self.shards, 'shard')}, {plural(self.documents, 'document')}{skipped}, "
+                f"{plural(self.tokens, 'token')} in {self.seconds:.2f} s; manifest {self.manifest}")
 
 
 class _ShardSplitter:
@@ -455,13 +452,17 @@ class Manifest:
             with open(self.path, encoding="utf-8") as f:
                 old = json.load(f)
         except ValueError as exc:
-            raise DatasetInputError(f"{self.path} is not a wordsplit manifest ({exc}); delete it to start over") from None
+            raise DatasetInputError(
+                f"{self.path} is not a wordsplit manifest ({exc}); delete it to start over"
+            ) from None
         if not any(i.get("complete") for i in old.get("inputs", [])):
             return set()  # nothing finished: nothing to mix up, whatever the options were
         for key, value in self.header.items():
             if key != "wordsplit" and old.get(key) != value:
-                raise DatasetInputError(f"{self.path} was written with a different {key}: {old.get(key)!r}, now {value!r}; "
-                                     "choose another output directory, or delete it to start over")
+                raise DatasetInputError(
+                    f"{self.path} was written with a different {key}: {old.get(key)!r}, now {value!r}; "
+                    "choose another output directory, or delete it to start over"
+                )
         old_inputs = [{k: i.get(k) for k in ("path", "kind", "bytes", "sha256")} for i in old.get("inputs", [])]
         if old_inputs != [{k: i[k] for k in ("path", "kind", "bytes", "sha256")} for i in self.inputs]:
             raise DatasetInputError(f"{self.path} was written for other inputs (files added, removed or changed); "
@@ -510,7 +511,8 @@ def _special_id(vocab, which: str, fallback_eos: bool) -> int:
     if value is None and fallback_eos:
         value = vocab.eos_token_id
     if value is None:
-        raise UnknownTokenError(f"the vocabulary {vocab.name!r} has no {which} token; drop {which}=True (--{which})")
+        raise advised(UnknownTokenError, f"the vocabulary {vocab.name!r} has no {which} token",
+                      python=f"drop {which}=True", cli=f"drop --{which}")
     return value
 
 
@@ -597,8 +599,8 @@ def encode_dataset(
                         ("batch_bytes", batch_bytes)):
         _positive(name, value)
     if format in BOS_ALWAYS and eos:
-        raise OptionValueError(f"the {format} layout puts the delimiter token before each document already; "
-                             "drop eos (--eos)")
+        raise advised(OptionValueError, f"the {format} layout puts the delimiter token before each document already",
+                      python="drop eos=True", cli="drop --eos")
     vocab_obj = vocab if isinstance(vocab, Vocab) else load_vocab(vocab)
     bos = bos or format in BOS_ALWAYS
     plan = Plan(
@@ -670,7 +672,8 @@ def encode_dataset(
     document = manifest.document()
     totals = document["totals"]
     return DatasetSummary(
-        out_dir=os.fspath(out_dir), manifest=os.path.join(os.fspath(out_dir), MANIFEST), format=format, inputs=len(items), resumed=len(done),
+        out_dir=os.fspath(out_dir), manifest=os.path.join(os.fspath(out_dir), MANIFEST), format=format,
+        inputs=len(items), resumed=len(done),
         shards=totals["shards"], documents=totals["documents"], tokens=totals["tokens"], skipped=totals["skipped"],
         seconds=time.perf_counter() - started,
     )

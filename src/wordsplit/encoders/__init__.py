@@ -26,15 +26,14 @@ An encoder is a class built as ``cls(tables)`` (a :class:`~wordsplit.tables.Merg
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
-from ..registry import Registry
+from ..protocols import EncoderClass
+from ..registry import ENCODERS
 from ..tables import BacktrackTables, MergeTables
 
-ENCODERS: Registry[type] = Registry("encoder")
 
-
-def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[type], type]:
+def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[EncoderClass], EncoderClass]:
     """Decorator: register an encoder class (``cls(tables)`` with ``encode_piece(piece) -> ids``).
 
     Raises:
@@ -43,11 +42,31 @@ def register_encoder(name: str, *, aliases: tuple[str, ...] = ()) -> Callable[[t
     return ENCODERS.register(name, aliases=aliases)
 
 
-def get_encoder(name: str) -> type:
+def get_encoder(name: str) -> EncoderClass:
     """The Python encoder class registered as ``name``; unknown names list the known ones."""
     return ENCODERS.get(name)
 
 
-from . import backtrack, buffer_sweep, heap_merge  # noqa: E402  (they register themselves)
+from . import backtrack, buffer_sweep, heap_merge, score_merge  # noqa: E402, F401  (they register themselves)
 
-__all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "get_encoder", "register_encoder"]
+# The byte-level BPE encoders: a SentencePiece vocabulary's characters are not their symbols.
+BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
+
+
+def encoder_for(vocab) -> Optional[str]:
+    """The encoder a vocabulary's model needs (``score-merge`` for a SentencePiece ``.model``,
+    ``rank-merge`` for a SentencePiece-style tokenizer.json), or None for byte-level BPE, which
+    every encoder runs.
+
+    >>> from wordsplit import load_vocab
+    >>> encoder_for(load_vocab("gpt2")) is None
+    True
+    """
+    from ..sentencepiece import is_sentencepiece, model_of
+
+    if not is_sentencepiece(vocab.pattern):
+        return None
+    return "rank-merge" if model_of(vocab.pattern).semantics == "hf" else "score-merge"
+
+
+__all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "encoder_for", "get_encoder", "register_encoder"]

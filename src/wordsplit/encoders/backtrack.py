@@ -1,4 +1,4 @@
-"""``backtrack``: the O(n) BPE of GitHub's ``bpe`` crate (rust-gems, crates/bpe).
+"""``backtrack``: the O(n) BPE of GitHub's ``bpe`` crate (github.com/github/rust-gems).
 
 Walk the piece left to right taking the longest token that matches; keep it only if it
 ends where a valid encoding may continue and if BPE would leave it next to the previous

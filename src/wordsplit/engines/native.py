@@ -2,12 +2,13 @@
 
 One native call does a whole encode. Each stage is native when it can be (the scanners, the
 ``regex`` spanner for any pattern the core can compile, ``hf-split`` programs whose patterns it
-can compile, the three encoders and ``auto``, the ``none``/``nfc`` normalizers) and otherwise a Python component that the native pipeline calls
-for its stage (a plug-in spanner, encoder or normalizer, or the ``regex`` spanner for a
-pattern the core cannot run, such as one that can match the empty string). While every stage is native, encoding
-runs with the GIL released and batches run on native threads; while one is Python, the call
-holds the GIL and batches run on the calling thread. The Rust side checks the arguments and
-raises every error with its final message.
+can compile, the three encoders and ``auto``, the ``none``/``nfc`` normalizers) and otherwise a
+Python component that the native pipeline calls for its stage (a plug-in spanner, encoder or
+normalizer, or the ``regex`` spanner for a pattern the core cannot run, such as one that can
+match the empty string). While every stage is native, encoding runs with the GIL released and
+batches run on native threads; while one is Python, the call holds the GIL and batches run on
+the calling thread. The Rust side checks the arguments and raises every error with its final
+message.
 
 >>> from wordsplit import load_vocab
 >>> engine = build_native_engine(load_vocab("gpt2"), "gpt2-scanner", "auto")
@@ -20,6 +21,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..native_names import ENCODER_ALIASES, SCANNER_PATTERNS
+from ..split_programs import PREFIX_SPACE_STEP, parse_split_program
 from ..vocab import Vocab, native_module
 
 # Encoder names the native core implements ("auto" is its own strategy; see options.py).
@@ -50,6 +52,28 @@ def native_regex_pattern(pattern: str, *, line_anchors: bool = False) -> Optiona
     return expanded
 
 
+def native_split_patterns(pattern: str) -> Optional[list[str]]:
+    """The expanded patterns with which the native engine's regex sequence runs this split
+    program, or None when it cannot (the Python spanner then runs it).
+
+    The native sequence cuts each piece into its matches and the text between them, which is
+    an ``Isolated`` step; so a program of Isolated steps whose every pattern the native regex
+    spanner runs (it refuses any that can match the empty string, whose handling engines do
+    not share) runs natively, with the same matches (the native spanner is proven equal to the
+    ``regex`` module on the translated pattern, which ``HFSplitSpanner`` uses).
+
+    >>> from wordsplit.split_programs import split_program
+    >>> native_split_patterns(split_program([{"pattern": "[0-9]", "behavior": "Isolated", "invert": False}]))
+    ['[0-9]']
+    >>> native_split_patterns(split_program([{"pattern": "[0-9]", "behavior": "Contiguous", "invert": False}]))
+    """
+    steps = parse_split_program(pattern)
+    if not steps or any(step.get("behavior") != "Isolated" for step in steps):
+        return None
+    patterns = [native_regex_pattern(step["pattern"], line_anchors=True) for step in steps]
+    return None if None in patterns else patterns
+
+
 def native_program_steps(pattern: str) -> Optional[list]:
     r"""The steps of a split program as the native engine runs it (``Pipeline(program=...)``),
     or None if it cannot (the Python ``HFSplitSpanner`` then runs it).
@@ -60,7 +84,7 @@ def native_program_steps(pattern: str) -> Optional[list]:
     pattern: it matches at every position, so its matches are the scanner's proven pieces). A
     pattern that can match the empty string keeps the whole program in Python.
 
-    >>> from wordsplit.spanners.hf_split import PREFIX_SPACE_STEP, split_program
+    >>> from wordsplit.split_programs import PREFIX_SPACE_STEP, split_program
     >>> native_program_steps(split_program([{"pattern": "[0-9]", "behavior": "Removed", "invert": False},
     ...                                     PREFIX_SPACE_STEP]))
     [('[0-9]', 'Removed', False), None]
@@ -68,7 +92,6 @@ def native_program_steps(pattern: str) -> Optional[list]:
     True
     """
     from ..errors import UnsupportedTokenizerError
-    from ..spanners.hf_split import PREFIX_SPACE_STEP, parse_split_program
     from ..spanners.regex import native_pattern
 
     scanned = {p for patterns in SCANNER_PATTERNS.values() for p in patterns}
@@ -79,7 +102,8 @@ def native_program_steps(pattern: str) -> Optional[list]:
                 steps.append(None)
                 continue
             regex = step["pattern"]
-            steps.append((regex if regex in scanned else native_pattern(regex, line_anchors=True), step["behavior"], step["invert"]))
+            expanded = regex if regex in scanned else native_pattern(regex, line_anchors=True)
+            steps.append((expanded, step["behavior"], step["invert"]))
         native_module().hf_program_spans(steps, [])  # compiles every step, or raises
     except UnsupportedTokenizerError:
         return None
@@ -122,6 +146,10 @@ class NativeEngine:
 
             return ids, memoryview(places).cast("Q"), surrogate_char_map(text)
         return ids, memoryview(places).cast("Q"), None
+
+    def encode_buffer(self, text, allowed, disallowed):
+        """The ids of ``text`` in a native uint32 buffer (no Python int per id)."""
+        return self._pipeline.encode_buffer(text, self._policy(allowed, disallowed))
 
     def count(self, text, allowed, disallowed) -> int:
         return self._pipeline.count(text, self._policy(allowed, disallowed))
@@ -222,8 +250,6 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         pattern = expanded if native_spanner else pattern
     patterns = program = None
     if spanner == "hf-split":  # a split program of Isolated steps runs as a native regex sequence
-        from ..spanners.hf_split import native_split_patterns
-
         patterns = native_split_patterns(vocab.pattern)
         native_spanner = patterns is not None
         if not native_spanner:

@@ -1,7 +1,7 @@
 """The Python engine: the whole encode pipeline in readable Python, and decode.
 
 It is the reference the native engine is tested against, the fallback without the extension,
-and what :mod:`wordsplit.apps.explain` traces. Every stage is a component given to it:
+and what :mod:`wordsplit.explain` traces. Every stage is a component given to it:
 
     text → literals (special and added tokens, leftmost-longest) → normalizer → spanner →
     span encoder → ids
@@ -30,14 +30,15 @@ message, so that both backends give the same ids and raise the same errors:
 from __future__ import annotations
 
 import itertools
-import operator
 import re
 from array import array
-from typing import Callable, Iterable, Optional, Protocol
+from typing import Callable, Optional, Protocol
 
-from ..errors import ComponentError, DecodeInputError, EncodeInputError, UnknownTokenError
-from ..specials import LiteralScan, disallowed_error, second_pass_normalizes
-from ..vocab import Vocab
+from ..errors import ComponentError
+from ..protocols import DroppingSpanner, Normalizer, SpanEncoder, Spanner, drops_text
+from ..specials import LiteralScan, disallowed_error
+from ..vocab import Vocab, second_pass_normalizes
+from .arguments import check_batch, check_text, token_id, without_surrogates
 
 # Pieces seen recently and their ids; bounded so memory stays flat on huge inputs.
 PIECE_CACHE_SIZE = 1 << 16
@@ -48,42 +49,11 @@ _FORMS = {"nfc": "NFC", "nfd": "NFD", "nfkc": "NFKC", "nfkd": "NFKD"}
 
 
 class Trace(Protocol):
-    """What a traced run reports (see :mod:`wordsplit.apps.explain`)."""
+    """What a traced run reports (see :mod:`wordsplit.explain`)."""
 
     def literal(self, text: str, token_id: int) -> None: ...
     def segment(self, text: str, normalized: str) -> None: ...
     def piece(self, text: str, ids: list[int]) -> None: ...
-
-
-def check_text(text: object) -> str:
-    """``text`` if it is a str, else the EncodeInputError both engines raise."""
-    if not isinstance(text, str):
-        raise EncodeInputError(f"encode takes a str, not {type(text).__name__}{_bytes_hint(text)}")
-    return text
-
-
-def check_batch(texts: Iterable[object]) -> list[str]:
-    """The texts of a batch as a list, each checked to be a str."""
-    texts = texts if type(texts) is list else list(texts)
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise EncodeInputError(f"text {i} of the batch is a {type(text).__name__}, not a str{_bytes_hint(text)}")
-    return texts
-
-
-def _bytes_hint(value: object) -> str:
-    if isinstance(value, (bytes, bytearray)):
-        return " (decode bytes to str first, e.g. data.decode('utf-8'))"
-    return ""
-
-
-def without_surrogates(text: str) -> str:
-    """Join surrogate pairs and replace lone surrogates with U+FFFD, as tiktoken does."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _utf8(text: str) -> bool:
@@ -99,71 +69,6 @@ def _utf8(text: str) -> bool:
 DECODE_CHUNK = 1 << 16
 
 
-def token_id(vocab: Vocab, value: object) -> int:
-    """``value`` as a token id of ``vocab`` (an int, or a numpy integer; a bool is an int, as
-    for tiktoken), or the error both engines raise: DecodeInputError for a non-integer,
-    UnknownTokenError for an id outside the vocabulary or unused by it."""
-    try:
-        index = operator.index(value)
-    except TypeError:
-        raise DecodeInputError(f"token ids are ints, got {value!r} ({type(value).__name__})") from None
-    table = vocab.token_bytes
-    if not 0 <= index < len(table):
-        raise UnknownTokenError(
-            f"token id {index} is outside the vocabulary {vocab.name!r} (ids 0..{vocab.n_vocab - 1})"
-        )
-    if table[index] is None:
-        raise UnknownTokenError(f"token id {index} is unused in the vocabulary {vocab.name!r}")
-    return index
-
-
-def check_ids(ids):
-    """The ids argument of a decode, as both engines take it: a list (or other iterable) of
-    ints as given; a 1-D integer array (numpy, or anything with ``ndim``, ``dtype`` and
-    ``tolist``) as the list of its ints. A str, an array of another rank or a non-integer
-    dtype is a DecodeInputError.
-
-    >>> import numpy as np
-    >>> check_ids(np.array([15339, 1917], dtype=np.uint16))
-    [15339, 1917]
-    """
-    if type(ids) is list:
-        return ids
-    if isinstance(ids, (str, bytes, bytearray)):
-        raise DecodeInputError(f"decode takes a sequence of token ids, not {type(ids).__name__}; "
-                               "for text use encode")
-    ndim = getattr(ids, "ndim", None)
-    if isinstance(ndim, int) and hasattr(ids, "tolist"):
-        if ndim != 1:
-            raise DecodeInputError(f"decode takes a 1-D sequence of token ids, not a {ndim}-D array "
-                                   f"(shape {tuple(getattr(ids, 'shape', ()))}); decode_batch takes a 2-D one")
-        _check_integer_dtype(ids)
-        return ids.tolist()
-    return ids
-
-
-def check_batch_ids(batch):
-    """The batch argument of ``decode_batch``: each item as :func:`check_ids` takes it; a 2-D
-    integer array is its rows."""
-    ndim = getattr(batch, "ndim", None)
-    if isinstance(ndim, int) and hasattr(batch, "tolist"):
-        if ndim != 2:
-            raise DecodeInputError(f"decode_batch takes a 2-D array of token ids (one row per sequence), "
-                                   f"not a {ndim}-D one")
-        _check_integer_dtype(batch)
-        return batch.tolist()
-    if isinstance(batch, (str, bytes, bytearray)):
-        raise DecodeInputError(f"decode_batch takes a sequence of id sequences, not {type(batch).__name__}")
-    return [ids if type(ids) is list else check_ids(ids) for ids in batch]
-
-
-def _check_integer_dtype(array) -> None:
-    kind = getattr(getattr(array, "dtype", None), "kind", None)
-    if kind is not None and kind not in "iu":
-        raise DecodeInputError(f"token ids are integers, not an array of dtype {array.dtype}; "
-                               "convert it first, e.g. ids.astype('int64')")
-
-
 class PythonEngine:
     """Encodes and decodes in Python with the given components.
 
@@ -177,14 +82,15 @@ class PythonEngine:
 
     native = False
 
-    def __init__(self, vocab: Vocab, *, spanner, spanner_name: str, encoder, encoder_name: str,
-                 normalize: Callable[[str], str], normalizer_name: str) -> None:
+    def __init__(self, vocab: Vocab, *, spanner: Spanner | DroppingSpanner, spanner_name: str, encoder: SpanEncoder,
+                 encoder_name: str, normalize: Normalizer, normalizer_name: str) -> None:
         self.vocab = vocab
         self.spanner, self.spanner_name = spanner, spanner_name
         self.encoder, self.encoder_name = encoder, encoder_name
         self.normalize, self.normalizer_name = normalize, normalizer_name
-        # A spanner that declares it drops text gives spans, read once (see wordsplit.spanners).
-        self._drops_text = bool(getattr(spanner, "drops_text", False))
+        self._later = getattr(normalize, "later", None)
+        # A spanner that declares it drops text gives spans, read once (see wordsplit.protocols).
+        self._drops_text = drops_text(spanner)
         self._cache: dict[bytes, list[int]] = {}
         self._missing = vocab.missing_bytes  # bytes without a token (empty for most vocabularies)
         # Cuts a piece into runs of such bytes and runs of the others (the split keeps both).
@@ -212,7 +118,7 @@ class PythonEngine:
         is_token = self._is_token(allowed, disallowed)
         for start, end, literal in self._literals.spans(text, is_token):
             if literal is None:
-                self._encode_plain(text[start:end], ids, trace, is_token)
+                self._encode_plain(text[start:end], ids, trace, is_token, later=start > 0)
                 continue
             token = self._literal_ids[literal]
             ids.append(token)
@@ -278,17 +184,19 @@ class PythonEngine:
         ids and places."""
         from ..normalizers import ProgramNormalizer
         from ..offsets import form_alignment, prefix_suffix_alignment
+        from ..sentencepiece_normalizers import MetaspaceNormalizer, SentencePieceNormalizer
 
         if start == end:
             return
         segment = text[start:end]
+        normalize = self._later if start > 0 and self._later is not None else self.normalize
         if self.normalizer_name == "none":
             normalized, alignment = segment, None
         elif self.normalizer_name in _FORMS:
             normalized, alignment = form_alignment(segment, _FORMS[self.normalizer_name])
-        elif isinstance(self.normalize, ProgramNormalizer):
-            # Aligned step by step, as HF's NormalizedString aligns it.
-            normalized, alignment = self.normalize.alignment(segment)
+        elif isinstance(normalize, (ProgramNormalizer, SentencePieceNormalizer, MetaspaceNormalizer)):
+            # Aligned step by step, as HF's NormalizedString (or sentencepiece's norm_to_orig) aligns it.
+            normalized, alignment = normalize.alignment(segment)
         else:
             normalized = self._normalized(segment)
             alignment = None if normalized == segment else prefix_suffix_alignment(segment, normalized)
@@ -400,6 +308,10 @@ class PythonEngine:
         """Each text's ids, in order, on the calling thread."""
         return [self.encode(text, allowed, disallowed) for text in check_batch(texts)]
 
+    def encode_buffer(self, text, allowed, disallowed) -> array:
+        """The ids of ``text`` as a uint32 ``array`` (the native engine's buffer form)."""
+        return array("I", self.encode(text, allowed, disallowed))
+
     def encode_batch_flat(self, texts, allowed, disallowed, num_threads: Optional[int]):
         flat, offsets = array("I"), array("Q", [0])
         for ids in self.encode_batch(texts, allowed, disallowed, num_threads):
@@ -407,12 +319,14 @@ class PythonEngine:
             offsets.append(len(flat))
         return memoryview(flat), memoryview(offsets)
 
-    def _encode_plain(self, text: str, out: list[int], trace: Optional[Trace], is_token=None) -> None:
+    def _encode_plain(self, text: str, out: list[int], trace: Optional[Trace], is_token=None,
+                      later: bool = False) -> None:
         """Normalize a stretch between literals and encode it (``is_token``: the call's
-        policy, for the second literal pass on the normalized text)."""
+        policy, for the second literal pass on the normalized text; ``later``: the stretch is
+        not at the start of the text)."""
         if not text:
             return
-        normalized = self._normalized(text)
+        normalized = self._normalized(text, later)
         if trace is not None:
             trace.segment(text, normalized)
         if not self._second_pass:
@@ -431,9 +345,11 @@ class PythonEngine:
             if trace is not None:
                 trace.literal(literal, token)
 
-    def _normalized(self, text: str) -> str:
-        """The normalizer's output for ``text``, checked to be a str."""
-        normalized = self.normalize(text)
+    def _normalized(self, text: str, later: bool = False) -> str:
+        """The normalizer's output for ``text``, checked to be a str (a normalizer with a
+        ``later`` normalizer, HF's Metaspace ``prepend_scheme="first"``, uses that one for a
+        stretch after the start of the text)."""
+        normalized = (self._later if later and self._later is not None else self.normalize)(text)
         if not isinstance(normalized, str):
             raise ComponentError(
                 f"normalizer {self.normalizer_name!r} must return a str, not {type(normalized).__name__}"

@@ -14,6 +14,7 @@ loader              suffixes                        reads
 ``tiktoken``        ``.tiktoken``, ``.model``       rank files (:mod:`~wordsplit.formats.tiktoken`)
 ``tokenizer.json``  ``.json``                       HF tokenizer.json (:mod:`~wordsplit.formats.hf`)
 ``tekken``          ``.json``, detected by content  Mistral's Tekken (:mod:`~wordsplit.formats.tekken`)
+``sentencepiece``   ``.model``, detected by content SentencePiece protobuf (:mod:`~wordsplit.formats.sentencepiece`)
 ``vocab.json``      ``vocab.json``, ``encoder.json`` + merges.txt / vocab.bpe beside it
 ``gguf``            ``.gguf``                       GGUF metadata (:mod:`~wordsplit.formats.gguf`)
 ==================  ==============================  ==========================================
@@ -51,6 +52,7 @@ from pathlib import Path
 from typing import Any, Callable, NamedTuple, Optional
 
 from ..errors import UnknownVocabError, VocabFormatError
+from ..protocols import LoaderFunction
 from ..registry import Registry
 from ..vocab import Vocab
 from .files import pinned, read_file, read_head, vocab_name
@@ -80,7 +82,7 @@ class Loader:
     # dataclass costs about a millisecond to create.
     __slots__ = ("name", "suffixes", "load", "inputs", "facts", "detect")
 
-    def __init__(self, name: str, suffixes: tuple[str, ...], load: Callable[..., Vocab],
+    def __init__(self, name: str, suffixes: tuple[str, ...], load: LoaderFunction,
                  inputs: Optional[Callable[[Path], list[Path]]] = None, facts: tuple[str, ...] = (),
                  detect: Optional[Callable[[bytes], bool]] = None) -> None:
         self.name, self.suffixes, self.load, self.inputs, self.facts = name, suffixes, load, inputs, tuple(facts)
@@ -95,7 +97,7 @@ LOADERS: Registry[Loader] = Registry("loader")
 
 def register_loader(name: str, *, suffixes: tuple[str, ...],
                     inputs: Optional[Callable[[Path], list[Path]]] = None, facts: tuple[str, ...] = (),
-                    detect: Optional[Callable[[bytes], bool]] = None) -> Callable:
+                    detect: Optional[Callable[[bytes], bool]] = None) -> Callable[[LoaderFunction], LoaderFunction]:
     """Decorator: register ``load(path) -> Vocab`` as the loader of files ending in ``suffixes``.
 
     Args:
@@ -113,13 +115,13 @@ def register_loader(name: str, *, suffixes: tuple[str, ...],
         DuplicateNameError: ``name`` is taken.
 
     >>> sorted(LOADERS)
-    ['gguf', 'tekken', 'tiktoken', 'tokenizer.json', 'vocab.json']
+    ['gguf', 'sentencepiece', 'tekken', 'tiktoken', 'tokenizer.json', 'vocab.json']
     """
     suffixes = (suffixes,) if isinstance(suffixes, str) else tuple(suffixes)
     if not suffixes or not all(isinstance(s, str) and s for s in suffixes):
         raise TypeError(f"loader {name!r}: suffixes must be non-empty strings, got {suffixes!r}")
 
-    def deco(load: Callable[..., Vocab]) -> Callable[..., Vocab]:
+    def deco(load: LoaderFunction) -> LoaderFunction:
         LOADERS.add(name, Loader(name, suffixes, load, inputs, facts, detect))
         return load
 
@@ -166,9 +168,9 @@ def load_with(loader: Loader, path: Path, facts: Optional[dict] = None) -> Vocab
     Raises:
         TypeError: a fact the loader does not take (a tokenizer.json carries its own pattern).
 
-    >>> load_with(loader_for("tokenizer.json"), Path("tokenizer.json"), {"pattern": "x"})
+    >>> load_with(loader_for("tokenizer.json"), Path("tokenizer.json"), {"pattern": "x"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    TypeError: pattern= applies to rank files (.tiktoken, tokenizer.model) only, which carry no pattern or special tokens; tokenizer.json (the tokenizer.json loader) defines them itself
+    TypeError: pattern= applies to rank files (...) only, ...; tokenizer.json (...) defines them itself
     """
     facts = {key: value for key, value in (facts or {}).items() if value is not None}
     unknown = sorted(set(facts) - set(loader.facts))
@@ -193,6 +195,20 @@ def _load_tiktoken(path: Path, **facts) -> Vocab:
     from .tiktoken import load_tiktoken
 
     return load_tiktoken(path, **facts)
+
+
+def _looks_like_sentencepiece(head: bytes) -> bool:
+    from .sentencepiece import looks_like_sentencepiece
+
+    return looks_like_sentencepiece(head)
+
+
+# A SentencePiece tokenizer.model is protobuf; Meta's Llama 3/4 tokenizer.model is a rank file.
+@register_loader("sentencepiece", suffixes=(".model",), inputs=lambda path: [path], detect=_looks_like_sentencepiece)
+def _load_sentencepiece(path: Path) -> Vocab:
+    from .sentencepiece import load_sentencepiece
+
+    return load_sentencepiece(path)
 
 
 @register_loader("gguf", suffixes=(".gguf",), inputs=lambda path: [path])

@@ -15,9 +15,12 @@ from typing import Any, Mapping
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..patterns import GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, QWEN2_PATTERN
-from ..specials import second_pass_normalizes
-from ..vocab import Vocab
+from ..normalizer_programs import normalizer_program
+from ..registry import NORMALIZERS, SPANNERS
+from ..split_programs import PREFIX_SPACE_STEP, checked_step, split_program
+from ..vocab import WHITE_SPACE, Vocab, normalized_contents, second_pass_normalizes
 from .bytelevel import token_bytes
+from .hf_sentencepiece import is_sentencepiece_style, read_hf_sentencepiece
 from .files import file_stem, read_file
 from .merges import merges_are_rank_ordered, pair_ranked_merges
 
@@ -46,8 +49,12 @@ def _object(value: Any, what: str, source: str) -> dict:
 
 
 def _byte_level_ranks(vocab: Mapping[str, Any], source: str,
-                      literals: Mapping[str, int]) -> tuple[dict[bytes, int], dict[bytes, int]]:
-    """``{byte-level token text: id}`` → ``({token bytes: id}, set aside)``.
+                      literals: Mapping[str, int]) -> tuple[dict[bytes, int], dict[bytes, int], list[int]]:
+    """``{byte-level token text: id}`` → ``({token bytes: id}, set aside, unreachable ids)``.
+
+    An entry that is not byte-level text is no BPE token (no byte-level word spells it, so HF
+    never makes it); when an added token of the same text and id names it, that token is how
+    text reaches it, else its id only counts towards ``n_vocab`` (and does not decode).
 
     An entry that an added token also names (the same text and id, as HF gives it) is a BPE
     token like any other, which merges may make; but one longer than a byte whose bytes are
@@ -58,12 +65,17 @@ def _byte_level_ranks(vocab: Mapping[str, Any], source: str,
     """
     ranks: dict[bytes, int] = {}
     aside: dict[bytes, int] = {}
+    unreachable: list[int] = []
     for text, i in vocab.items():
         if type(i) is not int:  # (bool is an int subclass, and no id)
             raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
         piece = token_bytes(text)
         if piece is None:
-            raise VocabFormatError(f"{source}: vocab entry {text!r} (id {i}) is not byte-level BPE text")
+            # Text that no byte-level word spells (allenai's OLMo files list runs of plain
+            # spaces): BPE never makes it, as in HF; an added token of that text gives its id.
+            if literals.get(text) != i:
+                unreachable.append(i)
+            continue
         if piece in ranks or piece in aside:
             raise VocabFormatError(f"{source}: vocab entries {text!r} and id {ranks.get(piece, aside.get(piece))} "
                                    "spell the same bytes")
@@ -71,7 +83,7 @@ def _byte_level_ranks(vocab: Mapping[str, Any], source: str,
             aside[piece] = i
         else:
             ranks[piece] = i
-    return ranks, aside
+    return ranks, aside, unreachable
 
 
 def _merge_pairs(merges: Any, source: str) -> list[tuple[bytes, bytes]]:
@@ -117,10 +129,8 @@ def _normalizer_steps(spec: Any, source: str, depth: int = 0) -> list[dict]:
 
 def _normalizer(spec: Any, source: str, prefix_space: bool = False) -> str:
     """The vocabulary's normalizer name: ``none``, a single Unicode form (native on both
-    backends), or a normalizer program (:func:`~wordsplit.normalizers.normalizer_program`).
+    backends), or a normalizer program (:func:`~wordsplit.normalizer_programs.normalizer_program`).
     ``prefix_space``: ByteLevel's add_prefix_space, run after the normalizer (see :func:`_pattern`)."""
-    from ..normalizers import normalizer_program
-
     steps = [] if spec is None else _normalizer_steps(spec, source)
     if prefix_space:
         steps.append({"type": "PrefixSpace"})
@@ -138,9 +148,7 @@ def _normalizer(spec: Any, source: str, prefix_space: bool = False) -> str:
 
 def _check_normalizer_program(name: str) -> None:
     """Build the program now, so that a bad Replace regex fails at load, naming the file."""
-    from ..normalizers import get_normalizer
-
-    get_normalizer(name)
+    NORMALIZERS.get(name)
 
 
 # HF's Digits splits on Rust's char::is_numeric (General_Category N of the Unicode the Rust
@@ -179,20 +187,40 @@ def _flat_pre_tokenizers(spec: dict, source: str, depth: int = 0) -> list[dict]:
     return [flat for step in steps for flat in _flat_pre_tokenizers(step, source, depth + 1)]
 
 
+def _step_of(split: dict, source: str) -> dict[str, Any]:
+    """A tokenizer.json ``Split`` pre-tokenizer as a program step (its ``String`` pattern escaped).
+
+    Raises:
+        VocabFormatError: a malformed Split.
+    """
+    pattern = split.get("pattern")
+    if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str) and len(pattern) == 1:
+        regex_text = pattern["Regex"]
+    elif isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and len(pattern) == 1:
+        # HF escapes a String pattern into a regex (regex::escape); spell each character as a
+        # code point escape, which every engine reads literally.
+        regex_text = "".join(c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):X}}}" for c in pattern["String"])
+    else:
+        raise VocabFormatError(
+            f"{source}: Split needs a pattern {{'Regex': ...}} or {{'String': ...}}, got {pattern!r}"
+        )
+    return checked_step(
+        {"pattern": regex_text, "behavior": split.get("behavior"), "invert": split.get("invert", False)}, source
+    )
+
+
 def _split_step(spec: dict, source: str) -> dict[str, Any]:
     """A pre-tokenizer before ByteLevel as a split-program step (HF's char-predicate splits are
     a Split on a one-character class: each matching character is one match)."""
-    from ..spanners.hf_split import step_of
-
     kind = spec.get("type")
     if kind == "Split":
-        return step_of(spec, source)
+        return _step_of(spec, source)
     if kind == "Digits":
         individual = spec.get("individual_digits", False)
         return {"pattern": DIGIT_CLASS, "behavior": "Isolated" if individual else "Contiguous", "invert": False}
     if kind == "Punctuation":
         behavior = spec.get("behavior", "Isolated")
-        return step_of({"pattern": {"Regex": punctuation_class()}, "behavior": behavior, "invert": False}, source)
+        return _step_of({"pattern": {"Regex": punctuation_class()}, "behavior": behavior, "invert": False}, source)
     if kind == "Whitespace":
         # HF: Split(Invert(r"\w+|[^\w\s]+"), Removed): the matches are kept, the rest deleted.
         return {"pattern": WHITESPACE_PATTERN, "behavior": "Removed", "invert": True}
@@ -211,14 +239,15 @@ def _pattern(spec: Any, source: str, prefix_in_program: bool = False) -> tuple[s
 
     The pre-tokenizer is a ByteLevel, alone or last in a (possibly nested) Sequence after
     Split, Digits, Punctuation, Whitespace and WhitespaceSplit steps. ByteLevel's own regex is
-    GPT-2's (tiktoken's spelling, proven equal). The other steps keep HF's semantics (the text between matches
-    stays, behaviors, invert) as a split program (:mod:`~wordsplit.spanners.hf_split`), except
-    one Isolated Split whose pattern is one the scanners are proven for: such a pattern matches
-    every character, so HF's pieces are its matches, and the plain pattern lets the native
-    scanner run. ``trim_offsets`` changes offsets only, so it is accepted and ignored.
+    GPT-2's (tiktoken's spelling, proven equal). The other steps keep HF's semantics (the text
+    between matches stays, behaviors, invert) as a split program (:mod:`~wordsplit.split_programs`,
+    run by :mod:`~wordsplit.spanners.hf_split`), except one Isolated Split whose pattern is one the
+    scanners are proven for: such a pattern matches every character, so HF's pieces are its
+    matches, and the plain pattern lets the native scanner run. ``trim_offsets`` changes offsets
+    only, so it is accepted and ignored.
 
     ``Whitespace``, ``WhitespaceSplit`` and ``Removed`` behaviors delete text: such a program
-    *drops text* (the spanner gives the engines spans, see :mod:`wordsplit.spanners`).
+    *drops text* (the spanner gives the engines spans: :class:`~wordsplit.protocols.DroppingSpanner`).
 
     ``add_prefix_space`` puts a space before each piece ByteLevel receives that does not start
     with one. As the first pre-tokenizer it receives the normalized text of each stretch
@@ -230,7 +259,6 @@ def _pattern(spec: Any, source: str, prefix_in_program: bool = False) -> tuple[s
     gets its own space, as in HF.
     """
     from ..native_names import SCANNER_PATTERNS
-    from ..spanners.hf_split import PREFIX_SPACE_STEP, split_program
 
     if not isinstance(spec, dict):
         raise UnsupportedTokenizerError(f"{source}: a tokenizer without pre_tokenizer is not supported")
@@ -266,10 +294,8 @@ def _pattern(spec: Any, source: str, prefix_in_program: bool = False) -> tuple[s
 def _check_compiles(pattern: str, source: str) -> None:
     """Compile a split program now, so that a pattern wordsplit cannot run fails at load, naming
     the file, rather than when a tokenizer is built from it."""
-    from ..spanners.hf_split import HFSplitSpanner
-
     try:
-        HFSplitSpanner(pattern)
+        SPANNERS.get("hf-split")(pattern)
     except (VocabFormatError, UnsupportedTokenizerError) as exc:
         raise type(exc)(f"{source}: {exc}") from None
 
@@ -333,7 +359,9 @@ def _hf_added_ids(entries: list, special: dict[str, int], added: dict[str, int],
         if content in vocab:
             i = vocab[content]
             if type(i) is not int:  # (bool is an int subclass, and no id)
-                raise VocabFormatError(f"{source}: vocab entry {content!r} has the id {i!r}; ids are non-negative integers")
+                raise VocabFormatError(
+                    f"{source}: vocab entry {content!r} has the id {i!r}; ids are non-negative integers"
+                )
             ids[content] = i
             continue
         top = max(ids.values(), default=-1)
@@ -364,14 +392,12 @@ def _check_added_tokens(literals: list[str], flags: Mapping[str, int], normalize
     split") when an ``lstrip`` token made only of whitespace matches inside the whitespace an
     ``rstrip`` token took; a file where that can happen is refused too.
     """
-    from ..normalizers import get_normalizer
-    from ..specials import WHITE_SPACE, normalized_contents
     from ..vocab import LSTRIP, NORMALIZED, RSTRIP
 
     contents = {literal: literal for literal in literals}
     if second_pass_normalizes(normalizer, flags):
         try:
-            contents.update(normalized_contents(literals, flags, get_normalizer(normalizer)))
+            contents.update(normalized_contents(literals, flags, NORMALIZERS.get(normalizer)))
         except (VocabFormatError, UnsupportedTokenizerError) as exc:  # (the second: the normalizer's own)
             raise UnsupportedTokenizerError(f"{source}: {exc}") from None
     for group in (True, False):
@@ -397,7 +423,7 @@ def _bpe_vocab(
     or one per run with ``fuse_unk``), or dropped before merging when the model has none, as
     HF does."""
     literals = {**special, **added}
-    ranks, aside = _byte_level_ranks(vocab_table, source, literals)
+    ranks, aside, unreachable = _byte_level_ranks(vocab_table, source, literals)
     pairs = _merge_pairs(merges, source)
     if aside and ignore_merges:
         # HF then looks a whole word up in the vocab first, which can find such an entry in
@@ -437,12 +463,14 @@ def _bpe_vocab(
         eos_token_id=eos, source=source, literal_flags=literal_flags,
         unk_token_id=unk_id if type(unk_id) is int else None,
         fuse_unk=bool(fuse_unk),
+        n_vocab=max([*ranks.values(), *literals.values(), *unreachable]) + 1 if unreachable else None,
     )
 
 
 def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name: str | None = None,
                            eos_token: str | None = None) -> Vocab:
-    """Parse a HuggingFace ``tokenizer.json`` with a byte-level BPE model.
+    """Parse a HuggingFace ``tokenizer.json`` with a byte-level BPE model, or a SentencePiece-style
+    one (:mod:`wordsplit.formats.hf_sentencepiece`).
 
     Raises:
         VocabFormatError: malformed JSON or entries.
@@ -452,6 +480,8 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
         raise VocabFormatError(f"{source}: no 'model' object; is this a tokenizer.json?")
     model = spec["model"]
+    if is_sentencepiece_style(spec):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
+        return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     _check_model(model, source)
     decoder = spec.get("decoder")
     if decoder is not None and _object(decoder, "decoder", source).get("type") != "ByteLevel":

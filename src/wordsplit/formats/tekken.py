@@ -31,7 +31,8 @@ beginning, so that a Tekken file is recognized whatever its name.
 >>> looks_like_tekken(data)
 True
 >>> vocab = read_tekken(data, source="tekken.json")
->>> vocab.n_vocab, vocab.ranks[b"a"], vocab.special_tokens["<s>"], vocab.eos_token_id, vocab.special_tokens["<SPECIAL_23>"]
+>>> specials = vocab.special_tokens
+>>> vocab.n_vocab, vocab.ranks[b"a"], specials["<s>"], vocab.eos_token_id, specials["<SPECIAL_23>"]
 (280, 121, 1, 2, 23)
 """
 
@@ -46,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..patterns import MAX_GROUP_DEPTH, group_depth
 from ..vocab import Vocab, id_limit
 from .files import file_stem, read_file
 
@@ -215,9 +217,6 @@ def read_tekken(data: bytes, *, source: str = "tekken.json", name: str | None = 
         VocabFormatError: not JSON, not a Tekken file, or an entry that breaks the format.
         UnsupportedTokenizerError: a pattern nested too deeply to compile.
     """
-    # Here, not at the top: detecting a Tekken file (on every .json load) needs no regex module.
-    from ..spanners.regex import MAX_GROUP_DEPTH, group_depth
-
     try:
         spec = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
-from ..spanners.regex import MAX_GROUP_DEPTH, group_depth
+from ..patterns import MAX_GROUP_DEPTH, group_depth
 from ..vocab import Vocab, id_limit
 from .files import file_stem, read_file
 

@@ -64,20 +64,23 @@ from typing import Callable, Optional
 
 from ..errors import DuplicateNameError
 from ..native_names import SCANNER_PATTERNS
-from ..registry import Registry, load_plugins
-from .hf_split import HFSplitSpanner, is_split_program
+from ..protocols import SpannerClass
+from ..registry import SPANNERS, load_plugins
+from ..split_programs import is_split_program
+from .hf_split import HFSplitSpanner
 from .regex import RegexSpanner
 from .scanners import scanner_class
-
-SPANNERS: Registry[type] = Registry("spanner")
+from .sentencepiece import SentencePieceSpanner
+from ..sentencepiece import is_sentencepiece
 
 # pattern → the spanner registered for exactly that pattern (what spanner="auto" picks).
 _BY_PATTERN: dict[str, str] = {}
 
 
-def register_spanner(name: str, *, patterns: tuple[str, ...] = ()) -> Callable[[type], type]:
+def register_spanner(name: str, *, patterns: tuple[str, ...] = ()) -> Callable[[SpannerClass], SpannerClass]:
     """Decorator: register a spanner class (``cls(pattern)`` with ``split(text) -> list[str]``,
-    or ``drops_text = True`` and ``spans(text)``: see :mod:`wordsplit.spanners`).
+    or ``drops_text = True`` and ``spans(text)``: the Protocols :class:`~wordsplit.protocols.Spanner` and
+    :class:`~wordsplit.protocols.DroppingSpanner`).
 
     Args:
         name: its name, for ``TokenizerOptions(spanner=name)`` and ``--spanner``.
@@ -89,7 +92,7 @@ def register_spanner(name: str, *, patterns: tuple[str, ...] = ()) -> Callable[[
     """
     patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)
 
-    def deco(cls: type) -> type:
+    def deco(cls: SpannerClass) -> SpannerClass:
         for pattern in patterns:
             if _BY_PATTERN.get(pattern) in SPANNERS._items:  # (a removed spanner's claim is void)
                 raise DuplicateNameError(
@@ -112,20 +115,26 @@ def spanner_for(pattern: str) -> Optional[str]:
     """
     if is_split_program(pattern):
         return "hf-split"  # a tokenizer.json's Split steps (HF semantics)
+    if is_sentencepiece(pattern):
+        return "sentencepiece"  # a SentencePiece model: its user-defined pieces cut out
     if pattern not in _BY_PATTERN:
         load_plugins()  # a plug-in may claim it
     name = _BY_PATTERN.get(pattern)
     return name if name in SPANNERS else None
 
 
-def get_spanner(name: str) -> type:
+def get_spanner(name: str) -> SpannerClass:
     """The Python spanner class registered as ``name``; unknown names list the known ones."""
     return SPANNERS.get(name)
 
 
 register_spanner("regex")(RegexSpanner)
 register_spanner("hf-split")(HFSplitSpanner)
+register_spanner("sentencepiece")(SentencePieceSpanner)
 for _name, _patterns in SCANNER_PATTERNS.items():
     register_spanner(_name, patterns=_patterns)(scanner_class(_name, _patterns))
 
-__all__ = ["SPANNERS", "HFSplitSpanner", "RegexSpanner", "get_spanner", "register_spanner", "spanner_for"]
+__all__ = [
+    "SPANNERS", "HFSplitSpanner", "RegexSpanner", "SentencePieceSpanner", "get_spanner", "register_spanner",
+    "spanner_for",
+]

@@ -16,7 +16,7 @@ the whole match is the split whatever groups the pattern captures, and an empty 
 where the previous match ended is skipped. Empty pieces are dropped.
 
 A vocabulary records such a pipeline as its ``pattern``: a *split program*, the text
-``hf-split:`` followed by the JSON list of steps (:func:`split_program`). ``spanner="auto"``
+``hf-split:`` followed by the JSON list of steps (:mod:`wordsplit.split_programs`). ``spanner="auto"``
 picks this spanner for it, and the regexes run on the ``regex`` module with the Unicode 16.0
 classes of :func:`translate_pattern`. The native engine runs the same program in Rust
 (``crates/wordsplit/src/spanners/hf_program.rs``, steps from ``native_program_steps`` in
@@ -31,6 +31,7 @@ program with either *drops text* (:attr:`HFSplitSpanner.drops_text`): the engine
 its pieces from :meth:`HFSplitSpanner.spans`, ``(start, end)`` or ``(start, end, prefix)``
 spans of the input (see :mod:`wordsplit.spanners`), instead of covering pieces.
 
+>>> from wordsplit.split_programs import split_program
 >>> program = split_program([{"pattern": "[a-z]+", "behavior": "Isolated", "invert": False}])
 >>> HFSplitSpanner(program).split("hello world 123!")
 ['hello', ' ', 'world', ' 123!']
@@ -38,82 +39,15 @@ spans of the input (see :mod:`wordsplit.spanners`), instead of covering pieces.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterator, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
-from .regex import MAX_GROUP_DEPTH, group_depth, translate_pattern
+from ..split_programs import BEHAVIORS, PREFIX_SPACE_STEP, parse_split_program
+from .regex import translate_pattern
 
-__all__ = ["BEHAVIORS", "HFSplitSpanner", "PREFIX_SPACE_STEP", "PROGRAM_PREFIX", "hf_split", "is_split_program", "native_split_patterns",
-           "parse_split_program", "split_program"]
-
-PROGRAM_PREFIX = "hf-split:"
-BEHAVIORS = ("Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+__all__ = ["HFSplitSpanner", "find_matches", "hf_split"]
 
 Span = tuple[int, int]
-
-
-# The step that puts a space before each piece that does not start with one (HF's ByteLevel
-# add_prefix_space, NormalizedString::prepend), placed before ByteLevel's own regex step.
-PREFIX_SPACE_STEP = {"add_prefix_space": True}
-
-
-def split_program(steps: list[dict[str, Any]]) -> str:
-    """The ``pattern`` string of a vocabulary whose pre-tokenizer is these Split steps.
-
-    Each step is ``{"pattern": regex, "behavior": one of BEHAVIORS, "invert": bool}``, or
-    ``{"add_prefix_space": True}`` (:data:`PREFIX_SPACE_STEP`); an empty list means the whole
-    text is one piece.
-
-    >>> split_program([{"pattern": r"\\s+", "behavior": "Contiguous", "invert": True}])
-    'hf-split:[{"behavior":"Contiguous","invert":true,"pattern":"\\\\\\\\s+"}]'
-    """
-    return PROGRAM_PREFIX + json.dumps(
-        [_checked_step(step, "split program") for step in steps], sort_keys=True, separators=(",", ":"),
-        ensure_ascii=False,
-    )
-
-
-def is_split_program(pattern: object) -> bool:
-    """True for a pattern made by :func:`split_program`."""
-    return isinstance(pattern, str) and pattern.startswith(PROGRAM_PREFIX)
-
-
-def parse_split_program(pattern: str) -> list[dict[str, Any]]:
-    """The steps of a split program.
-
-    Raises:
-        VocabFormatError: not a well-formed split program.
-    """
-    if not is_split_program(pattern):
-        raise VocabFormatError(f"{pattern[:60]!r} is not a split program (it starts with {PROGRAM_PREFIX!r})")
-    try:
-        steps = json.loads(pattern[len(PROGRAM_PREFIX):])
-    except (json.JSONDecodeError, RecursionError):
-        raise VocabFormatError(f"the split program {pattern[:80]!r} is not valid JSON") from None
-    if not isinstance(steps, list):
-        raise VocabFormatError(f"the split program {pattern[:80]!r} must hold a list of steps")
-    return [_checked_step(step, "split program") for step in steps]
-
-
-def _checked_step(step: Any, source: str) -> dict[str, Any]:
-    if step == PREFIX_SPACE_STEP:
-        return dict(PREFIX_SPACE_STEP)
-    if not isinstance(step, dict) or set(step) != {"pattern", "behavior", "invert"}:
-        raise VocabFormatError(
-            f"{source}: a split step is {{'pattern', 'behavior', 'invert'}} or {PREFIX_SPACE_STEP}, got {step!r}"
-        )
-    pattern, behavior, invert = step["pattern"], step["behavior"], step["invert"]
-    if not isinstance(pattern, str) or behavior not in BEHAVIORS or not isinstance(invert, bool):
-        raise VocabFormatError(
-            f"{source}: bad split step {step!r} (pattern: a str; behavior: one of {', '.join(BEHAVIORS)}; "
-            "invert: a bool)"
-        )
-    if group_depth(pattern) > MAX_GROUP_DEPTH:
-        raise UnsupportedTokenizerError(
-            f"{source}: the split pattern nests groups more than {MAX_GROUP_DEPTH} deep: {pattern[:80]!r}..."
-        )
-    return {"pattern": pattern, "behavior": behavior, "invert": invert}
 
 
 def find_matches(regex, text: str) -> Iterator[Span]:
@@ -253,6 +187,7 @@ class HFSplitSpanner:
         VocabFormatError: ``pattern`` is not a split program, or a regex does not compile.
         UnsupportedTokenizerError: a regex construct :func:`translate_pattern` refuses.
 
+    >>> from wordsplit.split_programs import split_program
     >>> program = split_program([{"pattern": r"\p{N}", "behavior": "MergedWithNext", "invert": False}])
     >>> HFSplitSpanner(program).split("ab12cd")
     ['ab', '1', '2cd']
@@ -283,7 +218,9 @@ class HFSplitSpanner:
             except regex.error as exc:
                 raise VocabFormatError(f"the split pattern {step['pattern']!r} does not compile: {exc}") from None
             except RecursionError:
-                raise UnsupportedTokenizerError(f"the split pattern {step['pattern'][:80]!r} nests too deeply") from None
+                raise UnsupportedTokenizerError(
+                    f"the split pattern {step['pattern'][:80]!r} nests too deeply"
+                ) from None
             self._compiled.append((compiled, grouped, step["behavior"], step["invert"]))
         self.drops_text = any(
             step is None or step[2] == "Removed" for step in self._compiled
@@ -347,46 +284,3 @@ class HFSplitSpanner:
 
     def __repr__(self) -> str:
         return f"HFSplitSpanner({self.pattern!r})"
-
-
-def native_split_patterns(pattern: str) -> Optional[list[str]]:
-    """The expanded patterns with which the native engine's regex sequence runs this split
-    program, or None when it cannot (the Python spanner then runs it).
-
-    The native sequence cuts each piece into its matches and the text between them, which is
-    an ``Isolated`` step; so a program of Isolated steps whose every pattern the native regex
-    spanner runs (it refuses any that can match the empty string, whose handling engines do
-    not share) runs natively, with the same matches (the native spanner is proven equal to the
-    ``regex`` module on the translated pattern, which this spanner uses).
-
-    >>> native_split_patterns(split_program([{"pattern": "[0-9]", "behavior": "Isolated", "invert": False}]))
-    ['[0-9]']
-    >>> native_split_patterns(split_program([{"pattern": "[0-9]", "behavior": "Contiguous", "invert": False}]))
-    """
-    from ..engines.native import native_regex_pattern
-
-    steps = parse_split_program(pattern)
-    if not steps or any(step.get("behavior") != "Isolated" for step in steps):
-        return None
-    patterns = [native_regex_pattern(step["pattern"], line_anchors=True) for step in steps]
-    return None if None in patterns else patterns
-
-
-def step_of(split: dict, source: str) -> Optional[dict[str, Any]]:
-    """A tokenizer.json ``Split`` pre-tokenizer as a program step (its ``String`` pattern escaped).
-
-    Raises:
-        VocabFormatError: a malformed Split.
-    """
-    pattern = split.get("pattern")
-    if isinstance(pattern, dict) and isinstance(pattern.get("Regex"), str) and len(pattern) == 1:
-        regex_text = pattern["Regex"]
-    elif isinstance(pattern, dict) and isinstance(pattern.get("String"), str) and len(pattern) == 1:
-        # HF escapes a String pattern into a regex (regex::escape); spell each character as a
-        # code point escape, which every engine reads literally.
-        regex_text = "".join(c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):X}}}" for c in pattern["String"])
-    else:
-        raise VocabFormatError(f"{source}: Split needs a pattern {{'Regex': ...}} or {{'String': ...}}, got {pattern!r}")
-    return _checked_step(
-        {"pattern": regex_text, "behavior": split.get("behavior"), "invert": split.get("invert", False)}, source
-    )

@@ -38,8 +38,9 @@ import sys
 from typing import Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..patterns import MAX_GROUP_DEPTH
 
-__all__ = ["MAX_GROUP_DEPTH", "RegexSpanner", "group_depth", "native_pattern", "translate_pattern"]
+__all__ = ["RegexSpanner", "native_pattern", "translate_pattern"]
 
 MAX_CODE_POINT = 0x10FFFF
 
@@ -97,11 +98,6 @@ _ALLOWED_FLAGS = frozenset("is")
 
 # A correction list longer than this is guarded by its bounding range (see _correction).
 _GUARD_MIN_RANGES = 3
-
-# Groups nested deeper than this are refused: the regex module's compiler recurses per level
-# (5,000 levels exhaust Python's stack), and real tokenizer patterns nest two or three deep.
-MAX_GROUP_DEPTH = 100
-
 
 # -- range arithmetic (inclusive (first, last) pairs, sorted and merged) --------------------
 
@@ -508,36 +504,6 @@ class _Translator:
         if c.isdigit():
             return f"the backreference or octal escape \\{c}"
         return f"the escape \\{c}"
-
-
-def group_depth(pattern: str) -> int:
-    r"""How deeply the groups of ``pattern`` nest (escapes and classes skipped): a cheap check a
-    loader runs before anything compiles the pattern (see :data:`MAX_GROUP_DEPTH`).
-
-    >>> group_depth(r"(?i:'s|(a\(b)[(])")
-    2
-    """
-    depth = deepest = 0
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
-                i += 2  # a leading "]" is a member, not the end
-        elif c == "(":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif c == ")":
-            depth -= 1
-        i += 1
-    return deepest
 
 
 def translate_pattern(pattern: str, *, explicit: bool = False, line_anchors: bool = False) -> str:

@@ -59,11 +59,15 @@ FORMAT = 3  # 2: the header holds the chat template; 3: the unk token id, fuse_u
 # Every module whose code decides what a parse produces: editing one changes every key.
 _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",
-    "wordsplit.formats.hf", "wordsplit.formats.gguf", "wordsplit.formats.merges", "wordsplit.formats.bytelevel",
-    "wordsplit.formats.tekken", "wordsplit.formats._gguf_classes", "wordsplit.patterns", "wordsplit.vocabs.pretrained", __name__,
+    "wordsplit.formats.hf", "wordsplit.formats.gguf", "wordsplit.formats.gguf.reader",
+    "wordsplit.formats.gguf.pre_tokenizers", "wordsplit.formats.gguf.tokenizer", "wordsplit.formats.gguf._classes",
+    "wordsplit.formats.merges", "wordsplit.formats.bytelevel", "wordsplit.formats.tekken", "wordsplit.patterns",
+    "wordsplit.split_programs", "wordsplit.normalizer_programs", "wordsplit.vocabs.pretrained", __name__,
     # tokenizer.json's normalizer programs and the Punctuation class (found from the top-level
     # package, so a warm load imports no subpackage)
     "wordsplit.normalizers", "wordsplit._hf_char_data",
+    # SentencePiece .model files and SentencePiece-style tokenizer.json
+    "wordsplit.formats.sentencepiece", "wordsplit.formats.hf_sentencepiece", "wordsplit.sentencepiece",
 )
 
 
@@ -126,15 +130,19 @@ def recipe_key(recipe: Mapping) -> str:
 def code_fingerprint() -> str:
     """A sha256 over the source of the parsing modules (their version when the source is absent).
 
-    The modules are found, not imported: a warm load (an entry hit) never runs the parsers.
+    The modules are found, not imported: a warm load (an entry hit) never runs the parsers. They
+    are found under the package's folder, since ``find_spec`` of a module in a subpackage
+    imports the subpackage (``wordsplit.formats.gguf`` builds llama.cpp's pattern table).
     """
     digest = hashlib.sha256()
+    package = Path(importlib.util.find_spec("wordsplit").origin).parent
     for name in _PARSING_MODULES:
-        spec = importlib.util.find_spec(name)
+        path = package.joinpath(*name.split(".")[1:])
         try:
-            digest.update(Path(spec.origin).read_bytes())
-        except (AttributeError, TypeError, OSError):  # no source file (a frozen or zip install)
-            from .. import __version__
+            source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+            digest.update(source.read_bytes())
+        except OSError:  # no source file (a frozen or zip install)
+            from .._version import __version__
 
             digest.update(f"{name} {__version__}".encode())
     return digest.hexdigest()

@@ -389,7 +389,7 @@ def _discard(temp: Path) -> None:
 
 
 def _user_agent() -> str:
-    from .. import __version__
+    from .._version import __version__
 
     return f"wordsplit/{__version__}"
 

@@ -27,7 +27,7 @@ from collections import Counter
 from itertools import islice
 from typing import Callable, Iterable, Iterator, Mapping, Optional
 
-from ..engines.python import without_surrogates
+from ..engines.arguments import without_surrogates
 
 
 class WordCounts(Counter):

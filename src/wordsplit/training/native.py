@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Callable, Iterable, Optional, Sequence
 
-from ..engines.python import without_surrogates
+from ..engines.arguments import without_surrogates
 from ..formats.bytelevel import token_bytes
 from ..native_names import SCANNER_PATTERNS
 from ..vocab import native_module

@@ -1,7 +1,7 @@
 """Progress bars for training, on stderr: characters counted (per second), then merges (merges/s, ETA).
 
 A disabled :class:`Progress` does nothing and imports nothing (rich is imported only when a bar
-is drawn).
+is drawn; without rich, a plain line on stderr: :mod:`wordsplit.terminal`).
 
 >>> with Progress(enabled=False) as bars:
 ...     bars.counted(10)
@@ -11,11 +11,8 @@ is drawn).
 
 from __future__ import annotations
 
-import sys
-
-
 class Progress:
-    """Two rich bars on stderr when ``enabled``: counting (no total) and merging (to vocab_size)."""
+    """Two bars on stderr when ``enabled``: counting (no total) and merging (to vocab_size)."""
 
     def __init__(self, *, enabled: bool) -> None:
         self.enabled = enabled
@@ -26,15 +23,12 @@ class Progress:
 
     def __enter__(self) -> Progress:
         if self.enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, TaskProgressColumn,
-                                       TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+            from ..terminal import progress_bars
 
-            self._rich = RichProgress(
-                TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                console=Console(file=sys.stderr), transient=False,
-            )
+            self._rich = progress_bars(lambda rp: [
+                rp.TextColumn("{task.description}"), rp.BarColumn(), rp.TaskProgressColumn(),
+                rp.MofNCompleteColumn(), rp.TextColumn("{task.fields[rate]}"), rp.TimeElapsedColumn(),
+                rp.TimeRemainingColumn()], transient=False)
             self._rich.__enter__()
             self._count_task = self._rich.add_task("counting words", total=None, rate="")
         return self

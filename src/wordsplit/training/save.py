@@ -5,7 +5,7 @@ Each file gives the same ids as wordsplit in the library that reads it:
 * ``tokenizer.json`` (HF ``tokenizers``): a BPE model with the byte-level vocabulary and the
   merges in rank order (:func:`~wordsplit.training.vocab.merge_list`), the specials as added
   tokens, the split pattern as ``Split(Regex, "isolated")`` + ``ByteLevel(use_regex=False)``
-  (spelled for HF's regex engine by :func:`hf_pattern`), a ByteLevel decoder, and the NFC
+  (spelled for HF's regex engine by :func:`split_pattern`), a ByteLevel decoder, and the NFC
   normalizer when the vocabulary has one;
 * ``vocab.json`` + ``merges.txt``: the same model in the two-file form (specials included in
   vocab.json, as HF's ``BPE.save`` writes them), and ``tokenizer_config.json`` beside them
@@ -72,6 +72,27 @@ def hf_pattern(pattern: str) -> str:
     return "".join(out)
 
 
+def split_pattern(pattern: str) -> str:
+    """The pattern ``tokenizer.json``'s Split step carries for ``pattern``: when a native scanner
+    is registered for it and for a spelling that HF's regex engine reads as it is (no possessive
+    bound, no ``$``: tiktoken's original spellings, as HF ports of these vocabularies carry),
+    that spelling, so the file splits the same in HF and loads back on the scanner; else
+    :func:`hf_pattern`'s spelling.
+
+    >>> from wordsplit.patterns import CL100K_PATTERN
+    >>> "{1,3}+" in CL100K_PATTERN, split_pattern(CL100K_PATTERN)[:30]
+    (True, "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[")
+    """
+    from ..native_names import SCANNER_PATTERNS
+    from ..spanners import spanner_for
+
+    scanner = spanner_for(pattern)
+    for spelling in SCANNER_PATTERNS.get(scanner, ()):
+        if hf_pattern(spelling) == spelling:
+            return spelling
+    return hf_pattern(pattern)
+
+
 def _write(path: Path, data: bytes) -> None:
     """Write atomically: a temporary file in the same directory, renamed into place."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -111,7 +132,8 @@ def tokenizer_json(vocab: Vocab) -> str:
         "added_tokens": added,
         "normalizer": normalizer,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": hf_pattern(vocab.pattern)}, "behavior": "Isolated", "invert": False},
+            {"type": "Split", "pattern": {"Regex": split_pattern(vocab.pattern)}, "behavior": "Isolated",
+             "invert": False},
             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
         ]},
         "post_processor": None,

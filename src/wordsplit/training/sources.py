@@ -30,7 +30,7 @@ import random
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Union
 
-from ..errors import TrainingInputError
+from ..errors import TrainingInputError, advised
 
 Source = Union[Iterable[str], "os.PathLike[str]", Iterable["os.PathLike[str]"]]
 
@@ -84,13 +84,27 @@ def iter_file(path: Union[str, os.PathLike], *, field: Optional[str] = None,
                     raise TrainingInputError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
                 text = record.get(field) if isinstance(record, dict) else None
                 if not isinstance(text, str):
-                    raise TrainingInputError(
-                        f"{path}:{lineno}: expected an object with a string {field!r} field; "
-                        "pass field=... (--field on the command line) to name another one"
-                    )
+                    raise advised(TrainingInputError,
+                                  f"{path}:{lineno}: expected an object with a string {field!r} field",
+                                  python="pass field=... to name another one", cli="--field names another one")
                 yield text
-        except UnicodeDecodeError as exc:
-            raise TrainingInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start} of a block)") from None
+        except UnicodeDecodeError:
+            raise TrainingInputError(_not_utf8(path)) from None
+
+
+def _not_utf8(path: Path) -> str:
+    """Where ``path`` stops being UTF-8, as ``"PATH:LINE: ..."``: the text reader decodes a
+    block at a time and knows no line, so the file is read again, a line at a time (a line
+    break is one byte that no UTF-8 sequence holds, so each line decodes alone)."""
+    raw = gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+    with raw:
+        for lineno, line in enumerate(raw, 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return (f"{path}:{lineno}: not UTF-8 text (byte 0x{line[exc.start]:02x} at byte {exc.start + 1} of "
+                        f"the line: {exc.reason}); convert the file first, e.g. with iconv")
+    return f"{path}: not UTF-8 text; convert it first, e.g. with iconv"
 
 
 def _iter_parquet(path: Path, column: str) -> Iterator[str]:
@@ -120,7 +134,9 @@ def iter_documents(source: Source, *, field: Optional[str] = None, column: Optio
 
     Raises:
         TrainingInputError: ``source`` is a single ``str`` (ambiguous: pass ``[text]`` for a
-            text, or a ``pathlib.Path`` for a file), or an item is neither a str nor a path.
+            text, or a ``pathlib.Path`` for a file), its first text names an existing file
+            (ambiguous too: pass ``Path`` items to read files), or an item is neither a str nor
+            a path.
     """
     if isinstance(source, (str, bytes)):
         raise TrainingInputError(
@@ -129,15 +145,47 @@ def iter_documents(source: Source, *, field: Optional[str] = None, column: Optio
     if isinstance(source, os.PathLike):
         return iter_file(source, field=field, column=column)
     if isinstance(source, (list, tuple)) and set(map(type, source)) <= {str}:
+        if source:
+            _refuse_file_name(source[0])
         return iter(source)  # texts only: no step per document in Python
     return _iter_items(source, field, column)
 
 
+# A text this long or with a line break is not taken for a file name (and costs no stat).
+LONGEST_FILE_NAME = 4096
+
+
+def _refuse_file_name(text: str) -> None:
+    """Refuse a first text that names an existing file: ``train(["corpus.txt"])`` meant the
+    file (HF's ``train(files=[...])`` takes names as str), and training on the characters of
+    its name would be a silent wrong answer. Files are ``pathlib.Path`` items. Only the first
+    text is looked at, so a corpus of texts costs one check.
+
+    >>> _refuse_file_name("the cat sat")
+    """
+    if len(text) > LONGEST_FILE_NAME or "\n" in text:
+        return
+    try:
+        is_file = os.path.isfile(text)
+    except (OSError, ValueError):  # a name too long, a NUL: not a file
+        return
+    if is_file:
+        raise TrainingInputError(
+            f"the first training text, {text!r}, is the name of a file; strings are texts, files are "
+            f"pathlib.Path items: pass [Path({text!r})] (e.g. [Path(p) for p in names]) to read it"
+        )
+
+
 def _iter_items(source, field, column) -> Iterator[str]:
+    first = True
     for item in source:
         if isinstance(item, str):
+            if first:
+                _refuse_file_name(item)
+            first = False
             yield item
         elif isinstance(item, os.PathLike):
+            first = False
             yield from iter_file(item, field=field, column=column)
         else:
             raise TrainingInputError(

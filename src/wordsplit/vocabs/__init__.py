@@ -4,8 +4,9 @@
 ``hf:ORG/REPO[@REVISION]`` or an ``http(s)://`` URL (downloaded once into the verified disk
 cache, see :mod:`~wordsplit.store.sources` and :mod:`~wordsplit.store.cache`), or a path to
 a ``.tiktoken``, ``tokenizer.json``, ``vocab.json`` (with ``merges.txt`` beside it), Tekken
-JSON or ``.gguf`` file, each optionally gzipped, or to a directory holding one of them. Every parse is kept in the cache as a derived entry, so the
-second load of any vocabulary skips parsing (:mod:`~wordsplit.store.derived`).
+JSON or ``.gguf`` file, each optionally gzipped, or to a directory holding one of them. Every
+parse is kept in the cache as a derived entry, so the second load of any vocabulary skips
+parsing (:mod:`~wordsplit.store.derived`).
 
 Registered names load from the package data (:data:`BUNDLED_DATA`, ``vocabs/data/``). An
 install without those files (a *slim install*) downloads them from their official URLs
@@ -26,9 +27,10 @@ import os
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
-from ..errors import UnknownVocabError, VocabFormatError, closest
+from ..errors import UnknownVocabError, VocabFormatError, WordsplitError, closest
 from ..formats import find_vocab_file, load_with, loader_for, with_tokenizer_config
 from ..formats.files import pinned_inputs, read_file, read_input
+from ..protocols import VocabFactory
 from ..registry import Registry
 from ..store.cache import Cache, open_cache, read_checked, read_record
 from ..store.derived import cached_vocab
@@ -40,7 +42,7 @@ from ..store.sources import (
 from ..vocab import Vocab
 from .pretrained import ALIASES, PRETRAINED, Pretrained
 
-__all__ = ["VOCABS", "benchmark_load", "clear_cache", "download_vocab", "forget_loaded", "list_vocabs", "load_vocab",
+__all__ = ["VOCABS", "clear_cache", "download_vocab", "forget_loaded", "list_vocabs", "load_vocab",
            "register_vocab"]
 
 # Where registered names find their files; a slim install has none of them.
@@ -50,7 +52,7 @@ BUNDLED_DATA = Path(__file__).with_name("data")
 
 #: Named vocabularies: name → ``factory() -> Vocab``. The built-in names are registered here
 #: like any other.
-VOCABS: Registry[Callable[[], Vocab]] = Registry("vocabulary", error=UnknownVocabError)
+VOCABS: Registry[VocabFactory] = Registry("vocabulary", error=UnknownVocabError)
 
 # Registered names already loaded in this process (a Vocab is immutable, so sharing is safe).
 _LOADED: dict[str, Vocab] = {}
@@ -61,7 +63,7 @@ _LOADED: dict[str, Vocab] = {}
 _LOAD_OPTIONS: contextvars.ContextVar[dict] = contextvars.ContextVar("wordsplit_load_options", default={})
 
 
-def register_vocab(name: str, factory: Callable[[], Vocab], *, aliases: tuple[str, ...] = ()) -> None:
+def register_vocab(name: str, factory: VocabFactory, *, aliases: tuple[str, ...] = ()) -> None:
     """Make ``load_vocab(name)`` (and ``list_vocabs()``, and ``--vocab NAME``) know a vocabulary.
 
     Args:
@@ -175,7 +177,9 @@ def _load_path(path: Path, cache: Cache, *, name: str | None = None, facts: dict
     def build() -> Vocab:
         vocab = load_with(loader, path, facts)
         if not isinstance(vocab, Vocab):
-            raise VocabFormatError(f"the loader {loader.name!r} returned {type(vocab).__name__} for {path}, not a Vocab")
+            raise VocabFormatError(
+                f"the loader {loader.name!r} returned {type(vocab).__name__} for {path}, not a Vocab"
+            )
         return vocab if name is None or vocab.name == name else vocab.renamed(name)
 
     if loader.inputs is None:
@@ -297,8 +301,8 @@ def load_vocab(
         name_or_path: ``"qwen3"``, ``"cl100k_base"``, ``"o200k_base"``, ``"o200k_harmony"``,
             ``"r50k_base"`` (alias ``"gpt2"``), ``"p50k_base"``, ``"p50k_edit"``;
             ``"hf:ORG/REPO"`` or ``"hf:ORG/REPO@REVISION"`` (tokenizer.json, else Mistral's
-            tekken.json, else vocab.json + merges.txt; with tokenizer_config.json when the repo has one); an ``http(s)://`` URL
-            of a file; or a path: a file, or a directory that holds one vocabulary file (see
+            tekken.json, else vocab.json + merges.txt; with tokenizer_config.json when the repo has
+            one); an ``http(s)://`` URL of a file; or a path: a file, or a directory that holds one vocabulary file (see
             :func:`~wordsplit.formats.find_vocab_file`). A tokenizer_config.json beside an HF
             file gives eos, bos and the chat template. A vocabulary from a path is named after
             the file, or after its directory when the file is ``tokenizer.json``,
@@ -336,7 +340,9 @@ def load_vocab(
         raise TypeError(f"load_vocab takes a name or a path, not {type(name_or_path).__name__}")
     key = os.fspath(name_or_path)
     if not key.strip():
-        raise UnknownVocabError(f"load_vocab needs a name or a path, got {key!r}; known names: {', '.join(list_vocabs())}")
+        raise UnknownVocabError(
+            f"load_vocab needs a name or a path, got {key!r}; known names: {', '.join(list_vocabs())}"
+        )
     _check_pin(key, sha256)
     facts = {"pattern": pattern, "special_tokens": special_tokens, "n_vocab": n_vocab}
     _check_facts(key, facts)
@@ -351,14 +357,80 @@ def load_vocab(
             return _load_url(key, open_cache(cache_dir), is_offline(offline), sha256, facts)
         path = Path(key)
         if path.is_dir():
-            path = find_vocab_file(path)
+            path = _vocab_file_in(path, open_cache(cache_dir))
         if path.exists():
             return _load_path(path, open_cache(cache_dir), facts=facts)
     known = list_vocabs()
     raise UnknownVocabError(
         f"unknown vocabulary {key!r}: not a registered name nor an existing file. "
-        f"Known names: {', '.join(known)}.{closest(key, known)}"
+        f"Known names: {', '.join(known)}.{_suggestion(key, known)}"
     )
+
+
+# Names that are files that do not exist, not HuggingFace repositories.
+VOCAB_FILE_SUFFIXES = (".tiktoken", ".json", ".model", ".gguf", ".txt", ".bpe", ".gz")
+
+
+def _suggestion(key: str, known: list[str]) -> str:
+    """What ``key`` probably meant: the vocabulary of an OpenAI model's name, a HuggingFace
+    repository for ``ORG/REPO``, else the closest known name.
+
+    >>> _suggestion("gpt-4o", list_vocabs())
+    " Did you mean 'o200k_base'? (the vocabulary of the model 'gpt-4o')"
+    >>> _suggestion("Qwen/Qwen3-8B", list_vocabs())
+    " Did you mean 'hf:Qwen/Qwen3-8B'? (a HuggingFace repository is named with hf:)"
+    >>> _suggestion("tok/tokenizer.json", list_vocabs())
+    ''
+    """
+    from .models import model_encoding
+
+    encoding = model_encoding(key)
+    if encoding is not None and encoding in known:
+        return f" Did you mean {encoding!r}? (the vocabulary of the model {key!r})"
+    org, slash, repo = key.partition("/")
+    file_like = key.startswith((".", "~")) or ":" in key or key.lower().endswith(VOCAB_FILE_SUFFIXES)
+    if slash and org and repo and "/" not in repo and not file_like:
+        return f" Did you mean {HF_PREFIX + key!r}? (a HuggingFace repository is named with {HF_PREFIX})"
+    return closest(key, known)
+
+
+def _vocab_file_in(directory: Path, cache: Cache) -> Path:
+    """The vocabulary file ``load_vocab(directory)`` reads: :func:`~wordsplit.formats.find_vocab_file`'s
+    one file, except that a ``tokenizer.json`` is read when each other candidate is a rank file
+    of the same tokens (the directory ``save_vocab`` and ``wordsplit train`` write: the rank
+    file carries no pattern and no specials, the tokenizer.json both). Rank files of other
+    tokens beside it stay ambiguous, and find_vocab_file says so."""
+    main = next((directory / name for name in ("tokenizer.json", "tokenizer.json.gz") if (directory / name).is_file()),
+                None)
+    if main is None:
+        return find_vocab_file(directory)
+    others = []
+    for path in sorted(directory.iterdir()):
+        if path == main or not path.is_file():
+            continue
+        try:
+            loader = loader_for(path)
+        except UnknownVocabError:
+            continue  # not a vocabulary file
+        named_otherwise = loader.name == "tokenizer.json" and path.name.removesuffix(".gz") != "tokenizer.json"
+        if loader.name == "vocab.json" or named_otherwise:
+            continue  # vocab.json beside a tokenizer.json, tokenizer_config.json...: as find_vocab_file counts them
+        if loader.name != "tiktoken":
+            return find_vocab_file(directory)  # another kind of file: ambiguous
+        others.append(path)
+    if not others:
+        return find_vocab_file(directory)
+    vocab = _load_path(main, cache)
+    for path in others:
+        from ..formats.tiktoken import load_tiktoken
+
+        try:
+            same = dict(load_tiktoken(path, pattern=vocab.pattern).ranks) == dict(vocab.ranks)
+        except (WordsplitError, ValueError):
+            same = False
+        if not same:
+            return find_vocab_file(directory)
+    return main
 
 
 def download_vocab(
@@ -440,32 +512,3 @@ def clear_cache(name: str | None = None, cache_dir: str | os.PathLike | None = N
     else:
         keys, labels = cache_keys(name)
     return cache.clear(keys=keys, labels=labels)
-
-
-def benchmark_load(names=("qwen3", "cl100k_base", "o200k_base"), *, repeat: int = 3) -> list[dict]:
-    """Time ``load_vocab`` with a cold and a warm cache, in fresh temporary cache directories.
-
-    *cold* parses the vocabulary file and writes the derived entry; *warm* reads that entry.
-    Both bypass the in-process memo of registered names, so they measure the disk cache.
-
-    Returns:
-        One ``{"name", "cold_s", "warm_s", "speedup"}`` per name: medians of ``repeat`` runs.
-    """
-    import statistics
-    import tempfile
-    import time
-
-    results = []
-    for name in names:
-        cold, warm = [], []
-        for _ in range(repeat):
-            with tempfile.TemporaryDirectory(prefix="wordsplit-bench-") as tmp:
-                for times in (cold, warm):
-                    forget_loaded()
-                    start = time.perf_counter()
-                    load_vocab(name, cache_dir=tmp)
-                    times.append(time.perf_counter() - start)
-        forget_loaded()
-        cold_s, warm_s = statistics.median(cold), statistics.median(warm)
-        results.append({"name": name, "cold_s": cold_s, "warm_s": warm_s, "speedup": cold_s / warm_s})
-    return results

@@ -1,8 +1,8 @@
 """The registry of pretrained vocabulary names and the facts their files do not carry.
 
 Each entry names its bundled file (package data in ``vocabs/data/``, gzipped), the official
-URL and the sha256 of the uncompressed content (vocabs/SOURCES.md in the project's shared
-data), the split pattern, the special and added tokens and n_vocab, exactly as tiktoken 0.14.0
+URL and the sha256 of the uncompressed content (docs/sources.md says where each file comes
+from), the split pattern, the special and added tokens and n_vocab, exactly as tiktoken 0.14.0
 (``tiktoken_ext/openai_public.py``) and Qwen3's tokenizer.json define them. The URLs are the
 official ones; :mod:`wordsplit.store.sources` swaps their host for ``WORDSPLIT_OPENAI_ENDPOINT``
 or ``WORDSPLIT_HF_ENDPOINT`` when those are set, and downloads a file only when its bundled copy

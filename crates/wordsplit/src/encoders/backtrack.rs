@@ -1,4 +1,4 @@
-//! `backtrack`: the O(n) BPE of GitHub's `bpe` crate (rust-gems, crates/bpe), mirroring
+//! `backtrack`: the O(n) BPE of GitHub's `bpe` crate (github.com/github/rust-gems), mirroring
 //! `wordsplit/encoders/backtrack.py`.
 //!
 //! Walk the piece taking the longest matching token; keep it only if an encoding may still
@@ -12,6 +12,7 @@ use crate::tables::MergeTables;
 
 use super::backtrack_tables::{BacktrackTables, NONE};
 
+#[inline]
 pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     encode_with(t, t.backtrack(), piece, out)
 }

@@ -7,7 +7,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::literals::{literal_automaton, FlaggedScan, Literal, NORMALIZED};
 use super::second_pass::normalized_automaton;
-use super::{EncodeStage, Pipeline, SpanStage};
+use super::{EncodeStage, Interrupt, Pipeline, SpanStage};
 use crate::encoders::{Encoder, EncoderKind};
 use crate::error::Error;
 use crate::normalizers::{NormalizeStage, Normalizer};
@@ -30,6 +30,7 @@ pub struct PipelineBuilder {
     normalizer: NormalizeStage,
     unk: Option<(u32, bool)>,
     program: Option<HfProgram>,
+    interrupt: Option<Interrupt>,
 }
 
 impl PipelineBuilder {
@@ -42,6 +43,7 @@ impl PipelineBuilder {
             normalizer: NormalizeStage::None,
             unk: None,
             program: None,
+            interrupt: None,
         }
     }
 
@@ -127,6 +129,13 @@ impl PipelineBuilder {
         self
     }
 
+    /// A check that a long encode calls between blocks of [`super::POLL_PIECES`] pieces; its
+    /// error ends the encode (the Python bindings raise KeyboardInterrupt through it).
+    pub fn interrupt(mut self, interrupt: Interrupt) -> Self {
+        self.interrupt = Some(interrupt);
+        self
+    }
+
     /// The pipeline, or what is wrong with the stages chosen.
     pub fn build(self) -> Result<Pipeline, Error> {
         let spanner = self.spanner.unwrap_or_else(|| {
@@ -187,6 +196,7 @@ impl PipelineBuilder {
             normalizer,
             unk: self.unk,
             program: self.program.map(Box::new),
+            interrupt: self.interrupt,
         })
     }
 }

@@ -154,7 +154,17 @@ pub struct Pipeline {
     /// which may drop text): encoding uses it, the offsets (`offsets.rs`) the foreign stage,
     /// which gives the same pieces.
     program: Option<Box<HfProgram>>,
+    /// Asked between blocks of [`POLL_PIECES`] pieces of a long text whether to go on; its
+    /// error ends the encode (the Python bindings check for Ctrl-C here).
+    interrupt: Option<Interrupt>,
 }
+
+/// A check a long encode calls between blocks of pieces: `Err` stops the encode with that error.
+pub type Interrupt = Box<dyn Fn() -> Result<(), Error> + Send + Sync>;
+
+/// The pieces encoded between two calls of a pipeline's [`Interrupt`]: about 256 KB of
+/// prose, a millisecond of work, so a check costs nothing measurable and answers fast.
+pub const POLL_PIECES: usize = 1 << 16;
 
 impl Pipeline {
     /// A builder of a pipeline over `tables`: by default the `auto` encoder, no normalizer,
@@ -222,7 +232,35 @@ impl Pipeline {
         };
         // A dropping spanner's pieces are encoded from the text they make.
         let text = spanned.as_ref().map_or(text, |s| s.text.as_str());
-        self.encode_piece_ends(text, &ends, out)
+        match &self.interrupt {
+            Some(interrupt) if ends.len() > POLL_PIECES => {
+                self.encode_piece_blocks(text, &mut ends, interrupt, out)
+            }
+            _ => self.encode_piece_ends(text, &ends, out),
+        }
+    }
+
+    /// [`Self::encode_piece_ends`] a block of [`POLL_PIECES`] pieces at a time, asking
+    /// `interrupt` before each block after the first. Each block's ends are made relative to
+    /// its own start (a piece end is a char boundary), so the piece loop stays as it is.
+    fn encode_piece_blocks(
+        &self,
+        text: &str,
+        ends: &mut [usize],
+        interrupt: &Interrupt,
+        out: &mut Vec<u32>,
+    ) -> Result<(), Error> {
+        let mut base = 0;
+        for block in ends.chunks_mut(POLL_PIECES) {
+            let last = block[block.len() - 1];
+            if base > 0 {
+                interrupt()?;
+                block.iter_mut().for_each(|end| *end -= base);
+            }
+            self.encode_piece_ends(&text[base..last], block, out)?;
+            base = last;
+        }
+        Ok(())
     }
 
     /// The ids of the pieces of `text` ending at `ends`.
@@ -281,5 +319,72 @@ fn split_error(name: &str, error: SplitError) -> Error {
             }
             SplitError::Engine(message) => message,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::spanners::GPT2_PATTERN;
+    use crate::tables::tests::tiny;
+
+    fn pipeline(interrupt: Option<Interrupt>) -> Pipeline {
+        let tables = Arc::new(tiny(&[b"ab", b" ab", b"abab"]));
+        let builder = Pipeline::builder(tables).pattern(GPT2_PATTERN);
+        match interrupt {
+            Some(interrupt) => builder.interrupt(interrupt),
+            None => builder,
+        }
+        .build()
+        .unwrap()
+    }
+
+    fn encode(pipeline: &Pipeline, text: &str) -> Result<Vec<u32>, Error> {
+        let mut out = Vec::new();
+        pipeline.encode(text, &SpecialPolicy::AllowAll, &mut out)?;
+        Ok(out)
+    }
+
+    /// Pieces of every length class (whole tokens, merged, one byte, multi-byte characters).
+    fn long_text(pieces: usize) -> String {
+        let words = ["ab", "abab", "é", "xyz", "  ", "\n", "a"];
+        (0..pieces)
+            .map(|i| format!(" {}", words[i % words.len()]))
+            .collect()
+    }
+
+    #[test]
+    fn an_interrupt_between_blocks_changes_no_id() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::clone(&calls);
+        let checked = pipeline(Some(Box::new(move || {
+            seen.fetch_add(1, Relaxed);
+            Ok(())
+        })));
+        let plain = pipeline(None);
+        let text = long_text(3 * POLL_PIECES + 123);
+        assert_eq!(
+            encode(&checked, &text).unwrap(),
+            encode(&plain, &text).unwrap()
+        );
+        // Asked before each block but the first; a short text never asks.
+        // (whitespace joins some pieces, so the text has fewer pieces than words).
+        let asked = calls.load(Relaxed);
+        assert!(
+            asked >= 2 && asked < text.len() / POLL_PIECES,
+            "{asked} checks"
+        );
+        encode(&checked, "ab abab").unwrap();
+        assert_eq!(calls.load(Relaxed), asked);
+    }
+
+    #[test]
+    fn an_interrupt_error_ends_the_encode() {
+        let stop: Interrupt = Box::new(|| Err(Error::Unsupported("stopped".into())));
+        let error = encode(&pipeline(Some(stop)), &long_text(2 * POLL_PIECES)).unwrap_err();
+        assert!(matches!(error, Error::Unsupported(m) if m == "stopped"));
     }
 }

@@ -159,19 +159,42 @@ class Tokenizer:
         kind = decoder.get("type") if isinstance(decoder, dict) else None
         if decoder is not None and kind != "ByteLevel":
             raise UnsupportedTokenizerError(f"{source}: decoder {kind!r} is not supported (only ByteLevel or none)")
-        self._byte_level_decoder = decoder is not None
+        self._setup(spec, (options or TokenizerOptions()).build(vocab), json_text=json_text, source=source)
+        self.encode_special_tokens = False
+
+    def _setup(self, spec: dict, tok, *, json_text: str, source: str) -> None:
+        """The state of a tokenizer of ``spec`` encoding with the wordsplit tokenizer ``tok``."""
+        self._byte_level_decoder = spec.get("decoder") is not None
         self._spec = spec
         self._json = json_text
         self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
-        self._vocab = vocab
-        self._tok = (options or TokenizerOptions()).build(vocab)
+        self._vocab = vocab = tok.vocab
+        self._tok = tok
         self._literals = vocab.all_special_literals  # text → id
         self._special_ids = frozenset(vocab.special_tokens.values())
         self._special_texts = frozenset(vocab.special_tokens)
         self._lock = threading.Lock()
         self._strings: Optional[list[Optional[str]]] = None
         self._decode_table: Optional[list[Optional[bytes]]] = None
-        self.encode_special_tokens = False
+
+    def __getstate__(self) -> dict:
+        """Pickle (and ``copy.deepcopy``) as HF's ``Tokenizer`` does, for worker processes
+        (``datasets.map(num_proc=...)``, ``multiprocessing``) and transformers'
+        ``tokenizer_object=``: the file's text and the wordsplit tokenizer (which pickles as its
+        vocabulary and options); the lock and the tables built on first use are made again.
+
+        >>> import copy, pickle
+        >>> from wordsplit import load_vocab
+        >>> from wordsplit.training.save import tokenizer_json
+        >>> tok = Tokenizer.from_str(tokenizer_json(load_vocab("gpt2")))
+        >>> pickle.loads(pickle.dumps(tok)).encode("hello world").ids, copy.deepcopy(tok).decode([31373])
+        ([31373, 995], 'hello')
+        """
+        return {"json": self._json, "tok": self._tok, "encode_special_tokens": self.encode_special_tokens}
+
+    def __setstate__(self, state: dict) -> None:
+        self._setup(json.loads(state["json"]), state["tok"], json_text=state["json"], source="tokenizer.json")
+        self.encode_special_tokens = state["encode_special_tokens"]
 
     # -- construction -------------------------------------------------------------------------
 

@@ -41,10 +41,10 @@ import weakref
 from dataclasses import asdict, dataclass
 from typing import Literal, Optional
 
-from ..encoders.buffer_sweep import BufferSweepEncoder
-from ..specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
-from ..tables import MergeTables
-from ..vocab import Vocab
+from .encoders.buffer_sweep import BufferSweepEncoder
+from .specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
+from .tables import MergeTables
+from .vocab import Vocab
 
 __all__ = ["Candidate", "MergePass", "PieceTrace", "Segment", "Explanation", "explain", "format_explanation",
            "rank_base", "show_bytes"]
@@ -142,8 +142,11 @@ class Explanation:
         """A JSON-ready form: bytes become hex strings, and symbols are also given as text.
 
         >>> from wordsplit import get_tokenizer
-        >>> explain(get_tokenizer("qwen3"), "hi").to_dict()["segments"][0]["pieces"][0]["passes"][0]
-        {'symbols': ['68', '69'], 'candidates': [{'left': '68', 'right': '69', 'rank': 5767, 'merged_id': 6023}], 'winner': 0, 'symbol_text': ['h', 'i']}
+        >>> first = explain(get_tokenizer("qwen3"), "hi").to_dict()["segments"][0]["pieces"][0]["passes"][0]
+        >>> first["symbols"], first["symbol_text"], first["winner"]
+        (['68', '69'], ['h', 'i'], 0)
+        >>> first["candidates"]
+        [{'left': '68', 'right': '69', 'rank': 5767, 'merged_id': 6023}]
         """
         return _jsonable(asdict(self))
 

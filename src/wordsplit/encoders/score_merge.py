@@ -1,0 +1,239 @@
+"""``score-merge``: SentencePiece BPE (``bpe_model.cc``), O(n log n) per piece.
+
+The symbols start as the characters of the piece (a user-defined piece is one symbol that never
+merges: the ``sentencepiece`` spanner gives it as a piece of its own). Two adjacent symbols
+merge when together they spell a piece; the pair whose piece has the highest score goes
+first, the leftmost on ties (``sentencepiece``'s agenda orders by score, then by the left
+symbol's position). The vocabulary holds that rule as its pair-ranked table (rank 0 = highest
+score, see :mod:`wordsplit.formats.sentencepiece`). As in ``sentencepiece``, every adjacent
+pair that can merge waits in a heap, and an entry whose symbols changed since it was pushed is
+skipped when it comes up (lazy invalidation).
+
+Then each symbol becomes its id: a piece is its id, except an UNUSED piece, which is split back
+into the two symbols it was last proposed from (recursively); a symbol that is no piece (a
+character outside the vocabulary, or an unused piece no merge made) is its UTF-8 bytes as byte
+pieces (byte fallback).
+
+>>> from wordsplit.formats.sentencepiece import Piece, ModelProto, sentencepiece_vocab
+>>> from wordsplit.tables import MergeTables
+>>> pieces = [Piece("<unk>", 0, 2)] + [Piece(f"<0x{b:02X}>", 0, 6) for b in range(256)] + [
+...     Piece(t, -i, 1) for i, t in enumerate(["▁", "a", "b", "ab", "▁ab"])]
+>>> vocab = sentencepiece_vocab(ModelProto(pieces, model_type="BPE", byte_fallback=True), name="tiny")
+>>> encoder = ScoreMergeEncoder(MergeTables(vocab))
+>>> encoder.encode_piece("▁abab".encode()), encoder.encode_piece("é".encode())
+([261, 260], [196, 170])
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Optional
+
+from . import ENCODERS
+from ..errors import UnknownComponentError
+from ..sentencepiece import model_of
+from ..tables import MergeTables
+
+
+def symbol_ids(ranks) -> tuple[dict[str, int], list[Optional[int]]]:
+    """The id of each token by its text (a token that is a byte 0x80-0xFF has none: no text
+    spells it), and the id of each byte's ``<0xNN>`` token (its byte, or its text where a
+    one-character token is that byte's text: see :mod:`wordsplit.formats.sentencepiece`)."""
+    ids: dict[str, int] = {}
+    for data, i in ranks.items():
+        try:
+            ids[data.decode("utf-8")] = i
+        except UnicodeDecodeError:
+            pass
+    byte_ids = [ranks.get(f"<0x{b:02X}>".encode(), ranks.get(bytes([b]))) for b in range(256)]
+    return ids, byte_ids
+
+
+def model_encoder(name: str):
+    """Decorator: register an encoder that only the vocabularies of one model kind take, under
+    ``name``. It is found by name like any encoder (``TokenizerOptions(encoder=name)``, and
+    ``encoder="auto"`` picks it for its vocabularies), but it is not listed with the encoders
+    every vocabulary takes (what ``wordsplit bench`` and ``--encoder`` iterate over): it is a
+    family of the encoder registry whose one member is ``name``."""
+
+    def deco(cls: type) -> type:
+        def member(asked: str) -> type:
+            if asked != name:
+                raise UnknownComponentError(f"unknown encoder {asked!r} (did you mean {name!r}?)")
+            return cls
+
+        ENCODERS.add_family(name, member)
+        return cls
+
+    return deco
+
+
+@model_encoder("score-merge")
+class ScoreMergeEncoder:
+    """SentencePiece's BPE merge with byte fallback (see the module docstring)."""
+
+    def __init__(self, tables: MergeTables) -> None:
+        vocab = tables.vocab
+        model = model_of(vocab.pattern)
+        self.merges = vocab.merges or {}
+        # The pieces symbols can be (NORMAL, USER_DEFINED, UNUSED), by text.
+        self.ids, self.byte_ids = symbol_ids(vocab.ranks)
+        # A single character that is a control piece's text is that piece (PieceToId looks
+        # the reserved pieces up first); longer symbols are pieces, which are never reserved.
+        self.reserved = {text: i for text, i in vocab.special_tokens.items() if len(text) == 1}
+        self.user_defined = {text: self.ids[text] for text in model.user_defined if text in self.ids}
+        self.unused = frozenset(self.ids[text] for text in model.unused if text in self.ids)
+
+    def encode_piece(self, piece: bytes) -> list[int]:
+        text = piece.decode("utf-8")
+        frozen = self.user_defined.get(text)
+        if frozen is not None:
+            return [frozen]
+        ids_of, merges = self.ids, self.merges
+        n = len(text)
+        # Symbol k covers text[k:end[k]]; prev/nxt link the live symbols by their start.
+        end = list(range(1, n + 1))
+        prev = list(range(-1, n - 1))
+        nxt = list(range(1, n + 1))  # n: no next symbol
+        symbol_id: list[Optional[int]] = [ids_of.get(char) for char in text]
+        # For each UNUSED piece proposed, the two symbols it was last proposed from.
+        last_made_from: dict[str, tuple[str, str]] = {}
+        heap: list[tuple[int, int, int, int]] = []
+
+        def propose(left: int) -> None:
+            right = nxt[left]
+            if right >= n or symbol_id[left] is None or symbol_id[right] is None:
+                return
+            rank = merges.get((symbol_id[left], symbol_id[right]))
+            if rank is None:
+                return
+            heapq.heappush(heap, (rank, left, end[left], end[right]))
+            made = ids_of[text[left:end[right]]]
+            if made in self.unused:
+                last_made_from[text[left:end[right]]] = (text[left:end[left]], text[right:end[right]])
+
+        for k in range(n - 1):
+            propose(k)
+        while heap:
+            _, left, left_end, right_end = heapq.heappop(heap)
+            # Stale if the left symbol was absorbed or grew, or its right neighbour changed.
+            if end[left] != left_end or left_end >= n or end[left_end] != right_end or prev[left_end] != left:
+                continue
+            right = left_end
+            end[left] = end[right]
+            symbol_id[left] = ids_of[text[left:end[left]]]
+            end[right] = -1  # absorbed
+            nxt[left] = nxt[right]
+            if nxt[left] < n:
+                prev[nxt[left]] = left
+            if prev[left] >= 0:
+                propose(prev[left])
+            propose(left)
+        out: list[int] = []
+        k = 0
+        while k < n:
+            self._emit(text[k:end[k]], symbol_id[k], last_made_from, out)
+            k = nxt[k]
+        return out
+
+    def _emit(self, symbol: str, symbol_id: Optional[int], last_made_from: dict, out: list[int]) -> None:
+        """The ids of one final symbol (``resegment`` and the byte fallback of sentencepiece)."""
+        reserved = self.reserved.get(symbol) if len(symbol) == 1 else None
+        if reserved is not None:
+            out.append(reserved)
+        elif symbol_id in self.unused and symbol in last_made_from:
+            left, right = last_made_from[symbol]
+            self._emit(left, self.ids.get(left), last_made_from, out)
+            self._emit(right, self.ids.get(right), last_made_from, out)
+        elif symbol_id is None or symbol_id in self.unused:
+            # Unknown (an unused piece no merge made is unknown too, as sentencepiece 0.2 has it).
+            out.extend(self.byte_ids[b] for b in symbol.encode("utf-8"))
+        else:
+            out.append(symbol_id)
+
+
+@model_encoder("rank-merge")
+class RankMergeEncoder:
+    """HF ``tokenizers``' character-level BPE with ``byte_fallback`` (a SentencePiece-style
+    tokenizer.json), O(n log n) per piece.
+
+    With ``ignore_merges``, a piece that is a token is that token. Otherwise each character is a
+    symbol, or, when it is no token, each of its UTF-8 bytes is one (its ``<0xNN>`` token); then
+    the adjacent pair of lowest merge rank (the file's order) merges, the leftmost on ties, as
+    HF's ``Word::merge_all`` does, until none is left.
+
+    >>> import json
+    >>> from wordsplit.formats.hf import read_hf_tokenizer_json
+    >>> vocab = {f"<0x{b:02X}>": b for b in range(256)} | {"▁": 256, "a": 257, "b": 258, "ab": 259, "▁ab": 260}
+    >>> spec = {"model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "▁ ab"], "byte_fallback": True},
+    ...         "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": False}}
+    >>> encoder = RankMergeEncoder(MergeTables(read_hf_tokenizer_json(json.dumps(spec).encode())))
+    >>> encoder.encode_piece("▁abé".encode())
+    [260, 195, 169]
+    """
+
+    def __init__(self, tables: MergeTables) -> None:
+        vocab = tables.vocab
+        model = model_of(vocab.pattern)
+        self.whole = model.ignore_merges
+        self.merges = vocab.merges or {}
+        self.ids, self.byte_ids = symbol_ids(vocab.ranks)
+        text_of = {i: text for text, i in self.ids.items()}
+        # The token each pair makes (a pair whose texts do not join to a token is left out).
+        self.made = {pair: made for pair in self.merges
+                     if pair[0] in text_of and pair[1] in text_of
+                     and (made := self.ids.get(text_of[pair[0]] + text_of[pair[1]])) is not None}
+
+    def encode_piece(self, piece: bytes) -> list[int]:
+        text = piece.decode("utf-8")
+        if self.whole and text in self.ids:
+            return [self.ids[text]]
+        symbols: list[int] = []
+        for char in text:
+            token = self.ids.get(char)
+            if token is None:
+                symbols.extend(self.byte_ids[b] for b in char.encode("utf-8"))
+            else:
+                symbols.append(token)
+        return merge_by_rank(symbols, self.merges, self.made)
+
+
+def merge_by_rank(symbols: list[int], merges: dict, made: dict) -> list[int]:
+    """BPE over a list of token ids: the adjacent pair of lowest rank in ``merges`` becomes
+    ``made[pair]``, the leftmost on ties, with a heap and lazy invalidation.
+
+    >>> merge_by_rank([1, 2, 3], {(1, 2): 0, (12, 3): 1}, {(1, 2): 12, (12, 3): 123})
+    [123]
+    """
+    n = len(symbols)
+    ids = list(symbols)
+    nxt = list(range(1, n + 1))
+    prev = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int, int, int]] = []
+
+    def propose(left: int) -> None:
+        right = nxt[left]
+        if right < n:
+            pair = (ids[left], ids[right])
+            rank = merges.get(pair)
+            if rank is not None and pair in made:
+                heapq.heappush(heap, (rank, left, ids[left], ids[right]))
+
+    for k in range(n - 1):
+        propose(k)
+    while heap:
+        _, left, left_id, right_id = heapq.heappop(heap)
+        right = nxt[left] if alive[left] else n
+        # Stale if the left symbol is gone or changed, or its right neighbour did.
+        if right >= n or ids[left] != left_id or ids[right] != right_id:
+            continue
+        ids[left] = made[(left_id, right_id)]
+        alive[right] = False
+        nxt[left] = nxt[right]
+        if nxt[left] < n:
+            prev[nxt[left]] = left
+        if prev[left] >= 0:
+            propose(prev[left])
+        propose(left)
+    return [ids[k] for k in range(n) if alive[k]]

@@ -1,0 +1,276 @@
+"""The engine of a SentencePiece vocabulary: the encode of the engine it wraps, and
+``sentencepiece``'s decode (:mod:`wordsplit.sentencepiece`), which is not a concatenation of
+token bytes: ``▁`` is a space, the dummy prefix's space is dropped, control pieces are empty.
+
+Encoding is the wrapped engine's (Python, or native calling the Python SentencePiece
+components), so both backends give the same ids; decoding and ``encode_with_offsets`` run in
+Python on both.
+
+>>> from wordsplit import TokenizerOptions, load_vocab
+>>> tok = TokenizerOptions(backend="python").build(load_vocab("tests/data/spm/mistral-v1.model"))
+>>> ids = tok.encode("Hello world")
+>>> tok.decode_bytes(ids), tok.decode([tok.vocab.bos_token_id] + ids)
+(b'Hello world', 'Hello world')
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from typing import Optional, Sequence
+
+from ..sentencepiece import SPACE, SentencePieceModel, model_of
+from ..vocab import Vocab
+from .python import DECODE_CHUNK, PythonEngine, token_id
+
+
+class SentencePieceEngine:
+    """``engine``'s encode (every attribute but the decode methods is ``engine``'s) and
+    ``sentencepiece``'s decode of ``vocab``'s ids."""
+
+    def __init__(self, engine, vocab: Vocab, spanner: str, encoder: str) -> None:
+        self._inner = engine
+        self.vocab = vocab
+        self._components = (spanner, encoder)
+        self.native = False
+        self._python = engine if isinstance(engine, PythonEngine) else None
+        self.model = model_of(vocab.pattern)
+        self._kinds = token_kinds(vocab)
+        hf = self.model.semantics == "hf"
+        self._decode, self._bytes = (decode_hf, hf_piece_bytes) if hf else (decode_pieces, piece_bytes)
+        from ..normalizers import NORMALIZERS
+
+        if getattr(NORMALIZERS.get(vocab.normalizer), "later", None) is not None:
+            # A stretch after an added token has its own normalizer (Metaspace's "first"),
+            # which only the Python engine knows: every encode goes there.
+            self._inner = self._python_engine()
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+    def _python_engine(self):
+        if self._python is None:
+            from .python import build_python_engine
+
+            self._python = build_python_engine(self.vocab, *self._components)
+        return self._python
+
+    def encode_with_offsets(self, text, allowed, disallowed):
+        """The Python engine's offsets, which align through the normalizer as sentencepiece's
+        ``norm_to_orig`` does (the stages are Python on both backends, so nothing is slower)."""
+        return self._python_engine().encode_with_offsets(text, allowed, disallowed)
+
+    def _tokens(self, ids):
+        kinds, vocab = self._kinds, self.vocab
+        return [kinds[token_id(vocab, i)] for i in ids]
+
+    def decode(self, ids, errors: str) -> str:
+        return self._decode(self._tokens(ids), self.model, errors)
+
+    def decode_bytes(self, ids) -> bytes:
+        return self.decode_bytes_after(ids, True)[0]
+
+    def decode_bytes_after(self, ids, at_start: bool) -> tuple[bytes, bool]:
+        """The bytes of ``ids`` decoded after others (``at_start``: none gave text yet), and the
+        same flag for the ids after them: what :class:`~wordsplit.streaming.DecodeStream` uses."""
+        out = bytearray()
+        ids = iter(ids)
+        while chunk := list(itertools.islice(ids, DECODE_CHUNK)):
+            data, at_start = self._bytes(self._tokens(chunk), self.model, at_start)
+            out += data
+        return bytes(out), at_start
+
+    def decode_batch(self, batch, errors: str, num_threads) -> list[str]:
+        return [self.decode(ids, errors) for ids in batch]
+
+
+# -- decoding -----------------------------------------------------------------------------------
+
+# Kinds of token, for decoding.
+TEXT, BYTE, CONTROL, UNKNOWN = 0, 1, 2, 3
+
+
+def decode_pieces(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, errors: str = "replace") -> str:
+    """The text ``sentencepiece`` decodes from ``(kind, bytes)`` tokens (``DecodeIds``): text
+    pieces with ``▁`` as a space, the first one's leading ``▁`` dropped by
+    ``strip_leading_space``; each run of byte pieces decoded one character at a time, each
+    byte that starts no valid UTF-8 character U+FFFD (with ``errors="strict"``, a
+    UnicodeDecodeError instead); control pieces empty; ``<unk>`` its surface.
+
+    >>> decode_pieces([(TEXT, "▁Hi▁".encode()), (BYTE, b"\\xf0\\x9f"), (CONTROL, b"</s>")], SentencePieceModel())
+    'Hi \\ufffd\\ufffd'
+    """
+    out: list[str] = []
+    run = bytearray()
+    at_start = model.strip_leading_space != "none"
+    has_text = False
+    for kind, data in tokens:
+        if kind == BYTE:
+            run += data
+            continue
+        if run:
+            out.append(_decode_bytes(bytes(run), errors))
+            run.clear()
+            has_text = has_text or bool(out[-1])
+        text, at_start = _piece_text(kind, data, model, at_start, has_text)
+        out.append(text)
+        has_text = has_text or bool(text)
+    if run:
+        out.append(_decode_bytes(bytes(run), errors))
+    return "".join(out)
+
+
+def piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, at_start: bool = True) \
+        -> tuple[bytes, bool]:
+    """The bytes :func:`decode_pieces` decodes (byte pieces as their bytes, not yet UTF-8), and
+    whether a leading ``▁`` of the next token would still be dropped: what a stream of tokens
+    decoded a few at a time needs, starting with ``at_start=True``.
+
+    >>> piece_bytes([(TEXT, "▁Hi".encode()), (BYTE, b"\\xf0")], SentencePieceModel())
+    (b'Hi\\xf0', False)
+    """
+    out = bytearray()
+    at_start = at_start and model.strip_leading_space != "none"
+    for kind, data in tokens:
+        if kind == BYTE:
+            out += data
+            continue
+        text, at_start = _piece_text(kind, data, model, at_start, bool(out))
+        out += text.encode("utf-8")
+    return bytes(out), at_start and not out
+
+
+def _piece_text(kind: int, data: bytes, model: SentencePieceModel, at_start: bool, has_text: bool) -> tuple[str, bool]:
+    """The text of one piece that is not a byte piece, and whether the next piece is still at the
+    start (``DecodeSentencePiece``: a leading ``▁`` is dropped while no text came before, once
+    for ``"first"``, and for ``"all"`` until text appears)."""
+    if at_start and has_text:
+        at_start = False
+    if kind == CONTROL:
+        return "", at_start
+    if kind == UNKNOWN:
+        return model.unk_surface, at_start
+    if at_start and data.startswith(_SPACE_BYTES):
+        data = data[len(_SPACE_BYTES):]
+        if model.strip_leading_space == "first":
+            at_start = False
+    return data.decode("utf-8").replace(SPACE, " "), at_start
+
+
+_SPACE_BYTES = SPACE.encode("utf-8")
+
+
+def decode_hf(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, errors: str = "replace") -> str:
+    """The text HF ``tokenizers`` decodes from ``(kind, bytes)`` tokens with the decoders
+    ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse`` and, for ``strip_leading_space="first"``,
+    ``Strip(" ", 1, 0)``: every token but a byte token is its text with ``▁`` as a space
+    (special tokens too); a run of byte tokens is its UTF-8 text, or one U+FFFD per token when
+    the run is not valid UTF-8 (``errors="strict"``: a UnicodeDecodeError); one leading space
+    of the whole text is dropped.
+
+    >>> decode_hf([(TEXT, "▁Hi".encode()), (BYTE, b"\\xe2"), (BYTE, b"A"), (CONTROL, b"</s>")], SentencePieceModel())
+    'Hi\\ufffd\\ufffd</s>'
+    """
+    text = "".join(_hf_parts(tokens, errors))
+    if model.strip_leading_space == "first" and text.startswith(" "):
+        text = text[1:]
+    return text
+
+
+def _hf_parts(tokens: Sequence[tuple[int, bytes]], errors: str):
+    run: list[bytes] = []
+    for kind, data in tokens:
+        if kind == BYTE:
+            run.append(data)
+            continue
+        if run:
+            yield _hf_byte_run(run, errors)
+            run = []
+        yield data.decode("utf-8").replace(SPACE, " ")
+    if run:
+        yield _hf_byte_run(run, errors)
+
+
+def _hf_byte_run(run: list[bytes], errors: str) -> str:
+    try:
+        return b"".join(run).decode("utf-8")
+    except UnicodeDecodeError:
+        if errors == "strict":
+            raise
+        return "\ufffd" * len(run)
+
+
+def hf_piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, at_start: bool = True) \
+        -> tuple[bytes, bool]:
+    """The bytes :func:`decode_hf` decodes (byte tokens as their bytes), and whether the next
+    token is still at the start (nothing came yet, so its leading space would be stripped)."""
+    out = bytearray()
+    for kind, data in tokens:
+        out += data if kind == BYTE else data.replace(_SPACE_BYTES, b" ")
+    if at_start and model.strip_leading_space == "first" and out.startswith(b" "):
+        del out[:1]
+        return bytes(out), False
+    return bytes(out), at_start and not out
+
+
+def _decode_bytes(data: bytes, errors: str = "replace") -> str:
+    """Bytes of byte pieces as ``sentencepiece`` decodes them: each valid UTF-8 character as
+    itself, each other byte U+FFFD (Python's ``errors="replace"`` would give one U+FFFD for
+    a truncated sequence of several bytes).
+
+    >>> _decode_bytes(b"a\\xf0\\x9f\\x98b\\xc3\\xa9")
+    'a\\ufffd\\ufffd\\ufffdbé'
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        if errors == "strict":
+            raise
+    out: list[str] = []
+    i, n = 0, len(data)
+    while i < n:
+        lead = data[i]
+        size = 1 if lead < 0x80 else 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF \
+            else 4 if 0xF0 <= lead <= 0xF4 else 0
+        if size:
+            try:
+                out.append(data[i:i + size].decode("utf-8"))
+                i += size
+                continue
+            except UnicodeDecodeError:
+                pass
+        out.append("\ufffd")
+        i += 1
+    return "".join(out)
+
+
+def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
+    """``(kind, bytes)`` of every id of a SentencePiece vocabulary, for :func:`decode_pieces`:
+    control and unknown pieces are its special tokens, byte pieces its one-byte tokens of bytes
+    0x80-0xFF and the tokens spelled ``<0xNN>`` (a one-byte ASCII token decodes the same as text,
+    whichever it is)."""
+    table = vocab.token_bytes
+    special_ids = set(vocab.special_tokens.values())
+    hf = model_of(vocab.pattern).semantics == "hf"
+    kinds: list[tuple[int, Optional[bytes]]] = []
+    for i, data in enumerate(table):
+        if data is None:
+            kinds.append((CONTROL, None))
+        elif i in special_ids and hf:  # HF decodes special tokens as their text
+            kinds.append((TEXT, data))
+        elif i in special_ids:
+            kinds.append((UNKNOWN if i == vocab.unk_token_id else CONTROL, data))
+        elif len(data) == 1 and data[0] >= 0x80:
+            kinds.append((BYTE, data))
+        elif len(data) == 6 and data.startswith(b"<0x") and data.endswith(b">") and _hex(data[3:5]) is not None:
+            kinds.append((BYTE, bytes([_hex(data[3:5])])))
+        else:
+            kinds.append((TEXT, data))
+    return kinds
+
+
+def _hex(digits: bytes) -> Optional[int]:
+    try:
+        return int(digits, 16) if digits.upper() == digits else None
+    except ValueError:
+        return None

@@ -1,0 +1,52 @@
+"""Read the tokenizer of a GGUF file (llama.cpp's model format) into a :class:`Vocab`.
+
+What it does:
+
+* parses the GGUF v2/v3 header and key-value metadata with a small hand-written reader
+  (:func:`read_gguf_metadata`, :mod:`.reader`). A file is never read whole: :func:`read_gguf_head` reads only
+  the header and metadata, however large the tensors after them (a model file of many GB),
+  and at most :func:`~wordsplit.formats.files.max_file_bytes` of them. The file is untrusted
+  input: every count and length is checked against the bytes that remain *before* anything is
+  allocated or looped over, so a truncated, corrupt or hostile file raises :class:`VocabFormatError` at once (naming the
+  file, the key and the byte offset), never hangs, allocates gigabytes or crashes;
+* turns a byte-level BPE vocabulary (``tokenizer.ggml.model == "gpt2"``) into a Vocab that
+  tokenizes as llama.cpp does (:func:`read_gguf`, :func:`load_gguf`): NORMAL tokens are the
+  BPE ranks, CONTROL (and UNKNOWN) tokens are special tokens, USER_DEFINED tokens are added
+  tokens that are always matched in text, UNUSED tokens and NORMAL tokens whose text is not
+  byte-level (which BPE can never produce) only count towards ``n_vocab``; the
+  split pattern comes from the pre-tokenizer *name* (``tokenizer.ggml.pre``) through
+  :data:`LLAMA_CPP_PRE_PATTERNS` (:mod:`.pre_tokenizers`): every name llama.cpp knows for a byte-level BPE, with
+  llama.cpp's own regexes, several in sequence where llama.cpp applies several (deepseek,
+  falcon, starcoder, ...), and llama.cpp's ``"default"`` ones when the file names none. The
+  chat template (``tokenizer.chat_template``) and the bos/eos ids come along.
+
+What it does not do:
+
+* read tensors, or any metadata beyond the tokenizer keys it needs;
+* SentencePiece (``"llama"``), WordPiece (``"bert"``), Unigram (``"t5"``) or the other
+  non-byte-level models, and the pre-tokenizers llama.cpp runs on raw UTF-8 (``"gemma4"``,
+  ``"sarvam-moe"``, ...): they raise :class:`UnsupportedTokenizerError` naming the model;
+* normalization: GGUF records no normalizer and llama.cpp applies none, so the Vocab's is
+  ``"none"`` even where the original HF tokenizer applies NFC (Qwen);
+* llama.cpp's load-time heuristics that do not change ``encode`` without special-token
+  parsing: the re-typing of "control-looking" NORMAL tokens such as ``</s>`` (it matters only
+  with ``parse_special=true``), per-token lstrip/rstrip attributes, add_bos/add_eos/add_sep.
+
+>>> import struct
+>>> def gguf_string(s): return struct.pack("<Q", len(s)) + s.encode()
+>>> data = (b"GGUF" + struct.pack("<IQQ", 3, 0, 1)
+...         + gguf_string("general.name") + struct.pack("<I", 8) + gguf_string("tiny"))
+>>> read_gguf_metadata(data)
+{'general.name': 'tiny'}
+"""
+
+
+from __future__ import annotations
+
+from .pre_tokenizers import LLAMA_CPP_PRE_PATTERNS, LLAMA_CPP_PRE_REGEXES
+from .reader import read_gguf_head, read_gguf_metadata
+from .tokenizer import load_gguf, read_gguf
+
+__all__ = [
+    "LLAMA_CPP_PRE_PATTERNS", "LLAMA_CPP_PRE_REGEXES", "load_gguf", "read_gguf", "read_gguf_head", "read_gguf_metadata",
+]

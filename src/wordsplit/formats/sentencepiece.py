@@ -1,0 +1,360 @@
+"""SentencePiece ``tokenizer.model`` files (Llama 2, Mistral, Gemma...): protobuf, read here.
+
+A ``.model`` file is a serialized ``ModelProto`` (sentencepiece's ``sentencepiece_model.proto``).
+:func:`read_model_proto` reads the few fields tokenization needs with a small protobuf
+wire-format reader (no ``protobuf`` or ``sentencepiece`` import): the pieces with their scores
+and types, the trainer spec and the normalizer spec. :func:`sentencepiece_vocab` turns a BPE
+model into a :class:`~wordsplit.vocab.Vocab` that encodes as ``sentencepiece`` does, with the
+components of :mod:`wordsplit.sentencepiece`:
+
+* NORMAL, USER_DEFINED and UNUSED pieces are the BPE tokens (their UTF-8 text, ``▁`` included);
+  the merge priority of two adjacent symbols is the score of the piece they make (higher
+  first, leftmost on ties), stored as the pair-ranked table ``vocab.merges`` (every split of a
+  piece into two pieces, ranked by the piece's score, equal scores equal ranks);
+* BYTE pieces (``<0x41>``) are the tokens of their byte, so a byte-fallback token spells the
+  byte it stands for; where a one-character piece is that byte's text already (``A``), the
+  byte piece keeps its own text as its token;
+* CONTROL and UNKNOWN pieces (``<s>``, ``</s>``, ``<unk>``, Mistral's ``[INST]``) are special
+  tokens: ``sentencepiece`` never matches them in text, and neither does ``encode_ordinary``
+  (``encode`` follows the usual special-token policy);
+* the normalizer spec becomes the vocabulary's normalizer, the user-defined pieces its
+  pattern (the ``sentencepiece`` spanner cuts them out of the text).
+
+A model of another type (Unigram, Word, Char) is an :class:`UnsupportedTokenizerError` naming it.
+
+>>> read_model_proto(b"\\x12\\x02\\x18\\x01").model_type  # a trainer spec saying UNIGRAM
+'UNIGRAM'
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import NamedTuple, Optional
+
+from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..vocab import Vocab
+from .files import file_stem, read_file, vocab_name
+
+__all__ = ["ModelProto", "Piece", "looks_like_sentencepiece", "load_sentencepiece", "read_model_proto",
+           "sentencepiece_vocab"]
+
+# SentencePiece.Type
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+MODEL_TYPES = {1: "UNIGRAM", 2: "BPE", 3: "WORD", 4: "CHAR"}
+
+
+class Piece(NamedTuple):
+    text: str
+    score: float
+    type: int
+
+
+class ModelProto(NamedTuple):
+    """The fields of a ``ModelProto`` that decide tokenization (defaults are the proto's)."""
+
+    pieces: list[Piece]
+    model_type: str = "UNIGRAM"
+    byte_fallback: bool = False
+    unk_id: int = 0
+    bos_id: int = 1
+    eos_id: int = 2
+    pad_id: int = -1
+    unk_surface: str = " \u2047 "
+    treat_whitespace_as_suffix: bool = False
+    split_digits: bool = False
+    allow_whitespace_only_pieces: bool = False
+    normalizer_name: str = ""
+    precompiled_charsmap: bytes = b""
+    add_dummy_prefix: bool = True
+    remove_extra_whitespaces: bool = True
+    escape_whitespaces: bool = True
+
+
+# -- the protobuf wire format -------------------------------------------------------------------
+
+
+def _varint(data: bytes, pos: int, source: str) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise VocabFormatError(f"{source}: not a valid SentencePiece model (a protobuf varint runs past the data)")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+
+
+def _fields(data: bytes, source: str):
+    """``(field number, wire type, value)`` of each field of one message: an int for varints
+    and fixed-size fields (raw bytes for fixed32, which floats use), bytes for length-delimited."""
+    pos, size = 0, len(data)
+    while pos < size:
+        key, pos = _varint(data, pos, source)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos, source)
+        elif wire == 1:
+            value, pos = data[pos:pos + 8], pos + 8
+        elif wire == 2:
+            length, pos = _varint(data, pos, source)
+            value, pos = data[pos:pos + length], pos + length
+        elif wire == 5:
+            value, pos = data[pos:pos + 4], pos + 4
+        else:
+            raise VocabFormatError(f"{source}: not a SentencePiece model (protobuf wire type {wire} at byte {pos})")
+        if pos > size:
+            raise VocabFormatError(
+                f"{source}: a truncated SentencePiece model (protobuf field {number} runs past the end)"
+            )
+        yield number, wire, value
+
+
+def _text(value, source: str, what: str) -> str:
+    if not isinstance(value, bytes):
+        raise VocabFormatError(f"{source}: {what} is not a string field")
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise VocabFormatError(f"{source}: {what} is not UTF-8 ({value[:40]!r})") from None
+
+
+def _signed(value: int) -> int:
+    """An int32 field's varint (negative numbers travel as 64-bit two's complement)."""
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _piece(data: bytes, source: str, index: int) -> Piece:
+    text, score, kind = None, 0.0, NORMAL
+    for number, wire, value in _fields(data, source):
+        if number == 1 and wire == 2:
+            text = _text(value, source, f"piece {index}")
+        elif number == 2 and wire == 5:
+            score = struct.unpack("<f", value)[0]
+        elif number == 3 and wire == 0:
+            kind = value
+    if not text:
+        raise VocabFormatError(f"{source}: piece {index} has no text (SentencePiece pieces are non-empty)")
+    if kind not in (NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE):
+        raise VocabFormatError(f"{source}: piece {index} ({text!r}) has an unknown type {kind}")
+    return Piece(text, score, kind)
+
+
+# TrainerSpec and NormalizerSpec fields read: number → (ModelProto field, kind).
+_TRAINER = {3: ("model_type", "enum"), 35: ("byte_fallback", "bool"), 40: ("unk_id", "int"), 41: ("bos_id", "int"),
+            42: ("eos_id", "int"), 43: ("pad_id", "int"), 44: ("unk_surface", "str"),
+            24: ("treat_whitespace_as_suffix", "bool"), 25: ("split_digits", "bool"),
+            26: ("allow_whitespace_only_pieces", "bool")}
+_NORMALIZER = {1: ("normalizer_name", "str"), 2: ("precompiled_charsmap", "bytes"), 3: ("add_dummy_prefix", "bool"),
+               4: ("remove_extra_whitespaces", "bool"), 5: ("escape_whitespaces", "bool")}
+
+
+def _spec(data: bytes, table: dict, source: str, out: dict) -> None:
+    for number, wire, value in _fields(data, source):
+        if number not in table:
+            continue
+        key, kind = table[number]
+        if kind in ("str", "bytes"):
+            if wire != 2:
+                raise VocabFormatError(f"{source}: {key} is not a length-delimited field")
+            out[key] = value if kind == "bytes" else _text(value, source, key)
+        elif wire != 0:
+            raise VocabFormatError(f"{source}: {key} is not a varint field")
+        elif kind == "bool":
+            out[key] = bool(value)
+        elif kind == "int":
+            out[key] = _signed(value)
+        else:
+            out[key] = MODEL_TYPES.get(value, f"type {value}")
+
+
+def read_model_proto(data: bytes, source: str = "tokenizer.model") -> ModelProto:
+    """The pieces, trainer spec and normalizer spec of serialized ``ModelProto`` bytes.
+
+    Raises:
+        VocabFormatError: not a well-formed SentencePiece model.
+
+    >>> piece = b"\\x0a\\x03\\xe2\\x96\\x81\\x15\\x00\\x00\\x80\\xbf\\x18\\x01"  # "▁", score -1.0, NORMAL
+    >>> read_model_proto(b"\\x0a" + bytes([len(piece)]) + piece).pieces
+    [Piece(text='▁', score=-1.0, type=1)]
+    """
+    pieces: list[Piece] = []
+    fields: dict = {}
+    for number, wire, value in _fields(data, source):
+        if wire != 2:
+            continue
+        if number == 1:
+            pieces.append(_piece(value, source, len(pieces)))
+        elif number == 2:
+            _spec(value, _TRAINER, source, fields)
+        elif number == 3:
+            _spec(value, _NORMALIZER, source, fields)
+    return ModelProto(pieces=pieces, **fields)
+
+
+def looks_like_sentencepiece(head: bytes) -> bool:
+    """Whether a file's first bytes are a SentencePiece model: a protobuf whose first field is a
+    piece (field 1, a message whose own first field is its non-empty UTF-8 text).
+
+    >>> looks_like_sentencepiece(b"\\x0a\\x09\\x0a\\x05<unk>\\x18\\x02"), looks_like_sentencepiece(b"YQ== 0\\n")
+    (True, False)
+    """
+    if head[:1] != b"\x0a":
+        return False
+    try:
+        length, pos = _varint(head, 1, "")
+        if length < 3 or head[pos:pos + 1] != b"\x0a":
+            return False
+        text_length, text_pos = _varint(head, pos + 1, "")
+        if not 0 < text_length <= length or text_pos + text_length > len(head):
+            return False
+        head[text_pos:text_pos + text_length].decode("utf-8")
+    except (VocabFormatError, UnicodeDecodeError):
+        return False
+    return True
+
+
+# -- the Vocab ----------------------------------------------------------------------------------
+
+
+def load_sentencepiece(path: str | Path, name: Optional[str] = None) -> Vocab:
+    """The vocabulary of a SentencePiece ``tokenizer.model`` file (gzipped or not).
+
+    Raises:
+        UnsupportedTokenizerError: a Unigram, Word or Char model, or a BPE model wordsplit
+            does not read yet (see :func:`sentencepiece_vocab`).
+        VocabFormatError: a malformed file.
+    """
+    stem = file_stem(path).removesuffix(".model")
+    name = name or (vocab_name(path) if stem == "tokenizer" else stem)  # tokenizer.model: its directory's
+    return sentencepiece_vocab(read_model_proto(read_file(path), str(path)), name=name, source=str(path))
+
+
+def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] = None) -> Vocab:
+    """A :class:`Vocab` that encodes as ``sentencepiece`` encodes with ``model`` (see the module
+    docstring for how each piece type maps).
+
+    Raises:
+        UnsupportedTokenizerError: the model is not BPE; it has no byte fallback (an unknown
+            character would be ``<unk>``, runs of them one ``<unk>``: not supported yet); its
+            normalizer has a precompiled character map (``nmt_nfkc``...).
+        VocabFormatError: duplicate pieces, or ids that are not pieces.
+    """
+    from ..sentencepiece import SentencePieceModel, cuts_at_words, normalizer_name, split_pattern
+
+    source = source or name
+    if model.model_type != "BPE":
+        kind = {"UNIGRAM": "Unigram", "WORD": "Word", "CHAR": "Char"}.get(model.model_type, model.model_type)
+        raise UnsupportedTokenizerError(
+            f"{source} is a SentencePiece {kind} model; wordsplit reads SentencePiece BPE models only"
+        )
+    if model.precompiled_charsmap:
+        raise UnsupportedTokenizerError(
+            f"{source}: its normalizer {model.normalizer_name or '(unnamed)'!r} has a precompiled character map, "
+            "which wordsplit does not apply yet; SentencePiece BPE models with the 'identity' normalizer load"
+        )
+    if not model.byte_fallback:
+        raise UnsupportedTokenizerError(
+            f"{source}: a SentencePiece BPE model without byte_fallback (unknown characters become <unk>) is not "
+            "supported yet; models with byte_fallback (Llama 2, Mistral, Gemma) load"
+        )
+    pieces = model.pieces
+    if not pieces:
+        raise VocabFormatError(f"{source}: the model has no pieces")
+    seen: dict[str, int] = {}
+    for i, piece in enumerate(pieces):
+        if piece.text in seen:
+            raise VocabFormatError(f"{source}: piece {piece.text!r} is listed twice (ids {seen[piece.text]} and {i})")
+        seen[piece.text] = i
+    mergeable = {p.text: i for i, p in enumerate(pieces) if p.type in (NORMAL, USER_DEFINED, UNUSED)}
+    ranks: dict[bytes, int] = {text.encode("utf-8"): i for text, i in mergeable.items()}
+    byte_ids: dict[int, int] = {}
+    for i, piece in enumerate(pieces):
+        if piece.type == BYTE:
+            value = byte_piece_value(piece.text)
+            if value is None or value in byte_ids:
+                raise VocabFormatError(f"{source}: byte piece {i} is {piece.text!r}, not a distinct <0xNN>")
+            byte_ids[value] = i
+            # The token of a byte is that byte, unless a one-character piece is that text already.
+            key = bytes([value])
+            ranks[key if key not in ranks else piece.text.encode("utf-8")] = i
+    if len(byte_ids) != 256:
+        raise VocabFormatError(
+            f"{source}: byte_fallback is on but only {len(byte_ids)} of the 256 byte pieces are listed"
+        )
+    special = {p.text: i for i, p in enumerate(pieces) if p.type in (CONTROL, UNKNOWN)}
+    unk = [i for i, p in enumerate(pieces) if p.type == UNKNOWN]
+    if len(unk) != 1:
+        raise VocabFormatError(f"{source}: a SentencePiece model has exactly one UNKNOWN piece, this one {len(unk)}")
+    merges = _score_merges(pieces, mergeable, source)
+
+    def token(index: int) -> Optional[int]:
+        return index if 0 <= index < len(pieces) and pieces[index].type == CONTROL else None
+
+    description = SentencePieceModel(
+        user_defined=tuple(p.text for p in pieces if p.type == USER_DEFINED),
+        unused=tuple(p.text for p in pieces if p.type == UNUSED),
+        unk_surface=model.unk_surface,
+        strip_leading_space=("all" if model.remove_extra_whitespaces
+                             else "first" if model.add_dummy_prefix else "none"),
+        # (sentencepiece splits an unused piece by the pair it was last proposed from anywhere in
+        # the text, so a model with unused pieces is merged a stretch at a time)
+        words=(model.escape_whitespaces and not any(p.type == UNUSED for p in pieces)
+               and cuts_at_words(mergeable)),
+    )
+    return Vocab(
+        name=name, source=source, ranks=ranks, special_tokens=special, merges=merges,
+        pattern=split_pattern(description),
+        normalizer=normalizer_name(add_dummy_prefix=model.add_dummy_prefix,
+                                   remove_extra_whitespaces=model.remove_extra_whitespaces,
+                                   escape_whitespaces=model.escape_whitespaces,
+                                   treat_whitespace_as_suffix=model.treat_whitespace_as_suffix),
+        n_vocab=len(pieces), whole_piece_lookup=False, unk_token_id=unk[0],
+        bos_token_id=token(model.bos_id), eos_token_id=token(model.eos_id),
+    )
+
+
+def byte_piece_value(text: str) -> Optional[int]:
+    """The byte a byte piece's text (``<0x41>``) stands for, or None for other text.
+
+    >>> byte_piece_value("<0x0A>"), byte_piece_value("<s>")
+    (10, None)
+    """
+    if len(text) == 6 and text.startswith("<0x") and text.endswith(">"):
+        try:
+            return int(text[3:5], 16)
+        except ValueError:
+            return None
+    return None
+
+
+def _score_merges(pieces: list[Piece], mergeable: dict[str, int], source: str) -> dict[tuple[int, int], int]:
+    """SentencePiece's merge rule as a pair-ranked table: two adjacent symbols merge when
+    together they spell a piece, the piece of highest score first (leftmost on ties), so every
+    split of a piece into two pieces is a pair, ranked by the piece's score (0 = highest;
+    equal scores, equal ranks).
+
+    A symbol is a character of the text or a piece made by a merge, so the table is the whole
+    rule when every character of a piece is itself a piece: checked, since a character that is
+    no piece could still merge in ``sentencepiece`` but has no id here.
+    """
+    scores = sorted({pieces[i].score for text, i in mergeable.items() if len(text) > 1}, reverse=True)
+    rank_of_score = {score: rank for rank, score in enumerate(scores)}
+    merges: dict[tuple[int, int], int] = {}
+    for text, i in mergeable.items():
+        if len(text) < 2:
+            continue
+        for char in text:
+            if char not in mergeable:
+                raise UnsupportedTokenizerError(
+                    f"{source}: piece {text!r} holds the character {char!r}, which is no piece of its own; "
+                    "such models are not supported yet"
+                )
+        rank = rank_of_score[pieces[i].score]
+        for cut in range(1, len(text)):
+            left, right = mergeable.get(text[:cut]), mergeable.get(text[cut:])
+            if left is not None and right is not None:
+                merges[(left, right)] = rank
+    return merges

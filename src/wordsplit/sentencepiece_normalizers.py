@@ -1,0 +1,161 @@
+"""SentencePiece's normalizer, and HF's Metaspace pre-tokenizer run as a normalizer: the
+``sentencepiece-normalizer:`` and ``hf-metaspace:`` families of the normalizer registry (their
+names are made by :func:`wordsplit.sentencepiece.normalizer_name` and
+:func:`wordsplit.sentencepiece.metaspace_name`).
+
+>>> from wordsplit.sentencepiece import normalizer_name
+>>> SentencePieceNormalizer(normalizer_name(remove_extra_whitespaces=False))("Hello  world")
+'▁Hello▁▁world'
+"""
+
+from __future__ import annotations
+
+import json
+
+from .errors import UnsupportedTokenizerError, VocabFormatError
+from .sentencepiece import METASPACE_PREFIX, NORMALIZER_PREFIX, SPACE, metaspace_name
+
+__all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer"]
+
+
+class SentencePieceNormalizer:
+    """SentencePiece's ``Normalizer::Normalize`` for a model whose character map is the
+    identity (``identity``: Llama 2, Mistral, Gemma): only spaces (U+0020) change.
+
+    In order, as ``normalizer.cc`` does it: with ``remove_extra_whitespaces``, leading spaces
+    are dropped (text of spaces only is empty) and a space after a space is dropped; each space
+    becomes ``▁`` with ``escape_whitespaces``; ``add_dummy_prefix`` puts one ``▁`` before
+    non-empty text (after it, with ``treat_whitespace_as_suffix``); with
+    ``remove_extra_whitespaces`` trailing ``▁`` (typed ones too) are dropped before that.
+
+    >>> from wordsplit.sentencepiece import normalizer_name
+    >>> SentencePieceNormalizer(normalizer_name())("  a   b  ")
+    '▁a▁b'
+    """
+
+    def __init__(self, name: str) -> None:
+        if not name.startswith(NORMALIZER_PREFIX):
+            raise VocabFormatError(
+                f"{name[:60]!r} is not a SentencePiece normalizer (it starts with {NORMALIZER_PREFIX!r})"
+            )
+        try:
+            flags = json.loads(name[len(NORMALIZER_PREFIX):])
+            self.add_dummy_prefix = flags["add_dummy_prefix"]
+            self.remove_extra_whitespaces = flags["remove_extra_whitespaces"]
+            self.escape_whitespaces = flags["escape_whitespaces"]
+            self.suffix = flags["treat_whitespace_as_suffix"]
+        except (ValueError, KeyError, TypeError, RecursionError):
+            raise VocabFormatError(f"malformed SentencePiece normalizer {name[:80]!r}") from None
+        if not all(isinstance(flag, bool) for flag in (self.add_dummy_prefix, self.remove_extra_whitespaces,
+                                                        self.escape_whitespaces, self.suffix)):
+            raise VocabFormatError(f"malformed SentencePiece normalizer {name[:80]!r}: its flags are booleans")
+        self.name = name
+        self.space = SPACE if self.escape_whitespaces else " "
+
+    def __call__(self, text: str) -> str:
+        return self.alignment(text)[0]
+
+    def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
+        """The normalized text and each normalized character's place in ``text``: ``(start,
+        end, same)``, ``same`` when it is that character unchanged; the dummy prefix is aligned
+        to the first character kept (to the last with ``treat_whitespace_as_suffix``), as
+        SentencePiece's ``norm_to_orig`` aligns it.
+
+        >>> from wordsplit.sentencepiece import normalizer_name
+        >>> SentencePieceNormalizer(normalizer_name(remove_extra_whitespaces=False)).alignment("a b")
+        ('▁a▁b', [(0, 1, False), (0, 1, True), (1, 2, False), (2, 3, True)])
+        """
+        start = 0
+        if self.remove_extra_whitespaces:
+            while start < len(text) and text[start] == " ":
+                start += 1
+        if start == len(text):
+            return "", []
+        space = self.space
+        chars: list[str] = []
+        places: list[tuple[int, int, bool]] = []
+        if self.add_dummy_prefix and not self.suffix:
+            chars.append(space)
+            places.append((start, start + 1, False))
+        previous_space = self.remove_extra_whitespaces
+        for i in range(start, len(text)):
+            char = text[i]
+            if char == " ":
+                if previous_space:
+                    continue
+                chars.append(space)
+                places.append((i, i + 1, space == " "))
+                previous_space = self.remove_extra_whitespaces
+            else:
+                chars.append(char)
+                places.append((i, i + 1, True))
+                previous_space = False
+        if self.remove_extra_whitespaces:
+            while chars and chars[-1] == space:
+                chars.pop()
+                places.pop()
+        if self.add_dummy_prefix and self.suffix:
+            end = places[-1][1] if places else len(text)
+            chars.append(space)
+            places.append((end - 1, end, False))
+        return "".join(chars), places
+
+
+class MetaspaceNormalizer:
+    """HF's ``Metaspace`` pre-tokenizer with ``split: false`` (its one word is the whole stretch),
+    after the file's normalizer: every space becomes the replacement, which is put before a
+    stretch that does not start with it for ``prepend_scheme`` ``"always"``, and for ``"first"``
+    only before the stretch at the start of the text (``later`` is the normalizer of the other
+    stretches: the engines use it for a stretch after an added token).
+
+    >>> first = MetaspaceNormalizer(metaspace_name(prepend_scheme="first"))
+    >>> first("Hello world"), first.later("Hello world"), first("▁x")
+    ('▁Hello▁world', 'Hello▁world', '▁x')
+    """
+
+    def __init__(self, name: str) -> None:
+        from .normalizers import get_normalizer  # (the module that registers this family)
+
+        try:
+            fields = json.loads(name[len(METASPACE_PREFIX):])
+            inner, self.replacement, self.scheme = fields["normalizer"], fields["replacement"], fields["prepend_scheme"]
+        except (ValueError, KeyError, TypeError, RecursionError):
+            raise VocabFormatError(f"malformed Metaspace normalizer {name[:80]!r}") from None
+        if self.scheme not in ("first", "always", "never") or not isinstance(self.replacement, str) \
+                or len(self.replacement) != 1:
+            raise VocabFormatError(f"malformed Metaspace normalizer {name[:80]!r}")
+        self.name = name
+        self.inner_name = inner
+        self.inner = get_normalizer(inner)
+        self.prepends = self.scheme != "never"
+        if self.scheme == "first":
+            self.later = MetaspaceNormalizer(metaspace_name(normalizer=inner, replacement=self.replacement,
+                                                            prepend_scheme="never"))
+
+    def __call__(self, text: str) -> str:
+        text = self.inner(text).replace(" ", self.replacement)
+        if self.prepends and text and not text.startswith(self.replacement):
+            text = self.replacement + text
+        return text
+
+    def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
+        """The normalized text and each character's place in ``text`` (the prepended
+        replacement is aligned to the first character, as HF's ``prepend`` aligns it).
+
+        Raises:
+            UnsupportedTokenizerError: offsets through a normalizer before Metaspace.
+        """
+        if self.inner_name != "none":
+            normalized = self.inner(text)
+            if normalized != text:
+                raise UnsupportedTokenizerError(
+                    f"offsets through a normalizer ({self.inner_name}) before Metaspace are not supported yet"
+                )
+        if not text:
+            return "", []
+        chars = [self.replacement if c == " " else c for c in text]
+        places = [(i, i + 1, c != " ") for i, c in enumerate(text)]
+        if self.prepends and chars[0] != self.replacement:
+            chars.insert(0, self.replacement)
+            places.insert(0, (0, 1, False))
+        return "".join(chars), places

@@ -1,0 +1,56 @@
+"""The ``sentencepiece`` spanner: a SentencePiece vocabulary's user-defined pieces cut out.
+
+SentencePiece BPE has no pre-tokenizer: it merges over the whole normalized text, and the
+only boundaries are its user-defined pieces, which ``sentencepiece`` matches in the normalized
+text (the longest one at each place, leftmost first) and never merges with their neighbours.
+So the pieces are the stretches between those matches and the matches themselves; the
+``score-merge`` encoder encodes a user-defined piece as its id and merges each stretch. Where
+no token has a ``▁`` right after another character (every real model: pieces are words, their
+``▁`` leading), no merge crosses such a place, and each stretch is cut there too: the ids are
+the same, and repeated words come from the piece cache.
+``spanner="auto"`` picks it for a vocabulary whose pattern is a SentencePiece description.
+
+>>> from wordsplit.sentencepiece import SentencePieceModel, split_pattern
+>>> SentencePieceSpanner(split_pattern(SentencePieceModel(user_defined=("<br>", "<b>")))).split("▁a<br><b>c")
+['▁a', '<br>', '<b>', 'c']
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..sentencepiece import SPACE, model_of
+
+
+class SentencePieceSpanner:
+    """Cuts the user-defined pieces out of normalized text (see the module docstring)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        model = model_of(pattern)
+        # Cut before each ▁ after another character where no merge can join them (model.words).
+        self._words = re.compile("(?<=[^" + SPACE + "])(?=" + SPACE + ")") if model.words else None
+        user_defined = sorted(model.user_defined, key=len, reverse=True)
+        # Alternatives longest first: at each place the regex engine takes the first that
+        # matches, which is then the longest, and it scans left to right.
+        self._matcher = re.compile("|".join(map(re.escape, user_defined))) if user_defined else None
+
+    def split(self, text: str) -> list[str]:
+        pieces = self._user_defined(text)
+        if self._words is None:
+            return pieces
+        return [part for piece in pieces for part in self._words.split(piece)]
+
+    def _user_defined(self, text: str) -> list[str]:
+        if self._matcher is None:
+            return [text] if text else []
+        pieces: list[str] = []
+        done = 0
+        for match in self._matcher.finditer(text):
+            if match.start() > done:
+                pieces.append(text[done:match.start()])
+            pieces.append(match.group())
+            done = match.end()
+        if done < len(text):
+            pieces.append(text[done:])
+        return pieces

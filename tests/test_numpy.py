@@ -1,0 +1,90 @@
+"""The numpy forms of encode: ``encode_to_numpy`` (tiktoken's) and ``encode_batch_to_numpy``.
+
+Each gives exactly :meth:`Tokenizer.encode`'s ids under the same special-token policy, on both
+backends; the native array is a view of the engine's own buffer, which outlives the tokenizer.
+"""
+
+import gc
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import tokenizer_for
+from wordsplit.errors import DisallowedSpecialError, MissingDependencyError
+
+BACKENDS = ["python", "native"]
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def tok(request):
+    return tokenizer_for("cl100k_base", backend=request.param)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(max_size=80))
+def test_encode_to_numpy_is_encode(text):
+    for backend in BACKENDS:
+        t = tokenizer_for("qwen3", backend=backend)
+        array = t.encode_to_numpy(text, allowed_special="all")
+        assert array.dtype == np.uint32 and array.ndim == 1
+        assert array.tolist() == t.encode(text, allowed_special="all")
+
+
+def test_the_special_token_policy_is_encodes(tok):
+    text = "hi<|endoftext|>"
+    with pytest.raises(DisallowedSpecialError):
+        tok.encode_to_numpy(text)
+    assert tok.encode_to_numpy(text, allowed_special="all").tolist() == [6151, 100257]
+    assert tok.encode_to_numpy(text, disallowed_special=()).tolist() == tok.encode(text, disallowed_special=())
+    assert tok.encode_to_numpy("").tolist() == []
+
+
+def test_the_array_is_read_only(tok):
+    array = tok.encode_to_numpy("hello world")
+    assert not array.flags.writeable
+    with pytest.raises(ValueError):
+        array[0] = 1
+
+
+def test_the_native_array_is_a_view_that_outlives_its_tokenizer():
+    from wordsplit import TokenizerOptions, load_vocab
+
+    fresh = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
+    array = fresh.encode_to_numpy("hello world " * 1000)
+    # No copy: the array's memory belongs to the native buffer object.
+    assert type(array.base).__name__ == "IdBuffer"
+    del fresh
+    gc.collect()
+    assert array[:2].tolist() == [15339, 1917] and len(array) == 2001  # the last space alone
+    view = memoryview(array.base)
+    assert (view.format, view.itemsize, view.readonly, view.shape) == ("I", 4, True, (2001,))
+
+
+def test_encode_batch_to_numpy_is_encode_batch(tok):
+    texts = ["hello world", "", "héllo\nwörld", "<|endoftext|>"]
+    ids, offsets = tok.encode_batch_to_numpy(texts, allowed_special="all")
+    assert (ids.dtype, offsets.dtype) == (np.uint32, np.uint64)
+    expected = tok.encode_batch(texts, allowed_special="all")
+    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(texts))] == expected
+
+
+def test_numpy_missing_is_a_typed_error(tok, monkeypatch):
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'wordsplit\[numpy\]'"):
+        tok.encode_to_numpy("hello")
+    with pytest.raises(MissingDependencyError):
+        tok.encode_batch_to_numpy(["hello"])
+
+
+def test_compat_tiktoken_matches_tiktoken(tiktoken_oracle):
+    import wordsplit.compat.tiktoken as compat
+
+    ours, theirs = compat.get_encoding("cl100k_base"), tiktoken_oracle("cl100k_base")
+    for text in ["hello world", "hi<|endoftext|>", "ünïcödé 123 \n\n  x"]:
+        got = ours.encode_to_numpy(text, allowed_special="all")
+        want = theirs.encode_to_numpy(text, allowed_special="all")
+        assert got.dtype == want.dtype and got.tolist() == want.tolist()
+        assert not got.flags.writeable
