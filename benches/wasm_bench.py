@@ -99,7 +99,8 @@ def main() -> None:
         "",
         "Encode, one thread, MB/s of UTF-8 input (best of the repeats, after a warm-up call):",
         "",
-        "| vocab | text | MB | wasm (Node) | native (Python) | tiktoken (Python) | wasm / native | wasm / tiktoken | wasm ms |",
+        "| vocab | text | MB | wasm (Node) | native (Python) | tiktoken (Python) | wasm / native "
+        "| wasm / tiktoken | wasm ms |",
         "|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",

@@ -85,7 +85,8 @@ class Browser:
     def __init__(self, width: int = 1400, height: int = 900) -> None:
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         assert chromium, "the browser tests need Chromium: apt-get install -y chromium"
-        self.profile = tempfile.TemporaryDirectory()
+        # (Chromium may still write its profile while it exits: cleanup errors are not test failures.)
+        self.profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
         self.process = subprocess.Popen(
             [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0",
              f"--user-data-dir={self.profile.name}", f"--window-size={width},{height}", "about:blank"],

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from wordsplit import get_tokenizer
-from wordsplit.apps.explain import explain
+from wordsplit.explain import explain
 
 ROOT = Path(__file__).resolve().parent.parent
 WASM = ROOT / "wasm"

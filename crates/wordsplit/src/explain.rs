@@ -1,6 +1,6 @@
 //! Explain an encode: the pieces a text is split into and, for each piece, every merge pass
 //! of byte-level BPE with the merge ranks of its adjacent pairs. The Rust side of the Python
-//! package's `wordsplit.apps.explain`, for bindings without Python (the WebAssembly module).
+//! package's `wordsplit.explain`, for bindings without Python (the WebAssembly module).
 //!
 //! The ids and pieces are the pipeline's own run ([`Pipeline::encode_with_offsets`]: a token's
 //! `word` is its piece), so they equal [`Tokenizer::encode_with`]; a piece's bytes are its
