@@ -151,3 +151,21 @@ def test_a_vocabulary_file_given_by_its_bytes(browser, site):
     [column] = json.loads(browser.evaluate(COLUMNS))
     assert column["vocab"] == "gpt2" or column["vocab"] == "r50k_base"
     assert [int(i) for i in column["ids"].split()] == [31373, 995]
+
+
+def test_export_writes_a_static_site(site, tmp_path):
+    from wordsplit.cli import main
+
+    assert main(["playground", "--export", str(tmp_path / "site")]) in (0, None)
+    written = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*") if p.is_file()}
+    assert {"index.html", "app.js", "worker.js", "style.css", "wordsplit.js", "wordsplit.wasm",
+            "vocabs/cl100k_base.tiktoken", "vocabs/qwen3.tiktoken"} <= written
+    served = (tmp_path / "site" / "vocabs" / "r50k_base.tiktoken").read_bytes()
+    assert served.startswith(b"IQ== 0\n")  # gunzipped: byte 0x21 is rank 0
+
+
+def test_without_the_built_module_the_command_says_how_to_build_it(tmp_path):
+    from wordsplit.errors import BackendUnavailableError
+
+    with pytest.raises(BackendUnavailableError, match=r"bash wasm/build\.sh"):
+        playground.checked_site(tmp_path)
