@@ -5,6 +5,7 @@ pub mod batch;
 pub mod decode;
 pub mod encoders;
 pub mod error;
+pub mod explain;
 pub mod formats;
 #[rustfmt::skip]
 pub mod names;

@@ -13,6 +13,7 @@
     wordsplit bench notes.txt --vocab cl100k_base --encoder heap-merge,backtrack
     wordsplit download hf:Qwen/Qwen3-8B       # into the verified disk cache
     wordsplit cache list
+    wordsplit playground                      # the tokenizer playground (WebAssembly) on 127.0.0.1
 
 Each group of subcommands lives in its own module with a ``register(subparsers)`` function;
 this module builds the parser from them and turns user errors (unknown vocab, bad id,
@@ -31,9 +32,9 @@ from typing import Iterator, Optional, Sequence
 
 from .. import __version__
 from ..errors import DisallowedSpecialError, WordsplitError
-from . import basic, bench, cache, encode_dataset, encode_file, train, views
+from . import basic, bench, cache, encode_dataset, encode_file, playground, train, views
 
-COMMAND_MODULES = [basic, views, encode_file, bench, cache, train, encode_dataset]
+COMMAND_MODULES = [basic, views, encode_file, bench, cache, train, encode_dataset, playground]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,171 @@
+"""The playground page (wasm/playground/, served by ``wordsplit playground``) in headless
+Chromium: the ids and counts it shows for several texts and vocabularies, a shared link, the
+hover trace, a file dropped in by its bytes, and a 1 MB paste that finishes without blocking
+the page. ``WORDSPLIT_UPDATE_SCREENSHOT=1`` saves the page to docs/playground.png."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from browser import Browser
+from wordsplit import get_tokenizer
+from wordsplit.cli import playground
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The page's state, read from the DOM: each column's vocabulary, counts and shown ids.
+COLUMNS = """JSON.stringify([...document.querySelectorAll('.column')].map(c => ({
+  vocab: c.dataset.vocab,
+  tokens: c.dataset.tokens,
+  counts: Object.fromEntries([...c.querySelectorAll('[data-count]')].map(b => [b.dataset.count, b.textContent])),
+  ids: c.querySelector('.ids').textContent,
+  error: c.querySelector('.error')?.textContent ?? null,
+  chips: c.querySelectorAll('.chip').length,
+  split: c.querySelectorAll('.chip.split').length,
+  special: c.querySelectorAll('.chip.special').length,
+})))"""
+DONE = "document.body.dataset.state === 'done'"
+
+
+@pytest.fixture(scope="module")
+def site():
+    """The playground served on 127.0.0.1 (a free port), with the module built."""
+    subprocess.run(["bash", str(ROOT / "wasm" / "build.sh")], check=True, cwd=ROOT)
+    files = playground.checked_site()
+    ready = threading.Event()
+    url = {}
+
+    def on_ready(u):
+        url["base"] = u
+        ready.set()
+
+    threading.Thread(target=playground.serve, args=(0, files, on_ready), daemon=True).start()
+    assert ready.wait(30)
+    return url["base"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    b = Browser()
+    yield b
+    b.close()
+
+
+def open_page(browser, site, text, vocabs):
+    query = urllib.parse.urlencode({"text": text, "vocab": ",".join(vocabs)})
+    browser.goto(f"{site}?{query}")
+    browser.wait_for(f"document.readyState === 'complete' && {DONE}", timeout=120)
+    return json.loads(browser.evaluate(COLUMNS))
+
+
+def expected(vocab, text):
+    ids = get_tokenizer(vocab).encode(text, allowed_special="all")
+    return ids, {"tokens": str(len(ids)), "characters": str(len(text)), "bytes": str(len(text.encode()))}
+
+
+TEXTS = [
+    ("Hello world! Ünïcödé 中文字 🤗\n\tend<|endoftext|>", ["cl100k_base", "o200k_base", "qwen3"]),
+    # (A text box turns \r\n into \n, as every browser does: the text has none.)
+    ("  spaces   and\n\nnewlines\u200b\ufeffzero\x07width", ["gpt2", "p50k_base"]),
+    ("def f(x):\n    return x ** 2  # 🐍", ["o200k_harmony", "r50k_base", "p50k_edit"]),
+]
+
+
+@pytest.mark.parametrize("text,vocabs", TEXTS)
+def test_a_shared_link_shows_the_ids_and_counts_of_each_vocabulary(browser, site, text, vocabs):
+    columns = open_page(browser, site, text, vocabs)
+    assert sorted(c["vocab"] for c in columns) == sorted(vocabs)
+    for column in columns:
+        ids, counts = expected(column["vocab"], text)
+        assert column["error"] is None
+        assert [int(i) for i in column["ids"].split()] == ids, column["vocab"]
+        for name, value in counts.items():
+            assert column["counts"][name] == value, (column["vocab"], name)
+        assert column["counts"]["bytesPerToken"] == f"{len(text.encode()) / len(ids):.2f}"
+        # One chip per token, except tokens sharing one character's bytes, which share a chip.
+        assert column["chips"] <= len(ids)
+    link = browser.evaluate("location.search")
+    assert urllib.parse.parse_qs(link[1:])["text"] == [text]
+
+
+def test_split_characters_special_tokens_and_visible_whitespace(browser, site):
+    text = "🤗 x<|endoftext|>\t"
+    [column] = open_page(browser, site, text, ["cl100k_base"])
+    ids, _ = expected("cl100k_base", text)
+    assert [int(i) for i in column["ids"].split()] == ids
+    assert column["special"] == 1
+    assert column["split"] >= 1  # 🤗's four bytes are three tokens in cl100k_base: one chip
+    shown = browser.evaluate("document.querySelector('.tokens').textContent")
+    assert "→" in shown and "·" in shown and "🤗" in shown
+
+
+def test_hover_shows_the_merge_trace(browser, site):
+    open_page(browser, site, "hello", ["qwen3"])
+    browser.evaluate("document.querySelector('.chip').dispatchEvent(new MouseEvent('mouseover', {bubbles: true}))")
+    browser.wait_for("document.querySelector('#tip table') !== null", timeout=30)
+    tip = browser.evaluate("document.querySelector('#tip').textContent")
+    assert "id 14990" in tip and "merge rank 45 → 301" in tip  # (e,l): merge 45 of Qwen3's list
+
+
+def test_typing_updates_and_a_1mb_paste_finishes_without_freezing(browser, site):
+    open_page(browser, site, "x", ["cl100k_base", "qwen3"])
+    unit = "Hello wörld, 中文字 and 🤗 emoji.\n"
+    text = unit * (1_000_000 // len(unit.encode()))
+    browser.evaluate(f"""(() => {{ const box = document.getElementById('text');
+        box.value = {unit!r}.repeat({len(text) // len(unit)}); document.body.dataset.state = 'typing';
+        box.dispatchEvent(new Event('input')); }})()""")
+    # The page answers while the worker encodes: no poll waits long on its main thread.
+    slowest = browser.wait_for(DONE, timeout=120)
+    assert slowest < 5, f"the page blocked for {slowest:.1f} s"
+    columns = json.loads(browser.evaluate(COLUMNS))
+    for column in columns:
+        ids, counts = expected(column["vocab"], text)
+        assert column["tokens"] == str(len(ids))
+        assert column["counts"]["characters"] == counts["characters"]
+        assert [int(i) for i in column["ids"].split()] == ids[:3000]
+    # A megabyte does not go into the link.
+    assert "text=" not in browser.evaluate("location.search")
+    if os.environ.get("WORDSPLIT_UPDATE_SCREENSHOT"):
+        open_page(browser, site, TEXTS[0][0], TEXTS[0][1])
+        (ROOT / "docs" / "playground.png").write_bytes(browser.screenshot())
+
+
+def test_a_vocabulary_file_given_by_its_bytes(browser, site):
+    """What a dropped file does: its bytes become a column (by the page's drop handler)."""
+    open_page(browser, site, "hello world", [])
+    browser.evaluate("""(async () => {
+        const bytes = new Uint8Array(await (await fetch('vocabs/r50k_base.tiktoken')).arrayBuffer());
+        const data = new DataTransfer();
+        data.items.add(new File([bytes], 'r50k_base.tiktoken'));
+        document.dispatchEvent(new DragEvent('drop', {dataTransfer: data, bubbles: true, cancelable: true}));
+        document.body.dataset.state = 'typing';
+    })()""")
+    browser.wait_for(f"{DONE} && document.querySelectorAll('.column').length === 1", timeout=60)
+    [column] = json.loads(browser.evaluate(COLUMNS))
+    assert column["vocab"] == "gpt2" or column["vocab"] == "r50k_base"
+    assert [int(i) for i in column["ids"].split()] == [31373, 995]
+
+
+def test_export_writes_a_static_site(site, tmp_path):
+    from wordsplit.cli import main
+
+    assert main(["playground", "--export", str(tmp_path / "site")]) in (0, None)
+    written = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*") if p.is_file()}
+    assert {"index.html", "app.js", "worker.js", "style.css", "wordsplit.js", "wordsplit.wasm",
+            "vocabs/cl100k_base.tiktoken", "vocabs/qwen3.tiktoken"} <= written
+    served = (tmp_path / "site" / "vocabs" / "r50k_base.tiktoken").read_bytes()
+    assert served.startswith(b"IQ== 0\n")  # gunzipped: byte 0x21 is rank 0
+
+
+def test_without_the_built_module_the_command_says_how_to_build_it(tmp_path):
+    from wordsplit.errors import BackendUnavailableError
+
+    with pytest.raises(BackendUnavailableError, match=r"bash wasm/build\.sh"):
+        playground.checked_site(tmp_path)
