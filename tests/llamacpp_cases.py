@@ -68,7 +68,7 @@ def unpacked(file: str, directory: str | os.PathLike) -> Path:
 
 
 # GGUF value types (ggml's gguf.h) for the writer below.
-_U32, _I32, _BOOL, _STRING, _ARRAY = 4, 5, 7, 8, 9
+_U32, _I32, _F32, _BOOL, _STRING, _ARRAY = 4, 5, 6, 7, 8, 9
 
 
 def _gguf_string(text: str) -> bytes:
@@ -87,12 +87,14 @@ def _gguf_value(value) -> bytes:
         return struct.pack("<IIQ", _ARRAY, _STRING, len(value)) + b"".join(_gguf_string(v) for v in value)
     if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
         return struct.pack(f"<IIQ{len(value)}i", _ARRAY, _I32, len(value), *value)
+    if isinstance(value, list) and all(isinstance(v, float) for v in value):
+        return struct.pack(f"<IIQ{len(value)}f", _ARRAY, _F32, len(value), *value)
     raise TypeError(f"cannot write {type(value).__name__} {value!r:.40}")
 
 
 def tokenizer_only_gguf(metadata: dict) -> bytes:
     """A GGUF v3 file with no tensors holding the ``general.name`` and ``tokenizer.*`` keys of
-    ``metadata`` (strings, integers, bools and arrays of strings or integers)."""
+    ``metadata`` (strings, integers, bools and arrays of strings, integers or floats)."""
     keys = [k for k in metadata if k == "general.name" or k.startswith("tokenizer.")]
     body = b"".join(_gguf_string(k) + _gguf_value(metadata[k]) for k in keys)
     return b"GGUF" + struct.pack("<IQQ", 3, 0, len(keys)) + body

@@ -547,7 +547,7 @@ def test_raw_utf8_pre_tokenizers_are_unsupported(pre):
 
 @pytest.mark.parametrize(
     "model, kind",
-    [("llama", "SentencePiece"), ("bert", "WordPiece"), ("t5", "Unigram"), ("rwkv", "RWKV"), ("gemma4", "raw UTF-8"),
+    [("bert", "WordPiece"), ("t5", "Unigram"), ("rwkv", "RWKV"),
      ("whitespace", "raw UTF-8"), ("hybriddna", "k-mer"), ("xyz", "")],
 )
 def test_non_byte_level_models_are_unsupported(model, kind):
@@ -750,3 +750,74 @@ def test_load_cases_formats(tmp_path):
     out.write_text(" 1\n", encoding="utf-8")
     with pytest.raises(ValueError, match="3 cases but"):
         load_cases(inp, out)
+
+
+# -- SentencePiece GGUF (tokenizer.ggml.model "llama"); llama.cpp's own files: test_llamacpp_parity.py
+
+
+def spm_gguf(extra: list[tuple[str, float, int]], **keys) -> bytes:
+    """A tiny llama.cpp SentencePiece GGUF: <unk>, <s>, </s>, the 256 byte tokens, then ``extra``."""
+    from llamacpp_cases import tokenizer_only_gguf
+
+    rows = [("<unk>", 0.0, 2), ("<s>", 0.0, 3), ("</s>", 0.0, 3)]
+    rows += [(f"<0x{b:02X}>", 0.0, 6) for b in range(256)] + extra
+    return tokenizer_only_gguf({
+        "general.name": "tiny-spm", "tokenizer.ggml.model": "llama",
+        "tokenizer.ggml.tokens": [r[0] for r in rows], "tokenizer.ggml.scores": [r[1] for r in rows],
+        "tokenizer.ggml.token_type": [r[2] for r in rows], **keys,
+    })
+
+
+TINY_SPM = [("\u2581", -1.0, 1), ("a", -2.0, 1), ("b", -3.0, 1), ("\u2581a", -5.0, 1), ("ab", -4.0, 1),
+            ("\u2581ab", -6.0, 1)]
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_spm_gguf_merges_by_score_as_llamacpp(backend):
+    from wordsplit import TokenizerOptions
+
+    tok = TokenizerOptions(backend=backend).build(read_gguf(spm_gguf(TINY_SPM), source="s.gguf"))
+    # "▁ab": "ab" (-4) merges before "▁a" (-5), then "▁ab"; "é" is no token: its two bytes.
+    assert tok.encode_ordinary("ab") == [264]
+    assert tok.encode_ordinary("b\u00e9") == [259, 261, 3 + 0xC3, 3 + 0xA9]
+    assert tok.decode(tok.encode_ordinary("ab b")) == "ab b"
+
+
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_spm_gguf_unused_tokens_merge_and_decode_to_nothing(backend):
+    from wordsplit import TokenizerOptions
+
+    unused = [("\u2581", -1.0, 1), ("a", -2.0, 1), ("\u2581a", -3.0, 5)]  # "▁a" is UNUSED (id 261)
+    tok = TokenizerOptions(backend=backend).build(read_gguf(spm_gguf(unused), source="s.gguf"))
+    assert tok.encode_ordinary("a a") == [261, 261] and tok.decode([261, 260]) == "a"
+
+
+def test_spm_gguf_without_space_prefix():
+    from wordsplit import TokenizerOptions
+
+    tok = TokenizerOptions().build(read_gguf(spm_gguf(TINY_SPM, **{"tokenizer.ggml.add_space_prefix": False}),
+                                             source="s.gguf"))
+    assert tok.encode_ordinary("ab") == [263] and tok.decode([259, 263]) == " ab"
+
+
+def test_spm_gguf_refusals():
+    reachable = TINY_SPM + [("<", -7.0, 1), ("s>", -8.0, 1)]  # "<" + "s>" spells the control "<s>"
+    with pytest.raises(UnsupportedTokenizerError, match=r"token 1 '<s>' \(type 3\) can be made"):
+        read_gguf(spm_gguf(reachable), source="s.gguf")
+    with pytest.raises(UnsupportedTokenizerError, match="strips the whitespace"):
+        read_gguf(spm_gguf(TINY_SPM, **{"general.name": "Phi-3 mini"}), source="s.gguf")
+
+
+@pytest.mark.parametrize("extra, types, merge, message", [
+    (["a", "\n", "a\n"], [1, 1, 1], "a \n", "joins a newline to other text"),
+    (["<", "b>", "<b>"], [1, 1, 3], "< b>", "makes the token '<b>' of type 3"),
+])
+def test_gemma4_gguf_refusals(extra, types, merge, message):
+    from llamacpp_cases import tokenizer_only_gguf
+
+    data = tokenizer_only_gguf({
+        "tokenizer.ggml.model": "gemma4", "tokenizer.ggml.tokens": [f"<0x{b:02X}>" for b in range(256)] + extra,
+        "tokenizer.ggml.token_type": [6] * 256 + types, "tokenizer.ggml.merges": [merge],
+    })
+    with pytest.raises(UnsupportedTokenizerError, match=message):
+        read_gguf(data, source="g.gguf")

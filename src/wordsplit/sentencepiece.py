@@ -53,7 +53,10 @@ class SentencePieceModel(NamedTuple):
             is the decoder's ``Strip(" ", 1, 0)``.
         semantics: ``"sentencepiece"`` (a ``.model`` file: merges by piece score, decode as
             ``sentencepiece``) or ``"hf"`` (a tokenizer.json: merges by rank, byte fallback
-            before merging, HF's decoders ``Replace``, ``ByteFallback``, ``Fuse``, ``Strip``).
+            before merging, HF's decoders ``Replace``, ``ByteFallback``, ``Fuse``, ``Strip``),
+            ``"llama.cpp"`` (a GGUF SentencePiece file: merges by score, decode as
+            ``llama_detokenize``) or ``"llama.cpp-bpe"`` (a GGUF ``gemma4`` file: merges by rank,
+            decode as ``llama_detokenize``).
         ignore_merges: (``"hf"``) a word that is a token is that token, as HF's ``ignore_merges``.
         words: no token has a ``▁`` right after another character, so no merge joins a
             ``▁`` to the character before it, and the text can be cut before each such ``▁``
@@ -125,7 +128,8 @@ def model_of(pattern: str) -> SentencePieceModel:
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}") from None
     if not all(isinstance(p, str) and p for p in (*model.user_defined, *model.unused)) \
             or model.strip_leading_space not in ("first", "all", "none") or not isinstance(model.unk_surface, str) \
-            or model.semantics not in ("sentencepiece", "hf") or not isinstance(model.ignore_merges, bool) \
+            or model.semantics not in ("sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe") \
+            or not isinstance(model.ignore_merges, bool) \
             or not isinstance(model.words, bool):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}")
     return model

@@ -66,7 +66,7 @@ def encoder_for(vocab) -> Optional[str]:
 
     if not is_sentencepiece(vocab.pattern):
         return None
-    return "rank-merge" if model_of(vocab.pattern).semantics == "hf" else "score-merge"
+    return "rank-merge" if model_of(vocab.pattern).semantics in ("hf", "llama.cpp-bpe") else "score-merge"
 
 
 __all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "encoder_for", "get_encoder", "register_encoder"]

@@ -82,7 +82,9 @@ class ScoreMergeEncoder:
         # the reserved pieces up first); longer symbols are pieces, which are never reserved.
         self.reserved = {text: i for text, i in vocab.special_tokens.items() if len(text) == 1}
         self.user_defined = {text: self.ids[text] for text in model.user_defined if text in self.ids}
-        self.unused = frozenset(self.ids[text] for text in model.unused if text in self.ids)
+        # (llama.cpp's merge keeps an unused piece it made: only sentencepiece splits it back)
+        self.unused = frozenset(self.ids[text] for text in model.unused if text in self.ids) \
+            if model.semantics == "sentencepiece" else frozenset()
 
     def encode_piece(self, piece: bytes) -> list[int]:
         text = piece.decode("utf-8")

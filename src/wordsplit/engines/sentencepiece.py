@@ -36,8 +36,10 @@ class SentencePieceEngine:
         self._python = engine if isinstance(engine, PythonEngine) else None
         self.model = model_of(vocab.pattern)
         self._kinds = token_kinds(vocab)
-        hf = self.model.semantics == "hf"
-        self._decode, self._bytes = (decode_hf, hf_piece_bytes) if hf else (decode_pieces, piece_bytes)
+        self._decode, self._bytes = {"hf": (decode_hf, hf_piece_bytes),
+                                     "llama.cpp": (decode_llamacpp, llamacpp_piece_bytes),
+                                     "llama.cpp-bpe": (decode_llamacpp, llamacpp_piece_bytes)}.get(
+            self.model.semantics, (decode_pieces, piece_bytes))
         from ..normalizers import NORMALIZERS
 
         if getattr(NORMALIZERS.get(vocab.normalizer), "later", None) is not None:
@@ -213,6 +215,37 @@ def hf_piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePieceMode
     return bytes(out), at_start and not out
 
 
+def decode_llamacpp(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, errors: str = "replace") -> str:
+    """The text of llama.cpp's ``llama_detokenize`` (special tokens not rendered) of ``(kind,
+    bytes)`` tokens, decoded from UTF-8 with ``errors``: see :func:`llamacpp_piece_bytes`.
+
+    >>> decode_llamacpp([(CONTROL, b"<s>"), (TEXT, "▁Hi".encode()), (BYTE, b"!")], SentencePieceModel())
+    ' Hi!'
+    """
+    return llamacpp_piece_bytes(tokens, model)[0].decode("utf-8", errors)
+
+
+def llamacpp_piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, at_start: bool = True) \
+        -> tuple[bytes, bool]:
+    """The bytes of llama.cpp's ``llama_token_to_piece`` of each token, joined: a text token with
+    ``▁`` as a space, a byte token (and a user-defined one) as it is, a control or unknown token
+    nothing; the first token (``at_start``) loses one leading space when ``strip_leading_space``
+    is ``"first"`` (``add_space_prefix``), whatever its kind, so a space after a leading BOS
+    stays. Also whether the next token is still the first.
+
+    >>> llamacpp_piece_bytes([(TEXT, "▁Hi▁".encode())], SentencePieceModel())
+    (b'Hi ', False)
+    """
+    out = bytearray()
+    for kind, data in tokens:
+        piece = b"" if kind in (CONTROL, UNKNOWN) else data if kind == BYTE else data.replace(_SPACE_BYTES, b" ")
+        if at_start and model.strip_leading_space == "first" and piece.startswith(b" "):
+            piece = piece[1:]
+        at_start = False
+        out += piece
+    return bytes(out), at_start
+
+
 def _decode_bytes(data: bytes, errors: str = "replace") -> str:
     """Bytes of byte pieces as ``sentencepiece`` decodes them: each valid UTF-8 character as
     itself, each other byte U+FFFD (Python's ``errors="replace"`` would give one U+FFFD for
@@ -251,11 +284,20 @@ def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
     whichever it is)."""
     table = vocab.token_bytes
     special_ids = set(vocab.special_tokens.values())
-    hf = model_of(vocab.pattern).semantics == "hf"
+    semantics = model_of(vocab.pattern).semantics
+    hf = semantics == "hf"
+    llama = semantics.startswith("llama.cpp")
+    verbatim = set(vocab.added_tokens.values()) if llama else ()
+    # llama_token_to_piece renders an UNUSED token as nothing
+    unused = {vocab.ranks[text.encode()] for text in model_of(vocab.pattern).unused} if llama else ()
     kinds: list[tuple[int, Optional[bytes]]] = []
     for i, data in enumerate(table):
         if data is None:
             kinds.append((CONTROL, None))
+        elif i in verbatim:  # llama.cpp copies a user-defined token's text as it is
+            kinds.append((BYTE, data))
+        elif i in unused:
+            kinds.append((CONTROL, data))
         elif i in special_ids and hf:  # HF decodes special tokens as their text
             kinds.append((TEXT, data))
         elif i in special_ids:

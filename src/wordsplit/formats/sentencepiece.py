@@ -36,8 +36,8 @@ from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab
 from .files import file_stem, read_file, vocab_name
 
-__all__ = ["ModelProto", "Piece", "looks_like_sentencepiece", "load_sentencepiece", "read_model_proto",
-           "sentencepiece_vocab"]
+__all__ = ["ModelProto", "Piece", "add_byte_pieces", "looks_like_sentencepiece", "load_sentencepiece",
+           "read_model_proto", "sentencepiece_vocab"]
 
 # SentencePiece.Type
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -270,16 +270,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
         seen[piece.text] = i
     mergeable = {p.text: i for i, p in enumerate(pieces) if p.type in (NORMAL, USER_DEFINED, UNUSED)}
     ranks: dict[bytes, int] = {text.encode("utf-8"): i for text, i in mergeable.items()}
-    byte_ids: dict[int, int] = {}
-    for i, piece in enumerate(pieces):
-        if piece.type == BYTE:
-            value = byte_piece_value(piece.text)
-            if value is None or value in byte_ids:
-                raise VocabFormatError(f"{source}: byte piece {i} is {piece.text!r}, not a distinct <0xNN>")
-            byte_ids[value] = i
-            # The token of a byte is that byte, unless a one-character piece is that text already.
-            key = bytes([value])
-            ranks[key if key not in ranks else piece.text.encode("utf-8")] = i
+    byte_ids = add_byte_pieces(pieces, ranks, source)
     if len(byte_ids) != 256:
         raise VocabFormatError(
             f"{source}: byte_fallback is on but only {len(byte_ids)} of the 256 byte pieces are listed"
@@ -314,6 +305,32 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
         n_vocab=len(pieces), whole_piece_lookup=False, unk_token_id=unk[0],
         bos_token_id=token(model.bos_id), eos_token_id=token(model.eos_id),
     )
+
+
+def add_byte_pieces(pieces: list[Piece], ranks: dict[bytes, int], source: str) -> dict[int, int]:
+    """Put the BYTE pieces (``<0x41>``) into ``ranks`` as the tokens of their bytes (a byte
+    piece keeps its own text where a one-character piece is that byte's text already), and
+    return byte → id.
+
+    Raises:
+        VocabFormatError: a byte piece that is not a distinct ``<0xNN>``.
+
+    >>> ranks = {b"A": 0}
+    >>> add_byte_pieces([Piece("A", 0.0, NORMAL), Piece("<0x41>", 0.0, BYTE), Piece("<0x0A>", 0.0, BYTE)], ranks, "m")
+    {65: 1, 10: 2}
+    >>> ranks
+    {b'A': 0, b'<0x41>': 1, b'\\n': 2}
+    """
+    byte_ids: dict[int, int] = {}
+    for i, piece in enumerate(pieces):
+        if piece.type == BYTE:
+            value = byte_piece_value(piece.text)
+            if value is None or value in byte_ids:
+                raise VocabFormatError(f"{source}: byte piece {i} is {piece.text!r}, not a distinct <0xNN>")
+            byte_ids[value] = i
+            key = bytes([value])
+            ranks[key if key not in ranks else piece.text.encode("utf-8")] = i
+    return byte_ids
 
 
 def byte_piece_value(text: str) -> Optional[int]:

@@ -18,15 +18,19 @@ What it does:
   :data:`LLAMA_CPP_PRE_PATTERNS` (:mod:`.pre_tokenizers`): every name llama.cpp knows for a byte-level BPE, with
   llama.cpp's own regexes, several in sequence where llama.cpp applies several (deepseek,
   falcon, starcoder, ...), and llama.cpp's ``"default"`` ones when the file names none. The
-  chat template (``tokenizer.chat_template``) and the bos/eos ids come along.
+  chat template (``tokenizer.chat_template``) and the bos/eos ids come along;
+* turns a SentencePiece vocabulary (``"llama"``) into a Vocab that tokenizes and decodes as
+  llama.cpp's ``llm_tokenizer_spm`` and ``llama_detokenize`` do, and a Gemma 4 one
+  (``"gemma4"``) as llama.cpp's BPE over ``▁``-spaced UTF-8 (:mod:`.spm`).
 
 What it does not do:
 
 * read tensors, or any metadata beyond the tokenizer keys it needs;
-* SentencePiece (``"llama"``), WordPiece (``"bert"``), Unigram (``"t5"``) or the other
-  non-byte-level models, and the pre-tokenizers llama.cpp runs on raw UTF-8 (``"gemma4"``,
-  ``"sarvam-moe"``, ...): they raise :class:`UnsupportedTokenizerError` naming the model;
-* normalization: GGUF records no normalizer and llama.cpp applies none, so the Vocab's is
+* WordPiece (``"bert"``), Unigram (``"t5"``) or the other models, and a ``"gpt2"`` file
+  naming a pre-tokenizer llama.cpp runs on raw UTF-8 (``"gemma4"``, ``"sarvam-moe"``, ...):
+  they raise :class:`UnsupportedTokenizerError` naming the model;
+* normalization (beyond the SentencePiece files' spaces as ``▁``): GGUF records no normalizer
+  and llama.cpp applies none, so a byte-level BPE Vocab's is
   ``"none"`` even where the original HF tokenizer applies NFC (Qwen);
 * llama.cpp's load-time heuristics that do not change ``encode`` without special-token
   parsing: the re-typing of "control-looking" NORMAL tokens such as ``</s>`` (it matters only

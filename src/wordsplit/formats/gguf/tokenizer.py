@@ -13,6 +13,7 @@ from ..files import pinned, read_file
 from ..merges import merges_are_rank_ordered, pair_ranked_merges
 from .pre_tokenizers import IGNORE_MERGES, pre_pattern
 from .reader import read_gguf_head, read_gguf_metadata
+from .spm import read_gemma4_gguf, read_spm_gguf
 
 __all__ = ["load_gguf", "read_gguf"]
 
@@ -27,7 +28,6 @@ _OTHER_MODELS = {
     "t5": "Unigram",
     "rwkv": "RWKV's trie tokenizer",
     "plamo2": "PLaMo-2's tokenizer",
-    "gemma4": "BPE over raw UTF-8 (not byte-level)",
     "whitespace": "a whitespace-split vocabulary over raw UTF-8 (not byte-level)",
     "hybriddna": "HybriDNA's k-mer tokenizer",
     "test": "llama.cpp's test tokenizer",
@@ -41,6 +41,9 @@ _KINDS = {
     "a string": lambda v: isinstance(v, str),
     "an integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "an array of strings": lambda v: isinstance(v, list) and (not v or isinstance(v[0], str)),
+    "an array of floats": lambda v: (
+        isinstance(v, list) and (not v or (isinstance(v[0], (int, float)) and not isinstance(v[0], bool)))
+    ),
     "an array of integers": lambda v: (
         isinstance(v, list) and (not v or (isinstance(v[0], int) and not isinstance(v[0], bool)))
     ),
@@ -71,7 +74,8 @@ def _check_unique(tokens: list[str], source: str) -> None:
 
 
 def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
-    """The byte-level BPE Vocab of a GGUF file's tokenizer, as llama.cpp tokenizes with it.
+    """The Vocab of a GGUF file's tokenizer, as llama.cpp tokenizes with it: byte-level BPE
+    (``"gpt2"``) here; SentencePiece (``"llama"``) and Gemma 4 (``"gemma4"``) files in :mod:`.spm`.
 
     ``n_vocab`` is the number of tokens in the file, UNUSED padding included. The merges become
     rank-based when they are in merged-id order (every GGUF converted from an HF byte-level
@@ -84,17 +88,22 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
         VocabFormatError: a malformed file or tokenizer (see :func:`read_gguf_metadata`; also
             missing keys, mismatched lengths, an empty NORMAL token, a repeated token, a merge
             of tokens that are not byte-level NORMAL ones), naming ``source`` and the entry.
-        UnsupportedTokenizerError: not byte-level BPE (``tokenizer.ggml.model`` is not
-            ``"gpt2"``, or a pre-tokenizer for raw UTF-8), or a pre-tokenizer not in
+        UnsupportedTokenizerError: another ``tokenizer.ggml.model`` than ``"gpt2"``,
+            ``"llama"`` and ``"gemma4"`` (or what :mod:`.spm` refuses), a ``"gpt2"`` file with a
+            pre-tokenizer for raw UTF-8, or a pre-tokenizer not in
             :data:`LLAMA_CPP_PRE_PATTERNS` (the message lists the known ones).
     """
     metadata = read_gguf_metadata(data, source=source)
     model = _get(metadata, "tokenizer.ggml.model", "a string", source)
+    if model == "llama":
+        return read_spm_gguf(metadata, source, _get)
+    if model == "gemma4":
+        return read_gemma4_gguf(metadata, source, _get)
     if model != "gpt2":
         kind = f" ({_OTHER_MODELS[model]})" if model in _OTHER_MODELS else ""
         raise UnsupportedTokenizerError(
-            f"{source}: tokenizer.ggml.model is {model!r}{kind}; wordsplit reads only byte-level BPE "
-            "GGUF vocabularies (model 'gpt2')"
+            f"{source}: tokenizer.ggml.model is {model!r}{kind}; wordsplit reads the GGUF vocabularies "
+            "of byte-level BPE (model 'gpt2'), SentencePiece (model 'llama') and Gemma 4 (model 'gemma4')"
         )
     pre = _get(metadata, "tokenizer.ggml.pre", "a string", source, required=False)
     pattern = pre_pattern(pre, source)

@@ -1,0 +1,236 @@
+"""A GGUF SentencePiece vocabulary (``tokenizer.ggml.model == "llama"``) as a :class:`Vocab` that
+tokenizes as llama.cpp's ``llm_tokenizer_spm`` does (``llama-vocab.cpp``).
+
+llama.cpp does not run ``sentencepiece``: it reads the pieces, scores and token types from the
+file and applies its own rules, which are what this module builds with the SentencePiece
+components (:mod:`wordsplit.sentencepiece`):
+
+* the text is cut at USER_DEFINED tokens (always) and at CONTROL and UNKNOWN ones (only when
+  special tokens are parsed: ``encode``'s allowed specials), longest first;
+* each stretch between them gets one space before it (``add_space_prefix``, on unless the file
+  says ``tokenizer.ggml.add_space_prefix = false``) and every space (U+0020 only) becomes
+  ``▁``; nothing else is normalized, and extra whitespace is kept: the ``sentencepiece``
+  normalizer with ``remove_extra_whitespaces`` off, run per stretch;
+* the stretch is merged by score: every adjacent pair that spells a token is a candidate, the
+  highest score merges first, the leftmost on equal scores (the ``score-merge`` encoder);
+* a symbol left that is no token is spelled by its bytes, each the ``<0xNN>`` token.
+
+llama.cpp's merge looks a pair up among *all* tokens, of any type. The loader checks that no
+CONTROL, UNKNOWN or BYTE token can be made by a merge (two tokens that spell it), so merging
+among the NORMAL, USER_DEFINED and UNUSED ones is the same; a file where one can is refused.
+
+Decoding is llama.cpp's ``llama_detokenize`` without special-token text: a NORMAL token is its
+text with ``▁`` as a space, a byte token its byte, USER_DEFINED tokens their text, CONTROL,
+UNKNOWN and UNUSED tokens nothing (an UNUSED token is merged like a NORMAL one); the very
+first token loses one leading space (when ``add_space_prefix`` is on), whatever it is (a
+leading BOS keeps the space of the word after it).
+
+A ``"gemma4"`` file (:func:`read_gemma4_gguf`) is llama.cpp's BPE over raw UTF-8 with ``▁`` for
+a space: no space prefix, the file's merges by rank (the ``rank-merge`` encoder), a symbol that
+is no token spelled by its ``<0xNN>`` tokens, decoded as above without the strip. llama.cpp
+also cuts the text into runs of newlines and runs of other characters, and a run of newlines
+that is a token is that token; the loader checks that no merge joins a newline to another
+character, that merging a token's run of newlines gives that token, and that no merge uses a
+byte token (so HF's byte fallback before merging is the same), and refuses the file otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...errors import UnsupportedTokenizerError, VocabFormatError
+from ...vocab import Vocab
+from ..sentencepiece import Piece, _score_merges, add_byte_pieces, byte_piece_value
+
+__all__ = ["read_gemma4_gguf", "read_spm_gguf"]
+
+# llama.h `enum llama_token_type`.
+_UNDEFINED, _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = range(7)
+
+
+def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
+    """The Vocab of a GGUF file whose ``tokenizer.ggml.model`` is ``"llama"`` (``get`` is the
+    typed metadata lookup of :mod:`.tokenizer`).
+
+    Raises:
+        VocabFormatError: missing or mismatched keys, repeated tokens, byte tokens that are not
+            256 distinct ``<0xNN>``.
+        UnsupportedTokenizerError: what llama.cpp would tokenize differently from the rules in
+            the module docstring (a CONTROL, UNKNOWN or BYTE token a merge can make; a name
+            llama.cpp gives rstrip/lstrip token attributes to).
+    """
+    from ...sentencepiece import SentencePieceModel, cuts_at_words, normalizer_name, split_pattern
+
+    tokens = get(metadata, "tokenizer.ggml.tokens", "an array of strings", source)
+    scores = get(metadata, "tokenizer.ggml.scores", "an array of floats", source)
+    types = get(metadata, "tokenizer.ggml.token_type", "an array of integers", source)
+    if not len(tokens) == len(scores) == len(types):
+        raise VocabFormatError(
+            f"{source}: {len(tokens)} tokens, {len(scores)} scores and {len(types)} token types; they pair up"
+        )
+    name = get(metadata, "general.name", "a string", source, required=False) or ""
+    lowered = name.lower()
+    if any(part in lowered for part in ("phi-3", "phi3", "jina-v2", "modern-bert")):
+        # llama.cpp gives special and user-defined tokens rstrip/lstrip attributes by
+        # general.name for these models, stripping ASCII whitespace (C's isspace) next to them;
+        # the literal scan strips Unicode whitespace (HF's rule), so "</s>\u3000" would differ.
+        raise UnsupportedTokenizerError(
+            f"{source}: llama.cpp strips the whitespace next to the special tokens of a model named {name!r} "
+            "(token attributes it sets by model name), which wordsplit does not reproduce yet"
+        )
+    seen: dict[str, int] = {}
+    pieces: list[Piece] = []
+    for i, (text, score, kind) in enumerate(zip(tokens, scores, types)):
+        if not text:
+            raise VocabFormatError(f"{source}: token {i} is empty")
+        if text in seen:
+            raise VocabFormatError(f"{source}: token {i} {text!r} repeats token {seen[text]}")
+        if kind not in range(7) or kind == _UNDEFINED:
+            raise VocabFormatError(f"{source}: token {i} {text!r} has the invalid token type {kind}")
+        seen[text] = i
+        pieces.append(Piece(text, float(score), kind))
+
+    mergeable = {p.text: i for i, p in enumerate(pieces) if p.type in (_NORMAL, _USER_DEFINED, _UNUSED)}
+    for i, piece in enumerate(pieces):
+        if piece.type in (_CONTROL, _UNKNOWN, _BYTE):
+            text = piece.text
+            if len(text) == 1 or any(text[:cut] in seen and text[cut:] in seen for cut in range(1, len(text))):
+                raise UnsupportedTokenizerError(
+                    f"{source}: token {i} {text!r} (type {piece.type}) can be made from text by llama.cpp's "
+                    "merge, which wordsplit does not reproduce yet"
+                )
+    ranks: dict[bytes, int] = {text.encode("utf-8"): i for text, i in mergeable.items()}
+    byte_ids = add_byte_pieces(pieces, ranks, source)  # (GGUF's BYTE type is sentencepiece's)
+    if len(byte_ids) != 256:
+        raise UnsupportedTokenizerError(
+            f"{source}: {len(byte_ids)} of the 256 byte tokens <0xNN> (llama.cpp spells a character that is no "
+            "token by its bytes, and would fail without them)"
+        )
+    merges = _score_merges(pieces, mergeable, source)
+    special = {p.text: i for i, p in enumerate(pieces) if p.type in (_CONTROL, _UNKNOWN)}
+    user_defined = {p.text: i for i, p in enumerate(pieces) if p.type == _USER_DEFINED}
+    for text in user_defined:
+        del ranks[text.encode("utf-8")]  # matched in the text before merging, never merged
+    add_space_prefix = metadata.get("tokenizer.ggml.add_space_prefix", True)
+    if not isinstance(add_space_prefix, bool):
+        raise VocabFormatError(f"{source}: 'tokenizer.ggml.add_space_prefix' should be a bool")
+
+    def token(key: str, default: int):
+        value = get(metadata, key, "an integer", source, required=False)
+        return default if value is None else value
+
+    description = SentencePieceModel(
+        semantics="llama.cpp", unused=tuple(p.text for p in pieces if p.type == _UNUSED),
+        strip_leading_space="first" if add_space_prefix else "none",
+        words=cuts_at_words(mergeable),
+    )
+    return Vocab(
+        name=name or Path(source).name.removesuffix(".gz").removesuffix(".gguf"),
+        source=source, ranks=ranks, special_tokens=special, added_tokens=user_defined, merges=merges,
+        pattern=split_pattern(description),
+        normalizer=normalizer_name(add_dummy_prefix=add_space_prefix, remove_extra_whitespaces=False),
+        n_vocab=len(pieces), whole_piece_lookup=False,
+        unk_token_id=token("tokenizer.ggml.unknown_token_id", 0),
+        bos_token_id=token("tokenizer.ggml.bos_token_id", 1), eos_token_id=token("tokenizer.ggml.eos_token_id", 2),
+        chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
+    )
+
+
+def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
+    """The Vocab of a GGUF file whose ``tokenizer.ggml.model`` is ``"gemma4"`` (see the module
+    docstring; ``get`` is the typed metadata lookup of :mod:`.tokenizer`).
+
+    Raises:
+        VocabFormatError: missing or mismatched keys, merges of unknown tokens.
+        UnsupportedTokenizerError: a file where llama.cpp's newline runs or byte fallback would
+            give other ids than rank merging (the checks in the module docstring).
+    """
+    from ...sentencepiece import SentencePieceModel, cuts_at_words, split_pattern
+    from ..hf_sentencepiece import read_hf_sentencepiece
+
+    tokens = get(metadata, "tokenizer.ggml.tokens", "an array of strings", source)
+    types = get(metadata, "tokenizer.ggml.token_type", "an array of integers", source)
+    merges = get(metadata, "tokenizer.ggml.merges", "an array of strings", source)
+    if len(types) != len(tokens):
+        raise VocabFormatError(f"{source}: {len(types)} token types for {len(tokens)} tokens")
+    if metadata.get("tokenizer.ggml.add_space_prefix", False) is not False:
+        raise UnsupportedTokenizerError(f"{source}: a gemma4 vocabulary with add_space_prefix is not supported")
+    table: dict[str, int] = {}
+    for i, text in enumerate(tokens):
+        if not text or table.setdefault(text, i) != i:
+            raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
+    kind_of = dict(zip(tokens, types))
+    for text, kind in kind_of.items():
+        if kind in (_CONTROL, _UNKNOWN) and len(text) == 1:
+            raise UnsupportedTokenizerError(
+                f"{source}: the control token {text!r} is one character, which llama.cpp's merge emits as that "
+                "token from plain text; not supported"
+            )
+    pairs = []
+    for rank, merge in enumerate(merges):
+        cut = merge.find(" ", 1)  # llama.cpp's split
+        if cut < 0:
+            raise VocabFormatError(f"{source}: merge #{rank} {merge!r} is not two tokens separated by a space")
+        left, right = merge[:cut], merge[cut + 1:]
+        joined = left + right
+        if kind_of.get(joined, _NORMAL) != _NORMAL:
+            raise UnsupportedTokenizerError(
+                f"{source}: merge #{rank} {merge!r} makes the token {joined!r} of type {kind_of[joined]}, which "
+                "llama.cpp then emits from plain text; not supported"
+            )
+        if "\n" in joined and joined.strip("\n") or byte_piece_value(left) is not None \
+                or byte_piece_value(right) is not None:
+            raise UnsupportedTokenizerError(
+                f"{source}: merge #{rank} {merge!r} joins a newline to other text or uses a byte token, which "
+                "llama.cpp's gemma4 tokenizer treats apart; not supported"
+            )
+        pairs.append((left, right))
+    _check_newline_runs(table, pairs, source)
+    added = [{"id": i, "content": text, "special": kind in (_CONTROL, _UNKNOWN), "lstrip": False, "rstrip": False,
+              "normalized": False, "single_word": False}
+             for i, (text, kind) in enumerate(zip(tokens, types)) if kind in (_CONTROL, _UNKNOWN, _USER_DEFINED)]
+    spec = {
+        "model": {"type": "BPE", "vocab": table, "merges": [list(p) for p in pairs], "byte_fallback": True},
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
+            {"type": "Fuse"}]},
+        "added_tokens": added,
+    }
+    name = get(metadata, "general.name", "a string", source, required=False)
+    vocab = read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"))
+    description = SentencePieceModel(semantics="llama.cpp-bpe", strip_leading_space="none",
+                                     words=cuts_at_words(table))
+
+    def token(key: str):
+        return get(metadata, key, "an integer", source, required=False)
+
+    # read_hf_sentencepiece made the tokens, merges, added tokens and normalizer; the
+    # description (llama.cpp's decode) and the file's ids are the GGUF's.
+    return Vocab(
+        name=vocab.name, source=source, ranks=vocab.ranks, special_tokens=vocab.special_tokens,
+        added_tokens=vocab.added_tokens, merges=vocab.merges, pattern=split_pattern(description),
+        normalizer=vocab.normalizer, whole_piece_lookup=False, n_vocab=len(tokens),
+        unk_token_id=token("tokenizer.ggml.unknown_token_id"), bos_token_id=token("tokenizer.ggml.bos_token_id"),
+        eos_token_id=token("tokenizer.ggml.eos_token_id"),
+        chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
+    )
+
+
+def _check_newline_runs(table: dict[str, int], pairs: list[tuple[str, str]], source: str) -> None:
+    """llama.cpp takes a run of newlines that is a token whole; rank merging must give it too."""
+    rank = {pair: r for r, pair in reversed(list(enumerate(pairs)))}
+    for text in table:
+        if text.strip("\n") or len(text) < 2:
+            continue
+        symbols = list(text)
+        while len(symbols) > 1:
+            best = min(range(len(symbols) - 1), key=lambda i: (rank.get((symbols[i], symbols[i + 1]), len(pairs)), i))
+            if (symbols[best], symbols[best + 1]) not in rank:
+                break
+            symbols[best:best + 2] = [symbols[best] + symbols[best + 1]]
+        if symbols != [text]:
+            raise UnsupportedTokenizerError(
+                f"{source}: merging the newline token {text!r} by rank gives {len(symbols)} tokens, but llama.cpp "
+                "takes a run of newlines that is a token whole; not supported"
+            )
