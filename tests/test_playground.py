@@ -167,5 +167,5 @@ def test_export_writes_a_static_site(site, tmp_path):
 def test_without_the_built_module_the_command_says_how_to_build_it(tmp_path):
     from wordsplit.errors import BackendUnavailableError
 
-    with pytest.raises(BackendUnavailableError, match=r"bash wasm/build\.sh"):
+    with pytest.raises(BackendUnavailableError, match="bash wasm/build.sh"):
         playground.checked_site(tmp_path)

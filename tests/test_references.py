@@ -10,7 +10,8 @@ The tracked text files are read (``git ls-files``) and three kinds of reference 
 
 Another project's file is named with its owner (``llama.cpp's src/llama-vocab.cpp``), or is of
 a kind the repository's folder of that name never holds (a ``.rs`` file under ``src``); a file
-a command writes (``> table.md``) is no reference. And no text names an absolute path on some
+a command writes (``> table.md``) is no reference, nor is a build's output (a path the
+repository's .gitignore ignores, such as ``wasm/dist/``). And no text names an absolute path on some
 machine: a home or work folder anywhere, the temporary folder in code (a default location that
 exists only where it was written).
 """
@@ -95,8 +96,17 @@ def _another_projects(line: str, start: int, token: str) -> bool:
     return bool(suffix) and suffix not in suffixes_under().get(folder, frozenset())
 
 
+@lru_cache(maxsize=None)
+def _build_output(path: str) -> bool:
+    """Whether the repository's .gitignore ignores ``path``: a file or folder a build writes."""
+    # As a file, or as a folder (a pattern that ends in "/" ignores folders only).
+    return any(subprocess.run(["git", "check-ignore", "-q", "--no-index", candidate], cwd=ROOT).returncode == 0
+               for candidate in (path, path + "/"))
+
+
 def _exists(target: str, base: PurePosixPath) -> bool:
-    """Whether ``target`` names a tracked file or folder, from ``base`` or from the root."""
+    """Whether ``target`` names a tracked file or folder, or a build's output, from ``base`` or
+    from the root."""
     target = target.rstrip("/")
     for start in (base, PurePosixPath(".")):
         parts: list[str] = []
@@ -107,7 +117,7 @@ def _exists(target: str, base: PurePosixPath) -> bool:
                 parts.pop()
             elif part != ".":
                 parts.append(part)
-        if "/".join(parts) in entries():
+        if "/".join(parts) in entries() or (parts and _build_output("/".join(parts))):
             return True
     return False
 
@@ -168,6 +178,7 @@ def test_the_checks_find_what_they_look_for():
         "The corpus is in |work|shared|corpus; `wordsplit|missing§py` is not a module.",
         "Fine: [plugins](plugins§md), docs|plugins§md, `src|wordsplit|vocab§py`, https:||github§com|x|y|README§md,",
         "llama§cpp's src|llama-vocab§cpp, the crate's src|tables§rs, ggml's docs|gguf§md, bench > table§md.",
+        "Built, not tracked: target|release|x§so and wasm|dist|wordsplit§js (.gitignore ignores them).",
     ]))
     problems = references(_sample("docs|example§md"), text)
     assert [p.split(": ", 1)[1] for p in problems] == [_sample(p) for p in [
