@@ -59,6 +59,9 @@ def pair(name: str):
     if name == "qwen3":
         directory = _qwen_dir()
         tok = AutoTokenizer.from_pretrained(str(directory))
+    elif name in FILES:
+        file, options = FILES[name]
+        tok = PreTrainedTokenizerFast(tokenizer_object=file(), **options)
     else:
         files = {
             "gpt2": lambda: hf_json("gpt2"),
@@ -75,6 +78,29 @@ def pair(name: str):
     return tok, accelerate(tok)
 
 
+def _gz(path) -> HFTokenizer:
+    return HFTokenizer.from_str(gzip.decompress((DATA / path).read_bytes()).decode())
+
+
+def _spm(layout: str) -> HFTokenizer:
+    """A SentencePiece-style file with Llama's BOS template (the files have no post-processor)."""
+    tok = _gz(f"spm/mistral-v7-{layout}.tokenizer.json.gz")
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s>:1 $B:1",
+                                                       special_tokens=[("<s>", 1)])
+    return tok
+
+
+SPM_TOKENS = {"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "</s>"}
+# The files of real models, with the special tokens those models use.
+FILES = {
+    "olmo": (lambda: _gz("hf/olmo-dolma-v1_5-tokenizer.json.gz"),
+             {"eos_token": GPT2_EOT, "pad_token": "<|padding|>"}),
+    "spm-llama": (lambda: _spm("llama"), SPM_TOKENS),
+    "spm-llama-legacy": (lambda: _spm("llama-legacy"), SPM_TOKENS),
+    "spm-gemma": (lambda: _spm("gemma"), SPM_TOKENS),
+}
+
+
 @functools.lru_cache(maxsize=1)
 def _qwen_dir():
     import tempfile
@@ -86,8 +112,10 @@ def _qwen_dir():
     return directory
 
 
-ACCELERATED = ["qwen3", "gpt2", "llama3", "bos-eos", "roberta"]
-ALL = [*ACCELERATED, "wordlevel"]
+ACCELERATED = ["qwen3", "gpt2", "llama3", "bos-eos", "roberta", "olmo"]
+# Files whose every call runs on HF: the SentencePiece-style decoders are not wordsplit's.
+SPM = ["spm-llama", "spm-llama-legacy", "spm-gemma"]
+ALL = [*ACCELERATED, *SPM, "wordlevel"]
 
 # Options of __call__, each checked on single texts and batches.
 OPTIONS = [
@@ -248,6 +276,18 @@ def test_a_file_wordsplit_does_not_load_runs_on_hf():
     assert backend.fallbacks["tokenizer"] == before + 1
     assert fast.decode([2, 3]) == tok.decode([2, 3])
     assert backend.fallbacks["decode"] >= 1
+
+
+@pytest.mark.parametrize("name", SPM)
+def test_sentencepiece_style_files_run_on_hf(name):
+    tok, fast = pair(name)
+    backend = fast.backend_tokenizer
+    assert isinstance(backend, Backend) and not backend.accelerated
+    assert "decoder 'Sequence'" in backend.fallback_reason
+    before = backend.fallbacks["tokenizer"]
+    assert_same_call(name, ["Hello  world", " 日本語 x"], padding=True, return_offsets_mapping=True)
+    assert backend.fallbacks["tokenizer"] == before + 1
+    assert fast.decode([1, 23325, 29473, 2294]) == tok.decode([1, 23325, 29473, 2294])
 
 
 def test_pair_truncation_falls_back():
