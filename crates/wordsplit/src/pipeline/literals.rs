@@ -15,8 +15,8 @@ pub struct Literal {
     pub id: u32,
     /// Special tokens follow the allowed/disallowed policy; added tokens always match.
     pub special: bool,
-    /// HF's added-token flags: bits [`LSTRIP`], [`RSTRIP`], [`SINGLE_WORD`], [`NORMALIZED`]
-    /// (`Vocab.literal_flags`).
+    /// HF's added-token flags: bits [`LSTRIP`], [`RSTRIP`], [`SINGLE_WORD`], [`NORMALIZED`],
+    /// and llama.cpp's [`C_SPACE`] (`Vocab.literal_flags`).
     pub flags: u8,
 }
 
@@ -28,6 +28,18 @@ pub const RSTRIP: u8 = 2;
 pub const SINGLE_WORD: u8 = 4;
 /// The token is matched in a second pass, in the stretches the others left.
 pub const NORMALIZED: u8 = 8;
+/// [`LSTRIP`] and [`RSTRIP`] take the ASCII whitespace of C's `isspace` only (llama.cpp's
+/// token attributes), not Unicode's.
+pub const C_SPACE: u8 = 16;
+
+/// The whitespace a stripping literal with `flags` takes.
+fn strips(flags: u8, c: char) -> bool {
+    if flags & C_SPACE != 0 {
+        matches!(c, ' ' | '\t'..='\r')
+    } else {
+        c.is_whitespace()
+    }
+}
 
 /// What a literal pass calls for each token: the plain text before it, its span and literal.
 type TokenSink<'a, 'b> =
@@ -189,7 +201,7 @@ impl Pipeline {
                 let taken: usize = text[plain_start.min(start)..start]
                     .chars()
                     .rev()
-                    .take_while(|c| c.is_whitespace())
+                    .take_while(|&c| strips(literal.flags, c))
                     .map(char::len_utf8)
                     .sum();
                 start = (start - taken).max(plain_start);
@@ -197,7 +209,7 @@ impl Pipeline {
             if literal.flags & RSTRIP != 0 {
                 stop += text[stop..hi]
                     .chars()
-                    .take_while(|c| c.is_whitespace())
+                    .take_while(|&c| strips(literal.flags, c))
                     .map(char::len_utf8)
                     .sum::<usize>();
             }
@@ -255,6 +267,22 @@ mod tests {
 
     fn piece(text: &str, literal: Option<&str>) -> (String, Option<String>) {
         (text.to_owned(), literal.map(str::to_owned))
+    }
+
+    #[test]
+    fn c_space_strips_ascii_whitespace_only() {
+        let got = walked(
+            &[("<e>", RSTRIP | C_SPACE), ("<b>", LSTRIP | C_SPACE)],
+            "<e> \x0b\u{3000}x \t<b>",
+        );
+        assert_eq!(
+            got,
+            vec![
+                piece("<e> \x0b", Some("<e>")),
+                piece("\u{3000}x", None),
+                piece(" \t<b>", Some("<b>")),
+            ]
+        );
     }
 
     #[test]

@@ -34,7 +34,7 @@ mod second_pass;
 
 pub use builder::{regex_unsupported, PipelineBuilder};
 use literals::FlaggedScan;
-pub use literals::{Literal, LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD};
+pub use literals::{Literal, C_SPACE, LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD};
 pub use offsets::TokenPlace;
 
 /// What to do with each special literal in one call (indexes into the literal list).
