@@ -811,6 +811,7 @@ def test_spm_gguf_refusals():
 
 @pytest.mark.parametrize("extra, types, merge, message", [
     (["a", "\n", "a\n"], [1, 1, 1], "a \n", "joins a newline to other text"),
+    (["a", "a<0x41>"], [1, 1], "a <0x41>", "uses a byte token"),
     (["<", "b>", "<b>"], [1, 1, 3], "< b>", "makes the token '<b>' of type 3"),
 ])
 def test_gemma4_gguf_refusals(extra, types, merge, message):

@@ -60,8 +60,9 @@ def _steps(spec: Any) -> list[dict]:
 
 
 def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
-                          eos_token: Optional[str] = None) -> Vocab:
-    """The Vocab of a SentencePiece-style tokenizer.json (see the module docstring).
+                          eos_token: Optional[str] = None, overrides: Optional[Mapping[str, Any]] = None) -> Vocab:
+    """The Vocab of a SentencePiece-style tokenizer.json (see the module docstring);
+    ``overrides`` replaces fields of the Vocab made (the GGUF reader's ids, pattern and flags).
 
     Raises:
         UnsupportedTokenizerError: a construct outside the layouts above.
@@ -101,7 +102,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     for text, i in table.items():
         if type(i) is not int or i < 0:
             raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
-        value = byte_piece_value(text)
+        value = byte_piece_value(text) if text[:3] == "<0x" else None
         if value is not None:
             byte_tokens[value] = i
         else:
@@ -113,13 +114,13 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     for value, i in byte_tokens.items():
         key = bytes([value])
         ranks[key if key not in ranks else f"<0x{value:02X}>".encode()] = i
-    by_text = {text: i for text, i in table.items()}
     merges: dict[tuple[int, int], int] = {}
     for rank, merge in enumerate(model.get("merges") or []):
         left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
-        if left not in by_text or right not in by_text or left + right not in by_text:
+        pair = (table.get(left), table.get(right))
+        if None in pair or left + right not in table:
             raise VocabFormatError(f"{source}: merge #{rank} {left!r} + {right!r} names a token not in model.vocab")
-        merges.setdefault((by_text[left], by_text[right]), rank)
+        merges.setdefault(pair, rank)
     unk = model.get("unk_token")
     ignore_merges = bool(model.get("ignore_merges"))
     # (ignore_merges looks the whole stretch up, so it is not cut into words; Metaspace's split
@@ -128,13 +129,14 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
                                      words=not metaspace_split and not ignore_merges and cuts_at_words(table),
                                      metaspace_split=metaspace_split)
     literals = {**special, **added}
-    return Vocab(
+    fields = dict(
         name=name, source=source, ranks=ranks, special_tokens=special, added_tokens=added, merges=merges,
         pattern=split_pattern(description), normalizer=normalizer, whole_piece_lookup=False,
         unk_token_id=table.get(unk) if isinstance(unk, str) and type(table.get(unk)) is int else None,
         eos_token_id=literals.get(eos_token) if eos_token else None,
         n_vocab=max([*table.values(), *literals.values()]) + 1,
     )
+    return Vocab(**{**fields, **(overrides or {})})
 
 
 def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_name) -> tuple[str, bool]:

@@ -79,7 +79,7 @@ def llama_cpp_attributes(metadata: dict, tokens: list[str], types: list[int],
             (llama.cpp fails to load such a file).
     """
     types = list(types)
-    index = {text: i for i, text in enumerate(tokens)}
+    index = dict(zip(tokens, range(len(tokens))))  # (a repeated text: the last, as llama.cpp's token_to_id)
     # What llama.cpp sets last, whatever came before.
     final: dict[int, int] = {index[name]: _USER_DEFINED for name in _GPT_OSS if name in index}
     if "<|end|>" in index and ("<|call|>" in index or "<|calls|>" in index) \

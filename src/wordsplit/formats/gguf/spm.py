@@ -169,11 +169,13 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
     types, flags = llama_cpp_attributes(metadata, tokens, types, source)
     if metadata.get("tokenizer.ggml.add_space_prefix", False) is not False:
         raise UnsupportedTokenizerError(f"{source}: a gemma4 vocabulary with add_space_prefix is not supported")
-    table: dict[str, int] = {}
-    for i, text in enumerate(tokens):
-        if not text or table.setdefault(text, i) != i:
-            raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
-    kind_of = dict(zip(tokens, types))
+    table = dict(zip(tokens, range(len(tokens))))
+    if len(table) != len(tokens) or "" in table:
+        for i, text in enumerate(tokens):
+            if not text or table[text] != i:
+                raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
+    kind_of = {text: kind for text, kind in zip(tokens, types) if kind != _NORMAL}  # (the few others)
+    byte_tokens = {text for text in table if text[:3] == "<0x" and byte_piece_value(text) is not None}
     for text, kind in kind_of.items():
         if kind in (_CONTROL, _UNKNOWN) and len(text) == 1:
             raise UnsupportedTokenizerError(
@@ -181,6 +183,7 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
                 "token from plain text; not supported"
             )
     pairs = []
+    newline_pairs = []  # (rank, left, right) of the merges of newline runs
     for rank, merge in enumerate(merges):
         cut = merge.find(" ", 1)  # llama.cpp's split
         if cut < 0:
@@ -192,56 +195,61 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
                 f"{source}: merge #{rank} {merge!r} makes the token {joined!r} of type {kind_of[joined]}, which "
                 "llama.cpp then emits from plain text; not supported"
             )
-        if "\n" in joined and joined.strip("\n") or byte_piece_value(left) is not None \
-                or byte_piece_value(right) is not None:
+        if "\n" in joined:
+            if joined.strip("\n"):
+                raise UnsupportedTokenizerError(
+                    f"{source}: merge #{rank} {merge!r} joins a newline to other text, which llama.cpp's gemma4 "
+                    "tokenizer treats apart; not supported"
+                )
+            newline_pairs.append((rank, left, right))
+        if left in byte_tokens or right in byte_tokens:
             raise UnsupportedTokenizerError(
-                f"{source}: merge #{rank} {merge!r} joins a newline to other text or uses a byte token, which "
-                "llama.cpp's gemma4 tokenizer treats apart; not supported"
+                f"{source}: merge #{rank} {merge!r} uses a byte token, which llama.cpp's gemma4 tokenizer never "
+                "merges; not supported"
             )
         pairs.append((left, right))
-    _check_newline_runs(table, pairs, source)
+    _check_newline_runs(table, newline_pairs, source)
     added = [{"id": i, "content": text, "special": kind in (_CONTROL, _UNKNOWN), "lstrip": False, "rstrip": False,
               "normalized": False, "single_word": False}
              for i, (text, kind) in enumerate(zip(tokens, types)) if kind in (_CONTROL, _UNKNOWN, _USER_DEFINED)]
     check_literals([entry["content"] for entry in added], flags, source)
     spec = {
-        "model": {"type": "BPE", "vocab": table, "merges": [list(p) for p in pairs], "byte_fallback": True},
+        "model": {"type": "BPE", "vocab": table, "merges": pairs, "byte_fallback": True},
         "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
         "decoder": {"type": "Sequence", "decoders": [
             {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
             {"type": "Fuse"}]},
         "added_tokens": added,
     }
-    name = get(metadata, "general.name", "a string", source, required=False)
-    vocab = read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"))
     description = SentencePieceModel(semantics="llama.cpp-bpe", strip_leading_space="none",
                                      words=cuts_at_words(table))
 
     def token(key: str):
         return get(metadata, key, "an integer", source, required=False)
 
-    # read_hf_sentencepiece made the tokens, merges, added tokens and normalizer; the
-    # description (llama.cpp's decode) and the file's ids are the GGUF's.
-    return Vocab(
-        name=vocab.name, source=source, ranks=vocab.ranks, special_tokens=vocab.special_tokens,
-        added_tokens=vocab.added_tokens, merges=vocab.merges, pattern=split_pattern(description),
-        normalizer=vocab.normalizer, whole_piece_lookup=False, n_vocab=len(tokens),
-        unk_token_id=token("tokenizer.ggml.unknown_token_id"), bos_token_id=token("tokenizer.ggml.bos_token_id"),
-        eos_token_id=token("tokenizer.ggml.eos_token_id"),
+    # read_hf_sentencepiece makes the tokens, merges, added tokens and normalizer; the
+    # description (llama.cpp's decode), the file's ids and llama.cpp's flags are the GGUF's.
+    name = get(metadata, "general.name", "a string", source, required=False)
+    return read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"), overrides=dict(
+        pattern=split_pattern(description), n_vocab=len(tokens), unk_token_id=token("tokenizer.ggml.unknown_token_id"),
+        bos_token_id=token("tokenizer.ggml.bos_token_id"), eos_token_id=token("tokenizer.ggml.eos_token_id"),
         chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
         literal_flags=flags,
-    )
+    ))
 
 
-def _check_newline_runs(table: dict[str, int], pairs: list[tuple[str, str]], source: str) -> None:
-    """llama.cpp takes a run of newlines that is a token whole; rank merging must give it too."""
-    rank = {pair: r for r, pair in reversed(list(enumerate(pairs)))}
+def _check_newline_runs(table: dict[str, int], newline_pairs: list[tuple[int, str, str]], source: str) -> None:
+    """llama.cpp takes a run of newlines that is a token whole; rank merging must give it too
+    (``newline_pairs``: the rank and the two sides of each merge of newlines, in rank order)."""
+    rank: dict[tuple[str, str], int] = {}
+    for r, left, right in newline_pairs:
+        rank.setdefault((left, right), r)
     for text in table:
         if text.strip("\n") or len(text) < 2:
             continue
         symbols = list(text)
         while len(symbols) > 1:
-            best = min(range(len(symbols) - 1), key=lambda i: (rank.get((symbols[i], symbols[i + 1]), len(pairs)), i))
+            best = min(range(len(symbols) - 1), key=lambda i: (rank.get((symbols[i], symbols[i + 1]), float("inf")), i))
             if (symbols[best], symbols[best + 1]) not in rank:
                 break
             symbols[best:best + 2] = [symbols[best] + symbols[best + 1]]
