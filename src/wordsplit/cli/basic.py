@@ -49,10 +49,10 @@ def checked_text(text: str) -> str:
 
     >>> checked_text("hello")
     'hello'
-    >>> checked_text("ab\\udcffcd")
+    >>> checked_text("ab\\udcffcd")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    wordsplit.errors.WordsplitError: TEXT is not valid UTF-8 (byte 0xff at character 2); convert it first, e.g. with iconv
+    wordsplit.errors.WordsplitError: TEXT is not valid UTF-8 (byte 0xff at character 2); convert it first, ...
     """
     try:
         text.encode("utf-8")
