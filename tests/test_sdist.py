@@ -39,7 +39,7 @@ def sdist(tmp_path_factory) -> dict[str, bytes]:
 def sources(directory: str, suffix: str) -> set[str]:
     """The files of `directory` (relative to the repository) ending in `suffix`."""
     return {p.relative_to(ROOT).as_posix() for p in (ROOT / directory).rglob(f"*{suffix}")
-            if "__pycache__" not in p.parts}
+            if p.is_file() and "__pycache__" not in p.parts}
 
 
 def test_the_sdist_holds_the_cargo_workspace_and_its_settings(sdist):
