@@ -286,6 +286,25 @@ def test_a_tokenizer_class_or_eos_token_of_another_type_names_nothing():
         assert (vocab.pattern, vocab.normalizer, vocab.eos_token_id) == (load_vocab("gpt2").pattern, "none", eos)
 
 
+def test_directory_of_a_sentencepiece_repo_reads_its_tokenizer_json(tmp_path):
+    """A snapshot of an HF SentencePiece repo (tokenizer.json, tokenizer.model, tokenizer_config.json)
+    loads its tokenizer.json, as transformers and hf:ORG/REPO do; the model alone loads the model."""
+    repo = tmp_path / "Mistral-7B"
+    repo.mkdir()
+    json_gz = DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"
+    (repo / "tokenizer.json").write_bytes(gzip.decompress(json_gz.read_bytes()))
+    (repo / "tokenizer.model").write_bytes((DATA / "spm" / "mistral-v7.model").read_bytes())
+    (repo / "tokenizer_config.json").write_text(json.dumps({"bos_token": "<s>", "eos_token": "</s>"}))
+    vocab = load_vocab(repo)
+    assert vocab.name == "Mistral-7B" and '"semantics":"hf"' in vocab.pattern and vocab.eos_token_id == 2
+    (repo / "tokenizer.json").unlink()
+    assert load_vocab(repo).pattern == load_vocab(DATA / "spm" / "mistral-v7.model").pattern
+    (repo / "tokenizer.json").write_bytes(b"{}")
+    (repo / "other.model").write_bytes((DATA / "spm" / "mistral-v1.model").read_bytes())
+    with pytest.raises(wordsplit.errors.UnknownVocabError, match="several vocabulary files"):
+        load_vocab(repo)
+
+
 @pytest.mark.parametrize("name", ["", "  "])
 def test_an_empty_name_is_not_the_current_directory(name):
     with pytest.raises(wordsplit.errors.UnknownVocabError, match="needs a name or a path"):

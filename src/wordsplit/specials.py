@@ -30,7 +30,9 @@ import re
 from typing import AbstractSet, Collection, Literal, Mapping, NamedTuple, Optional, Union
 
 from .errors import DisallowedSpecialError, OptionTypeError
-from .vocab import C_SPACE, C_WHITE_SPACE, LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD, WHITE_SPACE, Vocab, normalized_contents
+from .vocab import (
+    C_SPACE, C_WHITE_SPACE, LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD, WHITE_SPACE, Vocab, normalized_contents,
+)
 
 AllowedSpecial = Union[Literal["all"], AbstractSet[str]]
 DisallowedSpecial = Union[Literal["all"], Collection[str], None]

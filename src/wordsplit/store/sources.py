@@ -175,9 +175,10 @@ def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -
     A cached set is used without a request. Otherwise tokenizer_config.json is downloaded
     first (a 404 is not an error: the set then has none), then tokenizer.json, on a 404
     tekken.json (Mistral's repos that hold no tokenizer.json), then tokenizer.model (a
-    SentencePiece model), and on a 404 of those too the vocab.json + merges.txt set, all at the commit the first answer named (so a moving
-    branch cannot mix two revisions). The record of the last file lists the others
-    (``requires``), so a set that lost a file is fetched again rather than used without it.
+    SentencePiece model), and on a 404 of those too the vocab.json + merges.txt set, all at
+    the commit the first answer named (so a moving branch cannot mix two revisions). The
+    record of the last file lists the others (``requires``), so a set that lost a file is
+    fetched again rather than used without it.
 
     Raises:
         OfflineError: offline and nothing cached.

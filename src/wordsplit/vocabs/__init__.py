@@ -313,7 +313,8 @@ def load_vocab(
             ``"r50k_base"`` (alias ``"gpt2"``), ``"p50k_base"``, ``"p50k_edit"``;
             ``"hf:ORG/REPO"`` or ``"hf:ORG/REPO@REVISION"`` (tokenizer.json, else Mistral's
             tekken.json, else a SentencePiece tokenizer.model, else vocab.json + merges.txt;
-            with tokenizer_config.json when the repo has one); an ``http(s)://`` URL of a file; or a path: a file, or a directory that holds one vocabulary file (see
+            with tokenizer_config.json when the repo has one); an ``http(s)://`` URL of a file;
+            or a path: a file, or a directory that holds one vocabulary file (see
             :func:`~wordsplit.formats.find_vocab_file`). A tokenizer_config.json beside an HF
             file gives eos, bos and the chat template. A vocabulary from a path is named after
             the file, or after its directory when the file is ``tokenizer.json``,
@@ -409,13 +410,16 @@ def _vocab_file_in(directory: Path, cache: Cache) -> Path:
     """The vocabulary file ``load_vocab(directory)`` reads: :func:`~wordsplit.formats.find_vocab_file`'s
     one file, except that a ``tokenizer.json`` is read when each other candidate is a rank file
     of the same tokens (the directory ``save_vocab`` and ``wordsplit train`` write: the rank
-    file carries no pattern and no specials, the tokenizer.json both). Rank files of other
-    tokens beside it stay ambiguous, and find_vocab_file says so."""
+    file carries no pattern and no specials, the tokenizer.json both) or a SentencePiece
+    ``tokenizer.model`` (an HF repo of a SentencePiece model: its tokenizer.json is what
+    transformers reads, and what ``hf:ORG/REPO`` loads). Rank files of other tokens beside it
+    stay ambiguous, and find_vocab_file says so."""
     main = next((directory / name for name in ("tokenizer.json", "tokenizer.json.gz") if (directory / name).is_file()),
                 None)
     if main is None:
         return find_vocab_file(directory)
     others = []
+    beside_model = False
     for path in sorted(directory.iterdir()):
         if path == main or not path.is_file():
             continue
@@ -426,11 +430,14 @@ def _vocab_file_in(directory: Path, cache: Cache) -> Path:
         named_otherwise = loader.name == "tokenizer.json" and path.name.removesuffix(".gz") != "tokenizer.json"
         if loader.name == "vocab.json" or named_otherwise:
             continue  # vocab.json beside a tokenizer.json, tokenizer_config.json...: as find_vocab_file counts them
+        if loader.name == "sentencepiece" and path.name == "tokenizer.model":
+            beside_model = True
+            continue
         if loader.name != "tiktoken":
             return find_vocab_file(directory)  # another kind of file: ambiguous
         others.append(path)
     if not others:
-        return find_vocab_file(directory)
+        return main if beside_model else find_vocab_file(directory)
     vocab = _load_path(main, cache)
     for path in others:
         from ..formats.tiktoken import load_tiktoken

@@ -3,8 +3,9 @@
 Each entry names its bundled file (package data in ``vocabs/data/``, gzipped), the official
 URL and the sha256 of the uncompressed content (docs/sources.md says where each file comes
 from); a SentencePiece entry (:data:`SENTENCEPIECE_PRETRAINED`) no more, as its model file
-holds the rest. A rank file's entry also has the split pattern, the special and added tokens and n_vocab, exactly as tiktoken 0.14.0
-(``tiktoken_ext/openai_public.py``) and Qwen3's tokenizer.json define them. The URLs are the
+holds the rest. A rank file's entry also has the split pattern, the special and added tokens
+and n_vocab, exactly as tiktoken 0.14.0 (``tiktoken_ext/openai_public.py``) and Qwen3's
+tokenizer.json define them. The URLs are the
 official ones; :mod:`wordsplit.store.sources` swaps their host for ``WORDSPLIT_OPENAI_ENDPOINT``
 or ``WORDSPLIT_HF_ENDPOINT`` when those are set, and downloads a file only when its bundled copy
 is absent (a slim install).

@@ -156,10 +156,11 @@ def check_literal_order(literals, source: str) -> None:
     agree unless the end of one literal is the start of another.
 
     >>> check_literal_order(["<a>", "<b>", "<ab>"], "f")
-    >>> check_literal_order(["ab", "bcd"], "f")
-    Traceback (most recent call last):
-    ...
-    wordsplit.errors.UnsupportedTokenizerError: f: the tokens 'ab' and 'bcd' overlap (llama.cpp would cut at the longer one first, wordsplit at the leftmost); not supported
+    >>> try:
+    ...     check_literal_order(["ab", "bcd"], "f")
+    ... except UnsupportedTokenizerError as exc:
+    ...     print(str(exc).split(" (")[0])
+    f: the tokens 'ab' and 'bcd' overlap
     """
     texts = set(literals)
     prefixes: dict[str, str] = {}

@@ -230,12 +230,14 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
     # read_hf_sentencepiece makes the tokens, merges, added tokens and normalizer; the
     # description (llama.cpp's decode), the file's ids and llama.cpp's flags are the GGUF's.
     name = get(metadata, "general.name", "a string", source, required=False)
-    return read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"), overrides=dict(
+    gguf_fields = dict(
         pattern=split_pattern(description), n_vocab=len(tokens), unk_token_id=token("tokenizer.ggml.unknown_token_id"),
         bos_token_id=token("tokenizer.ggml.bos_token_id"), eos_token_id=token("tokenizer.ggml.eos_token_id"),
         chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
         literal_flags=flags,
-    ))
+    )
+    return read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"),
+                                 overrides=gguf_fields)
 
 
 def _check_newline_runs(table: dict[str, int], newline_pairs: list[tuple[int, str, str]], source: str) -> None:
