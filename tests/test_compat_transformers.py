@@ -4,8 +4,11 @@ key order, the ``Encoding`` objects behind ``BatchEncoding``), or raise the same
 
 The tokenizers: Qwen3's (its tokenizer.json and tokenizer_config.json, through
 ``AutoTokenizer``), GPT-2's configuration, a Llama-3-style file (ByteLevel, then a BOS template),
-a BOS/EOS template, RoBERTa's post-processor (whose truncation falls back to HF) and a WordLevel
-file wordsplit does not load (everything falls back). Each is built once for the module.
+a BOS/EOS template, RoBERTa's post-processor (whose truncation falls back to HF), OLMo's file,
+the SentencePiece-style files (Llama's Metaspace, the legacy Prepend+Replace and Gemma's layouts,
+with Llama's BOS template), and files wordsplit does not run: a WordLevel one and a
+SentencePiece-style one whose decoder strips two spaces (everything falls back). Each is built
+once for the module.
 """
 
 from __future__ import annotations
@@ -87,9 +90,14 @@ def _gz(path) -> HFTokenizer:
 
 def _spm(layout: str) -> HFTokenizer:
     """A SentencePiece-style file with Llama's BOS template (the files have no post-processor)."""
-    tok = _gz(f"spm/mistral-v7-{layout}.tokenizer.json.gz")
-    tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s>:1 $B:1",
-                                                       special_tokens=[("<s>", 1)])
+    return HFTokenizer.from_str(hf_json(f"spm-{layout}+bos"))
+
+
+def _spm_strip_two() -> HFTokenizer:
+    """Llama's layout with a decoder wordsplit does not run: Strip takes up to two spaces."""
+    tok = _spm("llama")
+    tok.decoder = hf_decoders.Sequence([hf_decoders.Replace("▁", " "), hf_decoders.ByteFallback(), hf_decoders.Fuse(),
+                                        hf_decoders.Strip(" ", 2, 0)])
     return tok
 
 
@@ -101,6 +109,7 @@ FILES = {
     "spm-llama": (lambda: _spm("llama"), SPM_TOKENS),
     "spm-llama-legacy": (lambda: _spm("llama-legacy"), SPM_TOKENS),
     "spm-gemma": (lambda: _spm("gemma"), SPM_TOKENS),
+    "spm-strip-two": (_spm_strip_two, SPM_TOKENS),
 }
 
 
@@ -297,6 +306,18 @@ def test_sentencepiece_style_files_run_on_wordsplit(name):
     stream, hf_stream = DecodeStream(skip_special_tokens=True), HFDecodeStream(skip_special_tokens=True)
     assert [stream.step(fast, i) for i in byte_run] == [hf_stream.step(tok.backend_tokenizer, i) for i in byte_run]
     assert dict(backend.fallbacks) == untouched  # nothing ran on HF
+
+
+def test_a_decoder_wordsplit_does_not_run_falls_back():
+    tok, fast = pair("spm-strip-two")
+    backend = fast.backend_tokenizer
+    assert not backend.accelerated and "decoder" in backend.fallback_reason and "Strip" in backend.fallback_reason
+    before = dict(backend.fallbacks)
+    ids = [1, 29473, 29473, 23325, 29473, 2294]  # <s> ▁ ▁ ▁Hello ▁ ▁world: HF strips two leading spaces
+    assert fast.decode(ids, skip_special_tokens=True) == tok.decode(ids, skip_special_tokens=True) == " Hello  world"
+    assert_same_call("spm-strip-two", ["  Hello  world", "x"], padding=True, return_offsets_mapping=True)
+    assert backend.fallbacks["decode"] == before.get("decode", 0) + 1
+    assert backend.fallbacks["tokenizer"] == before.get("tokenizer", 0) + 1
 
 
 def test_pair_truncation_falls_back():

@@ -519,9 +519,11 @@ def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
         value = hf_byte_value(string)
         kind, data = kinds[i]
         if (value is None) != (kind != BYTE) or (value is not None and data != bytes([value])):
+            hf_reads = "text" if value is None else f"the byte 0x{value:02X}"
+            ws_reads = f"the byte 0x{data[0]:02X}" if kind == BYTE else "text" if data is not None else "no token"
             raise UnsupportedTokenizerError(
-                f"{source}: token {string!r} (id {i}) is {'a byte' if value is not None else 'not a byte'} for HF's "
-                "ByteFallback decoder but not for wordsplit's; wordsplit.compat.tokenizers cannot decode this file as HF"
+                f"{source}: HF's ByteFallback decoder reads token {string!r} (id {i}) as {hf_reads}, wordsplit's "
+                f"decode as {ws_reads}; wordsplit.compat.tokenizers cannot decode this file as HF does"
             )
 
 
