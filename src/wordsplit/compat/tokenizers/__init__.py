@@ -1,4 +1,5 @@
-r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for byte-level BPE files:
+r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for byte-level BPE files and
+SentencePiece-style BPE files (byte fallback: Llama 2, Mistral, Gemma):
 ``from wordsplit.compat.tokenizers import Tokenizer``.
 
 What it has: :class:`Tokenizer` with ``from_file``, ``from_str``, ``from_buffer``,
@@ -19,7 +20,8 @@ HF aligns it (:mod:`wordsplit.offsets`).
 What it does not do: training, ``add_tokens``/``add_special_tokens`` (a wordsplit vocabulary
 is immutable), padding and truncation (a file that sets them is refused at load rather than
 encoded differently), and the ``normalizer``/``pre_tokenizer``/``model`` component objects.
-Files other than byte-level BPE are refused as wordsplit refuses them.
+Files wordsplit does not load are refused as it refuses them, and so are decoders it does not
+run exactly (:mod:`~wordsplit.compat.tokenizers.decoding` says which it runs).
 
 >>> from wordsplit import load_vocab
 >>> from wordsplit.training.save import tokenizer_json
@@ -73,7 +75,8 @@ class Encoding:
 
     @property
     def tokens(self) -> list[str]:
-        """Each token as HF spells it: byte-level text (``"Ġworld"``), or a special token's text."""
+        """Each token as HF spells it: byte-level text (``"Ġworld"``), as written in a
+        SentencePiece-style file (``"▁world"``, ``"<0x0A>"``), or an added token's text."""
         return self._parts.tokens
 
     @property
@@ -144,7 +147,8 @@ class Tokenizer:
 
     Raises:
         VocabFormatError, UnsupportedTokenizerError: the file cannot be used (see
-            :mod:`wordsplit.formats.hf`), or sets padding or truncation.
+            :mod:`wordsplit.formats.hf`), sets padding or truncation, or has a decoder wordsplit does
+            not run (:mod:`~wordsplit.compat.tokenizers.decoding`).
     """
 
     def __init__(self, spec: dict, vocab: Vocab, *, json_text: str, options=None, source: str = "tokenizer.json"):
@@ -214,7 +218,7 @@ class Tokenizer:
         """A tokenizer from the text of a ``tokenizer.json``.
 
         Raises:
-            VocabFormatError: not a tokenizer.json; UnsupportedTokenizerError: not byte-level BPE.
+            VocabFormatError: not a tokenizer.json; UnsupportedTokenizerError: a file or decoder wordsplit does not run.
         """
         return cls._from_bytes(json.encode("utf-8"), source="tokenizer.json", options=options)
 

@@ -71,7 +71,8 @@ def read_decoding(decoder: Any, source: str) -> Decoding:
             return Decoding("metaspace", replacement=replacement, first=scheme != "never")
     if kind == "Sequence":
         steps = [_plain(step) for step in decoder.get("decoders") or []]
-        if steps[:3] == [_REPLACE, {"type": "ByteFallback"}, {"type": "Fuse"}] and steps[3:] in ([], [_STRIP_FIRST_SPACE]):
+        if steps[:3] == [_REPLACE, {"type": "ByteFallback"}, {"type": "Fuse"}] \
+                and steps[3:] in ([], [_STRIP_FIRST_SPACE]):
             return Decoding("sentencepiece", strip=len(steps) == 4)
     raise UnsupportedTokenizerError(
         f"{source}: decoder {_describe(decoder)} is not supported (wordsplit.compat.tokenizers decodes ByteLevel, "
