@@ -282,7 +282,7 @@ def test_sentencepiece_byte_runs_decode_as_hf():
             == text
 
 
-def _step(stream, tokenizer, id):  # noqa: A002
+def stream_step(stream, tokenizer, id):  # noqa: A002
     """A stream's step, or "raised": HF's stream raises a bare Exception where the text of its
     window no longer starts with what it showed (byte tokens re-read in a shorter window), where
     wordsplit's raises DecodeStreamError."""
@@ -304,10 +304,11 @@ def test_sentencepiece_decode_stream_matches_hf(name, data, skip, prefill):
     mine = DecodeStream(ids=head or None, skip_special_tokens=skip)
     hf = HFDecodeStream(ids=head or None, skip_special_tokens=skip)
     for token in tail:
-        assert _step(mine, ours(name), token) == _step(hf, theirs(name), token)
+        assert stream_step(mine, ours(name), token) == stream_step(hf, theirs(name), token)
     step = [ids[:2], ids[2:]]  # a list of ids at once
     mine, hf = DecodeStream(skip_special_tokens=skip), HFDecodeStream(skip_special_tokens=skip)
-    assert [_step(mine, ours(name), part) for part in step] == [_step(hf, theirs(name), part) for part in step]
+    assert [stream_step(mine, ours(name), part) for part in step] == \
+        [stream_step(hf, theirs(name), part) for part in step]
 
 
 def test_sentencepiece_stream_fails_where_hf_fails():
@@ -318,8 +319,8 @@ def test_sentencepiece_stream_fails_where_hf_fails():
 
     ids = [theirs("spm-gemma").token_to_id(t) for t in ("<0x17>", "<0xEB>", "▁is")]
     mine, hf = DecodeStream(), HFDecodeStream()
-    assert [_step(mine, ours("spm-gemma"), i) for i in ids] == [_step(hf, theirs("spm-gemma"), i) for i in ids] \
-        == ["\x17", None, "raised"]
+    mine_steps = [stream_step(mine, ours("spm-gemma"), i) for i in ids]
+    assert mine_steps == [stream_step(hf, theirs("spm-gemma"), i) for i in ids] == ["\x17", None, "raised"]
     stream = DecodeStream()
     assert [stream.step(ours("spm-gemma"), i) for i in ids[:2]] == ["\x17", None]
     with pytest.raises(DecodeStreamError, match="does not start with"):

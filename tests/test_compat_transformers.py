@@ -31,10 +31,9 @@ from tokenizers import models, pre_tokenizers, processors
 from transformers import AutoTokenizer, PreTrainedTokenizerFast, TokenizersBackend
 
 from conftest import DATA
-from test_compat_tokenizers import PIECES, hf_json
+from test_compat_tokenizers import PIECES, hf_json, stream_step
 from wordsplit.compat.transformers import (Backend, DecodeStream, accelerate, disable, enable, is_accelerated,
                                            original)
-from wordsplit.compat.tokenizers.decoders import DecodeStreamError
 from wordsplit.errors import UnsupportedTokenizerError
 
 texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=6)), max_size=8).map("".join)
@@ -446,18 +445,8 @@ def test_decode_stream_matches_hf(name, data):
     ids = tok.encode(text) + ids if data.draw(st.booleans()) else ids
     theirs, mine = HFDecodeStream(prefill, skip_special_tokens=skip), DecodeStream(prefill, skip_special_tokens=skip)
     for i in ids:
-        assert _step(mine, fast, i) == _step(theirs, tok.backend_tokenizer, i)
+        assert stream_step(mine, fast, i) == stream_step(theirs, tok.backend_tokenizer, i)
 
-
-def _step(stream, tokenizer, id):  # noqa: A002
-    """A stream's step, or "raised": HF's stream raises a bare Exception where the text of its
-    window no longer starts with what it showed (byte tokens re-read in a shorter window), where
-    wordsplit's raises DecodeStreamError."""
-    try:
-        return stream.step(tokenizer, id)
-    except Exception as error:  # noqa: BLE001
-        assert type(error) in (Exception, DecodeStreamError), error
-        return "raised"
 
 
 def test_decode_stream_past_the_vocabulary():
