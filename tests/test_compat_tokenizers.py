@@ -30,7 +30,7 @@ from wordsplit.errors import DownloadError, EncodeInputError, UnsupportedTokeniz
 PIECES = [
     "Hello", " world", "  ", "   \n\n ", "\t", " \u3000 ", "日本語", "😀", "👩\u200d👩\u200d👧", " 🦀x", "e\u0301",
     "a\u0323\u0301", "\u1e0b\u0323", "\u212b", "\u1100\u1161\u11a8", "123", "don't", " <|im_end|>", "<|endoftext|>",
-    "<think>", "é", "ß", "  x  ", "\u00a0y",
+    "<think>", "é", "ß", "  x  ", "\u00a0y", "<s>", " [INST]", "</s>",
 ]
 texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=5)), max_size=8).map("".join)
 

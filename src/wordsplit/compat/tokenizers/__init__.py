@@ -492,8 +492,8 @@ class Tokenizer:
 def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
     """Refuse a SentencePiece-style file where wordsplit's answer could differ from HF's: an
     added token whose id the model can also make (its word id would be ambiguous); with the
-    ``ByteFallback`` chain, a vocabulary whose decode by wordsplit's engine is not HF's (a token
-    string ``ByteFallback`` reads as a byte that the engine does not, or the other way round).
+    ``ByteFallback`` chain, a vocabulary whose decode by wordsplit's engine is not HF's: a token
+    the engine reads otherwise than ``ByteFallback`` reads its string (a byte, or text).
 
     Raises:
         UnsupportedTokenizerError: such a file.
@@ -521,10 +521,11 @@ def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
         if string is None:
             continue
         value = hf_byte_value(string)
+        hf_reads = f"the text {string!r}" if value is None else f"the byte 0x{value:02X}"
         kind, data = kinds[i]
-        if (value is None) != (kind != BYTE) or (value is not None and data != bytes([value])):
-            hf_reads = "text" if value is None else f"the byte 0x{value:02X}"
-            ws_reads = f"the byte 0x{data[0]:02X}" if kind == BYTE else "text" if data is not None else "no token"
+        ws_reads = "no token" if data is None else f"the byte 0x{data[0]:02X}" if kind == BYTE \
+            else f"the text {data.decode('utf-8', 'replace')!r}"
+        if hf_reads != ws_reads:
             raise UnsupportedTokenizerError(
                 f"{source}: HF's ByteFallback decoder reads token {string!r} (id {i}) as {hf_reads}, wordsplit's "
                 f"decode as {ws_reads}; wordsplit.compat.tokenizers cannot decode this file as HF does"

@@ -299,8 +299,14 @@ class Backend:
         key = ("keep", skip_special_tokens)
         keep = self._layouts.get(key)
         if keep is None:
-            strings = self._ws._token_strings()
-            keep = np.fromiter((s is not None for s in strings), dtype=bool, count=len(strings))
+            ws = self._ws
+            if ws._sentencepiece:  # (every id HF has a token string for: checked at load)
+                strings = ws._token_strings()
+                keep = np.fromiter((s is not None for s in strings), dtype=bool, count=len(strings))
+            else:  # (the strings of a byte-level vocabulary are only built when asked for)
+                table = ws._vocab.token_bytes
+                keep = np.fromiter((b is not None for b in table), dtype=bool, count=len(table))
+                keep[list(ws._literals.values())] = True
             if skip_special_tokens:
                 keep[list(self._ws._special_ids)] = False
             self._layouts[key] = keep
