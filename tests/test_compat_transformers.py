@@ -412,8 +412,18 @@ def test_vocabulary_matches_transformers(name):
     assert fast.num_special_tokens_to_add(True) == tok.num_special_tokens_to_add(True)
 
 
-def test_chat_template_matches_transformers():
-    tok, fast = pair("qwen3")
+# Mistral's [INST] chat template, for the SentencePiece-style files (which have none).
+INST_TEMPLATE = ("{{ bos_token }}{% for m in messages %}{% if m['role'] == 'assistant' %}"
+                 "{{ ' ' + m['content'] + eos_token }}{% else %}{{ '[INST] ' + m['content'] + ' [/INST]' }}"
+                 "{% endif %}{% endfor %}")
+
+
+@pytest.mark.parametrize("name", ["qwen3", *SPM])
+def test_chat_template_matches_transformers(name):
+    tok, fast = pair(name)
+    if name in SPM:
+        tok, fast = copy.deepcopy(tok), copy.deepcopy(fast)
+        tok.chat_template = fast.chat_template = INST_TEMPLATE
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi 😀 <think>"},
                 {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "日本語?"}]
     for options in [{"tokenize": False}, {"tokenize": True}, {"tokenize": True, "add_generation_prompt": True},
