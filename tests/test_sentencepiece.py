@@ -417,3 +417,72 @@ def test_parsed_vocab_cache_and_pickle_keep_the_vocabulary(tmp_path):
         text = "[INST] Hello  wörld 😀 [REF]x"
         assert again.encode(text, allowed_special="all") == TokenizerOptions().build(cold).encode(
             text, allowed_special="all")
+
+
+# -- the decoders a SentencePiece-style tokenizer.json may have -----------------------------------
+
+_REPLACE = {"type": "Replace", "pattern": {"String": "▁"}, "content": " "}
+_BYTE_FALLBACK, _FUSE = {"type": "ByteFallback"}, {"type": "Fuse"}
+_STRIP = {"type": "Strip", "content": " ", "start": 1, "stop": 0}
+ACCEPTED_DECODERS = {"strip": [_REPLACE, _BYTE_FALLBACK, _FUSE, _STRIP], "no-strip": [_REPLACE, _BYTE_FALLBACK, _FUSE]}
+REFUSED_DECODERS = {
+    "no-fuse": {"type": "Sequence", "decoders": [_REPLACE, _BYTE_FALLBACK, _STRIP]},
+    "no-replace": {"type": "Sequence", "decoders": [_BYTE_FALLBACK, _FUSE]},
+    "no-byte-fallback": {"type": "Sequence", "decoders": [_REPLACE, _FUSE, _STRIP]},
+    "replace-after-byte-fallback": {"type": "Sequence", "decoders": [_BYTE_FALLBACK, _REPLACE, _FUSE, _STRIP]},
+    "strip-before-fuse": {"type": "Sequence", "decoders": [_REPLACE, _BYTE_FALLBACK, _STRIP, _FUSE]},
+    "strip-two": {"type": "Sequence", "decoders": [_REPLACE, _BYTE_FALLBACK, _FUSE, dict(_STRIP, start=2)]},
+    "strip-end": {"type": "Sequence", "decoders": [_REPLACE, _BYTE_FALLBACK, _FUSE, dict(_STRIP, stop=1)]},
+    "replace-other": {"type": "Sequence", "decoders": [dict(_REPLACE, content="_"), _BYTE_FALLBACK, _FUSE]},
+    "metaspace": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+    "none": None,
+}
+# "▁" "▁Hello" "▁" "▁" "▁world", the byte tokens of "▁" (E2 96 81) and "\n", "▁Hello", a lone byte E9, "▁"
+DECODER_PROBE = [29473, 23325, 29473, 29473, 2294, 997, 921, 900, 781, 23325, 1004, 29473]
+
+
+def _with_decoder(decoder) -> dict:
+    spec = json.loads(gzip.decompress((DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz").read_bytes()))
+    spec["decoder"] = decoder
+    return spec
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("decoder", ACCEPTED_DECODERS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ids=st.lists(st.one_of(st.integers(0, 32767), st.integers(771, 1026), st.sampled_from([997, 921, 900, 29473])),
+                    max_size=10))
+def test_accepted_decoders_decode_as_hf(decoder, backend, ids, tmp_path_factory):
+    """Each decoder the loader accepts: HF's decode of any ids (byte tokens and ``▁`` among them)
+    is wordsplit's."""
+    key = ("decoder", decoder, backend)
+    if key not in _CACHE:
+        path = tmp_path_factory.mktemp("decoder") / f"{decoder}.json"
+        path.write_text(json.dumps(_with_decoder({"type": "Sequence", "decoders": ACCEPTED_DECODERS[decoder]}),
+                                   ensure_ascii=False))
+        _CACHE[key] = (tokenizer(path, backend), hf_oracle(path))
+    tok, hf = _CACHE[key]
+    assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+    assert tok.decode(DECODER_PROBE) == hf.decode(DECODER_PROBE, skip_special_tokens=False)
+
+
+@pytest.mark.parametrize("decoder", REFUSED_DECODERS)
+def test_other_decoders_are_refused(decoder):
+    """Another order, a missing step, other arguments or another decoder: HF decodes other text
+    than either accepted chain does, so the loader refuses the file rather than decode it wrongly."""
+    from tokenizers import Tokenizer
+
+    from wordsplit.formats.hf import read_hf_tokenizer_json
+
+    spec = _with_decoder(REFUSED_DECODERS[decoder])
+    with pytest.raises(UnsupportedTokenizerError, match="decoder .* is not supported with byte_fallback"):
+        read_hf_tokenizer_json(json.dumps(spec).encode(), source="variant.json")
+    hf_text = Tokenizer.from_str(json.dumps(spec)).decode(DECODER_PROBE, skip_special_tokens=False)
+    for chain in ACCEPTED_DECODERS.values():
+        accepted = Tokenizer.from_str(json.dumps(_with_decoder({"type": "Sequence", "decoders": chain})))
+        assert hf_text != accepted.decode(DECODER_PROBE, skip_special_tokens=False)
+    if decoder != "metaspace":  # (compat.tokenizers decodes HF's Metaspace itself)
+        from wordsplit.compat.tokenizers import Tokenizer as CompatTokenizer
+
+        with pytest.raises(UnsupportedTokenizerError, match="decoder .* is not supported"):
+            CompatTokenizer.from_str(json.dumps(spec))
