@@ -19,10 +19,12 @@ The layouts transformers writes for them load, with HF ``tokenizers``' semantics
   HF decodes other text);
 * added tokens as for every tokenizer.json (HF's two passes, its ids).
 
-The tokens are the vocab's texts in UTF-8 (``▁`` included), and a byte token is its byte
+The tokens are the vocab's texts in UTF-8 (``▁`` included), and a byte token (``<0x0A>``:
+the spelling HF's byte fallback looks up, one per byte, all 256) is its byte
 where no one-character token is that byte's text (as for a ``.model`` file,
 :mod:`wordsplit.formats.sentencepiece`). Anything else (a Unigram model, a ``Precompiled``
-normalizer, other decoders, ``split: true`` with a replacement other than ``▁``) is an
+normalizer, other decoders, byte tokens spelled otherwise or twice, ``split: true`` with a
+replacement other than ``▁``) is an
 :class:`UnsupportedTokenizerError`.
 """
 
@@ -32,7 +34,6 @@ from typing import Any, Mapping, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab
-from .sentencepiece import byte_piece_value
 
 __all__ = ["BYTE_FALLBACK_DECODER", "byte_fallback_decoder_strips", "describe_decoder", "hf_byte_value",
            "is_sentencepiece_style", "read_hf_sentencepiece"]
@@ -99,20 +100,12 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     normalizer, metaspace_split = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source, metaspace_name)
     strip = "first" if _check_decoder(spec.get("decoder"), source) else "none"
 
-    ranks: dict[bytes, int] = {}
-    byte_tokens: dict[int, int] = {}
     for text, i in table.items():
         if type(i) is not int or i < 0:
             raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
-        value = byte_piece_value(text) if text[:3] == "<0x" else None
-        if value is not None:
-            byte_tokens[value] = i
-        else:
-            ranks[text.encode("utf-8")] = i
-    if len(byte_tokens) != 256:
-        raise UnsupportedTokenizerError(
-            f"{source}: byte_fallback with {len(byte_tokens)} of the 256 <0xNN> tokens is not supported"
-        )
+    byte_tokens = _byte_tokens(table, source)
+    byte_texts = {f"<0x{value:02X}>" for value in byte_tokens}
+    ranks = {text.encode("utf-8"): i for text, i in table.items() if text not in byte_texts}
     for value, i in byte_tokens.items():
         key = bytes([value])
         ranks[key if key not in ranks else f"<0x{value:02X}>".encode()] = i
@@ -243,6 +236,41 @@ def hf_byte_value(token: str) -> Optional[int]:
     if not body or any(c not in "0123456789abcdefABCDEF" for c in body):
         return None
     return int(body, 16)
+
+
+def _byte_tokens(table: Mapping[str, Any], source: str) -> dict[int, int]:
+    """byte → id of the vocab's byte tokens: the entries HF's ``ByteFallback`` decoder reads as
+    a byte, each of which must be the one spelling HF's byte fallback looks up (``<0x0A>``), one
+    token per byte, all 256 bytes.
+
+    Raises:
+        UnsupportedTokenizerError: two tokens of one byte, another spelling, or missing bytes.
+    """
+    byte_tokens: dict[int, int] = {}
+    spelled: dict[int, str] = {}
+    for text, i in table.items():
+        value = hf_byte_value(text) if text[:3] == "<0x" else None
+        if value is None:
+            continue
+        if value in byte_tokens:
+            raise UnsupportedTokenizerError(
+                f"{source}: the tokens {spelled[value]!r} (id {byte_tokens[value]}) and {text!r} (id {i}) are both "
+                f"the byte 0x{value:02X} for HF's ByteFallback decoder; a vocabulary with one token per byte is "
+                "supported (remove or rename one of them)"
+            )
+        byte_tokens[value], spelled[value] = i, text
+    for value, text in spelled.items():
+        if text != f"<0x{value:02X}>":
+            raise UnsupportedTokenizerError(
+                f"{source}: the token {text!r} is the byte 0x{value:02X} for HF's ByteFallback decoder, but HF's "
+                f"byte fallback looks up only '<0x{value:02X}>'; not supported (spell byte tokens <0xNN>, two "
+                "uppercase hex digits)"
+            )
+    if len(byte_tokens) != 256:
+        raise UnsupportedTokenizerError(
+            f"{source}: byte_fallback with {len(byte_tokens)} of the 256 <0xNN> tokens is not supported"
+        )
+    return byte_tokens
 
 
 def _check_decoder(decoder: Any, source: str) -> bool:
