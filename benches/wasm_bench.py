@@ -107,6 +107,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--wasm", help="another build of the module to time (default wasm/dist/wordsplit.wasm)")
     parser.add_argument("--out", default=str(ROOT / "benches" / "WASM.md"))
+    parser.add_argument("--note", default="", help="a line on the run's conditions (the machine's load)")
     args = parser.parse_args()
     texts = {name: text_of(name) for name in TEXTS}
     wasm_file = Path(args.wasm) if args.wasm else ROOT / "wasm" / "dist" / "wordsplit.wasm"
@@ -132,6 +133,7 @@ def main() -> None:
         "",
         "Encode, one thread, MB/s of UTF-8 input (best of the repeats, after a warm-up call):",
         "",
+        *([args.note, ""] if args.note else []),
         "| vocab | text | MB | wasm (Node) | native (Python) | tiktoken (Python) | wasm / native "
         "| wasm / tiktoken | wasm ms |",
         "|---|---|---|---|---|---|---|---|---|",
