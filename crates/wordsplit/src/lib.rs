@@ -11,6 +11,7 @@ pub mod formats;
 pub mod names;
 pub mod normalizers;
 pub mod pipeline;
+pub mod sentencepiece_normalizers;
 pub mod spanners;
 pub mod tables;
 pub mod tokenizer;

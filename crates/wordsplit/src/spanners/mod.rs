@@ -29,6 +29,7 @@ pub mod gpt2;
 pub mod hf_program;
 pub mod o200k;
 pub mod regex;
+pub mod sentencepiece;
 
 pub use cl100k::Cl100kScanner;
 pub use gpt2::Gpt2Scanner;
@@ -54,6 +55,13 @@ pub trait Spanner: Send + Sync {
         text: &str,
         ends: &mut Vec<usize>,
     ) -> Result<Option<crate::pipeline::SpannedText>, crate::Error>;
+
+    /// Whether it runs in the core (a native spanner given as a trait object, such as
+    /// [`sentencepiece::SentencePieceSpanner`]): then a pipeline using it calls nothing
+    /// outside the core.
+    fn is_native(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Scanner + ?Sized> Spanner for S {

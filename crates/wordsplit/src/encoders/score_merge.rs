@@ -1,0 +1,386 @@
+//! The encoders of SentencePiece vocabularies, native twins of
+//! `wordsplit/encoders/score_merge.py` under the same names:
+//!
+//! * `score-merge` ([`ScoreMerge`]): SentencePiece's BPE (`bpe_model.cc`). The symbols start as
+//!   the characters of the piece; two adjacent symbols merge when together they spell a piece,
+//!   the pair of highest score first (the vocabulary's pair-ranked table holds that order:
+//!   rank 0 is the highest score), the leftmost on ties. Then each symbol is its id: an UNUSED
+//!   piece is split back into the two symbols it was last proposed from, a symbol that is no
+//!   piece is its UTF-8 bytes as byte pieces (byte fallback), a one-character symbol that is a
+//!   control piece's text is that piece.
+//! * `rank-merge` ([`RankMerge`]): HF `tokenizers`' character-level BPE with `byte_fallback`:
+//!   each character is a symbol, or each of its UTF-8 bytes when it is no token; then the pair
+//!   of lowest merge rank merges, the leftmost on ties; with `ignore_merges` a piece that is a
+//!   token is that token.
+//!
+//! Both keep every mergeable adjacent pair in a heap and skip an entry whose symbols changed
+//! since it was pushed (lazy invalidation): O(n log n) per piece, on any piece.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::encoders::Encoder;
+use crate::error::Error;
+use crate::spanners::sentencepiece::SentencePieceModel;
+use crate::tables::{MergeTables, Rank};
+
+/// No symbol / no id.
+const NONE: u32 = u32::MAX;
+
+/// The tables both encoders read, and the id of each byte's byte piece (`<0xNN>`, which is
+/// the token of the byte itself unless a one-character piece spells that byte).
+fn byte_pieces(tables: &MergeTables) -> [u32; 256] {
+    let mut ids = [NONE; 256];
+    for (b, id) in ids.iter_mut().enumerate() {
+        let text = format!("<0x{b:02X}>");
+        *id = tables
+            .rank_of(text.as_bytes())
+            .unwrap_or(tables.byte_ids[b]);
+    }
+    ids
+}
+
+/// The pair-ranked merges of a SentencePiece vocabulary, or why the encoder cannot run.
+fn merges<'a>(tables: &'a MergeTables, name: &str) -> Result<&'a FxHashMap<(u32, u32), Rank>, Error> {
+    tables.merges.as_ref().ok_or_else(|| {
+        Error::Unsupported(format!(
+            "the {name} encoder reads SentencePiece vocabularies, whose merges are a pair-ranked table"
+        ))
+    })
+}
+
+/// The id of the token spelled by `text` (a character or a merged symbol), or [`NONE`].
+#[inline]
+fn id_of(tables: &MergeTables, text: &[u8]) -> u32 {
+    if text.len() == 1 {
+        tables.byte_ids[text[0] as usize]
+    } else {
+        tables.rank_of(text).unwrap_or(NONE)
+    }
+}
+
+/// SentencePiece's BPE merge with byte fallback (see the module docs).
+pub struct ScoreMerge {
+    tables: Arc<MergeTables>,
+    byte_pieces: [u32; 256],
+    /// The user-defined pieces: a piece that is one is its id (the spanner cuts them out).
+    user_defined: FxHashMap<Box<[u8]>, u32>,
+    /// The control pieces of one character: such a final symbol is that piece.
+    reserved: FxHashMap<char, u32>,
+    /// The UNUSED pieces, split back after merging (`sentencepiece` semantics only: llama.cpp
+    /// keeps one a merge made).
+    unused: FxHashSet<u32>,
+}
+
+impl ScoreMerge {
+    /// The encoder of a vocabulary's tables, its SentencePiece pattern, and its special
+    /// tokens `(text, id)` (the control and unknown pieces).
+    pub fn new(
+        tables: Arc<MergeTables>,
+        pattern: &str,
+        specials: &[(String, u32)],
+    ) -> Result<Self, Error> {
+        let model = SentencePieceModel::parse(pattern)?;
+        merges(&tables, "score-merge")?;
+        let user_defined = model
+            .user_defined
+            .iter()
+            .filter_map(|text| Some((text.as_bytes().into(), tables.rank_of(text.as_bytes())?)))
+            .collect();
+        let unused = if model.semantics == "sentencepiece" {
+            model
+                .unused
+                .iter()
+                .filter_map(|text| tables.rank_of(text.as_bytes()))
+                .collect()
+        } else {
+            FxHashSet::default()
+        };
+        let mut reserved = FxHashMap::default();
+        for (text, id) in specials {
+            let mut chars = text.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                reserved.insert(c, *id);
+            }
+        }
+        Ok(Self {
+            byte_pieces: byte_pieces(&tables),
+            tables,
+            user_defined,
+            reserved,
+            unused,
+        })
+    }
+
+    /// The ids of one piece (valid UTF-8), appended to `out`.
+    pub fn encode(&self, piece: &[u8], out: &mut Vec<u32>) {
+        if let Some(&id) = self.user_defined.get(piece) {
+            out.push(id);
+            return;
+        }
+        let Ok(text) = std::str::from_utf8(piece) else {
+            // (pieces are cut from text at character boundaries: never reached)
+            out.extend(piece.iter().map(|&b| self.byte_pieces[b as usize]));
+            return;
+        };
+        let tables = &*self.tables;
+        let merges = tables.merges.as_ref().expect("checked by new");
+        // Symbol k covers the characters k..end[k] (bytes starts[k]..starts[end[k]]); an
+        // absorbed symbol's end is NONE. prev links the live symbols backwards.
+        let mut starts: Vec<u32> = text.char_indices().map(|(i, _)| i as u32).collect();
+        let n = starts.len() as u32;
+        starts.push(piece.len() as u32);
+        let bytes = |a: u32, b: u32| &piece[starts[a as usize] as usize..starts[b as usize] as usize];
+        let mut end: Vec<u32> = (1..=n).collect();
+        let mut prev: Vec<u32> = (0..n).map(|k| k.wrapping_sub(1)).collect();
+        let mut ids: Vec<u32> = (0..n).map(|k| id_of(tables, bytes(k, k + 1))).collect();
+        // For each UNUSED piece proposed, the symbols it was last proposed from (left start,
+        // middle, right end).
+        let mut made_from: FxHashMap<u32, (u32, u32, u32)> = FxHashMap::default();
+        let mut heap: BinaryHeap<Reverse<(Rank, u32, u32, u32)>> =
+            BinaryHeap::with_capacity(n as usize);
+        let tracks_unused = !self.unused.is_empty();
+        let mut propose = |heap: &mut BinaryHeap<_>, end: &[u32], ids: &[u32], left: u32| {
+            let right = end[left as usize];
+            if right >= n {
+                return;
+            }
+            let (l, r) = (ids[left as usize], ids[right as usize]);
+            if l == NONE || r == NONE {
+                return;
+            }
+            let Some(&rank) = merges.get(&(l, r)) else {
+                return;
+            };
+            let right_end = end[right as usize];
+            heap.push(Reverse((rank, left, right, right_end)));
+            if tracks_unused {
+                let made = id_of(tables, bytes(left, right_end));
+                if self.unused.contains(&made) {
+                    made_from.insert(made, (left, right, right_end));
+                }
+            }
+        };
+        for k in 0..n.saturating_sub(1) {
+            propose(&mut heap, &end, &ids, k);
+        }
+        while let Some(Reverse((_, left, right, right_end))) = heap.pop() {
+            // Stale if the left symbol was absorbed or grew, or its right neighbour changed.
+            if end[left as usize] != right || right >= n || end[right as usize] != right_end {
+                continue;
+            }
+            end[left as usize] = right_end;
+            end[right as usize] = NONE;
+            ids[left as usize] = id_of(tables, bytes(left, right_end));
+            if right_end < n {
+                prev[right_end as usize] = left;
+            }
+            let before = prev[left as usize];
+            if before != NONE {
+                propose(&mut heap, &end, &ids, before);
+            }
+            propose(&mut heap, &end, &ids, left);
+        }
+        let mut k = 0;
+        while k < n {
+            let next = end[k as usize];
+            self.emit(text, &starts, (k, next, ids[k as usize]), &made_from, out);
+            k = next;
+        }
+    }
+
+    /// The ids of one final symbol `(first char, end char, id)`: SentencePiece's `resegment`
+    /// of UNUSED pieces and its byte fallback.
+    fn emit(
+        &self,
+        text: &str,
+        starts: &[u32],
+        symbol: (u32, u32, u32),
+        made_from: &FxHashMap<u32, (u32, u32, u32)>,
+        out: &mut Vec<u32>,
+    ) {
+        let mut stack = vec![symbol];
+        while let Some((a, b, id)) = stack.pop() {
+            let span = &text[starts[a as usize] as usize..starts[b as usize] as usize];
+            if b - a == 1 {
+                if let Some(&reserved) = span.chars().next().and_then(|c| self.reserved.get(&c)) {
+                    out.push(reserved);
+                    continue;
+                }
+            }
+            let unused = id != NONE && self.unused.contains(&id);
+            if unused {
+                if let Some(&(left, mid, right)) = made_from.get(&id) {
+                    let piece = |x: u32, y: u32| {
+                        id_of(&self.tables, &text.as_bytes()[starts[x as usize] as usize..starts[y as usize] as usize])
+                    };
+                    stack.push((mid, right, piece(mid, right)));
+                    stack.push((left, mid, piece(left, mid)));
+                    continue;
+                }
+            }
+            if id == NONE || unused {
+                out.extend(span.bytes().map(|b| self.byte_pieces[b as usize]));
+            } else {
+                out.push(id);
+            }
+        }
+    }
+}
+
+impl Encoder for ScoreMerge {
+    fn name(&self) -> &str {
+        "score-merge"
+    }
+
+    fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+        self.encode(piece, out);
+        Ok(())
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+/// HF's character-level BPE with byte fallback, by merge rank (see the module docs).
+pub struct RankMerge {
+    tables: Arc<MergeTables>,
+    byte_pieces: [u32; 256],
+    /// `ignore_merges`: a piece that is a token is that token.
+    whole: bool,
+}
+
+impl RankMerge {
+    /// The encoder of a vocabulary's tables and its SentencePiece pattern.
+    pub fn new(tables: Arc<MergeTables>, pattern: &str) -> Result<Self, Error> {
+        let model = SentencePieceModel::parse(pattern)?;
+        merges(&tables, "rank-merge")?;
+        Ok(Self {
+            byte_pieces: byte_pieces(&tables),
+            tables,
+            whole: model.ignore_merges,
+        })
+    }
+
+    /// Whether token `id` has no text (a byte piece of a byte 0x80-0xFF): no merge makes a
+    /// token from it, as HF joins the tokens' texts.
+    #[inline]
+    fn textless(&self, id: u32) -> bool {
+        matches!(self.tables.token(id), Some(&[b]) if b >= 0x80)
+    }
+
+    /// The ids of one piece (valid UTF-8), appended to `out`.
+    pub fn encode(&self, piece: &[u8], out: &mut Vec<u32>) {
+        let tables = &*self.tables;
+        if self.whole {
+            if let Some(id) = tables.rank_of(piece) {
+                out.push(id);
+                return;
+            }
+        }
+        let merges = tables.merges.as_ref().expect("checked by new");
+        // Symbol k has id ids[k] and covers the bytes starts[k]..ends[k]; next/prev link the
+        // live ones, alive[k] says whether it was not absorbed.
+        let (mut ids, mut starts, mut ends) = (Vec::new(), Vec::new(), Vec::new());
+        let text = std::str::from_utf8(piece).unwrap_or_default();
+        for (i, c) in text.char_indices() {
+            let width = c.len_utf8();
+            let id = id_of(tables, &piece[i..i + width]);
+            if id != NONE {
+                ids.push(id);
+                starts.push(i as u32);
+                ends.push((i + width) as u32);
+            } else {
+                for j in i..i + width {
+                    ids.push(self.byte_pieces[piece[j] as usize]);
+                    starts.push(j as u32);
+                    ends.push(j as u32 + 1);
+                }
+            }
+        }
+        let n = ids.len() as u32;
+        let mut next: Vec<u32> = (1..=n).collect();
+        let mut prev: Vec<u32> = (0..n).map(|k| k.wrapping_sub(1)).collect();
+        let mut alive = vec![true; n as usize];
+        let mut heap: BinaryHeap<Reverse<(Rank, u32, u32, u32, u32)>> =
+            BinaryHeap::with_capacity(n as usize);
+        let propose = |heap: &mut BinaryHeap<_>, next: &[u32], ids: &[u32], ends: &[u32], left: u32| {
+            let right = next[left as usize];
+            if right >= n {
+                return;
+            }
+            let pair = (ids[left as usize], ids[right as usize]);
+            let Some(&rank) = merges.get(&pair) else {
+                return;
+            };
+            if self.textless(pair.0) || self.textless(pair.1) {
+                return;
+            }
+            let span = &piece[starts[left as usize] as usize..ends[right as usize] as usize];
+            if let Some(made) = tables.rank_of(span) {
+                heap.push(Reverse((rank, left, pair.0, pair.1, made)));
+            }
+        };
+        for k in 0..n.saturating_sub(1) {
+            propose(&mut heap, &next, &ids, &ends, k);
+        }
+        while let Some(Reverse((_, left, left_id, right_id, made))) = heap.pop() {
+            let right = if alive[left as usize] { next[left as usize] } else { n };
+            // Stale if the left symbol is gone or changed, or its right neighbour did.
+            if right >= n || ids[left as usize] != left_id || ids[right as usize] != right_id {
+                continue;
+            }
+            ids[left as usize] = made;
+            ends[left as usize] = ends[right as usize];
+            alive[right as usize] = false;
+            next[left as usize] = next[right as usize];
+            if next[left as usize] < n {
+                prev[next[left as usize] as usize] = left;
+            }
+            let before = prev[left as usize];
+            if before != NONE {
+                propose(&mut heap, &next, &ids, &ends, before);
+            }
+            propose(&mut heap, &next, &ids, &ends, left);
+        }
+        out.extend((0..n as usize).filter(|&k| alive[k]).map(|k| ids[k]));
+    }
+}
+
+impl Encoder for RankMerge {
+    fn name(&self) -> &str {
+        "rank-merge"
+    }
+
+    fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+        self.encode(piece, out);
+        Ok(())
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+/// The SentencePiece encoder registered as `name` (`score-merge` or `rank-merge`) over a
+/// vocabulary's tables, pattern and special tokens; None for another name.
+pub fn sentencepiece_encoder(
+    name: &str,
+    tables: Arc<MergeTables>,
+    pattern: &str,
+    specials: &[(String, u32)],
+) -> Option<Result<Box<dyn Encoder>, Error>> {
+    match name {
+        "score-merge" => Some(
+            ScoreMerge::new(tables, pattern, specials).map(|e| Box::new(e) as Box<dyn Encoder>),
+        ),
+        "rank-merge" => {
+            Some(RankMerge::new(tables, pattern).map(|e| Box::new(e) as Box<dyn Encoder>))
+        }
+        _ => None,
+    }
+}
