@@ -25,10 +25,16 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::encoders::Encoder;
 use crate::error::Error;
 use crate::spanners::sentencepiece::SentencePieceModel;
-use crate::tables::{MergeTables, Rank};
+use crate::tables::{MergeTables, Rank, NO_RANK};
 
 /// No symbol / no id.
 const NONE: u32 = u32::MAX;
+
+/// Pieces of up to this many symbols are merged by a sweep over an array on the stack (find
+/// the pair of lowest rank, leftmost first; merge; look up its two new neighbours' pairs):
+/// quadratic, but without the heap's pushes and pops and with no allocation, it is the
+/// fastest way for the words most pieces are. Longer pieces go to the heap.
+const SWEEP_SYMBOLS: usize = 48;
 
 /// The tables both encoders read, and the id of each byte's byte piece (`<0xNN>`, which is
 /// the token of the byte itself unless a one-character piece spells that byte).
@@ -52,6 +58,17 @@ fn merges<'a>(tables: &'a MergeTables, name: &str) -> Result<&'a FxHashMap<(u32,
     })
 }
 
+/// The length of the UTF-8 character whose first byte is `lead`.
+#[inline]
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
 /// The id of the token spelled by `text` (a character or a merged symbol), or [`NONE`].
 #[inline]
 fn id_of(tables: &MergeTables, text: &[u8]) -> u32 {
@@ -65,6 +82,11 @@ fn id_of(tables: &MergeTables, text: &[u8]) -> u32 {
 /// SentencePiece's BPE merge with byte fallback (see the module docs).
 pub struct ScoreMerge {
     tables: Arc<MergeTables>,
+    /// The merge rank of each piece a merge makes (`NO_RANK` for the others): two adjacent
+    /// symbols merge exactly when their joined text is such a piece (the vocabulary's table
+    /// lists every split of each piece into two pieces, at the piece's rank), so a pair is
+    /// one lookup of its text, which also gives the piece it makes.
+    piece_rank: Vec<Rank>,
     byte_pieces: [u32; 256],
     /// The user-defined pieces: a piece that is one is its id (the spanner cuts them out).
     user_defined: FxHashMap<Box<[u8]>, u32>,
@@ -84,7 +106,20 @@ impl ScoreMerge {
         specials: &[(String, u32)],
     ) -> Result<Self, Error> {
         let model = SentencePieceModel::parse(pattern)?;
-        merges(&tables, "score-merge")?;
+        let mut piece_rank = vec![NO_RANK; tables.n_vocab()];
+        let mut joined = Vec::new();
+        for (&(left, right), &rank) in merges(&tables, "score-merge")? {
+            let (Some(l), Some(r)) = (tables.token(left), tables.token(right)) else {
+                continue;
+            };
+            joined.clear();
+            joined.extend_from_slice(l);
+            joined.extend_from_slice(r);
+            if let Some(made) = tables.rank_of(&joined) {
+                let slot = &mut piece_rank[made as usize];
+                *slot = (*slot).min(rank);
+            }
+        }
         let user_defined = model
             .user_defined
             .iter()
@@ -107,12 +142,23 @@ impl ScoreMerge {
             }
         }
         Ok(Self {
+            piece_rank,
             byte_pieces: byte_pieces(&tables),
             tables,
             user_defined,
             reserved,
             unused,
         })
+    }
+
+    /// The rank of merging two adjacent symbols whose joined text is `joined`, and the piece
+    /// it makes; `(NO_RANK, NONE)` when they do not merge.
+    #[inline]
+    fn pair(&self, joined: &[u8]) -> (Rank, u32) {
+        match self.tables.rank_of(joined) {
+            Some(made) => (self.piece_rank[made as usize], made),
+            None => (NO_RANK, NONE),
+        }
     }
 
     /// The ids of one piece (valid UTF-8), appended to `out`.
@@ -126,8 +172,12 @@ impl ScoreMerge {
             out.extend(piece.iter().map(|&b| self.byte_pieces[b as usize]));
             return;
         };
+        // (the sweep gives the heap's ids, but not the order in which the heap proposes the
+        // pairs, which decides how an UNUSED piece is split back)
+        if self.unused.is_empty() && self.sweep(text, out) {
+            return;
+        }
         let tables = &*self.tables;
-        let merges = tables.merges.as_ref().expect("checked by new");
         // Symbol k covers the characters k..end[k] (bytes starts[k]..starts[end[k]]); an
         // absorbed symbol's end is NONE. prev links the live symbols backwards.
         let mut starts: Vec<u32> = text.char_indices().map(|(i, _)| i as u32).collect();
@@ -142,26 +192,19 @@ impl ScoreMerge {
         let mut made_from: FxHashMap<u32, (u32, u32, u32)> = FxHashMap::default();
         let mut heap: BinaryHeap<Reverse<(Rank, u32, u32, u32)>> =
             BinaryHeap::with_capacity(n as usize);
-        let tracks_unused = !self.unused.is_empty();
         let mut propose = |heap: &mut BinaryHeap<_>, end: &[u32], ids: &[u32], left: u32| {
             let right = end[left as usize];
-            if right >= n {
+            if right >= n || ids[left as usize] == NONE || ids[right as usize] == NONE {
                 return;
             }
-            let (l, r) = (ids[left as usize], ids[right as usize]);
-            if l == NONE || r == NONE {
-                return;
-            }
-            let Some(&rank) = merges.get(&(l, r)) else {
-                return;
-            };
             let right_end = end[right as usize];
+            let (rank, made) = self.pair(bytes(left, right_end));
+            if rank == NO_RANK {
+                return;
+            }
             heap.push(Reverse((rank, left, right, right_end)));
-            if tracks_unused {
-                let made = id_of(tables, bytes(left, right_end));
-                if self.unused.contains(&made) {
-                    made_from.insert(made, (left, right, right_end));
-                }
+            if self.unused.contains(&made) {
+                made_from.insert(made, (left, right, right_end));
             }
         };
         for k in 0..n.saturating_sub(1) {
@@ -190,6 +233,79 @@ impl ScoreMerge {
             self.emit(text, &starts, (k, next, ids[k as usize]), &made_from, out);
             k = next;
         }
+    }
+
+    /// The merge of a piece of at most [`SWEEP_SYMBOLS`] characters by sweeps, for a model
+    /// without UNUSED pieces; false (nothing done) for a longer piece.
+    fn sweep(&self, text: &str, out: &mut Vec<u32>) -> bool {
+        let tables = &*self.tables;
+        let bytes = text.as_bytes();
+        // Symbol i covers bytes starts[i]..starts[i + 1] and has id ids[i]; pairs[i] is the
+        // rank of merging symbols i and i + 1 and the piece it makes.
+        let mut starts = [0u32; SWEEP_SYMBOLS + 1];
+        let mut ids = [NONE; SWEEP_SYMBOLS];
+        let mut pairs = [(NO_RANK, NONE); SWEEP_SYMBOLS];
+        let mut n = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            if n == SWEEP_SYMBOLS {
+                return false;
+            }
+            let width = utf8_width(bytes[i]);
+            starts[n] = i as u32;
+            ids[n] = id_of(tables, &bytes[i..i + width]);
+            n += 1;
+            i += width;
+        }
+        starts[n] = bytes.len() as u32;
+        let pair = |ids: &[u32], starts: &[u32], k: usize| {
+            if ids[k] == NONE || ids[k + 1] == NONE {
+                (NO_RANK, NONE)
+            } else {
+                self.pair(&bytes[starts[k] as usize..starts[k + 2] as usize])
+            }
+        };
+        for k in 0..n.saturating_sub(1) {
+            pairs[k] = pair(&ids, &starts, k);
+        }
+        while n > 1 {
+            let (mut best, mut at) = (NO_RANK, 0);
+            for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
+                if r < best {
+                    (best, at) = (r, k);
+                }
+            }
+            if best == NO_RANK {
+                break;
+            }
+            ids[at] = pairs[at].1;
+            starts.copy_within(at + 2..=n, at + 1);
+            ids.copy_within(at + 2..n, at + 1);
+            pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
+            n -= 1;
+            if at > 0 {
+                pairs[at - 1] = pair(&ids, &starts, at - 1);
+            }
+            if at + 1 < n {
+                pairs[at] = pair(&ids, &starts, at);
+            }
+        }
+        for k in 0..n {
+            let (a, b) = (starts[k] as usize, starts[k + 1] as usize);
+            let one_char = a + utf8_width(bytes[a]) == b;
+            if one_char && !self.reserved.is_empty() {
+                if let Some(&reserved) = text[a..b].chars().next().and_then(|c| self.reserved.get(&c)) {
+                    out.push(reserved);
+                    continue;
+                }
+            }
+            if ids[k] == NONE {
+                out.extend(bytes[a..b].iter().map(|&b| self.byte_pieces[b as usize]));
+            } else {
+                out.push(ids[k]);
+            }
+        }
+        true
     }
 
     /// The ids of one final symbol `(first char, end char, id)`: SentencePiece's `resegment`
@@ -282,6 +398,9 @@ impl RankMerge {
                 return;
             }
         }
+        if self.sweep(piece, out) {
+            return;
+        }
         let merges = tables.merges.as_ref().expect("checked by new");
         // Symbol k has id ids[k] and covers the bytes starts[k]..ends[k]; next/prev link the
         // live ones, alive[k] says whether it was not absorbed.
@@ -348,6 +467,84 @@ impl RankMerge {
             propose(&mut heap, &next, &ids, &ends, left);
         }
         out.extend((0..n as usize).filter(|&k| alive[k]).map(|k| ids[k]));
+    }
+}
+
+impl RankMerge {
+    /// The rank of merging the symbols `left` and `right` that cover `span` together, and
+    /// the token they make; None when they do not merge.
+    #[inline]
+    fn pair(&self, left: u32, right: u32, span: &[u8]) -> Option<(Rank, u32)> {
+        let rank = *self.tables.merges.as_ref()?.get(&(left, right))?;
+        if self.textless(left) || self.textless(right) {
+            return None;
+        }
+        Some((rank, self.tables.rank_of(span)?))
+    }
+
+    /// The merge of a piece of at most [`SWEEP_SYMBOLS`] symbols by sweeps; false (nothing
+    /// done) for a longer piece.
+    fn sweep(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
+        let tables = &*self.tables;
+        // Symbol i covers bytes starts[i]..starts[i + 1] and has id ids[i]; pairs[i] is the
+        // rank of merging symbols i and i + 1 and the token it makes.
+        let mut starts = [0u32; SWEEP_SYMBOLS + 1];
+        let mut ids = [NONE; SWEEP_SYMBOLS];
+        let mut pairs = [(NO_RANK, NONE); SWEEP_SYMBOLS];
+        let mut n = 0;
+        let mut i = 0;
+        while i < piece.len() {
+            let width = utf8_width(piece[i]);
+            let id = id_of(tables, &piece[i..i + width]);
+            if id != NONE {
+                if n == SWEEP_SYMBOLS {
+                    return false;
+                }
+                (starts[n], ids[n]) = (i as u32, id);
+                n += 1;
+            } else {
+                for j in i..i + width {
+                    if n == SWEEP_SYMBOLS {
+                        return false;
+                    }
+                    (starts[n], ids[n]) = (j as u32, self.byte_pieces[piece[j] as usize]);
+                    n += 1;
+                }
+            }
+            i += width;
+        }
+        starts[n] = piece.len() as u32;
+        let pair = |ids: &[u32], starts: &[u32], k: usize| {
+            let span = &piece[starts[k] as usize..starts[k + 2] as usize];
+            self.pair(ids[k], ids[k + 1], span).unwrap_or((NO_RANK, NONE))
+        };
+        for k in 0..n.saturating_sub(1) {
+            pairs[k] = pair(&ids, &starts, k);
+        }
+        while n > 1 {
+            let (mut best, mut at) = (NO_RANK, 0);
+            for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
+                if r < best {
+                    (best, at) = (r, k);
+                }
+            }
+            if best == NO_RANK {
+                break;
+            }
+            ids[at] = pairs[at].1;
+            starts.copy_within(at + 2..=n, at + 1);
+            ids.copy_within(at + 2..n, at + 1);
+            pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
+            n -= 1;
+            if at > 0 {
+                pairs[at - 1] = pair(&ids, &starts, at - 1);
+            }
+            if at + 1 < n {
+                pairs[at] = pair(&ids, &starts, at);
+            }
+        }
+        out.extend_from_slice(&ids[..n]);
+        true
     }
 }
 

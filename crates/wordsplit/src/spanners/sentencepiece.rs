@@ -132,16 +132,21 @@ impl SentencePieceSpanner {
             return;
         }
         if self.words {
-            let bytes = text.as_bytes();
-            let mut from = start;
-            while let Some(found) = text[from..end].find(SPACE) {
-                let at = from + found;
-                // The character before is `▁` exactly when its last three bytes spell it (a
-                // three-byte character starting with the lead byte 0xE2).
-                if at > start && (at < start + 3 || &bytes[at - 3..at] != SPACE.as_bytes()) {
-                    ends.push(at);
+            // One pass over the bytes: `▁` is E2 96 81, and E2 only ever starts a character.
+            let bytes = &text.as_bytes()[..end];
+            let mut after_space = true; // (no cut at the start of the stretch)
+            let mut i = start;
+            while i < end {
+                if bytes[i] == 0xE2 && bytes.get(i + 1..i + 3) == Some(&[0x96, 0x81]) {
+                    if !after_space {
+                        ends.push(i);
+                    }
+                    after_space = true;
+                    i += 3;
+                } else {
+                    after_space = false;
+                    i += 1;
                 }
-                from = at + SPACE.len();
             }
         }
         ends.push(end);
