@@ -16,14 +16,17 @@
 //! Both keep every mergeable adjacent pair in a heap and skip an entry whose symbols changed
 //! since it was pushed (lazy invalidation): O(n log n) per piece, on any piece.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::encoders::Encoder;
 use crate::error::Error;
+use crate::pipeline::most_recent;
 use crate::spanners::sentencepiece::SentencePieceModel;
 use crate::tables::{MergeTables, Rank, NO_RANK};
 
@@ -35,6 +38,54 @@ const NONE: u32 = u32::MAX;
 /// quadratic, but without the heap's pushes and pops and with no allocation, it is the
 /// fastest way for the words most pieces are. Longer pieces go to the heap.
 const SWEEP_SYMBOLS: usize = 48;
+
+/// Each thread's memo of the pairs the sweeps looked up, per encoder (the most recently used
+/// [`MEMO_ENCODERS`]): the same few pairs (`▁▁`, `▁t`, `he`...) come up in word after word,
+/// and a memo hit is two reads where the lookup is a hash of the joined text and a probe.
+struct PairMemo {
+    /// `left << 32 | right` of each slot's pair (`u64::MAX`: empty).
+    keys: Box<[u64]>,
+    /// Its rank and the token it makes.
+    values: Box<[(Rank, u32)]>,
+}
+
+const MEMO_SLOTS: usize = 1 << 12;
+const MEMO_ENCODERS: usize = 4;
+
+impl PairMemo {
+    fn new() -> Self {
+        Self {
+            keys: vec![u64::MAX; MEMO_SLOTS].into_boxed_slice(),
+            values: vec![(NO_RANK, NONE); MEMO_SLOTS].into_boxed_slice(),
+        }
+    }
+
+    /// The memo of pair `(left, right)`, or `lookup()` remembered.
+    #[inline(always)]
+    fn get(&mut self, left: u32, right: u32, lookup: impl FnOnce() -> (Rank, u32)) -> (Rank, u32) {
+        let key = u64::from(left) << 32 | u64::from(right);
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - 12)) as usize;
+        if self.keys[slot] == key {
+            return self.values[slot];
+        }
+        let value = lookup();
+        self.keys[slot] = key;
+        self.values[slot] = value;
+        value
+    }
+}
+
+thread_local! {
+    static PAIR_MEMOS: RefCell<Vec<(u64, PairMemo)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Names each encoder's memos (never reused, so a new encoder never reads an old one's).
+static NEXT_ENCODER_ID: AtomicU64 = AtomicU64::new(0);
+
+/// `f` with this thread's pair memo of encoder `id`.
+fn with_memo<R>(id: u64, f: impl FnOnce(&mut PairMemo) -> R) -> R {
+    PAIR_MEMOS.with_borrow_mut(|memos| f(most_recent(memos, id, MEMO_ENCODERS, PairMemo::new)))
+}
 
 /// The tables both encoders read, and the id of each byte's byte piece (`<0xNN>`, which is
 /// the token of the byte itself unless a one-character piece spells that byte).
@@ -81,6 +132,8 @@ fn id_of(tables: &MergeTables, text: &[u8]) -> u32 {
 
 /// SentencePiece's BPE merge with byte fallback (see the module docs).
 pub struct ScoreMerge {
+    /// Names its pair memos.
+    id: u64,
     tables: Arc<MergeTables>,
     /// The merge rank of each piece a merge makes (`NO_RANK` for the others): two adjacent
     /// symbols merge exactly when their joined text is such a piece (the vocabulary's table
@@ -142,6 +195,7 @@ impl ScoreMerge {
             }
         }
         Ok(Self {
+            id: NEXT_ENCODER_ID.fetch_add(1, Ordering::Relaxed),
             piece_rank,
             byte_pieces: byte_pieces(&tables),
             tables,
@@ -190,43 +244,49 @@ impl ScoreMerge {
         // For each UNUSED piece proposed, the symbols it was last proposed from (left start,
         // middle, right end).
         let mut made_from: FxHashMap<u32, (u32, u32, u32)> = FxHashMap::default();
-        let mut heap: BinaryHeap<Reverse<(Rank, u32, u32, u32)>> =
+        let mut heap: BinaryHeap<Reverse<(Rank, u32, u32, u32, u32)>> =
             BinaryHeap::with_capacity(n as usize);
-        let mut propose = |heap: &mut BinaryHeap<_>, end: &[u32], ids: &[u32], left: u32| {
-            let right = end[left as usize];
-            if right >= n || ids[left as usize] == NONE || ids[right as usize] == NONE {
-                return;
+        with_memo(self.id, |memo| {
+            let mut propose = |heap: &mut BinaryHeap<_>, end: &[u32], ids: &[u32], left: u32| {
+                let right = end[left as usize];
+                if right >= n {
+                    return;
+                }
+                let (l, r) = (ids[left as usize], ids[right as usize]);
+                if l == NONE || r == NONE {
+                    return;
+                }
+                let right_end = end[right as usize];
+                let (rank, made) = memo.get(l, r, || self.pair(bytes(left, right_end)));
+                if rank == NO_RANK {
+                    return;
+                }
+                heap.push(Reverse((rank, left, right, right_end, made)));
+                if self.unused.contains(&made) {
+                    made_from.insert(made, (left, right, right_end));
+                }
+            };
+            for k in 0..n.saturating_sub(1) {
+                propose(&mut heap, &end, &ids, k);
             }
-            let right_end = end[right as usize];
-            let (rank, made) = self.pair(bytes(left, right_end));
-            if rank == NO_RANK {
-                return;
+            while let Some(Reverse((_, left, right, right_end, made))) = heap.pop() {
+                // Stale if the left symbol was absorbed or grew, or its right neighbour changed.
+                if end[left as usize] != right || right >= n || end[right as usize] != right_end {
+                    continue;
+                }
+                end[left as usize] = right_end;
+                end[right as usize] = NONE;
+                ids[left as usize] = made;
+                if right_end < n {
+                    prev[right_end as usize] = left;
+                }
+                let before = prev[left as usize];
+                if before != NONE {
+                    propose(&mut heap, &end, &ids, before);
+                }
+                propose(&mut heap, &end, &ids, left);
             }
-            heap.push(Reverse((rank, left, right, right_end)));
-            if self.unused.contains(&made) {
-                made_from.insert(made, (left, right, right_end));
-            }
-        };
-        for k in 0..n.saturating_sub(1) {
-            propose(&mut heap, &end, &ids, k);
-        }
-        while let Some(Reverse((_, left, right, right_end))) = heap.pop() {
-            // Stale if the left symbol was absorbed or grew, or its right neighbour changed.
-            if end[left as usize] != right || right >= n || end[right as usize] != right_end {
-                continue;
-            }
-            end[left as usize] = right_end;
-            end[right as usize] = NONE;
-            ids[left as usize] = id_of(tables, bytes(left, right_end));
-            if right_end < n {
-                prev[right_end as usize] = left;
-            }
-            let before = prev[left as usize];
-            if before != NONE {
-                propose(&mut heap, &end, &ids, before);
-            }
-            propose(&mut heap, &end, &ids, left);
-        }
+        });
         let mut k = 0;
         while k < n {
             let next = end[k as usize];
@@ -258,16 +318,19 @@ impl ScoreMerge {
             i += width;
         }
         starts[n] = bytes.len() as u32;
-        let pair = |ids: &[u32], starts: &[u32], k: usize| {
-            if ids[k] == NONE || ids[k + 1] == NONE {
-                (NO_RANK, NONE)
-            } else {
-                self.pair(&bytes[starts[k] as usize..starts[k + 2] as usize])
+        with_memo(self.id, |memo| {
+            let mut pair = |ids: &[u32], starts: &[u32], k: usize| {
+                if ids[k] == NONE || ids[k + 1] == NONE {
+                    return (NO_RANK, NONE);
+                }
+                // (a symbol's text is its token's, so the pair's ids decide its text)
+                memo.get(ids[k], ids[k + 1], || {
+                    self.pair(&bytes[starts[k] as usize..starts[k + 2] as usize])
+                })
+            };
+            for k in 0..n.saturating_sub(1) {
+                pairs[k] = pair(&ids, &starts, k);
             }
-        };
-        for k in 0..n.saturating_sub(1) {
-            pairs[k] = pair(&ids, &starts, k);
-        }
         while n > 1 {
             let (mut best, mut at) = (NO_RANK, 0);
             for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
@@ -290,6 +353,7 @@ impl ScoreMerge {
                 pairs[at] = pair(&ids, &starts, at);
             }
         }
+        });
         for k in 0..n {
             let (a, b) = (starts[k] as usize, starts[k + 1] as usize);
             let one_char = a + utf8_width(bytes[a]) == b;
@@ -364,6 +428,8 @@ impl Encoder for ScoreMerge {
 
 /// HF's character-level BPE with byte fallback, by merge rank (see the module docs).
 pub struct RankMerge {
+    /// Names its pair memos.
+    id: u64,
     tables: Arc<MergeTables>,
     byte_pieces: [u32; 256],
     /// `ignore_merges`: a piece that is a token is that token.
@@ -376,6 +442,7 @@ impl RankMerge {
         let model = SentencePieceModel::parse(pattern)?;
         merges(&tables, "rank-merge")?;
         Ok(Self {
+            id: NEXT_ENCODER_ID.fetch_add(1, Ordering::Relaxed),
             byte_pieces: byte_pieces(&tables),
             tables,
             whole: model.ignore_merges,
@@ -514,13 +581,16 @@ impl RankMerge {
             i += width;
         }
         starts[n] = piece.len() as u32;
-        let pair = |ids: &[u32], starts: &[u32], k: usize| {
-            let span = &piece[starts[k] as usize..starts[k + 2] as usize];
-            self.pair(ids[k], ids[k + 1], span).unwrap_or((NO_RANK, NONE))
-        };
-        for k in 0..n.saturating_sub(1) {
-            pairs[k] = pair(&ids, &starts, k);
-        }
+        with_memo(self.id, |memo| {
+            let mut pair = |ids: &[u32], starts: &[u32], k: usize| {
+                memo.get(ids[k], ids[k + 1], || {
+                    let span = &piece[starts[k] as usize..starts[k + 2] as usize];
+                    self.pair(ids[k], ids[k + 1], span).unwrap_or((NO_RANK, NONE))
+                })
+            };
+            for k in 0..n.saturating_sub(1) {
+                pairs[k] = pair(&ids, &starts, k);
+            }
         while n > 1 {
             let (mut best, mut at) = (NO_RANK, 0);
             for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
@@ -543,6 +613,7 @@ impl RankMerge {
                 pairs[at] = pair(&ids, &starts, at);
             }
         }
+        });
         out.extend_from_slice(&ids[..n]);
         true
     }
