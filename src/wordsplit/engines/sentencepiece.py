@@ -32,7 +32,6 @@ class SentencePieceEngine:
         self._inner = engine
         self.vocab = vocab
         self._components = (spanner, encoder)
-        self.native = False
         self._python = engine if isinstance(engine, PythonEngine) else None
         self.model = model_of(vocab.pattern)
         self._kinds = token_kinds(vocab)
@@ -49,6 +48,8 @@ class SentencePieceEngine:
             # which a Python normalizer called from the native pipeline cannot be told (the
             # native twin is): every encode goes to the Python engine then.
             self._inner = self._python_engine()
+        # Whether encoding runs natively (every stage in the core); decoding is Python's.
+        self.native = bool(getattr(self._inner, "native", False))
 
     def __getattr__(self, name: str):
         return getattr(self._inner, name)
