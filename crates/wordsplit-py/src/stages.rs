@@ -27,14 +27,23 @@ pub(crate) const SENTENCEPIECE_SPANNER: &str = "sentencepiece";
 /// steps): `wordsplit.engines.native` asks, and passes no Python normalizer for it.
 #[pyfunction]
 pub(crate) fn has_native_normalizer(name: &str) -> bool {
-    matches!(sentencepiece_normalizers::sentencepiece_normalizer(name), Ok(Some(_)))
+    matches!(
+        sentencepiece_normalizers::sentencepiece_normalizer(name),
+        Ok(Some(_))
+    )
 }
 
 /// The native normalizer of `name` (one [`has_native_normalizer`] accepts).
-pub(crate) fn sentencepiece_normalizer(py: Python<'_>, name: &str) -> PyResult<Box<dyn Normalizer>> {
+pub(crate) fn sentencepiece_normalizer(
+    py: Python<'_>,
+    name: &str,
+) -> PyResult<Box<dyn Normalizer>> {
     match sentencepiece_normalizers::sentencepiece_normalizer(name) {
         Ok(Some(normalizer)) => Ok(normalizer),
-        Ok(None) => Err(to_py(py, Error::Unsupported(format!("no native normalizer {name:?}")))),
+        Ok(None) => Err(to_py(
+            py,
+            Error::Unsupported(format!("no native normalizer {name:?}")),
+        )),
         Err(error) => Err(to_py(py, error)),
     }
 }

@@ -345,13 +345,19 @@ mod tests {
                 serde_json::json!({"normalizer": inner, "prepend_scheme": scheme, "replacement": "▁"})
             )
         };
-        let first = sentencepiece_normalizer(&name("first", "none")).unwrap().unwrap();
+        let first = sentencepiece_normalizer(&name("first", "none"))
+            .unwrap()
+            .unwrap();
         assert_eq!(first.normalize("Hello world").unwrap(), "▁Hello▁world");
         assert_eq!(first.normalize_later("Hello world").unwrap(), "Hello▁world");
         assert_eq!(first.normalize("▁x").unwrap(), "▁x");
-        let always = sentencepiece_normalizer(&name("always", "none")).unwrap().unwrap();
+        let always = sentencepiece_normalizer(&name("always", "none"))
+            .unwrap()
+            .unwrap();
         assert_eq!(always.normalize_later(" x").unwrap(), "▁x");
-        let never = sentencepiece_normalizer(&name("never", "none")).unwrap().unwrap();
+        let never = sentencepiece_normalizer(&name("never", "none"))
+            .unwrap()
+            .unwrap();
         assert_eq!(never.normalize("a b").unwrap(), "a▁b");
         let legacy = r#"hf-normalizer:[{"prepend":"▁","type":"Prepend"},{"content":"▁","pattern":{"String":" "},"type":"Replace"}]"#;
         let program = sentencepiece_normalizer(legacy).unwrap().unwrap();
@@ -359,7 +365,9 @@ mod tests {
         assert_eq!(program.normalize("").unwrap(), "");
         let other = r#"hf-normalizer:[{"type":"NFKC"}]"#;
         assert!(sentencepiece_normalizer(other).unwrap().is_none());
-        assert!(sentencepiece_normalizer(&name("first", other)).unwrap().is_none());
+        assert!(sentencepiece_normalizer(&name("first", other))
+            .unwrap()
+            .is_none());
         assert!(sentencepiece_normalizer("nfc").unwrap().is_none());
     }
 }

@@ -33,6 +33,10 @@ use crate::tables::{MergeTables, Rank, NO_RANK};
 /// No symbol / no id.
 const NONE: u32 = u32::MAX;
 
+/// A pair waiting in a heap: its rank, its left symbol, two fields that tell whether it is
+/// still current, and the token it makes.
+type HeapEntry = Reverse<(Rank, u32, u32, u32, u32)>;
+
 /// Pieces of up to this many symbols are merged by a sweep over an array on the stack (find
 /// the pair of lowest rank, leftmost first; merge; look up its two new neighbours' pairs):
 /// quadratic, but without the heap's pushes and pops and with no allocation, it is the
@@ -101,7 +105,10 @@ fn byte_pieces(tables: &MergeTables) -> [u32; 256] {
 }
 
 /// The pair-ranked merges of a SentencePiece vocabulary, or why the encoder cannot run.
-fn merges<'a>(tables: &'a MergeTables, name: &str) -> Result<&'a FxHashMap<(u32, u32), Rank>, Error> {
+fn merges<'a>(
+    tables: &'a MergeTables,
+    name: &str,
+) -> Result<&'a FxHashMap<(u32, u32), Rank>, Error> {
     tables.merges.as_ref().ok_or_else(|| {
         Error::Unsupported(format!(
             "the {name} encoder reads SentencePiece vocabularies, whose merges are a pair-ranked table"
@@ -237,15 +244,15 @@ impl ScoreMerge {
         let mut starts: Vec<u32> = text.char_indices().map(|(i, _)| i as u32).collect();
         let n = starts.len() as u32;
         starts.push(piece.len() as u32);
-        let bytes = |a: u32, b: u32| &piece[starts[a as usize] as usize..starts[b as usize] as usize];
+        let bytes =
+            |a: u32, b: u32| &piece[starts[a as usize] as usize..starts[b as usize] as usize];
         let mut end: Vec<u32> = (1..=n).collect();
         let mut prev: Vec<u32> = (0..n).map(|k| k.wrapping_sub(1)).collect();
         let mut ids: Vec<u32> = (0..n).map(|k| id_of(tables, bytes(k, k + 1))).collect();
         // For each UNUSED piece proposed, the symbols it was last proposed from (left start,
         // middle, right end).
         let mut made_from: FxHashMap<u32, (u32, u32, u32)> = FxHashMap::default();
-        let mut heap: BinaryHeap<Reverse<(Rank, u32, u32, u32, u32)>> =
-            BinaryHeap::with_capacity(n as usize);
+        let mut heap: BinaryHeap<HeapEntry> = BinaryHeap::with_capacity(n as usize);
         with_memo(self.id, |memo| {
             let mut propose = |heap: &mut BinaryHeap<_>, end: &[u32], ids: &[u32], left: u32| {
                 let right = end[left as usize];
@@ -328,37 +335,41 @@ impl ScoreMerge {
                     self.pair(&bytes[starts[k] as usize..starts[k + 2] as usize])
                 })
             };
-            for k in 0..n.saturating_sub(1) {
-                pairs[k] = pair(&ids, &starts, k);
+            for (k, slot) in pairs[..n.saturating_sub(1)].iter_mut().enumerate() {
+                *slot = pair(&ids, &starts, k);
             }
-        while n > 1 {
-            let (mut best, mut at) = (NO_RANK, 0);
-            for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
-                if r < best {
-                    (best, at) = (r, k);
+            while n > 1 {
+                let (mut best, mut at) = (NO_RANK, 0);
+                for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
+                    if r < best {
+                        (best, at) = (r, k);
+                    }
+                }
+                if best == NO_RANK {
+                    break;
+                }
+                ids[at] = pairs[at].1;
+                starts.copy_within(at + 2..=n, at + 1);
+                ids.copy_within(at + 2..n, at + 1);
+                pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
+                n -= 1;
+                if at > 0 {
+                    pairs[at - 1] = pair(&ids, &starts, at - 1);
+                }
+                if at + 1 < n {
+                    pairs[at] = pair(&ids, &starts, at);
                 }
             }
-            if best == NO_RANK {
-                break;
-            }
-            ids[at] = pairs[at].1;
-            starts.copy_within(at + 2..=n, at + 1);
-            ids.copy_within(at + 2..n, at + 1);
-            pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
-            n -= 1;
-            if at > 0 {
-                pairs[at - 1] = pair(&ids, &starts, at - 1);
-            }
-            if at + 1 < n {
-                pairs[at] = pair(&ids, &starts, at);
-            }
-        }
         });
         for k in 0..n {
             let (a, b) = (starts[k] as usize, starts[k + 1] as usize);
             let one_char = a + utf8_width(bytes[a]) == b;
             if one_char && !self.reserved.is_empty() {
-                if let Some(&reserved) = text[a..b].chars().next().and_then(|c| self.reserved.get(&c)) {
+                if let Some(&reserved) = text[a..b]
+                    .chars()
+                    .next()
+                    .and_then(|c| self.reserved.get(&c))
+                {
                     out.push(reserved);
                     continue;
                 }
@@ -395,7 +406,11 @@ impl ScoreMerge {
             if unused {
                 if let Some(&(left, mid, right)) = made_from.get(&id) {
                     let piece = |x: u32, y: u32| {
-                        id_of(&self.tables, &text.as_bytes()[starts[x as usize] as usize..starts[y as usize] as usize])
+                        id_of(
+                            &self.tables,
+                            &text.as_bytes()
+                                [starts[x as usize] as usize..starts[y as usize] as usize],
+                        )
                     };
                     stack.push((mid, right, piece(mid, right)));
                     stack.push((left, mid, piece(left, mid)));
@@ -481,8 +496,8 @@ impl RankMerge {
                 starts.push(i as u32);
                 ends.push((i + width) as u32);
             } else {
-                for j in i..i + width {
-                    ids.push(self.byte_pieces[piece[j] as usize]);
+                for (j, &b) in piece.iter().enumerate().skip(i).take(width) {
+                    ids.push(self.byte_pieces[b as usize]);
                     starts.push(j as u32);
                     ends.push(j as u32 + 1);
                 }
@@ -492,30 +507,34 @@ impl RankMerge {
         let mut next: Vec<u32> = (1..=n).collect();
         let mut prev: Vec<u32> = (0..n).map(|k| k.wrapping_sub(1)).collect();
         let mut alive = vec![true; n as usize];
-        let mut heap: BinaryHeap<Reverse<(Rank, u32, u32, u32, u32)>> =
-            BinaryHeap::with_capacity(n as usize);
-        let propose = |heap: &mut BinaryHeap<_>, next: &[u32], ids: &[u32], ends: &[u32], left: u32| {
-            let right = next[left as usize];
-            if right >= n {
-                return;
-            }
-            let pair = (ids[left as usize], ids[right as usize]);
-            let Some(&rank) = merges.get(&pair) else {
-                return;
+        let mut heap: BinaryHeap<HeapEntry> = BinaryHeap::with_capacity(n as usize);
+        let propose =
+            |heap: &mut BinaryHeap<_>, next: &[u32], ids: &[u32], ends: &[u32], left: u32| {
+                let right = next[left as usize];
+                if right >= n {
+                    return;
+                }
+                let pair = (ids[left as usize], ids[right as usize]);
+                let Some(&rank) = merges.get(&pair) else {
+                    return;
+                };
+                if self.textless(pair.0) || self.textless(pair.1) {
+                    return;
+                }
+                let span = &piece[starts[left as usize] as usize..ends[right as usize] as usize];
+                if let Some(made) = tables.rank_of(span) {
+                    heap.push(Reverse((rank, left, pair.0, pair.1, made)));
+                }
             };
-            if self.textless(pair.0) || self.textless(pair.1) {
-                return;
-            }
-            let span = &piece[starts[left as usize] as usize..ends[right as usize] as usize];
-            if let Some(made) = tables.rank_of(span) {
-                heap.push(Reverse((rank, left, pair.0, pair.1, made)));
-            }
-        };
         for k in 0..n.saturating_sub(1) {
             propose(&mut heap, &next, &ids, &ends, k);
         }
         while let Some(Reverse((_, left, left_id, right_id, made))) = heap.pop() {
-            let right = if alive[left as usize] { next[left as usize] } else { n };
+            let right = if alive[left as usize] {
+                next[left as usize]
+            } else {
+                n
+            };
             // Stale if the left symbol is gone or changed, or its right neighbour did.
             if right >= n || ids[left as usize] != left_id || ids[right as usize] != right_id {
                 continue;
@@ -570,11 +589,11 @@ impl RankMerge {
                 (starts[n], ids[n]) = (i as u32, id);
                 n += 1;
             } else {
-                for j in i..i + width {
+                for (j, &b) in piece.iter().enumerate().skip(i).take(width) {
                     if n == SWEEP_SYMBOLS {
                         return false;
                     }
-                    (starts[n], ids[n]) = (j as u32, self.byte_pieces[piece[j] as usize]);
+                    (starts[n], ids[n]) = (j as u32, self.byte_pieces[b as usize]);
                     n += 1;
                 }
             }
@@ -585,34 +604,35 @@ impl RankMerge {
             let mut pair = |ids: &[u32], starts: &[u32], k: usize| {
                 memo.get(ids[k], ids[k + 1], || {
                     let span = &piece[starts[k] as usize..starts[k + 2] as usize];
-                    self.pair(ids[k], ids[k + 1], span).unwrap_or((NO_RANK, NONE))
+                    self.pair(ids[k], ids[k + 1], span)
+                        .unwrap_or((NO_RANK, NONE))
                 })
             };
-            for k in 0..n.saturating_sub(1) {
-                pairs[k] = pair(&ids, &starts, k);
+            for (k, slot) in pairs[..n.saturating_sub(1)].iter_mut().enumerate() {
+                *slot = pair(&ids, &starts, k);
             }
-        while n > 1 {
-            let (mut best, mut at) = (NO_RANK, 0);
-            for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
-                if r < best {
-                    (best, at) = (r, k);
+            while n > 1 {
+                let (mut best, mut at) = (NO_RANK, 0);
+                for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
+                    if r < best {
+                        (best, at) = (r, k);
+                    }
+                }
+                if best == NO_RANK {
+                    break;
+                }
+                ids[at] = pairs[at].1;
+                starts.copy_within(at + 2..=n, at + 1);
+                ids.copy_within(at + 2..n, at + 1);
+                pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
+                n -= 1;
+                if at > 0 {
+                    pairs[at - 1] = pair(&ids, &starts, at - 1);
+                }
+                if at + 1 < n {
+                    pairs[at] = pair(&ids, &starts, at);
                 }
             }
-            if best == NO_RANK {
-                break;
-            }
-            ids[at] = pairs[at].1;
-            starts.copy_within(at + 2..=n, at + 1);
-            ids.copy_within(at + 2..n, at + 1);
-            pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
-            n -= 1;
-            if at > 0 {
-                pairs[at - 1] = pair(&ids, &starts, at - 1);
-            }
-            if at + 1 < n {
-                pairs[at] = pair(&ids, &starts, at);
-            }
-        }
         });
         out.extend_from_slice(&ids[..n]);
         true
@@ -650,5 +670,140 @@ pub fn sentencepiece_encoder(
             Some(RankMerge::new(tables, pattern).map(|e| Box::new(e) as Box<dyn Encoder>))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::Literal;
+
+    /// Byte tokens at ids `first + b` (`<0xNN>` where a piece spells that byte's character),
+    /// then `pieces` from id `first + 256` on, and these merges `(left, right, rank)` by text.
+    fn tables(first: u32, pieces: &[&str], merges: &[(&str, &str, Rank)]) -> Arc<MergeTables> {
+        let mut tokens: Vec<(Vec<u8>, u32)> = (0..=255u8)
+            .map(|b| {
+                let own = pieces.iter().any(|p| p.as_bytes() == [b]);
+                let bytes = if own {
+                    format!("<0x{b:02X}>").into_bytes()
+                } else {
+                    vec![b]
+                };
+                (bytes, first + u32::from(b))
+            })
+            .collect();
+        let id = |text: &str| first + 256 + pieces.iter().position(|p| *p == text).unwrap() as u32;
+        tokens.extend(pieces.iter().map(|p| (p.as_bytes().to_vec(), id(p))));
+        let merges = merges
+            .iter()
+            .map(|&(l, r, rank)| (id(l), id(r), rank))
+            .collect();
+        let literals = [Literal {
+            text: "<unk>".into(),
+            id: 0,
+            special: true,
+            flags: 0,
+        }];
+        let n_vocab = first as usize + 256 + pieces.len() + 1;
+        let bpe = tokens.iter().map(|(b, i)| (b.as_slice(), *i));
+        Arc::new(MergeTables::from_tokens(bpe, &literals, n_vocab, Some(merges), false).unwrap())
+    }
+
+    fn pattern(fields: &str) -> String {
+        format!(r#"{MODEL_PREFIX}{{"strip_leading_space":"first","unk_surface":" ⁇ ",{fields}}}"#)
+    }
+
+    use crate::spanners::sentencepiece::MODEL_PREFIX;
+
+    fn encode(encoder: &dyn Encoder, text: &str) -> Vec<u32> {
+        let mut out = vec![];
+        encoder.encode_piece(text.as_bytes(), &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn score_merge_highest_score_first_and_byte_fallback() {
+        // ids: <unk> 0, bytes 1..=256, then ▁ 257, a 258, b 259, ab 260, ▁ab 261.
+        let t = tables(
+            1,
+            &["▁", "a", "b", "ab", "▁ab"],
+            &[("a", "b", 0), ("▁", "ab", 1)],
+        );
+        let specials = [("<unk>".to_owned(), 0), ("~".to_owned(), 300)];
+        let e =
+            ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &specials).unwrap();
+        assert_eq!(encode(&e, "▁abab"), [261, 260]);
+        assert_eq!(encode(&e, "é"), [1 + 0xC3, 1 + 0xA9]); // no piece: its bytes' pieces
+        assert_eq!(encode(&e, "~"), [300]); // a control piece's one character is that piece
+                                            // Long pieces go to the heap: the same merges.
+        assert_eq!(encode(&e, &"▁ab".repeat(100)), [261; 100]);
+        assert_eq!(encode(&e, &"ab".repeat(100)), [260; 100]);
+    }
+
+    #[test]
+    fn score_merge_ties_go_leftmost_on_both_paths() {
+        // aa and a+aa/aa+a: "aaa" merges its left pair first, then nothing joins aa and a.
+        let t = tables(1, &["a", "aa"], &[("a", "a", 0)]);
+        let e = ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[]).unwrap();
+        assert_eq!(encode(&e, "aaa"), [258, 257]);
+        let long = encode(&e, &"a".repeat(1001));
+        assert_eq!(long.len(), 501);
+        assert!(long[..500].iter().all(|&id| id == 258) && long[500] == 257);
+    }
+
+    #[test]
+    fn score_merge_splits_unused_pieces_back_and_keeps_user_defined_whole() {
+        // ids: a 257, b 258, c 259, ab 260 (UNUSED), abc 261, [X] 262 (user-defined)
+        let t = tables(
+            1,
+            &["a", "b", "c", "ab", "abc", "[X]"],
+            &[("a", "b", 0), ("ab", "c", 1)],
+        );
+        let fields = r#""unused":["ab"],"user_defined":["[X]"]"#;
+        let e = ScoreMerge::new(t.clone(), &pattern(fields), &[]).unwrap();
+        assert_eq!(encode(&e, "ab"), [257, 258]); // made, then split back
+        assert_eq!(encode(&e, "abc"), [261]); // merged on into a piece that is used
+        assert_eq!(encode(&e, "[X]"), [262]);
+        // llama.cpp keeps an unused piece a merge made.
+        let llama = pattern(&format!(r#"{fields},"semantics":"llama.cpp""#));
+        assert_eq!(
+            encode(&ScoreMerge::new(t, &llama, &[]).unwrap(), "ab"),
+            [260]
+        );
+    }
+
+    #[test]
+    fn rank_merge_by_merge_rank_with_byte_fallback_and_ignore_merges() {
+        // ids: bytes 0..=255, ▁ 256, a 257, b 258, ab 259, ▁ab 260, ba 261 (no merge makes it)
+        let t = tables(
+            0,
+            &["▁", "a", "b", "ab", "▁ab", "ba"],
+            &[("a", "b", 0), ("▁", "ab", 1)],
+        );
+        let hf = |ignore: bool| {
+            pattern(&format!(
+                r#""unused":[],"user_defined":[],"semantics":"hf","ignore_merges":{ignore}"#
+            ))
+        };
+        let e = RankMerge::new(t.clone(), &hf(false)).unwrap();
+        assert_eq!(encode(&e, "▁abé"), [260, 0xC3, 0xA9]);
+        assert_eq!(encode(&e, "ba"), [258, 257]);
+        assert_eq!(encode(&e, &"▁ab".repeat(100)), [260; 100]);
+        let whole = RankMerge::new(t, &hf(true)).unwrap();
+        assert_eq!(encode(&whole, "ba"), [261]);
+        assert_eq!(encode(&whole, "▁abé"), [260, 0xC3, 0xA9]);
+    }
+
+    #[test]
+    fn a_vocabulary_without_pair_merges_is_refused() {
+        let bytes: Vec<[u8; 1]> = (0..=255u8).map(|b| [b]).collect();
+        let tokens = bytes.iter().zip(0..).map(|(b, id)| (b.as_slice(), id));
+        let t = Arc::new(MergeTables::from_tokens(tokens, &[], 256, None, false).unwrap());
+        let p = pattern(r#""unused":[],"user_defined":[]"#);
+        assert!(matches!(
+            ScoreMerge::new(t.clone(), &p, &[]),
+            Err(Error::Unsupported(_))
+        ));
+        assert!(matches!(RankMerge::new(t, &p), Err(Error::Unsupported(_))));
     }
 }

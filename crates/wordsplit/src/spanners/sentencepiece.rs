@@ -67,7 +67,10 @@ impl SentencePieceModel {
         };
         let fields: Value = serde_json::from_str(json).map_err(|_| malformed())?;
         let texts = |key: &str| -> Result<Vec<String>, Error> {
-            let list = fields.get(key).and_then(Value::as_array).ok_or_else(malformed)?;
+            let list = fields
+                .get(key)
+                .and_then(Value::as_array)
+                .ok_or_else(malformed)?;
             list.iter()
                 .map(|v| match v.as_str() {
                     Some(text) if !text.is_empty() => Ok(text.to_owned()),
