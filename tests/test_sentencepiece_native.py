@@ -80,7 +80,7 @@ def _literals(name: str) -> list[str]:
 # combining mark), and the vocabulary's own literals.
 PARTS = ["", " ", "  ", "    ", "\t", "\n", "\n\n", "\r\n", "\u3000", "\u00a0", "▁", "▁▁", "a", "the", "▁the", "ing",
          "Hello", "world", "123", "é", "e\u0301", "日本語", "𠀋", "😀", "🦀", "👩\u200d💻", "\U000f0001", "\x00", "\x7f",
-         "\ufffd", ".", "(", "<0x41>", "[", "]"]
+         "\ufffd", ".", "(", "<0x41>", "[", "]", ">", "</", "> </", ">▁</", "<a> </a>"]
 
 
 def texts(name: str):
@@ -143,3 +143,35 @@ def test_metaspace_first_after_a_special_token_is_native():
     assert native.native and native.encode(text, allowed_special="all") == hf_oracle(SPM / name).encode(
         text, add_special_tokens=False).ids == python.encode(text, allowed_special="all")
 
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(st.sampled_from(PARTS), max_size=30).map("".join))
+def test_cutting_at_words_but_inside_joined_tokens_gives_the_ids_of_whole_stretches(text):
+    """Gemma 4's one token with a ▁ after another character (``>▁</``) is a joined token: the
+    spanner cuts at words but inside it, and the ids are those of merging each stretch whole."""
+    from wordsplit.normalizers import NORMALIZERS
+    from wordsplit.sentencepiece import model_of, split_pattern
+    from wordsplit.spanners.sentencepiece import SentencePieceSpanner
+
+    v = vocab("ggml-vocab-gemma-4.gguf.xz")
+    model = model_of(v.pattern)
+    assert model.words and model.joined == (">▁</",)
+    whole = SentencePieceSpanner(split_pattern(model._replace(words=False, joined=())))
+    encoder = _gemma_encoder(v)
+    normalized = NORMALIZERS.get(v.normalizer)(text)
+
+    def ids(spanner):
+        return [i for piece in spanner.split(normalized) if piece for i in encoder.encode_piece(piece.encode())]
+
+    assert ids(SentencePieceSpanner(v.pattern)) == ids(whole)
+    python, native = tokenizers("ggml-vocab-gemma-4.gguf.xz")
+    assert native.encode_ordinary(text) == python.encode_ordinary(text) == ids(whole)
+
+
+@functools.lru_cache(maxsize=None)
+def _gemma_encoder(v):
+    from wordsplit.encoders import get_encoder
+    from wordsplit.tables import MergeTables
+
+    return get_encoder("rank-merge")(MergeTables.of(v))

@@ -65,7 +65,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
         UnsupportedTokenizerError: a construct outside the layouts above.
         VocabFormatError: malformed entries.
     """
-    from ..sentencepiece import SentencePieceModel, cuts_at_words, metaspace_name, split_pattern
+    from ..sentencepiece import SentencePieceModel, metaspace_name, split_pattern, word_cuts
     from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _normalizer
 
     model = spec["model"]
@@ -122,7 +122,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     ignore_merges = bool(model.get("ignore_merges"))
     # (ignore_merges looks the whole stretch up, so it is not cut into words)
     description = SentencePieceModel(semantics="hf", strip_leading_space=strip, ignore_merges=ignore_merges,
-                                     words=not ignore_merges and cuts_at_words(table))
+                                     **word_cuts(table, not ignore_merges))
     literals = {**special, **added}
     return Vocab(
         name=name, source=source, ranks=ranks, special_tokens=special, added_tokens=added, merges=merges,

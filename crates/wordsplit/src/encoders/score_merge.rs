@@ -116,6 +116,46 @@ fn merges<'a>(
     })
 }
 
+/// The sweep both encoders run on a piece of `n` symbols, at most [`SWEEP_SYMBOLS`]: symbol
+/// `k` covers bytes `starts[k]..starts[k + 1]` and has id `ids[k]`; `pair(ids, starts, k)` is
+/// the rank of merging symbols `k` and `k + 1` and the token it makes (`NO_RANK`: none). The
+/// pair of lowest rank merges, the leftmost on ties, until none is left; returns how many
+/// symbols are left.
+fn sweep_merge(
+    starts: &mut [u32; SWEEP_SYMBOLS + 1],
+    ids: &mut [u32; SWEEP_SYMBOLS],
+    mut n: usize,
+    mut pair: impl FnMut(&[u32], &[u32], usize) -> (Rank, u32),
+) -> usize {
+    let mut pairs = [(NO_RANK, NONE); SWEEP_SYMBOLS];
+    for (k, slot) in pairs[..n.saturating_sub(1)].iter_mut().enumerate() {
+        *slot = pair(ids, starts, k);
+    }
+    while n > 1 {
+        let (mut best, mut at) = (NO_RANK, 0);
+        for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
+            if r < best {
+                (best, at) = (r, k);
+            }
+        }
+        if best == NO_RANK {
+            break;
+        }
+        ids[at] = pairs[at].1;
+        starts.copy_within(at + 2..=n, at + 1);
+        ids.copy_within(at + 2..n, at + 1);
+        pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
+        n -= 1;
+        if at > 0 {
+            pairs[at - 1] = pair(ids, starts, at - 1);
+        }
+        if at + 1 < n {
+            pairs[at] = pair(ids, starts, at);
+        }
+    }
+    n
+}
+
 /// The length of the UTF-8 character whose first byte is `lead`.
 #[inline]
 fn utf8_width(lead: u8) -> usize {
@@ -311,7 +351,6 @@ impl ScoreMerge {
         // rank of merging symbols i and i + 1 and the piece it makes.
         let mut starts = [0u32; SWEEP_SYMBOLS + 1];
         let mut ids = [NONE; SWEEP_SYMBOLS];
-        let mut pairs = [(NO_RANK, NONE); SWEEP_SYMBOLS];
         let mut n = 0;
         let mut i = 0;
         while i < bytes.len() {
@@ -325,8 +364,8 @@ impl ScoreMerge {
             i += width;
         }
         starts[n] = bytes.len() as u32;
-        with_memo(self.id, |memo| {
-            let mut pair = |ids: &[u32], starts: &[u32], k: usize| {
+        let n = with_memo(self.id, |memo| {
+            let pair = |ids: &[u32], starts: &[u32], k: usize| {
                 if ids[k] == NONE || ids[k + 1] == NONE {
                     return (NO_RANK, NONE);
                 }
@@ -335,31 +374,7 @@ impl ScoreMerge {
                     self.pair(&bytes[starts[k] as usize..starts[k + 2] as usize])
                 })
             };
-            for (k, slot) in pairs[..n.saturating_sub(1)].iter_mut().enumerate() {
-                *slot = pair(&ids, &starts, k);
-            }
-            while n > 1 {
-                let (mut best, mut at) = (NO_RANK, 0);
-                for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
-                    if r < best {
-                        (best, at) = (r, k);
-                    }
-                }
-                if best == NO_RANK {
-                    break;
-                }
-                ids[at] = pairs[at].1;
-                starts.copy_within(at + 2..=n, at + 1);
-                ids.copy_within(at + 2..n, at + 1);
-                pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
-                n -= 1;
-                if at > 0 {
-                    pairs[at - 1] = pair(&ids, &starts, at - 1);
-                }
-                if at + 1 < n {
-                    pairs[at] = pair(&ids, &starts, at);
-                }
-            }
+            sweep_merge(&mut starts, &mut ids, n, pair)
         });
         for k in 0..n {
             let (a, b) = (starts[k] as usize, starts[k + 1] as usize);
@@ -576,7 +591,6 @@ impl RankMerge {
         // rank of merging symbols i and i + 1 and the token it makes.
         let mut starts = [0u32; SWEEP_SYMBOLS + 1];
         let mut ids = [NONE; SWEEP_SYMBOLS];
-        let mut pairs = [(NO_RANK, NONE); SWEEP_SYMBOLS];
         let mut n = 0;
         let mut i = 0;
         while i < piece.len() {
@@ -600,39 +614,15 @@ impl RankMerge {
             i += width;
         }
         starts[n] = piece.len() as u32;
-        with_memo(self.id, |memo| {
-            let mut pair = |ids: &[u32], starts: &[u32], k: usize| {
+        let n = with_memo(self.id, |memo| {
+            let pair = |ids: &[u32], starts: &[u32], k: usize| {
                 memo.get(ids[k], ids[k + 1], || {
                     let span = &piece[starts[k] as usize..starts[k + 2] as usize];
                     self.pair(ids[k], ids[k + 1], span)
                         .unwrap_or((NO_RANK, NONE))
                 })
             };
-            for (k, slot) in pairs[..n.saturating_sub(1)].iter_mut().enumerate() {
-                *slot = pair(&ids, &starts, k);
-            }
-            while n > 1 {
-                let (mut best, mut at) = (NO_RANK, 0);
-                for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
-                    if r < best {
-                        (best, at) = (r, k);
-                    }
-                }
-                if best == NO_RANK {
-                    break;
-                }
-                ids[at] = pairs[at].1;
-                starts.copy_within(at + 2..=n, at + 1);
-                ids.copy_within(at + 2..n, at + 1);
-                pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
-                n -= 1;
-                if at > 0 {
-                    pairs[at - 1] = pair(&ids, &starts, at - 1);
-                }
-                if at + 1 < n {
-                    pairs[at] = pair(&ids, &starts, at);
-                }
-            }
+            sweep_merge(&mut starts, &mut ids, n, pair)
         });
         out.extend_from_slice(&ids[..n]);
         true

@@ -46,8 +46,11 @@ pub struct SentencePieceModel {
     pub semantics: String,
     /// HF's `ignore_merges`: a piece that is a token is that token.
     pub ignore_merges: bool,
-    /// Cut before each `▁` that follows another character (no merge joins the two).
+    /// Cut before each `▁` that follows another character (no merge joins the two)...
     pub words: bool,
+    /// ... but inside a place of the text that spells one of these tokens (the few that have
+    /// a `▁` right after another character).
+    pub joined: Vec<String>,
 }
 
 impl SentencePieceModel {
@@ -78,6 +81,10 @@ impl SentencePieceModel {
                 })
                 .collect()
         };
+        let joined = match fields.get("joined") {
+            None => Vec::new(),
+            Some(_) => texts("joined")?,
+        };
         let flag = |key: &str| match fields.get(key) {
             None => Ok(false),
             Some(value) => value.as_bool().ok_or_else(malformed),
@@ -95,6 +102,7 @@ impl SentencePieceModel {
             semantics,
             ignore_merges: flag("ignore_merges")?,
             words: flag("words")?,
+            joined,
         })
     }
 }
@@ -105,6 +113,8 @@ pub struct SentencePieceSpanner {
     /// Leftmost-longest over the user-defined pieces (None: the model has none).
     matcher: Option<AhoCorasick>,
     words: bool,
+    /// Every place of the model's joined tokens (overlapping; None: it has none).
+    joined: Option<AhoCorasick>,
 }
 
 impl SentencePieceSpanner {
@@ -122,9 +132,18 @@ impl SentencePieceSpanner {
                 })?;
             Some(built)
         };
+        let joined = if model.joined.is_empty() {
+            None
+        } else {
+            let built = AhoCorasick::new(&model.joined).map_err(|e| {
+                Error::VocabFormat(format!("cannot build the joined-token matcher: {e}"))
+            })?;
+            Some(built)
+        };
         Ok(Self {
             matcher,
             words: model.words,
+            joined,
         })
     }
 
@@ -135,13 +154,27 @@ impl SentencePieceSpanner {
             return;
         }
         if self.words {
+            // The places joined tokens spell, by start (no cut strictly inside one).
+            let mut inside: Vec<(usize, usize)> = match &self.joined {
+                Some(joined) => joined
+                    .find_overlapping_iter(&text[start..end])
+                    .map(|m| (start + m.start(), start + m.end()))
+                    .collect(),
+                None => Vec::new(),
+            };
+            inside.sort_unstable();
+            let (mut next, mut covered_to) = (0, 0);
             // One pass over the bytes: `▁` is E2 96 81, and E2 only ever starts a character.
             let bytes = &text.as_bytes()[..end];
             let mut after_space = true; // (no cut at the start of the stretch)
             let mut i = start;
             while i < end {
                 if bytes[i] == 0xE2 && bytes.get(i + 1..i + 3) == Some(&[0x96, 0x81]) {
-                    if !after_space {
+                    while next < inside.len() && inside[next].0 < i {
+                        covered_to = covered_to.max(inside[next].1);
+                        next += 1;
+                    }
+                    if !after_space && covered_to <= i {
                         ends.push(i);
                     }
                     after_space = true;
@@ -212,6 +245,19 @@ mod tests {
             ["▁▁a", "▁b", "<br>", "<b>", "▁c", "▁▁", "[REF]", "d"]
         );
         assert!(pieces(&spanner, "").is_empty());
+    }
+
+    #[test]
+    fn no_cut_inside_a_joined_token() {
+        let model = serde_json::json!({
+            "strip_leading_space": "none", "unk_surface": "?", "unused": [], "user_defined": [],
+            "words": true, "joined": [">▁</"],
+        });
+        let spanner = SentencePieceSpanner::new(&format!("{MODEL_PREFIX}{model}")).unwrap();
+        assert_eq!(
+            pieces(&spanner, "▁<a>▁</a>▁x▁▁y>▁<"),
+            ["▁<a>▁</a>", "▁x", "▁▁y>", "▁<"]
+        );
     }
 
     #[test]
