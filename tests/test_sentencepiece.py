@@ -329,6 +329,22 @@ def test_tokenizer_json_live_against_hf(variant, backend, text):
     assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ids=st.lists(st.one_of(st.integers(0, 32767), st.integers(771, 1026), st.sampled_from([771, 780, 781, 803])),
+                    max_size=10))
+def test_tokenizer_json_decode_of_any_ids_is_hf_decode(backend, ids):
+    """Runs of byte tokens (``<0xNN>``: ids 771-1026 in Mistral v7, ASCII ones among them) decode
+    as HF's ByteFallback decodes them: one U+FFFD per token of a run that is not UTF-8."""
+    key = ("hf-decode", backend)
+    if key not in _CACHE:
+        path = DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"
+        _CACHE[key] = (tokenizer(path, backend), hf_oracle(path))
+    tok, hf = _CACHE[key]
+    assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+    assert tok.decode([1004, 781]) == hf.decode([1004, 781]) == "\ufffd\ufffd"  # <0xE9> <0x0A>
+
+
 def test_tokenizer_json_offsets_and_stream():
     path = DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"
     tok, hf = tokenizer(path, "python"), hf_oracle(path)

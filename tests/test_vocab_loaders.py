@@ -229,6 +229,42 @@ def test_vocab_merges_without_config_is_gpt2_style():
     assert vocab.missing_bytes == bytes(b for b in range(256) if not 33 <= b < 127)
 
 
+ASCII_VOCAB_JSON = json.dumps({chr(c): i for i, c in enumerate(range(33, 127))}).encode()
+
+
+@pytest.mark.parametrize("config, shown",
+                         [("[1, 2]", "an array"), ('"x"', "a string"), ("null", "null"), ("7", "a number")])
+def test_a_tokenizer_config_that_is_not_an_object_is_a_format_error(config, shown):
+    with pytest.raises(VocabFormatError) as caught:
+        read_vocab_merges(ASCII_VOCAB_JSON, b"", tokenizer_config=config.encode(), source="m/vocab.json")
+    message = str(caught.value)
+    assert message.startswith("m/vocab.json: its tokenizer_config.json must be a JSON object")
+    assert f"not {shown}; correct the file, or save the tokenizer again with transformers' save_pretrained" in message
+
+
+@pytest.mark.parametrize("decoder, problem", [
+    ([{"content": "<x>"}], "must be an object of id → token, not an array"),
+    ({"94": ["<x>"]}, "bad added_tokens_decoder entry '94'"),
+    ({"94": {"content": ["<x>"]}}, "bad added_tokens_decoder entry '94'"),
+    ({"94": {"special": True}}, "bad added_tokens_decoder entry '94'"),
+    ({"x": {"content": "<x>"}}, "bad added_tokens_decoder entry 'x'"),
+])
+def test_a_malformed_added_tokens_decoder_is_a_format_error(decoder, problem):
+    config = json.dumps({"added_tokens_decoder": decoder}).encode()
+    with pytest.raises(VocabFormatError, match=problem):
+        read_vocab_merges(ASCII_VOCAB_JSON, b"", tokenizer_config=config, source="m/vocab.json")
+
+
+def test_a_tokenizer_class_or_eos_token_of_another_type_names_nothing():
+    """As the Rust reader: GPT-2's pattern and no eos, not a TypeError."""
+    decoder = {"94": {"content": "<|endoftext|>", "special": True}}
+    for config, eos in [({"tokenizer_class": ["Qwen2Tokenizer"]}, 94), ({"eos_token": [1]}, None),
+                        ({"eos_token": 7}, None), ({"eos_token": []}, 94), ({"eos_token": {"content": ""}}, 94)]:
+        data = json.dumps({**config, "added_tokens_decoder": decoder}).encode()
+        vocab = read_vocab_merges(ASCII_VOCAB_JSON, b"", tokenizer_config=data, source="m/vocab.json")
+        assert (vocab.pattern, vocab.normalizer, vocab.eos_token_id) == (load_vocab("gpt2").pattern, "none", eos)
+
+
 @pytest.mark.parametrize("name", ["", "  "])
 def test_an_empty_name_is_not_the_current_directory(name):
     with pytest.raises(wordsplit.errors.UnknownVocabError, match="needs a name or a path"):

@@ -19,7 +19,8 @@ downloaded; ``wordsplit download --force`` refreshes it). Offline mode (``offlin
 download when a file is missing.
 
 What it does not do: parse the files (:mod:`~wordsplit.formats.hf`), move bytes
-(:mod:`~wordsplit.store.download`) or lay out the cache (:mod:`~wordsplit.store.cache`).
+(:mod:`~wordsplit.store.download`), lay out the cache (:mod:`~wordsplit.store.cache`) or name
+the hosts (:mod:`~wordsplit.store.hosts`).
 
 >>> parse_hf("hf:Qwen/Qwen3-8B@refs/pr/1")
 HubRef(repo='Qwen/Qwen3-8B', revision='refs/pr/1')
@@ -39,6 +40,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import DownloadError, OfflineError, UnknownVocabError
 from .cache import LOCK_TIMEOUT, Cache, log, read_record
 from .download import READ_TIMEOUT, download, download_limits, public_url
+from .hosts import HF_ENDPOINT, OPENAI_ENDPOINT, hf_endpoint, openai_endpoint
 
 if TYPE_CHECKING:
     from ..vocabs.pretrained import Pretrained
@@ -61,9 +63,6 @@ _TRUE = ("1", "true", "yes", "on")
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_-])?"
 _REPO = re.compile(rf"(?:{_NAME}/)?{_NAME}")
 _REVISION = re.compile(r"[A-Za-z0-9._/-]+")
-# The official hosts; WORDSPLIT_OPENAI_ENDPOINT / WORDSPLIT_HF_ENDPOINT replace them.
-OPENAI_ENDPOINT = "https://openaipublic.blob.core.windows.net"
-HF_ENDPOINT = "https://huggingface.co"
 
 
 def is_offline(offline: bool | None = None) -> bool:
@@ -71,16 +70,6 @@ def is_offline(offline: bool | None = None) -> bool:
     if offline is not None:
         return bool(offline)
     return any(os.environ.get(var, "").strip().lower() in _TRUE for var in ("WORDSPLIT_OFFLINE", "HF_HUB_OFFLINE"))
-
-
-def hf_endpoint() -> str:
-    """``WORDSPLIT_HF_ENDPOINT``, else ``HF_ENDPOINT``, else https://huggingface.co (no trailing slash)."""
-    return (os.environ.get("WORDSPLIT_HF_ENDPOINT") or os.environ.get("HF_ENDPOINT") or HF_ENDPOINT).rstrip("/")
-
-
-def openai_endpoint() -> str:
-    """``WORDSPLIT_OPENAI_ENDPOINT``, else OpenAI's public blob host (no trailing slash)."""
-    return (os.environ.get("WORDSPLIT_OPENAI_ENDPOINT") or OPENAI_ENDPOINT).rstrip("/")
 
 
 def is_url(name: str) -> bool:

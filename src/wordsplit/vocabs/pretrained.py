@@ -19,7 +19,7 @@ from typing import Mapping, NamedTuple
 
 from ..patterns import CL100K_ORIGINAL_PATTERN, CL100K_PATTERN, GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, O200K_PATTERN, \
     QWEN2_PATTERN
-from ..store.sources import HF_ENDPOINT, OPENAI_ENDPOINT
+from ..store.hosts import HF_ENDPOINT, OPENAI_ENDPOINT
 
 
 # Records are NamedTuples, not dataclasses: they are defined on every import of wordsplit, and
