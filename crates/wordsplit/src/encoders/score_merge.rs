@@ -666,7 +666,7 @@ pub fn sentencepiece_encoder(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::Literal;
+    use crate::Literal;
 
     /// Byte tokens at ids `first + b` (`<0xNN>` where a piece spells that byte's character),
     /// then `pieces` from id `first + 256` on, and these merges `(left, right, rank)` by text.
