@@ -69,7 +69,8 @@ def test_user_errors_are_one_line(capsys, argv, message):
 def test_vocabs_lists_every_name(capsys):
     code, out, _ = run(capsys, "vocabs")
     assert code == 0 and [line.split()[0] for line in out.splitlines()] == [
-        "cl100k_base", "gpt2", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "qwen3", "r50k_base"
+        "cl100k_base", "gpt2", "mistral-v1", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "qwen3",
+        "r50k_base",
     ]
 
 

@@ -297,8 +297,15 @@ def _gemma_split(spec):
                              "invert": False}
 
 
+def _split_ignore_merges(spec):
+    _metaspace("first", split=True)(spec)
+    _ignore_merges(spec)
+
+
 HF_VARIANTS = {"first": None, "always": _metaspace("always"), "never": _metaspace("never"),
-               "ignore-merges": _ignore_merges, "gemma-split": _gemma_split}
+               "ignore-merges": _ignore_merges, "gemma-split": _gemma_split,
+               "first-split": _metaspace("first", split=True), "always-split": _metaspace("always", split=True),
+               "never-split": _metaspace("never", split=True), "split-ignore-merges": _split_ignore_merges}
 
 
 def _hf_variant(name: str) -> Path:
@@ -327,6 +334,31 @@ def test_tokenizer_json_live_against_hf(variant, backend, text):
     ids = hf.encode(text, add_special_tokens=False).ids
     assert tok.encode(text, allowed_special="all") == ids
     assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("scheme", ["first", "always", "never"])
+def test_metaspace_split_cuts_before_every_space(scheme, backend):
+    """With split: true every ▁ starts a part (``▁▁`` cannot merge), so runs of spaces give other
+    ids than split: false; each equals HF's, and the prepend scheme acts after an added token."""
+    text = "a  b\n    c [INST]  x  y"
+    ids = {}
+    for split in (False, True):
+        path = _hf_variant(f"{scheme}-split" if split else scheme)
+        tok, hf = tokenizer(path, backend), hf_oracle(path)
+        ids[split] = tok.encode(text, allowed_special="all")
+        assert ids[split] == hf.encode(text, add_special_tokens=False).ids
+        assert tok.decode(ids[split]) == hf.decode(ids[split], skip_special_tokens=False)
+        offsets = tok.encode_with_offsets(text, allowed_special="all")
+        assert offsets.ids == ids[split]
+    assert ids[True] != ids[False]
+    pieces = TokenizerOptions().build(load_vocab(_hf_variant(f"{scheme}-split"))).vocab.token_bytes
+    assert "▁▁".encode() not in {pieces[i] for i in ids[True]}
+    # compat.tokenizers gives one word id per stretch; HF's are one per part here: refused
+    from wordsplit.compat.tokenizers import Tokenizer
+
+    with pytest.raises(UnsupportedTokenizerError, match="split: true"):
+        Tokenizer.from_file(str(_hf_variant(f"{scheme}-split")))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -361,9 +393,9 @@ def test_tokenizer_json_constructs_not_supported_are_refused():
     spec = json.loads(gzip.decompress((DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz").read_bytes()))
     from wordsplit.formats.hf import read_hf_tokenizer_json
 
-    split = dict(spec, pre_tokenizer={"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first",
+    split = dict(spec, pre_tokenizer={"type": "Metaspace", "replacement": "_", "prepend_scheme": "first",
                                       "split": True})
-    with pytest.raises(UnsupportedTokenizerError, match="split: true"):
+    with pytest.raises(UnsupportedTokenizerError, match="Metaspace .* is not supported"):
         read_hf_tokenizer_json(json.dumps(split).encode())
     unigram = dict(spec, model={"type": "Unigram", "vocab": [], "byte_fallback": True})
     with pytest.raises(UnsupportedTokenizerError, match="Unigram"):

@@ -17,10 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA
-from llamacpp_cases import tokenizer_only_gguf, unpacked
+from llamacpp_cases import unpacked
 from test_sentencepiece import HF_VARIANTS, VARIANTS, _hf_variant, _variant, hf_oracle, oracle
 from wordsplit import TokenizerOptions, load_vocab
-from wordsplit.formats.gguf import read_gguf_metadata
 
 SPM = DATA / "spm"
 # Every SentencePiece vocabulary the tests hold: .model files, SentencePiece-style
@@ -44,13 +43,7 @@ def vocab(name: str):
     if name.startswith("json:"):
         return load_vocab(_hf_variant(name.removeprefix("json:")))
     if name.endswith(".gguf.xz"):
-        path = unpacked(name, _unpack_dir())
-        if "phi-3" in name:  # (its vocabulary, under a general.name llama.cpp sets no token attributes for)
-            metadata = read_gguf_metadata(path.read_bytes())
-            metadata["general.name"] = "phi-vocab"
-            path = _unpack_dir() / "phi-vocab.gguf"
-            path.write_bytes(tokenizer_only_gguf(metadata))
-        return load_vocab(path)
+        return load_vocab(unpacked(name, _unpack_dir()))
     return load_vocab(SPM / name)
 
 

@@ -65,6 +65,9 @@ class SentencePieceModel(NamedTuple):
             them). The loaders check it on the tokens (:func:`word_cuts`).
         joined: the few tokens that have a ``▁`` right after another character (Gemma's
             ``>▁</``): no cut is made inside a place of the text that spells one.
+        metaspace_split: (``"hf"``) HF's ``Metaspace`` with ``split: true``: the text is cut
+            before every ``▁`` (``MergedWithNext``), so ``"a▁▁b"`` is ``a``, ``▁``, ``▁b``,
+            and each part is merged (and looked up whole, with ``ignore_merges``) alone.
     """
 
     user_defined: tuple[str, ...] = ()
@@ -75,6 +78,7 @@ class SentencePieceModel(NamedTuple):
     ignore_merges: bool = False
     words: bool = False
     joined: tuple[str, ...] = ()
+    metaspace_split: bool = False
 
 
 #: A vocabulary with more tokens that have a ``▁`` after another character is merged a stretch
@@ -111,6 +115,8 @@ def split_pattern(model: SentencePieceModel) -> str:
         del fields["semantics"], fields["ignore_merges"]
     if not model.joined:
         del fields["joined"]
+    if not model.metaspace_split:  # (named only where it is on)
+        del fields["metaspace_split"]
     return MODEL_PREFIX + json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -139,6 +145,7 @@ def model_of(pattern: str) -> SentencePieceModel:
             unk_surface=fields["unk_surface"], strip_leading_space=fields["strip_leading_space"],
             semantics=fields.get("semantics", "sentencepiece"), ignore_merges=fields.get("ignore_merges", False),
             words=fields.get("words", False), joined=tuple(fields.get("joined", ())),
+            metaspace_split=fields.get("metaspace_split", False),
         )
     except (ValueError, KeyError, TypeError, RecursionError):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}") from None
@@ -146,7 +153,8 @@ def model_of(pattern: str) -> SentencePieceModel:
             or model.strip_leading_space not in ("first", "all", "none") or not isinstance(model.unk_surface, str) \
             or model.semantics not in ("sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe") \
             or not isinstance(model.ignore_merges, bool) \
-            or not isinstance(model.words, bool):
+            or not isinstance(model.words, bool) or not isinstance(model.metaspace_split, bool) \
+            or (model.metaspace_split and model.semantics != "hf"):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}")
     return model
 

@@ -19,8 +19,9 @@ pub struct Literal {
     pub id: u32,
     /// Special tokens follow the allowed/disallowed policy; added tokens always match.
     pub special: bool,
-    /// HF's added-token flags: bits [`LSTRIP`], [`RSTRIP`], [`SINGLE_WORD`], [`NORMALIZED`]
-    /// (the Python package's `Vocab.literal_flags`); 0 for a plain literal.
+    /// HF's added-token flags: bits [`LSTRIP`], [`RSTRIP`], [`SINGLE_WORD`], [`NORMALIZED`],
+    /// and llama.cpp's [`C_SPACE`] (the Python package's `Vocab.literal_flags`); 0 for a plain
+    /// literal.
     pub flags: u8,
 }
 
@@ -33,5 +34,17 @@ pub const SINGLE_WORD: u8 = 4;
 /// The token is found in the normalized text, by its normalized content, in a second pass over
 /// the stretches the others left (HF's `normalized`).
 pub const NORMALIZED: u8 = 8;
+/// [`LSTRIP`] and [`RSTRIP`] take the ASCII whitespace of C's `isspace` only, not Unicode's
+/// (llama.cpp's rstrip/lstrip token attributes).
+pub const C_SPACE: u8 = 16;
 /// Every flag bit: a bitmask above it is not a set of flags.
-pub const ALL_FLAGS: u8 = LSTRIP | RSTRIP | SINGLE_WORD | NORMALIZED;
+pub const ALL_FLAGS: u8 = LSTRIP | RSTRIP | SINGLE_WORD | NORMALIZED | C_SPACE;
+
+/// Whether a stripping literal with `flags` takes `c` (see [`C_SPACE`]).
+pub fn strips(flags: u8, c: char) -> bool {
+    if flags & C_SPACE != 0 {
+        matches!(c, ' ' | '\t'..='\r')
+    } else {
+        c.is_whitespace()
+    }
+}

@@ -9,7 +9,9 @@ no token has a ``▁`` right after another character (real models: pieces are wo
 ``▁`` leading), no merge crosses such a place, and each stretch is cut there too: the ids are
 the same, and repeated words come from the piece cache. A model with a few tokens that do
 (Gemma's ``>▁</``: the model's ``joined`` tokens) is cut there too, but inside a place of the
-text that spells one of them.
+text that spells one of them. A tokenizer.json whose ``Metaspace`` has ``split: true`` is cut
+before every ``▁`` (HF's ``MergedWithNext``: ``▁▁a`` is ``▁``, ``▁a``), which changes the ids
+where a token joins two ``▁`` or a ``▁`` to what is before it.
 ``spanner="auto"`` picks it for a vocabulary whose pattern is a SentencePiece description.
 
 >>> from wordsplit.sentencepiece import SentencePieceModel, split_pattern
@@ -30,9 +32,13 @@ class SentencePieceSpanner:
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         model = model_of(pattern)
-        # Cut before each ▁ after another character where no merge can join them (model.words).
-        self._words = re.compile("(?<=[^" + SPACE + "])(?=" + SPACE + ")") if model.words else None
-        self._joined = model.joined
+        # Cut before every ▁ (Metaspace's split), or before each ▁ after another character
+        # where no merge can join them (model.words), but inside a joined token.
+        if model.metaspace_split:
+            self._words = re.compile("(?<=.)(?=" + SPACE + ")", re.DOTALL)
+        else:
+            self._words = re.compile("(?<=[^" + SPACE + "])(?=" + SPACE + ")") if model.words else None
+        self._joined = () if model.metaspace_split else model.joined
         user_defined = sorted(model.user_defined, key=len, reverse=True)
         # Alternatives longest first: at each place the regex engine takes the first that
         # matches, which is then the longest, and it scans left to right.

@@ -8,7 +8,9 @@ downloading (under the entry's lock) only what is missing:
   verified against its pinned sha256;
 * ``hf:ORG/REPO[@REVISION]``: ``tokenizer_config.json`` when the repo has one, and
   ``tokenizer.json`` from ``{endpoint}/{repo}/resolve/{revision}/``, else Mistral's
-  ``tekken.json``, else ``vocab.json`` + ``merges.txt``, all at the same commit. The
+  ``tekken.json``, else a SentencePiece ``tokenizer.model``, else ``vocab.json`` +
+  ``merges.txt``, all at the same commit (tokenizer.json first, as transformers' fast
+  tokenizers read it where a repo has both it and a tokenizer.model). The
   endpoint is ``WORDSPLIT_HF_ENDPOINT``, else ``HF_ENDPOINT``, else https://huggingface.co;
   ``HF_TOKEN`` is sent as a bearer token, to that endpoint only;
 * an ``http(s)://`` URL, optionally pinned by ``sha256=``.
@@ -56,6 +58,8 @@ DEFAULT_REVISION = "main"
 HF_CONFIG = "tokenizer_config.json"
 # Asked for when a repo has no tokenizer.json: Mistral's newer repos hold only this file.
 HF_TEKKEN = "tekken.json"
+# Asked for next: a SentencePiece model (repos that ship no tokenizer.json for it).
+HF_SENTENCEPIECE = "tokenizer.model"
 # The set fetched when a repo has neither; vocab.json last, as its record completes the set.
 HF_FALLBACK_FILES = ("merges.txt", "vocab.json")
 _TRUE = ("1", "true", "yes", "on")
@@ -165,15 +169,16 @@ def hf_url(ref: HubRef, file: str, *, endpoint: str | None = None, revision: str
 
 def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -> dict[str, Path]:
     """The tokenizer files of a HuggingFace repo: ``{"tokenizer.json": path}``,
-    ``{"tekken.json": path}`` or ``{"vocab.json": ..., "merges.txt": ...}``, each with
-    ``"tokenizer_config.json": path`` when the repo has one.
+    ``{"tekken.json": path}``, ``{"tokenizer.model": path}`` or ``{"vocab.json": ...,
+    "merges.txt": ...}``, each with ``"tokenizer_config.json": path`` when the repo has one.
 
     A cached set is used without a request. Otherwise tokenizer_config.json is downloaded
     first (a 404 is not an error: the set then has none), then tokenizer.json, on a 404
-    tekken.json (Mistral's repos that hold no tokenizer.json), and on a 404 of that too the
-    vocab.json + merges.txt set, all at the commit the first answer named (so a moving
-    branch cannot mix two revisions). The record of the last file lists the others
-    (``requires``), so a set that lost a file is fetched again rather than used without it.
+    tekken.json (Mistral's repos that hold no tokenizer.json), then tokenizer.model (a
+    SentencePiece model), and on a 404 of those too the vocab.json + merges.txt set, all at
+    the commit the first answer named (so a moving branch cannot mix two revisions). The
+    record of the last file lists the others (``requires``), so a set that lost a file is
+    fetched again rather than used without it.
 
     Raises:
         OfflineError: offline and nothing cached.
@@ -213,6 +218,8 @@ def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -
         return files
     if ensure(HF_TEKKEN, optional=True, last=True) is not None:
         return files
+    if ensure(HF_SENTENCEPIECE, optional=True, last=True) is not None:
+        return files
     try:
         for file in HF_FALLBACK_FILES:
             ensure(file, last=file == HF_FALLBACK_FILES[-1])
@@ -234,7 +241,7 @@ def _set_requires(cache: Cache, path: Path, requires: list[str]) -> None:
 
 def _cached_hf(ref: HubRef, cache: Cache, *, offline: bool) -> dict[str, Path] | None:
     """The cached file set of ``ref``, verified, or None (nothing cached, or an incomplete set)."""
-    for main in ("tokenizer.json", HF_TEKKEN, "vocab.json"):
+    for main in ("tokenizer.json", HF_TEKKEN, HF_SENTENCEPIECE, "vocab.json"):
         path = cache.verified(f"{ref.key}/{main}", what=f"{main} of {ref.spec}")
         if path is not None:
             break
@@ -276,10 +283,10 @@ def _hf_error(exc: DownloadError, ref: HubRef) -> DownloadError:
 
 def _not_found(exc: DownloadError, ref: HubRef, file: str) -> DownloadError:
     error = DownloadError(
-        f"none of tokenizer.json, tekken.json or vocab.json + merges.txt found in {ref.repo} at revision "
-        f"{ref.revision} (HTTP 404 for tokenizer.json, tekken.json and {file} under {hf_url(ref, '')}); "
-        "check the repo id and the revision, "
-        "and that the repo has a byte-level BPE tokenizer"
+        f"none of tokenizer.json, tekken.json, tokenizer.model or vocab.json + merges.txt found in {ref.repo} at "
+        f"revision {ref.revision} (HTTP 404 for tokenizer.json, tekken.json, tokenizer.model and {file} under "
+        f"{hf_url(ref, '')}); check the repo id and the revision, "
+        "and that the repo has a BPE tokenizer"
     )
     error.status = exc.status
     return error

@@ -8,7 +8,7 @@ use aho_corasick::{AhoCorasick, Input, MatchKind};
 
 use super::{Pipeline, SpecialPolicy};
 use crate::error::Error;
-use crate::literal::{Literal, LSTRIP, RSTRIP, SINGLE_WORD};
+use crate::literal::{strips, Literal, LSTRIP, RSTRIP, SINGLE_WORD};
 
 /// What a literal pass calls for each token: the plain text before it, its span and literal.
 type TokenSink<'a, 'b> =
@@ -170,7 +170,7 @@ impl Pipeline {
                 let taken: usize = text[plain_start.min(start)..start]
                     .chars()
                     .rev()
-                    .take_while(|c| c.is_whitespace())
+                    .take_while(|&c| strips(literal.flags, c))
                     .map(char::len_utf8)
                     .sum();
                 start = (start - taken).max(plain_start);
@@ -178,7 +178,7 @@ impl Pipeline {
             if literal.flags & RSTRIP != 0 {
                 stop += text[stop..hi]
                     .chars()
-                    .take_while(|c| c.is_whitespace())
+                    .take_while(|&c| strips(literal.flags, c))
                     .map(char::len_utf8)
                     .sum::<usize>();
             }
@@ -237,6 +237,24 @@ mod tests {
 
     fn piece(text: &str, literal: Option<&str>) -> (String, Option<String>) {
         (text.to_owned(), literal.map(str::to_owned))
+    }
+
+    #[test]
+    fn c_space_strips_ascii_whitespace_only() {
+        use crate::literal::C_SPACE;
+
+        let got = walked(
+            &[("<e>", RSTRIP | C_SPACE), ("<b>", LSTRIP | C_SPACE)],
+            "<e> \x0b\u{3000}x \t<b>",
+        );
+        assert_eq!(
+            got,
+            vec![
+                piece("<e> \x0b", Some("<e>")),
+                piece("\u{3000}x", None),
+                piece(" \t<b>", Some("<b>")),
+            ]
+        );
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct SentencePieceModel {
     /// ... but inside a place of the text that spells one of these tokens (the few that have
     /// a `▁` right after another character).
     pub joined: Vec<String>,
+    /// HF's `Metaspace` with `split: true`: cut before every `▁` but at the start.
+    pub metaspace_split: bool,
 }
 
 impl SentencePieceModel {
@@ -103,6 +105,7 @@ impl SentencePieceModel {
             ignore_merges: flag("ignore_merges")?,
             words: flag("words")?,
             joined,
+            metaspace_split: flag("metaspace_split")?,
         })
     }
 }
@@ -113,6 +116,8 @@ pub struct SentencePieceSpanner {
     /// Leftmost-longest over the user-defined pieces (None: the model has none).
     matcher: Option<AhoCorasick>,
     words: bool,
+    /// Cut before every `▁` (Metaspace's split), not only those after another character.
+    every_space: bool,
     /// Every place of the model's joined tokens (overlapping; None: it has none).
     joined: Option<AhoCorasick>,
 }
@@ -132,7 +137,7 @@ impl SentencePieceSpanner {
                 })?;
             Some(built)
         };
-        let joined = if model.joined.is_empty() {
+        let joined = if model.joined.is_empty() || model.metaspace_split {
             None
         } else {
             let built = AhoCorasick::new(&model.joined).map_err(|e| {
@@ -142,7 +147,8 @@ impl SentencePieceSpanner {
         };
         Ok(Self {
             matcher,
-            words: model.words,
+            words: model.words || model.metaspace_split,
+            every_space: model.metaspace_split,
             joined,
         })
     }
@@ -174,7 +180,7 @@ impl SentencePieceSpanner {
                         covered_to = covered_to.max(inside[next].1);
                         next += 1;
                     }
-                    if !after_space && covered_to <= i {
+                    if (!after_space || self.every_space && i > start) && covered_to <= i {
                         ends.push(i);
                     }
                     after_space = true;
@@ -258,6 +264,17 @@ mod tests {
             pieces(&spanner, "▁<a>▁</a>▁x▁▁y>▁<"),
             ["▁<a>▁</a>", "▁x", "▁▁y>", "▁<"]
         );
+    }
+
+    #[test]
+    fn metaspace_split_cuts_before_every_space() {
+        let model = serde_json::json!({
+            "strip_leading_space": "none", "unk_surface": "?", "unused": [], "user_defined": [],
+            "words": false, "metaspace_split": true, "semantics": "hf",
+        });
+        let spanner = SentencePieceSpanner::new(&format!("{MODEL_PREFIX}{model}")).unwrap();
+        assert_eq!(pieces(&spanner, "▁▁a▁▁b▁"), ["▁", "▁a", "▁", "▁b", "▁"]);
+        assert_eq!(pieces(&spanner, "a▁▁b"), ["a", "▁", "▁b"]);
     }
 
     #[test]

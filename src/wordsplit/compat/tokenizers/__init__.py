@@ -499,8 +499,11 @@ def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
         UnsupportedTokenizerError: such a file.
     """
     from ...engines.sentencepiece import BYTE, token_kinds
-    from ...sentencepiece import model_of
+    from ...sentencepiece import is_sentencepiece, model_of
 
+    if is_sentencepiece(tok._vocab.pattern) and model_of(tok._vocab.pattern).metaspace_split:
+        # HF's word ids are then one per ▁-started part, not one per stretch (_stretch_words).
+        raise UnsupportedTokenizerError(f"{source}: Metaspace with split: true is not supported here (its word ids)")
     model = tok._spec["model"]
     made = {"".join(merge.split(" ", 1) if isinstance(merge, str) else merge) for merge in model.get("merges") or []}
     by_id = {i: text for text, i in model["vocab"].items()}
