@@ -34,6 +34,7 @@ pub mod hf_program;
 pub mod o200k;
 #[cfg(feature = "regex")]
 pub mod regex;
+pub mod sentencepiece;
 #[cfg(not(feature = "regex"))]
 mod without_regex;
 
@@ -75,6 +76,13 @@ pub trait Spanner: Send + Sync {
         text: &str,
         ends: &mut Vec<usize>,
     ) -> Result<Option<crate::pipeline::SpannedText>, crate::Error>;
+
+    /// Whether it runs in the core (a native spanner given as a trait object, such as
+    /// [`sentencepiece::SentencePieceSpanner`]): then a pipeline using it calls nothing
+    /// outside the core.
+    fn is_native(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Scanner + ?Sized> Spanner for S {
