@@ -307,7 +307,8 @@ class RemoteRunner:
             key=key, label=label, vocab=vocab, encode=lambda text: self.repeat(text, 1)[0],
             encode_batch=self._batch if info["has_batch"] else None,
             decode=self._decode if info["has_decode"] else None,
-            notes=[f"{label}: " + ("the build under test" if key == WORKER_KEY else "the baseline") + ", in a worker process"])
+            notes=[f"{label}: " + ("the build under test" if key == WORKER_KEY else "the baseline")
+                   + ", in a worker process"])
 
     def _reply(self):
         try:
@@ -553,8 +554,8 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
                     measure_single(contenders, runners, name, expected, docs, python_idx, args)
             if "batch" in sections:
                 log(f"  batch {vocab}/{name}")
-                batchers = [by_key[k] for k in [*wordsplit_keys, "wordsplit:auto" + NUMPY, *peer_keys(vocab, numpy=True)]
-                            if k in by_key and by_key[k].encode_batch is not None]
+                batch_keys = [*wordsplit_keys, "wordsplit:auto" + NUMPY, *peer_keys(vocab, numpy=True)]
+                batchers = [by_key[k] for k in batch_keys if k in by_key and by_key[k].encode_batch is not None]
                 results.setdefault("batch", {}).setdefault(vocab, {})[name] = \
                     measure_batch(batchers, runners, name, expected, docs, args)
                 results.setdefault("scaling", {}).setdefault(vocab, {})[name] = \
@@ -636,7 +637,8 @@ def measure_load(vocabs: list[str], args) -> dict:
                 parts = ("import", "construct", "first_encode", "total")
                 result[vocab][key] = {"label": runs[key][0]["label"], "runs": runs[key],
                                       **{p: statistics.median(r[p] for r in runs[key]) for p in parts}}
-        log(f"  load {vocab}: " + ", ".join(f"{k} {v.get('total', math.nan) * 1e3:.0f} ms" for k, v in result[vocab].items()))
+        log(f"  load {vocab}: "
+            + ", ".join(f"{k} {v.get('total', math.nan) * 1e3:.0f} ms" for k, v in result[vocab].items()))
     return result
 
 
@@ -813,10 +815,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help=f"holds <name>.txt.gz; default: ${CORPUS_ENV}")
     p.add_argument("--max-bytes", type=parse_size, default="4MB", help="per corpus (stride sample of documents)")
     p.add_argument("--doc-bytes", type=parse_size, default="10KB", help="target document size")
-    p.add_argument("--python-bytes", type=parse_size, default="256KB", help="per corpus, for wordsplit's Python backend")
+    p.add_argument("--python-bytes", type=parse_size, default="256KB",
+                   help="per corpus, for wordsplit's Python backend")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
-                   help="time single-thread measurements by this process's CPU time or by wall time (batch: always wall)")
+                   help="time single-thread measurements by this process's CPU time or by wall time "
+                        "(batch: always wall)")
     p.add_argument("--corpora", default=DEFAULT_CORPORA)
     p.add_argument("--vocabs", default="cl100k_base,o200k_base,qwen3")
     p.add_argument("--sections", default=",".join(SECTIONS), help=f"any of {','.join(SECTIONS)}")
@@ -840,7 +844,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="run this wordsplit build (as for --baseline) instead of the installed one")
     p.add_argument("--no-snapshot", action="store_true",
                    help="import wordsplit from where it is installed instead of from a copy taken at start")
-    p.add_argument("--quick", action="store_true", help="smoke run: " + ", ".join(f"{k}={v}" for k, v in QUICK_DEFAULTS.items()))
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run: " + ", ".join(f"{k}={v}" for k, v in QUICK_DEFAULTS.items()))
     p.add_argument("--json", type=Path, help="write raw numbers here")
     if "--quick" in argv:
         p.set_defaults(**QUICK_DEFAULTS)

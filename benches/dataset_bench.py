@@ -293,7 +293,8 @@ def cpu_report(data: Path, work: Path, text_bytes: int, vocab: str, repeats: int
     print("| engine | CPU s | one-line inputs CPU s | CPU ms per MB | marginal CPU ms per MB |\n|---|---|---|---|---|")
     for name, (full, small) in cpu.items():
         full_s, small_s = statistics.median(full), statistics.median(small)
-        print(f"| {name} | {full_s:.2f} | {small_s:.2f} | {full_s / mb * 1000:.1f} | {(full_s - small_s) / mb * 1000:.1f} |")
+        print(f"| {name} | {full_s:.2f} | {small_s:.2f} | {full_s / mb * 1000:.1f} "
+              f"| {(full_s - small_s) / mb * 1000:.1f} |")
 
 
 def main() -> None:

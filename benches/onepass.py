@@ -7,15 +7,16 @@
 Each document of each corpus is encoded exactly once by each contender (wordsplit auto; with a
 baseline, the build under test and the baseline in worker processes; tiktoken, HF tokenizers
 for qwen3, quicktok-v1, gigatoken, fastokens; and the numpy form of each library that has
-one: wordsplit, tiktoken, gigatoken, fastokens), the contenders taking turns a block of documents (``--block``
-bytes) at a time, the first of each block rotating. Nothing but one short text has been encoded in this process before, so every cache (wordsplit's
-per-thread piece cache, HF's word cache) starts cold and sees each document once: the speed
-of a job that reads a corpus once. Every contender's ids are compared with the oracle's
-block by block (and then dropped, so the memory stays small). Each contender encodes one short text
-before the timing starts, so what a library sets up once per process on its first call is
-left to the load-time section. ``bench.py`` starts one such
-process per vocabulary and run (``--sections onepass``); it needs the environment
-``bench.py`` sets up (the snapshot on ``PYTHONPATH``, ``WORDSPLIT_BENCH_DATA``).
+one: wordsplit, tiktoken, gigatoken, fastokens), the contenders taking turns a block of
+documents (``--block`` bytes) at a time, the first of each block rotating. Nothing but one
+short text has been encoded in this process before, so every cache (wordsplit's per-thread
+piece cache, HF's word cache) starts cold and sees each document once: the speed of a job
+that reads a corpus once. Every contender's ids are compared with the oracle's block by block
+(and then dropped, so the memory stays small). Each contender encodes one short text before
+the timing starts, so what a library sets up once per process on its first call is left to
+the load-time section. ``bench.py`` starts one such process per vocabulary and run
+(``--sections onepass``); it needs the environment ``bench.py`` sets up (the snapshot on
+``PYTHONPATH``, ``WORDSPLIT_BENCH_DATA``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ from typing import Optional
 from contenders import BATCH_THREADS, NUMPY, REPO
 
 REFERENCE = "tiktoken"  # every throughput is also shown as a ratio to this contender
-GAP = ("wordsplit ÷ the best peer per cell: for every peer of the shape (`list`: Python lists, `numpy`: arrays or flat buffers, `fastest`: each library's faster shape) the paired speed ratio, and the smallest of them, with the peer it is against. Peers whose output differs from the oracle's are left out.")
+GAP = ("wordsplit ÷ the best peer per cell: for every peer of the shape (`list`: Python lists, `numpy`: arrays or "
+       "flat buffers, `fastest`: each library's faster shape) the paired speed ratio, and the smallest of them, "
+       "with the peer it is against. Peers whose output differs from the oracle's are left out.")
 CLOCKS = {
     "cpu": "single-thread encode, decode, worst cases and the piece sweep are timed by the process's CPU time "
            "(other load on the shared machine does not count against a contender); batch encode and load time "
@@ -213,7 +215,8 @@ def render_load(section: dict) -> str:
             if "error" in v:
                 rows.append([vocab, v["label"], "error: " + v["error"], "", "", ""])
             else:
-                rows.append([vocab, v["label"]] + [num(v[p] * 1e3) for p in ("import", "construct", "first_encode", "total")])
+                times = ("import", "construct", "first_encode", "total")
+                rows.append([vocab, v["label"]] + [num(v[p] * 1e3) for p in times])
     return ("## Load time\n\nA fresh process, warm file cache: median ms to import the library, construct the "
             "tokenizer, and run the first encode of a short text.\n\n"
             + md_table(["vocab", "library", "import", "construct", "first encode", "total"], rows, left=2))
@@ -267,11 +270,11 @@ def render_worst(section: dict, sizes: list[int]) -> str:
             rows.append([vocab, name, row["label"]] + cells
                         + [num(slope) if slope is not None else "–", f"{ratio:.1f}" if ratio is not None else "–"])
     return ("## Worst cases\n\nOne encode call on the first N bytes of 1 MiB of `a` (adv_repeat_a), of spaces, of "
-            f"`-` and of tabs: ms per call (median of up to 3), the least-squares slope, and the growth from the smallest to "
-            f"the largest size (linear: {sizes[-1] / sizes[0]:.1f}). A size whose quadratic projection would overrun the "
-            "probe's budget is skipped; ✗: ids differ from the oracle's.\n\n"
-            + md_table(header, rows, left=3) + ("\n\nErrors (the sizes before them were measured):\n" + "\n".join(errors)
-                                                if errors else ""))
+            "`-` and of tabs: ms per call (median of up to 3), the least-squares slope, and the growth from the "
+            f"smallest to the largest size (linear: {sizes[-1] / sizes[0]:.1f}). A size whose quadratic projection "
+            "would overrun the probe's budget is skipped; ✗: ids differ from the oracle's.\n\n"
+            + md_table(header, rows, left=3)
+            + ("\n\nErrors (the sizes before them were measured):\n" + "\n".join(errors) if errors else ""))
 
 
 def render_pieces(section: dict, lengths: list[int]) -> str:
@@ -301,7 +304,8 @@ def render_parity(results: dict) -> str:
     def doc_line(where: str, e: dict) -> None:
         p = e.get("parity")
         if p and p["mismatched"]:
-            lines.append(f"- {where}: **{e['label']}** {p['mismatched']}/{p['checked']} documents differ; first: {p['first']}")
+            lines.append(f"- {where}: **{e['label']}** {p['mismatched']}/{p['checked']} documents differ; "
+                         f"first: {p['first']}")
 
     for section in ("single", "batch"):
         for vocab, by_corpus in results.get(section, {}).items():
@@ -358,8 +362,8 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
                     f"{BATCH_THREADS} equal CPU-bound jobs (sha256) {ceiling} as fast as one thread; a batch "
                     "cannot scale beyond that here")
     if meta.get("baseline"):
-        head.append(f"- baseline: `{meta['baseline']['name']}` = `{without_paths(meta['baseline']['source'])}`, timed in worker "
-                    "processes next to the build under test (see *Baseline comparison*)")
+        head.append(f"- baseline: `{meta['baseline']['name']}` = `{without_paths(meta['baseline']['source'])}`, "
+                    "timed in worker processes next to the build under test (see *Baseline comparison*)")
     body = []
     corpora = list(meta["corpora"])
     worker_keys = ("wordsplit:worker", "baseline")
@@ -461,7 +465,8 @@ def onepass_ratio(runs: list[dict], corpus: str, key, ref) -> Optional[tuple[flo
     ratios = []
     for run in runs:
         cells = run.get(corpus, {})
-        mine, theirs = [cells[k]["seconds"] for k in keys if k in cells], [cells[k]["seconds"] for k in refs if k in cells]
+        mine = [cells[k]["seconds"] for k in keys if k in cells]
+        theirs = [cells[k]["seconds"] for k in refs if k in cells]
         if mine and theirs:
             ratios.append(min(theirs) / min(mine))
     return ratio_stats(ratios) if ratios else None
@@ -568,8 +573,8 @@ def shape_of(key: str, section: str) -> str:
     return "list"
 
 
-def render_gap(title: str, blurb: str, section: dict, corpora: list[str], name: str, shapes=("list", "numpy", "fastest"),
-               value: str = "mb_s") -> str:
+def render_gap(title: str, blurb: str, section: dict, corpora: list[str], name: str,
+               shapes=("list", "numpy", "fastest"), value: str = "mb_s") -> str:
     """wordsplit ÷ the best peer per vocabulary, corpus and output shape: for each peer of that
     shape the paired ratio (:func:`speed_ratio`), the smallest of them, and which peer it is."""
     rows = []
@@ -742,9 +747,10 @@ def render_baseline(results: dict, clock: str) -> str:
     figs += baseline_process_figures(results, "wordsplit:auto", "baseline")
     control = baseline_figures(results, "wordsplit:auto", "wordsplit:worker", clock)
     parts = [f"## Baseline comparison: this build ÷ {name}\n\n"
-             f"Speed of the build under test ÷ speed of `{name}` (`--baseline {without_paths(meta['baseline']['source'])}`), per "
-             "figure, from this one run: above 1.00 the new build is faster, below 0.97 it is more than 3 % slower "
-             "(**bold**). For memory, the baseline's peak ÷ the new one's. In-process sections (one pass, "
+             f"Speed of the build under test ÷ speed of `{name}` "
+             f"(`--baseline {without_paths(meta['baseline']['source'])}`), per figure, from this one run: above "
+             "1.00 the new build is faster, below 0.97 it is more than 3 % slower (**bold**). For memory, the "
+             "baseline's peak ÷ the new one's. In-process sections (one pass, "
              "single, batch, decode, piece sweep) compare the two builds each in a worker process of its own "
              "(`ws auto/worker`, `ws NAME/worker`), taking turns with the other contenders; load time, the disk "
              "cache, memory and worst cases compare fresh processes of each. In parentheses: the spread of the "

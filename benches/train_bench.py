@@ -39,7 +39,8 @@ def parse_size(text: str) -> int:
     match = re.fullmatch(r"(\d+(?:\.\d*)?)\s*([KMG]i?)?B?", text.strip(), re.I)
     if not match:
         raise argparse.ArgumentTypeError(f"not a size: {text!r}")
-    scale = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "KI": 2**10, "MI": 2**20, "GI": 2**30}[(match.group(2) or "").upper()]
+    scales = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "KI": 2**10, "MI": 2**20, "GI": 2**30}
+    scale = scales[(match.group(2) or "").upper()]
     return int(float(match.group(1)) * scale)
 
 
@@ -154,7 +155,8 @@ def main(argv=None) -> int:
                 for name in contenders:
                     print(f"vocab {vocab_size}, round {round_ + 1}: {name}", file=sys.stderr)
                     report = run(name, path, vocab_size, args.pattern, args.threads)
-                    print(f"  {report['seconds']:.2f} s, peak RSS {report['peak_rss_kb'] / 1024:.0f} MB", file=sys.stderr)
+                    print(f"  {report['seconds']:.2f} s, peak RSS {report['peak_rss_kb'] / 1024:.0f} MB",
+                          file=sys.stderr)
                     reports[name].append(report)
             if "wordsplit" in reports and "hf" in reports:
                 same = reports["wordsplit"][0]["merges"] == reports["hf"][0]["merges"]
@@ -183,7 +185,8 @@ def report_markdown(rows: dict, contenders: list, *, n_bytes: int, corpus: str, 
         "Peak RSS is the whole process's (interpreter and documents included); training memory is "
         "that peak minus the RSS just before the call.",
         "",
-        "| vocab size | contender | seconds | × HF's speed | × rustbpe's speed | peak RSS (MB) | training memory (MB) |",
+        "| vocab size | contender | seconds | × HF's speed | × rustbpe's speed | peak RSS (MB) "
+        "| training memory (MB) |",
         "|---:|---|---:|---:|---:|---:|---:|",
     ]
     sizes = sorted({v for v, _ in rows})

@@ -45,6 +45,7 @@ HF_DATA = Path(__file__).parent / "data" / "hf"
 PACKAGE_DATA = resources.files("wordsplit.vocabs").joinpath("data")
 
 COMMIT_MAIN = "1111111111111111111111111111111111111111"
+MIXTRAL_REVISION = "eba92302a2861cdc0098cc54bc9f17cb2c47eb61"  # the registered mistral-v1's
 COMMIT_OLD = "0000000000000000000000000000000000000000"
 QWEN_72B_REVISION = "b8e18ac61df64d35308695769ff46b976b6a00f4"
 HF_TOKEN = "hf_test_SECRET_token_0123456789"
@@ -68,6 +69,17 @@ def package_file(name: str) -> bytes:
 def tekken_file() -> bytes:
     """mistral_common's tekken_240911.json (tests/data/tekken), decompressed."""
     return gzip.decompress((HF_DATA.parent / "tekken" / "tekken_240911.json.gz").read_bytes())
+
+
+@functools.lru_cache(maxsize=None)
+def spm_file(name: str) -> bytes:
+    """A file of tests/data/spm (Mistral's SentencePiece models and tokenizer.json), decompressed."""
+    data = (HF_DATA.parent / "spm" / name).read_bytes()
+    return gzip.decompress(data) if name.endswith(".gz") else data
+
+
+MISTRAL_CONFIG = json.dumps({"bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>",
+                             "tokenizer_class": "LlamaTokenizer"}).encode()
 
 
 def tiny_tokenizer_files(words: tuple[str, ...] = ("hello",)) -> dict[str, bytes]:
@@ -119,6 +131,14 @@ def hf_repos() -> dict[str, dict[str, dict[str, bytes]]]:
         "acme/gated": {COMMIT_MAIN: {"tokenizer.json": tiny["tokenizer.json"]}},
         # Mistral's newer repos hold tekken.json and no tokenizer.json.
         "mistralai/tekken-only": {COMMIT_MAIN: {"tekken.json": tekken_file()}},
+        # SentencePiece repos: a tokenizer.json beside the tokenizer.model (as Llama 2's and
+        # Mistral 7B's), and a tokenizer.model alone.
+        "mistralai/spm": {COMMIT_MAIN: {"tokenizer.json": spm_file("mistral-v7-llama.tokenizer.json.gz"),
+                                        "tokenizer.model": spm_file("mistral-v7.model"),
+                                        "tokenizer_config.json": MISTRAL_CONFIG}},
+        "mistralai/Mixtral-8x7B-Instruct-v0.1": {MIXTRAL_REVISION: {"tokenizer.model": spm_file("mistral-v1.model")}},
+        "mistralai/spm-model-only": {COMMIT_MAIN: {"tokenizer.model": spm_file("mistral-v7.model"),
+                                                   "tokenizer_config.json": MISTRAL_CONFIG}},
     }
 
 

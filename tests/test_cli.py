@@ -69,7 +69,8 @@ def test_user_errors_are_one_line(capsys, argv, message):
 def test_vocabs_lists_every_name(capsys):
     code, out, _ = run(capsys, "vocabs")
     assert code == 0 and [line.split()[0] for line in out.splitlines()] == [
-        "cl100k_base", "gpt2", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "qwen3", "r50k_base"
+        "cl100k_base", "gpt2", "mistral-v1", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "qwen3",
+        "r50k_base",
     ]
 
 
@@ -285,3 +286,31 @@ def test_the_command_works_without_rich(tmp_path):
     assert "rich" not in subprocess.run([sys.executable, "-c", "import wordsplit.cli, wordsplit, sys; "
                                          "print(sorted(m for m in sys.modules if m.startswith('rich')))"],
                                         capture_output=True, text=True).stdout.strip("[]\n")
+
+
+def test_an_unrecognized_rank_file_gets_the_fix_in_the_command_lines_words(tmp_path, capsys):
+    """A .tiktoken wordsplit does not recognize needs its pattern: the command says --pattern,
+    the Python error load_vocab(..., pattern=...); every command that takes --vocab takes it."""
+    import base64
+
+    from wordsplit import load_vocab
+    from wordsplit.errors import VocabFormatError
+
+    rank_file = tmp_path / "mine.tiktoken"
+    rank_file.write_text("".join(f"{base64.b64encode(bytes([b])).decode()} {b}\n" for b in range(256)))
+    for argv in (["encode", "--vocab", str(rank_file), "hi"], ["decode", "--vocab", str(rank_file), "104"],
+                 ["encode-dataset", str(rank_file), "--out", str(tmp_path / "out"), "--vocab", str(rank_file),
+                  "--format", "npy"]):
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, ""), argv
+        assert err.startswith(f"wordsplit: error: {rank_file} is a rank file (sha256 "), argv
+        assert "give the split pattern the tokenizer was trained with: --pattern NAME" in err, argv
+        assert "load_vocab" not in err and "wordsplit.patterns" not in err, argv
+    with pytest.raises(VocabFormatError, match=r"pass the pattern the tokenizer was trained with: load_vocab\("):
+        load_vocab(rank_file)
+    assert run(capsys, "encode", "--vocab", str(rank_file), "--pattern", "cl100k_base", "hi") == (0, "104 105\n", "")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hi\n")
+    code, out, err = run(capsys, "encode-dataset", str(corpus), "--out", str(tmp_path / "out"),
+                         "--vocab", str(rank_file), "--pattern", "cl100k_base", "--format", "npy")
+    assert (code, err) == (0, "") and "1 document, 2 tokens" in out

@@ -4,8 +4,11 @@ key order, the ``Encoding`` objects behind ``BatchEncoding``), or raise the same
 
 The tokenizers: Qwen3's (its tokenizer.json and tokenizer_config.json, through
 ``AutoTokenizer``), GPT-2's configuration, a Llama-3-style file (ByteLevel, then a BOS template),
-a BOS/EOS template, RoBERTa's post-processor (whose truncation falls back to HF) and a WordLevel
-file wordsplit does not load (everything falls back). Each is built once for the module.
+a BOS/EOS template, RoBERTa's post-processor (whose truncation falls back to HF), OLMo's file,
+the SentencePiece-style files (Llama's Metaspace, the legacy Prepend+Replace and Gemma's layouts,
+with Llama's BOS template), and files wordsplit does not run: a WordLevel one and a
+SentencePiece-style one whose decoder strips two spaces (everything falls back). Each is built
+once for the module.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import copy
 import functools
 import gzip
 import pickle
+import re
 import shutil
 
 import numpy as np
@@ -21,12 +25,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
+from tokenizers.decoders import DecodeStream as HFDecodeStream
 from tokenizers import decoders as hf_decoders
 from tokenizers import models, pre_tokenizers, processors
 from transformers import AutoTokenizer, PreTrainedTokenizerFast, TokenizersBackend
 
 from conftest import DATA
-from test_compat_tokenizers import PIECES, hf_json
+from test_compat_tokenizers import PIECES, hf_json, stream_step
 from wordsplit.compat.transformers import (Backend, DecodeStream, accelerate, disable, enable, is_accelerated,
                                            original)
 from wordsplit.errors import UnsupportedTokenizerError
@@ -84,9 +89,14 @@ def _gz(path) -> HFTokenizer:
 
 def _spm(layout: str) -> HFTokenizer:
     """A SentencePiece-style file with Llama's BOS template (the files have no post-processor)."""
-    tok = _gz(f"spm/mistral-v7-{layout}.tokenizer.json.gz")
-    tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s>:1 $B:1",
-                                                       special_tokens=[("<s>", 1)])
+    return HFTokenizer.from_str(hf_json(f"spm-{layout}+bos"))
+
+
+def _spm_strip_two() -> HFTokenizer:
+    """Llama's layout with a decoder wordsplit does not run: Strip takes up to two spaces."""
+    tok = _spm("llama")
+    tok.decoder = hf_decoders.Sequence([hf_decoders.Replace("▁", " "), hf_decoders.ByteFallback(), hf_decoders.Fuse(),
+                                        hf_decoders.Strip(" ", 2, 0)])
     return tok
 
 
@@ -98,6 +108,7 @@ FILES = {
     "spm-llama": (lambda: _spm("llama"), SPM_TOKENS),
     "spm-llama-legacy": (lambda: _spm("llama-legacy"), SPM_TOKENS),
     "spm-gemma": (lambda: _spm("gemma"), SPM_TOKENS),
+    "spm-strip-two": (_spm_strip_two, SPM_TOKENS),
 }
 
 
@@ -112,10 +123,10 @@ def _qwen_dir():
     return directory
 
 
-ACCELERATED = ["qwen3", "gpt2", "llama3", "bos-eos", "roberta", "olmo"]
-# Files whose every call runs on HF: the SentencePiece-style decoders are not wordsplit's.
+# The SentencePiece-style files (Llama's Metaspace, the legacy Prepend+Replace, Gemma's Replace).
 SPM = ["spm-llama", "spm-llama-legacy", "spm-gemma"]
-ALL = [*ACCELERATED, *SPM, "wordlevel"]
+ACCELERATED = ["qwen3", "gpt2", "llama3", "bos-eos", "roberta", "olmo", *SPM]
+ALL = [*ACCELERATED, "wordlevel"]
 
 # Options of __call__, each checked on single texts and batches.
 OPTIONS = [
@@ -260,7 +271,8 @@ def test_batch_encoding_maps(name):
         assert mine.sequence_ids(i) == theirs.sequence_ids(i)
         for position in range(len(batch[i])):
             assert mine.char_to_token(i, position) == theirs.char_to_token(i, position)
-        assert mine.word_to_chars(i, 1) == theirs.word_to_chars(i, 1)
+        # (a SentencePiece-style text is one word: both raise for word 1)
+        assert outcome(lambda: mine.word_to_chars(i, 1)) == outcome(lambda: theirs.word_to_chars(i, 1))
 
 
 # -- what falls back ------------------------------------------------------------------------
@@ -279,15 +291,32 @@ def test_a_file_wordsplit_does_not_load_runs_on_hf():
 
 
 @pytest.mark.parametrize("name", SPM)
-def test_sentencepiece_style_files_run_on_hf(name):
+def test_sentencepiece_style_files_run_on_wordsplit(name):
     tok, fast = pair(name)
     backend = fast.backend_tokenizer
-    assert isinstance(backend, Backend) and not backend.accelerated
-    assert "decoder 'Sequence'" in backend.fallback_reason
-    before = backend.fallbacks["tokenizer"]
+    assert isinstance(backend, Backend) and backend.accelerated and backend.fallback_reason is None
+    untouched = dict(backend.fallbacks)
     assert_same_call(name, ["Hello  world", " 日本語 x"], padding=True, return_offsets_mapping=True)
-    assert backend.fallbacks["tokenizer"] == before + 1
-    assert fast.decode([1, 23325, 29473, 2294]) == tok.decode([1, 23325, 29473, 2294])
+    assert_same_call(name, "[INST] Hi 😀 [/INST]", return_tensors="np")
+    byte_run = [1, 23325, 29473, 2294, 1023, 916, 781]  # <s> ▁Hello ▁ ▁world <0xFC> <0x91> <0x0A>: not UTF-8
+    for skip in (False, True):
+        assert fast.decode(byte_run, skip_special_tokens=skip) == tok.decode(byte_run, skip_special_tokens=skip)
+    assert fast.batch_decode([byte_run, byte_run[4:]]) == tok.batch_decode([byte_run, byte_run[4:]])
+    stream, hf_stream = DecodeStream(skip_special_tokens=True), HFDecodeStream(skip_special_tokens=True)
+    assert [stream.step(fast, i) for i in byte_run] == [hf_stream.step(tok.backend_tokenizer, i) for i in byte_run]
+    assert dict(backend.fallbacks) == untouched  # nothing ran on HF
+
+
+def test_a_decoder_wordsplit_does_not_run_falls_back():
+    tok, fast = pair("spm-strip-two")
+    backend = fast.backend_tokenizer
+    assert not backend.accelerated and "decoder" in backend.fallback_reason and "Strip" in backend.fallback_reason
+    before = dict(backend.fallbacks)
+    ids = [1, 29473, 29473, 23325, 29473, 2294]  # <s> ▁ ▁ ▁Hello ▁ ▁world: HF strips two leading spaces
+    assert fast.decode(ids, skip_special_tokens=True) == tok.decode(ids, skip_special_tokens=True) == " Hello  world"
+    assert_same_call("spm-strip-two", ["  Hello  world", "x"], padding=True, return_offsets_mapping=True)
+    assert backend.fallbacks["decode"] == before.get("decode", 0) + 1
+    assert backend.fallbacks["tokenizer"] == before.get("tokenizer", 0) + 1
 
 
 def test_pair_truncation_falls_back():
@@ -337,9 +366,19 @@ def test_inputs_hf_refuses_raise_as_in_hf():
 # -- decoding and the vocabulary ------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=None)
+def _byte_ids(name) -> list[int]:
+    """The ids of a file's byte tokens (``<0xNN>``, SentencePiece-style files), often drawn so
+    that runs of them, valid UTF-8 or not, are decoded."""
+    return sorted(i for token, i in pair(name)[0].get_vocab().items() if re.fullmatch("<0x[0-9A-F]{2}>", token))
+
+
 def _ids(name):
     size = len(pair(name)[0])
-    return st.lists(st.one_of(st.integers(0, size + 100), st.sampled_from([size - 1, size - 2, 0])), max_size=12)
+    choices = [st.integers(0, size + 100), st.sampled_from([size - 1, size - 2, 0])]
+    if _byte_ids(name):
+        choices.append(st.sampled_from(_byte_ids(name)))
+    return st.lists(st.one_of(*choices), max_size=12)
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -373,8 +412,18 @@ def test_vocabulary_matches_transformers(name):
     assert fast.num_special_tokens_to_add(True) == tok.num_special_tokens_to_add(True)
 
 
-def test_chat_template_matches_transformers():
-    tok, fast = pair("qwen3")
+# Mistral's [INST] chat template, for the SentencePiece-style files (which have none).
+INST_TEMPLATE = ("{{ bos_token }}{% for m in messages %}{% if m['role'] == 'assistant' %}"
+                 "{{ ' ' + m['content'] + eos_token }}{% else %}{{ '[INST] ' + m['content'] + ' [/INST]' }}"
+                 "{% endif %}{% endfor %}")
+
+
+@pytest.mark.parametrize("name", ["qwen3", *SPM])
+def test_chat_template_matches_transformers(name):
+    tok, fast = pair(name)
+    if name in SPM:
+        tok, fast = copy.deepcopy(tok), copy.deepcopy(fast)
+        tok.chat_template = fast.chat_template = INST_TEMPLATE
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi 😀 <think>"},
                 {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "日本語?"}]
     for options in [{"tokenize": False}, {"tokenize": True}, {"tokenize": True, "add_generation_prompt": True},
@@ -398,8 +447,6 @@ def test_chat_template_matches_transformers():
 @EXAMPLES
 @given(data=st.data())
 def test_decode_stream_matches_hf(name, data):
-    from tokenizers.decoders import DecodeStream as HFDecodeStream
-
     tok, fast = pair(name)
     prefill = data.draw(st.one_of(st.none(), _ids(name)))
     ids = data.draw(_ids(name))
@@ -408,7 +455,8 @@ def test_decode_stream_matches_hf(name, data):
     ids = tok.encode(text) + ids if data.draw(st.booleans()) else ids
     theirs, mine = HFDecodeStream(prefill, skip_special_tokens=skip), DecodeStream(prefill, skip_special_tokens=skip)
     for i in ids:
-        assert mine.step(fast, i) == theirs.step(tok.backend_tokenizer, i)
+        assert stream_step(mine, fast, i) == stream_step(theirs, tok.backend_tokenizer, i)
+
 
 
 def test_decode_stream_past_the_vocabulary():

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import DATA
-from http_server import COMMIT_MAIN, COMMIT_OLD, HF_TOKEN, QWEN_72B_REVISION, cache_files
+from http_server import COMMIT_MAIN, COMMIT_OLD, HF_TOKEN, MIXTRAL_REVISION, QWEN_72B_REVISION, cache_files
+from wordsplit import TokenizerOptions
 from wordsplit.errors import DownloadError, HashMismatchError, OfflineError, UnknownVocabError, VocabFormatError
 from wordsplit.formats import hf as loaders
 from wordsplit.store import download
@@ -67,6 +68,18 @@ def test_slim_install_downloads_once_then_reads_the_cache(hub_env, vocab_server,
 def test_slim_qwen3_comes_from_the_hf_endpoint(hub_env, vocab_server, slim, bundled_hashes):
     assert load_vocab("qwen3").content_hash == bundled_hashes["qwen3"]
     assert vocab_server.count(f"/hub/Qwen/Qwen-72B/resolve/{QWEN_72B_REVISION}/qwen.tiktoken") == 1
+
+
+def test_slim_sentencepiece_name_comes_from_the_hf_endpoint(hub_env, vocab_server, slim):
+    """A registered SentencePiece model on a slim install: its official file, verified, then cached."""
+    vocab = load_vocab("mistral-v1")
+    assert vocab.content_hash == load_vocab(DATA / "spm" / "mistral-v1.model").content_hash
+    url = f"/hub/mistralai/Mixtral-8x7B-Instruct-v0.1/resolve/{MIXTRAL_REVISION}/tokenizer.model"
+    assert vocab_server.count(url) == 1
+    forget_loaded()
+    assert load_vocab("mistral-v1", offline=True).content_hash == vocab.content_hash
+    assert vocab_server.count() == 1
+    assert [p.name for p in download_vocab("mistral-v1")] == ["tokenizer.model"]
 
 
 def test_endpoints_follow_the_environment(monkeypatch):
@@ -136,10 +149,11 @@ def test_a_tokenizer_json_cached_alone_gets_its_config_once(hub_env, vocab_serve
 def test_hf_falls_back_to_vocab_json_and_merges_txt(hub_env, vocab_server, bundled_hashes):
     vocab = load_vocab("hf:openai-community/gpt2")
     assert vocab.content_hash == bundled_hashes["r50k_base"]
-    # tokenizer.json, tekken.json and tokenizer_config.json are 404 here; the two others are fetched.
-    assert vocab_server.count() == 5
+    # tokenizer.json, tekken.json, tokenizer.model and tokenizer_config.json are 404 here; the two
+    # others are fetched.
+    assert vocab_server.count() == 6
     assert load_vocab("hf:openai-community/gpt2").content_hash == bundled_hashes["r50k_base"]
-    assert vocab_server.count() == 5
+    assert vocab_server.count() == 6
 
 
 def test_hf_falls_back_to_tekken_json(hub_env, vocab_server):
@@ -158,6 +172,39 @@ def test_hf_falls_back_to_tekken_json(hub_env, vocab_server):
     assert vocab_server.count() == 3
     record = read_record(hub_env / "downloads" / "hf" / "mistralai--tekken-only" / "main" / "tekken.json")
     assert record["commit"] == COMMIT_MAIN and record["requires"] == []
+
+
+def test_hf_sentencepiece_repos(hub_env, vocab_server):
+    """A SentencePiece repo: its tokenizer.json when it has one (as transformers reads it), else
+    its tokenizer.model, each with tokenizer_config.json; cached, and offline afterwards."""
+    from wordsplit.formats.hf import load_hf_tokenizer_json
+    from wordsplit.formats.sentencepiece import load_sentencepiece
+
+    both = load_vocab("hf:mistralai/spm")
+    local = load_hf_tokenizer_json(DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz")
+    assert both.name == "mistralai/spm" and both.content_hash == local.content_hash
+    assert both.pattern == local.pattern and '"semantics":"hf"' in both.pattern
+    assert (both.bos_token_id, both.eos_token_id) == (1, 2)
+    asked = [r.path.rsplit("/", 1)[1] for r in vocab_server.requests]
+    assert asked == ["tokenizer_config.json", "tokenizer.json"]
+
+    alone = load_vocab("hf:mistralai/spm-model-only")
+    model = load_sentencepiece(DATA / "spm" / "mistral-v7.model")
+    assert alone.name == "mistralai/spm-model-only" and alone.content_hash == model.content_hash
+    assert alone.pattern == model.pattern and (alone.bos_token_id, alone.eos_token_id) == (1, 2)
+    asked = [r.path.rsplit("/", 1)[1] for r in vocab_server.requests][2:]
+    assert asked == ["tokenizer_config.json", "tokenizer.json", "tekken.json", "tokenizer.model"]
+    record = read_record(hub_env / "downloads" / "hf" / "mistralai--spm-model-only" / "main" / "tokenizer.model")
+    assert record["commit"] == COMMIT_MAIN and record["requires"] == ["tokenizer_config.json"]
+    forget_loaded()
+    before = vocab_server.count()
+    for name, vocab in (("hf:mistralai/spm", both), ("hf:mistralai/spm-model-only", alone)):
+        again = load_vocab(name, offline=True)
+        assert again.content_hash == vocab.content_hash
+        text = " Hello  [INST] wörld 😀"
+        assert TokenizerOptions().build(again).encode(text, allowed_special="all") == \
+            TokenizerOptions().build(vocab).encode(text, allowed_special="all")
+    assert vocab_server.count() == before
 
 
 def test_hf_fallback_set_comes_from_one_commit_with_its_config(hub_env, vocab_server):
@@ -284,6 +331,7 @@ def test_404_names_the_files_and_the_repo(hub_env, vocab_server):
     message = str(info.value)
     assert info.value.status == 404
     assert "tokenizer.json" in message and "tekken.json" in message and "vocab.json + merges.txt" in message
+    assert "tokenizer.model" in message
     assert "acme/tiny" in message and "revision v9" in message
     with pytest.raises(DownloadError, match="HTTP 404.*/encodings/nope.tiktoken"):
         load_vocab(vocab_server.url + "/encodings/nope.tiktoken")

@@ -106,14 +106,37 @@ def _is_module(dotted: str) -> bool:
     return base.with_suffix(".py").is_file() or base.is_dir() or any(base.parent.glob(base.name + ".*.so"))
 
 
-def _every_import(path: Path) -> list[tuple[str, int, str]]:
-    """Every wordsplit module ``path`` imports, at any depth (functions, ``TYPE_CHECKING``
-    blocks): ``(module, line, the import as written)``. ``from X import y`` imports ``X.y`` when
-    that is a module, else ``X``."""
+def _module_level(tree: ast.Module, *, types: bool) -> list[ast.stmt]:
+    """The statements that run when the module is imported (the body, and the blocks of its
+    top-level ``if``, ``try`` and ``with``), not those of functions and classes; with ``types``
+    false, not the blocks of ``if TYPE_CHECKING:`` either."""
+    found, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            todo += node.body if types else []
+            todo += node.orelse
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody", "handlers"):
+                todo += getattr(node, block, [])
+        elif isinstance(node, ast.ExceptHandler):
+            todo += node.body
+    return found
+
+
+def _every_import(path: Path, *, depth: str = "any") -> list[tuple[str, int, str]]:
+    """Every wordsplit module ``path`` imports: ``(module, line, the import as written)``.
+    ``depth`` is ``"any"`` (in functions and ``TYPE_CHECKING`` blocks too), ``"module"`` (what
+    runs on import and what a type checker reads: ``TYPE_CHECKING`` blocks, not functions) or
+    ``"run"`` (what runs on import). ``from X import y`` imports ``X.y`` when that is a module,
+    else ``X``."""
     module = _module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text())
+    nodes = ast.walk(tree) if depth == "any" else _module_level(tree, types=depth == "module")
     found = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes:
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno, f"import {alias.name}") for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -150,6 +173,72 @@ def test_layers_import_only_downwards_at_any_depth():
                 upward.append(f"{path.relative_to(ROOT)}:{line}: {written!r} ({LAYER_OF[key]} imports "
                               f"{target} of {LAYER_OF[target_key]})")
     assert not upward, "imports that run upward:\n" + "\n".join(upward)
+
+
+# The contracts name in their annotations the data their implementations take (a Vocab, the
+# MergeTables) and the registries the contracts they hold, under ``if TYPE_CHECKING:``: those
+# names are for type checkers, not dependencies, so they make no cycle.
+CONTRACTS = ("wordsplit.protocols", "wordsplit.registry")
+
+
+def _data_layer_imports() -> dict[str, dict[str, tuple[int, str]]]:
+    """module → {data module it imports → (line, the import)}, for the modules of the data layer,
+    counting what runs on import and what a type checker reads (``TYPE_CHECKING`` blocks)."""
+    graph: dict[str, dict[str, tuple[int, str]]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        if LAYER_OF[_layer_key(module)] != "data":
+            continue
+        depth = "run" if module in CONTRACTS else "module"
+        for target, line, written in _every_import(path, depth=depth):
+            if target != module and LAYER_OF.get(_layer_key(target)) == "data":
+                graph.setdefault(module, {}).setdefault(target, (line, written))
+    return graph
+
+
+def _a_cycle(graph: dict[str, dict[str, tuple[int, str]]]) -> list[str]:
+    """The modules of one cycle of ``graph``, in import order (the first again at the end), or []."""
+    state: dict[str, str] = {}  # "open" while on the path, then "done"
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        state[module] = "open"
+        path.append(module)
+        for target in graph.get(module, {}):
+            if state.get(target) == "open":
+                return path[path.index(target):] + [target]
+            if target not in state and (cycle := visit(target)):
+                return cycle
+        state[module] = "done"
+        path.pop()
+        return []
+
+    for module in sorted(graph):
+        if module not in state and (cycle := visit(module)):
+            return cycle
+    return []
+
+
+def test_the_data_layer_has_no_import_cycle():
+    """Within the data layer, modules import each other one way only, counting what runs on
+    import and what a type checker reads (a ``TYPE_CHECKING`` import is a dependency too); an
+    import inside a function, made on call, is not counted."""
+    graph = _data_layer_imports()
+    cycle = _a_cycle(graph)
+    steps = [f"{a} imports {b} ({_module_file(a)}:{graph[a][b][0]}: {graph[a][b][1]!r})"
+             for a, b in zip(cycle, cycle[1:])]
+    assert not cycle, "an import cycle in the data layer: move what both need below both:\n" + "\n".join(steps)
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b": (1, "")}, "b": {"c": (1, "")}, "c": {"b": (1, "")}, "d": {"a": (1, "")}}
+    assert _a_cycle(graph) == ["b", "c", "b"]
+    assert _a_cycle({"a": {"b": (1, "")}, "b": {}}) == []
+
+
+def _module_file(module: str) -> str:
+    base = PACKAGE.parent.joinpath(*module.split("."))
+    return str((base / "__init__.py" if base.is_dir() else base.with_suffix(".py")).relative_to(ROOT))
 
 
 def test_no_python_file_is_too_long():

@@ -143,8 +143,7 @@ def test_other_tokenizer_models_are_refused_by_name(file, model, unpack_dir):
 
 # -- SentencePiece GGUF files (tokenizer.ggml.model "llama", and "gemma4") ---------------------
 
-# (vocab file, its llama.cpp cases). phi-3 is refused as shipped (see below): its vocabulary
-# runs under another general.name.
+# (vocab file, its llama.cpp cases), each loaded as shipped.
 SPM_RUNS = [
     ("ggml-vocab-llama-spm.gguf.xz", "ggml-vocab-llama-spm.gguf"),
     ("ggml-vocab-phi-3.gguf.xz", "ggml-vocab-phi-3.gguf"),
@@ -154,18 +153,11 @@ SPM_RUNS = [
 
 @pytest.fixture(scope="session")
 def spm_vocab(unpack_dir):
-    """``spm_vocab(file)``: the Vocab of a SentencePiece GGUF; phi-3's with general.name "phi-vocab"."""
+    """``spm_vocab(file)``: the Vocab of a SentencePiece GGUF in tests/data/gguf."""
 
     @functools.lru_cache(maxsize=None)
     def load(file):
-        path = unpacked(file, unpack_dir)
-        if "phi-3" not in file:
-            return load_vocab(path)
-        metadata = read_gguf_metadata(path.read_bytes())
-        metadata["general.name"] = "phi-vocab"
-        renamed = unpack_dir / "phi-vocab.gguf"
-        renamed.write_bytes(tokenizer_only_gguf(metadata))
-        return load_vocab(renamed)
+        return load_vocab(unpacked(file, unpack_dir))
 
     return load
 
@@ -209,11 +201,64 @@ def test_baichuan_loads_as_sentencepiece(unpack_dir):
         assert tok.decode(tok.encode_ordinary(text)) == text
 
 
-def test_phi3_refused_for_its_whitespace_stripping(unpack_dir):
-    """llama.cpp sets rstrip on Phi-3's special tokens by general.name and strips ASCII
-    whitespace after them ("</s>" is user-defined, so even in plain text): not reproduced."""
-    with pytest.raises(UnsupportedTokenizerError, match="strips the whitespace next to the special tokens"):
-        load_vocab(unpacked("ggml-vocab-phi-3.gguf.xz", unpack_dir))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_phi3_special_tokens_as_llamacpp(backend, spm_vocab):
+    """llama.cpp's load-time attributes of Phi-3 (by general.name "Phi3"): "</s>" (USER_DEFINED
+    in the file) is a control token, plain text unless specials are parsed; every special token
+    but <unk>, <s> and <|endoftext|> strips the ASCII whitespace after it (C's isspace, so not
+    U+3000), and the text after it gets its space prefix as after any special token."""
+    tok = TokenizerOptions(backend=backend).build(spm_vocab("ggml-vocab-phi-3.gguf.xz"))
+    vocab = tok.vocab
+    assert vocab.name == "Phi3" and vocab.special_tokens["</s>"] == 2 and not vocab.added_tokens
+    llama = TokenizerOptions(backend=backend).build(spm_vocab("ggml-vocab-llama-spm.gguf.xz"))  # the same pieces
+    assert tok.encode_ordinary("a</s>b") == llama.encode_ordinary("a</s>b") and 2 not in tok.encode_ordinary("</s>")
+    user, end, eot, hi = 32010, 32007, 32000, tok.encode_ordinary("Hi")
+    assert tok.encode("<|user|>\n Hi<|end|>", allowed_special="all") == [user, *hi, end]
+    # \t \n \v \f \r and space are stripped; U+3000 and U+00A0 stay (the space prefix comes first)
+    assert tok.encode("<|end|> \t\n\x0b\x0c\rHi", allowed_special="all") == [end, *hi]
+    assert tok.encode("<|end|>\u3000Hi", allowed_special="all") == [end, *tok.encode_ordinary("\u3000Hi")]
+    assert tok.encode("<|end|>\xa0 Hi", allowed_special="all") == [end, *tok.encode_ordinary("\xa0 Hi")]
+    # no lstrip: the space before stays; <|endoftext|> and <s> keep the space after them
+    assert tok.encode("Hi <|end|>", allowed_special="all") == [*tok.encode_ordinary("Hi "), end]
+    assert tok.encode("<|endoftext|> Hi", allowed_special="all") == [eot, *tok.encode_ordinary(" Hi")]
+    assert tok.encode("<s>\nHi", allowed_special="all") == [1, *tok.encode_ordinary("\nHi")]
+    # whitespace only after the token: nothing left, so no stretch (and no space prefix)
+    assert tok.encode("<|end|>\n\n", allowed_special="all") == [end]
+    assert tok.encode("</s> </s>\n", allowed_special="all") == [2, 2]
+    assert tok.decode([user, *hi, end]) == " Hi"  # (the first token is not "▁Hi": its space stays)
+
+
+def test_llamacpp_attributes_retype_by_text(spm_vocab):
+    """Gemma 4's "<|tool_response>" is USER_DEFINED in the file, and an end-of-generation name
+    to llama.cpp, so a control token: plain text in encode_ordinary."""
+    vocab = spm_vocab("ggml-vocab-gemma-4.gguf.xz")
+    assert "<|tool_response>" in vocab.special_tokens and "<|tool_response>" not in vocab.added_tokens
+    tok = TokenizerOptions().build(vocab)
+    assert vocab.special_tokens["<|tool_response>"] not in tok.encode_ordinary("<|tool_response>")
+
+
+# (general.name, {id: (new text, new type)}, the refusal's words), on llama-spm's vocabulary
+ATTRIBUTE_REFUSALS = [
+    ("phi-3-mini", {2: ("</eos>", 3)}, "fails to load a vocabulary without it"),  # no </s> to set rstrip on
+    ("llama", {31990: ("<|im_end|>", 1)}, "a control token by its text"),  # NORMAL, made CONTROL
+    ("llama", {31990: ("<PRE>", 4), 31991: ("<fim_prefix>", 4)}, "in hash-table order"),
+    ("llama", {31990: ("<x|", 4), 31991: ("|y>", 4)}, "overlap"),
+    ("phi3", {31990: ("<x> ", 3), 31991: ("<|endoftext|>", 3)}, "starts or ends with whitespace"),
+]
+
+
+@pytest.mark.parametrize("name, changes, message", ATTRIBUTE_REFUSALS)
+def test_llamacpp_attributes_refusals(name, changes, message, unpack_dir):
+    """What llama.cpp would cut out of the text otherwise than wordsplit is refused, by name."""
+    metadata = read_gguf_metadata(unpacked("ggml-vocab-llama-spm.gguf.xz", unpack_dir).read_bytes())
+    metadata["general.name"] = name
+    for i, (text, kind) in changes.items():
+        metadata["tokenizer.ggml.tokens"][i] = text
+        metadata["tokenizer.ggml.token_type"][i] = kind
+    path = unpack_dir / "refused.gguf"
+    path.write_bytes(tokenizer_only_gguf(metadata))
+    with pytest.raises(UnsupportedTokenizerError, match=message):
+        load_vocab(path)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

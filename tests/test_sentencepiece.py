@@ -297,8 +297,15 @@ def _gemma_split(spec):
                              "invert": False}
 
 
+def _split_ignore_merges(spec):
+    _metaspace("first", split=True)(spec)
+    _ignore_merges(spec)
+
+
 HF_VARIANTS = {"first": None, "always": _metaspace("always"), "never": _metaspace("never"),
-               "ignore-merges": _ignore_merges, "gemma-split": _gemma_split}
+               "ignore-merges": _ignore_merges, "gemma-split": _gemma_split,
+               "first-split": _metaspace("first", split=True), "always-split": _metaspace("always", split=True),
+               "never-split": _metaspace("never", split=True), "split-ignore-merges": _split_ignore_merges}
 
 
 def _hf_variant(name: str) -> Path:
@@ -329,6 +336,47 @@ def test_tokenizer_json_live_against_hf(variant, backend, text):
     assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("scheme", ["first", "always", "never"])
+def test_metaspace_split_cuts_before_every_space(scheme, backend):
+    """With split: true every ▁ starts a part (``▁▁`` cannot merge), so runs of spaces give other
+    ids than split: false; each equals HF's, and the prepend scheme acts after an added token."""
+    text = "a  b\n    c [INST]  x  y"
+    ids = {}
+    for split in (False, True):
+        path = _hf_variant(f"{scheme}-split" if split else scheme)
+        tok, hf = tokenizer(path, backend), hf_oracle(path)
+        ids[split] = tok.encode(text, allowed_special="all")
+        assert ids[split] == hf.encode(text, add_special_tokens=False).ids
+        assert tok.decode(ids[split]) == hf.decode(ids[split], skip_special_tokens=False)
+        offsets = tok.encode_with_offsets(text, allowed_special="all")
+        assert offsets.ids == ids[split]
+    assert ids[True] != ids[False]
+    pieces = TokenizerOptions().build(load_vocab(_hf_variant(f"{scheme}-split"))).vocab.token_bytes
+    assert "▁▁".encode() not in {pieces[i] for i in ids[True]}
+    # compat.tokenizers gives one word id per stretch; HF's are one per part here: refused
+    from wordsplit.compat.tokenizers import Tokenizer
+
+    with pytest.raises(UnsupportedTokenizerError, match="split: true"):
+        Tokenizer.from_file(str(_hf_variant(f"{scheme}-split")))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ids=st.lists(st.one_of(st.integers(0, 32767), st.integers(771, 1026), st.sampled_from([771, 780, 781, 803])),
+                    max_size=10))
+def test_tokenizer_json_decode_of_any_ids_is_hf_decode(backend, ids):
+    """Runs of byte tokens (``<0xNN>``: ids 771-1026 in Mistral v7, ASCII ones among them) decode
+    as HF's ByteFallback decodes them: one U+FFFD per token of a run that is not UTF-8."""
+    key = ("hf-decode", backend)
+    if key not in _CACHE:
+        path = DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"
+        _CACHE[key] = (tokenizer(path, backend), hf_oracle(path))
+    tok, hf = _CACHE[key]
+    assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+    assert tok.decode([1004, 781]) == hf.decode([1004, 781]) == "\ufffd\ufffd"  # <0xE9> <0x0A>
+
+
 def test_tokenizer_json_offsets_and_stream():
     path = DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"
     tok, hf = tokenizer(path, "python"), hf_oracle(path)
@@ -345,9 +393,9 @@ def test_tokenizer_json_constructs_not_supported_are_refused():
     spec = json.loads(gzip.decompress((DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz").read_bytes()))
     from wordsplit.formats.hf import read_hf_tokenizer_json
 
-    split = dict(spec, pre_tokenizer={"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first",
+    split = dict(spec, pre_tokenizer={"type": "Metaspace", "replacement": "_", "prepend_scheme": "first",
                                       "split": True})
-    with pytest.raises(UnsupportedTokenizerError, match="split: true"):
+    with pytest.raises(UnsupportedTokenizerError, match="Metaspace .* is not supported"):
         read_hf_tokenizer_json(json.dumps(split).encode())
     unigram = dict(spec, model={"type": "Unigram", "vocab": [], "byte_fallback": True})
     with pytest.raises(UnsupportedTokenizerError, match="Unigram"):

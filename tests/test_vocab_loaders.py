@@ -16,7 +16,7 @@ from wordsplit import Vocab, list_vocabs, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.hf import load_vocab_merges, read_hf_tokenizer_json, read_vocab_merges
 from wordsplit.formats.tiktoken import read_tiktoken
-from wordsplit.vocabs.pretrained import PRETRAINED
+from wordsplit.vocabs.pretrained import PRETRAINED, SENTENCEPIECE_PRETRAINED
 
 HF = DATA / "hf"
 
@@ -28,7 +28,8 @@ def qwen_json() -> dict:
 
 def test_list_vocabs():
     assert list_vocabs() == [
-        "cl100k_base", "gpt2", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "qwen3", "r50k_base"
+        "cl100k_base", "gpt2", "mistral-v1", "o200k_base", "o200k_harmony", "p50k_base", "p50k_edit", "qwen3",
+        "r50k_base",
     ]
 
 
@@ -37,6 +38,26 @@ def test_bundled_files_match_official_sha256(name):
     entry = PRETRAINED[name]
     data = gzip.decompress(resources.files("wordsplit.vocabs").joinpath("data", entry.file).read_bytes())
     assert hashlib.sha256(data).hexdigest() == entry.sha256
+
+
+@pytest.mark.parametrize("name", sorted(SENTENCEPIECE_PRETRAINED))
+def test_bundled_sentencepiece_models_match_official_sha256(name):
+    entry = SENTENCEPIECE_PRETRAINED[name]
+    data = gzip.decompress(resources.files("wordsplit.vocabs").joinpath("data", entry.file).read_bytes())
+    assert hashlib.sha256(data).hexdigest() == entry.sha256
+
+
+def test_registered_sentencepiece_model_is_its_file():
+    """mistral-v1 is mistral_common's tokenizer.model.v1 (tests/data/spm), loaded as sentencepiece does."""
+    from wordsplit.store.sources import pretrained_key
+
+    named = load_vocab("mistral-v1")
+    local = load_vocab(DATA / "spm" / "mistral-v1.model")
+    assert named.content_hash == local.content_hash and named.pattern.startswith("sentencepiece:")
+    assert (named.n_vocab, named.bos_token_id, named.eos_token_id, named.unk_token_id) == (32000, 1, 2, 0)
+    keys = [pretrained_key(entry) for entry in [*PRETRAINED.values(), *SENTENCEPIECE_PRETRAINED.values()]]
+    assert len(set(keys)) == len({entry.file for entry in [*PRETRAINED.values(),
+                                                           *SENTENCEPIECE_PRETRAINED.values()]})
 
 
 def test_tokenizer_json_equals_bundled_qwen3():
@@ -227,6 +248,61 @@ def test_vocab_merges_without_config_is_gpt2_style():
     # Only the printable ASCII bytes have tokens: the others are dropped when encoding, as HF does.
     vocab = read_vocab_merges(vocab_json, b"#version: 0.2\n", source="v.json")
     assert vocab.missing_bytes == bytes(b for b in range(256) if not 33 <= b < 127)
+
+
+ASCII_VOCAB_JSON = json.dumps({chr(c): i for i, c in enumerate(range(33, 127))}).encode()
+
+
+@pytest.mark.parametrize("config, shown",
+                         [("[1, 2]", "an array"), ('"x"', "a string"), ("null", "null"), ("7", "a number")])
+def test_a_tokenizer_config_that_is_not_an_object_is_a_format_error(config, shown):
+    with pytest.raises(VocabFormatError) as caught:
+        read_vocab_merges(ASCII_VOCAB_JSON, b"", tokenizer_config=config.encode(), source="m/vocab.json")
+    message = str(caught.value)
+    assert message.startswith("m/vocab.json: its tokenizer_config.json must be a JSON object")
+    assert f"not {shown}; correct the file, or save the tokenizer again with transformers' save_pretrained" in message
+
+
+@pytest.mark.parametrize("decoder, problem", [
+    ([{"content": "<x>"}], "must be an object of id → token, not an array"),
+    ({"94": ["<x>"]}, "bad added_tokens_decoder entry '94'"),
+    ({"94": {"content": ["<x>"]}}, "bad added_tokens_decoder entry '94'"),
+    ({"94": {"special": True}}, "bad added_tokens_decoder entry '94'"),
+    ({"x": {"content": "<x>"}}, "bad added_tokens_decoder entry 'x'"),
+])
+def test_a_malformed_added_tokens_decoder_is_a_format_error(decoder, problem):
+    config = json.dumps({"added_tokens_decoder": decoder}).encode()
+    with pytest.raises(VocabFormatError, match=problem):
+        read_vocab_merges(ASCII_VOCAB_JSON, b"", tokenizer_config=config, source="m/vocab.json")
+
+
+def test_a_tokenizer_class_or_eos_token_of_another_type_names_nothing():
+    """As the Rust reader: GPT-2's pattern and no eos, not a TypeError."""
+    decoder = {"94": {"content": "<|endoftext|>", "special": True}}
+    for config, eos in [({"tokenizer_class": ["Qwen2Tokenizer"]}, 94), ({"eos_token": [1]}, None),
+                        ({"eos_token": 7}, None), ({"eos_token": []}, 94), ({"eos_token": {"content": ""}}, 94)]:
+        data = json.dumps({**config, "added_tokens_decoder": decoder}).encode()
+        vocab = read_vocab_merges(ASCII_VOCAB_JSON, b"", tokenizer_config=data, source="m/vocab.json")
+        assert (vocab.pattern, vocab.normalizer, vocab.eos_token_id) == (load_vocab("gpt2").pattern, "none", eos)
+
+
+def test_directory_of_a_sentencepiece_repo_reads_its_tokenizer_json(tmp_path):
+    """A snapshot of an HF SentencePiece repo (tokenizer.json, tokenizer.model, tokenizer_config.json)
+    loads its tokenizer.json, as transformers and hf:ORG/REPO do; the model alone loads the model."""
+    repo = tmp_path / "Mistral-7B"
+    repo.mkdir()
+    json_gz = DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz"
+    (repo / "tokenizer.json").write_bytes(gzip.decompress(json_gz.read_bytes()))
+    (repo / "tokenizer.model").write_bytes((DATA / "spm" / "mistral-v7.model").read_bytes())
+    (repo / "tokenizer_config.json").write_text(json.dumps({"bos_token": "<s>", "eos_token": "</s>"}))
+    vocab = load_vocab(repo)
+    assert vocab.name == "Mistral-7B" and '"semantics":"hf"' in vocab.pattern and vocab.eos_token_id == 2
+    (repo / "tokenizer.json").unlink()
+    assert load_vocab(repo).pattern == load_vocab(DATA / "spm" / "mistral-v7.model").pattern
+    (repo / "tokenizer.json").write_bytes(b"{}")
+    (repo / "other.model").write_bytes((DATA / "spm" / "mistral-v1.model").read_bytes())
+    with pytest.raises(wordsplit.errors.UnknownVocabError, match="several vocabulary files"):
+        load_vocab(repo)
 
 
 @pytest.mark.parametrize("name", ["", "  "])

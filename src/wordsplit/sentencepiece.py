@@ -62,6 +62,9 @@ class SentencePieceModel(NamedTuple):
             ``▁`` to the character before it, and the text can be cut before each such ``▁``
             into parts that merge alone (the same ids; the parts repeat, so the piece cache
             serves them). The loaders check it on the tokens.
+        metaspace_split: (``"hf"``) HF's ``Metaspace`` with ``split: true``: the text is cut
+            before every ``▁`` (``MergedWithNext``), so ``"a▁▁b"`` is ``a``, ``▁``, ``▁b``,
+            and each part is merged (and looked up whole, with ``ignore_merges``) alone.
     """
 
     user_defined: tuple[str, ...] = ()
@@ -71,6 +74,7 @@ class SentencePieceModel(NamedTuple):
     semantics: str = "sentencepiece"
     ignore_merges: bool = False
     words: bool = False
+    metaspace_split: bool = False
 
 
 def cuts_at_words(tokens) -> bool:
@@ -95,6 +99,8 @@ def split_pattern(model: SentencePieceModel) -> str:
     fields = model._asdict()
     if model.semantics == "sentencepiece":  # (the .model form names only what it uses)
         del fields["semantics"], fields["ignore_merges"]
+    if not model.metaspace_split:  # (named only where it is on)
+        del fields["metaspace_split"]
     return MODEL_PREFIX + json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -122,7 +128,7 @@ def model_of(pattern: str) -> SentencePieceModel:
             user_defined=tuple(fields["user_defined"]), unused=tuple(fields["unused"]),
             unk_surface=fields["unk_surface"], strip_leading_space=fields["strip_leading_space"],
             semantics=fields.get("semantics", "sentencepiece"), ignore_merges=fields.get("ignore_merges", False),
-            words=fields.get("words", False),
+            words=fields.get("words", False), metaspace_split=fields.get("metaspace_split", False),
         )
     except (ValueError, KeyError, TypeError, RecursionError):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}") from None
@@ -130,7 +136,8 @@ def model_of(pattern: str) -> SentencePieceModel:
             or model.strip_leading_space not in ("first", "all", "none") or not isinstance(model.unk_surface, str) \
             or model.semantics not in ("sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe") \
             or not isinstance(model.ignore_merges, bool) \
-            or not isinstance(model.words, bool):
+            or not isinstance(model.words, bool) or not isinstance(model.metaspace_split, bool) \
+            or (model.metaspace_split and model.semantics != "hf"):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}")
     return model
 

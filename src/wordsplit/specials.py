@@ -30,7 +30,9 @@ import re
 from typing import AbstractSet, Collection, Literal, Mapping, NamedTuple, Optional, Union
 
 from .errors import DisallowedSpecialError, OptionTypeError
-from .vocab import LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD, WHITE_SPACE, Vocab, normalized_contents
+from .vocab import (
+    C_SPACE, C_WHITE_SPACE, LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD, WHITE_SPACE, Vocab, normalized_contents,
+)
 
 AllowedSpecial = Union[Literal["all"], AbstractSet[str]]
 DisallowedSpecial = Union[Literal["all"], Collection[str], None]
@@ -180,7 +182,9 @@ class LiteralScan:
     overlaps that token's, and the plain text after it starts at its end, as in HF (an
     ``lstrip`` one starts where that token ends, and one left with nothing is dropped). A
     special token the call does not allow is plain text, and the search goes on one character
-    after its start.
+    after its start. With :data:`~wordsplit.vocab.C_SPACE` (llama.cpp's token attributes),
+    ``lstrip`` and ``rstrip`` take ASCII whitespace only (C's ``isspace``), so U+3000 after
+    a llama.cpp ``rstrip`` token stays text.
 
     >>> from wordsplit.vocab import LSTRIP, SINGLE_WORD
     >>> scan = LiteralScan({"<m>": 7, "x": 8}, {"<m>": LSTRIP, "x": SINGLE_WORD})
@@ -188,6 +192,9 @@ class LiteralScan:
     [('a', None), ('  <m>', 7), ('b ', None), ('x', 8)]
     >>> scan.split("ax <m>", lambda literal: True)
     [('ax', None), (' <m>', 7)]
+    >>> from wordsplit.vocab import C_SPACE, RSTRIP
+    >>> LiteralScan({"<e>": 9}, {"<e>": RSTRIP | C_SPACE}).split("<e>\\n\\u3000x", lambda literal: True)
+    [('<e>\\n', 9), ('\\u3000x', None)]
     """
 
     def __init__(self, literals: dict[str, int], flags: Mapping[str, int], normalize=None) -> None:
@@ -267,12 +274,13 @@ class LiteralScan:
                     word = _word_char()
                     if (start > lo and word.match(text, start - 1)) or (stop < hi and word.match(text, stop)):
                         continue
+                space = C_WHITE_SPACE if bits & C_SPACE else WHITE_SPACE
                 if bits & LSTRIP:  # back over whitespace, not into the previous token's span
-                    while start > plain_start and text[start - 1] in WHITE_SPACE:
+                    while start > plain_start and text[start - 1] in space:
                         start -= 1
                     start = max(start, plain_start)  # (a match inside that span starts at its end)
                 if bits & RSTRIP:
-                    while stop < hi and text[stop] in WHITE_SPACE:
+                    while stop < hi and text[stop] in space:
                         stop += 1
                 if start >= stop:
                     # An lstrip match inside the whitespace the token before took: HF drops

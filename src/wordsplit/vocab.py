@@ -48,9 +48,9 @@ class Vocab:
             None; :mod:`wordsplit.chat` renders it, and falls back to a template bundled
             under the vocabulary's name (Qwen3's).
         literal_flags: HF's matching flags of the special and added tokens that have any, as
-            text → a bitmask of :data:`LSTRIP`, :data:`RSTRIP`, :data:`SINGLE_WORD` and
-            :data:`NORMALIZED` (:mod:`wordsplit.specials` has their semantics); tokens without
-            flags are left out, and most vocabularies have none.
+            text → a bitmask of :data:`LSTRIP`, :data:`RSTRIP`, :data:`SINGLE_WORD`,
+            :data:`NORMALIZED` and :data:`C_SPACE` (:mod:`wordsplit.specials` has their
+            semantics); tokens without flags are left out, and most vocabularies have none.
         unk_token_id: the id a byte without a single-byte token (:attr:`missing_bytes`) is
             encoded as (HF's BPE ``unk_token``); None drops such a byte before merging.
         fuse_unk: consecutive such bytes of one piece make one unk token (HF's ``fuse_unk``).
@@ -373,6 +373,10 @@ class Vocab:
 
 # HF's added-token flags, as bits of Vocab.literal_flags.
 LSTRIP, RSTRIP, SINGLE_WORD, NORMALIZED = 1, 2, 4, 8
+# llama.cpp's variant of LSTRIP/RSTRIP (its per-token attributes): with this bit they strip
+# the whitespace of C's isspace in the "C" locale (C_WHITE_SPACE), byte by byte, not Unicode's.
+C_SPACE = 16
+C_WHITE_SPACE = frozenset(" \t\n\x0b\x0c\r")
 
 # HF's added-vocabulary tests are `\w` and `\s` of Rust's regex crate: Unicode's word
 # characters (Alphabetic, marks, decimal digits, connector punctuation, joiners; the `regex`
@@ -443,8 +447,8 @@ def _checked_flags(source, flags, special_tokens, added_tokens) -> dict[str, int
     for text, bits in (flags or {}).items():
         if text not in special_tokens and text not in added_tokens:
             raise VocabFormatError(f"{source}: literal_flags names {text!r}, which is no special or added token")
-        if type(bits) is not int or not 0 <= bits <= 15:
-            raise VocabFormatError(f"{source}: literal_flags of {text!r} is {bits!r}; flags are an int 0-15")
+        if type(bits) is not int or not 0 <= bits <= 31:
+            raise VocabFormatError(f"{source}: literal_flags of {text!r} is {bits!r}; flags are an int 0-31")
         if bits:
             checked[text] = bits
     return checked

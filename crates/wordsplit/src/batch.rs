@@ -39,7 +39,7 @@ impl Unlock for NoLock {
 /// its own: `keep` may need the caller's lock (building Python objects, which only one thread
 /// can do), and this way that work overlaps the helpers' instead of waiting for the last
 /// item. `unlock` releases that lock while this thread works or waits. Once all items are
-/// taken, this thread waits for the helpers' last results by spinning (see [`receive`]).
+/// taken, this thread waits for the helpers' last results by spinning (see `receive`).
 #[allow(clippy::too_many_arguments)]
 pub fn run_shared<R: Send, T, E>(
     unlock: &impl Unlock,

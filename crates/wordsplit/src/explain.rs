@@ -2,7 +2,7 @@
 //! of byte-level BPE with the merge ranks of its adjacent pairs. The Rust side of the Python
 //! package's `wordsplit.explain`, for bindings without Python (the WebAssembly module).
 //!
-//! The ids and pieces are the pipeline's own run ([`Pipeline::encode_with_offsets`]: a token's
+//! The ids and pieces are the pipeline's own run ([`Pipeline::encode_with_offsets`](crate::Pipeline::encode_with_offsets): a token's
 //! `word` is its piece), so they equal [`Tokenizer::encode_with`]; a piece's bytes are its
 //! tokens' bytes (the text after the normalizer). The merge passes are the reference
 //! encoder's (one merge per pass: the pair of lowest rank, leftmost on ties), which every

@@ -7,6 +7,7 @@ pub mod encoders;
 pub mod error;
 pub mod explain;
 pub mod formats;
+pub mod literal;
 #[rustfmt::skip]
 pub mod names;
 pub mod normalizers;
@@ -19,8 +20,9 @@ pub mod unicode_tables;
 
 pub use encoders::{Encoder, EncoderKind};
 pub use error::{Error, Stage};
+pub use literal::Literal;
 pub use normalizers::{NormalizeStage, Normalizer};
-pub use pipeline::{EncodeStage, Literal, Pipeline, PipelineBuilder, SpanStage, SpecialPolicy};
+pub use pipeline::{EncodeStage, Pipeline, PipelineBuilder, SpanStage, SpecialPolicy};
 pub use spanners::{Scanner, Spanner};
 pub use tables::MergeTables;
 pub use tokenizer::Tokenizer;

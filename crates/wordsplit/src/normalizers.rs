@@ -9,7 +9,7 @@
 //! NFC, the form Qwen's vocabularies use, has its own fast path ([`nfc_of`]): only the
 //! stretches of text that can change are normalized.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use unicode_normalization_alignments::char::canonical_combining_class;
 use unicode_normalization_alignments::{
@@ -59,7 +59,19 @@ pub struct AlignmentParts {
     pub tail: usize,
 }
 
-/// A pipeline's normalizer.
+/// A normalizer: the one a vocabulary file declares (the readers in [`crate::formats`] give
+/// `None` or `Nfc`) and the stage a pipeline runs.
+///
+/// Two stages are equal when they are the same native form, or the same foreign normalizer
+/// (one shared value).
+///
+/// ```
+/// use wordsplit::NormalizeStage;
+///
+/// let nfc = NormalizeStage::from_name("nfc").unwrap();
+/// assert_eq!((nfc.name(), nfc.normalize("e\u{301}").unwrap()), ("nfc", Some("\u{e9}".into())));
+/// ```
+#[derive(Clone)]
 pub enum NormalizeStage {
     None,
     /// HF's NFC (the `unicode-normalization-alignments` tables HF uses).
@@ -69,7 +81,31 @@ pub enum NormalizeStage {
     Nfkc,
     Nfkd,
     /// A normalizer supplied by the caller.
-    Foreign(Box<dyn Normalizer>),
+    Foreign(Arc<dyn Normalizer>),
+}
+
+impl PartialEq for NormalizeStage {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (NormalizeStage::Foreign(a), NormalizeStage::Foreign(b)) => Arc::ptr_eq(a, b),
+            (a, b) => std::mem::discriminant(a) == std::mem::discriminant(b),
+        }
+    }
+}
+
+impl Eq for NormalizeStage {}
+
+impl std::fmt::Debug for NormalizeStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NormalizeStage::None => f.write_str("None"),
+            NormalizeStage::Nfc => f.write_str("Nfc"),
+            NormalizeStage::Nfd => f.write_str("Nfd"),
+            NormalizeStage::Nfkc => f.write_str("Nfkc"),
+            NormalizeStage::Nfkd => f.write_str("Nfkd"),
+            NormalizeStage::Foreign(normalizer) => write!(f, "Foreign({:?})", normalizer.name()),
+        }
+    }
 }
 
 impl NormalizeStage {
@@ -86,6 +122,19 @@ impl NormalizeStage {
             "nfkd" => NormalizeStage::Nfkd,
             _ => return None,
         })
+    }
+
+    /// Its name: a native form's ([`Self::NAMES`], which [`Self::from_name`] takes), or the
+    /// foreign normalizer's.
+    pub fn name(&self) -> &str {
+        match self {
+            NormalizeStage::None => "none",
+            NormalizeStage::Nfc => "nfc",
+            NormalizeStage::Nfd => "nfd",
+            NormalizeStage::Nfkc => "nfkc",
+            NormalizeStage::Nfkd => "nfkd",
+            NormalizeStage::Foreign(normalizer) => normalizer.name(),
+        }
     }
 
     /// Whether this stage runs in the core (no foreign call).
@@ -264,6 +313,36 @@ pub fn nfc_of(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    struct Upper;
+
+    impl Normalizer for Upper {
+        fn name(&self) -> &str {
+            "upper"
+        }
+
+        fn normalize(&self, text: &str) -> Result<String, Error> {
+            Ok(text.to_uppercase())
+        }
+    }
+
+    #[test]
+    fn stages_are_equal_when_the_same_form_or_the_same_foreign_value() {
+        for name in NormalizeStage::NAMES {
+            let stage = NormalizeStage::from_name(name).unwrap();
+            assert_eq!(stage.name(), *name);
+            assert_eq!(stage.clone(), stage);
+        }
+        assert_ne!(NormalizeStage::Nfc, NormalizeStage::None);
+        let upper = NormalizeStage::Foreign(Arc::new(Upper));
+        assert_eq!(upper.clone(), upper);
+        assert_ne!(upper, NormalizeStage::Foreign(Arc::new(Upper)));
+        assert_eq!(
+            (upper.name(), format!("{upper:?}")),
+            ("upper", "Foreign(\"upper\")".into())
+        );
+        assert_eq!(upper.normalize("ab").unwrap().as_deref(), Some("AB"));
+    }
 
     #[test]
     fn char_at_decodes_as_char_indices() {

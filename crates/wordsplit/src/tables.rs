@@ -435,7 +435,7 @@ impl MergeTables {
     /// token is that token without merging (tiktoken and HF's `ignore_merges`).
     pub fn from_tokens<'a>(
         bpe: impl IntoIterator<Item = (&'a [u8], u32)>,
-        literals: &[crate::pipeline::Literal],
+        literals: &[crate::literal::Literal],
         n_vocab: usize,
         merges: Option<Vec<(u32, u32, Rank)>>,
         whole_piece_lookup: bool,

@@ -23,9 +23,9 @@
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::formats::{self, VocabData};
-use crate::normalizers::NormalizeStage;
-use crate::pipeline::{Literal, Pipeline, SpecialPolicy};
+use crate::formats::VocabData;
+use crate::literal::Literal;
+use crate::pipeline::{Pipeline, SpecialPolicy};
 use crate::tables::MergeTables;
 
 /// A vocabulary's tokenizer: encode text to ids and decode ids back, exactly as the file's
@@ -46,28 +46,15 @@ impl Tokenizer {
     /// Errors: [`Error::VocabFormat`] when the tables cannot be built, [`Error::Unsupported`]
     /// when the pattern has neither a scanner nor a form the regex spanner runs.
     pub fn from_vocab(vocab: VocabData) -> Result<Self, Error> {
-        let literals: Vec<Literal> = vocab
-            .literals
-            .iter()
-            .map(|literal| Literal {
-                text: literal.text.clone(),
-                id: literal.id,
-                special: literal.special,
-                flags: literal.flags.bits(),
-            })
-            .collect();
         let bpe = vocab.tokens.iter().map(|(bytes, id)| (&bytes[..], *id));
         let tables = MergeTables::from_tokens(
             bpe,
-            &literals,
+            &vocab.literals,
             vocab.n_vocab as usize,
             vocab.merges,
             vocab.whole_piece_lookup,
         )?;
-        let normalizer = match vocab.normalizer {
-            formats::Normalizer::None => NormalizeStage::None,
-            formats::Normalizer::Nfc => NormalizeStage::Nfc,
-        };
+        let literals = vocab.literals;
         let specials = literals.iter().map(|l| l.special);
         let refuse_special = SpecialPolicy::Mixed {
             allowed: vec![false; literals.len()],
@@ -80,7 +67,7 @@ impl Tokenizer {
         let pipeline = Pipeline::builder(Arc::new(tables))
             .pattern(&vocab.pattern)
             .literals(literals)
-            .normalizer(normalizer)
+            .normalizer(vocab.normalizer)
             .unk(vocab.unk_token_id.map(|id| (id, vocab.fuse_unk)))
             .build()?;
         Ok(Self {

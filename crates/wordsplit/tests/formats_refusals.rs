@@ -12,8 +12,9 @@ use serde_json::{json, Value};
 use wordsplit::formats::{
     read_derived, read_file, read_hf_tokenizer_json, read_named, read_tiktoken,
     read_tiktoken_ranks, read_vocab_merges, with_tokenizer_config, FileKind, FormatError,
-    Normalizer, TiktokenFacts, VocabData,
+    TiktokenFacts, VocabData,
 };
+use wordsplit::NormalizeStage;
 
 // ------------------------------------------------------------------------------------------
 // tiktoken rank files
@@ -87,7 +88,7 @@ fn a_rank_file_with_its_facts_reads() {
         ]
     );
     assert_eq!(vocab.eos_token_id, Some(258));
-    assert_eq!(vocab.normalizer, Normalizer::None);
+    assert_eq!(vocab.normalizer, NormalizeStage::None);
 }
 
 #[test]
@@ -337,11 +338,11 @@ fn the_plain_layouts_read() {
     let vocab = read(&s).unwrap();
     assert_eq!(
         (vocab.pattern.as_str(), vocab.normalizer),
-        (QWEN2, Normalizer::Nfc)
+        (QWEN2, NormalizeStage::Nfc)
     );
 
     s["normalizer"] = json!({"type": "Sequence", "normalizers": []});
-    assert_eq!(read(&s).unwrap().normalizer, Normalizer::None);
+    assert_eq!(read(&s).unwrap().normalizer, NormalizeStage::None);
 }
 
 #[test]
@@ -378,7 +379,7 @@ fn added_tokens_get_hfs_ids_and_flags() {
     let literals: Vec<(&str, u32, bool, u8)> = vocab
         .literals
         .iter()
-        .map(|l| (l.text.as_str(), l.id, l.special, l.flags.bits()))
+        .map(|l| (l.text.as_str(), l.id, l.special, l.flags))
         .collect();
     // New contents get the next ids from the vocab's size; "ab" its vocab entry's id.
     assert_eq!(
@@ -760,7 +761,7 @@ fn vocab_json_with_and_without_a_config_reads() {
     assert_eq!(literals, [("<x>", 300, true), ("<y>", 301, false)]);
     assert_eq!(
         (vocab.normalizer, vocab.eos_token_id),
-        (Normalizer::Nfc, Some(300))
+        (NormalizeStage::Nfc, Some(300))
     );
     assert!(vocab.pattern.starts_with("(?i:'s|'t"), "Qwen2's pattern");
     // An empty config is no config; an eos that is not text names no token.

@@ -49,10 +49,10 @@ def checked_text(text: str) -> str:
 
     >>> checked_text("hello")
     'hello'
-    >>> checked_text("ab\\udcffcd")
+    >>> checked_text("ab\\udcffcd")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    wordsplit.errors.WordsplitError: TEXT is not valid UTF-8 (byte 0xff at character 2); convert it first, e.g. with iconv
+    wordsplit.errors.WordsplitError: TEXT is not valid UTF-8 (byte 0xff at character 2); convert it first, ...
     """
     try:
         text.encode("utf-8")
@@ -151,6 +151,11 @@ def add_vocab_option(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     components (decode, explain)."""
     p.add_argument("--vocab", default=DEFAULT_VOCAB,
                    help=f"a registered name, a vocab file, or a directory holding one (default: {DEFAULT_VOCAB})")
+    return add_pattern_option(p)
+
+
+def add_pattern_option(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """--pattern, which :func:`load_vocab_arg` reads with --vocab."""
     p.add_argument("--pattern", default=None,
                    help="for a rank file (.tiktoken, tokenizer.model) wordsplit does not recognize: its split "
                         "pattern, as a registered vocabulary's name (cl100k_base...) or a regex")

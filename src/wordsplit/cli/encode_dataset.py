@@ -22,6 +22,7 @@ from ..datasets import FORMATS, encode_dataset
 from ..datasets.inputs import DEFAULT_BATCH_BYTES, ON_ERROR
 from ..datasets.run import ENGINES
 from ..errors import WordsplitError
+from .basic import add_pattern_option, load_vocab_arg
 from .encode_file import EXIT_INTERRUPTED, parse_size, positive_int
 
 
@@ -73,7 +74,7 @@ def _note_ray_start_up(args: argparse.Namespace) -> None:
 def cmd_encode_dataset(args: argparse.Namespace) -> None:
     _note_ray_start_up(args)
     bar = _progress_bar(args.quiet)
-    options = dict(vocab=args.vocab, format=args.format, column=args.column, field=args.field,
+    options = dict(vocab=load_vocab_arg(args), format=args.format, column=args.column, field=args.field,
                    shard_tokens=args.shard_tokens, eos=args.eos, bos=args.bos, engine=args.engine,
                    threads=args.threads, workers=args.workers, address=args.address, on_error=args.on_error,
                    batch_bytes=args.batch_size)
@@ -121,6 +122,7 @@ def register(sub) -> None:
     p.add_argument("inputs", nargs="+", metavar="INPUTS", help="input files, directories or glob patterns")
     p.add_argument("--out", required=True, metavar="DIR", help="the output directory")
     p.add_argument("--vocab", required=True, help="a registered vocabulary name or a vocab file")
+    add_pattern_option(p)
     p.add_argument("--format", required=True, choices=list(FORMATS), help="the output layout")
     p.add_argument("--column", default="text", help="Parquet: the column holding the documents (default: text)")
     p.add_argument("--field", default="text", help="JSONL: the field holding the documents (default: text)")

@@ -93,7 +93,8 @@ def cmd_encode_file(args: argparse.Namespace) -> None:
     source = sys.stdin.buffer if args.input == "-" else args.input
     bar = _progress_bar(args.quiet)
     try:
-        tok = TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend).build(load_vocab_arg(args))
+        components = TokenizerOptions(spanner=args.spanner, encoder=args.encoder, backend=args.backend)
+        tok = components.build(load_vocab_arg(args))
         options = dict(field=field, separator=separator, eos=args.eos, chunk_bytes=args.chunk_size,
                        num_threads=args.threads, **SPECIAL_POLICIES[args.special])
         if bar is None:

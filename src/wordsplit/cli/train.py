@@ -72,8 +72,10 @@ def register(sub) -> None:
     p.add_argument("--threads", type=positive_int, default=None, help="counting threads (default: all cores)")
     p.add_argument("--field", default=None, help="JSONL: the field holding the text (default: text)")
     p.add_argument("--column", default=None, help="Parquet: the column holding the text (default: text)")
-    p.add_argument("--name", default="trained", help="the vocabulary's name, and the .tiktoken file's (default: trained)")
+    p.add_argument("--name", default="trained",
+                   help="the vocabulary's name, and the .tiktoken file's (default: trained)")
     p.add_argument("--out", required=True, metavar="DIR", help="the output directory (made if missing)")
-    p.add_argument("--progress", action="store_true", help="draw progress bars on stderr even when it is not a terminal")
+    p.add_argument("--progress", action="store_true",
+                   help="draw progress bars on stderr even when it is not a terminal")
     p.add_argument("--quiet", action="store_true", help="no progress bars, no summary")
     p.set_defaults(func=run)

@@ -280,8 +280,10 @@ def _decode_bytes(data: bytes, errors: str = "replace") -> str:
 def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
     """``(kind, bytes)`` of every id of a SentencePiece vocabulary, for :func:`decode_pieces`:
     control and unknown pieces are its special tokens, byte pieces its one-byte tokens of bytes
-    0x80-0xFF and the tokens spelled ``<0xNN>`` (a one-byte ASCII token decodes the same as text,
-    whichever it is)."""
+    0x80-0xFF and the tokens spelled ``<0xNN>`` (for ``sentencepiece`` and llama.cpp a one-byte
+    ASCII token decodes the same as text, whichever it is; for HF it is a byte token when no
+    ``<0xNN>`` token stands for that byte, since an invalid run of byte tokens decodes as one
+    U+FFFD per token)."""
     table = vocab.token_bytes
     special_ids = set(vocab.special_tokens.values())
     semantics = model_of(vocab.pattern).semantics
@@ -302,7 +304,9 @@ def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
             kinds.append((TEXT, data))
         elif i in special_ids:
             kinds.append((UNKNOWN if i == vocab.unk_token_id else CONTROL, data))
-        elif len(data) == 1 and data[0] >= 0x80:
+        elif len(data) == 1 and (data[0] >= 0x80 or (hf and b"<0x%02X>" % data[0] not in vocab.ranks)):
+            # (HF's ByteFallback joins a run of byte tokens, ASCII ones too: an ASCII byte
+            # token is stored as its byte unless a text token is that byte, see formats.hf_sentencepiece)
             kinds.append((BYTE, data))
         elif len(data) == 6 and data.startswith(b"<0x") and data.endswith(b">") and _hex(data[3:5]) is not None:
             kinds.append((BYTE, bytes([_hex(data[3:5])])))

@@ -551,24 +551,47 @@ def read_vocab_merges(
     if not isinstance(vocab_table, dict):
         raise VocabFormatError(f"{source}: vocab.json must be an object of token → id")
     config = _json(tokenizer_config, source) if tokenizer_config else {}
+    if not isinstance(config, dict):
+        raise VocabFormatError(
+            f"{source}: its tokenizer_config.json must be a JSON object (of settings such as "
+            f"tokenizer_class and added_tokens_decoder), not {_json_type(config)}; correct the file, or "
+            "save the tokenizer again with transformers' save_pretrained")
     special: dict[str, int] = {}
     added: dict[str, int] = {}
-    for key, entry in (config.get("added_tokens_decoder") or {}).items():
+    decoder = config.get("added_tokens_decoder") or {}
+    if not isinstance(decoder, dict):
+        raise VocabFormatError(
+            f"{source}: the added_tokens_decoder of its tokenizer_config.json must be an object of id → token, "
+            f"not {_json_type(decoder)}; correct the file, or save the tokenizer again with transformers")
+    for key, entry in decoder.items():
+        content = entry.get("content") if isinstance(entry, dict) else None
         try:
-            (special if entry.get("special") else added)[entry["content"]] = int(key)
-        except (KeyError, ValueError, AttributeError):
-            raise VocabFormatError(f"{source}: bad added_tokens_decoder entry {key!r}") from None
+            token_id = int(key)
+        except ValueError:
+            token_id = None
+        if not isinstance(content, str) or token_id is None:
+            raise VocabFormatError(
+                f"{source}: bad added_tokens_decoder entry {key!r} in its tokenizer_config.json: each is "
+                '"<id>": {"content": text, "special": bool}; correct it, or save the tokenizer again with '
+                "transformers")
+        (special if entry.get("special") else added)[content] = token_id
     if not config and "<|endoftext|>" in vocab_table:
         special["<|endoftext|>"] = vocab_table["<|endoftext|>"]
-    class_pattern, class_normalizer = TOKENIZER_CLASS_FACTS.get(config.get("tokenizer_class"), (GPT2_PATTERN, "none"))
+    # (The Rust reader's rules: a tokenizer_class or eos_token of another type names nothing.)
+    tokenizer_class = config.get("tokenizer_class")
+    class_pattern, class_normalizer = TOKENIZER_CLASS_FACTS.get(
+        tokenizer_class if isinstance(tokenizer_class, str) else None, (GPT2_PATTERN, "none"))
     eos = config.get("eos_token")
     if isinstance(eos, dict):
         eos = eos.get("content")
+    if not eos:
+        eos = "<|endoftext|>" if "<|endoftext|>" in special else None
+    elif not isinstance(eos, str):
+        eos = None
     return _bpe_vocab(
         vocab_table=vocab_table, merges=read_merges_txt(merges_txt, source=source), special=special,
         added=added, pattern=pattern or class_pattern, normalizer=normalizer or class_normalizer,
-        ignore_merges=False, source=source, name=name or file_stem(source),
-        eos_token=eos or ("<|endoftext|>" if "<|endoftext|>" in special else None),
+        ignore_merges=False, source=source, name=name or file_stem(source), eos_token=eos,
     )
 
 

@@ -6,10 +6,11 @@ The layouts transformers writes for them load, with HF ``tokenizers``' semantics
 * the normalizer ``Prepend("▁")`` + ``Replace(" ", "▁")`` (older Llama conversions), or
   ``Replace(" ", "▁")`` alone (Gemma, whose pre-tokenizer ``Split(" ")`` then finds nothing to
   split): a normalizer program, as for any tokenizer.json;
-* the pre-tokenizer ``Metaspace`` with ``split: false`` and ``prepend_scheme`` ``first``,
-  ``always`` or ``never`` (:class:`~wordsplit.sentencepiece.MetaspaceNormalizer`: each space
-  becomes ``▁``; ``▁`` is put before the stretch that does not start with one, for ``first``
-  only at the start of the text, not after an added token);
+* the pre-tokenizer ``Metaspace`` with ``prepend_scheme`` ``first``, ``always`` or ``never``
+  (:class:`~wordsplit.sentencepiece.MetaspaceNormalizer`: each space becomes ``▁``; ``▁`` is
+  put before the stretch that does not start with one, for ``first`` only at the start of the
+  text, not after an added token); with ``split: true`` (HF's default) the ``sentencepiece``
+  spanner then cuts before every ``▁``, and each part is merged alone;
 * the model: the characters of each stretch are its symbols; a character that is no token is
   its bytes' ``<0xNN>`` tokens (byte fallback, before merging); the merges of the file, by rank
   (the ``rank-merge`` encoder); ``ignore_merges``;
@@ -18,8 +19,9 @@ The layouts transformers writes for them load, with HF ``tokenizers``' semantics
 
 The tokens are the vocab's texts in UTF-8 (``▁`` included), and a byte token is its byte
 where no one-character token is that byte's text (as for a ``.model`` file,
-:mod:`wordsplit.formats.sentencepiece`). Anything else (``split: true``, a Unigram model, a
-``Precompiled`` normalizer, other decoders) is an :class:`UnsupportedTokenizerError`.
+:mod:`wordsplit.formats.sentencepiece`). Anything else (a Unigram model, a ``Precompiled``
+normalizer, other decoders, ``split: true`` with a replacement other than ``▁``) is an
+:class:`UnsupportedTokenizerError`.
 """
 
 from __future__ import annotations
@@ -58,8 +60,9 @@ def _steps(spec: Any) -> list[dict]:
 
 
 def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
-                          eos_token: Optional[str] = None) -> Vocab:
-    """The Vocab of a SentencePiece-style tokenizer.json (see the module docstring).
+                          eos_token: Optional[str] = None, overrides: Optional[Mapping[str, Any]] = None) -> Vocab:
+    """The Vocab of a SentencePiece-style tokenizer.json (see the module docstring);
+    ``overrides`` replaces fields of the Vocab made (the GGUF reader's ids, pattern and flags).
 
     Raises:
         UnsupportedTokenizerError: a construct outside the layouts above.
@@ -90,7 +93,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
             f"{source}: added tokens with lstrip, rstrip, single_word or normalized are not supported in a "
             "SentencePiece-style tokenizer.json yet"
         )
-    normalizer = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source, metaspace_name)
+    normalizer, metaspace_split = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source, metaspace_name)
     _check_decoder(spec.get("decoder"), source)
     strip = "first" if any(step.get("type") == "Strip" for step in _steps(spec.get("decoder"))) else "none"
 
@@ -99,7 +102,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     for text, i in table.items():
         if type(i) is not int or i < 0:
             raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
-        value = byte_piece_value(text)
+        value = byte_piece_value(text) if text[:3] == "<0x" else None
         if value is not None:
             byte_tokens[value] = i
         else:
@@ -111,47 +114,52 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     for value, i in byte_tokens.items():
         key = bytes([value])
         ranks[key if key not in ranks else f"<0x{value:02X}>".encode()] = i
-    by_text = {text: i for text, i in table.items()}
     merges: dict[tuple[int, int], int] = {}
     for rank, merge in enumerate(model.get("merges") or []):
         left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
-        if left not in by_text or right not in by_text or left + right not in by_text:
+        pair = (table.get(left), table.get(right))
+        if None in pair or left + right not in table:
             raise VocabFormatError(f"{source}: merge #{rank} {left!r} + {right!r} names a token not in model.vocab")
-        merges.setdefault((by_text[left], by_text[right]), rank)
+        merges.setdefault(pair, rank)
     unk = model.get("unk_token")
     ignore_merges = bool(model.get("ignore_merges"))
-    # (ignore_merges looks the whole stretch up, so it is not cut into words)
+    # (ignore_merges looks the whole stretch up, so it is not cut into words; Metaspace's split
+    # cuts it, and ignore_merges then looks each part up)
     description = SentencePieceModel(semantics="hf", strip_leading_space=strip, ignore_merges=ignore_merges,
-                                     words=not ignore_merges and cuts_at_words(table))
+                                     words=not metaspace_split and not ignore_merges and cuts_at_words(table),
+                                     metaspace_split=metaspace_split)
     literals = {**special, **added}
-    return Vocab(
+    fields = dict(
         name=name, source=source, ranks=ranks, special_tokens=special, added_tokens=added, merges=merges,
         pattern=split_pattern(description), normalizer=normalizer, whole_piece_lookup=False,
         unk_token_id=table.get(unk) if isinstance(unk, str) and type(table.get(unk)) is int else None,
         eos_token_id=literals.get(eos_token) if eos_token else None,
         n_vocab=max([*table.values(), *literals.values()]) + 1,
     )
+    return Vocab(**{**fields, **(overrides or {})})
 
 
-def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_name) -> str:
-    """The normalizer, with a ``Metaspace`` pre-tokenizer (``split: false``) after it."""
+def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_name) -> tuple[str, bool]:
+    """The normalizer, with a ``Metaspace`` pre-tokenizer after it, and whether that splits."""
     steps = _steps(pre_tokenizer)
     if not steps or (len(steps) == 1 and _splits_on_replaced_spaces(steps[0], normalizer)):
-        return normalizer
+        return normalizer, False
     if len(steps) != 1 or steps[0].get("type") != "Metaspace":
         kinds = ", ".join(str(step.get("type")) for step in steps)
         raise UnsupportedTokenizerError(f"{source}: pre-tokenizer {kinds} is not supported with byte_fallback "
                                         "(only Metaspace)")
     step = steps[0]
-    if step.get("split", True):
-        raise UnsupportedTokenizerError(f"{source}: Metaspace with split: true is not supported yet (split: false is)")
+    split = step.get("split", True)  # (HF's default)
+    if not isinstance(split, bool):
+        raise VocabFormatError(f"{source}: Metaspace split should be true or false, not {split!r}")
     scheme = step.get("prepend_scheme")
     if scheme is None:  # files from before prepend_scheme: add_prefix_space
         scheme = "always" if step.get("add_prefix_space", True) else "never"
     replacement = step.get("replacement", SPACE)
-    if scheme not in ("first", "always", "never") or not isinstance(replacement, str) or len(replacement) != 1:
+    if scheme not in ("first", "always", "never") or not isinstance(replacement, str) or len(replacement) != 1 \
+            or (split and replacement != SPACE):
         raise UnsupportedTokenizerError(f"{source}: Metaspace {step!r} is not supported")
-    return metaspace_name(normalizer=normalizer, replacement=replacement, prepend_scheme=scheme)
+    return metaspace_name(normalizer=normalizer, replacement=replacement, prepend_scheme=scheme), split
 
 
 def _splits_on_replaced_spaces(step: dict, normalizer: str) -> bool:

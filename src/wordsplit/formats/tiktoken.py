@@ -29,7 +29,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..errors import UnsupportedTokenizerError, VocabFormatError, advised
 from ..patterns import MAX_GROUP_DEPTH, group_depth
 from ..vocab import Vocab, id_limit
 from .files import file_stem, read_file
@@ -131,7 +131,7 @@ def read_tiktoken(
     known = known_rank_file(data) if None in given else None
     if pattern is None:
         if known is None:
-            raise VocabFormatError(_pattern_required(source, data, special_tokens is None))
+            raise _pattern_required(source, data, special_tokens is None)
         pattern = known.pattern
     elif group_depth(pattern) > MAX_GROUP_DEPTH:  # the regex compiler would exhaust the stack
         raise UnsupportedTokenizerError(f"{source}: the pattern nests groups more than {MAX_GROUP_DEPTH} deep")
@@ -163,14 +163,19 @@ def known_rank_file(data: bytes):
     return KNOWN_RANK_FILES.get(rank_file_sha256(data))
 
 
-def _pattern_required(source: str, data: bytes, no_specials: bool) -> str:
+def _pattern_required(source: str, data: bytes, no_specials: bool) -> VocabFormatError:
     specials = ", special_tokens={'<|endoftext|>': ID}" if no_specials else ""
-    return (
+    return advised(
+        VocabFormatError,
         f"{source} is a rank file (sha256 {rank_file_sha256(data)}), which carries no split pattern "
-        f"and no special tokens, and it is not one of the files wordsplit recognizes; pass the pattern "
-        f"the tokenizer was trained with: load_vocab({source!r}, pattern=r'...'{specials}) (tiktoken's "
-        "pat_str; the patterns of the known vocabularies are in wordsplit.patterns, e.g. CL100K_PATTERN), "
-        "and n_vocab=N if the tokenizer declares more ids than the file and its special tokens use"
+        "and no special tokens, and it is not one of the files wordsplit recognizes",
+        python=f"pass the pattern the tokenizer was trained with: load_vocab({source!r}, pattern=r'...'{specials}) "
+        "(tiktoken's pat_str; the patterns of the known vocabularies are in wordsplit.patterns, e.g. "
+        "CL100K_PATTERN), and n_vocab=N if the tokenizer declares more ids than the file and its special "
+        "tokens use",
+        cli="give the split pattern the tokenizer was trained with: --pattern NAME (a registered "
+        "vocabulary's, e.g. --pattern cl100k_base) or --pattern REGEX (tiktoken's pat_str); the file "
+        "names no special tokens, so none is matched",
     )
 
 

@@ -7,7 +7,9 @@ So the pieces are the stretches between those matches and the matches themselves
 ``score-merge`` encoder encodes a user-defined piece as its id and merges each stretch. Where
 no token has a ``▁`` right after another character (every real model: pieces are words, their
 ``▁`` leading), no merge crosses such a place, and each stretch is cut there too: the ids are
-the same, and repeated words come from the piece cache.
+the same, and repeated words come from the piece cache. A tokenizer.json whose ``Metaspace``
+has ``split: true`` is cut before every ``▁`` (HF's ``MergedWithNext``: ``▁▁a`` is ``▁``,
+``▁a``), which changes the ids where a token joins two ``▁`` or a ``▁`` to what is before it.
 ``spanner="auto"`` picks it for a vocabulary whose pattern is a SentencePiece description.
 
 >>> from wordsplit.sentencepiece import SentencePieceModel, split_pattern
@@ -28,8 +30,12 @@ class SentencePieceSpanner:
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         model = model_of(pattern)
-        # Cut before each ▁ after another character where no merge can join them (model.words).
-        self._words = re.compile("(?<=[^" + SPACE + "])(?=" + SPACE + ")") if model.words else None
+        # Cut before every ▁ (Metaspace's split), or before each ▁ after another character
+        # where no merge can join them (model.words).
+        if model.metaspace_split:
+            self._words = re.compile("(?<=.)(?=" + SPACE + ")", re.DOTALL)
+        else:
+            self._words = re.compile("(?<=[^" + SPACE + "])(?=" + SPACE + ")") if model.words else None
         user_defined = sorted(model.user_defined, key=len, reverse=True)
         # Alternatives longest first: at each place the regex engine takes the first that
         # matches, which is then the longest, and it scans left to right.

@@ -8,7 +8,9 @@ downloading (under the entry's lock) only what is missing:
   verified against its pinned sha256;
 * ``hf:ORG/REPO[@REVISION]``: ``tokenizer_config.json`` when the repo has one, and
   ``tokenizer.json`` from ``{endpoint}/{repo}/resolve/{revision}/``, else Mistral's
-  ``tekken.json``, else ``vocab.json`` + ``merges.txt``, all at the same commit. The
+  ``tekken.json``, else a SentencePiece ``tokenizer.model``, else ``vocab.json`` +
+  ``merges.txt``, all at the same commit (tokenizer.json first, as transformers' fast
+  tokenizers read it where a repo has both it and a tokenizer.model). The
   endpoint is ``WORDSPLIT_HF_ENDPOINT``, else ``HF_ENDPOINT``, else https://huggingface.co;
   ``HF_TOKEN`` is sent as a bearer token, to that endpoint only;
 * an ``http(s)://`` URL, optionally pinned by ``sha256=``.
@@ -19,7 +21,8 @@ downloaded; ``wordsplit download --force`` refreshes it). Offline mode (``offlin
 download when a file is missing.
 
 What it does not do: parse the files (:mod:`~wordsplit.formats.hf`), move bytes
-(:mod:`~wordsplit.store.download`) or lay out the cache (:mod:`~wordsplit.store.cache`).
+(:mod:`~wordsplit.store.download`), lay out the cache (:mod:`~wordsplit.store.cache`) or name
+the hosts (:mod:`~wordsplit.store.hosts`).
 
 >>> parse_hf("hf:Qwen/Qwen3-8B@refs/pr/1")
 HubRef(repo='Qwen/Qwen3-8B', revision='refs/pr/1')
@@ -39,6 +42,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import DownloadError, OfflineError, UnknownVocabError
 from .cache import LOCK_TIMEOUT, Cache, log, read_record
 from .download import READ_TIMEOUT, download, download_limits, public_url
+from .hosts import HF_ENDPOINT, OPENAI_ENDPOINT, hf_endpoint, openai_endpoint
 
 if TYPE_CHECKING:
     from ..vocabs.pretrained import Pretrained
@@ -54,6 +58,8 @@ DEFAULT_REVISION = "main"
 HF_CONFIG = "tokenizer_config.json"
 # Asked for when a repo has no tokenizer.json: Mistral's newer repos hold only this file.
 HF_TEKKEN = "tekken.json"
+# Asked for next: a SentencePiece model (repos that ship no tokenizer.json for it).
+HF_SENTENCEPIECE = "tokenizer.model"
 # The set fetched when a repo has neither; vocab.json last, as its record completes the set.
 HF_FALLBACK_FILES = ("merges.txt", "vocab.json")
 _TRUE = ("1", "true", "yes", "on")
@@ -61,9 +67,6 @@ _TRUE = ("1", "true", "yes", "on")
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_-])?"
 _REPO = re.compile(rf"(?:{_NAME}/)?{_NAME}")
 _REVISION = re.compile(r"[A-Za-z0-9._/-]+")
-# The official hosts; WORDSPLIT_OPENAI_ENDPOINT / WORDSPLIT_HF_ENDPOINT replace them.
-OPENAI_ENDPOINT = "https://openaipublic.blob.core.windows.net"
-HF_ENDPOINT = "https://huggingface.co"
 
 
 def is_offline(offline: bool | None = None) -> bool:
@@ -71,16 +74,6 @@ def is_offline(offline: bool | None = None) -> bool:
     if offline is not None:
         return bool(offline)
     return any(os.environ.get(var, "").strip().lower() in _TRUE for var in ("WORDSPLIT_OFFLINE", "HF_HUB_OFFLINE"))
-
-
-def hf_endpoint() -> str:
-    """``WORDSPLIT_HF_ENDPOINT``, else ``HF_ENDPOINT``, else https://huggingface.co (no trailing slash)."""
-    return (os.environ.get("WORDSPLIT_HF_ENDPOINT") or os.environ.get("HF_ENDPOINT") or HF_ENDPOINT).rstrip("/")
-
-
-def openai_endpoint() -> str:
-    """``WORDSPLIT_OPENAI_ENDPOINT``, else OpenAI's public blob host (no trailing slash)."""
-    return (os.environ.get("WORDSPLIT_OPENAI_ENDPOINT") or OPENAI_ENDPOINT).rstrip("/")
 
 
 def is_url(name: str) -> bool:
@@ -176,15 +169,16 @@ def hf_url(ref: HubRef, file: str, *, endpoint: str | None = None, revision: str
 
 def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -> dict[str, Path]:
     """The tokenizer files of a HuggingFace repo: ``{"tokenizer.json": path}``,
-    ``{"tekken.json": path}`` or ``{"vocab.json": ..., "merges.txt": ...}``, each with
-    ``"tokenizer_config.json": path`` when the repo has one.
+    ``{"tekken.json": path}``, ``{"tokenizer.model": path}`` or ``{"vocab.json": ...,
+    "merges.txt": ...}``, each with ``"tokenizer_config.json": path`` when the repo has one.
 
     A cached set is used without a request. Otherwise tokenizer_config.json is downloaded
     first (a 404 is not an error: the set then has none), then tokenizer.json, on a 404
-    tekken.json (Mistral's repos that hold no tokenizer.json), and on a 404 of that too the
-    vocab.json + merges.txt set, all at the commit the first answer named (so a moving
-    branch cannot mix two revisions). The record of the last file lists the others
-    (``requires``), so a set that lost a file is fetched again rather than used without it.
+    tekken.json (Mistral's repos that hold no tokenizer.json), then tokenizer.model (a
+    SentencePiece model), and on a 404 of those too the vocab.json + merges.txt set, all at
+    the commit the first answer named (so a moving branch cannot mix two revisions). The
+    record of the last file lists the others (``requires``), so a set that lost a file is
+    fetched again rather than used without it.
 
     Raises:
         OfflineError: offline and nothing cached.
@@ -224,6 +218,8 @@ def fetch_hf(ref: HubRef, cache: Cache, *, offline: bool, force: bool = False) -
         return files
     if ensure(HF_TEKKEN, optional=True, last=True) is not None:
         return files
+    if ensure(HF_SENTENCEPIECE, optional=True, last=True) is not None:
+        return files
     try:
         for file in HF_FALLBACK_FILES:
             ensure(file, last=file == HF_FALLBACK_FILES[-1])
@@ -245,7 +241,7 @@ def _set_requires(cache: Cache, path: Path, requires: list[str]) -> None:
 
 def _cached_hf(ref: HubRef, cache: Cache, *, offline: bool) -> dict[str, Path] | None:
     """The cached file set of ``ref``, verified, or None (nothing cached, or an incomplete set)."""
-    for main in ("tokenizer.json", HF_TEKKEN, "vocab.json"):
+    for main in ("tokenizer.json", HF_TEKKEN, HF_SENTENCEPIECE, "vocab.json"):
         path = cache.verified(f"{ref.key}/{main}", what=f"{main} of {ref.spec}")
         if path is not None:
             break
@@ -287,10 +283,10 @@ def _hf_error(exc: DownloadError, ref: HubRef) -> DownloadError:
 
 def _not_found(exc: DownloadError, ref: HubRef, file: str) -> DownloadError:
     error = DownloadError(
-        f"none of tokenizer.json, tekken.json or vocab.json + merges.txt found in {ref.repo} at revision "
-        f"{ref.revision} (HTTP 404 for tokenizer.json, tekken.json and {file} under {hf_url(ref, '')}); "
-        "check the repo id and the revision, "
-        "and that the repo has a byte-level BPE tokenizer"
+        f"none of tokenizer.json, tekken.json, tokenizer.model or vocab.json + merges.txt found in {ref.repo} at "
+        f"revision {ref.revision} (HTTP 404 for tokenizer.json, tekken.json, tokenizer.model and {file} under "
+        f"{hf_url(ref, '')}); check the repo id and the revision, "
+        "and that the repo has a BPE tokenizer"
     )
     error.status = exc.status
     return error

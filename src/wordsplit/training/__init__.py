@@ -87,7 +87,8 @@ def _check_options(vocab_size, special_tokens, min_frequency, max_token_length, 
         from ..errors import unknown_name
 
         raise unknown_name("backend", backend, BACKENDS)
-    if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1):
+    if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, int)
+                                    or num_threads < 1):
         raise TrainingInputError(f"num_threads must be a positive int or None, not {num_threads!r}")
 
 

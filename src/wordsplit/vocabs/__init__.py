@@ -40,7 +40,7 @@ from ..store.sources import (
     pretrained_key, url_file_name,
 )
 from ..vocab import Vocab
-from .pretrained import ALIASES, PRETRAINED, Pretrained
+from .pretrained import ALIASES, PRETRAINED, SENTENCEPIECE_PRETRAINED, Pretrained, PretrainedModel
 
 __all__ = ["VOCABS", "clear_cache", "download_vocab", "forget_loaded", "list_vocabs", "load_vocab",
            "register_vocab"]
@@ -131,7 +131,7 @@ def _load_named(name: str) -> Vocab:
     return vocab
 
 
-def _pretrained_factory(entry: Pretrained) -> Callable[[], Vocab]:
+def _pretrained_factory(entry: Pretrained | PretrainedModel) -> Callable[[], Vocab]:
     def factory() -> Vocab:
         options = _LOAD_OPTIONS.get()
         return _read_pretrained(entry, open_cache(options.get("cache_dir")), options.get("offline"))
@@ -139,30 +139,38 @@ def _pretrained_factory(entry: Pretrained) -> Callable[[], Vocab]:
     return factory
 
 
-def _read_pretrained(entry: Pretrained, cache: Cache, offline: bool | None) -> Vocab:
-    def build(data: bytes, source: str) -> Vocab:
-        from ..formats.tiktoken import read_tiktoken  # (only when the disk cache has no entry)
+def _parse_pretrained(entry: Pretrained | PretrainedModel, data: bytes, source: str) -> Vocab:
+    """The vocabulary of a registered entry's file (only when the disk cache has no entry)."""
+    if isinstance(entry, PretrainedModel):
+        from ..formats.sentencepiece import read_model_proto, sentencepiece_vocab
 
-        return read_tiktoken(
-            data, source=source, name=entry.name, pattern=entry.pattern, special_tokens=entry.special_tokens,
-            added_tokens=entry.added_tokens, n_vocab=entry.n_vocab, normalizer=entry.normalizer,
-            eos_token=entry.eos_token,
-        )
+        return sentencepiece_vocab(read_model_proto(data, source), name=entry.name, source=source)
+    from ..formats.tiktoken import read_tiktoken
 
+    return read_tiktoken(
+        data, source=source, name=entry.name, pattern=entry.pattern, special_tokens=entry.special_tokens,
+        added_tokens=entry.added_tokens, n_vocab=entry.n_vocab, normalizer=entry.normalizer,
+        eos_token=entry.eos_token,
+    )
+
+
+def _read_pretrained(entry: Pretrained | PretrainedModel, cache: Cache, offline: bool | None) -> Vocab:
     recipe = {"pretrained": entry.name, "sha256": entry.sha256}
     bundled = BUNDLED_DATA.joinpath(entry.file)
     if bundled.is_file():
         return cached_vocab(
             cache, {**recipe, "from": "bundled"}, label=entry.name,
-            build=lambda: build(gzip.decompress(bundled.read_bytes()), f"wordsplit:{entry.file}"),
+            build=lambda: _parse_pretrained(entry, gzip.decompress(bundled.read_bytes()), f"wordsplit:{entry.file}"),
         )
     # A slim install: the official file, verified against its pin, from the cache or the network.
     path = fetch_pretrained(entry, cache, offline=is_offline(offline))
     return cached_vocab(cache, {**recipe, "from": str(path)}, label=entry.name,
-                        build=lambda: build(read_checked(path, entry.sha256), str(path)))
+                        build=lambda: _parse_pretrained(entry, read_checked(path, entry.sha256), str(path)))
 
 
-for _entry in PRETRAINED.values():
+# Every registered file, by name: the rank files and the SentencePiece models.
+_NAMED: dict[str, Pretrained | PretrainedModel] = {**PRETRAINED, **SENTENCEPIECE_PRETRAINED}
+for _entry in _NAMED.values():
     register_vocab(_entry.name, _pretrained_factory(_entry),
                    aliases=tuple(alias for alias, target in ALIASES.items() if target == _entry.name))
 
@@ -215,6 +223,7 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
 
     def build() -> Vocab:
         from ..formats.hf import load_hf_tokenizer_json, load_vocab_merges
+        from ..formats.sentencepiece import load_sentencepiece
         from ..formats.tekken import load_tekken
 
         # The loaders parse the bytes that match the recipe's hashes, read once (pinned).
@@ -224,6 +233,8 @@ def _load_hf(name: str, cache: Cache, offline: bool) -> Vocab:
                 vocab = load_hf_tokenizer_json(files["tokenizer.json"], name=ref.repo)
             elif "tekken.json" in files:
                 vocab = load_tekken(files["tekken.json"], name=ref.repo)
+            elif "tokenizer.model" in files:
+                vocab = load_sentencepiece(files["tokenizer.model"], name=ref.repo)
             else:
                 vocab = load_vocab_merges(files["vocab.json"], files["merges.txt"], config, name=ref.repo)
             return vocab if config is None else with_tokenizer_config(vocab, read_file(config), str(config))
@@ -301,8 +312,9 @@ def load_vocab(
         name_or_path: ``"qwen3"``, ``"cl100k_base"``, ``"o200k_base"``, ``"o200k_harmony"``,
             ``"r50k_base"`` (alias ``"gpt2"``), ``"p50k_base"``, ``"p50k_edit"``;
             ``"hf:ORG/REPO"`` or ``"hf:ORG/REPO@REVISION"`` (tokenizer.json, else Mistral's
-            tekken.json, else vocab.json + merges.txt; with tokenizer_config.json when the repo has
-            one); an ``http(s)://`` URL of a file; or a path: a file, or a directory that holds one vocabulary file (see
+            tekken.json, else a SentencePiece tokenizer.model, else vocab.json + merges.txt;
+            with tokenizer_config.json when the repo has one); an ``http(s)://`` URL of a file;
+            or a path: a file, or a directory that holds one vocabulary file (see
             :func:`~wordsplit.formats.find_vocab_file`). A tokenizer_config.json beside an HF
             file gives eos, bos and the chat template. A vocabulary from a path is named after
             the file, or after its directory when the file is ``tokenizer.json``,
@@ -398,13 +410,16 @@ def _vocab_file_in(directory: Path, cache: Cache) -> Path:
     """The vocabulary file ``load_vocab(directory)`` reads: :func:`~wordsplit.formats.find_vocab_file`'s
     one file, except that a ``tokenizer.json`` is read when each other candidate is a rank file
     of the same tokens (the directory ``save_vocab`` and ``wordsplit train`` write: the rank
-    file carries no pattern and no specials, the tokenizer.json both). Rank files of other
-    tokens beside it stay ambiguous, and find_vocab_file says so."""
+    file carries no pattern and no specials, the tokenizer.json both) or a SentencePiece
+    ``tokenizer.model`` (an HF repo of a SentencePiece model: its tokenizer.json is what
+    transformers reads, and what ``hf:ORG/REPO`` loads). Rank files of other tokens beside it
+    stay ambiguous, and find_vocab_file says so."""
     main = next((directory / name for name in ("tokenizer.json", "tokenizer.json.gz") if (directory / name).is_file()),
                 None)
     if main is None:
         return find_vocab_file(directory)
     others = []
+    beside_model = False
     for path in sorted(directory.iterdir()):
         if path == main or not path.is_file():
             continue
@@ -415,11 +430,14 @@ def _vocab_file_in(directory: Path, cache: Cache) -> Path:
         named_otherwise = loader.name == "tokenizer.json" and path.name.removesuffix(".gz") != "tokenizer.json"
         if loader.name == "vocab.json" or named_otherwise:
             continue  # vocab.json beside a tokenizer.json, tokenizer_config.json...: as find_vocab_file counts them
+        if loader.name == "sentencepiece" and path.name == "tokenizer.model":
+            beside_model = True
+            continue
         if loader.name != "tiktoken":
             return find_vocab_file(directory)  # another kind of file: ambiguous
         others.append(path)
     if not others:
-        return find_vocab_file(directory)
+        return main if beside_model else find_vocab_file(directory)
     vocab = _load_path(main, cache)
     for path in others:
         from ..formats.tiktoken import load_tiktoken
@@ -471,8 +489,8 @@ def download_vocab(
     with limited(max_mb=max_mb, deadline=deadline):
         cache = open_cache(cache_dir)
         offline = is_offline()
-        if key in PRETRAINED:
-            entry = PRETRAINED[key]
+        if key in _NAMED:
+            entry = _NAMED[key]
             bundled = BUNDLED_DATA.joinpath(entry.file).is_file()
             paths = [] if bundled else [fetch_pretrained(entry, cache, offline=offline, force=force)]
         elif key in VOCABS:
@@ -507,8 +525,8 @@ def clear_cache(name: str | None = None, cache_dir: str | os.PathLike | None = N
     if name is None:
         return cache.clear()
     key = ALIASES.get(name, name)
-    if key in PRETRAINED:
-        keys, labels = (pretrained_key(PRETRAINED[key]),), (key,)
+    if key in _NAMED:
+        keys, labels = (pretrained_key(_NAMED[key]),), (key,)
     else:
         keys, labels = cache_keys(name)
     return cache.clear(keys=keys, labels=labels)

@@ -2,14 +2,18 @@
 
 Each entry names its bundled file (package data in ``vocabs/data/``, gzipped), the official
 URL and the sha256 of the uncompressed content (docs/sources.md says where each file comes
-from), the split pattern, the special and added tokens and n_vocab, exactly as tiktoken 0.14.0
-(``tiktoken_ext/openai_public.py``) and Qwen3's tokenizer.json define them. The URLs are the
+from); a SentencePiece entry (:data:`SENTENCEPIECE_PRETRAINED`) no more, as its model file
+holds the rest. A rank file's entry also has the split pattern, the special and added tokens
+and n_vocab, exactly as tiktoken 0.14.0 (``tiktoken_ext/openai_public.py``) and Qwen3's
+tokenizer.json define them. The URLs are the
 official ones; :mod:`wordsplit.store.sources` swaps their host for ``WORDSPLIT_OPENAI_ENDPOINT``
 or ``WORDSPLIT_HF_ENDPOINT`` when those are set, and downloads a file only when its bundled copy
 is absent (a slim install).
 
 >>> sorted(PRETRAINED)[:3]
 ['cl100k_base', 'o200k_base', 'o200k_harmony']
+>>> sorted(SENTENCEPIECE_PRETRAINED)
+['mistral-v1']
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Mapping, NamedTuple
 
 from ..patterns import CL100K_ORIGINAL_PATTERN, CL100K_PATTERN, GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, O200K_PATTERN, \
     QWEN2_PATTERN
-from ..store.sources import HF_ENDPOINT, OPENAI_ENDPOINT
+from ..store.hosts import HF_ENDPOINT, OPENAI_ENDPOINT
 
 
 # Records are NamedTuples, not dataclasses: they are defined on every import of wordsplit, and
@@ -158,6 +162,37 @@ PRETRAINED: dict[str, Pretrained] = {
 
 # gpt2 is tiktoken's name for the same ranks, pattern and special token as r50k_base.
 ALIASES = {"gpt2": "r50k_base"}
+
+
+class PretrainedModel(NamedTuple):
+    """A registered SentencePiece vocabulary: its ``tokenizer.model`` carries every fact (pieces,
+    types, normalizer flags), so the entry only says where the file is."""
+
+    name: str
+    file: str  # bundled .model.gz in vocabs/data/
+    url: str  # official; under HF_ENDPOINT
+    sha256: str  # of the uncompressed file
+
+
+# SentencePiece models whose license lets a name load them (and the package bundle them):
+# Mistral's Apache-2.0 ones. mistral-v1 is the tokenizer.model of Mistral 7B v0.1 and Mixtral
+# 8x7B (mistral_common's tokenizer.model.v1, byte for byte); the URL is Mixtral's repo at a
+# fixed commit (the repo asks to accept its terms: a slim install then needs HF_TOKEN). Llama 2
+# and Gemma have no entry: their custom licenses (Llama 2 Community License, Gemma Terms of Use)
+# bind redistribution to their terms and the repos are gated, so they load from the user's own
+# files or hf:ORG/REPO with the user's token (docs/vocabularies.md).
+SENTENCEPIECE_PRETRAINED: dict[str, PretrainedModel] = {
+    p.name: p
+    for p in [
+        PretrainedModel(
+            name="mistral-v1",
+            file="mistral-v1.model.gz",
+            url=f"{HF_ENDPOINT}/mistralai/Mixtral-8x7B-Instruct-v0.1/resolve/eba92302a2861cdc0098cc54bc9f17cb2c47eb61/"
+                "tokenizer.model",
+            sha256="dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+        ),
+    ]
+}
 
 
 # -- rank files recognized by content -------------------------------------------------------

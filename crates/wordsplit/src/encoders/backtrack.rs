@@ -3,7 +3,7 @@
 //!
 //! Walk the piece taking the longest matching token; keep it only if an encoding may still
 //! end where it ends and BPE would leave it next to the previous token
-//! ([`BacktrackTables::is_valid_pair`]); else try the next shorter prefix token, and when
+//! ([`BacktrackTables`]' `is_valid_pair`); else try the next shorter prefix token, and when
 //! none is left drop the previous token and mark its end as a dead end. A BPE encoding is
 //! exactly a token sequence whose adjacent pairs are all valid, so this finds it. The tables
 //! it walks are built in [`super::backtrack_tables`].

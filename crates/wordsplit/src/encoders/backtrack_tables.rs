@@ -2,11 +2,11 @@
 //! `next_prefix_match`, `split_table`, `pair_lookup`), built differently. The crate finds the longest token with
 //! an Aho-Corasick automaton over the vocabulary; building one for 200k tokens takes half a
 //! second, paid by the first long piece. Here the longest match walks the piece with an
-//! incremental hash through one small table ([`TokenTable`]) that tells at each length
+//! incremental hash through one small table (`TokenTable`) that tells at each length
 //! whether a token may still start there and which token the prefix is. The hash is
 //! polynomial, so the hash of a token's rest after a prefix follows from two prefix hashes:
 //! one pass over the token bytes, a probe per prefix and per rest, also yields
-//! `next_prefix` and the split candidates ([`Scan`]).
+//! `next_prefix` and the split candidates (`Scan`).
 //!
 //! Hashes only ever propose. Everything the tables keep is checked against the token bytes
 //! or comes from the exact index ([`MergeTables::rank_of`]); nothing rests on hashes being

@@ -16,9 +16,9 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{
-    read_file, truthy, FileKind, FormatError, Literal, LiteralFlags, Normalizer, TextMap, VocabData,
-};
+use super::{read_file, truthy, FileKind, FormatError, TextMap, VocabData};
+use crate::literal::{Literal, ALL_FLAGS};
+use crate::normalizers::NormalizeStage;
 
 /// The first bytes of every derived entry.
 pub const MAGIC: &[u8] = b"wordsplit-vocab\n";
@@ -127,8 +127,8 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
         });
     }
     let normalizer = match text("normalizer")?.as_str() {
-        "none" => Normalizer::None,
-        "nfc" => Normalizer::Nfc,
+        "none" => NormalizeStage::None,
+        "nfc" => NormalizeStage::Nfc,
         other => {
             return Err(FormatError::Unsupported {
                 file: FileKind::Derived,
@@ -273,7 +273,7 @@ fn literal_table(
             text,
             id,
             special,
-            flags: LiteralFlags::default(),
+            flags: 0,
         })
         .collect())
 }
@@ -286,7 +286,8 @@ fn apply_flags(header: &Map<String, Value>, literals: &mut [Literal]) -> Result<
         Some(_) => return Err(corrupt("the header's literal_flags is not an object")),
     };
     for (text, bits) in flags {
-        let Some(bits) = bits.as_u64().and_then(LiteralFlags::from_bits) else {
+        let bits = bits.as_u64().and_then(|bits| u8::try_from(bits).ok());
+        let Some(bits) = bits.filter(|bits| bits & !ALL_FLAGS == 0) else {
             return Err(corrupt(format!(
                 "the literal_flags of {text:?} are not an int 0-15"
             )));

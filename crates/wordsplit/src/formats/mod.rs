@@ -7,9 +7,9 @@
 //! WebAssembly.
 //!
 //! Each reader takes the file's bytes and returns a [`VocabData`]: what the engine needs to
-//! build its tables, checked with the same invariants as the Python package's `Vocab`. The
-//! readers make the decisions the Python loaders make (`src/wordsplit/formats/`, `store/derived.py`,
-//! `vocabs/pretrained.py`): the same tokens, ids, literals, merges and pattern, and a
+//! build its tables, in the engine's own types ([`Literal`], [`NormalizeStage`]), checked with
+//! the same invariants as the Python package's `Vocab`. The readers make the decisions the
+//! Python loaders make (`src/wordsplit/formats/`, `store/derived.py`, `vocabs/pretrained.py`): the same tokens, ids, literals, merges and pattern, and a
 //! [`FormatError`] wherever Python refuses the file. What Python reads into a form that needs
 //! the Python package to run (a split program, a normalizer program, a normalizer other than
 //! NFC) is a [`FormatError::Unsupported`] that names it.
@@ -19,14 +19,15 @@
 //! vocabulary after it as Python does.
 //!
 //! ```
-//! use wordsplit::formats::{read_tiktoken, Normalizer, TiktokenFacts};
+//! use wordsplit::formats::{read_tiktoken, TiktokenFacts};
+//! use wordsplit::NormalizeStage;
 //!
 //! let lines: String = (0u8..=255)
 //!     .map(|b| format!("{} {}\n", base64_of(&[b]), b))
 //!     .collect();
 //! let facts = TiktokenFacts { pattern: Some(r"\S+|\s+".into()), ..TiktokenFacts::default() };
 //! let vocab = read_tiktoken(lines.as_bytes(), &facts).unwrap();
-//! assert_eq!((vocab.n_vocab, vocab.normalizer), (256, Normalizer::None));
+//! assert_eq!((vocab.n_vocab, vocab.normalizer), (256, NormalizeStage::None));
 //! # fn base64_of(bytes: &[u8]) -> String {
 //! #     const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 //! #     let b = bytes[0] as usize;
@@ -48,6 +49,9 @@ use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
+use crate::literal::Literal;
+use crate::normalizers::NormalizeStage;
+
 pub use derived::{load_derived, read_derived};
 pub use hf::{load_hf_tokenizer_json, read_hf_tokenizer_json};
 pub use named::{named_vocabularies, read_named};
@@ -68,7 +72,8 @@ pub struct VocabData {
     pub name: String,
     /// Every BPE token: its bytes and its id (= its rank: lower merges first), in file order.
     pub tokens: Vec<(Vec<u8>, u32)>,
-    /// The special tokens, then the non-special added tokens, each in file order.
+    /// The special tokens, then the non-special added tokens, each in file order, with HF's
+    /// matching flags.
     pub literals: Vec<Literal>,
     /// Pair-ranked merges `(left id, right id, rank)`: present exactly when the merge list is
     /// not in merged-id order (HF semantics, the lowest rank merges first); `None` means
@@ -81,8 +86,9 @@ pub struct VocabData {
     pub n_vocab: u32,
     /// The split regex (tiktoken's `pat_str`, `\p{..}` classes allowed).
     pub pattern: String,
-    /// The normalization applied to text before splitting.
-    pub normalizer: Normalizer,
+    /// The normalization applied to text before splitting: `None` or `Nfc` (the readers
+    /// refuse the others as [`FormatError::Unsupported`]).
+    pub normalizer: NormalizeStage,
     /// The end-of-sequence token, where the vocabulary declares one.
     pub eos_token_id: Option<u32>,
     /// The beginning-of-sequence token, where the vocabulary declares one.
@@ -95,80 +101,6 @@ pub struct VocabData {
     /// The model's Jinja chat template, where the file carries one (derived entries,
     /// [`with_tokenizer_config`]).
     pub chat_template: Option<String>,
-}
-
-/// A special or added token: matched in text as a whole, never merged.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Literal {
-    /// The token's text (its UTF-8 bytes are what it decodes to, unless its id is a BPE token's).
-    pub text: String,
-    /// Its id; it may be a BPE token's id (HF gives an added token that is also in the model's
-    /// vocab that entry's id).
-    pub id: u32,
-    /// Special (tiktoken's allowed/disallowed policy applies) or added (always matched).
-    pub special: bool,
-    /// HF's matching flags.
-    pub flags: LiteralFlags,
-}
-
-/// HF's added-token flags (`lstrip`, `rstrip`, `single_word`, `normalized`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct LiteralFlags {
-    /// The token takes the whitespace before it.
-    pub lstrip: bool,
-    /// The token takes the whitespace after it.
-    pub rstrip: bool,
-    /// The token matches only with no word character right before or after it.
-    pub single_word: bool,
-    /// The token is found in the normalized text, by its normalized content.
-    pub normalized: bool,
-}
-
-impl LiteralFlags {
-    /// The flags as the bitmask the Python package stores (`vocab.literal_flags`: lstrip 1,
-    /// rstrip 2, single_word 4, normalized 8).
-    ///
-    /// ```
-    /// use wordsplit::formats::LiteralFlags;
-    /// let flags = LiteralFlags { rstrip: true, normalized: true, ..LiteralFlags::default() };
-    /// assert_eq!(flags.bits(), 10);
-    /// assert_eq!(LiteralFlags::from_bits(10), Some(flags));
-    /// ```
-    pub fn bits(self) -> u8 {
-        u8::from(self.lstrip)
-            | u8::from(self.rstrip) << 1
-            | u8::from(self.single_word) << 2
-            | u8::from(self.normalized) << 3
-    }
-
-    /// The flags of a bitmask, or `None` beyond the four bits.
-    pub fn from_bits(bits: u64) -> Option<Self> {
-        (bits <= 15).then_some(LiteralFlags {
-            lstrip: bits & 1 != 0,
-            rstrip: bits & 2 != 0,
-            single_word: bits & 4 != 0,
-            normalized: bits & 8 != 0,
-        })
-    }
-}
-
-/// The normalizers the Rust core runs itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Normalizer {
-    /// The text is split as it is.
-    None,
-    /// Unicode NFC, with the tables HF tokenizers uses (Unicode 9.0).
-    Nfc,
-}
-
-impl Normalizer {
-    /// The Python package's name of the normalizer (`"none"`, `"nfc"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Normalizer::None => "none",
-            Normalizer::Nfc => "nfc",
-        }
-    }
 }
 
 /// The kind of file a [`FormatError`] is about.

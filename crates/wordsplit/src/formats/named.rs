@@ -10,7 +10,8 @@
 
 use super::named_table::{ALIASES, KNOWN_RANK_FILES, PRETRAINED};
 use super::tiktoken::{read_tiktoken, TiktokenFacts};
-use super::{FormatError, Normalizer, VocabData};
+use super::{FormatError, VocabData};
+use crate::normalizers::NormalizeStage;
 
 /// What a tokenizer defines in code around its rank file (a record of the generated table).
 #[derive(Debug)]
@@ -64,7 +65,7 @@ pub fn read_named(name: &str, tiktoken_data: &[u8]) -> Result<VocabData, FormatE
             special_tokens: Some(owned(facts.special_tokens)),
             added_tokens: Some(owned(facts.added_tokens)),
             n_vocab: facts.n_vocab,
-            normalizer: Some(Normalizer::of_name(facts.normalizer)),
+            normalizer: NormalizeStage::from_name(facts.normalizer),
             eos_token: facts.eos_token.map(str::to_string),
         },
     )

@@ -22,10 +22,10 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::named::{known_rank_file, Facts};
-use super::{
-    file_stem, id_limit, parent_name, read_file, FileKind, FormatError, Literal, LiteralFlags,
-};
-use super::{Normalizer, TextMap, VocabData};
+use super::{file_stem, id_limit, parent_name, read_file, FileKind, FormatError};
+use super::{TextMap, VocabData};
+use crate::literal::Literal;
+use crate::normalizers::NormalizeStage;
 
 /// The facts a rank file does not carry. `None` fields of a recognized file (by sha256) take
 /// its official facts; an unrecognized file needs at least `pattern`.
@@ -43,7 +43,7 @@ pub struct TiktokenFacts {
     /// official n_vocab goes with its official special tokens only.
     pub n_vocab: Option<u32>,
     /// The normalizer (default none).
-    pub normalizer: Option<Normalizer>,
+    pub normalizer: Option<NormalizeStage>,
     /// The text of the end-of-sequence token (ignored when no literal has it).
     pub eos_token: Option<String>,
 }
@@ -157,7 +157,7 @@ pub fn read_tiktoken(data: &[u8], facts: &TiktokenFacts) -> Result<VocabData, Fo
     let mut special = facts.special_tokens.clone();
     let mut added = facts.added_tokens.clone();
     let mut n_vocab = facts.n_vocab;
-    let mut normalizer = facts.normalizer;
+    let mut normalizer = facts.normalizer.clone();
     let mut eos = facts.eos_token.clone();
     if let Some(known) = known {
         if special.is_none() {
@@ -165,7 +165,8 @@ pub fn read_tiktoken(data: &[u8], facts: &TiktokenFacts) -> Result<VocabData, Fo
             n_vocab = n_vocab.or(known.n_vocab);
         }
         added = added.or_else(|| Some(owned(known.added_tokens)));
-        normalizer = normalizer.or_else(|| Some(Normalizer::of_name(known.normalizer)));
+        // (the generated table's "none" or "nfc")
+        normalizer = normalizer.or_else(|| NormalizeStage::from_name(known.normalizer));
         eos = eos.or_else(|| known.eos_token.map(str::to_string));
     }
     let literals = literals_of(special.unwrap_or_default(), added.unwrap_or_default());
@@ -189,7 +190,7 @@ pub fn read_tiktoken(data: &[u8], facts: &TiktokenFacts) -> Result<VocabData, Fo
         whole_piece_lookup: true,
         n_vocab: 0,
         pattern,
-        normalizer: normalizer.unwrap_or(Normalizer::None),
+        normalizer: normalizer.unwrap_or(NormalizeStage::None),
         eos_token_id,
         bos_token_id: None,
         unk_token_id: None,
@@ -235,21 +236,10 @@ fn literals_of(special: Vec<(String, u32)>, added: Vec<(String, u32)>) -> Vec<Li
             text,
             id,
             special,
-            flags: LiteralFlags::default(),
+            flags: 0,
         }));
     }
     literals
-}
-
-impl Normalizer {
-    /// The normalizer of a name in the generated table (`"none"` or `"nfc"`).
-    pub(crate) fn of_name(name: &str) -> Normalizer {
-        if name == "nfc" {
-            Normalizer::Nfc
-        } else {
-            Normalizer::None
-        }
-    }
 }
 
 fn bad_line(data: &[u8], lineno: usize, line: &[u8], reason: &str) -> FormatError {

@@ -22,10 +22,8 @@ use serde_json::{Map, Value};
 use super::hf::bpe::{bpe_vocab, Layout, Rest};
 use super::hf::Added;
 use super::named_table::{GPT2_PATTERN, TOKENIZER_CLASS_FACTS};
-use super::{
-    file_stem, read_file, truthy, FileKind, FormatError, LiteralFlags, Normalizer, TextMap,
-    VocabData,
-};
+use super::{file_stem, read_file, truthy, FileKind, FormatError, TextMap, VocabData};
+use crate::normalizers::NormalizeStage;
 
 const LAYOUT: Layout = Layout {
     file: FileKind::VocabMerges,
@@ -108,7 +106,7 @@ fn read(
             let token = Added {
                 content: "<|endoftext|>".into(),
                 special: true,
-                flags: LiteralFlags::default(),
+                flags: 0,
             };
             literals.push((token, id)); // (no config: no other literal)
         }
@@ -143,9 +141,9 @@ fn read(
         .collect();
     let model = Map::from_iter([("merges".to_string(), Value::Array(merges))]);
     let normalizer = if normalizer == "nfc" {
-        Normalizer::Nfc
+        NormalizeStage::Nfc
     } else {
-        Normalizer::None
+        NormalizeStage::None
     };
     let rest = Rest {
         pattern: pattern.into(),
@@ -193,7 +191,7 @@ fn literals_of_config(config: &Map<String, Value>) -> Result<Vec<(Added, i128)>,
                 Added {
                     content,
                     special,
-                    flags: LiteralFlags::default(),
+                    flags: 0,
                 },
                 id,
             )

@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-use super::literals::{literal_automaton, FlaggedScan, Literal, NORMALIZED};
+use super::literals::{literal_automaton, FlaggedScan};
 use super::second_pass::normalized_automaton;
 use super::{EncodeStage, Interrupt, Pipeline, SpanStage};
 use crate::encoders::{Encoder, EncoderKind};
 use crate::error::Error;
+use crate::literal::{Literal, NORMALIZED};
 use crate::normalizers::{NormalizeStage, Normalizer};
 use crate::spanners::{
     scanner_for_pattern, HfProgram, RegexSequence, RegexSpanner, Scanner, Spanner,
@@ -119,7 +120,7 @@ impl PipelineBuilder {
 
     /// A normalizer supplied by the caller.
     pub fn foreign_normalizer(self, normalizer: Box<dyn Normalizer>) -> Self {
-        self.normalizer(NormalizeStage::Foreign(normalizer))
+        self.normalizer(NormalizeStage::Foreign(Arc::from(normalizer)))
     }
 
     /// `(id, fuse)`: a byte no token spells is encoded as this token (HF's BPE `unk_token`;

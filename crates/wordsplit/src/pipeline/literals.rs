@@ -1,6 +1,6 @@
-//! Special and added tokens in the text: the literals, HF's added-token flags, and the walk
-//! that finds the literals that are tokens under a policy (leftmost-longest, as HF's
-//! added-vocabulary matcher), in one pass or in HF's two (`second_pass.rs`).
+//! Special and added tokens in the text ([`Literal`]s): the walk that finds the literals that
+//! are tokens under a policy (leftmost-longest, as HF's added-vocabulary matcher), in one pass
+//! or in HF's two (`second_pass.rs`).
 
 use std::ops::Range;
 
@@ -8,26 +8,7 @@ use aho_corasick::{AhoCorasick, Input, MatchKind};
 
 use super::{Pipeline, SpecialPolicy};
 use crate::error::Error;
-
-/// One special or added token literal.
-pub struct Literal {
-    pub text: String,
-    pub id: u32,
-    /// Special tokens follow the allowed/disallowed policy; added tokens always match.
-    pub special: bool,
-    /// HF's added-token flags: bits [`LSTRIP`], [`RSTRIP`], [`SINGLE_WORD`], [`NORMALIZED`]
-    /// (`Vocab.literal_flags`).
-    pub flags: u8,
-}
-
-/// The whitespace before the token is part of its match.
-pub const LSTRIP: u8 = 1;
-/// The whitespace after the token is part of its match.
-pub const RSTRIP: u8 = 2;
-/// The token matches only with no word character right before or after it.
-pub const SINGLE_WORD: u8 = 4;
-/// The token is matched in a second pass, in the stretches the others left.
-pub const NORMALIZED: u8 = 8;
+use crate::literal::{strips, Literal, LSTRIP, RSTRIP, SINGLE_WORD};
 
 /// What a literal pass calls for each token: the plain text before it, its span and literal.
 type TokenSink<'a, 'b> =
@@ -116,7 +97,7 @@ impl Pipeline {
         }
     }
 
-    /// [`Pipeline::walk_literals`] with HF's flags: the literals without [`NORMALIZED`] in
+    /// [`Pipeline::walk_literals`] with HF's flags: the literals without [`NORMALIZED`](crate::literal::NORMALIZED) in
     /// `text`, then those with it in each stretch the first pass left (as the Python engine's
     /// `LiteralScan`, which says what each flag does).
     fn walk_flagged(
@@ -189,7 +170,7 @@ impl Pipeline {
                 let taken: usize = text[plain_start.min(start)..start]
                     .chars()
                     .rev()
-                    .take_while(|c| c.is_whitespace())
+                    .take_while(|&c| strips(literal.flags, c))
                     .map(char::len_utf8)
                     .sum();
                 start = (start - taken).max(plain_start);
@@ -197,7 +178,7 @@ impl Pipeline {
             if literal.flags & RSTRIP != 0 {
                 stop += text[stop..hi]
                     .chars()
-                    .take_while(|c| c.is_whitespace())
+                    .take_while(|&c| strips(literal.flags, c))
                     .map(char::len_utf8)
                     .sum::<usize>();
             }
@@ -218,6 +199,7 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::literal::NORMALIZED;
 
     /// The pieces `walk_literals` gives for `text`: plain text as `(text, None)`, a token as
     /// `(its span's text, Some(literal text))`.
@@ -255,6 +237,24 @@ mod tests {
 
     fn piece(text: &str, literal: Option<&str>) -> (String, Option<String>) {
         (text.to_owned(), literal.map(str::to_owned))
+    }
+
+    #[test]
+    fn c_space_strips_ascii_whitespace_only() {
+        use crate::literal::C_SPACE;
+
+        let got = walked(
+            &[("<e>", RSTRIP | C_SPACE), ("<b>", LSTRIP | C_SPACE)],
+            "<e> \x0b\u{3000}x \t<b>",
+        );
+        assert_eq!(
+            got,
+            vec![
+                piece("<e> \x0b", Some("<e>")),
+                piece("\u{3000}x", None),
+                piece(" \t<b>", Some("<b>")),
+            ]
+        );
     }
 
     #[test]

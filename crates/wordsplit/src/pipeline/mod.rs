@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use crate::encoders::{merge_piece, Encoder, EncoderKind};
 use crate::error::{Error, Stage};
+use crate::literal::Literal;
 use crate::normalizers::NormalizeStage;
 use crate::spanners::{HfProgram, RegexSequence, RegexSpanner, Scanner, Spanner, SplitError};
 use crate::tables::MergeTables;
@@ -34,7 +35,6 @@ mod second_pass;
 
 pub use builder::{regex_unsupported, PipelineBuilder};
 use literals::FlaggedScan;
-pub use literals::{Literal, LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD};
 pub use offsets::TokenPlace;
 
 /// What to do with each special literal in one call (indexes into the literal list).

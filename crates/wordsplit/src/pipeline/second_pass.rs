@@ -18,9 +18,10 @@ use std::ops::Range;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-use super::literals::{FlaggedScan, Literal, NORMALIZED};
+use super::literals::FlaggedScan;
 use super::{Pipeline, SpecialPolicy};
 use crate::error::Error;
+use crate::literal::{Literal, NORMALIZED};
 use crate::normalizers::NormalizeStage;
 
 /// The leftmost-longest automaton of the `normalized` literals' normalized contents, and the
@@ -201,7 +202,7 @@ pub(super) enum Step<'n, 'a, N> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::{LSTRIP, RSTRIP};
+    use crate::literal::{LSTRIP, RSTRIP};
 
     fn pipeline(literals: &[(&str, u8)], normalizer: NormalizeStage) -> Pipeline {
         let literals = literals

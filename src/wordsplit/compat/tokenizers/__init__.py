@@ -1,4 +1,5 @@
-r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for byte-level BPE files:
+r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for byte-level BPE files and
+SentencePiece-style BPE files (byte fallback: Llama 2, Mistral, Gemma):
 ``from wordsplit.compat.tokenizers import Tokenizer``.
 
 What it has: :class:`Tokenizer` with ``from_file``, ``from_str``, ``from_buffer``,
@@ -19,7 +20,8 @@ HF aligns it (:mod:`wordsplit.offsets`).
 What it does not do: training, ``add_tokens``/``add_special_tokens`` (a wordsplit vocabulary
 is immutable), padding and truncation (a file that sets them is refused at load rather than
 encoded differently), and the ``normalizer``/``pre_tokenizer``/``model`` component objects.
-Files other than byte-level BPE are refused as wordsplit refuses them.
+Files wordsplit does not load are refused as it refuses them, and so are decoders it does not
+run exactly (:mod:`~wordsplit.compat.tokenizers.decoding` says which it runs).
 
 >>> from wordsplit import load_vocab
 >>> from wordsplit.training.save import tokenizer_json
@@ -42,8 +44,9 @@ from ...errors import EncodeInputError, UnsupportedTokenizerError
 from ...formats.bytelevel import BYTE_TO_CHAR, CHAR_TO_BYTE
 from ...postprocess import Parts, PostProcessor, default_process, read_post_processor
 from ...vocab import Vocab
+from .decoding import hf_byte_value, metaspace_text, read_decoding
 
-__all__ = ["Encoding", "Tokenizer"]
+__all__ = ["Encoding", "Tokenizer", "read_vocab"]
 
 TextInput = str
 PreTokenizedInput = Sequence[str]
@@ -72,7 +75,8 @@ class Encoding:
 
     @property
     def tokens(self) -> list[str]:
-        """Each token as HF spells it: byte-level text (``"Ġworld"``), or a special token's text."""
+        """Each token as HF spells it: byte-level text (``"Ġworld"``), as written in a
+        SentencePiece-style file (``"▁world"``, ``"<0x0A>"``), or an added token's text."""
         return self._parts.tokens
 
     @property
@@ -143,7 +147,8 @@ class Tokenizer:
 
     Raises:
         VocabFormatError, UnsupportedTokenizerError: the file cannot be used (see
-            :mod:`wordsplit.formats.hf`), or sets padding or truncation.
+            :mod:`wordsplit.formats.hf`), sets padding or truncation, or has a decoder wordsplit does
+            not run (:mod:`~wordsplit.compat.tokenizers.decoding`).
     """
 
     def __init__(self, spec: dict, vocab: Vocab, *, json_text: str, options=None, source: str = "tokenizer.json"):
@@ -155,16 +160,23 @@ class Tokenizer:
                     f"{source}: {setting} is set; wordsplit.compat.tokenizers does not pad or truncate. Set "
                     f'"{setting}": null in the file, and pad or truncate the ids yourself'
                 )
-        decoder = spec.get("decoder")
-        kind = decoder.get("type") if isinstance(decoder, dict) else None
-        if decoder is not None and kind != "ByteLevel":
-            raise UnsupportedTokenizerError(f"{source}: decoder {kind!r} is not supported (only ByteLevel or none)")
         self._setup(spec, (options or TokenizerOptions()).build(vocab), json_text=json_text, source=source)
         self.encode_special_tokens = False
 
     def _setup(self, spec: dict, tok, *, json_text: str, source: str) -> None:
-        """The state of a tokenizer of ``spec`` encoding with the wordsplit tokenizer ``tok``."""
-        self._byte_level_decoder = spec.get("decoder") is not None
+        """The state of a tokenizer of ``spec`` encoding with the wordsplit tokenizer ``tok``.
+
+        Raises:
+            UnsupportedTokenizerError: a decoder wordsplit does not run exactly
+                (:mod:`~wordsplit.compat.tokenizers.decoding`), or a SentencePiece-style file
+                whose words or byte tokens HF would read otherwise (see :func:`_check_sentencepiece`).
+        """
+        from ...formats.hf_sentencepiece import is_sentencepiece_style
+
+        self._decoding = read_decoding(spec.get("decoder"), source)
+        self._byte_level_decoder = self._decoding.kind == "byte-level"
+        # A SentencePiece-style file's tokens are written as in its vocab ("▁Hello", "<0x0A>").
+        self._sentencepiece = is_sentencepiece_style(spec)
         self._spec = spec
         self._json = json_text
         self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
@@ -173,9 +185,12 @@ class Tokenizer:
         self._literals = vocab.all_special_literals  # text → id
         self._special_ids = frozenset(vocab.special_tokens.values())
         self._special_texts = frozenset(vocab.special_tokens)
+        self._literal_ids = frozenset(self._literals.values())
         self._lock = threading.Lock()
         self._strings: Optional[list[Optional[str]]] = None
         self._decode_table: Optional[list[Optional[bytes]]] = None
+        if self._sentencepiece:
+            _check_sentencepiece(self, source)
 
     def __getstate__(self) -> dict:
         """Pickle (and ``copy.deepcopy``) as HF's ``Tokenizer`` does, for worker processes
@@ -203,7 +218,7 @@ class Tokenizer:
         """A tokenizer from the text of a ``tokenizer.json``.
 
         Raises:
-            VocabFormatError: not a tokenizer.json; UnsupportedTokenizerError: not byte-level BPE.
+            VocabFormatError: not a tokenizer.json; UnsupportedTokenizerError: a file or decoder wordsplit does not run.
         """
         return cls._from_bytes(json.encode("utf-8"), source="tokenizer.json", options=options)
 
@@ -250,9 +265,7 @@ class Tokenizer:
 
     @classmethod
     def _from_bytes(cls, data: bytes, *, source: str, options) -> "Tokenizer":
-        from ...formats.hf import read_hf_tokenizer_json
-
-        vocab = read_hf_tokenizer_json(data, source=source, name=Path(source).stem.removesuffix(".json"))
+        vocab = read_vocab(data, source=source)
         text = data.decode("utf-8")
         return cls(json.loads(text), vocab, json_text=text, options=options, source=source)
 
@@ -325,8 +338,29 @@ class Tokenizer:
             result = self._tok.encode_with_offsets(text, allowed_special="all")
         strings = self._token_strings()
         tokens = [strings[i] for i in result.ids]
-        words = result.word_ids if word is None else [word] * len(result.ids)
+        if word is not None:
+            words = [word] * len(result.ids)
+        elif self._sentencepiece:
+            words = self._stretch_words(result.ids)
+        else:
+            words = result.word_ids
         return Parts.of(result.ids, tokens, result.char_offsets, words, type_id=type_id)
+
+    def _stretch_words(self, ids: list[int]) -> list[int]:
+        """HF's word ids in a SentencePiece-style file, whose pre-tokenizer does not split: each
+        added token found in the text is a word, and so is each stretch of text between them
+        (wordsplit's own pieces are finer). An added token's id is one the model cannot make
+        (:func:`_check_sentencepiece`), so an id tells which it is."""
+        literal_ids = self._literal_ids
+        words: list[int] = []
+        word, after_literal = -1, True
+        for i in ids:
+            is_literal = i in literal_ids
+            if is_literal or after_literal:
+                word += 1
+            words.append(word)
+            after_literal = is_literal
+        return words
 
     # -- decode ---------------------------------------------------------------------------
 
@@ -346,10 +380,20 @@ class Tokenizer:
             if string is None or (skip_special_tokens and string in self._special_texts):
                 continue
             kept.append(i)
-        if not self._byte_level_decoder:
-            return " ".join(strings[i] for i in kept)
-        table = self._decode_bytes_table()
-        return b"".join([table[i] for i in kept]).decode("utf-8", "replace")
+        return self._decode_kept(kept)
+
+    def _decode_kept(self, ids: list[int]) -> str:
+        """The decoder's text of ids the vocabulary has (none skipped any more)."""
+        kind = self._decoding.kind
+        if kind == "byte-level":
+            table = self._decode_bytes_table()
+            return b"".join([table[i] for i in ids]).decode("utf-8", "replace")
+        if kind == "sentencepiece":  # the engine decodes as HF's chain (checked at load)
+            return self._tok.decode(ids)
+        strings = self._token_strings()
+        if kind == "metaspace":
+            return metaspace_text([strings[i] for i in ids], self._decoding.replacement, self._decoding.first)
+        return " ".join(strings[i] for i in ids)
 
     def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
         """:meth:`decode` of each sequence."""
@@ -358,13 +402,18 @@ class Tokenizer:
     # -- vocabulary -----------------------------------------------------------------------
 
     def _token_strings(self) -> list[Optional[str]]:
-        """Each id's token string (byte-level text; an added token's content), built once."""
+        """Each id's token string (byte-level text, or as written in a SentencePiece-style
+        file; an added token's content), built once."""
         if self._strings is None:
             with self._lock:
                 if self._strings is None:
                     strings: list[Optional[str]] = [None] * self._vocab.n_vocab
-                    for piece, i in self._vocab.ranks.items():
-                        strings[i] = "".join([BYTE_TO_CHAR[b] for b in piece])
+                    if self._sentencepiece:
+                        for text, i in self._spec["model"]["vocab"].items():
+                            strings[i] = text
+                    else:
+                        for piece, i in self._vocab.ranks.items():
+                            strings[i] = "".join([BYTE_TO_CHAR[b] for b in piece])
                     for text, i in self._literals.items():
                         strings[i] = text
                     self._strings = strings
@@ -383,6 +432,8 @@ class Tokenizer:
         literal = self._literals.get(token)
         if literal is not None:
             return literal
+        if self._sentencepiece:
+            return self._spec["model"]["vocab"].get(token)
         from ...formats.bytelevel import token_bytes
 
         piece = token_bytes(token)
@@ -436,6 +487,70 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(wordsplit={self._tok!r})"
+
+
+def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
+    """Refuse a SentencePiece-style file where wordsplit's answer could differ from HF's: an
+    added token whose id the model can also make (its word id would be ambiguous); with the
+    ``ByteFallback`` chain, a vocabulary whose decode by wordsplit's engine is not HF's: a token
+    the engine reads otherwise than ``ByteFallback`` reads its string (a byte, or text).
+
+    Raises:
+        UnsupportedTokenizerError: such a file.
+    """
+    from ...engines.sentencepiece import BYTE, token_kinds
+    from ...sentencepiece import is_sentencepiece, model_of
+
+    if is_sentencepiece(tok._vocab.pattern) and model_of(tok._vocab.pattern).metaspace_split:
+        # HF's word ids are then one per ▁-started part, not one per stretch (_stretch_words).
+        raise UnsupportedTokenizerError(f"{source}: Metaspace with split: true is not supported here (its word ids)")
+    model = tok._spec["model"]
+    made = {"".join(merge.split(" ", 1) if isinstance(merge, str) else merge) for merge in model.get("merges") or []}
+    by_id = {i: text for text, i in model["vocab"].items()}
+    for content, i in tok._literals.items():
+        text = by_id.get(i)
+        if text is not None and (len(text) == 1 or text in made or hf_byte_value(text) is not None):
+            raise UnsupportedTokenizerError(
+                f"{source}: added token {content!r} has the id {i} of the model's token {text!r}, which the model "
+                "also makes from text; HF's word ids would then depend on which made it"
+            )
+    if tok._decoding.kind != "sentencepiece":
+        return
+    description = model_of(tok._vocab.pattern)
+    if description.semantics != "hf" or (description.strip_leading_space == "first") != tok._decoding.strip:
+        raise UnsupportedTokenizerError(f"{source}: the vocabulary does not decode with the file's decoder")
+    kinds = token_kinds(tok._vocab)
+    for i, string in enumerate(tok._token_strings()):
+        if string is None:
+            continue
+        value = hf_byte_value(string)
+        hf_reads = f"the text {string!r}" if value is None else f"the byte 0x{value:02X}"
+        kind, data = kinds[i]
+        ws_reads = "no token" if data is None else f"the byte 0x{data[0]:02X}" if kind == BYTE \
+            else f"the text {data.decode('utf-8', 'replace')!r}"
+        if hf_reads != ws_reads:
+            raise UnsupportedTokenizerError(
+                f"{source}: HF's ByteFallback decoder reads token {string!r} (id {i}) as {hf_reads}, wordsplit's "
+                f"decode as {ws_reads}; wordsplit.compat.tokenizers cannot decode this file as HF does"
+            )
+
+
+def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab:
+    """The wordsplit vocabulary of a tokenizer.json for :class:`Tokenizer`. A SentencePiece-style
+    file with HF's ``Metaspace`` decoder, which wordsplit's own decode does not have, is read
+    without its decoder: the decoder changes no id, and :class:`Tokenizer` decodes it itself."""
+    from ...formats.hf import read_hf_tokenizer_json
+    from ...formats.hf_sentencepiece import is_sentencepiece_style
+
+    name = name or Path(source).stem.removesuffix(".json")
+    try:
+        spec = json.loads(data)
+    except ValueError:
+        spec = None  # the reader says what is wrong
+    if isinstance(spec, dict) and isinstance(spec.get("decoder"), dict) and spec["decoder"].get("type") == "Metaspace" \
+            and isinstance(spec.get("model"), dict) and is_sentencepiece_style(spec):
+        data = json.dumps({**spec, "decoder": None}).encode("utf-8")
+    return read_hf_tokenizer_json(data, source=source, name=name)
 
 
 _TOKEN_LOCK = threading.Lock()

@@ -289,10 +289,7 @@ class Backend:
             rows.append(row)
         if self._native:
             return ws._tok.decode_batch(rows)
-        table, strings = ws._decode_bytes_table(), ws._token_strings()
-        if not ws._byte_level_decoder:
-            return [" ".join(strings[i] for i in row.tolist()) for row in rows]
-        return [b"".join([table[i] for i in row.tolist()]).decode("utf-8", "replace") for row in rows]
+        return [ws._decode_kept(row.tolist()) for row in rows]
 
     def _keep(self, skip_special_tokens: bool):
         """A boolean array over the ids: the ids HF's decode keeps (those the vocabulary has,
@@ -302,9 +299,14 @@ class Backend:
         key = ("keep", skip_special_tokens)
         keep = self._layouts.get(key)
         if keep is None:
-            table = self._ws._vocab.token_bytes
-            keep = np.fromiter((b is not None for b in table), dtype=bool, count=len(table))
-            keep[list(self._ws._literals.values())] = True
+            ws = self._ws
+            if ws._sentencepiece:  # (every id HF has a token string for: checked at load)
+                strings = ws._token_strings()
+                keep = np.fromiter((s is not None for s in strings), dtype=bool, count=len(strings))
+            else:  # (the strings of a byte-level vocabulary are only built when asked for)
+                table = ws._vocab.token_bytes
+                keep = np.fromiter((b is not None for b in table), dtype=bool, count=len(table))
+                keep[list(ws._literals.values())] = True
             if skip_special_tokens:
                 keep[list(self._ws._special_ids)] = False
             self._layouts[key] = keep
@@ -315,9 +317,9 @@ class Backend:
 def _vocab_of(text: str):
     """The wordsplit vocabulary of a tokenizer.json (the last few kept: accelerating several
     copies of one tokenizer reads its file once; a Vocab is immutable)."""
-    from ...formats.hf import read_hf_tokenizer_json
+    from ..tokenizers import read_vocab
 
-    return read_hf_tokenizer_json(text.encode("utf-8"), source="tokenizer.json", name="tokenizer")
+    return read_vocab(text.encode("utf-8"), source="tokenizer.json", name="tokenizer")
 
 
 class _Fallback(Exception):

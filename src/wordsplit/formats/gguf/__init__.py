@@ -32,9 +32,10 @@ What it does not do:
 * normalization (beyond the SentencePiece files' spaces as ``▁``): GGUF records no normalizer
   and llama.cpp applies none, so a byte-level BPE Vocab's is
   ``"none"`` even where the original HF tokenizer applies NFC (Qwen);
-* llama.cpp's load-time heuristics that do not change ``encode`` without special-token
-  parsing: the re-typing of "control-looking" NORMAL tokens such as ``</s>`` (it matters only
-  with ``parse_special=true``), per-token lstrip/rstrip attributes, add_bos/add_eos/add_sep.
+* for byte-level BPE files, llama.cpp's load-time token attributes (the re-typing of
+  "control-looking" tokens such as ``<|im_end|>`` by their text, the rstrip/lstrip attributes it
+  sets by model name); the SentencePiece readers apply them
+  (:mod:`.attributes`). Nor add_bos/add_eos/add_sep.
 
 >>> import struct
 >>> def gguf_string(s): return struct.pack("<Q", len(s)) + s.encode()

@@ -6,7 +6,9 @@ file and applies its own rules, which are what this module builds with the Sente
 components (:mod:`wordsplit.sentencepiece`):
 
 * the text is cut at USER_DEFINED tokens (always) and at CONTROL and UNKNOWN ones (only when
-  special tokens are parsed: ``encode``'s allowed specials), longest first;
+  special tokens are parsed: ``encode``'s allowed specials), longest first, with the types and
+  the rstrip/lstrip attributes llama.cpp gives them at load time (:mod:`.attributes`: Phi-3's
+  ``</s>`` is a control token, and its special tokens take the ASCII whitespace after them);
 * each stretch between them gets one space before it (``add_space_prefix``, on unless the file
   says ``tokenizer.ggml.add_space_prefix = false``) and every space (U+0020 only) becomes
   ``▁``; nothing else is normalized, and extra whitespace is kept: the ``sentencepiece``
@@ -39,8 +41,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import UnsupportedTokenizerError, VocabFormatError
-from ...vocab import Vocab
+from ...vocab import C_WHITE_SPACE, Vocab
 from ..sentencepiece import Piece, _score_merges, add_byte_pieces, byte_piece_value
+from .attributes import check_literal_order, llama_cpp_attributes
 
 __all__ = ["read_gemma4_gguf", "read_spm_gguf"]
 
@@ -56,8 +59,8 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
         VocabFormatError: missing or mismatched keys, repeated tokens, byte tokens that are not
             256 distinct ``<0xNN>``.
         UnsupportedTokenizerError: what llama.cpp would tokenize differently from the rules in
-            the module docstring (a CONTROL, UNKNOWN or BYTE token a merge can make; a name
-            llama.cpp gives rstrip/lstrip token attributes to).
+            the module docstring (a CONTROL, UNKNOWN or BYTE token a merge can make; what
+            :func:`.attributes.llama_cpp_attributes` and :func:`check_literals` refuse).
     """
     from ...sentencepiece import SentencePieceModel, cuts_at_words, normalizer_name, split_pattern
 
@@ -69,15 +72,6 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
             f"{source}: {len(tokens)} tokens, {len(scores)} scores and {len(types)} token types; they pair up"
         )
     name = get(metadata, "general.name", "a string", source, required=False) or ""
-    lowered = name.lower()
-    if any(part in lowered for part in ("phi-3", "phi3", "jina-v2", "modern-bert")):
-        # llama.cpp gives special and user-defined tokens rstrip/lstrip attributes by
-        # general.name for these models, stripping ASCII whitespace (C's isspace) next to them;
-        # the literal scan strips Unicode whitespace (HF's rule), so "</s>\u3000" would differ.
-        raise UnsupportedTokenizerError(
-            f"{source}: llama.cpp strips the whitespace next to the special tokens of a model named {name!r} "
-            "(token attributes it sets by model name), which wordsplit does not reproduce yet"
-        )
     seen: dict[str, int] = {}
     pieces: list[Piece] = []
     for i, (text, score, kind) in enumerate(zip(tokens, scores, types)):
@@ -89,6 +83,8 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
             raise VocabFormatError(f"{source}: token {i} {text!r} has the invalid token type {kind}")
         seen[text] = i
         pieces.append(Piece(text, float(score), kind))
+    types, flags = llama_cpp_attributes(metadata, tokens, types, source)
+    pieces = [Piece(p.text, p.score, kind) for p, kind in zip(pieces, types)]
 
     mergeable = {p.text: i for i, p in enumerate(pieces) if p.type in (_NORMAL, _USER_DEFINED, _UNUSED)}
     for i, piece in enumerate(pieces):
@@ -111,6 +107,7 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
     user_defined = {p.text: i for i, p in enumerate(pieces) if p.type == _USER_DEFINED}
     for text in user_defined:
         del ranks[text.encode("utf-8")]  # matched in the text before merging, never merged
+    check_literals([*special, *user_defined], flags, source)
     add_space_prefix = metadata.get("tokenizer.ggml.add_space_prefix", True)
     if not isinstance(add_space_prefix, bool):
         raise VocabFormatError(f"{source}: 'tokenizer.ggml.add_space_prefix' should be a bool")
@@ -133,7 +130,23 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
         unk_token_id=token("tokenizer.ggml.unknown_token_id", 0),
         bos_token_id=token("tokenizer.ggml.bos_token_id", 1), eos_token_id=token("tokenizer.ggml.eos_token_id", 2),
         chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
+        literal_flags=flags,
     )
+
+
+def check_literals(literals: list[str], flags: dict[str, int], source: str) -> None:
+    """Refuse the literals llama.cpp would cut out of the text otherwise than wordsplit: two
+    that overlap (:func:`.attributes.check_literal_order`), or, with whitespace stripping, one
+    that starts or ends with whitespace (llama.cpp cuts the stripped whitespace away before it
+    looks for the next token; wordsplit, as HF, could match a token inside it)."""
+    check_literal_order(literals, source)
+    if flags:
+        for text in literals:
+            if text[0] in C_WHITE_SPACE or text[-1] in C_WHITE_SPACE:
+                raise UnsupportedTokenizerError(
+                    f"{source}: the token {text!r} starts or ends with whitespace, which llama.cpp strips next to "
+                    "its rstrip/lstrip tokens before looking for it; not supported"
+                )
 
 
 def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
@@ -153,13 +166,16 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
     merges = get(metadata, "tokenizer.ggml.merges", "an array of strings", source)
     if len(types) != len(tokens):
         raise VocabFormatError(f"{source}: {len(types)} token types for {len(tokens)} tokens")
+    types, flags = llama_cpp_attributes(metadata, tokens, types, source)
     if metadata.get("tokenizer.ggml.add_space_prefix", False) is not False:
         raise UnsupportedTokenizerError(f"{source}: a gemma4 vocabulary with add_space_prefix is not supported")
-    table: dict[str, int] = {}
-    for i, text in enumerate(tokens):
-        if not text or table.setdefault(text, i) != i:
-            raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
-    kind_of = dict(zip(tokens, types))
+    table = dict(zip(tokens, range(len(tokens))))
+    if len(table) != len(tokens) or "" in table:
+        for i, text in enumerate(tokens):
+            if not text or table[text] != i:
+                raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
+    kind_of = {text: kind for text, kind in zip(tokens, types) if kind != _NORMAL}  # (the few others)
+    byte_tokens = {text for text in table if text[:3] == "<0x" and byte_piece_value(text) is not None}
     for text, kind in kind_of.items():
         if kind in (_CONTROL, _UNKNOWN) and len(text) == 1:
             raise UnsupportedTokenizerError(
@@ -167,6 +183,7 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
                 "token from plain text; not supported"
             )
     pairs = []
+    newline_pairs = []  # (rank, left, right) of the merges of newline runs
     for rank, merge in enumerate(merges):
         cut = merge.find(" ", 1)  # llama.cpp's split
         if cut < 0:
@@ -178,54 +195,63 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
                 f"{source}: merge #{rank} {merge!r} makes the token {joined!r} of type {kind_of[joined]}, which "
                 "llama.cpp then emits from plain text; not supported"
             )
-        if "\n" in joined and joined.strip("\n") or byte_piece_value(left) is not None \
-                or byte_piece_value(right) is not None:
+        if "\n" in joined:
+            if joined.strip("\n"):
+                raise UnsupportedTokenizerError(
+                    f"{source}: merge #{rank} {merge!r} joins a newline to other text, which llama.cpp's gemma4 "
+                    "tokenizer treats apart; not supported"
+                )
+            newline_pairs.append((rank, left, right))
+        if left in byte_tokens or right in byte_tokens:
             raise UnsupportedTokenizerError(
-                f"{source}: merge #{rank} {merge!r} joins a newline to other text or uses a byte token, which "
-                "llama.cpp's gemma4 tokenizer treats apart; not supported"
+                f"{source}: merge #{rank} {merge!r} uses a byte token, which llama.cpp's gemma4 tokenizer never "
+                "merges; not supported"
             )
         pairs.append((left, right))
-    _check_newline_runs(table, pairs, source)
+    _check_newline_runs(table, newline_pairs, source)
     added = [{"id": i, "content": text, "special": kind in (_CONTROL, _UNKNOWN), "lstrip": False, "rstrip": False,
               "normalized": False, "single_word": False}
              for i, (text, kind) in enumerate(zip(tokens, types)) if kind in (_CONTROL, _UNKNOWN, _USER_DEFINED)]
+    check_literals([entry["content"] for entry in added], flags, source)
     spec = {
-        "model": {"type": "BPE", "vocab": table, "merges": [list(p) for p in pairs], "byte_fallback": True},
+        "model": {"type": "BPE", "vocab": table, "merges": pairs, "byte_fallback": True},
         "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
         "decoder": {"type": "Sequence", "decoders": [
             {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
             {"type": "Fuse"}]},
         "added_tokens": added,
     }
-    name = get(metadata, "general.name", "a string", source, required=False)
-    vocab = read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"))
     description = SentencePieceModel(semantics="llama.cpp-bpe", strip_leading_space="none",
                                      words=cuts_at_words(table))
 
     def token(key: str):
         return get(metadata, key, "an integer", source, required=False)
 
-    # read_hf_sentencepiece made the tokens, merges, added tokens and normalizer; the
-    # description (llama.cpp's decode) and the file's ids are the GGUF's.
-    return Vocab(
-        name=vocab.name, source=source, ranks=vocab.ranks, special_tokens=vocab.special_tokens,
-        added_tokens=vocab.added_tokens, merges=vocab.merges, pattern=split_pattern(description),
-        normalizer=vocab.normalizer, whole_piece_lookup=False, n_vocab=len(tokens),
-        unk_token_id=token("tokenizer.ggml.unknown_token_id"), bos_token_id=token("tokenizer.ggml.bos_token_id"),
-        eos_token_id=token("tokenizer.ggml.eos_token_id"),
+    # read_hf_sentencepiece makes the tokens, merges, added tokens and normalizer; the
+    # description (llama.cpp's decode), the file's ids and llama.cpp's flags are the GGUF's.
+    name = get(metadata, "general.name", "a string", source, required=False)
+    gguf_fields = dict(
+        pattern=split_pattern(description), n_vocab=len(tokens), unk_token_id=token("tokenizer.ggml.unknown_token_id"),
+        bos_token_id=token("tokenizer.ggml.bos_token_id"), eos_token_id=token("tokenizer.ggml.eos_token_id"),
         chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
+        literal_flags=flags,
     )
+    return read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"),
+                                 overrides=gguf_fields)
 
 
-def _check_newline_runs(table: dict[str, int], pairs: list[tuple[str, str]], source: str) -> None:
-    """llama.cpp takes a run of newlines that is a token whole; rank merging must give it too."""
-    rank = {pair: r for r, pair in reversed(list(enumerate(pairs)))}
+def _check_newline_runs(table: dict[str, int], newline_pairs: list[tuple[int, str, str]], source: str) -> None:
+    """llama.cpp takes a run of newlines that is a token whole; rank merging must give it too
+    (``newline_pairs``: the rank and the two sides of each merge of newlines, in rank order)."""
+    rank: dict[tuple[str, str], int] = {}
+    for r, left, right in newline_pairs:
+        rank.setdefault((left, right), r)
     for text in table:
         if text.strip("\n") or len(text) < 2:
             continue
         symbols = list(text)
         while len(symbols) > 1:
-            best = min(range(len(symbols) - 1), key=lambda i: (rank.get((symbols[i], symbols[i + 1]), len(pairs)), i))
+            best = min(range(len(symbols) - 1), key=lambda i: (rank.get((symbols[i], symbols[i + 1]), float("inf")), i))
             if (symbols[best], symbols[best + 1]) not in rank:
                 break
             symbols[best:best + 2] = [symbols[best] + symbols[best + 1]]

@@ -14,7 +14,9 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::{integer, Added};
-use crate::formats::{show_bytes, truthy, FileKind, FormatError, Literal, Normalizer, VocabData};
+use crate::formats::{show_bytes, truthy, FileKind, FormatError, VocabData};
+use crate::literal::Literal;
+use crate::normalizers::NormalizeStage;
 
 /// Where the model's parts sit in the file, for messages.
 pub(crate) struct Layout {
@@ -102,7 +104,7 @@ impl Ranks {
 /// What a file says outside its model, which the vocabulary takes as it is.
 pub(crate) struct Rest<'a> {
     pub pattern: String,
-    pub normalizer: Normalizer,
+    pub normalizer: NormalizeStage,
     pub name: String,
     /// The text of the eos token (its id is the literal's of that text, if any).
     pub eos_token: Option<&'a str>,

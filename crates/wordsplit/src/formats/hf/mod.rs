@@ -32,7 +32,9 @@ pub(crate) mod bpe;
 use super::named_table::{GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, SCANNED_PATTERNS};
 use super::tiktoken::group_depth;
 use super::{file_stem, parent_name, read_file, truthy, FileKind, FormatError};
-use super::{LiteralFlags, Normalizer, TextMap, VocabData};
+use super::{TextMap, VocabData};
+use crate::literal::{LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD};
+use crate::normalizers::NormalizeStage;
 
 pub(super) const FILE: FileKind = FileKind::TokenizerJson;
 /// The deepest nesting of `Sequence`s the Python loader follows.
@@ -143,7 +145,7 @@ fn read(data: &[u8], name: String) -> Result<VocabData, FormatError> {
     };
     let added = hf_added_ids(added, vocab)?;
     let normalizer = normalizer(spec.get("normalizer"))?;
-    check_added_tokens(&added, normalizer)?;
+    check_added_tokens(&added, &normalizer)?;
     let pattern = pattern(spec.get("pre_tokenizer"))?;
     let rest = bpe::Rest {
         pattern,
@@ -243,7 +245,14 @@ fn check_model(model: &Map<String, Value>) -> Result<(), FormatError> {
 pub(crate) struct Added {
     pub content: String,
     pub special: bool,
-    pub flags: LiteralFlags,
+    /// HF's flags, as [`crate::literal::Literal::flags`].
+    pub flags: u8,
+}
+
+impl Added {
+    fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
 }
 
 /// `added_tokens` → the literals with Python's dict semantics: the special ones then the
@@ -261,7 +270,7 @@ fn added_tokens(entries: Option<&Value>) -> Result<(Vec<Added>, Vec<String>), Fo
         }
     };
     let (mut special, mut plain) = (TextMap::new(), TextMap::new());
-    let mut flags: HashMap<String, LiteralFlags> = HashMap::new();
+    let mut flags: HashMap<String, u8> = HashMap::new();
     let mut listed = Vec::with_capacity(entries.len());
     for (index, entry) in entries.iter().enumerate() {
         let at = || format!("added_tokens[{index}]");
@@ -291,14 +300,13 @@ fn added_tokens(entries: Option<&Value>) -> Result<(Vec<Added>, Vec<String>), Fo
             None => !is_special,
             value => truthy(value),
         };
+        let flag = |key: &str, bit: u8| if truthy(entry.get(key)) { bit } else { 0 };
         flags.insert(
             content.to_string(),
-            LiteralFlags {
-                lstrip: truthy(entry.get("lstrip")),
-                rstrip: truthy(entry.get("rstrip")),
-                single_word: truthy(entry.get("single_word")),
-                normalized,
-            },
+            flag("lstrip", LSTRIP)
+                | flag("rstrip", RSTRIP)
+                | flag("single_word", SINGLE_WORD)
+                | if normalized { NORMALIZED } else { 0 },
         );
         listed.push(content.to_string());
     }
@@ -377,14 +385,14 @@ fn hf_added_ids(
 }
 
 /// The normalizer: none, or NFC alone (`Sequence`s flattened).
-fn normalizer(spec: Option<&Value>) -> Result<Normalizer, FormatError> {
+fn normalizer(spec: Option<&Value>) -> Result<NormalizeStage, FormatError> {
     let mut steps = Vec::new();
     if let Some(spec) = spec.filter(|s| !s.is_null()) {
         normalizer_steps(spec, "normalizer".into(), 0, &mut steps)?;
     }
     match steps.as_slice() {
-        [] => Ok(Normalizer::None),
-        [(_, kind)] if kind == "NFC" => Ok(Normalizer::Nfc),
+        [] => Ok(NormalizeStage::None),
+        [(_, kind)] if kind == "NFC" => Ok(NormalizeStage::Nfc),
         [(at, kind)] => Err(unsupported(
             at.clone(),
             format!("normalizer {kind}"),
@@ -455,10 +463,13 @@ fn normalizer_steps(
 /// Refuse the added tokens HF does not tokenize deterministically (the Python loader's
 /// `_check_added_tokens`): two `normalized` tokens the normalizer makes the same text, and in
 /// each pass an `rstrip` token together with an `lstrip` token made only of whitespace.
-fn check_added_tokens(added: &[(Added, i128)], normalizer: Normalizer) -> Result<(), FormatError> {
-    if normalizer == Normalizer::Nfc && added.iter().any(|(t, _)| t.flags.normalized) {
+fn check_added_tokens(
+    added: &[(Added, i128)],
+    normalizer: &NormalizeStage,
+) -> Result<(), FormatError> {
+    if *normalizer == NormalizeStage::Nfc && added.iter().any(|(t, _)| t.has(NORMALIZED)) {
         let mut owner: HashSet<&str> = HashSet::new();
-        for (token, _) in added.iter().filter(|(t, _)| t.flags.normalized) {
+        for (token, _) in added.iter().filter(|(t, _)| t.has(NORMALIZED)) {
             // Text below U+0300 is its own NFC (no character there decomposes or combines); the
             // NFC tables are not part of these readers, so other text cannot be checked here.
             if token.content.chars().any(|c| c >= '\u{300}') {
@@ -488,10 +499,10 @@ fn check_added_tokens(added: &[(Added, i128)], normalizer: Normalizer) -> Result
         let members = added
             .iter()
             .map(|(t, _)| t)
-            .filter(|t| t.flags.normalized == group);
-        let stripper = members.clone().find(|t| t.flags.rstrip);
+            .filter(|t| t.has(NORMALIZED) == group);
+        let stripper = members.clone().find(|t| t.has(RSTRIP));
         let spaces = members.clone().find(|t| {
-            t.flags.lstrip && !t.flags.rstrip && t.content.chars().all(|c| WHITE_SPACE.contains(c))
+            t.has(LSTRIP) && !t.has(RSTRIP) && t.content.chars().all(|c| WHITE_SPACE.contains(c))
         });
         if let (Some(stripper), Some(spaces)) = (stripper, spaces) {
             return Err(unsupported(
