@@ -141,14 +141,18 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
     if key == "wordsplit:auto" and hasattr(tok, "encode_batch_flat"):
         import numpy as np
 
-        # wordsplit's numpy form of one document: the flat batch of a one-text batch, wrapped
-        # without a copy (np.frombuffer of the uint32 memoryview)
+        # wordsplit's numpy form of one document: encode_to_numpy (a view of the native ids,
+        # no copy); builds without it (a --baseline) take the flat batch of a one-text batch
         flat = tok.encode_batch_flat
+        if hasattr(tok, "encode_to_numpy"):
+            one = lambda text: tok.encode_to_numpy(text, disallowed_special=())  # noqa: E731
+            what = "`encode_to_numpy(doc, disallowed_special=())`"
+        else:
+            one = lambda text: np.frombuffer(flat([text], num_threads=1, disallowed_special=())[0], np.uint32)  # noqa: E731
+            what = "`encode_batch_flat([doc])`, the uint32 buffer as a numpy array"
         base.numpy = _numpy_form(
-            base, lambda text: np.frombuffer(flat([text], num_threads=1, disallowed_special=())[0], np.uint32),
-            lambda texts, threads: flat(texts, num_threads=threads, disallowed_special=()),
-            lambda result: flat_batch_ids(*result), "`encode_batch_flat([doc])`, the uint32 buffer as a numpy array; "
-            "batch: `encode_batch_flat(docs)`, one flat buffer + offsets")
+            base, one, lambda texts, threads: flat(texts, num_threads=threads, disallowed_special=()),
+            lambda result: flat_batch_ids(*result), f"{what}; batch: `encode_batch_flat(docs)`, one flat buffer + offsets")
     return base
 
 

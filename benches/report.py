@@ -549,7 +549,7 @@ def render_onepass(section: dict, worker_keys: tuple = ()) -> str:
             "contender, in a fresh process per vocabulary, so every cache starts cold and sees each document once: "
             "the speed of a job that reads a corpus once. Two output shapes per library: `list`, a Python list "
             "of ints per document (`encode_ordinary` and its equivalents), and `numpy`, a uint32 numpy array per "
-            "document (wordsplit `encode_batch_flat([doc])`, tiktoken `encode_to_numpy`, gigatoken "
+            "document (wordsplit and tiktoken `encode_to_numpy`, gigatoken "
             "`BPETokenizer.encode`, fastokens `encode_batch_flat([doc])`), each timed as a contender of its own. "
             "The contenders take turns a block of about "
             f"{section.get('block_mb', 1):g} MB of documents at a time (the first of each block rotating); each "

@@ -1,30 +1,32 @@
-// Encode speed of the WebAssembly module in Node: argv = wasm file, then (vocab, text file)
-// pairs... reads JSON {"vocab": [...], "texts": {name: path}, "repeat": n} on stdin and prints
-// {vocab: {text: {"seconds": best of n, "ids": count}}}. Run by benches/wasm_bench.py.
+// The Node side of benches/wasm_bench.py: a worker that times one encode at a time, so the
+// Python side can interleave its own timings with these (paired under the same load).
+// argv: [wasm file]. Reads one JSON request per line on stdin and answers one JSON line each:
+//   {"vocab": name}                 load that vocabulary (its bundled file)  -> {"ok": true}
+//   {"text": path}                  read that UTF-8 text file                -> {"ok": true}
+//   {"encode": true}                encode the text once, timed              -> {"seconds", "ids"}
 import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { gunzipSync } from "node:zlib";
 import { Tokenizer, VOCAB_FILES, init } from "../wasm/dist/wordsplit.js";
 
-const { vocabs, texts, repeat, wasm } = JSON.parse(readFileSync(0, "utf8"));
+const [wasm] = process.argv.slice(2);
 if (wasm) await init(readFileSync(wasm));
 const root = new URL("../", import.meta.url);
-const out = {};
-for (const vocab of vocabs) {
-  const file = new URL(`src/wordsplit/vocabs/data/${VOCAB_FILES[vocab]}.gz`, root);
-  const tok = await Tokenizer.fromVocabData(vocab, gunzipSync(readFileSync(file)));
-  out[vocab] = {};
-  for (const [name, path] of Object.entries(texts)) {
-    const text = readFileSync(path, "utf8");
-    let best = Infinity;
-    let ids = 0;
-    tok.encode(text); // warm: lazy tables, JIT
-    for (let i = 0; i < repeat; i++) {
-      const start = performance.now();
-      ids = tok.encode(text).length;
-      best = Math.min(best, performance.now() - start);
-    }
-    out[vocab][name] = { seconds: best / 1000, ids };
+let tok = null;
+let text = "";
+for await (const line of createInterface({ input: process.stdin })) {
+  const request = JSON.parse(line);
+  let answer = { ok: true };
+  if (request.vocab) {
+    tok?.free();
+    const file = new URL(`src/wordsplit/vocabs/data/${VOCAB_FILES[request.vocab]}.gz`, root);
+    tok = await Tokenizer.fromVocabData(request.vocab, gunzipSync(readFileSync(file)));
+  } else if (request.text) {
+    text = readFileSync(request.text, "utf8");
+  } else if (request.encode) {
+    const start = performance.now();
+    const ids = tok.encode(text).length;
+    answer = { seconds: (performance.now() - start) / 1000, ids };
   }
-  tok.free();
+  process.stdout.write(JSON.stringify(answer) + "\n");
 }
-process.stdout.write(JSON.stringify(out));

@@ -38,6 +38,11 @@ export RUSTC=/usr/bin/rustc
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="$linker"
 export CARGO_PROFILE_WASM_OPT_LEVEL="${WORDSPLIT_WASM_OPT_LEVEL:-3}"
+# 128-bit SIMD (Node 16.4+, Chrome 91+, Firefox 89+, Safari 16.4+): 3% fewer instructions
+# per encode of the bench texts (valgrind on Node). Bulk memory (memcpy as memory.copy) is
+# already among rustc's default wasm32 features. binaryen's wasm-opt is not run: on this
+# module -O3 saved 0.7% of the gzipped size and cost 4% more instructions per encode.
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128"
 cd "$root"
 /usr/bin/cargo build --quiet -p wordsplit-wasm --lib --target wasm32-unknown-unknown \
     --profile wasm -Zbuild-std=std,panic_abort

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from .errors import UnsupportedTokenizerError, VocabFormatError
 
-__all__ = ["METASPACE_PREFIX", "MODEL_PREFIX", "NORMALIZER_PREFIX", "SPACE", "SentencePieceModel", "cuts_at_words",
+__all__ = ["METASPACE_PREFIX", "MODEL_PREFIX", "NORMALIZER_PREFIX", "SPACE", "SentencePieceModel", "word_cuts",
            "is_sentencepiece", "metaspace_name", "model_of", "normalizer_name", "split_pattern"]
 
 #: U+2581 LOWER ONE EIGHTH BLOCK: how SentencePiece writes a space inside pieces.
@@ -58,10 +58,13 @@ class SentencePieceModel(NamedTuple):
             ``llama_detokenize``) or ``"llama.cpp-bpe"`` (a GGUF ``gemma4`` file: merges by rank,
             decode as ``llama_detokenize``).
         ignore_merges: (``"hf"``) a word that is a token is that token, as HF's ``ignore_merges``.
-        words: no token has a ``▁`` right after another character, so no merge joins a
-            ``▁`` to the character before it, and the text can be cut before each such ``▁``
-            into parts that merge alone (the same ids; the parts repeat, so the piece cache
-            serves them). The loaders check it on the tokens.
+        words: no token has a ``▁`` right after another character but the ``joined`` ones,
+            so no merge joins a ``▁`` to the character before it except inside a joined token
+            found in the text there, and the text can be cut before every other such ``▁`` into
+            parts that merge alone (the same ids; the parts repeat, so the piece cache serves
+            them). The loaders check it on the tokens (:func:`word_cuts`).
+        joined: the few tokens that have a ``▁`` right after another character (Gemma's
+            ``>▁</``): no cut is made inside a place of the text that spells one.
         metaspace_split: (``"hf"``) HF's ``Metaspace`` with ``split: true``: the text is cut
             before every ``▁`` (``MergedWithNext``), so ``"a▁▁b"`` is ``a``, ``▁``, ``▁b``,
             and each part is merged (and looked up whole, with ``ignore_merges``) alone.
@@ -74,17 +77,28 @@ class SentencePieceModel(NamedTuple):
     semantics: str = "sentencepiece"
     ignore_merges: bool = False
     words: bool = False
+    joined: tuple[str, ...] = ()
     metaspace_split: bool = False
 
 
-def cuts_at_words(tokens) -> bool:
-    """Whether no token text has a ``▁`` right after another character (see
-    :attr:`SentencePieceModel.words`).
+#: A vocabulary with more tokens that have a ``▁`` after another character is merged a stretch
+#: at a time (each place that spells one of them would have to be found in the text).
+MAX_JOINED = 64
 
-    >>> cuts_at_words(["▁the", "▁▁", "ing"]), cuts_at_words(["a▁b"])
-    (True, False)
+
+def word_cuts(tokens, allowed: bool = True) -> dict:
+    """The ``words`` and ``joined`` fields of a model whose token texts are ``tokens`` (see
+    :class:`SentencePieceModel`): the text is cut at words, but inside the few tokens that have a
+    ``▁`` right after another character, unless there are more than :data:`MAX_JOINED` of
+    them or ``allowed`` is false.
+
+    >>> word_cuts(["▁the", "▁▁", "ing"]), word_cuts(["▁a", ">▁</"])
+    ({'words': True, 'joined': ()}, {'words': True, 'joined': ('>▁</',)})
     """
-    return not any(_JOINED_SPACE.search(text) for text in tokens)
+    joined = tuple(sorted(text for text in tokens if _JOINED_SPACE.search(text)))
+    if not allowed or len(joined) > MAX_JOINED:
+        return {"words": False, "joined": ()}
+    return {"words": True, "joined": joined}
 
 
 _JOINED_SPACE = re.compile("[^" + SPACE + "]" + SPACE)
@@ -99,6 +113,8 @@ def split_pattern(model: SentencePieceModel) -> str:
     fields = model._asdict()
     if model.semantics == "sentencepiece":  # (the .model form names only what it uses)
         del fields["semantics"], fields["ignore_merges"]
+    if not model.joined:
+        del fields["joined"]
     if not model.metaspace_split:  # (named only where it is on)
         del fields["metaspace_split"]
     return MODEL_PREFIX + json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -128,11 +144,12 @@ def model_of(pattern: str) -> SentencePieceModel:
             user_defined=tuple(fields["user_defined"]), unused=tuple(fields["unused"]),
             unk_surface=fields["unk_surface"], strip_leading_space=fields["strip_leading_space"],
             semantics=fields.get("semantics", "sentencepiece"), ignore_merges=fields.get("ignore_merges", False),
-            words=fields.get("words", False), metaspace_split=fields.get("metaspace_split", False),
+            words=fields.get("words", False), joined=tuple(fields.get("joined", ())),
+            metaspace_split=fields.get("metaspace_split", False),
         )
     except (ValueError, KeyError, TypeError, RecursionError):
         raise VocabFormatError(f"malformed SentencePiece description {pattern[:80]!r}") from None
-    if not all(isinstance(p, str) and p for p in (*model.user_defined, *model.unused)) \
+    if not all(isinstance(p, str) and p for p in (*model.user_defined, *model.unused, *model.joined)) \
             or model.strip_leading_space not in ("first", "all", "none") or not isinstance(model.unk_surface, str) \
             or model.semantics not in ("sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe") \
             or not isinstance(model.ignore_merges, bool) \

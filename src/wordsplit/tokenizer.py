@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 #: The most threads a batch call uses: a larger ``num_threads`` is clamped to it (each native
 #: helper thread is kept for the life of the process, and more threads than cores only wait).
 MAX_THREADS = 256
+# Empty collections a caller passes as disallowed_special to disallow nothing (resolved once,
+# see Tokenizer._resolve); other kinds go through resolve_special_policy.
+_EMPTY_KINDS = (tuple, list, set, frozenset)
 
 
 def check_num_threads(value: object) -> Optional[int]:
@@ -99,6 +102,7 @@ class Tokenizer:
         specials = frozenset(vocab.special_tokens)
         self._policy_all = SpecialPolicy(specials, frozenset())  # allowed_special="all"
         self._policy_none = SpecialPolicy(frozenset(), specials)  # the defaults
+        self._policy_ordinary = SpecialPolicy(frozenset(), frozenset())  # disallowed_special=()
 
     def __reduce__(self):
         """Pickle as the vocabulary plus the options that rebuild this tokenizer, so it can be
@@ -251,8 +255,11 @@ class Tokenizer:
         policy = self._resolve(allowed_special, disallowed_special)
         if policy.other:
             policy.check(text)
-        array = np.frombuffer(self._engine.encode_buffer(text, policy.allowed, policy.disallowed), dtype=np.uint32)
-        array.flags.writeable = False
+        # asarray reads the buffer's read-only uint32 export as it is; frombuffer asks for a
+        # writable buffer first and catches the refusal, which costs more than a short encode.
+        array = np.asarray(self._engine.encode_buffer(text, policy.allowed, policy.disallowed), dtype=np.uint32)
+        if array.flags.writeable:  # a Python engine's buffer (array.array) is writable
+            array.flags.writeable = False
         return array
 
     def encode_batch_to_numpy(
@@ -334,13 +341,22 @@ class Tokenizer:
         return texts
 
     def _resolve(self, allowed_special, disallowed_special) -> SpecialPolicy:
-        """resolve_special_policy, with the two common calls precomputed (o200k_harmony has
-        1,091 special tokens: set arithmetic per call would cost more than a short encode)."""
+        """resolve_special_policy, with the common calls precomputed (o200k_harmony has 1,091
+        special tokens: set arithmetic per call would cost more than a short encode): the
+        defaults, ``allowed_special="all"``, and nothing disallowed (``disallowed_special=()``,
+        tiktoken's spelling of an ordinary encode)."""
+        allow_none = isinstance(allowed_special, (set, frozenset)) and not allowed_special
+        allow_all = isinstance(allowed_special, str) and allowed_special == "all"
         if isinstance(disallowed_special, str) and disallowed_special == "all":
-            if isinstance(allowed_special, str) and allowed_special == "all":
+            if allow_all:
                 return self._policy_all
-            if isinstance(allowed_special, (set, frozenset)) and not allowed_special:
+            if allow_none:
                 return self._policy_none
+        elif disallowed_special is None or (type(disallowed_special) in _EMPTY_KINDS and not disallowed_special):
+            if allow_all:
+                return self._policy_all
+            if allow_none:
+                return self._policy_ordinary
         return resolve_special_policy(self.vocab, allowed_special, disallowed_special)
 
     def native_engine(self):

@@ -84,16 +84,35 @@ export function init(source) {
   return instancePromise;
 }
 
-/** Bytes copied into the module's memory, given back by free(). */
+/**
+ * Strings up to this many UTF-16 code units are written into the module's memory as UTF-8
+ * directly (TextEncoder.encodeInto, into room for 3 bytes per unit, the most one takes):
+ * no copy in JavaScript. Longer ones are encoded first, so that the module's memory, which
+ * never shrinks, grows by their UTF-8 length only.
+ */
+const ENCODE_INTO_MAX = 1 << 22;
+
+/** A string (as UTF-8) or bytes in the module's memory, given back by free(). */
 class Input {
-  constructor(wasm, bytes) {
+  constructor(wasm, value) {
     this.wasm = wasm;
-    this.len = bytes.length;
-    this.ptr = wasm.ws_alloc(this.len);
-    if (this.len) new Uint8Array(wasm.memory.buffer, this.ptr, this.len).set(bytes);
+    const direct = typeof value === "string" && value.length <= ENCODE_INTO_MAX;
+    const bytes = typeof value === "string" && !direct ? encoder.encode(value) : value;
+    // `size` is what was allocated (and is given back), `len` what holds the input.
+    this.size = direct ? 3 * value.length : bytes.length;
+    this.ptr = wasm.ws_alloc(this.size);
+    if (!this.size) {
+      this.len = 0;
+    } else if (direct) {
+      // After ws_alloc: it may have grown the memory, which replaces memory.buffer.
+      this.len = encoder.encodeInto(value, new Uint8Array(wasm.memory.buffer, this.ptr, this.size)).written;
+    } else {
+      this.len = bytes.length;
+      new Uint8Array(wasm.memory.buffer, this.ptr, this.len).set(bytes);
+    }
   }
   free() {
-    this.wasm.ws_free(this.ptr, this.len);
+    this.wasm.ws_free(this.ptr, this.size);
   }
 }
 
@@ -122,14 +141,15 @@ function throwLast(wasm) {
   throw new WordsplitError(kind, resultText(wasm));
 }
 
-function textBytes(text) {
+/** `text`, checked to be a string (an Input writes it as UTF-8). */
+function textInput(text) {
   if (typeof text !== "string") throw new TypeError(`expected a string, got ${typeof text}`);
-  return encoder.encode(text);
+  return text;
 }
 
-function tokenBytes(token) {
-  if (typeof token === "string") return encoder.encode(token);
-  if (token instanceof Uint8Array) return token;
+/** `token` (its text, or its bytes), checked to be a string or a Uint8Array. */
+function tokenInput(token) {
+  if (typeof token === "string" || token instanceof Uint8Array) return token;
   throw new TypeError("a token is a string or a Uint8Array of its bytes");
 }
 
@@ -172,7 +192,7 @@ export class Tokenizer {
   static async fromVocabData(name, bytes, options = {}) {
     const wasm = await init(options.wasm);
     const data = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-    const handle = withInputs(wasm, [textBytes(name), data], (np, nl, dp, dl) =>
+    const handle = withInputs(wasm, [textInput(name), data], (np, nl, dp, dl) =>
       wasm.ws_tokenizer_new(np, nl, dp, dl),
     );
     if (!handle) throwLast(wasm);
@@ -224,7 +244,7 @@ export class Tokenizer {
     const handle = this.#live();
     const wasm = this.#wasm;
     const [mode, allowed] = specialMode(options);
-    const status = withInputs(wasm, [textBytes(text), encoder.encode(allowed)], (tp, tl, ap, al) =>
+    const status = withInputs(wasm, [textInput(text), allowed], (tp, tl, ap, al) =>
       wasm.ws_encode(handle, tp, tl, mode, ap, al),
     );
     if (status < 0) throwLast(wasm);
@@ -242,7 +262,7 @@ export class Tokenizer {
     const wasm = this.#wasm;
     const [mode, allowed] = specialMode(options);
     if (allowed) return this.encode(text, options).length;
-    const n = withInputs(wasm, [textBytes(text)], (tp, tl) => wasm.ws_count(handle, tp, tl, mode));
+    const n = withInputs(wasm, [textInput(text)], (tp, tl) => wasm.ws_count(handle, tp, tl, mode));
     if (n < 0) throwLast(wasm);
     return n;
   }
@@ -267,7 +287,7 @@ export class Tokenizer {
   tokenToId(token) {
     const handle = this.#live();
     const wasm = this.#wasm;
-    const id = withInputs(wasm, [tokenBytes(token)], (p, l) => wasm.ws_token_to_id(handle, p, l));
+    const id = withInputs(wasm, [tokenInput(token)], (p, l) => wasm.ws_token_to_id(handle, p, l));
     return id < 0 ? undefined : id;
   }
 
@@ -308,7 +328,7 @@ export class Tokenizer {
     const wasm = this.#wasm;
     const [mode, allowed] = specialMode(options);
     if (allowed) throw new TypeError('explain takes allowedSpecial "all" or none');
-    const status = withInputs(wasm, [textBytes(text)], (tp, tl) => wasm.ws_explain(handle, tp, tl, mode));
+    const status = withInputs(wasm, [textInput(text)], (tp, tl) => wasm.ws_explain(handle, tp, tl, mode));
     if (status < 0) throwLast(wasm);
     const trace = JSON.parse(resultText(wasm));
     for (const piece of trace.pieces) {

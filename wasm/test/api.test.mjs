@@ -51,22 +51,52 @@ test("a wrong file or name is an error with the core's message", async () => {
   await assert.rejects(Tokenizer.fromVocabData("qwen3", new TextEncoder().encode("{ not json")), (e) => e.kind === "FormatError");
 });
 
-test("a tokenizer.json's bytes make its tokenizer", async () => {
-  // A small byte-level BPE tokenizer.json: the 256 bytes, two merges, one added token.
+/** A small byte-level BPE tokenizer.json: the 256 bytes, two merges, one added token. */
+function tinyTokenizerJson(preTokenizer) {
   const unicode = byteLevelAlphabet();
   const vocab = Object.fromEntries(unicode.map((ch, i) => [ch, i]));
   vocab["he"] = 256;
   vocab["hel"] = 257;
   const json = {
     model: { type: "BPE", vocab, merges: ["h e", "he l"], ignore_merges: false },
-    pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true },
+    pre_tokenizer: preTokenizer,
     decoder: { type: "ByteLevel" },
     added_tokens: [{ id: 258, content: "<end>", special: true, single_word: false, lstrip: false, rstrip: false, normalized: false }],
   };
-  const tok = await Tokenizer.fromVocabData("tiny", new TextEncoder().encode(JSON.stringify(json)));
+  return new TextEncoder().encode(JSON.stringify(json));
+}
+
+test("a tokenizer.json's bytes make its tokenizer", async () => {
+  const byteLevel = { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true };
+  const tok = await Tokenizer.fromVocabData("tiny", tinyTokenizerJson(byteLevel));
   assert.deepEqual(Array.from(tok.encode("help<end>", { allowedSpecial: "all" })), [257, 112, 258]);
   assert.equal(tok.name, "tiny");
   tok.free();
+});
+
+test("a split pattern without a hand-written scanner is refused, naming what runs it", async () => {
+  // The module has no regex engine: a pattern runs only if a scanner is proven equal to it.
+  const split = {
+    type: "Sequence",
+    pretokenizers: [
+      { type: "Split", pattern: { Regex: "\\p{L}+|\\s+|\\p{N}" }, behavior: "Isolated", invert: false },
+      { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: false },
+    ],
+  };
+  await assert.rejects(
+    Tokenizer.fromVocabData("tiny", tinyTokenizerJson(split)),
+    (e) => e instanceof WordsplitError && e.kind === "FormatError" && /Python package/.test(e.message),
+  );
+});
+
+test("a text longer than the direct-write limit round-trips", async () => {
+  // Past 4 Mi UTF-16 units the glue encodes the text to UTF-8 before copying it in.
+  const tok = await tokenizer("cl100k_base");
+  const text = "héllo wörld 中文 🤗\n".repeat((1 << 22) / 16 + 1);
+  assert.ok(text.length > 1 << 22);
+  const ids = tok.encode(text);
+  assert.equal(tok.decode(ids), text);
+  assert.equal(tok.count(text), ids.length);
 });
 
 /** GPT-2's byte-to-unicode table: byte b is this character in a byte-level vocab.json. */

@@ -36,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(regex::regex_plan, m)?)?;
     m.add_function(wrap_pyfunction!(regex::regex_split, m)?)?;
     m.add_function(wrap_pyfunction!(regex::hf_program_spans, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::has_native_normalizer, m)?)?;
     m.add_class::<buffer::IdBuffer>()?;
     m.add_class::<tables::PyTables>()?;
     m.add_class::<encoder::PyEncoder>()?;

@@ -16,7 +16,10 @@ use crate::batch::TextArg;
 use crate::buffer::IdBuffer;
 use crate::errors::{py_repr, to_py, unknown_component, ws_error};
 use crate::ids::IdInts;
-use crate::stages::{PyEncoderStage, PyNormalizer, PySpanner, Shared};
+use crate::stages::{
+    has_native_normalizer, sentencepiece_encoder, sentencepiece_normalizer, sentencepiece_spanner,
+    PyEncoderStage, PyNormalizer, PySpanner, Shared, SENTENCEPIECE_SPANNER,
+};
 use crate::tables::PyTables;
 
 /// A resolved special-token policy for one [`PyPipeline`], cached by the Python side.
@@ -106,6 +109,15 @@ impl PyPipeline {
                 "a native split program needs the Python spanner that runs it (spanner_impl)",
             ));
         }
+        let literals: Vec<Literal> = literals
+            .into_iter()
+            .map(|(text, id, special, flags)| Literal {
+                text,
+                id,
+                special,
+                flags,
+            })
+            .collect();
         let mut python: Vec<Shared> = Vec::new();
         let mut builder = Pipeline::builder(tables.inner.clone());
         builder = match encoder_impl {
@@ -118,7 +130,10 @@ impl PyPipeline {
                     n_vocab: tables.inner.n_vocab(),
                 }))
             }
-            None => builder.encoder(native_encoder(py, &tables.inner, encoder)?),
+            None => match sentencepiece_encoder(py, &tables.inner, encoder, pattern, &literals) {
+                Some(stage) => builder.foreign_encoder(stage?),
+                None => builder.encoder(native_encoder(py, &tables.inner, encoder)?),
+            },
         };
         builder = match spanner_impl {
             Some(object) => {
@@ -130,6 +145,9 @@ impl PyPipeline {
             None => match patterns {
                 Some(patterns) => builder.regex_sequence(&patterns, spanner),
                 None if spanner == "regex" => builder.regex(pattern, spanner),
+                None if spanner == SENTENCEPIECE_SPANNER => {
+                    builder.foreign_spanner(sentencepiece_spanner(py, pattern)?)
+                }
                 None => builder.scanner(scanner(py, spanner, pattern)?),
             },
         };
@@ -144,21 +162,15 @@ impl PyPipeline {
             }
             (None, name) => match NormalizeStage::from_name(name) {
                 Some(stage) => builder.normalizer(stage),
+                None if has_native_normalizer(name) => {
+                    builder.foreign_normalizer(sentencepiece_normalizer(py, name)?)
+                }
                 None => {
                     let known = NormalizeStage::NAMES.join(", ");
                     return Err(unknown_component(py, "normalizer", name, &known));
                 }
             },
         };
-        let literals = literals
-            .into_iter()
-            .map(|(text, id, special, flags)| Literal {
-                text,
-                id,
-                special,
-                flags,
-            })
-            .collect();
         builder = builder
             .literals(literals)
             .unk(unk)

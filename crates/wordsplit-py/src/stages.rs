@@ -1,6 +1,7 @@
 //! The Python stages: Python components (plug-ins, or the Python regex spanner for a pattern
 //! the native one refuses) as implementations of the core's stage traits, [`Normalizer`],
-//! [`Spanner`] and [`Encoder`]. Each call takes the GIL; a Python exception travels through
+//! [`Spanner`] and [`Encoder`]; and the core's SentencePiece stages, which are native
+//! implementations of the same traits, made from the names the Python side passes. Each call takes the GIL; a Python exception travels through
 //! the core as [`Error::Foreign`] and comes out of it as itself (`errors.rs`). The contract
 //! checks (types, coverage, ids in range) raise ComponentError worded as the Python engine
 //! words them.
@@ -9,11 +10,68 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use wordsplit::encoders::score_merge;
 use wordsplit::normalizers::AlignmentParts;
 use wordsplit::pipeline::SpannedText;
-use wordsplit::{Encoder, Error, Normalizer, Spanner};
+use wordsplit::sentencepiece_normalizers;
+use wordsplit::spanners::sentencepiece::SentencePieceSpanner;
+use wordsplit::{Encoder, Error, Literal, MergeTables, Normalizer, Spanner};
 
-use crate::errors::{component_error, py_repr};
+use crate::errors::{component_error, py_repr, to_py};
+
+/// The registry name of the SentencePiece spanner (`wordsplit.spanners.sentencepiece`).
+pub(crate) const SENTENCEPIECE_SPANNER: &str = "sentencepiece";
+
+/// Whether the core runs the normalizer registered as `name` natively as a trait object (the
+/// SentencePiece families, and `hf-normalizer:` programs of literal Replace and Prepend
+/// steps): `wordsplit.engines.native` asks, and passes no Python normalizer for it.
+#[pyfunction]
+pub(crate) fn has_native_normalizer(name: &str) -> bool {
+    matches!(
+        sentencepiece_normalizers::sentencepiece_normalizer(name),
+        Ok(Some(_))
+    )
+}
+
+/// The native normalizer of `name` (one [`has_native_normalizer`] accepts).
+pub(crate) fn sentencepiece_normalizer(
+    py: Python<'_>,
+    name: &str,
+) -> PyResult<Box<dyn Normalizer>> {
+    match sentencepiece_normalizers::sentencepiece_normalizer(name) {
+        Ok(Some(normalizer)) => Ok(normalizer),
+        Ok(None) => Err(to_py(
+            py,
+            Error::Unsupported(format!("no native normalizer {name:?}")),
+        )),
+        Err(error) => Err(to_py(py, error)),
+    }
+}
+
+/// The native `sentencepiece` spanner of a vocabulary pattern.
+pub(crate) fn sentencepiece_spanner(py: Python<'_>, pattern: &str) -> PyResult<Box<dyn Spanner>> {
+    SentencePieceSpanner::new(pattern)
+        .map(|spanner| Box::new(spanner) as Box<dyn Spanner>)
+        .map_err(|e| to_py(py, e))
+}
+
+/// The native `score-merge` or `rank-merge` encoder of a vocabulary (its tables, pattern and
+/// special literals), or None for another encoder name.
+pub(crate) fn sentencepiece_encoder(
+    py: Python<'_>,
+    tables: &Arc<MergeTables>,
+    name: &str,
+    pattern: &str,
+    literals: &[Literal],
+) -> Option<PyResult<Box<dyn Encoder>>> {
+    let specials: Vec<(String, u32)> = literals
+        .iter()
+        .filter(|l| l.special)
+        .map(|l| (l.text.clone(), l.id))
+        .collect();
+    score_merge::sentencepiece_encoder(name, tables.clone(), pattern, &specials)
+        .map(|made| made.map_err(|e| to_py(py, e)))
+}
 
 /// A Python exception as a core error.
 fn foreign(error: PyErr) -> Error {

@@ -13,6 +13,8 @@
 
 use std::cell::RefCell;
 
+pub mod mem;
+
 use serde_json::{json, Value};
 use wordsplit::explain::{explain, Explanation};
 use wordsplit::formats::{read_hf_tokenizer_json, read_named};

@@ -12,6 +12,7 @@ pub mod literal;
 pub mod names;
 pub mod normalizers;
 pub mod pipeline;
+pub mod sentencepiece_normalizers;
 pub mod spanners;
 pub mod tables;
 pub mod tokenizer;

@@ -47,6 +47,19 @@ pub trait Normalizer: Send + Sync {
     fn normalizes_literals(&self) -> bool {
         true
     }
+
+    /// Whether it runs in the core (a native normalizer given as a trait object, such as
+    /// the SentencePiece ones): then a pipeline using it calls nothing outside the core.
+    fn is_native(&self) -> bool {
+        false
+    }
+
+    /// The normalized text of a stretch that does not start the text (it follows a literal
+    /// token): HF's Metaspace with `prepend_scheme: "first"` puts no `▁` there. The same as
+    /// [`Normalizer::normalize`] for every other normalizer.
+    fn normalize_later(&self, text: &str) -> Result<String, Error> {
+        self.normalize(text)
+    }
 }
 
 /// A normalized text and its alignment to the text it came from, as a normalizer that tracks
@@ -139,7 +152,21 @@ impl NormalizeStage {
 
     /// Whether this stage runs in the core (no foreign call).
     pub fn is_native(&self) -> bool {
-        !matches!(self, NormalizeStage::Foreign(_))
+        match self {
+            NormalizeStage::Foreign(normalizer) => normalizer.is_native(),
+            _ => true,
+        }
+    }
+
+    /// [`Self::normalize`] of a stretch of text, `later` when it does not start the text
+    /// (see [`Normalizer::normalize_later`]).
+    pub fn normalize_at(&self, text: &str, later: bool) -> Result<Option<String>, Error> {
+        match self {
+            NormalizeStage::Foreign(normalizer) if later => {
+                Some(normalizer.normalize_later(text)).transpose()
+            }
+            _ => self.normalize(text),
+        }
     }
 
     /// The normalized text of `text`, or None when it is `text` itself. ASCII text is in all

@@ -962,7 +962,7 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
         ("special_tokens", json!({"<unk>": 3000})),
         ("special_tokens", json!([["<unk>"]])),
         ("literal_flags", json!({"<nope>": 1})),
-        ("literal_flags", json!({"<unk>": 16})),
+        ("literal_flags", json!({"<unk>": 32})),
         ("chat_template", json!(5)),
         ("n_vocab", json!(0)),
         ("eos_token_id", json!(-3)),

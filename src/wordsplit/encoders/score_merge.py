@@ -26,13 +26,13 @@ pieces (byte fallback).
 
 from __future__ import annotations
 
-import heapq
 from typing import Optional
 
 from . import ENCODERS
 from ..errors import UnknownComponentError
 from ..sentencepiece import model_of
 from ..tables import MergeTables
+from .heap_merge import merge_spans
 
 
 def symbol_ids(ranks) -> tuple[dict[str, int], list[Optional[int]]]:
@@ -91,51 +91,22 @@ class ScoreMergeEncoder:
         frozen = self.user_defined.get(text)
         if frozen is not None:
             return [frozen]
-        ids_of, merges = self.ids, self.merges
-        n = len(text)
-        # Symbol k covers text[k:end[k]]; prev/nxt link the live symbols by their start.
-        end = list(range(1, n + 1))
-        prev = list(range(-1, n - 1))
-        nxt = list(range(1, n + 1))  # n: no next symbol
-        symbol_id: list[Optional[int]] = [ids_of.get(char) for char in text]
+        ids_of, merges, unused = self.ids, self.merges, self.unused
         # For each UNUSED piece proposed, the two symbols it was last proposed from.
         last_made_from: dict[str, tuple[str, str]] = {}
-        heap: list[tuple[int, int, int, int]] = []
 
-        def propose(left: int) -> None:
-            right = nxt[left]
-            if right >= n or symbol_id[left] is None or symbol_id[right] is None:
-                return
-            rank = merges.get((symbol_id[left], symbol_id[right]))
-            if rank is None:
-                return
-            heapq.heappush(heap, (rank, left, end[left], end[right]))
-            made = ids_of[text[left:end[right]]]
-            if made in self.unused:
-                last_made_from[text[left:end[right]]] = (text[left:end[left]], text[right:end[right]])
+        def rank_of(start: int, mid: int, end: int) -> Optional[int]:
+            left, right = ids_of.get(text[start:mid]), ids_of.get(text[mid:end])
+            if left is None or right is None:
+                return None
+            rank = merges.get((left, right))
+            if rank is not None and ids_of[text[start:end]] in unused:
+                last_made_from[text[start:end]] = (text[start:mid], text[mid:end])
+            return rank
 
-        for k in range(n - 1):
-            propose(k)
-        while heap:
-            _, left, left_end, right_end = heapq.heappop(heap)
-            # Stale if the left symbol was absorbed or grew, or its right neighbour changed.
-            if end[left] != left_end or left_end >= n or end[left_end] != right_end or prev[left_end] != left:
-                continue
-            right = left_end
-            end[left] = end[right]
-            symbol_id[left] = ids_of[text[left:end[left]]]
-            end[right] = -1  # absorbed
-            nxt[left] = nxt[right]
-            if nxt[left] < n:
-                prev[nxt[left]] = left
-            if prev[left] >= 0:
-                propose(prev[left])
-            propose(left)
         out: list[int] = []
-        k = 0
-        while k < n:
-            self._emit(text[k:end[k]], symbol_id[k], last_made_from, out)
-            k = nxt[k]
+        for start, end in merge_spans(len(text), rank_of):
+            self._emit(text[start:end], ids_of.get(text[start:end]), last_made_from, out)
         return out
 
     def _emit(self, symbol: str, symbol_id: Optional[int], last_made_from: dict, out: list[int]) -> None:
@@ -202,40 +173,18 @@ class RankMergeEncoder:
 
 def merge_by_rank(symbols: list[int], merges: dict, made: dict) -> list[int]:
     """BPE over a list of token ids: the adjacent pair of lowest rank in ``merges`` becomes
-    ``made[pair]``, the leftmost on ties, with a heap and lazy invalidation.
+    ``made[pair]``, the leftmost on ties (:func:`~.heap_merge.merge_spans`).
 
     >>> merge_by_rank([1, 2, 3], {(1, 2): 0, (12, 3): 1}, {(1, 2): 12, (12, 3): 123})
     [123]
     """
-    n = len(symbols)
-    ids = list(symbols)
-    nxt = list(range(1, n + 1))
-    prev = list(range(-1, n - 1))
-    alive = [True] * n
-    heap: list[tuple[int, int, int, int]] = []
+    ids = list(symbols)  # the id of the symbol that starts at each place
 
-    def propose(left: int) -> None:
-        right = nxt[left]
-        if right < n:
-            pair = (ids[left], ids[right])
-            rank = merges.get(pair)
-            if rank is not None and pair in made:
-                heapq.heappush(heap, (rank, left, ids[left], ids[right]))
+    def rank_of(start: int, mid: int, end: int) -> Optional[int]:
+        pair = (ids[start], ids[mid])
+        return merges.get(pair) if pair in made else None
 
-    for k in range(n - 1):
-        propose(k)
-    while heap:
-        _, left, left_id, right_id = heapq.heappop(heap)
-        right = nxt[left] if alive[left] else n
-        # Stale if the left symbol is gone or changed, or its right neighbour did.
-        if right >= n or ids[left] != left_id or ids[right] != right_id:
-            continue
-        ids[left] = made[(left_id, right_id)]
-        alive[right] = False
-        nxt[left] = nxt[right]
-        if nxt[left] < n:
-            prev[nxt[left]] = left
-        if prev[left] >= 0:
-            propose(prev[left])
-        propose(left)
-    return [ids[k] for k in range(n) if alive[k]]
+    def merged(start: int, mid: int, end: int) -> None:
+        ids[start] = made[(ids[start], ids[mid])]
+
+    return [ids[start] for start, _ in merge_spans(len(ids), rank_of, merged)]

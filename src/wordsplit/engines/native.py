@@ -2,7 +2,9 @@
 
 One native call does a whole encode. Each stage is native when it can be (the scanners, the
 ``regex`` spanner for any pattern the core can compile, ``hf-split`` programs whose patterns it
-can compile, the three encoders and ``auto``, the ``none``/``nfc`` normalizers) and otherwise a
+can compile, the three encoders and ``auto``, the Unicode normalizers, and a SentencePiece
+vocabulary's stages: the ``sentencepiece`` spanner, the ``score-merge`` and ``rank-merge``
+encoders, its normalizer (see :func:`native_normalizer`)) and otherwise a
 Python component that the native pipeline calls for its stage (a plug-in spanner, encoder or
 normalizer, or the ``regex`` spanner for a pattern the core cannot run, such as one that can
 match the empty string). While every stage is native, encoding runs with the GIL released and
@@ -24,9 +26,25 @@ from ..native_names import ENCODER_ALIASES, SCANNER_PATTERNS
 from ..split_programs import PREFIX_SPACE_STEP, parse_split_program
 from ..vocab import Vocab, native_module
 
-# Encoder names the native core implements ("auto" is its own strategy; see options.py).
-NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases)])
+# Encoder names the native core implements ("auto" is its own strategy; see options.py), and
+# the SentencePiece encoders, which it builds from the vocabulary's pattern.
+NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
+                             "score-merge", "rank-merge"])
 NATIVE_NORMALIZERS = frozenset(["none", "nfc", "nfd", "nfkc", "nfkd"])
+# The spanners the core builds from the vocabulary's pattern (a SentencePiece description).
+NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
+
+
+def native_normalizer(name: str) -> bool:
+    """Whether the core runs the normalizer registered as ``name``: the Unicode forms, the
+    SentencePiece families (``sentencepiece-normalizer:``, ``hf-metaspace:``) and the
+    ``hf-normalizer:`` programs of literal ``Replace`` and ``Prepend`` steps.
+
+    >>> from wordsplit.sentencepiece import metaspace_name
+    >>> native_normalizer("nfc"), native_normalizer(metaspace_name()), native_normalizer('hf-normalizer:[{"type":"NFKC"}]')
+    (True, True, False)
+    """
+    return name in NATIVE_NORMALIZERS or native_module().has_native_normalizer(name)
 
 
 def native_regex_pattern(pattern: str, *, line_anchors: bool = False) -> Optional[str]:
@@ -242,7 +260,8 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
     from ..tables import MergeTables
 
     tables = vocab.native_tables()
-    native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner]
+    native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner] \
+        or spanner in NATIVE_PATTERN_SPANNERS
     pattern = vocab.pattern
     if spanner == "regex":
         expanded = native_regex_pattern(vocab.pattern)
@@ -269,7 +288,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         pattern=pattern,
         literals=literals,
         normalizer=vocab.normalizer,
-        normalizer_impl=None if vocab.normalizer in NATIVE_NORMALIZERS else NORMALIZERS.get(vocab.normalizer),
+        normalizer_impl=None if native_normalizer(vocab.normalizer) else NORMALIZERS.get(vocab.normalizer),
         patterns=patterns,
         program=program,
         # Only a vocabulary that lacks some byte ever uses its unk token.

@@ -2,9 +2,9 @@
 ``sentencepiece``'s decode (:mod:`wordsplit.sentencepiece`), which is not a concatenation of
 token bytes: ``▁`` is a space, the dummy prefix's space is dropped, control pieces are empty.
 
-Encoding is the wrapped engine's (Python, or native calling the Python SentencePiece
-components), so both backends give the same ids; decoding and ``encode_with_offsets`` run in
-Python on both.
+Encoding is the wrapped engine's (Python, or native with the core's twins of the
+SentencePiece components), so both backends give the same ids; decoding and
+``encode_with_offsets`` run in Python on both.
 
 >>> from wordsplit import TokenizerOptions, load_vocab
 >>> tok = TokenizerOptions(backend="python").build(load_vocab("tests/data/spm/mistral-v1.model"))
@@ -32,7 +32,6 @@ class SentencePieceEngine:
         self._inner = engine
         self.vocab = vocab
         self._components = (spanner, encoder)
-        self.native = False
         self._python = engine if isinstance(engine, PythonEngine) else None
         self.model = model_of(vocab.pattern)
         self._kinds = token_kinds(vocab)
@@ -41,11 +40,16 @@ class SentencePieceEngine:
                                      "llama.cpp-bpe": (decode_llamacpp, llamacpp_piece_bytes)}.get(
             self.model.semantics, (decode_pieces, piece_bytes))
         from ..normalizers import NORMALIZERS
+        from .native import native_normalizer
 
-        if getattr(NORMALIZERS.get(vocab.normalizer), "later", None) is not None:
+        if getattr(NORMALIZERS.get(vocab.normalizer), "later", None) is not None and self._python is None \
+                and not native_normalizer(vocab.normalizer):
             # A stretch after an added token has its own normalizer (Metaspace's "first"),
-            # which only the Python engine knows: every encode goes there.
+            # which a Python normalizer called from the native pipeline cannot be told (the
+            # native twin is): every encode goes to the Python engine then.
             self._inner = self._python_engine()
+        # Whether encoding runs natively (every stage in the core); decoding is Python's.
+        self.native = bool(getattr(self._inner, "native", False))
 
     def __getattr__(self, name: str):
         return getattr(self._inner, name)

@@ -72,7 +72,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
         UnsupportedTokenizerError: a construct outside the layouts above.
         VocabFormatError: malformed entries.
     """
-    from ..sentencepiece import SentencePieceModel, cuts_at_words, metaspace_name, split_pattern
+    from ..sentencepiece import SentencePieceModel, metaspace_name, split_pattern, word_cuts
     from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _normalizer
 
     model = spec["model"]
@@ -121,7 +121,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     # (ignore_merges looks the whole stretch up, so it is not cut into words; Metaspace's split
     # cuts it, and ignore_merges then looks each part up)
     description = SentencePieceModel(semantics="hf", strip_leading_space=strip, ignore_merges=ignore_merges,
-                                     words=not metaspace_split and not ignore_merges and cuts_at_words(table),
+                                     **word_cuts(table, not metaspace_split and not ignore_merges),
                                      metaspace_split=metaspace_split)
     literals = {**special, **added}
     fields = dict(

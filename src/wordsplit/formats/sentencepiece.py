@@ -242,7 +242,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
             normalizer has a precompiled character map (``nmt_nfkc``...).
         VocabFormatError: duplicate pieces, or ids that are not pieces.
     """
-    from ..sentencepiece import SentencePieceModel, cuts_at_words, normalizer_name, split_pattern
+    from ..sentencepiece import SentencePieceModel, normalizer_name, split_pattern, word_cuts
 
     source = source or name
     if model.model_type != "BPE":
@@ -292,8 +292,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
                              else "first" if model.add_dummy_prefix else "none"),
         # (sentencepiece splits an unused piece by the pair it was last proposed from anywhere in
         # the text, so a model with unused pieces is merged a stretch at a time)
-        words=(model.escape_whitespaces and not any(p.type == UNUSED for p in pieces)
-               and cuts_at_words(mergeable)),
+        **word_cuts(mergeable, model.escape_whitespaces and not any(p.type == UNUSED for p in pieces)),
     )
     return Vocab(
         name=name, source=source, ranks=ranks, special_tokens=special, merges=merges,

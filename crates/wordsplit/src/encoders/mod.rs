@@ -5,6 +5,7 @@ pub mod backtrack;
 pub mod backtrack_tables;
 pub mod buffer_sweep;
 pub mod heap_merge;
+pub mod score_merge;
 
 use std::sync::Arc;
 
@@ -23,6 +24,12 @@ pub trait Encoder: Send + Sync {
 
     /// Appends the ids of `piece` to `out`. On `Err`, what it appended is discarded.
     fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error>;
+
+    /// Whether it runs in the core (a native encoder given as a trait object, such as
+    /// [`score_merge::ScoreMerge`]): then a pipeline using it calls nothing outside the core.
+    fn is_native(&self) -> bool {
+        false
+    }
 }
 
 /// One native encoder over one vocabulary's tables, as an [`Encoder`].

@@ -185,9 +185,15 @@ impl Pipeline {
 
     /// Whether every stage is native: then encoding calls nothing outside the core.
     pub fn is_native(&self) -> bool {
-        (self.program.is_some() || !matches!(self.spanner, SpanStage::Foreign(_)))
-            && matches!(self.encoder, EncodeStage::Native(_))
-            && self.normalizer.is_native()
+        let spanner = match &self.spanner {
+            SpanStage::Foreign(spanner) => self.program.is_some() || spanner.is_native(),
+            _ => true,
+        };
+        let encoder = match &self.encoder {
+            EncodeStage::Foreign(encoder) => encoder.is_native(),
+            EncodeStage::Native(_) => true,
+        };
+        spanner && encoder && self.normalizer.is_native()
     }
 
     /// Append the ids of `text` to `out`. On `Err` (the first disallowed special literal
@@ -199,13 +205,14 @@ impl Pipeline {
         out: &mut Vec<u32>,
     ) -> Result<(), Error> {
         let Some(matcher) = &self.literal_matcher else {
-            return self.encode_plain(text, out);
+            return self.encode_plain(text, false, out);
         };
         if let Some(scan) = self.normalizing_scan() {
             return self.encode_normalizing(scan, text, policy, out);
         }
         self.walk_literals(matcher, text, policy, |plain, literal| {
-            self.encode_plain(&text[plain], out)?;
+            let later = plain.start > 0;
+            self.encode_plain(&text[plain], later, out)?;
             if let Some((_, literal)) = literal {
                 out.push(literal.id);
             }
@@ -213,12 +220,13 @@ impl Pipeline {
         })
     }
 
-    /// Normalize, split and merge text that holds no literal token.
-    fn encode_plain(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
+    /// Normalize, split and merge text that holds no literal token (`later`: it does not
+    /// start the text, see [`crate::Normalizer::normalize_later`]).
+    fn encode_plain(&self, text: &str, later: bool, out: &mut Vec<u32>) -> Result<(), Error> {
         if text.is_empty() {
             return Ok(());
         }
-        match self.normalizer.normalize(text)? {
+        match self.normalizer.normalize_at(text, later)? {
             Some(normalized) => self.encode_split(&normalized, out),
             None => self.encode_split(text, out),
         }

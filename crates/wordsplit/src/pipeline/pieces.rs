@@ -5,7 +5,6 @@ use std::cell::RefCell;
 
 use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_PIECE, LONG_MAX_PIECE};
 use super::{most_recent, Pipeline};
-use crate::encoders;
 use crate::error::Error;
 
 /// Each thread keeps the piece caches of this many pipelines, the most recently used.
@@ -33,15 +32,26 @@ impl Pipeline {
         let text_bytes = text.as_bytes();
         let tables = &*self.tables;
         let lacks_bytes = tables.lacks_bytes;
+        let index = tables.index();
         let mut kept: Vec<u8> = Vec::new();
         PIECE_CACHES.with_borrow_mut(|caches| {
             let cache = most_recent(caches, self.id, CACHED_PIPELINES, PieceCache::new);
             // A piece that is one byte or a whole token (most pieces of most text: 93 % of
-            // English prose's) is handled in the loop itself ([`encoders::shortcut`],
-            // inlined); the cache and the merge are a call away, so the common case pays no
-            // call, no spilled registers and no `Result` written to memory and read back.
+            // English prose's) is handled in the loop itself ([`crate::tables::TokenIndex::shortcut`],
+            // inlined, on the index's plain copy whose fields stay in registers); the cache
+            // and the merge are a call away, so the common case pays no call, no spilled
+            // registers and no `Result` written to memory and read back.
             let shortcut = |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
-                SHORTCUTS && encoders::shortcut(tables, bytes, start, end, out)
+                if !SHORTCUTS {
+                    return false;
+                }
+                match index.shortcut(tables, bytes, start, end) {
+                    Some(id) => {
+                        out.push(id);
+                        true
+                    }
+                    None => false,
+                }
             };
             // `bytes[start..end]`, a piece no shortcut takes; the whole buffer is passed for the
             // padded reads of the cache key.

@@ -19,22 +19,44 @@
 //! | `qwen2-scanner` | Qwen2/Qwen3 (cl100k original with one digit per number piece) |
 //! | `o200k-scanner` | o200k (one spelling) |
 //!
-//! Any other pattern runs on [`regex::RegexSpanner`] (spanner `regex`), llama.cpp-style
-//! sequences of patterns on [`regex::RegexSequence`], and HuggingFace `Split` programs (which
-//! may delete text or insert a space) on [`hf_program::HfProgram`].
+//! Any other pattern runs on [`RegexSpanner`] (spanner `regex`), llama.cpp-style sequences of
+//! patterns on [`RegexSequence`], and HuggingFace `Split` programs (which may delete text or
+//! insert a space) on [`HfProgram`]. These need the crate's `regex` feature (on by default):
+//! without it (the WebAssembly module, whose readers only give scanners' patterns) they are
+//! types without values whose constructors refuse every pattern, and the regex engines are not
+//! compiled in.
 
 pub mod cl100k;
 pub mod classes;
 pub mod gpt2;
+#[cfg(feature = "regex")]
 pub mod hf_program;
 pub mod o200k;
+#[cfg(feature = "regex")]
 pub mod regex;
+pub mod sentencepiece;
+#[cfg(not(feature = "regex"))]
+mod without_regex;
 
 pub use cl100k::Cl100kScanner;
 pub use gpt2::Gpt2Scanner;
+#[cfg(feature = "regex")]
 pub use hf_program::HfProgram;
 pub use o200k::O200kScanner;
-pub use regex::{RegexSequence, RegexSpanner, SplitError};
+#[cfg(feature = "regex")]
+pub use regex::{RegexSequence, RegexSpanner};
+#[cfg(not(feature = "regex"))]
+pub use without_regex::{HfProgram, RegexSequence, RegexSpanner};
+
+/// Why a regex split stopped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SplitError {
+    /// No match starts at this byte offset: the pattern does not cover the text (the Python
+    /// spanner would drop the text; both engines raise instead).
+    Gap(usize),
+    /// fancy-regex gave up (not expected: it runs without a backtracking limit).
+    Engine(String),
+}
 
 /// A spanner stage: cuts text into the pieces the encoder merges separately.
 ///
@@ -54,6 +76,13 @@ pub trait Spanner: Send + Sync {
         text: &str,
         ends: &mut Vec<usize>,
     ) -> Result<Option<crate::pipeline::SpannedText>, crate::Error>;
+
+    /// Whether it runs in the core (a native spanner given as a trait object, such as
+    /// [`sentencepiece::SentencePieceSpanner`]): then a pipeline using it calls nothing
+    /// outside the core.
+    fn is_native(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Scanner + ?Sized> Spanner for S {

@@ -62,7 +62,7 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
             the module docstring (a CONTROL, UNKNOWN or BYTE token a merge can make; what
             :func:`.attributes.llama_cpp_attributes` and :func:`check_literals` refuse).
     """
-    from ...sentencepiece import SentencePieceModel, cuts_at_words, normalizer_name, split_pattern
+    from ...sentencepiece import SentencePieceModel, normalizer_name, split_pattern, word_cuts
 
     tokens = get(metadata, "tokenizer.ggml.tokens", "an array of strings", source)
     scores = get(metadata, "tokenizer.ggml.scores", "an array of floats", source)
@@ -119,7 +119,7 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
     description = SentencePieceModel(
         semantics="llama.cpp", unused=tuple(p.text for p in pieces if p.type == _UNUSED),
         strip_leading_space="first" if add_space_prefix else "none",
-        words=cuts_at_words(mergeable),
+        **word_cuts(mergeable),
     )
     return Vocab(
         name=name or Path(source).name.removesuffix(".gz").removesuffix(".gguf"),
@@ -158,7 +158,7 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
         UnsupportedTokenizerError: a file where llama.cpp's newline runs or byte fallback would
             give other ids than rank merging (the checks in the module docstring).
     """
-    from ...sentencepiece import SentencePieceModel, cuts_at_words, split_pattern
+    from ...sentencepiece import SentencePieceModel, split_pattern, word_cuts
     from ..hf_sentencepiece import read_hf_sentencepiece
 
     tokens = get(metadata, "tokenizer.ggml.tokens", "an array of strings", source)
@@ -222,7 +222,7 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
         "added_tokens": added,
     }
     description = SentencePieceModel(semantics="llama.cpp-bpe", strip_leading_space="none",
-                                     words=cuts_at_words(table))
+                                     **word_cuts(table))
 
     def token(key: str):
         return get(metadata, key, "an integer", source, required=False)

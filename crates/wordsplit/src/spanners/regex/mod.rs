@@ -50,6 +50,7 @@ use fancy_regex::Expr;
 use regex_automata::hybrid::dfa::Cache as DfaCache;
 use regex_automata::{meta, Input};
 
+pub use super::SplitError;
 use dfa::{dfa_regex, AnchoredDfa, SIZE_LIMIT};
 pub(crate) use dfa::{next_cache_id, with_caches};
 use plan::{may_be_empty, regularize, reject_class_escapes, run_not_followed, RunNotFollowed};
@@ -66,16 +67,6 @@ enum Plan {
     Segments(Vec<Segment>, Box<[bool; 256]>),
     /// Some alternative needs backtracking: the whole pattern on fancy-regex.
     Fancy,
-}
-
-/// Why a split stopped.
-#[derive(Debug, PartialEq, Eq)]
-pub enum SplitError {
-    /// No match starts at this byte offset: the pattern does not cover the text (the Python
-    /// spanner would drop the text; both engines raise instead).
-    Gap(usize),
-    /// fancy-regex gave up (not expected: it runs without a backtracking limit).
-    Engine(String),
 }
 
 /// A split pattern compiled for native matching; see the module docs.

@@ -1,0 +1,163 @@
+"""SentencePiece vocabularies: one pass over whole corpora, single thread, against
+``sentencepiece`` (the oracle) and gigatoken's SentencePiece backend; prints a Markdown table.
+
+    python benches/sentencepiece_bench.py [CORPUS_DIR] [--corpora prose,code,multilingual]
+        [--max-bytes 4MB] [--doc-bytes 16KB] [--vocabs llama2-class,gemma-class]
+
+The vocabularies:
+
+* ``llama2-class``: Mistral 7B v0.1's ``tokenizer.model`` (tests/data/spm/mistral-v1.model: 32k
+  pieces, Llama 2's normalizer spec);
+* ``gemma-class``: a 262k-piece SentencePiece BPE ``.model`` made from Gemma 4's vocabulary
+  (tests/data/gguf/ggml-vocab-gemma-4.gguf.xz) as sentencepiece's BPE trainer scores pieces:
+  each piece's score is minus the rank of the first merge that makes it (pieces no merge makes
+  score below every merged one), with Gemma's normalizer spec (no dummy prefix, whitespace kept
+  and escaped). No Gemma 3 ``tokenizer.model`` can be shipped here; this file has its size and
+  layout, and all three tokenizers read the same file.
+
+Each contender first encodes every document of every corpus once, and its ids are compared with
+``sentencepiece``'s (a contender that differs is reported, not timed). Then fresh instances (cold
+caches: wordsplit's per-pipeline piece cache, gigatoken's) each encode every document exactly
+once, taking turns a corpus at a time; the table gives MB/s of UTF-8 text (process CPU time,
+so another process on the machine slows the figures less than it would wall time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import lzma
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import parse_size, read_corpus, split_documents, utf8_len
+from corpus import corpus_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+
+
+def gemma_class_model(directory: Path) -> Path:
+    """The 262k SentencePiece BPE model made from Gemma 4's GGUF vocabulary (see the module
+    docstring), written into ``directory``."""
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    from wordsplit.formats.gguf import read_gguf_metadata
+
+    meta = read_gguf_metadata(lzma.decompress((DATA / "gguf" / "ggml-vocab-gemma-4.gguf.xz").read_bytes()))
+    tokens, types = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"]
+    first_merge: dict[str, int] = {}
+    for rank, merge in enumerate(meta["tokenizer.ggml.merges"]):
+        cut = merge.find(" ", 1)
+        first_merge.setdefault(merge[:cut] + merge[cut + 1:], rank)
+    proto = pb.ModelProto()
+    proto.trainer_spec.model_type = pb.TrainerSpec.BPE
+    proto.trainer_spec.byte_fallback = True
+    unk = meta["tokenizer.ggml.unknown_token_id"]
+    proto.trainer_spec.unk_id = unk
+    proto.trainer_spec.bos_id = meta.get("tokenizer.ggml.bos_token_id", -1)
+    proto.trainer_spec.eos_id = meta.get("tokenizer.ggml.eos_token_id", -1)
+    proto.trainer_spec.pad_id = meta.get("tokenizer.ggml.padding_token_id", -1)
+    proto.normalizer_spec.name = "identity"
+    proto.normalizer_spec.add_dummy_prefix = False
+    proto.normalizer_spec.remove_extra_whitespaces = False
+    proto.normalizer_spec.escape_whitespaces = True
+    unmerged = -float(len(meta["tokenizer.ggml.merges"]) + 1)
+    # GGUF token types are sentencepiece's; the file's unknown token is typed CONTROL there.
+    for i, (text, kind) in enumerate(zip(tokens, types)):
+        piece = proto.pieces.add()
+        piece.piece = text
+        piece.type = 2 if i == unk else kind
+        piece.score = -float(first_merge[text]) if text in first_merge else unmerged
+    path = directory / "gemma-class.model"
+    path.write_bytes(proto.SerializeToString())
+    return path
+
+
+def vocab_files(names: list[str], directory: Path) -> dict[str, Path]:
+    makers = {"llama2-class": lambda: DATA / "spm" / "mistral-v1.model", "gemma-class": lambda: gemma_class_model(directory)}
+    unknown = set(names) - set(makers)
+    if unknown:
+        raise SystemExit(f"unknown vocabularies {sorted(unknown)}; known: {', '.join(makers)}")
+    return {name: makers[name]() for name in names}
+
+
+def contenders(path: Path) -> dict[str, object]:
+    """Fresh encode functions, by label: ``document -> ids``."""
+    import gigatoken
+    import sentencepiece
+
+    from wordsplit import TokenizerOptions, load_vocab
+
+    wordsplit = TokenizerOptions(backend="native").build(load_vocab(path))
+    assert wordsplit.native, "the native engine runs a Python stage"
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    giga = gigatoken.Tokenizer.from_sentencepiece(path)
+    return {"wordsplit": wordsplit.encode_ordinary, "sentencepiece": sp.encode, "gigatoken": giga.encode}
+
+
+def run(path: Path, corpora: dict[str, list[str]]) -> dict[str, dict[str, float | str]]:
+    """``{corpus: {label: MB/s, or "differs (n of m docs)"}}``."""
+    check = contenders(path)
+    wrong: dict[str, dict[str, int]] = {}
+    for name, docs in corpora.items():
+        want = [check["sentencepiece"](doc) for doc in docs]
+        for label, encode in check.items():
+            wrong.setdefault(name, {})[label] = sum(list(encode(doc)) != ids for doc, ids in zip(docs, want))
+    timed = contenders(path)
+    for encode in timed.values():
+        encode("warm up")  # (what a library sets up on its first call is load time, not encode)
+    results: dict[str, dict[str, float | str]] = {}
+    for turn, (name, docs) in enumerate(corpora.items()):
+        labels = list(timed)
+        labels = labels[turn % len(labels):] + labels[:turn % len(labels)]
+        size = utf8_len(docs)
+        for label in labels:
+            encode = timed[label]
+            start = time.process_time()
+            for doc in docs:
+                encode(doc)
+            seconds = time.process_time() - start
+            results.setdefault(name, {})[label] = size / seconds / 1e6
+        for label, count in wrong[name].items():
+            if count:
+                results[name][label] = f"differs ({count} of {len(docs)} docs)"
+    return results
+
+
+def table(vocab: str, results: dict[str, dict[str, float | str]]) -> str:
+    labels = ["wordsplit", "gigatoken", "sentencepiece"]
+    lines = [f"#### {vocab}", "", "| corpus | " + " | ".join(labels) + " | ÷ gigatoken | ÷ sentencepiece |",
+             "|---|" + "---:|" * (len(labels) + 2)]
+    for name, row in results.items():
+        cells = [f"{row[l]:.2f}" if isinstance(row[l], float) else row[l] for l in labels]
+        ratios = [f"{row['wordsplit'] / row[l]:.2f}×" if all(isinstance(row[k], float) for k in ("wordsplit", l))
+                  else "–" for l in ("gigatoken", "sentencepiece")]
+        lines.append(f"| {name} | " + " | ".join(cells + ratios) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus_dir", nargs="?", type=Path)
+    parser.add_argument("--corpora", default="prose,code,multilingual")
+    parser.add_argument("--max-bytes", type=parse_size, default=parse_size("4MB"),
+                        help="the first this many characters of each corpus (0: all)")
+    parser.add_argument("--doc-bytes", type=parse_size, default=parse_size("16KB"))
+    parser.add_argument("--vocabs", default="llama2-class,gemma-class")
+    args = parser.parse_args(argv)
+    names = args.corpora.split(",")
+    directory = corpus_dir(args.corpus_dir, names)
+    corpora = {}
+    for name in names:
+        text = read_corpus(directory, name)
+        corpora[name] = split_documents(text[:args.max_bytes] if args.max_bytes else text, args.doc_bytes)
+    with tempfile.TemporaryDirectory() as scratch:
+        for vocab, path in vocab_files(args.vocabs.split(","), Path(scratch)).items():
+            print(table(vocab, run(path, corpora)), end="\n\n", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,373 @@
+//! The normalizers of SentencePiece vocabularies, native twins of
+//! `wordsplit/sentencepiece_normalizers.py` under the same registry names:
+//!
+//! * `sentencepiece-normalizer:` + JSON flags: SentencePiece's `Normalizer::Normalize` for an
+//!   `identity` character map (the dummy prefix, whitespace escaping to `▁`, extra whitespace
+//!   removal);
+//! * `hf-metaspace:` + JSON: HF's `Metaspace` pre-tokenizer (`split: false`) after the file's
+//!   normalizer, with its prepend schemes (`first` puts no `▁` before a stretch that follows
+//!   an added token: [`crate::Normalizer::normalize_later`]);
+//! * the `hf-normalizer:` programs made only of `Replace` of a literal string and `Prepend`
+//!   (the layouts transformers writes for SentencePiece-style tokenizer.json files, and a
+//!   Gemma 4 GGUF's); any other program stays with the Python normalizer.
+//!
+//! [`sentencepiece_normalizer`] makes the one a name describes.
+//!
+//! ```
+//! use wordsplit::sentencepiece_normalizers::sentencepiece_normalizer;
+//! let name = r#"sentencepiece-normalizer:{"add_dummy_prefix":true,"escape_whitespaces":true,"remove_extra_whitespaces":false,"treat_whitespace_as_suffix":false}"#;
+//! let normalizer = sentencepiece_normalizer(name).unwrap().unwrap();
+//! assert_eq!(normalizer.normalize("Hello  world").unwrap(), "▁Hello▁▁world");
+//! ```
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::normalizers::Normalizer;
+
+/// `wordsplit.sentencepiece.NORMALIZER_PREFIX`.
+pub const NORMALIZER_PREFIX: &str = "sentencepiece-normalizer:";
+/// `wordsplit.sentencepiece.METASPACE_PREFIX`.
+pub const METASPACE_PREFIX: &str = "hf-metaspace:";
+/// `wordsplit.normalizer_programs.NORMALIZER_PREFIX`.
+pub const PROGRAM_PREFIX: &str = "hf-normalizer:";
+
+/// The native normalizer registered as `name`: `Ok(None)` when the name is not one of the
+/// families above, or a program with a step the core does not run.
+pub fn sentencepiece_normalizer(name: &str) -> Result<Option<Box<dyn Normalizer>>, Error> {
+    Ok(if let Some(json) = name.strip_prefix(NORMALIZER_PREFIX) {
+        Some(Box::new(SentencePieceNormalizer::parse(name, json)?))
+    } else if let Some(json) = name.strip_prefix(METASPACE_PREFIX) {
+        MetaspaceNormalizer::parse(name, json)?.map(|m| Box::new(m) as Box<dyn Normalizer>)
+    } else if name.starts_with(PROGRAM_PREFIX) {
+        LiteralProgram::parse(name)?.map(|p| Box::new(p) as Box<dyn Normalizer>)
+    } else {
+        None
+    })
+}
+
+fn malformed(kind: &str, name: &str) -> Error {
+    let shown: String = name.chars().take(80).collect();
+    Error::VocabFormat(format!("malformed {kind} normalizer {shown:?}"))
+}
+
+/// SentencePiece's normalizer for the identity character map: only spaces (U+0020) change.
+///
+/// In order, as `normalizer.cc` does it: with `remove_extra_whitespaces`, leading spaces are
+/// dropped (text of spaces only is empty) and a space after a space is dropped; each space
+/// becomes `▁` with `escape_whitespaces`; `add_dummy_prefix` puts one `▁` before non-empty
+/// text (after it, with `treat_whitespace_as_suffix`); with `remove_extra_whitespaces`
+/// trailing `▁` (typed ones too) are dropped before that.
+pub struct SentencePieceNormalizer {
+    name: String,
+    add_dummy_prefix: bool,
+    remove_extra_whitespaces: bool,
+    suffix: bool,
+    /// `▁`, or a space when whitespace is not escaped.
+    space: &'static str,
+}
+
+impl SentencePieceNormalizer {
+    fn parse(name: &str, json: &str) -> Result<Self, Error> {
+        let bad = || malformed("SentencePiece", name);
+        let flags: Value = serde_json::from_str(json).map_err(|_| bad())?;
+        let flag = |key: &str| flags.get(key).and_then(Value::as_bool).ok_or_else(bad);
+        Ok(Self {
+            name: name.to_owned(),
+            add_dummy_prefix: flag("add_dummy_prefix")?,
+            remove_extra_whitespaces: flag("remove_extra_whitespaces")?,
+            suffix: flag("treat_whitespace_as_suffix")?,
+            space: if flag("escape_whitespaces")? {
+                "\u{2581}"
+            } else {
+                " "
+            },
+        })
+    }
+}
+
+impl Normalizer for SentencePieceNormalizer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn normalize(&self, text: &str) -> Result<String, Error> {
+        let extra = self.remove_extra_whitespaces;
+        let space = self.space;
+        let text = if extra {
+            text.trim_start_matches(' ')
+        } else {
+            text
+        };
+        if text.is_empty() {
+            return Ok(String::new());
+        }
+        let mut out = String::with_capacity(text.len() + text.len() / 2 + 3);
+        if self.add_dummy_prefix && !self.suffix {
+            out.push_str(space);
+        }
+        let mut previous_space = extra;
+        let bytes = text.as_bytes();
+        let mut run = 0; // start of the bytes not yet copied
+        for (i, &b) in bytes.iter().enumerate() {
+            if b != b' ' {
+                previous_space = false;
+                continue;
+            }
+            out.push_str(&text[run..i]);
+            run = i + 1;
+            if !previous_space {
+                out.push_str(space);
+                previous_space = extra;
+            }
+        }
+        out.push_str(&text[run..]);
+        if extra {
+            while out.ends_with(space) {
+                out.truncate(out.len() - space.len());
+            }
+        }
+        if self.add_dummy_prefix && self.suffix {
+            out.push_str(space);
+        }
+        Ok(out)
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+/// HF's `Metaspace` pre-tokenizer with `split: false`, after the file's normalizer: every
+/// space becomes the replacement, which is put before a stretch that does not start with it
+/// (`always`; for `first` only before the stretch that starts the text; never for `never`).
+pub struct MetaspaceNormalizer {
+    name: String,
+    inner: Option<LiteralProgram>,
+    replacement: char,
+    /// 0: never, 1: first, 2: always.
+    scheme: u8,
+}
+
+impl MetaspaceNormalizer {
+    /// `Ok(None)` when its inner normalizer is not native.
+    fn parse(name: &str, json: &str) -> Result<Option<Self>, Error> {
+        let bad = || malformed("Metaspace", name);
+        let fields: Value = serde_json::from_str(json).map_err(|_| bad())?;
+        let text = |key: &str| fields.get(key).and_then(Value::as_str).ok_or_else(bad);
+        let scheme = match text("prepend_scheme")? {
+            "never" => 0,
+            "first" => 1,
+            "always" => 2,
+            _ => return Err(bad()),
+        };
+        let mut chars = text("replacement")?.chars();
+        let (Some(replacement), None) = (chars.next(), chars.next()) else {
+            return Err(bad());
+        };
+        let inner = match text("normalizer")? {
+            "none" => None,
+            program if program.starts_with(PROGRAM_PREFIX) => {
+                match LiteralProgram::parse(program)? {
+                    Some(program) => Some(program),
+                    None => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(Self {
+            name: name.to_owned(),
+            inner,
+            replacement,
+            scheme,
+        }))
+    }
+
+    fn run(&self, text: &str, prepends: bool) -> String {
+        let inner;
+        let text = match &self.inner {
+            Some(program) => {
+                inner = program.run(text);
+                inner.as_str()
+            }
+            None => text,
+        };
+        let mut buffer = [0u8; 4];
+        let replacement: &str = self.replacement.encode_utf8(&mut buffer);
+        let mut out = String::with_capacity(text.len() + text.len() / 2 + 4);
+        // (a leading space becomes the replacement, so it counts as one)
+        let starts_with_it = text.starts_with(' ') || text.starts_with(self.replacement);
+        if prepends && !text.is_empty() && !starts_with_it {
+            out.push_str(replacement);
+        }
+        push_replaced(&mut out, text, " ", replacement);
+        out
+    }
+}
+
+impl Normalizer for MetaspaceNormalizer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn normalize(&self, text: &str) -> Result<String, Error> {
+        Ok(self.run(text, self.scheme != 0))
+    }
+
+    fn normalize_later(&self, text: &str) -> Result<String, Error> {
+        Ok(self.run(text, self.scheme == 2))
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+/// `text` with every occurrence of `from` (non-empty) replaced by `to`, appended to `out`.
+fn push_replaced(out: &mut String, text: &str, from: &str, to: &str) {
+    let mut done = 0;
+    for (at, _) in text.match_indices(from) {
+        out.push_str(&text[done..at]);
+        out.push_str(to);
+        done = at + from.len();
+    }
+    out.push_str(&text[done..]);
+}
+
+/// One step of a [`LiteralProgram`].
+enum Step {
+    /// HF's `Replace` of a non-empty literal string: every non-overlapping occurrence,
+    /// leftmost first.
+    Replace(String, String),
+    /// HF's `Prepend`: before non-empty text.
+    Prepend(String),
+}
+
+/// An `hf-normalizer:` program of `Replace` (literal string) and `Prepend` steps only.
+pub struct LiteralProgram {
+    name: String,
+    steps: Vec<Step>,
+}
+
+impl LiteralProgram {
+    /// `Ok(None)` when a step is of another kind (the Python program runs it).
+    fn parse(name: &str) -> Result<Option<Self>, Error> {
+        let bad = || malformed("program", name);
+        let json = name.strip_prefix(PROGRAM_PREFIX).ok_or_else(bad)?;
+        let steps: Value = serde_json::from_str(json).map_err(|_| bad())?;
+        let mut out = Vec::new();
+        for step in steps.as_array().ok_or_else(bad)? {
+            let text = |key: &str| step.get(key).and_then(Value::as_str);
+            match text("type") {
+                Some("Prepend") => out.push(Step::Prepend(text("prepend").ok_or_else(bad)?.into())),
+                Some("Replace") => {
+                    let pattern = step.get("pattern").and_then(|p| p.get("String"));
+                    match (pattern.and_then(Value::as_str), text("content")) {
+                        (Some(from), Some(to)) if !from.is_empty() => {
+                            out.push(Step::Replace(from.into(), to.into()))
+                        }
+                        _ => return Ok(None),
+                    }
+                }
+                _ => return Ok(None),
+            }
+        }
+        Ok(Some(Self {
+            name: name.to_owned(),
+            steps: out,
+        }))
+    }
+
+    fn run(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for step in &self.steps {
+            if text.is_empty() {
+                break; // (neither step changes empty text)
+            }
+            match step {
+                Step::Replace(from, to) => {
+                    if text.contains(from.as_str()) {
+                        let mut out = String::with_capacity(text.len() + text.len() / 2);
+                        push_replaced(&mut out, &text, from, to);
+                        text = out;
+                    }
+                }
+                Step::Prepend(prefix) => text.insert_str(0, prefix),
+            }
+        }
+        text
+    }
+}
+
+impl Normalizer for LiteralProgram {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn normalize(&self, text: &str) -> Result<String, Error> {
+        Ok(self.run(text))
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spm(dummy: bool, extra: bool, escape: bool, suffix: bool) -> Box<dyn Normalizer> {
+        let name = format!(
+            "{NORMALIZER_PREFIX}{}",
+            serde_json::json!({"add_dummy_prefix": dummy, "escape_whitespaces": escape,
+                               "remove_extra_whitespaces": extra, "treat_whitespace_as_suffix": suffix})
+        );
+        sentencepiece_normalizer(&name).unwrap().unwrap()
+    }
+
+    #[test]
+    fn sentencepiece_flags() {
+        let n = |n: &dyn Normalizer, t: &str| n.normalize(t).unwrap();
+        assert_eq!(n(&*spm(true, true, true, false), "  a   b  "), "▁a▁b");
+        assert_eq!(n(&*spm(true, false, true, false), " a  b "), "▁▁a▁▁b▁");
+        assert_eq!(n(&*spm(false, true, true, false), "   "), "");
+        assert_eq!(n(&*spm(true, true, true, false), "  ▁▁"), "");
+        assert_eq!(n(&*spm(true, true, false, true), " a b "), "a b ");
+        assert_eq!(n(&*spm(true, false, true, false), ""), "");
+    }
+
+    #[test]
+    fn metaspace_schemes_and_programs() {
+        let name = |scheme: &str, inner: &str| {
+            format!(
+                "{METASPACE_PREFIX}{}",
+                serde_json::json!({"normalizer": inner, "prepend_scheme": scheme, "replacement": "▁"})
+            )
+        };
+        let first = sentencepiece_normalizer(&name("first", "none"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.normalize("Hello world").unwrap(), "▁Hello▁world");
+        assert_eq!(first.normalize_later("Hello world").unwrap(), "Hello▁world");
+        assert_eq!(first.normalize("▁x").unwrap(), "▁x");
+        let always = sentencepiece_normalizer(&name("always", "none"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(always.normalize_later(" x").unwrap(), "▁x");
+        let never = sentencepiece_normalizer(&name("never", "none"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(never.normalize("a b").unwrap(), "a▁b");
+        let legacy = r#"hf-normalizer:[{"prepend":"▁","type":"Prepend"},{"content":"▁","pattern":{"String":" "},"type":"Replace"}]"#;
+        let program = sentencepiece_normalizer(legacy).unwrap().unwrap();
+        assert_eq!(program.normalize(" a  b").unwrap(), "▁▁a▁▁b");
+        assert_eq!(program.normalize("").unwrap(), "");
+        let other = r#"hf-normalizer:[{"type":"NFKC"}]"#;
+        assert!(sentencepiece_normalizer(other).unwrap().is_none());
+        assert!(sentencepiece_normalizer(&name("first", other))
+            .unwrap()
+            .is_none());
+        assert!(sentencepiece_normalizer("nfc").unwrap().is_none());
+    }
+}

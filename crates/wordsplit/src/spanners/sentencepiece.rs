@@ -1,0 +1,297 @@
+//! The `sentencepiece` spanner: a SentencePiece vocabulary's user-defined pieces cut out of
+//! the normalized text (the native twin of `wordsplit/spanners/sentencepiece.py`), and
+//! [`SentencePieceModel`], the description its pattern holds, which the `score-merge` and
+//! `rank-merge` encoders read too.
+//!
+//! SentencePiece BPE has no pre-tokenizer: it merges over the whole normalized text, and the
+//! only boundaries are its user-defined pieces, matched leftmost first, the longest at each
+//! place, and never merged with their neighbours. Where the model says so (`words`: no token
+//! has a `▁` right after another character, so no merge crosses such a place), each piece is
+//! also cut before every `▁` that follows another character: the same ids, and repeated words
+//! come from the piece cache.
+//!
+//! ```
+//! use wordsplit::spanners::sentencepiece::SentencePieceSpanner;
+//! use wordsplit::Spanner;
+//! let pattern = r#"sentencepiece:{"strip_leading_space":"first","unk_surface":"?","unused":[],"user_defined":["<br>","<b>"],"words":true}"#;
+//! let spanner = SentencePieceSpanner::new(pattern).unwrap();
+//! let mut ends = vec![];
+//! spanner.spans("▁a▁b<br><b>c", &mut ends).unwrap();
+//! assert_eq!(ends, [4, 8, 12, 15, 16]); // "▁a", "▁b", "<br>", "<b>", "c"
+//! ```
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::pipeline::SpannedText;
+use crate::spanners::Spanner;
+
+/// The prefix of a vocabulary pattern that describes a SentencePiece model
+/// (`wordsplit.sentencepiece.MODEL_PREFIX`).
+pub const MODEL_PREFIX: &str = "sentencepiece:";
+
+/// `▁` (U+2581), how SentencePiece writes a space inside pieces.
+pub const SPACE: &str = "\u{2581}";
+
+/// What a SentencePiece vocabulary's spanner and encoders read beyond its tokens: the fields
+/// of `wordsplit.sentencepiece.SentencePieceModel` that encoding uses.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SentencePieceModel {
+    /// Matched in the normalized text (longest first) and never merged.
+    pub user_defined: Vec<String>,
+    /// The UNUSED pieces, split back after merging (`semantics == "sentencepiece"` only).
+    pub unused: Vec<String>,
+    /// `"sentencepiece"`, `"hf"`, `"llama.cpp"` or `"llama.cpp-bpe"`.
+    pub semantics: String,
+    /// HF's `ignore_merges`: a piece that is a token is that token.
+    pub ignore_merges: bool,
+    /// Cut before each `▁` that follows another character (no merge joins the two)...
+    pub words: bool,
+    /// ... but inside a place of the text that spells one of these tokens (the few that have
+    /// a `▁` right after another character).
+    pub joined: Vec<String>,
+    /// HF's `Metaspace` with `split: true`: cut before every `▁` but at the start.
+    pub metaspace_split: bool,
+}
+
+impl SentencePieceModel {
+    /// The model a vocabulary pattern (`sentencepiece:` + JSON) describes, as
+    /// `wordsplit.sentencepiece.model_of` reads it.
+    pub fn parse(pattern: &str) -> Result<Self, Error> {
+        let malformed = || {
+            let shown: String = pattern.chars().take(80).collect();
+            Error::VocabFormat(format!("malformed SentencePiece description {shown:?}"))
+        };
+        let Some(json) = pattern.strip_prefix(MODEL_PREFIX) else {
+            let shown: String = pattern.chars().take(60).collect();
+            return Err(Error::Unsupported(format!(
+                "this component reads SentencePiece vocabularies only (a pattern starting \
+                 {MODEL_PREFIX:?}), not one with the pattern {shown:?}"
+            )));
+        };
+        let fields: Value = serde_json::from_str(json).map_err(|_| malformed())?;
+        let texts = |key: &str| -> Result<Vec<String>, Error> {
+            let list = fields
+                .get(key)
+                .and_then(Value::as_array)
+                .ok_or_else(malformed)?;
+            list.iter()
+                .map(|v| match v.as_str() {
+                    Some(text) if !text.is_empty() => Ok(text.to_owned()),
+                    _ => Err(malformed()),
+                })
+                .collect()
+        };
+        let joined = match fields.get("joined") {
+            None => Vec::new(),
+            Some(_) => texts("joined")?,
+        };
+        let flag = |key: &str| match fields.get(key) {
+            None => Ok(false),
+            Some(value) => value.as_bool().ok_or_else(malformed),
+        };
+        let semantics = match fields.get("semantics") {
+            None => "sentencepiece".to_owned(),
+            Some(value) => value.as_str().ok_or_else(malformed)?.to_owned(),
+        };
+        if !["sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe"].contains(&semantics.as_str()) {
+            return Err(malformed());
+        }
+        Ok(Self {
+            user_defined: texts("user_defined")?,
+            unused: texts("unused")?,
+            semantics,
+            ignore_merges: flag("ignore_merges")?,
+            words: flag("words")?,
+            joined,
+            metaspace_split: flag("metaspace_split")?,
+        })
+    }
+}
+
+/// Cuts the user-defined pieces out of normalized text, and each stretch at words when the
+/// model allows it (see the module docs).
+pub struct SentencePieceSpanner {
+    /// Leftmost-longest over the user-defined pieces (None: the model has none).
+    matcher: Option<AhoCorasick>,
+    words: bool,
+    /// Cut before every `▁` (Metaspace's split), not only those after another character.
+    every_space: bool,
+    /// Every place of the model's joined tokens (overlapping; None: it has none).
+    joined: Option<AhoCorasick>,
+}
+
+impl SentencePieceSpanner {
+    /// The spanner of a vocabulary pattern (`sentencepiece:` + JSON).
+    pub fn new(pattern: &str) -> Result<Self, Error> {
+        let model = SentencePieceModel::parse(pattern)?;
+        let matcher = if model.user_defined.is_empty() {
+            None
+        } else {
+            let built = AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&model.user_defined)
+                .map_err(|e| {
+                    Error::VocabFormat(format!("cannot build the user-defined piece matcher: {e}"))
+                })?;
+            Some(built)
+        };
+        let joined = if model.joined.is_empty() || model.metaspace_split {
+            None
+        } else {
+            let built = AhoCorasick::new(&model.joined).map_err(|e| {
+                Error::VocabFormat(format!("cannot build the joined-token matcher: {e}"))
+            })?;
+            Some(built)
+        };
+        Ok(Self {
+            matcher,
+            words: model.words || model.metaspace_split,
+            every_space: model.metaspace_split,
+            joined,
+        })
+    }
+
+    /// Push the end of each part of `text[start..end]`: cut before every `▁` whose previous
+    /// character is not `▁`, when the model cuts at words.
+    fn push_parts(&self, text: &str, start: usize, end: usize, ends: &mut Vec<usize>) {
+        if start == end {
+            return;
+        }
+        if self.words {
+            // The places joined tokens spell, by start (no cut strictly inside one).
+            let mut inside: Vec<(usize, usize)> = match &self.joined {
+                Some(joined) => joined
+                    .find_overlapping_iter(&text[start..end])
+                    .map(|m| (start + m.start(), start + m.end()))
+                    .collect(),
+                None => Vec::new(),
+            };
+            inside.sort_unstable();
+            let (mut next, mut covered_to) = (0, 0);
+            // One pass over the bytes: `▁` is E2 96 81, and E2 only ever starts a character.
+            let bytes = &text.as_bytes()[..end];
+            let mut after_space = true; // (no cut at the start of the stretch)
+            let mut i = start;
+            while i < end {
+                if bytes[i] == 0xE2 && bytes.get(i + 1..i + 3) == Some(&[0x96, 0x81]) {
+                    while next < inside.len() && inside[next].0 < i {
+                        covered_to = covered_to.max(inside[next].1);
+                        next += 1;
+                    }
+                    if (!after_space || self.every_space && i > start) && covered_to <= i {
+                        ends.push(i);
+                    }
+                    after_space = true;
+                    i += 3;
+                } else {
+                    after_space = false;
+                    i += 1;
+                }
+            }
+        }
+        ends.push(end);
+    }
+}
+
+impl Spanner for SentencePieceSpanner {
+    fn name(&self) -> &str {
+        "sentencepiece"
+    }
+
+    fn spans(&self, text: &str, ends: &mut Vec<usize>) -> Result<Option<SpannedText>, Error> {
+        let mut done = 0;
+        if let Some(matcher) = &self.matcher {
+            for found in matcher.find_iter(text) {
+                self.push_parts(text, done, found.start(), ends);
+                self.push_parts(text, found.start(), found.end(), ends);
+                done = found.end();
+            }
+        }
+        self.push_parts(text, done, text.len(), ends);
+        Ok(None)
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pattern(user_defined: &[&str], words: bool) -> String {
+        let model = serde_json::json!({
+            "strip_leading_space": "first", "unk_surface": " \u{2047} ", "unused": [],
+            "user_defined": user_defined, "words": words,
+        });
+        format!("{MODEL_PREFIX}{model}")
+    }
+
+    fn pieces(spanner: &SentencePieceSpanner, text: &str) -> Vec<String> {
+        let mut ends = vec![];
+        assert!(spanner.spans(text, &mut ends).unwrap().is_none());
+        let mut start = 0;
+        ends.iter()
+            .map(|&end| {
+                let piece = text[start..end].to_owned();
+                start = end;
+                piece
+            })
+            .collect()
+    }
+
+    #[test]
+    fn user_defined_pieces_longest_first_then_words() {
+        let spanner = SentencePieceSpanner::new(&pattern(&["<b>", "<br>", "[REF]"], true)).unwrap();
+        assert_eq!(
+            pieces(&spanner, "▁▁a▁b<br><b>▁c▁▁[REF]d"),
+            ["▁▁a", "▁b", "<br>", "<b>", "▁c", "▁▁", "[REF]", "d"]
+        );
+        assert!(pieces(&spanner, "").is_empty());
+    }
+
+    #[test]
+    fn no_cut_inside_a_joined_token() {
+        let model = serde_json::json!({
+            "strip_leading_space": "none", "unk_surface": "?", "unused": [], "user_defined": [],
+            "words": true, "joined": [">▁</"],
+        });
+        let spanner = SentencePieceSpanner::new(&format!("{MODEL_PREFIX}{model}")).unwrap();
+        assert_eq!(
+            pieces(&spanner, "▁<a>▁</a>▁x▁▁y>▁<"),
+            ["▁<a>▁</a>", "▁x", "▁▁y>", "▁<"]
+        );
+    }
+
+    #[test]
+    fn metaspace_split_cuts_before_every_space() {
+        let model = serde_json::json!({
+            "strip_leading_space": "none", "unk_surface": "?", "unused": [], "user_defined": [],
+            "words": false, "metaspace_split": true, "semantics": "hf",
+        });
+        let spanner = SentencePieceSpanner::new(&format!("{MODEL_PREFIX}{model}")).unwrap();
+        assert_eq!(pieces(&spanner, "▁▁a▁▁b▁"), ["▁", "▁a", "▁", "▁b", "▁"]);
+        assert_eq!(pieces(&spanner, "a▁▁b"), ["a", "▁", "▁b"]);
+    }
+
+    #[test]
+    fn without_words_a_stretch_is_one_piece() {
+        let spanner = SentencePieceSpanner::new(&pattern(&[], false)).unwrap();
+        assert_eq!(pieces(&spanner, "▁a▁b▁"), ["▁a▁b▁"]);
+    }
+
+    #[test]
+    fn a_pattern_of_another_kind_is_refused() {
+        assert!(matches!(
+            SentencePieceSpanner::new("\\s+"),
+            Err(Error::Unsupported(_))
+        ));
+        assert!(matches!(
+            SentencePieceModel::parse("sentencepiece:{\"unused\":[]}"),
+            Err(Error::VocabFormat(_))
+        ));
+    }
+}
