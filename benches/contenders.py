@@ -152,7 +152,8 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
             what = "`encode_batch_flat([doc])`, the uint32 buffer as a numpy array"
         base.numpy = _numpy_form(
             base, one, lambda texts, threads: flat(texts, num_threads=threads, disallowed_special=()),
-            lambda result: flat_batch_ids(*result), f"{what}; batch: `encode_batch_flat(docs)`, one flat buffer + offsets")
+            lambda result: flat_batch_ids(*result),
+            f"{what}; batch: `encode_batch_flat(docs)`, one flat buffer + offsets")
     return base
 
 

@@ -76,7 +76,8 @@ def gemma_class_model(directory: Path) -> Path:
 
 
 def vocab_files(names: list[str], directory: Path) -> dict[str, Path]:
-    makers = {"llama2-class": lambda: DATA / "spm" / "mistral-v1.model", "gemma-class": lambda: gemma_class_model(directory)}
+    makers = {"llama2-class": lambda: DATA / "spm" / "mistral-v1.model",
+              "gemma-class": lambda: gemma_class_model(directory)}
     unknown = set(names) - set(makers)
     if unknown:
         raise SystemExit(f"unknown vocabularies {sorted(unknown)}; known: {', '.join(makers)}")
@@ -131,9 +132,9 @@ def table(vocab: str, results: dict[str, dict[str, float | str]]) -> str:
     lines = [f"#### {vocab}", "", "| corpus | " + " | ".join(labels) + " | ÷ gigatoken | ÷ sentencepiece |",
              "|---|" + "---:|" * (len(labels) + 2)]
     for name, row in results.items():
-        cells = [f"{row[l]:.2f}" if isinstance(row[l], float) else row[l] for l in labels]
-        ratios = [f"{row['wordsplit'] / row[l]:.2f}×" if all(isinstance(row[k], float) for k in ("wordsplit", l))
-                  else "–" for l in ("gigatoken", "sentencepiece")]
+        cells = [f"{row[label]:.2f}" if isinstance(row[label], float) else row[label] for label in labels]
+        ratios = [f"{row['wordsplit'] / row[peer]:.2f}×" if all(isinstance(row[k], float) for k in ("wordsplit", peer))
+                  else "–" for peer in ("gigatoken", "sentencepiece")]
         lines.append(f"| {name} | " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)
 

@@ -72,7 +72,8 @@ def _literals(name: str) -> list[str]:
 # characters no piece spells (byte fallback: rare CJK, emoji, private use, controls, a lone
 # combining mark), and the vocabulary's own literals.
 PARTS = ["", " ", "  ", "    ", "\t", "\n", "\n\n", "\r\n", "\u3000", "\u00a0", "▁", "▁▁", "a", "the", "▁the", "ing",
-         "Hello", "world", "123", "é", "e\u0301", "日本語", "𠀋", "😀", "🦀", "👩\u200d💻", "\U000f0001", "\x00", "\x7f",
+         "Hello", "world", "123", "é", "e\u0301", "日本語", "𠀋", "😀", "🦀", "👩\u200d💻", "\U000f0001", "\x00",
+         "\x7f",
          "\ufffd", ".", "(", "<0x41>", "[", "]", ">", "</", "> </", ">▁</", "<a> </a>"]
 
 

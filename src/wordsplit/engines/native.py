@@ -41,7 +41,8 @@ def native_normalizer(name: str) -> bool:
     ``hf-normalizer:`` programs of literal ``Replace`` and ``Prepend`` steps.
 
     >>> from wordsplit.sentencepiece import metaspace_name
-    >>> native_normalizer("nfc"), native_normalizer(metaspace_name()), native_normalizer('hf-normalizer:[{"type":"NFKC"}]')
+    >>> nfkc = 'hf-normalizer:[{"type":"NFKC"}]'
+    >>> native_normalizer("nfc"), native_normalizer(metaspace_name()), native_normalizer(nfkc)
     (True, True, False)
     """
     return name in NATIVE_NORMALIZERS or native_module().has_native_normalizer(name)
