@@ -358,16 +358,20 @@ def test_sentencepiece_decoders_it_cannot_run_are_refused(decoder):
 
 
 def test_sentencepiece_files_hf_would_read_otherwise_are_refused():
-    """A token string ByteFallback reads differently from wordsplit's vocabulary, and an added
-    token whose id the model also makes (its word id would depend on which made it)."""
+    """A token string ByteFallback reads as text is text here too, one it reads as a second token
+    of a byte is refused, and so is an added token whose id the model also makes (its word id
+    would depend on which made it)."""
     spec = _spm_spec()
     merged = {part for left, right in spec["model"]["merges"] for part in (left, right, left + right)}
     added = {token["content"] for token in spec["added_tokens"]}
     free = next(t for t in spec["model"]["vocab"] if t not in merged and t not in added and not t.startswith("<"))
-    spec["model"]["vocab"]["<0x 1>"] = spec["model"]["vocab"].pop(free)  # text for HF, a byte for wordsplit's reader
-    assert HFTokenizer.from_str(json.dumps(spec)).decode([spec["model"]["vocab"]["<0x 1>"]]) == "<0x 1>"
-    # (wordsplit's reader takes "<0x 1>" for the byte 0x01, so the real "<0x01>" has no token there)
-    with pytest.raises(UnsupportedTokenizerError, match="ByteFallback decoder reads token '<0x01>'"):
+    spec["model"]["vocab"]["<0x 1>"] = spec["model"]["vocab"].pop(free)  # text for HF
+    i = spec["model"]["vocab"]["<0x 1>"]
+    assert Tokenizer.from_str(json.dumps(spec)).decode([i]) == HFTokenizer.from_str(json.dumps(spec)).decode([i]) \
+        == "<0x 1>"
+    spec["model"]["vocab"]["<0x+1>"] = spec["model"]["vocab"].pop("<0x 1>")  # the byte 0x01 for HF, as <0x01>
+    assert HFTokenizer.from_str(json.dumps(spec)).decode([i]) == "\x01"
+    with pytest.raises(UnsupportedTokenizerError, match="are both the byte 0x01"):
         Tokenizer.from_str(json.dumps(spec))
     spec = _spm_spec()
     the = spec["model"]["vocab"]["▁the"]

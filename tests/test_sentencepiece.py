@@ -417,3 +417,159 @@ def test_parsed_vocab_cache_and_pickle_keep_the_vocabulary(tmp_path):
         text = "[INST] Hello  wörld 😀 [REF]x"
         assert again.encode(text, allowed_special="all") == TokenizerOptions().build(cold).encode(
             text, allowed_special="all")
+
+
+# -- the decoders a SentencePiece-style tokenizer.json may have -----------------------------------
+
+_REPLACE = {"type": "Replace", "pattern": {"String": "▁"}, "content": " "}
+_BYTE_FALLBACK, _FUSE = {"type": "ByteFallback"}, {"type": "Fuse"}
+_STRIP = {"type": "Strip", "content": " ", "start": 1, "stop": 0}
+ACCEPTED_DECODERS = {"strip": [_REPLACE, _BYTE_FALLBACK, _FUSE, _STRIP], "no-strip": [_REPLACE, _BYTE_FALLBACK, _FUSE]}
+REFUSED_DECODERS = {
+    "no-fuse": {"type": "Sequence", "decoders": [_REPLACE, _BYTE_FALLBACK, _STRIP]},
+    "no-replace": {"type": "Sequence", "decoders": [_BYTE_FALLBACK, _FUSE]},
+    "no-byte-fallback": {"type": "Sequence", "decoders": [_REPLACE, _FUSE, _STRIP]},
+    "replace-after-byte-fallback": {"type": "Sequence", "decoders": [_BYTE_FALLBACK, _REPLACE, _FUSE, _STRIP]},
+    "strip-before-fuse": {"type": "Sequence", "decoders": [_REPLACE, _BYTE_FALLBACK, _STRIP, _FUSE]},
+    "strip-two": {"type": "Sequence", "decoders": [_REPLACE, _BYTE_FALLBACK, _FUSE, dict(_STRIP, start=2)]},
+    "strip-end": {"type": "Sequence", "decoders": [_REPLACE, _BYTE_FALLBACK, _FUSE, dict(_STRIP, stop=1)]},
+    "replace-other": {"type": "Sequence", "decoders": [dict(_REPLACE, content="_"), _BYTE_FALLBACK, _FUSE]},
+    "metaspace": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+    "none": None,
+}
+# "▁" "▁Hello" "▁" "▁" "▁world", the byte tokens of "▁" (E2 96 81) and "\n", "▁Hello", a lone byte E9, "▁"
+DECODER_PROBE = [29473, 23325, 29473, 29473, 2294, 997, 921, 900, 781, 23325, 1004, 29473]
+
+
+def _with_decoder(decoder) -> dict:
+    spec = json.loads(gzip.decompress((DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz").read_bytes()))
+    spec["decoder"] = decoder
+    return spec
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("decoder", ACCEPTED_DECODERS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ids=st.lists(st.one_of(st.integers(0, 32767), st.integers(771, 1026), st.sampled_from([997, 921, 900, 29473])),
+                    max_size=10))
+def test_accepted_decoders_decode_as_hf(decoder, backend, ids, tmp_path_factory):
+    """Each decoder the loader accepts: HF's decode of any ids (byte tokens and ``▁`` among them)
+    is wordsplit's."""
+    key = ("decoder", decoder, backend)
+    if key not in _CACHE:
+        path = tmp_path_factory.mktemp("decoder") / f"{decoder}.json"
+        path.write_text(json.dumps(_with_decoder({"type": "Sequence", "decoders": ACCEPTED_DECODERS[decoder]}),
+                                   ensure_ascii=False))
+        _CACHE[key] = (tokenizer(path, backend), hf_oracle(path))
+    tok, hf = _CACHE[key]
+    assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+    assert tok.decode(DECODER_PROBE) == hf.decode(DECODER_PROBE, skip_special_tokens=False)
+
+
+@pytest.mark.parametrize("decoder", REFUSED_DECODERS)
+def test_other_decoders_are_refused(decoder):
+    """Another order, a missing step, other arguments or another decoder: HF decodes other text
+    than either accepted chain does, so the loader refuses the file rather than decode it wrongly."""
+    from tokenizers import Tokenizer
+
+    from wordsplit.formats.hf import read_hf_tokenizer_json
+
+    spec = _with_decoder(REFUSED_DECODERS[decoder])
+    with pytest.raises(UnsupportedTokenizerError, match="decoder .* is not supported with byte_fallback"):
+        read_hf_tokenizer_json(json.dumps(spec).encode(), source="variant.json")
+    hf_text = Tokenizer.from_str(json.dumps(spec)).decode(DECODER_PROBE, skip_special_tokens=False)
+    for chain in ACCEPTED_DECODERS.values():
+        accepted = Tokenizer.from_str(json.dumps(_with_decoder({"type": "Sequence", "decoders": chain})))
+        assert hf_text != accepted.decode(DECODER_PROBE, skip_special_tokens=False)
+    if decoder != "metaspace":  # (compat.tokenizers decodes HF's Metaspace itself)
+        from wordsplit.compat.tokenizers import Tokenizer as CompatTokenizer
+
+        with pytest.raises(UnsupportedTokenizerError, match="decoder .* is not supported"):
+            CompatTokenizer.from_str(json.dumps(spec))
+
+
+# -- byte tokens: the strings HF's ByteFallback reads as a byte -----------------------------------
+
+BYTE_TOKEN_PROBES = ["<0x41>", "<0x4a>", "<0xe9>", "<0x+A>", "<0x+>", "<0x 1>", "<0x1 >", "<0x-1>", "<0X41>",
+                     "<0x١١>", "<0xé>", "<0x_1>", "<0x041>", "<0x4>", "<0x41", "0x41>"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(token=st.sampled_from(BYTE_TOKEN_PROBES) | st.builds("<0x{}>".format, st.text(max_size=3))
+       | st.builds("<0x{}>".format, st.text("0123456789abcdefABCDEF+- _", min_size=2, max_size=2)))
+def test_byte_tokens_are_what_hf_byte_fallback_reads(token):
+    """A token string is a byte token exactly when HF's ByteFallback decoder reads it as one."""
+    from tokenizers import decoders
+
+    from wordsplit.formats.hf_sentencepiece import hf_byte_value
+
+    value = hf_byte_value(token)
+    want = token if value is None else chr(value) if value < 0x80 else "\ufffd"
+    assert decoders.ByteFallback().decode([token]) == want
+
+
+def _with_vocab(edit) -> bytes:
+    spec = json.loads(gzip.decompress((DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz").read_bytes()))
+    edit(spec["model"]["vocab"])
+    return json.dumps(spec).encode()
+
+
+@pytest.mark.parametrize("extra", ["<0x+A>", "<0x0a>"])
+def test_two_tokens_of_one_byte_are_refused(extra):
+    """``<0x+A>`` and ``<0x0a>`` are the byte 0x0A for HF's ByteFallback, as ``<0x0A>`` is: which
+    one decodes as it is ambiguous, so the vocabulary is refused rather than one dropped."""
+    from tokenizers import Tokenizer
+
+    from wordsplit.formats.hf import read_hf_tokenizer_json
+
+    data = _with_vocab(lambda vocab: vocab.__setitem__(extra, 32768))
+    assert Tokenizer.from_str(data.decode()).decode([32768, 781]) == "\n\n"  # (both decode as 0x0A in HF)
+    with pytest.raises(UnsupportedTokenizerError, match=r"'<0x0A>' \(id 781\) and .* are both the byte 0x0A"):
+        read_hf_tokenizer_json(data, source="variant.json")
+
+
+def test_a_byte_token_spelled_otherwise_is_refused():
+    """HF's byte fallback looks up ``<0x0A>`` only: with ``<0x0a>`` in its place a newline
+    encodes as ``<unk>`` in HF, so the vocabulary is refused rather than encoded otherwise."""
+    from tokenizers import Tokenizer
+
+    from wordsplit.formats.hf import read_hf_tokenizer_json
+
+    def lowercase(vocab):
+        vocab["<0x0a>"] = vocab.pop("<0x0A>")
+
+    data = _with_vocab(lowercase)
+    hf = Tokenizer.from_str(data.decode())
+    assert hf.token_to_id("<unk>") in hf.encode("a\nb", add_special_tokens=False).ids
+    with pytest.raises(UnsupportedTokenizerError, match="'<0x0a>' is the byte 0x0A .* looks up only '<0x0A>'"):
+        read_hf_tokenizer_json(data, source="variant.json")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("extra", ["<0x 1>", "<0x-1>", "<0x١١>", "<0X0A>"])
+def test_tokens_hf_does_not_read_as_bytes_are_text(extra, backend, tmp_path):
+    """Strings HF's ByteFallback does not read as a byte are text tokens: they decode as their
+    text, as in HF, and the 256 byte tokens stay bytes."""
+    data = _with_vocab(lambda vocab: vocab.__setitem__(extra, 32768))
+    path = tmp_path / "variant.json"
+    path.write_bytes(data)
+    tok, hf = tokenizer(path, backend), hf_oracle(path)
+    for ids in ([32768], [29473, 32768, 781], [1004, 32768]):
+        assert tok.decode(ids) == hf.decode(ids, skip_special_tokens=False)
+    assert tok.decode([32768]) == extra
+
+
+@pytest.mark.parametrize("spelling", ["<0x0a>", "<0x+A>"])
+def test_a_model_byte_piece_spelled_otherwise_is_refused(spelling, tmp_path):
+    """``sentencepiece`` takes a byte piece spelled ``<0x0A>`` only, and refuses the model
+    otherwise: so does the loader."""
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(V7.read_bytes())
+    piece = next(p for p in proto.pieces if p.piece == "<0x0A>")
+    piece.piece = spelling
+    with pytest.raises(RuntimeError, match="is invalid"):
+        sentencepiece.SentencePieceProcessor().LoadFromSerializedProto(proto.SerializeToString())
+    path = tmp_path / "variant.model"
+    path.write_bytes(proto.SerializeToString())
+    with pytest.raises(VocabFormatError, match="not a distinct <0xNN>"):
+        load_vocab(path)

@@ -320,7 +320,6 @@ def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
 
 
 def _hex(digits: bytes) -> Optional[int]:
-    try:
-        return int(digits, 16) if digits.upper() == digits else None
-    except ValueError:
-        return None
+    """The byte of two uppercase hex digits (a byte token's one spelling,
+    :func:`wordsplit.formats.sentencepiece.byte_piece_value`), or None."""
+    return int(digits, 16) if all(c in b"0123456789ABCDEF" for c in digits) else None

@@ -14,13 +14,17 @@ The layouts transformers writes for them load, with HF ``tokenizers``' semantics
 * the model: the characters of each stretch are its symbols; a character that is no token is
   its bytes' ``<0xNN>`` tokens (byte fallback, before merging); the merges of the file, by rank
   (the ``rank-merge`` encoder); ``ignore_merges``;
-* the decoders ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse`` and ``Strip(" ", 1, 0)``;
+* the decoder ``Sequence`` of ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse`` and optionally
+  ``Strip(" ", 1, 0)``, exactly so (:func:`byte_fallback_decoder_strips`; with another decoder
+  HF decodes other text);
 * added tokens as for every tokenizer.json (HF's two passes, its ids).
 
-The tokens are the vocab's texts in UTF-8 (``▁`` included), and a byte token is its byte
+The tokens are the vocab's texts in UTF-8 (``▁`` included), and a byte token (``<0x0A>``:
+the spelling HF's byte fallback looks up, one per byte, all 256) is its byte
 where no one-character token is that byte's text (as for a ``.model`` file,
 :mod:`wordsplit.formats.sentencepiece`). Anything else (a Unigram model, a ``Precompiled``
-normalizer, other decoders, ``split: true`` with a replacement other than ``▁``) is an
+normalizer, other decoders, byte tokens spelled otherwise or twice, ``split: true`` with a
+replacement other than ``▁``) is an
 :class:`UnsupportedTokenizerError`.
 """
 
@@ -30,9 +34,9 @@ from typing import Any, Mapping, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab
-from .sentencepiece import byte_piece_value
 
-__all__ = ["is_sentencepiece_style", "read_hf_sentencepiece"]
+__all__ = ["BYTE_FALLBACK_DECODER", "byte_fallback_decoder_strips", "describe_decoder", "hf_byte_value",
+           "is_sentencepiece_style", "read_hf_sentencepiece"]
 
 SPACE = "\u2581"
 
@@ -94,23 +98,14 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
             "SentencePiece-style tokenizer.json yet"
         )
     normalizer, metaspace_split = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source, metaspace_name)
-    _check_decoder(spec.get("decoder"), source)
-    strip = "first" if any(step.get("type") == "Strip" for step in _steps(spec.get("decoder"))) else "none"
+    strip = "first" if _check_decoder(spec.get("decoder"), source) else "none"
 
-    ranks: dict[bytes, int] = {}
-    byte_tokens: dict[int, int] = {}
     for text, i in table.items():
         if type(i) is not int or i < 0:
             raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
-        value = byte_piece_value(text) if text[:3] == "<0x" else None
-        if value is not None:
-            byte_tokens[value] = i
-        else:
-            ranks[text.encode("utf-8")] = i
-    if len(byte_tokens) != 256:
-        raise UnsupportedTokenizerError(
-            f"{source}: byte_fallback with {len(byte_tokens)} of the 256 <0xNN> tokens is not supported"
-        )
+    byte_tokens = _byte_tokens(table, source)
+    byte_texts = {f"<0x{value:02X}>" for value in byte_tokens}
+    ranks = {text.encode("utf-8"): i for text, i in table.items() if text not in byte_texts}
     for value, i in byte_tokens.items():
         key = bytes([value])
         ranks[key if key not in ranks else f"<0x{value:02X}>".encode()] = i
@@ -178,15 +173,114 @@ def _splits_on_replaced_spaces(step: dict, normalizer: str) -> bool:
     return bool(program) and program[-1] == replaces
 
 
-def _check_decoder(decoder: Any, source: str) -> None:
-    steps = _steps(decoder)
-    for step in steps:
-        kind = step.get("type")
-        if kind == "Replace" and step.get("pattern") == {"String": SPACE} and step.get("content") == " ":
+def byte_fallback_decoder_strips(decoder: Any) -> Optional[bool]:
+    """For the decoder chain transformers writes for Llama, Mistral and Gemma files, exactly
+    ``Sequence`` of ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse`` and optionally
+    ``Strip(" ", 1, 0)``, in that order: whether it ends with that ``Strip``; None for any other
+    decoder (another step, a missing one, another order or other arguments), whose HF decode is
+    not the SentencePiece engine's :func:`~wordsplit.engines.sentencepiece.decode_hf`.
+
+    >>> chain = [{"type": "Replace", "pattern": {"String": "▁"}, "content": " "}, {"type": "ByteFallback"},
+    ...          {"type": "Fuse"}]
+    >>> byte_fallback_decoder_strips({"type": "Sequence", "decoders": chain})
+    False
+    >>> byte_fallback_decoder_strips({"type": "Sequence", "decoders": chain[:2]}) is None
+    True
+    """
+    if not isinstance(decoder, dict) or decoder.get("type") != "Sequence":
+        return None
+    steps = [_plain(step) for step in decoder.get("decoders") or []]
+    if steps[:3] != [_REPLACE_SPACE, {"type": "ByteFallback"}, {"type": "Fuse"}] \
+            or steps[3:] not in ([], [_STRIP_FIRST_SPACE]):
+        return None
+    return len(steps) == 4
+
+
+_REPLACE_SPACE = {"type": "Replace", "pattern": {"String": SPACE}, "content": " "}
+_STRIP_FIRST_SPACE = {"type": "Strip", "content": " ", "start": 1, "stop": 0}
+#: The accepted decoder without ``Strip`` (Gemma's).
+BYTE_FALLBACK_DECODER = {"type": "Sequence", "decoders": [_REPLACE_SPACE, {"type": "ByteFallback"}, {"type": "Fuse"}]}
+
+
+def _plain(step: Any) -> Any:
+    """A decoder step without the keys HF writes that do not change what it does."""
+    if isinstance(step, dict) and step.get("type") == "Strip":
+        return {key: step.get(key) for key in ("type", "content", "start", "stop")}
+    return step
+
+
+def describe_decoder(decoder: Any) -> str:
+    """A decoder's steps by type, for messages.
+
+    >>> describe_decoder({"type": "Sequence", "decoders": [{"type": "ByteFallback"}, {"type": "Fuse"}]})
+    "'Sequence'['ByteFallback', 'Fuse']"
+    """
+    if isinstance(decoder, dict) and decoder.get("type") == "Sequence":
+        inner = ", ".join(describe_decoder(step) for step in decoder.get("decoders") or [])
+        return f"'Sequence'[{inner}]"
+    return repr(decoder.get("type")) if isinstance(decoder, dict) else repr(decoder)
+
+
+def hf_byte_value(token: str) -> Optional[int]:
+    """The byte HF's ``ByteFallback`` decoder reads in a token string, or None: six UTF-8
+    bytes ``<0x`` + two hex digits + ``>`` (Rust's ``u8::from_str_radix``, which takes
+    lowercase digits and a leading ``+``).
+
+    >>> hf_byte_value("<0x0A>"), hf_byte_value("<0xe9>"), hf_byte_value("<0x+F>"), hf_byte_value("<0x 1>")
+    (10, 233, 15, None)
+    """
+    if len(token.encode("utf-8")) != 6 or not token.startswith("<0x") or not token.endswith(">"):
+        return None
+    digits = token[3:5]
+    body = digits[1:] if digits.startswith("+") else digits
+    if not body or any(c not in "0123456789abcdefABCDEF" for c in body):
+        return None
+    return int(body, 16)
+
+
+def _byte_tokens(table: Mapping[str, Any], source: str) -> dict[int, int]:
+    """byte → id of the vocab's byte tokens: the entries HF's ``ByteFallback`` decoder reads as
+    a byte, each of which must be the one spelling HF's byte fallback looks up (``<0x0A>``), one
+    token per byte, all 256 bytes.
+
+    Raises:
+        UnsupportedTokenizerError: two tokens of one byte, another spelling, or missing bytes.
+    """
+    byte_tokens: dict[int, int] = {}
+    spelled: dict[int, str] = {}
+    for text, i in table.items():
+        value = hf_byte_value(text) if text[:3] == "<0x" else None
+        if value is None:
             continue
-        if kind in ("ByteFallback", "Fuse"):
-            continue
-        if kind == "Strip" and step.get("content") == " " and step.get("start") == 1 and step.get("stop") == 0:
-            continue
-        raise UnsupportedTokenizerError(f"{source}: decoder step {step!r} is not supported (Replace ▁, ByteFallback, "
-                                        "Fuse, Strip(' ', 1, 0) are)")
+        if value in byte_tokens:
+            raise UnsupportedTokenizerError(
+                f"{source}: the tokens {spelled[value]!r} (id {byte_tokens[value]}) and {text!r} (id {i}) are both "
+                f"the byte 0x{value:02X} for HF's ByteFallback decoder; a vocabulary with one token per byte is "
+                "supported (remove or rename one of them)"
+            )
+        byte_tokens[value], spelled[value] = i, text
+    for value, text in spelled.items():
+        if text != f"<0x{value:02X}>":
+            raise UnsupportedTokenizerError(
+                f"{source}: the token {text!r} is the byte 0x{value:02X} for HF's ByteFallback decoder, but HF's "
+                f"byte fallback looks up only '<0x{value:02X}>'; not supported (spell byte tokens <0xNN>, two "
+                "uppercase hex digits)"
+            )
+    if len(byte_tokens) != 256:
+        raise UnsupportedTokenizerError(
+            f"{source}: byte_fallback with {len(byte_tokens)} of the 256 <0xNN> tokens is not supported"
+        )
+    return byte_tokens
+
+
+def _check_decoder(decoder: Any, source: str) -> bool:
+    """Whether the decoder strips the first space; refuses a decoder whose HF decode the engine
+    does not reproduce."""
+    strip = byte_fallback_decoder_strips(decoder)
+    if strip is None:
+        raise UnsupportedTokenizerError(
+            f"{source}: decoder {describe_decoder(decoder)} is not supported with byte_fallback (only "
+            "Sequence[Replace('▁', ' '), ByteFallback, Fuse] with an optional Strip(' ', 1, 0) last, which HF "
+            "decodes as wordsplit does); use that decoder, as transformers writes it, or HF tokenizers"
+        )
+    return strip

@@ -333,16 +333,16 @@ def add_byte_pieces(pieces: list[Piece], ranks: dict[bytes, int], source: str) -
 
 
 def byte_piece_value(text: str) -> Optional[int]:
-    """The byte a byte piece's text (``<0x41>``) stands for, or None for other text.
+    """The byte a byte piece's text stands for, or None for other text: ``<0x`` + two
+    uppercase hex digits + ``>``, the one spelling ``sentencepiece`` takes for a byte piece
+    (it refuses a model with a byte piece ``<0x0a>`` or ``<0x+A>``).
 
-    >>> byte_piece_value("<0x0A>"), byte_piece_value("<s>")
-    (10, None)
+    >>> byte_piece_value("<0x0A>"), byte_piece_value("<s>"), byte_piece_value("<0x0a>"), byte_piece_value("<0x 1>")
+    (10, None, None, None)
     """
-    if len(text) == 6 and text.startswith("<0x") and text.endswith(">"):
-        try:
-            return int(text[3:5], 16)
-        except ValueError:
-            return None
+    if len(text) == 6 and text.startswith("<0x") and text.endswith(">") \
+            and all(c in "0123456789ABCDEF" for c in text[3:5]):
+        return int(text[3:5], 16)
     return None
 
 

@@ -537,10 +537,11 @@ def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
 
 def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab:
     """The wordsplit vocabulary of a tokenizer.json for :class:`Tokenizer`. A SentencePiece-style
-    file with HF's ``Metaspace`` decoder, which wordsplit's own decode does not have, is read
-    without its decoder: the decoder changes no id, and :class:`Tokenizer` decodes it itself."""
+    file with HF's ``Metaspace`` decoder, which wordsplit's own decode does not have (so the
+    loader refuses it), is read with the decoder the loader takes instead: the decoder changes no
+    id, and :class:`Tokenizer` decodes it itself."""
     from ...formats.hf import read_hf_tokenizer_json
-    from ...formats.hf_sentencepiece import is_sentencepiece_style
+    from ...formats.hf_sentencepiece import BYTE_FALLBACK_DECODER, is_sentencepiece_style
 
     name = name or Path(source).stem.removesuffix(".json")
     try:
@@ -549,7 +550,7 @@ def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab
         spec = None  # the reader says what is wrong
     if isinstance(spec, dict) and isinstance(spec.get("decoder"), dict) and spec["decoder"].get("type") == "Metaspace" \
             and isinstance(spec.get("model"), dict) and is_sentencepiece_style(spec):
-        data = json.dumps({**spec, "decoder": None}).encode("utf-8")
+        data = json.dumps({**spec, "decoder": BYTE_FALLBACK_DECODER}).encode("utf-8")
     return read_hf_tokenizer_json(data, source=source, name=name)
 
 
