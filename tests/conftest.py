@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,13 @@ import pytest
 
 import wordsplit.cli
 from wordsplit import TokenizerOptions, load_vocab
+
+# A suite started in the background by a shell without job control (`pytest &` in a script)
+# starts with SIGINT ignored, and every process it starts would inherit that: the Ctrl-C tests
+# need the signal delivered. A handler here (unlike "ignored") is reset to the default in
+# children, so they install Python's KeyboardInterrupt as a user's terminal would have them do.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The local HTTP server fixtures of the download and cache tests.
 pytest_plugins = ["http_server"]
