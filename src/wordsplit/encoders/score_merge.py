@@ -137,9 +137,11 @@ class RankMergeEncoder:
 
     >>> import json
     >>> from wordsplit.formats.hf import read_hf_tokenizer_json
+    >>> from wordsplit.formats.hf_sentencepiece import BYTE_FALLBACK_DECODER
     >>> vocab = {f"<0x{b:02X}>": b for b in range(256)} | {"▁": 256, "a": 257, "b": 258, "ab": 259, "▁ab": 260}
     >>> spec = {"model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "▁ ab"], "byte_fallback": True},
-    ...         "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": False}}
+    ...         "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": False},
+    ...         "decoder": BYTE_FALLBACK_DECODER}
     >>> encoder = RankMergeEncoder(MergeTables(read_hf_tokenizer_json(json.dumps(spec).encode())))
     >>> encoder.encode_piece("▁abé".encode())
     [260, 195, 169]
