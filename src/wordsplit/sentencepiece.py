@@ -30,7 +30,7 @@ from typing import NamedTuple
 from .errors import UnsupportedTokenizerError, VocabFormatError
 
 __all__ = ["METASPACE_PREFIX", "MODEL_PREFIX", "NORMALIZER_PREFIX", "SPACE", "SentencePieceModel", "word_cuts",
-           "is_sentencepiece", "metaspace_name", "model_of", "normalizer_name", "split_pattern"]
+           "is_sentencepiece", "joined_tokens", "metaspace_name", "model_of", "normalizer_name", "split_pattern"]
 
 #: U+2581 LOWER ONE EIGHTH BLOCK: how SentencePiece writes a space inside pieces.
 SPACE = "\u2581"
@@ -95,13 +95,23 @@ def word_cuts(tokens, allowed: bool = True) -> dict:
     >>> word_cuts(["▁the", "▁▁", "ing"]), word_cuts(["▁a", ">▁</"])
     ({'words': True, 'joined': ()}, {'words': True, 'joined': ('>▁</',)})
     """
-    joined = tuple(sorted(text for text in tokens if _JOINED_SPACE.search(text)))
+    joined = joined_tokens(tokens)
     if not allowed or len(joined) > MAX_JOINED:
         return {"words": False, "joined": ()}
     return {"words": True, "joined": joined}
 
 
 _JOINED_SPACE = re.compile("[^" + SPACE + "]" + SPACE)
+
+
+def joined_tokens(tokens) -> tuple[str, ...]:
+    """The texts among ``tokens`` that have a ``▁`` right after another character, sorted
+    (``word_cuts(joined_tokens(tokens))`` is ``word_cuts(tokens)``).
+
+    >>> joined_tokens(["▁a", ">▁</", "b▁"])
+    ('>▁</', 'b▁')
+    """
+    return tuple(sorted(text for text in tokens if _JOINED_SPACE.search(text)))
 
 
 def split_pattern(model: SentencePieceModel) -> str:

@@ -64,9 +64,13 @@ def _steps(spec: Any) -> list[dict]:
 
 
 def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
-                          eos_token: Optional[str] = None, overrides: Optional[Mapping[str, Any]] = None) -> Vocab:
+                          eos_token: Optional[str] = None, overrides: Optional[Mapping[str, Any]] = None,
+                          merge_pairs: Optional[bytes] = None) -> Vocab:
     """The Vocab of a SentencePiece-style tokenizer.json (see the module docstring);
-    ``overrides`` replaces fields of the Vocab made (the GGUF reader's ids, pattern and flags).
+    ``overrides`` replaces fields of the Vocab made (the GGUF reader's ids, pattern and flags);
+    ``merge_pairs`` are the model's merges resolved to ids already, packed
+    (:func:`~wordsplit.vocab.pack_merges`: each distinct pair at its first rank), in place of
+    ``spec``'s (the GGUF reader's 515,000).
 
     Raises:
         UnsupportedTokenizerError: a construct outside the layouts above.
@@ -109,8 +113,8 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     for value, i in byte_tokens.items():
         key = bytes([value])
         ranks[key if key not in ranks else f"<0x{value:02X}>".encode()] = i
-    merges: dict[tuple[int, int], int] = {}
-    for rank, merge in enumerate(model.get("merges") or []):
+    merges: dict[tuple[int, int], int] | bytes = {} if merge_pairs is None else merge_pairs
+    for rank, merge in enumerate(model.get("merges") or [] if merge_pairs is None else []):
         left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
         pair = (table.get(left), table.get(right))
         if None in pair or left + right not in table:

@@ -36,8 +36,10 @@
 //! ```
 
 pub mod derived;
+pub mod gguf;
 pub mod hf;
 pub mod named;
+pub mod sentencepiece;
 #[rustfmt::skip]
 mod named_table;
 pub mod tiktoken;
