@@ -101,7 +101,7 @@ class Vocab:
         source = source or name
         special_tokens = dict(special_tokens or {})
         added_tokens = dict(added_tokens or {})
-        packed_merges = merges if isinstance(merges, (bytes, bytearray, memoryview)) else None
+        packed_merges = _checked_packed(source, merges)
         if packed_merges is not None and native_module() is None:
             merges, packed_merges = unpack_merges(packed_merges), None
         # (packed merges are checked by the native tables, built below)
@@ -234,12 +234,10 @@ class Vocab:
         set_(self, "added_tokens", MappingProxyType(added_tokens))
         for key in ("_ranks", "_token_bytes", "_packed", "_native", "_hash", "_missing"):
             set_(self, key, None)
-        if isinstance(merges, (bytes, bytearray, memoryview)):
-            if len(merges) % 12:
-                raise VocabFormatError(f"{fields['source']}: packed merges are uint32 triples; "
-                                       f"{len(merges)} bytes are not")
+        packed = _checked_packed(fields["source"], merges)
+        if packed is not None:
             set_(self, "_merges", None)
-            set_(self, "_merges_packed", bytes(merges))
+            set_(self, "_merges_packed", packed)
         else:
             set_(self, "_merges", None if merges is None else MappingProxyType(dict(merges)))
             set_(self, "_merges_packed", None)
@@ -620,6 +618,15 @@ def _check_merge(source, by_id, ranks, left, right, rank) -> None:
             f"{source}: merge #{rank} {by_id[left]!r} + {by_id[right]!r} makes a token that is not in "
             "the vocabulary"
         )
+
+
+def _checked_packed(source, merges) -> bytes | None:
+    """``merges`` as bytes when they are packed (:func:`pack_merges`), else None."""
+    if not isinstance(merges, (bytes, bytearray, memoryview)):
+        return None
+    if len(merges) % 12:
+        raise VocabFormatError(f"{source}: packed merges are uint32 triples; {len(merges)} bytes are not")
+    return bytes(merges)
 
 
 def pack_merges(merges: Mapping[tuple[int, int], int]) -> bytes:
