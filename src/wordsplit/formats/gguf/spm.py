@@ -196,7 +196,8 @@ def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) ->
     _check_newline_runs(table, newline_pairs, source)
     added = [{"id": i, "content": text, "special": kind in (_CONTROL, _UNKNOWN), "lstrip": False, "rstrip": False,
               "normalized": False, "single_word": False}
-             for i, (text, kind) in enumerate(zip(tokens, types)) if kind in (_CONTROL, _UNKNOWN, _USER_DEFINED)]
+             for text, kind in kind_of.items() if kind in (_CONTROL, _UNKNOWN, _USER_DEFINED)
+             for i in (table[text],)]  # (kind_of: the tokens that are not NORMAL, in id order)
     check_literals([entry["content"] for entry in added], flags, source)
     spec = {
         "model": {"type": "BPE", "vocab": table, "merges": [] if isinstance(pairs, bytes) else pairs,
