@@ -102,6 +102,7 @@ def word_cuts(tokens, allowed: bool = True) -> dict:
 
 
 _JOINED_SPACE = re.compile("[^" + SPACE + "]" + SPACE)
+_JOINED_SPACE_IN_BLOB = re.compile("[^\0" + SPACE + "]" + SPACE)
 
 
 def joined_tokens(tokens) -> tuple[str, ...]:
@@ -111,8 +112,18 @@ def joined_tokens(tokens) -> tuple[str, ...]:
     >>> joined_tokens(["▁a", ">▁</", "b▁"])
     ('>▁</', 'b▁')
     """
-    # (the find skips, at C speed, the tokens without a ▁ after their first character)
-    return tuple(sorted(text for text in tokens if text.find(SPACE, 1) > 0 and _JOINED_SPACE.search(text)))
+    texts = list(tokens)
+    blob = "\0".join(texts)
+    if blob.count("\0") != max(len(texts) - 1, 0):  # a token holds NUL: each looked at alone
+        return tuple(sorted(text for text in texts if _JOINED_SPACE.search(text)))
+    # One search over all the tokens (262k for Gemma) at C speed: each match is inside a
+    # token, which the NULs around it delimit.
+    found = set()
+    for match in _JOINED_SPACE_IN_BLOB.finditer(blob):
+        start = blob.rfind("\0", 0, match.start()) + 1
+        end = blob.find("\0", match.end())
+        found.add(blob[start:end if end >= 0 else len(blob)])
+    return tuple(sorted(found))
 
 
 def split_pattern(model: SentencePieceModel) -> str:

@@ -158,7 +158,10 @@ pub(crate) fn first_bad_merge(py: Python<'_>, tables: &PyTables, merges: &[u8]) 
         let (front, back) = triples.split_at(triples.len() / 2);
         let (in_front, in_back) = std::thread::scope(|scope| {
             let back = scope.spawn(|| first_bad(back));
-            (first_bad(front), back.join().expect("the merge check does not panic"))
+            (
+                first_bad(front),
+                back.join().expect("the merge check does not panic"),
+            )
         });
         in_front.or(in_back.map(|i| front.len() + i))
     })

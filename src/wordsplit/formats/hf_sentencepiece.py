@@ -30,6 +30,7 @@ replacement other than ``▁``) is an
 
 from __future__ import annotations
 
+from operator import methodcaller
 from typing import Any, Mapping, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
@@ -104,12 +105,16 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     normalizer, metaspace_split = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source, metaspace_name)
     strip = "first" if _check_decoder(spec.get("decoder"), source) else "none"
 
-    for text, i in table.items():
-        if type(i) is not int or i < 0:
-            raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
+    ids = table.values()
+    if ids and (set(map(type, ids)) != {int} or min(ids) < 0):  # (C-speed checks; the loop names one)
+        for text, i in table.items():
+            if type(i) is not int or i < 0:
+                raise VocabFormatError(
+                    f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
     byte_tokens = _byte_tokens(table, source)
-    byte_texts = {f"<0x{value:02X}>" for value in byte_tokens}
-    ranks = {text.encode("utf-8"): i for text, i in table.items() if text not in byte_texts}
+    ranks = dict(zip(map(str.encode, table), ids))  # (262k tokens for Gemma: no Python loop)
+    for value in byte_tokens:
+        del ranks[b"<0x%02X>" % value]
     for value, i in byte_tokens.items():
         key = bytes([value])
         ranks[key if key not in ranks else f"<0x{value:02X}>".encode()] = i
@@ -252,8 +257,9 @@ def _byte_tokens(table: Mapping[str, Any], source: str) -> dict[int, int]:
     """
     byte_tokens: dict[int, int] = {}
     spelled: dict[int, str] = {}
-    for text, i in table.items():
-        value = hf_byte_value(text) if text[:3] == "<0x" else None
+    for text in filter(methodcaller("startswith", "<0x"), table):  # (the few candidates, at C speed)
+        i = table[text]
+        value = hf_byte_value(text)
         if value is None:
             continue
         if value in byte_tokens:

@@ -303,6 +303,122 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// llama.h `enum llama_token_type`: a NORMAL token (the only kind a merge may make).
+const NORMAL: i64 = 1;
+
+/// The merges of a `gemma4` GGUF vocabulary resolved to token ids, as the Python reader
+/// (`formats/gguf/spm.py`, `read_gemma4_gguf`, then `formats/hf_sentencepiece.py`) resolves
+/// them: `pairs` holds `(left id, right id, rank)` of each distinct pair at its first rank,
+/// in that order, and `newline_runs` the `(rank, left, right)` of every merge of newlines.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Gemma4Merges<'a> {
+    pub pairs: Vec<(u32, u32, u32)>,
+    pub newline_runs: Vec<(u32, &'a str, &'a str)>,
+}
+
+/// Resolve the `merges` of a `gemma4` vocabulary of `tokens` (unique, non-empty) with the
+/// token `types` llama.cpp goes by, or `None` when a merge is refused by a rule of the Python
+/// reader (which then words the error): no space after the first character, a merge that
+/// makes a token that is not NORMAL, one that joins a newline to other text, one that uses a
+/// byte token (`<0xNN>`), one of tokens that are not in the vocabulary or that make no token.
+/// ([`Gemma4Table`] does it in parts, for threads.)
+pub fn gemma4_merges<'a>(
+    tokens: &[&str],
+    types: &[i64],
+    merges: &[&'a str],
+) -> Option<Gemma4Merges<'a>> {
+    let table = Gemma4Table::new(tokens, types)?;
+    Some(Gemma4Table::combine(vec![table.resolve(merges, 0)?]))
+}
+
+/// One merge resolved: its rank, its tokens' ids, and its texts when it joins newlines.
+pub type Resolved<'a> = (u32, u32, u32, Option<(&'a str, &'a str)>);
+
+/// The token table of a `gemma4` vocabulary, for resolving its merges in parts.
+pub struct Gemma4Table<'t> {
+    ids: FxHashMap<&'t str, u32>,
+    types: &'t [i64],
+}
+
+impl<'t> Gemma4Table<'t> {
+    /// `None` when `tokens` and `types` differ in length.
+    pub fn new(tokens: &[&'t str], types: &'t [i64]) -> Option<Self> {
+        if tokens.len() != types.len() {
+            return None;
+        }
+        let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
+        ids.reserve(tokens.len());
+        ids.extend(tokens.iter().enumerate().map(|(i, &text)| (text, i as u32)));
+        Some(Self { ids, types })
+    }
+
+    /// The merges `merges` (whose first has the rank `first_rank`) resolved, in order; `None`
+    /// when one is refused (see [`gemma4_merges`]).
+    pub fn resolve<'a>(&self, merges: &[&'a str], first_rank: usize) -> Option<Vec<Resolved<'a>>> {
+        let is_byte_token = |text: &str| {
+            let b = text.as_bytes();
+            b.len() == 6
+                && b.starts_with(b"<0x")
+                && b[5] == b'>'
+                && b[3..5]
+                    .iter()
+                    .all(|c| matches!(c, b'0'..=b'9' | b'A'..=b'F'))
+        };
+        let table = &self.ids;
+        let mut out = Vec::with_capacity(merges.len());
+        let mut joined = String::new();
+        for (k, &merge) in merges.iter().enumerate() {
+            // llama.cpp's split: the first space after the first character.
+            let first = merge.chars().next()?.len_utf8();
+            let cut = first + merge[first..].find(' ')?;
+            let (left, right) = (&merge[..cut], &merge[cut + 1..]);
+            joined.clear();
+            joined.push_str(left);
+            joined.push_str(right);
+            let made = table.get(joined.as_str());
+            if made.is_some_and(|&id| self.types[id as usize] != NORMAL) {
+                return None;
+            }
+            let mut newlines = None;
+            if joined.contains('\n') {
+                if joined.bytes().any(|b| b != b'\n') {
+                    return None;
+                }
+                newlines = Some((left, right));
+            }
+            let byte_token = |text: &str| is_byte_token(text) && table.contains_key(text);
+            if byte_token(left) || byte_token(right) {
+                return None;
+            }
+            let (&l, &r) = (table.get(left)?, table.get(right)?);
+            made?;
+            out.push(((first_rank + k) as u32, l, r, newlines));
+        }
+        Some(out)
+    }
+
+    /// The [`Gemma4Merges`] of the resolved parts of the merges, in order.
+    pub fn combine(parts: Vec<Vec<Resolved<'_>>>) -> Gemma4Merges<'_> {
+        let total = parts.iter().map(Vec::len).sum();
+        let mut seen: FxHashSet<u64> = FxHashSet::default();
+        seen.reserve(total);
+        let mut pairs = Vec::with_capacity(total);
+        let mut newline_runs = Vec::new();
+        for (rank, l, r, newlines) in parts.into_iter().flatten() {
+            if let Some((left, right)) = newlines {
+                newline_runs.push((rank, left, right));
+            }
+            if seen.insert(u64::from(l) << 32 | u64::from(r)) {
+                pairs.push((l, r, rank));
+            }
+        }
+        Gemma4Merges {
+            pairs,
+            newline_runs,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -381,81 +497,23 @@ mod tests {
         assert_eq!(scan_head(b"GGUF\x01\0\0\0"), HeadScan::Invalid);
         assert_eq!(scan_head(b"GG"), HeadScan::Need(4));
     }
-}
 
-/// llama.h `enum llama_token_type`: a NORMAL token (the only kind a merge may make).
-const NORMAL: i64 = 1;
-
-/// The merges of a `gemma4` GGUF vocabulary resolved to token ids, as the Python reader
-/// (`formats/gguf/spm.py`, `read_gemma4_gguf`, then `formats/hf_sentencepiece.py`) resolves
-/// them: `pairs` holds `(left id, right id, rank)` of each distinct pair at its first rank,
-/// in that order, and `newline_runs` the `(rank, left, right)` of every merge of newlines.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Gemma4Merges<'a> {
-    pub pairs: Vec<(u32, u32, u32)>,
-    pub newline_runs: Vec<(u32, &'a str, &'a str)>,
-}
-
-/// Resolve the `merges` of a `gemma4` vocabulary of `tokens` (unique, non-empty) with the
-/// token `types` llama.cpp goes by, or `None` when a merge is refused by a rule of the Python
-/// reader (which then words the error): no space after the first character, a merge that
-/// makes a token that is not NORMAL, one that joins a newline to other text, one that uses a
-/// byte token (`<0xNN>`), one of tokens that are not in the vocabulary or that make no token.
-pub fn gemma4_merges<'a>(
-    tokens: &[&str],
-    types: &[i64],
-    merges: &[&'a str],
-) -> Option<Gemma4Merges<'a>> {
-    if tokens.len() != types.len() {
-        return None;
+    #[test]
+    fn resolves_gemma4_merges_as_the_reference() {
+        let tokens = ["a", "b", "ab", "\n", "\n\n", "<0x41>", "<eos>"];
+        let types = [1, 1, 1, 1, 1, 6, 3];
+        let merges = ["a b", "\n \n", "a b"];
+        let resolved = gemma4_merges(&tokens, &types, &merges).unwrap();
+        assert_eq!(resolved.pairs, vec![(0, 1, 0), (3, 3, 1)]); // a repeated pair: its first rank
+        assert_eq!(resolved.newline_runs, vec![(1, "\n", "\n")]);
+        for bad in ["ab", "a <0x41>", "b a", "a \n", "a c"] {
+            assert_eq!(gemma4_merges(&tokens, &types, &[bad]), None, "{bad}");
+        }
+        let parts = Gemma4Table::new(&tokens, &types).unwrap();
+        let halves = vec![
+            parts.resolve(&merges[..1], 0).unwrap(),
+            parts.resolve(&merges[1..], 1).unwrap(),
+        ];
+        assert_eq!(Gemma4Table::combine(halves), resolved);
     }
-    let mut table: FxHashMap<&str, u32> = FxHashMap::default();
-    table.reserve(tokens.len());
-    table.extend(tokens.iter().enumerate().map(|(i, &text)| (text, i as u32)));
-    let is_byte_token = |text: &str| {
-        let b = text.as_bytes();
-        b.len() == 6
-            && b.starts_with(b"<0x")
-            && b[5] == b'>'
-            && b[3..5]
-                .iter()
-                .all(|c| matches!(c, b'0'..=b'9' | b'A'..=b'F'))
-    };
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
-    seen.reserve(merges.len());
-    let mut pairs = Vec::with_capacity(merges.len());
-    let mut newline_runs = Vec::new();
-    let mut joined = String::new();
-    for (rank, &merge) in merges.iter().enumerate() {
-        // llama.cpp's split: the first space after the first character.
-        let first = merge.chars().next()?.len_utf8();
-        let cut = first + merge[first..].find(' ')?;
-        let (left, right) = (&merge[..cut], &merge[cut + 1..]);
-        joined.clear();
-        joined.push_str(left);
-        joined.push_str(right);
-        let made = table.get(joined.as_str());
-        if made.is_some_and(|&id| types[id as usize] != NORMAL) {
-            return None;
-        }
-        if joined.contains('\n') {
-            if joined.bytes().any(|b| b != b'\n') {
-                return None;
-            }
-            newline_runs.push((rank as u32, left, right));
-        }
-        let byte_token = |text: &str| is_byte_token(text) && table.contains_key(text);
-        if byte_token(left) || byte_token(right) {
-            return None;
-        }
-        let (&l, &r) = (table.get(left)?, table.get(right)?);
-        made?;
-        if seen.insert(u64::from(l) << 32 | u64::from(r)) {
-            pairs.push((l, r, rank as u32));
-        }
-    }
-    Some(Gemma4Merges {
-        pairs,
-        newline_runs,
-    })
 }

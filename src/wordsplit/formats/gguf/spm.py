@@ -38,6 +38,7 @@ byte token (so HF's byte fallback before merging is the same), and refuses the f
 
 from __future__ import annotations
 
+from itertools import compress
 from pathlib import Path
 
 from ...errors import UnsupportedTokenizerError, VocabFormatError
@@ -175,7 +176,8 @@ def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) ->
         for i, text in enumerate(tokens):
             if not text or table[text] != i:
                 raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
-    kind_of = {text: kind for text, kind in zip(tokens, types) if kind != _NORMAL}  # (the few others)
+    # (the few tokens that are not NORMAL, found at C speed among the 262k)
+    kind_of = {tokens[i]: types[i] for i in compress(range(len(types)), map(_NORMAL.__ne__, types))}
     for text, kind in kind_of.items():
         if kind in (_CONTROL, _UNKNOWN) and len(text) == 1:
             raise UnsupportedTokenizerError(
