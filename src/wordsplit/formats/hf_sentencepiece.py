@@ -66,12 +66,13 @@ def _steps(spec: Any) -> list[dict]:
 
 def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
                           eos_token: Optional[str] = None, overrides: Optional[Mapping[str, Any]] = None,
-                          merge_pairs: Optional[bytes] = None) -> Vocab:
+                          merge_pairs: Optional[bytes] = None, joined: Optional[tuple[str, ...]] = None) -> Vocab:
     """The Vocab of a SentencePiece-style tokenizer.json (see the module docstring);
     ``overrides`` replaces fields of the Vocab made (the GGUF reader's ids, pattern and flags);
     ``merge_pairs`` are the model's merges resolved to ids already, packed
     (:func:`~wordsplit.vocab.pack_merges`: each distinct pair at its first rank), in place of
-    ``spec``'s (the GGUF reader's 515,000).
+    ``spec``'s (the GGUF reader's 515,000); ``joined`` is
+    :func:`~wordsplit.sentencepiece.joined_tokens` of the vocab, when the caller has it.
 
     Raises:
         UnsupportedTokenizerError: a construct outside the layouts above.
@@ -130,7 +131,8 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     # (ignore_merges looks the whole stretch up, so it is not cut into words; Metaspace's split
     # cuts it, and ignore_merges then looks each part up)
     description = SentencePieceModel(semantics="hf", strip_leading_space=strip, ignore_merges=ignore_merges,
-                                     **word_cuts(table, not metaspace_split and not ignore_merges),
+                                     **word_cuts(table if joined is None else joined,
+                                               not metaspace_split and not ignore_merges),
                                      metaspace_split=metaspace_split)
     literals = {**special, **added}
     fields = dict(

@@ -16,7 +16,7 @@
 //! assert_eq!((proto.pieces[0].text, proto.pieces[0].score, proto.pieces[0].kind), ("▁", -1.0, 1));
 //! ```
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// sentencepiece's `ModelProto.SentencePiece.Type`.
 pub const NORMAL: u8 = 1;
@@ -232,9 +232,17 @@ pub fn score_merges(texts: &[&str], scores: &[f64], kinds: &[u8]) -> Option<Vec<
     }
     let mergeable = |i: usize| matches!(kinds[i], NORMAL | USER_DEFINED | UNUSED);
     let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+    index.reserve(texts.len());
+    // The one-character pieces again, as characters: the check that each character of a piece
+    // is a piece looks in this small set, not in the index of all pieces.
+    let mut chars: FxHashSet<char> = FxHashSet::default();
     for (i, &text) in texts.iter().enumerate() {
         if mergeable(i) && (index.insert(text, i as u32).is_some() || scores[i].is_nan()) {
             return None;
+        }
+        let mut cs = text.chars();
+        if let (true, Some(c), None) = (mergeable(i), cs.next(), cs.next()) {
+            chars.insert(c);
         }
     }
     let long = |i: usize| texts[i].chars().nth(1).is_some();
@@ -246,21 +254,18 @@ pub fn score_merges(texts: &[&str], scores: &[f64], kinds: &[u8]) -> Option<Vec<
     distinct.sort_by(|a, b| b.total_cmp(a));
     distinct.dedup();
     let mut merges = Vec::new();
-    let mut buf = [0u8; 4];
     for i in merged {
         let text = texts[i];
-        if text
-            .chars()
-            .any(|c| !index.contains_key(&*c.encode_utf8(&mut buf)))
-        {
+        if text.chars().any(|c| !chars.contains(&c)) {
             return None;
         }
         let score = scores[i] + 0.0;
         let rank = distinct.partition_point(|&s| s > score) as u32;
         for (cut, _) in text.char_indices().skip(1) {
-            if let (Some(&left), Some(&right)) = (index.get(&text[..cut]), index.get(&text[cut..]))
-            {
-                merges.push((left, right, rank));
+            if let Some(&left) = index.get(&text[..cut]) {
+                if let Some(&right) = index.get(&text[cut..]) {
+                    merges.push((left, right, rank));
+                }
             }
         }
     }
