@@ -67,6 +67,20 @@ def same_with_and_without_native(load):
     return fast
 
 
+def damaged(data: bytes, edits) -> bytes:
+    """``data`` with each ``(at, "set" | "insert" | "delete", chunk)`` edit made in turn."""
+    out = bytearray(data)
+    for at, op, chunk in edits:
+        at = min(at, len(out))
+        if op == "set":
+            out[at:at + len(chunk)] = chunk
+        elif op == "insert":
+            out[at:at] = chunk
+        else:
+            del out[at:at + len(chunk)]
+    return bytes(out)
+
+
 @functools.lru_cache(maxsize=None)
 def gguf_file(name: str) -> bytes:
     return unpacked(f"ggml-vocab-{name}.gguf.xz", UNPACKED).read_bytes()
@@ -141,15 +155,7 @@ TINY = _gemma4(GEMMA4_TOKENS, ["a b", "ab b", "\n \n"])
 @given(st.lists(st.tuples(st.integers(0, len(TINY) - 1), st.sampled_from(["set", "insert", "delete"]),
                           st.binary(min_size=1, max_size=8)), min_size=1, max_size=3))
 def test_damaged_gguf_metadata_reads_or_fails_as_the_reference(edits):
-    data = bytearray(TINY)
-    for at, op, chunk in edits:
-        if op == "set":
-            data[at:at + len(chunk)] = chunk
-        elif op == "insert":
-            data[at:at] = chunk
-        else:
-            del data[at:at + len(chunk)]
-    data = bytes(data)
+    data = damaged(TINY, edits)
     native = native_module().gguf_metadata(data)
     try:
         with reference_only():
@@ -212,17 +218,9 @@ def test_models_of_any_pieces_read_or_fail_as_the_reference(tmp_path_factory, pi
 @given(st.lists(st.tuples(st.integers(0, 5000), st.sampled_from(["set", "insert", "delete"]),
                           st.binary(min_size=1, max_size=6)), min_size=1, max_size=3))
 def test_damaged_models_read_or_fail_as_the_reference(tmp_path_factory, edits):
-    data = bytearray(_model([("<unk>", 0.0, 2)] + BYTE_PIECES + [("a", 0.0, 1), ("b", 0.0, 1), ("ab", -1.0, 1)]))
-    for at, op, chunk in edits:
-        at = min(at, len(data))
-        if op == "set":
-            data[at:at + len(chunk)] = chunk
-        elif op == "insert":
-            data[at:at] = chunk
-        else:
-            del data[at:at + len(chunk)]
+    data = _model([("<unk>", 0.0, 2)] + BYTE_PIECES + [("a", 0.0, 1), ("b", 0.0, 1), ("ab", -1.0, 1)])
     path = tmp_path_factory.mktemp("m") / "damaged.model"
-    path.write_bytes(bytes(data))
+    path.write_bytes(damaged(data, edits))
     same_with_and_without_native(lambda: load_sentencepiece(path))
 
 

@@ -151,12 +151,7 @@ pub(crate) fn gemma4_merge_pairs<'py>(
     let Some(resolved) = resolved else {
         return Ok(None);
     };
-    let mut packed = Vec::with_capacity(resolved.pairs.len() * 12);
-    for (left, right, rank) in resolved.pairs {
-        packed.extend(left.to_le_bytes());
-        packed.extend(right.to_le_bytes());
-        packed.extend(rank.to_le_bytes());
-    }
+    let packed = packed_triples(&resolved.pairs);
     let runs = resolved
         .newline_runs
         .into_iter()
@@ -234,12 +229,7 @@ pub(crate) fn sentencepiece_model<'py>(
                 ids.extend(id.to_le_bytes());
                 lengths.extend((bytes.len() as u32).to_le_bytes());
             }
-            let mut merges = Vec::with_capacity(tables.merges.len() * 12);
-            for (left, right, rank) in &tables.merges {
-                merges.extend(left.to_le_bytes());
-                merges.extend(right.to_le_bytes());
-                merges.extend(rank.to_le_bytes());
-            }
+            let merges = packed_triples(&tables.merges);
             Some((
                 PyBytes::new(py, &blob),
                 PyBytes::new(py, &ids),
@@ -265,11 +255,16 @@ pub(crate) fn score_merge_pairs<'py>(
 ) -> Option<Bound<'py, PyBytes>> {
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let merges = py.allow_threads(|| score_merges(&texts, &scores, &kinds))?;
+    Some(PyBytes::new(py, &packed_triples(&merges)))
+}
+
+/// Merges `(left, right, rank)` as little-endian uint32 triples (Python's `pack_merges`).
+fn packed_triples(merges: &[(u32, u32, u32)]) -> Vec<u8> {
     let mut packed = Vec::with_capacity(merges.len() * 12);
     for (left, right, rank) in merges {
         packed.extend(left.to_le_bytes());
         packed.extend(right.to_le_bytes());
         packed.extend(rank.to_le_bytes());
     }
-    Some(PyBytes::new(py, &packed))
+    packed
 }
