@@ -86,13 +86,23 @@ impl Pipeline {
                     }
                 };
             let mut start = 0;
+            if !lacks_bytes {
+                // The common case, its own loop: no test per piece for bytes without a token.
+                for &end in ends {
+                    let piece_start = start;
+                    start = end;
+                    if !shortcut(text_bytes, piece_start, end, out) {
+                        cached_or_merged(text_bytes, piece_start, end, out)?;
+                    }
+                }
+                return Ok(());
+            }
             for &end in ends {
                 let piece_start = start;
                 start = end;
-                if lacks_bytes
-                    && !text_bytes[piece_start..end]
-                        .iter()
-                        .all(|&b| tables.has_byte(b))
+                if !text_bytes[piece_start..end]
+                    .iter()
+                    .all(|&b| tables.has_byte(b))
                 {
                     self.encode_unknown(
                         text_bytes,
