@@ -142,8 +142,11 @@ def cmd_vocabs(args: argparse.Namespace) -> None:
     for name in list_vocabs():
         vocab = load_vocab(name)
         alias = f" (alias of {vocab.name})" if vocab.name != name else ""
+        # A parameterized normalizer spec ("family:{...json...}") is listed by its family:
+        # the listing stays one short line per vocabulary; load_vocab(name).normalizer has it all.
+        normalizer = vocab.normalizer.partition(":")[0]
         print(f"{name:15} n_vocab={vocab.n_vocab:<7} specials={len(vocab.special_tokens):<5} "
-              f"normalizer={vocab.normalizer}{alias}")
+              f"normalizer={normalizer}{alias}")
 
 
 def add_vocab_option(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
