@@ -248,7 +248,8 @@ impl CharIds {
     fn new(tables: &MergeTables) -> Self {
         let mut bmp = vec![NONE; 0x1_0000].into_boxed_slice();
         for id in tables.bpe_ids() {
-            let Some(text) = tables.token(id) else {
+            // (a character of the plane is at most three bytes)
+            let Some(text) = tables.token(id).filter(|text| text.len() <= 3) else {
                 continue;
             };
             if let Ok(text) = std::str::from_utf8(text) {
