@@ -220,3 +220,92 @@ def test_native_equals_python(built, name, text):
     native = TokenizerOptions(backend="native").build(vocab).encode_with_offsets(text, allowed_special="all")
     assert (native.ids, native.byte_offsets, native.char_offsets, native.word_ids) == (
         python.ids, python.byte_offsets, python.char_offsets, python.word_ids)
+
+
+# -- normalizer programs of literal Replace and Prepend steps, which the core runs -----------
+
+def _replace(pattern: str, content: str) -> dict:
+    return {"type": "Replace", "pattern": {"String": pattern}, "content": content}
+
+
+def _prepend(text: str) -> dict:
+    return {"type": "Prepend", "prepend": text}
+
+
+LITERAL_STEPS = st.one_of(
+    st.builds(_replace, st.sampled_from(["ab", " ", "é", "a", "😀", "xx", "\u2581"]),
+              st.sampled_from(["", "\u2581", "XYZ", "é", "\u2581\u2581", "b"])),
+    st.builds(_prepend, st.sampled_from(["\u2581", "x", "é😀"])),
+)
+LITERAL_TEXT = st.lists(st.sampled_from(["ab", " ", "é", "a", "😀", "xx", "\u2581", "b", "<think>", "日"]),
+                        max_size=10).map("".join)
+
+
+@pytest.fixture(scope="module")
+def literal_built(small_spec, tmp_path_factory):
+    """The byte-level vocabulary (and HF's tokenizer) of a literal program, by its steps."""
+    cache: dict = {}
+
+    def get(steps: list[dict]):
+        key = repr(steps)
+        if key not in cache:
+            spec = copy.deepcopy(small_spec)
+            spec["normalizer"] = _seq(*steps)
+            spec["pre_tokenizer"] = BYTE_LEVEL
+            cache[key] = hf_files.load_both(spec, tmp_path_factory.mktemp("literal"))
+        return cache[key]
+
+    return get
+
+
+@pytest.mark.parametrize("steps", [
+    [_replace("ab", "XYZ")],  # longer than what it replaces
+    [_replace("ab", "")],  # removes it
+    [_replace("é", "\u2581\u2581"), _replace(" ", "\u2581")],  # multi-byte both ways
+    [_prepend("\u2581"), _replace(" ", "\u2581")],  # Llama's older layout
+    [_replace("x", "yz"), _prepend("\u2581x")],
+])
+def test_literal_programs_run_natively_with_hf_offsets(literal_built, steps):
+    from wordsplit.engines.native import native_normalizer
+
+    hf, vocab = literal_built(steps)
+    assert native_normalizer(vocab.normalizer)
+    native = TokenizerOptions(backend="native").build(vocab)
+    assert native.native_engine() is not None
+    _assert_offsets_equal(hf, vocab, [*TEXTS, "", "ab abab éé  x xx", "\u2581 \u2581ab"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(LITERAL_STEPS, min_size=1, max_size=3), texts=st.lists(LITERAL_TEXT, min_size=1, max_size=4))
+def test_literal_programs_align_as_hf_and_the_python_normalizer(literal_built, steps, texts):
+    hf, vocab = literal_built(steps)
+    _assert_offsets_equal(hf, vocab, texts)
+
+
+SPM_LEGACY = Path(__file__).parent / "data" / "spm" / "mistral-v7-llama-legacy.tokenizer.json.gz"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=LITERAL_TEXT)
+def test_a_sentencepiece_vocabulary_with_a_literal_program_encodes_as_hf(text):
+    """Mistral's tokenizer.json in Llama's older layout (Prepend("▁") + Replace(" ", "▁")): the
+    core runs the program; ids and offsets on both backends are HF's."""
+    hf = _legacy_hf()
+    vocab = load_vocab(SPM_LEGACY)
+    assert vocab.normalizer.startswith(NORMALIZER_PREFIX)
+    expected = hf.encode(text, add_special_tokens=False)
+    for backend in BACKENDS:
+        result = TokenizerOptions(backend=backend).build(vocab).encode_with_offsets(text)
+        assert (result.ids, result.char_offsets) == (expected.ids, expected.offsets), backend
+
+
+def _legacy_hf():
+    import gzip
+
+    if "hf" not in _LEGACY:
+        _LEGACY["hf"] = HFTokenizer.from_str(gzip.decompress(SPM_LEGACY.read_bytes()).decode())
+    return _LEGACY["hf"]
+
+
+_LEGACY: dict = {}

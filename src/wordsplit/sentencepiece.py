@@ -30,7 +30,7 @@ from typing import NamedTuple
 from .errors import UnsupportedTokenizerError, VocabFormatError
 
 __all__ = ["METASPACE_PREFIX", "MODEL_PREFIX", "NORMALIZER_PREFIX", "SPACE", "SentencePieceModel", "word_cuts",
-           "is_sentencepiece", "metaspace_name", "model_of", "normalizer_name", "split_pattern"]
+           "is_sentencepiece", "joined_tokens", "metaspace_name", "model_of", "normalizer_name", "split_pattern"]
 
 #: U+2581 LOWER ONE EIGHTH BLOCK: how SentencePiece writes a space inside pieces.
 SPACE = "\u2581"
@@ -95,13 +95,35 @@ def word_cuts(tokens, allowed: bool = True) -> dict:
     >>> word_cuts(["▁the", "▁▁", "ing"]), word_cuts(["▁a", ">▁</"])
     ({'words': True, 'joined': ()}, {'words': True, 'joined': ('>▁</',)})
     """
-    joined = tuple(sorted(text for text in tokens if _JOINED_SPACE.search(text)))
+    joined = joined_tokens(tokens)
     if not allowed or len(joined) > MAX_JOINED:
         return {"words": False, "joined": ()}
     return {"words": True, "joined": joined}
 
 
 _JOINED_SPACE = re.compile("[^" + SPACE + "]" + SPACE)
+_JOINED_SPACE_IN_BLOB = re.compile("[^\0" + SPACE + "]" + SPACE)
+
+
+def joined_tokens(tokens) -> tuple[str, ...]:
+    """The texts among ``tokens`` that have a ``▁`` right after another character, sorted
+    (``word_cuts(joined_tokens(tokens))`` is ``word_cuts(tokens)``).
+
+    >>> joined_tokens(["▁a", ">▁</", "b▁"])
+    ('>▁</', 'b▁')
+    """
+    texts = list(tokens)
+    blob = "\0".join(texts)
+    if blob.count("\0") != max(len(texts) - 1, 0):  # a token holds NUL: each looked at alone
+        return tuple(sorted(text for text in texts if _JOINED_SPACE.search(text)))
+    # One search over all the tokens (262k for Gemma) at C speed: each match is inside a
+    # token, which the NULs around it delimit.
+    found = set()
+    for match in _JOINED_SPACE_IN_BLOB.finditer(blob):
+        start = blob.rfind("\0", 0, match.start()) + 1
+        end = blob.find("\0", match.end())
+        found.add(blob[start:end if end >= 0 else len(blob)])
+    return tuple(sorted(found))
 
 
 def split_pattern(model: SentencePieceModel) -> str:

@@ -38,6 +38,10 @@ class Vocab:
             with :func:`~wordsplit.normalizers.register_normalizer`.
         merges: pair-ranked merges ``(left id, right id) → merge rank``, only for files whose
             merge order is not the merged-id order (HF semantics); ``None`` means rank-based.
+            Also taken packed: ``bytes`` of little-endian uint32 triples ``(left, right, rank)``
+            (:func:`pack_merges`), the form of the loaders of large vocabularies and of the
+            parsed-vocab cache; :attr:`merges` is then made on first use, and with the native
+            core built its tables check the merges, so no Python dict of them is built.
         n_vocab: the declared vocabulary size, at least ``max id + 1`` and at most
             :func:`id_limit` of the number of tokens (2 x tokens + 65,536).
         eos_token_id, bos_token_id: as the file declares them, or ``None``.
@@ -66,7 +70,7 @@ class Vocab:
     """
 
     __slots__ = (
-        "name", "pattern", "special_tokens", "added_tokens", "normalizer", "merges",
+        "name", "pattern", "special_tokens", "added_tokens", "normalizer", "_merges", "_merges_packed",
         "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
         "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template", "_missing",
         "literal_flags",
@@ -82,7 +86,7 @@ class Vocab:
         special_tokens: Mapping[str, int] | None = None,
         added_tokens: Mapping[str, int] | None = None,
         normalizer: str = "none",
-        merges: Mapping[tuple[int, int], int] | None = None,
+        merges: Mapping[tuple[int, int], int] | bytes | None = None,
         n_vocab: int | None = None,
         eos_token_id: int | None = None,
         bos_token_id: int | None = None,
@@ -97,7 +101,12 @@ class Vocab:
         source = source or name
         special_tokens = dict(special_tokens or {})
         added_tokens = dict(added_tokens or {})
-        _validate(source, ranks, special_tokens, added_tokens, normalizer, merges)
+        packed_merges = _checked_packed(source, merges)
+        if packed_merges is not None and native_module() is None:
+            merges, packed_merges = unpack_merges(packed_merges), None
+        # (packed merges are checked by the native tables, built below)
+        _validate(source, ranks, special_tokens, added_tokens, normalizer,
+                  None if packed_merges is not None else merges)
         max_id = max([*ranks.values(), *special_tokens.values(), *added_tokens.values()])
         n_tokens = len(ranks) + len(special_tokens) + len(added_tokens)
         if max_id >= id_limit(n_tokens):
@@ -118,6 +127,8 @@ class Vocab:
             unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk),
         )
         set_(self, "_ranks", MappingProxyType(dict(ranks)))
+        if packed_merges is not None:
+            self._check_packed_merges()
         self._check_eos_bos()
 
     @classmethod
@@ -133,7 +144,7 @@ class Vocab:
         special_tokens: Mapping[str, int] | None = None,
         added_tokens: Mapping[str, int] | None = None,
         normalizer: str = "none",
-        merges: Mapping[tuple[int, int], int] | None = None,
+        merges: Mapping[tuple[int, int], int] | bytes | None = None,
         eos_token_id: int | None = None,
         bos_token_id: int | None = None,
         whole_piece_lookup: bool = True,
@@ -147,9 +158,9 @@ class Vocab:
         ``lengths``; the other arguments are as for the constructor.
 
         With the native core built, the core's vocab tables check the tokens (ids unique and
-        below ``n_vocab``, bytes unique) and are kept for the
-        tokenizers built on this Vocab; ``ranks`` becomes a dict only if something asks for it.
-        Without it (or for pair-ranked merges), this is the constructor on the unpacked dict.
+        below ``n_vocab``, bytes unique) and the merges, and are kept for the
+        tokenizers built on this Vocab; ``ranks`` (and ``merges``) become dicts only if
+        something asks for them. Without it, this is the constructor on the unpacked dict.
 
         >>> v = Vocab.from_packed(blob=bytes(range(256)), ids=array("I", range(256)),
         ...                       lengths=array("I", [1] * 256), name="bytes", pattern=".", n_vocab=256)
@@ -168,7 +179,7 @@ class Vocab:
         # Before the native tables allocate n_vocab slots (the tables check each id < n_vocab).
         _check_n_vocab(source or name, n_vocab, len(ids) + len(special_tokens or {}) + len(added_tokens or {}))
         native = native_module()
-        if native is None or merges is not None:
+        if native is None:
             return cls(ranks=dict(zip(_cut(blob, lengths), ids)), **fields)
         self = cls.__new__(cls)
         source = source or name
@@ -176,7 +187,7 @@ class Vocab:
         _check_header(source, normalizer, special_tokens, added_tokens)
         self._set_fields(
             name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
-            normalizer=normalizer, merges=None, n_vocab=n_vocab, eos_token_id=eos_token_id,
+            normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ids),
             chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
                                                                      added_tokens),
@@ -187,6 +198,8 @@ class Vocab:
             self.native_tables()
         except VocabFormatError as exc:
             raise VocabFormatError(f"{source}: {exc}") from None
+        if merges is not None:
+            self._check_packed_merges()
         self._check_eos_bos()
         return self
 
@@ -208,8 +221,7 @@ class Vocab:
                         "whole_piece_lookup", "source", "chat_template", "unk_token_id", "fuse_unk")
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
-                      literal_flags=dict(self.literal_flags),
-                      merges=None if self.merges is None else dict(self.merges))
+                      literal_flags=dict(self.literal_flags), merges=self.packed_merges())
         return fields
 
     def _set_fields(self, *, special_tokens, added_tokens, merges, whole_piece_lookup, literal_flags,
@@ -220,10 +232,46 @@ class Vocab:
             set_(self, key, value)
         set_(self, "special_tokens", MappingProxyType(special_tokens))
         set_(self, "added_tokens", MappingProxyType(added_tokens))
-        set_(self, "merges", None if merges is None else MappingProxyType(dict(merges)))
-        set_(self, "whole_piece_lookup", bool(whole_piece_lookup))
         for key in ("_ranks", "_token_bytes", "_packed", "_native", "_hash", "_missing"):
             set_(self, key, None)
+        packed = _checked_packed(fields["source"], merges)
+        if packed is not None:
+            set_(self, "_merges", None)
+            set_(self, "_merges_packed", packed)
+        else:
+            set_(self, "_merges", None if merges is None else MappingProxyType(dict(merges)))
+            set_(self, "_merges_packed", None)
+        set_(self, "whole_piece_lookup", bool(whole_piece_lookup))
+
+    def _check_packed_merges(self) -> None:
+        """Check packed merges as :func:`_validate` checks a dict of them, in the native tables
+        (built already); the first bad merge gets the same message."""
+        packed = self.packed_merges()
+        bad = native_module().first_bad_merge(self.native_tables(), packed)
+        if bad is not None:
+            left, right, rank = unpack_merge(packed, bad)
+            by_id = {i: piece for piece, i in self.ranks.items()}
+            _check_merge(self.source, by_id, self.ranks, left, right, rank)
+
+    @property
+    def merges(self) -> Mapping[tuple[int, int], int] | None:
+        """The pair-ranked merges ``(left id, right id) → rank`` (read-only), or None for a
+        rank-based vocabulary; a packed Vocab makes the dict on first use."""
+        if self._merges is None and self._merges_packed is not None:
+            object.__setattr__(self, "_merges", MappingProxyType(unpack_merges(self._merges_packed)))
+        return self._merges
+
+    @property
+    def pair_ranked(self) -> bool:
+        """Whether the merges are pair-ranked (:attr:`merges` is set), without making the dict."""
+        return self._merges is not None or self._merges_packed is not None
+
+    def packed_merges(self) -> bytes | None:
+        """The pair-ranked merges as little-endian uint32 triples ``(left, right, rank)`` in
+        :attr:`merges`' order, or None for a rank-based vocabulary."""
+        if self._merges_packed is None and self._merges is not None:
+            object.__setattr__(self, "_merges_packed", pack_merges(self._merges))
+        return self._merges_packed
 
     def _check_eos_bos(self) -> None:
         for label, value in (("eos_token_id", self.eos_token_id), ("bos_token_id", self.bos_token_id),
@@ -309,7 +357,7 @@ class Vocab:
             literals = [(text.encode("utf-8"), i) for text, i in self.all_special_literals.items()]
             all_ids = ids + array(U32, [i for _, i in literals])
             all_lengths = lengths + array(U32, [len(text) for text, _ in literals])
-            merges = None if self.merges is None else [(a, b, rank) for (a, b), rank in self.merges.items()]
+            merges = self.packed_merges()
             tables = native.MergeTables(
                 blob + b"".join(text for text, _ in literals), little_endian_bytes(all_ids),
                 little_endian_bytes(all_lengths),
@@ -343,7 +391,7 @@ class Vocab:
         return (
             f"Vocab({self.name!r}, n_vocab={self.n_vocab}, bpe_tokens={self.n_bpe}, "
             f"special={len(self.special_tokens)}, added={len(self.added_tokens)}, "
-            f"normalizer={self.normalizer!r}, merges={'pair-ranked' if self.merges else 'rank-based'})"
+            f"normalizer={self.normalizer!r}, merges={'pair-ranked' if self.pair_ranked else 'rank-based'})"
         )
 
     @property
@@ -360,7 +408,7 @@ class Vocab:
                 h.update(repr(("flags", sorted(self.literal_flags.items()))).encode())
             if self.unk_token_id is not None and self.missing_bytes:  # only then does it change ids
                 h.update(repr(("unk", self.unk_token_id, self.fuse_unk)).encode())
-            if self.merges is not None:
+            if self.pair_ranked:
                 h.update(repr(sorted(self.merges.items())).encode())
             object.__setattr__(self, "_hash", h.hexdigest())
         return self._hash
@@ -558,13 +606,50 @@ def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -
     if merges is not None:
         by_id = {i: piece for piece, i in ranks.items()}
         for (left, right), rank in merges.items():
-            if left not in by_id or right not in by_id:
-                raise VocabFormatError(f"{source}: merge #{rank} ({left}, {right}) names an id that is not a BPE token")
-            if by_id[left] + by_id[right] not in ranks:
-                raise VocabFormatError(
-                    f"{source}: merge #{rank} {by_id[left]!r} + {by_id[right]!r} makes a token that is not in "
-                    "the vocabulary"
-                )
+            _check_merge(source, by_id, ranks, left, right, rank)
+
+
+def _check_merge(source, by_id, ranks, left, right, rank) -> None:
+    """A merge names two BPE tokens whose bytes together are a BPE token."""
+    if left not in by_id or right not in by_id:
+        raise VocabFormatError(f"{source}: merge #{rank} ({left}, {right}) names an id that is not a BPE token")
+    if by_id[left] + by_id[right] not in ranks:
+        raise VocabFormatError(
+            f"{source}: merge #{rank} {by_id[left]!r} + {by_id[right]!r} makes a token that is not in "
+            "the vocabulary"
+        )
+
+
+def _checked_packed(source, merges) -> bytes | None:
+    """``merges`` as bytes when they are packed (:func:`pack_merges`), else None."""
+    if not isinstance(merges, (bytes, bytearray, memoryview)):
+        return None
+    if len(merges) % 12:
+        raise VocabFormatError(f"{source}: packed merges are uint32 triples; {len(merges)} bytes are not")
+    return bytes(merges)
+
+
+def pack_merges(merges: Mapping[tuple[int, int], int]) -> bytes:
+    """Pair-ranked merges as little-endian uint32 triples ``(left, right, rank)``.
+
+    >>> unpack_merges(pack_merges({(1, 2): 0, (3, 4): 1}))
+    {(1, 2): 0, (3, 4): 1}
+    """
+    table = array(U32)
+    for (left, right), rank in merges.items():
+        table.extend((left, right, rank))
+    return little_endian_bytes(table)
+
+
+def unpack_merges(data: bytes) -> dict[tuple[int, int], int]:
+    """The dict of packed merges (:func:`pack_merges`); a repeated pair keeps its last rank."""
+    table = iter(u32_array(bytes(data)))
+    return {(left, right): rank for left, right, rank in zip(table, table, table)}
+
+
+def unpack_merge(data: bytes, index: int) -> tuple[int, int, int]:
+    """Merge ``index`` of packed merges: ``(left, right, rank)``."""
+    return tuple(u32_array(bytes(data[12 * index: 12 * index + 12])))
 
 
 def _check_ids(source, ranks, special_tokens, added_tokens) -> None:

@@ -2,7 +2,7 @@
 //! registration only; one file per concept).
 //!
 //! `ids` (result lists, ids read from Python), `buffer` (ids as a uint32 buffer for numpy), `tables` (vocabulary tables, decode),
-//! `encoder` (one native encoder), `pipeline` (the whole encode), `batch` (batches on native
+//! `formats` (the loaders' fast paths), `encoder` (one native encoder), `pipeline` (the whole encode), `batch` (batches on native
 //! threads), `arrow` (Arrow arrays), `train` (word counts, merges), `regex` (the regex helpers
 //! of the equivalence tests), `stages` (Python components as the core's stages) and `errors`
 //! (core errors as `wordsplit.errors` exceptions). Work on text or id lists runs with the GIL
@@ -13,6 +13,7 @@ mod batch;
 mod buffer;
 mod encoder;
 mod errors;
+mod formats;
 mod ids;
 mod pipeline;
 mod regex;
@@ -37,6 +38,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(regex::regex_split, m)?)?;
     m.add_function(wrap_pyfunction!(regex::hf_program_spans, m)?)?;
     m.add_function(wrap_pyfunction!(stages::has_native_normalizer, m)?)?;
+    m.add_function(wrap_pyfunction!(tables::first_bad_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::gguf_scan_head, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::gguf_metadata, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::gemma4_merge_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::sentencepiece_model, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::score_merge_pairs, m)?)?;
+    m.add_class::<formats::PackedStrings>()?;
     m.add_class::<buffer::IdBuffer>()?;
     m.add_class::<tables::PyTables>()?;
     m.add_class::<encoder::PyEncoder>()?;

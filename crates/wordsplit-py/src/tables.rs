@@ -24,7 +24,9 @@ impl PyTables {
     /// MergeTables(blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup, name):
     /// `blob` holds the bytes of tokens `ids` of `lengths` concatenated (both little-endian
     /// uint32 bytes); `is_bpe` (bytes of 0/1) tells BPE tokens from special/added literals;
-    /// `merges` is [(left, right, rank)] or None; `name` names the vocabulary in messages.
+    /// `merges` is None or the pair-ranked merges as little-endian uint32 triples
+    /// `(left, right, rank)` (bytes; checked by `first_bad_merge`); `name` names the
+    /// vocabulary in messages.
     #[new]
     #[pyo3(signature = (blob, ids, lengths, is_bpe, n_vocab, merges, whole_piece_lookup, name))]
     #[allow(clippy::too_many_arguments)]
@@ -35,11 +37,12 @@ impl PyTables {
         lengths: &[u8],
         is_bpe: &[u8],
         n_vocab: usize,
-        merges: Option<Vec<(u32, u32, u32)>>,
+        merges: Option<&[u8]>,
         whole_piece_lookup: bool,
         name: &str,
     ) -> PyResult<Self> {
         let (ids, lengths) = (le_u32s(ids), le_u32s(lengths));
+        let merges = merges.map(merge_triples);
         let is_bpe: Vec<bool> = is_bpe.iter().map(|&b| b != 0).collect();
         let tables = py
             .allow_threads(|| {
@@ -107,6 +110,61 @@ impl PyTables {
     fn missing_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.missing_bytes())
     }
+}
+
+/// Little-endian uint32 triples `(left, right, rank)` (a trailing partial triple is ignored:
+/// the Python side checks the length).
+fn merge_triples(bytes: &[u8]) -> Vec<(u32, u32, u32)> {
+    le_u32s(bytes)
+        .chunks_exact(3)
+        .map(|t| (t[0], t[1], t[2]))
+        .collect()
+}
+
+/// first_bad_merge(tables, merges): the index of the first of the packed merges (as for
+/// `MergeTables`) that names an id that is not a BPE token of `tables`, or whose two tokens
+/// together are no BPE token; None when every merge is sound. (The Python side words the
+/// error, as its check of a dict of merges does.)
+#[pyfunction]
+pub(crate) fn first_bad_merge(py: Python<'_>, tables: &PyTables, merges: &[u8]) -> Option<usize> {
+    let tables = &tables.inner;
+    let triples = merge_triples(merges);
+    py.allow_threads(|| {
+        let mut is_bpe = vec![false; tables.n_vocab()];
+        for id in tables.bpe_ids() {
+            is_bpe[id as usize] = true;
+        }
+        let bpe = |id: u32| {
+            is_bpe
+                .get(id as usize)
+                .is_some_and(|&b| b)
+                .then(|| tables.token(id))
+                .flatten()
+        };
+        let first_bad = |part: &[(u32, u32, u32)]| {
+            let mut joined = Vec::new();
+            part.iter().position(|&(left, right, _)| {
+                let (Some(a), Some(b)) = (bpe(left), bpe(right)) else {
+                    return true;
+                };
+                joined.clear();
+                joined.extend_from_slice(a);
+                joined.extend_from_slice(b);
+                tables.rank_of(&joined).is_none()
+            })
+        };
+        // Two halves at once (a 262k-token vocabulary has 515k merges, each a few cache
+        // misses); the first bad merge of the first half that has one.
+        let (front, back) = triples.split_at(triples.len() / 2);
+        let (in_front, in_back) = std::thread::scope(|scope| {
+            let back = scope.spawn(|| first_bad(back));
+            (
+                first_bad(front),
+                back.join().expect("the merge check does not panic"),
+            )
+        });
+        in_front.or(in_back.map(|i| front.len() + i))
+    })
 }
 
 /// `bytes` as a str, by CPython's UTF-8 decoder with the `errors` handler.

@@ -23,7 +23,7 @@
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::normalizers::Normalizer;
+use crate::normalizers::{AlignmentParts, Normalizer};
 
 /// `wordsplit.sentencepiece.NORMALIZER_PREFIX`.
 pub const NORMALIZER_PREFIX: &str = "sentencepiece-normalizer:";
@@ -234,6 +234,21 @@ fn push_replaced(out: &mut String, text: &str, from: &str, to: &str) {
     out.push_str(&text[done..]);
 }
 
+/// The `(start, end)` character ranges of the occurrences of `from` (non-empty) in `text`:
+/// every non-overlapping one, leftmost first (as [`push_replaced`] replaces them).
+fn char_matches(text: &str, from: &str) -> Vec<(usize, usize)> {
+    let width = from.chars().count();
+    let (mut byte, mut char) = (0, 0);
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(from) {
+        char += text[byte..at].chars().count();
+        out.push((char, char + width));
+        char += width;
+        byte = at + from.len();
+    }
+    out
+}
+
 /// One step of a [`LiteralProgram`].
 enum Step {
     /// HF's `Replace` of a non-empty literal string: every non-overlapping occurrence,
@@ -308,6 +323,72 @@ impl Normalizer for LiteralProgram {
         Ok(self.run(text))
     }
 
+    fn tracks_alignment(&self) -> bool {
+        true
+    }
+
+    /// HF's alignment carried through the steps, as the Python reference
+    /// (`wordsplit.offsets.program_alignment_parts`) carries it: `Prepend` aligns its text to
+    /// the first character (HF's `NormalizedString::prepend`), `Replace` each replacement's
+    /// characters to the last character of the text it replaces, the rest to itself.
+    fn alignment_parts(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        let length = text.chars().count();
+        // The alignment is `head` followed by the last `tail` characters of `text`, each itself.
+        let mut head: Vec<(usize, usize, bool)> = Vec::new();
+        let mut tail = length;
+        let mut current = text.to_owned();
+        for step in &self.steps {
+            if current.is_empty() {
+                break; // (neither step changes empty text)
+            }
+            match step {
+                Step::Prepend(prefix) => {
+                    if prefix.is_empty() {
+                        continue;
+                    }
+                    let first = head.first().copied();
+                    let (start, end, _) = first.unwrap_or((length - tail, length - tail + 1, true));
+                    let added = std::iter::repeat_n((start, end, false), prefix.chars().count());
+                    head.splice(0..0, added);
+                    current.insert_str(0, prefix);
+                }
+                Step::Replace(from, to) => {
+                    let matches = char_matches(&current, from);
+                    if matches.is_empty() {
+                        continue;
+                    }
+                    let mut base = std::mem::take(&mut head);
+                    base.extend((length - tail..length).map(|i| (i, i + 1, true)));
+                    tail = 0;
+                    let width = to.chars().count();
+                    let mut done = 0;
+                    for (start, end) in matches {
+                        head.extend_from_slice(&base[done..start]);
+                        let (s, e, _) = base[end - 1];
+                        head.extend(std::iter::repeat_n((s, e, false), width));
+                        done = end;
+                    }
+                    head.extend_from_slice(&base[done..]);
+                    let mut out = String::with_capacity(current.len() + current.len() / 2);
+                    push_replaced(&mut out, &current, from, to);
+                    current = out;
+                }
+            }
+        }
+        let identity = head
+            .iter()
+            .enumerate()
+            .all(|(i, &(start, end, same))| (start, end, same) == (i, i + 1, true));
+        if (tail == length && head.is_empty()) || (current == text && identity) {
+            return Ok(None);
+        }
+        Ok(Some(AlignmentParts {
+            normalized: current,
+            head,
+            tail,
+        }))
+    }
+
     fn is_native(&self) -> bool {
         true
     }
@@ -363,6 +444,30 @@ mod tests {
         let program = sentencepiece_normalizer(legacy).unwrap().unwrap();
         assert_eq!(program.normalize(" a  b").unwrap(), "▁▁a▁▁b");
         assert_eq!(program.normalize("").unwrap(), "");
+        let parts = |program: &dyn Normalizer, text: &str| {
+            program
+                .alignment_parts(text)
+                .unwrap()
+                .map(|p| (p.normalized, p.head, p.tail))
+        };
+        // Prepend aligns to the first character; each ▁ is the space it replaces.
+        let (n, f, t) = (false, false, true);
+        assert_eq!(
+            parts(&*program, " a"),
+            Some(("▁▁a".into(), vec![(0, 1, n), (0, 1, f), (1, 2, t)], 0))
+        );
+        assert_eq!(parts(&*program, ""), None);
+        let longer = r#"hf-normalizer:[{"content":"xyz","pattern":{"String":"é"},"type":"Replace"},{"content":"","pattern":{"String":"b"},"type":"Replace"}]"#;
+        let longer = sentencepiece_normalizer(longer).unwrap().unwrap();
+        assert_eq!(
+            parts(&*longer, "aébc"),
+            Some((
+                "axyzc".into(),
+                vec![(0, 1, t), (1, 2, f), (1, 2, f), (1, 2, f), (3, 4, t)],
+                0
+            ))
+        );
+        assert_eq!(parts(&*longer, "ac"), None);
         let other = r#"hf-normalizer:[{"type":"NFKC"}]"#;
         assert!(sentencepiece_normalizer(other).unwrap().is_none());
         assert!(sentencepiece_normalizer(&name("first", other))

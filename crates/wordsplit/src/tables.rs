@@ -288,16 +288,6 @@ impl ShortKey {
     /// and whatever follows it) are the little-endian words `lo` and `hi`.
     #[inline(always)]
     fn masked(lo: u64, hi: u64, len: usize) -> Self {
-        /// `KEEP[k]` keeps the first `k` bytes of a little-endian word.
-        const KEEP: [u64; 9] = {
-            let mut keep = [u64::MAX; 9];
-            let mut k = 0;
-            while k < 8 {
-                keep[k] = (1 << (8 * k)) - 1;
-                k += 1;
-            }
-            keep
-        };
         Self {
             lo: lo & KEEP[len.min(8)],
             hi: hi & KEEP[len.saturating_sub(8).min(8)],
@@ -305,6 +295,17 @@ impl ShortKey {
         }
     }
 }
+
+/// `KEEP[k]` keeps the first `k` bytes of a little-endian word.
+const KEEP: [u64; 9] = {
+    let mut keep = [u64::MAX; 9];
+    let mut k = 0;
+    while k < 8 {
+        keep[k] = (1 << (8 * k)) - 1;
+        k += 1;
+    }
+    keep
+};
 
 /// The token index of a [`MergeTables`] as plain values, for loops that look up a token per
 /// piece: made once per call ([`MergeTables::index`]) and passed by value, so its slices, seeds
@@ -353,10 +354,17 @@ impl TokenIndex<'_> {
                     at.add(8).cast::<u64>().read_unaligned(),
                 )
             };
-            let key = ShortKey::masked(u64::from_le(lo), u64::from_le(hi), len);
+            // Masked per length class: a piece of up to 8 bytes (most of them) needs no
+            // second word.
             if len <= 8 {
+                let key = ShortKey {
+                    lo: u64::from_le(lo) & KEEP[len],
+                    hi: 0,
+                    len: len as u32,
+                };
                 self.probe(self.small, &key)
             } else {
+                let key = ShortKey::masked(u64::from_le(lo), u64::from_le(hi), len);
                 self.probe(self.mid, &key)
             }
         } else {

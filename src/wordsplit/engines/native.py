@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import Optional
 
 from ..native_names import ENCODER_ALIASES, SCANNER_PATTERNS
-from ..sentencepiece import is_sentencepiece
 from ..split_programs import PREFIX_SPACE_STEP, parse_split_program
 from ..vocab import Vocab, native_module
 
@@ -278,13 +277,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
             # native program runner; the Python spanner stays for the offsets, which it gives
             # from the same pieces.
             program = native_program_steps(vocab.pattern)
-    # The core's hf-normalizer: programs (literal Replace and Prepend steps) do not track
-    # alignments, so offsets through them would align a changed stretch as a whole. A
-    # SentencePiece vocabulary gives its offsets from the Python engine
-    # (engines/sentencepiece.py) and runs them natively; any other keeps the Python
-    # normalizer, which aligns each replacement as HF does.
-    native_normalize = native_normalizer(vocab.normalizer) and not (
-        vocab.normalizer.startswith("hf-normalizer:") and not is_sentencepiece(vocab.pattern))
+    native_normalize = native_normalizer(vocab.normalizer)
     flags = vocab.literal_flags
     literals = [(t, i, True, flags.get(t, 0)) for t, i in vocab.special_tokens.items()]
     literals += [(t, i, False, flags.get(t, 0)) for t, i in vocab.added_tokens.items()]

@@ -34,7 +34,7 @@ class SentencePieceEngine:
         self._components = (spanner, encoder)
         self._python = engine if isinstance(engine, PythonEngine) else None
         self.model = model_of(vocab.pattern)
-        self._kinds = token_kinds(vocab)
+        self._kinds = None  # token_kinds(vocab), made by the first decode (a loop over every id)
         self._decode, self._bytes = {"hf": (decode_hf, hf_piece_bytes),
                                      "llama.cpp": (decode_llamacpp, llamacpp_piece_bytes),
                                      "llama.cpp-bpe": (decode_llamacpp, llamacpp_piece_bytes)}.get(
@@ -67,6 +67,8 @@ class SentencePieceEngine:
         return self._python_engine().encode_with_offsets(text, allowed, disallowed)
 
     def _tokens(self, ids):
+        if self._kinds is None:
+            self._kinds = token_kinds(self.vocab)
         kinds, vocab = self._kinds, self.vocab
         return [kinds[token_id(vocab, i)] for i in ids]
 

@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
-from ..vocab import Vocab
+from ..vocab import Vocab, native_module, u32_array
 from .files import file_stem, read_file, vocab_name
 
 __all__ = ["ModelProto", "Piece", "add_byte_pieces", "looks_like_sentencepiece", "load_sentencepiece",
-           "read_model_proto", "sentencepiece_vocab"]
+           "read_model_proto", "score_merges", "sentencepiece_vocab"]
 
 # SentencePiece.Type
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
@@ -229,12 +229,31 @@ def load_sentencepiece(path: str | Path, name: Optional[str] = None) -> Vocab:
     """
     stem = file_stem(path).removesuffix(".model")
     name = name or (vocab_name(path) if stem == "tokenizer" else stem)  # tokenizer.model: its directory's
-    return sentencepiece_vocab(read_model_proto(read_file(path), str(path)), name=name, source=str(path))
+    data = read_file(path)
+    return _native_vocab(data, name, str(path)) or sentencepiece_vocab(read_model_proto(data, str(path)),
+                                                                       name=name, source=str(path))
 
 
-def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] = None) -> Vocab:
+def _native_vocab(data: bytes, name: str, source: str) -> Optional[Vocab]:
+    """:func:`sentencepiece_vocab` of the model in ``data``, its pieces read and tabled by the
+    native core (no Python object per piece); None without the core, or where the core finds
+    the pieces wrong or unusual: the reference (:func:`read_model_proto`) then reads them and
+    raises its error."""
+    native = native_module()
+    parsed = None if native is None else native.sentencepiece_model(data)
+    if parsed is None or parsed["tables"] is None:
+        return None
+    fields: dict = {}
+    for number, message in parsed["specs"]:
+        _spec(message, _TRAINER if number == 2 else _NORMALIZER, source, fields)
+    return sentencepiece_vocab(ModelProto(pieces=[], **fields), name=name, source=source, native=parsed)
+
+
+def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] = None,
+                        native: Optional[dict] = None) -> Vocab:
     """A :class:`Vocab` that encodes as ``sentencepiece`` encodes with ``model`` (see the module
-    docstring for how each piece type maps).
+    docstring for how each piece type maps). ``native`` is what the native core read of the
+    model's pieces (:func:`_native_vocab`), in place of ``model.pieces``.
 
     Raises:
         UnsupportedTokenizerError: the model is not BPE; it has no byte fallback (an unknown
@@ -260,7 +279,57 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
             f"{source}: a SentencePiece BPE model without byte_fallback (unknown characters become <unk>) is not "
             "supported yet; models with byte_fallback (Llama 2, Mistral, Gemma) load"
         )
-    pieces = model.pieces
+    if native is None:
+        pieces = model.pieces
+        tables = _piece_tables(pieces, source)
+        kinds = [p.type for p in pieces]
+        special = {p.text: i for i, p in enumerate(pieces) if p.type in (CONTROL, UNKNOWN)}
+        user_defined = tuple(p.text for p in pieces if p.type == USER_DEFINED)
+        unused = tuple(p.text for p in pieces if p.type == UNUSED)
+    else:  # (checked by the core as _piece_tables checks them)
+        tables, kinds, special = native["tables"], native["kinds"], dict(native["special"])
+        user_defined, unused = tuple(native["user_defined"]), tuple(native["unused"])
+    *tokens, merges, joined = tables
+
+    def token(index: int) -> Optional[int]:
+        return index if 0 <= index < len(kinds) and kinds[index] == CONTROL else None
+
+    description = SentencePieceModel(
+        user_defined=user_defined, unused=unused, unk_surface=model.unk_surface,
+        strip_leading_space=("all" if model.remove_extra_whitespaces
+                             else "first" if model.add_dummy_prefix else "none"),
+        # (sentencepiece splits an unused piece by the pair it was last proposed from anywhere in
+        # the text, so a model with unused pieces is merged a stretch at a time)
+        **word_cuts(joined, model.escape_whitespaces and not unused),
+    )
+    unk_id = next(i for i in special.values() if kinds[i] == UNKNOWN)
+    fields = dict(
+        name=name, source=source, special_tokens=special, merges=merges,
+        pattern=split_pattern(description),
+        normalizer=normalizer_name(add_dummy_prefix=model.add_dummy_prefix,
+                                   remove_extra_whitespaces=model.remove_extra_whitespaces,
+                                   escape_whitespaces=model.escape_whitespaces,
+                                   treat_whitespace_as_suffix=model.treat_whitespace_as_suffix),
+        n_vocab=len(kinds), whole_piece_lookup=False, unk_token_id=unk_id,
+        bos_token_id=token(model.bos_id), eos_token_id=token(model.eos_id),
+    )
+    if native is None:
+        return Vocab(ranks=tokens[0], **fields)
+    blob, ids, lengths = tokens
+    return Vocab.from_packed(blob=blob, ids=u32_array(ids), lengths=u32_array(lengths), **fields)
+
+
+def _piece_tables(pieces: list[Piece], source: str) -> tuple[dict[bytes, int], dict[tuple[int, int], int],
+                                                             tuple[str, ...]]:
+    """``(ranks, merges, joined)`` of a BPE model's pieces: the tokens, the score-ranked merges
+    (:func:`_score_merges`) and the mergeable pieces with a ``▁`` right after another
+    character, sorted (:func:`~wordsplit.sentencepiece.word_cuts`).
+
+    Raises:
+        VocabFormatError: no pieces, a piece listed twice, byte pieces that are not 256
+            distinct ``<0xNN>``, not exactly one UNKNOWN piece.
+        UnsupportedTokenizerError: a piece holding a character that is no piece.
+    """
     if not pieces:
         raise VocabFormatError(f"{source}: the model has no pieces")
     seen: dict[str, int] = {}
@@ -275,35 +344,13 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
         raise VocabFormatError(
             f"{source}: byte_fallback is on but only {len(byte_ids)} of the 256 byte pieces are listed"
         )
-    special = {p.text: i for i, p in enumerate(pieces) if p.type in (CONTROL, UNKNOWN)}
     unk = [i for i, p in enumerate(pieces) if p.type == UNKNOWN]
     if len(unk) != 1:
         raise VocabFormatError(f"{source}: a SentencePiece model has exactly one UNKNOWN piece, this one {len(unk)}")
     merges = _score_merges(pieces, mergeable, source)
+    from ..sentencepiece import joined_tokens
 
-    def token(index: int) -> Optional[int]:
-        return index if 0 <= index < len(pieces) and pieces[index].type == CONTROL else None
-
-    description = SentencePieceModel(
-        user_defined=tuple(p.text for p in pieces if p.type == USER_DEFINED),
-        unused=tuple(p.text for p in pieces if p.type == UNUSED),
-        unk_surface=model.unk_surface,
-        strip_leading_space=("all" if model.remove_extra_whitespaces
-                             else "first" if model.add_dummy_prefix else "none"),
-        # (sentencepiece splits an unused piece by the pair it was last proposed from anywhere in
-        # the text, so a model with unused pieces is merged a stretch at a time)
-        **word_cuts(mergeable, model.escape_whitespaces and not any(p.type == UNUSED for p in pieces)),
-    )
-    return Vocab(
-        name=name, source=source, ranks=ranks, special_tokens=special, merges=merges,
-        pattern=split_pattern(description),
-        normalizer=normalizer_name(add_dummy_prefix=model.add_dummy_prefix,
-                                   remove_extra_whitespaces=model.remove_extra_whitespaces,
-                                   escape_whitespaces=model.escape_whitespaces,
-                                   treat_whitespace_as_suffix=model.treat_whitespace_as_suffix),
-        n_vocab=len(pieces), whole_piece_lookup=False, unk_token_id=unk[0],
-        bos_token_id=token(model.bos_id), eos_token_id=token(model.eos_id),
-    )
+    return ranks, merges, joined_tokens(mergeable)
 
 
 def add_byte_pieces(pieces: list[Piece], ranks: dict[bytes, int], source: str) -> dict[int, int]:
@@ -344,6 +391,18 @@ def byte_piece_value(text: str) -> Optional[int]:
             and all(c in "0123456789ABCDEF" for c in text[3:5]):
         return int(text[3:5], 16)
     return None
+
+
+def score_merges(pieces: list[Piece], mergeable: dict[str, int], source: str) -> dict[tuple[int, int], int] | bytes:
+    """:func:`_score_merges`, packed (:func:`~wordsplit.vocab.pack_merges`) by the native core
+    when it is built and finds the pieces sound; else (and for the error) the reference."""
+    native = native_module()
+    if native is not None:
+        packed = native.score_merge_pairs([p.text for p in pieces], [p.score for p in pieces],
+                                          [p.type for p in pieces])
+        if packed is not None:
+            return packed
+    return _score_merges(pieces, mergeable, source)
 
 
 def _score_merges(pieces: list[Piece], mergeable: dict[str, int], source: str) -> dict[tuple[int, int], int]:

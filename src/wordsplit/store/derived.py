@@ -42,12 +42,10 @@ import hashlib
 import importlib.util
 import json
 import os
-from array import array
-from itertools import chain
 from pathlib import Path
 from typing import Callable, Mapping
 
-from ..vocab import U32, Vocab, little_endian_bytes, u32_array
+from ..vocab import Vocab, little_endian_bytes, u32_array
 from .cache import DERIVED_MAGIC as MAGIC
 from .cache import Cache, atomic_write, is_derived_entry, log
 
@@ -61,6 +59,7 @@ _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",
     "wordsplit.formats.hf", "wordsplit.formats.gguf", "wordsplit.formats.gguf.reader",
     "wordsplit.formats.gguf.pre_tokenizers", "wordsplit.formats.gguf.tokenizer", "wordsplit.formats.gguf._classes",
+    "wordsplit.formats.gguf.spm", "wordsplit.formats.gguf.attributes",
     "wordsplit.formats.merges", "wordsplit.formats.bytelevel", "wordsplit.formats.tekken", "wordsplit.patterns",
     "wordsplit.split_programs", "wordsplit.normalizer_programs", "wordsplit.vocabs.pretrained", __name__,
     # tokenizer.json's normalizer programs and the Punctuation class (found from the top-level
@@ -151,9 +150,8 @@ def code_fingerprint() -> str:
 def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
     """The derived-entry bytes of ``vocab`` (see the module docstring for the format)."""
     blob, ids, lengths = vocab.packed()
-    triples = ((left, right, rank) for (left, right), rank in (vocab.merges or {}).items())
-    merges = array(U32, chain.from_iterable(triples))
-    body = b"".join([little_endian_bytes(ids), little_endian_bytes(lengths), blob, little_endian_bytes(merges)])
+    merges = vocab.packed_merges() or b""  # little-endian uint32 triples already
+    body = b"".join([little_endian_bytes(ids), little_endian_bytes(lengths), blob, merges])
     header = {
         "format": FORMAT, "label": label, "name": vocab.name, "source": vocab.source, "pattern": vocab.pattern,
         # Lists of pairs, not objects: they keep the order, which decides which of two literals
@@ -163,7 +161,7 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
         "bos_token_id": vocab.bos_token_id, "whole_piece_lookup": vocab.whole_piece_lookup,
         "chat_template": vocab.chat_template, "literal_flags": dict(vocab.literal_flags),
         "unk_token_id": vocab.unk_token_id, "fuse_unk": vocab.fuse_unk,
-        "pair_ranked": vocab.merges is not None, "n_tokens": len(ids), "n_merges": len(merges) // 3,
+        "pair_ranked": vocab.pair_ranked, "n_tokens": len(ids), "n_merges": len(merges) // 12,
         "body_size": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
     }
     head = json.dumps(header, ensure_ascii=True).encode()
@@ -183,8 +181,6 @@ def read_vocab(data: bytes) -> Vocab:
         if n < 0 or m < 0 or blob_size < 0 or hashlib.sha256(body).hexdigest() != header["body_sha256"]:
             raise _Corrupt("counts or checksum do not match the body")
         ids, lengths = u32_array(body[: 4 * n]), u32_array(body[4 * n: 8 * n])
-        merges = u32_array(body[len(body) - 12 * m:])
-        table = iter(merges)
         # The tokens stay packed: the native tables check and index them without a Python dict.
         return Vocab.from_packed(
             blob=body[8 * n: 8 * n + blob_size], ids=ids, lengths=lengths,
@@ -195,8 +191,7 @@ def read_vocab(data: bytes) -> Vocab:
             chat_template=_optional_text(header["chat_template"]),
             literal_flags=dict(header.get("literal_flags") or {}),
             unk_token_id=header["unk_token_id"], fuse_unk=header["fuse_unk"] is True,
-            merges={(left, right): rank for left, right, rank in zip(table, table, table)}
-            if header["pair_ranked"] else None,
+            merges=body[len(body) - 12 * m:] if header["pair_ranked"] else None,
         )
     except (KeyError, TypeError, ValueError, OverflowError) as exc:  # VocabFormatError is a ValueError too
         raise _Corrupt(str(exc)) from None

@@ -2,7 +2,10 @@
 //! `tokenizer.json` in the layouts that give a plain split pattern ([`read_hf_tokenizer_json`]),
 //! `vocab.json` + `merges.txt` ([`read_vocab_merges`]) and the eos, bos and chat template of a
 //! `tokenizer_config.json` ([`with_tokenizer_config`]), wordsplit's compact derived entries
-//! ([`read_derived`]), and the registered vocabularies from their rank files ([`read_named`]).
+//! ([`read_derived`]), and the registered vocabularies from their rank files ([`read_named`]);
+//! and, as fast paths of the Python loaders (which keep the reference code and every error
+//! message), GGUF metadata and `gemma4` merges ([`gguf`]) and a SentencePiece `.model`'s pieces,
+//! tokens and score-ranked merges ([`sentencepiece`]).
 //! They use std, `serde_json`, `sha2` and `flate2` (miniz_oxide) only, and build for
 //! WebAssembly.
 //!
@@ -36,8 +39,10 @@
 //! ```
 
 pub mod derived;
+pub mod gguf;
 pub mod hf;
 pub mod named;
+pub mod sentencepiece;
 #[rustfmt::skip]
 mod named_table;
 pub mod tiktoken;

@@ -1,17 +1,47 @@
 //! The per-piece loop of an encode: each piece through this thread's cache of merged pieces,
-//! to the encoder only when the cache does not hold it.
+//! to the encoder only when the cache does not hold it. The pieces come from a vector of
+//! ends, or straight from a byte-level scanner as it finds them ([`Scanned`]).
 
 use std::cell::RefCell;
 
 use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_PIECE, LONG_MAX_PIECE};
 use super::{most_recent, Pipeline};
 use crate::error::Error;
+use crate::spanners::{each_end, PieceScanner};
 
 /// Each thread keeps the piece caches of this many pipelines, the most recently used.
 const CACHED_PIPELINES: usize = 8;
 
 thread_local! {
     static PIECE_CACHES: RefCell<Vec<(u64, PieceCache)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Where the piece loop takes the ends of its pieces from: a vector a spanner filled, or a
+/// byte-level scanner that finds each piece as the loop asks for it ([`Scanned`]).
+pub(super) trait PieceEnds {
+    /// Calls `each` with each piece's end, in order; stops at the first error.
+    fn each(self, each: impl FnMut(usize) -> Result<(), Error>) -> Result<(), Error>;
+}
+
+impl PieceEnds for &[usize] {
+    #[inline(always)]
+    fn each(self, mut each: impl FnMut(usize) -> Result<(), Error>) -> Result<(), Error> {
+        self.iter().try_for_each(|&end| each(end))
+    }
+}
+
+/// The pieces of `text` as `scanner` finds them, one at a time: the scan and the piece
+/// loop are one loop, with no vector of ends written by one and read back by the other.
+pub(super) struct Scanned<'a, S> {
+    pub scanner: S,
+    pub text: &'a str,
+}
+
+impl<S: PieceScanner> PieceEnds for Scanned<'_, S> {
+    #[inline(always)]
+    fn each(self, each: impl FnMut(usize) -> Result<(), Error>) -> Result<(), Error> {
+        each_end(self.scanner, self.text, each)
+    }
 }
 
 impl Pipeline {
@@ -25,7 +55,7 @@ impl Pipeline {
     pub(super) fn encode_pieces<const SHORTCUTS: bool>(
         &self,
         text: &str,
-        ends: &[usize],
+        ends: impl PieceEnds,
         out: &mut Vec<u32>,
         mut merge: impl FnMut(&[u8], &mut Vec<u32>) -> Result<(), Error>,
     ) -> Result<(), Error> {
@@ -86,13 +116,23 @@ impl Pipeline {
                     }
                 };
             let mut start = 0;
-            for &end in ends {
+            if !lacks_bytes {
+                // The common case, its own loop: no test per piece for bytes without a token.
+                return ends.each(|end| {
+                    let piece_start = start;
+                    start = end;
+                    if !shortcut(text_bytes, piece_start, end, out) {
+                        cached_or_merged(text_bytes, piece_start, end, out)?;
+                    }
+                    Ok(())
+                });
+            }
+            ends.each(|end| {
                 let piece_start = start;
                 start = end;
-                if lacks_bytes
-                    && !text_bytes[piece_start..end]
-                        .iter()
-                        .all(|&b| tables.has_byte(b))
+                if !text_bytes[piece_start..end]
+                    .iter()
+                    .all(|&b| tables.has_byte(b))
                 {
                     self.encode_unknown(
                         text_bytes,
@@ -111,8 +151,8 @@ impl Pipeline {
                 } else if !shortcut(text_bytes, piece_start, end, out) {
                     cached_or_merged(text_bytes, piece_start, end, out)?;
                 }
-            }
-            Ok(())
+                Ok(())
+            })
         })
     }
 

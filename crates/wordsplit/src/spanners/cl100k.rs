@@ -82,6 +82,13 @@ impl Cl100kScanner {
     };
 }
 
+impl super::PieceScanner for &Cl100kScanner {
+    #[inline(always)]
+    fn piece_end(self, t: &CharTable, b: &[u8], i: usize) -> usize {
+        Cl100kScanner::piece_end(self, t, b, i)
+    }
+}
+
 impl Scanner for Cl100kScanner {
     fn name(&self) -> &'static str {
         self.name
@@ -91,6 +98,10 @@ impl Scanner for Cl100kScanner {
         let t = CharTable::get();
         let b = text.as_bytes();
         super::split_with(b.len(), out, |i| self.piece_end(t, b, i));
+    }
+
+    fn byte_level(&self) -> Option<super::ByteLevelScanner<'_>> {
+        Some(super::ByteLevelScanner::Cl100k(self))
     }
 }
 

@@ -42,6 +42,13 @@ use super::Scanner;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Gpt2Scanner;
 
+impl super::PieceScanner for &Gpt2Scanner {
+    #[inline(always)]
+    fn piece_end(self, t: &CharTable, b: &[u8], i: usize) -> usize {
+        piece_end(t, b, i)
+    }
+}
+
 impl Scanner for Gpt2Scanner {
     fn name(&self) -> &'static str {
         "gpt2-scanner"
@@ -51,6 +58,10 @@ impl Scanner for Gpt2Scanner {
         let t = CharTable::get();
         let b = text.as_bytes();
         super::split_with(b.len(), out, |i| piece_end(t, b, i));
+    }
+
+    fn byte_level(&self) -> Option<super::ByteLevelScanner<'_>> {
+        Some(super::ByteLevelScanner::Gpt2(self))
     }
 }
 

@@ -109,6 +109,45 @@ pub trait Scanner: Send + Sync {
     /// piece starts at 0, each next one where the previous ended, and the last ends at
     /// `text.len()` (nothing is pushed for an empty text). Offsets are on char boundaries.
     fn split(&self, text: &str, out: &mut Vec<usize>);
+
+    /// This scanner as one of the core's own, whose pieces a caller can take one at a time
+    /// as they are found ([`each_end`]); None for others.
+    fn byte_level(&self) -> Option<ByteLevelScanner<'_>> {
+        None
+    }
+}
+
+/// The core's byte-level scanners, by type, so that a loop over their pieces is compiled
+/// for each ([`each_end`]: no dynamic call per piece).
+#[derive(Clone, Copy)]
+pub enum ByteLevelScanner<'a> {
+    Gpt2(&'a Gpt2Scanner),
+    Cl100k(&'a Cl100kScanner),
+    O200k(&'a O200kScanner),
+}
+
+/// A scanner whose pieces can be taken one at a time ([`each_end`]).
+pub trait PieceScanner: Copy {
+    /// The end of the piece of `b` starting at `i < b.len()`.
+    fn piece_end(self, t: &classes::CharTable, b: &[u8], i: usize) -> usize;
+}
+
+/// Calls `each` with the end of each piece of `text` as `scanner` finds it, in order (the
+/// ends [`Scanner::split`] appends); stops at the first error.
+#[inline(always)]
+pub fn each_end<E>(
+    scanner: impl PieceScanner,
+    text: &str,
+    mut each: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    let t = classes::CharTable::get();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        i = scanner.piece_end(t, b, i);
+        each(i)?;
+    }
+    Ok(())
 }
 
 /// Runs `piece_end` from offset 0 to `len`, appending each piece's end to `out`.

@@ -48,6 +48,13 @@ use super::Scanner;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct O200kScanner;
 
+impl super::PieceScanner for &O200kScanner {
+    #[inline(always)]
+    fn piece_end(self, t: &CharTable, b: &[u8], i: usize) -> usize {
+        piece_end(t, b, i)
+    }
+}
+
 impl Scanner for O200kScanner {
     fn name(&self) -> &'static str {
         "o200k-scanner"
@@ -57,6 +64,10 @@ impl Scanner for O200kScanner {
         let t = CharTable::get();
         let b = text.as_bytes();
         super::split_with(b.len(), out, |i| piece_end(t, b, i));
+    }
+
+    fn byte_level(&self) -> Option<super::ByteLevelScanner<'_>> {
+        Some(super::ByteLevelScanner::O200k(self))
     }
 }
 

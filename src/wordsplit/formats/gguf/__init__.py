@@ -48,10 +48,21 @@ What it does not do:
 
 from __future__ import annotations
 
-from .pre_tokenizers import LLAMA_CPP_PRE_PATTERNS, LLAMA_CPP_PRE_REGEXES
 from .reader import read_gguf_head, read_gguf_metadata
-from .tokenizer import load_gguf, read_gguf
 
 __all__ = [
     "LLAMA_CPP_PRE_PATTERNS", "LLAMA_CPP_PRE_REGEXES", "load_gguf", "read_gguf", "read_gguf_head", "read_gguf_metadata",
 ]
+
+# Imported on first use: a warm load reads only the head of the file (for the cache key), and
+# the pre-tokenizer table costs more to build than the rest of that load.
+_LAZY = {"LLAMA_CPP_PRE_PATTERNS": "pre_tokenizers", "LLAMA_CPP_PRE_REGEXES": "pre_tokenizers",
+         "load_gguf": "tokenizer", "read_gguf": "tokenizer"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

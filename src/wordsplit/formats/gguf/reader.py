@@ -16,9 +16,10 @@ import os
 import struct
 
 from ...errors import VocabFormatError
+from ...vocab import native_module
 from ..files import max_file_bytes, open_input, too_large_error
 
-__all__ = ["read_gguf_head", "read_gguf_metadata"]
+__all__ = ["is_packed_strings", "packed_metadata", "read_gguf_head", "read_gguf_metadata"]
 
 # The GGUF container (ggml/src/gguf.cpp, docs: github.com/ggml-org/ggml/blob/master/docs/gguf.md).
 # Little-endian throughout: magic "GGUF", version u32, tensor_count u64, kv_count u64, then
@@ -279,6 +280,9 @@ def read_gguf_head(path: str | os.PathLike, *, limit: int | None = None) -> byte
         VocabFormatError: a directory or a device, or metadata larger than ``limit``.
     """
     limit = max_file_bytes() if limit is None else limit
+    native = native_module()
+    if native is not None:
+        return _native_head(native, path, limit)
     with open_input(path) as (f, size):
         scan = _HeadScan(f, size, limit, os.fspath(path))
         try:
@@ -292,6 +296,38 @@ def read_gguf_head(path: str | os.PathLike, *, limit: int | None = None) -> byte
         return bytes(scan.buf)
 
 
+def _native_head(native, path, limit: int) -> bytes:
+    """:func:`read_gguf_head` with the native core's walk (the same bytes: what
+    :class:`_HeadScan` reads, read as it reads them: the walk runs again from the start after
+    each read, a millisecond or two per pass even over 777,000 strings)."""
+    source = os.fspath(path)
+    with open_input(path) as (f, size):
+        buf = bytearray()
+        while True:
+            status, n = native.gguf_scan_head(buf)
+            if status == 0:
+                del buf[n:]
+                return bytes(buf)
+            if status == 1 and (size is None or n <= size):
+                if n > limit:
+                    raise too_large_error(source, limit, "the GGUF metadata")
+                chunk = f.read(max(n - len(buf), _READ_AHEAD))
+                if chunk:
+                    buf += chunk
+                    continue
+            # Not walkable (not a GGUF, truncated, corrupt): what was read, or the whole
+            # (small) file, for the parser to say what is wrong, with exact offsets.
+            if size is not None and size <= limit:
+                buf += f.read()
+            return bytes(buf)
+
+
+def is_packed_strings(value: object) -> bool:
+    """Whether ``value`` is the native core's ``PackedStrings`` (an array of strings)."""
+    native = native_module()
+    return native is not None and isinstance(value, native.PackedStrings)
+
+
 def read_gguf_metadata(data: bytes, *, source: str = "<bytes>") -> dict[str, object]:
     """The key-value metadata of a GGUF v2/v3 file, in file order; the tensors are not read.
 
@@ -302,6 +338,18 @@ def read_gguf_metadata(data: bytes, *, source: str = "<bytes>") -> dict[str, obj
             invalid UTF-8, an unknown value type, an empty or repeated key; the message names
             ``source``, the key and the byte offset.
     """
+    return packed_metadata(data, source, ())
+
+
+def packed_metadata(data: bytes, source: str, packed: tuple[str, ...]) -> dict[str, object]:
+    """:func:`read_gguf_metadata`; with the native core, an array of strings under a key in
+    ``packed`` is a ``PackedStrings`` sequence (the native loaders read it without a str per
+    item)."""
+    native = native_module()
+    metadata = None if native is None else native.gguf_metadata(bytes(data), list(packed))
+    if metadata is not None:
+        return metadata
+    # (the reference: without the native core, and for every error's message)
     reader = _Reader(bytes(data), source)
     magic = reader.data[:4]
     if magic != _MAGIC:

@@ -38,11 +38,13 @@ byte token (so HF's byte fallback before merging is the same), and refuses the f
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import methodcaller
 from pathlib import Path
 
 from ...errors import UnsupportedTokenizerError, VocabFormatError
-from ...vocab import C_WHITE_SPACE, Vocab
-from ..sentencepiece import Piece, _score_merges, add_byte_pieces, byte_piece_value
+from ...vocab import C_WHITE_SPACE, Vocab, native_module
+from ..sentencepiece import Piece, add_byte_pieces, byte_piece_value, score_merges
 from .attributes import check_literal_order, llama_cpp_attributes
 
 __all__ = ["read_gemma4_gguf", "read_spm_gguf"]
@@ -102,7 +104,7 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
             f"{source}: {len(byte_ids)} of the 256 byte tokens <0xNN> (llama.cpp spells a character that is no "
             "token by its bytes, and would fail without them)"
         )
-    merges = _score_merges(pieces, mergeable, source)
+    merges = score_merges(pieces, mergeable, source)
     special = {p.text: i for i, p in enumerate(pieces) if p.type in (_CONTROL, _UNKNOWN)}
     user_defined = {p.text: i for i, p in enumerate(pieces) if p.type == _USER_DEFINED}
     for text in user_defined:
@@ -149,17 +151,18 @@ def check_literals(literals: list[str], flags: dict[str, int], source: str) -> N
                 )
 
 
-def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
+def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) -> Vocab:
     """The Vocab of a GGUF file whose ``tokenizer.ggml.model`` is ``"gemma4"`` (see the module
-    docstring; ``get`` is the typed metadata lookup of :mod:`.tokenizer`).
+    docstring; ``get`` is the typed metadata lookup of :mod:`.tokenizer`; ``packed_tokens``
+    the tokens as the native core's ``PackedStrings``, when it read them).
 
     Raises:
         VocabFormatError: missing or mismatched keys, merges of unknown tokens.
         UnsupportedTokenizerError: a file where llama.cpp's newline runs or byte fallback would
             give other ids than rank merging (the checks in the module docstring).
     """
-    from ...sentencepiece import SentencePieceModel, split_pattern, word_cuts
-    from ..hf_sentencepiece import read_hf_sentencepiece
+    from ...sentencepiece import SentencePieceModel, joined_tokens, split_pattern, word_cuts
+    from ..hf_sentencepiece import BYTE_FALLBACK_DECODER, read_hf_sentencepiece
 
     tokens = get(metadata, "tokenizer.ggml.tokens", "an array of strings", source)
     types = get(metadata, "tokenizer.ggml.token_type", "an array of integers", source)
@@ -174,16 +177,65 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
         for i, text in enumerate(tokens):
             if not text or table[text] != i:
                 raise VocabFormatError(f"{source}: token {i} {text!r} is empty or repeats another")
-    kind_of = {text: kind for text, kind in zip(tokens, types) if kind != _NORMAL}  # (the few others)
-    byte_tokens = {text for text in table if text[:3] == "<0x" and byte_piece_value(text) is not None}
+    # (the few tokens that are not NORMAL, found at C speed among the 262k)
+    kind_of = {tokens[i]: types[i] for i in compress(range(len(types)), map(_NORMAL.__ne__, types))}
     for text, kind in kind_of.items():
         if kind in (_CONTROL, _UNKNOWN) and len(text) == 1:
             raise UnsupportedTokenizerError(
                 f"{source}: the control token {text!r} is one character, which llama.cpp's merge emits as that "
                 "token from plain text; not supported"
             )
+    native = native_module()
+    resolved = None
+    if native is not None and isinstance(merges, native.PackedStrings) \
+            and isinstance(packed_tokens, native.PackedStrings):
+        # The merges resolved natively, by the rules of _resolve_merges below (which words the
+        # error when they refuse one): no Python object per merge.
+        resolved = native.gemma4_merge_pairs(packed_tokens, types, merges)
+    if resolved is None:
+        pairs, newline_pairs = _resolve_merges(list(merges), table, kind_of, source)
+    else:
+        pairs, newline_pairs = resolved
+    _check_newline_runs(table, newline_pairs, source)
+    added = [{"id": i, "content": text, "special": kind in (_CONTROL, _UNKNOWN), "lstrip": False, "rstrip": False,
+              "normalized": False, "single_word": False}
+             for text, kind in kind_of.items() if kind in (_CONTROL, _UNKNOWN, _USER_DEFINED)
+             for i in (table[text],)]  # (kind_of: the tokens that are not NORMAL, in id order)
+    check_literals([entry["content"] for entry in added], flags, source)
+    spec = {
+        "model": {"type": "BPE", "vocab": table, "merges": [] if isinstance(pairs, bytes) else pairs,
+                  "byte_fallback": True},
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        "decoder": BYTE_FALLBACK_DECODER,
+        "added_tokens": added,
+    }
+    joined = joined_tokens(table)
+    description = SentencePieceModel(semantics="llama.cpp-bpe", strip_leading_space="none", **word_cuts(joined))
+
+    def token(key: str):
+        return get(metadata, key, "an integer", source, required=False)
+
+    # read_hf_sentencepiece makes the tokens, merges, added tokens and normalizer; the
+    # description (llama.cpp's decode), the file's ids and llama.cpp's flags are the GGUF's.
+    name = get(metadata, "general.name", "a string", source, required=False)
+    gguf_fields = dict(
+        pattern=split_pattern(description), n_vocab=len(tokens), unk_token_id=token("tokenizer.ggml.unknown_token_id"),
+        bos_token_id=token("tokenizer.ggml.bos_token_id"), eos_token_id=token("tokenizer.ggml.eos_token_id"),
+        chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
+        literal_flags=flags,
+    )
+    return read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"),
+                                 overrides=gguf_fields, merge_pairs=pairs if isinstance(pairs, bytes) else None,
+                                 joined=joined)
+
+
+def _resolve_merges(merges: list[str], table: dict[str, int], kind_of: dict[str, int],
+                    source: str) -> tuple[list[tuple[str, str]], list[tuple[int, str, str]]]:
+    """The ``(left, right)`` texts of each merge, split as llama.cpp splits it and checked
+    (see :func:`read_gemma4_gguf`), and the ``(rank, left, right)`` of each merge of newlines."""
+    byte_tokens = {text for text in table if text[:3] == "<0x" and byte_piece_value(text) is not None}
     pairs = []
-    newline_pairs = []  # (rank, left, right) of the merges of newline runs
+    newline_pairs = []
     for rank, merge in enumerate(merges):
         cut = merge.find(" ", 1)  # llama.cpp's split
         if cut < 0:
@@ -208,36 +260,7 @@ def read_gemma4_gguf(metadata: dict, source: str, get) -> Vocab:
                 "merges; not supported"
             )
         pairs.append((left, right))
-    _check_newline_runs(table, newline_pairs, source)
-    added = [{"id": i, "content": text, "special": kind in (_CONTROL, _UNKNOWN), "lstrip": False, "rstrip": False,
-              "normalized": False, "single_word": False}
-             for i, (text, kind) in enumerate(zip(tokens, types)) if kind in (_CONTROL, _UNKNOWN, _USER_DEFINED)]
-    check_literals([entry["content"] for entry in added], flags, source)
-    spec = {
-        "model": {"type": "BPE", "vocab": table, "merges": pairs, "byte_fallback": True},
-        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
-        "decoder": {"type": "Sequence", "decoders": [
-            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"},
-            {"type": "Fuse"}]},
-        "added_tokens": added,
-    }
-    description = SentencePieceModel(semantics="llama.cpp-bpe", strip_leading_space="none",
-                                     **word_cuts(table))
-
-    def token(key: str):
-        return get(metadata, key, "an integer", source, required=False)
-
-    # read_hf_sentencepiece makes the tokens, merges, added tokens and normalizer; the
-    # description (llama.cpp's decode), the file's ids and llama.cpp's flags are the GGUF's.
-    name = get(metadata, "general.name", "a string", source, required=False)
-    gguf_fields = dict(
-        pattern=split_pattern(description), n_vocab=len(tokens), unk_token_id=token("tokenizer.ggml.unknown_token_id"),
-        bos_token_id=token("tokenizer.ggml.bos_token_id"), eos_token_id=token("tokenizer.ggml.eos_token_id"),
-        chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
-        literal_flags=flags,
-    )
-    return read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"),
-                                 overrides=gguf_fields)
+    return pairs, newline_pairs
 
 
 def _check_newline_runs(table: dict[str, int], newline_pairs: list[tuple[int, str, str]], source: str) -> None:
@@ -246,8 +269,8 @@ def _check_newline_runs(table: dict[str, int], newline_pairs: list[tuple[int, st
     rank: dict[tuple[str, str], int] = {}
     for r, left, right in newline_pairs:
         rank.setdefault((left, right), r)
-    for text in table:
-        if text.strip("\n") or len(text) < 2:
+    for text in filter(methodcaller("startswith", "\n"), table):  # (the few candidates, at C speed)
+        if len(text) < 2 or text.strip("\n"):
             continue
         symbols = list(text)
         while len(symbols) > 1:

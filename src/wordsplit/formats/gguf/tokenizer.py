@@ -12,7 +12,7 @@ from ..bytelevel import token_bytes
 from ..files import pinned, read_file
 from ..merges import merges_are_rank_ordered, pair_ranked_merges
 from .pre_tokenizers import IGNORE_MERGES, pre_pattern
-from .reader import read_gguf_head, read_gguf_metadata
+from .reader import is_packed_strings, packed_metadata, read_gguf_head
 from .spm import read_gemma4_gguf, read_spm_gguf
 
 __all__ = ["load_gguf", "read_gguf"]
@@ -40,7 +40,7 @@ _OTHER_MODELS = {
 _KINDS = {
     "a string": lambda v: isinstance(v, str),
     "an integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "an array of strings": lambda v: isinstance(v, list) and (not v or isinstance(v[0], str)),
+    "an array of strings": lambda v: (isinstance(v, list) and (not v or isinstance(v[0], str))) or is_packed_strings(v),
     "an array of floats": lambda v: (
         isinstance(v, list) and (not v or (isinstance(v[0], (int, float)) and not isinstance(v[0], bool)))
     ),
@@ -93,12 +93,17 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
             pre-tokenizer for raw UTF-8, or a pre-tokenizer not in
             :data:`LLAMA_CPP_PRE_PATTERNS` (the message lists the known ones).
     """
-    metadata = read_gguf_metadata(data, source=source)
+    # (the merges stay packed, and the tokens too for the native readers: they resolve the
+    # merges without a str per merge)
+    metadata = packed_metadata(data, source, ("tokenizer.ggml.tokens", "tokenizer.ggml.merges"))
+    packed_tokens = metadata.get("tokenizer.ggml.tokens")
+    if is_packed_strings(packed_tokens):
+        metadata["tokenizer.ggml.tokens"] = packed_tokens.tolist()
     model = _get(metadata, "tokenizer.ggml.model", "a string", source)
     if model == "llama":
         return read_spm_gguf(metadata, source, _get)
     if model == "gemma4":
-        return read_gemma4_gguf(metadata, source, _get)
+        return read_gemma4_gguf(metadata, source, _get, packed_tokens=packed_tokens)
     if model != "gpt2":
         kind = f" ({_OTHER_MODELS[model]})" if model in _OTHER_MODELS else ""
         raise UnsupportedTokenizerError(
