@@ -35,10 +35,8 @@ unsafe fn encode_sse41(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 fn encode_with_any_cpu(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     // Buffers sized to the piece's class: a short piece neither clears nor sweeps 128 slots.
     match piece.len() {
-        0..=4 => on_stack::<4, { 4 + PAD }, Ranks4>(t, piece, out),
-        5..=8 => on_stack::<8, { 8 + PAD }, Ranks8>(t, piece, out),
-        9..=12 => on_stack::<12, { 12 + PAD }, Ranks12>(t, piece, out),
-        13..=16 => on_stack::<16, { 16 + PAD }, Ranks16>(t, piece, out),
+        0..=8 => on_stack::<8, { 8 + PAD }, Ranks8>(t, piece, out),
+        9..=16 => on_stack::<16, { 16 + PAD }, Ranks16>(t, piece, out),
         17..=32 => on_stack::<32, { 32 + PAD }, [u32; 32]>(t, piece, out),
         33..=64 => on_stack::<64, { 64 + PAD }, [u32; 64]>(t, piece, out),
         65..=STACK_PIECE => {
@@ -187,24 +185,14 @@ impl<const N: usize> Ranks<N> for [u32; N] {
     }
 }
 
-/// The ranks of sweeps of pieces of up to 4, 8, 12 and 16 bytes: in SSE registers on
-/// x86-64 ([`Lanes`]), else in memory. A class per register: each round of a sweep reads
-/// and writes every register of its class, so a piece of 9 to 12 bytes (common in text
-/// of two- and three-byte characters) pays for three, not four.
-#[cfg(target_arch = "x86_64")]
-type Ranks4 = Lanes<1>;
+/// The ranks of sweeps of pieces of up to 8 and 16 bytes: in SSE registers on x86-64
+/// ([`Lanes`]), else in memory.
 #[cfg(target_arch = "x86_64")]
 type Ranks8 = Lanes<2>;
 #[cfg(target_arch = "x86_64")]
-type Ranks12 = Lanes<3>;
-#[cfg(target_arch = "x86_64")]
 type Ranks16 = Lanes<4>;
 #[cfg(not(target_arch = "x86_64"))]
-type Ranks4 = [u32; 4];
-#[cfg(not(target_arch = "x86_64"))]
 type Ranks8 = [u32; 8];
-#[cfg(not(target_arch = "x86_64"))]
-type Ranks12 = [u32; 12];
 #[cfg(not(target_arch = "x86_64"))]
 type Ranks16 = [u32; 16];
 
@@ -415,9 +403,7 @@ mod tests {
                 assert_eq!(lanes.lowest(), lowest(&array), "{array:?}");
             }
         }
-        check::<4, Ranks4>();
         check::<8, Ranks8>();
-        check::<12, Ranks12>();
         check::<16, Ranks16>();
     }
 
