@@ -3,6 +3,7 @@
 
     python benches/sentencepiece_bench.py [CORPUS_DIR] [--corpora prose,code,multilingual]
         [--max-bytes 4MB] [--doc-bytes 16KB] [--vocabs llama2-class,gemma-class]
+        [--baseline SRC_DIR [--baseline-name NAME]]
 
 The vocabularies:
 
@@ -20,12 +21,20 @@ Each contender first encodes every document of every corpus once, and its ids ar
 caches: wordsplit's per-pipeline piece cache, gigatoken's) each encode every document exactly
 once, taking turns a corpus at a time; the table gives MB/s of UTF-8 text (process CPU time,
 so another process on the machine slows the figures less than it would wall time).
+
+With ``--baseline``, another wordsplit build (a directory holding its ``wordsplit`` package,
+e.g. a copy of another checkout's ``src``) takes its turns too, from a worker process that
+imports it (a fresh instance per vocabulary, timed on that process's CPU clock by the same
+code); the table gains its column and the ratio of this build to it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import lzma
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -98,7 +107,65 @@ def contenders(path: Path) -> dict[str, object]:
     return {"wordsplit": wordsplit.encode_ordinary, "sentencepiece": sp.encode, "gigatoken": giga.encode}
 
 
-def run(path: Path, corpora: dict[str, list[str]]) -> dict[str, dict[str, float | str]]:
+def one_pass(encode, docs: list[str]) -> float:
+    """CPU seconds of this process to encode every document once."""
+    start = time.process_time()
+    for doc in docs:
+        encode(doc)
+    return time.process_time() - start
+
+
+class Baseline:
+    """Another wordsplit build in a worker process (``--baseline``): the same documents, a
+    fresh instance of ``path``'s vocabulary, one pass over a corpus per request."""
+
+    def __init__(self, root: Path, path: Path, args: argparse.Namespace):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), str(ROOT / "benches")]))
+        command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(path),
+                   "--corpora", args.corpora, "--max-bytes", str(args.max_bytes), "--doc-bytes", str(args.doc_bytes)]
+        if args.corpus_dir:
+            command.insert(2, str(args.corpus_dir))
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+
+    def ask(self, request: str) -> dict:
+        self.proc.stdin.write(request + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the baseline worker exited with code {self.proc.wait()} (its error is above)")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def worker(path: Path, corpora: dict[str, list[str]]) -> int:
+    """The baseline's side of :class:`Baseline`: ``check NAME`` answers the ids of every
+    document of a corpus (as a list per document), ``time NAME`` the CPU seconds of one pass
+    of a fresh instance (made by ``fresh``)."""
+    from wordsplit import TokenizerOptions, load_vocab
+
+    vocab = load_vocab(path)
+    build = lambda: TokenizerOptions(backend="native").build(vocab).encode_ordinary  # noqa: E731
+    encode = build()
+    encode("warm up")
+    for line in sys.stdin:
+        command, name = line.split()
+        if command == "check":
+            answer = [list(encode(doc)) for doc in corpora[name]]
+        elif command == "fresh":
+            encode = build()
+            encode("warm up")
+            answer = None
+        else:
+            answer = one_pass(encode, corpora[name])
+        print(json.dumps(answer), flush=True)
+    return 0
+
+
+def run(path: Path, corpora: dict[str, list[str]],
+        baseline: Baseline | None = None) -> dict[str, dict[str, float | str]]:
     """``{corpus: {label: MB/s, or "differs (n of m docs)"}}``."""
     check = contenders(path)
     wrong: dict[str, dict[str, int]] = {}
@@ -106,20 +173,21 @@ def run(path: Path, corpora: dict[str, list[str]]) -> dict[str, dict[str, float 
         want = [check["sentencepiece"](doc) for doc in docs]
         for label, encode in check.items():
             wrong.setdefault(name, {})[label] = sum(list(encode(doc)) != ids for doc, ids in zip(docs, want))
+        if baseline:
+            wrong[name]["baseline"] = sum(got != ids for got, ids in zip(baseline.ask(f"check {name}"), want))
     timed = contenders(path)
     for encode in timed.values():
         encode("warm up")  # (what a library sets up on its first call is load time, not encode)
+    if baseline:
+        baseline.ask("fresh -")
+        timed["baseline"] = lambda name: baseline.ask(f"time {name}")
     results: dict[str, dict[str, float | str]] = {}
     for turn, (name, docs) in enumerate(corpora.items()):
         labels = list(timed)
         labels = labels[turn % len(labels):] + labels[:turn % len(labels)]
         size = utf8_len(docs)
         for label in labels:
-            encode = timed[label]
-            start = time.process_time()
-            for doc in docs:
-                encode(doc)
-            seconds = time.process_time() - start
+            seconds = timed[label](name) if label == "baseline" else one_pass(timed[label], docs)
             results.setdefault(name, {})[label] = size / seconds / 1e6
         for label, count in wrong[name].items():
             if count:
@@ -127,14 +195,18 @@ def run(path: Path, corpora: dict[str, list[str]]) -> dict[str, dict[str, float 
     return results
 
 
-def table(vocab: str, results: dict[str, dict[str, float | str]]) -> str:
-    labels = ["wordsplit", "gigatoken", "sentencepiece"]
-    lines = [f"#### {vocab}", "", "| corpus | " + " | ".join(labels) + " | ÷ gigatoken | ÷ sentencepiece |",
-             "|---|" + "---:|" * (len(labels) + 2)]
+def table(vocab: str, results: dict[str, dict[str, float | str]], baseline_name: str | None = None) -> str:
+    labels = ["wordsplit", *(["baseline"] if baseline_name else []), "gigatoken", "sentencepiece"]
+    peers = [*(["baseline"] if baseline_name else []), "gigatoken", "sentencepiece"]
+    shown = {"baseline": baseline_name}
+    lines = [f"#### {vocab}", "",
+             "| corpus | " + " | ".join(shown.get(label) or label for label in labels) + " | "
+             + " | ".join(f"÷ {shown.get(peer) or peer}" for peer in peers) + " |",
+             "|---|" + "---:|" * (len(labels) + len(peers))]
     for name, row in results.items():
         cells = [f"{row[label]:.2f}" if isinstance(row[label], float) else row[label] for label in labels]
         ratios = [f"{row['wordsplit'] / row[peer]:.2f}×" if all(isinstance(row[k], float) for k in ("wordsplit", peer))
-                  else "–" for peer in ("gigatoken", "sentencepiece")]
+                  else "–" for peer in peers]
         lines.append(f"| {name} | " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)
 
@@ -147,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the first this many characters of each corpus (0: all)")
     parser.add_argument("--doc-bytes", type=parse_size, default=parse_size("16KB"))
     parser.add_argument("--vocabs", default="llama2-class,gemma-class")
+    parser.add_argument("--baseline", type=Path, metavar="SRC_DIR",
+                        help="also time the wordsplit build whose package is in this directory")
+    parser.add_argument("--baseline-name", default="baseline", help="its column's name (e.g. its commit)")
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     names = args.corpora.split(",")
     directory = corpus_dir(args.corpus_dir, names)
@@ -154,9 +230,17 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         text = read_corpus(directory, name)
         corpora[name] = split_documents(text[:args.max_bytes] if args.max_bytes else text, args.doc_bytes)
+    if args.worker:
+        return worker(args.worker, corpora)
     with tempfile.TemporaryDirectory() as scratch:
         for vocab, path in vocab_files(args.vocabs.split(","), Path(scratch)).items():
-            print(table(vocab, run(path, corpora)), end="\n\n", flush=True)
+            baseline = Baseline(args.baseline.resolve(), path, args) if args.baseline else None
+            try:
+                results = run(path, corpora, baseline)
+            finally:
+                if baseline:
+                    baseline.close()
+            print(table(vocab, results, args.baseline_name if baseline else None), end="\n\n", flush=True)
     return 0
 
 

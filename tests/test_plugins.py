@@ -290,3 +290,60 @@ def test_a_reference_cycle_through_a_python_component_is_collected(backend):
     del tok, lower
     gc.collect()
     assert alive() is None
+
+
+def _site(root: Path, layout: dict[str, str]) -> Path:
+    """A directory of installed distributions: ``layout`` maps a file's path in it to its text;
+    each metadata directory also gets the name file importlib.metadata needs."""
+    for name, text in layout.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+        if "/" in name:
+            for metadata in ("METADATA", "PKG-INFO"):
+                (root / name).with_name(metadata).write_text(f"Name: {name.split('-')[0]}\n")
+    return root
+
+
+ENTRY_POINT = "[wordsplit.plugins]\nep = wordsplit_ep_plugin\n"
+OTHER_GROUP = "[console_scripts]\ntool = tool:main\n"
+
+
+@pytest.mark.parametrize("layout, declares", [
+    ({"a-1.0.dist-info/entry_points.txt": OTHER_GROUP, "b-1.0.dist-info/METADATA": "Name: b\n"}, False),
+    ({"a-1.0.dist-info/entry_points.txt": OTHER_GROUP, "ep-1.0.dist-info/entry_points.txt": ENTRY_POINT}, True),
+    ({"EP-1.0.DIST-INFO/entry_points.txt": ENTRY_POINT}, True),
+    ({"ep.egg-info/entry_points.txt": ENTRY_POINT}, True),
+    ({"ep-1.0-py3.11.egg/EGG-INFO/entry_points.txt": ENTRY_POINT}, True),
+    ({"ep-1.0.dist-info/ENTRY_POINTS.TXT": ENTRY_POINT, "x.egg-info": "a file, not a directory"}, False),
+])
+def test_the_plugin_precheck_never_misses_what_importlib_metadata_finds(tmp_path, monkeypatch, layout, declares):
+    """``load_plugins`` imports ``importlib.metadata`` only when the direct look at the
+    ``entry_points.txt`` files says a distribution may declare the group; the look must say so
+    whenever ``importlib.metadata`` finds one (and, on plain directories, only then)."""
+    from importlib.metadata import entry_points
+
+    from wordsplit.registry import ENTRY_POINT_GROUP, _may_declare_plugins
+
+    site = _site(tmp_path / "site", layout)
+    egg = next((str(site / name.split("/")[0]) for name in layout if ".egg/" in name), None)
+    monkeypatch.setattr(sys, "path", [str(site)] + ([egg] if egg else []))
+    assert _may_declare_plugins() is declares
+    assert bool(entry_points(group=ENTRY_POINT_GROUP)) is declares
+
+
+def test_the_plugin_precheck_leaves_a_zip_and_other_finders_to_importlib_metadata(tmp_path, monkeypatch):
+    from wordsplit.registry import _may_declare_plugins
+
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    assert _may_declare_plugins() is False
+    monkeypatch.setattr(sys, "path", [str(tmp_path), str(_wheel(tmp_path))])
+    assert _may_declare_plugins() is True
+
+    class Finder:
+        @staticmethod
+        def find_distributions(context=None):
+            return iter(())
+
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    monkeypatch.setattr(sys, "meta_path", [Finder, *sys.meta_path])
+    assert _may_declare_plugins() is True

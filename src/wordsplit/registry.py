@@ -11,7 +11,10 @@ the first time a registry is asked for a name it does not hold, or for the list 
 (as tiktoken does with ``tiktoken_ext``), so that ``pip install`` of a plug-in package is all it
 takes. A built-in name never waits for that scan (finding the entry points reads the metadata
 of every installed package, tens of milliseconds), and since a plug-in cannot take a built-in
-name, the answer is the same as if every plug-in had been imported first. An entry point names
+name, the answer is the same as if every plug-in had been imported first. A name that is not
+built in (a file path given to ``load_vocab``) does not wait for it either when no installed
+package mentions the group in its ``entry_points.txt`` (read directly, about a millisecond):
+``importlib.metadata`` is imported only when one may. An entry point names
 a module (or an object in one); importing it runs its ``@register_...`` decorators. Declare one
 in the plug-in's ``pyproject.toml``::
 
@@ -219,6 +222,8 @@ def load_plugins() -> None:
             return
         # Set first: a plug-in's own registrations and lookups must not load plug-ins again.
         _plugins_loaded = True
+        if not _may_declare_plugins():
+            return
         from importlib.metadata import entry_points
 
         failures = []
@@ -234,6 +239,54 @@ def load_plugins() -> None:
                 f"cannot load wordsplit plug-in {'; '.join(failures)}; fix or uninstall that package "
                 f"(entry point group {ENTRY_POINT_GROUP!r})"
             )
+
+
+def _may_declare_plugins() -> bool:
+    """Whether an installed distribution may declare an entry point of ``wordsplit.plugins``:
+    False only when none can, so that ``importlib.metadata`` (tens of milliseconds to import
+    and walk) is used only when it may find one.
+
+    It looks where ``importlib.metadata`` looks, with a plain directory listing: the
+    ``*.dist-info`` and ``*.egg-info`` directories (and an ``.egg`` directory's ``EGG-INFO``)
+    of each directory on ``sys.path``, and is True as soon as one's ``entry_points.txt``
+    mentions the group. Anything it does not read that way (a zip or other file on
+    ``sys.path``, a meta-path finder of distributions other than the standard one, an
+    unreadable entry) counts as a maybe, and ``importlib.metadata`` decides.
+
+    >>> from importlib.metadata import entry_points
+    >>> _may_declare_plugins() or not entry_points(group=ENTRY_POINT_GROUP)
+    True
+    """
+    import os
+    import sys
+    from importlib.machinery import PathFinder
+
+    standard = getattr(PathFinder, "find_distributions", None)
+    for finder in sys.meta_path:
+        found = getattr(finder, "find_distributions", None)
+        if found is not None and getattr(found, "__func__", found) != getattr(standard, "__func__", standard):
+            return True
+    group = ENTRY_POINT_GROUP.encode()
+    try:
+        for entry in sys.path:
+            root = os.fspath(entry) or "."
+            if not os.path.isdir(root):
+                if os.path.exists(root):  # a zip: importlib.metadata reads it
+                    return True
+                continue
+            egg = os.path.basename(root).lower().endswith(".egg")
+            for child in os.listdir(root):
+                low = child.lower()
+                if low.endswith((".dist-info", ".egg-info")) or (egg and low == "egg-info"):
+                    try:
+                        with open(os.path.join(root, child, "entry_points.txt"), "rb") as file:
+                            if group in file.read():
+                                return True
+                    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                        continue  # no entry points: nothing for importlib.metadata either
+    except Exception:  # anything unexpected: let importlib.metadata look
+        return True
+    return False
 
 
 # The registries of the pipeline's components live here, below the components, so that code

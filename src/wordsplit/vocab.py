@@ -659,11 +659,10 @@ def _check_ids(source, ranks, special_tokens, added_tokens) -> None:
     a BPE token (HF gives an added token that is also in the model's vocab that token's id;
     the id then decodes as the BPE token). Literals are non-empty strings."""
     bpe_ids = ranks.values()
-    # Fast path over the 100k–200k BPE tokens: C-level set operations instead of a loop.
-    if {type(i) for i in bpe_ids} == {int} and min(bpe_ids) >= 0 and len(set(bpe_ids)) == len(ranks):
+    # Fast path over the 100k–260k BPE tokens: C-level set operations instead of a loop.
+    if set(map(type, bpe_ids)) == {int} and min(bpe_ids) >= 0 and len(bpe_id_set := set(bpe_ids)) == len(ranks):
         seen: dict[int, tuple[str, object]] = {}
         tables = (("special token", special_tokens), ("added token", added_tokens))
-        bpe_id_set = set(bpe_ids)
     else:
         seen = {}
         tables = (("token", ranks), ("special token", special_tokens), ("added token", added_tokens))

@@ -30,6 +30,7 @@ replacement other than ``▁``) is an
 
 from __future__ import annotations
 
+from itertools import chain
 from operator import methodcaller
 from typing import Any, Mapping, Optional
 
@@ -140,7 +141,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
         pattern=split_pattern(description), normalizer=normalizer, whole_piece_lookup=False,
         unk_token_id=table.get(unk) if isinstance(unk, str) and type(table.get(unk)) is int else None,
         eos_token_id=literals.get(eos_token) if eos_token else None,
-        n_vocab=max([*table.values(), *literals.values()]) + 1,
+        n_vocab=max(chain(table.values(), literals.values())) + 1,
     )
     return Vocab(**{**fields, **(overrides or {})})
 

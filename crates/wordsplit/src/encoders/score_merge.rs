@@ -37,30 +37,44 @@ const NONE: u32 = u32::MAX;
 /// still current, and the token it makes.
 type HeapEntry = Reverse<(Rank, u32, u32, u32, u32)>;
 
-/// Pieces of up to this many symbols are merged by a sweep over an array on the stack (find
+/// Pieces of up to this many symbols are merged by a sweep over arrays on the stack (find
 /// the pair of lowest rank, leftmost first; merge; look up its two new neighbours' pairs):
 /// quadratic, but without the heap's pushes and pops and with no allocation, it is the
-/// fastest way for the words most pieces are. Longer pieces go to the heap.
-const SWEEP_SYMBOLS: usize = 48;
+/// fastest way for the words most pieces are. The live symbols are the bits of one `u64`, so
+/// a merge moves nothing: its neighbours are a count of zero bits away. Longer pieces go to
+/// the heap.
+const SWEEP_SYMBOLS: usize = 64;
 
 /// Each thread's memo of the pairs the sweeps looked up, per encoder (the most recently used
 /// [`MEMO_ENCODERS`]): the same few pairs (`▁▁`, `▁t`, `he`...) come up in word after word,
 /// and a memo hit is two reads where the lookup is a hash of the joined text and a probe.
 struct PairMemo {
-    /// `left << 32 | right` of each slot's pair (`u64::MAX`: empty).
-    keys: Box<[u64]>,
-    /// Its rank and the token it makes.
-    values: Box<[(Rank, u32)]>,
+    /// Per slot: `left << 32 | right` of its pair (`u64::MAX`: empty), the pair's rank and
+    /// the token it makes, side by side so that a lookup touches one cache line.
+    slots: Box<[MemoSlot]>,
 }
 
-const MEMO_SLOTS: usize = 1 << 12;
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct MemoSlot {
+    key: u64,
+    rank: Rank,
+    made: u32,
+}
+
+const MEMO_BITS: u32 = 16;
+const MEMO_SLOTS: usize = 1 << MEMO_BITS;
 const MEMO_ENCODERS: usize = 4;
 
 impl PairMemo {
     fn new() -> Self {
+        let empty = MemoSlot {
+            key: u64::MAX,
+            rank: NO_RANK,
+            made: NONE,
+        };
         Self {
-            keys: vec![u64::MAX; MEMO_SLOTS].into_boxed_slice(),
-            values: vec![(NO_RANK, NONE); MEMO_SLOTS].into_boxed_slice(),
+            slots: vec![empty; MEMO_SLOTS].into_boxed_slice(),
         }
     }
 
@@ -68,14 +82,14 @@ impl PairMemo {
     #[inline(always)]
     fn get(&mut self, left: u32, right: u32, lookup: impl FnOnce() -> (Rank, u32)) -> (Rank, u32) {
         let key = u64::from(left) << 32 | u64::from(right);
-        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - 12)) as usize;
-        if self.keys[slot] == key {
-            return self.values[slot];
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_BITS)) as usize;
+        let entry = &mut self.slots[slot];
+        if entry.key == key {
+            return (entry.rank, entry.made);
         }
-        let value = lookup();
-        self.keys[slot] = key;
-        self.values[slot] = value;
-        value
+        let (rank, made) = lookup();
+        *entry = MemoSlot { key, rank, made };
+        (rank, made)
     }
 }
 
@@ -117,43 +131,89 @@ fn merges<'a>(
 }
 
 /// The sweep both encoders run on a piece of `n` symbols, at most [`SWEEP_SYMBOLS`]: symbol
-/// `k` covers bytes `starts[k]..starts[k + 1]` and has id `ids[k]`; `pair(ids, starts, k)` is
-/// the rank of merging symbols `k` and `k + 1` and the token it makes (`NO_RANK`: none). The
-/// pair of lowest rank merges, the leftmost on ties, until none is left; returns how many
-/// symbols are left.
+/// `k` starts at byte `starts[k]` (`starts[n]` is the piece's end) and has id `ids[k]`;
+/// `pair(left id, right id, start, end)` is the rank of merging two adjacent symbols that
+/// cover bytes `start..end` together, and the token it makes (`NO_RANK`: none). The pair of
+/// lowest rank merges, the leftmost on ties, until none is left; returns the live symbols,
+/// one bit each (a merged symbol keeps its start, and its id becomes the token made).
 fn sweep_merge(
-    starts: &mut [u32; SWEEP_SYMBOLS + 1],
+    starts: &[u32; SWEEP_SYMBOLS + 1],
     ids: &mut [u32; SWEEP_SYMBOLS],
-    mut n: usize,
-    mut pair: impl FnMut(&[u32], &[u32], usize) -> (Rank, u32),
-) -> usize {
-    let mut pairs = [(NO_RANK, NONE); SWEEP_SYMBOLS];
-    for (k, slot) in pairs[..n.saturating_sub(1)].iter_mut().enumerate() {
-        *slot = pair(ids, starts, k);
+    n: usize,
+    mut pair: impl FnMut(u32, u32, u32, u32) -> (Rank, u32),
+) -> u64 {
+    debug_assert!(n <= SWEEP_SYMBOLS);
+    if n == 0 {
+        return 0;
     }
-    while n > 1 {
-        let (mut best, mut at) = (NO_RANK, 0);
-        for (k, &(r, _)) in pairs[..n - 1].iter().enumerate() {
-            if r < best {
-                (best, at) = (r, k);
-            }
+    let mut alive = u64::MAX >> (64 - n);
+    // The live symbol after `k`, or `n`; the one before it.
+    let next = |alive: u64, k: usize| {
+        let above = alive >> k >> 1;
+        if above == 0 {
+            n
+        } else {
+            k + 1 + above.trailing_zeros() as usize
         }
+    };
+    let prev = |alive: u64, k: usize| {
+        let below = alive & ((1u64 << k) - 1);
+        (below != 0).then(|| 63 - below.leading_zeros() as usize)
+    };
+    // ranks[k], made[k]: merging live symbol k with the next live one (NO_RANK for the
+    // last live symbol and the absorbed ones).
+    let mut ranks = [NO_RANK; SWEEP_SYMBOLS];
+    let mut made = [NONE; SWEEP_SYMBOLS];
+    for k in 0..n - 1 {
+        (ranks[k], made[k]) = pair(ids[k], ids[k + 1], starts[k], starts[k + 2]);
+    }
+    loop {
+        // (the lowest rank, then where it first is: the first loop has no data-dependent
+        // branch, and the compiler vectorizes it)
+        let live = &ranks[..n - 1];
+        let best = live.iter().fold(NO_RANK, |best, &r| best.min(r));
         if best == NO_RANK {
-            break;
+            return alive;
         }
-        ids[at] = pairs[at].1;
-        starts.copy_within(at + 2..=n, at + 1);
-        ids.copy_within(at + 2..n, at + 1);
-        pairs.copy_within((at + 2).min(n - 1)..n - 1, at + 1);
-        n -= 1;
-        if at > 0 {
-            pairs[at - 1] = pair(ids, starts, at - 1);
-        }
-        if at + 1 < n {
-            pairs[at] = pair(ids, starts, at);
+        let at = live.iter().position(|&r| r == best).unwrap_or_default();
+        let right = next(alive, at);
+        ids[at] = made[at];
+        alive &= !(1u64 << right);
+        ranks[right] = NO_RANK;
+        let after = next(alive, at);
+        (ranks[at], made[at]) = if after < n {
+            let end = starts[next(alive, after)];
+            pair(ids[at], ids[after], starts[at], end)
+        } else {
+            (NO_RANK, NONE)
+        };
+        if let Some(before) = prev(alive, at) {
+            (ranks[before], made[before]) =
+                pair(ids[before], ids[at], starts[before], starts[after]);
         }
     }
-    n
+}
+
+/// The live symbols of a sweep's result (`alive` from [`sweep_merge`]), as `(start, end, id)`.
+fn live_symbols<'a>(
+    starts: &'a [u32; SWEEP_SYMBOLS + 1],
+    ids: &'a [u32; SWEEP_SYMBOLS],
+    n: usize,
+    mut alive: u64,
+) -> impl Iterator<Item = (usize, usize, u32)> + 'a {
+    std::iter::from_fn(move || {
+        if alive == 0 {
+            return None;
+        }
+        let k = alive.trailing_zeros() as usize;
+        alive &= alive - 1;
+        let end = if alive == 0 {
+            starts[n]
+        } else {
+            starts[alive.trailing_zeros() as usize]
+        };
+        Some((starts[k] as usize, end as usize, ids[k]))
+    })
 }
 
 /// The length of the UTF-8 character whose first byte is `lead`.
@@ -177,6 +237,49 @@ fn id_of(tables: &MergeTables, text: &[u8]) -> u32 {
     }
 }
 
+/// The id of each character of the Basic Multilingual Plane that is a token ([`NONE`] for
+/// the others): a piece's first step, one id per character, is then an array read where
+/// [`id_of`] hashes and probes the token table (a run of `▁`, a line of CJK text).
+struct CharIds {
+    bmp: Box<[u32]>,
+}
+
+impl CharIds {
+    fn new(tables: &MergeTables) -> Self {
+        let mut bmp = vec![NONE; 0x1_0000].into_boxed_slice();
+        for id in tables.bpe_ids() {
+            // (a character of the plane is at most three bytes)
+            let Some(text) = tables.token(id).filter(|text| text.len() <= 3) else {
+                continue;
+            };
+            if let Ok(text) = std::str::from_utf8(text) {
+                let mut chars = text.chars();
+                if let (Some(c), None) = (chars.next(), chars.next()) {
+                    if let Some(slot) = bmp.get_mut(c as usize) {
+                        *slot = id;
+                    }
+                }
+            }
+        }
+        for (b, slot) in bmp.iter_mut().take(0x80).enumerate() {
+            *slot = tables.byte_ids[b];
+        }
+        Self { bmp }
+    }
+
+    /// The id of the character of `width` bytes at `bytes[i..]` ([`id_of`] of it).
+    #[inline(always)]
+    fn get(&self, tables: &MergeTables, bytes: &[u8], i: usize, width: usize) -> u32 {
+        let at = |k: usize| u32::from(bytes[i + k] & 0x3F);
+        match width {
+            1 => tables.byte_ids[bytes[i] as usize],
+            2 => self.bmp[(u32::from(bytes[i] & 0x1F) << 6 | at(1)) as usize],
+            3 => self.bmp[(u32::from(bytes[i] & 0x0F) << 12 | at(1) << 6 | at(2)) as usize],
+            _ => id_of(tables, &bytes[i..i + width]),
+        }
+    }
+}
+
 /// SentencePiece's BPE merge with byte fallback (see the module docs).
 pub struct ScoreMerge {
     /// Names its pair memos.
@@ -188,6 +291,7 @@ pub struct ScoreMerge {
     /// one lookup of its text, which also gives the piece it makes.
     piece_rank: Vec<Rank>,
     byte_pieces: [u32; 256],
+    char_ids: CharIds,
     /// The user-defined pieces: a piece that is one is its id (the spanner cuts them out).
     user_defined: FxHashMap<Box<[u8]>, u32>,
     /// The control pieces of one character: such a final symbol is that piece.
@@ -245,6 +349,7 @@ impl ScoreMerge {
             id: NEXT_ENCODER_ID.fetch_add(1, Ordering::Relaxed),
             piece_rank,
             byte_pieces: byte_pieces(&tables),
+            char_ids: CharIds::new(&tables),
             tables,
             user_defined,
             reserved,
@@ -264,20 +369,27 @@ impl ScoreMerge {
 
     /// The ids of one piece (valid UTF-8), appended to `out`.
     pub fn encode(&self, piece: &[u8], out: &mut Vec<u32>) {
-        if let Some(&id) = self.user_defined.get(piece) {
-            out.push(id);
+        if !self.user_defined.is_empty() {
+            if let Some(&id) = self.user_defined.get(piece) {
+                out.push(id);
+                return;
+            }
+        }
+        // (the sweep gives the heap's ids, but not the order in which the heap proposes the
+        // pairs, which decides how an UNUSED piece is split back)
+        if self.unused.is_empty() && self.sweep(piece, out) {
             return;
         }
+        self.merge_by_heap(piece, out);
+    }
+
+    /// The merge of any piece (valid UTF-8) with a heap of its pairs, appended to `out`.
+    fn merge_by_heap(&self, piece: &[u8], out: &mut Vec<u32>) {
         let Ok(text) = std::str::from_utf8(piece) else {
             // (pieces are cut from text at character boundaries: never reached)
             out.extend(piece.iter().map(|&b| self.byte_pieces[b as usize]));
             return;
         };
-        // (the sweep gives the heap's ids, but not the order in which the heap proposes the
-        // pairs, which decides how an UNUSED piece is split back)
-        if self.unused.is_empty() && self.sweep(text, out) {
-            return;
-        }
         let tables = &*self.tables;
         // Symbol k covers the characters k..end[k] (bytes starts[k]..starts[end[k]]); an
         // absorbed symbol's end is NONE. prev links the live symbols backwards.
@@ -288,7 +400,12 @@ impl ScoreMerge {
             |a: u32, b: u32| &piece[starts[a as usize] as usize..starts[b as usize] as usize];
         let mut end: Vec<u32> = (1..=n).collect();
         let mut prev: Vec<u32> = (0..n).map(|k| k.wrapping_sub(1)).collect();
-        let mut ids: Vec<u32> = (0..n).map(|k| id_of(tables, bytes(k, k + 1))).collect();
+        let mut ids: Vec<u32> = (0..n)
+            .map(|k| {
+                let (a, b) = (starts[k as usize] as usize, starts[k as usize + 1] as usize);
+                self.char_ids.get(tables, piece, a, b - a)
+            })
+            .collect();
         // For each UNUSED piece proposed, the symbols it was last proposed from (left start,
         // middle, right end).
         let mut made_from: FxHashMap<u32, (u32, u32, u32)> = FxHashMap::default();
@@ -344,11 +461,9 @@ impl ScoreMerge {
 
     /// The merge of a piece of at most [`SWEEP_SYMBOLS`] characters by sweeps, for a model
     /// without UNUSED pieces; false (nothing done) for a longer piece.
-    fn sweep(&self, text: &str, out: &mut Vec<u32>) -> bool {
+    fn sweep(&self, bytes: &[u8], out: &mut Vec<u32>) -> bool {
         let tables = &*self.tables;
-        let bytes = text.as_bytes();
-        // Symbol i covers bytes starts[i]..starts[i + 1] and has id ids[i]; pairs[i] is the
-        // rank of merging symbols i and i + 1 and the piece it makes.
+        // Symbol i starts at byte starts[i] and has id ids[i] (NONE: no piece spells it).
         let mut starts = [0u32; SWEEP_SYMBOLS + 1];
         let mut ids = [NONE; SWEEP_SYMBOLS];
         let mut n = 0;
@@ -359,40 +474,39 @@ impl ScoreMerge {
             }
             let width = utf8_width(bytes[i]);
             starts[n] = i as u32;
-            ids[n] = id_of(tables, &bytes[i..i + width]);
+            ids[n] = self.char_ids.get(tables, bytes, i, width);
             n += 1;
             i += width;
         }
         starts[n] = bytes.len() as u32;
-        let n = with_memo(self.id, |memo| {
-            let pair = |ids: &[u32], starts: &[u32], k: usize| {
-                if ids[k] == NONE || ids[k + 1] == NONE {
+        let alive = with_memo(self.id, |memo| {
+            let pair = |left: u32, right: u32, start: u32, end: u32| {
+                if left == NONE || right == NONE {
                     return (NO_RANK, NONE);
                 }
                 // (a symbol's text is its token's, so the pair's ids decide its text)
-                memo.get(ids[k], ids[k + 1], || {
-                    self.pair(&bytes[starts[k] as usize..starts[k + 2] as usize])
+                memo.get(left, right, || {
+                    self.pair(&bytes[start as usize..end as usize])
                 })
             };
-            sweep_merge(&mut starts, &mut ids, n, pair)
+            sweep_merge(&starts, &mut ids, n, pair)
         });
-        for k in 0..n {
-            let (a, b) = (starts[k] as usize, starts[k + 1] as usize);
+        for (a, b, id) in live_symbols(&starts, &ids, n, alive) {
             let one_char = a + utf8_width(bytes[a]) == b;
             if one_char && !self.reserved.is_empty() {
-                if let Some(&reserved) = text[a..b]
-                    .chars()
-                    .next()
+                if let Some(&reserved) = std::str::from_utf8(&bytes[a..b])
+                    .ok()
+                    .and_then(|c| c.chars().next())
                     .and_then(|c| self.reserved.get(&c))
                 {
                     out.push(reserved);
                     continue;
                 }
             }
-            if ids[k] == NONE {
+            if id == NONE {
                 out.extend(bytes[a..b].iter().map(|&b| self.byte_pieces[b as usize]));
             } else {
-                out.push(ids[k]);
+                out.push(id);
             }
         }
         true
@@ -462,6 +576,7 @@ pub struct RankMerge {
     id: u64,
     tables: Arc<MergeTables>,
     byte_pieces: [u32; 256],
+    char_ids: CharIds,
     /// `ignore_merges`: a piece that is a token is that token.
     whole: bool,
 }
@@ -474,6 +589,7 @@ impl RankMerge {
         Ok(Self {
             id: NEXT_ENCODER_ID.fetch_add(1, Ordering::Relaxed),
             byte_pieces: byte_pieces(&tables),
+            char_ids: CharIds::new(&tables),
             tables,
             whole: model.ignore_merges,
         })
@@ -495,9 +611,14 @@ impl RankMerge {
                 return;
             }
         }
-        if self.sweep(piece, out) {
-            return;
+        if !self.sweep(piece, out) {
+            self.merge_by_heap(piece, out);
         }
+    }
+
+    /// The merge of any piece (valid UTF-8) with a heap of its pairs, appended to `out`.
+    fn merge_by_heap(&self, piece: &[u8], out: &mut Vec<u32>) {
+        let tables = &*self.tables;
         let merges = tables.merges.as_ref().expect("checked by new");
         // Symbol k has id ids[k] and covers the bytes starts[k]..ends[k]; next/prev link the
         // live ones, alive[k] says whether it was not absorbed.
@@ -505,7 +626,7 @@ impl RankMerge {
         let text = std::str::from_utf8(piece).unwrap_or_default();
         for (i, c) in text.char_indices() {
             let width = c.len_utf8();
-            let id = id_of(tables, &piece[i..i + width]);
+            let id = self.char_ids.get(tables, piece, i, width);
             if id != NONE {
                 ids.push(id);
                 starts.push(i as u32);
@@ -587,15 +708,14 @@ impl RankMerge {
     /// done) for a longer piece.
     fn sweep(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
         let tables = &*self.tables;
-        // Symbol i covers bytes starts[i]..starts[i + 1] and has id ids[i]; pairs[i] is the
-        // rank of merging symbols i and i + 1 and the token it makes.
+        // Symbol i starts at byte starts[i] and has id ids[i].
         let mut starts = [0u32; SWEEP_SYMBOLS + 1];
         let mut ids = [NONE; SWEEP_SYMBOLS];
         let mut n = 0;
         let mut i = 0;
         while i < piece.len() {
             let width = utf8_width(piece[i]);
-            let id = id_of(tables, &piece[i..i + width]);
+            let id = self.char_ids.get(tables, piece, i, width);
             if id != NONE {
                 if n == SWEEP_SYMBOLS {
                     return false;
@@ -614,17 +734,16 @@ impl RankMerge {
             i += width;
         }
         starts[n] = piece.len() as u32;
-        let n = with_memo(self.id, |memo| {
-            let pair = |ids: &[u32], starts: &[u32], k: usize| {
-                memo.get(ids[k], ids[k + 1], || {
-                    let span = &piece[starts[k] as usize..starts[k + 2] as usize];
-                    self.pair(ids[k], ids[k + 1], span)
-                        .unwrap_or((NO_RANK, NONE))
+        let alive = with_memo(self.id, |memo| {
+            let pair = |left: u32, right: u32, start: u32, end: u32| {
+                memo.get(left, right, || {
+                    let span = &piece[start as usize..end as usize];
+                    self.pair(left, right, span).unwrap_or((NO_RANK, NONE))
                 })
             };
-            sweep_merge(&mut starts, &mut ids, n, pair)
+            sweep_merge(&starts, &mut ids, n, pair)
         });
-        out.extend_from_slice(&ids[..n]);
+        out.extend(live_symbols(&starts, &ids, n, alive).map(|(_, _, id)| id));
         true
     }
 }
@@ -782,6 +901,144 @@ mod tests {
         let whole = RankMerge::new(t, &hf(true)).unwrap();
         assert_eq!(encode(&whole, "ba"), [261]);
         assert_eq!(encode(&whole, "▁abé"), [260, 0xC3, 0xA9]);
+    }
+
+    /// A small xorshift generator: the same pseudo-random texts on every run.
+    fn texts(seed: u64, alphabet: &[&str], count: usize, max_len: usize) -> Vec<String> {
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..count)
+            .map(|_| {
+                let len = 1 + (next() as usize) % max_len;
+                (0..len)
+                    .map(|_| alphabet[(next() as usize) % alphabet.len()])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sweeps_give_the_heaps_ids_on_every_length() {
+        // Pieces of ▁, a, b, é with merges of equal ranks (ties go leftmost) and a chain that
+        // makes long tokens, up to and past the sweep's 64 symbols (the heap takes those).
+        let pieces = [
+            "▁",
+            "a",
+            "b",
+            "é",
+            "▁▁",
+            "▁a",
+            "ab",
+            "ba",
+            "aa",
+            "▁▁▁",
+            "▁ab",
+            "aba",
+            "▁▁▁▁",
+            "éa",
+            "abab",
+            "▁aba",
+        ];
+        let merges = [
+            ("▁", "▁", 3),
+            ("▁", "a", 1),
+            ("a", "b", 1),
+            ("b", "a", 2),
+            ("a", "a", 0),
+            ("▁▁", "▁", 4),
+            ("▁", "▁▁", 4),
+            ("▁a", "b", 5),
+            ("▁", "ab", 5),
+            ("ab", "a", 6),
+            ("a", "ba", 6),
+            ("▁▁", "▁▁", 7),
+            ("▁▁▁", "▁", 7),
+            ("▁", "▁▁▁", 7),
+            ("é", "a", 2),
+            ("ab", "ab", 8),
+            ("aba", "b", 8),
+            ("▁ab", "a", 9),
+            ("▁", "aba", 9),
+        ];
+        let t = tables(1, &pieces, &merges);
+        let fields = r#""unused":[],"user_defined":[]"#;
+        let score = ScoreMerge::new(t.clone(), &pattern(fields), &[]).unwrap();
+        let hf = format!(r#"{fields},"semantics":"hf""#);
+        let rank = RankMerge::new(t, &pattern(&hf)).unwrap();
+        let alphabet = ["▁", "a", "b", "é", "c", "😀"];
+        for text in texts(7, &alphabet, 3000, 80) {
+            let (mut swept, mut heaped) = (vec![], vec![]);
+            score.encode(text.as_bytes(), &mut swept);
+            score.merge_by_heap(text.as_bytes(), &mut heaped);
+            assert_eq!(swept, heaped, "score-merge {text:?}");
+            let (mut swept, mut heaped) = (vec![], vec![]);
+            rank.encode(text.as_bytes(), &mut swept);
+            rank.merge_by_heap(text.as_bytes(), &mut heaped);
+            assert_eq!(swept, heaped, "rank-merge {text:?}");
+        }
+        // Exactly 64 symbols (the last sweep) and 65 (the first heap).
+        for len in [63, 64, 65] {
+            let text = "▁".repeat(len);
+            let (mut swept, mut heaped) = (vec![], vec![]);
+            score.encode(text.as_bytes(), &mut swept);
+            score.merge_by_heap(text.as_bytes(), &mut heaped);
+            assert_eq!(swept, heaped, "{len} spaces");
+        }
+    }
+
+    #[test]
+    fn long_runs_of_one_character_merge_whole() {
+        // 1 MiB of one letter, of spaces, of one emoji (no piece: byte fallback).
+        let t = tables(1, &["▁", "a", "▁▁", "aa"], &[("a", "a", 0), ("▁", "▁", 1)]);
+        let e = ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[]).unwrap();
+        let mib = 1 << 20;
+        let ids = encode(&e, &"a".repeat(mib));
+        assert_eq!(ids.len(), mib / 2);
+        assert!(ids.iter().all(|&id| id == 260));
+        let ids = encode(&e, &"▁".repeat(mib / 3));
+        assert_eq!(ids.len(), (mib / 3).div_ceil(2));
+        let ids = encode(&e, &"😀".repeat(mib / 4));
+        assert_eq!(ids.len(), mib);
+        assert_eq!(ids[..4], [1 + 0xF0, 1 + 0x9F, 1 + 0x98, 1 + 0x80]);
+    }
+
+    #[test]
+    fn pair_memo_slots_answer_only_for_their_own_pair() {
+        let mut memo = PairMemo::new();
+        // Find two pairs that share a slot: the second must not get the first's answer.
+        let slot = |left: u32, right: u32| {
+            let key = u64::from(left) << 32 | u64::from(right);
+            (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_BITS)) as usize
+        };
+        let first = slot(1, 2);
+        let other = (3..).find(|&r| slot(1, r) == first).unwrap();
+        assert_eq!(memo.get(1, 2, || (5, 50)), (5, 50));
+        assert_eq!(memo.get(1, 2, || unreachable!()), (5, 50));
+        assert_eq!(memo.get(1, other, || (NO_RANK, NONE)), (NO_RANK, NONE));
+        assert_eq!(
+            memo.get(1, 2, || (5, 50)),
+            (5, 50),
+            "evicted, looked up again"
+        );
+    }
+
+    #[test]
+    fn char_ids_are_the_token_of_each_character() {
+        let t = tables(1, &["▁", "é", "中", "😀", "ab"], &[]);
+        let ids = CharIds::new(&t);
+        for text in ["▁", "é", "中", "😀", "a", "ж", "ab"] {
+            let bytes = text.as_bytes();
+            let width = utf8_width(bytes[0]);
+            if width == bytes.len() {
+                assert_eq!(ids.get(&t, bytes, 0, width), id_of(&t, bytes), "{text:?}");
+            }
+        }
+        assert_eq!(ids.get(&t, "ж".as_bytes(), 0, 2), NONE);
     }
 
     #[test]

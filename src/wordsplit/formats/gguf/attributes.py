@@ -68,10 +68,11 @@ _FIM_ALIASES = {"tokenizer.ggml.fim_pre_token_id": "tokenizer.ggml.prefix_token_
 _GPT_OSS = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
 
 
-def llama_cpp_attributes(metadata: dict, tokens: list[str], types: list[int],
-                         source: str) -> tuple[list[int], dict[str, int]]:
+def llama_cpp_attributes(metadata: dict, tokens: list[str], types: list[int], source: str,
+                         index: dict[str, int] | None = None) -> tuple[list[int], dict[str, int]]:
     """The token types llama.cpp goes by (a copy of ``types`` with its changes: see the module
-    docstring) and the literal flags of the tokens it strips whitespace next to.
+    docstring) and the literal flags of the tokens it strips whitespace next to; ``index`` is
+    ``dict(zip(tokens, range(len(tokens))))`` when the caller made it already.
 
     Raises:
         UnsupportedTokenizerError: a NORMAL token llama.cpp makes CONTROL; several candidates
@@ -79,7 +80,8 @@ def llama_cpp_attributes(metadata: dict, tokens: list[str], types: list[int],
             (llama.cpp fails to load such a file).
     """
     types = list(types)
-    index = dict(zip(tokens, range(len(tokens))))  # (a repeated text: the last, as llama.cpp's token_to_id)
+    if index is None:  # (a repeated text: the last, as llama.cpp's token_to_id)
+        index = dict(zip(tokens, range(len(tokens))))
     # What llama.cpp sets last, whatever came before.
     final: dict[int, int] = {index[name]: _USER_DEFINED for name in _GPT_OSS if name in index}
     if "<|end|>" in index and ("<|call|>" in index or "<|calls|>" in index) \

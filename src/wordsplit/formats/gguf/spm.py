@@ -169,10 +169,10 @@ def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) ->
     merges = get(metadata, "tokenizer.ggml.merges", "an array of strings", source)
     if len(types) != len(tokens):
         raise VocabFormatError(f"{source}: {len(types)} token types for {len(tokens)} tokens")
-    types, flags = llama_cpp_attributes(metadata, tokens, types, source)
+    table = dict(zip(tokens, range(len(tokens))))
+    types, flags = llama_cpp_attributes(metadata, tokens, types, source, index=table)
     if metadata.get("tokenizer.ggml.add_space_prefix", False) is not False:
         raise UnsupportedTokenizerError(f"{source}: a gemma4 vocabulary with add_space_prefix is not supported")
-    table = dict(zip(tokens, range(len(tokens))))
     if len(table) != len(tokens) or "" in table:
         for i, text in enumerate(tokens):
             if not text or table[text] != i:
