@@ -60,7 +60,8 @@ pub struct MergeTables {
     pub lacks_bytes: bool,
     /// The priority of merging byte `a` with byte `b`, at `a << 8 | b`: every piece starts as
     /// bytes, so its first round of pair lookups is one read each from this 256 KB table.
-    byte_pairs: Box<[Rank]>,
+    /// A fixed-size array, so that indexing it by a byte pair needs no bounds check.
+    byte_pairs: Box<[Rank; 1 << 16]>,
     /// The backtrack encoder's tables, built on first use.
     backtrack: OnceLock<Result<BacktrackTables, String>>,
     /// Bytes of the pieces `auto` has given heap-merge while these tables were not built.
@@ -525,7 +526,10 @@ impl MergeTables {
             whole_piece_lookup,
             byte_ids: [UNUSED; 256],
             lacks_bytes: false,
-            byte_pairs: vec![NO_RANK; 1 << 16].into_boxed_slice(),
+            byte_pairs: vec![NO_RANK; 1 << 16]
+                .into_boxed_slice()
+                .try_into()
+                .expect("a slice of 1 << 16 ranks"),
             backtrack: OnceLock::new(),
             auto_heap_merged: AtomicUsize::new(0),
         };
@@ -594,12 +598,13 @@ impl MergeTables {
     }
 
     fn fill_byte_pairs(&mut self) {
-        let mut pairs = std::mem::take(&mut self.byte_pairs);
+        // The pairs found first (reading the tables), then written into the array.
+        let mut found: Vec<(usize, Rank)> = vec![];
         match &self.merges {
             None => {
                 for id in self.bpe_ids() {
                     if let Some(&[a, b]) = self.token(id) {
-                        pairs[usize::from(a) << 8 | usize::from(b)] = id;
+                        found.push((usize::from(a) << 8 | usize::from(b), id));
                     }
                 }
             }
@@ -612,12 +617,14 @@ impl MergeTables {
                 }
                 for (&(left, right), &rank) in merges {
                     if let (Some(&a), Some(&b)) = (byte_of.get(&left), byte_of.get(&right)) {
-                        pairs[a << 8 | b] = rank;
+                        found.push((a << 8 | b, rank));
                     }
                 }
             }
         }
-        self.byte_pairs = pairs;
+        for (at, rank) in found {
+            self.byte_pairs[at] = rank;
+        }
     }
 
     /// The bytes no token spells, in order (empty for most vocabularies).

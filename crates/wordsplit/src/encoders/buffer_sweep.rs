@@ -116,15 +116,18 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
     n: usize,
     out: &mut Vec<u32>,
 ) {
-    let (mut next, mut prev, mut ids) = ([0u32; N], [0u32; N], [0u32; N]);
-    let mut first = [NO_RANK; N];
+    // The links are the same for every piece (and unread past it): constants the compiler
+    // stores a vector at a time. The byte loop looks up one pair per byte, the last (the
+    // piece's last byte and the padding) then cleared, with no test in the loop.
+    let mut next: [u32; N] = std::array::from_fn(|i| i as u32 + 1);
+    let mut prev: [u32; N] = std::array::from_fn(|i| (i as u32).wrapping_sub(1));
+    let (mut ids, mut first) = ([0u32; N], [NO_RANK; N]);
     for i in 0..n {
-        next[i] = i as u32 + 1;
-        prev[i] = (i as u32).wrapping_sub(1);
         ids[i] = t.byte_ids[bytes[i] as usize];
-        if i + 1 < n {
-            first[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
-        }
+        first[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
+    }
+    if n > 0 {
+        first[n - 1] = NO_RANK;
     }
     let mut ranks = S::from_array(&first);
     loop {
