@@ -108,6 +108,21 @@ class Case:
     special: bool = False  # encoded with allowed_special="all" (else encode_ordinary)
 
 
+def damaged(data: bytes, edits) -> bytes:
+    """``data`` (a file's bytes) with each ``(at, "set" | "insert" | "delete", chunk)`` edit
+    made in turn: the damaged files of the loaders' hypothesis tests."""
+    out = bytearray(data)
+    for at, op, chunk in edits:
+        at = min(at, len(out))
+        if op == "set":
+            out[at:at + len(chunk)] = chunk
+        elif op == "insert":
+            out[at:at] = chunk
+        else:
+            del out[at:at + len(chunk)]
+    return bytes(out)
+
+
 def golden_file(name: str) -> Path:
     return GOLDEN / ("qwen3-tokenizers.json.gz" if name == "qwen3" else f"tiktoken-{name}.json.gz")
 

@@ -16,6 +16,7 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import damaged
 from llamacpp_cases import SEPARATOR, load_cases, unpacked
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
@@ -281,18 +282,10 @@ TINY_GGUF = tokenizer_gguf()
 )
 def test_mutated_files_raise_only_wordsplit_errors(edits):
     """Damaged files give a Vocab or a VocabFormatError / UnsupportedTokenizerError, fast."""
-    data = bytearray(TINY_GGUF)
-    for at, op, chunk in edits:
-        at = min(at, len(data))
-        if op == "set":
-            data[at:at + len(chunk)] = chunk
-        elif op == "insert":
-            data[at:at] = chunk
-        else:
-            del data[at:at + len(chunk)]
+    data = damaged(TINY_GGUF, edits)
     start = time.perf_counter()
     try:
-        read_gguf(bytes(data))
+        read_gguf(data)
     except (VocabFormatError, UnsupportedTokenizerError):
         pass
     assert time.perf_counter() - start < 0.5

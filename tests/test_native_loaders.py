@@ -21,6 +21,7 @@ import wordsplit.formats.gguf.reader as gguf_reader
 import wordsplit.formats.gguf.spm as gguf_spm
 import wordsplit.formats.sentencepiece as spm_format
 import wordsplit.vocab as vocab_module
+from conftest import damaged
 from llamacpp_cases import unpacked
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.gguf import read_gguf, read_gguf_head, read_gguf_metadata
@@ -65,20 +66,6 @@ def same_with_and_without_native(load):
     with reference_only():
         assert fast == outcome(load)
     return fast
-
-
-def damaged(data: bytes, edits) -> bytes:
-    """``data`` with each ``(at, "set" | "insert" | "delete", chunk)`` edit made in turn."""
-    out = bytearray(data)
-    for at, op, chunk in edits:
-        at = min(at, len(out))
-        if op == "set":
-            out[at:at + len(chunk)] = chunk
-        elif op == "insert":
-            out[at:at] = chunk
-        else:
-            del out[at:at + len(chunk)]
-    return bytes(out)
 
 
 @functools.lru_cache(maxsize=None)
