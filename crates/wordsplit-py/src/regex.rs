@@ -55,14 +55,9 @@ pub(crate) fn regex_split(
             .map(|text| {
                 let mut ends = Vec::new();
                 split(text, &mut ends).ok()?;
-                let mut start = 0;
                 Some(
-                    ends.iter()
-                        .map(|&end| {
-                            let piece = text[start..end].to_owned();
-                            start = end;
-                            piece
-                        })
+                    spanners::pieces_at(text, &ends)
+                        .map(str::to_owned)
                         .collect(),
                 )
             })
@@ -128,13 +123,8 @@ pub(crate) fn scan(
             .map(|text| {
                 let mut ends = Vec::new();
                 spanner.split(text, &mut ends);
-                let mut start = 0;
-                ends.iter()
-                    .map(|&end| {
-                        let piece = text[start..end].to_owned();
-                        start = end;
-                        piece
-                    })
+                spanners::pieces_at(text, &ends)
+                    .map(str::to_owned)
                     .collect()
             })
             .collect()

@@ -150,6 +150,21 @@ pub fn each_end<E>(
     Ok(())
 }
 
+/// The pieces of `text` ending at `ends` (the ends a spanner appends, in order), as slices.
+///
+/// ```
+/// let pieces: Vec<&str> = wordsplit::spanners::pieces_at("hello world", &[5, 11]).collect();
+/// assert_eq!(pieces, ["hello", " world"]);
+/// ```
+pub fn pieces_at<'a>(text: &'a str, ends: &'a [usize]) -> impl Iterator<Item = &'a str> + 'a {
+    let mut start = 0;
+    ends.iter().map(move |&end| {
+        let piece = &text[start..end];
+        start = end;
+        piece
+    })
+}
+
 /// Runs `piece_end` from offset 0 to `len`, appending each piece's end to `out`.
 ///
 /// The ends are written into `out`'s spare capacity, a batch at a time, instead of by

@@ -233,13 +233,8 @@ mod tests {
     fn pieces(spanner: &SentencePieceSpanner, text: &str) -> Vec<String> {
         let mut ends = vec![];
         assert!(spanner.spans(text, &mut ends).unwrap().is_none());
-        let mut start = 0;
-        ends.iter()
-            .map(|&end| {
-                let piece = text[start..end].to_owned();
-                start = end;
-                piece
-            })
+        crate::spanners::pieces_at(text, &ends)
+            .map(str::to_owned)
             .collect()
     }
 
