@@ -1,0 +1,660 @@
+//! The cl100k family's pieces found 64 bytes at a time, with whole-word bit operations.
+//!
+//! [`super::cl100k`] decides each piece's kind with branches that depend on the text, one
+//! piece at a time; on prose (a piece every 4-5 bytes) most of its time goes to mispredicted
+//! branches. This module computes the same pieces differently: each 64-byte block of the
+//! text becomes a few class bitmaps (one bit per byte: letter, digit, white space, CR/LF,
+//! space, apostrophe, non-ASCII, UTF-8 continuation byte), the piece starts of the block are
+//! derived from those with shifts, ANDs and additions, and the loop over pieces is a
+//! `trailing_zeros` per start. A character outside ASCII gets its class on all of its bytes
+//! (one table lookup per character), so multilingual text runs the same bit program.
+//!
+//! The start rules, with the classes of [`super::cl100k`] (L letters, N numbers, O
+//! `[^\s\p{L}\p{N}]`, G white space other than CR/LF, the "space" being U+0020 only). A
+//! position is a piece start when it is (each claim follows from the scanner's module docs):
+//!
+//! * the first character of a letter run, unless the character before it is G, or is the
+//!   only character of an O run that no space precedes: that character is then the piece's
+//!   `P` prefix (or an apostrophe starting a contraction, which ends inside the letters);
+//! * the end of a contraction: an apostrophe that starts an O run no space precedes,
+//!   followed by `s d m t ſ ll ve re` in any case;
+//! * the first character of an O run not preceded by a space (after a space, the space
+//!   starts ` ?O+`);
+//! * every `max_digits`-th character of a digit run, counting from its first;
+//! * the first character of a white-space run, unless the run starts with CR/LF right after
+//!   O: those CR/LF end the O piece (`[\r\n]*`), and the first G character after them is a
+//!   start;
+//! * a G character right after a CR/LF (not one an O piece took) when the run of G
+//!   characters from it is followed by a non-space character, or ends the text under the
+//!   original spelling: the piece `\s*[\r\n]` ends after the LAST CR/LF of the run; under
+//!   tiktoken's `\s++$` a run ending the text is one piece;
+//! * the last character of a run of G characters followed by a non-space character
+//!   (`\s+(?!\S)` leaves it, and it prefixes letters or a space prefixes O).
+//!
+//! The rules look at most one character before a position (carried from the previous block)
+//! and at most one character after, except for the third white-space rule, which asks what
+//! follows a run of G characters: answered from the next block's bitmaps (classified one
+//! block ahead), and by a scan of the run for the rare run longer than that.
+
+use super::cl100k::Cl100kScanner;
+use super::classes::{self, CharTable, LETTER, NUMBER, WS};
+
+/// One bit per byte of a 64-byte block (bit `i` is byte `base + i`).
+#[derive(Clone, Copy, Default)]
+struct Classes {
+    /// Bytes inside the text.
+    valid: u64,
+    /// Bytes of `\p{L}` characters.
+    letter: u64,
+    /// Bytes of `\p{N}` characters.
+    digit: u64,
+    /// Bytes of `\s` characters (CR and LF included).
+    space: u64,
+    /// CR and LF.
+    newline: u64,
+    /// U+0020.
+    blank: u64,
+    /// The apostrophe.
+    apostrophe: u64,
+    /// Bytes >= 0x80.
+    non_ascii: u64,
+    /// UTF-8 continuation bytes (0x80..=0xBF).
+    cont: u64,
+}
+
+impl Classes {
+    /// The bitmaps of the block of `b` starting at `base` (all zero past the text).
+    #[inline(always)]
+    fn of(b: &[u8], base: usize, t: &CharTable) -> Classes {
+        let len = b.len();
+        if base >= len {
+            return Classes::default();
+        }
+        let mut c = if let Some(block) = b.get(base..base + 64) {
+            ascii_classes(block.try_into().unwrap())
+        } else {
+            // The last, partial block: zero bytes past the text are O, then masked out.
+            let mut buf = [0u8; 64];
+            buf[..len - base].copy_from_slice(&b[base..]);
+            let mut c = ascii_classes(&buf);
+            c.valid = (1u64 << (len - base)) - 1;
+            c
+        };
+        if c.non_ascii != 0 {
+            c.add_non_ascii(b, base, t);
+        }
+        c
+    }
+
+    /// Sets the class bits of the block's non-ASCII characters (on every byte of each,
+    /// including a character whose lead byte is in the previous block).
+    #[cold]
+    #[inline(never)]
+    fn add_non_ascii(&mut self, b: &[u8], base: usize, t: &CharTable) {
+        let mut leads = self.non_ascii & !self.cont;
+        let starts_inside = self.cont & 1 != 0;
+        let mut set = |lead: usize, first_bit: u32| {
+            let (cp, n) = classes::decode_multibyte(b, lead);
+            let flags = t.class_of(cp);
+            // The bits of the character's bytes inside the block.
+            let end = (lead + n - base) as u32;
+            let mask = (u64::MAX >> (64 - end.min(64))) & (u64::MAX << first_bit);
+            let select = |flag: u8| 0u64.wrapping_sub((flags & flag != 0) as u64);
+            self.letter |= mask & select(LETTER);
+            self.digit |= mask & select(NUMBER);
+            self.space |= mask & select(WS);
+        };
+        if starts_inside {
+            let mut lead = base;
+            while b[lead] & 0xC0 == 0x80 {
+                lead -= 1;
+            }
+            set(lead, 0);
+        }
+        while leads != 0 {
+            let i = leads.trailing_zeros();
+            set(base + i as usize, i);
+            leads &= leads - 1;
+        }
+    }
+}
+
+/// The ASCII classes of a full block, plus the non-ASCII and continuation bytes.
+#[inline(always)]
+fn ascii_classes(block: &[u8; 64]) -> Classes {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { ascii_classes_sse2(block) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        ascii_classes_portable(block)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn ascii_classes_sse2(block: &[u8; 64]) -> Classes {
+    use std::arch::x86_64::*;
+    let mut c = Classes {
+        valid: u64::MAX,
+        ..Classes::default()
+    };
+    let bits = |m: __m128i, k: usize| (_mm_movemask_epi8(m) as u16 as u64) << (16 * k);
+    for k in 0..4 {
+        let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
+        // `x - lo + 0x80 < 0x80 + width` as signed bytes: `x` in `lo..lo + width`.
+        let in_range = |x: __m128i, lo: u8, width: u8| {
+            let shifted = _mm_add_epi8(x, _mm_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
+            _mm_cmplt_epi8(shifted, _mm_set1_epi8((0x80u8 + width) as i8))
+        };
+        let eq = |byte: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8));
+        let letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', 26);
+        let blank = eq(b' ');
+        let newline = _mm_or_si128(eq(b'\n'), eq(b'\r'));
+        c.letter |= bits(letter, k);
+        c.digit |= bits(in_range(v, b'0', 10), k);
+        c.space |= bits(_mm_or_si128(in_range(v, 0x09, 5), blank), k);
+        c.newline |= bits(newline, k);
+        c.blank |= bits(blank, k);
+        c.apostrophe |= bits(eq(b'\''), k);
+        c.non_ascii |= bits(v, k);
+        c.cont |= bits(_mm_cmplt_epi8(v, _mm_set1_epi8(-0x40)), k);
+    }
+    c
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn ascii_classes_portable(block: &[u8; 64]) -> Classes {
+    let mut c = Classes {
+        valid: u64::MAX,
+        ..Classes::default()
+    };
+    for (i, &x) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        let on = |yes: bool| if yes { bit } else { 0 };
+        c.letter |= on(x.is_ascii_alphabetic());
+        c.digit |= on(x.is_ascii_digit());
+        c.space |= on(matches!(x, 0x09..=0x0D | b' '));
+        c.newline |= on(x == b'\n' || x == b'\r');
+        c.blank |= on(x == b' ');
+        c.apostrophe |= on(x == b'\'');
+        c.non_ascii |= on(x >= 0x80);
+        c.cont |= on(x & 0xC0 == 0x80);
+    }
+    c
+}
+
+/// What a block's starts need from the block before it: its bitmaps (only their top bits
+/// are read: "the character before"), the runs that continue into this block, and starts
+/// found beyond its end.
+#[derive(Default)]
+struct Carry {
+    prev: Classes,
+    /// O bytes.
+    other: u64,
+    /// Bytes of the first character of an O run that no space precedes.
+    first_other: u64,
+    /// CR/LF bytes an O piece takes (`[\r\n]*`).
+    eaten: u64,
+    /// Digit characters of the run at the end of the block since its last start, mod 3.
+    digits: u32,
+    /// Starts past the block's end (contraction ends), relative to the next block.
+    spill: u64,
+}
+
+/// `x` shifted one byte later, the previous block's top bit entering at bit 0.
+#[inline(always)]
+fn after(x: u64, prev: u64) -> u64 {
+    (x << 1) | (prev >> 63)
+}
+
+/// The piece starts of the block `c` at `base` (`q` is the next block's classes).
+#[inline(always)]
+fn block_starts(
+    cfg: &Cl100kScanner,
+    b: &[u8],
+    base: usize,
+    c: &Classes,
+    q: &Classes,
+    carry: &mut Carry,
+) -> u64 {
+    let p = carry.prev;
+    let other = c.valid & !(c.letter | c.digit | c.space);
+    let g = c.space & !c.newline;
+    let p_g = p.space & !p.newline;
+
+    // O runs, and the first character of those no space precedes.
+    let other_starts = other & !after(other, carry.other) & !after(c.blank, p.blank);
+    let first_chars = other_starts | (other & c.cont);
+    let first_other = (first_chars.wrapping_add(other_starts | (carry.first_other >> 63))
+        ^ first_chars)
+        & first_chars;
+    let mut starts = other_starts;
+
+    // Letter runs, unless prefixed.
+    let letter_starts = c.letter & !after(c.letter, p.letter);
+    starts |= letter_starts & !(after(g, p_g) | after(first_other, carry.first_other));
+
+    // Contractions: an apostrophe starting such an O run, then a letter.
+    let next_letter = (c.letter >> 1) | (q.letter << 63);
+    let mut candidates = c.apostrophe & other_starts & next_letter;
+    let mut spill = 0u64;
+    while candidates != 0 {
+        let i = candidates.trailing_zeros() as usize;
+        if let Some(end) = classes::contraction(b, base + i, true) {
+            let bit = 1u128 << (end - base);
+            starts |= bit as u64;
+            spill |= (bit >> 64) as u64;
+        }
+        candidates &= candidates - 1;
+    }
+
+    // Digits.
+    starts |= digit_starts(cfg, c, carry);
+
+    // White space: CR/LF an O piece takes, the run starts, and what follows a CR/LF.
+    let seeds = c.newline & after(other, carry.other);
+    let eaten = (c.newline.wrapping_add(seeds | (carry.eaten >> 63)) ^ c.newline) & c.newline;
+    let space_starts = c.space & !after(c.space, p.space);
+    let after_eaten = after(eaten, carry.eaten);
+    starts |= (space_starts & !eaten) | (g & after_eaten);
+    let after_break = g & after(c.newline, p.newline) & !after_eaten;
+    if after_break != 0 {
+        starts |= resolve_after_break(cfg, b, base, c, q, after_break);
+    }
+
+    // The last G character before a non-space character.
+    let non_space = c.valid & !c.space;
+    let q_non_space = q.valid & !q.space;
+    if c.non_ascii == 0 {
+        starts |= g & ((non_space >> 1) | (q_non_space << 63));
+    } else {
+        // Its lead byte, up to three bytes before the last one (and in this block even when
+        // the last byte is in the next).
+        let wide = |x: u64, y: u64| x as u128 | (y as u128) << 64;
+        let cont = wide(c.cont, q.cont);
+        let mut last = wide(g, q.space & !q.newline) & (wide(non_space, q_non_space) >> 1);
+        for _ in 0..3 {
+            last = (last & !cont) | ((last & cont) >> 1);
+        }
+        starts |= last as u64;
+    }
+
+    starts = (starts | carry.spill) & c.valid;
+    *carry = Carry {
+        prev: *c,
+        other,
+        first_other,
+        eaten,
+        digits: carry.digits,
+        spill,
+    };
+    starts
+}
+
+/// The starts of the digit runs of block `c`; updates `carry.digits`.
+#[inline(always)]
+fn digit_starts(cfg: &Cl100kScanner, c: &Classes, carry: &mut Carry) -> u64 {
+    let d = c.digit;
+    if d == 0 {
+        carry.digits = 0;
+        return 0;
+    }
+    if cfg.max_digits == 1 {
+        return d & !c.cont;
+    }
+    debug_assert_eq!(cfg.max_digits, 3);
+    let pd = carry.prev.digit;
+    let run_starts = d & !after(d, pd);
+    let continued = pd >> 63 != 0;
+    let mut x;
+    if d & c.non_ascii == 0 {
+        // ASCII digits: every third byte from the run's start.
+        x = run_starts;
+        if continued && d & 1 != 0 {
+            // The run from the previous block: its next start is `3 - digits` characters on.
+            let run = (d.wrapping_add(1) ^ d) & d;
+            x |= (1u64 << ((3 - carry.digits) % 3)) & run;
+        }
+        // `d3`: bytes with two digits before them; a start three bytes back then makes one
+        // here. Doubling the step covers the block in five rounds.
+        let d3 = d & after(d, pd) & ((d << 2) | (pd >> 62));
+        x |= (x << 3) & d3;
+        let d6 = d3 & (d3 << 3);
+        if d6 != 0 {
+            x |= (x << 6) & d6;
+            let d12 = d6 & (d6 << 6);
+            x |= (x << 12) & d12;
+            let d24 = d12 & (d12 << 12);
+            x |= (x << 24) & d24;
+            let d48 = d24 & (d24 << 24);
+            x |= (x << 48) & d48;
+        }
+        carry.digits = if d >> 63 != 0 {
+            (64 - (63 - x.leading_zeros())) % 3
+        } else {
+            0
+        };
+    } else {
+        // Non-ASCII numbers (rare): count characters.
+        x = 0;
+        let mut count = if continued { carry.digits } else { 0 };
+        let mut leads = d & !c.cont;
+        while leads != 0 {
+            let bit = leads & leads.wrapping_neg();
+            if run_starts & bit != 0 {
+                count = 0;
+            }
+            if count == 0 {
+                x |= bit;
+            }
+            count = (count + 1) % 3;
+            leads &= leads - 1;
+        }
+        carry.digits = if d >> 63 != 0 { count } else { 0 };
+    }
+    x
+}
+
+/// Which of `candidates` (G characters right after a CR/LF no O piece took) start pieces:
+/// those whose run of G characters is followed by a non-space character, or ends the text
+/// under the original spelling (see the module docs).
+#[inline(always)]
+fn resolve_after_break(
+    cfg: &Cl100kScanner,
+    b: &[u8],
+    base: usize,
+    c: &Classes,
+    q: &Classes,
+    candidates: u64,
+) -> u64 {
+    let wide = |x: u64, y: u64| x as u128 | (y as u128) << 64;
+    let g = wide(c.space & !c.newline, q.space & !q.newline);
+    // Adding a candidate to its run carries into the byte after the run.
+    let (sum, past_window) = g.overflowing_add(candidates as u128);
+    let landing = sum & !g;
+    let mut bad = landing & wide(c.newline, q.newline);
+    if cfg.whole_trailing_space {
+        bad |= landing & !wide(c.valid, q.valid);
+    }
+    if bad == 0 && !past_window {
+        return candidates;
+    }
+    resolve_after_break_slow(cfg, b, base, candidates)
+}
+
+#[cold]
+#[inline(never)]
+fn resolve_after_break_slow(
+    cfg: &Cl100kScanner,
+    b: &[u8],
+    base: usize,
+    mut candidates: u64,
+) -> u64 {
+    let t = CharTable::get();
+    let mut starts = 0;
+    while candidates != 0 {
+        let i = candidates.trailing_zeros();
+        let mut j = base + i as usize;
+        while j < b.len() && b[j] != b'\r' && b[j] != b'\n' {
+            let (class, n) = t.at(b, j);
+            if class & WS == 0 {
+                break;
+            }
+            j += n;
+        }
+        let start = if j == b.len() {
+            !cfg.whole_trailing_space
+        } else {
+            b[j] != b'\r' && b[j] != b'\n'
+        };
+        if start {
+            starts |= 1 << i;
+        }
+        candidates &= candidates - 1;
+    }
+    starts
+}
+
+/// Calls `each` with the end of each piece of `text`, in order: the ends
+/// [`Cl100kScanner::piece_end`] gives, found a block at a time.
+#[inline(always)]
+pub(crate) fn each_end<E>(
+    cfg: &Cl100kScanner,
+    text: &str,
+    mut each: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    let b = text.as_bytes();
+    if b.is_empty() {
+        return Ok(());
+    }
+    let t = CharTable::get();
+    let mut carry = Carry::default();
+    let mut cur = Classes::of(b, 0, t);
+    let mut base = 0;
+    loop {
+        let next = Classes::of(b, base + 64, t);
+        let mut starts = block_starts(cfg, b, base, &cur, &next, &mut carry);
+        if base == 0 {
+            starts &= !1; // The text's start ends no piece.
+        }
+        while starts != 0 {
+            each(base + starts.trailing_zeros() as usize)?;
+            starts &= starts - 1;
+        }
+        base += 64;
+        if base >= b.len() {
+            break;
+        }
+        cur = next;
+    }
+    each(b.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scalar(cfg: &Cl100kScanner, text: &str) -> Vec<usize> {
+        let t = CharTable::get();
+        let b = text.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            i = cfg.piece_end(t, b, i);
+            out.push(i);
+        }
+        out
+    }
+
+    fn blocks(cfg: &Cl100kScanner, text: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        each_end(cfg, text, |end| {
+            out.push(end);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        out
+    }
+
+    const CONFIGS: [Cl100kScanner; 3] = [
+        Cl100kScanner::CL100K_TIKTOKEN,
+        Cl100kScanner::CL100K_ORIGINAL,
+        Cl100kScanner::QWEN2,
+    ];
+
+    fn check(text: &str) {
+        for cfg in &CONFIGS {
+            let want = scalar(cfg, text);
+            let got = blocks(cfg, text);
+            if got != want {
+                let pieces = |ends: &[usize]| -> Vec<String> {
+                    super::super::pieces_at(text, ends)
+                        .map(String::from)
+                        .collect()
+                };
+                panic!(
+                    "{}: {text:?}\n want {:?}\n  got {:?}",
+                    cfg.name,
+                    pieces(&want),
+                    pieces(&got)
+                );
+            }
+        }
+    }
+
+    /// `text` at every offset of a block (so that each of its positions meets the block
+    /// edges), after ASCII letters and after white space.
+    fn check_shifted(text: &str) {
+        check(text);
+        for pad in [1, 2, 3, 30, 58, 59, 60, 61, 62, 63, 64, 65, 127] {
+            for fill in ["a", " ", "1", ".", "\n"] {
+                check(&(fill.repeat(pad) + text));
+            }
+        }
+    }
+
+    #[test]
+    fn known_cases() {
+        for text in [
+            "",
+            "Hello world, it's",
+            "   Hello\n    Hello",
+            "\t\n",
+            "\r\n\r\nx",
+            "a\tb",
+            "a  ",
+            "x \n \n y",
+            "«Hello»",
+            "\"'x",
+            " ...\n\nA",
+            " 1",
+            "a\n ",
+            "a\n \n  ",
+            "a \n",
+            "1234567",
+            "12½Ⅻ3",
+            "a'S",
+            "'ſ",
+            "I'LL",
+            "we'Ve",
+            "'x",
+            "'1",
+            "😀😀 😀x",
+            "中文 字",
+            "كَتَبَ",
+            "\u{85}x\u{85}\u{85}",
+            "a\u{A0}b",
+            "a\u{3000}\u{3000}\u{3000}b",
+            "a\u{2028}\nb",
+            "!\n \n ",
+            "!\n\n  a",
+            "x's 'sand ''s  's (a  (a \t(a",
+            "\u{3000}\u{3000}(",
+            "١٢٣٤٥ 12٣4567",
+        ] {
+            check_shifted(text);
+        }
+    }
+
+    /// Every string up to length 6 over an alphabet with one character of each class that
+    /// matters (and the contraction letters).
+    #[test]
+    fn exhaustive_short() {
+        let alphabet: Vec<&str> = vec![
+            "a", "s", "l", "e", "1", " ", "\t", "\n", "\r", "'", ".", "é", "\u{3000}", "٣",
+            "\u{301}",
+        ];
+        let n = alphabet.len();
+        let mut text = String::new();
+        for len in 0..=5u32 {
+            for mut code in 0..n.pow(len) {
+                text.clear();
+                for _ in 0..len {
+                    text.push_str(alphabet[code % n]);
+                    code /= n;
+                }
+                check(&text);
+            }
+        }
+    }
+
+    /// Short strings over a smaller alphabet, placed across a block edge.
+    #[test]
+    fn exhaustive_across_edges() {
+        let alphabet = ["a", "1", " ", "\n", "'", ".", "\u{A0}", "s"];
+        let n = alphabet.len();
+        let mut text = String::new();
+        for len in 1..=5u32 {
+            for code in 0..n.pow(len) {
+                for pad in [62, 63] {
+                    text.clear();
+                    text.push_str(&"x".repeat(pad - 2));
+                    text.push_str(". ");
+                    let mut c = code;
+                    for _ in 0..len {
+                        text.push_str(alphabet[c % n]);
+                        c /= n;
+                    }
+                    check(&text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs() {
+        for unit in [
+            " ", "1", "a", "\n", "\t", ".", "é", "\u{3000}", "٣", " \n", "\n ",
+        ] {
+            for count in [1, 2, 3, 63, 64, 65, 127, 128, 129, 200] {
+                let run = unit.repeat(count);
+                for around in ["", "x", " ", "\n", "!", "1"] {
+                    check_shifted(&format!("{around}{run}{around}"));
+                    check(&format!("{around}{run}"));
+                    check(&format!("\n{run}\n"));
+                    check(&format!("!\n{run}x"));
+                }
+            }
+        }
+    }
+
+    /// A small deterministic generator (no dependency): xorshift.
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn random_mixes() {
+        let pieces = [
+            "a", "Hello", " world", "'s", "'LL", "'ve", "'", "''", " '", "1", "123", "4567", " ",
+            "  ", "   ", "\t", "\n", "\r\n", "\n\n", " \n", "\n ", ".", ",", "...", "(", " (", "é",
+            "中文", "\u{3000}", "\u{A0}", "\u{85}", "\u{2028}", "٣", "½", "\u{301}", "😀", "ſ",
+            "'ſ", "\u{B}", "\u{C}", "x",
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            let len = (rng(&mut seed) % 80) as usize;
+            let mut text = String::new();
+            for _ in 0..len {
+                let r = rng(&mut seed) as usize;
+                let piece = pieces[r % pieces.len()];
+                // Runs now and then.
+                let repeat = if r >> 20 & 15 == 0 {
+                    1 + (r >> 24) % 70
+                } else {
+                    1
+                };
+                for _ in 0..repeat {
+                    text.push_str(piece);
+                }
+            }
+            check(&text);
+        }
+    }
+}
