@@ -434,23 +434,31 @@ pub(crate) fn each_end<E>(
     let mut carry = Carry::default();
     let mut cur = Classes::of(b, 0, t);
     let mut base = 0;
+    // One call of `each` in the loop, the text's end included as a start bit of the last
+    // block (or of one more, empty block when the text fills its last): the piece loop's
+    // body is then inlined here, as it is into the per-piece loop.
     loop {
-        let next = Classes::of(b, base + 64, t);
-        let mut starts = block_starts(cfg, b, base, &cur, &next, &mut carry);
+        let rest = b.len() - base;
+        let mut starts = 0;
+        if rest > 0 {
+            let next = Classes::of(b, base + 64, t);
+            starts = block_starts(cfg, b, base, &cur, &next, &mut carry);
+            cur = next;
+        }
         if base == 0 {
             starts &= !1; // The text's start ends no piece.
         }
+        let end = if rest < 64 { 1u64 << rest } else { 0 };
+        starts |= end;
         while starts != 0 {
             each(base + starts.trailing_zeros() as usize)?;
             starts &= starts - 1;
         }
-        base += 64;
-        if base >= b.len() {
-            break;
+        if end != 0 {
+            return Ok(());
         }
-        cur = next;
+        base += 64;
     }
-    each(b.len())
 }
 
 #[cfg(test)]
