@@ -88,8 +88,8 @@ impl super::PieceScanner for &Cl100kScanner {
         Cl100kScanner::piece_end(self, t, b, i)
     }
 
-    /// The same ends as [`Self::piece_end`], found 64 bytes at a time
-    /// ([`super::cl100k_blocks`]).
+    /// The same ends as `piece_end`, found 64 bytes at a time with whole-word bit
+    /// operations (the `cl100k_blocks` module).
     #[inline(always)]
     fn each_end<E>(self, text: &str, each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
         super::cl100k_blocks::each_end(self, text, each)

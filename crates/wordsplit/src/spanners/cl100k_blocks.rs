@@ -679,48 +679,50 @@ mod tests {
         }
     }
 
-    /// Every string up to length 6 over an alphabet with one character of each class that
-    /// matters (and the contraction letters).
-    #[test]
-    fn exhaustive_short() {
-        let alphabet: Vec<&str> = vec![
-            "a", "s", "l", "e", "1", " ", "\t", "\n", "\r", "'", ".", "é", "\u{3000}", "٣",
-            "\u{301}",
-        ];
+    /// How long the exhaustive tests' strings get: one character less in debug builds
+    /// (`cargo test` without `--release`), which run them about 30 times slower.
+    const DEPTH: u32 = if cfg!(debug_assertions) { 4 } else { 5 };
+
+    /// Calls `check` on every string of `min..=max` characters from `alphabet`, each
+    /// between `before` and `after`.
+    fn every_string(alphabet: &[&str], max: u32, before: &str, after: &str) {
         let n = alphabet.len();
         let mut text = String::new();
-        for len in 0..=5u32 {
+        for len in 0..=max {
             for mut code in 0..n.pow(len) {
                 text.clear();
+                text.push_str(before);
                 for _ in 0..len {
                     text.push_str(alphabet[code % n]);
                     code /= n;
                 }
+                text.push_str(after);
                 check(&text);
             }
         }
     }
 
-    /// Short strings over a smaller alphabet, placed across a block edge.
+    /// Every string of up to five characters from one character of each class that
+    /// matters (and the contraction letters), and of up to six from a smaller set.
+    #[test]
+    fn exhaustive_short() {
+        let alphabet = [
+            "a", "s", "l", "e", "1", " ", "\t", "\n", "\r", "'", ".", "é", "\u{3000}", "٣",
+            "\u{301}",
+        ];
+        every_string(&alphabet, DEPTH, "", "");
+        let alphabet = ["a", "s", "1", " ", "\n", "'", ".", "\u{A0}"];
+        every_string(&alphabet, DEPTH + 1, "", "");
+    }
+
+    /// Short strings placed across a block edge, and ending the text there.
     #[test]
     fn exhaustive_across_edges() {
         let alphabet = ["a", "1", " ", "\n", "'", ".", "\u{A0}", "s"];
-        let n = alphabet.len();
-        let mut text = String::new();
-        for len in 1..=5u32 {
-            for code in 0..n.pow(len) {
-                for pad in [62, 63] {
-                    text.clear();
-                    text.push_str(&"x".repeat(pad - 2));
-                    text.push_str(". ");
-                    let mut c = code;
-                    for _ in 0..len {
-                        text.push_str(alphabet[c % n]);
-                        c /= n;
-                    }
-                    check(&text);
-                }
-            }
+        for pad in [60, 61, 62, 63] {
+            let before = "x".repeat(pad - 2) + ". ";
+            every_string(&alphabet, DEPTH, &before, "");
+            every_string(&alphabet, DEPTH - 1, &before, "\n b");
         }
     }
 
