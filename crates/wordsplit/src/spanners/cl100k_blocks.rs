@@ -92,29 +92,32 @@ impl Classes {
     fn add_non_ascii(&mut self, b: &[u8], base: usize, t: &CharTable) {
         let cont = self.cont;
         let mut leads = self.non_ascii & !cont;
-        let mut set = |lead: usize, first_bit: u32| {
-            let (cp, n) = classes::decode_multibyte(b, lead);
-            let flags = t.class_of(cp);
-            // The bits of the character's bytes inside the block.
-            let end = (lead + n - base) as u32;
-            let mask = (u64::MAX >> (64 - end.min(64))) & (u64::MAX << first_bit);
-            let select = |flag: u8| 0u64.wrapping_sub((flags & flag != 0) as u64);
-            self.letter |= mask & select(LETTER);
-            self.digit |= mask & select(NUMBER);
-            self.space |= mask & select(WS);
-        };
         if cont & 1 != 0 {
             let mut lead = base;
             while b[lead] & 0xC0 == 0x80 {
                 lead -= 1;
             }
-            set(lead, 0);
+            self.add_char(b, base, t, lead, 0);
         }
         while leads != 0 {
             let i = leads.trailing_zeros();
-            set(base + i as usize, i);
+            self.add_char(b, base, t, base + i as usize, i);
             leads &= leads - 1;
         }
+    }
+
+    /// Sets the class bits of the character at `lead` on its bytes from `first_bit` to the
+    /// block's end, without a branch on its class.
+    #[inline(always)]
+    fn add_char(&mut self, b: &[u8], base: usize, t: &CharTable, lead: usize, first_bit: u32) {
+        let (cp, n) = classes::decode_multibyte(b, lead);
+        let flags = t.class_of(cp);
+        let end = (lead + n - base) as u32;
+        let mask = (u64::MAX >> (64 - end.min(64))) & (u64::MAX << first_bit);
+        let select = |flag: u8| 0u64.wrapping_sub((flags & flag != 0) as u64);
+        self.letter |= mask & select(LETTER);
+        self.digit |= mask & select(NUMBER);
+        self.space |= mask & select(WS);
     }
 }
 
