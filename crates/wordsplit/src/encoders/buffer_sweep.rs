@@ -249,14 +249,44 @@ impl<const N: usize, const G: usize> Ranks<N> for Lanes<G> {
             low = min(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
             low = min(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
             let rank = (_mm_cvtsi128_si32(low) as u32) ^ 0x8000_0000;
-            // The positions holding the minimum as one bit mask, without a branch per group.
-            let mut hits = 0u32;
-            for (k, &group) in self.0.iter().enumerate() {
-                let eq = _mm_castsi128_ps(_mm_cmpeq_epi32(group, low));
-                hits |= (_mm_movemask_ps(eq) as u32) << (4 * k);
-            }
-            (hits.trailing_zeros() as usize, rank)
+            (first_equal(G, |k| self.0[k], low), rank)
         }
+    }
+}
+
+/// The first of the `4 * groups` lanes of `group(0..groups)` (at most 16 groups, a constant
+/// once inlined) that equals `low` (whose lanes are all the same), one of which does. Without a branch per group: the compares (each
+/// lane all ones or zero) are narrowed by saturating packs to one byte per lane, which keeps
+/// them all ones or zero, and 16 lanes at a time become one bit mask.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn first_equal(
+    groups: usize,
+    group: impl Fn(usize) -> std::arch::x86_64::__m128i,
+    low: std::arch::x86_64::__m128i,
+) -> usize {
+    use std::arch::x86_64::*;
+    debug_assert!(groups <= 16);
+    // SAFETY: SSE2 is part of the x86-64 baseline.
+    unsafe {
+        let equal = |k: usize| {
+            if k < groups {
+                _mm_cmpeq_epi32(group(k), low)
+            } else {
+                _mm_setzero_si128()
+            }
+        };
+        let mut hits = 0u64;
+        for c in 0..groups.div_ceil(4) {
+            let k = 4 * c;
+            let halves = (
+                _mm_packs_epi32(equal(k), equal(k + 1)),
+                _mm_packs_epi32(equal(k + 2), equal(k + 3)),
+            );
+            let bytes = _mm_packs_epi16(halves.0, halves.1);
+            hits |= u64::from(_mm_movemask_epi8(bytes) as u32) << (16 * c);
+        }
+        hits.trailing_zeros() as usize
     }
 }
 
@@ -299,6 +329,10 @@ fn lowest<const N: usize>(ranks: &[u32; N]) -> (usize, u32) {
         low = min(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
         low = min(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
         let rank = (_mm_cvtsi128_si32(low) as u32) ^ 0x8000_0000;
+        if N <= 64 {
+            // The position without a branch per group (which group holds it is data).
+            return (first_equal(N / 4, group, low), rank);
+        }
         for k in 0..N / 4 {
             let hits = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(group(k), low)));
             if hits != 0 {
