@@ -130,6 +130,10 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
         first[n - 1] = NO_RANK;
     }
     let mut ranks = S::from_array(&first);
+    // A pair inside a piece of at most N bytes is at most N bytes long. Said so with a `min`
+    // (which changes nothing), it lets the compiler drop the lookup's branches on the key's
+    // length class: for pieces of up to 8 bytes the key is one word, for up to 16 two.
+    let within = |start: usize, end: usize| start + (end - start).min(N);
     loop {
         let (best, best_rank) = ranks.lowest();
         if best_rank == NO_RANK {
@@ -144,14 +148,21 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
             best,
             if end < n {
                 prev[end] = best as u32;
-                R::rank(t, bytes, best, next[end] as usize, ids[best], ids[end])
+                R::rank(
+                    t,
+                    bytes,
+                    best,
+                    within(best, next[end] as usize),
+                    ids[best],
+                    ids[end],
+                )
             } else {
                 NO_RANK
             },
         );
         if best > 0 {
             let p = prev[best] as usize;
-            ranks.set(p, R::rank(t, bytes, p, end, ids[p], ids[best]));
+            ranks.set(p, R::rank(t, bytes, p, within(p, end), ids[p], ids[best]));
         }
     }
     let mut i = 0;
