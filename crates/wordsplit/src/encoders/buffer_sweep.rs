@@ -68,9 +68,16 @@ trait Rule {
     /// The priority of merging `bytes[start..mid]` and `bytes[mid..end]` (ids `left` and
     /// `right`), or `NO_RANK`.
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32;
+    /// [`Self::rank`] of the pairs either side of a merge, `bytes[l.0..l.1]` (split where the
+    /// ids `l.2` and `l.3` meet) and `bytes[r.0..r.1]` (ids `r.2`, `r.3`): both lookups are
+    /// asked for together, so the second does not wait behind the first.
+    fn ranks_around(t: &MergeTables, bytes: &[u8], l: Pair, r: Pair) -> (u32, u32);
     /// The id the merge of `bytes[start..end]` at priority `rank` makes.
     fn merged(t: &MergeTables, bytes: &[u8], start: usize, end: usize, rank: u32) -> u32;
 }
+
+/// A pair of adjacent symbols: the start and end of its bytes, and the two symbols' ids.
+type Pair = (usize, usize, u32, u32);
 
 /// Rank-based (tiktoken): a pair's priority is the id of its bytes' token, and that id is
 /// what the merge makes.
@@ -80,6 +87,10 @@ impl Rule for RankBased {
     #[inline(always)]
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, _: u32, _: u32) -> u32 {
         t.rank_padded(bytes, start, end)
+    }
+    #[inline(always)]
+    fn ranks_around(t: &MergeTables, bytes: &[u8], l: Pair, r: Pair) -> (u32, u32) {
+        t.pair_ranks_padded(bytes, (l.0, l.1), (r.0, r.1))
     }
     #[inline(always)]
     fn merged(_: &MergeTables, _: &[u8], _: usize, _: usize, rank: u32) -> u32 {
@@ -94,6 +105,13 @@ impl Rule for PairRanked {
     #[inline(always)]
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32 {
         t.pair_rank(bytes, start, end, left, right)
+    }
+    #[inline(always)]
+    fn ranks_around(t: &MergeTables, bytes: &[u8], l: Pair, r: Pair) -> (u32, u32) {
+        (
+            t.pair_rank(bytes, l.0, l.1, l.2, l.3),
+            t.pair_rank(bytes, r.0, r.1, r.2, r.3),
+        )
     }
     #[inline(always)]
     fn merged(t: &MergeTables, bytes: &[u8], start: usize, end: usize, rank: u32) -> u32 {
@@ -144,25 +162,25 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
         ids[best] = R::merged(t, bytes, best, end, best_rank);
         next[best] = end as u32;
         ranks.set(right, NO_RANK);
-        ranks.set(
-            best,
-            if end < n {
-                prev[end] = best as u32;
-                R::rank(
-                    t,
-                    bytes,
-                    best,
-                    within(best, next[end] as usize),
-                    ids[best],
-                    ids[end],
-                )
+        // The pairs either side of the merged symbol; when both exist (most rounds), both
+        // lookups are asked for together.
+        let p = prev[best] as usize;
+        if end < n {
+            prev[end] = best as u32;
+            let after = (best, within(best, next[end] as usize), ids[best], ids[end]);
+            if best > 0 {
+                let before = (p, within(p, end), ids[p], ids[best]);
+                let (left_rank, right_rank) = R::ranks_around(t, bytes, before, after);
+                ranks.set(p, left_rank);
+                ranks.set(best, right_rank);
             } else {
-                NO_RANK
-            },
-        );
-        if best > 0 {
-            let p = prev[best] as usize;
-            ranks.set(p, R::rank(t, bytes, p, within(p, end), ids[p], ids[best]));
+                ranks.set(best, R::rank(t, bytes, after.0, after.1, after.2, after.3));
+            }
+        } else {
+            ranks.set(best, NO_RANK);
+            if best > 0 {
+                ranks.set(p, R::rank(t, bytes, p, within(p, end), ids[p], ids[best]));
+            }
         }
     }
     let mut i = 0;
