@@ -1065,33 +1065,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn paired_ranks_equal_single_ranks() {
-        // Pairs of spans of every length from 1 to 20 (both key tables, the long tokens, and
-        // spans that are not tokens), asked for together and one at a time.
-        let text: Vec<u8> = (0..48u8)
-            .map(|b| b"abcdefghijklmnopqrstuvwxyz"[b as usize % 26] ^ (b / 26))
-            .collect();
-        let tokens: Vec<&[u8]> = (2..=20).map(|len| &text[len..2 * len]).collect();
-        let t = tiny(&tokens);
-        let mut padded = text.clone();
-        padded.extend([0u8; 16]);
-        let spans: Vec<(usize, usize)> = (0..text.len())
-            .flat_map(|start| (start + 1..=text.len().min(start + 20)).map(move |end| (start, end)))
-            .collect();
-        for (i, &a) in spans.iter().enumerate() {
-            let b = spans[(i * 7 + 3) % spans.len()];
-            let single = (
-                t.rank_padded(&padded, a.0, a.1),
-                t.rank_padded(&padded, b.0, b.1),
-            );
-            assert_eq!(t.pair_ranks_padded(&padded, a, b), single, "{a:?} {b:?}");
-        }
-        assert!(spans
-            .iter()
-            .any(|&(s, e)| t.rank_padded(&padded, s, e) != NO_RANK && e - s > 1));
-    }
-
-    #[test]
     fn missing_bytes_are_recorded_and_duplicates_are_errors() {
         let only_a = MergeTables::new(b"a", &[0], &[1], &[true], 1, None, true).unwrap();
         assert!(only_a.lacks_bytes && only_a.has_byte(b'a') && !only_a.has_byte(b'b'));

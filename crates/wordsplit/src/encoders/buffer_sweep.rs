@@ -471,6 +471,31 @@ mod tests {
     }
 
     #[test]
+    fn neighbours_looked_up_together_equal_one_at_a_time() {
+        // The prefixes of a sentence as tokens (2 to 20 bytes: both key tables and the long
+        // tokens), and every pair of its spans of up to 20 bytes, tokens or not.
+        let sentence = b"the quick brown fox jumps over the lazy dog";
+        let t = tiny(&(2..=20).map(|len| &sentence[..len]).collect::<Vec<_>>());
+        let bytes = [sentence.as_slice(), &[0; PAD]].concat();
+        let spans: Vec<(usize, usize)> = (0..sentence.len())
+            .flat_map(|s| (s + 1..=sentence.len().min(s + 20)).map(move |e| (s, e)))
+            .collect();
+        let mut tokens = 0;
+        for (i, &a) in spans.iter().enumerate() {
+            let b = spans[(i * 7 + 3) % spans.len()];
+            let one = |(s, e): (usize, usize)| t.rank_padded(&bytes, s, e);
+            assert_eq!(
+                t.pair_ranks_padded(&bytes, a, b),
+                (one(a), one(b)),
+                "{a:?} {b:?}"
+            );
+            tokens += usize::from(one(a) != NO_RANK);
+        }
+        // Every byte, every prefix, and "th", "the" and "the " again before "lazy".
+        assert_eq!(tokens, sentence.len() + 19 + 3);
+    }
+
+    #[test]
     fn every_buffer_size_equals_heap_merge() {
         // Pieces of 1 to 200 bytes: each stack buffer size, its edges, and the heap path;
         // tokens of several lengths, so merges happen at every position of the buffers.
