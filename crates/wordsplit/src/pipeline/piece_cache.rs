@@ -4,12 +4,15 @@
 use rustc_hash::FxBuildHasher;
 use std::hash::BuildHasher;
 
+use crate::huge_pages::{HugeSlice, Zeroable};
+
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
 /// so each thread remembers the ids of recent ones, per pipeline, in a fixed two-way
 /// set-associative table (a CPU cache's layout): a lookup reads one set of two 64-byte entries,
 /// an insert evicts the set's least recently used entry, nothing is allocated after the table
 /// itself. Text where nothing repeats (random Unicode) then costs a store per piece, not a
-/// hash-map insert that allocates. 32,768 entries (2 MB, touched lazily) hold the distinct
+/// hash-map insert that allocates. 32,768 entries (2 MB, on one 2 MiB page where the OS gives
+/// huge pages, touched on the first insert) hold the distinct
 /// pieces of a few MB of multilingual text.
 const CACHE_SETS: usize = 1 << 14;
 pub(super) const CACHE_MAX_PIECE: usize = 32;
@@ -25,6 +28,9 @@ struct CacheEntry {
     ids: [u32; CACHE_MAX_IDS],
 }
 
+// SAFETY: integers only; all zeros is an empty entry (len 0 matches no piece).
+unsafe impl Zeroable for CacheEntry {}
+
 impl CacheEntry {
     #[inline]
     fn holds(&self, key: &[u64; 4], len: usize) -> bool {
@@ -35,7 +41,9 @@ impl CacheEntry {
 /// Piece bytes → ids, for one pipeline on one thread. In each set, way 0 is the most
 /// recently used entry.
 pub(super) struct PieceCache {
-    sets: Box<[[CacheEntry; 2]]>,
+    /// On a 2 MiB page where the OS gives them ([`HugeSlice`]): each lookup reads a random
+    /// set.
+    sets: HugeSlice<[CacheEntry; 2]>,
     /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 32 KB
     /// that stay in the CPU's cache, where a set of the 2 MB table is a cache miss. On text
     /// never seen before a third of the lookups (multilingual) are pieces the cache does
@@ -48,10 +56,8 @@ pub(super) struct PieceCache {
 
 impl PieceCache {
     pub fn new() -> Self {
-        // SAFETY: all-zero bytes are a valid CacheEntry (integers only), and an empty one
-        // (len 0 matches no piece). Zeroed memory comes from the OS untouched, so the pages
-        // of a cache that stays small are never written.
-        let sets = unsafe { Box::<[[CacheEntry; 2]]>::new_zeroed_slice(CACHE_SETS).assume_init() };
+        // Zeroed memory from the OS, untouched until a piece is put.
+        let sets = HugeSlice::zeroed(CACHE_SETS);
         let tags = vec![[0u8; 2]; CACHE_SETS].into_boxed_slice();
         Self {
             sets,
