@@ -12,11 +12,14 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 /// an insert evicts the set's least recently used entry, nothing is allocated per piece.
 /// Text where nothing repeats (random Unicode) then costs a store per piece, not a hash-map
 /// insert that allocates. The table starts at 32,768 entries (2 MB, touched on the first
-/// insert) and doubles, up to 131,072 entries (8 MB), each time it has evicted as many
-/// pieces as it has sets: 2 MB of English prose has about 12,000 distinct pieces that are
+/// insert) and doubles, up to 131,072 entries (8 MB), when pieces it evicted keep coming
+/// back ([`GROW_AFTER`]): 2 MB of English prose has about 12,000 distinct pieces that are
 /// not tokens, 2 MB of multilingual text about 69,000, and a table too small for them merges
 /// the same pieces again on every pass over the text.
 const CACHE_SETS: usize = 1 << 14;
+/// The table doubles when as many pieces it evicted have come back as a `1 / GROW_AFTER`
+/// of its sets: text whose pieces recur further apart than the table reaches.
+const GROW_AFTER: usize = 4;
 /// The most sets the table grows to: 8 MB per pipeline per thread.
 const CACHE_MAX_SETS: usize = 1 << 16;
 pub(super) const CACHE_MAX_PIECE: usize = 32;
@@ -55,8 +58,13 @@ pub(super) struct PieceCache {
     /// not hold; when neither tag matches, the lookup ends here, and the set's line starts
     /// loading while the piece merges, ready for the insert that follows.
     tags: Box<[[u8; 2]]>,
-    /// Pieces evicted since the table last grew (it doubles when this reaches its sets).
-    evicted: usize,
+    /// Per set, the tag of the piece it last evicted: a piece put whose tag is its set's
+    /// ghost was most likely evicted before and is back, which a larger table would have
+    /// answered.
+    ghosts: Box<[u8]>,
+    /// Pieces put back since the table last grew (it doubles when they reach
+    /// [`GROW_AFTER`] of its sets).
+    returned: usize,
     /// The pieces too long for `sets`.
     pub long: LongPieces,
 }
@@ -66,7 +74,8 @@ impl PieceCache {
         Self {
             sets: HugeSlice::zeroed(CACHE_SETS),
             tags: vec![[0u8; 2]; CACHE_SETS].into_boxed_slice(),
-            evicted: 0,
+            ghosts: vec![0u8; CACHE_SETS].into_boxed_slice(),
+            returned: 0,
             long: LongPieces::new(),
         }
     }
@@ -163,16 +172,20 @@ impl PieceCache {
         if ids.len() <= CACHE_MAX_IDS {
             let (set, tag) = self.place(hash);
             let tags = &mut self.tags[set];
-            *tags = [tag, tags[0]];
             let ways = &mut self.sets[set];
-            self.evicted += usize::from(ways[1].len != 0);
+            let ghost = &mut self.ghosts[set];
+            self.returned += usize::from(*ghost == tag);
+            if ways[1].len != 0 {
+                *ghost = tags[1];
+            }
+            *tags = [tag, tags[0]];
             ways[1] = ways[0];
             let entry = &mut ways[0];
             entry.key = key;
             entry.len = len as u8;
             entry.count = ids.len() as u8;
             entry.ids[..ids.len()].copy_from_slice(ids);
-            if self.evicted >= self.tags.len() && self.tags.len() < CACHE_MAX_SETS {
+            if self.returned >= self.tags.len() / GROW_AFTER && self.tags.len() < CACHE_MAX_SETS {
                 self.grow();
             }
         }
@@ -196,7 +209,8 @@ impl PieceCache {
                 ways[0] = entry;
             }
         }
-        self.evicted = 0;
+        self.ghosts = vec![0u8; sets].into_boxed_slice();
+        self.returned = 0;
     }
 
     /// The bytes of the table of entries as it is now (it grows, [`CACHE_MAX_SETS`]).
@@ -372,18 +386,36 @@ mod tests {
         let piece = |i: usize| format!("{i:x}-piece").into_bytes();
         let ids = |i: usize| [i as u32, (i * 7) as u32];
         // Far more distinct pieces than the largest table holds.
-        let n = 6 * 2 * CACHE_MAX_SETS;
-        let mut sizes = vec![cache.table_bytes()];
-        for i in 0..n {
+        let n = 3 * 2 * CACHE_MAX_SETS;
+        let mut put = |cache: &mut PieceCache, i: usize| {
             let p = piece(i);
             let (key, hash) = key_of(&p);
             cache.put(key, p.len(), hash, &ids(i));
             // The piece just put is there, through any growth it caused.
             assert_eq!(cache.get(&key, p.len(), hash), Some(&ids(i)[..]), "{i}");
+        };
+        // Pieces seen once each do not grow it: a larger table would not have answered them.
+        for i in 0..n {
+            put(&mut cache, i);
+        }
+        assert_eq!(cache.table_bytes(), 2 << 20);
+        // Pieces that come back after their eviction do, up to 8 MB: pieces drawn at random
+        // from 100,000 (more than the 2 MB table holds, fewer than the 8 MB one).
+        let mut sizes = vec![cache.table_bytes()];
+        let mut state = 1u64;
+        let mut recent = std::collections::VecDeque::new();
+        for _ in 0..3_000_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let i = (state >> 33) as usize % 100_000;
+            put(&mut cache, i);
+            recent.push_front(i);
+            recent.truncate(100);
             if cache.table_bytes() != *sizes.last().unwrap() {
                 sizes.push(cache.table_bytes());
                 // Growing kept the pieces put just before it.
-                for j in i.saturating_sub(100)..i {
+                for &j in &recent {
                     let p = piece(j);
                     let (key, hash) = key_of(&p);
                     assert_eq!(cache.get(&key, p.len(), hash), Some(&ids(j)[..]), "{j}");
