@@ -173,6 +173,14 @@ def test_native_decode_reads_any_sequence_of_ints():
     for bad in ([2**70], [2**32 + 1], [-(2**63)]):
         with pytest.raises(UnknownTokenError):
             tok.decode(bad)
+    # The ints' digits are read in place: one digit (0 included), two digits (from 2**30) and
+    # more; negative ones; an int subclass takes CPython's conversion.
+    class Id(int):
+        pass
+    assert tok.decode([0, Id(ids[0])] + ids) == "!" + tok.decode(ids[:1]) + "hello world"
+    for big in (2**30 - 1, 2**30, 2**31, 2**32 - 1, 2**32, 2**60, -1, -(2**30)):
+        with pytest.raises(UnknownTokenError, match=rf"^token id {big} is outside the vocabulary"):
+            tok.decode(ids + [big])
     with pytest.raises(DecodeInputError, match=r"^token ids are ints, got '2' \(str\)$"):
         tok.decode([1, "2"])
     with pytest.raises(UnknownTokenError, match=r"^token id -2 is outside the vocabulary 'cl100k_base'"):

@@ -662,6 +662,20 @@ impl MergeTables {
         (start != UNUSED).then(|| &self.arena[start as usize..(start + len) as usize])
     }
 
+    /// Where token `id`'s bytes are in [`Self::arena`]: `(start, len)`, or `None` for an
+    /// unknown or unused id (the decoder's loop, which copies from the arena itself).
+    #[inline(always)]
+    pub(crate) fn token_span(&self, id: u32) -> Option<(usize, usize)> {
+        let &(start, len) = self.spans.get(id as usize)?;
+        (start != UNUSED).then_some((start as usize, len as usize))
+    }
+
+    /// Every token's bytes, one after another ([`Self::token_span`] says where each is).
+    #[inline(always)]
+    pub(crate) fn arena(&self) -> &[u8] {
+        &self.arena
+    }
+
     pub fn n_vocab(&self) -> usize {
         self.spans.len()
     }
