@@ -31,6 +31,8 @@ const HUGE_PAGE: usize = 2 << 20;
 pub(crate) struct HugeSlice<T: Zeroable> {
     ptr: NonNull<T>,
     len: usize,
+    /// Whether the memory came from the global allocator ([`Self::zeroed_ordinary`]).
+    ordinary: bool,
 }
 
 // SAFETY: the slice owns its memory, as a `Box<[T]>` does.
@@ -42,6 +44,17 @@ impl<T: Zeroable> HugeSlice<T> {
     /// `len` zeroed values. Pages are not touched here: a table that stays mostly empty
     /// costs only the pages written.
     pub fn zeroed(len: usize) -> Self {
+        Self::new(len, false)
+    }
+
+    /// `len` zeroed values from the global allocator, on ordinary pages: for a table made
+    /// often and mostly left small (the first piece cache of each pipeline on each thread),
+    /// where the allocator's recycled memory costs fewer page faults than a fresh mapping.
+    pub fn zeroed_ordinary(len: usize) -> Self {
+        Self::new(len, true)
+    }
+
+    fn new(len: usize, ordinary: bool) -> Self {
         let bytes = std::mem::size_of::<T>()
             .checked_mul(len)
             .expect("table size overflows usize");
@@ -49,22 +62,19 @@ impl<T: Zeroable> HugeSlice<T> {
             return Self {
                 ptr: NonNull::dangling(),
                 len,
+                ordinary,
             };
         }
-        let ptr = map_zeroed(bytes, std::mem::align_of::<T>()).cast::<T>();
-        Self { ptr, len }
-    }
-
-    /// The length to give a table that needs at least `min_len` values: of 1 MiB or more,
-    /// rounded up to fill its last 2 MiB page (at most doubling its memory; the part past
-    /// its last 2 MiB boundary would otherwise be on ordinary pages), else `min_len`.
-    pub fn filling_pages(min_len: usize) -> usize {
-        let size = std::mem::size_of::<T>().max(1);
-        let bytes = size.saturating_mul(min_len);
-        if cfg!(target_os = "linux") && bytes >= 1 << 20 {
-            bytes.next_multiple_of(2 << 20) / size
+        let align = std::mem::align_of::<T>();
+        let ptr = if ordinary {
+            alloc_zeroed(bytes, align)
         } else {
-            min_len
+            map_zeroed(bytes, align)
+        };
+        Self {
+            ptr: ptr.cast::<T>(),
+            len,
+            ordinary,
         }
     }
 
@@ -94,9 +104,17 @@ impl<T: Zeroable> DerefMut for HugeSlice<T> {
 impl<T: Zeroable> Drop for HugeSlice<T> {
     fn drop(&mut self) {
         let bytes = self.bytes();
+        let (ptr, align) = (self.ptr.cast::<u8>(), std::mem::align_of::<T>());
         if bytes != 0 {
-            // SAFETY: mapped by `map_zeroed` with these sizes, and not used after this.
-            unsafe { unmap(self.ptr.cast::<u8>(), bytes, std::mem::align_of::<T>()) }
+            // SAFETY: allocated by `alloc_zeroed` or mapped by `map_zeroed` with these sizes
+            // (as `ordinary` says), and not used after this.
+            unsafe {
+                if self.ordinary {
+                    dealloc(ptr, bytes, align);
+                } else {
+                    unmap(ptr, bytes, align);
+                }
+            }
         }
     }
 }
@@ -154,23 +172,31 @@ unsafe fn unmap(ptr: NonNull<u8>, bytes: usize, _align: usize) {
     libc::munmap(ptr.as_ptr().cast(), mapped_len(bytes));
 }
 
-#[cfg(not(target_os = "linux"))]
 fn layout(bytes: usize, align: usize) -> std::alloc::Layout {
     std::alloc::Layout::from_size_align(bytes, align).expect("a valid layout")
 }
 
 /// `bytes` (non-zero) of zeroed memory from the global allocator.
-#[cfg(not(target_os = "linux"))]
-fn map_zeroed(bytes: usize, align: usize) -> NonNull<u8> {
+fn alloc_zeroed(bytes: usize, align: usize) -> NonNull<u8> {
     let layout = layout(bytes, align);
     // SAFETY: `layout` has a non-zero size.
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
     NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
 }
 
+unsafe fn dealloc(ptr: NonNull<u8>, bytes: usize, align: usize) {
+    std::alloc::dealloc(ptr.as_ptr(), layout(bytes, align));
+}
+
+/// Without huge pages: memory from the global allocator.
+#[cfg(not(target_os = "linux"))]
+fn map_zeroed(bytes: usize, align: usize) -> NonNull<u8> {
+    alloc_zeroed(bytes, align)
+}
+
 #[cfg(not(target_os = "linux"))]
 unsafe fn unmap(ptr: NonNull<u8>, bytes: usize, align: usize) {
-    std::alloc::dealloc(ptr.as_ptr(), layout(bytes, align));
+    dealloc(ptr, bytes, align);
 }
 
 #[cfg(test)]
@@ -192,13 +218,10 @@ mod tests {
                 assert_eq!(table.as_ptr() as usize % HUGE_PAGE, 0);
             }
         }
-        assert_eq!(HugeSlice::<u64>::filling_pages(1000), 1000);
-        let filled = HugeSlice::<[u64; 2]>::filling_pages(70_000);
-        if cfg!(target_os = "linux") {
-            assert_eq!(filled, (2 << 20) / 16);
-        } else {
-            assert_eq!(filled, 70_000);
-        }
+        let mut ordinary = HugeSlice::<u64>::zeroed_ordinary(1000);
+        assert!(ordinary.iter().all(|&w| w == 0));
+        ordinary[999] = 7;
+        assert_eq!(ordinary.iter().sum::<u64>(), 7);
         let pairs = HugeSlice::<[u8; 2]>::zeroed(3);
         assert_eq!(&pairs[..], &[[0, 0]; 3]);
     }

@@ -72,7 +72,9 @@ pub(super) struct PieceCache {
 impl PieceCache {
     pub fn new() -> Self {
         Self {
-            sets: HugeSlice::zeroed(CACHE_SETS),
+            // The first table from the allocator (most pipelines' caches stay at it; its
+            // recycled pages fault less than a fresh mapping); grown ones on huge pages.
+            sets: HugeSlice::zeroed_ordinary(CACHE_SETS),
             tags: vec![[0u8; 2]; CACHE_SETS].into_boxed_slice(),
             ghosts: vec![0u8; CACHE_SETS].into_boxed_slice(),
             returned: 0,
