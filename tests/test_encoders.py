@@ -55,6 +55,29 @@ def test_hard_inputs(vocab_encoders):
         check_all(reference, fast, piece)
 
 
+# Piece lengths where the native encoders change course: buffer-sweep's buffer sizes (8, 16,
+# 32, 64, 128 bytes) and `auto`'s choices (buffer-sweep up to 64 bytes; up to 128 unless the
+# backtrack tables are built, which `encoders` has done by making the native backtrack).
+CROSSOVERS = [8, 16, 32, 64, 128]
+CROSSOVER_SOURCES = [
+    b"a" * 200,  # one pair repeated: ties of rank at every position
+    b" " * 200,
+    b"ab" * 100,
+    "Съешь же ещё этих мягких французских булок, да выпей же чаю".encode(),
+    "東京特許許可局局長今日急遽休暇許可拒否".encode() * 2,
+    "ﻟﻠﻐﺔ العربية الفصحى وﺍﻟﻌﺎﻣﻴﺔ ελληνικά ¿Qué? naïve façade".encode() * 2,
+]
+
+
+def test_pieces_at_the_crossovers(vocab_encoders):
+    _, reference, fast = vocab_encoders
+    for edge in CROSSOVERS:
+        for length in (edge - 1, edge, edge + 1):
+            for source in CROSSOVER_SOURCES:
+                for start in (0, 1, 3):
+                    check_all(reference, fast, source[start:start + length])
+
+
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_random_bytes(vocab_encoders, data):

@@ -804,6 +804,50 @@ impl MergeTables {
         }
     }
 
+    /// [`Self::rank_padded`] of two pieces, `bytes[a.0..a.1]` and `bytes[b.0..b.1]` (the
+    /// pairs either side of a merge): both keys are hashed and both home slots' lines start
+    /// loading before either filter bit is tested, so the second lookup does not wait for
+    /// the first one's reads.
+    #[inline(always)]
+    pub fn pair_ranks_padded(
+        &self,
+        bytes: &[u8],
+        a: (usize, usize),
+        b: (usize, usize),
+    ) -> (Rank, Rank) {
+        let (len_a, len_b) = (a.1 - a.0, b.1 - b.0);
+        if len_a > 16 || len_b > 16 {
+            return (
+                self.rank_padded(bytes, a.0, a.1),
+                self.rank_padded(bytes, b.0, b.1),
+            );
+        }
+        let key_a = ShortKey::of_padded(bytes, a.0, len_a);
+        let key_b = ShortKey::of_padded(bytes, b.0, len_b);
+        let (hash_a, hash_b) = (self.hash(&key_a), self.hash(&key_b));
+        let load_home = |key: &ShortKey, hash: u64| {
+            if key.len <= 8 {
+                prefetch(&self.small.slots[self.small.home(hash)]);
+            } else {
+                prefetch(&self.mid.slots[self.mid.home(hash)]);
+            }
+        };
+        load_home(&key_a, hash_a);
+        load_home(&key_b, hash_b);
+        let (pass_a, pass_b) = (self.may_hold(hash_a), self.may_hold(hash_b));
+        let probe = |pass: bool, key: &ShortKey, hash: u64| {
+            let found = if !pass {
+                None
+            } else if key.len <= 8 {
+                self.small.find(hash, key)
+            } else {
+                self.mid.find(hash, key)
+            };
+            found.unwrap_or(NO_RANK)
+        };
+        (probe(pass_a, &key_a, hash_a), probe(pass_b, &key_b, hash_b))
+    }
+
     /// Priority of merging the adjacent symbols `piece[start..mid]` and `piece[mid..end]`
     /// (whose ids are `left`, `right`), or `NO_RANK`.
     #[inline]

@@ -68,9 +68,16 @@ trait Rule {
     /// The priority of merging `bytes[start..mid]` and `bytes[mid..end]` (ids `left` and
     /// `right`), or `NO_RANK`.
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32;
+    /// [`Self::rank`] of the pairs either side of a merge, `bytes[l.0..l.1]` (split where the
+    /// ids `l.2` and `l.3` meet) and `bytes[r.0..r.1]` (ids `r.2`, `r.3`): both lookups are
+    /// asked for together, so the second does not wait behind the first.
+    fn ranks_around(t: &MergeTables, bytes: &[u8], l: Pair, r: Pair) -> (u32, u32);
     /// The id the merge of `bytes[start..end]` at priority `rank` makes.
     fn merged(t: &MergeTables, bytes: &[u8], start: usize, end: usize, rank: u32) -> u32;
 }
+
+/// A pair of adjacent symbols: the start and end of its bytes, and the two symbols' ids.
+type Pair = (usize, usize, u32, u32);
 
 /// Rank-based (tiktoken): a pair's priority is the id of its bytes' token, and that id is
 /// what the merge makes.
@@ -80,6 +87,10 @@ impl Rule for RankBased {
     #[inline(always)]
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, _: u32, _: u32) -> u32 {
         t.rank_padded(bytes, start, end)
+    }
+    #[inline(always)]
+    fn ranks_around(t: &MergeTables, bytes: &[u8], l: Pair, r: Pair) -> (u32, u32) {
+        t.pair_ranks_padded(bytes, (l.0, l.1), (r.0, r.1))
     }
     #[inline(always)]
     fn merged(_: &MergeTables, _: &[u8], _: usize, _: usize, rank: u32) -> u32 {
@@ -94,6 +105,13 @@ impl Rule for PairRanked {
     #[inline(always)]
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32 {
         t.pair_rank(bytes, start, end, left, right)
+    }
+    #[inline(always)]
+    fn ranks_around(t: &MergeTables, bytes: &[u8], l: Pair, r: Pair) -> (u32, u32) {
+        (
+            t.pair_rank(bytes, l.0, l.1, l.2, l.3),
+            t.pair_rank(bytes, r.0, r.1, r.2, r.3),
+        )
     }
     #[inline(always)]
     fn merged(t: &MergeTables, bytes: &[u8], start: usize, end: usize, rank: u32) -> u32 {
@@ -130,6 +148,10 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
         first[n - 1] = NO_RANK;
     }
     let mut ranks = S::from_array(&first);
+    // A pair inside a piece of at most N bytes is at most N bytes long. Said so with a `min`
+    // (which changes nothing), it lets the compiler drop the lookup's branches on the key's
+    // length class: for pieces of up to 8 bytes the key is one word, for up to 16 two.
+    let within = |start: usize, end: usize| start + (end - start).min(N);
     loop {
         let (best, best_rank) = ranks.lowest();
         if best_rank == NO_RANK {
@@ -140,18 +162,25 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
         ids[best] = R::merged(t, bytes, best, end, best_rank);
         next[best] = end as u32;
         ranks.set(right, NO_RANK);
-        ranks.set(
-            best,
-            if end < n {
-                prev[end] = best as u32;
-                R::rank(t, bytes, best, next[end] as usize, ids[best], ids[end])
+        // The pairs either side of the merged symbol; when both exist (most rounds), both
+        // lookups are asked for together.
+        let p = prev[best] as usize;
+        if end < n {
+            prev[end] = best as u32;
+            let after = (best, within(best, next[end] as usize), ids[best], ids[end]);
+            if best > 0 {
+                let before = (p, within(p, end), ids[p], ids[best]);
+                let (left_rank, right_rank) = R::ranks_around(t, bytes, before, after);
+                ranks.set(p, left_rank);
+                ranks.set(best, right_rank);
             } else {
-                NO_RANK
-            },
-        );
-        if best > 0 {
-            let p = prev[best] as usize;
-            ranks.set(p, R::rank(t, bytes, p, end, ids[p], ids[best]));
+                ranks.set(best, R::rank(t, bytes, after.0, after.1, after.2, after.3));
+            }
+        } else {
+            ranks.set(best, NO_RANK);
+            if best > 0 {
+                ranks.set(p, R::rank(t, bytes, p, within(p, end), ids[p], ids[best]));
+            }
         }
     }
     let mut i = 0;
@@ -249,14 +278,44 @@ impl<const N: usize, const G: usize> Ranks<N> for Lanes<G> {
             low = min(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
             low = min(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
             let rank = (_mm_cvtsi128_si32(low) as u32) ^ 0x8000_0000;
-            // The positions holding the minimum as one bit mask, without a branch per group.
-            let mut hits = 0u32;
-            for (k, &group) in self.0.iter().enumerate() {
-                let eq = _mm_castsi128_ps(_mm_cmpeq_epi32(group, low));
-                hits |= (_mm_movemask_ps(eq) as u32) << (4 * k);
-            }
-            (hits.trailing_zeros() as usize, rank)
+            (first_equal(G, |k| self.0[k], low), rank)
         }
+    }
+}
+
+/// The first of the `4 * groups` lanes of `group(0..groups)` (at most 16 groups, a constant
+/// once inlined) that equals `low` (whose lanes are all the same), one of which does. Without a branch per group: the compares (each
+/// lane all ones or zero) are narrowed by saturating packs to one byte per lane, which keeps
+/// them all ones or zero, and 16 lanes at a time become one bit mask.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn first_equal(
+    groups: usize,
+    group: impl Fn(usize) -> std::arch::x86_64::__m128i,
+    low: std::arch::x86_64::__m128i,
+) -> usize {
+    use std::arch::x86_64::*;
+    debug_assert!(groups <= 16);
+    // SAFETY: SSE2 is part of the x86-64 baseline.
+    unsafe {
+        let equal = |k: usize| {
+            if k < groups {
+                _mm_cmpeq_epi32(group(k), low)
+            } else {
+                _mm_setzero_si128()
+            }
+        };
+        let mut hits = 0u64;
+        for c in 0..groups.div_ceil(4) {
+            let k = 4 * c;
+            let halves = (
+                _mm_packs_epi32(equal(k), equal(k + 1)),
+                _mm_packs_epi32(equal(k + 2), equal(k + 3)),
+            );
+            let bytes = _mm_packs_epi16(halves.0, halves.1);
+            hits |= u64::from(_mm_movemask_epi8(bytes) as u32) << (16 * c);
+        }
+        hits.trailing_zeros() as usize
     }
 }
 
@@ -299,6 +358,10 @@ fn lowest<const N: usize>(ranks: &[u32; N]) -> (usize, u32) {
         low = min(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
         low = min(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
         let rank = (_mm_cvtsi128_si32(low) as u32) ^ 0x8000_0000;
+        if N <= 64 {
+            // The position without a branch per group (which group holds it is data).
+            return (first_equal(N / 4, group, low), rank);
+        }
         for k in 0..N / 4 {
             let hits = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(group(k), low)));
             if hits != 0 {
@@ -405,6 +468,31 @@ mod tests {
         }
         check::<8, Ranks8>();
         check::<16, Ranks16>();
+    }
+
+    #[test]
+    fn neighbours_looked_up_together_equal_one_at_a_time() {
+        // The prefixes of a sentence as tokens (2 to 20 bytes: both key tables and the long
+        // tokens), and every pair of its spans of up to 20 bytes, tokens or not.
+        let sentence = b"the quick brown fox jumps over the lazy dog";
+        let t = tiny(&(2..=20).map(|len| &sentence[..len]).collect::<Vec<_>>());
+        let bytes = [sentence.as_slice(), &[0; PAD]].concat();
+        let spans: Vec<(usize, usize)> = (0..sentence.len())
+            .flat_map(|s| (s + 1..=sentence.len().min(s + 20)).map(move |e| (s, e)))
+            .collect();
+        let mut tokens = 0;
+        for (i, &a) in spans.iter().enumerate() {
+            let b = spans[(i * 7 + 3) % spans.len()];
+            let one = |(s, e): (usize, usize)| t.rank_padded(&bytes, s, e);
+            assert_eq!(
+                t.pair_ranks_padded(&bytes, a, b),
+                (one(a), one(b)),
+                "{a:?} {b:?}"
+            );
+            tokens += usize::from(one(a) != NO_RANK);
+        }
+        // Every byte, every prefix, and "th", "the" and "the " again before "lazy".
+        assert_eq!(tokens, sentence.len() + 19 + 3);
     }
 
     #[test]
