@@ -7,6 +7,7 @@ pub mod encoders;
 pub mod error;
 pub mod explain;
 pub mod formats;
+mod huge_pages;
 pub mod literal;
 #[rustfmt::skip]
 pub mod names;

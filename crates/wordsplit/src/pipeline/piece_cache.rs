@@ -4,14 +4,24 @@
 use rustc_hash::FxBuildHasher;
 use std::hash::BuildHasher;
 
+use crate::huge_pages::{HugeSlice, Zeroable};
+
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
-/// so each thread remembers the ids of recent ones, per pipeline, in a fixed two-way
+/// so each thread remembers the ids of recent ones, per pipeline, in a two-way
 /// set-associative table (a CPU cache's layout): a lookup reads one set of two 64-byte entries,
-/// an insert evicts the set's least recently used entry, nothing is allocated after the table
-/// itself. Text where nothing repeats (random Unicode) then costs a store per piece, not a
-/// hash-map insert that allocates. 32,768 entries (2 MB, touched lazily) hold the distinct
-/// pieces of a few MB of multilingual text.
+/// an insert evicts the set's least recently used entry, nothing is allocated per piece.
+/// Text where nothing repeats (random Unicode) then costs a store per piece, not a hash-map
+/// insert that allocates. The table starts at 32,768 entries (2 MB, touched on the first
+/// insert) and doubles, up to 131,072 entries (8 MB), when pieces it evicted keep coming
+/// back ([`GROW_AFTER`]): 2 MB of English prose has about 12,000 distinct pieces that are
+/// not tokens, 2 MB of multilingual text about 69,000, and a table too small for them merges
+/// the same pieces again on every pass over the text.
 const CACHE_SETS: usize = 1 << 14;
+/// The table doubles when as many pieces it evicted have come back as a `1 / GROW_AFTER`
+/// of its sets: text whose pieces recur further apart than the table reaches.
+const GROW_AFTER: usize = 4;
+/// The most sets the table grows to: 8 MB per pipeline per thread.
+const CACHE_MAX_SETS: usize = 1 << 16;
 pub(super) const CACHE_MAX_PIECE: usize = 32;
 const CACHE_MAX_IDS: usize = 7;
 
@@ -25,6 +35,9 @@ struct CacheEntry {
     ids: [u32; CACHE_MAX_IDS],
 }
 
+// SAFETY: integers only; all zeros is an empty entry (len 0 matches no piece).
+unsafe impl Zeroable for CacheEntry {}
+
 impl CacheEntry {
     #[inline]
     fn holds(&self, key: &[u64; 4], len: usize) -> bool {
@@ -35,35 +48,44 @@ impl CacheEntry {
 /// Piece bytes → ids, for one pipeline on one thread. In each set, way 0 is the most
 /// recently used entry.
 pub(super) struct PieceCache {
-    sets: Box<[[CacheEntry; 2]]>,
-    /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 32 KB
-    /// that stay in the CPU's cache, where a set of the 2 MB table is a cache miss. On text
+    /// On 2 MiB pages where the OS gives them ([`HugeSlice`]): each lookup reads a random
+    /// set, and a table that grows takes one page fault per 2 MiB instead of per 4 KiB.
+    sets: HugeSlice<[CacheEntry; 2]>,
+    /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 32 to
+    /// 128 KB that stay in the CPU's cache, where a set of the 2 to 8 MB table is a cache
+    /// miss. On text
     /// never seen before a third of the lookups (multilingual) are pieces the cache does
     /// not hold; when neither tag matches, the lookup ends here, and the set's line starts
     /// loading while the piece merges, ready for the insert that follows.
     tags: Box<[[u8; 2]]>,
+    /// Per set, the tag of the piece it last evicted: a piece put whose tag is its set's
+    /// ghost was most likely evicted before and is back, which a larger table would have
+    /// answered.
+    ghosts: Box<[u8]>,
+    /// Pieces put back since the table last grew (it doubles when they reach
+    /// [`GROW_AFTER`] of its sets).
+    returned: usize,
     /// The pieces too long for `sets`.
     pub long: LongPieces,
 }
 
 impl PieceCache {
     pub fn new() -> Self {
-        // SAFETY: all-zero bytes are a valid CacheEntry (integers only), and an empty one
-        // (len 0 matches no piece). Zeroed memory comes from the OS untouched, so the pages
-        // of a cache that stays small are never written.
-        let sets = unsafe { Box::<[[CacheEntry; 2]]>::new_zeroed_slice(CACHE_SETS).assume_init() };
-        let tags = vec![[0u8; 2]; CACHE_SETS].into_boxed_slice();
         Self {
-            sets,
-            tags,
+            // The first table from the allocator (most pipelines' caches stay at it; its
+            // recycled pages fault less than a fresh mapping); grown ones on huge pages.
+            sets: HugeSlice::zeroed_ordinary(CACHE_SETS),
+            tags: vec![[0u8; 2]; CACHE_SETS].into_boxed_slice(),
+            ghosts: vec![0u8; CACHE_SETS].into_boxed_slice(),
+            returned: 0,
             long: LongPieces::new(),
         }
     }
 
-    /// The set and the tag of a piece's hash.
+    /// The set and the tag of a piece's hash (the number of sets is a power of two).
     #[inline(always)]
-    fn place(hash: u64) -> (usize, u8) {
-        ((hash % CACHE_SETS as u64) as usize, (hash >> 56) as u8)
+    fn place(&self, hash: u64) -> (usize, u8) {
+        ((hash as usize) & (self.tags.len() - 1), (hash >> 56) as u8)
     }
 
     /// The padded key of `bytes[start..end]`, a piece of 1 to 32 bytes, and its hash (whose
@@ -106,6 +128,12 @@ impl PieceCache {
                 u64::from_le_bytes(padded[8 * i..8 * i + 8].try_into().unwrap())
             })
         };
+        (key, Self::hash(&key, len))
+    }
+
+    /// The hash of a piece's padded key and length.
+    #[inline(always)]
+    fn hash(key: &[u64; 4], len: usize) -> u64 {
         // Multiply-folds: every key bit and the length reach the low bits that pick the set.
         let fold = |a: u64, b: u64| {
             let product = u128::from(a) * u128::from(b);
@@ -115,17 +143,16 @@ impl PieceCache {
             key[0] ^ 0x243f_6a88_85a3_08d3,
             key[1] ^ 0x1319_8a2e_0370_7345,
         );
-        let mixed = fold(
+        fold(
             key[2] ^ first ^ 0xa409_3822_299f_31d1,
             key[3] ^ len as u64 ^ 0x082e_fa98_ec4e_6c89,
-        );
-        (key, mixed)
+        )
     }
 
     /// The cached ids of the piece with this key, length and hash.
     #[inline]
     pub fn get(&mut self, key: &[u64; 4], len: usize, hash: u64) -> Option<&[u32]> {
-        let (set, tag) = Self::place(hash);
+        let (set, tag) = self.place(hash);
         let tags = &mut self.tags[set];
         let ways = &mut self.sets[set];
         if tags[0] != tag && tags[1] != tag {
@@ -145,17 +172,53 @@ impl PieceCache {
     #[inline]
     pub fn put(&mut self, key: [u64; 4], len: usize, hash: u64, ids: &[u32]) {
         if ids.len() <= CACHE_MAX_IDS {
-            let (set, tag) = Self::place(hash);
+            let (set, tag) = self.place(hash);
             let tags = &mut self.tags[set];
-            *tags = [tag, tags[0]];
             let ways = &mut self.sets[set];
+            let ghost = &mut self.ghosts[set];
+            self.returned += usize::from(*ghost == tag);
+            if ways[1].len != 0 {
+                *ghost = tags[1];
+            }
+            *tags = [tag, tags[0]];
             ways[1] = ways[0];
             let entry = &mut ways[0];
             entry.key = key;
             entry.len = len as u8;
             entry.count = ids.len() as u8;
             entry.ids[..ids.len()].copy_from_slice(ids);
+            if self.returned >= self.tags.len() / GROW_AFTER && self.tags.len() < CACHE_MAX_SETS {
+                self.grow();
+            }
         }
+    }
+
+    /// Doubles the table, keeping every piece it holds (each set's older piece put first,
+    /// so that the recent one stays the more recent in its new set).
+    #[cold]
+    fn grow(&mut self) {
+        let sets = 2 * self.tags.len();
+        let old = std::mem::replace(&mut self.sets, HugeSlice::zeroed(sets));
+        self.tags = vec![[0u8; 2]; sets].into_boxed_slice();
+        for entry in old.iter().flat_map(|ways| [ways[1], ways[0]]) {
+            if entry.len != 0 {
+                let len = usize::from(entry.len);
+                let (set, tag) = self.place(Self::hash(&entry.key, len));
+                let tags = &mut self.tags[set];
+                *tags = [tag, tags[0]];
+                let ways = &mut self.sets[set];
+                ways[1] = ways[0];
+                ways[0] = entry;
+            }
+        }
+        self.ghosts = vec![0u8; sets].into_boxed_slice();
+        self.returned = 0;
+    }
+
+    /// The bytes of the table of entries as it is now (it grows, [`CACHE_MAX_SETS`]).
+    #[cfg(test)]
+    fn table_bytes(&self) -> usize {
+        std::mem::size_of_val(&self.sets[..])
     }
 }
 
@@ -316,6 +379,70 @@ mod tests {
         assert_eq!(cache.get(&k2, 1, h2), Some(&[2u32][..]));
         assert_eq!(cache.get(&k3, 1, h3), Some(&[3u32][..]));
         assert_eq!(cache.tags[5], [3, 2]);
+    }
+
+    #[test]
+    fn piece_cache_grows_to_its_bound_keeping_its_pieces() {
+        let mut cache = PieceCache::new();
+        assert_eq!(cache.table_bytes(), 2 << 20);
+        let piece = |i: usize| format!("{i:x}-piece").into_bytes();
+        let ids = |i: usize| [i as u32, (i * 7) as u32];
+        // Far more distinct pieces than the largest table holds.
+        let n = 3 * 2 * CACHE_MAX_SETS;
+        let mut put = |cache: &mut PieceCache, i: usize| {
+            let p = piece(i);
+            let (key, hash) = key_of(&p);
+            cache.put(key, p.len(), hash, &ids(i));
+            // The piece just put is there, through any growth it caused.
+            assert_eq!(cache.get(&key, p.len(), hash), Some(&ids(i)[..]), "{i}");
+        };
+        // Pieces seen once each do not grow it: a larger table would not have answered them.
+        for i in 0..n {
+            put(&mut cache, i);
+        }
+        assert_eq!(cache.table_bytes(), 2 << 20);
+        // Pieces that come back after their eviction do, up to 8 MB: pieces drawn at random
+        // from 100,000 (more than the 2 MB table holds, fewer than the 8 MB one).
+        let mut sizes = vec![cache.table_bytes()];
+        let mut state = 1u64;
+        let mut recent = std::collections::VecDeque::new();
+        for _ in 0..3_000_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let i = (state >> 33) as usize % 100_000;
+            put(&mut cache, i);
+            recent.push_front(i);
+            recent.truncate(100);
+            if cache.table_bytes() != *sizes.last().unwrap() {
+                sizes.push(cache.table_bytes());
+                // Growing kept the pieces put just before it.
+                for &j in &recent {
+                    let p = piece(j);
+                    let (key, hash) = key_of(&p);
+                    assert_eq!(cache.get(&key, p.len(), hash), Some(&ids(j)[..]), "{j}");
+                }
+            }
+        }
+        assert_eq!(
+            sizes,
+            [2 << 20, 4 << 20, 8 << 20],
+            "doubles up to 8 MB, no further"
+        );
+        // Every answer is exact: a piece is either its own ids or a miss.
+        let mut held = 0;
+        for i in 0..n {
+            let p = piece(i);
+            let (key, hash) = key_of(&p);
+            if let Some(got) = cache.get(&key, p.len(), hash) {
+                assert_eq!(got, &ids(i)[..]);
+                held += 1;
+            }
+        }
+        assert!(
+            held > CACHE_MAX_SETS && held <= 2 * CACHE_MAX_SETS,
+            "{held}"
+        );
     }
 
     #[test]
