@@ -27,6 +27,7 @@
 //! compiled in.
 
 pub mod cl100k;
+mod cl100k_blocks;
 pub mod classes;
 pub mod gpt2;
 #[cfg(feature = "regex")]
@@ -130,6 +131,25 @@ pub enum ByteLevelScanner<'a> {
 pub trait PieceScanner: Copy {
     /// The end of the piece of `b` starting at `i < b.len()`.
     fn piece_end(self, t: &classes::CharTable, b: &[u8], i: usize) -> usize;
+
+    /// Calls `each` with the end of each piece of `text`, in order; stops at the first
+    /// error. By default [`Self::piece_end`] from each end to the next; a scanner that finds
+    /// its pieces another way (a block at a time) overrides it.
+    #[inline(always)]
+    fn each_end<E>(
+        self,
+        text: &str,
+        mut each: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let t = classes::CharTable::get();
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            i = self.piece_end(t, b, i);
+            each(i)?;
+        }
+        Ok(())
+    }
 }
 
 /// Calls `each` with the end of each piece of `text` as `scanner` finds it, in order (the
@@ -138,16 +158,9 @@ pub trait PieceScanner: Copy {
 pub fn each_end<E>(
     scanner: impl PieceScanner,
     text: &str,
-    mut each: impl FnMut(usize) -> Result<(), E>,
+    each: impl FnMut(usize) -> Result<(), E>,
 ) -> Result<(), E> {
-    let t = classes::CharTable::get();
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        i = scanner.piece_end(t, b, i);
-        each(i)?;
-    }
-    Ok(())
+    scanner.each_end(text, each)
 }
 
 /// The pieces of `text` ending at `ends` (the ends a spanner appends, in order), as slices.
