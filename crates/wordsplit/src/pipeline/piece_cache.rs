@@ -389,7 +389,7 @@ mod tests {
         let ids = |i: usize| [i as u32, (i * 7) as u32];
         // Far more distinct pieces than the largest table holds.
         let n = 3 * 2 * CACHE_MAX_SETS;
-        let mut put = |cache: &mut PieceCache, i: usize| {
+        let put = |cache: &mut PieceCache, i: usize| {
             let p = piece(i);
             let (key, hash) = key_of(&p);
             cache.put(key, p.len(), hash, &ids(i));
