@@ -35,8 +35,9 @@ DEFAULT_BACKEND = "auto"
 BACKENDS = ("auto", "native", "python")
 BACKEND_ENV = "WORDSPLIT_BACKEND"
 # What "auto" means for the encoder. Native: buffer-sweep for pieces up to 128 bytes (the
-# fastest there; above 64 bytes backtrack once its tables are built), backtrack above (linear; heap-merge for pair-ranked vocabs, and for pieces
-# up to 4 KB until a longer one, or 256 KB of them, has built the backtrack tables), all exact.
+# fastest there; above 64 bytes backtrack once its tables are built), backtrack above
+# (linear; heap-merge for pair-ranked vocabs, and for pieces up to 4 KB until a longer one,
+# or 256 KB of them, has built the backtrack tables), all exact.
 # Python: heap-merge, never quadratic and needing no extra tables. For the spanner: see
 # TokenizerOptions.spanner_name.
 NATIVE_AUTO_ENCODER = "auto"
