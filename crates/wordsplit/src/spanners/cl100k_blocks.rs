@@ -238,10 +238,31 @@ unsafe fn classify_avx2(block: &[u8; 64]) -> Classes {
     c
 }
 
-/// A byte at a time, for other targets (the WebAssembly module).
+/// Eight bytes at a time in a `u64` (SWAR), for other targets (the WebAssembly module): each
+/// class is a comparison per byte lane, done with additions that cannot carry between lanes;
+/// its lanes' top bits then gathered into eight bits of the bitmap.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[derive(Clone, Copy)]
 struct Portable;
+
+/// The top bit of every byte lane.
+const TOPS: u64 = 0x8080_8080_8080_8080;
+
+/// `x`'s lanes (ASCII: their top bits clear) in `lo..=hi`, as each lane's top bit.
+#[inline(always)]
+fn lanes_in(x: u64, lo: u8, hi: u8) -> u64 {
+    // A lane plus at most 0x80 stays below 0x100: no carry reaches the next lane.
+    let at_least_lo = x + (0x80 - u64::from(lo)) * 0x0101_0101_0101_0101;
+    let above_hi = x + (0x7F - u64::from(hi)) * 0x0101_0101_0101_0101;
+    at_least_lo & !above_hi & TOPS
+}
+
+/// The top bits of `m`'s eight lanes (`m` has no other bits) as the bits 0-7 of a byte.
+#[inline(always)]
+fn gather(m: u64) -> u64 {
+    // Lane i's bit moves to bit 56 + i; no two partial products collide.
+    ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
 
 impl Classify for Portable {
     fn classify(self, block: &[u8; 64]) -> Classes {
@@ -249,17 +270,28 @@ impl Classify for Portable {
             valid: u64::MAX,
             ..Classes::default()
         };
-        for (i, &x) in block.iter().enumerate() {
-            let bit = 1u64 << i;
-            let on = |yes: bool| if yes { bit } else { 0 };
-            c.letter |= on(x.is_ascii_alphabetic());
-            c.digit |= on(x.is_ascii_digit());
-            c.space |= on(matches!(x, 0x09..=0x0D | b' '));
-            c.newline |= on(x == b'\n' || x == b'\r');
-            c.blank |= on(x == b' ');
-            c.apostrophe |= on(x == b'\'');
-            c.non_ascii |= on(x >= 0x80);
-            c.cont |= on(x & 0xC0 == 0x80);
+        for (k, word) in block.chunks_exact(8).enumerate() {
+            let w = u64::from_le_bytes(word.try_into().unwrap());
+            let ascii = !w & TOPS; // lanes below 0x80
+            let x = w & !TOPS;
+            let at = 8 * k;
+            let put = |field: &mut u64, lanes: u64| *field |= gather(lanes) << at;
+            let blank = lanes_in(x, b' ', b' ') & ascii;
+            put(
+                &mut c.letter,
+                lanes_in(x | 0x2020_2020_2020_2020, b'a', b'z') & ascii,
+            );
+            put(&mut c.digit, lanes_in(x, b'0', b'9') & ascii);
+            put(&mut c.space, (lanes_in(x, 0x09, 0x0D) & ascii) | blank);
+            put(
+                &mut c.newline,
+                (lanes_in(x, b'\n', b'\n') | lanes_in(x, b'\r', b'\r')) & ascii,
+            );
+            put(&mut c.blank, blank);
+            put(&mut c.apostrophe, lanes_in(x, b'\'', b'\'') & ascii);
+            put(&mut c.non_ascii, w & TOPS);
+            // 0x80..=0xBF: the top bit set and the next one clear.
+            put(&mut c.cont, w & !(w << 1) & TOPS);
         }
         c
     }
@@ -747,6 +779,78 @@ mod tests {
     }
 
     /// A small deterministic generator (no dependency): xorshift.
+    /// The classifiers' bitmaps of a block, every field.
+    fn fields(c: &Classes) -> [u64; 9] {
+        [
+            c.valid,
+            c.letter,
+            c.digit,
+            c.space,
+            c.newline,
+            c.blank,
+            c.apostrophe,
+            c.non_ascii,
+            c.cont,
+        ]
+    }
+
+    /// The byte-at-a-time definition of each class, for one byte.
+    fn classes_of_byte(x: u8) -> [bool; 8] {
+        [
+            x.is_ascii_alphabetic(),
+            x.is_ascii_digit(),
+            matches!(x, 0x09..=0x0D | b' '),
+            x == b'\n' || x == b'\r',
+            x == b' ',
+            x == b'\'',
+            x >= 0x80,
+            x & 0xC0 == 0x80,
+        ]
+    }
+
+    #[test]
+    fn classifiers_agree_on_every_byte_in_every_lane() {
+        // Every byte value in every position of a block, its neighbours other values (so a
+        // carry or borrow between lanes would show).
+        for x in 0..=255u8 {
+            for at in 0..64 {
+                let mut block = [0u8; 64];
+                for (i, b) in block.iter_mut().enumerate() {
+                    *b = (i as u8).wrapping_mul(97).wrapping_add(x ^ 0x5A);
+                }
+                block[at] = x;
+                let want: Vec<[bool; 8]> = block.iter().map(|&b| classes_of_byte(b)).collect();
+                let got = fields(&Portable.classify(&block));
+                assert_eq!(got[0], u64::MAX);
+                for (field, bits) in got[1..].iter().enumerate() {
+                    for (i, classes) in want.iter().enumerate() {
+                        assert_eq!(
+                            bits >> i & 1 == 1,
+                            classes[field],
+                            "byte {:#x} lane {i} class {field}",
+                            block[i]
+                        );
+                    }
+                }
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert_eq!(
+                        fields(&Sse2.classify(&block)),
+                        got,
+                        "SSE2, byte {x:#x} at {at}"
+                    );
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        assert_eq!(
+                            fields(&Avx2.classify(&block)),
+                            got,
+                            "AVX2, byte {x:#x} at {at}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     fn rng(seed: &mut u64) -> u64 {
         *seed ^= *seed << 13;
         *seed ^= *seed >> 7;
