@@ -660,8 +660,8 @@ impl MergeTables {
     /// The bytes of token `id`, or `None` for an unknown or unused id.
     #[inline]
     pub fn token(&self, id: u32) -> Option<&[u8]> {
-        let &(start, len) = self.spans.get(id as usize)?;
-        (start != UNUSED).then(|| &self.arena[start as usize..(start + len) as usize])
+        let (start, len) = self.token_span(id)?;
+        Some(&self.arena[start..start + len])
     }
 
     /// Where token `id`'s bytes are in [`Self::arena`]: `(start, len)`, or `None` for an
@@ -746,14 +746,29 @@ impl MergeTables {
         // The home slot's line starts loading with the filter word's, not after it: on text
         // not seen before both miss the CPU's caches, and waiting for one and then the other
         // was the largest cost of a lookup.
+        self.load_home(key, hash);
+        if !self.may_hold(hash) {
+            None
+        } else {
+            self.find_in_class(key, hash)
+        }
+    }
+
+    /// Asks the CPU for the line of `key`'s home slot (`hash` is its hash) in the table of
+    /// its length class.
+    #[inline(always)]
+    fn load_home(&self, key: &ShortKey, hash: u64) {
         if key.len <= 8 {
             prefetch(&self.small.slots[self.small.home(hash)]);
         } else {
             prefetch(&self.mid.slots[self.mid.home(hash)]);
         }
-        if !self.may_hold(hash) {
-            None
-        } else if key.len <= 8 {
+    }
+
+    /// `key` (hash `hash`) probed in the table of its length class, past the filter.
+    #[inline(always)]
+    fn find_in_class(&self, key: &ShortKey, hash: u64) -> Option<Rank> {
+        if key.len <= 8 {
             self.small.find(hash, key)
         } else {
             self.mid.find(hash, key)
@@ -825,23 +840,14 @@ impl MergeTables {
         let key_a = ShortKey::of_padded(bytes, a.0, len_a);
         let key_b = ShortKey::of_padded(bytes, b.0, len_b);
         let (hash_a, hash_b) = (self.hash(&key_a), self.hash(&key_b));
-        let load_home = |key: &ShortKey, hash: u64| {
-            if key.len <= 8 {
-                prefetch(&self.small.slots[self.small.home(hash)]);
-            } else {
-                prefetch(&self.mid.slots[self.mid.home(hash)]);
-            }
-        };
-        load_home(&key_a, hash_a);
-        load_home(&key_b, hash_b);
+        self.load_home(&key_a, hash_a);
+        self.load_home(&key_b, hash_b);
         let (pass_a, pass_b) = (self.may_hold(hash_a), self.may_hold(hash_b));
         let probe = |pass: bool, key: &ShortKey, hash: u64| {
             let found = if !pass {
                 None
-            } else if key.len <= 8 {
-                self.small.find(hash, key)
             } else {
-                self.mid.find(hash, key)
+                self.find_in_class(key, hash)
             };
             found.unwrap_or(NO_RANK)
         };

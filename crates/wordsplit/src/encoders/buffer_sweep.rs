@@ -284,9 +284,10 @@ impl<const N: usize, const G: usize> Ranks<N> for Lanes<G> {
 }
 
 /// The first of the `4 * groups` lanes of `group(0..groups)` (at most 16 groups, a constant
-/// once inlined) that equals `low` (whose lanes are all the same), one of which does. Without a branch per group: the compares (each
-/// lane all ones or zero) are narrowed by saturating packs to one byte per lane, which keeps
-/// them all ones or zero, and 16 lanes at a time become one bit mask.
+/// once inlined) that equals `low` (whose lanes are all the same), one of which does.
+/// Without a branch per group: the compares (each lane all ones or zero) are narrowed by
+/// saturating packs to one byte per lane, which keeps them all ones or zero, and 16 lanes
+/// at a time become one bit mask.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn first_equal(

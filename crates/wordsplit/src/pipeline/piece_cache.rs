@@ -53,10 +53,9 @@ pub(super) struct PieceCache {
     sets: HugeSlice<[CacheEntry; 2]>,
     /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 32 to
     /// 128 KB that stay in the CPU's cache, where a set of the 2 to 8 MB table is a cache
-    /// miss. On text
-    /// never seen before a third of the lookups (multilingual) are pieces the cache does
-    /// not hold; when neither tag matches, the lookup ends here, and the set's line starts
-    /// loading while the piece merges, ready for the insert that follows.
+    /// miss. On text never seen before a third of the lookups (multilingual) are pieces the
+    /// cache does not hold; when neither tag matches, the lookup ends here, and the set's
+    /// line starts loading while the piece merges, ready for the insert that follows.
     tags: Box<[[u8; 2]]>,
     /// Per set, the tag of the piece it last evicted: a piece put whose tag is its set's
     /// ghost was most likely evicted before and is back, which a larger table would have
@@ -173,16 +172,13 @@ impl PieceCache {
     pub fn put(&mut self, key: [u64; 4], len: usize, hash: u64, ids: &[u32]) {
         if ids.len() <= CACHE_MAX_IDS {
             let (set, tag) = self.place(hash);
-            let tags = &mut self.tags[set];
-            let ways = &mut self.sets[set];
             let ghost = &mut self.ghosts[set];
             self.returned += usize::from(*ghost == tag);
-            if ways[1].len != 0 {
-                *ghost = tags[1];
+            if self.sets[set][1].len != 0 {
+                *ghost = self.tags[set][1];
             }
-            *tags = [tag, tags[0]];
-            ways[1] = ways[0];
-            let entry = &mut ways[0];
+            // Written in place: no whole entry built and copied per piece merged.
+            let entry = self.push_front(set, tag);
             entry.key = key;
             entry.len = len as u8;
             entry.count = ids.len() as u8;
@@ -202,17 +198,23 @@ impl PieceCache {
         self.tags = vec![[0u8; 2]; sets].into_boxed_slice();
         for entry in old.iter().flat_map(|ways| [ways[1], ways[0]]) {
             if entry.len != 0 {
-                let len = usize::from(entry.len);
-                let (set, tag) = self.place(Self::hash(&entry.key, len));
-                let tags = &mut self.tags[set];
-                *tags = [tag, tags[0]];
-                let ways = &mut self.sets[set];
-                ways[1] = ways[0];
-                ways[0] = entry;
+                let (set, tag) = self.place(Self::hash(&entry.key, usize::from(entry.len)));
+                *self.push_front(set, tag) = entry;
             }
         }
         self.ghosts = vec![0u8; sets].into_boxed_slice();
         self.returned = 0;
+    }
+
+    /// Moves way 0 of `set` to way 1 (evicting way 1's piece) and gives way 0, tagged `tag`,
+    /// for the caller to write the new most recent piece into.
+    #[inline(always)]
+    fn push_front(&mut self, set: usize, tag: u8) -> &mut CacheEntry {
+        let tags = &mut self.tags[set];
+        *tags = [tag, tags[0]];
+        let ways = &mut self.sets[set];
+        ways[1] = ways[0];
+        &mut ways[0]
     }
 
     /// The bytes of the table of entries as it is now (it grows, [`CACHE_MAX_SETS`]).

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_PIECE, LONG_MAX_PIECE};
 use super::{most_recent, Pipeline};
 use crate::error::Error;
-use crate::spanners::{each_end, PieceScanner};
+use crate::spanners::PieceScanner;
 
 /// Each thread keeps the piece caches of this many pipelines, the most recently used.
 const CACHED_PIPELINES: usize = 8;
@@ -40,7 +40,7 @@ pub(super) struct Scanned<'a, S> {
 impl<S: PieceScanner> PieceEnds for Scanned<'_, S> {
     #[inline(always)]
     fn each(self, each: impl FnMut(usize) -> Result<(), Error>) -> Result<(), Error> {
-        each_end(self.scanner, self.text, each)
+        self.scanner.each_end(self.text, each)
     }
 }
 

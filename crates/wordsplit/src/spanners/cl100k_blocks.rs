@@ -315,6 +315,12 @@ struct Carry {
     spill: u64,
 }
 
+/// The bitmaps `x` of a block and `y` of the next as one 128-bit bitmap.
+#[inline(always)]
+fn wide(x: u64, y: u64) -> u128 {
+    x as u128 | (y as u128) << 64
+}
+
 /// `x` shifted one byte later, the previous block's top bit entering at bit 0.
 #[inline(always)]
 fn after(x: u64, prev: u64) -> u64 {
@@ -384,7 +390,6 @@ fn block_starts(
     } else {
         // Its lead byte, up to three bytes before the last one (and in this block even when
         // the last byte is in the next).
-        let wide = |x: u64, y: u64| x as u128 | (y as u128) << 64;
         let cont = wide(c.cont, q.cont);
         let mut last = wide(g, q.space & !q.newline) & (wide(non_space, q_non_space) >> 1);
         for _ in 0..3 {
@@ -481,7 +486,6 @@ fn resolve_after_break(
     q: &Classes,
     candidates: u64,
 ) -> u64 {
-    let wide = |x: u64, y: u64| x as u128 | (y as u128) << 64;
     let g = wide(c.space & !c.newline, q.space & !q.newline);
     // Adding a candidate to its run carries into the byte after the run.
     let (sum, past_window) = g.overflowing_add(candidates as u128);
@@ -546,7 +550,7 @@ pub(crate) fn each_end<E>(
     each_end_with(classify, cfg, text, each)
 }
 
-/// [`each_end`] with the classes computed by `K`.
+/// [`each_end`] with the classes computed by `classify`.
 #[inline(always)]
 fn each_end_with<E>(
     classify: impl Classify,
@@ -597,11 +601,7 @@ mod tests {
         let t = CharTable::get();
         let b = text.as_bytes();
         let mut out = Vec::new();
-        let mut i = 0;
-        while i < b.len() {
-            i = cfg.piece_end(t, b, i);
-            out.push(i);
-        }
+        crate::spanners::split_with(b.len(), &mut out, |i| cfg.piece_end(t, b, i));
         out
     }
 

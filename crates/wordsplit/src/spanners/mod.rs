@@ -112,14 +112,14 @@ pub trait Scanner: Send + Sync {
     fn split(&self, text: &str, out: &mut Vec<usize>);
 
     /// This scanner as one of the core's own, whose pieces a caller can take one at a time
-    /// as they are found ([`each_end`]); None for others.
+    /// as they are found ([`PieceScanner::each_end`]); None for others.
     fn byte_level(&self) -> Option<ByteLevelScanner<'_>> {
         None
     }
 }
 
 /// The core's byte-level scanners, by type, so that a loop over their pieces is compiled
-/// for each ([`each_end`]: no dynamic call per piece).
+/// for each ([`PieceScanner::each_end`]: no dynamic call per piece).
 #[derive(Clone, Copy)]
 pub enum ByteLevelScanner<'a> {
     Gpt2(&'a Gpt2Scanner),
@@ -127,13 +127,13 @@ pub enum ByteLevelScanner<'a> {
     O200k(&'a O200kScanner),
 }
 
-/// A scanner whose pieces can be taken one at a time ([`each_end`]).
+/// A scanner whose pieces can be taken one at a time ([`PieceScanner::each_end`]).
 pub trait PieceScanner: Copy {
     /// The end of the piece of `b` starting at `i < b.len()`.
     fn piece_end(self, t: &classes::CharTable, b: &[u8], i: usize) -> usize;
 
-    /// Calls `each` with the end of each piece of `text`, in order; stops at the first
-    /// error. By default [`Self::piece_end`] from each end to the next; a scanner that finds
+    /// Calls `each` with the end of each piece of `text`, in order (the ends
+    /// [`Scanner::split`] appends); stops at the first error. By default [`Self::piece_end`] from each end to the next; a scanner that finds
     /// its pieces another way (a block at a time) overrides it.
     #[inline(always)]
     fn each_end<E>(
@@ -150,17 +150,6 @@ pub trait PieceScanner: Copy {
         }
         Ok(())
     }
-}
-
-/// Calls `each` with the end of each piece of `text` as `scanner` finds it, in order (the
-/// ends [`Scanner::split`] appends); stops at the first error.
-#[inline(always)]
-pub fn each_end<E>(
-    scanner: impl PieceScanner,
-    text: &str,
-    each: impl FnMut(usize) -> Result<(), E>,
-) -> Result<(), E> {
-    scanner.each_end(text, each)
 }
 
 /// The pieces of `text` ending at `ends` (the ends a spanner appends, in order), as slices.
