@@ -26,6 +26,7 @@
 //! types without values whose constructors refuse every pattern, and the regex engines are not
 //! compiled in.
 
+mod blocks;
 pub mod cl100k;
 mod cl100k_blocks;
 pub mod classes;
@@ -33,6 +34,7 @@ pub mod gpt2;
 #[cfg(feature = "regex")]
 pub mod hf_program;
 pub mod o200k;
+mod o200k_blocks;
 #[cfg(feature = "regex")]
 pub mod regex;
 pub mod sentencepiece;

@@ -1,0 +1,559 @@
+//! What the block scanners ([`super::cl100k_blocks`], [`super::o200k_blocks`]) share: a
+//! 64-byte block's class bitmaps (one bit per byte), the classifiers that compute them
+//! (SSE2, AVX2, and a portable one on eight bytes at a time), and the start rules both
+//! families have in common: digit runs (`\p{N}{1,n}`) and white space (`\s*[\r\n]+`,
+//! `\s+(?!\S)`, with or without tiktoken's `\s++$`).
+
+use super::classes::{self, CharTable, LETTER, NUMBER, WS};
+
+/// One bit per byte of a 64-byte block (bit `i` is byte `base + i`).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Classes {
+    /// Bytes inside the text.
+    pub(super) valid: u64,
+    /// Bytes of `\p{L}` characters.
+    pub(super) letter: u64,
+    /// ASCII uppercase letters (A-Z); non-ASCII characters are not classified here (o200k's
+    /// block scanner leaves blocks with non-ASCII bytes to its per-piece scanner).
+    pub(super) upper: u64,
+    /// Bytes of `\p{N}` characters.
+    pub(super) digit: u64,
+    /// Bytes of `\s` characters (CR and LF included).
+    pub(super) space: u64,
+    /// CR and LF.
+    pub(super) newline: u64,
+    /// U+0020.
+    pub(super) blank: u64,
+    /// The apostrophe.
+    pub(super) apostrophe: u64,
+    /// The slash (o200k's O pieces end with `[\r\n/]*`).
+    pub(super) slash: u64,
+    /// Bytes >= 0x80.
+    pub(super) non_ascii: u64,
+    /// UTF-8 continuation bytes (0x80..=0xBF).
+    pub(super) cont: u64,
+}
+
+impl Classes {
+    /// The bitmaps of the block of `b` starting at `base` (all zero past the text).
+    #[inline(always)]
+    pub(super) fn of(k: impl Classify, b: &[u8], base: usize, t: &CharTable) -> Classes {
+        let mut c = Classes::of_ascii(k, b, base);
+        c.complete(b, base, t);
+        c
+    }
+
+    /// [`Classes::of`] without the classes of non-ASCII characters (their bytes are in
+    /// `non_ascii` and `cont` only, until [`Classes::complete`]).
+    #[inline(always)]
+    pub(super) fn of_ascii(k: impl Classify, b: &[u8], base: usize) -> Classes {
+        let len = b.len();
+        if base >= len {
+            return Classes::default();
+        }
+        let c = if let Some(block) = b.get(base..base + 64) {
+            k.classify(block.try_into().unwrap())
+        } else {
+            // The last, partial block: zero bytes past the text are O, then masked out.
+            let mut buf = [0u8; 64];
+            buf[..len - base].copy_from_slice(&b[base..]);
+            let mut c = k.classify(&buf);
+            c.valid = (1u64 << (len - base)) - 1;
+            c
+        };
+        c
+    }
+
+    /// Adds the classes of the non-ASCII characters to those of [`Classes::of_ascii`] for
+    /// the block at `base`.
+    #[inline(always)]
+    pub(super) fn complete(&mut self, b: &[u8], base: usize, t: &CharTable) {
+        if self.non_ascii != 0 {
+            self.add_non_ascii(b, base, t);
+        }
+    }
+
+    /// Sets the class bits of the block's non-ASCII characters (on every byte of each,
+    /// including a character whose lead byte is in the previous block).
+    #[inline(never)]
+    fn add_non_ascii(&mut self, b: &[u8], base: usize, t: &CharTable) {
+        let cont = self.cont;
+        let mut leads = self.non_ascii & !cont;
+        if cont & 1 != 0 {
+            let mut lead = base;
+            while b[lead] & 0xC0 == 0x80 {
+                lead -= 1;
+            }
+            self.add_char(b, base, t, lead, 0);
+        }
+        while leads != 0 {
+            let i = leads.trailing_zeros();
+            self.add_char(b, base, t, base + i as usize, i);
+            leads &= leads - 1;
+        }
+    }
+
+    /// Sets the class bits of the character at `lead` on its bytes from `first_bit` to the
+    /// block's end, without a branch on its class.
+    #[inline(always)]
+    fn add_char(&mut self, b: &[u8], base: usize, t: &CharTable, lead: usize, first_bit: u32) {
+        let (cp, n) = classes::decode_multibyte(b, lead);
+        let flags = t.class_of(cp);
+        let end = (lead + n - base) as u32;
+        let mask = (u64::MAX >> (64 - end.min(64))) & (u64::MAX << first_bit);
+        let select = |flag: u8| 0u64.wrapping_sub((flags & flag != 0) as u64);
+        self.letter |= mask & select(LETTER);
+        self.digit |= mask & select(NUMBER);
+        self.space |= mask & select(WS);
+    }
+}
+
+/// A way to compute the ASCII classes of a full block, and its non-ASCII and continuation
+/// bytes.
+pub(super) trait Classify: Copy {
+    fn classify(self, block: &[u8; 64]) -> Classes;
+}
+
+/// 16 bytes at a time: SSE2 is part of the x86-64 baseline.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(super) struct Sse2;
+
+#[cfg(target_arch = "x86_64")]
+impl Classify for Sse2 {
+    #[inline(always)]
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        use std::arch::x86_64::*;
+        let mut c = Classes {
+            valid: u64::MAX,
+            ..Classes::default()
+        };
+        // SAFETY: SSE2 is part of the x86-64 baseline; the loads are inside `block`.
+        unsafe {
+            let bits = |m: __m128i, k: usize| (_mm_movemask_epi8(m) as u16 as u64) << (16 * k);
+            for k in 0..4 {
+                let v = _mm_loadu_si128(block.as_ptr().add(16 * k) as *const __m128i);
+                // `x - lo + 0x80 < 0x80 + width` as signed bytes: `x` in `lo..lo + width`.
+                let in_range = |x: __m128i, lo: u8, width: u8| {
+                    let shifted = _mm_add_epi8(x, _mm_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
+                    _mm_cmplt_epi8(shifted, _mm_set1_epi8((0x80u8 + width) as i8))
+                };
+                let eq = |byte: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8));
+                let letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', 26);
+                let blank = eq(b' ');
+                c.letter |= bits(letter, k);
+                c.upper |= bits(in_range(v, b'A', 26), k);
+                c.digit |= bits(in_range(v, b'0', 10), k);
+                c.space |= bits(_mm_or_si128(in_range(v, 0x09, 5), blank), k);
+                c.newline |= bits(_mm_or_si128(eq(b'\n'), eq(b'\r')), k);
+                c.blank |= bits(blank, k);
+                c.apostrophe |= bits(eq(b'\''), k);
+                c.slash |= bits(eq(b'/'), k);
+                c.non_ascii |= bits(v, k);
+                c.cont |= bits(_mm_cmplt_epi8(v, _mm_set1_epi8(-0x40)), k);
+            }
+        }
+        c
+    }
+}
+
+/// 32 bytes at a time, on processors with AVX2 (checked at run time): see [`X86`].
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(super) struct Avx2;
+
+#[cfg(target_arch = "x86_64")]
+impl Classify for Avx2 {
+    #[inline(always)]
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        // SAFETY: only used when AVX2 is present (`X86`, the tests).
+        unsafe { classify_avx2(block) }
+    }
+}
+
+/// [`Avx2`] where the processor has it (a branch per block that always goes the same way),
+/// else [`Sse2`]. Only the classification is compiled for AVX2, called once per block:
+/// compiling the whole block loop so let LLVM vectorize the scalar bit program across the
+/// struct's fields, with a lane insert or extract per field (measured: 3.5 times the
+/// instructions), and two copies of the loop (one per classifier) made the piece loop's
+/// body a function called per piece instead of inlined.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(super) struct X86 {
+    pub(super) avx2: bool,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Classify for X86 {
+    #[inline(always)]
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        if self.avx2 {
+            Avx2.classify(block)
+        } else {
+            Sse2.classify(block)
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn classify_avx2(block: &[u8; 64]) -> Classes {
+    use std::arch::x86_64::*;
+    let mut c = Classes {
+        valid: u64::MAX,
+        ..Classes::default()
+    };
+    let bits = |m: __m256i, k: usize| (_mm256_movemask_epi8(m) as u32 as u64) << (32 * k);
+    for k in 0..2 {
+        let v = _mm256_loadu_si256(block.as_ptr().add(32 * k) as *const __m256i);
+        // `x - lo + 0x80 < 0x80 + width` as signed bytes: `x` in `lo..lo + width`.
+        let in_range = |x: __m256i, lo: u8, width: u8| {
+            let shifted = _mm256_add_epi8(x, _mm256_set1_epi8(0x80u8.wrapping_sub(lo) as i8));
+            _mm256_cmpgt_epi8(_mm256_set1_epi8((0x80u8 + width) as i8), shifted)
+        };
+        let eq = |byte: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(byte as i8));
+        let letter = in_range(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), b'a', 26);
+        let blank = eq(b' ');
+        c.letter |= bits(letter, k);
+        c.upper |= bits(in_range(v, b'A', 26), k);
+        c.digit |= bits(in_range(v, b'0', 10), k);
+        c.space |= bits(_mm256_or_si256(in_range(v, 0x09, 5), blank), k);
+        c.newline |= bits(_mm256_or_si256(eq(b'\n'), eq(b'\r')), k);
+        c.blank |= bits(blank, k);
+        c.apostrophe |= bits(eq(b'\''), k);
+        c.slash |= bits(eq(b'/'), k);
+        c.non_ascii |= bits(v, k);
+        c.cont |= bits(_mm256_cmpgt_epi8(_mm256_set1_epi8(-0x40), v), k);
+    }
+    c
+}
+
+/// Eight bytes at a time in a `u64` (SWAR), for other targets (the WebAssembly module): each
+/// class is a comparison per byte lane, done with additions that cannot carry between lanes;
+/// its lanes' top bits then gathered into eight bits of the bitmap.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[derive(Clone, Copy)]
+pub(super) struct Portable;
+
+/// The top bit of every byte lane.
+const TOPS: u64 = 0x8080_8080_8080_8080;
+
+/// `x`'s lanes (ASCII: their top bits clear) in `lo..=hi`, as each lane's top bit.
+#[inline(always)]
+fn lanes_in(x: u64, lo: u8, hi: u8) -> u64 {
+    // A lane plus at most 0x80 stays below 0x100: no carry reaches the next lane.
+    let at_least_lo = x + (0x80 - u64::from(lo)) * 0x0101_0101_0101_0101;
+    let above_hi = x + (0x7F - u64::from(hi)) * 0x0101_0101_0101_0101;
+    at_least_lo & !above_hi & TOPS
+}
+
+/// The top bits of `m`'s eight lanes (`m` has no other bits) as the bits 0-7 of a byte.
+#[inline(always)]
+fn gather(m: u64) -> u64 {
+    // Lane i's bit moves to bit 56 + i; no two partial products collide.
+    ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+impl Classify for Portable {
+    fn classify(self, block: &[u8; 64]) -> Classes {
+        let mut c = Classes {
+            valid: u64::MAX,
+            ..Classes::default()
+        };
+        for (k, word) in block.chunks_exact(8).enumerate() {
+            let w = u64::from_le_bytes(word.try_into().unwrap());
+            let ascii = !w & TOPS; // lanes below 0x80
+            let x = w & !TOPS;
+            let at = 8 * k;
+            let put = |field: &mut u64, lanes: u64| *field |= gather(lanes) << at;
+            let blank = lanes_in(x, b' ', b' ') & ascii;
+            put(
+                &mut c.letter,
+                lanes_in(x | 0x2020_2020_2020_2020, b'a', b'z') & ascii,
+            );
+            put(&mut c.upper, lanes_in(x, b'A', b'Z') & ascii);
+            put(&mut c.digit, lanes_in(x, b'0', b'9') & ascii);
+            put(&mut c.space, (lanes_in(x, 0x09, 0x0D) & ascii) | blank);
+            put(
+                &mut c.newline,
+                (lanes_in(x, b'\n', b'\n') | lanes_in(x, b'\r', b'\r')) & ascii,
+            );
+            put(&mut c.blank, blank);
+            put(&mut c.apostrophe, lanes_in(x, b'\'', b'\'') & ascii);
+            put(&mut c.slash, lanes_in(x, b'/', b'/') & ascii);
+            put(&mut c.non_ascii, w & TOPS);
+            // 0x80..=0xBF: the top bit set and the next one clear.
+            put(&mut c.cont, w & !(w << 1) & TOPS);
+        }
+        c
+    }
+}
+
+/// The bitmaps `x` of a block and `y` of the next as one 128-bit bitmap.
+#[inline(always)]
+pub(super) fn wide(x: u64, y: u64) -> u128 {
+    x as u128 | (y as u128) << 64
+}
+
+/// `x` shifted one byte later, the previous block's top bit entering at bit 0.
+#[inline(always)]
+pub(super) fn after(x: u64, prev: u64) -> u64 {
+    (x << 1) | (prev >> 63)
+}
+/// The starts of the digit runs of block `c` (`prev` the block before it), pieces of
+/// `max_digits` (1 or 3) numbers; `digits` carries, from block to block, how many digit
+/// characters the run at the block's end has had since its last start, mod 3.
+#[inline(always)]
+pub(super) fn digit_starts(
+    max_digits: usize,
+    c: &Classes,
+    prev: &Classes,
+    digits: &mut u32,
+) -> u64 {
+    let d = c.digit;
+    if d == 0 {
+        *digits = 0;
+        return 0;
+    }
+    if max_digits == 1 {
+        return d & !c.cont;
+    }
+    debug_assert_eq!(max_digits, 3);
+    let pd = prev.digit;
+    let run_starts = d & !after(d, pd);
+    let continued = pd >> 63 != 0;
+    let mut x;
+    if d & c.non_ascii == 0 {
+        // ASCII digits: every third byte from the run's start.
+        x = run_starts;
+        if continued && d & 1 != 0 {
+            // The run from the previous block: its next start is `3 - digits` characters on.
+            let run = (d.wrapping_add(1) ^ d) & d;
+            x |= (1u64 << ((3 - *digits) % 3)) & run;
+        }
+        // `d3`: bytes with two digits before them; a start three bytes back then makes one
+        // here. Doubling the step covers the block in five rounds.
+        let d3 = d & after(d, pd) & ((d << 2) | (pd >> 62));
+        x |= (x << 3) & d3;
+        let d6 = d3 & (d3 << 3);
+        if d6 != 0 {
+            x |= (x << 6) & d6;
+            let d12 = d6 & (d6 << 6);
+            x |= (x << 12) & d12;
+            let d24 = d12 & (d12 << 12);
+            x |= (x << 24) & d24;
+            let d48 = d24 & (d24 << 24);
+            x |= (x << 48) & d48;
+        }
+        *digits = if d >> 63 != 0 {
+            (64 - (63 - x.leading_zeros())) % 3
+        } else {
+            0
+        };
+    } else {
+        // Non-ASCII numbers (rare): count characters.
+        x = 0;
+        let mut count = if continued { *digits } else { 0 };
+        let mut leads = d & !c.cont;
+        while leads != 0 {
+            let bit = leads & leads.wrapping_neg();
+            if run_starts & bit != 0 {
+                count = 0;
+            }
+            if count == 0 {
+                x |= bit;
+            }
+            count = (count + 1) % 3;
+            leads &= leads - 1;
+        }
+        *digits = if d >> 63 != 0 { count } else { 0 };
+    }
+    x
+}
+
+/// The white-space starts of block `c` at `base` (`p` the block before it, `q` the next),
+/// given the bytes an O piece takes after its O run (`eaten`, and `eaten_before` the
+/// previous block's): the first character of a white-space run, unless eaten; a G character
+/// right after an eaten byte; a G character right after a CR/LF not eaten, when its run of G
+/// characters is followed by a non-space character, or ends the text without
+/// `whole_trailing_space` (tiktoken's `\s++$`); and the last G character before a non-space
+/// character (`\s+(?!\S)` leaves it). G is white space other than CR/LF.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn white_space_starts(
+    whole_trailing_space: bool,
+    b: &[u8],
+    base: usize,
+    c: &Classes,
+    q: &Classes,
+    p: &Classes,
+    eaten: u64,
+    eaten_before: u64,
+) -> u64 {
+    let g = c.space & !c.newline;
+    let space_starts = c.space & !after(c.space, p.space);
+    let after_eaten = after(eaten, eaten_before);
+    let mut starts = (space_starts & !eaten) | (g & after_eaten);
+    let after_break = g & after(c.newline, p.newline) & !after_eaten;
+    if after_break != 0 {
+        starts |= resolve_after_break(whole_trailing_space, b, base, c, q, after_break);
+    }
+
+    // The last G character before a non-space character.
+    let non_space = c.valid & !c.space;
+    let q_non_space = q.valid & !q.space;
+    if c.non_ascii == 0 {
+        starts |= g & ((non_space >> 1) | (q_non_space << 63));
+    } else {
+        // Its lead byte, up to three bytes before the last one (and in this block even when
+        // the last byte is in the next).
+        let cont = wide(c.cont, q.cont);
+        let mut last = wide(g, q.space & !q.newline) & (wide(non_space, q_non_space) >> 1);
+        for _ in 0..3 {
+            last = (last & !cont) | ((last & cont) >> 1);
+        }
+        starts |= last as u64;
+    }
+    starts
+}
+
+/// Which of `candidates` (G characters right after a CR/LF no O piece took) start pieces:
+/// those whose run of G characters is followed by a non-space character, or ends the text
+/// without `whole_trailing_space`.
+#[inline(always)]
+fn resolve_after_break(
+    whole_trailing_space: bool,
+    b: &[u8],
+    base: usize,
+    c: &Classes,
+    q: &Classes,
+    candidates: u64,
+) -> u64 {
+    let g = wide(c.space & !c.newline, q.space & !q.newline);
+    // Adding a candidate to its run carries into the byte after the run.
+    let (sum, past_window) = g.overflowing_add(candidates as u128);
+    let landing = sum & !g;
+    let mut bad = landing & wide(c.newline, q.newline);
+    if whole_trailing_space {
+        bad |= landing & !wide(c.valid, q.valid);
+    }
+    if bad == 0 && !past_window {
+        return candidates;
+    }
+    resolve_after_break_slow(whole_trailing_space, b, base, candidates)
+}
+
+#[cold]
+#[inline(never)]
+fn resolve_after_break_slow(
+    whole_trailing_space: bool,
+    b: &[u8],
+    base: usize,
+    mut candidates: u64,
+) -> u64 {
+    let t = CharTable::get();
+    let mut starts = 0;
+    while candidates != 0 {
+        let i = candidates.trailing_zeros();
+        let mut j = base + i as usize;
+        while j < b.len() && b[j] != b'\r' && b[j] != b'\n' {
+            let (class, n) = t.at(b, j);
+            if class & WS == 0 {
+                break;
+            }
+            j += n;
+        }
+        let start = if j == b.len() {
+            !whole_trailing_space
+        } else {
+            b[j] != b'\r' && b[j] != b'\n'
+        };
+        if start {
+            starts |= 1 << i;
+        }
+        candidates &= candidates - 1;
+    }
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The classifiers' bitmaps of a block, every field.
+    fn fields(c: &Classes) -> [u64; 11] {
+        [
+            c.valid,
+            c.letter,
+            c.upper,
+            c.digit,
+            c.space,
+            c.newline,
+            c.blank,
+            c.apostrophe,
+            c.slash,
+            c.non_ascii,
+            c.cont,
+        ]
+    }
+
+    /// The byte-at-a-time definition of each class, for one byte.
+    fn classes_of_byte(x: u8) -> [bool; 10] {
+        [
+            x.is_ascii_alphabetic(),
+            x.is_ascii_uppercase(),
+            x.is_ascii_digit(),
+            matches!(x, 0x09..=0x0D | b' '),
+            x == b'\n' || x == b'\r',
+            x == b' ',
+            x == b'\'',
+            x == b'/',
+            x >= 0x80,
+            x & 0xC0 == 0x80,
+        ]
+    }
+
+    #[test]
+    fn classifiers_agree_on_every_byte_in_every_lane() {
+        // Every byte value in every position of a block, its neighbours other values (so a
+        // carry or borrow between lanes would show).
+        for x in 0..=255u8 {
+            for at in 0..64 {
+                let mut block = [0u8; 64];
+                for (i, b) in block.iter_mut().enumerate() {
+                    *b = (i as u8).wrapping_mul(97).wrapping_add(x ^ 0x5A);
+                }
+                block[at] = x;
+                let want: Vec<[bool; 10]> = block.iter().map(|&b| classes_of_byte(b)).collect();
+                let got = fields(&Portable.classify(&block));
+                assert_eq!(got[0], u64::MAX);
+                for (field, bits) in got[1..].iter().enumerate() {
+                    for (i, classes) in want.iter().enumerate() {
+                        assert_eq!(
+                            bits >> i & 1 == 1,
+                            classes[field],
+                            "byte {:#x} lane {i} class {field}",
+                            block[i]
+                        );
+                    }
+                }
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert_eq!(
+                        fields(&Sse2.classify(&block)),
+                        got,
+                        "SSE2, byte {x:#x} at {at}"
+                    );
+                    if std::arch::is_x86_feature_detected!("avx2") {
+                        assert_eq!(
+                            fields(&Avx2.classify(&block)),
+                            got,
+                            "AVX2, byte {x:#x} at {at}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,532 @@
+//! o200k's pieces found 64 bytes at a time, with whole-word bit operations, where the text
+//! is ASCII.
+//!
+//! The block scanner of the cl100k family ([`super::cl100k_blocks`]) carried over to o200k
+//! ([`super::o200k`]): each window of 64 bytes becomes class bitmaps ([`Classes`]), its
+//! piece starts come from shifts, ANDs and additions, and the loop over pieces is a
+//! `trailing_zeros` per start.
+//!
+//! Only windows of ASCII bytes run the bit program. o200k's letter classes outside ASCII
+//! (Lu/Lt only in the first bracket, Ll only in the second, Lm/Lo/M in both, marks also
+//! prefixes) make the regex backtrack in ways the scanner's module docs list; a window
+//! holding any non-ASCII byte is scanned instead with [`super::o200k`]'s `piece_end`, from
+//! the start of the piece under way (the last end given) to the first end at or past the
+//! window's end, `R`. The next window then starts at `R`, with the carry of the text's start.
+//! That is exact: the pattern has no look-behind, so the pieces from a piece start depend
+//! only on the text from there on, and are those of that suffix as a whole text. The bit
+//! program reads past its window only to look ahead (whether white space follows, a
+//! contraction's bytes), from class bitmaps that include the non-ASCII characters of the
+//! next window.
+//!
+//! The start rules on ASCII. Classes: U `A-Z`, W `a-z` (ASCII letters are Lu or Ll, none
+//! in both brackets), N digits, G white space other than CR/LF, O `[^\s\p{L}\p{N}]` (here
+//! every other ASCII byte). A word is `[^\r\n\p{L}\p{N}]?U*W+C?` or `...U+W*C?`: with no
+//! letter in both brackets, both are an optional prefix, the maximal U run, the maximal W
+//! run (at least one letter in all), then `C`, a contraction `(?i:'s|'t|'re|'ve|'m|'ll|'d)`
+//! if one follows. O pieces are ` ?O+[\r\n/]*`; `/` is itself O, so their tail starts with
+//! a CR/LF right after the O run and then takes every CR, LF and `/` that follows (these
+//! bytes are "eaten"). A position is a piece start when it is:
+//!
+//! * the first letter of a letter run, unless the character before it is G, or is an O
+//!   start (below) no space precedes: that character is then the word's prefix. A G before
+//!   letters is always a start (`\s+(?!\S)` leaves it); an O run of one character no space
+//!   precedes starts at that character, which `[^\r\n\p{L}\p{N}]?` then takes. After a
+//!   longer O run, a space-led one, a CR/LF or an eaten byte, the letters start alone;
+//! * an uppercase letter right after a lowercase one (the W run has ended: `"camelCase"`
+//!   is `"camel"`, `"Case"`; `"HTTPServer"` is one U run then one W run);
+//! * the end of a contraction: an apostrophe right after a letter, whose word ends there,
+//!   followed by `s t m d ll ve re` in any case (or `ſ`, non-ASCII). The apostrophe and the
+//!   contraction are inside the word's piece (no start there); the byte after it starts a
+//!   piece (possibly in the next window). An apostrophe that is itself a contraction's end
+//!   starts a piece and is not a contraction (`"x's's"` is `"x's"`, `"'s"`): the
+//!   candidates are taken in order;
+//! * the first character of an O run (not counting eaten bytes) that no space precedes
+//!   (after a space, the space starts ` ?O+`);
+//! * every third character of a digit run, counting from its first (`\p{N}{1,3}`);
+//! * the white-space starts of cl100k's original spelling (`\s*[\r\n]+|\s+(?!\S)|\s+`),
+//!   with o200k's eaten bytes: the first character of a white-space run unless eaten, a G
+//!   character right after an eaten byte, a G character right after a CR/LF not eaten
+//!   whose run of G characters is followed by a non-space character or ends the text, and
+//!   the last G character before a non-space character.
+//!
+//! Eaten bytes: a CR/LF right after an O byte is eaten (that O byte ends an O piece's O
+//! run: a prefix or a contraction's apostrophe is followed by a letter), and so is every CR,
+//! LF or `/` after it up to the end of their run. A run of those bytes is not eaten before
+//! its first such CR/LF: its CR/LF are white space there, its `/` are O.
+
+#[cfg(not(target_arch = "x86_64"))]
+use super::blocks::Portable;
+#[cfg(target_arch = "x86_64")]
+use super::blocks::X86;
+use super::blocks::{after, digit_starts, white_space_starts, Classes, Classify};
+use super::classes::{self, CharTable};
+
+/// What a window's starts need from the window before it: its bitmaps (only their top
+/// bits are read: "the character before"), the runs that continue into this window, and
+/// what a contraction does past its end.
+#[derive(Default)]
+struct Carry {
+    prev: Classes,
+    /// O bytes, not eaten.
+    other: u64,
+    /// O starts no space precedes.
+    other_starts: u64,
+    /// Eaten bytes (the `[\r\n/]*` of O pieces).
+    eaten: u64,
+    /// CR, LF and `/` bytes of runs not eaten before their first CR/LF after an O byte.
+    uneaten: u64,
+    /// Digit characters of the run at the window's end since its last start, mod 3.
+    digits: u32,
+    /// Contraction ends past the window's end, relative to the next window.
+    spill: u64,
+    /// Bytes of the next window inside a contraction (none of them starts a piece).
+    kill: u64,
+}
+
+/// The piece starts of the ASCII window `c` at `base` (`q` is the next window's classes,
+/// complete).
+#[inline(always)]
+fn block_starts(b: &[u8], base: usize, c: &Classes, q: &Classes, carry: &mut Carry) -> u64 {
+    let p = carry.prev;
+    let o_bytes = c.valid & !(c.letter | c.digit | c.space);
+    let g = c.space & !c.newline;
+    let p_g = p.space & !p.newline;
+
+    // Eaten bytes: in each run of CR/LF/`/`, from its first CR/LF after an O byte on.
+    let tail = c.newline | c.slash;
+    let seeds = c.newline & after(o_bytes, carry.other | carry.eaten);
+    let unseeded = tail & !seeds;
+    // The first byte of each run (or the run from the previous window, not yet eaten):
+    // adding it carries through the run up to its first seed.
+    let firsts =
+        (unseeded & !after(tail, p.newline | p.slash)) | (unseeded & (carry.uneaten >> 63));
+    let uneaten = (unseeded.wrapping_add(firsts) ^ unseeded) & unseeded;
+    let eaten = tail & !uneaten;
+
+    // O runs, and their first characters no space precedes.
+    let other = o_bytes & !eaten;
+    let other_starts = other & !after(other, carry.other) & !after(c.blank, p.blank);
+    let mut starts = other_starts;
+
+    // Letter runs, unless prefixed; an uppercase letter after a lowercase one.
+    let letter_starts = c.letter & !after(c.letter, p.letter);
+    starts |= letter_starts & !(after(g, p_g) | after(other_starts, carry.other_starts));
+    starts |= c.upper & after(c.letter & !c.upper, p.letter & !p.upper);
+
+    // Digits.
+    starts |= digit_starts(3, c, &p, &mut carry.digits);
+
+    // White space.
+    starts |= white_space_starts(false, b, base, c, q, &p, eaten, carry.eaten);
+
+    // Contractions: an apostrophe right after a letter, unless a contraction ends there.
+    let mut candidates = c.apostrophe & after(c.letter, p.letter);
+    let mut ends = carry.spill;
+    let (mut inside, mut spill, mut kill) = (0u64, 0u64, 0u64);
+    while candidates != 0 {
+        let i = candidates.trailing_zeros();
+        if ends >> i & 1 == 0 {
+            if let Some(end) = classes::contraction(b, base + i as usize, true) {
+                let e = (end - base) as u32; // i + 2 or i + 3
+                let bytes = (1u128 << e) - (1u128 << i);
+                inside |= bytes as u64;
+                kill |= (bytes >> 64) as u64;
+                let bit = 1u128 << e;
+                ends |= bit as u64;
+                spill |= (bit >> 64) as u64;
+            }
+        }
+        candidates &= candidates - 1;
+    }
+
+    starts = ((starts & !(inside | carry.kill)) | ends) & c.valid;
+    *carry = Carry {
+        prev: *c,
+        other,
+        other_starts,
+        eaten,
+        uneaten,
+        digits: carry.digits,
+        spill,
+        kill,
+    };
+    starts
+}
+
+/// Calls `each` with the end of each piece of `text`, in order: the ends `piece_end`
+/// ([`super::o200k`]) gives, found a window at a time.
+#[inline(always)]
+pub(crate) fn each_end<E>(text: &str, each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
+    #[cfg(target_arch = "x86_64")]
+    let classify = X86 {
+        avx2: std::arch::is_x86_feature_detected!("avx2"),
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let classify = Portable;
+    each_end_with(classify, text, each)
+}
+
+/// [`each_end`] with the classes computed by `classify`.
+#[inline(always)]
+fn each_end_with<E>(
+    classify: impl Classify,
+    text: &str,
+    mut each: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    let b = text.as_bytes();
+    if b.is_empty() {
+        return Ok(());
+    }
+    let t = CharTable::get();
+    let mut carry = Carry::default();
+    let mut base = 0;
+    let mut cur = Classes::of_ascii(classify, b, 0);
+    // The start of the piece under way: the last end given, or 0.
+    let mut last = 0;
+    // Bit 0 of the window: not an end at the text's start; an end not yet given where the
+    // window follows a per-piece scan.
+    let (mut clear, mut set) = (1u64, 0u64);
+    // One call of `each` in the loop, the text's end included as a start bit of the last
+    // window (or of one more, empty window when the text fills its last): the piece loop's
+    // body is then inlined here, as it is into the per-piece loop.
+    loop {
+        let rest = b.len() - base;
+        let mut starts = 0;
+        let mut next_base = base + 64;
+        let mut resumed = false;
+        if rest > 0 {
+            if cur.non_ascii == 0 {
+                let mut next = Classes::of_ascii(classify, b, base + 64);
+                next.complete(b, base + 64, t);
+                starts = block_starts(b, base, &cur, &next, &mut carry);
+                cur = next;
+            } else {
+                let (ends, resume) = scan_pieces(t, b, base, last);
+                starts = ends;
+                next_base = resume;
+                resumed = true;
+                carry = Carry::default();
+                cur = Classes::of_ascii(classify, b, resume);
+            }
+        }
+        starts = (starts & !clear) | set;
+        let end = if rest < 64 { 1u64 << rest } else { 0 };
+        starts |= end;
+        if starts != 0 {
+            last = base + 63 - starts.leading_zeros() as usize;
+        }
+        while starts != 0 {
+            each(base + starts.trailing_zeros() as usize)?;
+            starts &= starts - 1;
+        }
+        if end != 0 {
+            return Ok(());
+        }
+        (clear, set) = (0, resumed as u64);
+        base = next_base;
+    }
+}
+
+/// The ends of the pieces from `start` (a piece start at or before `base`, whose piece
+/// reaches `base`) found with `piece_end`: those in the window at `base`, as bits, and the
+/// first past it (or the text's end), where the next window starts.
+#[inline(never)]
+fn scan_pieces(t: &CharTable, b: &[u8], base: usize, mut start: usize) -> (u64, usize) {
+    let mut ends = 0u64;
+    loop {
+        let end = super::o200k::piece_end(t, b, start);
+        debug_assert!(end >= base);
+        if end >= base + 64 {
+            return (ends, end);
+        }
+        ends |= 1 << (end - base);
+        if end == b.len() {
+            return (ends, end);
+        }
+        start = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::blocks::Portable;
+    #[cfg(target_arch = "x86_64")]
+    use super::super::blocks::{Avx2, Sse2};
+    use super::*;
+
+    fn scalar(text: &str) -> Vec<usize> {
+        let t = CharTable::get();
+        let b = text.as_bytes();
+        let mut out = Vec::new();
+        crate::spanners::split_with(b.len(), &mut out, |i| {
+            super::super::o200k::piece_end(t, b, i)
+        });
+        out
+    }
+
+    fn blocks_with(classify: impl Classify, text: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        each_end_with::<()>(classify, text, |end| {
+            out.push(end);
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    /// The ends from every classifier this machine runs (all equal, or a panic).
+    fn blocks(text: &str) -> Vec<usize> {
+        let ends = blocks_with(Portable, text);
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert_eq!(blocks_with(Sse2, text), ends, "SSE2: {text:?}");
+            if std::arch::is_x86_feature_detected!("avx2") {
+                assert_eq!(blocks_with(Avx2, text), ends, "AVX2: {text:?}");
+            }
+        }
+        let mut dispatched = Vec::new();
+        let _ = each_end(text, |end| {
+            dispatched.push(end);
+            Ok::<(), ()>(())
+        });
+        assert_eq!(dispatched, ends);
+        ends
+    }
+
+    fn check(text: &str) {
+        let want = scalar(text);
+        let got = blocks(text);
+        if got != want {
+            let pieces = |ends: &[usize]| -> Vec<String> {
+                super::super::pieces_at(text, ends)
+                    .map(String::from)
+                    .collect()
+            };
+            panic!(
+                "{text:?}\n want {:?}\n  got {:?}",
+                pieces(&want),
+                pieces(&got)
+            );
+        }
+    }
+
+    /// `text` at every offset of a window (so that each of its positions meets the window
+    /// edges), after ASCII letters, white space, digits, punctuation and line breaks.
+    fn check_shifted(text: &str) {
+        check(text);
+        for pad in [1, 2, 3, 30, 58, 59, 60, 61, 62, 63, 64, 65, 127] {
+            for fill in ["a", "A", " ", "1", ".", "\n", "/"] {
+                check(&(fill.repeat(pad) + text));
+            }
+        }
+    }
+
+    #[test]
+    fn known_cases() {
+        for text in [
+            "",
+            "Hello World, it's HTTPServer's JSONparser",
+            "camelCaseWORD aB aBC ABc",
+            "DON'T don't a'S 's ' x's's's x'l'll x'sa x'rE x'lL x'Sa I'llama",
+            "'ſ x'ſ x'ſ's",
+            "x'",
+            "x''s",
+            "1's",
+            "'s'",
+            "   Hello\n    Hello",
+            "\t\n",
+            "\r\n\r\nx",
+            "a\n ",
+            "a  ",
+            "a \n",
+            "x \n \n y",
+            "!\n \n ",
+            "!\n\n  a",
+            "1234567",
+            "a/b //\n/x",
+            "./\n",
+            ".\n/.\nx",
+            ".\n/a",
+            ".\n/ x",
+            "\n/\n",
+            "/\n/\n//x",
+            " /\n/x",
+            "..a .a  .a \t.a",
+            "\tfoo",
+            "😀😀 😀x",
+            "中文 字",
+            "كَتَبَ كتب",
+            "Éa\u{301}",
+            "\u{301}A.",
+            "\u{301}Ab",
+            "\u{301}\n",
+            "«.a",
+            "ǅx ǅ",
+            "a\u{85}b\u{A0}c",
+            "a\u{3000}\u{3000}\u{3000}",
+            "١٢٣٤٥ 12٣4567",
+        ] {
+            check_shifted(text);
+        }
+    }
+
+    /// How long the exhaustive tests' strings get: one character less in debug builds
+    /// (`cargo test` without `--release`), which run them about 30 times slower.
+    const DEPTH: u32 = if cfg!(debug_assertions) { 4 } else { 5 };
+
+    /// Calls `check` on every string of `0..=max` characters from `alphabet`, each between
+    /// `before` and `after`.
+    fn every_string(alphabet: &[&str], max: u32, before: &str, after: &str) {
+        let n = alphabet.len();
+        let mut text = String::new();
+        for len in 0..=max {
+            for mut code in 0..n.pow(len) {
+                text.clear();
+                text.push_str(before);
+                for _ in 0..len {
+                    text.push_str(alphabet[code % n]);
+                    code /= n;
+                }
+                text.push_str(after);
+                check(&text);
+            }
+        }
+    }
+
+    /// Every string of up to four (five) characters from one character of each class that
+    /// matters: ASCII upper and lower case, contraction letters, digits, each white space
+    /// kind, the apostrophe, the slash, punctuation, and a non-ASCII Lu, Ll, Lt, Lm, Lo,
+    /// mark, number and white space; and every ASCII string of one more.
+    #[test]
+    fn exhaustive_short() {
+        let alphabet = [
+            "a", "S", "l", "1", " ", "\t", "\n", "\r", "'", "/", ".", "é", "É", "ǅ", "ʰ", "中",
+            "\u{301}", "٣", "\u{A0}",
+        ];
+        every_string(&alphabet, DEPTH, "", "");
+        let alphabet = [
+            "a", "B", "s", "L", "1", " ", "\n", "\r", "'", "/", ".", "\t",
+        ];
+        every_string(&alphabet, DEPTH + 1, "", "");
+    }
+
+    /// Short strings placed across a window edge, and ending the text there.
+    #[test]
+    fn exhaustive_across_edges() {
+        let alphabet = ["a", "B", "s", "1", " ", "\n", "'", "/", ".", "é"];
+        for pad in [60, 61, 62, 63] {
+            for before in ["x".repeat(pad - 2) + ". ", "x".repeat(pad - 1) + "\n"] {
+                every_string(&alphabet, DEPTH, &before, "");
+                every_string(&alphabet, DEPTH - 1, &before, "\n b");
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs() {
+        for unit in [
+            " ", "1", "a", "A", "aB", "\n", "\t", ".", "/", "\n/", "'s", "é", "\u{3000}", "٣",
+            " \n", "\n ", ".\n",
+        ] {
+            for count in [1, 2, 3, 63, 64, 65, 127, 128, 129, 200] {
+                let run = unit.repeat(count);
+                for around in ["", "x", "X", " ", "\n", "!", "1", "é"] {
+                    check_shifted(&format!("{around}{run}{around}"));
+                    check(&format!("{around}{run}"));
+                    check(&format!("\n{run}\n"));
+                    check(&format!("!\n{run}x"));
+                }
+            }
+        }
+    }
+
+    /// A small deterministic generator (no dependency): xorshift.
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    #[test]
+    fn random_mixes() {
+        let pieces = [
+            "a",
+            "Hello",
+            " world",
+            "World",
+            "HTTP",
+            "camelCase",
+            "'s",
+            "'LL",
+            "'ve",
+            "'re",
+            "'",
+            "''",
+            " '",
+            "1",
+            "123",
+            "4567",
+            " ",
+            "  ",
+            "   ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\n\n",
+            " \n",
+            "\n ",
+            ".",
+            ",",
+            "...",
+            "(",
+            " (",
+            "/",
+            "//",
+            "\n/",
+            "é",
+            "É",
+            "中文",
+            "ǅ",
+            "ʰ",
+            "\u{3000}",
+            "\u{A0}",
+            "\u{85}",
+            "\u{2028}",
+            "٣",
+            "½",
+            "\u{301}",
+            "😀",
+            "ſ",
+            "'ſ",
+            "\u{B}",
+            "\u{C}",
+            "x",
+            "«",
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..25_000 {
+            // Mostly ASCII in half of the rounds (the windows the bit program runs).
+            let ascii_only = round % 2 == 0;
+            let len = (rng(&mut seed) % 80) as usize;
+            let mut text = String::new();
+            for _ in 0..len {
+                let r = rng(&mut seed) as usize;
+                let mut piece = pieces[r % pieces.len()];
+                if ascii_only && !piece.is_ascii() && r >> 40 & 63 != 0 {
+                    piece = pieces[(r >> 8) % 33];
+                }
+                // Runs now and then.
+                let repeat = if r >> 20 & 15 == 0 {
+                    1 + (r >> 24) % 70
+                } else {
+                    1
+                };
+                for _ in 0..repeat {
+                    text.push_str(piece);
+                }
+            }
+            check(&text);
+        }
+    }
+}
