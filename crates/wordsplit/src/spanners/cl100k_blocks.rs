@@ -194,9 +194,9 @@ fn each_end_with<E>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::blocks::Portable;
-    #[cfg(target_arch = "x86_64")]
-    use super::super::blocks::{Avx2, Sse2};
+    use super::super::blocks::testing::{
+        assert_same_ends, ends_of, every_string, rng, Driver, DEPTH,
+    };
     use super::*;
 
     fn scalar(cfg: &Cl100kScanner, text: &str) -> Vec<usize> {
@@ -207,33 +207,25 @@ mod tests {
         out
     }
 
-    fn blocks_with(classify: impl Classify, cfg: &Cl100kScanner, text: &str) -> Vec<usize> {
-        let mut out = Vec::new();
-        each_end_with::<()>(classify, cfg, text, |end| {
-            out.push(end);
-            Ok(())
-        })
-        .unwrap();
-        out
-    }
-
-    /// The ends from every classifier this machine runs (all equal, or a panic).
-    fn blocks(cfg: &Cl100kScanner, text: &str) -> Vec<usize> {
-        let ends = blocks_with(Portable, cfg, text);
-        #[cfg(target_arch = "x86_64")]
-        {
-            assert_eq!(blocks_with(Sse2, cfg, text), ends, "SSE2: {text:?}");
-            if std::arch::is_x86_feature_detected!("avx2") {
-                assert_eq!(blocks_with(Avx2, cfg, text), ends, "AVX2: {text:?}");
-            }
+    impl Driver for &Cl100kScanner {
+        fn ends_with(&self, classify: impl Classify, text: &str) -> Vec<usize> {
+            let mut out = Vec::new();
+            each_end_with::<()>(classify, self, text, |end| {
+                out.push(end);
+                Ok(())
+            })
+            .unwrap();
+            out
         }
-        let mut dispatched = Vec::new();
-        let _ = each_end(cfg, text, |end| {
-            dispatched.push(end);
-            Ok::<(), ()>(())
-        });
-        assert_eq!(dispatched, ends);
-        ends
+
+        fn ends(&self, text: &str) -> Vec<usize> {
+            let mut out = Vec::new();
+            let _ = each_end(self, text, |end| {
+                out.push(end);
+                Ok::<(), ()>(())
+            });
+            out
+        }
     }
 
     const CONFIGS: [Cl100kScanner; 3] = [
@@ -244,21 +236,7 @@ mod tests {
 
     fn check(text: &str) {
         for cfg in &CONFIGS {
-            let want = scalar(cfg, text);
-            let got = blocks(cfg, text);
-            if got != want {
-                let pieces = |ends: &[usize]| -> Vec<String> {
-                    super::super::pieces_at(text, ends)
-                        .map(String::from)
-                        .collect()
-                };
-                panic!(
-                    "{}: {text:?}\n want {:?}\n  got {:?}",
-                    cfg.name,
-                    pieces(&want),
-                    pieces(&got)
-                );
-            }
+            assert_same_ends(cfg.name, text, &scalar(cfg, text), &ends_of(&cfg, text));
         }
     }
 
@@ -316,29 +294,6 @@ mod tests {
         }
     }
 
-    /// How long the exhaustive tests' strings get: one character less in debug builds
-    /// (`cargo test` without `--release`), which run them about 30 times slower.
-    const DEPTH: u32 = if cfg!(debug_assertions) { 4 } else { 5 };
-
-    /// Calls `check` on every string of `min..=max` characters from `alphabet`, each
-    /// between `before` and `after`.
-    fn every_string(alphabet: &[&str], max: u32, before: &str, after: &str) {
-        let n = alphabet.len();
-        let mut text = String::new();
-        for len in 0..=max {
-            for mut code in 0..n.pow(len) {
-                text.clear();
-                text.push_str(before);
-                for _ in 0..len {
-                    text.push_str(alphabet[code % n]);
-                    code /= n;
-                }
-                text.push_str(after);
-                check(&text);
-            }
-        }
-    }
-
     /// Every string of up to five characters from one character of each class that
     /// matters (and the contraction letters), and of up to six from a smaller set.
     #[test]
@@ -347,9 +302,9 @@ mod tests {
             "a", "s", "l", "e", "1", " ", "\t", "\n", "\r", "'", ".", "é", "\u{3000}", "٣",
             "\u{301}",
         ];
-        every_string(&alphabet, DEPTH, "", "");
+        every_string(&alphabet, DEPTH, "", "", check);
         let alphabet = ["a", "s", "1", " ", "\n", "'", ".", "\u{A0}"];
-        every_string(&alphabet, DEPTH + 1, "", "");
+        every_string(&alphabet, DEPTH + 1, "", "", check);
     }
 
     /// Short strings placed across a block edge, and ending the text there.
@@ -358,8 +313,8 @@ mod tests {
         let alphabet = ["a", "1", " ", "\n", "'", ".", "\u{A0}", "s"];
         for pad in [60, 61, 62, 63] {
             let before = "x".repeat(pad - 2) + ". ";
-            every_string(&alphabet, DEPTH, &before, "");
-            every_string(&alphabet, DEPTH - 1, &before, "\n b");
+            every_string(&alphabet, DEPTH, &before, "", check);
+            every_string(&alphabet, DEPTH - 1, &before, "\n b", check);
         }
     }
 
@@ -378,14 +333,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// A small deterministic generator (no dependency): xorshift.
-    fn rng(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
     }
 
     #[test]

@@ -174,84 +174,141 @@ fn each_end_with<E>(
     mut each: impl FnMut(usize) -> Result<(), E>,
 ) -> Result<(), E> {
     let b = text.as_bytes();
-    if b.is_empty() {
+    let len = b.len();
+    if len == 0 {
         return Ok(());
     }
     let t = CharTable::get();
-    let mut carry = Carry::default();
-    let mut base = 0;
-    let mut cur = Classes::of_ascii(classify, b, 0);
-    // The start of the piece under way: the last end given, or 0.
+    let mut windows = Windows {
+        classify,
+        b,
+        t,
+        base: 0,
+        cur: Classes::of_ascii(classify, b, 0),
+        carry: Carry::default(),
+        given: 1,
+    };
+    // The ends not yet given of the window at `window`, as bits.
+    let (mut window, mut starts) = (0, 0u64);
+    // The start of the piece under way: the last end given or in `starts`, or 0.
     let mut last = 0;
-    // Bit 0 of the window: not an end at the text's start; an end not yet given where the
-    // window follows a per-piece scan.
-    let (mut clear, mut set) = (1u64, 0u64);
-    // One call of `each` in the loop, the text's end included as a start bit of the last
-    // window (or of one more, empty window when the text fills its last): the piece loop's
-    // body is then inlined here, as it is into the per-piece loop.
+    // Pieces are taken one at a time with `piece_end` while `last < scan_end`.
+    let mut scan_end = 0;
+    // One call of `each` in the loop, the text's end included as the last end of either
+    // way: the piece loop's body is then inlined here, as it is into the per-piece loop.
+    // The windows' classes and carry stay in `windows`, out of the loop's registers, and
+    // the loop ends when it asks for a window past the text's end.
     loop {
-        let rest = b.len() - base;
-        let mut starts = 0;
-        let mut next_base = base + 64;
-        let mut resumed = false;
-        if rest > 0 {
-            if cur.non_ascii == 0 {
-                let mut next = Classes::of_ascii(classify, b, base + 64);
-                next.complete(b, base + 64, t);
-                starts = block_starts(b, base, &cur, &next, &mut carry);
-                cur = next;
-            } else {
-                let (ends, resume) = scan_pieces(t, b, base, last);
-                starts = ends;
-                next_base = resume;
-                resumed = true;
-                carry = Carry::default();
-                cur = Classes::of_ascii(classify, b, resume);
-            }
-        }
-        starts = (starts & !clear) | set;
-        let end = if rest < 64 { 1u64 << rest } else { 0 };
-        starts |= end;
+        let end;
         if starts != 0 {
-            last = base + 63 - starts.leading_zeros() as usize;
-        }
-        while starts != 0 {
-            each(base + starts.trailing_zeros() as usize)?;
+            end = window + starts.trailing_zeros() as usize;
             starts &= starts - 1;
+        } else if last < scan_end {
+            // A window with a non-ASCII byte: pieces one at a time from the piece under way,
+            // up to the first end at or past the window's end; then on while the 64 bytes
+            // after it hold a non-ASCII byte, else the next window starts there.
+            end = super::o200k::piece_end(t, b, last);
+            last = end;
+            if end >= scan_end {
+                scan_end = windows.after_scan(end);
+            }
+        } else {
+            if windows.base > len {
+                return Ok(());
+            }
+            (window, starts, scan_end) = windows.next(last);
+            if starts != 0 {
+                last = window + 63 - starts.leading_zeros() as usize;
+            }
+            continue;
         }
-        if end != 0 {
-            return Ok(());
-        }
-        (clear, set) = (0, resumed as u64);
-        base = next_base;
+        each(end)?;
     }
 }
 
-/// The ends of the pieces from `start` (a piece start at or before `base`, whose piece
-/// reaches `base`) found with `piece_end`: those in the window at `base`, as bits, and the
-/// first past it (or the text's end), where the next window starts.
-#[inline(never)]
-fn scan_pieces(t: &CharTable, b: &[u8], base: usize, mut start: usize) -> (u64, usize) {
-    let mut ends = 0u64;
-    loop {
-        let end = super::o200k::piece_end(t, b, start);
-        debug_assert!(end >= base);
-        if end >= base + 64 {
-            return (ends, end);
+/// The windows of the text, one after the other.
+struct Windows<'a, K> {
+    classify: K,
+    b: &'a [u8],
+    t: &'a CharTable,
+    /// The next window: its start (past the text's end once the text's end is given),
+    /// classes, carry, and whether its bit 0 is an end already given (or the text's start).
+    base: usize,
+    cur: Classes,
+    carry: Carry,
+    given: u64,
+}
+
+impl<K: Classify> Windows<'_, K> {
+    /// The next window's start and its ends as bits (the text's end included, in the last
+    /// window or in one more, empty window when the text fills its last); or, when it holds
+    /// a non-ASCII byte, no ends and where the per-piece scan from `last` (the start of the
+    /// piece under way) is to go at least (the window's end, or the text's).
+    #[inline(never)]
+    fn next(&mut self, last: usize) -> (usize, u64, usize) {
+        let (b, base) = (self.b, self.base);
+        let rest = b.len() - base;
+        if rest > 0 && self.cur.non_ascii != 0 {
+            return (base, 0, b.len().min(base + 64));
         }
-        ends |= 1 << (end - base);
-        if end == b.len() {
-            return (ends, end);
+        let mut found = 0;
+        if rest > 0 {
+            let mut next = Classes::of_ascii(self.classify, b, base + 64);
+            next.complete(b, base + 64, self.t);
+            found = block_starts(b, base, &self.cur, &next, &mut self.carry);
+            self.cur = next;
         }
-        start = end;
+        found &= !self.given;
+        self.given = 0;
+        if rest < 64 {
+            found |= 1 << rest;
+            self.base = b.len() + 1;
+        } else {
+            self.base += 64;
+        }
+        (base, found, last)
     }
+
+    /// Where the per-piece scan is to go on to from the piece end `end`: on to `end + 64`
+    /// (or the text's end) if those bytes hold a non-ASCII byte; else nowhere (0), the next window starting at
+    /// `end` with the carry of the text's start (or none: `end` is the text's end).
+    #[inline(never)]
+    fn after_scan(&mut self, end: usize) -> usize {
+        let b = self.b;
+        if end == b.len() {
+            self.base = end + 1;
+            return 0;
+        }
+        let scan_end = b.len().min(end + 64);
+        if has_non_ascii(&b[end..scan_end]) {
+            return scan_end;
+        }
+        self.base = end;
+        self.cur = Classes::of_ascii(self.classify, b, end);
+        self.carry = Carry::default();
+        self.given = 1;
+        0
+    }
+}
+
+/// Whether `bytes` (at most 64) hold a byte >= 0x80, eight at a time.
+#[inline(always)]
+fn has_non_ascii(bytes: &[u8]) -> bool {
+    const TOPS: u64 = 0x8080_8080_8080_8080;
+    if let Ok(block) = <&[u8; 64]>::try_from(bytes) {
+        let word = |k: usize| u64::from_le_bytes(block[8 * k..8 * k + 8].try_into().unwrap());
+        return (word(0) | word(1) | word(2) | word(3) | word(4) | word(5) | word(6) | word(7))
+            & TOPS
+            != 0;
+    }
+    bytes.iter().any(|&x| x >= 0x80)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::blocks::Portable;
-    #[cfg(target_arch = "x86_64")]
-    use super::super::blocks::{Avx2, Sse2};
+    use super::super::blocks::testing::{
+        assert_same_ends, ends_of, every_string, rng, Driver, DEPTH,
+    };
     use super::*;
 
     fn scalar(text: &str) -> Vec<usize> {
@@ -264,50 +321,31 @@ mod tests {
         out
     }
 
-    fn blocks_with(classify: impl Classify, text: &str) -> Vec<usize> {
-        let mut out = Vec::new();
-        each_end_with::<()>(classify, text, |end| {
-            out.push(end);
-            Ok(())
-        })
-        .unwrap();
-        out
-    }
+    struct Blocks;
 
-    /// The ends from every classifier this machine runs (all equal, or a panic).
-    fn blocks(text: &str) -> Vec<usize> {
-        let ends = blocks_with(Portable, text);
-        #[cfg(target_arch = "x86_64")]
-        {
-            assert_eq!(blocks_with(Sse2, text), ends, "SSE2: {text:?}");
-            if std::arch::is_x86_feature_detected!("avx2") {
-                assert_eq!(blocks_with(Avx2, text), ends, "AVX2: {text:?}");
-            }
+    impl Driver for Blocks {
+        fn ends_with(&self, classify: impl Classify, text: &str) -> Vec<usize> {
+            let mut out = Vec::new();
+            each_end_with::<()>(classify, text, |end| {
+                out.push(end);
+                Ok(())
+            })
+            .unwrap();
+            out
         }
-        let mut dispatched = Vec::new();
-        let _ = each_end(text, |end| {
-            dispatched.push(end);
-            Ok::<(), ()>(())
-        });
-        assert_eq!(dispatched, ends);
-        ends
+
+        fn ends(&self, text: &str) -> Vec<usize> {
+            let mut out = Vec::new();
+            let _ = each_end(text, |end| {
+                out.push(end);
+                Ok::<(), ()>(())
+            });
+            out
+        }
     }
 
     fn check(text: &str) {
-        let want = scalar(text);
-        let got = blocks(text);
-        if got != want {
-            let pieces = |ends: &[usize]| -> Vec<String> {
-                super::super::pieces_at(text, ends)
-                    .map(String::from)
-                    .collect()
-            };
-            panic!(
-                "{text:?}\n want {:?}\n  got {:?}",
-                pieces(&want),
-                pieces(&got)
-            );
-        }
+        assert_same_ends("o200k", text, &scalar(text), &ends_of(&Blocks, text));
     }
 
     /// `text` at every offset of a window (so that each of its positions meets the window
@@ -370,29 +408,6 @@ mod tests {
         }
     }
 
-    /// How long the exhaustive tests' strings get: one character less in debug builds
-    /// (`cargo test` without `--release`), which run them about 30 times slower.
-    const DEPTH: u32 = if cfg!(debug_assertions) { 4 } else { 5 };
-
-    /// Calls `check` on every string of `0..=max` characters from `alphabet`, each between
-    /// `before` and `after`.
-    fn every_string(alphabet: &[&str], max: u32, before: &str, after: &str) {
-        let n = alphabet.len();
-        let mut text = String::new();
-        for len in 0..=max {
-            for mut code in 0..n.pow(len) {
-                text.clear();
-                text.push_str(before);
-                for _ in 0..len {
-                    text.push_str(alphabet[code % n]);
-                    code /= n;
-                }
-                text.push_str(after);
-                check(&text);
-            }
-        }
-    }
-
     /// Every string of up to four (five) characters from one character of each class that
     /// matters: ASCII upper and lower case, contraction letters, digits, each white space
     /// kind, the apostrophe, the slash, punctuation, and a non-ASCII Lu, Ll, Lt, Lm, Lo,
@@ -403,11 +418,11 @@ mod tests {
             "a", "S", "l", "1", " ", "\t", "\n", "\r", "'", "/", ".", "é", "É", "ǅ", "ʰ", "中",
             "\u{301}", "٣", "\u{A0}",
         ];
-        every_string(&alphabet, DEPTH, "", "");
+        every_string(&alphabet, DEPTH, "", "", check);
         let alphabet = [
             "a", "B", "s", "L", "1", " ", "\n", "\r", "'", "/", ".", "\t",
         ];
-        every_string(&alphabet, DEPTH + 1, "", "");
+        every_string(&alphabet, DEPTH + 1, "", "", check);
     }
 
     /// Short strings placed across a window edge, and ending the text there.
@@ -416,8 +431,8 @@ mod tests {
         let alphabet = ["a", "B", "s", "1", " ", "\n", "'", "/", ".", "é"];
         for pad in [60, 61, 62, 63] {
             for before in ["x".repeat(pad - 2) + ". ", "x".repeat(pad - 1) + "\n"] {
-                every_string(&alphabet, DEPTH, &before, "");
-                every_string(&alphabet, DEPTH - 1, &before, "\n b");
+                every_string(&alphabet, DEPTH, &before, "", check);
+                every_string(&alphabet, DEPTH - 1, &before, "\n b", check);
             }
         }
     }
@@ -438,14 +453,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// A small deterministic generator (no dependency): xorshift.
-    fn rng(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
     }
 
     #[test]
