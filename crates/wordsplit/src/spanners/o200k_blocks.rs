@@ -9,14 +9,16 @@
 //! Only windows of ASCII bytes run the bit program. o200k's letter classes outside ASCII
 //! (Lu/Lt only in the first bracket, Ll only in the second, Lm/Lo/M in both, marks also
 //! prefixes) make the regex backtrack in ways the scanner's module docs list; a window
-//! holding any non-ASCII byte is scanned instead with [`super::o200k`]'s `piece_end`, from
+//! holding a non-ASCII byte is scanned instead with [`super::o200k`]'s `piece_end`, from
 //! the start of the piece under way (the last end given) to the first end at or past the
-//! window's end, `R`. The next window then starts at `R`, with the carry of the text's start.
-//! That is exact: the pattern has no look-behind, so the pieces from a piece start depend
-//! only on the text from there on, and are those of that suffix as a whole text. The bit
-//! program reads past its window only to look ahead (whether white space follows, a
-//! contraction's bytes), from class bitmaps that include the non-ASCII characters of the
-//! next window.
+//! window's end, and on 64 bytes at a time while the 64 bytes after the last end hold a
+//! non-ASCII byte. The next window then starts at that end, `R`, with the carry of the
+//! text's start. That is exact: the pattern has no look-behind, so the pieces from a piece
+//! start depend only on the text from there on, and are those of that suffix as a whole
+//! text; the bit program is exact on a text's first window, and on each next window given
+//! the carry of the one before. It reads past its window only to look ahead: whether white
+//! space follows (from the next window's class bitmaps, non-ASCII characters included) and
+//! a contraction's bytes.
 //!
 //! The start rules on ASCII. Classes: U `A-Z`, W `a-z` (ASCII letters are Lu or Ll, none
 //! in both brackets), N digits, G white space other than CR/LF, O `[^\s\p{L}\p{N}]` (here
@@ -83,8 +85,8 @@ struct Carry {
     kill: u64,
 }
 
-/// The piece starts of the ASCII window `c` at `base` (`q` is the next window's classes,
-/// complete).
+/// The piece starts of the ASCII window `c` at `base` (`q` is the next window's classes;
+/// those of its non-ASCII characters are read only when `c` ends with a G character).
 #[inline(always)]
 fn block_starts(b: &[u8], base: usize, c: &Classes, q: &Classes, carry: &mut Carry) -> u64 {
     let p = carry.prev;
@@ -200,10 +202,7 @@ fn each_end_with<E>(
     // the loop ends when it asks for a window past the text's end.
     loop {
         let end;
-        if starts != 0 {
-            end = window + starts.trailing_zeros() as usize;
-            starts &= starts - 1;
-        } else if last < scan_end {
+        if last < scan_end {
             // A window with a non-ASCII byte: pieces one at a time from the piece under way,
             // up to the first end at or past the window's end; then on while the 64 bytes
             // after it hold a non-ASCII byte, else the next window starts there.
@@ -212,6 +211,9 @@ fn each_end_with<E>(
             if end >= scan_end {
                 scan_end = windows.after_scan(end);
             }
+        } else if starts != 0 {
+            end = window + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
         } else {
             if windows.base > len {
                 return Ok(());
@@ -254,7 +256,11 @@ impl<K: Classify> Windows<'_, K> {
         let mut found = 0;
         if rest > 0 {
             let mut next = Classes::of_ascii(self.classify, b, base + 64);
-            next.complete(b, base + 64, self.t);
+            // The next window's non-ASCII characters matter only as what follows a G
+            // character at this window's end (`block_starts` reads nothing else of them).
+            if (self.cur.space & !self.cur.newline) >> 63 != 0 {
+                next.complete(b, base + 64, self.t);
+            }
             found = block_starts(b, base, &self.cur, &next, &mut self.carry);
             self.cur = next;
         }
@@ -428,7 +434,9 @@ mod tests {
     /// Short strings placed across a window edge, and ending the text there.
     #[test]
     fn exhaustive_across_edges() {
-        let alphabet = ["a", "B", "s", "1", " ", "\n", "'", "/", ".", "é"];
+        let alphabet = [
+            "a", "B", "s", "1", " ", "\n", "'", "/", ".", "é", "\u{3000}",
+        ];
         for pad in [60, 61, 62, 63] {
             for before in ["x".repeat(pad - 2) + ". ", "x".repeat(pad - 1) + "\n"] {
                 every_string(&alphabet, DEPTH, &before, "", check);
