@@ -474,6 +474,46 @@ mod tests {
         }
     }
 
+    /// An encoder giving one id per byte of a piece, counting the pieces it is asked for.
+    struct CountingEncoder(Arc<AtomicUsize>);
+
+    impl Encoder for CountingEncoder {
+        fn name(&self) -> &str {
+            "counting"
+        }
+        fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+            self.0.fetch_add(1, Relaxed);
+            out.extend(piece.iter().map(|&b| u32::from(b)));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_piece_seen_before_is_not_encoded_again_whatever_its_length_and_ids() {
+        // Pieces of 2 to 301 bytes (a space and the letters), so of as many ids: in the fixed
+        // entries (up to 32 bytes and 7 ids), with the long pieces (more ids, or up to 256
+        // bytes), and never cached (the last three).
+        let calls = Arc::new(AtomicUsize::new(0));
+        let pipeline = Pipeline::builder(Arc::new(tiny(&[b"ab"])))
+            .pattern(GPT2_PATTERN)
+            .foreign_encoder(Box::new(CountingEncoder(Arc::clone(&calls))))
+            .build()
+            .unwrap();
+        let lengths = [1, 2, 7, 8, 15, 16, 31, 32, 33, 100, 256, 257, 300];
+        let text: String = lengths
+            .iter()
+            .map(|&n| format!(" {}", "x".repeat(n)))
+            .collect();
+        let expected: Vec<u32> = text.bytes().map(u32::from).collect();
+        assert_eq!(encode(&pipeline, &text).unwrap(), expected);
+        assert_eq!(calls.load(Relaxed), lengths.len());
+        for _ in 0..3 {
+            assert_eq!(encode(&pipeline, &text).unwrap(), expected);
+        }
+        // Again only the pieces too long for any cache (over 256 bytes), on every pass.
+        assert_eq!(calls.load(Relaxed), lengths.len() + 3 * 3);
+    }
+
     #[test]
     fn an_interrupt_error_ends_the_encode() {
         let stop: Interrupt = Box::new(|| Err(Error::Unsupported("stopped".into())));

@@ -23,7 +23,7 @@ const GROW_AFTER: usize = 4;
 /// The most sets the table grows to: 8 MB per pipeline per thread.
 const CACHE_MAX_SETS: usize = 1 << 16;
 pub(super) const CACHE_MAX_PIECE: usize = 32;
-const CACHE_MAX_IDS: usize = 7;
+pub(super) const CACHE_MAX_IDS: usize = 7;
 
 /// One cached piece: its bytes zero-padded to 32 and its length (0: empty), and its ids.
 #[derive(Clone, Copy)]
@@ -45,8 +45,8 @@ impl CacheEntry {
     }
 }
 
-/// Piece bytes → ids, for one pipeline on one thread. In each set, way 0 is the most
-/// recently used entry.
+/// Piece bytes → ids, for one pipeline on one thread. In each set, way 0 is the entry last
+/// answered for (or the only one), way 1 the next to be evicted.
 pub(super) struct PieceCache {
     /// On 2 MiB pages where the OS gives them ([`HugeSlice`]): each lookup reads a random
     /// set, and a table that grows takes one page fault per 2 MiB instead of per 4 KiB.
@@ -177,8 +177,16 @@ impl PieceCache {
             if self.sets[set][1].len != 0 {
                 *ghost = self.tags[set][1];
             }
-            // Written in place: no whole entry built and copied per piece merged.
-            let entry = self.push_front(set, tag);
+            // A new piece takes the older way, and moves to the front on its first hit: a
+            // set whose pieces keep coming back in turn (more of them than ways) then keeps
+            // answering for one, where putting each in front evicted every one before it
+            // came back. Written in place: no whole entry built and copied per piece merged.
+            let entry = if self.sets[set][0].len == 0 {
+                self.push_front(set, tag)
+            } else {
+                self.tags[set][1] = tag;
+                &mut self.sets[set][1]
+            };
             entry.key = key;
             entry.len = len as u8;
             entry.count = ids.len() as u8;
@@ -225,16 +233,20 @@ impl PieceCache {
 }
 
 /// Longer pieces repeat too: the ruled lines and box drawing of tables (`+------+----`,
-/// ` =====`, `├──┼──`), long identifiers and paths. They are few (0.1 % of English prose's
-/// pieces) but merging one costs microseconds (buffer-sweep is quadratic in the piece's
-/// length), so in a pass over prose they took an eighth of the time, four fifths of it on
-/// repeats. They are held apart from [`PieceCache`]'s fixed entries: a direct-mapped table of
-/// [`LONG_SLOTS`] slots whose keys and ids live in two arenas, emptied all at once when one
-/// fills, so the memory stays bounded (under 600 KB) and nothing is allocated per piece.
+/// ` =====`, `├──┼──`), long identifiers and paths, and words of scripts without spaces
+/// between them. They are few (0.1 % of English prose's pieces) but merging one costs
+/// microseconds (buffer-sweep is quadratic in the piece's length), so in a pass over prose
+/// they took an eighth of the time, four fifths of it on repeats. So do the pieces of up to
+/// 32 bytes that encode to more ids than a [`PieceCache`] entry holds: in 1 MB of
+/// multilingual text, 3,600 distinct pieces (8 % of the bytes, mostly Chinese and Japanese),
+/// which were merged again on every pass over it. They are held apart from [`PieceCache`]'s
+/// fixed entries: a two-way set-associative table of [`LONG_SETS`] sets whose keys and ids
+/// live in two arenas, emptied all at once when one fills, so the memory stays bounded
+/// (under 1.3 MB) and nothing is allocated per piece.
 pub(super) const LONG_MAX_PIECE: usize = 256;
-const LONG_SLOTS: usize = 1024;
-const LONG_MAX_BYTES: usize = 256 * 1024;
-const LONG_MAX_IDS: usize = 64 * 1024;
+const LONG_SETS: usize = 4096;
+const LONG_MAX_BYTES: usize = 512 * 1024;
+const LONG_MAX_IDS: usize = 128 * 1024;
 
 /// One long piece: its hash, where its bytes and ids are in the arenas (`len` 0: empty).
 #[derive(Clone, Copy, Default)]
@@ -246,9 +258,13 @@ struct LongSlot {
     ids_len: u32,
 }
 
-/// Pieces of `CACHE_MAX_PIECE + 1` to [`LONG_MAX_PIECE`] bytes → ids.
+/// Pieces of `CACHE_MAX_PIECE + 1` to [`LONG_MAX_PIECE`] bytes, and shorter pieces of more
+/// than `CACHE_MAX_IDS` ids → ids. Any 64-bit hash of the piece's bytes serves, as long as
+/// [`Self::get`] and [`Self::put`] of one piece are given the same: [`Self::hash`] for long
+/// pieces, [`PieceCache::key_in`]'s for the short ones.
 pub(super) struct LongPieces {
-    slots: Box<[LongSlot]>,
+    /// In each set, way 0 is the more recently put piece.
+    sets: Box<[[LongSlot; 2]]>,
     bytes: Vec<u8>,
     ids: Vec<u32>,
 }
@@ -256,37 +272,38 @@ pub(super) struct LongPieces {
 impl LongPieces {
     fn new() -> Self {
         Self {
-            slots: vec![LongSlot::default(); LONG_SLOTS].into_boxed_slice(),
+            sets: vec![[LongSlot::default(); 2]; LONG_SETS].into_boxed_slice(),
             bytes: Vec::new(),
             ids: Vec::new(),
         }
     }
 
-    /// The hash [`Self::get`] and [`Self::put`] take.
+    /// A hash for [`Self::get`] and [`Self::put`] of pieces of any length.
     #[inline]
     pub fn hash(piece: &[u8]) -> u64 {
         FxBuildHasher.hash_one(piece)
     }
 
     #[inline]
-    fn slot(hash: u64) -> usize {
-        (hash % LONG_SLOTS as u64) as usize
+    fn set(hash: u64) -> usize {
+        (hash % LONG_SETS as u64) as usize
     }
 
     /// The cached ids of `piece`, whose hash is `hash`.
     #[inline]
     pub fn get(&self, piece: &[u8], hash: u64) -> Option<&[u32]> {
-        let slot = &self.slots[Self::slot(hash)];
-        let start = slot.start as usize;
-        let ids_start = slot.ids_start as usize;
-        (slot.len as usize == piece.len()
-            && slot.hash == hash
-            && self.bytes[start..start + piece.len()] == *piece)
-            .then(|| &self.ids[ids_start..ids_start + slot.ids_len as usize])
+        self.sets[Self::set(hash)].iter().find_map(|slot| {
+            let start = slot.start as usize;
+            let ids_start = slot.ids_start as usize;
+            (slot.hash == hash
+                && slot.len as usize == piece.len()
+                && self.bytes[start..start + piece.len()] == *piece)
+                .then(|| &self.ids[ids_start..ids_start + slot.ids_len as usize])
+        })
     }
 
-    /// Remembers that `piece` (hash `hash`) encodes as `ids`, in place of the piece its slot
-    /// held.
+    /// Remembers that `piece` (hash `hash`) encodes as `ids`, in place of the older piece of
+    /// its set.
     pub fn put(&mut self, piece: &[u8], hash: u64, ids: &[u32]) {
         if piece.len() > LONG_MAX_PIECE || ids.len() > LONG_MAX_IDS {
             return;
@@ -298,9 +315,11 @@ impl LongPieces {
             // ones whose slots were taken since: start again.
             self.bytes.clear();
             self.ids.clear();
-            self.slots.fill(LongSlot::default());
+            self.sets.fill([LongSlot::default(); 2]);
         }
-        self.slots[Self::slot(hash)] = LongSlot {
+        let ways = &mut self.sets[Self::set(hash)];
+        ways[1] = ways[0];
+        ways[0] = LongSlot {
             hash,
             start: self.bytes.len() as u32,
             len: piece.len() as u32,
@@ -384,6 +403,27 @@ mod tests {
     }
 
     #[test]
+    fn pieces_coming_back_in_turn_keep_one_answered() {
+        // Three pieces of one set, asked for in turn, each put when missed: the first stays
+        // in front and is answered every round; the other two take turns in the other way.
+        let mut cache = PieceCache::new();
+        let keys = [[1, 0, 0, 0], [2, 0, 0, 0], [3, 0, 0, 0]];
+        let mut hits = [0; 3];
+        for _ in 0..10 {
+            for (i, key) in keys.iter().enumerate() {
+                match cache.get(key, 1, 9) {
+                    Some(ids) => {
+                        assert_eq!(ids, [i as u32]);
+                        hits[i] += 1;
+                    }
+                    None => cache.put(*key, 1, 9, &[i as u32]),
+                }
+            }
+        }
+        assert_eq!(hits, [9, 0, 0]);
+    }
+
+    #[test]
     fn piece_cache_grows_to_its_bound_keeping_its_pieces() {
         let mut cache = PieceCache::new();
         assert_eq!(cache.table_bytes(), 2 << 20);
@@ -462,8 +502,14 @@ mod tests {
         assert_eq!(long.get(&b, ha), None);
         // A shorter piece that is a prefix of a cached one is not it either.
         assert_eq!(long.get(&a[..60], LongPieces::hash(&a[..60])), None);
-        // A piece put in a taken slot replaces the piece there.
+        // Two pieces of one set both stay; a third replaces the older.
         long.put(&b, ha, &[4]);
+        assert_eq!(long.get(&b, ha), Some(&[4u32][..]));
+        assert_eq!(long.get(&a, ha), Some(&[1u32, 2, 3][..]));
+        let mut c = a.clone();
+        c[0] = b'~';
+        long.put(&c, ha, &[5, 6]);
+        assert_eq!(long.get(&c, ha), Some(&[5u32, 6][..]));
         assert_eq!(long.get(&b, ha), Some(&[4u32][..]));
         assert_eq!(long.get(&a, ha), None);
         // Filling the arenas empties them: the memory stays bounded, the answers exact.

@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 
-use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_PIECE, LONG_MAX_PIECE};
+use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_IDS, CACHE_MAX_PIECE, LONG_MAX_PIECE};
 use super::{most_recent, Pipeline};
 use crate::error::Error;
 use crate::spanners::PieceScanner;
@@ -107,10 +107,18 @@ impl Pipeline {
                             for &id in ids {
                                 out.push(id);
                             }
+                        } else if let Some(ids) = cache.long.get(piece, hash) {
+                            // More ids than an entry holds.
+                            out.extend_from_slice(ids);
                         } else {
                             let first = out.len();
                             merge(piece, out)?;
-                            cache.put(key, piece.len(), hash, &out[first..]);
+                            let ids = &out[first..];
+                            if ids.len() <= CACHE_MAX_IDS {
+                                cache.put(key, piece.len(), hash, ids);
+                            } else {
+                                cache.long.put(piece, hash, ids);
+                            }
                         }
                         Ok(())
                     }
