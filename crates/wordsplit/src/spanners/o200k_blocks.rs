@@ -414,6 +414,26 @@ mod tests {
         }
     }
 
+    /// Strings whose rules reach across bytes (contractions, camelCase, O tails, white space
+    /// before a break, digit runs, a non-ASCII character) at every offset of two windows.
+    #[test]
+    fn every_offset() {
+        for text in [
+            "don't x's's'LL",
+            "camelCaseHTTPServer",
+            "a.\n/\n/b .\n x",
+            "  \n x\t\ty",
+            "1234567 89",
+            "x'ſ é's É.a",
+        ] {
+            for pad in 0..=130 {
+                for fill in ["a", " ", "é"] {
+                    check(&(fill.repeat(pad) + text + &fill.repeat(pad % 7)));
+                }
+            }
+        }
+    }
+
     /// Every string of up to four (five) characters from one character of each class that
     /// matters: ASCII upper and lower case, contraction letters, digits, each white space
     /// kind, the apostrophe, the slash, punctuation, and a non-ASCII Lu, Ll, Lt, Lm, Lo,
