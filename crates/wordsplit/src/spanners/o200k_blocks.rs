@@ -11,7 +11,7 @@
 //! prefixes) make the regex backtrack in ways the scanner's module docs list; a window
 //! holding a non-ASCII byte is scanned instead with [`super::o200k`]'s `piece_end`, from
 //! the start of the piece under way (the last end given) to the first end at or past the
-//! window's end, and on 64 bytes at a time while the 64 bytes after the last end hold a
+//! window's end, and on (256 bytes at a time) while the 64 bytes after the last end hold a
 //! non-ASCII byte. The next window then starts at that end, `R`, with the carry of the
 //! text's start. That is exact: the pattern has no look-behind, so the pieces from a piece
 //! start depend only on the text from there on, and are those of that suffix as a whole
@@ -205,7 +205,7 @@ fn each_end_with<E>(
         if last < scan_end {
             // A window with a non-ASCII byte: pieces one at a time from the piece under way,
             // up to the first end at or past the window's end; then on while the 64 bytes
-            // after it hold a non-ASCII byte, else the next window starts there.
+            // after such an end hold a non-ASCII byte, else the next window starts there.
             end = super::o200k::piece_end(t, b, last);
             last = end;
             if end >= scan_end {
@@ -275,9 +275,10 @@ impl<K: Classify> Windows<'_, K> {
         (base, found, last)
     }
 
-    /// Where the per-piece scan is to go on to from the piece end `end`: on to `end + 64`
-    /// (or the text's end) if those bytes hold a non-ASCII byte; else nowhere (0), the next window starting at
-    /// `end` with the carry of the text's start (or none: `end` is the text's end).
+    /// Where the per-piece scan is to go on to from the piece end `end`: on to
+    /// `end + SCAN_ON` (or the text's end) if the 64 bytes from `end` hold a non-ASCII byte;
+    /// else nowhere (0), the next window starting at `end` with the carry of the text's
+    /// start (or none: `end` is the text's end).
     #[inline(never)]
     fn after_scan(&mut self, end: usize) -> usize {
         let b = self.b;
@@ -285,9 +286,8 @@ impl<K: Classify> Windows<'_, K> {
             self.base = end + 1;
             return 0;
         }
-        let scan_end = b.len().min(end + 64);
-        if has_non_ascii(&b[end..scan_end]) {
-            return scan_end;
+        if has_non_ascii(&b[end..b.len().min(end + 64)]) {
+            return b.len().min(end + SCAN_ON);
         }
         self.base = end;
         self.cur = Classes::of_ascii(self.classify, b, end);
@@ -296,6 +296,12 @@ impl<K: Classify> Windows<'_, K> {
         0
     }
 }
+
+/// How far the per-piece scan goes on, at least, from a piece end with a non-ASCII byte in
+/// the 64 bytes after it, before it looks again: text with non-ASCII bytes every few words
+/// (most multilingual text) then asks once per 256 bytes rather than per 64 (measured on
+/// the multilingual corpus: 0.5 % fewer instructions, prose and code alike).
+const SCAN_ON: usize = 256;
 
 /// Whether `bytes` (at most 64) hold a byte >= 0x80, eight at a time.
 #[inline(always)]
