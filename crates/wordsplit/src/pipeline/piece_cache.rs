@@ -149,7 +149,7 @@ impl PieceCache {
     }
 
     /// The cached ids of the piece with this key, length and hash.
-    #[inline]
+    #[inline(always)]
     pub fn get(&mut self, key: &[u64; 4], len: usize, hash: u64) -> Option<&[u32]> {
         let (set, tag) = self.place(hash);
         let tags = &mut self.tags[set];
