@@ -68,9 +68,11 @@ impl Scanner for O200kScanner {
     }
 
     fn split(&self, text: &str, out: &mut Vec<usize>) {
-        let t = CharTable::get();
-        let b = text.as_bytes();
-        super::split_with(b.len(), out, |i| piece_end(t, b, i));
+        let result = super::o200k_blocks::each_end(text, |end| {
+            out.push(end);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        let Ok(()) = result;
     }
 
     fn byte_level(&self) -> Option<super::ByteLevelScanner<'_>> {
