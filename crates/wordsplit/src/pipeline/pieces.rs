@@ -107,8 +107,11 @@ impl Pipeline {
                             for &id in ids {
                                 out.push(id);
                             }
-                        } else if let Some(ids) = cache.long.get(piece, hash) {
-                            // More ids than an entry holds.
+                        } else if let Some(ids) = (piece.len() > CACHE_MAX_IDS)
+                            .then(|| cache.long.get(piece, hash))
+                            .flatten()
+                        {
+                            // More ids than an entry holds (so more bytes than that too).
                             out.extend_from_slice(ids);
                         } else {
                             let first = out.len();
