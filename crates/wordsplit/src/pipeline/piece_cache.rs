@@ -23,7 +23,7 @@ const GROW_AFTER: usize = 4;
 /// The most sets the table grows to: 8 MB per pipeline per thread.
 const CACHE_MAX_SETS: usize = 1 << 16;
 pub(super) const CACHE_MAX_PIECE: usize = 32;
-pub(super) const CACHE_MAX_IDS: usize = 7;
+const CACHE_MAX_IDS: usize = 7;
 
 /// One cached piece: its bytes zero-padded to 32 and its length (0: empty), and its ids.
 #[derive(Clone, Copy)]
@@ -148,52 +148,67 @@ impl PieceCache {
         )
     }
 
-    /// The cached ids of the piece with this key, length and hash.
+    /// The cached ids of `piece`, whose key and hash [`Self::key_in`] gave: from its set, or,
+    /// for a piece longer than an entry's ids, from [`Self::long`] (where [`Self::put`] keeps
+    /// the pieces of more ids).
     #[inline(always)]
-    pub fn get(&mut self, key: &[u64; 4], len: usize, hash: u64) -> Option<&[u32]> {
+    pub fn get(&mut self, key: &[u64; 4], piece: &[u8], hash: u64) -> Option<&[u32]> {
         let (set, tag) = self.place(hash);
         let tags = &mut self.tags[set];
         let ways = &mut self.sets[set];
-        if tags[0] != tag && tags[1] != tag {
+        let len = piece.len();
+        let held = if tags[0] != tag && tags[1] != tag {
             crate::tables::prefetch(ways);
-            return None;
-        }
-        if !ways[0].holds(key, len) {
-            if !ways[1].holds(key, len) {
-                return None;
-            }
+            false
+        } else if ways[0].holds(key, len) {
+            true
+        } else if ways[1].holds(key, len) {
             ways.swap(0, 1);
             tags.swap(0, 1);
+            true
+        } else {
+            false
+        };
+        if held {
+            let way = &self.sets[set][0];
+            Some(&way.ids[..usize::from(way.count)])
+        } else if len > CACHE_MAX_IDS {
+            self.long.get(piece, hash)
+        } else {
+            None
         }
-        Some(&ways[0].ids[..usize::from(ways[0].count)])
     }
 
+    /// Remembers that `piece` (key and hash from [`Self::key_in`]) encodes as `ids`: in its
+    /// set, or in [`Self::long`] when they are more than an entry holds.
     #[inline]
-    pub fn put(&mut self, key: [u64; 4], len: usize, hash: u64, ids: &[u32]) {
-        if ids.len() <= CACHE_MAX_IDS {
-            let (set, tag) = self.place(hash);
-            let ghost = &mut self.ghosts[set];
-            self.returned += usize::from(*ghost == tag);
-            if self.sets[set][1].len != 0 {
-                *ghost = self.tags[set][1];
-            }
-            // A new piece takes the older way, and moves to the front on its first hit: a
-            // set whose pieces keep coming back in turn (more of them than ways) then keeps
-            // answering for one, where putting each in front evicted every one before it
-            // came back. Written in place: no whole entry built and copied per piece merged.
-            let entry = if self.sets[set][0].len == 0 {
-                self.push_front(set, tag)
-            } else {
-                self.tags[set][1] = tag;
-                &mut self.sets[set][1]
-            };
-            entry.key = key;
-            entry.len = len as u8;
-            entry.count = ids.len() as u8;
-            entry.ids[..ids.len()].copy_from_slice(ids);
-            if self.returned >= self.tags.len() / GROW_AFTER && self.tags.len() < CACHE_MAX_SETS {
-                self.grow();
-            }
+    pub fn put(&mut self, key: [u64; 4], piece: &[u8], hash: u64, ids: &[u32]) {
+        if ids.len() > CACHE_MAX_IDS {
+            self.long.put(piece, hash, ids);
+            return;
+        }
+        let (set, tag) = self.place(hash);
+        let ghost = &mut self.ghosts[set];
+        self.returned += usize::from(*ghost == tag);
+        if self.sets[set][1].len != 0 {
+            *ghost = self.tags[set][1];
+        }
+        // A new piece takes the older way, and moves to the front on its first hit: a set
+        // whose pieces keep coming back in turn (more of them than ways) then keeps answering
+        // for one, where putting each in front evicted every one before it came back.
+        // Written in place: no whole entry built and copied per piece merged.
+        let entry = if self.sets[set][0].len == 0 {
+            self.push_front(set, tag)
+        } else {
+            self.tags[set][1] = tag;
+            &mut self.sets[set][1]
+        };
+        entry.key = key;
+        entry.len = piece.len() as u8;
+        entry.count = ids.len() as u8;
+        entry.ids[..ids.len()].copy_from_slice(ids);
+        if self.returned >= self.tags.len() / GROW_AFTER && self.tags.len() < CACHE_MAX_SETS {
+            self.grow();
         }
     }
 
@@ -362,43 +377,43 @@ mod tests {
         let pieces: [&[u8]; 5] = [b"a", b"a\0", b"a\0\0", b"abcdefgh", &[7u8; 32]];
         for (i, piece) in pieces.iter().enumerate() {
             let (key, set) = key_of(piece);
-            cache.put(key, piece.len(), set, &[i as u32, 99]);
+            cache.put(key, piece, set, &[i as u32, 99]);
         }
         for (i, piece) in pieces.iter().enumerate() {
             let (key, set) = key_of(piece);
             // A later piece may have evicted this one from its set, never answered for it.
-            if let Some(ids) = cache.get(&key, piece.len(), set) {
+            if let Some(ids) = cache.get(&key, piece, set) {
                 assert_eq!(ids, &[i as u32, 99]);
             }
         }
         let (key, set) = key_of(b"a");
-        assert_eq!(cache.get(&key, 1, set), Some(&[0u32, 99][..]));
+        assert_eq!(cache.get(&key, b"a", set), Some(&[0u32, 99][..]));
         let (key, set) = key_of(b"xyz");
-        cache.put(key, 3, set, &[1; CACHE_MAX_IDS + 1]);
-        assert_eq!(cache.get(&key, 3, set), None, "too many ids to keep");
+        cache.put(key, b"xyz", set, &[1; CACHE_MAX_IDS + 1]);
+        assert_eq!(cache.get(&key, b"xyz", set), None, "too many ids to keep");
         // Two pieces in one set both stay; a third evicts the least recently used.
         let mut cache = PieceCache::new();
         let (k1, k2, k3) = ([1, 0, 0, 0], [2, 0, 0, 0], [3, 0, 0, 0]);
-        cache.put(k1, 1, 5, &[1]);
-        cache.put(k2, 1, 5, &[2]);
-        assert_eq!(cache.get(&k1, 1, 5), Some(&[1u32][..]));
-        cache.put(k3, 1, 5, &[3]);
-        assert_eq!(cache.get(&k2, 1, 5), None);
-        assert_eq!(cache.get(&k1, 1, 5), Some(&[1u32][..]));
-        assert_eq!(cache.get(&k3, 1, 5), Some(&[3u32][..]));
+        cache.put(k1, &[1], 5, &[1]);
+        cache.put(k2, &[2], 5, &[2]);
+        assert_eq!(cache.get(&k1, &[1], 5), Some(&[1u32][..]));
+        cache.put(k3, &[3], 5, &[3]);
+        assert_eq!(cache.get(&k2, &[2], 5), None);
+        assert_eq!(cache.get(&k1, &[1], 5), Some(&[1u32][..]));
+        assert_eq!(cache.get(&k3, &[3], 5), Some(&[3u32][..]));
         // The same with tags that differ (hashes whose top bytes differ, one set): the tags
         // follow their entries through the swaps, and a tag that matches neither way is a miss.
         let mut cache = PieceCache::new();
         let [h1, h2, h3] = [1u64, 2, 3].map(|tag| tag << 56 | 5);
-        cache.put(k1, 1, h1, &[1]);
-        cache.put(k2, 1, h2, &[2]);
-        assert_eq!(cache.get(&k1, 1, h1), Some(&[1u32][..]));
-        assert_eq!(cache.get(&k2, 1, h2), Some(&[2u32][..]));
-        assert_eq!(cache.get(&k1, 1, h3), None, "right key, wrong tag");
-        cache.put(k3, 1, h3, &[3]);
-        assert_eq!(cache.get(&k1, 1, h1), None);
-        assert_eq!(cache.get(&k2, 1, h2), Some(&[2u32][..]));
-        assert_eq!(cache.get(&k3, 1, h3), Some(&[3u32][..]));
+        cache.put(k1, &[1], h1, &[1]);
+        cache.put(k2, &[2], h2, &[2]);
+        assert_eq!(cache.get(&k1, &[1], h1), Some(&[1u32][..]));
+        assert_eq!(cache.get(&k2, &[2], h2), Some(&[2u32][..]));
+        assert_eq!(cache.get(&k1, &[1], h3), None, "right key, wrong tag");
+        cache.put(k3, &[3], h3, &[3]);
+        assert_eq!(cache.get(&k1, &[1], h1), None);
+        assert_eq!(cache.get(&k2, &[2], h2), Some(&[2u32][..]));
+        assert_eq!(cache.get(&k3, &[3], h3), Some(&[3u32][..]));
         assert_eq!(cache.tags[5], [3, 2]);
     }
 
@@ -411,12 +426,12 @@ mod tests {
         let mut hits = [0; 3];
         for _ in 0..10 {
             for (i, key) in keys.iter().enumerate() {
-                match cache.get(key, 1, 9) {
+                match cache.get(key, &[i as u8 + 1], 9) {
                     Some(ids) => {
                         assert_eq!(ids, [i as u32]);
                         hits[i] += 1;
                     }
-                    None => cache.put(*key, 1, 9, &[i as u32]),
+                    None => cache.put(*key, &[i as u8 + 1], 9, &[i as u32]),
                 }
             }
         }
@@ -434,9 +449,9 @@ mod tests {
         let put = |cache: &mut PieceCache, i: usize| {
             let p = piece(i);
             let (key, hash) = key_of(&p);
-            cache.put(key, p.len(), hash, &ids(i));
+            cache.put(key, &p, hash, &ids(i));
             // The piece just put is there, through any growth it caused.
-            assert_eq!(cache.get(&key, p.len(), hash), Some(&ids(i)[..]), "{i}");
+            assert_eq!(cache.get(&key, &p, hash), Some(&ids(i)[..]), "{i}");
         };
         // Pieces seen once each do not grow it: a larger table would not have answered them.
         for i in 0..n {
@@ -462,7 +477,7 @@ mod tests {
                 for &j in &recent {
                     let p = piece(j);
                     let (key, hash) = key_of(&p);
-                    assert_eq!(cache.get(&key, p.len(), hash), Some(&ids(j)[..]), "{j}");
+                    assert_eq!(cache.get(&key, &p, hash), Some(&ids(j)[..]), "{j}");
                 }
             }
         }
@@ -476,7 +491,7 @@ mod tests {
         for i in 0..n {
             let p = piece(i);
             let (key, hash) = key_of(&p);
-            if let Some(got) = cache.get(&key, p.len(), hash) {
+            if let Some(got) = cache.get(&key, &p, hash) {
                 assert_eq!(got, &ids(i)[..]);
                 held += 1;
             }

@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 
-use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_IDS, CACHE_MAX_PIECE, LONG_MAX_PIECE};
+use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_PIECE, LONG_MAX_PIECE};
 use super::{most_recent, Pipeline};
 use crate::error::Error;
 use crate::spanners::PieceScanner;
@@ -102,26 +102,15 @@ impl Pipeline {
                         Ok(())
                     } else {
                         let (key, hash) = PieceCache::key_in(bytes, start, end);
-                        if let Some(ids) = cache.get(&key, piece.len(), hash) {
-                            // One to seven ids: pushed one by one, not a `memcpy` call.
+                        if let Some(ids) = cache.get(&key, piece, hash) {
+                            // Pushed one by one (an entry holds one to seven), not a `memcpy` call.
                             for &id in ids {
                                 out.push(id);
                             }
-                        } else if let Some(ids) = (piece.len() > CACHE_MAX_IDS)
-                            .then(|| cache.long.get(piece, hash))
-                            .flatten()
-                        {
-                            // More ids than an entry holds (so more bytes than that too).
-                            out.extend_from_slice(ids);
                         } else {
                             let first = out.len();
                             merge(piece, out)?;
-                            let ids = &out[first..];
-                            if ids.len() <= CACHE_MAX_IDS {
-                                cache.put(key, piece.len(), hash, ids);
-                            } else {
-                                cache.long.put(piece, hash, ids);
-                            }
+                            cache.put(key, piece, hash, &out[first..]);
                         }
                         Ok(())
                     }
