@@ -195,6 +195,18 @@ impl Classify for X86 {
     }
 }
 
+/// The classifier for the processor running: [`X86`] (AVX2 where it has it, else SSE2) on
+/// x86-64, [`Portable`] elsewhere (the WebAssembly module).
+#[inline(always)]
+pub(super) fn classifier() -> impl Classify {
+    #[cfg(target_arch = "x86_64")]
+    return X86 {
+        avx2: std::arch::is_x86_feature_detected!("avx2"),
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    return Portable;
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline(never)]

@@ -36,11 +36,7 @@
 //! follows a run of G characters: answered from the next block's bitmaps (classified one
 //! block ahead), and by a scan of the run for the rare run longer than that.
 
-#[cfg(not(target_arch = "x86_64"))]
-use super::blocks::Portable;
-#[cfg(target_arch = "x86_64")]
-use super::blocks::X86;
-use super::blocks::{after, digit_starts, white_space_starts, Classes, Classify};
+use super::blocks::{after, classifier, digit_starts, white_space_starts, Classes, Classify};
 use super::cl100k::Cl100kScanner;
 use super::classes::{self, CharTable};
 
@@ -140,13 +136,7 @@ pub(crate) fn each_end<E>(
     text: &str,
     each: impl FnMut(usize) -> Result<(), E>,
 ) -> Result<(), E> {
-    #[cfg(target_arch = "x86_64")]
-    let classify = X86 {
-        avx2: std::arch::is_x86_feature_detected!("avx2"),
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let classify = Portable;
-    each_end_with(classify, cfg, text, each)
+    each_end_with(classifier(), cfg, text, each)
 }
 
 /// [`each_end`] with the classes computed by `classify`.

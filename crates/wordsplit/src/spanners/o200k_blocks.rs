@@ -56,11 +56,7 @@
 //! LF or `/` after it up to the end of their run. A run of those bytes is not eaten before
 //! its first such CR/LF: its CR/LF are white space there, its `/` are O.
 
-#[cfg(not(target_arch = "x86_64"))]
-use super::blocks::Portable;
-#[cfg(target_arch = "x86_64")]
-use super::blocks::X86;
-use super::blocks::{after, digit_starts, white_space_starts, Classes, Classify};
+use super::blocks::{after, classifier, digit_starts, white_space_starts, Classes, Classify};
 use super::classes::{self, CharTable};
 
 /// What a window's starts need from the window before it: its bitmaps (only their top
@@ -159,13 +155,7 @@ fn block_starts(b: &[u8], base: usize, c: &Classes, q: &Classes, carry: &mut Car
 /// ([`super::o200k`]) gives, found a window at a time.
 #[inline(always)]
 pub(crate) fn each_end<E>(text: &str, each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
-    #[cfg(target_arch = "x86_64")]
-    let classify = X86 {
-        avx2: std::arch::is_x86_feature_detected!("avx2"),
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let classify = Portable;
-    each_end_with(classify, text, each)
+    each_end_with(classifier(), text, each)
 }
 
 /// [`each_end`] with the classes computed by `classify`.
