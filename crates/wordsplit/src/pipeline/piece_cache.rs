@@ -7,55 +7,183 @@ use std::hash::BuildHasher;
 use crate::huge_pages::{HugeSlice, Zeroable};
 
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
-/// so each thread remembers the ids of recent ones, per pipeline, in a two-way
-/// set-associative table (a CPU cache's layout): a lookup reads one set of two 64-byte entries,
-/// an insert evicts the set's least recently used entry, nothing is allocated per piece.
-/// Text where nothing repeats (random Unicode) then costs a store per piece, not a hash-map
-/// insert that allocates. The table starts at 32,768 entries (2 MB, touched on the first
-/// insert) and doubles, up to 131,072 entries (8 MB), when pieces it evicted keep coming
-/// back ([`GROW_AFTER`]): 2 MB of English prose has about 12,000 distinct pieces that are
-/// not tokens, 2 MB of multilingual text about 69,000, and a table too small for them merges
-/// the same pieces again on every pass over the text.
-const CACHE_SETS: usize = 1 << 14;
-/// The table doubles when as many pieces it evicted have come back as a `1 / GROW_AFTER`
-/// of its sets: text whose pieces recur further apart than the table reaches.
-const GROW_AFTER: usize = 4;
-/// The most sets the table grows to: 8 MB per pipeline per thread.
-const CACHE_MAX_SETS: usize = 1 << 16;
+/// so each thread remembers the ids of recent ones, per pipeline, in two-way set-associative
+/// tables (a CPU cache's layout, [`Ways`]): a lookup reads one set, an insert evicts the set's
+/// least recently used entry, nothing is allocated per piece. Text where nothing repeats
+/// (random Unicode) then costs a store per piece, not a hash-map insert that allocates.
+///
+/// Most such pieces are short: a piece of up to 15 bytes and four ids ([`CompactEntry`], 32
+/// bytes) is 51 % of the pieces of multilingual text (90 % of those that are not tokens) and
+/// 99 % of prose's that are not, and a set of two of them is one cache line. The others, of
+/// up to 32 bytes and seven ids, take 64-byte entries ([`WideEntry`]); longer pieces and
+/// pieces of more ids, [`LongPieces`]. The compact table starts at 65,536 entries (2 MB,
+/// pages touched as they are written) and the wide one at 8,192 (512 KB); each doubles when
+/// pieces it evicted keep coming back ([`GROW_AFTER`]), up to 8 MB and 4 MB: 2 MB of
+/// multilingual text has about 50,000 distinct compact pieces and 14,000 wide ones, and a
+/// table too small for them merges the same pieces again on every pass over the text.
+/// With their tags and [`LongPieces`], a cache holds under 14 MB.
 pub(super) const CACHE_MAX_PIECE: usize = 32;
-const CACHE_MAX_IDS: usize = 7;
+/// The longest piece, and the most ids, a [`CompactEntry`] holds.
+const COMPACT_MAX_PIECE: usize = 15;
+const COMPACT_MAX_IDS: usize = 4;
+/// The most ids a [`WideEntry`] holds.
+const WIDE_MAX_IDS: usize = 7;
+const COMPACT_SETS: usize = 1 << 15;
+const COMPACT_MAX_SETS: usize = 1 << 17;
+const WIDE_SETS: usize = 1 << 12;
+const WIDE_MAX_SETS: usize = 1 << 15;
+/// A table doubles when as many pieces it evicted have come back as a `1 / GROW_AFTER` of
+/// its sets: text whose pieces recur further apart than the table reaches.
+const GROW_AFTER: usize = 4;
 
-/// One cached piece: its bytes zero-padded to 32 and its length (0: empty), and its ids.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct CacheEntry {
-    key: [u64; 4],
-    len: u8,
-    count: u8,
-    ids: [u32; CACHE_MAX_IDS],
+/// A piece of 1 to 32 bytes as a cache key: its bytes zero-padded, as little-endian words.
+/// A piece of up to 15 bytes (compact) fills only the first two, with its length in the top
+/// byte of the second (the 16th byte, which it does not have); a longer one all four.
+/// `hash`'s low bits pick the set, its top byte is the tag.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) struct PieceKey {
+    words: [u64; 4],
+    hash: u64,
 }
 
-// SAFETY: integers only; all zeros is an empty entry (len 0 matches no piece).
-unsafe impl Zeroable for CacheEntry {}
+/// A cache entry of a [`Ways`] table: a piece's key and its ids.
+trait Entry: Zeroable {
+    /// Whether this entry holds the piece of `key`, of `len` bytes.
+    fn holds(&self, key: &PieceKey, len: usize) -> bool;
+    fn ids(&self) -> &[u32];
+    fn is_empty(&self) -> bool;
+    /// Holds the piece of `key` (`len` bytes) and its `ids` (as many as the entry takes).
+    fn write(&mut self, key: &PieceKey, len: usize, ids: &[u32]);
+    /// The hash of the key it holds, to place it again when its table grows.
+    fn rehash(&self) -> u64;
+}
 
-impl CacheEntry {
-    #[inline]
-    fn holds(&self, key: &[u64; 4], len: usize) -> bool {
-        self.key == *key && usize::from(self.len) == len
+/// A piece of up to [`COMPACT_MAX_PIECE`] bytes and [`COMPACT_MAX_IDS`] ids in 32 bytes: its
+/// key's two words (the length in the top byte's low half, the count of ids in its high
+/// half) and its ids.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct CompactEntry {
+    key: [u64; 2],
+    ids: [u32; COMPACT_MAX_IDS],
+}
+
+/// Where a [`CompactEntry`] keeps its count of ids: bits the key of a compact piece leaves
+/// zero (its top byte is its length, at most 15).
+const COUNT_SHIFT: u32 = 60;
+
+// SAFETY: integers only; all zeros is an empty entry (length 0 matches no piece).
+unsafe impl Zeroable for CompactEntry {}
+
+impl Entry for CompactEntry {
+    #[inline(always)]
+    fn holds(&self, key: &PieceKey, _len: usize) -> bool {
+        // The length is in the key's top byte; the count bits above it are masked off.
+        self.key[0] == key.words[0] && self.key[1] & !(0xf << COUNT_SHIFT) == key.words[1]
+    }
+    #[inline(always)]
+    fn ids(&self) -> &[u32] {
+        &self.ids[..(self.key[1] >> COUNT_SHIFT) as usize]
+    }
+    fn is_empty(&self) -> bool {
+        self.key[1] == 0
+    }
+    #[inline(always)]
+    fn write(&mut self, key: &PieceKey, _len: usize, ids: &[u32]) {
+        self.key = [
+            key.words[0],
+            key.words[1] | (ids.len() as u64) << COUNT_SHIFT,
+        ];
+        self.ids[..ids.len()].copy_from_slice(ids);
+    }
+    fn rehash(&self) -> u64 {
+        compact_hash(self.key[0], self.key[1] & !(0xf << COUNT_SHIFT))
     }
 }
 
-/// Piece bytes → ids, for one pipeline on one thread. In each set, way 0 is the entry last
+/// A piece of up to [`CACHE_MAX_PIECE`] bytes and [`WIDE_MAX_IDS`] ids in 64 bytes: its key's
+/// four words, its length (0: empty), the count of its ids and the ids.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct WideEntry {
+    key: [u64; 4],
+    len: u8,
+    count: u8,
+    ids: [u32; WIDE_MAX_IDS],
+}
+
+// SAFETY: integers only; all zeros is an empty entry (len 0 matches no piece).
+unsafe impl Zeroable for WideEntry {}
+
+impl Entry for WideEntry {
+    #[inline(always)]
+    fn holds(&self, key: &PieceKey, len: usize) -> bool {
+        self.key == key.words && usize::from(self.len) == len
+    }
+    #[inline(always)]
+    fn ids(&self) -> &[u32] {
+        &self.ids[..usize::from(self.count)]
+    }
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    #[inline(always)]
+    fn write(&mut self, key: &PieceKey, len: usize, ids: &[u32]) {
+        self.key = key.words;
+        self.len = len as u8;
+        self.count = ids.len() as u8;
+        self.ids[..ids.len()].copy_from_slice(ids);
+    }
+    fn rehash(&self) -> u64 {
+        let len = usize::from(self.len);
+        if len <= COMPACT_MAX_PIECE {
+            compact_hash(self.key[0], self.key[1])
+        } else {
+            wide_hash(&self.key, len)
+        }
+    }
+}
+
+/// The product of `a` and `b` folded to 64 bits: every bit of either reaches the low bits
+/// that pick a set and the top byte that is the tag.
+#[inline(always)]
+fn fold(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// The hash of a compact piece's two key words (its length is in the second).
+#[inline(always)]
+fn compact_hash(lo: u64, hi: u64) -> u64 {
+    fold(lo ^ 0x243f_6a88_85a3_08d3, hi ^ 0x1319_8a2e_0370_7345)
+}
+
+/// The hash of a piece of 16 to 32 bytes: its four key words and its length.
+#[inline(always)]
+fn wide_hash(key: &[u64; 4], len: usize) -> u64 {
+    let first = fold(
+        key[0] ^ 0x243f_6a88_85a3_08d3,
+        key[1] ^ 0x1319_8a2e_0370_7345,
+    );
+    fold(
+        key[2] ^ first ^ 0xa409_3822_299f_31d1,
+        key[3] ^ len as u64 ^ 0x082e_fa98_ec4e_6c89,
+    )
+}
+
+/// A two-way set-associative table of entries `E`. In each set, way 0 is the entry last
 /// answered for (or the only one), way 1 the next to be evicted.
-pub(super) struct PieceCache {
-    /// On 2 MiB pages where the OS gives them ([`HugeSlice`]): each lookup reads a random
-    /// set, and a table that grows takes one page fault per 2 MiB instead of per 4 KiB.
-    sets: HugeSlice<[CacheEntry; 2]>,
-    /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 32 to
-    /// 128 KB that stay in the CPU's cache, where a set of the 2 to 8 MB table is a cache
-    /// miss. On text never seen before a third of the lookups (multilingual) are pieces the
-    /// cache does not hold; when neither tag matches, the lookup ends here, and the set's
-    /// line starts loading while the piece merges, ready for the insert that follows.
+struct Ways<E: Entry> {
+    /// On 2 MiB pages where the OS gives them ([`HugeSlice`]) once grown: each lookup reads
+    /// a random set, and a table that grows takes one page fault per 2 MiB instead of per
+    /// 4 KiB. The first table comes from the allocator (most pipelines' caches stay at it;
+    /// its recycled pages fault less than a fresh mapping).
+    sets: HugeSlice<[E; 2]>,
+    /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 3 bytes
+    /// per set that stay in the CPU's cache, where a set of the table is a cache miss. On
+    /// text never seen before a third of the lookups (multilingual) are pieces the cache
+    /// does not hold; when neither tag matches, the lookup ends here, and the set's line
+    /// starts loading while the piece merges, ready for the insert that follows.
     tags: Box<[[u8; 2]]>,
     /// Per set, the tag of the piece it last evicted: a piece put whose tag is its set's
     /// ghost was most likely evicted before and is back, which a larger table would have
@@ -64,20 +192,17 @@ pub(super) struct PieceCache {
     /// Pieces put back since the table last grew (it doubles when they reach
     /// [`GROW_AFTER`] of its sets).
     returned: usize,
-    /// The pieces too long for `sets`.
-    pub long: LongPieces,
+    max_sets: usize,
 }
 
-impl PieceCache {
-    pub fn new() -> Self {
+impl<E: Entry> Ways<E> {
+    fn new(sets: usize, max_sets: usize) -> Self {
         Self {
-            // The first table from the allocator (most pipelines' caches stay at it; its
-            // recycled pages fault less than a fresh mapping); grown ones on huge pages.
-            sets: HugeSlice::zeroed_ordinary(CACHE_SETS),
-            tags: vec![[0u8; 2]; CACHE_SETS].into_boxed_slice(),
-            ghosts: vec![0u8; CACHE_SETS].into_boxed_slice(),
+            sets: HugeSlice::zeroed_ordinary(sets),
+            tags: vec![[0u8; 2]; sets].into_boxed_slice(),
+            ghosts: vec![0u8; sets].into_boxed_slice(),
             returned: 0,
-            long: LongPieces::new(),
+            max_sets,
         }
     }
 
@@ -87,13 +212,113 @@ impl PieceCache {
         ((hash as usize) & (self.tags.len() - 1), (hash >> 56) as u8)
     }
 
-    /// The padded key of `bytes[start..end]`, a piece of 1 to 32 bytes, and its hash (whose
-    /// low bits pick the set, its top byte the tag, [`Self::place`]). Read
-    /// with four 8-byte loads and masks when `bytes` holds 32 bytes from `start` (a piece
+    /// The set whose way 0 holds the piece of `key` (`len` bytes), if the table holds it.
+    /// On a miss, with `prefetch`, the set's line starts loading for the put that follows.
+    #[inline(always)]
+    fn find(&mut self, key: &PieceKey, len: usize, prefetch: bool) -> Option<usize> {
+        let (set, tag) = self.place(key.hash);
+        let tags = &mut self.tags[set];
+        let ways = &mut self.sets[set];
+        if tags[0] != tag && tags[1] != tag {
+            if prefetch {
+                crate::tables::prefetch(ways);
+            }
+            None
+        } else if ways[0].holds(key, len) {
+            Some(set)
+        } else if ways[1].holds(key, len) {
+            ways.swap(0, 1);
+            tags.swap(0, 1);
+            Some(set)
+        } else {
+            None
+        }
+    }
+
+    /// Keeps the piece of `key` (`len` bytes) and its `ids` in its set.
+    #[inline]
+    fn put(&mut self, key: &PieceKey, len: usize, ids: &[u32]) {
+        let (set, tag) = self.place(key.hash);
+        let ghost = &mut self.ghosts[set];
+        self.returned += usize::from(*ghost == tag);
+        if !self.sets[set][1].is_empty() {
+            *ghost = self.tags[set][1];
+        }
+        // A new piece takes the older way, and moves to the front on its first hit: a set
+        // whose pieces keep coming back in turn (more of them than ways) then keeps answering
+        // for one, where putting each in front evicted every one before it came back.
+        // Written in place: no whole entry built and copied per piece merged.
+        let entry = if self.sets[set][0].is_empty() {
+            self.push_front(set, tag)
+        } else {
+            self.tags[set][1] = tag;
+            &mut self.sets[set][1]
+        };
+        entry.write(key, len, ids);
+        if self.returned >= self.tags.len() / GROW_AFTER && self.tags.len() < self.max_sets {
+            self.grow();
+        }
+    }
+
+    /// Doubles the table, keeping every piece it holds (each set's older piece put first,
+    /// so that the recent one stays the more recent in its new set).
+    #[cold]
+    fn grow(&mut self) {
+        let sets = 2 * self.tags.len();
+        let old = std::mem::replace(&mut self.sets, HugeSlice::zeroed(sets));
+        self.tags = vec![[0u8; 2]; sets].into_boxed_slice();
+        for entry in old.iter().flat_map(|ways| [ways[1], ways[0]]) {
+            if !entry.is_empty() {
+                let (set, tag) = self.place(entry.rehash());
+                *self.push_front(set, tag) = entry;
+            }
+        }
+        self.ghosts = vec![0u8; sets].into_boxed_slice();
+        self.returned = 0;
+    }
+
+    /// Moves way 0 of `set` to way 1 (evicting way 1's piece) and gives way 0, tagged `tag`,
+    /// for the caller to write the new most recent piece into.
+    #[inline(always)]
+    fn push_front(&mut self, set: usize, tag: u8) -> &mut E {
+        let tags = &mut self.tags[set];
+        *tags = [tag, tags[0]];
+        let ways = &mut self.sets[set];
+        ways[1] = ways[0];
+        &mut ways[0]
+    }
+
+    /// The bytes of the table of entries as it is now.
+    #[cfg(test)]
+    fn table_bytes(&self) -> usize {
+        std::mem::size_of_val(&self.sets[..])
+    }
+}
+
+/// Piece bytes → ids, for one pipeline on one thread: compact pieces, wide pieces and the
+/// rest (see [`CACHE_MAX_PIECE`]).
+pub(super) struct PieceCache {
+    compact: Ways<CompactEntry>,
+    wide: Ways<WideEntry>,
+    /// The pieces too long for the other two, or of more ids.
+    pub long: LongPieces,
+}
+
+impl PieceCache {
+    pub fn new() -> Self {
+        Self {
+            compact: Ways::new(COMPACT_SETS, COMPACT_MAX_SETS),
+            wide: Ways::new(WIDE_SETS, WIDE_MAX_SETS),
+            long: LongPieces::new(),
+        }
+    }
+
+    /// The key of `bytes[start..end]`, a piece of 1 to 32 bytes. Read with two (compact) or
+    /// four 8-byte loads and masks when `bytes` holds 16 or 32 bytes from `start` (a piece
     /// inside a longer text): a copy of the piece's own length is a call to `memcpy` per
     /// piece.
     #[inline(always)]
-    pub fn key_in(bytes: &[u8], start: usize, end: usize) -> ([u64; 4], u64) {
+    pub fn key_in(bytes: &[u8], start: usize, end: usize) -> PieceKey {
         /// `KEEP[len]` keeps the first `len` bytes of four little-endian words.
         const KEEP: [[u64; 4]; CACHE_MAX_PIECE + 1] = {
             let mut keep = [[0; 4]; CACHE_MAX_PIECE + 1];
@@ -114,136 +339,79 @@ impl PieceCache {
             keep
         };
         let len = end - start;
-        let key: [u64; 4] = if start + 32 <= bytes.len() {
-            let keep = &KEEP[len];
-            std::array::from_fn(|i| {
-                let at = start + 8 * i;
-                u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) & keep[i]
-            })
+        // Word `i` of the piece at `at`, `at + 8 * i + 8 <= from.len()`; unaligned loads
+        // without per-load bounds checks.
+        let word = |from: &[u8], at: usize, i: usize| {
+            debug_assert!(at + 8 * i + 8 <= from.len());
+            // SAFETY: the caller checked that the 8 bytes are in `from`.
+            let word = unsafe { from.as_ptr().add(at + 8 * i).cast::<u64>().read_unaligned() };
+            u64::from_le(word) & KEEP[len][i]
+        };
+        if len <= COMPACT_MAX_PIECE {
+            let mut padded = [0u8; 16];
+            let (from, at) = if start + 16 <= bytes.len() {
+                (bytes, start)
+            } else {
+                padded[..len].copy_from_slice(&bytes[start..end]);
+                (&padded[..], 0)
+            };
+            let lo = word(from, at, 0);
+            let hi = word(from, at, 1) | (len as u64) << 56;
+            PieceKey {
+                words: [lo, hi, 0, 0],
+                hash: compact_hash(lo, hi),
+            }
         } else {
             let mut padded = [0u8; 32];
-            padded[..len].copy_from_slice(&bytes[start..end]);
-            std::array::from_fn(|i| {
-                u64::from_le_bytes(padded[8 * i..8 * i + 8].try_into().unwrap())
-            })
-        };
-        (key, Self::hash(&key, len))
+            let (from, at) = if start + 32 <= bytes.len() {
+                (bytes, start)
+            } else {
+                padded[..len].copy_from_slice(&bytes[start..end]);
+                (&padded[..], 0)
+            };
+            let words = [0, 1, 2, 3].map(|i| word(from, at, i));
+            PieceKey {
+                words,
+                hash: wide_hash(&words, len),
+            }
+        }
     }
 
-    /// The hash of a piece's padded key and length.
+    /// The cached ids of `piece`, whose key [`Self::key_in`] gave: from the table its length
+    /// and its count of ids would have put it in (a piece's count of ids is at most its
+    /// length, so a piece of `n` bytes is never in a table of entries of more than `n` ids).
     #[inline(always)]
-    fn hash(key: &[u64; 4], len: usize) -> u64 {
-        // Multiply-folds: every key bit and the length reach the low bits that pick the set.
-        let fold = |a: u64, b: u64| {
-            let product = u128::from(a) * u128::from(b);
-            (product as u64) ^ ((product >> 64) as u64)
-        };
-        let first = fold(
-            key[0] ^ 0x243f_6a88_85a3_08d3,
-            key[1] ^ 0x1319_8a2e_0370_7345,
-        );
-        fold(
-            key[2] ^ first ^ 0xa409_3822_299f_31d1,
-            key[3] ^ len as u64 ^ 0x082e_fa98_ec4e_6c89,
-        )
-    }
-
-    /// The cached ids of `piece`, whose key and hash [`Self::key_in`] gave: from its set, or,
-    /// for a piece longer than an entry's ids, from [`Self::long`] (where [`Self::put`] keeps
-    /// the pieces of more ids).
-    #[inline(always)]
-    pub fn get(&mut self, key: &[u64; 4], piece: &[u8], hash: u64) -> Option<&[u32]> {
-        let (set, tag) = self.place(hash);
-        let tags = &mut self.tags[set];
-        let ways = &mut self.sets[set];
+    pub fn get(&mut self, key: &PieceKey, piece: &[u8]) -> Option<&[u32]> {
         let len = piece.len();
-        let held = if tags[0] != tag && tags[1] != tag {
-            crate::tables::prefetch(ways);
-            false
-        } else if ways[0].holds(key, len) {
-            true
-        } else if ways[1].holds(key, len) {
-            ways.swap(0, 1);
-            tags.swap(0, 1);
-            true
-        } else {
-            false
-        };
-        if held {
-            let way = &self.sets[set][0];
-            Some(&way.ids[..usize::from(way.count)])
-        } else if len > CACHE_MAX_IDS {
-            self.long.get(piece, hash)
+        if len <= COMPACT_MAX_PIECE {
+            if let Some(set) = self.compact.find(key, len, true) {
+                return Some(self.compact.sets[set][0].ids());
+            }
+            if len <= COMPACT_MAX_IDS {
+                return None;
+            }
+        }
+        if let Some(set) = self.wide.find(key, len, len > COMPACT_MAX_PIECE) {
+            Some(self.wide.sets[set][0].ids())
+        } else if len > WIDE_MAX_IDS {
+            self.long.get(piece, key.hash)
         } else {
             None
         }
     }
 
-    /// Remembers that `piece` (key and hash from [`Self::key_in`]) encodes as `ids`: in its
-    /// set, or in [`Self::long`] when they are more than an entry holds.
+    /// Remembers that `piece` (key from [`Self::key_in`]) encodes as `ids`: in a compact
+    /// entry, a wide one, or with the long pieces when they are more than either holds.
     #[inline]
-    pub fn put(&mut self, key: [u64; 4], piece: &[u8], hash: u64, ids: &[u32]) {
-        if ids.len() > CACHE_MAX_IDS {
-            self.long.put(piece, hash, ids);
-            return;
-        }
-        let (set, tag) = self.place(hash);
-        let ghost = &mut self.ghosts[set];
-        self.returned += usize::from(*ghost == tag);
-        if self.sets[set][1].len != 0 {
-            *ghost = self.tags[set][1];
-        }
-        // A new piece takes the older way, and moves to the front on its first hit: a set
-        // whose pieces keep coming back in turn (more of them than ways) then keeps answering
-        // for one, where putting each in front evicted every one before it came back.
-        // Written in place: no whole entry built and copied per piece merged.
-        let entry = if self.sets[set][0].len == 0 {
-            self.push_front(set, tag)
+    pub fn put(&mut self, key: &PieceKey, piece: &[u8], ids: &[u32]) {
+        let len = piece.len();
+        if ids.len() > WIDE_MAX_IDS {
+            self.long.put(piece, key.hash, ids);
+        } else if len <= COMPACT_MAX_PIECE && ids.len() <= COMPACT_MAX_IDS {
+            self.compact.put(key, len, ids);
         } else {
-            self.tags[set][1] = tag;
-            &mut self.sets[set][1]
-        };
-        entry.key = key;
-        entry.len = piece.len() as u8;
-        entry.count = ids.len() as u8;
-        entry.ids[..ids.len()].copy_from_slice(ids);
-        if self.returned >= self.tags.len() / GROW_AFTER && self.tags.len() < CACHE_MAX_SETS {
-            self.grow();
+            self.wide.put(key, len, ids);
         }
-    }
-
-    /// Doubles the table, keeping every piece it holds (each set's older piece put first,
-    /// so that the recent one stays the more recent in its new set).
-    #[cold]
-    fn grow(&mut self) {
-        let sets = 2 * self.tags.len();
-        let old = std::mem::replace(&mut self.sets, HugeSlice::zeroed(sets));
-        self.tags = vec![[0u8; 2]; sets].into_boxed_slice();
-        for entry in old.iter().flat_map(|ways| [ways[1], ways[0]]) {
-            if entry.len != 0 {
-                let (set, tag) = self.place(Self::hash(&entry.key, usize::from(entry.len)));
-                *self.push_front(set, tag) = entry;
-            }
-        }
-        self.ghosts = vec![0u8; sets].into_boxed_slice();
-        self.returned = 0;
-    }
-
-    /// Moves way 0 of `set` to way 1 (evicting way 1's piece) and gives way 0, tagged `tag`,
-    /// for the caller to write the new most recent piece into.
-    #[inline(always)]
-    fn push_front(&mut self, set: usize, tag: u8) -> &mut CacheEntry {
-        let tags = &mut self.tags[set];
-        *tags = [tag, tags[0]];
-        let ways = &mut self.sets[set];
-        ways[1] = ways[0];
-        &mut ways[0]
-    }
-
-    /// The bytes of the table of entries as it is now (it grows, [`CACHE_MAX_SETS`]).
-    #[cfg(test)]
-    fn table_bytes(&self) -> usize {
-        std::mem::size_of_val(&self.sets[..])
     }
 }
 
@@ -351,13 +519,21 @@ mod tests {
     use super::*;
 
     /// [`PieceCache::key_in`] of a whole slice.
-    fn key_of(piece: &[u8]) -> ([u64; 4], u64) {
+    fn key_of(piece: &[u8]) -> PieceKey {
         PieceCache::key_in(piece, 0, piece.len())
+    }
+
+    /// The key of `piece` with the hash `hash`, to put pieces in chosen sets with chosen tags.
+    fn key_hashed(piece: &[u8], hash: u64) -> PieceKey {
+        PieceKey {
+            hash,
+            ..key_of(piece)
+        }
     }
 
     #[test]
     fn piece_cache_keys_read_in_place_equal_copied_keys() {
-        // Inside a text (four loads and masks) and near its end (a copy): the same key.
+        // Inside a text (loads and masks) and near its end (a copy): the same key.
         let text: Vec<u8> = (0..80u8).map(|b| b.wrapping_mul(41) | 1).collect();
         for start in 0..text.len() {
             for end in start + 1..=text.len().min(start + CACHE_MAX_PIECE) {
@@ -372,134 +548,199 @@ mod tests {
     }
 
     #[test]
-    fn piece_cache_keys_are_exact() {
+    fn each_piece_is_kept_where_its_length_and_ids_fit_and_answered_exactly() {
         let mut cache = PieceCache::new();
-        let pieces: [&[u8]; 5] = [b"a", b"a\0", b"a\0\0", b"abcdefgh", &[7u8; 32]];
-        for (i, piece) in pieces.iter().enumerate() {
-            let (key, set) = key_of(piece);
-            cache.put(key, piece, set, &[i as u32, 99]);
+        // (piece, ids): compact (up to 15 bytes and 4 ids), wide (16 to 32 bytes, or 5 to 7
+        // ids) and long (8 ids or more), with pieces that differ only in their length or in
+        // a zero byte, and a 16-byte piece whose last byte is the 15-byte one's length (the
+        // byte a compact key keeps its length in).
+        let fifteen = [b'x'; 15];
+        let mut sixteen = [b'x'; 16];
+        sixteen[15] = 15;
+        let pieces: Vec<(Vec<u8>, Vec<u32>)> = vec![
+            (b"a".to_vec(), vec![1]),
+            (b"a\0".to_vec(), vec![2, 3]),
+            (b"a\0\0".to_vec(), vec![4, 5, 6]),
+            (b"abcd".to_vec(), vec![7, 8, 9, 10]),
+            (b"abcde".to_vec(), vec![11, 12, 13, 14, 15]),
+            (fifteen.to_vec(), vec![16, 17, 18, 19, 20, 21, 22]),
+            (sixteen.to_vec(), vec![23, 24, 25, 26, 27, 28, 29]),
+            (fifteen[..14].to_vec(), vec![30, 31]),
+            (vec![7u8; 32], vec![32]),
+            (b"abcdefgh".to_vec(), (40..48).collect()),
+            (vec![9u8; 32], (50..82).collect()),
+        ];
+        for (piece, ids) in &pieces {
+            cache.put(&key_of(piece), piece, ids);
         }
-        for (i, piece) in pieces.iter().enumerate() {
-            let (key, set) = key_of(piece);
-            // A later piece may have evicted this one from its set, never answered for it.
-            if let Some(ids) = cache.get(&key, piece, set) {
-                assert_eq!(ids, &[i as u32, 99]);
-            }
+        for (piece, ids) in &pieces {
+            assert_eq!(
+                cache.get(&key_of(piece), piece),
+                Some(&ids[..]),
+                "{piece:?}"
+            );
         }
-        let (key, set) = key_of(b"a");
-        assert_eq!(cache.get(&key, b"a", set), Some(&[0u32, 99][..]));
-        let (key, set) = key_of(b"xyz");
-        cache.put(key, b"xyz", set, &[1; CACHE_MAX_IDS + 1]);
-        assert_eq!(cache.get(&key, b"xyz", set), None, "too many ids to keep");
+        for piece in [&b"b"[..], b"a\0\0\0", b"abcdef", &fifteen[..13], &[7u8; 31]] {
+            assert_eq!(cache.get(&key_of(piece), piece), None, "{piece:?}");
+        }
+        // Where they went: one table each by length and count of ids.
+        let held =
+            |ways: &[[CompactEntry; 2]]| ways.iter().flatten().filter(|e| !e.is_empty()).count();
+        assert_eq!(held(&cache.compact.sets), 5);
+        let held =
+            |ways: &[[WideEntry; 2]]| ways.iter().flatten().filter(|e| !e.is_empty()).count();
+        assert_eq!(held(&cache.wide.sets), 4);
+    }
+
+    #[test]
+    fn a_set_keeps_its_two_most_recently_used_pieces() {
         // Two pieces in one set both stay; a third evicts the least recently used.
         let mut cache = PieceCache::new();
-        let (k1, k2, k3) = ([1, 0, 0, 0], [2, 0, 0, 0], [3, 0, 0, 0]);
-        cache.put(k1, &[1], 5, &[1]);
-        cache.put(k2, &[2], 5, &[2]);
-        assert_eq!(cache.get(&k1, &[1], 5), Some(&[1u32][..]));
-        cache.put(k3, &[3], 5, &[3]);
-        assert_eq!(cache.get(&k2, &[2], 5), None);
-        assert_eq!(cache.get(&k1, &[1], 5), Some(&[1u32][..]));
-        assert_eq!(cache.get(&k3, &[3], 5), Some(&[3u32][..]));
+        let [k1, k2, k3] = [b"1", b"2", b"3"].map(|p| key_hashed(p, 5));
+        cache.put(&k1, b"1", &[1]);
+        cache.put(&k2, b"2", &[2]);
+        assert_eq!(cache.get(&k1, b"1"), Some(&[1u32][..]));
+        cache.put(&k3, b"3", &[3]);
+        assert_eq!(cache.get(&k2, b"2"), None);
+        assert_eq!(cache.get(&k1, b"1"), Some(&[1u32][..]));
+        assert_eq!(cache.get(&k3, b"3"), Some(&[3u32][..]));
         // The same with tags that differ (hashes whose top bytes differ, one set): the tags
         // follow their entries through the swaps, and a tag that matches neither way is a miss.
         let mut cache = PieceCache::new();
         let [h1, h2, h3] = [1u64, 2, 3].map(|tag| tag << 56 | 5);
-        cache.put(k1, &[1], h1, &[1]);
-        cache.put(k2, &[2], h2, &[2]);
-        assert_eq!(cache.get(&k1, &[1], h1), Some(&[1u32][..]));
-        assert_eq!(cache.get(&k2, &[2], h2), Some(&[2u32][..]));
-        assert_eq!(cache.get(&k1, &[1], h3), None, "right key, wrong tag");
-        cache.put(k3, &[3], h3, &[3]);
-        assert_eq!(cache.get(&k1, &[1], h1), None);
-        assert_eq!(cache.get(&k2, &[2], h2), Some(&[2u32][..]));
-        assert_eq!(cache.get(&k3, &[3], h3), Some(&[3u32][..]));
-        assert_eq!(cache.tags[5], [3, 2]);
+        let [k1, k2, k3] = [(b"1", h1), (b"2", h2), (b"3", h3)].map(|(p, h)| key_hashed(p, h));
+        cache.put(&k1, b"1", &[1]);
+        cache.put(&k2, b"2", &[2]);
+        assert_eq!(cache.get(&k1, b"1"), Some(&[1u32][..]));
+        assert_eq!(cache.get(&k2, b"2"), Some(&[2u32][..]));
+        assert_eq!(
+            cache.get(&key_hashed(b"1", h3), b"1"),
+            None,
+            "right key, wrong tag"
+        );
+        cache.put(&k3, b"3", &[3]);
+        assert_eq!(cache.get(&k1, b"1"), None);
+        assert_eq!(cache.get(&k2, b"2"), Some(&[2u32][..]));
+        assert_eq!(cache.get(&k3, b"3"), Some(&[3u32][..]));
+        assert_eq!(cache.compact.tags[5], [3, 2]);
     }
 
     #[test]
     fn pieces_coming_back_in_turn_keep_one_answered() {
         // Three pieces of one set, asked for in turn, each put when missed: the first stays
         // in front and is answered every round; the other two take turns in the other way.
-        let mut cache = PieceCache::new();
-        let keys = [[1, 0, 0, 0], [2, 0, 0, 0], [3, 0, 0, 0]];
-        let mut hits = [0; 3];
-        for _ in 0..10 {
-            for (i, key) in keys.iter().enumerate() {
-                match cache.get(key, &[i as u8 + 1], 9) {
-                    Some(ids) => {
-                        assert_eq!(ids, [i as u32]);
-                        hits[i] += 1;
+        for pieces in [
+            [&b"1"[..], b"2", b"3"],
+            [&[1u8; 20][..], &[2; 20], &[3; 20]],
+        ] {
+            let mut cache = PieceCache::new();
+            let keys = pieces.map(|p| key_hashed(p, 9));
+            let mut hits = [0; 3];
+            for _ in 0..10 {
+                for (i, (key, piece)) in keys.iter().zip(pieces).enumerate() {
+                    match cache.get(key, piece) {
+                        Some(ids) => {
+                            assert_eq!(ids, [i as u32]);
+                            hits[i] += 1;
+                        }
+                        None => cache.put(key, piece, &[i as u32]),
                     }
-                    None => cache.put(*key, &[i as u8 + 1], 9, &[i as u32]),
                 }
             }
+            assert_eq!(hits, [9, 0, 0]);
         }
-        assert_eq!(hits, [9, 0, 0]);
     }
 
-    #[test]
-    fn piece_cache_grows_to_its_bound_keeping_its_pieces() {
+    /// Puts pieces made by `piece` into a new cache as a text would, and checks that the
+    /// table `table_bytes` measures grows, up to its bound, only when evicted pieces come
+    /// back, keeping its pieces and answering exactly, up to `largest` bytes of entries of
+    /// `entry_bytes`. `distinct` pieces drawn at random are more than the table holds at half
+    /// its largest size and fewer than at its largest.
+    fn grows_to_its_bound(
+        piece: impl Fn(usize) -> Vec<u8>,
+        table_bytes: impl Fn(&PieceCache) -> usize,
+        largest: usize,
+        entry_bytes: usize,
+        distinct: usize,
+    ) {
+        let entries_at_most = largest / entry_bytes;
         let mut cache = PieceCache::new();
-        assert_eq!(cache.table_bytes(), 2 << 20);
-        let piece = |i: usize| format!("{i:x}-piece").into_bytes();
+        let first = table_bytes(&cache);
         let ids = |i: usize| [i as u32, (i * 7) as u32];
-        // Far more distinct pieces than the largest table holds.
-        let n = 3 * 2 * CACHE_MAX_SETS;
+        let n = 3 * entries_at_most;
         let put = |cache: &mut PieceCache, i: usize| {
             let p = piece(i);
-            let (key, hash) = key_of(&p);
-            cache.put(key, &p, hash, &ids(i));
+            let key = key_of(&p);
+            cache.put(&key, &p, &ids(i));
             // The piece just put is there, through any growth it caused.
-            assert_eq!(cache.get(&key, &p, hash), Some(&ids(i)[..]), "{i}");
+            assert_eq!(cache.get(&key, &p), Some(&ids(i)[..]), "{i}");
         };
         // Pieces seen once each do not grow it: a larger table would not have answered them.
         for i in 0..n {
             put(&mut cache, i);
         }
-        assert_eq!(cache.table_bytes(), 2 << 20);
-        // Pieces that come back after their eviction do, up to 8 MB: pieces drawn at random
-        // from 100,000 (more than the 2 MB table holds, fewer than the 8 MB one).
-        let mut sizes = vec![cache.table_bytes()];
+        assert_eq!(table_bytes(&cache), first);
+        let mut sizes = vec![first];
         let mut state = 1u64;
         let mut recent = std::collections::VecDeque::new();
-        for _ in 0..3_000_000 {
+        for _ in 0..20 * distinct {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            let i = (state >> 33) as usize % 100_000;
+            let i = (state >> 33) as usize % distinct;
             put(&mut cache, i);
             recent.push_front(i);
             recent.truncate(100);
-            if cache.table_bytes() != *sizes.last().unwrap() {
-                sizes.push(cache.table_bytes());
+            if table_bytes(&cache) != *sizes.last().unwrap() {
+                sizes.push(table_bytes(&cache));
                 // Growing kept the pieces put just before it.
                 for &j in &recent {
                     let p = piece(j);
-                    let (key, hash) = key_of(&p);
-                    assert_eq!(cache.get(&key, &p, hash), Some(&ids(j)[..]), "{j}");
+                    assert_eq!(cache.get(&key_of(&p), &p), Some(&ids(j)[..]), "{j}");
                 }
             }
         }
-        assert_eq!(
-            sizes,
-            [2 << 20, 4 << 20, 8 << 20],
-            "doubles up to 8 MB, no further"
-        );
+        let doubled: Vec<usize> = std::iter::successors(Some(first), |&size| Some(2 * size))
+            .take_while(|&size| size <= largest)
+            .collect();
+        assert_eq!(sizes, doubled, "doubles up to {largest} bytes, no further");
         // Every answer is exact: a piece is either its own ids or a miss.
         let mut held = 0;
         for i in 0..n {
             let p = piece(i);
-            let (key, hash) = key_of(&p);
-            if let Some(got) = cache.get(&key, &p, hash) {
+            if let Some(got) = cache.get(&key_of(&p), &p) {
                 assert_eq!(got, &ids(i)[..]);
                 held += 1;
             }
         }
         assert!(
-            held > CACHE_MAX_SETS && held <= 2 * CACHE_MAX_SETS,
+            held > entries_at_most / 2 && held <= entries_at_most,
             "{held}"
         );
+    }
+
+    #[test]
+    fn compact_pieces_grow_their_table_to_its_bound() {
+        grows_to_its_bound(
+            |i| format!("{i:x}-pc").into_bytes(),
+            |cache| cache.compact.table_bytes(),
+            8 << 20,
+            32,
+            200_000,
+        );
+        assert_eq!(PieceCache::new().compact.table_bytes(), 2 << 20);
+    }
+
+    #[test]
+    fn wide_pieces_grow_their_table_to_its_bound() {
+        grows_to_its_bound(
+            |i| format!("{i:x}-a-piece-of-twenty-bytes").into_bytes(),
+            |cache| cache.wide.table_bytes(),
+            4 << 20,
+            64,
+            50_000,
+        );
+        assert_eq!(PieceCache::new().wide.table_bytes(), 512 << 10);
     }
 
     #[test]

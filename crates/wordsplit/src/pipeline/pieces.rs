@@ -101,8 +101,8 @@ impl Pipeline {
                         }
                         Ok(())
                     } else {
-                        let (key, hash) = PieceCache::key_in(bytes, start, end);
-                        if let Some(ids) = cache.get(&key, piece, hash) {
+                        let key = PieceCache::key_in(bytes, start, end);
+                        if let Some(ids) = cache.get(&key, piece) {
                             // Pushed one by one (an entry holds one to seven), not a `memcpy` call.
                             for &id in ids {
                                 out.push(id);
@@ -110,7 +110,7 @@ impl Pipeline {
                         } else {
                             let first = out.len();
                             merge(piece, out)?;
-                            cache.put(key, piece, hash, &out[first..]);
+                            cache.put(&key, piece, &out[first..]);
                         }
                         Ok(())
                     }
