@@ -442,13 +442,18 @@ struct LongSlot {
     ids_len: u32,
 }
 
+// SAFETY: integers only; all zeros is an empty slot (len 0 matches no piece).
+unsafe impl Zeroable for LongSlot {}
+
 /// Pieces of `CACHE_MAX_PIECE + 1` to [`LONG_MAX_PIECE`] bytes, and shorter pieces of more
-/// than `CACHE_MAX_IDS` ids → ids. Any 64-bit hash of the piece's bytes serves, as long as
+/// than `WIDE_MAX_IDS` ids → ids. Any 64-bit hash of the piece's bytes serves, as long as
 /// [`Self::get`] and [`Self::put`] of one piece are given the same: [`Self::hash`] for long
 /// pieces, [`PieceCache::key_in`]'s for the short ones.
 pub(super) struct LongPieces {
-    /// In each set, way 0 is the more recently put piece.
-    sets: Box<[[LongSlot; 2]]>,
+    /// In each set, way 0 is the more recently put piece. Zeroed memory from the allocator,
+    /// whose pages are touched as they are written: every piece cache of every thread has
+    /// this table, and most never hold a long piece.
+    sets: HugeSlice<[LongSlot; 2]>,
     bytes: Vec<u8>,
     ids: Vec<u32>,
 }
@@ -456,7 +461,7 @@ pub(super) struct LongPieces {
 impl LongPieces {
     fn new() -> Self {
         Self {
-            sets: vec![[LongSlot::default(); 2]; LONG_SETS].into_boxed_slice(),
+            sets: HugeSlice::zeroed_ordinary(LONG_SETS),
             bytes: Vec::new(),
             ids: Vec::new(),
         }
@@ -668,7 +673,6 @@ mod tests {
         let mut cache = PieceCache::new();
         let first = table_bytes(&cache);
         let ids = |i: usize| [i as u32, (i * 7) as u32];
-        let n = 3 * entries_at_most;
         let put = |cache: &mut PieceCache, i: usize| {
             let p = piece(i);
             let key = key_of(&p);
@@ -676,8 +680,11 @@ mod tests {
             // The piece just put is there, through any growth it caused.
             assert_eq!(cache.get(&key, &p), Some(&ids(i)[..]), "{i}");
         };
-        // Pieces seen once each do not grow it: a larger table would not have answered them.
-        for i in 0..n {
+        // Pieces seen once each (three times as many as it holds, none of those drawn below)
+        // do not grow it: a larger table would not have answered them. (A piece whose tag is
+        // its set's last evicted one counts as back, one in 256 of the pieces seen once, so
+        // many more of them would grow it in the end.)
+        for i in distinct..distinct + 3 * first / entry_bytes {
             put(&mut cache, i);
         }
         assert_eq!(table_bytes(&cache), first);
@@ -707,7 +714,7 @@ mod tests {
         assert_eq!(sizes, doubled, "doubles up to {largest} bytes, no further");
         // Every answer is exact: a piece is either its own ids or a miss.
         let mut held = 0;
-        for i in 0..n {
+        for i in 0..distinct + 3 * first / entry_bytes {
             let p = piece(i);
             if let Some(got) = cache.get(&key_of(&p), &p) {
                 assert_eq!(got, &ids(i)[..]);
