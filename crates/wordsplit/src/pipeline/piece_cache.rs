@@ -196,7 +196,8 @@ struct Ways<E: Entry> {
     /// 4 KiB. The first table comes from the allocator (most pipelines' caches stay at it;
     /// its recycled pages fault less than a fresh mapping).
     sets: HugeSlice<Set<E>>,
-    /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 5 bytes
+    /// Per set, the top byte of the hash of each way's piece, or 1 if that is 0 (0: an
+    /// empty way): 5 bytes
     /// per set that stay in the CPU's cache, where a set of the table is a cache miss. A
     /// lookup reads only the way whose tag matches; on text never seen before a third of the
     /// lookups (multilingual) are pieces the cache does not hold, and when no tag matches
@@ -224,26 +225,46 @@ impl<E: Entry> Ways<E> {
         }
     }
 
-    /// The set and the tag of a piece's hash (the number of sets is a power of two).
+    /// The set and the tag of a piece's hash (the number of sets is a power of two). A tag
+    /// is never 0, the tag of an empty way.
     #[inline(always)]
     fn place(&self, hash: u64) -> (usize, u8) {
-        ((hash as usize) & (self.tags.len() - 1), (hash >> 56) as u8)
+        (
+            (hash as usize) & (self.tags.len() - 1),
+            ((hash >> 56) as u8).max(1),
+        )
+    }
+
+    /// The ways of `tags` that are `tag`, as the top bit of their byte: a byte of `diff` is
+    /// zero where they are (exact, no borrow between bytes).
+    #[inline(always)]
+    fn ways_tagged(tags: [u8; WAYS], tag: u8) -> u32 {
+        let diff = u32::from_le_bytes(tags) ^ (u32::from(tag) * 0x0101_0101);
+        let low = 0x7f7f_7f7f;
+        !(((diff & low) + low) | diff) & !low
+    }
+
+    /// The way a new piece of `set` takes: the first empty one, else the last.
+    #[inline(always)]
+    fn way_for_new(&self, set: usize) -> usize {
+        let empty = Self::ways_tagged(self.tags[set], 0);
+        if empty == 0 {
+            WAYS - 1
+        } else {
+            (empty.trailing_zeros() / 8) as usize
+        }
     }
 
     /// The set and way that hold the piece of `key` (`len` bytes), if the table holds it
-    /// (moved one way up). On a miss, with `prefetch`, the line of the set's last way starts
-    /// loading for the put that follows.
+    /// (moved one way up). On a miss, with `prefetch`, the line of the way a new piece would
+    /// take starts loading for the put that follows.
     #[inline(always)]
     fn find(&mut self, key: &PieceKey, len: usize, prefetch: bool) -> Option<(usize, usize)> {
         let (set, tag) = self.place(key.hash);
-        // The ways whose tag is `tag`, as the top bit of their byte: a byte of `diff` is zero
-        // where the tags match (exact, no borrow between bytes).
-        let diff = u32::from_le_bytes(self.tags[set]) ^ (u32::from(tag) * 0x0101_0101);
-        let low = 0x7f7f_7f7f;
-        let mut matches = !(((diff & low) + low) | diff) & !low;
+        let mut matches = Self::ways_tagged(self.tags[set], tag);
         if matches == 0 {
             if prefetch {
-                crate::tables::prefetch(&self.sets[set].0[WAYS - 1]);
+                crate::tables::prefetch(&self.sets[set].0[self.way_for_new(set)]);
             }
             return None;
         }
@@ -270,18 +291,13 @@ impl<E: Entry> Ways<E> {
     #[inline]
     fn put(&mut self, key: &PieceKey, len: usize, ids: &[u32]) {
         let (set, tag) = self.place(key.hash);
-        let ghost = &mut self.ghosts[set];
-        self.returned += usize::from(*ghost == tag);
-        let ways = &mut self.sets[set].0;
-        let way = ways
-            .iter()
-            .position(|entry| entry.is_empty())
-            .unwrap_or(WAYS - 1);
-        if !ways[way].is_empty() {
-            *ghost = self.tags[set][way];
+        self.returned += usize::from(self.ghosts[set] == tag);
+        let way = self.way_for_new(set);
+        if self.tags[set][way] != 0 {
+            self.ghosts[set] = self.tags[set][way];
         }
         self.tags[set][way] = tag;
-        ways[way].write(key, len, ids);
+        self.sets[set].0[way].write(key, len, ids);
         if self.returned >= self.tags.len() / GROW_AFTER && self.tags.len() < self.max_sets {
             self.grow();
         }
