@@ -7,14 +7,14 @@ use std::hash::BuildHasher;
 use crate::huge_pages::{HugeSlice, Zeroable};
 
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
-/// so each thread remembers the ids of recent ones, per pipeline, in four-way set-associative
-/// tables (a CPU cache's layout, [`Ways`]): a lookup reads one entry of one set, an insert
-/// evicts the set's least proven entry, nothing is allocated per piece. Text where nothing repeats
+/// so each thread remembers the ids of recent ones, per pipeline, in two-way set-associative
+/// tables (a CPU cache's layout, [`Ways`]): a lookup reads one set, an insert evicts the set's
+/// least recently used entry, nothing is allocated per piece. Text where nothing repeats
 /// (random Unicode) then costs a store per piece, not a hash-map insert that allocates.
 ///
 /// Most such pieces are short: a piece of up to 15 bytes and four ids ([`CompactEntry`], 32
 /// bytes) is 51 % of the pieces of multilingual text (80 % of those that are not tokens) and
-/// 99 % of prose's that are not, and two of them share a cache line. The others, of
+/// 99 % of prose's that are not, and a set of two of them is one cache line. The others, of
 /// up to 32 bytes and seven ids, take 64-byte entries ([`WideEntry`]); longer pieces and
 /// pieces of more ids, [`LongPieces`]. The compact table starts at 65,536 entries (2 MB,
 /// pages touched as they are written) and the wide one at 8,192 (512 KB); each doubles when
@@ -28,10 +28,10 @@ const COMPACT_MAX_PIECE: usize = 15;
 const COMPACT_MAX_IDS: usize = 4;
 /// The most ids a [`WideEntry`] holds.
 const WIDE_MAX_IDS: usize = 7;
-const COMPACT_SETS: usize = 1 << 14;
-const COMPACT_MAX_SETS: usize = 1 << 16;
-const WIDE_SETS: usize = 1 << 11;
-const WIDE_MAX_SETS: usize = 1 << 14;
+const COMPACT_SETS: usize = 1 << 15;
+const COMPACT_MAX_SETS: usize = 1 << 17;
+const WIDE_SETS: usize = 1 << 12;
+const WIDE_MAX_SETS: usize = 1 << 15;
 /// A table doubles when as many pieces it evicted have come back as a `1 / GROW_AFTER` of
 /// its sets: text whose pieces recur further apart than the table reaches.
 const GROW_AFTER: usize = 4;
@@ -171,39 +171,20 @@ fn wide_hash(key: &[u64; 4], len: usize) -> u64 {
     )
 }
 
-/// The entries of a set of a [`Ways`] table. A set starts a cache line: of a compact set's
-/// two lines a lookup reads the one holding the way its tag picks.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Set<E>([E; WAYS]);
-
-// SAFETY: an array of zeroable entries.
-unsafe impl<E: Zeroable> Zeroable for Set<E> {}
-
-/// The ways of a set: four, so that pieces sharing a set rarely evict each other (in a table
-/// as full as 2 MB of multilingual text makes the first one, two ways lost a fifth of the
-/// distinct pieces to their neighbours, four about a tenth), while a hit still reads one
-/// entry, the one its tag picks.
-const WAYS: usize = 4;
-
-/// A four-way set-associative table of entries `E`. In each set, the ways hold pieces in
-/// the order they earned their place: a hit moves a piece one way up, a new piece takes the
-/// first empty way or else the last, evicting its piece. A piece answered often stays; a run
-/// of pieces seen once only takes turns in the last way.
+/// A two-way set-associative table of entries `E`. In each set, way 0 is the entry last
+/// answered for (or the only one), way 1 the next to be evicted.
 struct Ways<E: Entry> {
     /// On 2 MiB pages where the OS gives them ([`HugeSlice`]) once grown: each lookup reads
     /// a random set, and a table that grows takes one page fault per 2 MiB instead of per
     /// 4 KiB. The first table comes from the allocator (most pipelines' caches stay at it;
     /// its recycled pages fault less than a fresh mapping).
-    sets: HugeSlice<Set<E>>,
-    /// Per set, the top byte of the hash of each way's piece, or 1 if that is 0 (0: an
-    /// empty way): 5 bytes
-    /// per set that stay in the CPU's cache, where a set of the table is a cache miss. A
-    /// lookup reads only the way whose tag matches; on text never seen before a third of the
-    /// lookups (multilingual) are pieces the cache does not hold, and when no tag matches
-    /// the lookup ends here, and the last way's line starts loading while the piece merges,
-    /// ready for the insert that follows.
-    tags: Box<[[u8; WAYS]]>,
+    sets: HugeSlice<[E; 2]>,
+    /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 3 bytes
+    /// per set that stay in the CPU's cache, where a set of the table is a cache miss. On
+    /// text never seen before a third of the lookups (multilingual) are pieces the cache
+    /// does not hold; when neither tag matches, the lookup ends here, and the set's line
+    /// starts loading while the piece merges, ready for the insert that follows.
+    tags: Box<[[u8; 2]]>,
     /// Per set, the tag of the piece it last evicted: a piece put whose tag is its set's
     /// ghost was most likely evicted before and is back, which a larger table would have
     /// answered.
@@ -218,116 +199,93 @@ impl<E: Entry> Ways<E> {
     fn new(sets: usize, max_sets: usize) -> Self {
         Self {
             sets: HugeSlice::zeroed_ordinary(sets),
-            tags: vec![[0u8; WAYS]; sets].into_boxed_slice(),
+            tags: vec![[0u8; 2]; sets].into_boxed_slice(),
             ghosts: vec![0u8; sets].into_boxed_slice(),
             returned: 0,
             max_sets,
         }
     }
 
-    /// The set and the tag of a piece's hash (the number of sets is a power of two). A tag
-    /// is never 0, the tag of an empty way.
+    /// The set and the tag of a piece's hash (the number of sets is a power of two).
     #[inline(always)]
     fn place(&self, hash: u64) -> (usize, u8) {
-        (
-            (hash as usize) & (self.tags.len() - 1),
-            ((hash >> 56) as u8).max(1),
-        )
+        ((hash as usize) & (self.tags.len() - 1), (hash >> 56) as u8)
     }
 
-    /// The ways of `tags` that are `tag`, as the top bit of their byte: a byte of `diff` is
-    /// zero where they are (exact, no borrow between bytes).
+    /// The set whose way 0 holds the piece of `key` (`len` bytes), if the table holds it.
+    /// On a miss, with `prefetch`, the set's line starts loading for the put that follows.
     #[inline(always)]
-    fn ways_tagged(tags: [u8; WAYS], tag: u8) -> u32 {
-        let diff = u32::from_le_bytes(tags) ^ (u32::from(tag) * 0x0101_0101);
-        let low = 0x7f7f_7f7f;
-        !(((diff & low) + low) | diff) & !low
-    }
-
-    /// The way a new piece of `set` takes: the first empty one, else the last.
-    #[inline(always)]
-    fn way_for_new(&self, set: usize) -> usize {
-        let empty = Self::ways_tagged(self.tags[set], 0);
-        if empty == 0 {
-            WAYS - 1
-        } else {
-            (empty.trailing_zeros() / 8) as usize
-        }
-    }
-
-    /// The set and way that hold the piece of `key` (`len` bytes), if the table holds it
-    /// (moved one way up). On a miss, with `prefetch`, the line of the way a new piece would
-    /// take starts loading for the put that follows.
-    #[inline(always)]
-    fn find(&mut self, key: &PieceKey, len: usize, prefetch: bool) -> Option<(usize, usize)> {
+    fn find(&mut self, key: &PieceKey, len: usize, prefetch: bool) -> Option<usize> {
         let (set, tag) = self.place(key.hash);
-        let mut matches = Self::ways_tagged(self.tags[set], tag);
-        if matches == 0 {
+        let tags = &mut self.tags[set];
+        let ways = &mut self.sets[set];
+        if tags[0] != tag && tags[1] != tag {
             if prefetch {
-                crate::tables::prefetch(&self.sets[set].0[self.way_for_new(set)]);
+                crate::tables::prefetch(ways);
             }
-            return None;
-        }
-        loop {
-            let way = (matches.trailing_zeros() / 8) as usize;
-            if self.sets[set].0[way].holds(key, len) {
-                if way == 0 {
-                    return Some((set, 0));
-                }
-                self.sets[set].0.swap(way - 1, way);
-                self.tags[set].swap(way - 1, way);
-                return Some((set, way - 1));
-            }
-            matches &= matches - 1;
-            if matches == 0 {
-                return None;
-            }
+            None
+        } else if ways[0].holds(key, len) {
+            Some(set)
+        } else if ways[1].holds(key, len) {
+            ways.swap(0, 1);
+            tags.swap(0, 1);
+            Some(set)
+        } else {
+            None
         }
     }
 
-    /// Keeps the piece of `key` (`len` bytes) and its `ids` in its set: in its first empty
-    /// way, or in place of the last way's piece. Written in place: no whole entry built and
-    /// copied per piece merged.
+    /// Keeps the piece of `key` (`len` bytes) and its `ids` in its set.
     #[inline]
     fn put(&mut self, key: &PieceKey, len: usize, ids: &[u32]) {
         let (set, tag) = self.place(key.hash);
-        self.returned += usize::from(self.ghosts[set] == tag);
-        let way = self.way_for_new(set);
-        if self.tags[set][way] != 0 {
-            self.ghosts[set] = self.tags[set][way];
+        let ghost = &mut self.ghosts[set];
+        self.returned += usize::from(*ghost == tag);
+        if !self.sets[set][1].is_empty() {
+            *ghost = self.tags[set][1];
         }
-        self.tags[set][way] = tag;
-        self.sets[set].0[way].write(key, len, ids);
+        // A new piece takes the older way, and moves to the front on its first hit: a set
+        // whose pieces keep coming back in turn (more of them than ways) then keeps answering
+        // for one, where putting each in front evicted every one before it came back.
+        // Written in place: no whole entry built and copied per piece merged.
+        let entry = if self.sets[set][0].is_empty() {
+            self.push_front(set, tag)
+        } else {
+            self.tags[set][1] = tag;
+            &mut self.sets[set][1]
+        };
+        entry.write(key, len, ids);
         if self.returned >= self.tags.len() / GROW_AFTER && self.tags.len() < self.max_sets {
             self.grow();
         }
     }
 
-    /// Doubles the table, keeping every piece it holds in the same order in its set (the
-    /// pieces of a set go to two sets of the new table, so none is evicted).
+    /// Doubles the table, keeping every piece it holds (each set's older piece put first,
+    /// so that the recent one stays the more recent in its new set).
     #[cold]
     fn grow(&mut self) {
         let sets = 2 * self.tags.len();
         let old = std::mem::replace(&mut self.sets, HugeSlice::zeroed(sets));
-        self.tags = vec![[0u8; WAYS]; sets].into_boxed_slice();
-        let mut filled = vec![0u8; sets];
-        for entry in old.iter().flat_map(|set| set.0) {
+        self.tags = vec![[0u8; 2]; sets].into_boxed_slice();
+        for entry in old.iter().flat_map(|ways| [ways[1], ways[0]]) {
             if !entry.is_empty() {
                 let (set, tag) = self.place(entry.rehash());
-                let way = usize::from(filled[set]);
-                filled[set] += 1;
-                self.sets[set].0[way] = entry;
-                self.tags[set][way] = tag;
+                *self.push_front(set, tag) = entry;
             }
         }
         self.ghosts = vec![0u8; sets].into_boxed_slice();
         self.returned = 0;
     }
 
-    /// The entry of `set` and `way`.
+    /// Moves way 0 of `set` to way 1 (evicting way 1's piece) and gives way 0, tagged `tag`,
+    /// for the caller to write the new most recent piece into.
     #[inline(always)]
-    fn entry(&self, (set, way): (usize, usize)) -> &E {
-        &self.sets[set].0[way]
+    fn push_front(&mut self, set: usize, tag: u8) -> &mut E {
+        let tags = &mut self.tags[set];
+        *tags = [tag, tags[0]];
+        let ways = &mut self.sets[set];
+        ways[1] = ways[0];
+        &mut ways[0]
     }
 
     /// The bytes of the table of entries as it is now.
@@ -426,15 +384,15 @@ impl PieceCache {
     pub fn get(&mut self, key: &PieceKey, piece: &[u8]) -> Option<&[u32]> {
         let len = piece.len();
         if len <= COMPACT_MAX_PIECE {
-            if let Some(found) = self.compact.find(key, len, true) {
-                return Some(self.compact.entry(found).ids());
+            if let Some(set) = self.compact.find(key, len, true) {
+                return Some(self.compact.sets[set][0].ids());
             }
             if len <= COMPACT_MAX_IDS {
                 return None;
             }
         }
-        if let Some(found) = self.wide.find(key, len, len > COMPACT_MAX_PIECE) {
-            Some(self.wide.entry(found).ids())
+        if let Some(set) = self.wide.find(key, len, len > COMPACT_MAX_PIECE) {
+            Some(self.wide.sets[set][0].ids())
         } else if len > WIDE_MAX_IDS {
             self.long.get(piece, key.hash)
         } else {
@@ -632,92 +590,58 @@ mod tests {
             assert_eq!(cache.get(&key_of(piece), piece), None, "{piece:?}");
         }
         // Where they went: one table each by length and count of ids.
-        let held = |sets: &[Set<CompactEntry>]| {
-            sets.iter()
-                .flat_map(|set| &set.0)
-                .filter(|e| !e.is_empty())
-                .count()
-        };
+        let held =
+            |ways: &[[CompactEntry; 2]]| ways.iter().flatten().filter(|e| !e.is_empty()).count();
         assert_eq!(held(&cache.compact.sets), 5);
-        let held = |sets: &[Set<WideEntry>]| {
-            sets.iter()
-                .flat_map(|set| &set.0)
-                .filter(|e| !e.is_empty())
-                .count()
-        };
+        let held =
+            |ways: &[[WideEntry; 2]]| ways.iter().flatten().filter(|e| !e.is_empty()).count();
         assert_eq!(held(&cache.wide.sets), 4);
     }
 
     #[test]
-    fn a_set_keeps_the_pieces_answered_and_evicts_its_last_way() {
-        // Four pieces in one set all stay; a fifth evicts the last way's piece. A hit moves
-        // a piece one way up, so the piece evicted is the one least answered lately.
+    fn a_set_keeps_its_two_most_recently_used_pieces() {
+        // Two pieces in one set both stay; a third evicts the least recently used.
         let mut cache = PieceCache::new();
-        let pieces = [b"1", b"2", b"3", b"4", b"5", b"6"];
-        let keys = pieces.map(|p| key_hashed(p, 5));
-        let get =
-            |cache: &mut PieceCache, i: usize| cache.get(&keys[i], pieces[i]).map(|ids| ids[0]);
-        for i in 0..4 {
-            cache.put(&keys[i], pieces[i], &[i as u32]);
-        }
-        for i in 0..4 {
-            assert_eq!(get(&mut cache, i), Some(i as u32));
-        }
-        // Ways now 1, 2, 3, 0 (each hit moved a piece one up); 4 takes 0's way.
-        cache.put(&keys[4], pieces[4], &[4]);
-        assert_eq!(get(&mut cache, 0), None);
-        for i in 1..5 {
-            assert_eq!(get(&mut cache, i), Some(i as u32));
-        }
-        // Ways now 2, 3, 4, 1. A run of new pieces takes turns in the last way only: 5
-        // evicts 1, then 0 evicts 5, and the three pieces above stay.
-        cache.put(&keys[5], pieces[5], &[5]);
-        cache.put(&keys[0], pieces[0], &[0]);
-        assert_eq!(get(&mut cache, 1), None);
-        assert_eq!(get(&mut cache, 5), None);
-        for i in [2, 3, 4, 0] {
-            assert_eq!(get(&mut cache, i), Some(i as u32));
-        }
-        // Tags follow their entries through the moves, and a tag that matches no way is a
-        // miss (hashes whose top bytes differ, one set).
+        let [k1, k2, k3] = [b"1", b"2", b"3"].map(|p| key_hashed(p, 5));
+        cache.put(&k1, b"1", &[1]);
+        cache.put(&k2, b"2", &[2]);
+        assert_eq!(cache.get(&k1, b"1"), Some(&[1u32][..]));
+        cache.put(&k3, b"3", &[3]);
+        assert_eq!(cache.get(&k2, b"2"), None);
+        assert_eq!(cache.get(&k1, b"1"), Some(&[1u32][..]));
+        assert_eq!(cache.get(&k3, b"3"), Some(&[3u32][..]));
+        // The same with tags that differ (hashes whose top bytes differ, one set): the tags
+        // follow their entries through the swaps, and a tag that matches neither way is a miss.
         let mut cache = PieceCache::new();
-        let hashed = |i: u64| key_hashed(pieces[i as usize], (i + 1) << 56 | 5);
-        for i in 0..4 {
-            cache.put(&hashed(i), pieces[i as usize], &[i as u32]);
-        }
-        assert_eq!(cache.get(&hashed(3), pieces[3]), Some(&[3u32][..]));
-        assert_eq!(cache.compact.tags[5], [1, 2, 4, 3]);
+        let [h1, h2, h3] = [1u64, 2, 3].map(|tag| tag << 56 | 5);
+        let [k1, k2, k3] = [(b"1", h1), (b"2", h2), (b"3", h3)].map(|(p, h)| key_hashed(p, h));
+        cache.put(&k1, b"1", &[1]);
+        cache.put(&k2, b"2", &[2]);
+        assert_eq!(cache.get(&k1, b"1"), Some(&[1u32][..]));
+        assert_eq!(cache.get(&k2, b"2"), Some(&[2u32][..]));
         assert_eq!(
-            cache.get(&key_hashed(pieces[0], 9 << 56 | 5), pieces[0]),
+            cache.get(&key_hashed(b"1", h3), b"1"),
             None,
             "right key, wrong tag"
         );
-        for i in 0..4 {
-            assert_eq!(
-                cache.get(&hashed(i), pieces[i as usize]),
-                Some(&[i as u32][..])
-            );
-        }
+        cache.put(&k3, b"3", &[3]);
+        assert_eq!(cache.get(&k1, b"1"), None);
+        assert_eq!(cache.get(&k2, b"2"), Some(&[2u32][..]));
+        assert_eq!(cache.get(&k3, b"3"), Some(&[3u32][..]));
+        assert_eq!(cache.compact.tags[5], [3, 2]);
     }
 
     #[test]
-    fn pieces_coming_back_in_turn_keep_all_but_one_way_answered() {
-        // Six pieces of one set, asked for in turn, each put when missed: the first three
-        // stay and are answered every round; the other three take turns in the last way.
+    fn pieces_coming_back_in_turn_keep_one_answered() {
+        // Three pieces of one set, asked for in turn, each put when missed: the first stays
+        // in front and is answered every round; the other two take turns in the other way.
         for pieces in [
-            [&b"1"[..], b"2", b"3", b"4", b"5", b"6"],
-            [
-                &[1u8; 20][..],
-                &[2; 20],
-                &[3; 20],
-                &[4; 20],
-                &[5; 20],
-                &[6; 20],
-            ],
+            [&b"1"[..], b"2", b"3"],
+            [&[1u8; 20][..], &[2; 20], &[3; 20]],
         ] {
             let mut cache = PieceCache::new();
             let keys = pieces.map(|p| key_hashed(p, 9));
-            let mut hits = [0; 6];
+            let mut hits = [0; 3];
             for _ in 0..10 {
                 for (i, (key, piece)) in keys.iter().zip(pieces).enumerate() {
                     match cache.get(key, piece) {
@@ -729,7 +653,7 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(hits, [9, 9, 9, 0, 0, 0]);
+            assert_eq!(hits, [9, 0, 0]);
         }
     }
 
