@@ -16,8 +16,8 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 /// bytes) is 51 % of the pieces of multilingual text (80 % of those that are not tokens) and
 /// 99 % of prose's that are not, and a set of two of them is one cache line. The others, of
 /// up to 32 bytes and seven ids, take 64-byte entries ([`WideEntry`]); longer pieces and
-/// pieces of more ids, [`LongPieces`]. The compact table starts at 65,536 entries (2 MB,
-/// pages touched as they are written) and the wide one at 8,192 (512 KB); each doubles when
+/// pieces of more ids, [`LongPieces`]. The compact table starts at 65,536 entries (2 MB)
+/// and the wide one at 8,192 (512 KB); each doubles when
 /// pieces it evicted keep coming back ([`GROW_AFTER`]), up to 8 MB and 4 MB: 2 MB of
 /// multilingual text has about 50,000 distinct compact pieces and 14,000 wide ones, and a
 /// table too small for them merges the same pieces again on every pass over the text.
