@@ -742,7 +742,7 @@ mod tests {
     #[test]
     fn wide_pieces_grow_their_table_to_its_bound() {
         grows_to_its_bound(
-            |i| format!("{i:x}-a-piece-of-twenty-bytes").into_bytes(),
+            |i| format!("{i:x}-longer-than-sixteen").into_bytes(),
             |cache| cache.wide.table_bytes(),
             4 << 20,
             64,
