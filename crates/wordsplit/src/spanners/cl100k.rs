@@ -102,11 +102,7 @@ impl Scanner for Cl100kScanner {
     }
 
     fn split(&self, text: &str, out: &mut Vec<usize>) {
-        let result = super::cl100k_blocks::each_end(self, text, |end| {
-            out.push(end);
-            Ok::<(), std::convert::Infallible>(())
-        });
-        let Ok(()) = result;
+        super::split_by_each_end(self, text, out);
     }
 
     fn byte_level(&self) -> Option<super::ByteLevelScanner<'_>> {

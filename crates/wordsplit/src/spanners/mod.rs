@@ -169,6 +169,17 @@ pub fn pieces_at<'a>(text: &'a str, ends: &'a [usize]) -> impl Iterator<Item = &
     })
 }
 
+/// Appends to `out` the end of each piece of `text` as `scanner`'s
+/// [`PieceScanner::each_end`] finds them: [`Scanner::split`] of the scanners that find their
+/// pieces a block at a time.
+pub(crate) fn split_by_each_end(scanner: impl PieceScanner, text: &str, out: &mut Vec<usize>) {
+    let result = scanner.each_end(text, |end| {
+        out.push(end);
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let Ok(()) = result;
+}
+
 /// Runs `piece_end` from offset 0 to `len`, appending each piece's end to `out`.
 ///
 /// The ends are written into `out`'s spare capacity, a batch at a time, instead of by

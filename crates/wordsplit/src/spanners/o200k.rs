@@ -68,11 +68,7 @@ impl Scanner for O200kScanner {
     }
 
     fn split(&self, text: &str, out: &mut Vec<usize>) {
-        let result = super::o200k_blocks::each_end(text, |end| {
-            out.push(end);
-            Ok::<(), std::convert::Infallible>(())
-        });
-        let Ok(()) = result;
+        super::split_by_each_end(self, text, out);
     }
 
     fn byte_level(&self) -> Option<super::ByteLevelScanner<'_>> {

@@ -11,8 +11,8 @@
 //! prefixes) make the regex backtrack in ways the scanner's module docs list; a window
 //! holding a non-ASCII byte is scanned instead with [`super::o200k`]'s `piece_end`, from
 //! the start of the piece under way (the last end given) to the first end at or past the
-//! window's end, and on (256 bytes at a time) while the 64 bytes after the last end hold a
-//! non-ASCII byte. The next window then starts at that end, `R`, with the carry of the
+//! window's end, and on (at least [`SCAN_ON`] bytes at a time) while the 64 bytes after the
+//! last end hold a non-ASCII byte. The next window then starts at that end, `R`, with the carry of the
 //! text's start. That is exact: the pattern has no look-behind, so the pieces from a piece
 //! start depend only on the text from there on, and are those of that suffix as a whole
 //! text; the bit program is exact on a text's first window, and on each next window given
