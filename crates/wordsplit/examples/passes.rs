@@ -1,0 +1,86 @@
+//! The core's encode speed without Python, in three regimes: the first pass over a text (no
+//! piece cached), passes back to back (everything cached and in the CPU's caches), and passes
+//! with 64 MiB of memory written before each (everything cached, but the CPU's caches hold
+//! other data, as when other programs ran in between: the regime of `benches/bench.py`'s
+//! warm medians, where the contenders take turns).
+//!
+//! ```text
+//! cargo run --release -p wordsplit --example passes -- VOCAB TEXT [MEGABYTES] [PASSES]
+//! cargo run --release -p wordsplit --example passes -- cl100k_base corpus/prose.txt.gz 1 9
+//! ```
+//!
+//! VOCAB is a bundled tiktoken-format vocabulary (`cl100k_base`, `o200k_base`, `qwen3`, ...);
+//! TEXT a UTF-8 file (gzipped or not), of which the first MEGABYTES (default 1) are cut into
+//! documents of about 10 KB at line ends, each encoded in its own call, as the bench does.
+//! Prints MB/s per pass, fastest first.
+
+use std::path::Path;
+use std::time::Instant;
+
+use wordsplit::formats::{read_file, read_named};
+use wordsplit::Tokenizer;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [vocab, text, rest @ ..] = &args[..] else {
+        return Err("usage: passes VOCAB TEXT [MEGABYTES] [PASSES]".into());
+    };
+    let megabytes: f64 = rest.first().map_or(Ok(1.0), |s| s.parse())?;
+    let passes: usize = rest.get(1).map_or(Ok(9), |s| s.parse())?;
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/wordsplit/vocabs/data");
+    let ranks = read_file(&data.join(format!("{vocab}.tiktoken.gz")))?;
+    let tok = Tokenizer::from_vocab(read_named(vocab, &ranks)?)?;
+    let docs = documents(&String::from_utf8(read_file(Path::new(text))?)?, megabytes);
+    let bytes: usize = docs.iter().map(String::len).sum();
+
+    let pass = || -> Result<f64, wordsplit::Error> {
+        let start = Instant::now();
+        for doc in &docs {
+            std::hint::black_box(tok.encode_ordinary(doc)?);
+        }
+        Ok(bytes as f64 / start.elapsed().as_secs_f64() / 1e6)
+    };
+    // Written between passes: more than the CPU's last-level cache holds.
+    let mut other = vec![0u8; 64 << 20];
+    let mut sweep = || {
+        other.iter_mut().for_each(|b| *b = b.wrapping_add(1));
+        std::hint::black_box(&other);
+    };
+    sweep();
+    println!(
+        "{vocab}, {} documents, {bytes} bytes: MB/s per pass, fastest first",
+        docs.len()
+    );
+    println!("first pass   {:.0}", pass()?);
+    let mut back_to_back = (0..passes).map(|_| pass()).collect::<Result<Vec<_>, _>>()?;
+    let mut swept = Vec::with_capacity(passes);
+    for _ in 0..passes {
+        sweep();
+        swept.push(pass()?);
+    }
+    for (name, speeds) in [("back to back", &mut back_to_back), ("swept", &mut swept)] {
+        speeds.sort_by(|a, b| b.total_cmp(a));
+        let shown: Vec<String> = speeds.iter().map(|s| format!("{s:.0}")).collect();
+        println!("{name:<12} {}", shown.join(" "));
+    }
+    Ok(())
+}
+
+/// The first `megabytes` of `text` as documents of about 10 KB, each ending at a line end.
+fn documents(text: &str, megabytes: f64) -> Vec<String> {
+    let limit = (megabytes * 1e6) as usize;
+    let mut docs = Vec::new();
+    let mut rest = text;
+    let mut taken = 0;
+    while !rest.is_empty() && taken < limit {
+        let cut = rest
+            .char_indices()
+            .skip(10_000)
+            .find(|&(_, c)| c == '\n')
+            .map_or(rest.len(), |(i, _)| i + 1);
+        docs.push(rest[..cut].to_string());
+        taken += cut;
+        rest = &rest[cut..];
+    }
+    docs
+}
