@@ -4,13 +4,20 @@
 
 use std::cell::RefCell;
 
-use super::piece_cache::{LongPieces, PieceCache, CACHE_MAX_PIECE, LONG_MAX_PIECE};
+use super::piece_cache::{
+    LongPieces, PieceCache, PieceTable, TableKey, CACHE_MAX_PIECE, COMPACT_MAX_IDS, LONG_MAX_PIECE,
+};
 use super::{most_recent, Pipeline};
 use crate::error::Error;
 use crate::spanners::PieceScanner;
 
 /// Each thread keeps the piece caches of this many pipelines, the most recently used.
 const CACHED_PIPELINES: usize = 8;
+
+/// Pieces found ahead of their lookups in the piece table (see [`Pipeline::encode_pieces`]):
+/// enough that their lines arrive meanwhile, few enough that the chunk's keys stay in the
+/// CPU's first-level cache (2.5 KB).
+const CHUNK: usize = 64;
 
 thread_local! {
     static PIECE_CACHES: RefCell<Vec<(u64, PieceCache)>> = const { RefCell::new(Vec::new()) };
@@ -41,6 +48,46 @@ impl<S: PieceScanner> PieceEnds for Scanned<'_, S> {
     #[inline(always)]
     fn each(self, each: impl FnMut(usize) -> Result<(), Error>) -> Result<(), Error> {
         self.scanner.each_end(self.text, each)
+    }
+}
+
+/// `bytes[start..end]`, a piece no shortcut takes: its ids from `cache`'s tables, or merged
+/// by `merge` and kept there. The whole buffer is passed for the padded reads of the key.
+#[inline(always)]
+fn cached_or_merged(
+    cache: &mut PieceCache,
+    merge: &mut impl FnMut(&[u8], &mut Vec<u32>) -> Result<(), Error>,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    out: &mut Vec<u32>,
+) -> Result<(), Error> {
+    let piece = &bytes[start..end];
+    if piece.len() > LONG_MAX_PIECE {
+        merge(piece, out)
+    } else if piece.len() > CACHE_MAX_PIECE {
+        let hash = LongPieces::hash(piece);
+        if let Some(ids) = cache.long.get(piece, hash) {
+            out.extend_from_slice(ids);
+        } else {
+            let first = out.len();
+            merge(piece, out)?;
+            cache.long.put(piece, hash, &out[first..]);
+        }
+        Ok(())
+    } else {
+        let key = PieceCache::key_in(bytes, start, end);
+        if let Some(ids) = cache.get(&key, piece) {
+            // Pushed one by one (an entry holds one to seven), not a `memcpy` call.
+            for &id in ids {
+                out.push(id);
+            }
+        } else {
+            let first = out.len();
+            merge(piece, out)?;
+            cache.put(&key, piece, &out[first..]);
+        }
+        Ok(())
     }
 }
 
@@ -83,38 +130,65 @@ impl Pipeline {
                     None => false,
                 }
             };
-            // `bytes[start..end]`, a piece no shortcut takes; the whole buffer is passed for the
-            // padded reads of the cache key.
-            let mut cached_or_merged =
-                |bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>| {
-                    let piece = &bytes[start..end];
-                    if piece.len() > LONG_MAX_PIECE {
-                        merge(piece, out)
-                    } else if piece.len() > CACHE_MAX_PIECE {
-                        let hash = LongPieces::hash(piece);
-                        if let Some(ids) = cache.long.get(piece, hash) {
-                            out.extend_from_slice(ids);
-                        } else {
-                            let first = out.len();
-                            merge(piece, out)?;
-                            cache.long.put(piece, hash, &out[first..]);
-                        }
-                        Ok(())
-                    } else {
-                        let key = PieceCache::key_in(bytes, start, end);
-                        if let Some(ids) = cache.get(&key, piece) {
-                            // Pushed one by one (an entry holds one to seven), not a `memcpy` call.
-                            for &id in ids {
-                                out.push(id);
+            if SHORTCUTS && !lacks_bytes {
+                // The pieces in chunks: each piece's line of the piece table is requested as
+                // the scanner finds it, and the chunk's pieces are looked up once the scanner
+                // has found them all, by then from lines that have arrived (the lookups wait on
+                // memory one chunk at a time, not one piece at a time).
+                let mut keys = [TableKey::default(); CHUNK];
+                let mut bounds = [(0usize, 0usize); CHUNK];
+                let mut n = 0;
+                let mut start = 0;
+                let mut emit = |cache: &mut PieceCache,
+                                keys: &[TableKey],
+                                bounds: &[(usize, usize)],
+                                out: &mut Vec<u32>|
+                 -> Result<(), Error> {
+                    // Room for four ids per piece: a piece found writes all four of its
+                    // entry's and keeps as many as it has, with no loop on the count.
+                    out.reserve(COMPACT_MAX_IDS * keys.len());
+                    for (i, key) in keys.iter().enumerate() {
+                        if let Some((ids, count)) = cache.table.get(key) {
+                            let len = out.len();
+                            // SAFETY: room for four ids per piece left is reserved (above, and
+                            // again after each piece the table did not hold).
+                            unsafe {
+                                out.as_mut_ptr()
+                                    .add(len)
+                                    .cast::<[u32; 4]>()
+                                    .write_unaligned(ids);
+                                out.set_len(len + count);
                             }
-                        } else {
-                            let first = out.len();
-                            merge(piece, out)?;
-                            cache.put(&key, piece, &out[first..]);
+                            continue;
                         }
-                        Ok(())
+                        let (start, end) = bounds[i];
+                        let first = out.len();
+                        if !shortcut(text_bytes, start, end, out) {
+                            cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
+                        }
+                        let ids = &out[first..];
+                        if key.fits() && ids.len() <= COMPACT_MAX_IDS {
+                            cache.table.put(key, ids);
+                        }
+                        out.reserve(COMPACT_MAX_IDS * (keys.len() - i));
                     }
+                    Ok(())
                 };
+                ends.each(|end| {
+                    let key = PieceTable::key(text_bytes, start, end);
+                    cache.table.prefetch(&key);
+                    keys[n] = key;
+                    bounds[n] = (start, end);
+                    start = end;
+                    n += 1;
+                    if n == CHUNK {
+                        n = 0;
+                        emit(cache, &keys, &bounds, out)?;
+                    }
+                    Ok(())
+                })?;
+                return emit(cache, &keys[..n], &bounds[..n], out);
+            }
             let mut start = 0;
             if !lacks_bytes {
                 // The common case, its own loop: no test per piece for bytes without a token.
@@ -122,7 +196,7 @@ impl Pipeline {
                     let piece_start = start;
                     start = end;
                     if !shortcut(text_bytes, piece_start, end, out) {
-                        cached_or_merged(text_bytes, piece_start, end, out)?;
+                        cached_or_merged(cache, &mut merge, text_bytes, piece_start, end, out)?;
                     }
                     Ok(())
                 });
@@ -144,12 +218,12 @@ impl Pipeline {
                             if shortcut(bytes, start, end, out) {
                                 Ok(())
                             } else {
-                                cached_or_merged(bytes, start, end, out)
+                                cached_or_merged(cache, &mut merge, bytes, start, end, out)
                             }
                         },
                     )?;
                 } else if !shortcut(text_bytes, piece_start, end, out) {
-                    cached_or_merged(text_bytes, piece_start, end, out)?;
+                    cached_or_merged(cache, &mut merge, text_bytes, piece_start, end, out)?;
                 }
                 Ok(())
             })
