@@ -145,6 +145,27 @@ impl Entry for WideEntry {
     }
 }
 
+/// `KEEP[len]` keeps the first `len` bytes of four little-endian words: a piece's key is its
+/// bytes read in whole words, masked to its length.
+const KEEP: [[u64; 4]; CACHE_MAX_PIECE + 1] = {
+    let mut keep = [[0; 4]; CACHE_MAX_PIECE + 1];
+    let mut len = 0;
+    while len <= CACHE_MAX_PIECE {
+        let mut i = 0;
+        while i < 4 {
+            let bytes = len.saturating_sub(8 * i);
+            keep[len][i] = if bytes >= 8 {
+                u64::MAX
+            } else {
+                (1 << (8 * bytes)) - 1
+            };
+            i += 1;
+        }
+        len += 1;
+    }
+    keep
+};
+
 /// The product of `a` and `b` folded to 64 bits: every bit of either reaches the low bits
 /// that pick a set and the top byte that is the tag.
 #[inline(always)]
@@ -323,25 +344,6 @@ impl PieceCache {
     /// piece.
     #[inline(always)]
     pub fn key_in(bytes: &[u8], start: usize, end: usize) -> PieceKey {
-        /// `KEEP[len]` keeps the first `len` bytes of four little-endian words.
-        const KEEP: [[u64; 4]; CACHE_MAX_PIECE + 1] = {
-            let mut keep = [[0; 4]; CACHE_MAX_PIECE + 1];
-            let mut len = 0;
-            while len <= CACHE_MAX_PIECE {
-                let mut i = 0;
-                while i < 4 {
-                    let bytes = len.saturating_sub(8 * i);
-                    keep[len][i] = if bytes >= 8 {
-                        u64::MAX
-                    } else {
-                        (1 << (8 * bytes)) - 1
-                    };
-                    i += 1;
-                }
-                len += 1;
-            }
-            keep
-        };
         let len = end - start;
         // Word `i` of the piece at `at`, `at + 8 * i + 8 <= from.len()`; unaligned loads
         // without per-load bounds checks.
@@ -469,25 +471,6 @@ impl PieceTable {
     /// held, which costs one lookup elsewhere).
     #[inline(always)]
     pub fn key(bytes: &[u8], start: usize, end: usize) -> TableKey {
-        /// `KEEP[len]` keeps the first `len` bytes of two little-endian words.
-        const KEEP: [[u64; 2]; COMPACT_MAX_PIECE + 1] = {
-            let mut keep = [[0; 2]; COMPACT_MAX_PIECE + 1];
-            let mut len = 0;
-            while len <= COMPACT_MAX_PIECE {
-                keep[len][0] = if len >= 8 {
-                    u64::MAX
-                } else {
-                    (1 << (8 * len)) - 1
-                };
-                keep[len][1] = if len <= 8 {
-                    0
-                } else {
-                    (1 << (8 * (len - 8))) - 1
-                };
-                len += 1;
-            }
-            keep
-        };
         let len = end - start;
         if len > COMPACT_MAX_PIECE || start + 16 > bytes.len() {
             return TableKey {
