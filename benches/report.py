@@ -366,7 +366,7 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
                     "timed in worker processes next to the build under test (see *Baseline comparison*)")
     body = []
     corpora = list(meta["corpora"])
-    worker_keys = ("wordsplit:worker", "baseline")
+    worker_keys = WORKER_KEYS
     if "onepass" in results:
         body.append(render_onepass(results["onepass"], worker_keys))
     if "single" in results:
@@ -473,6 +473,11 @@ def onepass_ratio(runs: list[dict], corpus: str, key, ref) -> Optional[tuple[flo
 
 
 WORDSPLIT = "wordsplit:auto"
+
+
+#: The keys of wordsplit builds timed in worker processes (the build under test's twin and a
+#: baseline build): wordsplit, not peers.
+WORKER_KEYS = ("wordsplit:worker", "baseline")
 
 
 def is_peer(key: str, worker_keys: tuple = ()) -> bool:
@@ -591,7 +596,7 @@ def render_gap(title: str, blurb: str, section: dict, corpora: list[str], name: 
                 entries = {k: e for k, e in entries.items() if e and value in e}
                 mine = [k for k in entries if k in (WORDSPLIT, WORDSPLIT + NUMPY)
                         and shape in ("fastest", shape_of(k, name))]
-                peers = [k for k in entries if is_peer(k) and shape in ("fastest", shape_of(k, name))
+                peers = [k for k in entries if is_peer(k, WORKER_KEYS) and shape in ("fastest", shape_of(k, name))
                          and not (entries[k].get("parity") or {}).get("mismatched")]
                 if not mine or not peers:
                     cells.append("–")
