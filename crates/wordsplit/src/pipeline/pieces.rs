@@ -1,6 +1,7 @@
-//! The per-piece loop of an encode: each piece through this thread's cache of merged pieces,
-//! to the encoder only when the cache does not hold it. The pieces come from a vector of
-//! ends, or straight from a byte-level scanner as it finds them ([`Scanned`]).
+//! The per-piece loop of an encode: each piece through this thread's piece table (every short
+//! piece seen, tokens included), then the token index and the cache of merged pieces, to the
+//! encoder only when none holds it. The pieces come from a vector of ends, or straight from a
+//! byte-level scanner as it finds them ([`Scanned`]).
 
 use std::cell::RefCell;
 
@@ -94,7 +95,9 @@ fn cached_or_merged(
 impl Pipeline {
     /// Encode the pieces of `text` ending at `ends`, through this thread's piece cache;
     /// `merge` encodes a piece the cache does not hold. `SHORTCUTS`: a whole-token piece is
-    /// one lookup and a single byte its id, without `merge` (the native encoders' rule).
+    /// one lookup and a single byte its id, without `merge` (the native encoders' rule); on a
+    /// vocabulary with a token for every byte, each piece is first looked up in the piece
+    /// table ([`PieceTable`]), 64 pieces at a time.
     ///
     /// A piece holding a byte no token spells (vocabularies that lack some,
     /// `tables.lacks_bytes`; complete ones never look) goes to [`Self::encode_unknown`].
