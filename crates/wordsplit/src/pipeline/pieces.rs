@@ -170,7 +170,7 @@ impl Pipeline {
                             cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
                         }
                         let ids = &out[first..];
-                        if key.fits() && ids.len() <= COMPACT_MAX_IDS {
+                        if key.fits() && (1..=COMPACT_MAX_IDS).contains(&ids.len()) {
                             cache.table.put(key, ids);
                         }
                         out.reserve(COMPACT_MAX_IDS * (keys.len() - i));
@@ -194,7 +194,8 @@ impl Pipeline {
             }
             let mut start = 0;
             if !lacks_bytes {
-                // The common case, its own loop: no test per piece for bytes without a token.
+                // A foreign encoder (no shortcut: it sees every piece the cache does not hold)
+                // on a vocabulary with every byte: no test per piece for bytes without a token.
                 return ends.each(|end| {
                     let piece_start = start;
                     start = end;
