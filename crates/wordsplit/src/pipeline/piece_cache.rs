@@ -465,35 +465,25 @@ impl PieceTable {
         }
     }
 
-    /// The key of `bytes[start..end]` (`start < end`): a compact piece's two words and set
-    /// when the piece has at most 15 bytes and 16 bytes can be read from `start`, else a key
-    /// that matches nothing ([`TableKey::fits`] is false; the last piece of a text may not be
-    /// held, which costs one lookup elsewhere).
+    /// The key of `bytes[start..end]` (`start < end`): the piece's compact [`PieceKey`] (its
+    /// two words, and its set from the same hash) when the piece has at most 15 bytes and 16
+    /// bytes can be read from `start`, else a key that matches nothing ([`TableKey::fits`] is
+    /// false; the last piece of a text may not be held, which costs one lookup elsewhere).
     #[inline(always)]
     pub fn key(bytes: &[u8], start: usize, end: usize) -> TableKey {
-        let len = end - start;
-        if len > COMPACT_MAX_PIECE || start + 16 > bytes.len() {
+        if end - start > COMPACT_MAX_PIECE || start + 16 > bytes.len() {
             return TableKey {
                 lo: 0,
                 hi: OUTSIDE,
                 set: 0,
             };
         }
-        // SAFETY: the 16 bytes from `start` are in `bytes` (checked above); unaligned loads
-        // without per-load bounds checks.
-        let (lo, hi) = unsafe {
-            let at = bytes.as_ptr().add(start);
-            (
-                u64::from_le(at.cast::<u64>().read_unaligned()),
-                u64::from_le(at.add(8).cast::<u64>().read_unaligned()),
-            )
-        };
-        let lo = lo & KEEP[len][0];
-        let hi = hi & KEEP[len][1] | (len as u64) << 56;
+        // Read in place: the 16 bytes from `start` are in `bytes`.
+        let key = PieceCache::key_in(bytes, start, end);
         TableKey {
-            lo,
-            hi,
-            set: compact_hash(lo, hi) as usize & (TABLE_SETS - 1),
+            lo: key.words[0],
+            hi: key.words[1],
+            set: key.hash as usize & (TABLE_SETS - 1),
         }
     }
 
