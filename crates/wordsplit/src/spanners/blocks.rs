@@ -74,38 +74,82 @@ impl Classes {
     }
 
     /// Sets the class bits of the block's non-ASCII characters (on every byte of each,
-    /// including a character whose lead byte is in the previous block).
+    /// including a character whose lead byte is in the previous block). Each character's
+    /// class is noted on its lead byte's bit alone and spread onto its continuation bytes
+    /// once for the whole block; most such characters are letters, so every non-ASCII byte
+    /// is a letter's unless its character is not, and only digits and white space (rare
+    /// beyond ASCII) take a branch.
     #[inline(never)]
     fn add_non_ascii(&mut self, b: &[u8], base: usize, t: &CharTable) {
         let cont = self.cont;
+        let (mut not_letter, mut digit, mut space) = (0u64, 0u64, 0u64);
         let mut leads = self.non_ascii & !cont;
+        let mut next = |bit: u32, flags: u8| {
+            not_letter |= u64::from(flags & LETTER == 0) << bit;
+            if flags & (NUMBER | WS) != 0 {
+                digit |= u64::from(flags & NUMBER != 0) << bit;
+                space |= u64::from(flags & WS != 0) << bit;
+            }
+        };
         if cont & 1 != 0 {
+            // The block starts inside a character: its class goes on bit 0, spread below.
             let mut lead = base;
             while b[lead] & 0xC0 == 0x80 {
                 lead -= 1;
             }
-            self.add_char(b, base, t, lead, 0);
+            next(0, class_at(t, b, lead));
+        }
+        if base + 64 + 3 <= b.len() {
+            // Four bytes can be read from every lead byte of the block.
+            while leads != 0 {
+                let bit = leads.trailing_zeros();
+                let lead = base + bit as usize;
+                // SAFETY: `lead + 4 <= base + 67 <= b.len()`.
+                let word = unsafe { b.as_ptr().add(lead).cast::<u32>().read_unaligned() };
+                next(bit, class_of_word(t, u32::from_be(word)));
+                leads &= leads - 1;
+            }
         }
         while leads != 0 {
-            let i = leads.trailing_zeros();
-            self.add_char(b, base, t, base + i as usize, i);
+            let bit = leads.trailing_zeros();
+            next(bit, class_at(t, b, base + bit as usize));
             leads &= leads - 1;
         }
+        // From each character's first bit onto its continuation bytes (at most three): one
+        // step, then two at once where the byte before is a continuation byte too.
+        let spread = |x: u64| {
+            let x = x | ((x << 1) & cont);
+            x | ((x << 2) & cont & (cont << 1))
+        };
+        self.letter |= self.non_ascii & !spread(not_letter);
+        self.digit |= spread(digit);
+        self.space |= spread(space);
     }
+}
 
-    /// Sets the class bits of the character at `lead` on its bytes from `first_bit` to the
-    /// block's end, without a branch on its class.
-    #[inline(always)]
-    fn add_char(&mut self, b: &[u8], base: usize, t: &CharTable, lead: usize, first_bit: u32) {
-        let (cp, n) = classes::decode_multibyte(b, lead);
-        let flags = t.class_of(cp);
-        let end = (lead + n - base) as u32;
-        let mask = (u64::MAX >> (64 - end.min(64))) & (u64::MAX << first_bit);
-        let select = |flag: u8| 0u64.wrapping_sub((flags & flag != 0) as u64);
-        self.letter |= mask & select(LETTER);
-        self.digit |= mask & select(NUMBER);
-        self.space |= mask & select(WS);
+/// The flags of the character whose lead byte is `b[i]` (`b[i] >= 0x80`, `b` a `str`'s
+/// bytes).
+#[inline(always)]
+fn class_at(t: &CharTable, b: &[u8], i: usize) -> u8 {
+    match b.get(i..i + 4) {
+        Some(word) => class_of_word(t, u32::from_be_bytes([word[0], word[1], word[2], word[3]])),
+        None => t.class_of(classes::decode_multibyte(b, i).0),
     }
+}
+
+/// The flags of the character whose UTF-8 bytes start `w`, four bytes read as one
+/// big-endian word (its lead byte on top): the code point is a few shifts and masks, with
+/// no bounds check per byte.
+#[inline(always)]
+fn class_of_word(t: &CharTable, w: u32) -> u8 {
+    let cp = if w < 0xE000_0000 {
+        ((w >> 18) & 0x7C0) | ((w >> 16) & 0x3F)
+    } else if w < 0xF000_0000 {
+        ((w >> 12) & 0xF000) | ((w >> 10) & 0xFC0) | ((w >> 8) & 0x3F)
+    } else {
+        ((w >> 6) & 0x1C_0000) | ((w >> 4) & 0x3_F000) | ((w >> 2) & 0xFC0) | (w & 0x3F)
+    };
+    t.class_of(cp)
 }
 
 /// A way to compute the ASCII classes of a full block, and its non-ASCII and continuation

@@ -44,7 +44,12 @@ pub const LOWERISH: u8 = LL | LM | LO | MARK;
 
 const BLOCK_BITS: u32 = 8;
 const BLOCK_LEN: usize = 1 << BLOCK_BITS;
-const N_BLOCKS: usize = 0x110000 >> BLOCK_BITS;
+/// The index covers every 21-bit number, not only code points (to 0x10FFFF): a code point
+/// decoded from four bytes is below 2^21, so its block is found without a bounds check.
+const N_BLOCKS: usize = 1 << (21 - BLOCK_BITS);
+/// At most 256 distinct blocks (a block number is a byte): the blocks are stored in a table
+/// of all 256, so a block's entry is read without a bounds check.
+const MAX_BLOCKS: usize = 256;
 
 /// Flags of the ASCII code points, the fast path of every scanner.
 pub static ASCII: [u8; 128] = ascii_table();
@@ -109,8 +114,8 @@ const fn fast_table() -> [u8; 256] {
 pub struct CharTable {
     /// Block number of each 256-code-point block of the code space.
     index: Box<[u8; N_BLOCKS]>,
-    /// The distinct blocks, concatenated.
-    blocks: Box<[u8]>,
+    /// The distinct blocks, concatenated (then zeros to [`MAX_BLOCKS`] blocks).
+    blocks: Box<[u8; MAX_BLOCKS * BLOCK_LEN]>,
 }
 
 impl CharTable {
@@ -143,6 +148,7 @@ impl CharTable {
         let mut index = Box::new([0u8; N_BLOCKS]);
         let mut blocks: Vec<u8> = Vec::new();
         let mut seen: std::collections::HashMap<&[u8], u8> = std::collections::HashMap::new();
+        // Past 0x10FFFF (no code point) the flags are those of the first block.
         for (b, chunk) in flat.chunks(BLOCK_LEN).enumerate() {
             let next = seen.len();
             let id = *seen.entry(chunk).or_insert_with(|| {
@@ -151,16 +157,21 @@ impl CharTable {
             });
             index[b] = id;
         }
+        blocks.resize(MAX_BLOCKS * BLOCK_LEN, 0);
         CharTable {
             index,
-            blocks: blocks.into_boxed_slice(),
+            blocks: blocks
+                .into_boxed_slice()
+                .try_into()
+                .expect("the blocks were resized to MAX_BLOCKS"),
         }
     }
 
-    /// Flags of code point `cp` (`cp` <= 0x10FFFF).
+    /// Flags of code point `cp` (`cp` <= 0x10FFFF). The masks only let the compiler see
+    /// both reads are in bounds.
     #[inline(always)]
     pub fn class_of(&self, cp: u32) -> u8 {
-        let block = self.index[(cp >> BLOCK_BITS) as usize] as usize;
+        let block = self.index[(cp >> BLOCK_BITS) as usize & (N_BLOCKS - 1)] as usize;
         self.blocks[(block << BLOCK_BITS) | (cp as usize & (BLOCK_LEN - 1))]
     }
 
