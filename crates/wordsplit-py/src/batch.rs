@@ -7,7 +7,7 @@ use pyo3::types::{PyBytes, PyList, PyString};
 use wordsplit::batch::{
     default_threads, run_shared, Unlock, ALONE_BELOW_IDS, ALONE_BELOW_TEXT_BYTES,
 };
-use wordsplit::SpecialPolicy;
+use wordsplit::{Pipeline, SpecialPolicy};
 
 use crate::errors::{to_py, ws_error};
 use crate::pipeline::PyPipeline;
@@ -82,7 +82,7 @@ impl PyPipeline {
                 .collect();
         }
         let encode = |i: usize| {
-            let mut out = Vec::with_capacity(texts[i].as_str().len() / 3 + 4);
+            let mut out = Vec::with_capacity(Pipeline::ids_capacity(texts[i].as_str()));
             self.inner
                 .encode(texts[i].as_str(), policy, &mut out)
                 .map(|_| out)

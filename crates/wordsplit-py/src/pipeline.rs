@@ -58,11 +58,7 @@ impl PyPipeline {
         text: &str,
         policy: &SpecialPolicy,
     ) -> PyResult<Vec<u32>> {
-        // Text of non-Latin scripts makes up to ~0.45 ids per byte: room for half an id per
-        // byte spares the copies of growing the vector, up to 1 MiB of text (beyond, a third,
-        // so a very long text does not reserve twice its size).
-        let per_byte = if text.len() <= 1 << 20 { 2 } else { 3 };
-        let mut out = Vec::with_capacity(text.len() / per_byte + 4);
+        let mut out = Vec::with_capacity(Pipeline::ids_capacity(text));
         let result = if self.inner.is_native() {
             py.allow_threads(|| self.inner.encode(text, policy, &mut out))
         } else {

@@ -101,7 +101,7 @@ impl Tokenizer {
 
     /// The ids of `text` under `policy` (which indexes [`Pipeline::literals`]).
     pub fn encode_with(&self, text: &str, policy: &SpecialPolicy) -> Result<Vec<u32>, Error> {
-        let mut ids = Vec::with_capacity(text.len() / 3 + 4);
+        let mut ids = Vec::with_capacity(Pipeline::ids_capacity(text));
         self.pipeline.encode(text, policy, &mut ids)?;
         Ok(ids)
     }
