@@ -513,48 +513,131 @@ impl PieceTable {
         crate::tables::prefetch(self.set(key));
     }
 
-    /// The ids of `key`'s piece if the table holds it: four ids, of which the piece's are
-    /// the first `count` (all four are returned so that a caller can copy them without a
-    /// loop on the count). The piece becomes its set's most recent.
+    /// The ids of `key`'s piece if the table holds it. The piece becomes its set's most
+    /// recent.
     #[inline(always)]
-    pub fn get(&mut self, key: &TableKey) -> Option<([u32; COMPACT_MAX_IDS], usize)> {
-        let ways = self.set(key);
+    pub fn get(&mut self, key: &TableKey) -> Option<TableIds<'_>> {
         let mask = !(0xf << COUNT_SHIFT);
-        let hit0 = ways[0].key[0] == key.lo && ways[0].key[1] & mask == key.hi;
-        let hit1 = ways[1].key[0] == key.lo && ways[1].key[1] & mask == key.hi;
+        let holds = |entry: &CompactEntry| entry.key[0] == key.lo && entry.key[1] & mask == key.hi;
         // Short-circuit tests (branches the CPU predicts, on text seen before, where the
         // piece is mostly in way 0) measured about 10 % faster on warm prose than computing
         // all four comparisons and selecting the entry without a branch. A piece found in way
         // 1 trades places with way 0: 8-20 % faster first passes over prose and code, and
         // 6-8 % warm, than leaving it (fewer mispredicted tests of way 0, and the set's older
         // piece is the one a new piece evicts).
-        if hit0 {
-            let entry = &ways[0];
-            Some((entry.ids, (entry.key[1] >> COUNT_SHIFT) as usize))
-        } else if hit1 {
-            let entry = ways[1];
+        if holds(&self.set(key)[0]) {
+            Some(TableIds::of(&self.set(key)[0]))
+        } else if holds(&self.set(key)[1]) {
             // SAFETY: as in `set`.
             let ways = unsafe { self.sets.get_unchecked_mut(key.set) };
             ways.swap(0, 1);
-            Some((entry.ids, (entry.key[1] >> COUNT_SHIFT) as usize))
+            Some(TableIds::of(&ways[0]))
         } else {
             None
         }
     }
 
-    /// Keeps `key`'s piece (`key.fits()`) and its `ids` (1 to 4) in way 0 of its set.
+    /// Keeps `key`'s piece (`key.fits()`) and its `ids` (1 to [`TABLE_MAX_IDS`]) in way 0
+    /// of its set, unless it has more than four ids and one of them needs more than
+    /// [`PACKED_BITS`] bits (no vocabulary read here has that many tokens).
     #[inline]
     pub fn put(&mut self, key: &TableKey, ids: &[u32]) {
-        debug_assert!(key.fits() && (1..=COMPACT_MAX_IDS).contains(&ids.len()));
+        debug_assert!(key.fits() && (1..=TABLE_MAX_IDS).contains(&ids.len()));
+        let held = if ids.len() <= COMPACT_MAX_IDS {
+            let mut held = [0; COMPACT_MAX_IDS];
+            held[..ids.len()].copy_from_slice(ids);
+            held
+        } else {
+            match pack(ids) {
+                Some(packed) => packed,
+                None => return,
+            }
+        };
         let ways = &mut self.sets[key.set];
         ways[1] = ways[0];
-        let mut held = [0; COMPACT_MAX_IDS];
-        held[..ids.len()].copy_from_slice(ids);
         ways[0] = CompactEntry {
             key: [key.lo, key.hi | (ids.len() as u64) << COUNT_SHIFT],
             ids: held,
         };
     }
+}
+
+/// The most ids a [`PieceTable`] entry holds: four as they are, or up to seven packed.
+/// Pieces of five to seven ids are 7 % of multilingual text's (Cyrillic, Greek and Indic
+/// words, Chinese phrases); kept here, they cost a line like any other piece, where the
+/// wide entries of [`PieceCache`] cost a miss here, a token lookup and two tables' tags.
+pub(super) const TABLE_MAX_IDS: usize = 7;
+/// How many ids [`TableIds::write`] writes (those of the piece, then filler): the room a
+/// caller keeps for each piece it looks up.
+pub(super) const TABLE_WRITES: usize = 8;
+/// The bits of each id of an entry of five to seven ids (7 x 18 of its 128).
+const PACKED_BITS: u32 = 18;
+
+/// The ids of a [`PieceTable`] entry, where it holds them: up to four as they are, five to
+/// seven packed. (A reference, not a copy: copied, the ids went through the stack on their
+/// way to the output.)
+#[derive(Clone, Copy)]
+pub(super) struct TableIds<'a> {
+    words: &'a [u32; COMPACT_MAX_IDS],
+    count: usize,
+}
+
+impl<'a> TableIds<'a> {
+    #[inline(always)]
+    fn of(entry: &'a CompactEntry) -> Self {
+        Self {
+            words: &entry.ids,
+            count: (entry.key[1] >> COUNT_SHIFT) as usize,
+        }
+    }
+
+    /// Writes the ids at `dst`, then filler up to [`TABLE_WRITES`] (a piece of up to four
+    /// ids, the common case, is one 16-byte store, with no loop on its count); returns the
+    /// count of ids.
+    ///
+    /// # Safety
+    /// `dst` must be valid for writing [`TABLE_WRITES`] `u32`s.
+    #[inline(always)]
+    pub unsafe fn write(self, dst: *mut u32) -> usize {
+        if self.count <= COMPACT_MAX_IDS {
+            dst.cast::<[u32; COMPACT_MAX_IDS]>()
+                .write_unaligned(*self.words);
+        } else {
+            write_unpacked(self.words, dst);
+        }
+        self.count
+    }
+}
+
+/// Five to seven ids in [`PACKED_BITS`] bits each, if each fits.
+fn pack(ids: &[u32]) -> Option<[u32; COMPACT_MAX_IDS]> {
+    let mut packed = 0u128;
+    for (k, &id) in ids.iter().enumerate() {
+        if id >> PACKED_BITS != 0 {
+            return None;
+        }
+        packed |= u128::from(id) << (PACKED_BITS as usize * k);
+    }
+    Some(std::array::from_fn(|k| (packed >> (32 * k)) as u32))
+}
+
+/// Writes the ids [`pack`] packed at `dst` (and filler to [`TABLE_WRITES`]). Out of line:
+/// inlined, its 128-bit shifts took registers the piece loop keeps its state in, and a
+/// warm pass over prose (no such pieces) ran 14 % more instructions.
+///
+/// # Safety
+/// `dst` must be valid for writing [`TABLE_WRITES`] `u32`s.
+#[inline(never)]
+unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
+    let packed = words
+        .iter()
+        .rev()
+        .fold(0u128, |acc, &w| acc << 32 | u128::from(w));
+    let ids: [u32; TABLE_WRITES] = std::array::from_fn(|k| {
+        (packed >> (PACKED_BITS as usize * k)) as u32 & ((1 << PACKED_BITS) - 1)
+    });
+    // SAFETY: the caller's.
+    unsafe { dst.cast::<[u32; TABLE_WRITES]>().write_unaligned(ids) }
 }
 
 /// Longer pieces repeat too: the ruled lines and box drawing of tables (`+------+----`,
@@ -939,7 +1022,13 @@ mod tests {
 
     /// The ids a [`PieceTable`] answers for `key`, as a vector.
     fn table_ids(table: &mut PieceTable, key: &TableKey) -> Option<Vec<u32>> {
-        table.get(key).map(|(ids, count)| ids[..count].to_vec())
+        table.get(key).map(|ids| {
+            let mut out = vec![0; TABLE_WRITES];
+            // SAFETY: `out` has room for `TABLE_WRITES` ids.
+            let count = unsafe { ids.write(out.as_mut_ptr()) };
+            out.truncate(count);
+            out
+        })
     }
 
     #[test]
@@ -995,6 +1084,35 @@ mod tests {
         let long = PieceTable::key(text, 0, 16);
         assert!(!long.fits());
         assert_eq!(table_ids(&mut table, &long), None);
+    }
+
+    #[test]
+    fn piece_table_packs_five_to_seven_ids_below_2_to_the_18() {
+        let mut table = PieceTable::new();
+        let text = b"one two three four five six seven eight nine ten..................";
+        let top = (1u32 << PACKED_BITS) - 1;
+        let pieces = [
+            (0, 3, vec![0u32, 1, 2, 3, 4]),
+            (3, 7, vec![top, 0, top, 0, top, 0]),
+            (7, 13, vec![1, 1 << 17, top, 12_345, 200_000, 262_000, 7]),
+            // Four ids stay as they are, whatever their size.
+            (13, 18, vec![u32::MAX, 1 << 18, 5, 6]),
+        ];
+        for (start, end, ids) in &pieces {
+            table.put(&PieceTable::key(text, *start, *end), ids);
+        }
+        for (start, end, ids) in &pieces {
+            let key = PieceTable::key(text, *start, *end);
+            assert_eq!(
+                table_ids(&mut table, &key).as_ref(),
+                Some(ids),
+                "{start}..{end}"
+            );
+        }
+        // An id of more bits: the piece is not kept, so it is asked elsewhere.
+        let key = PieceTable::key(text, 18, 23);
+        table.put(&key, &[1, 2, 3, 4, 1 << PACKED_BITS]);
+        assert_eq!(table_ids(&mut table, &key), None);
     }
 
     #[test]

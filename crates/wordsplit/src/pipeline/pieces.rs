@@ -6,7 +6,8 @@
 use std::cell::RefCell;
 
 use super::piece_cache::{
-    LongPieces, PieceCache, PieceTable, TableKey, CACHE_MAX_PIECE, COMPACT_MAX_IDS, LONG_MAX_PIECE,
+    LongPieces, PieceCache, PieceTable, TableKey, CACHE_MAX_PIECE, LONG_MAX_PIECE, TABLE_MAX_IDS,
+    TABLE_WRITES,
 };
 use super::{most_recent, Pipeline};
 use crate::error::Error;
@@ -147,19 +148,16 @@ impl Pipeline {
                                 bounds: &[(usize, usize)],
                                 out: &mut Vec<u32>|
                  -> Result<(), Error> {
-                    // Room for four ids per piece: a piece found writes all four of its
-                    // entry's and keeps as many as it has, with no loop on the count.
-                    out.reserve(COMPACT_MAX_IDS * keys.len());
+                    // Room for the ids a lookup writes per piece: a piece found writes
+                    // them all and keeps as many as it has, with no loop on the count.
+                    out.reserve(TABLE_WRITES * keys.len());
                     for (i, key) in keys.iter().enumerate() {
-                        if let Some((ids, count)) = cache.table.get(key) {
+                        if let Some(ids) = cache.table.get(key) {
                             let len = out.len();
-                            // SAFETY: room for four ids per piece left is reserved (above, and
-                            // again after each piece the table did not hold).
+                            // SAFETY: room for `TABLE_WRITES` ids per piece left is reserved
+                            // (above, and again after each piece the table did not hold).
                             unsafe {
-                                out.as_mut_ptr()
-                                    .add(len)
-                                    .cast::<[u32; 4]>()
-                                    .write_unaligned(ids);
+                                let count = ids.write(out.as_mut_ptr().add(len));
                                 out.set_len(len + count);
                             }
                             continue;
@@ -170,10 +168,10 @@ impl Pipeline {
                             cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
                         }
                         let ids = &out[first..];
-                        if key.fits() && (1..=COMPACT_MAX_IDS).contains(&ids.len()) {
+                        if key.fits() && (1..=TABLE_MAX_IDS).contains(&ids.len()) {
                             cache.table.put(key, ids);
                         }
-                        out.reserve(COMPACT_MAX_IDS * (keys.len() - i));
+                        out.reserve(TABLE_WRITES * (keys.len() - i));
                     }
                     Ok(())
                 };
