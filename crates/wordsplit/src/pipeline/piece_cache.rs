@@ -447,12 +447,13 @@ const OUTSIDE: u64 = 1 << 63;
 /// A [`PieceTable`]'s sets: 65,536 of two 32-byte entries, 4 MB.
 const TABLE_SETS: usize = 1 << 16;
 
-/// Every piece of up to 15 bytes and four ids the thread's texts have shown, whole tokens and
+/// Every piece of up to 15 bytes and seven ids the thread's texts have shown, whole tokens and
 /// single bytes included: the piece loop's first lookup, before the token index and the
 /// [`PieceCache`]'s tables. Text seen before then costs one line per piece, requested while
 /// the scanner finds the pieces ahead of it, and no branch on whether a piece is a token
 /// (a coin toss on multilingual text). Two-way sets of [`CompactEntry`]s, one cache line
-/// each; a new piece takes way 0 and pushes its predecessor to way 1, a piece found in way 1
+/// each, whose four id slots hold up to four ids or five to seven packed ([`TableIds`]);
+/// a new piece takes way 0 and pushes its predecessor to way 1, a piece found in way 1
 /// moves to way 0. Zeroed memory, touched where written.
 pub(super) struct PieceTable {
     sets: HugeSlice<[CompactEntry; 2]>,
