@@ -4,7 +4,7 @@
 //! families have in common: digit runs (`\p{N}{1,n}`) and white space (`\s*[\r\n]+`,
 //! `\s+(?!\S)`, with or without tiktoken's `\s++$`).
 
-use super::classes::{self, CharTable, LETTER, NUMBER, WS};
+use super::classes::{self, CharTable, LETTER, LM, LO, LT, LU, MARK, NUMBER, WS};
 
 /// One bit per byte of a 64-byte block (bit `i` is byte `base + i`).
 #[derive(Clone, Copy, Default)]
@@ -13,8 +13,9 @@ pub(super) struct Classes {
     pub(super) valid: u64,
     /// Bytes of `\p{L}` characters.
     pub(super) letter: u64,
-    /// ASCII uppercase letters (A-Z); non-ASCII characters are not classified here (o200k's
-    /// block scanner leaves blocks with non-ASCII bytes to its per-piece scanner).
+    /// Bytes of uppercase letters: A-Z, and the Lu and Lt characters once
+    /// [`Classes::complete_cased`] has run (o200k's block scanner; [`Classes::complete`]
+    /// leaves them out).
     pub(super) upper: u64,
     /// Bytes of `\p{N}` characters.
     pub(super) digit: u64,
@@ -69,8 +70,16 @@ impl Classes {
     #[inline(always)]
     pub(super) fn complete(&mut self, b: &[u8], base: usize, t: &CharTable) {
         if self.non_ascii != 0 {
-            self.add_non_ascii(b, base, t);
+            self.add_non_ascii::<false>(b, base, t);
         }
+    }
+
+    /// [`Classes::complete`], with the Lu and Lt characters' bytes in `upper` too; false
+    /// when a character of the block (or the one it starts inside) is in both of o200k's
+    /// letter brackets (Lm, Lo) or a mark, which o200k's block scanner does not model.
+    #[inline(always)]
+    pub(super) fn complete_cased(&mut self, b: &[u8], base: usize, t: &CharTable) -> bool {
+        self.non_ascii == 0 || self.add_non_ascii::<true>(b, base, t)
     }
 
     /// Sets the class bits of the block's non-ASCII characters (on every byte of each,
@@ -79,13 +88,20 @@ impl Classes {
     /// once for the whole block; most such characters are letters, so every non-ASCII byte
     /// is a letter's unless its character is not, and only digits and white space (rare
     /// beyond ASCII) take a branch.
+    /// With `CASED`, also the Lu and Lt characters' bytes in `upper`, and whether no
+    /// character is Lm, Lo or a mark (else true).
     #[inline(never)]
-    fn add_non_ascii(&mut self, b: &[u8], base: usize, t: &CharTable) {
+    fn add_non_ascii<const CASED: bool>(&mut self, b: &[u8], base: usize, t: &CharTable) -> bool {
         let cont = self.cont;
         let (mut not_letter, mut digit, mut space) = (0u64, 0u64, 0u64);
+        let (mut upper, mut both) = (0u64, 0u8);
         let mut leads = self.non_ascii & !cont;
         let mut next = |bit: u32, flags: u8| {
             not_letter |= u64::from(flags & LETTER == 0) << bit;
+            if CASED {
+                upper |= u64::from(flags & (LU | LT) != 0) << bit;
+                both |= flags & (LM | LO | MARK);
+            }
             if flags & (NUMBER | WS) != 0 {
                 digit |= u64::from(flags & NUMBER != 0) << bit;
                 space |= u64::from(flags & WS != 0) << bit;
@@ -124,6 +140,10 @@ impl Classes {
         self.letter |= self.non_ascii & !spread(not_letter);
         self.digit |= spread(digit);
         self.space |= spread(space);
+        if CASED {
+            self.upper |= spread(upper);
+        }
+        both == 0
     }
 }
 

@@ -1,28 +1,36 @@
 //! o200k's pieces found 64 bytes at a time, with whole-word bit operations, where the text
-//! is ASCII.
+//! holds no letter of both of o200k's letter brackets and no mark.
 //!
 //! The block scanner of the cl100k family ([`super::cl100k_blocks`]) carried over to o200k
 //! ([`super::o200k`]): each window of 64 bytes becomes class bitmaps ([`Classes`]), its
 //! piece starts come from shifts, ANDs and additions, and the loop over pieces is a
 //! `trailing_zeros` per start.
 //!
-//! Only windows of ASCII bytes run the bit program. o200k's letter classes outside ASCII
-//! (Lu/Lt only in the first bracket, Ll only in the second, Lm/Lo/M in both, marks also
-//! prefixes) make the regex backtrack in ways the scanner's module docs list; a window
-//! holding a non-ASCII byte is scanned instead with [`super::o200k`]'s `piece_end`, from
-//! the start of the piece under way (the last end given) to the first end at or past the
-//! window's end, and on (at least [`SCAN_ON`] bytes at a time) while the 64 bytes after the
-//! last end hold a non-ASCII byte. The next window then starts at that end, `R`, with the carry of the
-//! text's start. That is exact: the pattern has no look-behind, so the pieces from a piece
-//! start depend only on the text from there on, and are those of that suffix as a whole
-//! text; the bit program is exact on a text's first window, and on each next window given
-//! the carry of the one before. It reads past its window only to look ahead: whether white
-//! space follows (from the next window's class bitmaps, non-ASCII characters included) and
-//! a contraction's bytes.
+//! The bit program models letters that are in one of o200k's two letter brackets only: Lu
+//! and Lt (uppercase, the first), Ll (lowercase, the second), as every ASCII letter is; and
+//! any character that is no letter and no mark. That is the text of ASCII, Latin, Greek,
+//! Cyrillic and Armenian scripts with their punctuation, numbers and white space. Lm, Lo
+//! (in both brackets) and marks (in both, and prefixes too) make the regex backtrack in ways
+//! the scanner's module docs list; a window holding one is scanned instead with
+//! [`super::o200k`]'s `piece_end`, from the start of the piece under way (the last end
+//! given) to the first end at or past the window's end, and on (at least [`SCAN_ON`] bytes
+//! at a time) while the 64 bytes after the last end hold one. The next window then starts
+//! at that end, `R`, with the carry of the text's start. That is exact: the pattern has no
+//! look-behind, so the pieces from a piece start depend only on the text from there on, and
+//! are those of that suffix as a whole text; the bit program is exact on a text's first
+//! window, and on each next window given the carry of the one before. It reads past its
+//! window only to look ahead: whether white space follows (from the next window's class
+//! bitmaps, non-ASCII characters included) and a contraction's bytes.
 //!
-//! The start rules on ASCII. Classes: U `A-Z`, W `a-z` (ASCII letters are Lu or Ll, none
-//! in both brackets), N digits, G white space other than CR/LF, O `[^\s\p{L}\p{N}]` (here
-//! every other ASCII byte). A word is `[^\r\n\p{L}\p{N}]?U*W+C?` or `...U+W*C?`: with no
+//! A character outside ASCII has its class on each of its bytes, so the rules below read
+//! "the character before" as the byte before, with two exceptions: a word's prefix is the
+//! whole first character of an O run (all its bytes, found with an addition that carries
+//! from its lead byte through its continuation bytes), and digit runs and trailing white
+//! space count characters ([`super::blocks`]).
+//!
+//! The start rules. Classes: U uppercase letters (Lu, Lt), W lowercase letters (Ll), N
+//! numbers, G white space other than CR/LF, O `[^\s\p{L}\p{N}]` (every other character
+//! modelled). A word is `[^\r\n\p{L}\p{N}]?U*W+C?` or `...U+W*C?`: with no
 //! letter in both brackets, both are an optional prefix, the maximal U run, the maximal W
 //! run (at least one letter in all), then `C`, a contraction `(?i:'s|'t|'re|'ve|'m|'ll|'d)`
 //! if one follows. O pieces are ` ?O+[\r\n/]*`; `/` is itself O, so their tail starts with
@@ -67,8 +75,8 @@ struct Carry {
     prev: Classes,
     /// O bytes, not eaten.
     other: u64,
-    /// O starts no space precedes.
-    other_starts: u64,
+    /// Bytes of the first character of an O run that no space precedes.
+    first_other: u64,
     /// Eaten bytes (the `[\r\n/]*` of O pieces).
     eaten: u64,
     /// CR, LF and `/` bytes of runs not eaten before their first CR/LF after an O byte.
@@ -104,11 +112,17 @@ fn block_starts(b: &[u8], base: usize, c: &Classes, q: &Classes, carry: &mut Car
     // O runs, and their first characters no space precedes.
     let other = o_bytes & !eaten;
     let other_starts = other & !after(other, carry.other) & !after(c.blank, p.blank);
+    // All the bytes of each such first character: adding its lead byte to the run of its
+    // continuation bytes carries through them (and on from the previous window's).
+    let first_chars = other_starts | (other & c.cont);
+    let first_other = (first_chars.wrapping_add(other_starts | (carry.first_other >> 63))
+        ^ first_chars)
+        & first_chars;
     let mut starts = other_starts;
 
     // Letter runs, unless prefixed; an uppercase letter after a lowercase one.
     let letter_starts = c.letter & !after(c.letter, p.letter);
-    starts |= letter_starts & !(after(g, p_g) | after(other_starts, carry.other_starts));
+    starts |= letter_starts & !(after(g, p_g) | after(first_other, carry.first_other));
     starts |= c.upper & after(c.letter & !c.upper, p.letter & !p.upper);
 
     // Digits.
@@ -141,7 +155,7 @@ fn block_starts(b: &[u8], base: usize, c: &Classes, q: &Classes, carry: &mut Car
     *carry = Carry {
         prev: *c,
         other,
-        other_starts,
+        first_other,
         eaten,
         uneaten,
         digits: carry.digits,
@@ -177,6 +191,7 @@ fn each_end_with<E>(
         t,
         base: 0,
         cur: Classes::of_ascii(classify, b, 0),
+        cur_cased: None,
         carry: Carry::default(),
         given: 1,
     };
@@ -193,9 +208,10 @@ fn each_end_with<E>(
     loop {
         let end;
         if last < scan_end {
-            // A window with a non-ASCII byte: pieces one at a time from the piece under way,
-            // up to the first end at or past the window's end; then on while the 64 bytes
-            // after such an end hold a non-ASCII byte, else the next window starts there.
+            // A window the bit program does not model: pieces one at a time from the piece
+            // under way, up to the first end at or past the window's end; then on while the
+            // 64 bytes after such an end are not modelled either, else the next window
+            // starts there.
             end = super::o200k::piece_end(t, b, last);
             last = end;
             if end >= scan_end {
@@ -227,6 +243,8 @@ struct Windows<'a, K> {
     /// classes, carry, and whether its bit 0 is an end already given (or the text's start).
     base: usize,
     cur: Classes,
+    /// What [`Classes::complete_cased`] said of `cur`, once it has run on it.
+    cur_cased: Option<bool>,
     carry: Carry,
     given: u64,
 }
@@ -234,25 +252,34 @@ struct Windows<'a, K> {
 impl<K: Classify> Windows<'_, K> {
     /// The next window's start and its ends as bits (the text's end included, in the last
     /// window or in one more, empty window when the text fills its last); or, when it holds
-    /// a non-ASCII byte, no ends and where the per-piece scan from `last` (the start of the
-    /// piece under way) is to go at least (the window's end, or the text's).
+    /// a character the bit program does not model, no ends and where the per-piece scan from
+    /// `last` (the start of the piece under way) is to go at least (the window's end, or the
+    /// text's).
     #[inline(never)]
     fn next(&mut self, last: usize) -> (usize, u64, usize) {
         let (b, base) = (self.b, self.base);
         let rest = b.len() - base;
         if rest > 0 && self.cur.non_ascii != 0 {
-            return (base, 0, b.len().min(base + 64));
+            let cased = match self.cur_cased {
+                Some(cased) => cased,
+                None => self.cur.complete_cased(b, base, self.t),
+            };
+            if !cased {
+                return (base, 0, b.len().min(base + 64));
+            }
         }
         let mut found = 0;
         if rest > 0 {
             let mut next = Classes::of_ascii(self.classify, b, base + 64);
             // The next window's non-ASCII characters matter only as what follows a G
             // character at this window's end (`block_starts` reads nothing else of them).
+            let mut next_cased = None;
             if (self.cur.space & !self.cur.newline) >> 63 != 0 {
-                next.complete(b, base + 64, self.t);
+                next_cased = Some(next.complete_cased(b, base + 64, self.t));
             }
             found = block_starts(b, base, &self.cur, &next, &mut self.carry);
             self.cur = next;
+            self.cur_cased = next_cased;
         }
         found &= !self.given;
         self.given = 0;
@@ -266,9 +293,9 @@ impl<K: Classify> Windows<'_, K> {
     }
 
     /// Where the per-piece scan is to go on to from the piece end `end`: on to
-    /// `end + SCAN_ON` (or the text's end) if the 64 bytes from `end` hold a non-ASCII byte;
-    /// else nowhere (0), the next window starting at `end` with the carry of the text's
-    /// start (or none: `end` is the text's end).
+    /// `end + SCAN_ON` (or the text's end) if the 64 bytes from `end` hold a character the
+    /// bit program does not model; else nowhere (0), the next window starting at `end` with
+    /// the carry of the text's start (or none: `end` is the text's end).
     #[inline(never)]
     fn after_scan(&mut self, end: usize) -> usize {
         let b = self.b;
@@ -276,35 +303,24 @@ impl<K: Classify> Windows<'_, K> {
             self.base = end + 1;
             return 0;
         }
-        if has_non_ascii(&b[end..b.len().min(end + 64)]) {
+        let mut cur = Classes::of_ascii(self.classify, b, end);
+        if !cur.complete_cased(b, end, self.t) {
             return b.len().min(end + SCAN_ON);
         }
         self.base = end;
-        self.cur = Classes::of_ascii(self.classify, b, end);
+        self.cur = cur;
+        self.cur_cased = Some(true);
         self.carry = Carry::default();
         self.given = 1;
         0
     }
 }
 
-/// How far the per-piece scan goes on, at least, from a piece end with a non-ASCII byte in
-/// the 64 bytes after it, before it looks again: text with non-ASCII bytes every few words
-/// (most multilingual text) then asks once per 256 bytes rather than per 64 (measured on
-/// the multilingual corpus: 0.5 % fewer instructions, prose and code alike).
+/// How far the per-piece scan goes on, at least, from a piece end with a character the bit
+/// program does not model in the 64 bytes after it, before it looks again: text with such
+/// characters every few words (Chinese, Arabic, Indic scripts) then asks once per 256 bytes
+/// rather than per 64.
 const SCAN_ON: usize = 256;
-
-/// Whether `bytes` (at most 64) hold a byte >= 0x80, eight at a time.
-#[inline(always)]
-fn has_non_ascii(bytes: &[u8]) -> bool {
-    const TOPS: u64 = 0x8080_8080_8080_8080;
-    if let Ok(block) = <&[u8; 64]>::try_from(bytes) {
-        let word = |k: usize| u64::from_le_bytes(block[8 * k..8 * k + 8].try_into().unwrap());
-        return (word(0) | word(1) | word(2) | word(3) | word(4) | word(5) | word(6) | word(7))
-            & TOPS
-            != 0;
-    }
-    bytes.iter().any(|&x| x >= 0x80)
-}
 
 #[cfg(test)]
 mod tests {
@@ -405,6 +421,10 @@ mod tests {
             "a\u{85}b\u{A0}c",
             "a\u{3000}\u{3000}\u{3000}",
             "١٢٣٤٥ 12٣4567",
+            "«a «A .«a  «a —a —Привет ,—x",
+            "ДомDom дОм ΣΑΣ'S σας'ſ Привет, мир! «Ёлки»\n—",
+            "a\u{85}б \u{A0}Б\u{2003}\u{2003}в",
+            "Ⅻ½x ①②③④ д1234",
         ] {
             check_shifted(text);
         }
@@ -421,6 +441,7 @@ mod tests {
             "  \n x\t\ty",
             "1234567 89",
             "x'ſ é's É.a",
+            "Привет, Мир! «Ёлки» — это ΑΒΓαβγ ΣΑΣ'S д'ſ",
         ] {
             for pad in 0..=130 {
                 for fill in ["a", " ", "é"] {
@@ -433,12 +454,13 @@ mod tests {
     /// Every string of up to four (five) characters from one character of each class that
     /// matters: ASCII upper and lower case, contraction letters, digits, each white space
     /// kind, the apostrophe, the slash, punctuation, and a non-ASCII Lu, Ll, Lt, Lm, Lo,
-    /// mark, number and white space; and every ASCII string of one more.
+    /// mark, number, white space and punctuation of two and three bytes; and every ASCII
+    /// string of one more.
     #[test]
     fn exhaustive_short() {
         let alphabet = [
             "a", "S", "l", "1", " ", "\t", "\n", "\r", "'", "/", ".", "é", "É", "ǅ", "ʰ", "中",
-            "\u{301}", "٣", "\u{A0}",
+            "\u{301}", "٣", "\u{A0}", "«", "—",
         ];
         every_string(&alphabet, DEPTH, "", "", check);
         let alphabet = [
@@ -534,6 +556,12 @@ mod tests {
             "\u{C}",
             "x",
             "«",
+            "Привет",
+            " мир",
+            "ΑΒΓ",
+            "—",
+            "“",
+            "Ж",
         ];
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         for round in 0..25_000 {
