@@ -55,7 +55,8 @@ impl super::PieceScanner for &O200kScanner {
     }
 
     /// The same ends as `piece_end`, found 64 bytes at a time with whole-word bit
-    /// operations where the text is ASCII (the `o200k_blocks` module).
+    /// operations where no letter is in both of o200k's letter brackets and no character
+    /// is a mark (the `o200k_blocks` module).
     #[inline(always)]
     fn each_end<E>(self, text: &str, each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
         super::o200k_blocks::each_end(text, each)
@@ -77,7 +78,8 @@ impl Scanner for O200kScanner {
 }
 
 /// The end of the piece starting at `i < b.len()`: the reference the block scanner
-/// ([`super::o200k_blocks`]) is tested against, and its scanner where the text is not ASCII.
+/// ([`super::o200k_blocks`]) is tested against, and its scanner where the text holds a
+/// letter in both of o200k's letter brackets (Lm, Lo) or a mark.
 #[inline(always)]
 pub(super) fn piece_end(t: &CharTable, b: &[u8], i: usize) -> usize {
     let c0 = b[i];
