@@ -442,6 +442,7 @@ mod tests {
             "1234567 89",
             "x'ſ é's É.a",
             "Привет, Мир! «Ёлки» — это ΑΒΓαβγ ΣΑΣ'S д'ſ",
+            "中Ab 中A 中B's ʰAb Aʰ AB中c 中文字Xy",
         ] {
             for pad in 0..=130 {
                 for fill in ["a", " ", "é"] {
@@ -473,7 +474,7 @@ mod tests {
     #[test]
     fn exhaustive_across_edges() {
         let alphabet = [
-            "a", "B", "s", "1", " ", "\n", "'", "/", ".", "é", "\u{3000}",
+            "a", "B", "s", "1", " ", "\n", "'", "/", ".", "é", "\u{3000}", "中",
         ];
         for pad in [60, 61, 62, 63] {
             for before in ["x".repeat(pad - 2) + ". ", "x".repeat(pad - 1) + "\n"] {
@@ -487,11 +488,11 @@ mod tests {
     fn long_runs() {
         for unit in [
             " ", "1", "a", "A", "aB", "\n", "\t", ".", "/", "\n/", "'s", "é", "\u{3000}", "٣",
-            " \n", "\n ", ".\n",
+            " \n", "\n ", ".\n", "中", "ʰ",
         ] {
             for count in [1, 2, 3, 63, 64, 65, 127, 128, 129, 200] {
                 let run = unit.repeat(count);
-                for around in ["", "x", "X", " ", "\n", "!", "1", "é"] {
+                for around in ["", "x", "X", " ", "\n", "!", "1", "é", "中", "Xy"] {
                     check_shifted(&format!("{around}{run}{around}"));
                     check(&format!("{around}{run}"));
                     check(&format!("\n{run}\n"));
