@@ -1032,6 +1032,18 @@ mod tests {
         })
     }
 
+    /// Puts each of `pieces` (the bytes `text[start..end]` and their ids) in `table`, then
+    /// asks for each and checks its ids.
+    fn puts_then_answers(table: &mut PieceTable, text: &[u8], pieces: &[(usize, usize, Vec<u32>)]) {
+        for (start, end, ids) in pieces {
+            table.put(&PieceTable::key(text, *start, *end), ids);
+        }
+        for (start, end, ids) in pieces {
+            let key = PieceTable::key(text, *start, *end);
+            assert_eq!(table_ids(table, &key).as_ref(), Some(ids), "{start}..{end}");
+        }
+    }
+
     #[test]
     fn piece_table_keys_hold_pieces_of_up_to_15_bytes_read_in_place() {
         let text: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37) | 1).collect();
@@ -1067,17 +1079,7 @@ mod tests {
             (4, 19, vec![3, 4, 5, 6]),
             (19, 22, vec![7, 8]),
         ];
-        for (start, end, ids) in &pieces {
-            table.put(&PieceTable::key(text, *start, *end), ids);
-        }
-        for (start, end, ids) in &pieces {
-            let key = PieceTable::key(text, *start, *end);
-            assert_eq!(
-                table_ids(&mut table, &key).as_ref(),
-                Some(ids),
-                "{start}..{end}"
-            );
-        }
+        puts_then_answers(&mut table, text, &pieces);
         // A piece that starts with another's bytes is not that piece (length in the key).
         assert_eq!(table_ids(&mut table, &PieceTable::key(text, 0, 2)), None);
         assert_eq!(table_ids(&mut table, &PieceTable::key(text, 4, 18)), None);
@@ -1099,17 +1101,7 @@ mod tests {
             // Four ids stay as they are, whatever their size.
             (13, 18, vec![u32::MAX, 1 << 18, 5, 6]),
         ];
-        for (start, end, ids) in &pieces {
-            table.put(&PieceTable::key(text, *start, *end), ids);
-        }
-        for (start, end, ids) in &pieces {
-            let key = PieceTable::key(text, *start, *end);
-            assert_eq!(
-                table_ids(&mut table, &key).as_ref(),
-                Some(ids),
-                "{start}..{end}"
-            );
-        }
+        puts_then_answers(&mut table, text, &pieces);
         // An id of more bits: the piece is not kept, so it is asked elsewhere.
         let key = PieceTable::key(text, 18, 23);
         table.put(&key, &[1, 2, 3, 4, 1 << PACKED_BITS]);
