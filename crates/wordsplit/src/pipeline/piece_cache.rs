@@ -540,10 +540,14 @@ impl PieceTable {
 
     /// Keeps `key`'s piece (`key.fits()`) and its `ids` (1 to [`TABLE_MAX_IDS`]) in way 0
     /// of its set, unless it has more than four ids and one of them needs more than
-    /// [`PACKED_BITS`] bits (no vocabulary read here has that many tokens).
+    /// [`PACKED_BITS`] bits (no vocabulary read here has that many tokens). A piece of more
+    /// ids is not kept either: [`TableIds::write`]'s room holds [`TABLE_MAX_IDS`].
     #[inline]
     pub fn put(&mut self, key: &TableKey, ids: &[u32]) {
         debug_assert!(key.fits() && (1..=TABLE_MAX_IDS).contains(&ids.len()));
+        if ids.len() > TABLE_MAX_IDS {
+            return;
+        }
         let held = if ids.len() <= COMPACT_MAX_IDS {
             let mut held = [0; COMPACT_MAX_IDS];
             held[..ids.len()].copy_from_slice(ids);
@@ -592,19 +596,22 @@ impl<'a> TableIds<'a> {
         }
     }
 
-    /// Writes the ids at `dst`, then filler up to [`TABLE_WRITES`] (a piece of up to four
-    /// ids, the common case, is one 16-byte store, with no loop on its count); returns the
-    /// count of ids.
+    /// Writes the ids at `dst`, with filler after them: up to four ids (the common case)
+    /// are one 16-byte store, with no loop on their count, and five to seven are written
+    /// with one filler id, eight in all. Returns the count of ids.
     ///
     /// # Safety
     /// `dst` must be valid for writing [`TABLE_WRITES`] `u32`s.
     #[inline(always)]
     pub unsafe fn write(self, dst: *mut u32) -> usize {
-        if self.count <= COMPACT_MAX_IDS {
-            dst.cast::<[u32; COMPACT_MAX_IDS]>()
-                .write_unaligned(*self.words);
-        } else {
-            write_unpacked(self.words, dst);
+        // SAFETY: the caller's: room for `TABLE_WRITES` ids at `dst`.
+        unsafe {
+            if self.count <= COMPACT_MAX_IDS {
+                dst.cast::<[u32; COMPACT_MAX_IDS]>()
+                    .write_unaligned(*self.words);
+            } else {
+                write_unpacked(self.words, dst);
+            }
         }
         self.count
     }
@@ -612,6 +619,9 @@ impl<'a> TableIds<'a> {
 
 /// Five to seven ids in [`PACKED_BITS`] bits each, if each fits.
 fn pack(ids: &[u32]) -> Option<[u32; COMPACT_MAX_IDS]> {
+    if ids.len() > TABLE_MAX_IDS {
+        return None;
+    }
     let mut packed = 0u128;
     for (k, &id) in ids.iter().enumerate() {
         if id >> PACKED_BITS != 0 {

@@ -89,8 +89,9 @@ struct Carry {
     kill: u64,
 }
 
-/// The piece starts of the ASCII window `c` at `base` (`q` is the next window's classes;
-/// those of its non-ASCII characters are read only when `c` ends with a G character).
+/// The piece starts of the window `c` at `base`, whose characters the bit program models
+/// (`q` is the next window's classes; those of its non-ASCII characters are read only when
+/// `c` ends with a G character).
 #[inline(always)]
 fn block_starts(b: &[u8], base: usize, c: &Classes, q: &Classes, carry: &mut Carry) -> u64 {
     let p = carry.prev;
@@ -474,7 +475,7 @@ mod tests {
     #[test]
     fn exhaustive_across_edges() {
         let alphabet = [
-            "a", "B", "s", "1", " ", "\n", "'", "/", ".", "é", "\u{3000}", "中",
+            "a", "B", "s", "1", " ", "\n", "'", "/", ".", "é", "É", "\u{301}", "\u{3000}", "中",
         ];
         for pad in [60, 61, 62, 63] {
             for before in ["x".repeat(pad - 2) + ". ", "x".repeat(pad - 1) + "\n"] {
