@@ -632,6 +632,85 @@ mod tests {
             }
         }
     }
+
+    /// Each byte of each block gets the classes of the character it is part of, whose lead
+    /// byte may be in the block before: every UTF-8 length, and letters of each case,
+    /// numbers, white space, marks and punctuation outside ASCII, in random order; and
+    /// `complete_cased` tells the blocks holding an Lm, Lo or mark byte.
+    #[test]
+    fn completed_blocks_give_each_byte_its_characters_classes() {
+        let chars = [
+            "a",
+            "A",
+            "1",
+            " ",
+            "\n",
+            ".",
+            "é",
+            "É",
+            "ǅ",
+            "ʰ",
+            "ª",
+            "中",
+            "\u{301}",
+            "٣",
+            "½",
+            "\u{A0}",
+            "\u{85}",
+            "\u{3000}",
+            "«",
+            "—",
+            "😀",
+            "𝐀",
+            "𝟙",
+            "\u{E0100}",
+        ];
+        let t = CharTable::get();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..300 {
+            let mut text = String::new();
+            while text.len() < 300 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(chars[(seed % chars.len() as u64) as usize]);
+            }
+            let b = text.as_bytes();
+            // Each byte's character's flags.
+            let mut flags = vec![0u8; b.len()];
+            let mut i = 0;
+            while i < b.len() {
+                let (class, n) = t.at(b, i);
+                flags[i..i + n].fill(class);
+                i += n;
+            }
+            for base in (0..b.len()).step_by(64) {
+                let plain = Classes::of(Portable, b, base, t);
+                let mut cased = Classes::of_ascii(Portable, b, base);
+                let modelled = cased.complete_cased(b, base, t);
+                let end = b.len().min(base + 64);
+                let mut unmodelled = false;
+                for (bit, &f) in flags[base..end].iter().enumerate() {
+                    let has = |bits: u64| bits >> bit & 1 == 1;
+                    let at = format!("{text:?} byte {}", base + bit);
+                    assert_eq!(has(plain.letter), f & LETTER != 0, "letter, {at}");
+                    assert_eq!(has(plain.digit), f & NUMBER != 0, "digit, {at}");
+                    assert_eq!(has(plain.space), f & WS != 0, "space, {at}");
+                    assert_eq!(
+                        [cased.letter, cased.digit, cased.space],
+                        [plain.letter, plain.digit, plain.space]
+                    );
+                    assert_eq!(has(cased.upper), f & (LU | LT) != 0, "upper, {at}");
+                    assert_eq!(has(plain.upper), b[base + bit].is_ascii_uppercase(), "{at}");
+                    unmodelled |= f & (LM | LO | MARK) != 0;
+                }
+                assert_eq!(
+                    modelled, !unmodelled,
+                    "Lm, Lo or marks, {text:?} block {base}"
+                );
+            }
+        }
+    }
 }
 
 /// What the block scanners' tests share: their drivers run with every classifier, a mismatch
