@@ -538,14 +538,14 @@ impl PieceTable {
         }
     }
 
-    /// Keeps `key`'s piece (`key.fits()`) and its `ids` (1 to [`TABLE_MAX_IDS`]) in way 0
-    /// of its set, unless it has more than four ids and one of them needs more than
-    /// [`PACKED_BITS`] bits (no vocabulary read here has that many tokens). A piece of more
-    /// ids is not kept either: [`TableIds::write`]'s room holds [`TABLE_MAX_IDS`].
+    /// Keeps `key`'s piece (`key.fits()`) and its `ids` in way 0 of its set if they are 1 to
+    /// [`TABLE_MAX_IDS`] ([`TableIds::write`]'s room holds no more), and when more than four,
+    /// each of at most [`PACKED_BITS`] bits (no vocabulary read here has more tokens). A
+    /// piece it does not keep is asked elsewhere each time.
     #[inline]
     pub fn put(&mut self, key: &TableKey, ids: &[u32]) {
-        debug_assert!(key.fits() && (1..=TABLE_MAX_IDS).contains(&ids.len()));
-        if ids.len() > TABLE_MAX_IDS {
+        debug_assert!(key.fits());
+        if ids.is_empty() || ids.len() > TABLE_MAX_IDS {
             return;
         }
         let held = if ids.len() <= COMPACT_MAX_IDS {
@@ -571,7 +571,7 @@ impl PieceTable {
 /// Pieces of five to seven ids are 7 % of multilingual text's (Cyrillic, Greek and Indic
 /// words, Chinese phrases); kept here, they cost a line like any other piece, where the
 /// wide entries of [`PieceCache`] cost a miss here, a token lookup and two tables' tags.
-pub(super) const TABLE_MAX_IDS: usize = 7;
+const TABLE_MAX_IDS: usize = 7;
 /// How many ids [`TableIds::write`] writes (those of the piece, then filler): the room a
 /// caller keeps for each piece it looks up.
 pub(super) const TABLE_WRITES: usize = 8;
@@ -619,9 +619,7 @@ impl<'a> TableIds<'a> {
 
 /// Five to seven ids in [`PACKED_BITS`] bits each, if each fits.
 fn pack(ids: &[u32]) -> Option<[u32; COMPACT_MAX_IDS]> {
-    if ids.len() > TABLE_MAX_IDS {
-        return None;
-    }
+    debug_assert!(ids.len() <= TABLE_MAX_IDS);
     let mut packed = 0u128;
     for (k, &id) in ids.iter().enumerate() {
         if id >> PACKED_BITS != 0 {
@@ -1112,9 +1110,12 @@ mod tests {
             (13, 18, vec![u32::MAX, 1 << 18, 5, 6]),
         ];
         puts_then_answers(&mut table, text, &pieces);
-        // An id of more bits: the piece is not kept, so it is asked elsewhere.
+        // An id of more bits, more than seven ids, or none: the piece is not kept, so it is
+        // asked elsewhere.
         let key = PieceTable::key(text, 18, 23);
         table.put(&key, &[1, 2, 3, 4, 1 << PACKED_BITS]);
+        table.put(&key, &[1, 2, 3, 4, 5, 6, 7, 8]);
+        table.put(&key, &[]);
         assert_eq!(table_ids(&mut table, &key), None);
     }
 

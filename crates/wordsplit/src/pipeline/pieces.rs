@@ -6,8 +6,7 @@
 use std::cell::RefCell;
 
 use super::piece_cache::{
-    LongPieces, PieceCache, PieceTable, TableKey, CACHE_MAX_PIECE, LONG_MAX_PIECE, TABLE_MAX_IDS,
-    TABLE_WRITES,
+    LongPieces, PieceCache, PieceTable, TableKey, CACHE_MAX_PIECE, LONG_MAX_PIECE, TABLE_WRITES,
 };
 use super::{most_recent, Pipeline};
 use crate::error::Error;
@@ -167,9 +166,8 @@ impl Pipeline {
                         if !shortcut(text_bytes, start, end, out) {
                             cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
                         }
-                        let ids = &out[first..];
-                        if key.fits() && (1..=TABLE_MAX_IDS).contains(&ids.len()) {
-                            cache.table.put(key, ids);
+                        if key.fits() {
+                            cache.table.put(key, &out[first..]);
                         }
                         out.reserve(TABLE_WRITES * (keys.len() - i));
                     }
