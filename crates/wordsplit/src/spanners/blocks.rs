@@ -377,6 +377,17 @@ pub(super) fn wide(x: u64, y: u64) -> u128 {
 pub(super) fn after(x: u64, prev: u64) -> u64 {
     (x << 1) | (prev >> 63)
 }
+
+/// The bytes of the first character of each O run no space precedes: `other_starts` (its
+/// lead bytes), then the continuation bytes after each, found by adding the lead byte to the
+/// run of continuation bytes it starts, which carries through them (and on from the block
+/// before when `carried`, the same bytes of that block, has its top bit set). A word's
+/// prefix is such a character.
+#[inline(always)]
+pub(super) fn first_other_chars(other: u64, other_starts: u64, cont: u64, carried: u64) -> u64 {
+    let first_chars = other_starts | (other & cont);
+    (first_chars.wrapping_add(other_starts | (carried >> 63)) ^ first_chars) & first_chars
+}
 /// The starts of the digit runs of block `c` (`prev` the block before it), pieces of
 /// `max_digits` (1 or 3) numbers; `digits` carries, from block to block, how many digit
 /// characters the run at the block's end has had since its last start, mod 3.
@@ -670,10 +681,7 @@ mod tests {
         for _ in 0..300 {
             let mut text = String::new();
             while text.len() < 300 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                text.push_str(chars[(seed % chars.len() as u64) as usize]);
+                text.push_str(chars[(testing::rng(&mut seed) % chars.len() as u64) as usize]);
             }
             let b = text.as_bytes();
             // Each byte's character's flags.

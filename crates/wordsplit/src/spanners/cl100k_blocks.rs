@@ -36,7 +36,9 @@
 //! follows a run of G characters: answered from the next block's bitmaps (classified one
 //! block ahead), and by a scan of the run for the rare run longer than that.
 
-use super::blocks::{after, classifier, digit_starts, white_space_starts, Classes, Classify};
+use super::blocks::{
+    after, classifier, digit_starts, first_other_chars, white_space_starts, Classes, Classify,
+};
 use super::cl100k::Cl100kScanner;
 use super::classes::{self, CharTable};
 
@@ -75,10 +77,7 @@ fn block_starts(
 
     // O runs, and the first character of those no space precedes.
     let other_starts = other & !after(other, carry.other) & !after(c.blank, p.blank);
-    let first_chars = other_starts | (other & c.cont);
-    let first_other = (first_chars.wrapping_add(other_starts | (carry.first_other >> 63))
-        ^ first_chars)
-        & first_chars;
+    let first_other = first_other_chars(other, other_starts, c.cont, carry.first_other);
     let mut starts = other_starts;
 
     // Letter runs, unless prefixed.

@@ -64,7 +64,9 @@
 //! LF or `/` after it up to the end of their run. A run of those bytes is not eaten before
 //! its first such CR/LF: its CR/LF are white space there, its `/` are O.
 
-use super::blocks::{after, classifier, digit_starts, white_space_starts, Classes, Classify};
+use super::blocks::{
+    after, classifier, digit_starts, first_other_chars, white_space_starts, Classes, Classify,
+};
 use super::classes::{self, CharTable};
 
 /// What a window's starts need from the window before it: its bitmaps (only their top
@@ -113,12 +115,7 @@ fn block_starts(b: &[u8], base: usize, c: &Classes, q: &Classes, carry: &mut Car
     // O runs, and their first characters no space precedes.
     let other = o_bytes & !eaten;
     let other_starts = other & !after(other, carry.other) & !after(c.blank, p.blank);
-    // All the bytes of each such first character: adding its lead byte to the run of its
-    // continuation bytes carries through them (and on from the previous window's).
-    let first_chars = other_starts | (other & c.cont);
-    let first_other = (first_chars.wrapping_add(other_starts | (carry.first_other >> 63))
-        ^ first_chars)
-        & first_chars;
+    let first_other = first_other_chars(other, other_starts, c.cont, carry.first_other);
     let mut starts = other_starts;
 
     // Letter runs, unless prefixed; an uppercase letter after a lowercase one.
@@ -186,13 +183,15 @@ fn each_end_with<E>(
         return Ok(());
     }
     let t = CharTable::get();
+    let mut cur = Classes::of_ascii(classify, b, 0);
+    let modelled = cur.complete_cased(b, 0, t);
     let mut windows = Windows {
         classify,
         b,
         t,
         base: 0,
-        cur: Classes::of_ascii(classify, b, 0),
-        cur_cased: None,
+        cur,
+        modelled,
         carry: Carry::default(),
         given: 1,
     };
@@ -243,9 +242,10 @@ struct Windows<'a, K> {
     /// The next window: its start (past the text's end once the text's end is given),
     /// classes, carry, and whether its bit 0 is an end already given (or the text's start).
     base: usize,
+    /// Its classes, non-ASCII characters included ([`Classes::complete_cased`]), and whether
+    /// the bit program models it (what that said).
     cur: Classes,
-    /// What [`Classes::complete_cased`] said of `cur`, once it has run on it.
-    cur_cased: Option<bool>,
+    modelled: bool,
     carry: Carry,
     given: u64,
 }
@@ -260,27 +260,16 @@ impl<K: Classify> Windows<'_, K> {
     fn next(&mut self, last: usize) -> (usize, u64, usize) {
         let (b, base) = (self.b, self.base);
         let rest = b.len() - base;
-        if rest > 0 && self.cur.non_ascii != 0 {
-            let cased = match self.cur_cased {
-                Some(cased) => cased,
-                None => self.cur.complete_cased(b, base, self.t),
-            };
-            if !cased {
-                return (base, 0, b.len().min(base + 64));
-            }
+        if rest > 0 && !self.modelled {
+            return (base, 0, b.len().min(base + 64));
         }
         let mut found = 0;
         if rest > 0 {
             let mut next = Classes::of_ascii(self.classify, b, base + 64);
-            // The next window's non-ASCII characters matter only as what follows a G
-            // character at this window's end (`block_starts` reads nothing else of them).
-            let mut next_cased = None;
-            if (self.cur.space & !self.cur.newline) >> 63 != 0 {
-                next_cased = Some(next.complete_cased(b, base + 64, self.t));
-            }
+            let next_modelled = next.complete_cased(b, base + 64, self.t);
             found = block_starts(b, base, &self.cur, &next, &mut self.carry);
             self.cur = next;
-            self.cur_cased = next_cased;
+            self.modelled = next_modelled;
         }
         found &= !self.given;
         self.given = 0;
@@ -310,7 +299,7 @@ impl<K: Classify> Windows<'_, K> {
         }
         self.base = end;
         self.cur = cur;
-        self.cur_cased = Some(true);
+        self.modelled = true;
         self.carry = Carry::default();
         self.given = 1;
         0
