@@ -297,4 +297,53 @@ mod tests {
             piece("kqv", Some("kqv"))
         );
     }
+
+    #[test]
+    fn a_policy_that_makes_every_literal_text_needs_no_scan() {
+        // Two specials and, in the second vocabulary, an added literal (always a token).
+        let build = |added: bool| {
+            let literal = |text: &str, id: u32, special: bool| Literal {
+                text: text.to_owned(),
+                id,
+                special,
+                flags: 0,
+            };
+            let mut literals = vec![literal("<s>", 300, true), literal("</s>", 301, true)];
+            if added {
+                literals.push(literal("<t>", 302, false));
+            }
+            Pipeline::builder(std::sync::Arc::new(crate::tables::tests::tiny(&[b"<s"])))
+                .scanner(Box::new(crate::spanners::Gpt2Scanner))
+                .literals(literals)
+                .build()
+                .unwrap()
+        };
+        let mixed = |n: usize, allowed: bool, disallowed: bool| SpecialPolicy::Mixed {
+            allowed: vec![allowed; n],
+            disallowed: vec![disallowed; n],
+        };
+        let text = "a<s>b</s><t>";
+        let encode = |pipeline: &Pipeline, policy: &SpecialPolicy| {
+            let mut out = vec![];
+            pipeline.encode(text, policy, &mut out).map(|()| out)
+        };
+        let specials = build(false);
+        assert!(specials.all_text_under(&mixed(2, false, false)));
+        let mut plain = vec![];
+        specials.encode_plain(text, false, &mut plain).unwrap();
+        assert_eq!(encode(&specials, &mixed(2, false, false)).unwrap(), plain);
+        // Allowed, disallowed: the scan finds them.
+        assert!(!specials.all_text_under(&mixed(2, true, false)));
+        assert!(!specials.all_text_under(&SpecialPolicy::AllowAll));
+        assert!(encode(&specials, &mixed(2, true, false))
+            .unwrap()
+            .contains(&300));
+        assert!(encode(&specials, &mixed(2, false, true)).is_err());
+        // An added literal is a token under any policy.
+        let added = build(true);
+        assert!(!added.all_text_under(&mixed(3, false, false)));
+        assert!(encode(&added, &mixed(3, false, false))
+            .unwrap()
+            .contains(&302));
+    }
 }
