@@ -147,14 +147,24 @@ impl CharTable {
         }
         let mut index = Box::new([0u8; N_BLOCKS]);
         let mut blocks: Vec<u8> = Vec::new();
-        let mut seen: std::collections::HashMap<&[u8], u8> = std::collections::HashMap::new();
+        // Built on a process's first encode: Fx hashing, and a block equal to the one before
+        // it (runs of unassigned code points, of CJK ideographs) not hashed at all, where
+        // SipHash over every block took most of a millisecond.
+        let mut seen: rustc_hash::FxHashMap<&[u8], u8> = rustc_hash::FxHashMap::default();
+        let mut before: Option<(&[u8], u8)> = None;
         // Past 0x10FFFF (no code point) the flags are those of the first block.
         for (b, chunk) in flat.chunks(BLOCK_LEN).enumerate() {
-            let next = seen.len();
-            let id = *seen.entry(chunk).or_insert_with(|| {
-                blocks.extend_from_slice(chunk);
-                u8::try_from(next).expect("more than 256 distinct blocks")
-            });
+            let id = match before {
+                Some((previous, id)) if previous == chunk => id,
+                _ => {
+                    let next = seen.len();
+                    *seen.entry(chunk).or_insert_with(|| {
+                        blocks.extend_from_slice(chunk);
+                        u8::try_from(next).expect("more than 256 distinct blocks")
+                    })
+                }
+            };
+            before = Some((chunk, id));
             index[b] = id;
         }
         blocks.resize(MAX_BLOCKS * BLOCK_LEN, 0);
