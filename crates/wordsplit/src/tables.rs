@@ -22,11 +22,9 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 pub type Rank = u32;
 pub const NO_RANK: Rank = Rank::MAX;
 const UNUSED: u32 = u32::MAX;
-/// The token filter's size: 2^21 bits, indexed by the hash's top 21 bits.
-const FILTER_SHIFT: u32 = 64 - 21;
+/// The token filter's size: 2^21 bits, indexed by the hash's top 21 bits ([`may_hold`]).
 const FILTER_WORDS: usize = (1 << 21) / 64;
 /// The long tokens' filter: 2^16 bits, indexed by the top 16 bits of their hash.
-const LONG_FILTER_SHIFT: u32 = 64 - 16;
 const LONG_FILTER_WORDS: usize = (1 << 16) / 64;
 
 pub struct MergeTables {
@@ -52,7 +50,7 @@ pub struct MergeTables {
     seeds: [u64; 2],
     /// The longer BPE token ids, found by hashing their bytes in the arena.
     long: HashTable<u32>,
-    /// One bit per hash class of the longer tokens ([`LONG_FILTER_SHIFT`]), as `filter` is
+    /// One bit per hash class of the longer tokens ([`may_hold`]), as `filter` is
     /// for the shorter ones: most pieces of more than 16 bytes that are asked about (runs of
     /// spaces and rules of dashes, the long words a merge loop works on) are not tokens,
     /// and this 8 KB table answers for them without probing `long`, a cache miss (1.3 % of
@@ -448,11 +446,27 @@ fn home(hash: u64, size: usize) -> usize {
     (((hash & 0xffff_ffff) * size as u64) >> 32) as usize
 }
 
-/// Whether `filter` lets `hash` through (some token has its filter bit).
+/// Whether `filter` lets `hash` through (some token has its filter bit): the bit the hash's
+/// top bits pick among the filter's `64 * N` (a power of two). Its fixed size makes the
+/// index a shift with no bounds check.
 #[inline(always)]
-fn may_hold(filter: &[u64; FILTER_WORDS], hash: u64) -> bool {
-    let bit = hash >> FILTER_SHIFT;
-    filter[(bit / 64) as usize] & (1 << (bit % 64)) != 0
+fn may_hold<const N: usize>(filter: &[u64; N], hash: u64) -> bool {
+    let (word, bit) = filter_bit::<N>(hash);
+    filter[word] & bit != 0
+}
+
+/// Sets `hash`'s bit in `filter` ([`may_hold`]).
+fn add_to_filter<const N: usize>(filter: &mut [u64; N], hash: u64) {
+    let (word, bit) = filter_bit::<N>(hash);
+    filter[word] |= bit;
+}
+
+/// The word and the bit mask of `hash`'s bit in a filter of `N` words.
+#[inline(always)]
+fn filter_bit<const N: usize>(hash: u64) -> (usize, u64) {
+    const { assert!(N.is_power_of_two()) };
+    let index = hash >> (64 - (64 * N).trailing_zeros());
+    ((index / 64) as usize, 1 << (index % 64))
 }
 
 impl MergeTables {
@@ -583,8 +597,7 @@ impl MergeTables {
             // One probe per token: the entry is either the repeat (an error) or the free slot.
             if let Some(key) = ShortKey::of(piece) {
                 let hash = tables.hash(&key);
-                let bit = hash >> FILTER_SHIFT;
-                tables.filter[(bit / 64) as usize] |= 1 << (bit % 64);
+                add_to_filter(&mut tables.filter, hash);
                 let fresh = if key.len <= 8 {
                     tables.small.insert(hash, &key, id)
                 } else {
@@ -596,8 +609,7 @@ impl MergeTables {
                 continue;
             }
             let hash = tables.hasher.hash_one(piece);
-            let bit = hash >> LONG_FILTER_SHIFT;
-            tables.long_filter[(bit / 64) as usize] |= 1 << (bit % 64);
+            add_to_filter(&mut tables.long_filter, hash);
             let (arena, spans) = (&tables.arena, &tables.spans);
             let bytes_of = |other: u32| {
                 let (start, len) = spans[other as usize];
@@ -790,8 +802,7 @@ impl MergeTables {
     #[cold]
     fn rank_of_long(&self, piece: &[u8]) -> Option<Rank> {
         let hash = self.hasher.hash_one(piece);
-        let bit = hash >> LONG_FILTER_SHIFT;
-        if self.long_filter[(bit / 64) as usize] & (1 << (bit % 64)) == 0 {
+        if !may_hold(&self.long_filter, hash) {
             return None;
         }
         self.long
@@ -1052,8 +1063,7 @@ pub(crate) mod tests {
             assert_eq!(t.rank_of(piece), Some(256 + i as u32));
             let longer = [piece.as_slice(), b"!"].concat();
             assert_eq!(t.rank_of(&longer), None);
-            let bit = t.hasher.hash_one(&longer) >> LONG_FILTER_SHIFT;
-            passed += usize::from(t.long_filter[(bit / 64) as usize] & (1 << (bit % 64)) != 0);
+            passed += usize::from(may_hold(&t.long_filter, t.hasher.hash_one(&longer)));
         }
         // About 3 % of the filter's bits are set.
         assert!(passed < pieces.len() / 10, "{passed}");
