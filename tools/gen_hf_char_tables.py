@@ -13,8 +13,8 @@ Re-running
 ----------
 ::
 
-    # the crate is fetched by cargo into ~/.cargo/registry/src (a scratch project that depends
-    # on unicode_categories = "0.1.1" and runs `cargo fetch` is enough)
+    # without a path, the crate's source is read from ~/.cargo/registry/src, where cargo
+    # fetches it first if it is not there (crates.io)
     python tools/gen_hf_char_tables.py [path/to/unicode_categories-0.1.1/src/tables.rs]
     python tools/gen_hf_char_tables.py --check   # exit 1 if the generated module is stale
 
@@ -27,7 +27,9 @@ import argparse
 import glob
 import os
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 CRATE, CRATE_VERSION = "unicode_categories", "0.1.1"
@@ -37,10 +39,24 @@ OUTPUT = Path(__file__).resolve().parent.parent / "src" / "wordsplit" / "_hf_cha
 
 
 def default_tables_path() -> Path:
+    """The crate's ``tables.rs`` in cargo's registry, fetched there first if missing: the
+    workspace does not depend on the crate, so cargo fetches it for a scratch project that
+    does."""
     pattern = os.path.expanduser(f"~/.cargo/registry/src/*/{CRATE}-{CRATE_VERSION}/src/tables.rs")
+    if not glob.glob(pattern):
+        with tempfile.TemporaryDirectory() as scratch:
+            (Path(scratch) / "src").mkdir()
+            (Path(scratch) / "src" / "lib.rs").write_text("")
+            manifest = Path(scratch) / "Cargo.toml"
+            manifest.write_text(f'[package]\nname = "fetch-{CRATE.replace("_", "-")}"\nversion = "0.0.0"\n'
+                                f'edition = "2021"\n\n[dependencies]\n{CRATE} = "={CRATE_VERSION}"\n')
+            fetched = subprocess.run(["cargo", "fetch", "--manifest-path", str(manifest)],
+                                     capture_output=True, text=True)
+            if fetched.returncode != 0:
+                sys.exit(f"error: cargo could not fetch {CRATE} {CRATE_VERSION}:\n{fetched.stderr}")
     matches = sorted(glob.glob(pattern))
     if not matches:
-        sys.exit(f"error: {pattern} not found; fetch the crate with cargo or pass the path")
+        sys.exit(f"error: {pattern} not found after cargo fetched the crate; pass the path")
     return Path(matches[0])
 
 
