@@ -24,6 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+# numpy's OpenBLAS starts a thread per core when numpy is imported, and each spins (calling
+# sched_yield) for about 0.1-0.2 s before it sleeps. No contender calls BLAS, but the bench
+# times the CPU of the whole process, so the spin was billed to whoever ran next: the
+# contender that loads fastest after its factory imports numpy (wordsplit's first blocks:
+# one pass over cl100k_base prose measured 155 MB/s instead of 230). With one thread,
+# OpenBLAS starts none. Set before any import of numpy: every bench process and probe imports
+# this module first, and the processes they start inherit it.
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
 REPO = Path(__file__).resolve().parent.parent
 VOCAB_DATA = REPO / "src" / "wordsplit" / "vocabs" / "data"
 HF_QWEN3_JSON_GZ = REPO / "tests" / "data" / "hf" / "tokenizer.json.gz"
