@@ -458,6 +458,21 @@ def test_decode_stream_matches_hf(name, data):
         assert stream_step(mine, fast, i) == stream_step(theirs, tok.backend_tokenizer, i)
 
 
+@pytest.mark.parametrize("name", SPM)
+def test_decode_stream_steps_on_ids_the_vocabulary_lacks(name):
+    """An id past the vocabulary adds no text but is still a step: after the window raised
+    (a byte token left incomplete, then <unk>), HF's stream raises again on it, and so must
+    ours; on a stream in a good state it gives None."""
+    tok, fast = pair(name)
+    byte_00, byte_80 = (tok.convert_tokens_to_ids(t) for t in ("<0x00>", "<0x80>"))
+    unk, outside = tok.convert_tokens_to_ids("<unk>"), len(tok)
+    for ids in ([byte_00, byte_80, unk, outside, outside + 1], [byte_00, outside], [outside, byte_00]):
+        theirs, mine = HFDecodeStream(None, skip_special_tokens=False), DecodeStream(None, skip_special_tokens=False)
+        steps = [stream_step(theirs, tok.backend_tokenizer, i) for i in ids]
+        assert [stream_step(mine, fast, i) for i in ids] == steps
+    assert steps == [None, "\x00"]
+
+
 
 def test_decode_stream_past_the_vocabulary():
     _, fast = pair("qwen3")

@@ -58,9 +58,9 @@ class DecodeStream:
             self._start(backend)
         if self._backend is None:
             return self._stream.step(backend.hf if isinstance(backend, Backend) else backend, id)
+        # An id the vocabulary lacks adds no text but still takes a step, as in HF: a stream
+        # whose window raised (its text no longer starts with what it showed) raises again.
         ids = self._known(id if isinstance(id, (list, tuple)) else [id])
-        if not ids:
-            return None
         return self._stream.step(self._backend._ws, ids)
 
     def _start(self, backend) -> None:
