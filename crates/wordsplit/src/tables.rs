@@ -59,6 +59,10 @@ pub struct MergeTables {
     hasher: FxBuildHasher,
     /// `(left id, right id)` → merge rank, for pair-ranked vocabularies only.
     pub merges: Option<FxHashMap<(u32, u32), Rank>>,
+    /// Every merge priority is below this: the token ids (rank-based) or the merge list's
+    /// ranks (pair-ranked). Buffer-sweep packs a rank and its position into one word when
+    /// the ranks leave it room.
+    pub rank_bound: u64,
     /// A piece that is itself a token is one lookup (tiktoken; HF with ignore_merges).
     pub whole_piece_lookup: bool,
     /// The id of each single byte (`UNUSED` for a byte no token spells).
@@ -539,6 +543,10 @@ impl MergeTables {
             hasher.write_usize(i);
             *seed = hasher.finish();
         }
+        let rank_bound = match &merges {
+            Some(list) => list.iter().map(|m| u64::from(m.2) + 1).max().unwrap_or(0),
+            None => n_vocab as u64,
+        };
         let mut tables = Self {
             arena: Vec::with_capacity(blob.len()),
             spans: vec![(UNUSED, 0); n_vocab],
@@ -557,6 +565,7 @@ impl MergeTables {
                     .map(|(l, r, rank)| ((l, r), rank))
                     .collect()
             }),
+            rank_bound,
             whole_piece_lookup,
             byte_ids: [UNUSED; 256],
             lacks_bytes: false,

@@ -34,9 +34,13 @@ unsafe fn encode_sse41(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 #[inline(always)]
 fn encode_with_any_cpu(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     // Buffers sized to the piece's class: a short piece neither clears nor sweeps 128 slots.
+    // The register sweeps keep each rank with its position in one word (see [`Lanes`]),
+    // which leaves 28 bits for the rank: vocabularies with more (none real) sweep in memory.
+    let packs = t.rank_bound <= 1 << 28;
     match piece.len() {
-        0..=8 => on_stack::<8, { 8 + PAD }, Ranks8>(t, piece, out),
-        9..=16 => on_stack::<16, { 16 + PAD }, Ranks16>(t, piece, out),
+        0..=8 if packs => on_stack::<8, { 8 + PAD }, Ranks8>(t, piece, out),
+        9..=16 if packs => on_stack::<16, { 16 + PAD }, Ranks16>(t, piece, out),
+        0..=16 => on_stack::<16, { 16 + PAD }, [u32; 16]>(t, piece, out),
         17..=32 => on_stack::<32, { 32 + PAD }, [u32; 32]>(t, piece, out),
         33..=64 => on_stack::<64, { 64 + PAD }, [u32; 64]>(t, piece, out),
         65..=STACK_PIECE => {
@@ -225,25 +229,41 @@ type Ranks8 = [u32; 8];
 #[cfg(not(target_arch = "x86_64"))]
 type Ranks16 = [u32; 16];
 
-/// `4 * G` ranks in `G` SSE registers (each with its top bit flipped, so that SSE2's signed
-/// compares order them as unsigned). Written one lane at a time by masking, never through
-/// memory: after a merge stored two or three ranks, the next sweep's 16-byte loads of the
-/// array could not take them from the pending 4-byte stores (no store-to-load forwarding
-/// from narrower stores) and waited for the stores to reach the cache, every round.
+/// `4 * G` ranks in `G` SSE registers, each lane holding its rank above `log2(4 * G)` bits
+/// of its own position (and `NO_RANK` as it is), with the top bit flipped so that SSE2's
+/// signed compares order them as unsigned: the lowest word is then the lowest rank and,
+/// among equal ranks, the leftmost, and it names its lane itself, so a sweep is a minimum
+/// with no search for where it was (a quarter of a round's latency, which chains round
+/// after round). Written one lane at a time by masking, never through memory: after a
+/// merge stored two or three ranks, the next sweep's 16-byte loads of the array could not
+/// take them from the pending 4-byte stores (no store-to-load forwarding from narrower
+/// stores) and waited for the stores to reach the cache, every round. Ranks must be below
+/// 2^28 ([`MergeTables::rank_bound`]).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Lanes<const G: usize>([std::arch::x86_64::__m128i; G]);
+
+/// `rank` at lane `at` of `N` as a [`Lanes`] word (before the top bit is flipped).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn tagged<const N: usize>(rank: u32, at: usize) -> u32 {
+    if rank == NO_RANK {
+        NO_RANK
+    } else {
+        rank << N.trailing_zeros() | at as u32
+    }
+}
 
 #[cfg(target_arch = "x86_64")]
 impl<const N: usize, const G: usize> Ranks<N> for Lanes<G> {
     #[inline(always)]
     fn from_array(ranks: &[u32; N]) -> Self {
         use std::arch::x86_64::*;
-        const { assert!(N == 4 * G) };
-        // SAFETY: SSE2 is part of the x86-64 baseline; load k reads ranks[4k..4k + 4].
+        const { assert!(N == 4 * G && N.is_power_of_two()) };
+        let words: [u32; N] = std::array::from_fn(|i| tagged::<N>(ranks[i], i) ^ 0x8000_0000);
+        // SAFETY: SSE2 is part of the x86-64 baseline; load k reads words[4k..4k + 4].
         Self(std::array::from_fn(|k| unsafe {
-            let at = ranks.as_ptr().add(4 * k).cast::<__m128i>();
-            _mm_xor_si128(_mm_loadu_si128(at), _mm_set1_epi32(i32::MIN))
+            _mm_loadu_si128(words.as_ptr().add(4 * k).cast::<__m128i>())
         }))
     }
 
@@ -252,11 +272,11 @@ impl<const N: usize, const G: usize> Ranks<N> for Lanes<G> {
         use std::arch::x86_64::*;
         // SAFETY: SSE2 is part of the x86-64 baseline.
         unsafe {
-            let at = _mm_set1_epi32(at as i32);
-            let value = _mm_set1_epi32((rank ^ 0x8000_0000) as i32);
+            let at_lane = _mm_set1_epi32(at as i32);
+            let value = _mm_set1_epi32((tagged::<N>(rank, at) ^ 0x8000_0000) as i32);
             for (k, group) in self.0.iter_mut().enumerate() {
                 let k = 4 * k as i32;
-                let here = _mm_cmpeq_epi32(_mm_setr_epi32(k, k + 1, k + 2, k + 3), at);
+                let here = _mm_cmpeq_epi32(_mm_setr_epi32(k, k + 1, k + 2, k + 3), at_lane);
                 *group = _mm_or_si128(_mm_and_si128(here, value), _mm_andnot_si128(here, *group));
             }
         }
@@ -277,8 +297,12 @@ impl<const N: usize, const G: usize> Ranks<N> for Lanes<G> {
             }
             low = min(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
             low = min(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
-            let rank = (_mm_cvtsi128_si32(low) as u32) ^ 0x8000_0000;
-            (first_equal(G, |k| self.0[k], low), rank)
+            let word = (_mm_cvtsi128_si32(low) as u32) ^ 0x8000_0000;
+            if word == NO_RANK {
+                (0, NO_RANK)
+            } else {
+                ((word as usize) & (N - 1), word >> N.trailing_zeros())
+            }
         }
     }
 }
@@ -446,8 +470,8 @@ mod tests {
 
     #[test]
     fn lanes_equal_the_array() {
-        // Random writes (runs of equal ranks, NO_RANK, values either side of the top bit),
-        // each followed by the lowest of both stores.
+        // Random writes (runs of equal ranks, NO_RANK, values up to the largest rank the
+        // lanes hold, 2^28 - 1), each followed by the lowest of both stores.
         fn check<const N: usize, S: Ranks<N>>() {
             let mut state = 11u32;
             let mut step = || {
@@ -461,7 +485,7 @@ mod tests {
             for _ in 0..2000 {
                 let at = step() as usize % N;
                 let rank =
-                    [NO_RANK, step() % 8, 0x8000_0000 | (step() % 4), step()][step() as usize % 4];
+                    [NO_RANK, step() % 8, (1 << 28) - 1 - step() % 4, step()][step() as usize % 4];
                 array[at] = rank;
                 lanes.set(at, rank);
                 assert_eq!(lanes.lowest(), lowest(&array), "{array:?}");
@@ -518,6 +542,47 @@ mod tests {
             // The build for CPUs without SSE4.1 too (`encode` takes the SSE4.1 one here).
             encode_with_any_cpu(&t, &piece, &mut any_cpu);
             assert_eq!(any_cpu, want, "{:?}", String::from_utf8_lossy(&piece));
+        }
+    }
+
+    #[test]
+    fn ranks_too_large_for_the_lanes_sweep_in_memory() {
+        // A pair-ranked vocabulary whose ranks need more than the lanes' 28 bits: the short
+        // pieces sweep in arrays instead, and merge in the same order as heap-merge.
+        let pieces: Vec<Vec<u8>> = (0..=255u8)
+            .map(|b| vec![b])
+            .chain([b"ab".to_vec(), b"ba".to_vec(), b"abab".to_vec()])
+            .collect();
+        let ids: Vec<u32> = (0..pieces.len() as u32).collect();
+        let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
+        let merges = vec![
+            (98, 97, 1 << 29),
+            (97, 98, (1 << 29) + 1),
+            (256, 256, u32::MAX - 1),
+        ];
+        let kinds = vec![true; pieces.len()];
+        let t = MergeTables::new(
+            &pieces.concat(),
+            &ids,
+            &lens,
+            &kinds,
+            pieces.len(),
+            Some(merges),
+            false,
+        )
+        .unwrap();
+        assert!(t.rank_bound > 1 << 28);
+        for piece in [
+            &b"abab"[..],
+            b"ababab",
+            b"babab",
+            b"aabbab",
+            b"abababababababab",
+        ] {
+            let (mut got, mut want) = (vec![], vec![]);
+            encode(&t, piece, &mut got);
+            heap_merge::encode(&t, piece, &mut want);
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(piece));
         }
     }
 }
