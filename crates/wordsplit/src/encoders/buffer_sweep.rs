@@ -35,8 +35,9 @@ unsafe fn encode_sse41(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 fn encode_with_any_cpu(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     // Buffers sized to the piece's class: a short piece neither clears nor sweeps 128 slots.
     // The register sweeps keep each rank with its position in one word (see [`Lanes`]),
-    // which leaves 28 bits for the rank: vocabularies with more (none real) sweep in memory.
-    let packs = t.rank_bound <= 1 << 28;
+    // which leaves room for ranks below 2^27: vocabularies with more (none real) sweep in
+    // memory.
+    let packs = t.rank_bound <= 1 << 27;
     match piece.len() {
         0..=8 if packs => on_stack::<8, { 8 + PAD }, Ranks8>(t, piece, out),
         9..=16 if packs => on_stack::<16, { 16 + PAD }, Ranks16>(t, piece, out),
@@ -238,7 +239,8 @@ type Ranks16 = [u32; 16];
 /// merge stored two or three ranks, the next sweep's 16-byte loads of the array could not
 /// take them from the pending 4-byte stores (no store-to-load forwarding from narrower
 /// stores) and waited for the stores to reach the cache, every round. Ranks must be below
-/// 2^28 ([`MergeTables::rank_bound`]).
+/// 2^27 ([`MergeTables::rank_bound`]), so that a word is never `NO_RANK` (2^27 - 1 at lane
+/// 15 of 16 is `0x7FFF_FFFF`).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Lanes<const G: usize>([std::arch::x86_64::__m128i; G]);
@@ -471,7 +473,7 @@ mod tests {
     #[test]
     fn lanes_equal_the_array() {
         // Random writes (runs of equal ranks, NO_RANK, values up to the largest rank the
-        // lanes hold, 2^28 - 1), each followed by the lowest of both stores.
+        // lanes hold, 2^27 - 1), each followed by the lowest of both stores.
         fn check<const N: usize, S: Ranks<N>>() {
             let mut state = 11u32;
             let mut step = || {
@@ -485,7 +487,7 @@ mod tests {
             for _ in 0..2000 {
                 let at = step() as usize % N;
                 let rank =
-                    [NO_RANK, step() % 8, (1 << 28) - 1 - step() % 4, step()][step() as usize % 4];
+                    [NO_RANK, step() % 8, (1 << 27) - 1 - step() % 4, step()][step() as usize % 4];
                 array[at] = rank;
                 lanes.set(at, rank);
                 assert_eq!(lanes.lowest(), lowest(&array), "{array:?}");
@@ -493,6 +495,11 @@ mod tests {
         }
         check::<8, Ranks8>();
         check::<16, Ranks16>();
+        // The largest rank the lanes hold, alone in the last lane, is a rank, not NO_RANK.
+        let mut array = [NO_RANK; 16];
+        array[15] = (1 << 27) - 1;
+        let lanes = <Ranks16 as Ranks<16>>::from_array(&array);
+        assert_eq!(Ranks::<16>::lowest(&lanes), (15, (1 << 27) - 1));
     }
 
     #[test]
@@ -547,7 +554,7 @@ mod tests {
 
     #[test]
     fn ranks_too_large_for_the_lanes_sweep_in_memory() {
-        // A pair-ranked vocabulary whose ranks need more than the lanes' 28 bits: the short
+        // A pair-ranked vocabulary whose ranks need more than the lanes' 27 bits: the short
         // pieces sweep in arrays instead, and merge in the same order as heap-merge.
         let pieces: Vec<Vec<u8>> = (0..=255u8)
             .map(|b| vec![b])
@@ -571,7 +578,7 @@ mod tests {
             false,
         )
         .unwrap();
-        assert!(t.rank_bound > 1 << 28);
+        assert!(t.rank_bound > 1 << 27);
         for piece in [
             &b"abab"[..],
             b"ababab",
