@@ -525,16 +525,18 @@ mod tests {
 
     #[test]
     fn a_piece_seen_before_is_not_encoded_again_whatever_its_length_and_ids() {
-        // Pieces of 2 to 301 bytes (a space and the letters), so of as many ids: in the fixed
-        // entries (up to 32 bytes and 7 ids), with the long pieces (more ids, or up to 256
-        // bytes), and never cached (the last three).
+        // Pieces of a space and 1 to LONG_MAX_PIECE + 44 letters, so of as many ids: in the
+        // fixed entries (up to 32 bytes and 7 ids), with the long pieces (more ids, or up to
+        // LONG_MAX_PIECE bytes), and never cached (the last two).
         let calls = Arc::new(AtomicUsize::new(0));
         let pipeline = Pipeline::builder(Arc::new(tiny(&[b"ab"])))
             .pattern(GPT2_PATTERN)
             .foreign_encoder(Box::new(CountingEncoder(Arc::clone(&calls))))
             .build()
             .unwrap();
-        let lengths = [1, 2, 7, 8, 15, 16, 31, 32, 33, 100, 256, 257, 300];
+        let long = super::piece_cache::LONG_MAX_PIECE;
+        let mut lengths = vec![1, 2, 7, 8, 15, 16, 31, 32, 33, 100, 256, 257];
+        lengths.extend([long - 1, long, long + 44]);
         let text: String = lengths
             .iter()
             .map(|&n| format!(" {}", "x".repeat(n)))
@@ -545,8 +547,9 @@ mod tests {
         for _ in 0..3 {
             assert_eq!(encode(&pipeline, &text).unwrap(), expected);
         }
-        // Again only the pieces too long for any cache (over 256 bytes), on every pass.
-        assert_eq!(calls.load(Relaxed), lengths.len() + 3 * 3);
+        // Again only the pieces too long for any cache (over LONG_MAX_PIECE bytes with their
+        // space), on every pass.
+        assert_eq!(calls.load(Relaxed), lengths.len() + 3 * 2);
     }
 
     #[test]
