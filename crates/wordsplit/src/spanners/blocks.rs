@@ -603,8 +603,8 @@ fn resolve_after_break_slow(
         let i = candidates.trailing_zeros();
         let mut j = base + i as usize;
         while j < b.len() && b[j] != b'\r' && b[j] != b'\n' {
-            // Eight spaces at a time: the runs resolved here are mostly spaces, and a run of
-            // thousands (padding, indentation) was a third of a pass over such text.
+            // Eight spaces at a time: a run that reaches past the window is mostly spaces
+            // (padding, indentation), often thousands of them.
             if b.get(j..j + 8) == Some(b"        ") {
                 j += 8;
                 continue;
