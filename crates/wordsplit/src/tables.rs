@@ -953,19 +953,26 @@ pub(crate) mod tests {
 
     /// 256 byte tokens plus `extra` multi-byte tokens with ids from 256 on.
     pub fn tiny(extra: &[&[u8]]) -> MergeTables {
+        tiny_ranked(extra, None)
+    }
+
+    /// [`tiny`] with `merges` as a pair-ranked vocabulary's list (no whole-piece lookup), or
+    /// rank-based with `None`.
+    pub fn tiny_ranked(extra: &[&[u8]], merges: Option<Vec<(u32, u32, Rank)>>) -> MergeTables {
         let mut pieces: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
         pieces.extend(extra.iter().map(|p| p.to_vec()));
         let ids: Vec<u32> = (0..pieces.len() as u32).collect();
         let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
         let kinds = vec![true; pieces.len()];
+        let whole_piece_lookup = merges.is_none();
         MergeTables::new(
             &pieces.concat(),
             &ids,
             &lens,
             &kinds,
             pieces.len(),
-            None,
-            true,
+            merges,
+            whole_piece_lookup,
         )
         .unwrap()
     }
@@ -1099,22 +1106,8 @@ pub(crate) mod tests {
     #[test]
     fn byte_pair_table_equals_pair_rank() {
         let rank_based = tiny(&[b"ab", b"\xe4\xb8", b"aa"]);
-        let mut pieces: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
-        pieces.extend([b"ab".to_vec(), b"ba".to_vec()]);
-        let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
-        let ids: Vec<u32> = (0..pieces.len() as u32).collect();
         // Pair-ranked: "ba" merges first although its id is higher.
-        let merges = vec![(98, 97, 0), (97, 98, 1)];
-        let pair_ranked = MergeTables::new(
-            &pieces.concat(),
-            &ids,
-            &lens,
-            &vec![true; pieces.len()],
-            pieces.len(),
-            Some(merges),
-            false,
-        )
-        .unwrap();
+        let pair_ranked = tiny_ranked(&[b"ab", b"ba"], Some(vec![(98, 97, 0), (97, 98, 1)]));
         for t in [&rank_based, &pair_ranked] {
             for a in 0..=255u8 {
                 for b in 0..=255u8 {

@@ -449,7 +449,7 @@ fn shrinking(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 mod tests {
     use super::*;
     use crate::encoders::heap_merge;
-    use crate::tables::tests::tiny;
+    use crate::tables::tests::{tiny, tiny_ranked};
 
     #[test]
     fn lowest_is_the_first_minimum() {
@@ -556,28 +556,12 @@ mod tests {
     fn ranks_too_large_for_the_lanes_sweep_in_memory() {
         // A pair-ranked vocabulary whose ranks need more than the lanes' 27 bits: the short
         // pieces sweep in arrays instead, and merge in the same order as heap-merge.
-        let pieces: Vec<Vec<u8>> = (0..=255u8)
-            .map(|b| vec![b])
-            .chain([b"ab".to_vec(), b"ba".to_vec(), b"abab".to_vec()])
-            .collect();
-        let ids: Vec<u32> = (0..pieces.len() as u32).collect();
-        let lens: Vec<u32> = pieces.iter().map(|p| p.len() as u32).collect();
         let merges = vec![
             (98, 97, 1 << 29),
             (97, 98, (1 << 29) + 1),
             (256, 256, u32::MAX - 1),
         ];
-        let kinds = vec![true; pieces.len()];
-        let t = MergeTables::new(
-            &pieces.concat(),
-            &ids,
-            &lens,
-            &kinds,
-            pieces.len(),
-            Some(merges),
-            false,
-        )
-        .unwrap();
+        let t = tiny_ranked(&[b"ab", b"ba", b"abab"], Some(merges));
         assert!(t.rank_bound > 1 << 27);
         for piece in [
             &b"abab"[..],
