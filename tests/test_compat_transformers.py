@@ -473,7 +473,6 @@ def test_decode_stream_steps_on_ids_the_vocabulary_lacks(name):
     assert steps == [None, "\x00"]
 
 
-
 def test_decode_stream_past_the_vocabulary():
     _, fast = pair("qwen3")
     stream = DecodeStream()

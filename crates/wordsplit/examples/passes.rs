@@ -1,8 +1,8 @@
 //! The core's encode speed without Python, in three regimes: first passes over a text (each
-//! on a new thread, so no piece is cached), passes back to back (everything cached and in the CPU's caches), and passes
-//! with 64 MiB of memory written before each (everything cached, but the CPU's caches hold
-//! other data, as when other programs ran in between: the regime of `benches/bench.py`'s
-//! warm medians, where the contenders take turns).
+//! on a new thread, so no piece is cached), passes back to back (everything cached and in
+//! the CPU's caches), and passes with 64 MiB of memory written before each (everything
+//! cached, but the CPU's caches hold other data, as when other programs ran in between: the
+//! regime of `benches/bench.py`'s warm medians, where the contenders take turns).
 //!
 //! ```text
 //! cargo run --release -p wordsplit --example passes -- VOCAB TEXT [MEGABYTES] [PASSES]

