@@ -251,16 +251,11 @@ class Tokenizer:
         >>> get_tokenizer("qwen3").encode_to_numpy("hello world")
         array([14990,  1879], dtype=uint32)
         """
-        np = _numpy()
+        _numpy()
         policy = self._resolve(allowed_special, disallowed_special)
         if policy.other:
             policy.check(text)
-        # asarray reads the buffer's read-only uint32 export as it is; frombuffer asks for a
-        # writable buffer first and catches the refusal, which costs more than a short encode.
-        array = np.asarray(self._engine.encode_buffer(text, policy.allowed, policy.disallowed), dtype=np.uint32)
-        if array.flags.writeable:  # a Python engine's buffer (array.array) is writable
-            array.flags.writeable = False
-        return array
+        return self._engine.encode_numpy(text, policy.allowed, policy.disallowed)
 
     def encode_batch_to_numpy(
         self,

@@ -1,16 +1,16 @@
 //! `wordsplit._native`: the Python bindings of the `wordsplit` core crate (module
 //! registration only; one file per concept).
 //!
-//! `ids` (result lists, ids read from Python), `buffer` (ids as a uint32 buffer for numpy), `tables` (vocabulary tables, decode),
+//! `ids` (result lists, ids read from Python), `array` (ids as a numpy array), `tables` (vocabulary tables, decode),
 //! `formats` (the loaders' fast paths), `encoder` (one native encoder), `pipeline` (the whole encode), `batch` (batches on native
 //! threads), `arrow` (Arrow arrays), `train` (word counts, merges), `regex` (the regex helpers
 //! of the equivalence tests), `stages` (Python components as the core's stages) and `errors`
 //! (core errors as `wordsplit.errors` exceptions). Work on text or id lists runs with the GIL
 //! released.
 
+mod array;
 mod arrow;
 mod batch;
-mod buffer;
 mod encoder;
 mod errors;
 mod formats;
@@ -45,7 +45,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats::sentencepiece_model, m)?)?;
     m.add_function(wrap_pyfunction!(formats::score_merge_pairs, m)?)?;
     m.add_class::<formats::PackedStrings>()?;
-    m.add_class::<buffer::IdBuffer>()?;
     m.add_class::<tables::PyTables>()?;
     m.add_class::<encoder::PyEncoder>()?;
     m.add_class::<pipeline::PyPolicy>()?;

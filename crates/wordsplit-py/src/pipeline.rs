@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
@@ -11,9 +12,9 @@ use wordsplit::spanners::hf_program::StepSpec;
 use wordsplit::spanners::{self, HfProgram, Scanner};
 use wordsplit::{EncoderKind, Literal, MergeTables, NormalizeStage, Pipeline, SpecialPolicy};
 
+use crate::array::read_only_ids;
 use crate::arrow::ArrowChunk;
 use crate::batch::TextArg;
-use crate::buffer::IdBuffer;
 use crate::errors::{py_repr, to_py, unknown_component, ws_error};
 use crate::ids::IdInts;
 use crate::stages::{
@@ -224,16 +225,19 @@ impl PyPipeline {
         self.ints.list(py, &ids)
     }
 
-    /// The ids of `text` under `policy` as an [`IdBuffer`]: no Python int per id, and no copy
-    /// when numpy wraps it.
-    fn encode_buffer(
+    /// The ids of `text` under `policy` as a read-only numpy uint32 array that owns them (no
+    /// Python int per id, no copy). The caller has checked that numpy imports.
+    fn encode_numpy<'py>(
         &self,
-        py: Python<'_>,
-        text: &Bound<'_, PyAny>,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
         policy: &PyPolicy,
-    ) -> PyResult<IdBuffer> {
+    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let text = Self::text(text, None)?;
-        Ok(IdBuffer::new(self.run(py, text.as_str(), &policy.inner)?))
+        Ok(read_only_ids(
+            py,
+            self.run(py, text.as_str(), &policy.inner)?,
+        ))
     }
 
     /// The number of tokens of `text`, without building the list.

@@ -166,9 +166,10 @@ class NativeEngine:
             return ids, memoryview(places).cast("Q"), surrogate_char_map(text)
         return ids, memoryview(places).cast("Q"), None
 
-    def encode_buffer(self, text, allowed, disallowed):
-        """The ids of ``text`` in a native uint32 buffer (no Python int per id)."""
-        return self._pipeline.encode_buffer(text, self._policy(allowed, disallowed))
+    def encode_numpy(self, text, allowed, disallowed):
+        """The ids of ``text`` as a read-only numpy uint32 array owning the native ids (no copy,
+        no Python int per id); the caller has checked that numpy imports."""
+        return self._pipeline.encode_numpy(text, self._policy(allowed, disallowed))
 
     def count(self, text, allowed, disallowed) -> int:
         return self._pipeline.count(text, self._policy(allowed, disallowed))

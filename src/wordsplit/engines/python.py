@@ -308,9 +308,14 @@ class PythonEngine:
         """Each text's ids, in order, on the calling thread."""
         return [self.encode(text, allowed, disallowed) for text in check_batch(texts)]
 
-    def encode_buffer(self, text, allowed, disallowed) -> array:
-        """The ids of ``text`` as a uint32 ``array`` (the native engine's buffer form)."""
-        return array("I", self.encode(text, allowed, disallowed))
+    def encode_numpy(self, text, allowed, disallowed):
+        """The ids of ``text`` as a read-only numpy uint32 array (the caller has checked that
+        numpy imports)."""
+        import numpy as np
+
+        ids = np.frombuffer(array("I", self.encode(text, allowed, disallowed)), dtype=np.uint32)
+        ids.flags.writeable = False
+        return ids
 
     def encode_batch_flat(self, texts, allowed, disallowed, num_threads: Optional[int]):
         flat, offsets = array("I"), array("Q", [0])
