@@ -150,27 +150,32 @@ impl Pipeline {
                     // Room for the ids a lookup writes per piece: a piece found writes
                     // them all and keeps as many as it has, with no loop on the count.
                     out.reserve(TABLE_WRITES * keys.len());
+                    // The vector's end stays in registers while the table answers.
+                    let mut len = out.len();
+                    let mut ids_at = out.as_mut_ptr();
                     for (i, key) in keys.iter().enumerate() {
                         if let Some(ids) = cache.table.get(key) {
-                            let len = out.len();
                             // SAFETY: room for `TABLE_WRITES` ids per piece left is reserved
-                            // (above, and again after each piece the table did not hold).
-                            unsafe {
-                                let count = ids.write(out.as_mut_ptr().add(len));
-                                out.set_len(len + count);
-                            }
+                            // (above, and again after each piece the table did not hold);
+                            // `ids_at` is `out`'s buffer since then.
+                            len += unsafe { ids.write(ids_at.add(len)) };
                             continue;
                         }
+                        // SAFETY: the ids below `len` are written.
+                        unsafe { out.set_len(len) };
                         let (start, end) = bounds[i];
-                        let first = out.len();
                         if !shortcut(text_bytes, start, end, out) {
                             cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
                         }
                         if key.fits() {
-                            cache.table.put(key, &out[first..]);
+                            cache.table.put(key, &out[len..]);
                         }
                         out.reserve(TABLE_WRITES * (keys.len() - i));
+                        len = out.len();
+                        ids_at = out.as_mut_ptr();
                     }
+                    // SAFETY: as above.
+                    unsafe { out.set_len(len) };
                     Ok(())
                 };
                 ends.each(|end| {
