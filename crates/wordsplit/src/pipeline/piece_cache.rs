@@ -512,10 +512,13 @@ impl PieceTable {
         unsafe { self.sets.get_unchecked(key.set) }
     }
 
-    /// Asks the CPU for the line of `key`'s set.
+    /// Where the table's sets are, to ask for their lines ([`TableLines::prefetch`]) while
+    /// the table is borrowed elsewhere.
     #[inline(always)]
-    pub fn prefetch(&self, key: &TableKey) {
-        crate::tables::prefetch(self.set(key));
+    pub fn lines(&self) -> TableLines {
+        TableLines {
+            sets: self.sets.as_ptr(),
+        }
     }
 
     /// The ids of `key`'s piece if the table holds it. The piece becomes its set's most
@@ -568,6 +571,26 @@ impl PieceTable {
             key: [key.lo, key.hi | (ids.len() as u64) << COUNT_SHIFT],
             ids: held,
         };
+    }
+}
+
+/// The address of a [`PieceTable`]'s sets, for the piece loop's prefetches: a copy the scan
+/// keeps at hand, where asking the table itself reloaded the address through the cache's
+/// borrow on every piece. With it, and the chunk's slots written unchecked, a warm pass
+/// over 2 MB of prose (cl100k_base) ran 24.6 -> 23.6 instructions per byte. The table
+/// never moves or grows, so the address stays valid as long as the table lives.
+#[derive(Clone, Copy)]
+pub(super) struct TableLines {
+    sets: *const [CompactEntry; 2],
+}
+
+impl TableLines {
+    /// Asks the CPU for the line of `key`'s set.
+    #[inline(always)]
+    pub fn prefetch(self, key: &TableKey) {
+        // `wrapping_add`: no dereference, and `key.set` is below the table's size anyway
+        // (see `PieceTable::set`); a prefetch of any address reads nothing and cannot fault.
+        crate::tables::prefetch_address(self.sets.wrapping_add(key.set));
     }
 }
 
