@@ -426,14 +426,16 @@ impl PieceCache {
 }
 
 /// A piece's place in a [`PieceTable`]: its key's two words (as a compact [`PieceKey`]'s)
-/// and its set.
+/// and where its set is.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub(super) struct TableKey {
     lo: u64,
     hi: u64,
-    /// Below [`TABLE_SETS`] (the table reads its set unchecked): only [`PieceTable::key`]
-    /// and `Default` make keys.
-    set: usize,
+    /// The byte offset of its set in the table (the set's index times [`SET_BYTES`], as
+    /// the scan computes it for its prefetch, so the lookup does not multiply again).
+    /// Below the table's size (it reads its set unchecked): only [`PieceTable::key`] and
+    /// `Default` make keys.
+    line: usize,
 }
 
 impl TableKey {
@@ -450,6 +452,8 @@ const OUTSIDE: u64 = 1 << 63;
 
 /// A [`PieceTable`]'s sets: 65,536 of two 32-byte entries, 4 MB.
 const TABLE_SETS: usize = 1 << 16;
+/// The bytes of a [`PieceTable`] set: one cache line.
+const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 
 /// Every piece of up to 15 bytes and seven ids the thread's texts have shown, whole tokens and
 /// single bytes included: the piece loop's first lookup, before the token index and the
@@ -480,7 +484,7 @@ impl PieceTable {
             return TableKey {
                 lo: 0,
                 hi: OUTSIDE,
-                set: 0,
+                line: 0,
             };
         }
         // Read in place: the 16 bytes from `start` are in `bytes`.
@@ -488,7 +492,7 @@ impl PieceTable {
         TableKey {
             lo: key.words[0],
             hi: key.words[1],
-            set: Self::set_of(key.hash),
+            line: Self::set_of(key.hash) * SET_BYTES,
         }
     }
 
@@ -502,14 +506,14 @@ impl PieceTable {
         (hash >> 32) as usize & (TABLE_SETS - 1)
     }
 
-    /// The set of `key`, without a bounds check: `key.set` is masked below [`TABLE_SETS`],
-    /// the table's size.
+    /// The set of `key`, without a bounds check: `key.line` is a set's offset in a table of
+    /// [`TABLE_SETS`] sets.
     #[inline(always)]
     fn set(&self, key: &TableKey) -> &[CompactEntry; 2] {
-        debug_assert!(key.set < self.sets.len());
-        // SAFETY: every `TableKey` is made by `Self::key`, which masks `set` below
-        // `TABLE_SETS`, and the table has `TABLE_SETS` sets.
-        unsafe { self.sets.get_unchecked(key.set) }
+        debug_assert!(key.line < self.sets.len() * SET_BYTES);
+        // SAFETY: every `TableKey` is made by `Self::key`, whose `line` is a set index
+        // masked below `TABLE_SETS` times `SET_BYTES`, and the table has `TABLE_SETS` sets.
+        unsafe { &*self.sets.as_ptr().byte_add(key.line) }
     }
 
     /// Where the table's sets are, to ask for their lines ([`TableLines::prefetch`]) while
@@ -537,7 +541,7 @@ impl PieceTable {
             Some(TableIds::of(&self.set(key)[0]))
         } else if holds(&self.set(key)[1]) {
             // SAFETY: as in `set`.
-            let ways = unsafe { self.sets.get_unchecked_mut(key.set) };
+            let ways = unsafe { &mut *self.sets.as_mut_ptr().byte_add(key.line) };
             ways.swap(0, 1);
             Some(TableIds::of(&ways[0]))
         } else {
@@ -565,7 +569,7 @@ impl PieceTable {
                 None => return,
             }
         };
-        let ways = &mut self.sets[key.set];
+        let ways = &mut self.sets[key.line / SET_BYTES];
         ways[1] = ways[0];
         ways[0] = CompactEntry {
             key: [key.lo, key.hi | (ids.len() as u64) << COUNT_SHIFT],
@@ -588,9 +592,9 @@ impl TableLines {
     /// Asks the CPU for the line of `key`'s set.
     #[inline(always)]
     pub fn prefetch(self, key: &TableKey) {
-        // `wrapping_add`: no dereference, and `key.set` is below the table's size anyway
+        // `wrapping_byte_add`: no dereference, and `key.line` is inside the table anyway
         // (see `PieceTable::set`); a prefetch of any address reads nothing and cannot fault.
-        crate::tables::prefetch_address(self.sets.wrapping_add(key.set));
+        crate::tables::prefetch_address(self.sets.wrapping_byte_add(key.line));
     }
 }
 
@@ -1122,7 +1126,7 @@ mod tests {
                     // The compact key of the same piece, read from a copy of it alone.
                     let copied = key_of(&text[start..end]);
                     assert_eq!([key.lo, key.hi], [copied.words[0], copied.words[1]]);
-                    assert_eq!(key.set, PieceTable::set_of(copied.hash));
+                    assert_eq!(key.line, PieceTable::set_of(copied.hash) * SET_BYTES);
                 }
             }
         }
@@ -1183,7 +1187,7 @@ mod tests {
         // Three pieces placed in one set (a chosen set, as a colliding hash would give).
         let text = b"alpha beta gamma................";
         let in_set = |start, end| TableKey {
-            set: 7,
+            line: 7 * SET_BYTES,
             ..PieceTable::key(text, start, end)
         };
         let (a, b, c) = (in_set(0, 5), in_set(5, 10), in_set(10, 16));
