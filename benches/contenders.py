@@ -150,7 +150,7 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
     if key == "wordsplit:auto" and hasattr(tok, "encode_batch_flat"):
         import numpy as np
 
-        # wordsplit's numpy form of one document: encode_to_numpy (a view of the native ids,
+        # wordsplit's numpy form of one document: encode_to_numpy (an array holding the native ids,
         # no copy); builds without it (a --baseline) take the flat batch of a one-text batch
         flat = tok.encode_batch_flat
         if hasattr(tok, "encode_to_numpy"):
