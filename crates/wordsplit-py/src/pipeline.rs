@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
@@ -226,18 +225,15 @@ impl PyPipeline {
     }
 
     /// The ids of `text` under `policy` as a read-only numpy uint32 array that owns them (no
-    /// Python int per id, no copy). The caller has checked that numpy imports.
+    /// Python int per id, no copy); an ImportError without numpy (the Python side checks first).
     fn encode_numpy<'py>(
         &self,
         py: Python<'py>,
         text: &Bound<'py, PyAny>,
         policy: &PyPolicy,
-    ) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let text = Self::text(text, None)?;
-        Ok(read_only_ids(
-            py,
-            self.run(py, text.as_str(), &policy.inner)?,
-        ))
+        read_only_ids(py, self.run(py, text.as_str(), &policy.inner)?)
     }
 
     /// The number of tokens of `text`, without building the list.
