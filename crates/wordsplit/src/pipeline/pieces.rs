@@ -139,12 +139,14 @@ impl Pipeline {
                 // has found them all, by then from lines that have arrived (the lookups wait on
                 // memory one chunk at a time, not one piece at a time).
                 let mut keys = [TableKey::default(); CHUNK];
-                let mut bounds = [(0usize, 0usize); CHUNK];
+                // Where each piece of the chunk starts, and after the last, where it ends
+                // (piece `i` is `starts[i]..starts[i + 1]`): one store per piece.
+                let mut starts = [0usize; CHUNK + 1];
                 let mut n = 0;
                 let mut start = 0;
                 let mut emit = |cache: &mut PieceCache,
                                 keys: &[TableKey],
-                                bounds: &[(usize, usize)],
+                                starts: &[usize],
                                 out: &mut Vec<u32>|
                  -> Result<(), Error> {
                     // Room for the ids a lookup writes per piece: a piece found writes
@@ -163,7 +165,7 @@ impl Pipeline {
                         }
                         // SAFETY: the ids below `len` are written.
                         unsafe { out.set_len(len) };
-                        let (start, end) = bounds[i];
+                        let (start, end) = (starts[i], starts[i + 1]);
                         if !shortcut(text_bytes, start, end, out) {
                             cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
                         }
@@ -186,17 +188,19 @@ impl Pipeline {
                     // unchecked writes spare a bounds test per piece).
                     unsafe {
                         *keys.get_unchecked_mut(n) = key;
-                        *bounds.get_unchecked_mut(n) = (start, end);
+                        *starts.get_unchecked_mut(n) = start;
                     }
                     start = end;
                     n += 1;
                     if n == CHUNK {
+                        starts[CHUNK] = start;
                         n = 0;
-                        emit(cache, &keys, &bounds, out)?;
+                        emit(cache, &keys, &starts, out)?;
                     }
                     Ok(())
                 })?;
-                return emit(cache, &keys[..n], &bounds[..n], out);
+                starts[n] = start;
+                return emit(cache, &keys[..n], &starts[..=n], out);
             }
             let mut start = 0;
             if !lacks_bytes {
