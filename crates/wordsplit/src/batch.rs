@@ -7,7 +7,7 @@
 //! objects. The caller says how to run work without that lock ([`Unlock`]); a Rust caller
 //! has none ([`NoLock`]).
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -77,15 +77,15 @@ pub fn run_shared<R: Send, T, E>(
     let (sender, receiver) = std::sync::mpsc::channel();
     let receiver = Mutex::new(receiver); // a &Mutex may cross into `unlocked`
     let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
-    let next = AtomicUsize::new(0);
+    let deal = Deal::new(helper_count + 1, count);
     let running = AtomicUsize::new(0); // helpers between the start and the end of their job
-    let (next, order, work, running) = (&next, &order, &work, &running);
+    let (deal, order, work, running) = (&deal, &order, &work, &running);
     let work_here = move || {
         loop {
             while let Ok((i, result)) = receiver.lock().expect("one receiver").try_recv() {
                 store(i, result);
             }
-            let Some(&i) = order.get(next.fetch_add(1, Relaxed)) else {
+            let Some(i) = deal.next(0).map(|place| order[place]) else {
                 break;
             };
             store(i, unlock.unlocked(|| work(i)));
@@ -99,10 +99,10 @@ pub fn run_shared<R: Send, T, E>(
     match &helpers {
         None => work_here(),
         Some(pool) => pool.in_place_scope(|scope| {
-            for sender in helper_senders {
+            for (helper, sender) in helper_senders.into_iter().enumerate() {
                 scope.spawn(move |_| {
                     running.fetch_add(1, Relaxed);
-                    while let Some(&i) = order.get(next.fetch_add(1, Relaxed)) {
+                    while let Some(i) = deal.next(helper + 1).map(|place| order[place]) {
                         if sender.send((i, work(i))).is_err() {
                             break;
                         }
@@ -123,6 +123,62 @@ pub fn run_shared<R: Send, T, E>(
             .into_iter()
             .map(|value| value.expect("every item was kept"))
             .collect()),
+    }
+}
+
+/// The places `0..count` of a batch's items (largest first), dealt to `threads` threads in
+/// turn: thread `t` owns places `t`, `t + threads`, `t + 2 * threads`, ... and takes its own
+/// from the first; a thread whose own are gone takes another's from the last. A batch given
+/// again then goes to the same threads but for the few items taken from the end of another
+/// thread's, and each thread's caches (merged pieces, per thread) hold its items' pieces
+/// from the call before. Taken from one shared counter, the items went to whichever thread
+/// was free, different ones on every call, and each thread learned the whole batch over
+/// several calls: repeated batches of 1 MB of prose on 2 threads took 3.8, 2.5, 1.9, 1.9,
+/// 1.6 ms (steady: 1.0 ms).
+struct Deal {
+    threads: usize,
+    /// Per thread, the range of its own places not yet taken, as counts of its places: the
+    /// first in the low 32 bits, the end in the high 32, claimed with one compare-and-swap.
+    left: Vec<AtomicU64>,
+}
+
+impl Deal {
+    fn new(threads: usize, count: usize) -> Self {
+        let count = u32::try_from(count).expect("a batch of fewer than 2^32 items");
+        Self {
+            threads,
+            left: (0..threads as u32)
+                .map(|t| {
+                    let own = (count + threads as u32 - 1 - t) / threads as u32;
+                    AtomicU64::new(u64::from(own) << 32)
+                })
+                .collect(),
+        }
+    }
+
+    /// The next place for thread `thread` to work on: its own first one left, else the last
+    /// one left of another thread (the next after it first); `None` once all are taken.
+    fn next(&self, thread: usize) -> Option<usize> {
+        (0..self.threads).find_map(|k| {
+            let owner = (thread + k) % self.threads;
+            let own = k == 0;
+            let mut left = self.left[owner].load(Relaxed);
+            loop {
+                let (first, end) = (left as u32, (left >> 32) as u32);
+                if first >= end {
+                    return None;
+                }
+                let (claimed, rest) = if own {
+                    (first, u64::from(end) << 32 | u64::from(first + 1))
+                } else {
+                    (end - 1, u64::from(end - 1) << 32 | u64::from(first))
+                };
+                match self.left[owner].compare_exchange_weak(left, rest, Relaxed, Relaxed) {
+                    Ok(_) => return Some(owner + claimed as usize * self.threads),
+                    Err(now) => left = now,
+                }
+            }
+        })
     }
 }
 
@@ -222,6 +278,43 @@ mod tests {
         assert_eq!(receive(&receiver, &running), Ok(1));
         assert_eq!(receive(&receiver, &running), Ok(2));
         assert_eq!(receive(&receiver, &running), Err(RecvError));
+    }
+
+    #[test]
+    fn a_deal_gives_each_thread_its_own_places_first_then_the_others_last() {
+        let deal = Deal::new(3, 8);
+        // Thread 1 owns places 1, 4 and 7, and takes them in order.
+        let own: Vec<_> = std::iter::from_fn(|| deal.next(1)).take(3).collect();
+        assert_eq!(own, [1, 4, 7]);
+        // Its own gone, it takes the last ones left of the thread after it, then the next.
+        assert_eq!(deal.next(1), Some(5));
+        assert_eq!(deal.next(0), Some(0));
+        let rest: Vec<_> = std::iter::from_fn(|| deal.next(1)).collect();
+        assert_eq!(rest, [2, 6, 3]);
+        assert_eq!((deal.next(0), deal.next(2)), (None, None));
+    }
+
+    #[test]
+    fn threads_dealing_at_once_take_every_place_once() {
+        for (threads, count) in [(1, 0), (1, 5), (2, 1), (2, 1000), (3, 999), (4, 10_001)] {
+            let deal = Deal::new(threads, count);
+            let taken: Vec<Vec<usize>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let deal = &deal;
+                        scope.spawn(move || std::iter::from_fn(|| deal.next(t)).collect())
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let mut all: Vec<usize> = taken.concat();
+            all.sort_unstable();
+            assert_eq!(
+                all,
+                (0..count).collect::<Vec<_>>(),
+                "{threads} threads, {count}"
+            );
+        }
     }
 
     /// CPU time of the calling thread.
