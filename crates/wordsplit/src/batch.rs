@@ -7,7 +7,7 @@
 //! objects. The caller says how to run work without that lock ([`Unlock`]); a Rust caller
 //! has none ([`NoLock`]).
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -103,6 +103,7 @@ pub fn run_shared<R: Send, T, E>(
             for (helper, sender) in helper_senders.into_iter().enumerate() {
                 scope.spawn(move |_| {
                     running.fetch_add(1, Relaxed);
+                    deal.start(helper + 1);
                     while let Some(i) = deal.next(helper + 1).map(|place| order[place]) {
                         if sender.send((i, work(i))).is_err() {
                             break;
@@ -129,32 +130,48 @@ pub fn run_shared<R: Send, T, E>(
 
 /// The places `0..count` of a batch's items (largest first), dealt to `threads` threads in
 /// turn: thread `t` owns places `t`, `t + threads`, `t + 2 * threads`, ... and takes its own
-/// from the first; a thread whose own are gone takes another's from the last. A batch given
-/// again then goes to the same threads but for the few items taken from the end of another
-/// thread's, and each thread's caches (merged pieces, per thread) hold its items' pieces
-/// from the call before. Taken from one shared counter, the items went to whichever thread
-/// was free, different ones on every call, and each thread learned the whole batch over
-/// several calls: repeated batches of 1 MB of prose on 2 threads took 3.8, 2.5, 1.9, 1.9,
-/// 1.6 ms (steady: 1.0 ms).
+/// from the first; a thread whose own are gone takes another's from the last, but at most
+/// an eighth of those of a helper that has started (all of a helper's that has not: its
+/// pool thread may be busy elsewhere). A batch given again then goes to the same threads but
+/// for the few items taken from the end of another thread's, and each thread's caches
+/// (merged pieces, per thread) hold its items' pieces from the call before. Taken from one
+/// shared counter, the items went to whichever thread was free, different ones on every
+/// call, and each thread learned the whole batch over several calls: repeated batches of
+/// 1 MB of prose on 2 threads took 3.8, 2.5, 1.9, 1.9, 1.6 ms (steady: 1.0 ms). The limit
+/// keeps a calling thread whose cache is warm (single encodes of the same text) from taking
+/// most of a cold helper's items on every call, so that the helper never learns them.
 struct Deal {
     threads: usize,
     /// Per thread, the range of its own places not yet taken, as counts of its places: the
     /// first in the low 32 bits, the end in the high 32, claimed with one compare-and-swap.
     left: Vec<AtomicU64>,
+    /// Per thread, how many places it owns.
+    own: Vec<u32>,
+    /// Per thread, whether it has started taking places (the calling thread, 0, always has).
+    started: Vec<AtomicBool>,
 }
 
 impl Deal {
     fn new(threads: usize, count: usize) -> Self {
         let count = u32::try_from(count).expect("a batch of fewer than 2^32 items");
+        let own: Vec<u32> = (0..threads as u32)
+            .map(|t| (count + threads as u32 - 1 - t) / threads as u32)
+            .collect();
         Self {
             threads,
-            left: (0..threads as u32)
-                .map(|t| {
-                    let own = (count + threads as u32 - 1 - t) / threads as u32;
-                    AtomicU64::new(u64::from(own) << 32)
-                })
+            left: own
+                .iter()
+                .map(|&n| AtomicU64::new(u64::from(n) << 32))
                 .collect(),
+            own,
+            started: (0..threads).map(|t| AtomicBool::new(t == 0)).collect(),
         }
+    }
+
+    /// Marks helper `thread` as started: from now on others take at most an eighth of its
+    /// places.
+    fn start(&self, thread: usize) {
+        self.started[thread].store(true, Relaxed);
     }
 
     /// The next place for thread `thread` to work on: its own first one left, else the last
@@ -171,6 +188,11 @@ impl Deal {
                 }
                 let (claimed, rest) = if own {
                     (first, u64::from(end) << 32 | u64::from(first + 1))
+                } else if owner != 0
+                    && self.started[owner].load(Relaxed)
+                    && self.own[owner] - end >= self.own[owner] / 8
+                {
+                    return None;
                 } else {
                     (end - 1, u64::from(end - 1) << 32 | u64::from(first))
                 };
@@ -296,6 +318,19 @@ mod tests {
     }
 
     #[test]
+    fn a_started_helper_loses_at_most_an_eighth_of_its_places() {
+        let deal = Deal::new(2, 64);
+        deal.start(1);
+        // The calling thread takes its own 32, then 4 of the helper's 32, from the last.
+        let taken: Vec<_> = std::iter::from_fn(|| deal.next(0)).collect();
+        assert_eq!(taken.len(), 36);
+        assert_eq!(&taken[32..], [63, 61, 59, 57]);
+        // The helper keeps the other 28, from its first.
+        let kept: Vec<_> = std::iter::from_fn(|| deal.next(1)).collect();
+        assert_eq!(kept, (1..57).step_by(2).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn threads_dealing_at_once_take_every_place_once() {
         for (threads, count) in [(1, 0), (1, 5), (2, 1), (2, 1000), (3, 999), (4, 10_001)] {
             let deal = Deal::new(threads, count);
@@ -303,7 +338,10 @@ mod tests {
                 let handles: Vec<_> = (0..threads)
                     .map(|t| {
                         let deal = &deal;
-                        scope.spawn(move || std::iter::from_fn(|| deal.next(t)).collect())
+                        scope.spawn(move || {
+                            deal.start(t);
+                            std::iter::from_fn(|| deal.next(t)).collect()
+                        })
                     })
                     .collect();
                 handles.into_iter().map(|h| h.join().unwrap()).collect()
