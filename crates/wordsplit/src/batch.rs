@@ -30,9 +30,9 @@ impl Unlock for NoLock {
 /// Work through items `0..count` on this thread and `threads - 1` helpers of the shared pool,
 /// largest first (by `size`, so that the last items taken are small and no thread waits long
 /// for another at the end) and each item to the same thread on every call (see `Deal`), turn
-/// each result into its final form with `keep` on this thread,
-/// and return those in item order, or the error `keep` gave for the lowest-index item. When
-/// the sizes add up to less than `alone_below`, this thread works alone: waking a helper
+/// each result into its final form with `keep` on this thread, and return those in item
+/// order, or the error `keep` gave for the lowest-index item. When the sizes add up to less
+/// than `alone_below`, this thread works alone: waking a helper
 /// that sleeps takes tens to hundreds of microseconds (50–300 µs on a virtual machine, where
 /// the hypervisor schedules the wake-up), more than a small batch would save.
 ///
