@@ -25,8 +25,8 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 /// entries, repeated passes over 1 MB of multilingual text in 10 KB documents (5,500
 /// distinct wide pieces) ran at half speed for about 25 passes before it had grown. Its
 /// pages are touched only where pieces are written.
-/// With their tags, [`LongPieces`] and the [`PieceTable`] asked before them (4 MB), a cache
-/// holds at most 18.5 MB.
+/// With their tags, [`LongPieces`] and the [`PieceTable`] asked before them (4 MB, growing
+/// to 16 MB), a cache holds at most 31 MB.
 pub(super) const CACHE_MAX_PIECE: usize = 32;
 /// The longest piece, and the most ids, a [`CompactEntry`] holds.
 const COMPACT_MAX_PIECE: usize = 15;
@@ -433,13 +433,13 @@ pub(super) struct TableKey {
     hi: u64,
     /// The byte offset of its set in the table (the set's index times [`SET_BYTES`], as
     /// the scan computes it for its prefetch, so the lookup does not multiply again).
-    /// Below the table's size (it reads its set unchecked): only [`PieceTable::key`] and
+    /// Below the table's size (it reads its set unchecked): only [`TableLines::key`] and
     /// `Default` make keys.
     line: usize,
 }
 
 impl TableKey {
-    /// Whether a [`PieceTable`] can hold the piece (see [`PieceTable::key`]).
+    /// Whether a [`PieceTable`] can hold the piece (see [`TableLines::key`]).
     #[inline(always)]
     pub fn fits(&self) -> bool {
         self.hi & OUTSIDE == 0
@@ -450,8 +450,10 @@ impl TableKey {
 /// word has once its count of ids is masked off, so such a key matches no entry.
 const OUTSIDE: u64 = 1 << 63;
 
-/// A [`PieceTable`]'s sets: 65,536 of two 32-byte entries, 4 MB.
+/// A [`PieceTable`]'s sets when it is made: 65,536 of two 32-byte entries, 4 MB.
 const TABLE_SETS: usize = 1 << 16;
+/// The most sets a [`PieceTable`] grows to: 262,144, 16 MB (and 256 KB of ghost tags).
+const TABLE_MAX_SETS: usize = 1 << 18;
 /// The bytes of a [`PieceTable`] set: one cache line.
 const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 
@@ -463,70 +465,111 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// each, whose four id slots hold up to four ids or five to seven packed ([`TableIds`]);
 /// a new piece takes way 0 and pushes its predecessor to way 1, a piece found in way 1
 /// moves to way 0. Zeroed memory, touched where written.
+///
+/// The table starts at 4 MB and doubles, up to 16 MB, when the pieces it evicted keep
+/// coming back (as the [`Ways`] tables do, by a ghost tag per set): a few megabytes of
+/// text fit the first table, while 17 MB of English prose has 87,500 distinct pieces, of
+/// which a 4 MB table missed 1.5 % on every pass (a quarter of the lookups' time). It
+/// grows only between chunks of the piece loop ([`Self::grow_due`]), so the keys of the
+/// chunk in hand, which name sets of the table as it was, are looked up before it moves.
 pub(super) struct PieceTable {
     sets: HugeSlice<[CompactEntry; 2]>,
+    /// `64 - log2(sets)`: the shift that takes a key's set from its hash ([`set_of`]).
+    shift: u32,
+    /// Per set, the tag of the piece it last evicted ([`tag_of`]).
+    ghosts: Box<[u8]>,
+    /// Pieces put back since the table last grew.
+    returned: usize,
+}
+
+/// The hash of a compact key's two words: one multiplication, whose top bits (every bit
+/// of the key reaches them) pick the set.
+#[inline(always)]
+fn mix(lo: u64, hi: u64) -> u64 {
+    (lo ^ hi.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// The set of the piece whose compact key words are `lo` and `hi`, in a table of
+/// `1 << (64 - shift)` sets: the top bits of one multiplication, three instructions where
+/// the [`PieceCache`]'s 128-bit fold took seven on every piece of a pass. A hash of its
+/// own, too: the compact [`Ways`] table picks its sets by another, so pieces that evict
+/// each other here do not also share a set there, and a piece this table lost is most
+/// likely still there (with the same set bits, a warm pass over 1 MB of multilingual text
+/// merged 30 % more pieces).
+#[inline(always)]
+fn set_of(lo: u64, hi: u64, shift: u32) -> usize {
+    (mix(lo, hi) >> shift) as usize
+}
+
+/// A byte of the hash below the set bits of a table of `shift`, for the ghost tags.
+fn tag_of(lo: u64, hi: u64, shift: u32) -> u8 {
+    (mix(lo, hi) >> (shift - 8)) as u8
 }
 
 impl PieceTable {
     fn new() -> Self {
+        Self::with_sets(TABLE_SETS)
+    }
+
+    fn with_sets(sets: usize) -> Self {
+        debug_assert!(sets.is_power_of_two() && sets <= TABLE_MAX_SETS);
         Self {
-            sets: HugeSlice::zeroed(TABLE_SETS),
+            sets: HugeSlice::zeroed(sets),
+            shift: 64 - sets.trailing_zeros(),
+            ghosts: vec![0u8; sets].into_boxed_slice(),
+            returned: 0,
         }
     }
 
-    /// The key of `bytes[start..end]` (`start < end`): the piece's compact [`PieceKey`] (its
-    /// two words, and its set from the same hash) when the piece has at most 15 bytes and 16
-    /// bytes can be read from `start`, else a key that matches nothing ([`TableKey::fits`] is
-    /// false; the last piece of a text may not be held, which costs one lookup elsewhere).
-    #[inline(always)]
-    pub fn key(bytes: &[u8], start: usize, end: usize) -> TableKey {
-        if end - start > COMPACT_MAX_PIECE || start + 16 > bytes.len() {
-            return TableKey {
-                lo: 0,
-                hi: OUTSIDE,
-                line: 0,
-            };
-        }
-        // Read in place: the 16 bytes from `start` are in `bytes`.
-        let key = PieceCache::key_in(bytes, start, end);
-        let [lo, hi, ..] = key.words;
-        TableKey {
-            lo,
-            hi,
-            line: Self::set_of(lo, hi) * SET_BYTES,
-        }
+    /// The key of `bytes[start..end]` in this table (see [`TableLines::key`]).
+    #[cfg(test)]
+    pub fn key(&self, bytes: &[u8], start: usize, end: usize) -> TableKey {
+        self.lines().key(bytes, start, end)
     }
 
-    /// The set of the piece whose compact key words are `lo` and `hi`: the top bits of one
-    /// multiplication (every bit of the key reaches them), three instructions where the
-    /// [`PieceCache`]'s 128-bit fold took seven on every piece of a pass. A hash of its
-    /// own, too: the compact [`Ways`] table picks its sets by another, so pieces that evict
-    /// each other here do not also share a set there, and a piece this table lost is most
-    /// likely still there (with the same set bits, a warm pass over 1 MB of multilingual
-    /// text merged 30 % more pieces).
-    #[inline(always)]
-    fn set_of(lo: u64, hi: u64) -> usize {
-        let mixed = (lo ^ hi.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        (mixed >> (64 - TABLE_SETS.trailing_zeros())) as usize
-    }
-
-    /// The set of `key`, without a bounds check: `key.line` is a set's offset in a table of
-    /// [`TABLE_SETS`] sets.
+    /// The set of `key`, without a bounds check: `key.line` is a set's offset in this
+    /// table or a smaller one.
     #[inline(always)]
     fn set(&self, key: &TableKey) -> &[CompactEntry; 2] {
         debug_assert!(key.line < self.sets.len() * SET_BYTES);
-        // SAFETY: every `TableKey` is made by `Self::key`, whose `line` is a set index
-        // masked below `TABLE_SETS` times `SET_BYTES`, and the table has `TABLE_SETS` sets.
+        // SAFETY: every `TableKey` is made by `TableLines::key` of this table, whose `line`
+        // is a set index below the table's count of sets (then or since: it only grows)
+        // times `SET_BYTES`, or by `Default` (line 0).
         unsafe { &*self.sets.as_ptr().byte_add(key.line) }
     }
 
-    /// Where the table's sets are, to ask for their lines ([`TableLines::prefetch`]) while
-    /// the table is borrowed elsewhere.
+    /// Where the table's sets are and how keys find them, for the scan to make keys and ask
+    /// for their lines ([`TableLines::prefetch`]) while the table is borrowed elsewhere.
+    /// Valid until the table grows.
     #[inline(always)]
     pub fn lines(&self) -> TableLines {
         TableLines {
             sets: self.sets.as_ptr(),
+            shift: self.shift,
         }
+    }
+
+    /// Whether enough evicted pieces came back that the table should grow ([`Self::grow`]).
+    #[inline(always)]
+    pub fn grow_due(&self) -> bool {
+        self.returned >= self.ghosts.len() / GROW_AFTER && self.ghosts.len() < TABLE_MAX_SETS
+    }
+
+    /// Doubles the table, keeping every piece it holds (each set's older piece put first,
+    /// so that the recent one stays the more recent in its new set). Keys made before, and
+    /// [`TableLines`], are stale after it: make new ones.
+    #[cold]
+    pub fn grow(&mut self) {
+        let mut grown = Self::with_sets(2 * self.ghosts.len());
+        let mask = !(0xf << COUNT_SHIFT);
+        for entry in self.sets.iter().flat_map(|ways| [ways[1], ways[0]]) {
+            if !entry.is_empty() {
+                let ways = &mut grown.sets[set_of(entry.key[0], entry.key[1] & mask, grown.shift)];
+                ways[1] = ways[0];
+                ways[0] = entry;
+            }
+        }
+        *self = grown;
     }
 
     /// The ids of `key`'s piece if the table holds it. The piece becomes its set's most
@@ -573,7 +616,14 @@ impl PieceTable {
                 None => return,
             }
         };
-        let ways = &mut self.sets[key.line / SET_BYTES];
+        let set = key.line / SET_BYTES;
+        let ways = &mut self.sets[set];
+        let ghost = &mut self.ghosts[set];
+        self.returned += usize::from(*ghost == tag_of(key.lo, key.hi, self.shift));
+        if !ways[1].is_empty() {
+            let evicted = ways[1].key;
+            *ghost = tag_of(evicted[0], evicted[1] & !(0xf << COUNT_SHIFT), self.shift);
+        }
         ways[1] = ways[0];
         ways[0] = CompactEntry {
             key: [key.lo, key.hi | (ids.len() as u64) << COUNT_SHIFT],
@@ -582,17 +632,42 @@ impl PieceTable {
     }
 }
 
-/// The address of a [`PieceTable`]'s sets, for the piece loop's prefetches: a copy the scan
-/// keeps at hand, where asking the table itself reloaded the address through the cache's
-/// borrow on every piece. With it, and the chunk's slots written unchecked, a warm pass
-/// over 2 MB of prose (cl100k_base) ran 24.6 -> 23.6 instructions per byte. The table
-/// never moves or grows, so the address stays valid as long as the table lives.
+/// The address of a [`PieceTable`]'s sets and the shift of its hash, for the scan to make
+/// keys and request their lines: a copy the scan keeps in registers, where asking the table
+/// itself reloaded the address through the cache's borrow on every piece. With it, and the
+/// chunk's slots written unchecked, a warm pass over 2 MB of prose (cl100k_base) ran 24.6 ->
+/// 23.6 instructions per byte. Valid as long as the table lives and does not grow.
 #[derive(Clone, Copy)]
 pub(super) struct TableLines {
     sets: *const [CompactEntry; 2],
+    shift: u32,
 }
 
 impl TableLines {
+    /// The key of `bytes[start..end]` (`start < end`): the piece's compact [`PieceKey`]'s
+    /// two words and the offset of its set, when the piece has at most 15 bytes and 16
+    /// bytes can be read from `start`, else a key that matches nothing ([`TableKey::fits`]
+    /// is false; the last piece of a text may not be held, which costs one lookup
+    /// elsewhere).
+    #[inline(always)]
+    pub fn key(self, bytes: &[u8], start: usize, end: usize) -> TableKey {
+        if end - start > COMPACT_MAX_PIECE || start + 16 > bytes.len() {
+            return TableKey {
+                lo: 0,
+                hi: OUTSIDE,
+                line: 0,
+            };
+        }
+        // Read in place: the 16 bytes from `start` are in `bytes`.
+        let key = PieceCache::key_in(bytes, start, end);
+        let [lo, hi, ..] = key.words;
+        TableKey {
+            lo,
+            hi,
+            line: set_of(lo, hi, self.shift) * SET_BYTES,
+        }
+    }
+
     /// Asks the CPU for the line of `key`'s set.
     #[inline(always)]
     pub fn prefetch(self, key: &TableKey) {
@@ -1110,10 +1185,11 @@ mod tests {
     /// asks for each and checks its ids.
     fn puts_then_answers(table: &mut PieceTable, text: &[u8], pieces: &[(usize, usize, Vec<u32>)]) {
         for (start, end, ids) in pieces {
-            table.put(&PieceTable::key(text, *start, *end), ids);
+            let key = table.key(text, *start, *end);
+            table.put(&key, ids);
         }
         for (start, end, ids) in pieces {
-            let key = PieceTable::key(text, *start, *end);
+            let key = table.key(text, *start, *end);
             assert_eq!(table_ids(table, &key).as_ref(), Some(ids), "{start}..{end}");
         }
     }
@@ -1121,9 +1197,10 @@ mod tests {
     #[test]
     fn piece_table_keys_hold_pieces_of_up_to_15_bytes_read_in_place() {
         let text: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37) | 1).collect();
+        let table = PieceTable::new();
         for start in 0..text.len() {
             for end in start + 1..=text.len().min(start + 20) {
-                let key = PieceTable::key(&text, start, end);
+                let key = table.key(&text, start, end);
                 let fits = end - start <= COMPACT_MAX_PIECE && start + 16 <= text.len();
                 assert_eq!(key.fits(), fits, "{start}..{end}");
                 if fits {
@@ -1132,7 +1209,7 @@ mod tests {
                     assert_eq!([key.lo, key.hi], [copied.words[0], copied.words[1]]);
                     assert_eq!(
                         key.line,
-                        PieceTable::set_of(copied.words[0], copied.words[1]) * SET_BYTES
+                        set_of(copied.words[0], copied.words[1], table.shift) * SET_BYTES
                     );
                 }
             }
@@ -1143,7 +1220,7 @@ mod tests {
     fn piece_table_answers_each_piece_exactly() {
         let mut table = PieceTable::new();
         let text = b"the cat sat on the mat, and the dog? it sat too.................";
-        let fresh = PieceTable::key(text, 4, 7);
+        let fresh = table.key(text, 4, 7);
         assert_eq!(
             table_ids(&mut table, &fresh),
             None,
@@ -1158,10 +1235,12 @@ mod tests {
         ];
         puts_then_answers(&mut table, text, &pieces);
         // A piece that starts with another's bytes is not that piece (length in the key).
-        assert_eq!(table_ids(&mut table, &PieceTable::key(text, 0, 2)), None);
-        assert_eq!(table_ids(&mut table, &PieceTable::key(text, 4, 18)), None);
+        let key = table.key(text, 0, 2);
+        assert_eq!(table_ids(&mut table, &key), None);
+        let key = table.key(text, 4, 18);
+        assert_eq!(table_ids(&mut table, &key), None);
         // A key that does not fit matches nothing, not even an empty entry.
-        let long = PieceTable::key(text, 0, 16);
+        let long = table.key(text, 0, 16);
         assert!(!long.fits());
         assert_eq!(table_ids(&mut table, &long), None);
     }
@@ -1181,7 +1260,7 @@ mod tests {
         puts_then_answers(&mut table, text, &pieces);
         // An id of more bits, more than seven ids, or none: the piece is not kept, so it is
         // asked elsewhere.
-        let key = PieceTable::key(text, 18, 23);
+        let key = table.key(text, 18, 23);
         table.put(&key, &[1, 2, 3, 4, 1 << PACKED_BITS]);
         table.put(&key, &[1, 2, 3, 4, 5, 6, 7, 8]);
         table.put(&key, &[]);
@@ -1195,7 +1274,7 @@ mod tests {
         let text = b"alpha beta gamma................";
         let in_set = |start, end| TableKey {
             line: 7 * SET_BYTES,
-            ..PieceTable::key(text, start, end)
+            ..table.key(text, start, end)
         };
         let (a, b, c) = (in_set(0, 5), in_set(5, 10), in_set(10, 16));
         table.put(&a, &[1]);
@@ -1222,5 +1301,59 @@ mod tests {
             None,
             "b was the older of the two"
         );
+    }
+
+    #[test]
+    fn piece_table_grows_when_evicted_pieces_come_back_and_keeps_them() {
+        // Distinct pieces of 2-6 bytes, then each of the first `count` asked for and put
+        // when missing, `rounds` times over: about three pieces per set come back after
+        // being evicted (a two-way set holds two), which a larger table would have held.
+        let text: Vec<u8> = (0..400_000u32)
+            .flat_map(|i| format!("{i:x} ").into_bytes())
+            .chain([b'.'; 16])
+            .collect();
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        for (end, &b) in text.iter().enumerate() {
+            if b == b' ' {
+                pieces.push((start, end + 1));
+                start = end + 1;
+            }
+        }
+        let mut table = PieceTable::new();
+        let cycle = |table: &mut PieceTable, count: usize, rounds: usize| {
+            let mut grew = 0;
+            for _ in 0..rounds {
+                for (n, &(start, end)) in pieces[..count].iter().enumerate() {
+                    let key = table.key(&text, start, end);
+                    match table_ids(table, &key) {
+                        Some(ids) => assert_eq!(ids, [n as u32]),
+                        None => table.put(&key, &[n as u32]),
+                    }
+                    // Between lookups, as the piece loop grows it between chunks.
+                    if table.grow_due() {
+                        table.grow();
+                        grew += 1;
+                    }
+                }
+            }
+            grew
+        };
+        assert_eq!(table.sets.len(), TABLE_SETS);
+        assert_eq!(cycle(&mut table, 60_000, 3), 0, "fits: no growth");
+        assert_eq!(cycle(&mut table, 400_000, 3), 2, "4 MB -> 8 MB -> 16 MB");
+        assert_eq!(table.sets.len(), TABLE_MAX_SETS);
+        assert_eq!(cycle(&mut table, 400_000, 2), 0, "16 MB is the bound");
+        // Grown, the table holds the 400,000 pieces but those its busiest sets evicted (about
+        // 1.5 pieces per set, at random: three in four kept, where the first table kept one
+        // in three).
+        let held = pieces
+            .iter()
+            .filter(|&&(start, end)| {
+                let key = table.key(&text, start, end);
+                table_ids(&mut table, &key).is_some()
+            })
+            .count();
+        assert!(held > 280_000, "{held}");
     }
 }

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 
 use super::piece_cache::{
-    LongPieces, PieceCache, PieceTable, TableKey, CACHE_MAX_PIECE, LONG_MAX_PIECE, TABLE_WRITES,
+    LongPieces, PieceCache, TableKey, CACHE_MAX_PIECE, LONG_MAX_PIECE, TABLE_WRITES,
 };
 use super::{most_recent, Pipeline};
 use crate::error::Error;
@@ -180,9 +180,9 @@ impl Pipeline {
                     unsafe { out.set_len(len) };
                     Ok(())
                 };
-                let lines = cache.table.lines();
+                let mut lines = cache.table.lines();
                 ends.each(|end| {
-                    let key = PieceTable::key(text_bytes, start, end);
+                    let key = lines.key(text_bytes, start, end);
                     lines.prefetch(&key);
                     // SAFETY: `n < CHUNK`: it is reset to 0 when it reaches `CHUNK` (the
                     // unchecked writes spare a bounds test per piece).
@@ -196,6 +196,11 @@ impl Pipeline {
                         starts[CHUNK] = start;
                         n = 0;
                         emit(cache, &keys, &starts, out)?;
+                        // Between chunks, where no key of the old table is left to look up.
+                        if cache.table.grow_due() {
+                            cache.table.grow();
+                            lines = cache.table.lines();
+                        }
                     }
                     Ok(())
                 })?;
