@@ -161,20 +161,24 @@ def test_repeated_long_pieces_match_the_oracle(tiktoken_oracle):
 
 
 def test_many_distinct_pieces_match_the_oracle_while_the_piece_table_grows(tiktoken_oracle):
-    """More distinct short pieces than the first piece table holds (131,072), in 16 KB texts
-    shuffled anew on each of three passes: evicted pieces come back, the table grows between
-    chunks of the piece loop and moves every piece it holds, and the ids stay the oracle's."""
+    """More distinct short pieces than the first piece table holds (131,072), shuffled anew
+    on each of three passes, so evicted pieces come back; each text also carries 100,000
+    pieces " a", so that enough pieces are looked up (16.8 million) for the table to grow
+    between chunks of the piece loop, moving every piece it holds; the ids stay the
+    oracle's."""
     import random
     rng = random.Random(7)
     letters = "abcdefghijklmnopqrstuvwxyz"
     words = sorted({" " + "".join(rng.choices(letters, k=rng.randint(3, 7))) for _ in range(320_000)})
     oracle = tiktoken_oracle("cl100k_base")
+    [a] = oracle.encode_ordinary(" a")
+    filler = 100_000
     native = tokenizer_for("cl100k_base", "auto", "native")
     for _ in range(3):
         rng.shuffle(words)
         for start in range(0, len(words), 2500):
             text = "".join(words[start:start + 2500])
-            assert native.encode_ordinary(text) == oracle.encode_ordinary(text)
+            assert native.encode_ordinary(text + " a" * filler) == oracle.encode_ordinary(text) + [a] * filler
 
 
 def test_native_decode_reads_any_sequence_of_ints():

@@ -471,8 +471,10 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// coming back (as the [`Ways`] tables do, by a ghost tag per set): a few megabytes of
 /// text fit the first table, while 17 MB of English prose has 87,500 distinct pieces, of
 /// which a 4 MB table missed 1.5 % on every pass (a quarter of the lookups' time). It
-/// grows only between chunks of the piece loop ([`Self::grow_due`]), so the keys of the
-/// chunk in hand, which name sets of the table as it was, are looked up before it moves.
+/// grows only after [`LOOKUPS_PER_SET`] lookups per set since it last did, so that growing
+/// is a small part of the time spent, and only between chunks of the piece loop
+/// ([`Self::grow_due`]), so the keys of the chunk in hand, which name sets of the table as
+/// it was, are looked up before it moves.
 pub(super) struct PieceTable {
     sets: HugeSlice<[CompactEntry; 2]>,
     /// The offsets of the table's sets, as a mask of a key's line ([`line_of`]): the count of
@@ -482,7 +484,18 @@ pub(super) struct PieceTable {
     ghosts: Box<[u8]>,
     /// Pieces put back since the table last grew.
     returned: usize,
+    /// Pieces looked up since the table last grew.
+    looked_up: usize,
 }
+
+/// The lookups per set a [`PieceTable`] answers before it may grow again. A doubling took
+/// 11-16 ms from 4 MB on this machine (about 200 ns per set, most of it the kernel zeroing
+/// the new pages: fresh memory is slow to fault in on a virtual machine) and a piece 7-15
+/// ns, so it is at most about 5 % of the time since the last one; a first pass over 38 MB
+/// of prose, code and multilingual text that grew the table midway ran 15 % slower on the
+/// multilingual text than with no growth. From 4 MB, the first doubling comes after 16.8
+/// million pieces (75 MB of English prose).
+const LOOKUPS_PER_SET: usize = 256;
 
 /// The hash of a compact key's two words: one multiplication, whose top bits (every bit
 /// of the key reaches them) pick the set.
@@ -525,6 +538,7 @@ impl PieceTable {
             lines_mask: (sets - 1) * SET_BYTES,
             ghosts: vec![0u8; sets].into_boxed_slice(),
             returned: 0,
+            looked_up: 0,
         }
     }
 
@@ -556,10 +570,15 @@ impl PieceTable {
         }
     }
 
-    /// Whether enough evicted pieces came back that the table should grow ([`Self::grow`]).
+    /// Counts `looked_up` more pieces looked up, and says whether the table should grow
+    /// now ([`Self::grow`]): enough evicted pieces came back, after enough lookups.
     #[inline(always)]
-    pub fn grow_due(&self) -> bool {
-        self.returned >= self.ghosts.len() / GROW_AFTER && self.ghosts.len() < TABLE_MAX_SETS
+    pub fn grow_due(&mut self, looked_up: usize) -> bool {
+        self.looked_up += looked_up;
+        let sets = self.ghosts.len();
+        self.returned >= sets / GROW_AFTER
+            && self.looked_up >= sets * LOOKUPS_PER_SET
+            && sets < TABLE_MAX_SETS
     }
 
     /// Doubles the table, keeping every piece it holds (each set's older piece put first,
@@ -1339,7 +1358,7 @@ mod tests {
                         None => table.put(&key, &[n as u32]),
                     }
                     // Between lookups, as the piece loop grows it between chunks.
-                    if table.grow_due() {
+                    if table.grow_due(1) {
                         table.grow();
                         grew += 1;
                     }
@@ -1349,7 +1368,20 @@ mod tests {
         };
         assert_eq!(table.sets.len(), TABLE_SETS);
         assert_eq!(cycle(&mut table, 40_000, 3), 0, "fits: no growth");
-        assert_eq!(cycle(&mut table, 400_000, 3), 2, "4 MB -> 8 MB -> 16 MB");
+        assert_eq!(
+            cycle(&mut table, 400_000, 3),
+            0,
+            "pieces come back, but too few lookups yet to pay for growing"
+        );
+        // As if it had answered for a long text: it grows now.
+        assert!(table.grow_due(TABLE_SETS * LOOKUPS_PER_SET));
+        table.grow();
+        assert_eq!(table.sets.len(), 2 * TABLE_SETS);
+        assert!(
+            !table.grow_due(4 * TABLE_SETS * LOOKUPS_PER_SET),
+            "lookups alone do not make it grow"
+        );
+        assert_eq!(cycle(&mut table, 400_000, 3), 1, "8 MB -> 16 MB");
         assert_eq!(table.sets.len(), TABLE_MAX_SETS);
         assert_eq!(cycle(&mut table, 400_000, 2), 0, "16 MB is the bound");
         // Grown, the table holds the 400,000 pieces but those its busiest sets evicted (about

@@ -197,7 +197,7 @@ impl Pipeline {
                         n = 0;
                         emit(cache, &keys, &starts, out)?;
                         // Between chunks, where no key of the old table is left to look up.
-                        if cache.table.grow_due() {
+                        if cache.table.grow_due(CHUNK) {
                             cache.table.grow();
                             lines = cache.table.lines();
                         }
@@ -205,7 +205,11 @@ impl Pipeline {
                     Ok(())
                 })?;
                 starts[n] = start;
-                return emit(cache, &keys[..n], &starts[..=n], out);
+                emit(cache, &keys[..n], &starts[..=n], out)?;
+                if cache.table.grow_due(n) {
+                    cache.table.grow();
+                }
+                return Ok(());
             }
             let mut start = 0;
             if !lacks_bytes {
