@@ -200,11 +200,17 @@ fn wide_hash(key: &[u64; 4], len: usize) -> u64 {
 /// A two-way set-associative table of entries `E`. In each set, way 0 is the entry last
 /// answered for (or the only one), way 1 the next to be evicted.
 struct Ways<E: Entry> {
-    /// On 2 MiB pages where the OS gives them ([`HugeSlice`]): each lookup reads a random
-    /// set, and the table takes one page fault per 2 MiB instead of per 4 KiB. From the
-    /// allocator, on 4 KiB pages, the first tables took 2,100 page faults in a first pass
-    /// over 17 MB of prose (5 % of its time), and the first encode of a new tokenizer
-    /// paid for zeroing recycled memory (2.9 against 1.4 ms).
+    /// On 2 MiB pages where the OS gives them ([`HugeSlice`]) once grown, and the compact
+    /// table from the start: each lookup reads a random set, and the table takes one page
+    /// fault per 2 MiB instead of per 4 KiB. From the allocator, on 4 KiB pages, the first
+    /// compact table took most of 2,100 page faults in a first pass over 17 MB of prose (5 %
+    /// of its time), and the first encode of a new tokenizer paid for zeroing recycled
+    /// memory (2.9 against 1.4 ms). The first wide table stays on 4 KiB pages from the
+    /// allocator (`huge: false`): few of its sets are written on most text, and a fresh 2 MiB
+    /// page is slow to fault in on a virtual machine: a new tokenizer's first pass over 1 MB
+    /// of prose, the first text to write a wide piece, took 11 ms with it on a huge page and
+    /// 6 ms without (multilingual text and code, which write more of them: 10 % and 5 %
+    /// slower without).
     sets: HugeSlice<[E; 2]>,
     /// Per set, the top byte of the hash of each way's piece (0 for an empty way): 3 bytes
     /// per set that stay in the CPU's cache, where a set of the table is a cache miss. On
@@ -223,9 +229,14 @@ struct Ways<E: Entry> {
 }
 
 impl<E: Entry> Ways<E> {
-    fn new(sets: usize, max_sets: usize) -> Self {
+    /// An empty table of `sets` sets, on huge pages if `huge`, that grows up to `max_sets`.
+    fn new(sets: usize, max_sets: usize, huge: bool) -> Self {
         Self {
-            sets: HugeSlice::zeroed(sets),
+            sets: if huge {
+                HugeSlice::zeroed(sets)
+            } else {
+                HugeSlice::zeroed_ordinary(sets)
+            },
             tags: vec![[0u8; 2]; sets].into_boxed_slice(),
             ghosts: vec![0u8; sets].into_boxed_slice(),
             returned: 0,
@@ -336,8 +347,8 @@ pub(super) struct PieceCache {
 impl PieceCache {
     pub fn new() -> Self {
         Self {
-            compact: Ways::new(COMPACT_SETS, COMPACT_MAX_SETS),
-            wide: Ways::new(WIDE_SETS, WIDE_MAX_SETS),
+            compact: Ways::new(COMPACT_SETS, COMPACT_MAX_SETS, true),
+            wide: Ways::new(WIDE_SETS, WIDE_MAX_SETS, false),
             long: LongPieces::new(),
             table: PieceTable::new(),
         }
