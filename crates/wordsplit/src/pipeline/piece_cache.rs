@@ -402,11 +402,15 @@ impl PieceCache {
     /// The cached ids of `piece`, whose key [`Self::key_in`] gave: from the table its length
     /// and its count of ids would have put it in (a piece's count of ids is at most its
     /// length, so a piece of `n` bytes is never in a table of entries of more than `n` ids).
+    /// A compact piece found counts as one the [`PieceTable`] lost: the piece loop asks here
+    /// only for pieces that table lacks, and it was given each merged piece it can hold.
     #[inline(always)]
     pub fn get(&mut self, key: &PieceKey, piece: &[u8]) -> Option<&[u32]> {
         let len = piece.len();
         if len <= COMPACT_MAX_PIECE {
             if let Some(set) = self.compact.find(key, len, true) {
+                // A piece the piece table held once (see `PieceTable`'s growth).
+                self.table.returned += 1;
                 return Some(self.compact.sets[set][0].ids());
             }
             if len <= COMPACT_MAX_IDS {
@@ -464,7 +468,7 @@ const OUTSIDE: u64 = 1 << 63;
 
 /// A [`PieceTable`]'s sets when it is made: 65,536 of two 32-byte entries, 4 MB.
 const TABLE_SETS: usize = 1 << 16;
-/// The most sets a [`PieceTable`] grows to: 262,144, 16 MB (and 256 KB of ghost tags).
+/// The most sets a [`PieceTable`] grows to: 262,144, 16 MB.
 const TABLE_MAX_SETS: usize = 1 << 18;
 /// The bytes of a [`PieceTable`] set: one cache line.
 const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
@@ -479,9 +483,12 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// moves to way 0. Zeroed memory, touched where written.
 ///
 /// The table starts at 4 MB and doubles, up to 16 MB, when the pieces it evicted keep
-/// coming back (as the [`Ways`] tables do, by a ghost tag per set): a few megabytes of
-/// text fit the first table, while 17 MB of English prose has 87,500 distinct pieces, of
-/// which a 4 MB table missed 1.5 % on every pass (a quarter of the lookups' time). It
+/// coming back: a few megabytes of text fit the first table, while 17 MB of English prose
+/// has 87,500 distinct pieces, of which a 4 MB table missed 1.5 % on every pass (a quarter
+/// of the lookups' time). The evidence costs nothing per piece: every merged piece the
+/// table can hold was put in it when it was merged, so one that the compact table of merged
+/// pieces answers after the table missed it is one the table lost
+/// ([`PieceCache::get`] counts them). It
 /// grows only after [`LOOKUPS_PER_SET`] lookups per set since it last did, so that growing
 /// is a small part of the time spent, and only between chunks of the piece loop
 /// ([`Self::grow_due`]), so the keys of the chunk in hand, which name sets of the table as
@@ -491,9 +498,9 @@ pub(super) struct PieceTable {
     /// The offsets of the table's sets, as a mask of a key's line ([`line_of`]): the count of
     /// sets less one, times [`SET_BYTES`].
     lines_mask: usize,
-    /// Per set, the tag of the piece it last evicted ([`tag_of`]).
-    ghosts: Box<[u8]>,
-    /// Pieces put back since the table last grew.
+    /// Its count of sets.
+    sets_count: usize,
+    /// Pieces it had lost, found in the compact table of merged pieces, since it last grew.
     returned: usize,
     /// Pieces looked up since the table last grew.
     looked_up: usize,
@@ -532,11 +539,6 @@ fn line_of(lo: u64, hi: u64, lines_mask: usize) -> usize {
     (mix(lo, hi) >> (SET_BITS_AT - SET_BYTES.trailing_zeros())) as usize & lines_mask
 }
 
-/// A byte of the hash below the bits that pick a set, for the ghost tags.
-fn tag_of(lo: u64, hi: u64) -> u8 {
-    (mix(lo, hi) >> (SET_BITS_AT - 8)) as u8
-}
-
 impl PieceTable {
     fn new() -> Self {
         Self::with_sets(TABLE_SETS)
@@ -547,7 +549,7 @@ impl PieceTable {
         Self {
             sets: HugeSlice::zeroed(sets),
             lines_mask: (sets - 1) * SET_BYTES,
-            ghosts: vec![0u8; sets].into_boxed_slice(),
+            sets_count: sets,
             returned: 0,
             looked_up: 0,
         }
@@ -586,7 +588,7 @@ impl PieceTable {
     #[inline(always)]
     pub fn grow_due(&mut self, looked_up: usize) -> bool {
         self.looked_up += looked_up;
-        let sets = self.ghosts.len();
+        let sets = self.sets_count;
         self.returned >= sets / GROW_AFTER
             && self.looked_up >= sets * LOOKUPS_PER_SET
             && sets < TABLE_MAX_SETS
@@ -597,7 +599,7 @@ impl PieceTable {
     /// [`TableLines`], are stale after it: make new ones.
     #[cold]
     pub fn grow(&mut self) {
-        let mut grown = Self::with_sets(2 * self.ghosts.len());
+        let mut grown = Self::with_sets(2 * self.sets_count);
         let mask = !(0xf << COUNT_SHIFT);
         for entry in self.sets.iter().flat_map(|ways| [ways[1], ways[0]]) {
             if !entry.is_empty() {
@@ -654,14 +656,7 @@ impl PieceTable {
                 None => return,
             }
         };
-        let set = key.line / SET_BYTES;
-        let ways = &mut self.sets[set];
-        let ghost = &mut self.ghosts[set];
-        self.returned += usize::from(*ghost == tag_of(key.lo, key.hi));
-        if !ways[1].is_empty() {
-            let evicted = ways[1].key;
-            *ghost = tag_of(evicted[0], evicted[1] & !(0xf << COUNT_SHIFT));
-        }
+        let ways = &mut self.sets[key.line / SET_BYTES];
         ways[1] = ways[0];
         ways[0] = CompactEntry {
             key: [key.lo, key.hi | (ids.len() as u64) << COUNT_SHIFT],
@@ -1342,10 +1337,8 @@ mod tests {
     }
 
     #[test]
-    fn piece_table_grows_when_evicted_pieces_come_back_and_keeps_them() {
-        // Distinct pieces of 2-6 bytes, then each of the first `count` asked for and put
-        // when missing, `rounds` times over: about three pieces per set come back after
-        // being evicted (a two-way set holds two), which a larger table would have held.
+    fn piece_table_grows_on_evidence_after_enough_lookups_and_keeps_its_pieces() {
+        // 400,000 distinct pieces of 2 to 6 bytes, more than the first table holds.
         let text: Vec<u8> = (0..400_000u32)
             .flat_map(|i| format!("{i:x} ").into_bytes())
             .chain([b'.'; 16])
@@ -1358,53 +1351,69 @@ mod tests {
                 start = end + 1;
             }
         }
-        let mut table = PieceTable::new();
-        let cycle = |table: &mut PieceTable, count: usize, rounds: usize| {
-            let mut grew = 0;
-            for _ in 0..rounds {
-                for (n, &(start, end)) in pieces[..count].iter().enumerate() {
-                    let key = table.key(&text, start, end);
-                    match table_ids(table, &key) {
-                        Some(ids) => assert_eq!(ids, [n as u32]),
-                        None => table.put(&key, &[n as u32]),
-                    }
-                    // Between lookups, as the piece loop grows it between chunks.
-                    if table.grow_due(1) {
-                        table.grow();
-                        grew += 1;
-                    }
+        let fill = |table: &mut PieceTable| {
+            for (n, &(start, end)) in pieces.iter().enumerate() {
+                let key = table.key(&text, start, end);
+                table.put(&key, &[n as u32]);
+            }
+        };
+        // How many pieces the table answers for, each with its own ids.
+        let held = |table: &mut PieceTable| {
+            let mut held = 0;
+            for (n, &(start, end)) in pieces.iter().enumerate() {
+                let key = table.key(&text, start, end);
+                if let Some(ids) = table_ids(table, &key) {
+                    assert_eq!(ids, [n as u32]);
+                    held += 1;
                 }
             }
-            grew
+            held
         };
-        assert_eq!(table.sets.len(), TABLE_SETS);
-        assert_eq!(cycle(&mut table, 40_000, 3), 0, "fits: no growth");
-        assert_eq!(
-            cycle(&mut table, 400_000, 3),
-            0,
-            "pieces come back, but too few lookups yet to pay for growing"
-        );
-        // As if it had answered for a long text: it grows now.
-        assert!(table.grow_due(TABLE_SETS * LOOKUPS_PER_SET));
-        table.grow();
-        assert_eq!(table.sets.len(), 2 * TABLE_SETS);
+        let mut table = PieceTable::new();
+        fill(&mut table);
+        let first = held(&mut table);
+        assert!(first < 2 * TABLE_SETS, "{first}");
+        let due = TABLE_SETS / GROW_AFTER;
         assert!(
-            !table.grow_due(4 * TABLE_SETS * LOOKUPS_PER_SET),
+            !table.grow_due(TABLE_SETS * LOOKUPS_PER_SET),
             "lookups alone do not make it grow"
         );
-        assert_eq!(cycle(&mut table, 400_000, 3), 1, "8 MB -> 16 MB");
-        assert_eq!(table.sets.len(), TABLE_MAX_SETS);
-        assert_eq!(cycle(&mut table, 400_000, 2), 0, "16 MB is the bound");
-        // Grown, the table holds the 400,000 pieces but those its busiest sets evicted (about
-        // 1.5 pieces per set, at random: three in four kept, where the first table kept one
-        // in three).
-        let held = pieces
-            .iter()
-            .filter(|&&(start, end)| {
-                let key = table.key(&text, start, end);
-                table_ids(&mut table, &key).is_some()
-            })
-            .count();
-        assert!(held > 280_000, "{held}");
+        table.returned = due;
+        assert!(table.grow_due(0), "lost pieces back, after enough lookups");
+        table.grow();
+        assert_eq!(table.sets_count, 2 * TABLE_SETS);
+        assert_eq!(
+            held(&mut table),
+            first,
+            "every piece held moves to its new set"
+        );
+        // Evidence and lookups count anew from the growth.
+        table.returned = 2 * due;
+        assert!(!table.grow_due(2 * TABLE_SETS * LOOKUPS_PER_SET - 1));
+        fill(&mut table);
+        let second = held(&mut table);
+        assert!(second > first + first / 2, "{first} {second}");
+        assert!(table.grow_due(1), "lost pieces back, after enough lookups");
+        table.grow();
+        assert_eq!(table.sets_count, TABLE_MAX_SETS);
+        fill(&mut table);
+        assert!(
+            held(&mut table) > 280_000,
+            "three in four of 1.5 pieces per set"
+        );
+        table.returned = usize::MAX / 2;
+        assert!(!table.grow_due(usize::MAX / 2), "16 MB is the bound");
+    }
+
+    #[test]
+    fn merged_pieces_the_piece_table_lost_are_its_evidence() {
+        let mut cache = PieceCache::new();
+        let piece = b"wordsplit";
+        let key = key_of(piece);
+        assert_eq!(cache.get(&key, piece), None);
+        cache.put(&key, piece, &[1, 2]);
+        assert_eq!(cache.table.returned, 0);
+        assert_eq!(cache.get(&key, piece), Some(&[1u32, 2][..]));
+        assert_eq!(cache.table.returned, 1);
     }
 }
