@@ -1,7 +1,8 @@
 """The numpy forms of encode: ``encode_to_numpy`` (tiktoken's) and ``encode_batch_to_numpy``.
 
 Each gives exactly :meth:`Tokenizer.encode`'s ids under the same special-token policy, on both
-backends; the native array is a view of the engine's own buffer, which outlives the tokenizer.
+backends; the native array owns an exact-size native copy of the ids, which outlives the
+tokenizer and the next encode on the thread (whose scratch vector the ids were written into).
 """
 
 import gc
@@ -54,13 +55,24 @@ def test_the_native_array_owns_the_native_ids_and_outlives_its_tokenizer():
 
     fresh = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
     array = fresh.encode_to_numpy("hello world " * 1000)
-    # No copy: the array's memory is the native id vector, held by the array's base object
-    # (not numpy's own allocation, which would make the array own its data).
+    # The array's memory is a native id vector held by the array's base object (not numpy's
+    # own allocation, which would make the array own its data).
     assert not array.flags.owndata and type(array.base).__name__ == "IdsOwner"
     assert array.flags.c_contiguous and array.flags.aligned and array.dtype == np.uint32
     del fresh
     gc.collect()
     assert array[:2].tolist() == [15339, 1917] and len(array) == 2001  # the last space alone
+
+
+def test_arrays_and_lists_stay_as_they_were_after_later_encodes(tok):
+    """Each call encodes into the thread's scratch vector; what it returns is its own."""
+    long, short = "the quick brown fox " * 500, "hello world"
+    first, first_list = tok.encode_to_numpy(long), tok.encode(long)
+    second = tok.encode_to_numpy(short)
+    tok.encode(long + " jumps")
+    assert first.tolist() == first_list and len(first) == 2001
+    assert second.tolist() == tok.encode(short) == [15339, 1917]
+    assert first.nbytes == 4 * len(first)
 
 
 def test_encode_batch_to_numpy_is_encode_batch(tok):
