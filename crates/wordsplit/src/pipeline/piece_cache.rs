@@ -487,12 +487,11 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// has 87,500 distinct pieces, of which a 4 MB table missed 1.5 % on every pass (a quarter
 /// of the lookups' time). The evidence costs nothing per piece: every merged piece the
 /// table can hold was put in it when it was merged, so one that the compact table of merged
-/// pieces answers after the table missed it is one the table lost
-/// ([`PieceCache::get`] counts them). It
-/// grows only after [`LOOKUPS_PER_SET`] lookups per set since it last did, so that growing
-/// is a small part of the time spent, and only between chunks of the piece loop
-/// ([`Self::grow_due`]), so the keys of the chunk in hand, which name sets of the table as
-/// it was, are looked up before it moves.
+/// pieces answers after the table missed it is one the table lost ([`PieceCache::get`]
+/// counts them). It grows only after [`LOOKUPS_PER_SET`] lookups per set since it last did,
+/// so that growing is a small part of the time spent, and only between chunks of the piece
+/// loop ([`Self::grow_due`]), so the keys of the chunk in hand, which name sets of the table
+/// as it was, are looked up before it moves.
 pub(super) struct PieceTable {
     sets: HugeSlice<[CompactEntry; 2]>,
     /// The offsets of the table's sets, as a mask of a key's line ([`line_of`]): the count of
@@ -506,10 +505,10 @@ pub(super) struct PieceTable {
     looked_up: usize,
 }
 
-/// The lookups per set a [`PieceTable`] answers before it may grow again. A doubling took
-/// 11-16 ms from 4 MB on this machine (about 200 ns per set, most of it the kernel zeroing
-/// the new pages: fresh memory is slow to fault in on a virtual machine) and a piece 7-15
-/// ns, so it is at most about 5 % of the time since the last one; a first pass over 38 MB
+/// The lookups per set a [`PieceTable`] answers before it may grow again. A doubling from
+/// 4 MB took 11-16 ms on the benches' 2-core virtual machine (about 200 ns per set, most of
+/// it the kernel zeroing the new pages: fresh memory is slow to fault in there) and a piece
+/// 7-15 ns, so it is at most about 5 % of the time since the last one; a first pass over 38 MB
 /// of prose, code and multilingual text that grew the table midway ran 15 % slower on the
 /// multilingual text than with no growth. From 4 MB, the first doubling comes after 16.8
 /// million pieces (75 MB of English prose).
