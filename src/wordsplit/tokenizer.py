@@ -241,7 +241,7 @@ class Tokenizer:
         """Encode ``text`` into a read-only numpy uint32 array (tiktoken's ``encode_to_numpy``).
 
         The same ids and special-token policy as :meth:`encode`, without a Python int per
-        token: the array holds the ids the native engine wrote (no copy).
+        token: the array holds exactly the ids, 4 bytes each.
 
         Raises:
             MissingDependencyError: numpy is not installed.

@@ -1,5 +1,5 @@
-//! Token ids as a read-only numpy uint32 array that owns the Vec the encoder wrote: no copy
-//! and no Python int per id (tiktoken's `encode_to_numpy`).
+//! Token ids as a read-only numpy uint32 array that owns a Vec of them: no copy into numpy's
+//! own memory and no Python int per id (tiktoken's `encode_to_numpy`).
 //!
 //! The array is made through numpy's C API, not by `numpy.asarray` on a buffer object from
 //! Python: that took 0.25 µs of a 1.1 µs call for a short text (the buffer protocol's

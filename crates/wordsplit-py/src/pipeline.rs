@@ -272,8 +272,9 @@ impl PyPipeline {
         })
     }
 
-    /// The ids of `text` under `policy` as a read-only numpy uint32 array that owns them (no
-    /// Python int per id, no copy); an ImportError without numpy (the Python side checks first).
+    /// The ids of `text` under `policy` as a read-only numpy uint32 array that owns an
+    /// exact-size copy of them (no Python int per id); an ImportError without numpy (the
+    /// Python side checks first).
     fn encode_numpy<'py>(
         &self,
         py: Python<'py>,

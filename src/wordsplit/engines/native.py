@@ -167,8 +167,8 @@ class NativeEngine:
         return ids, memoryview(places).cast("Q"), None
 
     def encode_numpy(self, text, allowed, disallowed):
-        """The ids of ``text`` as a read-only numpy uint32 array owning the native ids (no copy,
-        no Python int per id); the caller has checked that numpy imports."""
+        """The ids of ``text`` as a read-only numpy uint32 array owning an exact-size native copy
+        of them (no Python int per id); the caller has checked that numpy imports."""
         return self._pipeline.encode_numpy(text, self._policy(allowed, disallowed))
 
     def count(self, text, allowed, disallowed) -> int:
