@@ -84,7 +84,11 @@ def test_encode_batch_to_numpy_is_encode_batch(tok):
 
 
 def test_numpy_missing_is_a_typed_error(tok, monkeypatch):
+    # A process without numpy: the import fails, and the module wordsplit keeps once it has
+    # imported numpy is not there.
+    import wordsplit.tokenizer
     monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setattr(wordsplit.tokenizer, "_numpy_module", None)
     with pytest.raises(MissingDependencyError, match=r"pip install 'wordsplit\[numpy\]'"):
         tok.encode_to_numpy("hello")
     with pytest.raises(MissingDependencyError):

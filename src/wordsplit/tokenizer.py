@@ -41,6 +41,11 @@ MAX_THREADS = 256
 # Empty collections a caller passes as disallowed_special to disallow nothing (resolved once,
 # see Tokenizer._resolve); other kinds go through resolve_special_policy.
 _EMPTY_KINDS = (tuple, list, set, frozenset)
+# The default special-token policy's arguments, one object each: a call that leaves them as
+# they are is recognised by identity (two tests, where _resolve's general tests took 0.2 us
+# of a 0.75 us encode_to_numpy call on a short text).
+_NO_SPECIALS: frozenset = frozenset()
+_ALL = "all"
 
 
 def check_num_threads(value: object) -> Optional[int]:
@@ -137,8 +142,8 @@ class Tokenizer:
         self,
         text: str,
         *,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = _ALL,
     ) -> list[int]:
         """Encode ``text`` to token ids.
 
@@ -168,8 +173,8 @@ class Tokenizer:
         self,
         text: str,
         *,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = _ALL,
     ) -> "TokenOffsets":
         """Encode ``text`` and say where each token came from: a
         :class:`~wordsplit.offsets.TokenOffsets` with ``ids`` (as :meth:`encode` gives them),
@@ -210,8 +215,8 @@ class Tokenizer:
         texts: Sequence[str],
         *,
         num_threads: Optional[int] = None,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = _ALL,
     ) -> list[list[int]]:
         """Encode many texts; same arguments as :meth:`encode`.
 
@@ -235,8 +240,8 @@ class Tokenizer:
         self,
         text: str,
         *,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = _ALL,
     ) -> "np.ndarray":
         """Encode ``text`` into a read-only numpy uint32 array (tiktoken's ``encode_to_numpy``).
 
@@ -262,8 +267,8 @@ class Tokenizer:
         texts: Sequence[str],
         *,
         num_threads: Optional[int] = None,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = _ALL,
     ) -> "tuple[np.ndarray, np.ndarray]":
         """:meth:`encode_batch_flat` as numpy arrays: ``(ids, offsets)``, uint32 and uint64.
 
@@ -285,8 +290,8 @@ class Tokenizer:
         texts: Sequence[str],
         *,
         num_threads: Optional[int] = None,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = _ALL,
     ) -> tuple[memoryview, memoryview]:
         """Encode many texts into one flat buffer, without a Python int per token.
 
@@ -309,8 +314,8 @@ class Tokenizer:
         self,
         text: str,
         *,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = _ALL,
     ) -> int:
         """The number of tokens ``encode`` would return.
 
@@ -340,6 +345,8 @@ class Tokenizer:
         special tokens: set arithmetic per call would cost more than a short encode): the
         defaults, ``allowed_special="all"``, and nothing disallowed (``disallowed_special=()``,
         tiktoken's spelling of an ordinary encode)."""
+        if allowed_special is _NO_SPECIALS and disallowed_special is _ALL:
+            return self._policy_none
         allow_none = isinstance(allowed_special, (set, frozenset)) and not allowed_special
         allow_all = isinstance(allowed_special, str) and allowed_special == "all"
         if isinstance(disallowed_special, str) and disallowed_special == "all":
@@ -380,8 +387,8 @@ class Tokenizer:
         self,
         text: str,
         *,
-        allowed_special: AllowedSpecial = frozenset(),
-        disallowed_special: DisallowedSpecial = "all",
+        allowed_special: AllowedSpecial = _NO_SPECIALS,
+        disallowed_special: DisallowedSpecial = _ALL,
     ) -> "Explanation":
         """The BPE trace of ``text``, pass by pass; see :func:`wordsplit.explain.explain`.
 
@@ -547,10 +554,17 @@ class Tokenizer:
 
 def _numpy():
     """The numpy module, or MissingDependencyError saying how to install it."""
-    try:
-        import numpy
-    except ImportError:
-        raise MissingDependencyError(
-            "the numpy forms of encode need numpy; install it with: pip install 'wordsplit[numpy]'"
-        ) from None
-    return numpy
+    global _numpy_module
+    if _numpy_module is None:
+        try:
+            import numpy
+        except ImportError:
+            raise MissingDependencyError(
+                "the numpy forms of encode need numpy; install it with: pip install 'wordsplit[numpy]'"
+            ) from None
+        _numpy_module = numpy
+    return _numpy_module
+
+
+# numpy, once _numpy has imported it (an import statement per call cost 0.09 us).
+_numpy_module = None
