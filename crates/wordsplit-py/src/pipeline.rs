@@ -58,7 +58,7 @@ impl PyPipeline {
         text: &str,
         policy: &SpecialPolicy,
     ) -> PyResult<Vec<u32>> {
-        let mut out = Vec::with_capacity(Pipeline::ids_capacity(text));
+        let mut out = Vec::new();
         self.run_into(py, text, policy, &mut out)?;
         Ok(out)
     }

@@ -141,7 +141,6 @@ pub fn run_shared<R: Send, T, E>(
 /// keeps a calling thread whose cache is warm (single encodes of the same text) from taking
 /// most of a cold helper's items on every call, so that the helper never learns them.
 struct Deal {
-    threads: usize,
     /// Per thread, the range of its own places not yet taken, as counts of its places: the
     /// first in the low 32 bits, the end in the high 32, claimed with one compare-and-swap.
     left: Vec<AtomicU64>,
@@ -158,7 +157,6 @@ impl Deal {
             .map(|t| (count + threads as u32 - 1 - t) / threads as u32)
             .collect();
         Self {
-            threads,
             left: own
                 .iter()
                 .map(|&n| AtomicU64::new(u64::from(n) << 32))
@@ -177,8 +175,9 @@ impl Deal {
     /// The next place for thread `thread` to work on: its own first one left, else the last
     /// one left of another thread (the next after it first); `None` once all are taken.
     fn next(&self, thread: usize) -> Option<usize> {
-        (0..self.threads).find_map(|k| {
-            let owner = (thread + k) % self.threads;
+        let threads = self.left.len();
+        (0..threads).find_map(|k| {
+            let owner = (thread + k) % threads;
             let own = k == 0;
             let mut left = self.left[owner].load(Relaxed);
             loop {
@@ -197,7 +196,7 @@ impl Deal {
                     (end - 1, u64::from(end - 1) << 32 | u64::from(first))
                 };
                 match self.left[owner].compare_exchange_weak(left, rest, Relaxed, Relaxed) {
-                    Ok(_) => return Some(owner + claimed as usize * self.threads),
+                    Ok(_) => return Some(owner + claimed as usize * threads),
                     Err(now) => left = now,
                 }
             }
