@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -336,3 +337,43 @@ def test_non_ascii_strs_of_every_width_read_as_their_utf8(text):
     as_utf8.argtypes, as_utf8.restype = [ctypes.py_object], ctypes.c_void_p
     assert as_utf8(text)
     assert native.encode(text) == expected
+
+
+def kept_utf8(text: str) -> bytes:
+    """The UTF-8 a str holds (CPython's ``PyUnicode_AsUTF8AndSize`` returns it as kept, and
+    makes and keeps it first when the str holds none)."""
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+    as_utf8.argtypes, as_utf8.restype = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)], ctypes.c_void_p
+    size = ctypes.c_ssize_t()
+    return ctypes.string_at(as_utf8(text, ctypes.byref(size)), size.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.characters(exclude_categories=["Cs"]), max_size=80),
+       ascii_run=st.integers(0, 40))
+def test_the_utf8_made_for_a_str_is_kept_with_it_as_cpython_keeps_its_own(text, ascii_run):
+    """A non-ASCII str without UTF-8 gets it from the extension (runs of ASCII 16 at a
+    time, the rest one character at a time), kept with the str: its ids are the Python
+    engine's, the kept bytes are the str's UTF-8, and the str's size grows by them and a NUL,
+    as when CPython makes them."""
+    native = tokenizer_for("cl100k_base", "auto", "native")
+    python = tokenizer_for("cl100k_base", "auto", "python")
+    text = "\u00e9" + "a" * ascii_run + text + "b" * ascii_run + "!"  # a new str, never ASCII
+    size = sys.getsizeof(text)
+    assert native.encode(text) == python.encode(text)
+    utf8 = text.encode("utf-8")
+    assert sys.getsizeof(text) == size + len(utf8) + 1
+    assert kept_utf8(text) == utf8
+    assert native.encode(text) == python.encode(text)  # read from what was kept
+
+
+def test_strs_with_surrogates_keep_no_utf8():
+    """A str with a lone surrogate has no UTF-8: none is kept, and the text is encoded with
+    the surrogate replaced, as before."""
+    native = tokenizer_for("cl100k_base", "auto", "native")
+    for text in ["é\ud800b" + "x" * 20, "\udfff" * 3, "😀 \udc00"]:
+        text = (text + " ")[:-1]
+        size = sys.getsizeof(text)
+        fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        assert native.encode(text) == native.encode(fixed)
+        assert sys.getsizeof(text) == size

@@ -13,6 +13,7 @@ use crate::errors::{to_py, ws_error};
 use crate::pipeline::PyPipeline;
 use crate::stages::text_without_surrogates;
 use crate::tables::PyTables;
+use crate::utf8::utf8_of;
 
 /// The GIL, released while the core works.
 pub(crate) struct Gil<'py>(pub(crate) Python<'py>);
@@ -25,6 +26,7 @@ impl Unlock for Gil<'_> {
 
 impl PyPipeline {
     /// The text of a Python str (surrogates fixed); EncodeInputError for anything else.
+    /// Its UTF-8 is made here when CPython has none ready ([`utf8_of`]), and kept with it.
     pub(crate) fn text<'a>(
         text: &'a Bound<'_, PyAny>,
         batch_index: Option<usize>,
@@ -44,6 +46,9 @@ impl PyPipeline {
             };
             return Err(ws_error(text.py(), "EncodeInputError", message));
         };
+        if let Some(utf8) = utf8_of(string) {
+            return Ok(TextArg::Borrowed(utf8));
+        }
         match string.to_str() {
             Ok(plain) => Ok(TextArg::Borrowed(plain)),
             Err(_) => Ok(TextArg::Owned(text_without_surrogates(string)?)),

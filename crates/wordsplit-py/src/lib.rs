@@ -20,6 +20,7 @@ mod regex;
 mod stages;
 mod tables;
 mod train;
+mod utf8;
 
 use pyo3::prelude::*;
 use wordsplit::batch::{ALONE_BELOW_IDS, ALONE_BELOW_TEXT_BYTES};
