@@ -6,7 +6,7 @@
 //! once (every document of a corpus read from disk) pays that conversion: 0.26 ns per byte
 //! of the benchmarks' English prose (a fifth of its documents hold a curly quote or a dash)
 //! and 0.9 ns on multilingual text, 4-6 % of an encode (callgrind, a first pass: 39.0 ->
-//! 36.3 instructions per byte of prose, 94.7 -> 89.1 of multilingual text). Here runs of
+//! 36.6 instructions per byte of prose, 94.7 -> 90.2 of multilingual text). Here runs of
 //! ASCII characters are narrowed 16 at a time with SSE2 and the rest written one character
 //! at a time, and the result is kept with the str exactly as CPython keeps its own, so a
 //! str encoded again (or read by other code) finds it there.
