@@ -273,8 +273,8 @@ impl PyPipeline {
     }
 
     /// The ids of `text` under `policy` as a read-only numpy uint32 array that owns an
-    /// exact-size copy of them (no Python int per id); an ImportError without numpy (the
-    /// Python side checks first).
+    /// exact-size copy of them in numpy's memory (no Python int per id); an ImportError
+    /// without numpy (the Python side checks first).
     fn encode_numpy<'py>(
         &self,
         py: Python<'py>,
@@ -285,7 +285,7 @@ impl PyPipeline {
         // The array owns an exact-size copy of the ids (4 bytes per id copied: about 1 % of
         // a call on prose).
         self.with_scratch(py, text.as_str(), &policy.inner, |ids| {
-            read_only_ids(py, ids.to_vec())
+            read_only_ids(py, ids)
         })
     }
 
