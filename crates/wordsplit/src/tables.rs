@@ -9,7 +9,7 @@
 //! Built once per vocabulary and shared (`Arc`) by all encoders and threads.
 
 use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use hashbrown::hash_table::{Entry, HashTable};
@@ -26,6 +26,9 @@ const UNUSED: u32 = u32::MAX;
 const FILTER_WORDS: usize = (1 << 21) / 64;
 /// The long tokens' filter: 2^16 bits, indexed by the top 16 bits of their hash.
 const LONG_FILTER_WORDS: usize = (1 << 16) / 64;
+
+/// The ids below which [`PairGrid`] keeps the ranks of pairs.
+pub(crate) const GRID_IDS: usize = 512;
 
 pub struct MergeTables {
     /// The bytes of every token, concatenated in id order.
@@ -76,6 +79,9 @@ pub struct MergeTables {
     byte_pairs: Box<[Rank; 1 << 16]>,
     /// The backtrack encoder's tables, built on first use.
     backtrack: OnceLock<Result<BacktrackTables, String>>,
+    /// Rank-based vocabularies: the ranks of the pairs of tokens with ids below
+    /// [`GRID_IDS`] that merges have asked about.
+    pub(crate) pair_grid: PairGrid,
     /// Bytes of the pieces `auto` has given heap-merge while these tables were not built.
     auto_heap_merged: AtomicUsize,
 }
@@ -479,6 +485,69 @@ fn filter_bit<const N: usize>(hash: u64) -> (usize, u64) {
     ((index / 64) as usize, 1 << (index % 64))
 }
 
+/// The merge ranks of pairs of tokens with ids below [`GRID_IDS`] that merges have asked
+/// about, for the rank-based rule: the rank of the bytes of `left` followed by those of
+/// `right` (or [`NO_RANK`]), kept at `left * GRID_IDS + right` once looked up in the index.
+///
+/// In a tiktoken vocabulary the ids are ranks and the low ones the most frequent tokens, so
+/// while the new pieces of English prose merge, more than half of the pairs asked about are
+/// of two ids below 512 (cl100k_base; two thirds below 1,024; multilingual text: four tenths
+/// and half), and most of those pairs come up again and again: a read of this grid (1 MiB)
+/// answers them without building a key, hashing it and probing the index. A pair is looked
+/// up in the index the first time, so the grid costs nothing to build and touches only the
+/// pages of the pairs asked about. (Filled ahead of use, a row at a time or whole, it took 5
+/// to 11 ms per vocabulary, a cost paid inside a first pass over a corpus or at load.)
+///
+/// Cells are atomics written with relaxed stores: threads that look up the same pair at
+/// once write the same rank, and a cell is either unknown or right.
+pub(crate) struct PairGrid {
+    /// The rank plus [`GRID_KNOWN`] (wrapping, so [`NO_RANK`] is stored as 1), or 0 for a
+    /// pair not looked up yet.
+    cells: Box<[AtomicU32]>,
+}
+
+/// What [`PairGrid`] adds to a rank to store it: ranks are below `u32::MAX - 1`, so a stored
+/// rank is never 0, the mark of a pair not looked up yet.
+const GRID_KNOWN: u32 = 2;
+
+impl PairGrid {
+    fn new() -> Self {
+        // Zeroed memory from the allocator (`calloc`), whose pages are touched only as pairs
+        // are kept, where collecting atomics one by one would write them all.
+        let zeroed = Box::into_raw(vec![0u32; GRID_IDS * GRID_IDS].into_boxed_slice());
+        // SAFETY: `AtomicU32` has the size, alignment and bit validity of `u32`, so the zeroed
+        // `u32`s are valid atomics, and the box takes the allocation over as it was made.
+        Self {
+            cells: unsafe { Box::from_raw(zeroed as *mut [AtomicU32]) },
+        }
+    }
+
+    /// The cell of the pair `left`, `right`, if both ids are below [`GRID_IDS`].
+    #[inline(always)]
+    fn cell(&self, left: u32, right: u32) -> Option<&AtomicU32> {
+        let (left, right) = (left as usize, right as usize);
+        (left < GRID_IDS && right < GRID_IDS).then(|| &self.cells[left * GRID_IDS + right])
+    }
+
+    /// The rank of the pair `left`, `right` if the grid holds it.
+    #[inline(always)]
+    pub(crate) fn get(&self, left: u32, right: u32) -> Option<Rank> {
+        let stored = self.cell(left, right)?.load(Relaxed);
+        (stored != 0).then(|| stored.wrapping_sub(GRID_KNOWN))
+    }
+
+    /// Keeps `rank` as the pair `left`, `right`'s (looked up in the index), if the grid has
+    /// a cell for it; returns `rank`.
+    #[inline(always)]
+    pub(crate) fn keep(&self, left: u32, right: u32, rank: Rank) -> Rank {
+        debug_assert!(rank == NO_RANK || rank < u32::MAX - GRID_KNOWN);
+        if let Some(cell) = self.cell(left, right) {
+            cell.store(rank.wrapping_add(GRID_KNOWN), Relaxed);
+        }
+        rank
+    }
+}
+
 impl MergeTables {
     /// Build the tables from a vocabulary's parts, as its file readers give them: the BPE
     /// tokens as `(bytes, id)`, the special and added literals, `n_vocab` (every id is below
@@ -580,6 +649,7 @@ impl MergeTables {
                 .try_into()
                 .expect("a slice of 1 << 16 ranks"),
             backtrack: OnceLock::new(),
+            pair_grid: PairGrid::new(),
             auto_heap_merged: AtomicUsize::new(0),
         };
         let mut offset = 0usize;
@@ -981,6 +1051,23 @@ pub(crate) mod tests {
             whole_piece_lookup,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn pair_grid_keeps_ranks_of_low_ids_only() {
+        let t = tiny(&[b"ab", b"ba"]);
+        let grid = &t.pair_grid;
+        assert_eq!(grid.get(97, 98), None);
+        assert_eq!(grid.keep(97, 98, 256), 256);
+        assert_eq!(grid.get(97, 98), Some(256));
+        // A pair that is no token, the lowest rank, and ids past the grid.
+        grid.keep(98, 98, NO_RANK);
+        grid.keep(0, 0, 0);
+        assert_eq!((grid.get(98, 98), grid.get(0, 0)), (Some(NO_RANK), Some(0)));
+        let past = GRID_IDS as u32;
+        assert_eq!(grid.keep(past, 97, 7), 7);
+        assert_eq!((grid.get(past, 97), grid.get(97, past)), (None, None));
+        assert_eq!(grid.get(98, 97), None);
     }
 
     #[test]

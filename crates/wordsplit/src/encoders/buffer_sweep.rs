@@ -90,12 +90,27 @@ struct RankBased;
 
 impl Rule for RankBased {
     #[inline(always)]
-    fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, _: u32, _: u32) -> u32 {
-        t.rank_padded(bytes, start, end)
+    fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32 {
+        let grid = &t.pair_grid;
+        match grid.get(left, right) {
+            Some(rank) => rank,
+            None => grid.keep(left, right, t.rank_padded(bytes, start, end)),
+        }
     }
+    /// Each pair from the grid of pairs of frequent tokens ([`crate::tables::PairGrid`]) if
+    /// it holds it, else from the index (and then kept in the grid).
     #[inline(always)]
     fn ranks_around(t: &MergeTables, bytes: &[u8], l: Pair, r: Pair) -> (u32, u32) {
-        t.pair_ranks_padded(bytes, (l.0, l.1), (r.0, r.1))
+        let grid = &t.pair_grid;
+        match (grid.get(l.2, l.3), grid.get(r.2, r.3)) {
+            (Some(a), Some(b)) => (a, b),
+            (Some(a), None) => (a, grid.keep(r.2, r.3, t.rank_padded(bytes, r.0, r.1))),
+            (None, Some(b)) => (grid.keep(l.2, l.3, t.rank_padded(bytes, l.0, l.1)), b),
+            (None, None) => {
+                let (a, b) = t.pair_ranks_padded(bytes, (l.0, l.1), (r.0, r.1));
+                (grid.keep(l.2, l.3, a), grid.keep(r.2, r.3, b))
+            }
+        }
     }
     #[inline(always)]
     fn merged(_: &MergeTables, _: &[u8], _: usize, _: usize, rank: u32) -> u32 {
