@@ -1,7 +1,7 @@
 //! The merge of pieces no cache holds, alone: nanoseconds per piece for the buffer-sweep
 //! (what the `auto` encoder runs on short pieces) over the distinct words of a text that
-//! are not tokens, each merged once. Merging such pieces is a third of a first pass over
-//! prose and half of one over multilingual text; this times it without the scan, the
+//! are not tokens, each merged once. Merging such pieces is about a quarter of a first pass
+//! over prose and more of one over multilingual text; this times it without the scan, the
 //! caches and the Python boundary, in two regimes: the vocabulary's tables in the CPU's
 //! caches (a pass right after another) and out of them (256 MiB written before the pass).
 //!
