@@ -552,6 +552,10 @@ class Tokenizer:
     eot_token = eos_token_id
 
 
+# numpy, once _numpy has imported it (an import statement per call cost 0.09 us).
+_numpy_module = None
+
+
 def _numpy():
     """The numpy module, or MissingDependencyError saying how to install it."""
     global _numpy_module
@@ -565,6 +569,3 @@ def _numpy():
         _numpy_module = numpy
     return _numpy_module
 
-
-# numpy, once _numpy has imported it (an import statement per call cost 0.09 us).
-_numpy_module = None

@@ -511,10 +511,13 @@ pub(crate) struct PairGrid {
 const GRID_KNOWN: u32 = 2;
 
 impl PairGrid {
-    fn new() -> Self {
+    /// A grid with no pair kept, or with no cells when the vocabulary is pair-ranked (whose
+    /// merges never ask it).
+    fn new(rank_based: bool) -> Self {
         // Zeroed memory from the allocator (`calloc`), whose pages are touched only as pairs
         // are kept, where collecting atomics one by one would write them all.
-        let zeroed = Box::into_raw(vec![0u32; GRID_IDS * GRID_IDS].into_boxed_slice());
+        let cells = if rank_based { GRID_IDS * GRID_IDS } else { 0 };
+        let zeroed = Box::into_raw(vec![0u32; cells].into_boxed_slice());
         // SAFETY: `AtomicU32` has the size, alignment and bit validity of `u32`, so the zeroed
         // `u32`s are valid atomics, and the box takes the allocation over as it was made.
         Self {
@@ -522,11 +525,15 @@ impl PairGrid {
         }
     }
 
-    /// The cell of the pair `left`, `right`, if both ids are below [`GRID_IDS`].
+    /// The cell of the pair `left`, `right`, if both ids are below [`GRID_IDS`] (and the
+    /// grid has cells).
     #[inline(always)]
     fn cell(&self, left: u32, right: u32) -> Option<&AtomicU32> {
         let (left, right) = (left as usize, right as usize);
-        (left < GRID_IDS && right < GRID_IDS).then(|| &self.cells[left * GRID_IDS + right])
+        if left >= GRID_IDS || right >= GRID_IDS {
+            return None;
+        }
+        self.cells.get(left * GRID_IDS + right)
     }
 
     /// The rank of the pair `left`, `right` if the grid holds it.
@@ -618,6 +625,7 @@ impl MergeTables {
             hasher.write_usize(i);
             *seed = hasher.finish();
         }
+        let pair_grid = PairGrid::new(merges.is_none());
         let rank_bound = match &merges {
             Some(list) => list.iter().map(|m| u64::from(m.2) + 1).max().unwrap_or(0),
             None => n_vocab as u64,
@@ -649,7 +657,7 @@ impl MergeTables {
                 .try_into()
                 .expect("a slice of 1 << 16 ranks"),
             backtrack: OnceLock::new(),
-            pair_grid: PairGrid::new(),
+            pair_grid,
             auto_heap_merged: AtomicUsize::new(0),
         };
         let mut offset = 0usize;
@@ -1068,6 +1076,10 @@ pub(crate) mod tests {
         assert_eq!(grid.keep(past, 97, 7), 7);
         assert_eq!((grid.get(past, 97), grid.get(97, past)), (None, None));
         assert_eq!(grid.get(98, 97), None);
+        // A pair-ranked vocabulary's grid has no cells: nothing is kept.
+        let ranked = tiny_ranked(&[b"ab"], Some(vec![(97, 98, 0)]));
+        assert_eq!(ranked.pair_grid.keep(97, 98, 0), 0);
+        assert_eq!(ranked.pair_grid.get(97, 98), None);
     }
 
     #[test]
