@@ -26,7 +26,7 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 /// distinct wide pieces) ran at half speed for about 25 passes before it had grown. Its
 /// pages are touched only where pieces are written.
 /// With their tags, [`LongPieces`] and the [`PieceTable`] asked before them (4 MB, growing
-/// to 16 MB), a cache holds at most 31 MB.
+/// to 16 MB), a cache holds at most 38 MB.
 pub(super) const CACHE_MAX_PIECE: usize = 32;
 /// The longest piece, and the most ids, a [`CompactEntry`] holds.
 const COMPACT_MAX_PIECE: usize = 15;
@@ -813,21 +813,27 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// 32 bytes that encode to more ids than a [`PieceCache`] entry holds: in 1 MB of
 /// multilingual text, 3,600 distinct pieces (8 % of the bytes, mostly Chinese and Japanese),
 /// which were merged again on every pass over it. They are held apart from [`PieceCache`]'s
-/// fixed entries: a two-way set-associative table of [`LONG_SETS`] sets (2 MB of
-/// multilingual text has 6,500 such pieces, 133 KB of bytes and 76,000 ids) whose keys and
-/// ids live in two arenas, emptied all at once when one fills, so the memory stays bounded
-/// (under 1.5 MB) and nothing is allocated per piece.
+/// fixed entries: a two-way set-associative table of [`LONG_SETS`] sets whose keys and ids
+/// live in two arenas, emptied all at once when one fills, so the memory stays bounded (7.6
+/// MB: 1.6 MB of sets and tags, 2 MB of bytes, 4 MB of ids, each page touched when first
+/// written) and nothing is allocated per piece. Sized for a megabyte of the text that needs
+/// it most: 1 MB of multilingual text has 3,600 such pieces; 1 MB of random Unicode, 45,000
+/// pieces and 700,000 ids; 1 MB of white-space runs cut from generated text, 1,800 pieces
+/// of 60 ids each. Smaller arenas (512 KB of bytes, 128 K ids) filled and were emptied
+/// within each pass over those, which then merged every piece again, and with 8,192 sets
+/// the pieces of the multilingual megabyte that fell in one set merged again 370 times per
+/// pass.
 ///
 /// Up to 16 KiB: runs of white space that long (padding, a document cut from a longer run)
 /// are merged in about 7 ns a byte, while hashing and comparing one costs well under one,
 /// so a run that comes back is answered at a small fraction of its merge (warm passes over
 /// 10 KB documents of such runs merged every one of them again, at under half the speed of
 /// peers that keep them). A piece longer than that is merged each time: the arena of
-/// 512 KB keeps at least 32 of them, and one piece does not empty it for the others.
+/// 2 MB keeps at least 128 of them, and one piece does not empty it for the others.
 pub(super) const LONG_MAX_PIECE: usize = 16 * 1024;
-const LONG_SETS: usize = 8192;
-const LONG_MAX_BYTES: usize = 512 * 1024;
-const LONG_MAX_IDS: usize = 128 * 1024;
+const LONG_SETS: usize = 32768;
+const LONG_MAX_BYTES: usize = 2 << 20;
+const LONG_MAX_IDS: usize = 1 << 20;
 
 /// One long piece: its hash, where its bytes and ids are in the arenas (`len` 0: empty).
 #[derive(Clone, Copy, Default)]
@@ -856,8 +862,44 @@ pub(super) struct LongPieces {
     /// which is rarely in the CPU's cache (on a first pass over prose, every piece of 8 to
     /// 32 bytes that merges is asked for here, and reading its set took 3 % of the time).
     tags: Box<[[u8; 2]]>,
-    bytes: Vec<u8>,
-    ids: Vec<u32>,
+    bytes: Arena<u8>,
+    ids: Arena<u32>,
+}
+
+/// A [`LongPieces`] arena: values appended at its end, all dropped at once. Its memory is
+/// reserved when the table is made and touched as it fills (zeroed memory from the
+/// allocator, on ordinary pages: most texts put few long pieces, and on the benches' virtual
+/// machine a fresh 2 MiB page took milliseconds to fault in, as much as a first pass over a
+/// megabyte of prose), so it costs only the pages written and no copy as it grows.
+struct Arena<T: Zeroable> {
+    values: HugeSlice<T>,
+    len: usize,
+}
+
+impl<T: Zeroable> Arena<T> {
+    fn new(capacity: usize) -> Self {
+        Self {
+            values: HugeSlice::zeroed_ordinary(capacity),
+            len: 0,
+        }
+    }
+
+    /// Whether `more` values still fit.
+    fn has_room(&self, more: usize) -> bool {
+        self.len + more <= self.values.len()
+    }
+
+    /// Appends `values` (which fit, [`Self::has_room`]); returns where they start.
+    fn push(&mut self, values: &[T]) -> usize {
+        let start = self.len;
+        self.values[start..start + values.len()].copy_from_slice(values);
+        self.len += values.len();
+        start
+    }
+
+    fn get(&self, start: usize, len: usize) -> &[T] {
+        &self.values[start..start + len]
+    }
 }
 
 impl LongPieces {
@@ -865,8 +907,8 @@ impl LongPieces {
         Self {
             sets: HugeSlice::zeroed_ordinary(LONG_SETS),
             tags: vec![[0; 2]; LONG_SETS].into_boxed_slice(),
-            bytes: Vec::new(),
-            ids: Vec::new(),
+            bytes: Arena::new(LONG_MAX_BYTES),
+            ids: Arena::new(LONG_MAX_IDS),
         }
     }
 
@@ -889,19 +931,26 @@ impl LongPieces {
 
     /// The cached ids of `piece`, whose hash is `hash`.
     #[inline]
-    pub fn get(&self, piece: &[u8], hash: u64) -> Option<&[u32]> {
+    pub fn get(&mut self, piece: &[u8], hash: u64) -> Option<&[u32]> {
         let (set, tag) = (Self::set(hash), Self::tag(hash));
         if !self.tags[set].contains(&tag) {
             return None;
         }
-        self.sets[set].iter().find_map(|slot| {
+        let holds = |slot: &LongSlot| {
             let start = slot.start as usize;
-            let ids_start = slot.ids_start as usize;
-            (slot.hash == hash
+            slot.hash == hash
                 && slot.len as usize == piece.len()
-                && self.bytes[start..start + piece.len()] == *piece)
-                .then(|| &self.ids[ids_start..ids_start + slot.ids_len as usize])
-        })
+                && self.bytes.get(start, piece.len()) == piece
+        };
+        let way = self.sets[set].iter().position(holds)?;
+        if way == 1 {
+            // Found in the way a new piece takes: now the one it keeps.
+            self.sets[set].swap(0, 1);
+            self.tags[set].swap(0, 1);
+        }
+        let slot = self.sets[set][0];
+        let ids_start = slot.ids_start as usize;
+        Some(self.ids.get(ids_start, slot.ids_len as usize))
     }
 
     /// Remembers that `piece` (hash `hash`) encodes as `ids`, in place of the older piece of
@@ -910,30 +959,29 @@ impl LongPieces {
         if piece.len() > LONG_MAX_PIECE || ids.len() > LONG_MAX_IDS {
             return;
         }
-        if self.bytes.len() + piece.len() > LONG_MAX_BYTES
-            || self.ids.len() + ids.len() > LONG_MAX_IDS
-        {
+        if !self.bytes.has_room(piece.len()) || !self.ids.has_room(ids.len()) {
             // The arenas hold every piece put since they were last emptied, including the
             // ones whose slots were taken since: start again.
-            self.bytes.clear();
-            self.ids.clear();
+            self.bytes.len = 0;
+            self.ids.len = 0;
             self.sets.fill([LongSlot::default(); 2]);
             self.tags.fill([0; 2]);
         }
         let set = Self::set(hash);
-        let ways = &mut self.sets[set];
-        ways[1] = ways[0];
-        ways[0] = LongSlot {
+        let slot = LongSlot {
             hash,
-            start: self.bytes.len() as u32,
+            start: self.bytes.push(piece) as u32,
             len: piece.len() as u32,
-            ids_start: self.ids.len() as u32,
+            ids_start: self.ids.push(ids) as u32,
             ids_len: ids.len() as u32,
         };
-        let tags = &mut self.tags[set];
-        *tags = [Self::tag(hash), tags[0]];
-        self.bytes.extend_from_slice(piece);
-        self.ids.extend_from_slice(ids);
+        // A new piece takes way 1 (way 0 when the set is empty) and moves to way 0 on its
+        // first hit ([`Self::get`]), as in [`Ways`]: pieces that come back in turn, more of
+        // them than ways, then keep one answered, where putting each in front evicted each
+        // before it came back (1 MB of multilingual text merged 370 of them again per pass).
+        let way = usize::from(self.sets[set][0].len != 0);
+        self.sets[set][way] = slot;
+        self.tags[set][way] = Self::tag(hash);
     }
 }
 
@@ -1187,7 +1235,7 @@ mod tests {
         assert_eq!(long.get(&b, ha), None);
         // A shorter piece that is a prefix of a cached one is not it either.
         assert_eq!(long.get(&a[..60], LongPieces::hash(&a[..60])), None);
-        // Two pieces of one set both stay; a third replaces the older.
+        // Two pieces of one set both stay; a third replaces the one found less recently.
         long.put(&b, ha, &[4]);
         assert_eq!(long.get(&b, ha), Some(&[4u32][..]));
         assert_eq!(long.get(&a, ha), Some(&[1u32, 2, 3][..]));
@@ -1195,8 +1243,23 @@ mod tests {
         c[0] = b'~';
         long.put(&c, ha, &[5, 6]);
         assert_eq!(long.get(&c, ha), Some(&[5u32, 6][..]));
-        assert_eq!(long.get(&b, ha), Some(&[4u32][..]));
-        assert_eq!(long.get(&a, ha), None);
+        assert_eq!(long.get(&a, ha), Some(&[1u32, 2, 3][..]));
+        assert_eq!(long.get(&b, ha), None);
+        // Three pieces of one set asked for in turn, each put again when missed: one of
+        // them stays answered (a new piece takes the way of the one found less recently).
+        let mut found = 0;
+        for _ in 0..10 {
+            for (p, ids) in [(&a, [1u32, 2, 3].as_slice()), (&b, &[4]), (&c, &[5, 6])] {
+                match long.get(p, ha) {
+                    Some(got) => {
+                        assert_eq!(got, ids);
+                        found += 1;
+                    }
+                    None => long.put(p, ha, ids),
+                }
+            }
+        }
+        assert!(found >= 10, "{found}");
         // Filling the arenas empties them: the memory stays bounded, the answers exact.
         let mut put = 0;
         for i in 0..(2 * LONG_MAX_BYTES / LONG_MAX_PIECE) {
@@ -1204,7 +1267,7 @@ mod tests {
             let h = LongPieces::hash(&p);
             long.put(&p, h, &[i as u32]);
             assert_eq!(long.get(&p, h), Some(&[i as u32][..]));
-            assert!(long.bytes.len() <= LONG_MAX_BYTES && long.ids.len() <= LONG_MAX_IDS);
+            assert!(long.bytes.len <= LONG_MAX_BYTES && long.ids.len <= LONG_MAX_IDS);
             put += 1;
         }
         assert!(put > LONG_MAX_BYTES / LONG_MAX_PIECE);
