@@ -19,8 +19,6 @@ pub(crate) unsafe trait Zeroable: Copy {}
 // SAFETY: integers.
 unsafe impl Zeroable for u8 {}
 // SAFETY: integers.
-unsafe impl Zeroable for u32 {}
-// SAFETY: integers.
 unsafe impl Zeroable for u64 {}
 // SAFETY: arrays of zeroable values.
 unsafe impl<T: Zeroable, const N: usize> Zeroable for [T; N] {}
@@ -51,7 +49,7 @@ impl<T: Zeroable> HugeSlice<T> {
 
     /// `len` zeroed values from the global allocator, on ordinary pages: for a table made
     /// often and mostly left small (a piece cache's first wide table and its table of long
-    /// pieces and their arenas, one per pipeline and thread), where the allocator's recycled
+    /// pieces, one per pipeline and thread), where the allocator's recycled
     /// memory costs fewer page faults than a fresh mapping.
     pub fn zeroed_ordinary(len: usize) -> Self {
         Self::new(len, true)

@@ -815,8 +815,8 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// which were merged again on every pass over it. They are held apart from [`PieceCache`]'s
 /// fixed entries: a two-way set-associative table of [`LONG_SETS`] sets whose keys and ids
 /// live in two arenas, emptied all at once when one fills, so the memory stays bounded (7.6
-/// MB: 1.6 MB of sets and tags, 2 MB of bytes, 4 MB of ids, each page touched when first
-/// written) and nothing is allocated per piece. Sized for a megabyte of the text that needs
+/// MB: 1.6 MB of sets and tags, touched as they are written, and arenas that grow to 2 MB
+/// of bytes and 4 MB of ids as pieces come) and nothing is allocated per piece. Sized for a megabyte of the text that needs
 /// it most: 1 MB of multilingual text has 3,600 such pieces; 1 MB of random Unicode, 45,000
 /// pieces and 700,000 ids; 1 MB of white-space runs cut from generated text, 1,800 pieces
 /// of 60 ids each. Smaller arenas (512 KB of bytes, 128 K ids) filled and were emptied
@@ -866,39 +866,46 @@ pub(super) struct LongPieces {
     ids: Arena<u32>,
 }
 
-/// A [`LongPieces`] arena: values appended at its end, all dropped at once. Its memory is
-/// reserved when the table is made and touched as it fills (zeroed memory from the
-/// allocator, on ordinary pages: most texts put few long pieces, and on the benches' virtual
-/// machine a fresh 2 MiB page took milliseconds to fault in, as much as a first pass over a
-/// megabyte of prose), so it costs only the pages written and no copy as it grows.
-struct Arena<T: Zeroable> {
-    values: HugeSlice<T>,
-    len: usize,
+/// A [`LongPieces`] arena: values appended at its end up to a capacity, all dropped at
+/// once. A vector that grows as it fills: most texts put few long pieces, so most caches
+/// never allocate more than a little of it (reserving it all when the cache was made took
+/// 1.5 ms and 2.3 MB more of a new tokenizer's first encode).
+struct Arena<T> {
+    values: Vec<T>,
+    capacity: usize,
 }
 
-impl<T: Zeroable> Arena<T> {
+impl<T: Copy> Arena<T> {
     fn new(capacity: usize) -> Self {
         Self {
-            values: HugeSlice::zeroed_ordinary(capacity),
-            len: 0,
+            values: Vec::new(),
+            capacity,
         }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.values.len()
     }
 
     /// Whether `more` values still fit.
     fn has_room(&self, more: usize) -> bool {
-        self.len + more <= self.values.len()
+        self.values.len() + more <= self.capacity
     }
 
     /// Appends `values` (which fit, [`Self::has_room`]); returns where they start.
     fn push(&mut self, values: &[T]) -> usize {
-        let start = self.len;
-        self.values[start..start + values.len()].copy_from_slice(values);
-        self.len += values.len();
+        let start = self.values.len();
+        self.values.extend_from_slice(values);
         start
     }
 
     fn get(&self, start: usize, len: usize) -> &[T] {
         &self.values[start..start + len]
+    }
+
+    fn clear(&mut self) {
+        self.values.clear();
     }
 }
 
@@ -962,8 +969,8 @@ impl LongPieces {
         if !self.bytes.has_room(piece.len()) || !self.ids.has_room(ids.len()) {
             // The arenas hold every piece put since they were last emptied, including the
             // ones whose slots were taken since: start again.
-            self.bytes.len = 0;
-            self.ids.len = 0;
+            self.bytes.clear();
+            self.ids.clear();
             self.sets.fill([LongSlot::default(); 2]);
             self.tags.fill([0; 2]);
         }
@@ -1267,7 +1274,7 @@ mod tests {
             let h = LongPieces::hash(&p);
             long.put(&p, h, &[i as u32]);
             assert_eq!(long.get(&p, h), Some(&[i as u32][..]));
-            assert!(long.bytes.len <= LONG_MAX_BYTES && long.ids.len <= LONG_MAX_IDS);
+            assert!(long.bytes.len() <= LONG_MAX_BYTES && long.ids.len() <= LONG_MAX_IDS);
             put += 1;
         }
         assert!(put > LONG_MAX_BYTES / LONG_MAX_PIECE);
