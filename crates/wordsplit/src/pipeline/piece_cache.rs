@@ -26,7 +26,7 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 /// distinct wide pieces) ran at half speed for about 25 passes before it had grown. Its
 /// pages are touched only where pieces are written.
 /// With their tags, [`LongPieces`] and the [`PieceTable`] asked before them (4 MB, growing
-/// to 16 MB), a cache holds at most 38 MB.
+/// to 16 MB), a cache holds at most 33 MB.
 pub(super) const CACHE_MAX_PIECE: usize = 32;
 /// The longest piece, and the most ids, a [`CompactEntry`] holds.
 const COMPACT_MAX_PIECE: usize = 15;
@@ -814,26 +814,28 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// multilingual text, 3,600 distinct pieces (8 % of the bytes, mostly Chinese and Japanese),
 /// which were merged again on every pass over it. They are held apart from [`PieceCache`]'s
 /// fixed entries: a two-way set-associative table of [`LONG_SETS`] sets whose keys and ids
-/// live in two arenas, emptied all at once when one fills, so the memory stays bounded (7.6
-/// MB: 1.6 MB of sets and tags, touched as they are written, and arenas that grow to 2 MB
-/// of bytes and 4 MB of ids as pieces come) and nothing is allocated per piece. Sized for a megabyte of the text that needs
-/// it most: 1 MB of multilingual text has 3,600 such pieces; 1 MB of random Unicode, 45,000
-/// pieces and 700,000 ids; 1 MB of white-space runs cut from generated text, 1,800 pieces
-/// of 60 ids each. Smaller arenas (512 KB of bytes, 128 K ids) filled and were emptied
-/// within each pass over those, which then merged every piece again, and with 8,192 sets
-/// the pieces of the multilingual megabyte that fell in one set merged again 370 times per
-/// pass.
+/// live in two arenas, emptied all at once when one fills, so the memory stays bounded (2.8
+/// MB: 0.8 MB of sets and tags, touched as they are written, and arenas that grow to 1 MB
+/// of bytes and 1 MB of ids as pieces come) and nothing is allocated per piece. 1 MB of
+/// multilingual text has 3,600 such pieces; 1 MB of white-space runs cut from generated
+/// text, 1,800 distinct pieces of 60 ids each, which filled arenas of half that size within
+/// each warm pass: emptied, they merged every piece again (cl100k_base 148 MB/s, 726 with
+/// these). 8,192 sets, where a new piece took way 0, merged 370 pieces of the multilingual
+/// megabyte again per pass (those that fell in one set took turns evicting each other), 170
+/// now; 32,768 sets and arenas of 2 and 4 MB, enough for a megabyte of random Unicode
+/// (45,000 such pieces, 700,000 ids), made first passes 1-2 % slower (the arenas' pages and
+/// lines) for warm passes over random Unicode barely faster (numpy form 69-72 -> 74 MB/s).
 ///
 /// Up to 16 KiB: runs of white space that long (padding, a document cut from a longer run)
 /// are merged in about 7 ns a byte, while hashing and comparing one costs well under one,
 /// so a run that comes back is answered at a small fraction of its merge (warm passes over
 /// 10 KB documents of such runs merged every one of them again, at under half the speed of
 /// peers that keep them). A piece longer than that is merged each time: the arena of
-/// 2 MB keeps at least 128 of them, and one piece does not empty it for the others.
+/// 1 MB keeps at least 64 of them, and one piece does not empty it for the others.
 pub(super) const LONG_MAX_PIECE: usize = 16 * 1024;
-const LONG_SETS: usize = 32768;
-const LONG_MAX_BYTES: usize = 2 << 20;
-const LONG_MAX_IDS: usize = 1 << 20;
+const LONG_SETS: usize = 16384;
+const LONG_MAX_BYTES: usize = 1 << 20;
+const LONG_MAX_IDS: usize = 256 * 1024;
 
 /// One long piece: its hash, where its bytes and ids are in the arenas (`len` 0: empty).
 #[derive(Clone, Copy, Default)]
