@@ -1225,6 +1225,32 @@ mod tests {
         assert_eq!(PieceCache::new().wide.table_bytes(), 2 << 20);
     }
 
+    /// A megabyte of distinct long pieces of many ids each (white-space runs of 60 ids,
+    /// multilingual phrases) is held whole: every piece put is found on the next pass.
+    #[test]
+    fn long_pieces_hold_a_megabyte_of_text() {
+        let mut long = LongPieces::new();
+        let pieces: Vec<(Vec<u8>, Vec<u32>)> = (0..1_500u32)
+            .map(|i| {
+                let len = 100 + (i as usize * 37) % 1_000;
+                // Runs of four white-space bytes, distinct by their first ten (i in base 4).
+                let piece = (0..len)
+                    .map(|j| b" \t\n\r"[((i as usize >> (2 * (j % 10))) % 4) ^ (j / 10 % 4)])
+                    .collect();
+                let ids = (0..60).map(|k| i * 64 + k).collect();
+                (piece, ids)
+            })
+            .collect();
+        let bytes: usize = pieces.iter().map(|(p, _)| p.len()).sum();
+        assert!(bytes > 800_000, "{bytes}");
+        for (piece, ids) in &pieces {
+            long.put(piece, LongPieces::hash(piece), ids);
+        }
+        for (piece, ids) in &pieces {
+            assert_eq!(long.get(piece, LongPieces::hash(piece)), Some(&ids[..]));
+        }
+    }
+
     #[test]
     fn long_pieces_are_exact_and_bounded() {
         let mut long = LongPieces::new();
