@@ -819,12 +819,12 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// of bytes and 1 MB of ids as pieces come) and nothing is allocated per piece. 1 MB of
 /// multilingual text has 3,600 such pieces; 1 MB of white-space runs cut from generated
 /// text, 1,800 distinct pieces of 60 ids each, which filled arenas of half that size within
-/// each warm pass: emptied, they merged every piece again (cl100k_base 148 MB/s, 726 with
+/// each warm pass: emptied, they merged every piece again (cl100k_base 148 MB/s, 699 with
 /// these). 8,192 sets, where a new piece took way 0, merged 370 pieces of the multilingual
 /// megabyte again per pass (those that fell in one set took turns evicting each other), 170
-/// now; 32,768 sets and arenas of 2 and 4 MB, enough for a megabyte of random Unicode
+/// now. 32,768 sets and arenas of 2 and 4 MB, enough for a megabyte of random Unicode
 /// (45,000 such pieces, 700,000 ids), made first passes 1-2 % slower (the arenas' pages and
-/// lines) for warm passes over random Unicode barely faster (numpy form 69-72 -> 74 MB/s).
+/// lines), while warm passes over random Unicode were barely faster (69-72 -> 74 MB/s).
 ///
 /// Up to 16 KiB: runs of white space that long (padding, a document cut from a longer run)
 /// are merged in about 7 ns a byte, while hashing and comparing one costs well under one,
