@@ -814,17 +814,19 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// multilingual text, 3,600 distinct pieces (8 % of the bytes, mostly Chinese and Japanese),
 /// which were merged again on every pass over it. They are held apart from [`PieceCache`]'s
 /// fixed entries: a two-way set-associative table of [`LONG_SETS`] sets whose keys and ids
-/// live in two arenas, emptied all at once when one fills, so the memory stays bounded (2.8
-/// MB: 0.8 MB of sets and tags, touched as they are written, and arenas that grow to 1 MB
-/// of bytes and 1 MB of ids as pieces come) and nothing is allocated per piece. 1 MB of
-/// multilingual text has 3,600 such pieces; 1 MB of white-space runs cut from generated
-/// text, 1,800 distinct pieces of 60 ids each, which filled arenas of half that size within
-/// each warm pass: emptied, they merged every piece again (cl100k_base 148 MB/s, 699 with
-/// these). 8,192 sets, where a new piece took way 0, merged 370 pieces of the multilingual
-/// megabyte again per pass (those that fell in one set took turns evicting each other), 170
-/// now. 32,768 sets and arenas of 2 and 4 MB, enough for a megabyte of random Unicode
-/// (45,000 such pieces, 700,000 ids), made first passes 1-2 % slower (the arenas' pages and
-/// lines), while warm passes over random Unicode were barely faster (69-72 -> 74 MB/s).
+/// live in two arenas, vectors emptied all at once when one fills, so the memory stays
+/// bounded (2.8 MB: 0.8 MB of sets and tags, touched as they are written, and arenas that
+/// grow to 1 MB of bytes and 1 MB of ids as pieces come; reserved whole when a cache was
+/// made, they took a new tokenizer's first encode 1.5 ms and 2.3 MB more) and nothing is
+/// allocated per piece. 1 MB of multilingual text has 3,600 such pieces; 1 MB of
+/// white-space runs cut from generated text, 1,800 distinct pieces of 60 ids each, which
+/// filled arenas of half that size within each warm pass: emptied, they merged every piece
+/// again (cl100k_base 148 MB/s, 699 with these). 8,192 sets, where a new piece took way 0,
+/// merged 370 pieces of the multilingual megabyte again per pass (those that fell in one
+/// set took turns evicting each other), and 16,384 sets with the put below, 170. 32,768
+/// sets and arenas of 2 and 4 MB, enough for a megabyte of random Unicode (45,000 such
+/// pieces, 700,000 ids), made first passes 1-2 % slower (the arenas' pages and lines),
+/// while warm passes over random Unicode were barely faster (69-72 -> 74 MB/s).
 ///
 /// Up to 16 KiB: runs of white space that long (padding, a document cut from a longer run)
 /// are merged in about 7 ns a byte, while hashing and comparing one costs well under one,
@@ -864,51 +866,8 @@ pub(super) struct LongPieces {
     /// which is rarely in the CPU's cache (on a first pass over prose, every piece of 8 to
     /// 32 bytes that merges is asked for here, and reading its set took 3 % of the time).
     tags: Box<[[u8; 2]]>,
-    bytes: Arena<u8>,
-    ids: Arena<u32>,
-}
-
-/// A [`LongPieces`] arena: values appended at its end up to a capacity, all dropped at
-/// once. A vector that grows as it fills: most texts put few long pieces, so most caches
-/// never allocate more than a little of it (reserving it all when the cache was made took
-/// 1.5 ms and 2.3 MB more of a new tokenizer's first encode).
-struct Arena<T> {
-    values: Vec<T>,
-    capacity: usize,
-}
-
-impl<T: Copy> Arena<T> {
-    fn new(capacity: usize) -> Self {
-        Self {
-            values: Vec::new(),
-            capacity,
-        }
-    }
-
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// Whether `more` values still fit.
-    fn has_room(&self, more: usize) -> bool {
-        self.values.len() + more <= self.capacity
-    }
-
-    /// Appends `values` (which fit, [`Self::has_room`]); returns where they start.
-    fn push(&mut self, values: &[T]) -> usize {
-        let start = self.values.len();
-        self.values.extend_from_slice(values);
-        start
-    }
-
-    fn get(&self, start: usize, len: usize) -> &[T] {
-        &self.values[start..start + len]
-    }
-
-    fn clear(&mut self) {
-        self.values.clear();
-    }
+    bytes: Vec<u8>,
+    ids: Vec<u32>,
 }
 
 impl LongPieces {
@@ -916,8 +875,8 @@ impl LongPieces {
         Self {
             sets: HugeSlice::zeroed_ordinary(LONG_SETS),
             tags: vec![[0; 2]; LONG_SETS].into_boxed_slice(),
-            bytes: Arena::new(LONG_MAX_BYTES),
-            ids: Arena::new(LONG_MAX_IDS),
+            bytes: Vec::new(),
+            ids: Vec::new(),
         }
     }
 
@@ -949,7 +908,7 @@ impl LongPieces {
             let start = slot.start as usize;
             slot.hash == hash
                 && slot.len as usize == piece.len()
-                && self.bytes.get(start, piece.len()) == piece
+                && self.bytes[start..start + piece.len()] == *piece
         };
         let way = self.sets[set].iter().position(holds)?;
         if way == 1 {
@@ -959,7 +918,7 @@ impl LongPieces {
         }
         let slot = self.sets[set][0];
         let ids_start = slot.ids_start as usize;
-        Some(self.ids.get(ids_start, slot.ids_len as usize))
+        Some(&self.ids[ids_start..ids_start + slot.ids_len as usize])
     }
 
     /// Remembers that `piece` (hash `hash`) encodes as `ids`, in place of the older piece of
@@ -968,7 +927,9 @@ impl LongPieces {
         if piece.len() > LONG_MAX_PIECE || ids.len() > LONG_MAX_IDS {
             return;
         }
-        if !self.bytes.has_room(piece.len()) || !self.ids.has_room(ids.len()) {
+        if self.bytes.len() + piece.len() > LONG_MAX_BYTES
+            || self.ids.len() + ids.len() > LONG_MAX_IDS
+        {
             // The arenas hold every piece put since they were last emptied, including the
             // ones whose slots were taken since: start again.
             self.bytes.clear();
@@ -979,11 +940,13 @@ impl LongPieces {
         let set = Self::set(hash);
         let slot = LongSlot {
             hash,
-            start: self.bytes.push(piece) as u32,
+            start: self.bytes.len() as u32,
             len: piece.len() as u32,
-            ids_start: self.ids.push(ids) as u32,
+            ids_start: self.ids.len() as u32,
             ids_len: ids.len() as u32,
         };
+        self.bytes.extend_from_slice(piece);
+        self.ids.extend_from_slice(ids);
         // A new piece takes way 1 (way 0 when the set is empty) and moves to way 0 on its
         // first hit ([`Self::get`]), as in [`Ways`]: pieces that come back in turn, more of
         // them than ways, then keep one answered, where putting each in front evicted each
