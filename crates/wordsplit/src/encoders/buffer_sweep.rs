@@ -43,7 +43,7 @@ unsafe fn encode_sse41(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 }
 
 /// Buffer-sweep on CPUs with AVX2 (x86-64 CPUs since 2013-2015): pieces of 17 to 64 bytes
-/// keep their ranks in AVX2 registers ([`Lanes256`]), where SSE has registers enough for 32
+/// keep their ranks in AVX2 registers ([`Lanes`]), where SSE has registers enough for 32
 /// ranks and pieces of 33 to 64 bytes swept them in memory; shorter ones as
 /// [`encode_with_any_cpu`], whose instructions take three operands here. Merged alone, the
 /// distinct non-token pieces of 7.7 MB of multilingual text, against [`encode_sse41`]: 9 to
@@ -51,29 +51,31 @@ unsafe fn encode_sse41(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn encode_avx2(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
+    use std::arch::x86_64::__m256i;
     let rank_bound = t.rank_bound;
     match piece.len() {
         17..=32 if packs::<32>(rank_bound) => {
-            on_stack::<32, { 32 + PAD }, Lanes256<4>>(t, piece, out)
+            on_stack::<32, { 32 + PAD }, Lanes<__m256i, 4>>(t, piece, out)
         }
         33..=64 if packs::<64>(rank_bound) => {
-            on_stack::<64, { 64 + PAD }, Lanes256<8>>(t, piece, out)
+            on_stack::<64, { 64 + PAD }, Lanes<__m256i, 8>>(t, piece, out)
         }
         _ => encode_with_any_cpu(t, piece, out),
     }
 }
 
 /// Pieces of 65 to 128 bytes on CPUs with AVX-512: their ranks in eight AVX-512 registers
-/// ([`Lanes512`]), 31-37 % faster than swept in memory (the long words of multilingual text,
+/// ([`Lanes`]), 31-37 % faster than swept in memory (the long words of multilingual text,
 /// a twentieth of a first pass's merging over it with o200k_base). Shorter pieces stay with
 /// [`encode_avx2`]: in four AVX-512 registers, 33 to 64 bytes were no faster than in eight
 /// AVX2 ones.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2")]
 unsafe fn encode_avx512(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
+    use std::arch::x86_64::__m512i;
     match piece.len() {
         65..=STACK_PIECE if packs::<STACK_PIECE>(t.rank_bound) => {
-            on_stack::<STACK_PIECE, { STACK_PIECE + PAD }, Lanes512<8>>(t, piece, out)
+            on_stack::<STACK_PIECE, { STACK_PIECE + PAD }, Lanes<__m512i, 8>>(t, piece, out)
         }
         _ => encode_avx2(t, piece, out),
     }
@@ -298,11 +300,11 @@ impl<const N: usize> Ranks<N> for [u32; N] {
 /// the wider registers of AVX2 and AVX-512 ([`encode_avx2`], [`encode_avx512`]) where the
 /// CPU has them.
 #[cfg(target_arch = "x86_64")]
-type Ranks8 = Lanes<2>;
+type Ranks8 = Lanes<std::arch::x86_64::__m128i, 2>;
 #[cfg(target_arch = "x86_64")]
-type Ranks16 = Lanes<4>;
+type Ranks16 = Lanes<std::arch::x86_64::__m128i, 4>;
 #[cfg(target_arch = "x86_64")]
-type Ranks32 = Lanes<8>;
+type Ranks32 = Lanes<std::arch::x86_64::__m128i, 8>;
 #[cfg(not(target_arch = "x86_64"))]
 type Ranks8 = [u32; 8];
 #[cfg(not(target_arch = "x86_64"))]
@@ -310,20 +312,24 @@ type Ranks16 = [u32; 16];
 #[cfg(not(target_arch = "x86_64"))]
 type Ranks32 = [u32; 32];
 
-/// `4 * G` ranks in `G` SSE registers, each lane holding its rank above `log2(4 * G)` bits
-/// of its own position (and `NO_RANK` as it is), with the top bit flipped so that SSE2's
-/// signed compares order them as unsigned: the lowest word is then the lowest rank and,
-/// among equal ranks, the leftmost, and it names its lane itself, so a sweep is a minimum
-/// with no search for where it was (a quarter of a round's latency, which chains round
-/// after round). Written one lane at a time by masking, never through memory: after a
-/// merge stored two or three ranks, the next sweep's 16-byte loads of the array could not
-/// take them from the pending 4-byte stores (no store-to-load forwarding from narrower
-/// stores) and waited for the stores to reach the cache, every round. Ranks must be below
-/// `2^31 / N` ([`packs`], [`MergeTables::rank_bound`]), so that a word is never `NO_RANK`
-/// (2^27 - 1 at lane 15 of 16 is `0x7FFF_FFFF`).
+/// `R::WORDS * G` ranks in `G` SIMD registers `R` (SSE, AVX2 or AVX-512), each lane holding
+/// its rank above `log2(N)` bits of its own position (and `NO_RANK` as it is), with the top
+/// bit flipped so that signed compares order them as unsigned: the lowest word is then the
+/// lowest rank and, among equal ranks, the leftmost, and it names its lane itself, so a
+/// sweep is a minimum with no search for where it was (a quarter of a round's latency, which
+/// chains round after round). Written one lane at a time by masking, never through memory:
+/// after a merge stored two or three ranks, the next sweep's 16-byte loads of the array
+/// could not take them from the pending 4-byte stores (no store-to-load forwarding from
+/// narrower stores) and waited for the stores to reach the cache, every round. Ranks must be
+/// below `2^31 / N` ([`packs`], [`MergeTables::rank_bound`]), so that a word is never
+/// `NO_RANK` (2^27 - 1 at lane 15 of 16 is `0x7FFF_FFFF`).
+///
+/// Lanes of SSE registers run on every x86-64 CPU; those of AVX2 and AVX-512 registers only
+/// inside [`encode_avx2`] and [`encode_avx512`], compiled for those instruction sets, into
+/// which their methods are inlined.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
-struct Lanes<const G: usize>([std::arch::x86_64::__m128i; G]);
+struct Lanes<R: Register, const G: usize>([R; G]);
 
 /// `rank` at lane `at` of `N` as a [`Lanes`] word (before the top bit is flipped).
 #[cfg(target_arch = "x86_64")]
@@ -337,195 +343,218 @@ fn tagged<const N: usize>(rank: u32, at: usize) -> u32 {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl<const N: usize, const G: usize> Ranks<N> for Lanes<G> {
+impl<const N: usize, R: Register, const G: usize> Ranks<N> for Lanes<R, G> {
     #[inline(always)]
     fn from_array(ranks: &[u32; N]) -> Self {
-        use std::arch::x86_64::*;
-        const { assert!(N == 4 * G && N.is_power_of_two()) };
+        const { assert!(N == R::WORDS * G && N.is_power_of_two()) };
         let words: [u32; N] = std::array::from_fn(|i| tagged::<N>(ranks[i], i) ^ 0x8000_0000);
-        // SAFETY: SSE2 is part of the x86-64 baseline; load k reads words[4k..4k + 4].
+        // SAFETY: the CPU has `R`'s instruction set (see `Lanes`); load k reads the words
+        // from `R::WORDS * k`, in `words`.
         Self(std::array::from_fn(|k| unsafe {
-            _mm_loadu_si128(words.as_ptr().add(4 * k).cast::<__m128i>())
+            R::load(words.as_ptr().add(R::WORDS * k))
         }))
     }
 
     #[inline(always)]
     fn set(&mut self, at: usize, rank: u32) {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of the x86-64 baseline.
+        // SAFETY: as in `from_array`.
         unsafe {
-            let at_lane = _mm_set1_epi32(at as i32);
-            let value = _mm_set1_epi32((tagged::<N>(rank, at) ^ 0x8000_0000) as i32);
+            let at_lane = R::splat(at as u32);
+            let value = R::splat(tagged::<N>(rank, at) ^ 0x8000_0000);
             for (k, group) in self.0.iter_mut().enumerate() {
-                let k = 4 * k as i32;
-                let here = _mm_cmpeq_epi32(_mm_setr_epi32(k, k + 1, k + 2, k + 3), at_lane);
-                *group = _mm_or_si128(_mm_and_si128(here, value), _mm_andnot_si128(here, *group));
+                let lanes = R::counting_from((R::WORDS * k) as u32);
+                *group = group.put_where_equal(lanes, at_lane, value);
             }
         }
     }
 
     #[inline(always)]
     fn lowest(&self) -> (usize, u32) {
-        use std::arch::x86_64::*;
-        // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe {
-            let min = |a: __m128i, b: __m128i| {
-                let a_above = _mm_cmpgt_epi32(a, b);
-                _mm_or_si128(_mm_and_si128(a_above, b), _mm_andnot_si128(a_above, a))
-            };
-            let mut low = halving(self.0, min);
-            low = min(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
-            low = min(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
-            lowest_of_word::<N>(_mm_cvtsi128_si32(low) as u32)
-        }
-    }
-}
-
-/// The lowest of `G` registers by `min`, halving, so that it takes `log2(G)` steps rather
-/// than `G - 1` in a chain (`G` a power of two).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn halving<V: Copy, const G: usize>(mut groups: [V; G], min: impl Fn(V, V) -> V) -> V {
-    let mut width = G;
-    while width > 1 {
-        width /= 2;
-        for k in 0..width {
-            groups[k] = min(groups[k], groups[k + width]);
-        }
-    }
-    groups[0]
-}
-
-/// The position and rank of the lowest [`Lanes`] word (as the register held it, its top
-/// bit flipped) of `N` lanes.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn lowest_of_word<const N: usize>(held: u32) -> (usize, u32) {
-    let word = held ^ 0x8000_0000;
-    if word == NO_RANK {
-        (0, NO_RANK)
-    } else {
-        ((word as usize) & (N - 1), word >> N.trailing_zeros())
-    }
-}
-
-/// `8 * G` ranks in `G` AVX2 registers, each word as in [`Lanes`]. Its methods are called
-/// only from [`encode_avx2`], compiled for AVX2, into which they are inlined.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
-struct Lanes256<const G: usize>([std::arch::x86_64::__m256i; G]);
-
-#[cfg(target_arch = "x86_64")]
-impl<const N: usize, const G: usize> Ranks<N> for Lanes256<G> {
-    #[inline(always)]
-    fn from_array(ranks: &[u32; N]) -> Self {
-        use std::arch::x86_64::*;
-        const { assert!(N == 8 * G && N.is_power_of_two()) };
-        let words: [u32; N] = std::array::from_fn(|i| tagged::<N>(ranks[i], i) ^ 0x8000_0000);
-        // SAFETY: the CPU has AVX2 (the only caller is `encode_avx2`); load k reads
-        // words[8k..8k + 8].
-        Self(std::array::from_fn(|k| unsafe {
-            _mm256_loadu_si256(words.as_ptr().add(8 * k).cast::<__m256i>())
-        }))
-    }
-
-    #[inline(always)]
-    fn set(&mut self, at: usize, rank: u32) {
-        use std::arch::x86_64::*;
-        // SAFETY: as in `from_array`.
-        unsafe {
-            let at_lane = _mm256_set1_epi32(at as i32);
-            let value = _mm256_set1_epi32((tagged::<N>(rank, at) ^ 0x8000_0000) as i32);
-            for (k, group) in self.0.iter_mut().enumerate() {
-                let k = 8 * k as i32;
-                let lanes = _mm256_add_epi32(
-                    _mm256_set1_epi32(k),
-                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                );
-                let here = _mm256_cmpeq_epi32(lanes, at_lane);
-                *group = _mm256_blendv_epi8(*group, value, here);
+        // Halving, so the minimum takes log2(G) steps rather than G - 1 in a chain.
+        let mut groups = self.0;
+        let mut width = G;
+        while width > 1 {
+            width /= 2;
+            for k in 0..width {
+                // SAFETY: as in `from_array`.
+                groups[k] = unsafe { groups[k].min(groups[k + width]) };
             }
         }
-    }
-
-    #[inline(always)]
-    fn lowest(&self) -> (usize, u32) {
-        use std::arch::x86_64::*;
         // SAFETY: as in `from_array`.
-        unsafe {
-            let low = halving(self.0, |a, b| _mm256_min_epi32(a, b));
-            let halves = (
-                _mm256_castsi256_si128(low),
-                _mm256_extracti128_si256::<1>(low),
-            );
-            lowest_of_xmm::<N>(_mm_min_epi32(halves.0, halves.1))
+        let word = unsafe { groups[0].least() } ^ 0x8000_0000;
+        if word == NO_RANK {
+            (0, NO_RANK)
+        } else {
+            ((word as usize) & (N - 1), word >> N.trailing_zeros())
         }
     }
 }
 
-/// The lowest [`Lanes`] word of the four of `low` (SSE4.1), as [`lowest_of_word`].
+/// A SIMD register of 32-bit words, and what [`Lanes`] does with it: each method one or a
+/// few instructions of the register's instruction set.
+///
+/// # Safety
+/// Each method may be called only on a CPU with the register's instruction set.
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn lowest_of_xmm<const N: usize>(low: std::arch::x86_64::__m128i) -> (usize, u32) {
-    use std::arch::x86_64::*;
-    // SAFETY: the caller's: SSE4.1.
-    unsafe {
-        let low = _mm_min_epi32(low, _mm_shuffle_epi32::<0b01_00_11_10>(low));
-        let low = _mm_min_epi32(low, _mm_shuffle_epi32::<0b10_11_00_01>(low));
-        lowest_of_word::<N>(_mm_cvtsi128_si32(low) as u32)
+trait Register: Copy {
+    /// Words per register.
+    const WORDS: usize;
+    /// The `WORDS` words at `from`.
+    unsafe fn load(from: *const u32) -> Self;
+    /// `word` in every lane.
+    unsafe fn splat(word: u32) -> Self;
+    /// `first`, `first + 1`, ... lane by lane.
+    unsafe fn counting_from(first: u32) -> Self;
+    /// `self`, with `value`'s word in the lanes where `lanes` and `at` are equal.
+    unsafe fn put_where_equal(self, lanes: Self, at: Self, value: Self) -> Self;
+    /// The lane-wise minimum of signed words.
+    unsafe fn min(self, other: Self) -> Self;
+    /// The least of its words, as signed words.
+    unsafe fn least(self) -> u32;
+}
+
+/// SSE2, part of the x86-64 baseline: the minimum and the masked write are three
+/// instructions each here, one (`pminsd`, `pblendvb`) where the caller is compiled for
+/// SSE4.1 or later.
+#[cfg(target_arch = "x86_64")]
+impl Register for std::arch::x86_64::__m128i {
+    const WORDS: usize = 4;
+    #[inline(always)]
+    unsafe fn load(from: *const u32) -> Self {
+        // SAFETY: the caller's: four words at `from`.
+        unsafe { std::arch::x86_64::_mm_loadu_si128(from.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(word: u32) -> Self {
+        // SAFETY: SSE2.
+        unsafe { std::arch::x86_64::_mm_set1_epi32(word as i32) }
+    }
+    #[inline(always)]
+    unsafe fn counting_from(first: u32) -> Self {
+        let k = first as i32;
+        // SAFETY: SSE2.
+        unsafe { std::arch::x86_64::_mm_setr_epi32(k, k + 1, k + 2, k + 3) }
+    }
+    #[inline(always)]
+    unsafe fn put_where_equal(self, lanes: Self, at: Self, value: Self) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2.
+        unsafe {
+            let here = _mm_cmpeq_epi32(lanes, at);
+            _mm_or_si128(_mm_and_si128(here, value), _mm_andnot_si128(here, self))
+        }
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2.
+        unsafe {
+            let above = _mm_cmpgt_epi32(self, other);
+            _mm_or_si128(_mm_and_si128(above, other), _mm_andnot_si128(above, self))
+        }
+    }
+    #[inline(always)]
+    unsafe fn least(self) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2.
+        unsafe {
+            let low = self.min(_mm_shuffle_epi32::<0b01_00_11_10>(self));
+            let low = low.min(_mm_shuffle_epi32::<0b10_11_00_01>(low));
+            _mm_cvtsi128_si32(low) as u32
+        }
     }
 }
 
-/// `16 * G` ranks in `G` AVX-512 registers, each word as in [`Lanes`]. Its methods are
-/// called only from [`encode_avx512`], compiled for AVX-512F, into which they are inlined.
+/// AVX2 ([`encode_avx2`]).
 #[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
-struct Lanes512<const G: usize>([std::arch::x86_64::__m512i; G]);
-
-#[cfg(target_arch = "x86_64")]
-impl<const N: usize, const G: usize> Ranks<N> for Lanes512<G> {
+impl Register for std::arch::x86_64::__m256i {
+    const WORDS: usize = 8;
     #[inline(always)]
-    fn from_array(ranks: &[u32; N]) -> Self {
-        use std::arch::x86_64::*;
-        const { assert!(N == 16 * G && N.is_power_of_two()) };
-        let words: [u32; N] = std::array::from_fn(|i| tagged::<N>(ranks[i], i) ^ 0x8000_0000);
-        // SAFETY: the CPU has AVX-512F (the only caller is `encode_avx512`); load k reads
-        // words[16k..16k + 16].
-        Self(std::array::from_fn(|k| unsafe {
-            _mm512_loadu_si512(words.as_ptr().add(16 * k).cast::<__m512i>())
-        }))
+    unsafe fn load(from: *const u32) -> Self {
+        // SAFETY: the caller's: AVX2, eight words at `from`.
+        unsafe { std::arch::x86_64::_mm256_loadu_si256(from.cast()) }
     }
-
     #[inline(always)]
-    fn set(&mut self, at: usize, rank: u32) {
+    unsafe fn splat(word: u32) -> Self {
+        // SAFETY: the caller's: AVX2.
+        unsafe { std::arch::x86_64::_mm256_set1_epi32(word as i32) }
+    }
+    #[inline(always)]
+    unsafe fn counting_from(first: u32) -> Self {
         use std::arch::x86_64::*;
-        // SAFETY: as in `from_array`.
+        // SAFETY: the caller's: AVX2.
         unsafe {
-            let at_lane = _mm512_set1_epi32(at as i32);
-            let value = _mm512_set1_epi32((tagged::<N>(rank, at) ^ 0x8000_0000) as i32);
-            let first = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-            for (k, group) in self.0.iter_mut().enumerate() {
-                let lanes = _mm512_add_epi32(_mm512_set1_epi32(16 * k as i32), first);
-                let here = _mm512_cmpeq_epi32_mask(lanes, at_lane);
-                *group = _mm512_mask_blend_epi32(here, *group, value);
-            }
+            _mm256_add_epi32(
+                _mm256_set1_epi32(first as i32),
+                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+            )
         }
     }
-
     #[inline(always)]
-    fn lowest(&self) -> (usize, u32) {
+    unsafe fn put_where_equal(self, lanes: Self, at: Self, value: Self) -> Self {
         use std::arch::x86_64::*;
-        // SAFETY: as in `from_array` (AVX-512F implies AVX2 and SSE4.1).
+        // SAFETY: the caller's: AVX2.
+        unsafe { _mm256_blendv_epi8(self, value, _mm256_cmpeq_epi32(lanes, at)) }
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: the caller's: AVX2.
+        unsafe { std::arch::x86_64::_mm256_min_epi32(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn least(self) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's: AVX2, which has SSE2.
         unsafe {
-            let low = halving(self.0, |a, b| _mm512_min_epi32(a, b));
-            let half = _mm256_min_epi32(
-                _mm512_castsi512_si256(low),
-                _mm512_extracti64x4_epi64::<1>(low),
-            );
-            lowest_of_xmm::<N>(_mm_min_epi32(
-                _mm256_castsi256_si128(half),
-                _mm256_extracti128_si256::<1>(half),
-            ))
+            let low = _mm256_castsi256_si128(self);
+            low.min(_mm256_extracti128_si256::<1>(self)).least()
+        }
+    }
+}
+
+/// AVX-512F ([`encode_avx512`]).
+#[cfg(target_arch = "x86_64")]
+impl Register for std::arch::x86_64::__m512i {
+    const WORDS: usize = 16;
+    #[inline(always)]
+    unsafe fn load(from: *const u32) -> Self {
+        // SAFETY: the caller's: AVX-512F, sixteen words at `from`.
+        unsafe { std::arch::x86_64::_mm512_loadu_si512(from.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(word: u32) -> Self {
+        // SAFETY: the caller's: AVX-512F.
+        unsafe { std::arch::x86_64::_mm512_set1_epi32(word as i32) }
+    }
+    #[inline(always)]
+    unsafe fn counting_from(first: u32) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's: AVX-512F.
+        unsafe {
+            _mm512_add_epi32(
+                _mm512_set1_epi32(first as i32),
+                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn put_where_equal(self, lanes: Self, at: Self, value: Self) -> Self {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's: AVX-512F.
+        unsafe { _mm512_mask_blend_epi32(_mm512_cmpeq_epi32_mask(lanes, at), self, value) }
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: the caller's: AVX-512F.
+        unsafe { std::arch::x86_64::_mm512_min_epi32(self, other) }
+    }
+    #[inline(always)]
+    unsafe fn least(self) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's: AVX-512F, which has AVX2.
+        unsafe {
+            let low = _mm512_castsi512_si256(self);
+            low.min(_mm512_extracti64x4_epi64::<1>(self)).least()
         }
     }
 }
@@ -727,11 +756,11 @@ mod tests {
         {
             use std::arch::is_x86_feature_detected as has;
             if has!("avx2") {
-                check::<32, Lanes256<4>>();
-                check::<64, Lanes256<8>>();
+                check::<32, Lanes<std::arch::x86_64::__m256i, 4>>();
+                check::<64, Lanes<std::arch::x86_64::__m256i, 8>>();
             }
             if has!("avx512f") {
-                check::<128, Lanes512<8>>();
+                check::<128, Lanes<std::arch::x86_64::__m512i, 8>>();
             }
         }
     }
