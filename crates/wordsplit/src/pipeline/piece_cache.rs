@@ -26,7 +26,7 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 /// distinct wide pieces) ran at half speed for about 25 passes before it had grown. Its
 /// pages are touched only where pieces are written.
 /// With their tags, [`LongPieces`] and the [`PieceTable`] asked before them (4 MB, growing
-/// to 16 MB), a cache holds at most 33 MB.
+/// to 16 MB), a cache holds at most 35 MB.
 pub(super) const CACHE_MAX_PIECE: usize = 32;
 /// The longest piece, and the most ids, a [`CompactEntry`] holds.
 const COMPACT_MAX_PIECE: usize = 15;
@@ -815,18 +815,22 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// which were merged again on every pass over it. They are held apart from [`PieceCache`]'s
 /// fixed entries: a two-way set-associative table of [`LONG_SETS`] sets whose keys and ids
 /// live in two arenas, vectors emptied all at once when one fills, so the memory stays
-/// bounded (2.8 MB: 0.8 MB of sets and tags, touched as they are written, and arenas that
-/// grow to 1 MB of bytes and 1 MB of ids as pieces come; reserved whole when a cache was
+/// bounded (4.6 MB: 1.6 MB of sets and tags, touched as they are written, and arenas that
+/// grow to 1 MB of bytes and 2 MB of ids as pieces come; reserved whole when a cache was
 /// made, they took a new tokenizer's first encode 1.5 ms and 2.3 MB more) and nothing is
 /// allocated per piece. 1 MB of multilingual text has 3,600 such pieces; 1 MB of
 /// white-space runs cut from generated text, 1,800 distinct pieces of 60 ids each, which
 /// filled arenas of half that size within each warm pass: emptied, they merged every piece
 /// again (cl100k_base 148 MB/s, 699 with these). 8,192 sets, where a new piece took way 0,
 /// merged 370 pieces of the multilingual megabyte again per pass (those that fell in one
-/// set took turns evicting each other), and 16,384 sets with the put below, 170. 32,768
-/// sets and arenas of 2 and 4 MB, enough for a megabyte of random Unicode (45,000 such
-/// pieces, 700,000 ids), made first passes 1-2 % slower (the arenas' pages and lines),
-/// while warm passes over random Unicode were barely faster (69-72 -> 74 MB/s).
+/// set took turns evicting each other), and 16,384 sets with the put below, 170. A
+/// megabyte of random Unicode has 19,400 pieces of up to 15 bytes and more than seven ids
+/// (rare characters, two or three byte tokens each) and 6,400 of 16 to 32 bytes, which
+/// overflowed 16,384 sets and 256 K ids: every warm pass emptied the arenas and merged them
+/// all again. With 32,768 sets and 512 K ids its warm passes are 20 % faster (cl100k_base,
+/// the core: 103-113 -> 116-138 MB/s; o200k_base 84-90 -> 95-108), and one pass over the
+/// benches' corpora is as fast (paired, 0.98-1.02 in the nine cells); arenas of 2 MB of
+/// bytes and 4 MB of ids made first passes 1-2 % slower (their pages and lines).
 ///
 /// Up to 16 KiB: runs of white space that long (padding, a document cut from a longer run)
 /// are merged in about 7 ns a byte, while hashing and comparing one costs well under one,
@@ -835,9 +839,9 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// peers that keep them). A piece longer than that is merged each time: the arena of
 /// 1 MB keeps at least 64 of them, and one piece does not empty it for the others.
 pub(super) const LONG_MAX_PIECE: usize = 16 * 1024;
-const LONG_SETS: usize = 16384;
+const LONG_SETS: usize = 32768;
 const LONG_MAX_BYTES: usize = 1 << 20;
-const LONG_MAX_IDS: usize = 256 * 1024;
+const LONG_MAX_IDS: usize = 512 * 1024;
 
 /// One long piece: its hash, where its bytes and ids are in the arenas (`len` 0: empty).
 #[derive(Clone, Copy, Default)]
