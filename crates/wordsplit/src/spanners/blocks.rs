@@ -116,15 +116,36 @@ impl Classes {
             next(0, class_at(t, b, lead));
         }
         if base + 64 + 3 <= b.len() {
-            // Four bytes can be read from every lead byte of the block.
-            while leads != 0 {
-                let bit = leads.trailing_zeros();
-                let lead = base + bit as usize;
-                // SAFETY: `lead + 4 <= base + 67 <= b.len()`.
-                let word = unsafe { b.as_ptr().add(lead).cast::<u32>().read_unaligned() };
-                next(bit, class_of_word(t, u32::from_be(word)));
-                leads &= leads - 1;
+            // Four bytes can be read from every lead byte of the block. Text of one script
+            // has characters of one length, which the continuation bytes show for the whole
+            // block: decoded at that length, no character takes a branch on its own.
+            // Leads from bit 61 up, whose continuation bytes may pass the block's end, and
+            // blocks of mixed lengths take the decode for any length.
+            let edge = leads & (u64::MAX << 61);
+            let inner = leads & !edge;
+            // The continuation bytes of the block's own characters: not those of one that
+            // starts in the previous block (the run from bit 0).
+            let own = cont & !((cont ^ cont.wrapping_add(1)) >> 1);
+            let two = inner << 1;
+            let mut each = |mut leads: u64, decode: fn(u32) -> u32| {
+                while leads != 0 {
+                    let bit = leads.trailing_zeros();
+                    let lead = base + bit as usize;
+                    // SAFETY: `lead + 4 <= base + 67 <= b.len()`.
+                    let word = unsafe { b.as_ptr().add(lead).cast::<u32>().read_unaligned() };
+                    next(bit, t.class_of(decode(u32::from_be(word))));
+                    leads &= leads - 1;
+                }
+            };
+            if own & !(edge << 1 | edge << 2) == two {
+                each(inner, code_point_of_two_bytes);
+            } else if own & !(edge << 1 | edge << 2) == two | inner << 2 {
+                each(inner, code_point_of_three_bytes);
+            } else {
+                each(inner, code_point_of_word);
             }
+            each(edge, code_point_of_word);
+            leads = 0;
         }
         while leads != 0 {
             let bit = leads.trailing_zeros();
@@ -158,18 +179,37 @@ fn class_at(t: &CharTable, b: &[u8], i: usize) -> u8 {
 }
 
 /// The flags of the character whose UTF-8 bytes start `w`, four bytes read as one
-/// big-endian word (its lead byte on top): the code point is a few shifts and masks, with
-/// no bounds check per byte.
+/// big-endian word (its lead byte on top).
 #[inline(always)]
 fn class_of_word(t: &CharTable, w: u32) -> u8 {
-    let cp = if w < 0xE000_0000 {
-        ((w >> 18) & 0x7C0) | ((w >> 16) & 0x3F)
-    } else if w < 0xF000_0000 {
-        ((w >> 12) & 0xF000) | ((w >> 10) & 0xFC0) | ((w >> 8) & 0x3F)
-    } else {
-        ((w >> 6) & 0x1C_0000) | ((w >> 4) & 0x3_F000) | ((w >> 2) & 0xFC0) | (w & 0x3F)
-    };
-    t.class_of(cp)
+    t.class_of(code_point_of_word(w))
+}
+
+/// The code point of the multibyte character whose UTF-8 bytes start `w` (read as in
+/// [`class_of_word`]): a few shifts and masks, with no bounds check per byte and no branch
+/// on the character's length (random Unicode, mixing two-, three- and four-byte characters,
+/// mispredicted a three-way branch on most of them). The lead byte's count of leading ones
+/// is the length `n`; the word shifted right by `4 - n` bytes holds the character's bytes
+/// alone, whose low six bits each are gathered, and the lead's marker bits (the top of its
+/// six) are masked off: `5n + 1` bits of code point.
+#[inline(always)]
+fn code_point_of_word(w: u32) -> u32 {
+    let n = (!w).leading_zeros();
+    let v = w >> (32 - 8 * n);
+    let bits = (v & 0x3F) | ((v >> 2) & 0xFC0) | ((v >> 4) & 0x3_F000) | ((v >> 6) & 0xFC_0000);
+    bits & ((1 << (5 * n + 1)) - 1)
+}
+
+/// [`code_point_of_word`] of a character known to be two bytes long.
+#[inline(always)]
+fn code_point_of_two_bytes(w: u32) -> u32 {
+    ((w >> 18) & 0x7C0) | ((w >> 16) & 0x3F)
+}
+
+/// [`code_point_of_word`] of a character known to be three bytes long.
+#[inline(always)]
+fn code_point_of_three_bytes(w: u32) -> u32 {
+    ((w >> 12) & 0xF000) | ((w >> 10) & 0xFC0) | ((w >> 8) & 0x3F)
 }
 
 /// A way to compute the ASCII classes of a full block, and its non-ASCII and continuation
@@ -748,47 +788,87 @@ mod tests {
             "𝟙",
             "\u{E0100}",
         ];
-        let t = CharTable::get();
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         for _ in 0..300 {
             let mut text = String::new();
             while text.len() < 300 {
                 text.push_str(chars[(testing::rng(&mut seed) % chars.len() as u64) as usize]);
             }
-            let b = text.as_bytes();
-            // Each byte's character's flags.
-            let mut flags = vec![0u8; b.len()];
-            let mut i = 0;
-            while i < b.len() {
-                let (class, n) = t.at(b, i);
-                flags[i..i + n].fill(class);
-                i += n;
-            }
-            for base in (0..b.len()).step_by(64) {
-                let plain = Classes::of(Portable, b, base, t);
-                let mut cased = Classes::of_ascii(Portable, b, base);
-                let modelled = cased.complete_cased(b, base, t);
-                let end = b.len().min(base + 64);
-                let mut unmodelled = false;
-                for (bit, &f) in flags[base..end].iter().enumerate() {
-                    let has = |bits: u64| bits >> bit & 1 == 1;
-                    let at = format!("{text:?} byte {}", base + bit);
-                    assert_eq!(has(plain.letter), f & LETTER != 0, "letter, {at}");
-                    assert_eq!(has(plain.digit), f & NUMBER != 0, "digit, {at}");
-                    assert_eq!(has(plain.space), f & WS != 0, "space, {at}");
-                    assert_eq!(
-                        [cased.letter, cased.digit, cased.space],
-                        [plain.letter, plain.digit, plain.space]
-                    );
-                    assert_eq!(has(cased.upper), f & (LU | LT) != 0, "upper, {at}");
-                    assert_eq!(has(plain.upper), b[base + bit].is_ascii_uppercase(), "{at}");
-                    unmodelled |= f & (LM | LO | MARK) != 0;
+            assert_completed(&text);
+        }
+    }
+
+    /// Blocks of characters of one length, decoded at that length, and a character of
+    /// another length at every place, the block's last bytes included (where its
+    /// continuation bytes pass the block's end): each byte still gets its character's
+    /// classes. The runs alternate classes, so a character decoded at the wrong length or
+    /// offset shows.
+    #[test]
+    fn blocks_of_one_character_length_and_an_intruder_at_each_place() {
+        for (run, intruders) in [
+            ("é٣", ["中", "\u{3000}", "𝟙", "😀"]),
+            ("中\u{3000}", ["é", "٣", "𝟙", "\u{A0}"]),
+            ("中\u{3000}", ["a", "1", " ", "😀"]),
+        ] {
+            for intruder in intruders {
+                for at in 0..140 {
+                    let mut text = run.repeat(60);
+                    let at = text.floor_char_boundary(at);
+                    text.insert_str(at, intruder);
+                    assert_completed(&text);
                 }
-                assert_eq!(
-                    modelled, !unmodelled,
-                    "Lm, Lo or marks, {text:?} block {base}"
-                );
             }
+        }
+    }
+
+    /// [`Classes::of`] and [`Classes::complete_cased`] of each block of `text` against
+    /// each character's own flags.
+    fn assert_completed(text: &str) {
+        let t = CharTable::get();
+        let b = text.as_bytes();
+        // Each byte's character's flags.
+        let mut flags = vec![0u8; b.len()];
+        let mut i = 0;
+        while i < b.len() {
+            let (class, n) = t.at(b, i);
+            flags[i..i + n].fill(class);
+            i += n;
+        }
+        for base in (0..b.len()).step_by(64) {
+            let plain = Classes::of(Portable, b, base, t);
+            let mut cased = Classes::of_ascii(Portable, b, base);
+            let modelled = cased.complete_cased(b, base, t);
+            let end = b.len().min(base + 64);
+            let mut unmodelled = false;
+            for (bit, &f) in flags[base..end].iter().enumerate() {
+                let has = |bits: u64| bits >> bit & 1 == 1;
+                let at = format!("{text:?} byte {}", base + bit);
+                assert_eq!(has(plain.letter), f & LETTER != 0, "letter, {at}");
+                assert_eq!(has(plain.digit), f & NUMBER != 0, "digit, {at}");
+                assert_eq!(has(plain.space), f & WS != 0, "space, {at}");
+                assert_eq!(
+                    [cased.letter, cased.digit, cased.space],
+                    [plain.letter, plain.digit, plain.space]
+                );
+                assert_eq!(has(cased.upper), f & (LU | LT) != 0, "upper, {at}");
+                assert_eq!(has(plain.upper), b[base + bit].is_ascii_uppercase(), "{at}");
+                unmodelled |= f & (LM | LO | MARK) != 0;
+            }
+            assert_eq!(
+                modelled, !unmodelled,
+                "Lm, Lo or marks, {text:?} block {base}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_multibyte_character_read_as_a_word_gives_its_code_point() {
+        // The bytes after the character are another's: all ones, every bit to mask off.
+        for c in (0x80..=0x10_FFFF).filter_map(char::from_u32) {
+            let mut word = [0xFFu8; 4];
+            c.encode_utf8(&mut word);
+            let read = code_point_of_word(u32::from_be_bytes(word));
+            assert_eq!(read, c as u32, "U+{:04X}", c as u32);
         }
     }
 }
