@@ -254,10 +254,11 @@ impl<E: Entry> Ways<E> {
         }
     }
 
-    /// The set and the tag of a piece's hash (the number of sets is a power of two).
+    /// The set and the tag of a piece's hash (the number of sets is a power of two). A tag
+    /// is never 0, an empty way's, so the tags alone say which ways hold a piece.
     #[inline(always)]
     fn place(&self, hash: u64) -> (usize, u8) {
-        ((hash as usize) & (self.tags.len() - 1), (hash >> 56) as u8)
+        ((hash as usize) & (self.tags.len() - 1), ((hash >> 56) as u8).max(1))
     }
 
     /// The set whose way 0 holds the piece of `key` (`len` bytes), if the table holds it.
@@ -289,15 +290,21 @@ impl<E: Entry> Ways<E> {
         let (set, tag) = self.place(key.hash);
         let ghost = &mut self.ghosts[set];
         self.returned += usize::from(*ghost == tag);
-        if !self.sets[set][1].is_empty() {
-            *ghost = self.tags[set][1];
+        // Which ways are empty, from the tags (in the CPU's cache) rather than the set,
+        // whose line is rarely there: read, it was most of a first pass's time in here
+        // (multilingual text), where the writes below wait on nothing.
+        let [front, older] = self.tags[set];
+        if older != 0 {
+            *ghost = older;
         }
         // A new piece takes the older way, and moves to the front on its first hit: a set
         // whose pieces keep coming back in turn (more of them than ways) then keeps answering
         // for one, where putting each in front evicted every one before it came back.
         // Written in place: no whole entry built and copied per piece merged.
-        let entry = if self.sets[set][0].is_empty() {
-            self.push_front(set, tag)
+        let entry = if front == 0 {
+            // An empty set (way 1 fills only after way 0).
+            self.tags[set][0] = tag;
+            &mut self.sets[set][0]
         } else {
             self.tags[set][1] = tag;
             &mut self.sets[set][1]
@@ -955,7 +962,9 @@ impl LongPieces {
         // first hit ([`Self::get`]), as in [`Ways`]: pieces that come back in turn, more of
         // them than ways, then keep one answered, where putting each in front evicted each
         // before it came back (1 MB of multilingual text merged 370 of them again per pass).
-        let way = usize::from(self.sets[set][0].len != 0);
+        // Whether way 0 holds a piece, from its tag: the set's line is rarely in the CPU's
+        // cache, the tags are.
+        let way = usize::from(self.tags[set][0] != 0);
         self.sets[set][way] = slot;
         self.tags[set][way] = Self::tag(hash);
     }
@@ -1051,6 +1060,11 @@ mod tests {
         assert_eq!(cache.get(&k2, b"2"), None);
         assert_eq!(cache.get(&k1, b"1"), Some(&[1u32][..]));
         assert_eq!(cache.get(&k3, b"3"), Some(&[3u32][..]));
+        assert_eq!(
+            cache.compact.tags[5],
+            [1, 1],
+            "hashes whose top byte is 0 are tagged 1: 0 marks an empty way"
+        );
         // The same with tags that differ (hashes whose top bytes differ, one set): the tags
         // follow their entries through the swaps, and a tag that matches neither way is a miss.
         let mut cache = PieceCache::new();
