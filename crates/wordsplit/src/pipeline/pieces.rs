@@ -182,7 +182,7 @@ impl Pipeline {
                 };
                 let mut lines = cache.table.lines();
                 ends.each(|end| {
-                    let key = lines.key(text_bytes, start, end);
+                    let key = lines.key_asking(text_bytes, start, end, cache);
                     lines.prefetch(&key);
                     // SAFETY: `n < CHUNK`: it is reset to 0 when it reaches `CHUNK` (the
                     // unchecked writes spare a bounds test per piece).
