@@ -126,6 +126,8 @@ impl Classes {
             // The continuation bytes of the block's own characters: not those of one that
             // starts in the previous block (the run from bit 0).
             let own = cont & !((cont ^ cont.wrapping_add(1)) >> 1);
+            // Those of the inner leads' characters.
+            let body = own & !(edge << 1 | edge << 2);
             let two = inner << 1;
             let mut each = |mut leads: u64, decode: fn(u32) -> u32| {
                 while leads != 0 {
@@ -137,9 +139,9 @@ impl Classes {
                     leads &= leads - 1;
                 }
             };
-            if own & !(edge << 1 | edge << 2) == two {
+            if body == two {
                 each(inner, code_point_of_two_bytes);
-            } else if own & !(edge << 1 | edge << 2) == two | inner << 2 {
+            } else if body == two | inner << 2 {
                 each(inner, code_point_of_three_bytes);
             } else {
                 each(inner, code_point_of_word);
