@@ -95,7 +95,7 @@ impl Classes {
         let cont = self.cont;
         let (mut not_letter, mut digit, mut space) = (0u64, 0u64, 0u64);
         let (mut upper, mut both) = (0u64, 0u8);
-        let mut leads = self.non_ascii & !cont;
+        let leads = self.non_ascii & !cont;
         let mut next = |bit: u32, flags: u8| {
             not_letter |= u64::from(flags & LETTER == 0) << bit;
             if CASED {
@@ -147,12 +147,14 @@ impl Classes {
                 each(inner, code_point_of_word);
             }
             each(edge, code_point_of_word);
-            leads = 0;
-        }
-        while leads != 0 {
-            let bit = leads.trailing_zeros();
-            next(bit, class_at(t, b, base + bit as usize));
-            leads &= leads - 1;
+        } else {
+            // Near the text's end: each character read only as far as the text goes.
+            let mut leads = leads;
+            while leads != 0 {
+                let bit = leads.trailing_zeros();
+                next(bit, class_at(t, b, base + bit as usize));
+                leads &= leads - 1;
+            }
         }
         // From each character's first bit onto its continuation bytes (at most three): one
         // step, then two at once where the byte before is a continuation byte too.
