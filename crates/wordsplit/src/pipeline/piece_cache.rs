@@ -457,6 +457,8 @@ impl PieceCache {
     #[inline(never)]
     pub fn prefetch_wide(&self, bytes: &[u8], start: usize, end: usize) {
         use crate::tables::prefetch;
+        // Made again when the piece is looked up, rather than kept for it: a 32-byte key in
+        // every slot of the piece loop's chunk, for about one piece in forty.
         let key = Self::key_in(bytes, start, end);
         let (set, _) = self.wide.place(key.hash);
         prefetch(&self.wide.tags[set]);
@@ -736,7 +738,7 @@ impl TableLines {
     #[cfg(test)]
     #[inline(always)]
     pub fn key(self, bytes: &[u8], start: usize, end: usize) -> TableKey {
-        if end - start > COMPACT_MAX_PIECE || start + 16 > bytes.len() {
+        if !Self::in_place(bytes, start, end) {
             return TableKey::OUTSIDE;
         }
         self.key_in_place(bytes, start, end)
@@ -754,7 +756,7 @@ impl TableLines {
         end: usize,
         behind: &PieceCache,
     ) -> TableKey {
-        if end - start > COMPACT_MAX_PIECE || start + 16 > bytes.len() {
+        if !Self::in_place(bytes, start, end) {
             if WIDE_PIECES.contains(&(end - start)) {
                 behind.prefetch_wide(bytes, start, end);
             }
@@ -763,7 +765,14 @@ impl TableLines {
         self.key_in_place(bytes, start, end)
     }
 
-    /// [`Self::key`] of a piece of up to 15 bytes with 16 bytes readable from `start`.
+    /// Whether the table can hold `bytes[start..end]` and its key is read in place: at
+    /// most 15 bytes, with 16 bytes readable from `start`.
+    #[inline(always)]
+    fn in_place(bytes: &[u8], start: usize, end: usize) -> bool {
+        end - start <= COMPACT_MAX_PIECE && start + 16 <= bytes.len()
+    }
+
+    /// [`Self::key`] of a piece [`Self::in_place`] accepts.
     #[inline(always)]
     fn key_in_place(self, bytes: &[u8], start: usize, end: usize) -> TableKey {
         // Read in place: the 16 bytes from `start` are in `bytes`.
