@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 
 use super::piece_cache::{
-    LongPieces, PieceCache, TableKey, CACHE_MAX_PIECE, LONG_MAX_PIECE, TABLE_WRITES,
+    ChunkKeys, LongPieces, PieceCache, CACHE_MAX_PIECE, CHUNK, LONG_MAX_PIECE, TABLE_WRITES,
 };
 use super::{most_recent, Pipeline};
 use crate::error::Error;
@@ -14,11 +14,6 @@ use crate::spanners::PieceScanner;
 
 /// Each thread keeps the piece caches of this many pipelines, the most recently used.
 const CACHED_PIPELINES: usize = 8;
-
-/// Pieces found ahead of their lookups in the piece table (see [`Pipeline::encode_pieces`]):
-/// enough that their lines arrive meanwhile, few enough that the chunk's keys stay in the
-/// CPU's first-level cache (2.5 KB).
-const CHUNK: usize = 64;
 
 thread_local! {
     static PIECE_CACHES: RefCell<Vec<(u64, PieceCache)>> = const { RefCell::new(Vec::new()) };
@@ -29,12 +24,24 @@ thread_local! {
 pub(super) trait PieceEnds {
     /// Calls `each` with each piece's end, in order; stops at the first error.
     fn each(self, each: impl FnMut(usize) -> Result<(), Error>) -> Result<(), Error>;
+
+    /// The ends of [`Self::each`] as [`PieceScanner::each_window`] gives them: `each(base,
+    /// ends)`, bit `i` of `ends` set for the end `base + i`.
+    fn each_window(self, each: impl FnMut(usize, u64) -> Result<(), Error>) -> Result<(), Error>;
 }
 
 impl PieceEnds for &[usize] {
     #[inline(always)]
     fn each(self, mut each: impl FnMut(usize) -> Result<(), Error>) -> Result<(), Error> {
         self.iter().try_for_each(|&end| each(end))
+    }
+
+    #[inline(always)]
+    fn each_window(
+        self,
+        mut each: impl FnMut(usize, u64) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.iter().try_for_each(|&end| each(end, 1))
     }
 }
 
@@ -49,6 +56,11 @@ impl<S: PieceScanner> PieceEnds for Scanned<'_, S> {
     #[inline(always)]
     fn each(self, each: impl FnMut(usize) -> Result<(), Error>) -> Result<(), Error> {
         self.scanner.each_end(self.text, each)
+    }
+
+    #[inline(always)]
+    fn each_window(self, each: impl FnMut(usize, u64) -> Result<(), Error>) -> Result<(), Error> {
+        self.scanner.each_window(self.text, each)
     }
 }
 
@@ -135,28 +147,26 @@ impl Pipeline {
             };
             if SHORTCUTS && !lacks_bytes {
                 // The pieces in chunks: each piece's line of the piece table is requested as
-                // the scanner finds it, and the chunk's pieces are looked up once the scanner
-                // has found them all, by then from lines that have arrived (the lookups wait on
-                // memory one chunk at a time, not one piece at a time).
-                let mut keys = [TableKey::default(); CHUNK];
-                // Where each piece of the chunk starts, and after the last, where it ends
-                // (piece `i` is `starts[i]..starts[i + 1]`): one store per piece.
-                let mut starts = [0usize; CHUNK + 1];
-                let mut n = 0;
+                // the scanner finds it (a window of 64 bytes at a time), and the chunk's
+                // pieces are looked up once the scanner has found them all, by then from
+                // lines that have arrived (the lookups wait on memory one chunk at a time,
+                // not one piece at a time).
+                let mut keys = ChunkKeys::new();
                 let mut start = 0;
                 let mut emit = |cache: &mut PieceCache,
-                                keys: &[TableKey],
-                                starts: &[usize],
+                                keys: &ChunkKeys,
                                 out: &mut Vec<u32>|
                  -> Result<(), Error> {
+                    let count = keys.n;
                     // Room for the ids a lookup writes per piece: a piece found writes
                     // them all and keeps as many as it has, with no loop on the count.
-                    out.reserve(TABLE_WRITES * keys.len());
+                    out.reserve(TABLE_WRITES * count);
                     // The vector's end stays in registers while the table answers.
                     let mut len = out.len();
                     let mut ids_at = out.as_mut_ptr();
-                    for (i, key) in keys.iter().enumerate() {
-                        if let Some(ids) = cache.table.get(key) {
+                    for i in 0..count {
+                        let key = keys.key(i);
+                        if let Some(ids) = cache.table.get(&key) {
                             // SAFETY: room for `TABLE_WRITES` ids per piece left is reserved
                             // (above, and again after each piece the table did not hold);
                             // `ids_at` is `out`'s buffer since then.
@@ -165,14 +175,14 @@ impl Pipeline {
                         }
                         // SAFETY: the ids below `len` are written.
                         unsafe { out.set_len(len) };
-                        let (start, end) = (starts[i], starts[i + 1]);
+                        let (start, end) = (keys.starts[i], keys.starts[i + 1]);
                         if !shortcut(text_bytes, start, end, out) {
                             cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
                         }
                         if key.fits() {
-                            cache.table.put(key, &out[len..]);
+                            cache.table.put(&key, &out[len..]);
                         }
-                        out.reserve(TABLE_WRITES * (keys.len() - i));
+                        out.reserve(TABLE_WRITES * (count - i));
                         len = out.len();
                         ids_at = out.as_mut_ptr();
                     }
@@ -181,32 +191,23 @@ impl Pipeline {
                     Ok(())
                 };
                 let mut lines = cache.table.lines();
-                ends.each(|end| {
-                    let key = lines.key_asking(text_bytes, start, end, cache);
-                    lines.prefetch(&key);
-                    // SAFETY: `n < CHUNK`: it is reset to 0 when it reaches `CHUNK` (the
-                    // unchecked writes spare a bounds test per piece).
-                    unsafe {
-                        *keys.get_unchecked_mut(n) = key;
-                        *starts.get_unchecked_mut(n) = start;
-                    }
-                    start = end;
-                    n += 1;
-                    if n == CHUNK {
-                        starts[CHUNK] = start;
-                        n = 0;
-                        emit(cache, &keys, &starts, out)?;
+                ends.each_window(|base, ends| {
+                    start = lines.window_keys(text_bytes, base, ends, start, &mut keys, cache);
+                    if keys.n >= CHUNK {
+                        keys.starts[keys.n] = start;
+                        emit(cache, &keys, out)?;
                         // Between chunks, where no key of the old table is left to look up.
-                        if cache.table.grow_due(CHUNK) {
+                        if cache.table.grow_due(keys.n) {
                             cache.table.grow();
                             lines = cache.table.lines();
                         }
+                        keys.n = 0;
                     }
                     Ok(())
                 })?;
-                starts[n] = start;
-                emit(cache, &keys[..n], &starts[..=n], out)?;
-                if cache.table.grow_due(n) {
+                keys.starts[keys.n] = start;
+                emit(cache, &keys, out)?;
+                if cache.table.grow_due(keys.n) {
                     cache.table.grow();
                 }
                 return Ok(());

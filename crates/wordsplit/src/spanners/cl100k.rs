@@ -91,8 +91,21 @@ impl super::PieceScanner for &Cl100kScanner {
     /// The same ends as `piece_end`, found 64 bytes at a time with whole-word bit
     /// operations (the `cl100k_blocks` module).
     #[inline(always)]
-    fn each_end<E>(self, text: &str, each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
-        super::cl100k_blocks::each_end(self, text, each)
+    fn each_end<E>(
+        self,
+        text: &str,
+        mut each: impl FnMut(usize) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.each_window(text, |base, ends| super::each_bit(base, ends, &mut each))
+    }
+
+    #[inline(always)]
+    fn each_window<E>(
+        self,
+        text: &str,
+        each: impl FnMut(usize, u64) -> Result<(), E>,
+    ) -> Result<(), E> {
+        super::cl100k_blocks::each_window(self, text, each)
     }
 }
 

@@ -127,24 +127,25 @@ fn block_starts(
     starts
 }
 
-/// Calls `each` with the end of each piece of `text`, in order: the ends
+/// Calls `each(base, ends)` with the ends of the pieces of `text` in each window of 64 bytes
+/// from `base` (bit `i` of `ends` set: `base + i` ends a piece), in order: the ends
 /// [`Cl100kScanner::piece_end`] gives, found a block at a time.
 #[inline(always)]
-pub(crate) fn each_end<E>(
+pub(crate) fn each_window<E>(
     cfg: &Cl100kScanner,
     text: &str,
-    each: impl FnMut(usize) -> Result<(), E>,
+    each: impl FnMut(usize, u64) -> Result<(), E>,
 ) -> Result<(), E> {
-    each_end_with(classifier(), cfg, text, each)
+    each_window_with(classifier(), cfg, text, each)
 }
 
-/// [`each_end`] with the classes computed by `classify`.
+/// [`each_window`] with the classes computed by `classify`.
 #[inline(always)]
-fn each_end_with<E>(
+fn each_window_with<E>(
     classify: impl Classify,
     cfg: &Cl100kScanner,
     text: &str,
-    mut each: impl FnMut(usize) -> Result<(), E>,
+    mut each: impl FnMut(usize, u64) -> Result<(), E>,
 ) -> Result<(), E> {
     let b = text.as_bytes();
     if b.is_empty() {
@@ -154,9 +155,8 @@ fn each_end_with<E>(
     let mut carry = Carry::default();
     let mut cur = Classes::of(classify, b, 0, t);
     let mut base = 0;
-    // One call of `each` in the loop, the text's end included as a start bit of the last
-    // block (or of one more, empty block when the text fills its last): the piece loop's
-    // body is then inlined here, as it is into the per-piece loop.
+    // The text's end is a start bit of the last block (or of one more, empty block when
+    // the text fills its last).
     loop {
         let rest = b.len() - base;
         let mut starts = 0;
@@ -170,9 +170,8 @@ fn each_end_with<E>(
         }
         let end = if rest < 64 { 1u64 << rest } else { 0 };
         starts |= end;
-        while starts != 0 {
-            each(base + starts.trailing_zeros() as usize)?;
-            starts &= starts - 1;
+        if starts != 0 {
+            each(base, starts)?;
         }
         if end != 0 {
             return Ok(());
@@ -199,9 +198,11 @@ mod tests {
     impl Driver for &Cl100kScanner {
         fn ends_with(&self, classify: impl Classify, text: &str) -> Vec<usize> {
             let mut out = Vec::new();
-            each_end_with::<()>(classify, self, text, |end| {
-                out.push(end);
-                Ok(())
+            each_window_with::<()>(classify, self, text, |base, ends| {
+                crate::spanners::each_bit(base, ends, |end| {
+                    out.push(end);
+                    Ok(())
+                })
             })
             .unwrap();
             out
@@ -209,7 +210,7 @@ mod tests {
 
         fn ends(&self, text: &str) -> Vec<usize> {
             let mut out = Vec::new();
-            let _ = each_end(self, text, |end| {
+            let _ = crate::spanners::PieceScanner::each_end(*self, text, |end| {
                 out.push(end);
                 Ok::<(), ()>(())
             });

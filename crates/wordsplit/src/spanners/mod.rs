@@ -152,6 +152,33 @@ pub trait PieceScanner: Copy {
         }
         Ok(())
     }
+
+    /// The ends of [`Self::each_end`], in order, a window at a time: `each(base, ends)`
+    /// for each window, where bit `i` of `ends` set is the end `base + i` (`ends` is not 0).
+    /// By default one end per call; a scanner that finds its pieces 64 bytes at a time
+    /// gives a window's ends at once, for the piece loop to make their keys together.
+    #[inline(always)]
+    fn each_window<E>(
+        self,
+        text: &str,
+        mut each: impl FnMut(usize, u64) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.each_end(text, |end| each(end, 1))
+    }
+}
+
+/// Calls `each` with `base + i` for each bit `i` set in `ends`, lowest first.
+#[inline(always)]
+pub(crate) fn each_bit<E>(
+    base: usize,
+    mut ends: u64,
+    mut each: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    while ends != 0 {
+        each(base + ends.trailing_zeros() as usize)?;
+        ends &= ends - 1;
+    }
+    Ok(())
 }
 
 /// The pieces of `text` ending at `ends` (the ends a spanner appends, in order), as slices.

@@ -163,19 +163,23 @@ fn block_starts(b: &[u8], base: usize, c: &Classes, q: &Classes, carry: &mut Car
     starts
 }
 
-/// Calls `each` with the end of each piece of `text`, in order: the ends `piece_end`
-/// ([`super::o200k`]) gives, found a window at a time.
+/// Calls `each(base, ends)` with the ends of the pieces of `text`, in order: a window's ends
+/// as bits (bit `i` set: `base + i` ends a piece), and those of the per-piece scan one at a
+/// time (`ends` is 1); the ends `piece_end` ([`super::o200k`]) gives.
 #[inline(always)]
-pub(crate) fn each_end<E>(text: &str, each: impl FnMut(usize) -> Result<(), E>) -> Result<(), E> {
-    each_end_with(classifier(), text, each)
+pub(crate) fn each_window<E>(
+    text: &str,
+    each: impl FnMut(usize, u64) -> Result<(), E>,
+) -> Result<(), E> {
+    each_window_with(classifier(), text, each)
 }
 
-/// [`each_end`] with the classes computed by `classify`.
+/// [`each_window`] with the classes computed by `classify`.
 #[inline(always)]
-fn each_end_with<E>(
+fn each_window_with<E>(
     classify: impl Classify,
     text: &str,
-    mut each: impl FnMut(usize) -> Result<(), E>,
+    mut each: impl FnMut(usize, u64) -> Result<(), E>,
 ) -> Result<(), E> {
     let b = text.as_bytes();
     let len = b.len();
@@ -195,42 +199,38 @@ fn each_end_with<E>(
         carry: Carry::default(),
         given: 1,
     };
-    // The ends not yet given of the window at `window`, as bits.
-    let (mut window, mut starts) = (0, 0u64);
-    // The start of the piece under way: the last end given or in `starts`, or 0.
+    // The start of the piece under way: the last end given, or 0.
     let mut last = 0;
     // Pieces are taken one at a time with `piece_end` while `last < scan_end`.
     let mut scan_end = 0;
     // One call of `each` in the loop, the text's end included as the last end of either
-    // way: the piece loop's body is then inlined here, as it is into the per-piece loop.
-    // The windows' classes and carry stay in `windows`, out of the loop's registers, and
-    // the loop ends when it asks for a window past the text's end.
+    // way: the piece loop's body is then inlined here once. The windows' classes and carry
+    // stay in `windows`, out of the loop's registers, and the loop ends when it asks for a
+    // window past the text's end.
     loop {
-        let end;
+        let (base, ends);
         if last < scan_end {
             // A window the bit program does not model: pieces one at a time from the piece
             // under way, up to the first end at or past the window's end; then on while the
             // 64 bytes after such an end are not modelled either, else the next window
             // starts there.
-            end = super::o200k::piece_end(t, b, last);
+            let end = super::o200k::piece_end(t, b, last);
             last = end;
             if end >= scan_end {
                 scan_end = windows.after_scan(end);
             }
-        } else if starts != 0 {
-            end = window + starts.trailing_zeros() as usize;
-            starts &= starts - 1;
+            (base, ends) = (end, 1);
         } else {
             if windows.base > len {
                 return Ok(());
             }
-            (window, starts, scan_end) = windows.next(last);
-            if starts != 0 {
-                last = window + 63 - starts.leading_zeros() as usize;
+            (base, ends, scan_end) = windows.next(last);
+            if ends == 0 {
+                continue;
             }
-            continue;
+            last = base + 63 - ends.leading_zeros() as usize;
         }
-        each(end)?;
+        each(base, ends)?;
     }
 }
 
@@ -334,9 +334,11 @@ mod tests {
     impl Driver for Blocks {
         fn ends_with(&self, classify: impl Classify, text: &str) -> Vec<usize> {
             let mut out = Vec::new();
-            each_end_with::<()>(classify, text, |end| {
-                out.push(end);
-                Ok(())
+            each_window_with::<()>(classify, text, |base, ends| {
+                crate::spanners::each_bit(base, ends, |end| {
+                    out.push(end);
+                    Ok(())
+                })
             })
             .unwrap();
             out
@@ -344,10 +346,14 @@ mod tests {
 
         fn ends(&self, text: &str) -> Vec<usize> {
             let mut out = Vec::new();
-            let _ = each_end(text, |end| {
-                out.push(end);
-                Ok::<(), ()>(())
-            });
+            let _ = crate::spanners::PieceScanner::each_end(
+                &crate::spanners::o200k::O200kScanner,
+                text,
+                |end| {
+                    out.push(end);
+                    Ok::<(), ()>(())
+                },
+            );
             out
         }
     }
