@@ -75,8 +75,10 @@ impl Classes {
     }
 
     /// [`Classes::complete`], with the Lu and Lt characters' bytes in `upper` too; false
-    /// when a character of the block (or the one it starts inside) is in both of o200k's
-    /// letter brackets (Lm, Lo) or a mark, which o200k's block scanner does not model.
+    /// when o200k's block scanner does not model the block: a character of it (or the one
+    /// it starts inside) is a mark, or is in both of o200k's letter brackets (Lm, Lo) and
+    /// followed by an uppercase letter (Lu, Lt). An Lm or Lo letter followed by anything
+    /// else splits as a lowercase one would (see `o200k_blocks`), and is classed as one.
     #[inline(always)]
     pub(super) fn complete_cased(&mut self, b: &[u8], base: usize, t: &CharTable) -> bool {
         self.non_ascii == 0 || self.add_non_ascii::<true>(b, base, t)
@@ -89,18 +91,19 @@ impl Classes {
     /// is a letter's unless its character is not, and only digits and white space (rare
     /// beyond ASCII) take a branch.
     /// With `CASED`, also the Lu and Lt characters' bytes in `upper`, and whether no
-    /// character is Lm, Lo or a mark (else true).
+    /// character is a mark or an Lm or Lo letter right before an Lu or Lt one (else true).
     #[inline(never)]
     fn add_non_ascii<const CASED: bool>(&mut self, b: &[u8], base: usize, t: &CharTable) -> bool {
         let cont = self.cont;
         let (mut not_letter, mut digit, mut space) = (0u64, 0u64, 0u64);
-        let (mut upper, mut both) = (0u64, 0u8);
+        let (mut upper, mut caseless, mut marks) = (0u64, 0u64, 0u8);
         let leads = self.non_ascii & !cont;
         let mut next = |bit: u32, flags: u8| {
             not_letter |= u64::from(flags & LETTER == 0) << bit;
             if CASED {
                 upper |= u64::from(flags & (LU | LT) != 0) << bit;
-                both |= flags & (LM | LO | MARK);
+                caseless |= u64::from(flags & (LM | LO) != 0) << bit;
+                marks |= flags & MARK;
             }
             if flags & (NUMBER | WS) != 0 {
                 digit |= u64::from(flags & NUMBER != 0) << bit;
@@ -167,8 +170,33 @@ impl Classes {
         self.space |= spread(space);
         if CASED {
             self.upper |= spread(upper);
+            return marks == 0 && !self.caseless_before_upper(spread(caseless), b, base, t);
         }
-        both == 0
+        true
+    }
+
+    /// Whether an Lm or Lo letter (its bytes are `caseless`) is followed by an uppercase
+    /// letter (`self.upper`, or the character after the block: the block's last character
+    /// may be such a letter).
+    #[inline(always)]
+    fn caseless_before_upper(&self, caseless: u64, b: &[u8], base: usize, t: &CharTable) -> bool {
+        // The last byte of each: a byte the next one does not continue.
+        let last = caseless & !(self.cont >> 1);
+        if (last << 1) & self.upper != 0 {
+            return true;
+        }
+        if caseless >> 63 == 0 {
+            return false;
+        }
+        // The character after the one on the block's last byte: past its continuation bytes.
+        let Some(next) = (base + 64..b.len()).find(|&i| b[i] & 0xC0 != 0x80) else {
+            return false;
+        };
+        if b[next] < 0x80 {
+            b[next].is_ascii_uppercase()
+        } else {
+            class_at(t, b, next) & (LU | LT) != 0
+        }
     }
 }
 
@@ -763,7 +791,8 @@ mod tests {
     /// Each byte of each block gets the classes of the character it is part of, whose lead
     /// byte may be in the block before: every UTF-8 length, and letters of each case,
     /// numbers, white space, marks and punctuation outside ASCII, in random order; and
-    /// `complete_cased` tells the blocks holding an Lm, Lo or mark byte.
+    /// `complete_cased` tells the blocks holding a mark byte, or an Lm or Lo letter's
+    /// before an Lu or Lt letter.
     #[test]
     fn completed_blocks_give_each_byte_its_characters_classes() {
         let chars = [
@@ -856,11 +885,15 @@ mod tests {
                 );
                 assert_eq!(has(cased.upper), f & (LU | LT) != 0, "upper, {at}");
                 assert_eq!(has(plain.upper), b[base + bit].is_ascii_uppercase(), "{at}");
-                unmodelled |= f & (LM | LO | MARK) != 0;
+                // A mark, or an Lm or Lo letter right before an Lu or Lt one (which may
+                // start in the next block): the character after this byte's.
+                let next = (base + bit + 1..b.len()).find(|&i| b[i] & 0xC0 != 0x80);
+                let upper_next = next.is_some_and(|i| flags[i] & (LU | LT) != 0);
+                unmodelled |= f & MARK != 0 || (f & (LM | LO) != 0 && upper_next);
             }
             assert_eq!(
                 modelled, !unmodelled,
-                "Lm, Lo or marks, {text:?} block {base}"
+                "marks or Lm, Lo before Lu, Lt: {text:?} block {base}"
             );
         }
     }

@@ -92,7 +92,7 @@ impl Scanner for O200kScanner {
 
 /// The end of the piece starting at `i < b.len()`: the reference the block scanner
 /// ([`super::o200k_blocks`]) is tested against, and its scanner where the text holds a
-/// letter in both of o200k's letter brackets (Lm, Lo) or a mark.
+/// mark, or a letter in both of o200k's letter brackets (Lm, Lo) before an uppercase one.
 #[inline(always)]
 pub(super) fn piece_end(t: &CharTable, b: &[u8], i: usize) -> usize {
     let c0 = b[i];

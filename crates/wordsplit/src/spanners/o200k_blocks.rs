@@ -1,5 +1,6 @@
 //! o200k's pieces found 64 bytes at a time, with whole-word bit operations, where the text
-//! holds no letter of both of o200k's letter brackets and no mark.
+//! holds no mark and no letter of both of o200k's letter brackets right before an
+//! uppercase one.
 //!
 //! The block scanner of the cl100k family ([`super::cl100k_blocks`]) carried over to o200k
 //! ([`super::o200k`]): each window of 64 bytes becomes class bitmaps ([`Classes`]), its
@@ -9,9 +10,18 @@
 //! The bit program models letters that are in one of o200k's two letter brackets only: Lu
 //! and Lt (uppercase, the first), Ll (lowercase, the second), as every ASCII letter is; and
 //! any character that is no letter and no mark. That is the text of ASCII, Latin, Greek,
-//! Cyrillic and Armenian scripts with their punctuation, numbers and white space. Lm, Lo
-//! (in both brackets) and marks (in both, and prefixes too) make the regex backtrack in ways
-//! the scanner's module docs list; a window holding one is scanned instead with
+//! Cyrillic and Armenian scripts with their punctuation, numbers and white space. An Lm or
+//! Lo letter (in both brackets: Chinese, Japanese, Korean, Arabic, Hebrew) is modelled as a
+//! lowercase one unless an Lu or Lt letter follows it. That is exact: the first
+//! alternative's `U*` takes the maximal run of uppercase and Lm/Lo letters, and when no
+//! uppercase letter follows an Lm/Lo one, that run is some uppercase letters then only
+//! Lm/Lo ones. If a lowercase letter follows the run, `W+` goes on to the end of the
+//! lowercase and Lm/Lo letters after it; else the piece ends after the run's last Lm/Lo
+//! letter, which is its last (or, with none, the second alternative takes the uppercase
+//! run): the same pieces as with the Lm/Lo letters lowercase. An uppercase letter after an
+//! Lm/Lo one (`"B中CDe"` is one piece, as the `U*` runs through `中`) and marks (in both
+//! brackets, and prefixes too) make the regex backtrack in ways the scanner's module docs
+//! list; a window holding one is scanned instead with
 //! [`super::o200k`]'s `piece_end`, from the start of the piece under way (the last end
 //! given) to the first end at or past the window's end, and on (at least [`SCAN_ON`] bytes
 //! at a time) while the 64 bytes after the last end hold one. The next window then starts
@@ -407,6 +417,8 @@ mod tests {
             "\tfoo",
             "😀😀 😀x",
             "中文 字",
+            "B中CDe 中BCd AB中c 中B ʰA Aʰb ʰʰC 中'S ー",
+            "ありがとうGoogleさん テストCase 한국어Korean العربيةArabic Ωμέγα中Ω",
             "كَتَبَ كتب",
             "Éa\u{301}",
             "\u{301}A.",
