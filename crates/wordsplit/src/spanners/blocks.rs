@@ -74,11 +74,13 @@ impl Classes {
         }
     }
 
-    /// [`Classes::complete`], with the Lu and Lt characters' bytes in `upper` too; false
-    /// when o200k's block scanner does not model the block: a character of it (or the one
-    /// it starts inside) is a mark, or is in both of o200k's letter brackets (Lm, Lo) and
-    /// followed by an uppercase letter (Lu, Lt). An Lm or Lo letter followed by anything
-    /// else splits as a lowercase one would (see `o200k_blocks`), and is classed as one.
+    /// [`Classes::complete`], with the Lu and Lt characters' bytes in `upper` too, and the
+    /// marks' bytes in `letter`; false when o200k's block scanner does not model the block:
+    /// a character of it (or the one it starts inside) is in both of o200k's letter
+    /// brackets (Lm, Lo, marks) and followed by an uppercase letter (Lu, Lt), or is a mark
+    /// that does not follow a letter (or a mark that does; the block's first character, a
+    /// letter). Otherwise those characters split as lowercase letters would (see
+    /// `o200k_blocks`), and are classed as such.
     #[inline(always)]
     pub(super) fn complete_cased(&mut self, b: &[u8], base: usize, t: &CharTable) -> bool {
         self.non_ascii == 0 || self.add_non_ascii::<true>(b, base, t)
@@ -90,20 +92,20 @@ impl Classes {
     /// once for the whole block; most such characters are letters, so every non-ASCII byte
     /// is a letter's unless its character is not, and only digits and white space (rare
     /// beyond ASCII) take a branch.
-    /// With `CASED`, also the Lu and Lt characters' bytes in `upper`, and whether no
-    /// character is a mark or an Lm or Lo letter right before an Lu or Lt one (else true).
+    /// With `CASED`, also the Lu and Lt characters' bytes in `upper` and the marks' in
+    /// `letter`, and whether the block is modelled ([`Self::complete_cased`]; else true).
     #[inline(never)]
     fn add_non_ascii<const CASED: bool>(&mut self, b: &[u8], base: usize, t: &CharTable) -> bool {
         let cont = self.cont;
         let (mut not_letter, mut digit, mut space) = (0u64, 0u64, 0u64);
-        let (mut upper, mut caseless, mut marks) = (0u64, 0u64, 0u8);
+        let (mut upper, mut caseless, mut marks) = (0u64, 0u64, 0u64);
         let leads = self.non_ascii & !cont;
         let mut next = |bit: u32, flags: u8| {
             not_letter |= u64::from(flags & LETTER == 0) << bit;
             if CASED {
                 upper |= u64::from(flags & (LU | LT) != 0) << bit;
                 caseless |= u64::from(flags & (LM | LO) != 0) << bit;
-                marks |= flags & MARK;
+                marks |= u64::from(flags & MARK != 0) << bit;
             }
             if flags & (NUMBER | WS) != 0 {
                 digit |= u64::from(flags & NUMBER != 0) << bit;
@@ -170,12 +172,20 @@ impl Classes {
         self.space |= spread(space);
         if CASED {
             self.upper |= spread(upper);
-            return marks == 0 && !self.caseless_before_upper(spread(caseless), b, base, t);
+            // Each mark's first bit here: its lead byte, or bit 0 for one the block starts
+            // inside or with, whose character before is read from the text.
+            let first = marks;
+            let marks = spread(marks);
+            self.letter |= marks;
+            let after_letters = first & !1 & !(self.letter << 1) == 0
+                && (first & 1 == 0 || letter_before(b, base, t));
+            return after_letters
+                && !self.caseless_before_upper(spread(caseless) | marks, b, base, t);
         }
         true
     }
 
-    /// Whether an Lm or Lo letter (its bytes are `caseless`) is followed by an uppercase
+    /// Whether an Lm or Lo letter or a mark (its bytes are `caseless`) is followed by an uppercase
     /// letter (`self.upper`, or the character after the block: the block's last character
     /// may be such a letter).
     #[inline(always)]
@@ -197,6 +207,26 @@ impl Classes {
         } else {
             class_at(t, b, next) & (LU | LT) != 0
         }
+    }
+}
+
+/// Whether the character before the one at `base` (or the one `base` is inside) is a
+/// letter (`\p{L}`); false at the text's start.
+fn letter_before(b: &[u8], base: usize, t: &CharTable) -> bool {
+    let Some(mut at) = b[..=base].iter().rposition(|&byte| byte & 0xC0 != 0x80) else {
+        return false;
+    };
+    if at == 0 {
+        return false;
+    }
+    at -= 1;
+    while b[at] & 0xC0 == 0x80 {
+        at -= 1;
+    }
+    if b[at] < 0x80 {
+        b[at].is_ascii_alphabetic()
+    } else {
+        class_at(t, b, at) & LETTER != 0
     }
 }
 
@@ -873,6 +903,9 @@ mod tests {
             let modelled = cased.complete_cased(b, base, t);
             let end = b.len().min(base + 64);
             let mut unmodelled = false;
+            let marks = (base..end)
+                .filter(|&i| flags[i] & MARK != 0)
+                .fold(0u64, |bits, i| bits | 1 << (i - base));
             for (bit, &f) in flags[base..end].iter().enumerate() {
                 let has = |bits: u64| bits >> bit & 1 == 1;
                 let at = format!("{text:?} byte {}", base + bit);
@@ -881,19 +914,28 @@ mod tests {
                 assert_eq!(has(plain.space), f & WS != 0, "space, {at}");
                 assert_eq!(
                     [cased.letter, cased.digit, cased.space],
-                    [plain.letter, plain.digit, plain.space]
+                    [plain.letter | marks, plain.digit, plain.space]
                 );
                 assert_eq!(has(cased.upper), f & (LU | LT) != 0, "upper, {at}");
                 assert_eq!(has(plain.upper), b[base + bit].is_ascii_uppercase(), "{at}");
-                // A mark, or an Lm or Lo letter right before an Lu or Lt one (which may
+                // An Lm, Lo or mark character right before an Lu or Lt one (which may
                 // start in the next block): the character after this byte's.
                 let next = (base + bit + 1..b.len()).find(|&i| b[i] & 0xC0 != 0x80);
                 let upper_next = next.is_some_and(|i| flags[i] & (LU | LT) != 0);
-                unmodelled |= f & MARK != 0 || (f & (LM | LO) != 0 && upper_next);
+                unmodelled |= f & (LM | LO | MARK) != 0 && upper_next;
+                // A mark after a character that is no letter (nor a mark, inside the
+                // block): the character before this byte's.
+                let lead = (0..=base + bit)
+                    .rev()
+                    .find(|&i| b[i] & 0xC0 != 0x80)
+                    .unwrap();
+                let before = (lead > 0).then(|| flags[lead - 1]);
+                let allowed = if lead <= base { LETTER } else { LETTER | MARK };
+                unmodelled |= f & MARK != 0 && before.is_none_or(|g| g & allowed == 0);
             }
             assert_eq!(
                 modelled, !unmodelled,
-                "marks or Lm, Lo before Lu, Lt: {text:?} block {base}"
+                "Lm, Lo, marks before Lu, Lt or marks after no letter: {text:?} block {base}"
             );
         }
     }

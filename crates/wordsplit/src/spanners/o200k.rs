@@ -91,8 +91,9 @@ impl Scanner for O200kScanner {
 }
 
 /// The end of the piece starting at `i < b.len()`: the reference the block scanner
-/// ([`super::o200k_blocks`]) is tested against, and its scanner where the text holds a
-/// mark, or a letter in both of o200k's letter brackets (Lm, Lo) before an uppercase one.
+/// ([`super::o200k_blocks`]) is tested against, and its scanner where a letter of both of
+/// o200k's letter brackets (Lm, Lo, a mark) is right before an uppercase one, or a mark
+/// follows no letter.
 #[inline(always)]
 pub(super) fn piece_end(t: &CharTable, b: &[u8], i: usize) -> usize {
     let c0 = b[i];

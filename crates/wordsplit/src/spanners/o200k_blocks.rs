@@ -1,6 +1,6 @@
-//! o200k's pieces found 64 bytes at a time, with whole-word bit operations, where the text
-//! holds no mark and no letter of both of o200k's letter brackets right before an
-//! uppercase one.
+//! o200k's pieces found 64 bytes at a time, with whole-word bit operations, where no
+//! character of both of o200k's letter brackets is right before an uppercase letter and
+//! every mark follows a letter.
 //!
 //! The block scanner of the cl100k family ([`super::cl100k_blocks`]) carried over to o200k
 //! ([`super::o200k`]): each window of 64 bytes becomes class bitmaps ([`Classes`]), its
@@ -18,10 +18,14 @@
 //! Lm/Lo ones. If a lowercase letter follows the run, `W+` goes on to the end of the
 //! lowercase and Lm/Lo letters after it; else the piece ends after the run's last Lm/Lo
 //! letter, which is its last (or, with none, the second alternative takes the uppercase
-//! run): the same pieces as with the Lm/Lo letters lowercase. An uppercase letter after an
-//! Lm/Lo one (`"B中CDe"` is one piece, as the `U*` runs through `中`) and marks (in both
-//! brackets, and prefixes too) make the regex backtrack in ways the scanner's module docs
-//! list; a window holding one is scanned instead with
+//! run): the same pieces as with the Lm/Lo letters lowercase. A mark (in both brackets, and
+//! in `[^\r\n\p{L}\p{N}]` too) right after a letter, or after a mark that is, is part of
+//! that letter's run in every alternative, and is modelled the same way (the words of
+//! Indic scripts, letters with combining accents). An uppercase letter after an Lm/Lo
+//! letter or a mark (`"B中CDe"` is one piece, as the `U*` runs through `中`), and a mark
+//! after anything else (a word's prefix, or part of a run of punctuation), make the regex
+//! backtrack in ways the scanner's module docs list; a window holding one is scanned
+//! instead with
 //! [`super::o200k`]'s `piece_end`, from the start of the piece under way (the last end
 //! given) to the first end at or past the window's end, and on (at least [`SCAN_ON`] bytes
 //! at a time) while the 64 bytes after the last end hold one. The next window then starts
@@ -418,6 +422,8 @@ mod tests {
             "😀😀 😀x",
             "中文 字",
             "B中CDe 中BCd AB中c 中B ʰA Aʰb ʰʰC 中'S ー",
+            "a\u{301}B A\u{301}\u{302}c .\u{301}a ..\u{301}a 1\u{301} \u{301}a x's\u{301}b x's\u{301}'s",
+            "नमस्ते दुनिया সুপ্রভাত สวัสดีครับ བཀྲ་ཤིས་ Ελλάδα\u{301} café\u{301}X",
             "ありがとうGoogleさん テストCase 한국어Korean العربيةArabic Ωμέγα中Ω",
             "كَتَبَ كتب",
             "Éa\u{301}",
