@@ -842,9 +842,10 @@ impl TableLines {
     }
 
     /// [`Self::window_keys`], eight pieces at a time in AVX-512 registers: each piece's end
-    /// from the window's bits (compressed into bytes), its first 16 bytes gathered, masked
-    /// to its length and hashed as [`Self::key_in_place`] does one. About five instructions
-    /// a piece, where one at a time took about thirty-five.
+    /// from the window's bits (compressed into bytes), its first 16 bytes taken from the
+    /// window's 128 with a byte permute (a gather of them was slower than one piece at a
+    /// time), masked to its length and hashed as [`Self::key_in_place`] does one: about a
+    /// dozen instructions a piece, where one at a time took about thirty-five.
     ///
     /// # Safety
     /// The processor has AVX-512 F, BW, DQ, VBMI and VBMI2, BMI2 and POPCNT; `keys.n < CHUNK`.

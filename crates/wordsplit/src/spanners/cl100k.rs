@@ -91,15 +91,6 @@ impl super::PieceScanner for &Cl100kScanner {
     /// The same ends as `piece_end`, found 64 bytes at a time with whole-word bit
     /// operations (the `cl100k_blocks` module).
     #[inline(always)]
-    fn each_end<E>(
-        self,
-        text: &str,
-        mut each: impl FnMut(usize) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.each_window(text, |base, ends| super::each_bit(base, ends, &mut each))
-    }
-
-    #[inline(always)]
     fn each_window<E>(
         self,
         text: &str,

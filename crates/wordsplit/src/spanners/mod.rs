@@ -135,35 +135,36 @@ pub trait PieceScanner: Copy {
     fn piece_end(self, t: &classes::CharTable, b: &[u8], i: usize) -> usize;
 
     /// Calls `each` with the end of each piece of `text`, in order (the ends
-    /// [`Scanner::split`] appends); stops at the first error. By default [`Self::piece_end`] from each end to the next; a scanner that finds
-    /// its pieces another way (a block at a time) overrides it.
+    /// [`Scanner::split`] appends); stops at the first error. The ends of
+    /// [`Self::each_window`], one at a time.
     #[inline(always)]
     fn each_end<E>(
         self,
         text: &str,
         mut each: impl FnMut(usize) -> Result<(), E>,
     ) -> Result<(), E> {
-        let t = classes::CharTable::get();
-        let b = text.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            i = self.piece_end(t, b, i);
-            each(i)?;
-        }
-        Ok(())
+        self.each_window(text, |base, ends| each_bit(base, ends, &mut each))
     }
 
     /// The ends of [`Self::each_end`], in order, a window at a time: `each(base, ends)`
     /// for each window, where bit `i` of `ends` set is the end `base + i` (`ends` is not 0).
-    /// By default one end per call; a scanner that finds its pieces 64 bytes at a time
-    /// gives a window's ends at once, for the piece loop to make their keys together.
+    /// By default [`Self::piece_end`] from each end to the next, one end per call; a
+    /// scanner that finds its pieces 64 bytes at a time overrides it, giving a window's ends
+    /// at once, for the piece loop to make their keys together.
     #[inline(always)]
     fn each_window<E>(
         self,
         text: &str,
         mut each: impl FnMut(usize, u64) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.each_end(text, |end| each(end, 1))
+        let t = classes::CharTable::get();
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            i = self.piece_end(t, b, i);
+            each(i, 1)?;
+        }
+        Ok(())
     }
 }
 

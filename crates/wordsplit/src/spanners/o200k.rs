@@ -58,15 +58,6 @@ impl super::PieceScanner for &O200kScanner {
     /// operations where no letter is in both of o200k's letter brackets and no character
     /// is a mark (the `o200k_blocks` module).
     #[inline(always)]
-    fn each_end<E>(
-        self,
-        text: &str,
-        mut each: impl FnMut(usize) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.each_window(text, |base, ends| super::each_bit(base, ends, &mut each))
-    }
-
-    #[inline(always)]
     fn each_window<E>(
         self,
         text: &str,
