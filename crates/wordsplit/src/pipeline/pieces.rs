@@ -109,7 +109,7 @@ impl Pipeline {
     /// `merge` encodes a piece the cache does not hold. `SHORTCUTS`: a whole-token piece is
     /// one lookup and a single byte its id, without `merge` (the native encoders' rule); on a
     /// vocabulary with a token for every byte, each piece is first looked up in the piece
-    /// table ([`PieceTable`]), 64 pieces at a time.
+    /// table ([`PieceTable`]), a chunk of pieces at a time ([`CHUNK`]).
     ///
     /// A piece holding a byte no token spells (vocabularies that lack some,
     /// `tables.lacks_bytes`; complete ones never look) goes to [`Self::encode_unknown`].
