@@ -114,11 +114,7 @@ impl Classes {
         };
         if cont & 1 != 0 {
             // The block starts inside a character: its class goes on bit 0, spread below.
-            let mut lead = base;
-            while b[lead] & 0xC0 == 0x80 {
-                lead -= 1;
-            }
-            next(0, class_at(t, b, lead));
+            next(0, class_at(t, b, char_start(b, base)));
         }
         if base + 64 + 3 <= b.len() {
             // Four bytes can be read from every lead byte of the block. Text of one script
@@ -199,35 +195,24 @@ impl Classes {
             return false;
         }
         // The character after the one on the block's last byte: past its continuation bytes.
-        let Some(next) = (base + 64..b.len()).find(|&i| b[i] & 0xC0 != 0x80) else {
-            return false;
-        };
-        if b[next] < 0x80 {
-            b[next].is_ascii_uppercase()
-        } else {
-            class_at(t, b, next) & (LU | LT) != 0
-        }
+        let next = (base + 64..b.len()).find(|&i| b[i] & 0xC0 != 0x80);
+        next.is_some_and(|i| t.at(b, i).0 & (LU | LT) != 0)
     }
 }
 
 /// Whether the character before the one at `base` (or the one `base` is inside) is a
 /// letter (`\p{L}`); false at the text's start.
 fn letter_before(b: &[u8], base: usize, t: &CharTable) -> bool {
-    let Some(mut at) = b[..=base].iter().rposition(|&byte| byte & 0xC0 != 0x80) else {
-        return false;
-    };
-    if at == 0 {
-        return false;
+    let lead = char_start(b, base);
+    lead > 0 && t.at(b, char_start(b, lead - 1)).0 & LETTER != 0
+}
+
+/// Where the character holding byte `i` of `b` (a `str`'s bytes) starts: its lead byte.
+fn char_start(b: &[u8], mut i: usize) -> usize {
+    while b[i] & 0xC0 == 0x80 {
+        i -= 1;
     }
-    at -= 1;
-    while b[at] & 0xC0 == 0x80 {
-        at -= 1;
-    }
-    if b[at] < 0x80 {
-        b[at].is_ascii_alphabetic()
-    } else {
-        class_at(t, b, at) & LETTER != 0
-    }
+    i
 }
 
 /// The flags of the character whose lead byte is `b[i]` (`b[i] >= 0x80`, `b` a `str`'s
@@ -821,8 +806,8 @@ mod tests {
     /// Each byte of each block gets the classes of the character it is part of, whose lead
     /// byte may be in the block before: every UTF-8 length, and letters of each case,
     /// numbers, white space, marks and punctuation outside ASCII, in random order; and
-    /// `complete_cased` tells the blocks holding a mark byte, or an Lm or Lo letter's
-    /// before an Lu or Lt letter.
+    /// `complete_cased` tells the blocks holding an Lm, Lo or mark character before an Lu
+    /// or Lt letter, or a mark after no letter.
     #[test]
     fn completed_blocks_give_each_byte_its_characters_classes() {
         let chars = [

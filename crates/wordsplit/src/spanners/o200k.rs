@@ -55,8 +55,8 @@ impl super::PieceScanner for &O200kScanner {
     }
 
     /// The same ends as `piece_end`, found 64 bytes at a time with whole-word bit
-    /// operations where no letter is in both of o200k's letter brackets and no character
-    /// is a mark (the `o200k_blocks` module).
+    /// operations where no character of both of o200k's letter brackets is right before an
+    /// uppercase letter and every mark follows a letter (the `o200k_blocks` module).
     #[inline(always)]
     fn each_window<E>(
         self,
