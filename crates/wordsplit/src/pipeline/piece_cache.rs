@@ -26,7 +26,7 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 /// distinct wide pieces) ran at half speed for about 25 passes before it had grown. Its
 /// pages are touched only where pieces are written.
 /// With their tags, [`LongPieces`] and the [`PieceTable`] asked before them (4 MB, growing
-/// to 16 MB), a cache holds at most 35 MB.
+/// to 16 MB), a cache holds at most 37 MB.
 pub(super) const CACHE_MAX_PIECE: usize = 32;
 /// The lengths of the pieces of [`WideEntry`]s: too long for a [`PieceTable`].
 pub(super) const WIDE_PIECES: std::ops::RangeInclusive<usize> =
@@ -432,8 +432,6 @@ impl PieceCache {
         let len = piece.len();
         if len <= COMPACT_MAX_PIECE {
             if let Some(set) = self.compact.find(key, len, true) {
-                // A piece the piece table held once (see `PieceTable`'s growth).
-                self.table.returned += 1;
                 return Some(self.compact.sets[set][0].ids());
             }
             if len <= COMPACT_MAX_IDS {
@@ -480,6 +478,21 @@ impl PieceCache {
             self.compact.put(key, len, ids);
         } else {
             self.wide.put(key, len, ids);
+        }
+    }
+}
+
+impl PieceCache {
+    /// Keeps `key`'s piece (`key.fits()`) and its `ids`, which the other tables have just
+    /// answered or been given, in the [`PieceTable`]: in its entry when they fit
+    /// ([`PieceTable::put`]), else as where the long pieces' arena holds them, when it is
+    /// the arena's last piece asked or put ([`LongPieces::last_held`]).
+    #[inline]
+    pub fn put_table(&mut self, key: &TableKey, ids: &[u32]) {
+        if ids.len() <= TABLE_MAX_IDS {
+            self.table.put(key, ids);
+        } else if let Some(held) = self.long.last_held(ids) {
+            self.table.put_held(key, held);
         }
     }
 }
@@ -532,23 +545,32 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// a new piece takes way 0 and pushes its predecessor to way 1, a piece found in way 1
 /// moves to way 0. Zeroed memory, touched where written.
 ///
+/// A piece of more than seven ids (up to 15, two or three per character of a rare script)
+/// is kept as where the long pieces' arena holds its ids ([`Self::put_held`]).
+///
 /// The table starts at 4 MB and doubles, up to 16 MB, when the pieces it evicted keep
 /// coming back: a few megabytes of text fit the first table, while 17 MB of English prose
 /// has 87,500 distinct pieces, of which a 4 MB table missed 1.5 % on every pass (a quarter
 /// of the lookups' time). The evidence costs nothing per piece: every merged piece the
-/// table can hold was put in it when it was merged, so one that the compact table of merged
-/// pieces answers after the table missed it is one the table lost ([`PieceCache::get`]
-/// counts them). It grows only after [`LOOKUPS_PER_SET`] lookups per set since it last did,
-/// so that growing is a small part of the time spent, and only between chunks of the piece
-/// loop ([`Self::grow_due`]), so the keys of the chunk in hand, which name sets of the table
-/// as it was, are looked up before it moves.
+/// table can hold was put in it when it was merged, so one that the tables of merged
+/// pieces answer after the table missed it is one the table lost (the piece loop counts
+/// them in [`Self::returned`]). It grows after [`LOOKUPS_PER_SET`] lookups per set since it
+/// last did, so that growing is a small part of the time spent, or sooner when one lookup
+/// in [`RETURNED_SHARE`] or more was of a lost piece: a megabyte of random Unicode has
+/// 100,000 distinct pieces of up to 15 bytes, which a 4 MB table's two-way sets hold too
+/// few of (a third of the pieces of each warm pass were lost ones, at 60 MB/s; grown to
+/// 16 MB within four passes, 110-130 MB/s), while first passes over the benches' corpora
+/// lose too few to grow. It grows only between chunks of the piece loop
+/// ([`Self::grow_due`]), so the keys of the chunk in hand, which name sets of the table as
+/// it was, are looked up before it moves.
 pub(super) struct PieceTable {
     sets: HugeSlice<[CompactEntry; 2]>,
     /// The offsets of the table's sets, as a mask of a key's line ([`line_of`]): the count of
     /// sets less one, times [`SET_BYTES`].
     lines_mask: usize,
-    /// Pieces it had lost, found in the compact table of merged pieces, since it last grew.
-    returned: usize,
+    /// Pieces it had lost, found in the tables of merged pieces, since it last grew (the
+    /// piece loop counts them).
+    pub returned: usize,
     /// Pieces looked up since the table last grew.
     looked_up: usize,
 }
@@ -561,6 +583,10 @@ pub(super) struct PieceTable {
 /// multilingual text than with no growth. From 4 MB, the first doubling comes after 16.8
 /// million pieces (75 MB of English prose).
 const LOOKUPS_PER_SET: usize = 256;
+
+/// A [`PieceTable`] grows sooner when this large a share of its lookups, one in
+/// `RETURNED_SHARE`, were of pieces it had lost.
+const RETURNED_SHARE: usize = 16;
 
 /// The hash of a compact key's two words: one multiplication, whose top bits (every bit
 /// of the key reaches them) pick the set.
@@ -592,7 +618,7 @@ const LINE_SHIFT: u32 = SET_BITS_AT - SET_BYTES.trailing_zeros();
 const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl PieceTable {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Self::with_sets(TABLE_SETS)
     }
 
@@ -642,7 +668,8 @@ impl PieceTable {
         self.looked_up += looked_up;
         let sets = self.sets.len();
         self.returned >= sets / GROW_AFTER
-            && self.looked_up >= sets * LOOKUPS_PER_SET
+            && (self.looked_up >= sets * LOOKUPS_PER_SET
+                || self.returned * RETURNED_SHARE >= self.looked_up)
             && sets < TABLE_MAX_SETS
     }
 
@@ -710,6 +737,26 @@ impl PieceTable {
         let entry = CompactEntry {
             key: [key.lo, key.hi | (ids.len() as u64) << COUNT_SHIFT],
             ids: held,
+        };
+        self.push(key.line, entry);
+    }
+
+    /// Keeps `key`'s piece (`key.fits()`), whose ids are more than an entry holds, as
+    /// where the long pieces' arena has them (`held`): a piece of up to 15 bytes and eight
+    /// or more ids (two or three per character of a rare script) is then one line and a
+    /// read of the arena, not a lookup of the token index and of three tables. Answered
+    /// while the arena is not emptied ([`LongPieces::held`]).
+    #[inline]
+    pub fn put_held(&mut self, key: &TableKey, held: HeldIds) {
+        debug_assert!(key.fits());
+        let entry = CompactEntry {
+            key: [key.lo, key.hi | HELD << COUNT_SHIFT],
+            ids: [
+                held.start,
+                held.len,
+                held.generation as u32,
+                (held.generation >> 32) as u32,
+            ],
         };
         self.push(key.line, entry);
     }
@@ -1116,24 +1163,43 @@ impl<'a> TableIds<'a> {
 
     /// Writes the ids at `dst`, with filler after them: up to four ids (the common case)
     /// are one 16-byte store, with no loop on their count, and five to seven are written
-    /// with one filler id, eight in all. Returns the count of ids.
+    /// with one filler id, eight in all. Returns the count of ids, or `None`, writing
+    /// nothing, when the entry's ids are in the long pieces' arena ([`Self::held`]).
     ///
     /// # Safety
     /// `dst` must be valid for writing [`TABLE_WRITES`] `u32`s.
     #[inline(always)]
-    pub unsafe fn write(self, dst: *mut u32) -> usize {
+    pub unsafe fn write(self, dst: *mut u32) -> Option<usize> {
         // SAFETY: the caller's: room for `TABLE_WRITES` ids at `dst`.
         unsafe {
             if self.count <= COMPACT_MAX_IDS {
                 dst.cast::<[u32; COMPACT_MAX_IDS]>()
                     .write_unaligned(*self.words);
-            } else {
+            } else if self.count <= TABLE_MAX_IDS {
                 write_unpacked(self.words, dst);
+            } else {
+                return None;
             }
         }
-        self.count
+        Some(self.count)
+    }
+
+    /// Where the ids of an entry that [`Self::write`] did not write are: in the long
+    /// pieces' arena ([`PieceTable::put_held`]).
+    #[inline]
+    pub fn held(self) -> HeldIds {
+        let [start, len, generation_lo, generation_hi] = *self.words;
+        HeldIds {
+            start,
+            len,
+            generation: u64::from(generation_hi) << 32 | u64::from(generation_lo),
+        }
     }
 }
+
+/// The count of ids of a [`PieceTable`] entry whose ids are in the long pieces' arena
+/// ([`HeldIds`]) rather than in the entry.
+const HELD: u64 = 0xf;
 
 /// Five to seven ids in [`PACKED_BITS`] bits each, if each fits.
 fn pack(ids: &[u32]) -> Option<[u32; COMPACT_MAX_IDS]> {
@@ -1177,7 +1243,7 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// which were merged again on every pass over it. They are held apart from [`PieceCache`]'s
 /// fixed entries: a two-way set-associative table of [`LONG_SETS`] sets whose keys and ids
 /// live in two arenas, vectors emptied all at once when one fills, so the memory stays
-/// bounded (4.6 MB: 1.6 MB of sets and tags, touched as they are written, and arenas that
+/// bounded (6.3 MB: 3.3 MB of sets and tags, touched as they are written, and arenas that
 /// grow to 1 MB of bytes and 2 MB of ids as pieces come; reserved whole when a cache was
 /// made, they took a new tokenizer's first encode 1.5 ms and 2.3 MB more) and nothing is
 /// allocated per piece. 1 MB of multilingual text has 3,600 such pieces; 1 MB of
@@ -1192,7 +1258,12 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// all again. With 32,768 sets and 512 K ids its warm passes are 20 % faster (cl100k_base,
 /// the core: 103-113 -> 116-138 MB/s; o200k_base 84-90 -> 95-108), and one pass over the
 /// benches' corpora is as fast (paired, 0.98-1.02 in the nine cells); arenas of 2 MB of
-/// bytes and 4 MB of ids made first passes 1-2 % slower (their pages and lines).
+/// bytes and 4 MB of ids made first passes 1-2 % slower (their pages and lines). Those
+/// 25,000 pieces still left 2,900 per pass merged again with 32,768 sets: in the sets that
+/// three or more of them share, the ones beyond way 0 evict each other in turn. With
+/// 65,536 sets, fewer share one, and the arena, which every such piece merged again
+/// fills anew, is emptied less often; with it the short ones are answered from the
+/// [`PieceTable`] ([`PieceTable::put_held`]), which an emptied arena turns back into misses.
 ///
 /// Up to 16 KiB: runs of white space that long (padding, a document cut from a longer run)
 /// are merged in about 7 ns a byte, while hashing and comparing one costs well under one,
@@ -1201,7 +1272,7 @@ unsafe fn write_unpacked(words: &[u32; COMPACT_MAX_IDS], dst: *mut u32) {
 /// peers that keep them). A piece longer than that is merged each time: the arena of
 /// 1 MB keeps at least 64 of them, and one piece does not empty it for the others.
 pub(super) const LONG_MAX_PIECE: usize = 16 * 1024;
-const LONG_SETS: usize = 32768;
+const LONG_SETS: usize = 65536;
 const LONG_MAX_BYTES: usize = 1 << 20;
 const LONG_MAX_IDS: usize = 512 * 1024;
 
@@ -1234,6 +1305,20 @@ pub(super) struct LongPieces {
     tags: Box<[[u8; 2]]>,
     bytes: Vec<u8>,
     ids: Vec<u32>,
+    /// How many times the arenas were emptied: ids held elsewhere ([`HeldIds`]) of an
+    /// earlier generation are gone.
+    pub generation: u64,
+    /// The ids of the piece last answered or put.
+    last: HeldIds,
+}
+
+/// Where the long pieces' arena holds a piece's ids, for a [`PieceTable`] entry: their
+/// place and the arena's generation then.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(super) struct HeldIds {
+    start: u32,
+    len: u32,
+    generation: u64,
 }
 
 impl LongPieces {
@@ -1243,7 +1328,25 @@ impl LongPieces {
             tags: vec![[0; 2]; LONG_SETS].into_boxed_slice(),
             bytes: Vec::new(),
             ids: Vec::new(),
+            generation: 0,
+            last: HeldIds::default(),
         }
+    }
+
+    /// The ids at `held`, unless the arena was emptied since they were put there.
+    #[inline]
+    pub fn held(&self, held: HeldIds) -> Option<&[u32]> {
+        if held.generation != self.generation {
+            return None;
+        }
+        let start = held.start as usize;
+        self.ids.get(start..start + held.len as usize)
+    }
+
+    /// Where the arena holds `ids`, if they are those of the piece last answered or put.
+    #[inline]
+    fn last_held(&self, ids: &[u32]) -> Option<HeldIds> {
+        (self.held(self.last)? == ids).then_some(self.last)
     }
 
     /// A hash for [`Self::get`] and [`Self::put`] of pieces of any length.
@@ -1283,6 +1386,11 @@ impl LongPieces {
             self.tags[set].swap(0, 1);
         }
         let slot = self.sets[set][0];
+        self.last = HeldIds {
+            start: slot.ids_start,
+            len: slot.ids_len,
+            generation: self.generation,
+        };
         let ids_start = slot.ids_start as usize;
         Some(&self.ids[ids_start..ids_start + slot.ids_len as usize])
     }
@@ -1302,6 +1410,7 @@ impl LongPieces {
             self.ids.clear();
             self.sets.fill([LongSlot::default(); 2]);
             self.tags.fill([0; 2]);
+            self.generation += 1;
         }
         let set = Self::set(hash);
         let slot = LongSlot {
@@ -1313,6 +1422,11 @@ impl LongPieces {
         };
         self.bytes.extend_from_slice(piece);
         self.ids.extend_from_slice(ids);
+        self.last = HeldIds {
+            start: slot.ids_start,
+            len: slot.ids_len,
+            generation: self.generation,
+        };
         // A new piece takes way 1 (way 0 when the set is empty) and moves to way 0 on its
         // first hit ([`Self::get`]), as in [`Ways`]: pieces that come back in turn, more of
         // them than ways, then keep one answered, where putting each in front evicted each
@@ -1656,7 +1770,7 @@ mod tests {
             let mut out = vec![0; TABLE_WRITES];
             // SAFETY: `out` has room for `TABLE_WRITES` ids.
             let count = unsafe { ids.write(out.as_mut_ptr()) };
-            out.truncate(count);
+            out.truncate(count.expect("the ids are in the entry"));
             out
         })
     }
@@ -1934,14 +2048,89 @@ mod tests {
     }
 
     #[test]
-    fn merged_pieces_the_piece_table_lost_are_its_evidence() {
+    fn piece_table_grows_sooner_when_many_of_its_lookups_were_of_lost_pieces() {
+        let due = TABLE_SETS / GROW_AFTER;
+        let mut table = PieceTable::new();
+        table.returned = due;
+        assert!(
+            !table.grow_due(due * RETURNED_SHARE + 1),
+            "a smaller share waits for enough lookups"
+        );
+        let mut table = PieceTable::new();
+        table.returned = due;
+        assert!(
+            table.grow_due(due * RETURNED_SHARE),
+            "one lookup in 16 lost"
+        );
+        let mut table = PieceTable::new();
+        table.returned = due - 1;
+        assert!(
+            !table.grow_due(1),
+            "too few lost pieces, whatever their share"
+        );
+    }
+
+    /// A [`PieceCache`] whose table holds `piece` (of more than seven ids) as where its long
+    /// pieces' arena has them, as the piece loop puts it after merging it.
+    fn held_piece(piece: &[u8], ids: &[u32]) -> (PieceCache, TableKey) {
         let mut cache = PieceCache::new();
-        let piece = b"wordsplit";
-        let key = key_of(piece);
-        assert_eq!(cache.get(&key, piece), None);
-        cache.put(&key, piece, &[1, 2]);
-        assert_eq!(cache.table.returned, 0);
-        assert_eq!(cache.get(&key, piece), Some(&[1u32, 2][..]));
-        assert_eq!(cache.table.returned, 1);
+        let mut padded = piece.to_vec();
+        padded.resize(piece.len() + 16, b' ');
+        let key = cache.table.key(&padded, 0, piece.len());
+        assert!(key.fits());
+        let cache_key = key_of(piece);
+        assert_eq!(cache.get(&cache_key, piece), None);
+        cache.put(&cache_key, piece, ids);
+        cache.put_table(&key, ids);
+        (cache, key)
+    }
+
+    /// The ids the piece table gives for `key`, from its entry or the long pieces' arena;
+    /// `None` where it holds the piece's ids in an arena since emptied.
+    fn table_answer(cache: &mut PieceCache, key: &TableKey) -> Option<Vec<u32>> {
+        let ids = cache.table.get(key)?;
+        let mut room = [0u32; TABLE_WRITES];
+        // SAFETY: `room` holds `TABLE_WRITES` ids.
+        match unsafe { ids.write(room.as_mut_ptr()) } {
+            Some(count) => Some(room[..count].to_vec()),
+            None => {
+                let held = ids.held();
+                cache.long.held(held).map(<[u32]>::to_vec)
+            }
+        }
+    }
+
+    #[test]
+    fn piece_table_answers_pieces_of_more_ids_from_the_long_pieces_arena() {
+        let ids: Vec<u32> = (1..=12).collect();
+        let (mut cache, key) = held_piece("žluťoučký".as_bytes(), &ids);
+        assert_eq!(table_answer(&mut cache, &key), Some(ids.clone()));
+        // Emptied by long pieces that fill it: the entry no longer answers.
+        for fill in 0..=LONG_MAX_BYTES / LONG_MAX_PIECE {
+            let long = vec![fill as u8; LONG_MAX_PIECE];
+            cache.long.put(&long, LongPieces::hash(&long), &[7]);
+        }
+        assert_eq!(cache.long.generation, 1);
+        assert_eq!(table_answer(&mut cache, &key), None);
+        // Put again, from the arena it is in now.
+        let piece = "žluťoučký".as_bytes();
+        assert_eq!(cache.get(&key_of(piece), piece), None);
+        cache.put(&key_of(piece), piece, &ids);
+        cache.put_table(&key, &ids);
+        assert_eq!(table_answer(&mut cache, &key), Some(ids));
+    }
+
+    #[test]
+    fn piece_table_keeps_a_piece_of_more_ids_only_as_the_arena_has_them() {
+        let ids: Vec<u32> = (1..=9).collect();
+        let (mut cache, key) = held_piece(b"wordsplitx", &ids);
+        let other: Vec<u32> = (2..=10).collect();
+        let mut padded = b"splitwordx".to_vec();
+        padded.resize(26, b' ');
+        let other_key = cache.table.key(&padded, 0, 10);
+        // The arena's last piece has other ids: nothing is kept for this one.
+        cache.put_table(&other_key, &other);
+        assert_eq!(table_answer(&mut cache, &other_key), None);
+        assert_eq!(table_answer(&mut cache, &key), Some(ids));
     }
 }

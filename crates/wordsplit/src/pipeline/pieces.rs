@@ -66,6 +66,7 @@ impl<S: PieceScanner> PieceEnds for Scanned<'_, S> {
 
 /// `bytes[start..end]`, a piece no shortcut takes: its ids from `cache`'s tables, or merged
 /// by `merge` and kept there. The whole buffer is passed for the padded reads of the key.
+/// Returns whether the tables held it (it was merged before).
 #[inline(always)]
 fn cached_or_merged(
     cache: &mut PieceCache,
@@ -74,20 +75,21 @@ fn cached_or_merged(
     start: usize,
     end: usize,
     out: &mut Vec<u32>,
-) -> Result<(), Error> {
+) -> Result<bool, Error> {
     let piece = &bytes[start..end];
     if piece.len() > LONG_MAX_PIECE {
-        merge(piece, out)
+        merge(piece, out)?;
+        Ok(false)
     } else if piece.len() > CACHE_MAX_PIECE {
         let hash = LongPieces::hash(piece);
         if let Some(ids) = cache.long.get(piece, hash) {
             out.extend_from_slice(ids);
-        } else {
-            let first = out.len();
-            merge(piece, out)?;
-            cache.long.put(piece, hash, &out[first..]);
+            return Ok(true);
         }
-        Ok(())
+        let first = out.len();
+        merge(piece, out)?;
+        cache.long.put(piece, hash, &out[first..]);
+        Ok(false)
     } else {
         let key = PieceCache::key_in(bytes, start, end);
         if let Some(ids) = cache.get(&key, piece) {
@@ -95,12 +97,12 @@ fn cached_or_merged(
             for &id in ids {
                 out.push(id);
             }
-        } else {
-            let first = out.len();
-            merge(piece, out)?;
-            cache.put(&key, piece, &out[first..]);
+            return Ok(true);
         }
-        Ok(())
+        let first = out.len();
+        merge(piece, out)?;
+        cache.put(&key, piece, &out[first..]);
+        Ok(false)
     }
 }
 
@@ -170,17 +172,31 @@ impl Pipeline {
                             // SAFETY: room for `TABLE_WRITES` ids per piece left is reserved
                             // (above, and again after each piece the table did not hold);
                             // `ids_at` is `out`'s buffer since then.
-                            len += unsafe { ids.write(ids_at.add(len)) };
-                            continue;
+                            if let Some(written) = unsafe { ids.write(ids_at.add(len)) } {
+                                len += written;
+                                continue;
+                            }
+                            let held = ids.held();
+                            if let Some(ids) = cache.long.held(held) {
+                                // SAFETY: the ids below `len` are written.
+                                unsafe { out.set_len(len) };
+                                out.extend_from_slice(ids);
+                                out.reserve(TABLE_WRITES * (count - i));
+                                len = out.len();
+                                ids_at = out.as_mut_ptr();
+                                continue;
+                            }
                         }
                         // SAFETY: the ids below `len` are written.
                         unsafe { out.set_len(len) };
                         let (start, end) = (keys.starts[i], keys.starts[i + 1]);
-                        if !shortcut(text_bytes, start, end, out) {
-                            cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
-                        }
+                        let lost = !shortcut(text_bytes, start, end, out)
+                            && cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
                         if key.fits() {
-                            cache.table.put(&key, &out[len..]);
+                            // Every merged piece the table can hold was put in it: one
+                            // the other tables held is one the table lost.
+                            cache.table.returned += usize::from(lost);
+                            cache.put_table(&key, &out[len..]);
                         }
                         out.reserve(TABLE_WRITES * (count - i));
                         len = out.len();
@@ -243,6 +259,7 @@ impl Pipeline {
                                 Ok(())
                             } else {
                                 cached_or_merged(cache, &mut merge, bytes, start, end, out)
+                                    .map(drop)
                             }
                         },
                     )?;
@@ -301,5 +318,85 @@ impl Pipeline {
             i = run_end;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::pipeline::piece_cache::PieceTable;
+    use crate::pipeline::SpecialPolicy;
+    use crate::spanners::GPT2_PATTERN;
+    use crate::tables::tests::tiny;
+
+    /// `f` on this thread's piece cache of `pipeline`.
+    fn with_cache<T>(pipeline: &Pipeline, f: impl FnOnce(&mut PieceCache) -> T) -> T {
+        PIECE_CACHES.with_borrow_mut(|caches| {
+            f(most_recent(
+                caches,
+                pipeline.id,
+                CACHED_PIPELINES,
+                PieceCache::new,
+            ))
+        })
+    }
+
+    fn encode(pipeline: &Pipeline, text: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        pipeline
+            .encode(text, &SpecialPolicy::AllowAll, &mut out)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn pieces_the_piece_table_lost_are_counted_and_every_answer_stays_exact() {
+        // Letters without merges: a piece's ids are its bytes (the 256 byte tokens come
+        // first), 3 to 14 of them, so some fit a table entry and some are held in the long
+        // pieces' arena. 196 distinct pieces, then white space after the last so that every
+        // piece's key fits.
+        let pipeline = Pipeline::builder(Arc::new(tiny(&[b"ab"])))
+            .pattern(GPT2_PATTERN)
+            .build()
+            .unwrap();
+        let letters = b"mnopqrstuvwxyz";
+        let text: String = (0..196)
+            .map(|i| {
+                let mut word = vec![b' ', letters[i / 14], letters[i % 14]];
+                word.resize(3 + i % 12, b'x');
+                String::from_utf8(word).unwrap()
+            })
+            .collect::<String>()
+            + &" ".repeat(20);
+        let expected: Vec<u32> = text.bytes().map(u32::from).collect();
+        assert_eq!(encode(&pipeline, &text), expected);
+        assert_eq!(
+            encode(&pipeline, &text),
+            expected,
+            "answered by the piece table"
+        );
+        let held = with_cache(&pipeline, |cache| {
+            assert_eq!(
+                cache.table.returned, 0,
+                "none lost while the table held all"
+            );
+            cache.table = PieceTable::new();
+            cache.long.generation
+        });
+        assert_eq!(held, 0, "the long pieces' arena was not emptied");
+        assert_eq!(
+            encode(&pipeline, &text),
+            expected,
+            "answered by the merged pieces"
+        );
+        with_cache(&pipeline, |cache| assert_eq!(cache.table.returned, 196));
+        assert_eq!(
+            encode(&pipeline, &text),
+            expected,
+            "by the piece table again"
+        );
+        with_cache(&pipeline, |cache| assert_eq!(cache.table.returned, 196));
     }
 }
