@@ -148,16 +148,19 @@ def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
         decode=tok.decode,
     )
     if key == "wordsplit:auto" and hasattr(tok, "encode_batch_flat"):
-        import numpy as np
-
         # wordsplit's numpy form of one document: encode_to_numpy (an array holding the native ids,
-        # no copy); builds without it (a --baseline) take the flat batch of a one-text batch
+        # no copy); builds without it (a --baseline) take the flat batch of a one-text batch.
+        # numpy is imported where the numpy form first runs, not here: the load probe times
+        # this factory, and the list form, what it measures, needs no numpy.
         flat = tok.encode_batch_flat
         if hasattr(tok, "encode_to_numpy"):
             one = lambda text: tok.encode_to_numpy(text, disallowed_special=())  # noqa: E731
             what = "`encode_to_numpy(doc, disallowed_special=())`"
         else:
-            one = lambda text: np.frombuffer(flat([text], num_threads=1, disallowed_special=())[0], np.uint32)  # noqa: E731
+            def one(text):
+                import numpy as np
+
+                return np.frombuffer(flat([text], num_threads=1, disallowed_special=())[0], np.uint32)
             what = "`encode_batch_flat([doc])`, the uint32 buffer as a numpy array"
         base.numpy = _numpy_form(
             base, one, lambda texts, threads: flat(texts, num_threads=threads, disallowed_special=()),
@@ -301,7 +304,6 @@ def _fastokens(vocab: str) -> Contender:
     (the rank file, tiktoken's pattern, no special tokens), qwen3 from its tokenizer.json."""
     _rayon_threads()
     import fastokens
-    import numpy as np
 
     pattern = _data_dir() / f"{vocab}.pattern"
     if pattern.is_file():
@@ -313,8 +315,16 @@ def _fastokens(vocab: str) -> Contender:
         raise LookupError(f"no fastokens setup for {vocab}")
     encode, flat = tok.encode_ordinary, tok.encode_batch_flat
 
+    # numpy is imported where the numpy form runs (see `_wordsplit`).
     def flat_ids(result) -> list[list[int]]:
+        import numpy as np
+
         return flat_batch_ids(np.frombuffer(result[0], np.uint32), np.frombuffer(result[1], np.uint64))
+
+    def one(text):
+        import numpy as np
+
+        return np.frombuffer(flat([text], split_special_tokens=True)[0], np.uint32)
 
     base = Contender(
         key="fastokens", label="fastokens", vocab=vocab, encode=lambda text: encode(text).ids,
@@ -322,7 +332,7 @@ def _fastokens(vocab: str) -> Contender:
         batch_threads_fixed=True, decode=tok.decode,
     )
     base.numpy = _numpy_form(
-        base, lambda text: np.frombuffer(flat([text], split_special_tokens=True)[0], np.uint32),
+        base, one,
         lambda texts, threads: flat(texts, split_special_tokens=True), flat_ids,
         "`np.frombuffer(encode_batch_flat([doc])[0], np.uint32)`; batch: `encode_batch_flat(docs)` (bytes + offsets)")
     return base
