@@ -467,6 +467,19 @@ impl PieceCache {
         prefetch(&self.long.sets[long]);
     }
 
+    /// Keeps `key`'s piece (`key.fits()`) and its `ids`, which the other tables have just
+    /// answered or been given, in the [`PieceTable`]: in its entry when they fit
+    /// ([`PieceTable::put`]), else as where the long pieces' arena holds them, when it is
+    /// the arena's last piece asked or put ([`LongPieces::last_held`]).
+    #[inline]
+    pub fn put_table(&mut self, key: &TableKey, ids: &[u32]) {
+        if ids.len() <= TABLE_MAX_IDS {
+            self.table.put(key, ids);
+        } else if let Some(held) = self.long.last_held(ids) {
+            self.table.put_held(key, held);
+        }
+    }
+
     /// Remembers that `piece` (key from [`Self::key_in`]) encodes as `ids`: in a compact
     /// entry, a wide one, or with the long pieces when they are more than either holds.
     #[inline]
@@ -478,21 +491,6 @@ impl PieceCache {
             self.compact.put(key, len, ids);
         } else {
             self.wide.put(key, len, ids);
-        }
-    }
-}
-
-impl PieceCache {
-    /// Keeps `key`'s piece (`key.fits()`) and its `ids`, which the other tables have just
-    /// answered or been given, in the [`PieceTable`]: in its entry when they fit
-    /// ([`PieceTable::put`]), else as where the long pieces' arena holds them, when it is
-    /// the arena's last piece asked or put ([`LongPieces::last_held`]).
-    #[inline]
-    pub fn put_table(&mut self, key: &TableKey, ids: &[u32]) {
-        if ids.len() <= TABLE_MAX_IDS {
-            self.table.put(key, ids);
-        } else if let Some(held) = self.long.last_held(ids) {
-            self.table.put_held(key, held);
         }
     }
 }

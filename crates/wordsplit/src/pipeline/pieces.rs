@@ -168,6 +168,8 @@ impl Pipeline {
                     let mut ids_at = out.as_mut_ptr();
                     for i in 0..count {
                         let key = keys.key(i);
+                        // Where the long pieces' arena has the ids of a piece held there.
+                        let mut held = None;
                         if let Some(ids) = cache.table.get(&key) {
                             // SAFETY: room for `TABLE_WRITES` ids per piece left is reserved
                             // (above, and again after each piece the table did not hold);
@@ -176,27 +178,24 @@ impl Pipeline {
                                 len += written;
                                 continue;
                             }
-                            let held = ids.held();
-                            if let Some(ids) = cache.long.held(held) {
-                                // SAFETY: the ids below `len` are written.
-                                unsafe { out.set_len(len) };
-                                out.extend_from_slice(ids);
-                                out.reserve(TABLE_WRITES * (count - i));
-                                len = out.len();
-                                ids_at = out.as_mut_ptr();
-                                continue;
-                            }
+                            held = Some(ids.held());
                         }
                         // SAFETY: the ids below `len` are written.
                         unsafe { out.set_len(len) };
-                        let (start, end) = (keys.starts[i], keys.starts[i + 1]);
-                        let lost = !shortcut(text_bytes, start, end, out)
-                            && cached_or_merged(cache, &mut merge, text_bytes, start, end, out)?;
-                        if key.fits() {
-                            // Every merged piece the table can hold was put in it: one
-                            // the other tables held is one the table lost.
-                            cache.table.returned += usize::from(lost);
-                            cache.put_table(&key, &out[len..]);
+                        if let Some(ids) = held.and_then(|held| cache.long.held(held)) {
+                            out.extend_from_slice(ids);
+                        } else {
+                            let (start, end) = (keys.starts[i], keys.starts[i + 1]);
+                            let lost = !shortcut(text_bytes, start, end, out)
+                                && cached_or_merged(
+                                    cache, &mut merge, text_bytes, start, end, out,
+                                )?;
+                            if key.fits() {
+                                // Every merged piece the table can hold was put in it: one
+                                // the other tables held is one the table lost.
+                                cache.table.returned += usize::from(lost);
+                                cache.put_table(&key, &out[len..]);
+                            }
                         }
                         out.reserve(TABLE_WRITES * (count - i));
                         len = out.len();
