@@ -270,7 +270,9 @@ def render_worst(section: dict, sizes: list[int]) -> str:
             rows.append([vocab, name, row["label"]] + cells
                         + [num(slope) if slope is not None else "–", f"{ratio:.1f}" if ratio is not None else "–"])
     return ("## Worst cases\n\nOne encode call on the first N bytes of 1 MiB of `a` (adv_repeat_a), of spaces, of "
-            "`-` and of tabs: ms per call (median of up to 3), the least-squares slope, and the growth from the "
+            "`-` and of tabs: ms per call (median of up to 3 calls, each on text the contender has not seen: N "
+            "characters, then one and two fewer, as a library that keeps whole pieces answers a repeated one from "
+            "its cache), the least-squares slope, and the growth from the "
             f"smallest to the largest size (linear: {sizes[-1] / sizes[0]:.1f}). A size whose quadratic projection "
             "would overrun the probe's budget is skipped; ✗: ids differ from the oracle's.\n\n"
             + md_table(header, rows, left=3)
