@@ -184,6 +184,21 @@ def test_native_worst_case_is_not_quadratic(name):
     assert ids == BufferSweepEncoder(MergeTables(load_vocab("cl100k_base"))).encode_piece(b"a" * 4096) * 256
 
 
+@pytest.mark.parametrize("vocab", ["cl100k_base", "o200k_base"])
+def test_runs_of_punctuation_that_backtrack_match_the_oracle(vocab, tiktoken_oracle):
+    """Runs of `-`, `=`, `*`, `#` and tabs, which come as tokens of many lengths (26 of `-` in
+    cl100k_base): a wrong long token is valid next to the one before it and leaves no valid
+    token after it, so the backtrack encoder drops and retries tokens at every period of the
+    run, and remembers which candidate comes first after which token. Every length up to 400,
+    and some past 4,096 (where its remembered answers share slots) with each remainder."""
+    native = native_encoder(load_vocab(vocab), "backtrack")
+    oracle = tiktoken_oracle(vocab)
+    for unit in "-=*#\t":
+        for n in [*range(1, 401), *range(4090, 4100), 65_537]:
+            piece = unit * n
+            assert native.encode_piece(piece.encode()) == oracle.encode_ordinary(piece), (unit, n)
+
+
 def test_registry_names_and_errors():
     assert ENCODERS.names() == ["backtrack", "buffer-sweep", "heap-merge", "reference"]
     assert get_encoder("reference") is BufferSweepEncoder

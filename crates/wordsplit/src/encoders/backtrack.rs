@@ -32,22 +32,27 @@ fn encode_with(t: &MergeTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
             NONE
         };
         loop {
-            let end = pos + bt.token_len[token as usize] as usize;
-            let valid = last == NONE || checked.is_valid(bt, last, token);
-            if reachable[end] && valid {
-                out.push(token);
-                pos = end;
-                token = if pos < piece.len() {
-                    longest.at(t, bt, piece, pos)
-                } else {
-                    NONE
-                };
-                break;
+            if last != NONE {
+                // The first candidate from `token` on (itself, then its shorter prefixes)
+                // that BPE would leave next to `last`: one lookup where it was asked before.
+                token = checked.first_valid(bt, last, token);
             }
-            let shorter = bt.next_prefix[token as usize];
-            if shorter != NONE {
-                token = shorter;
-                continue;
+            if token != NONE {
+                let end = pos + bt.token_len[token as usize] as usize;
+                if reachable[end] {
+                    out.push(token);
+                    pos = end;
+                    token = if pos < piece.len() {
+                        longest.at(t, bt, piece, pos)
+                    } else {
+                        NONE
+                    };
+                    break;
+                }
+                token = bt.next_prefix[token as usize];
+                if token != NONE {
+                    continue;
+                }
             }
             // No token fits here: undo the previous one and never end there again.
             reachable[pos] = false;
@@ -59,13 +64,15 @@ fn encode_with(t: &MergeTables, bt: &BacktrackTables, piece: &[u8], out: &mut Ve
     }
 }
 
-/// [`Merges::is_valid_pair`] with recent answers remembered (a direct-mapped table): runs of
+/// [`Merges::is_valid_pair`] with recent answers remembered (direct-mapped tables): runs of
 /// a character, or of a few alternating ones, ask about the same pairs again and again, and
 /// the check walks both tokens' merge trees. A run of `-` in cl100k, whose run tokens come in
-/// 26 lengths, tries hundreds of distinct pairs while it backtracks, so the table grows with
+/// 26 lengths, tries hundreds of distinct pairs while it backtracks, so the tables grow with
 /// the piece (a short piece should not pay for clearing a big one).
 struct PairChecks {
     recent: Vec<(u32, u32, bool)>,
+    /// `(last, from, first)`: [`Self::first_valid`]'s answers.
+    firsts: Vec<(u32, u32, u32)>,
     shift: u32,
 }
 
@@ -74,18 +81,47 @@ impl PairChecks {
         let size = piece_len.next_power_of_two().clamp(64, 4096);
         Self {
             recent: vec![(NONE, NONE, false); size],
+            firsts: vec![(NONE, NONE, NONE); size],
             shift: 32 - size.trailing_zeros(),
         }
     }
 
     #[inline]
-    fn is_valid(&mut self, bt: &BacktrackTables, left: u32, right: u32) -> bool {
+    fn slot(&self, left: u32, right: u32) -> usize {
         let hash = (left.wrapping_mul(0x9E37_79B9) ^ right).wrapping_mul(0x85EB_CA6B);
-        let entry = &mut self.recent[(hash >> self.shift) as usize];
+        (hash >> self.shift) as usize
+    }
+
+    #[inline]
+    fn is_valid(&mut self, bt: &BacktrackTables, left: u32, right: u32) -> bool {
+        let slot = self.slot(left, right);
+        let entry = &mut self.recent[slot];
         if (entry.0, entry.1) != (left, right) {
             *entry = (left, right, bt.merges.is_valid_pair(left, right));
         }
         entry.2
+    }
+
+    /// The first of `from`, `next_prefix[from]`, `next_prefix[next_prefix[from]]`, ... that
+    /// BPE would leave next to `last` (`NONE` if none). Inside a run of a character a wrong
+    /// token stays valid with the one before it and no candidate is valid after it, which the
+    /// walk finds only after trying all of them (the 26 of `-` in cl100k, at each of the 15
+    /// positions a wrong 96-dash token leaves: 900 checks per token of 1 MiB of dashes); the
+    /// run asks the same `(last, from)` at every period, so remembering the answer makes
+    /// each of those one lookup.
+    #[inline]
+    fn first_valid(&mut self, bt: &BacktrackTables, last: u32, from: u32) -> u32 {
+        let slot = self.slot(from, last);
+        let (l, f, first) = self.firsts[slot];
+        if (l, f) == (last, from) {
+            return first;
+        }
+        let mut token = from;
+        while token != NONE && !self.is_valid(bt, last, token) {
+            token = bt.next_prefix[token as usize];
+        }
+        self.firsts[slot] = (last, from, token);
+        token
     }
 }
 
