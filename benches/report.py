@@ -292,9 +292,10 @@ def render_pieces(section: dict, lengths: list[int]) -> str:
             big = by_len.get(str(lengths[-1]), {}).get(key)
             rows.append([vocab, label] + cells + [num(big["us_per_call"] * 1e3 / lengths[-1]) if big else "–"])
     return ("## Piece-length sweep\n\nOne unsplittable piece of random lowercase letters: µs per encode call "
-            "(whole API call, so the short pieces show per-call overhead). The same piece every call: "
-            "wordsplit's piece cache (up to 256 bytes) and HF's word cache answer the short ones after "
-            "the first. ✗: ids differ from the oracle's.\n\n"
+            "(whole API call, so the short pieces show per-call overhead). The same piece every call, a warm "
+            "regime: wordsplit keeps pieces of up to 16 KB, gigatoken and fastokens pieces of any length, "
+            "HF its word cache (short pieces), and they answer the piece from there after the first call "
+            "(the worst-case section times pieces not seen before). ✗: ids differ from the oracle's.\n\n"
             + md_table(["vocab", "contender"] + [f"{n:,} B" for n in lengths] + [f"ns/B at {lengths[-1]:,}"],
                        rows, left=2))
 
