@@ -111,7 +111,7 @@ impl PairChecks {
     /// each of those one lookup.
     #[inline]
     fn first_valid(&mut self, bt: &BacktrackTables, last: u32, from: u32) -> u32 {
-        let slot = self.slot(from, last);
+        let slot = self.slot(last, from);
         let (l, f, first) = self.firsts[slot];
         if (l, f) == (last, from) {
             return first;
