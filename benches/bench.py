@@ -482,14 +482,70 @@ def random_letters(n: int, seed: int) -> str:
     return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))
 
 
+# Every byte value to a lowercase letter (``bytes.translate``): random bytes become random letters.
+LETTERS = bytes(97 + b % 26 for b in range(256))
+# One contender's round of new pieces of one length: at most this many bytes and pieces (all
+# rounds' pieces are made before the timing, as Python strings).
+UNSEEN_ROUND_BYTES = 2_000_000
+UNSEEN_ROUND_PIECES = 20_000
+
+
+def new_pieces(length: int, count: int, rng: random.Random) -> list[str]:
+    """``count`` pieces of ``length`` random lowercase letters (distinct in practice: ten
+    letters already have 26^10 values)."""
+    return [rng.randbytes(length).translate(LETTERS).decode() for _ in range(count)]
+
+
+def measure_unseen(contenders: list[Contender], runners: dict[str, Runner], oracle: Optional[Contender],
+                   length: int, args) -> dict:
+    """Time per encode call of pieces of ``length`` random letters, each call on a piece that
+    contender has not seen: what a piece costs the first time, where :func:`measure_pieces`'
+    repeated piece is answered by each library's cache of pieces.
+
+    Each round of a contender encodes a list of new pieces, as many as last about 30 ms (and
+    at most ``UNSEEN_ROUND_BYTES``); the per-call time is the median over ``--repeats``
+    interleaved rounds divided by that count. Parity: three other new pieces against the oracle.
+    """
+    rng = random.Random(length)
+    check = new_pieces(length, 3, rng)
+    expected = [oracle.encode(text) for text in check] if oracle else None
+    jobs, calls, parity = {}, {}, {}
+    for c in contenders:
+        runner = runners[c.key]
+        runner.put("unseen-check", check)
+        got, _, _ = runner.encode("unseen-check", keep=True)
+        parity[c.key] = None if expected is None else [as_id_list(ids) for ids in got] == expected
+        if parity[c.key] is False:
+            log(f"    MISMATCH (new piece {length}) {c.label}")
+        runner.put("unseen-probe", new_pieces(length, 10, rng))
+        per_call = runner.encode("unseen-probe")[2 if args.clock == "cpu" else 1] / 10
+        calls[c.key] = max(1, min(UNSEEN_ROUND_PIECES, UNSEEN_ROUND_BYTES // length,
+                                   math.ceil(0.03 / max(per_call, 1e-9))))
+        tags = [f"unseen-{r}" for r in range(args.repeats)]
+        for tag in tags:  # made before any timing, each round's pieces new to this contender
+            runner.put(tag, new_pieces(length, calls[c.key], rng))
+        jobs[c.key] = lambda runner=runner, tags=iter(tags): runner.encode(next(tags))
+    times = interleaved(jobs, args.repeats)
+    for c in contenders:
+        for r in range(args.repeats):
+            runners[c.key].put(f"unseen-{r}", [])
+    labels = {c.key: c.label for c in contenders}
+    return {key: {"label": labels[key], "us_per_call": statistics.median(t[args.clock]) / calls[key] * 1e6,
+                  "calls": calls[key], "times": t["wall"], "cpu_times": t["cpu"], "parity_ok": parity[key]}
+            for key, t in times.items()}
+
+
 def measure_pieces(contenders: list[Contender], runners: dict[str, Runner], oracle: Optional[Contender],
                    args) -> dict:
-    """Time per encode call of one unsplittable piece of random letters, per length.
+    """Time per encode call of one unsplittable piece of random letters, per length: the same
+    piece every call (``{length: {key: cell}}``), and a new piece every call
+    (``{"unseen": {length: {key: cell}}}``, :func:`measure_unseen`).
 
     Each job loops enough calls to last about 30 ms; the per-call time is the median over
     ``--repeats`` interleaved rounds divided by that count.
     """
-    result = {}
+    result = {"unseen": {str(length): measure_unseen(contenders, runners, oracle, length, args)
+                         for length in PIECE_LENGTHS}}
     for length in PIECE_LENGTHS:
         text = random_letters(length, seed=length)
         expected = oracle.encode(text) if oracle else None

@@ -279,25 +279,43 @@ def render_worst(section: dict, sizes: list[int]) -> str:
             + ("\n\nErrors (the sizes before them were measured):\n" + "\n".join(errors) if errors else ""))
 
 
+def piece_tables(section: dict) -> dict[str, dict[str, dict]]:
+    """The piece sweep's two tables, ``{"same": {vocab: by_len}, "unseen": {vocab: by_len}}``:
+    the same piece every call, and a new piece every call."""
+    return {"same": {vocab: {n: cells for n, cells in by_len.items() if n != "unseen"}
+                     for vocab, by_len in section.items()},
+            "unseen": {vocab: by_len.get("unseen", {}) for vocab, by_len in section.items()}}
+
+
 def render_pieces(section: dict, lengths: list[int]) -> str:
-    rows = []
-    for vocab, by_len in section.items():
-        keys = list(dict.fromkeys(k for cells in by_len.values() for k in cells))
-        for key in keys:
-            label = next(cells[key]["label"] for cells in by_len.values() if key in cells)
-            cells = []
-            for length in lengths:
-                e = by_len.get(str(length), {}).get(key)
-                cells.append("–" if e is None else num(e["us_per_call"]) + (" ✗" if e["parity_ok"] is False else ""))
-            big = by_len.get(str(lengths[-1]), {}).get(key)
-            rows.append([vocab, label] + cells + [num(big["us_per_call"] * 1e3 / lengths[-1]) if big else "–"])
-    return ("## Piece-length sweep\n\nOne unsplittable piece of random lowercase letters: µs per encode call "
+    def rows_of(table: dict) -> list[list[str]]:
+        rows = []
+        for vocab, by_len in table.items():
+            keys = list(dict.fromkeys(k for cells in by_len.values() for k in cells))
+            for key in keys:
+                label = next(cells[key]["label"] for cells in by_len.values() if key in cells)
+                cells = []
+                for length in lengths:
+                    e = by_len.get(str(length), {}).get(key)
+                    cells.append("–" if e is None else
+                                 num(e["us_per_call"]) + (" ✗" if e["parity_ok"] is False else ""))
+                big = by_len.get(str(lengths[-1]), {}).get(key)
+                rows.append([vocab, label] + cells + [num(big["us_per_call"] * 1e3 / lengths[-1]) if big else "–"])
+        return rows
+
+    header = ["vocab", "contender"] + [f"{n:,} B" for n in lengths] + [f"ns/B at {lengths[-1]:,}"]
+    tables = piece_tables(section)
+    text = ("## Piece-length sweep\n\nOne unsplittable piece of random lowercase letters: µs per encode call "
             "(whole API call, so the short pieces show per-call overhead). The same piece every call, a warm "
             "regime: wordsplit keeps pieces of up to 16 KB, gigatoken and fastokens pieces of any length, "
-            "HF its word cache (short pieces), and they answer the piece from there after the first call "
-            "(the worst-case section times pieces not seen before). ✗: ids differ from the oracle's.\n\n"
-            + md_table(["vocab", "contender"] + [f"{n:,} B" for n in lengths] + [f"ns/B at {lengths[-1]:,}"],
-                       rows, left=2))
+            "HF its word cache (short pieces), and they answer the piece from there after the first call. "
+            "✗: ids differ from the oracle's.\n\n" + md_table(header, rows_of(tables["same"]), left=2))
+    if any(tables["unseen"].values()):
+        text += ("\n\n### Pieces not seen before\n\nThe same lengths, a new piece of random letters every "
+                 "call (made before the timing): what each library's merge costs on a piece the first time, "
+                 "with no cache of pieces to answer it. ✗: ids of three such pieces differ from the oracle's."
+                 "\n\n" + md_table(header, rows_of(tables["unseen"]), left=2))
+    return text
 
 
 def render_parity(results: dict) -> str:
@@ -333,10 +351,11 @@ def render_parity(results: dict) -> str:
             bad = [s for s, line in row["sizes"].items() if line.get("parity_ok") is False]
             if bad:
                 lines.append(f"- worst {key.replace('|', '/')}: **{row['label']}** differs at sizes {bad}")
-    for vocab, by_len in results.get("pieces", {}).items():
-        for length, cells in by_len.items():
-            lines += [f"- piece sweep {vocab}, {length} B: **{e['label']}** differs"
-                      for e in cells.values() if e["parity_ok"] is False]
+    for kind, table in piece_tables(results.get("pieces", {})).items():
+        for vocab, by_len in table.items():
+            for length, cells in by_len.items():
+                lines += [f"- piece sweep ({kind} piece) {vocab}, {length} B: **{e['label']}** differs"
+                          for e in cells.values() if e["parity_ok"] is False]
     return "## Parity\n\n" + ("\n".join(lines) if lines else "Every contender matched its oracle on everything timed.")
 
 
@@ -689,13 +708,14 @@ def baseline_figures(results: dict, new: str, old: str, clock: str) -> list[dict
     for vocab, cells in results.get("decode", {}).items():
         if new in cells and old in cells:
             add("decode", vocab, "MB/s out", per_round(round_times(cells[new]), round_times(cells[old])))
-    for vocab, by_len in results.get("pieces", {}).items():
-        for length, cells in by_len.items():
-            if new in cells and old in cells:
-                a, b = cells[new], cells[old]
-                key = "cpu_times" if clock == "cpu" else "times"
-                add("piece sweep", vocab, f"{int(length):,} B",
-                    [(o / b["calls"]) / (n / a["calls"]) for n, o in zip(a[key], b[key])])
+    for kind, table in piece_tables(results.get("pieces", {})).items():
+        for vocab, by_len in table.items():
+            for length, cells in by_len.items():
+                if new in cells and old in cells:
+                    a, b = cells[new], cells[old]
+                    key = "cpu_times" if clock == "cpu" else "times"
+                    add("piece sweep" if kind == "same" else "piece sweep, new pieces", vocab, f"{int(length):,} B",
+                        [(o / b["calls"]) / (n / a["calls"]) for n, o in zip(a[key], b[key])])
     return figs
 
 

@@ -199,6 +199,34 @@ def test_runs_of_punctuation_that_backtrack_match_the_oracle(vocab, tiktoken_ora
             assert native.encode_piece(piece.encode()) == oracle.encode_ordinary(piece), (unit, n)
 
 
+@pytest.mark.parametrize("vocab", ["cl100k_base", "o200k_base"])
+def test_long_new_pieces_match_the_oracle(vocab, tiktoken_oracle):
+    """Pieces of 129 bytes to 16 KiB and past it, of random letters, hex, base64 and bytes,
+    which buffer-sweep merges by sweeping blocks of ranks and their minima (and `auto` gives
+    it, up to 16 KiB): around each block size's edges (blocks of 16 to 128) and around 16 KiB.
+    The oracle encodes each piece alone (one pre-token under these vocabularies' patterns
+    for letters, hex and base64 of no digits; bytes are merged directly)."""
+    import random
+
+    vocab_ = load_vocab(vocab)
+    natives = {name: native_encoder(vocab_, name) for name in ("buffer-sweep", "auto")}
+    oracle = tiktoken_oracle(vocab)
+    rng = random.Random(vocab)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    alphabets = {"letters": letters, "hex": "abcdef", "base64": letters.upper() + letters + "+/"}
+    lengths = [129, 130, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097, 16_383, 16_384, 16_385, 16_400]
+    for n in lengths:
+        for name, alphabet in alphabets.items():
+            piece = "".join(rng.choice(alphabet) for _ in range(n)).encode()
+            want = oracle._encode_single_piece(piece)
+            for native_name, native in natives.items():
+                assert native.encode_piece(piece) == want, (native_name, name, n)
+        raw = rng.randbytes(n)
+        want = oracle._encode_single_piece(raw)
+        for native_name, native in natives.items():
+            assert native.encode_piece(raw) == want, (native_name, "bytes", n)
+
+
 def test_registry_names_and_errors():
     assert ENCODERS.names() == ["backtrack", "buffer-sweep", "heap-merge", "reference"]
     assert get_encoder("reference") is BufferSweepEncoder

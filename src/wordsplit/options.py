@@ -34,10 +34,10 @@ DEFAULT_ENCODER = "auto"
 DEFAULT_BACKEND = "auto"
 BACKENDS = ("auto", "native", "python")
 BACKEND_ENV = "WORDSPLIT_BACKEND"
-# What "auto" means for the encoder. Native: buffer-sweep for pieces up to 128 bytes (the
-# fastest there; above 64 bytes backtrack once its tables are built), backtrack above
-# (linear; heap-merge for pair-ranked vocabs, and for pieces up to 4 KB until a longer one,
-# or 256 KB of them, has built the backtrack tables), all exact.
+# What "auto" means for the encoder. Native: buffer-sweep for pieces up to 16 KiB (above
+# 128 bytes sweeping blocks of ranks, O(n·√n)), except runs of one character over 128 bytes,
+# which go to backtrack once its tables are built (a run over 4 KB, or 256 KB of them,
+# builds them); backtrack above 16 KiB (linear; heap-merge for pair-ranked vocabs), all exact.
 # Python: heap-merge, never quadratic and needing no extra tables. For the spanner: see
 # TokenizerOptions.spanner_name.
 NATIVE_AUTO_ENCODER = "auto"

@@ -82,8 +82,8 @@ pub struct MergeTables {
     /// Rank-based vocabularies: the ranks of the pairs of tokens with ids below
     /// [`GRID_IDS`] that merges have asked about.
     pub(crate) pair_grid: PairGrid,
-    /// Bytes of the pieces `auto` has given heap-merge while these tables were not built.
-    auto_heap_merged: AtomicUsize,
+    /// Bytes of the runs `auto` has given buffer-sweep while the backtrack tables were not built.
+    auto_swept_runs: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -658,7 +658,7 @@ impl MergeTables {
                 .expect("a slice of 1 << 16 ranks"),
             backtrack: OnceLock::new(),
             pair_grid,
-            auto_heap_merged: AtomicUsize::new(0),
+            auto_swept_runs: AtomicUsize::new(0),
         };
         let mut offset = 0usize;
         for ((&id, &len), &bpe) in ids.iter().zip(lens).zip(is_bpe) {
@@ -1019,9 +1019,10 @@ impl MergeTables {
         matches!(self.backtrack.get(), Some(Ok(_)))
     }
 
-    /// Counts `bytes` more given to heap-merge by the `auto` encoder; returns the total.
-    pub fn count_auto_heap_merged(&self, bytes: usize) -> usize {
-        self.auto_heap_merged.fetch_add(bytes, Relaxed) + bytes
+    /// Counts `bytes` more of runs given to buffer-sweep by the `auto` encoder; returns the
+    /// total.
+    pub fn count_auto_swept_runs(&self, bytes: usize) -> usize {
+        self.auto_swept_runs.fetch_add(bytes, Relaxed) + bytes
     }
 
     /// The backtrack tables; callers check [`Self::backtrack_tables`] when choosing the encoder.

@@ -1,6 +1,7 @@
 //! `buffer-sweep`: after every merge, sweep the buffer for the lowest-priority adjacent pair
 //! (leftmost on ties) and merge it. O(n²) but with tiny constants, so it is the fastest
-//! choice for the short pieces of ordinary text (it is tiktoken's `_byte_pair_merge`).
+//! choice for the short pieces of ordinary text (it is tiktoken's `_byte_pair_merge`); pieces
+//! over 128 bytes sweep blocks of ranks and their minima instead (`blocked`, O(n·√n)).
 
 use crate::tables::{MergeTables, NO_RANK};
 
@@ -98,7 +99,7 @@ fn encode_with_any_cpu(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
         65..=STACK_PIECE => {
             on_stack::<STACK_PIECE, { STACK_PIECE + PAD }, [u32; STACK_PIECE]>(t, piece, out)
         }
-        _ => shrinking(t, piece, out),
+        _ => blocked(t, piece, out),
     }
 }
 
@@ -649,50 +650,74 @@ fn lowest<const N: usize>(ranks: &[u32; N]) -> (usize, u32) {
     }
 }
 
-/// The sweep for long pieces (heap buffers), over arrays that shrink as symbols merge, so a
-/// sweep reads only the live symbols: symbol i covers piece[starts[i]..starts[i + 1]] and
-/// has id ids[i]; ranks[i] is the priority of merging symbols i and i + 1; a merge shifts
-/// the tails left by one.
-fn shrinking(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
-    let mut len = piece.len();
-    let mut starts: Vec<u32> = (0..=len as u32).collect();
+/// The sweep for long pieces (heap buffers), over blocks: symbol `i` covers
+/// `piece[i..next[i]]` and keeps its place when it merges (its right neighbour's slot goes
+/// dead), `ranks[i]` is the priority of merging it with the next symbol, and each block of
+/// `block` slots keeps the lowest rank in it. A round reads the blocks' minima, then one
+/// block, and after the merge computes again the minima of the (at most three) blocks whose
+/// ranks changed: about `n / block + 3 * block` ranks, `2 * sqrt(n)`-ish, where a sweep of
+/// every rank (shifting the tails left after each merge) read `n`. On a new piece of 1,000
+/// random letters that is 4-5 times less work per round; the lowest rank is still the
+/// first lowest of the piece, as a full sweep finds it.
+fn blocked(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
+    let n = piece.len();
+    // Blocks of about sqrt(n) slots (a power of two, at least 16): the two reads of a round
+    // balance.
+    let block = 1usize << (n.isqrt().max(16).ilog2());
+    let mut next: Vec<u32> = (1..=n as u32).collect();
+    let mut prev: Vec<u32> = (0..n as u32).map(|i| i.wrapping_sub(1)).collect();
     let mut ids: Vec<u32> = piece.iter().map(|&b| t.byte_ids[b as usize]).collect();
     let mut ranks: Vec<u32> = piece
         .windows(2)
         .map(|pair| t.byte_pair_rank(pair[0], pair[1]))
+        .chain([NO_RANK])
+        .collect();
+    let block_min = |ranks: &[u32], b: usize| {
+        ranks[b * block..((b + 1) * block).min(n)]
+            .iter()
+            .fold(NO_RANK, |m, &r| m.min(r))
+    };
+    let mut mins: Vec<u32> = (0..n.div_ceil(block))
+        .map(|b| block_min(&ranks, b))
         .collect();
     loop {
-        let (mut best, mut best_rank) = (0, NO_RANK);
-        for (i, &r) in ranks[..len - 1].iter().enumerate() {
-            if r < best_rank {
-                best_rank = r;
-                best = i;
-            }
-        }
-        if best_rank == NO_RANK {
+        let lowest = mins.iter().fold(NO_RANK, |m, &r| m.min(r));
+        if lowest == NO_RANK {
             break;
         }
-        ids[best] = t.merged_id(
-            piece,
-            starts[best] as usize,
-            starts[best + 2] as usize,
-            best_rank,
-        );
-        ids.copy_within(best + 2..len, best + 1);
-        starts.copy_within(best + 2..=len, best + 1);
-        ranks.copy_within(best + 1..len - 1, best);
-        len -= 1;
-        let span = |i: usize| (starts[i] as usize, starts[i + 2] as usize);
-        if best + 1 < len {
-            let (s, e) = span(best);
-            ranks[best] = t.pair_rank(piece, s, e, ids[best], ids[best + 1]);
+        // The first block holding it, and its first slot there: the leftmost lowest pair.
+        let b = mins.iter().position(|&m| m == lowest).unwrap_or(0);
+        let i = b * block
+            + ranks[b * block..]
+                .iter()
+                .position(|&r| r == lowest)
+                .unwrap_or(0);
+        let j = next[i] as usize;
+        let k = next[j] as usize;
+        ids[i] = t.merged_id(piece, i, k, lowest);
+        next[i] = k as u32;
+        ranks[j] = NO_RANK;
+        if k < n {
+            prev[k] = i as u32;
+            ranks[i] = t.pair_rank(piece, i, next[k] as usize, ids[i], ids[k]);
+        } else {
+            ranks[i] = NO_RANK;
         }
-        if best > 0 {
-            let (s, e) = span(best - 1);
-            ranks[best - 1] = t.pair_rank(piece, s, e, ids[best - 1], ids[best]);
+        let p = prev[i];
+        if p != u32::MAX {
+            let p = p as usize;
+            ranks[p] = t.pair_rank(piece, p, k, ids[p], ids[i]);
+            mins[p / block] = block_min(&ranks, p / block);
+        }
+        for changed in [i / block, j / block] {
+            mins[changed] = block_min(&ranks, changed);
         }
     }
-    out.extend_from_slice(&ids[..len]);
+    let mut i = 0;
+    while i < n {
+        out.push(ids[i]);
+        i = next[i] as usize;
+    }
 }
 
 #[cfg(test)]

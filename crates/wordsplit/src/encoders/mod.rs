@@ -96,28 +96,39 @@ pub enum EncoderKind {
     Auto,
 }
 
-/// Pieces longer than this go to the linear-time encoder under `auto`: measured on cl100k,
-/// buffer-sweep is the fastest up to ~128 bytes and falls behind quadratically after.
+/// Pieces up to this long go to buffer-sweep under `auto`, whatever they hold: its ranks
+/// in registers or on the stack, it is the fastest there (pieces of 65 to 128 bytes, the
+/// core on a Zen 3: random letters, hex and base64 2.5-6x faster than backtrack, prose and
+/// multilingual text as fast or 1.3x faster, runs of one character 1.1-1.9x faster; only
+/// code's runs led by a space were faster in backtrack, 2.8-3.6x, about 3 µs a piece).
 const AUTO_SHORT_PIECE: usize = 128;
 
-/// Pieces longer than this and up to [`AUTO_SHORT_PIECE`] go to backtrack when its tables
-/// are built already (they are not built for such pieces): on pieces of 65 to 128 bytes it
-/// is as fast as buffer-sweep on multilingual text (within ±5 % on cl100k, o200k and qwen3)
-/// and 1.6–2.9× faster on those of prose and code (runs of one character, long words),
-/// where buffer-sweep's rounds each sweep the whole piece; on 43 to 64 bytes buffer-sweep is
-/// still 8–10 % faster on multilingual text.
-const AUTO_SWEEP_PIECE: usize = 64;
+/// Longer pieces, up to this long, go to buffer-sweep's sweep over blocks (O(n·√n)), unless
+/// they are runs ([`is_run`]): on new pieces of random letters, hex or base64 it is the
+/// fastest of the three encoders at 1,000 bytes (39-72 ns a byte against heap-merge's
+/// 56-103 and backtrack's 69-193) and level with the best at 10,000 (73-105), where on runs
+/// of one character backtrack is 6-17x faster (9-16 ns a byte). Beyond this length a piece
+/// goes to backtrack (linear) or, on a pair-ranked vocabulary, heap-merge (O(n log n)).
+const AUTO_BLOCKED_PIECE: usize = 16 * 1024;
 
-/// Under `auto`, a piece longer than this builds the backtrack tables if they do not exist
-/// yet; shorter long pieces go to heap-merge until then. Building them takes 30–120 ms once
-/// per vocabulary (cl100k … o200k), a stall on the first `=====` line of a process; heap-merge
-/// is ~1.6× slower than backtrack on such pieces of text (0.5 ms vs 0.3 ms for 4 KB)…
+/// Under `auto`, a run longer than this builds the backtrack tables if they do not exist
+/// yet; shorter runs go to buffer-sweep until then. Building them takes 30–120 ms once per
+/// vocabulary (cl100k … o200k), a stall on the first `=====` line of a process…
 const AUTO_BUILDS_BACKTRACK: usize = 4096;
 
-/// … but several times slower on long runs of one character (whitespace, `-`), so once
-/// heap-merge has taken this many bytes of pieces above [`AUTO_SHORT_PIECE`], `auto` builds
-/// the tables anyway: by then heap-merge has cost about as much extra as the build does.
-const AUTO_HEAP_MERGE_BUDGET: usize = 256 * 1024;
+/// … but buffer-sweep is several times slower on runs, so once it has taken this many bytes
+/// of runs above [`AUTO_SHORT_PIECE`], `auto` builds the tables anyway: by then it has cost
+/// about as much extra as the build does.
+const AUTO_RUNS_BUDGET: usize = 256 * 1024;
+
+/// Whether `piece` is a run: in its first 64 pairs of adjacent bytes, at least 48 are of one
+/// byte twice (a line of `=` or `-`, indentation, a run of one letter), where backtrack's
+/// remembered matches make it much faster than the sweeps. Text of words, random letters,
+/// hex or base64 has few such pairs.
+fn is_run(piece: &[u8]) -> bool {
+    let pairs = piece.windows(2).take(64);
+    pairs.filter(|pair| pair[0] == pair[1]).count() >= 48
+}
 
 impl EncoderKind {
     /// The encoders both languages implement (generated from the Python package).
@@ -189,34 +200,38 @@ pub fn merge_piece(kind: EncoderKind, tables: &MergeTables, piece: &[u8], out: &
         EncoderKind::BufferSweep => buffer_sweep::encode(tables, piece, out),
         EncoderKind::HeapMerge => heap_merge::encode(tables, piece, out),
         EncoderKind::Backtrack => backtrack::encode(tables, piece, out),
-        EncoderKind::Auto => merge_piece(auto_strategy(tables, piece.len()), tables, piece, out),
+        EncoderKind::Auto => merge_piece(auto_strategy(tables, piece), tables, piece, out),
     }
 }
 
-/// The strategy `auto` uses for a piece of `len` bytes (counting what it gives heap-merge).
-fn auto_strategy(tables: &MergeTables, len: usize) -> EncoderKind {
-    if len <= AUTO_SWEEP_PIECE {
+/// The strategy `auto` uses for `piece` (counting the runs it gives buffer-sweep).
+fn auto_strategy(tables: &MergeTables, piece: &[u8]) -> EncoderKind {
+    let len = piece.len();
+    if len <= AUTO_SHORT_PIECE {
         return EncoderKind::BufferSweep;
     }
-    if len <= AUTO_SHORT_PIECE {
-        return if tables.merges.is_none() && tables.backtrack_built() {
-            EncoderKind::Backtrack
-        } else {
+    // backtrack is O(n) but needs rank-ordered merges (and its tables); heap-merge, O(n log n),
+    // takes the longest pieces of the others.
+    if tables.merges.is_some() {
+        return if len <= AUTO_BLOCKED_PIECE {
             EncoderKind::BufferSweep
+        } else {
+            EncoderKind::HeapMerge
         };
     }
-    // backtrack is O(n) but needs rank-ordered merges (and its tables); heap-merge, O(n log n),
-    // takes the rest.
-    if tables.merges.is_some() {
-        return EncoderKind::HeapMerge;
+    if len > AUTO_BLOCKED_PIECE {
+        return EncoderKind::Backtrack;
+    }
+    if !is_run(piece) {
+        return EncoderKind::BufferSweep;
     }
     if len > AUTO_BUILDS_BACKTRACK
         || tables.backtrack_built()
-        || tables.count_auto_heap_merged(len) > AUTO_HEAP_MERGE_BUDGET
+        || tables.count_auto_swept_runs(len) > AUTO_RUNS_BUDGET
     {
         EncoderKind::Backtrack
     } else {
-        EncoderKind::HeapMerge
+        EncoderKind::BufferSweep
     }
 }
 
@@ -253,32 +268,40 @@ mod tests {
     }
 
     #[test]
-    fn auto_builds_the_backtrack_tables_for_a_very_long_piece() {
+    fn auto_sweeps_text_and_gives_runs_to_backtrack_once_its_tables_are_worth_building() {
         use EncoderKind::*;
         let t = tiny(&[b"aa", b"aaaa", b"ab"]);
-        assert_eq!(auto_strategy(&t, AUTO_SHORT_PIECE), BufferSweep);
-        assert_eq!(auto_strategy(&t, AUTO_SHORT_PIECE + 1), HeapMerge);
-        assert_eq!(auto_strategy(&t, AUTO_BUILDS_BACKTRACK), HeapMerge);
+        let mixed = |len: usize| b"abcdefghij".repeat(len).split_off(9 * len);
+        let run = |len: usize| b"a".repeat(len);
+        assert!(
+            !is_run(&mixed(200)) && is_run(&run(200)) && is_run(&[b" ", &run(199)[..]].concat())
+        );
+        assert_eq!(auto_strategy(&t, &run(AUTO_SHORT_PIECE)), BufferSweep);
+        assert_eq!(auto_strategy(&t, &mixed(AUTO_SHORT_PIECE + 1)), BufferSweep);
+        assert_eq!(auto_strategy(&t, &mixed(AUTO_BLOCKED_PIECE)), BufferSweep);
+        assert_eq!(auto_strategy(&t, &run(AUTO_SHORT_PIECE + 1)), BufferSweep);
+        assert_eq!(auto_strategy(&t, &run(AUTO_BUILDS_BACKTRACK)), BufferSweep);
         assert!(!t.backtrack_built());
-        let very_long = b"a".repeat(AUTO_BUILDS_BACKTRACK + 1);
+        let very_long = run(AUTO_BUILDS_BACKTRACK + 1);
         let mut got = vec![];
         encode_piece(Auto, &t, &very_long, &mut got);
         assert!(t.backtrack_built());
         let mut want = vec![];
-        encode_piece(BufferSweep, &t, &very_long, &mut want);
+        encode_piece(HeapMerge, &t, &very_long, &mut want);
         assert_eq!(got, want);
-        assert_eq!(auto_strategy(&t, AUTO_SHORT_PIECE + 1), Backtrack);
-        // Once built, the tables take the pieces between the two crossovers too.
-        assert_eq!(auto_strategy(&t, AUTO_SHORT_PIECE), Backtrack);
-        assert_eq!(auto_strategy(&t, AUTO_SWEEP_PIECE + 1), Backtrack);
-        assert_eq!(auto_strategy(&t, AUTO_SWEEP_PIECE), BufferSweep);
+        // Once built, the tables take the runs past the short pieces, and only those.
+        assert_eq!(auto_strategy(&t, &run(AUTO_SHORT_PIECE + 1)), Backtrack);
+        assert_eq!(auto_strategy(&t, &run(AUTO_SHORT_PIECE)), BufferSweep);
+        assert_eq!(auto_strategy(&t, &mixed(AUTO_BLOCKED_PIECE)), BufferSweep);
+        assert_eq!(auto_strategy(&t, &mixed(AUTO_BLOCKED_PIECE + 1)), Backtrack);
     }
 
     #[test]
     fn every_strategy_agrees_at_the_crossovers() {
         // Pieces either side of each length where `auto` or buffer-sweep's buffers change
-        // (8, 16, 32, 64, 128), before and after the backtrack tables are built: runs of
-        // one letter (repeated pairs, ties of rank everywhere) and mixed text.
+        // (8, 16, 32, 64, 128; blocks of 32 from 1,024 bytes; 16 KiB), before and after the
+        // backtrack tables are built: runs of one letter (repeated pairs, ties of rank
+        // everywhere) and mixed text.
         let t = tiny(&[
             b"aa",
             b"aaaa",
@@ -301,7 +324,7 @@ mod tests {
                 .collect();
             [b"a".repeat(len), b"ab".repeat(len).split_off(len), mixed]
         };
-        let lengths = [8, 16, 32, AUTO_SWEEP_PIECE, AUTO_SHORT_PIECE]
+        let lengths = [8, 16, 32, 64, AUTO_SHORT_PIECE, 1024, AUTO_BLOCKED_PIECE]
             .into_iter()
             .flat_map(|edge| [edge - 1, edge, edge + 1]);
         for built in [false, true] {
@@ -327,17 +350,20 @@ mod tests {
     }
 
     #[test]
-    fn auto_builds_the_backtrack_tables_once_heap_merge_has_taken_its_budget() {
+    fn auto_builds_the_backtrack_tables_once_buffer_sweep_has_taken_its_budget_of_runs() {
         let t = tiny(&[b"aa", b"ab"]);
         let mid = AUTO_BUILDS_BACKTRACK;
+        let run = b"ab".repeat(mid / 2);
+        assert!(!is_run(&run), "alternating bytes are text");
+        let run = b"a".repeat(mid);
         let mut given = 0;
-        while auto_strategy(&t, mid) == EncoderKind::HeapMerge {
+        while auto_strategy(&t, &run) == EncoderKind::BufferSweep {
             given += mid;
         }
-        assert!(given <= AUTO_HEAP_MERGE_BUDGET && given + mid > AUTO_HEAP_MERGE_BUDGET);
+        assert!(given <= AUTO_RUNS_BUDGET && given + mid > AUTO_RUNS_BUDGET);
         let mut out = vec![];
-        encode_piece(EncoderKind::Auto, &t, &b"ab".repeat(mid / 2), &mut out);
+        encode_piece(EncoderKind::Auto, &t, &run, &mut out);
         assert!(t.backtrack_built());
-        assert_eq!(out, vec![257; mid / 2]); // one "ab" token per repeat
+        assert_eq!(out, vec![256; mid / 2]); // one "aa" token per pair
     }
 }
