@@ -476,12 +476,6 @@ def measure_decode(contenders: list[Contender], runners: dict[str, Runner], orac
             for key, times in interleaved(jobs, args.repeats).items()}
 
 
-def random_letters(n: int, seed: int) -> str:
-    """``n`` random lowercase ASCII letters: one pre-token under every pattern benchmarked."""
-    rng = random.Random(seed)
-    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))
-
-
 # Every byte value to a lowercase letter (``bytes.translate``): random bytes become random letters.
 LETTERS = bytes(97 + b % 26 for b in range(256))
 # One contender's round of new pieces of one length: at most this many bytes and pieces (all
@@ -490,10 +484,24 @@ UNSEEN_ROUND_BYTES = 2_000_000
 UNSEEN_ROUND_PIECES = 20_000
 
 
+def random_letters(n: int, rng: random.Random) -> str:
+    """``n`` random lowercase ASCII letters: one pre-token under every pattern benchmarked."""
+    return rng.randbytes(n).translate(LETTERS).decode()
+
+
 def new_pieces(length: int, count: int, rng: random.Random) -> list[str]:
     """``count`` pieces of ``length`` random lowercase letters (distinct in practice: ten
     letters already have 26^10 values)."""
-    return [rng.randbytes(length).translate(LETTERS).decode() for _ in range(count)]
+    return [random_letters(length, rng) for _ in range(count)]
+
+
+def piece_cells(contenders: list[Contender], times: dict, calls: dict, parity: dict, clock: str) -> dict:
+    """The piece sweep's cells of one length, ``{key: cell}``, from :func:`interleaved`'s
+    ``times`` of jobs of ``calls[key]`` calls each."""
+    labels = {c.key: c.label for c in contenders}
+    return {key: {"label": labels[key], "us_per_call": statistics.median(t[clock]) / calls[key] * 1e6,
+                  "calls": calls[key], "times": t["wall"], "cpu_times": t["cpu"], "parity_ok": parity[key]}
+            for key, t in times.items()}
 
 
 def measure_unseen(contenders: list[Contender], runners: dict[str, Runner], oracle: Optional[Contender],
@@ -509,7 +517,7 @@ def measure_unseen(contenders: list[Contender], runners: dict[str, Runner], orac
     rng = random.Random(length)
     check = new_pieces(length, 3, rng)
     expected = [oracle.encode(text) for text in check] if oracle else None
-    jobs, calls, parity = {}, {}, {}
+    jobs, calls, parity, rounds = {}, {}, {}, [f"unseen-{r}" for r in range(args.repeats)]
     for c in contenders:
         runner = runners[c.key]
         runner.put("unseen-check", check)
@@ -521,18 +529,14 @@ def measure_unseen(contenders: list[Contender], runners: dict[str, Runner], orac
         per_call = runner.encode("unseen-probe")[2 if args.clock == "cpu" else 1] / 10
         calls[c.key] = max(1, min(UNSEEN_ROUND_PIECES, UNSEEN_ROUND_BYTES // length,
                                    math.ceil(0.03 / max(per_call, 1e-9))))
-        tags = [f"unseen-{r}" for r in range(args.repeats)]
-        for tag in tags:  # made before any timing, each round's pieces new to this contender
+        for tag in rounds:  # made before any timing, each round's pieces new to this contender
             runner.put(tag, new_pieces(length, calls[c.key], rng))
-        jobs[c.key] = lambda runner=runner, tags=iter(tags): runner.encode(next(tags))
+        jobs[c.key] = lambda runner=runner, tags=iter(rounds): runner.encode(next(tags))
     times = interleaved(jobs, args.repeats)
     for c in contenders:
-        for r in range(args.repeats):
-            runners[c.key].put(f"unseen-{r}", [])
-    labels = {c.key: c.label for c in contenders}
-    return {key: {"label": labels[key], "us_per_call": statistics.median(t[args.clock]) / calls[key] * 1e6,
-                  "calls": calls[key], "times": t["wall"], "cpu_times": t["cpu"], "parity_ok": parity[key]}
-            for key, t in times.items()}
+        for tag in rounds:
+            runners[c.key].put(tag, [])
+    return piece_cells(contenders, times, calls, parity, args.clock)
 
 
 def measure_pieces(contenders: list[Contender], runners: dict[str, Runner], oracle: Optional[Contender],
@@ -547,7 +551,7 @@ def measure_pieces(contenders: list[Contender], runners: dict[str, Runner], orac
     result = {"unseen": {str(length): measure_unseen(contenders, runners, oracle, length, args)
                          for length in PIECE_LENGTHS}}
     for length in PIECE_LENGTHS:
-        text = random_letters(length, seed=length)
+        text = random_letters(length, random.Random(length))
         expected = oracle.encode(text) if oracle else None
         jobs, calls, parity = {}, {}, {}
         for c in contenders:
@@ -560,12 +564,7 @@ def measure_pieces(contenders: list[Contender], runners: dict[str, Runner], orac
             if parity[c.key] is False:
                 log(f"    MISMATCH (piece {length}) {c.label}")
             jobs[c.key] = lambda runner=runners[c.key], n=calls[c.key]: runner.repeat(text, n)
-        labels = {c.key: c.label for c in contenders}
-        result[str(length)] = {
-            key: {"label": labels[key], "us_per_call": statistics.median(t[args.clock]) / calls[key] * 1e6,
-                  "calls": calls[key], "times": t["wall"], "cpu_times": t["cpu"], "parity_ok": parity[key]}
-            for key, t in interleaved(jobs, args.repeats).items()
-        }
+        result[str(length)] = piece_cells(contenders, interleaved(jobs, args.repeats), calls, parity, args.clock)
     return result
 
 
