@@ -714,11 +714,10 @@ fn blocked<R: Rule>(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
         let merged = R::merged(t, &bytes, i, k, lowest);
         ids[i] = merged;
         next[i] = k as u32;
-        let p = prev[i] as usize;
-        let has_left = prev[i] != u32::MAX;
+        let left_of = (prev[i] != u32::MAX).then_some(prev[i] as usize);
         // The pairs either side of the merged symbol, asked for together.
-        let (left, right) = match (has_left, k < n) {
-            (true, true) => {
+        let (left, right) = match (left_of, k < n) {
+            (Some(p), true) => {
                 let right_end = next[k] as usize;
                 R::ranks_around(
                     t,
@@ -727,31 +726,30 @@ fn blocked<R: Rule>(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
                     (i, right_end, merged, ids[k]),
                 )
             }
-            (true, false) => (R::rank(t, &bytes, p, k, ids[p], merged), NO_RANK),
-            (false, true) => (
+            (Some(p), false) => (R::rank(t, &bytes, p, k, ids[p], merged), NO_RANK),
+            (None, true) => (
                 NO_RANK,
                 R::rank(t, &bytes, i, next[k] as usize, merged, ids[k]),
             ),
-            (false, false) => (NO_RANK, NO_RANK),
+            (None, false) => (NO_RANK, NO_RANK),
         };
         if k < n {
             prev[k] = i as u32;
         }
         let old_j = std::mem::replace(&mut ranks[j], NO_RANK);
         ranks[i] = right;
-        let old_p = if has_left {
-            std::mem::replace(&mut ranks[p], left)
-        } else {
-            NO_RANK
-        };
+        // The left neighbour and its rank before.
+        let left_changed = left_of.map(|p| (p, std::mem::replace(&mut ranks[p], left)));
         // Slot `i` held its block's minimum: that block is computed again; the others only
         // when what changed there was theirs.
         mins[b] = block_min(&ranks, b);
         if j / block != b {
             update(&mut mins, &ranks, j, old_j);
         }
-        if has_left && p / block != b {
-            update(&mut mins, &ranks, p, old_p);
+        if let Some((p, old_p)) = left_changed {
+            if p / block != b {
+                update(&mut mins, &ranks, p, old_p);
+            }
         }
     }
     let mut i = 0;
