@@ -575,8 +575,9 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// merged piece there cost more than the pieces they answered in a first pass, where
 /// most pieces a table lacks are new (without them, first passes over prose, code and
 /// multilingual text ran 5, 5 and 13 % faster with cl100k_base, 3-8 % with o200k_base and
-/// qwen3). Each set keeps the tag of the piece it last evicted ([`Self::ghosts`]), which
-/// tells a piece that comes back from a new one; when at least one missed piece in
+/// qwen3). A set keeps the tag of the piece it last evicted ([`Self::ghosts`]), which tells
+/// a piece that comes back from a new one (a sixteenth of the sets do, [`GHOST_SAMPLE`],
+/// until evicted pieces are kept); when at least one missed piece in
 /// [`KEEP_EVICTED_SHARE`] comes back, as in later passes over text with more distinct
 /// pieces than the sets hold two of, each set keeps the evicted piece itself as a third
 /// way ([`Self::get_evicted`]): three pieces that take turns in a set are then all
@@ -623,16 +624,30 @@ pub(super) struct PieceTable {
     came_back: usize,
 }
 
-/// How many missed pieces [`PieceTable::grow_due`] decides [`PieceTable::keep_evicted`] on.
-const EVICTED_WINDOW: usize = 4096;
+/// How many missed pieces of the sampled sets [`PieceTable::grow_due`] decides
+/// [`PieceTable::keep_evicted`] on.
+const EVICTED_WINDOW: usize = 256;
+
+/// While evicted pieces are not kept, one set in `GHOST_SAMPLE` (the first sixteenth)
+/// keeps its ghost, and the share of missed pieces that came back is taken from those:
+/// their 4 KB of ghosts (at the table's first size) stay in the CPU's cache, where a ghost
+/// read per missed piece from all 64 KB was a cache miss of its own (4 % of a first
+/// pass's samples).
+const GHOST_SAMPLE: usize = 16;
 
 /// Evicted pieces are kept while at least one missed piece in `KEEP_EVICTED_SHARE` came
 /// back (its tag was its set's ghost). In first passes over the benches' corpora that was
-/// one in 8 to 100 (most missed pieces are new), and keeping the evicted pieces, a write of
-/// a random line per piece put, made them 1.4 % (prose) to 7 % (multilingual text) slower;
-/// in later passes over text with more distinct pieces than the sets hold two of, one in
-/// two to five, each one a merge saved.
+/// at most one in six, most windows one in ten or fewer (most missed pieces are new), and
+/// keeping the evicted pieces, a write of a random line per piece put, made them 1.4 %
+/// (prose) to 7 % (multilingual text) slower; in later passes over text with more distinct
+/// pieces than the sets hold two of, one in two to five, each one a merge saved.
 const KEEP_EVICTED_SHARE: usize = 4;
+
+/// Evicted pieces kept are kept until fewer than one missed piece in `STOP_KEEPING_SHARE`
+/// came back: in later passes over text the share moves between windows (one in five to
+/// one in two over multilingual text), and a window under one in four would otherwise
+/// stop keeping them, and stop the sampled sets' ghosts standing for all.
+const STOP_KEEPING_SHARE: usize = 8;
 
 /// The tag of a compact key's two words in [`PieceTable::ghosts`]: bits of its [`mix`]
 /// below those that pick its set, never 0 (a set that evicted nothing).
@@ -703,6 +718,13 @@ impl PieceTable {
         }
     }
 
+    /// The offsets of the sampled sets are below this: the first `1 / GHOST_SAMPLE` of
+    /// them ([`GHOST_SAMPLE`]).
+    #[inline(always)]
+    fn sampled_lines(&self) -> usize {
+        self.sets.len() / GHOST_SAMPLE * SET_BYTES
+    }
+
     /// The key of `bytes[start..end]` in this table (see [`TableLines::key`]).
     #[cfg(test)]
     pub fn key(&self, bytes: &[u8], start: usize, end: usize) -> TableKey {
@@ -738,12 +760,18 @@ impl PieceTable {
     #[inline(always)]
     pub fn grow_due(&mut self, looked_up: usize) -> bool {
         if self.missed >= EVICTED_WINDOW {
-            self.keep_evicted = self.came_back * KEEP_EVICTED_SHARE >= self.missed;
-            self.returned += if self.keep_evicted {
-                self.missed
+            let share = if self.keep_evicted {
+                STOP_KEEPING_SHARE
             } else {
-                self.came_back
+                KEEP_EVICTED_SHARE
             };
+            self.keep_evicted = self.came_back * share >= self.missed;
+            self.returned += GHOST_SAMPLE
+                * if self.keep_evicted {
+                    self.missed
+                } else {
+                    self.came_back
+                };
             self.missed = 0;
             self.came_back = 0;
         }
@@ -792,8 +820,10 @@ impl PieceTable {
             let ways = unsafe { &mut *self.sets.as_mut_ptr().byte_add(key.line) };
             ways.swap(0, 1);
             Some(TableIds::of(&ways[0]))
-        } else {
+        } else if key.fits() && (self.keep_evicted || key.line < self.sampled_lines()) {
             self.get_evicted(key)
+        } else {
+            None
         }
     }
 
@@ -804,11 +834,12 @@ impl PieceTable {
     #[inline(never)]
     fn get_evicted(&mut self, key: &TableKey) -> Option<TableIds<'_>> {
         let set = key.line / SET_BYTES;
-        self.missed += 1;
+        let sampled = key.line < self.sampled_lines();
+        self.missed += usize::from(sampled);
         if self.ghosts[set] != ghost_tag(key.lo, key.hi) {
             return None;
         }
-        self.came_back += 1;
+        self.came_back += usize::from(sampled);
         let evicted = self.evicted[set];
         let [lo, hi] = evicted.key_words();
         if !self.keep_evicted || lo != key.lo || hi != key.hi {
@@ -871,8 +902,9 @@ impl PieceTable {
     #[inline(always)]
     fn push(&mut self, line: usize, entry: CompactEntry) {
         let set = line / SET_BYTES;
+        let tracked = self.keep_evicted || line < self.sampled_lines();
         let ways = &mut self.sets[set];
-        if !ways[1].is_empty() {
+        if tracked && !ways[1].is_empty() {
             let [lo, hi] = ways[1].key_words();
             self.ghosts[set] = ghost_tag(lo, hi);
             if self.keep_evicted {
@@ -2130,7 +2162,9 @@ mod tests {
         let returned = table.returned;
         decide_keep_evicted(&mut table, EVICTED_WINDOW / KEEP_EVICTED_SHARE);
         assert!(table.keep_evicted);
-        assert_eq!(table.returned, returned + EVICTED_WINDOW);
+        assert_eq!(table.returned, returned + GHOST_SAMPLE * EVICTED_WINDOW);
+        decide_keep_evicted(&mut table, EVICTED_WINDOW / KEEP_EVICTED_SHARE - 1);
+        assert!(table.keep_evicted, "kept until fewer came back");
         table.put(&d, &[7]);
         // Three pieces taking turns in the set: each asked is answered, the one evicted last
         // from the third way.
@@ -2148,11 +2182,11 @@ mod tests {
         // Few came back: evicted pieces are no longer kept, and only those that came back
         // count.
         let returned = table.returned;
-        decide_keep_evicted(&mut table, EVICTED_WINDOW / KEEP_EVICTED_SHARE - 1);
+        decide_keep_evicted(&mut table, EVICTED_WINDOW / STOP_KEEPING_SHARE - 1);
         assert!(!table.keep_evicted);
         assert_eq!(
             table.returned,
-            returned + EVICTED_WINDOW / KEEP_EVICTED_SHARE - 1
+            returned + GHOST_SAMPLE * (EVICTED_WINDOW / STOP_KEEPING_SHARE - 1)
         );
         table.put(&a, &[1]);
         let [b_held, c_held, d_held] = [&b, &c, &d].map(|key| table_ids(&mut table, key));
@@ -2164,6 +2198,26 @@ mod tests {
             1,
             "two ways hold a and one other"
         );
+    }
+
+    #[test]
+    fn piece_table_counts_missed_pieces_of_its_sampled_sets_only() {
+        let mut table = PieceTable::new();
+        let text = b"alpha beta gamma................";
+        let in_set = |set: usize, start, end| TableKey {
+            line: set * SET_BYTES,
+            ..table.key(text, start, end)
+        };
+        let unsampled = TABLE_SETS / GHOST_SAMPLE;
+        let (first, last) = (in_set(unsampled, 0, 5), in_set(unsampled - 1, 0, 5));
+        assert_eq!(table_ids(&mut table, &first), None);
+        assert_eq!(table_ids(&mut table, &TableKey::OUTSIDE), None);
+        assert_eq!(
+            table.missed, 0,
+            "an unsampled set, and a piece no table holds"
+        );
+        assert_eq!(table_ids(&mut table, &last), None);
+        assert_eq!(table.missed, 1);
     }
 
     #[test]
