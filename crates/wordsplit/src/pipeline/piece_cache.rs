@@ -13,7 +13,8 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 /// (random Unicode) then costs a store per piece, not a hash-map insert that allocates.
 ///
 /// The piece loop asks these tables for the pieces its [`PieceTable`] cannot hold (more
-/// than 15 bytes, or at the end of a text where their key cannot be read in place), and the
+/// than 15 bytes, or at the end of a text where their key cannot be read in place; whole
+/// tokens among them are kept here too), and the
 /// loops without a piece table (a foreign encoder, a vocabulary that lacks some bytes) for
 /// every piece that needs merging. Most such pieces are short: a piece of up to 15 bytes
 /// and four ids ([`CompactEntry`], 32 bytes) is 51 % of the pieces of multilingual text
