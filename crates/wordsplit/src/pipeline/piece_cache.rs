@@ -2209,15 +2209,16 @@ mod tests {
             line: set * SET_BYTES,
             ..table.key(text, start, end)
         };
-        let unsampled = TABLE_SETS / GHOST_SAMPLE;
-        let (first, last) = (in_set(unsampled, 0, 5), in_set(unsampled - 1, 0, 5));
-        assert_eq!(table_ids(&mut table, &first), None);
+        let first_unsampled = TABLE_SETS / GHOST_SAMPLE;
+        let unsampled = in_set(first_unsampled, 0, 5);
+        let sampled = in_set(first_unsampled - 1, 0, 5);
+        assert_eq!(table_ids(&mut table, &unsampled), None);
         assert_eq!(table_ids(&mut table, &TableKey::OUTSIDE), None);
         assert_eq!(
             table.missed, 0,
             "an unsampled set, and a piece no table holds"
         );
-        assert_eq!(table_ids(&mut table, &last), None);
+        assert_eq!(table_ids(&mut table, &sampled), None);
         assert_eq!(table.missed, 1);
     }
 
