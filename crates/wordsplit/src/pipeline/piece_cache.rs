@@ -496,6 +496,20 @@ impl PieceCache {
         self.compact.held() + self.wide.held()
     }
 
+    /// Appends the ids of `bytes[start..end]`, a piece of up to 15 bytes, if the long
+    /// pieces' arena holds them ([`Self::put_long_ids`]); whether it did.
+    #[inline(never)]
+    pub fn long_ids(&mut self, bytes: &[u8], start: usize, end: usize, out: &mut Vec<u32>) -> bool {
+        let key = Self::key_in(bytes, start, end);
+        match self.long.get(&bytes[start..end], key.hash) {
+            Some(ids) => {
+                out.extend_from_slice(ids);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Keeps the `ids` of `bytes[start..end]`, a piece of up to 15 bytes and more ids than
     /// a [`PieceTable`] entry holds, in the long pieces' arena, for the table to point at
     /// ([`Self::put_table`]).
@@ -753,6 +767,19 @@ impl PieceTable {
             lines_mask: self.lines_mask,
             vector: vector_keys(),
         }
+    }
+
+    /// Whether it keeps the pieces it evicts: most missed pieces come back
+    /// ([`KEEP_EVICTED_SHARE`]).
+    #[inline(always)]
+    pub fn keeps_evicted(&self) -> bool {
+        self.keep_evicted
+    }
+
+    /// Keeps the pieces it evicts from now on, as when most missed pieces come back.
+    #[cfg(test)]
+    pub fn keep_evicted(&mut self) {
+        self.keep_evicted = true;
     }
 
     /// Counts `looked_up` more pieces looked up, and says whether the table should grow
