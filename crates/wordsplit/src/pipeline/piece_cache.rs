@@ -740,6 +740,13 @@ impl PieceTable {
         self.sets.len() / GHOST_SAMPLE * SET_BYTES
     }
 
+    /// Whether the set at offset `line` keeps a ghost now: every set while evicted pieces
+    /// are kept, else the sampled ones.
+    #[inline(always)]
+    fn keeps_ghost(&self, line: usize) -> bool {
+        self.keep_evicted || line < self.sampled_lines()
+    }
+
     /// The key of `bytes[start..end]` in this table (see [`TableLines::key`]).
     #[cfg(test)]
     pub fn key(&self, bytes: &[u8], start: usize, end: usize) -> TableKey {
@@ -848,7 +855,7 @@ impl PieceTable {
             let ways = unsafe { &mut *self.sets.as_mut_ptr().byte_add(key.line) };
             ways.swap(0, 1);
             Some(TableIds::of(&ways[0]))
-        } else if key.fits() && (self.keep_evicted || key.line < self.sampled_lines()) {
+        } else if key.fits() && self.keeps_ghost(key.line) {
             self.get_evicted(key)
         } else {
             None
@@ -930,9 +937,9 @@ impl PieceTable {
     #[inline(always)]
     fn push(&mut self, line: usize, entry: CompactEntry) {
         let set = line / SET_BYTES;
-        let tracked = self.keep_evicted || line < self.sampled_lines();
+        let keeps_ghost = self.keeps_ghost(line);
         let ways = &mut self.sets[set];
-        if tracked && !ways[1].is_empty() {
+        if keeps_ghost && !ways[1].is_empty() {
             let [lo, hi] = ways[1].key_words();
             self.ghosts[set] = ghost_tag(lo, hi);
             if self.keep_evicted {
