@@ -856,7 +856,7 @@ impl PieceTable {
             ways.swap(0, 1);
             Some(TableIds::of(&ways[0]))
         } else if key.fits() && self.keeps_ghost(key.line) {
-            self.get_evicted(key)
+            self.get_evicted(key.lo, key.hi, key.line)
         } else {
             None
         }
@@ -866,8 +866,11 @@ impl PieceTable {
     /// while evicted pieces are kept, if it is this one (its tag first, then the entry); it
     /// moves back to way 0, and way 1's piece out. Counts the piece as missed, and as come
     /// back if its tag is the set's ghost. Out of line: text seen before rarely gets here.
+    /// The key comes as its three words, in registers: through a reference, the piece
+    /// loop stored every piece's key on the stack for this call it rarely makes.
     #[inline(never)]
-    fn get_evicted(&mut self, key: &TableKey) -> Option<TableIds<'_>> {
+    fn get_evicted(&mut self, lo: u64, hi: u64, line: usize) -> Option<TableIds<'_>> {
+        let key = TableKey { lo, hi, line };
         let set = key.line / SET_BYTES;
         let sampled = key.line < self.sampled_lines();
         self.missed += usize::from(sampled);
@@ -1292,10 +1295,15 @@ impl ChunkKeys {
     /// The key of piece `i`.
     #[inline(always)]
     pub fn key(&self, i: usize) -> TableKey {
-        TableKey {
-            lo: self.lo[i],
-            hi: self.hi[i],
-            line: self.line[i],
+        debug_assert!(i < self.n);
+        // SAFETY: `i < n <= CHUNK_ROOM`, the arrays' length: a chunk holds fewer than
+        // `CHUNK` pieces before a window adds at most 64.
+        unsafe {
+            TableKey {
+                lo: *self.lo.get_unchecked(i),
+                hi: *self.hi.get_unchecked(i),
+                line: *self.line.get_unchecked(i),
+            }
         }
     }
 

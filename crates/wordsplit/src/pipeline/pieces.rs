@@ -222,6 +222,9 @@ impl Pipeline {
                             out.extend_from_slice(ids);
                         } else {
                             let (start, end) = (keys.starts[i], keys.starts[i + 1]);
+                            // Read again rather than kept from the lookup: a key kept for
+                            // this rare path was stored on the stack for every piece.
+                            let key = keys.key(i);
                             if key.fits() {
                                 // While the table keeps evicted pieces (they come back),
                                 // one that may have more ids than an entry holds (more
