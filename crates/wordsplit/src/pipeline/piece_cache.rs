@@ -878,9 +878,13 @@ impl PieceTable {
             return None;
         }
         self.came_back += usize::from(sampled);
+        // Not read while evicted pieces are not kept: its pages are not touched then.
+        if !self.keep_evicted {
+            return None;
+        }
         let evicted = self.evicted[set];
         let [lo, hi] = evicted.key_words();
-        if !self.keep_evicted || lo != key.lo || hi != key.hi {
+        if lo != key.lo || hi != key.hi {
             return None;
         }
         self.push(key.line, evicted);
