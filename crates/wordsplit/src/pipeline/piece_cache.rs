@@ -1299,9 +1299,22 @@ impl ChunkKeys {
     /// The key of piece `i`.
     #[inline(always)]
     pub fn key(&self, i: usize) -> TableKey {
-        debug_assert!(i < self.n);
-        // SAFETY: `i < n <= CHUNK_ROOM`, the arrays' length: a chunk holds fewer than
-        // `CHUNK` pieces before a window adds at most 64.
+        TableKey {
+            lo: self.lo[i],
+            hi: self.hi[i],
+            line: self.line[i],
+        }
+    }
+
+    /// [`Self::key`] without the bounds check, for the piece loop's lookups.
+    ///
+    /// # Safety
+    /// `i < self.n` (at most `CHUNK_ROOM`, the arrays' length: a chunk holds fewer than
+    /// `CHUNK` pieces before a window adds at most 64).
+    #[inline(always)]
+    pub unsafe fn key_unchecked(&self, i: usize) -> TableKey {
+        debug_assert!(i < self.n && self.n <= CHUNK_ROOM);
+        // SAFETY: the caller's: `i` is below the arrays' length.
         unsafe {
             TableKey {
                 lo: *self.lo.get_unchecked(i),

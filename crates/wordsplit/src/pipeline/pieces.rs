@@ -203,7 +203,8 @@ impl Pipeline {
                     let mut len = out.len();
                     let mut ids_at = out.as_mut_ptr();
                     for i in 0..count {
-                        let key = keys.key(i);
+                        // SAFETY: `i < count`, the chunk's `n`.
+                        let key = unsafe { keys.key_unchecked(i) };
                         // Where the long pieces' arena has the ids of a piece held there.
                         let mut held = None;
                         if let Some(ids) = cache.table.get(&key) {
