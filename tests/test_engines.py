@@ -43,6 +43,12 @@ BAD_CALLS = {
     "allowed_special None": lambda tok: tok.encode("a", allowed_special=None),
     "disallowed not special": lambda tok: tok.encode("a foo", disallowed_special={"foo"}),
     "disallowed item type": lambda tok: tok.count("a", disallowed_special=[1]),
+    "encode_ordinary bytes": lambda tok: tok.encode_ordinary(b"hello"),
+    "encode_to_numpy None": lambda tok: tok.encode_to_numpy(None),
+    "encode_to_numpy disallowed": lambda tok: tok.encode_to_numpy("<|endoftext|>"),
+    "ordinary encode_to_numpy bytes": lambda tok: tok.encode_to_numpy(b"x", disallowed_special=()),
+    "count bytes": lambda tok: tok.count(b"hello"),
+    "allowed all, bytes": lambda tok: tok.encode(b"hello", allowed_special="all"),
 }
 
 
@@ -90,3 +96,47 @@ def test_explain_traces_the_tokenizers_own_components():
         expl = tok.explain("hello <think> wörld  ")
         assert expl.ids == tok.encode("hello <think> wörld  ")
         assert [p.kind for p in expl.pieces] == ["bpe", "bpe", "added", "bpe", "bpe"]
+
+
+# Each way of spelling a policy: the defaults, the three that a tokenizer binds once (defaults,
+# allowed_special="all", disallowed_special=() and its other spellings) and ones it resolves
+# per call.
+POLICIES = [
+    {},
+    {"allowed_special": "all"},
+    {"disallowed_special": ()},
+    {"disallowed_special": None},
+    {"allowed_special": set(), "disallowed_special": []},
+    {"allowed_special": {"<|fim_prefix|>"}},
+    {"allowed_special": {"<|fim_prefix|>"}, "disallowed_special": ()},
+    {"disallowed_special": {"<|endoftext|>"}},
+]
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+@pytest.mark.parametrize("policy", POLICIES, ids=repr)
+def test_every_policy_encodes_as_the_engine_does(backend, policy):
+    """encode, encode_to_numpy and count under a policy give what the engine's general call
+    gives under the resolved policy, on short texts (encoded with the GIL held) and long ones."""
+    tok = tokenizer_for("cl100k_base", "auto", backend)
+    resolved = tok._resolve(policy.get("allowed_special", frozenset()), policy.get("disallowed_special", "all"))
+    for text in ["hello <|fim_prefix|> world", "héllo wörld, " * 100 + "<|fim_prefix|>"]:
+        outcomes = [outcome(lambda t: t.encode(text, **policy), tok),
+                    outcome(lambda t: t.encode_to_numpy(text, **policy).tolist(), tok),
+                    outcome(lambda t: [None] * t.count(text, **policy), tok)]
+        expected = outcome(lambda t: t._engine.encode(text, resolved.allowed, resolved.disallowed), tok)
+        assert outcomes[0] == outcomes[1] == expected
+        assert outcomes[2][0] == expected[0]
+        if expected[0] == "ok":
+            assert len(outcomes[2][1]) == len(expected[1])
+
+
+def test_bound_calls_are_the_engines_own():
+    """A tokenizer binds its common policies once; encode_ordinary is the ordinary policy's."""
+    tok = tokenizer_for("cl100k_base", "auto", "native")
+    calls = tok._engine.bind(frozenset(), frozenset())
+    assert type(calls).__name__ == "PolicyCalls"
+    text = "hello <|endoftext|> world"
+    assert calls.encode(text) == tok.encode_ordinary(text) == tok.encode(text, disallowed_special=())
+    assert calls.encode_numpy(text).tolist() == calls.encode(text)
+    assert calls.count(text) == len(calls.encode(text)) == 8

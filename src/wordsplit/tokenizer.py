@@ -108,6 +108,13 @@ class Tokenizer:
         self._policy_all = SpecialPolicy(specials, frozenset())  # allowed_special="all"
         self._policy_none = SpecialPolicy(frozenset(), specials)  # the defaults
         self._policy_ordinary = SpecialPolicy(frozenset(), frozenset())  # disallowed_special=()
+        # The engine's calls under these three policies, bound once: nearly every call uses one,
+        # and resolving the arguments and finding the policy's compiled form on each call took
+        # longer than a native encode of a short text.
+        self._bound = {id(policy): engine.bind(policy.allowed, policy.disallowed)
+                       for policy in (self._policy_all, self._policy_none, self._policy_ordinary)}
+        self._default_calls = self._bound[id(self._policy_none)]
+        self._ordinary_calls = self._bound[id(self._policy_ordinary)]
 
     def __reduce__(self):
         """Pickle as the vocabulary plus the options that rebuild this tokenizer, so it can be
@@ -133,7 +140,8 @@ class Tokenizer:
 
     @property
     def native(self) -> bool:
-        """Whether every stage runs natively (GIL released, batches on native threads)."""
+        """Whether every stage runs natively (the GIL released while a text of 1 KB or more
+        encodes, batches on native threads)."""
         return self._engine.native
 
     # -- encode ---------------------------------------------------------------------------
@@ -164,10 +172,9 @@ class Tokenizer:
         >>> get_tokenizer("cl100k_base").encode("hi<|endoftext|>", allowed_special="all")
         [6151, 100257]
         """
-        policy = self._resolve(allowed_special, disallowed_special)
-        if policy.other:
-            policy.check(text)
-        return self._engine.encode(text, policy.allowed, policy.disallowed)
+        if allowed_special is _NO_SPECIALS and disallowed_special is _ALL:
+            return self._default_calls.encode(text)
+        return self._calls(allowed_special, disallowed_special, text).encode(text)
 
     def encode_with_offsets(
         self,
@@ -208,7 +215,7 @@ class Tokenizer:
         >>> get_tokenizer("gpt2").encode_ordinary("<|endoftext|>")
         [27, 91, 437, 1659, 5239, 91, 29]
         """
-        return self._engine.encode(text, frozenset(), frozenset())
+        return self._ordinary_calls.encode(text)
 
     def encode_batch(
         self,
@@ -257,10 +264,9 @@ class Tokenizer:
         array([14990,  1879], dtype=uint32)
         """
         _numpy()
-        policy = self._resolve(allowed_special, disallowed_special)
-        if policy.other:
-            policy.check(text)
-        return self._engine.encode_numpy(text, policy.allowed, policy.disallowed)
+        if allowed_special is _NO_SPECIALS and disallowed_special is _ALL:
+            return self._default_calls.encode_numpy(text)
+        return self._calls(allowed_special, disallowed_special, text).encode_numpy(text)
 
     def encode_batch_to_numpy(
         self,
@@ -323,10 +329,9 @@ class Tokenizer:
         >>> get_tokenizer("qwen3").count("hello world")
         2
         """
-        policy = self._resolve(allowed_special, disallowed_special)
-        if policy.other:
-            policy.check(text)
-        return self._engine.count(text, policy.allowed, policy.disallowed)
+        if allowed_special is _NO_SPECIALS and disallowed_special is _ALL:
+            return self._default_calls.count(text)
+        return self._calls(allowed_special, disallowed_special, text).count(text)
 
     def _threads(self, num_threads: object) -> Optional[int]:
         """The threads of one batch call: its ``num_threads`` checked, else the tokenizer's."""
@@ -339,6 +344,19 @@ class Tokenizer:
             texts = texts if type(texts) is list else list(texts)
             policy.check_batch(texts)
         return texts
+
+    def _calls(self, allowed_special, disallowed_special, text):
+        """The engine's calls under the policy of these arguments (bound once for the three
+        common policies), with ``text`` checked for disallowed strings that are not special
+        tokens."""
+        if allowed_special is _NO_SPECIALS and type(disallowed_special) is tuple and not disallowed_special:
+            return self._ordinary_calls  # disallowed_special=(), tiktoken's ordinary encode
+        policy = self._resolve(allowed_special, disallowed_special)
+        calls = self._bound.get(id(policy))
+        if calls is not None:
+            return calls
+        policy.check(text)
+        return self._engine.bind(policy.allowed, policy.disallowed)
 
     def _resolve(self, allowed_special, disallowed_special) -> SpecialPolicy:
         """resolve_special_policy, with the common calls precomputed (o200k_harmony has 1,091

@@ -50,6 +50,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoder::PyEncoder>()?;
     m.add_class::<pipeline::PyPolicy>()?;
     m.add_class::<pipeline::PyPipeline>()?;
+    m.add_class::<pipeline::PyPolicyCalls>()?;
     m.add_class::<train::PyWordCounter>()?;
     m.add(
         "SCANNERS",

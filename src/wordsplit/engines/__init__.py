@@ -8,6 +8,8 @@ Both engines have the same small interface, so that ``Tokenizer`` has no backend
   ``encode_batch_flat(...) -> (ids, offsets)`` memoryviews of uint32 / uint64;
 * ``decode_bytes(ids) -> bytes``, ``decode(ids, errors) -> str``,
   ``decode_batch(batch, errors, num_threads) -> list[str]``;
+* ``bind(allowed, disallowed)``: an object whose ``encode``, ``encode_numpy`` and ``count`` of a
+  text run under that policy, bound once (the tokenizer binds its common policies);
 * ``native``: whether every stage runs natively (GIL released, batches on threads).
 
 :mod:`~wordsplit.engines.python` is the readable reference (and what ``explain`` traces);

@@ -304,6 +304,10 @@ class PythonEngine:
     def count(self, text: str, allowed: frozenset[str], disallowed: frozenset[str]) -> int:
         return len(self.encode(text, allowed, disallowed))
 
+    def bind(self, allowed: frozenset[str], disallowed: frozenset[str]) -> "PolicyCalls":
+        """``encode``, ``encode_numpy`` and ``count`` of a text under one policy."""
+        return PolicyCalls(self, allowed, disallowed)
+
     def encode_batch(self, texts, allowed, disallowed, num_threads: Optional[int]) -> list[list[int]]:
         """Each text's ids, in order, on the calling thread."""
         return [self.encode(text, allowed, disallowed) for text in check_batch(texts)]
@@ -446,3 +450,31 @@ def build_python_engine(vocab: Vocab, spanner: str, encoder: str) -> PythonEngin
         encoder=ENCODERS.get(encoder)(MergeTables.of(vocab)), encoder_name=encoder,
         normalize=NORMALIZERS.get(vocab.normalizer), normalizer_name=vocab.normalizer,
     )
+
+
+class PolicyCalls:
+    """An engine's ``encode``, ``encode_numpy`` and ``count`` under one special-token policy,
+    as a tokenizer binds them for its default calls (the native engine's equivalent is a native
+    object, ``wordsplit._native.PolicyCalls``).
+
+    >>> from wordsplit import TokenizerOptions, load_vocab
+    >>> engine = TokenizerOptions(backend="python").build(load_vocab("gpt2"))._engine
+    >>> engine.bind(frozenset(), frozenset()).encode("hello world")
+    [31373, 995]
+    """
+
+    __slots__ = ("_engine", "_allowed", "_disallowed")
+
+    def __init__(self, engine, allowed: frozenset[str], disallowed: frozenset[str]) -> None:
+        self._engine = engine
+        self._allowed = allowed
+        self._disallowed = disallowed
+
+    def encode(self, text) -> list[int]:
+        return self._engine.encode(text, self._allowed, self._disallowed)
+
+    def encode_numpy(self, text):
+        return self._engine.encode_numpy(text, self._allowed, self._disallowed)
+
+    def count(self, text) -> int:
+        return self._engine.count(text, self._allowed, self._disallowed)
