@@ -111,10 +111,10 @@ class Tokenizer:
         # The engine's calls under these three policies, bound once: nearly every call uses one,
         # and resolving the arguments and finding the policy's compiled form on each call took
         # longer than a native encode of a short text.
-        self._bound = {id(policy): engine.bind(policy.allowed, policy.disallowed)
+        self._bound = {policy: engine.bind(policy.allowed, policy.disallowed)
                        for policy in (self._policy_all, self._policy_none, self._policy_ordinary)}
-        self._default_calls = self._bound[id(self._policy_none)]
-        self._ordinary_calls = self._bound[id(self._policy_ordinary)]
+        self._default_calls = self._bound[self._policy_none]
+        self._ordinary_calls = self._bound[self._policy_ordinary]
 
     def __reduce__(self):
         """Pickle as the vocabulary plus the options that rebuild this tokenizer, so it can be
@@ -352,7 +352,7 @@ class Tokenizer:
         if allowed_special is _NO_SPECIALS and type(disallowed_special) is tuple and not disallowed_special:
             return self._ordinary_calls  # disallowed_special=(), tiktoken's ordinary encode
         policy = self._resolve(allowed_special, disallowed_special)
-        calls = self._bound.get(id(policy))
+        calls = self._bound.get(policy)
         if calls is not None:
             return calls
         policy.check(text)
