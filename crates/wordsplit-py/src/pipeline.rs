@@ -303,11 +303,14 @@ impl PyPipeline {
                 inner: SpecialPolicy::AllowAll,
             };
         };
+        // A set of the texts first: o200k_harmony's default policy disallows 1,091 of its
+        // 1,091 literals, which a search of the list per literal made 1.2 million compares.
         let flags = |set: &[String]| {
+            let set: std::collections::HashSet<&str> = set.iter().map(String::as_str).collect();
             self.inner
                 .literals()
                 .iter()
-                .map(|l| set.contains(&l.text))
+                .map(|l| set.contains(l.text.as_str()))
                 .collect()
         };
         PyPolicy {
