@@ -155,7 +155,7 @@ impl PyPipeline {
 
 /// Texts of fewer bytes are encoded with the GIL held: releasing and taking it back took
 /// about 60 ns, a fifth of a native call on "hello world", while such a text encodes in
-/// about 2 us or less, too short for another thread to do much meanwhile.
+/// about 2 µs or less, too short for another thread to do much meanwhile.
 const RELEASE_GIL_FROM: usize = 1024;
 
 thread_local! {

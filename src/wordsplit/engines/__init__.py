@@ -10,7 +10,8 @@ Both engines have the same small interface, so that ``Tokenizer`` has no backend
   ``decode_batch(batch, errors, num_threads) -> list[str]``;
 * ``bind(allowed, disallowed)``: an object whose ``encode``, ``encode_numpy`` and ``count`` of a
   text run under that policy, bound once (the tokenizer binds its common policies);
-* ``native``: whether every stage runs natively (GIL released, batches on threads).
+* ``native``: whether every stage runs natively (the GIL released while a text of 1 KB or more
+  encodes, batches on threads).
 
 :mod:`~wordsplit.engines.python` is the readable reference (and what ``explain`` traces);
 :mod:`~wordsplit.engines.native` wraps the Rust core, calling Python components for the stages
