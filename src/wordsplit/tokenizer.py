@@ -349,8 +349,6 @@ class Tokenizer:
         """The engine's calls under the policy of these arguments (bound once for the three
         common policies), with ``text`` checked for disallowed strings that are not special
         tokens."""
-        if allowed_special is _NO_SPECIALS and type(disallowed_special) is tuple and not disallowed_special:
-            return self._ordinary_calls  # disallowed_special=(), tiktoken's ordinary encode
         policy = self._resolve(allowed_special, disallowed_special)
         calls = self._bound.get(policy)
         if calls is not None:
@@ -363,8 +361,11 @@ class Tokenizer:
         special tokens: set arithmetic per call would cost more than a short encode): the
         defaults, ``allowed_special="all"``, and nothing disallowed (``disallowed_special=()``,
         tiktoken's spelling of an ordinary encode)."""
-        if allowed_special is _NO_SPECIALS and disallowed_special is _ALL:
-            return self._policy_none
+        if allowed_special is _NO_SPECIALS:
+            if disallowed_special is _ALL:
+                return self._policy_none
+            if type(disallowed_special) is tuple and not disallowed_special:
+                return self._policy_ordinary  # disallowed_special=(), before the general tests
         allow_none = isinstance(allowed_special, (set, frozenset)) and not allowed_special
         allow_all = isinstance(allowed_special, str) and allowed_special == "all"
         if isinstance(disallowed_special, str) and disallowed_special == "all":
