@@ -34,7 +34,9 @@ impl Unlock for NoLock {
 /// order, or the error `keep` gave for the lowest-index item. When the sizes add up to less
 /// than `alone_below`, this thread works alone: waking a helper
 /// that sleeps takes tens to hundreds of microseconds (50–300 µs on a virtual machine, where
-/// the hypervisor schedules the wake-up), more than a small batch would save.
+/// the hypervisor schedules the wake-up), more than a small batch would save. Alone (one
+/// thread asked for, a small batch, or no pool), it works in groups of consecutive items (at
+/// most [`GROUP_ITEMS`], and `alone_below` of work), with the lock released once per group.
 ///
 /// This thread takes items too, and runs `keep` on the helpers' results between two items of
 /// its own: `keep` may need the caller's lock (building Python objects, which only one thread
@@ -69,12 +71,29 @@ pub fn run_shared<R: Send, T, E>(
     } else {
         threads.clamp(1, count.max(1))
     };
-    let helpers = helper_pool(threads - 1);
-    let helper_count = helpers.as_ref().map_or(0, |_| threads - 1);
+    let Some(pool) = helper_pool(threads - 1) else {
+        // Alone: no channel and no deal, and the lock released once per group of items, not
+        // once per item (one thread through the helpers' machinery took 725 ns a text of a
+        // batch of 10,000 texts of 35 bytes, against 627 this way; decoding their ids 276
+        // against 219).
+        let mut first = 0;
+        while first < count {
+            let (mut end, mut work_size) = (first, 0);
+            while end < count && end - first < GROUP_ITEMS && work_size < alone_below.max(1) {
+                work_size += size(end);
+                end += 1;
+            }
+            let results = unlock.unlocked(|| (first..end).map(&work).collect::<Vec<R>>());
+            for (i, result) in (first..end).zip(results) {
+                store(i, result);
+            }
+            first = end;
+        }
+        return in_order(kept, first_error);
+    };
+    let helper_count = threads - 1;
     let mut order: Vec<usize> = (0..count).collect();
-    if helper_count > 0 {
-        order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
-    }
+    order.sort_by_key(|&i| std::cmp::Reverse(size(i)));
     let (sender, receiver) = std::sync::mpsc::channel();
     let receiver = Mutex::new(receiver); // a &Mutex may cross into `unlocked`
     let helper_senders: Vec<_> = (0..helper_count).map(|_| sender.clone()).collect();
@@ -97,28 +116,30 @@ pub fn run_shared<R: Send, T, E>(
             store(i, result);
         }
     };
-    match &helpers {
-        None => work_here(),
-        Some(pool) => pool.in_place_scope(|scope| {
-            for (helper, sender) in helper_senders.into_iter().enumerate() {
-                scope.spawn(move |_| {
-                    running.fetch_add(1, Relaxed);
-                    deal.start(helper + 1);
-                    while let Some(i) = deal.next(helper + 1).map(|place| order[place]) {
-                        if sender.send((i, work(i))).is_err() {
-                            break;
-                        }
+    pool.in_place_scope(|scope| {
+        for (helper, sender) in helper_senders.into_iter().enumerate() {
+            scope.spawn(move |_| {
+                running.fetch_add(1, Relaxed);
+                deal.start(helper + 1);
+                while let Some(i) = deal.next(helper + 1).map(|place| order[place]) {
+                    if sender.send((i, work(i))).is_err() {
+                        break;
                     }
-                    // Hang up, then leave `running`: a waiter that sees 0 blocks in `recv`, which
-                    // the hang-up ends (`running` is only a hint for spinning; the channel
-                    // carries the results and the hang-up).
-                    drop(sender);
-                    running.fetch_sub(1, Relaxed);
-                });
-            }
-            work_here();
-        }),
-    }
+                }
+                // Hang up, then leave `running`: a waiter that sees 0 blocks in `recv`, which
+                // the hang-up ends (`running` is only a hint for spinning; the channel
+                // carries the results and the hang-up).
+                drop(sender);
+                running.fetch_sub(1, Relaxed);
+            });
+        }
+        work_here();
+    });
+    in_order(kept, first_error)
+}
+
+/// The kept results in item order, or the error of the lowest-index item that failed.
+fn in_order<T, E>(kept: Vec<Option<T>>, first_error: Option<(usize, E)>) -> Result<Vec<T>, E> {
     match first_error {
         Some((_, err)) => Err(err),
         None => Ok(kept
@@ -208,6 +229,11 @@ impl Deal {
 /// on one thread) are not worth waking a helper for.
 pub const ALONE_BELOW_TEXT_BYTES: usize = 32 * 1024;
 pub const ALONE_BELOW_IDS: usize = 16 * 1024;
+
+/// The most items the calling thread works through alone with the lock released once (see
+/// [`run_shared`]; at most `alone_below` of work too): their results wait in a vector until
+/// the lock is taken again.
+const GROUP_ITEMS: usize = 1024;
 
 /// How long the calling thread spins for a helper's result before it sleeps.
 const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_millis(1);
@@ -393,5 +419,57 @@ mod tests {
         assert!(wait_cpu_time(wait, 1) < SPIN_LIMIT * 5);
         // No helper running yet: no spin at all.
         assert!(wait_cpu_time(wait, 0) < SPIN_LIMIT / 2);
+    }
+
+    /// Counts the times the lock is released.
+    struct CountingLock(std::cell::Cell<usize>);
+
+    impl Unlock for CountingLock {
+        fn unlocked<T: Send, F: FnOnce() -> T + Send>(&self, f: F) -> T {
+            self.0.set(self.0.get() + 1);
+            f()
+        }
+    }
+
+    #[test]
+    fn alone_the_lock_is_released_once_per_group_and_results_come_in_order() {
+        let lock = CountingLock(std::cell::Cell::new(0));
+        let kept = run_shared(&lock, 2500, 1, |_| 1, 1 << 20, |i| i * 3, Ok::<_, ()>);
+        assert_eq!(kept, Ok((0..2500).map(|i| i * 3).collect::<Vec<_>>()));
+        assert_eq!(
+            lock.0.get(),
+            2500_usize.div_ceil(GROUP_ITEMS),
+            "groups of GROUP_ITEMS"
+        );
+        // Groups end once they hold `alone_below` of work: items of size 10, 100 per group.
+        lock.0.set(0);
+        let kept = run_shared(&lock, 250, 1, |_| 10, 1000, |i| i, Ok::<_, ()>);
+        assert_eq!(kept.map(|k| k.len()), Ok(250));
+        assert_eq!(lock.0.get(), 3);
+        // The error is the lowest-index failure's, whichever group it is in.
+        let failed = run_shared(
+            &lock,
+            3000,
+            1,
+            |_| 1,
+            1 << 20,
+            |i| i,
+            |r| {
+                if r % 1100 == 1099 {
+                    Err(r)
+                } else {
+                    Ok(r)
+                }
+            },
+        );
+        assert_eq!(failed, Err(1099));
+    }
+
+    #[test]
+    fn an_empty_batch_gives_no_results_and_releases_no_lock() {
+        let lock = CountingLock(std::cell::Cell::new(0));
+        let kept = run_shared(&lock, 0, 2, |_| 1, 10, |i| i, Ok::<_, ()>);
+        assert_eq!(kept, Ok(vec![]));
+        assert_eq!(lock.0.get(), 0);
     }
 }
