@@ -36,7 +36,7 @@ impl Unlock for NoLock {
 /// that sleeps takes tens to hundreds of microseconds (50–300 µs on a virtual machine, where
 /// the hypervisor schedules the wake-up), more than a small batch would save. Alone (one
 /// thread asked for, a small batch, or no pool), it works in groups of consecutive items (at
-/// most [`GROUP_ITEMS`], and `alone_below` of work), with the lock released once per group.
+/// most 1,024, and `alone_below` of work), with the lock released once per group.
 ///
 /// This thread takes items too, and runs `keep` on the helpers' results between two items of
 /// its own: `keep` may need the caller's lock (building Python objects, which only one thread
