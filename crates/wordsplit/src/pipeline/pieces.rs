@@ -435,7 +435,7 @@ mod tests {
     }
 
     /// An encoder of the caller's that counts the times it is asked for each piece: a piece
-    /// of up to three bytes is one id of more than the packed entries' 18 bits per byte, a
+    /// of up to three bytes is an id per byte, each wider than a packed entry's 18 bits, a
     /// longer one its bytes' values (eight or more ids for pieces of eight or more bytes),
     /// and a piece that starts with `" z"` no id at all.
     struct Counting(Arc<std::sync::Mutex<std::collections::HashMap<Vec<u8>, usize>>>);
