@@ -216,13 +216,13 @@ impl MetaspaceNormalizer {
         };
         let mut buffer = [0u8; 4];
         let replacement: &str = self.replacement.encode_utf8(&mut buffer);
-        let mut out = String::with_capacity(text.len() + text.len() / 2 + 4);
+        let mut out = String::with_capacity((text.len() + 1) * replacement.len() + 4);
         // (a leading space becomes the replacement, so it counts as one)
         let starts_with_it = text.starts_with(' ') || text.starts_with(self.replacement);
         if prepends && !text.is_empty() && !starts_with_it {
             out.push_str(replacement);
         }
-        push_replaced(&mut out, text, " ", replacement);
+        escape_spaces(&mut out, text, replacement, false);
         out
     }
 }
@@ -417,7 +417,7 @@ impl Normalizer for LiteralProgram {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
     fn spm(dummy: bool, extra: bool, escape: bool, suffix: bool) -> Box<dyn Normalizer> {
@@ -438,24 +438,6 @@ pub(crate) mod tests {
         assert_eq!(n(&*spm(true, true, true, false), "  ▁▁"), "");
         assert_eq!(n(&*spm(true, true, false, true), " a b "), "a b ");
         assert_eq!(n(&*spm(true, false, true, false), ""), "");
-    }
-
-    /// Random texts of `alphabet`'s strings, from a fixed seed.
-    pub(crate) fn texts(alphabet: &[&str], count: usize, max_len: usize) -> Vec<String> {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |below: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % below as u64) as usize
-        };
-        (0..count)
-            .map(|_| {
-                (0..next(max_len + 1))
-                    .map(|_| alphabet[next(alphabet.len())])
-                    .collect()
-            })
-            .collect()
     }
 
     #[test]
@@ -495,7 +477,7 @@ pub(crate) mod tests {
             out
         };
         let alphabet = [" ", "  ", "a", "bc", "é", "—", "▁", "😀", "\n"];
-        for text in texts(&alphabet, 400, 24) {
+        for text in crate::encoders::score_merge::tests::texts(7, &alphabet, 400, 24) {
             for flags in 0..16 {
                 let [dummy, extra, escape, suffix] = [1, 2, 4, 8].map(|bit| flags & bit != 0);
                 let normalizer = spm(dummy, extra, escape, suffix);

@@ -788,7 +788,7 @@ pub fn sentencepiece_encoder(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Literal;
 
@@ -908,8 +908,9 @@ mod tests {
         assert_eq!(encode(&whole, "▁abé"), [260, 0xC3, 0xA9]);
     }
 
-    /// A small xorshift generator: the same pseudo-random texts on every run.
-    fn texts(seed: u64, alphabet: &[&str], count: usize, max_len: usize) -> Vec<String> {
+    /// `count` texts of 1 to `max_len` of `alphabet`'s strings, from a small xorshift
+    /// generator: the same pseudo-random texts on every run.
+    pub(crate) fn texts(seed: u64, alphabet: &[&str], count: usize, max_len: usize) -> Vec<String> {
         let mut x = seed;
         let mut next = move || {
             x ^= x << 13;
