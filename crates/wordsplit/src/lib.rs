@@ -16,6 +16,8 @@ pub mod pipeline;
 pub mod sentencepiece_normalizers;
 pub mod spanners;
 pub mod tables;
+#[cfg(test)]
+mod testing;
 pub mod tokenizer;
 pub mod train;
 pub mod unicode_tables;

@@ -225,9 +225,7 @@ mod tests {
         let mut state = seed;
         let mut out = Vec::with_capacity(len);
         while out.len() < len {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::testing::xorshift(&mut state);
             let c = alphabet[(state % alphabet.len() as u64) as usize];
             // Runs, as long pieces have them.
             let run = if state >> 60 == 0 {

@@ -912,12 +912,7 @@ pub(crate) mod tests {
     /// generator: the same pseudo-random texts on every run.
     pub(crate) fn texts(seed: u64, alphabet: &[&str], count: usize, max_len: usize) -> Vec<String> {
         let mut x = seed;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = move || crate::testing::xorshift(&mut x);
         (0..count)
             .map(|_| {
                 let len = 1 + (next() as usize) % max_len;

@@ -2054,12 +2054,7 @@ mod tests {
         // to several windows long, windows at any offset (o200k's restart at a piece's end)
         // and pieces that began windows before (a long run of spaces).
         let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = move || crate::testing::xorshift(&mut state);
         let mut compared = 0;
         for round in 0..3000 {
             let len = 1 + (next() % if round % 4 == 0 { 24 } else { 300 }) as usize;

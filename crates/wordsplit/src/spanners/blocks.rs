@@ -840,7 +840,9 @@ mod tests {
         for _ in 0..300 {
             let mut text = String::new();
             while text.len() < 300 {
-                text.push_str(chars[(testing::rng(&mut seed) % chars.len() as u64) as usize]);
+                text.push_str(
+                    chars[(crate::testing::xorshift(&mut seed) % chars.len() as u64) as usize],
+                );
             }
             assert_completed(&text);
         }
@@ -1012,13 +1014,5 @@ pub(super) mod testing {
                 check(&text);
             }
         }
-    }
-
-    /// A small deterministic generator (no dependency): xorshift.
-    pub(crate) fn rng(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
     }
 }

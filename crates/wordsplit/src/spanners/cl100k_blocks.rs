@@ -182,10 +182,9 @@ fn each_window_with<E>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::blocks::testing::{
-        assert_same_ends, ends_of, every_string, rng, Driver, DEPTH,
-    };
+    use super::super::blocks::testing::{assert_same_ends, ends_of, every_string, Driver, DEPTH};
     use super::*;
+    use crate::testing::xorshift;
 
     fn scalar(cfg: &Cl100kScanner, text: &str) -> Vec<usize> {
         let t = CharTable::get();
@@ -335,10 +334,10 @@ mod tests {
         ];
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..20_000 {
-            let len = (rng(&mut seed) % 80) as usize;
+            let len = (xorshift(&mut seed) % 80) as usize;
             let mut text = String::new();
             for _ in 0..len {
-                let r = rng(&mut seed) as usize;
+                let r = xorshift(&mut seed) as usize;
                 let piece = pieces[r % pieces.len()];
                 // Runs now and then.
                 let repeat = if r >> 20 & 15 == 0 {

@@ -328,10 +328,9 @@ const SCAN_ON: usize = 256;
 
 #[cfg(test)]
 mod tests {
-    use super::super::blocks::testing::{
-        assert_same_ends, ends_of, every_string, rng, Driver, DEPTH,
-    };
+    use super::super::blocks::testing::{assert_same_ends, ends_of, every_string, Driver, DEPTH};
     use super::*;
+    use crate::testing::xorshift;
 
     fn scalar(text: &str) -> Vec<usize> {
         let t = CharTable::get();
@@ -582,10 +581,10 @@ mod tests {
         for round in 0..25_000 {
             // Mostly ASCII in half of the rounds (the windows the bit program runs).
             let ascii_only = round % 2 == 0;
-            let len = (rng(&mut seed) % 80) as usize;
+            let len = (xorshift(&mut seed) % 80) as usize;
             let mut text = String::new();
             for _ in 0..len {
-                let r = rng(&mut seed) as usize;
+                let r = xorshift(&mut seed) as usize;
                 let mut piece = pieces[r % pieces.len()];
                 if ascii_only && !piece.is_ascii() && r >> 40 & 63 != 0 {
                     piece = pieces[(r >> 8) % 33];
