@@ -238,11 +238,17 @@ impl<S: Slot> ProbeTable<S> {
 
     #[inline(always)]
     fn find(&self, hash: u64, key: &ShortKey) -> Option<u32> {
+        self.find_slot(hash, key).map(|i| self.slots[i].id())
+    }
+
+    /// Where `key` (hash `hash`) is: its slot's index.
+    #[inline(always)]
+    fn find_slot(&self, hash: u64, key: &ShortKey) -> Option<usize> {
         let mut i = self.home(hash);
         loop {
             let slot = &self.slots[i];
             if slot.holds(key) {
-                return Some(slot.id());
+                return Some(i);
             }
             if slot.len() == 0 {
                 return None;
@@ -254,9 +260,23 @@ impl<S: Slot> ProbeTable<S> {
         }
     }
 
+    /// The id each slot holds, in slot order (`None`: an empty slot).
+    fn slot_ids(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.slots.iter().map(|s| (s.len() != 0).then(|| s.id()))
+    }
+
     fn ids(&self) -> impl Iterator<Item = u32> + '_ {
         self.slots.iter().filter(|s| s.len() != 0).map(|s| s.id())
     }
+}
+
+/// One `u32` per slot of a [`MergeTables`]' token index, at the slot's position
+/// ([`MergeTables::beside`]): what an encoder reads with each token it looks up (the
+/// SentencePiece encoder's merge rank of the token) comes from the line next to the slot's,
+/// requested at once, not from an array by id read after the slot answered.
+pub(crate) struct Beside {
+    small: Box<[u32]>,
+    mid: Box<[u32]>,
 }
 
 /// Asks the CPU to start loading the cache line holding `value` (a hint: no effect on
@@ -880,6 +900,48 @@ impl MergeTables {
         } else {
             prefetch(&self.mid.slots[self.mid.home(hash)]);
         }
+    }
+
+    /// A table of one `u32` per token of up to 16 bytes, kept beside the token index (see
+    /// [`Beside`]): `value(id)` for each.
+    pub(crate) fn beside(&self, value: impl Fn(u32) -> u32) -> Beside {
+        let of = |slots: &mut dyn Iterator<Item = Option<u32>>| -> Box<[u32]> {
+            slots.map(|id| id.map_or(0, &value)).collect()
+        };
+        Beside {
+            small: of(&mut self.small.slot_ids()),
+            mid: of(&mut self.mid.slot_ids()),
+        }
+    }
+
+    /// The id of the token `piece` (1 to 16 bytes) spells, and its value in `beside` (made
+    /// by [`Self::beside`] of these tables), or `None` when no token spells it. The value's
+    /// line is requested with the slot's, so the two reads wait together.
+    #[inline]
+    pub(crate) fn find_beside(&self, piece: &[u8], beside: &Beside) -> Option<(u32, u32)> {
+        debug_assert!((1..=16).contains(&piece.len()));
+        let key = ShortKey::of(piece)?;
+        let hash = self.hash(&key);
+        let (slot, value) = if key.len <= 8 {
+            let home = self.small.home(hash);
+            prefetch(&self.small.slots[home]);
+            prefetch(&beside.small[home]);
+            if !self.may_hold(hash) {
+                return None;
+            }
+            let i = self.small.find_slot(hash, &key)?;
+            (self.small.slots[i].id(), beside.small[i])
+        } else {
+            let home = self.mid.home(hash);
+            prefetch(&self.mid.slots[home]);
+            prefetch(&beside.mid[home]);
+            if !self.may_hold(hash) {
+                return None;
+            }
+            let i = self.mid.find_slot(hash, &key)?;
+            (self.mid.slots[i].id(), beside.mid[i])
+        };
+        Some((slot, value))
     }
 
     /// `key` (hash `hash`) probed in the table of its length class, past the filter.

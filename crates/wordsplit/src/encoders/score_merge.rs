@@ -28,7 +28,7 @@ use crate::encoders::Encoder;
 use crate::error::Error;
 use crate::pipeline::most_recent;
 use crate::spanners::sentencepiece::SentencePieceModel;
-use crate::tables::{MergeTables, Rank, NO_RANK};
+use crate::tables::{Beside, MergeTables, Rank, NO_RANK};
 
 /// No symbol / no id.
 const NONE: u32 = u32::MAX;
@@ -293,8 +293,13 @@ pub struct ScoreMerge {
     /// The merge rank of each piece a merge makes (`NO_RANK` for the others): two adjacent
     /// symbols merge exactly when their joined text is such a piece (the vocabulary's table
     /// lists every split of each piece into two pieces, at the piece's rank), so a pair is
-    /// one lookup of its text, which also gives the piece it makes.
-    piece_rank: Vec<Rank>,
+    /// one lookup of its text, which also gives the piece it makes. Kept beside the token
+    /// index's slots for pieces of up to 16 bytes and read with the slot (paired first passes
+    /// over 4 MB, against a vector by id read once the slot had answered: Gemma-class prose,
+    /// multilingual text and code 1.03, 1.05 and 1.02x faster, Llama 2-class 1.01-1.03x);
+    /// in `long_rank` for the longer ones.
+    rank_beside: Beside,
+    long_rank: FxHashMap<u32, Rank>,
     byte_pieces: [u32; 256],
     char_ids: CharIds,
     /// The user-defined pieces: a piece that is one is its id (the spanner cuts them out).
@@ -350,9 +355,19 @@ impl ScoreMerge {
                 reserved.insert(c, *id);
             }
         }
+        let rank_beside = tables.beside(|id| piece_rank[id as usize]);
+        let long_rank = piece_rank
+            .iter()
+            .enumerate()
+            .filter(|&(id, &rank)| {
+                rank != NO_RANK && tables.token(id as u32).is_some_and(|t| t.len() > 16)
+            })
+            .map(|(id, &rank)| (id as u32, rank))
+            .collect();
         Ok(Self {
             id: NEXT_ENCODER_ID.fetch_add(1, Ordering::Relaxed),
-            piece_rank,
+            rank_beside,
+            long_rank,
             byte_pieces: byte_pieces(&tables),
             char_ids: CharIds::new(&tables),
             tables,
@@ -366,8 +381,14 @@ impl ScoreMerge {
     /// it makes; `(NO_RANK, NONE)` when they do not merge.
     #[inline]
     fn pair(&self, joined: &[u8]) -> (Rank, u32) {
+        if joined.len() <= 16 {
+            return match self.tables.find_beside(joined, &self.rank_beside) {
+                Some((made, rank)) => (rank, made),
+                None => (NO_RANK, NONE),
+            };
+        }
         match self.tables.rank_of(joined) {
-            Some(made) => (self.piece_rank[made as usize], made),
+            Some(made) => (*self.long_rank.get(&made).unwrap_or(&NO_RANK), made),
             None => (NO_RANK, NONE),
         }
     }
@@ -833,6 +854,62 @@ pub(crate) mod tests {
         let mut out = vec![];
         encoder.encode_piece(text.as_bytes(), &mut out).unwrap();
         out
+    }
+
+    #[test]
+    fn a_pair_is_the_piece_its_text_spells_at_that_pieces_lowest_rank() {
+        // Pieces of up to 8 bytes, of 9 to 16 and longer (their ranks are kept in three
+        // places), one piece made by two splits at different ranks, one made by none.
+        let pieces = [
+            "▁",
+            "a",
+            "b",
+            "ab",
+            "abab",
+            "abababab",
+            "▁ab",
+            "▁abab",
+            "▁abababab",
+            "▁abababab▁abababab",
+            "ba",
+        ];
+        let merges = [
+            ("a", "b", 0),
+            ("ab", "ab", 1),
+            ("abab", "abab", 2),
+            ("▁", "ab", 3),
+            ("▁", "abababab", 4),
+            ("▁abababab", "▁abababab", 5),
+            ("▁ab", "ab", 6),
+            ("▁", "abab", 7),
+        ];
+        let t = tables(1, &pieces, &merges);
+        let e = ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[]).unwrap();
+        let id = |text: &str| {
+            pieces
+                .iter()
+                .position(|p| *p == text)
+                .map(|i| 257 + i as u32)
+        };
+        for x in pieces {
+            for y in pieces {
+                let joined = format!("{x}{y}");
+                let rank = merges
+                    .iter()
+                    .filter(|(l, r, _)| format!("{l}{r}") == joined)
+                    .map(|&(_, _, rank)| rank)
+                    .min()
+                    .unwrap_or(NO_RANK);
+                let expected = match id(&joined) {
+                    Some(made) => (rank, made),
+                    None => (NO_RANK, NONE),
+                };
+                assert_eq!(e.pair(joined.as_bytes()), expected, "{joined}");
+            }
+        }
+        assert_eq!(e.pair("▁abab".as_bytes()), (6, 264));
+        assert_eq!(e.pair("ba".as_bytes()), (NO_RANK, 267));
+        assert_eq!(e.pair("▁abababab▁abababab".as_bytes()), (5, 266));
     }
 
     #[test]
