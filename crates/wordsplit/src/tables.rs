@@ -238,17 +238,17 @@ impl<S: Slot> ProbeTable<S> {
 
     #[inline(always)]
     fn find(&self, hash: u64, key: &ShortKey) -> Option<u32> {
-        self.find_slot(hash, key).map(|i| self.slots[i].id())
+        self.find_slot(hash, key).map(|(_, slot)| slot.id())
     }
 
-    /// Where `key` (hash `hash`) is: its slot's index.
+    /// Where `key` (hash `hash`) is: its slot's index, and the slot.
     #[inline(always)]
-    fn find_slot(&self, hash: u64, key: &ShortKey) -> Option<usize> {
+    fn find_slot(&self, hash: u64, key: &ShortKey) -> Option<(usize, &S)> {
         let mut i = self.home(hash);
         loop {
             let slot = &self.slots[i];
             if slot.holds(key) {
-                return Some(i);
+                return Some((i, slot));
             }
             if slot.len() == 0 {
                 return None;
@@ -919,29 +919,32 @@ impl MergeTables {
     /// line is requested with the slot's, so the two reads wait together.
     #[inline]
     pub(crate) fn find_beside(&self, piece: &[u8], beside: &Beside) -> Option<(u32, u32)> {
-        debug_assert!((1..=16).contains(&piece.len()));
         let key = ShortKey::of(piece)?;
         let hash = self.hash(&key);
-        let (slot, value) = if key.len <= 8 {
-            let home = self.small.home(hash);
-            prefetch(&self.small.slots[home]);
-            prefetch(&beside.small[home]);
-            if !self.may_hold(hash) {
-                return None;
-            }
-            let i = self.small.find_slot(hash, &key)?;
-            (self.small.slots[i].id(), beside.small[i])
+        if key.len <= 8 {
+            self.probe_beside(&self.small, &beside.small, &key, hash)
         } else {
-            let home = self.mid.home(hash);
-            prefetch(&self.mid.slots[home]);
-            prefetch(&beside.mid[home]);
-            if !self.may_hold(hash) {
-                return None;
-            }
-            let i = self.mid.find_slot(hash, &key)?;
-            (self.mid.slots[i].id(), beside.mid[i])
-        };
-        Some((slot, value))
+            self.probe_beside(&self.mid, &beside.mid, &key, hash)
+        }
+    }
+
+    /// [`Self::find_beside`] in the table of `key`'s length class and its values.
+    #[inline(always)]
+    fn probe_beside<S: Slot>(
+        &self,
+        table: &ProbeTable<S>,
+        values: &[u32],
+        key: &ShortKey,
+        hash: u64,
+    ) -> Option<(u32, u32)> {
+        let home = table.home(hash);
+        prefetch(&table.slots[home]);
+        prefetch(&values[home]);
+        if !self.may_hold(hash) {
+            return None;
+        }
+        let (i, slot) = table.find_slot(hash, key)?;
+        Some((slot.id(), values[i]))
     }
 
     /// `key` (hash `hash`) probed in the table of its length class, past the filter.
