@@ -21,7 +21,7 @@ from tokenizers import pre_tokenizers
 
 import hf_files
 from wordsplit import TokenizerOptions, load_vocab
-from wordsplit.errors import UnsupportedTokenizerError
+from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
 from wordsplit.formats.hf import DIGIT_CLASS, punctuation_class, read_hf_tokenizer_json
 from wordsplit.normalizer_programs import NORMALIZER_PREFIX
@@ -248,6 +248,29 @@ def test_unsupported_constructs_are_typed_errors_naming_them(small_spec, tmp_pat
     with pytest.raises(UnsupportedTokenizerError, match=construct) as excinfo:
         load_vocab(_write(tmp_path, spec), cache_dir=tmp_path)
     assert "tokenizer.json" in str(excinfo.value)
+
+
+def _nested(depth: int) -> dict:
+    """A pre-tokenizer ``Sequence`` holding another ``depth`` times, ByteLevel innermost."""
+    step = BYTE_LEVEL
+    for _ in range(depth):
+        step = {"type": "Sequence", "pretokenizers": [step]}
+    return step
+
+
+@pytest.mark.parametrize("change, part", [
+    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": -1}}, "pre_tokenizer"),
+    ({"pre_tokenizer": {"type": "Sequence", "pretokenizers": None}}, "pre_tokenizer"),
+    ({"pre_tokenizer": {"type": "Sequence"}}, "pre_tokenizer"),
+    ({"pre_tokenizer": _nested(40)}, "pre_tokenizer"),
+    ({"decoder": {"type": "Sequence", "decoders": "ByteLevel"}}, "decoder"),
+])
+def test_a_sequence_without_a_list_of_steps_is_a_format_error(small_spec, tmp_path, change, part):
+    # Read before anything else looks at the file's parts: whether the file is SentencePiece-style
+    # (its pre-tokenizer and decoder steps) is asked first.
+    spec = {**copy.deepcopy(small_spec), **change}
+    with pytest.raises(VocabFormatError, match=f"{part} Sequence needs a list"):
+        read_hf_tokenizer_json(json.dumps(spec).encode())
 
 
 @pytest.mark.parametrize("model", [

@@ -480,7 +480,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
         raise VocabFormatError(f"{source}: no 'model' object; is this a tokenizer.json?")
     model = spec["model"]
-    if is_sentencepiece_style(spec):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
+    if is_sentencepiece_style(spec, source):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
         return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     _check_model(model, source)
     decoder = spec.get("decoder")

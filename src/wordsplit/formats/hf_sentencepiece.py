@@ -43,26 +43,46 @@ __all__ = ["BYTE_FALLBACK_DECODER", "byte_fallback_decoder_strips", "describe_de
 SPACE = "\u2581"
 
 
-def is_sentencepiece_style(spec: Mapping[str, Any]) -> bool:
+def is_sentencepiece_style(spec: Mapping[str, Any], source: str = "tokenizer.json") -> bool:
     """Whether a tokenizer.json is a SentencePiece-style BPE (byte fallback, Metaspace, or its
-    decoders) rather than byte-level BPE."""
+    decoders) rather than byte-level BPE.
+
+    Raises:
+        VocabFormatError: a pre-tokenizer or decoder ``Sequence`` without a list of steps.
+    """
     model = spec.get("model") or {}
     if isinstance(model, dict) and model.get("byte_fallback"):
         return True
     for part in ("pre_tokenizer", "decoder"):
-        for step in _steps(spec.get(part)):
+        for step in _steps(spec.get(part), part, source):
             if step.get("type") in ("Metaspace", "ByteFallback"):
                 return True
     return False
 
 
-def _steps(spec: Any) -> list[dict]:
+# The key of a Sequence's list of steps, per part of a tokenizer.json.
+_SEQUENCE_STEPS = {"pre_tokenizer": "pretokenizers", "decoder": "decoders"}
+
+
+def _steps(spec: Any, part: str, source: str, depth: int = 0) -> list[dict]:
+    """The steps of a tokenizer.json ``part`` (``pre_tokenizer`` or ``decoder``), a ``Sequence``
+    flattened; nothing for a part that is not an object.
+
+    >>> _steps({"type": "Sequence", "pretokenizers": [{"type": "Metaspace"}]}, "pre_tokenizer", "t.json")
+    [{'type': 'Metaspace'}]
+
+    Raises:
+        VocabFormatError: a ``Sequence`` whose steps are not a list, or nested over 16 deep.
+    """
     if not isinstance(spec, dict):
         return []
-    if spec.get("type") == "Sequence":
-        inner = spec.get("pretokenizers", spec.get("decoders", spec.get("normalizers", [])))
-        return [step for item in (inner or []) for step in _steps(item)]
-    return [spec]
+    if spec.get("type") != "Sequence":
+        return [spec]
+    key = _SEQUENCE_STEPS[part]
+    inner = spec.get(key)
+    if not isinstance(inner, list) or depth > 16:
+        raise VocabFormatError(f"{source}: {part} Sequence needs a list {key!r} of steps")
+    return [step for item in inner for step in _steps(item, part, source, depth + 1)]
 
 
 def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
@@ -148,7 +168,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
 
 def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_name) -> tuple[str, bool]:
     """The normalizer, with a ``Metaspace`` pre-tokenizer after it, and whether that splits."""
-    steps = _steps(pre_tokenizer)
+    steps = _steps(pre_tokenizer, "pre_tokenizer", source)
     if not steps or (len(steps) == 1 and _splits_on_replaced_spaces(steps[0], normalizer)):
         return normalizer, False
     if len(steps) != 1 or steps[0].get("type") != "Metaspace":

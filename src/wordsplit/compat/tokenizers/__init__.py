@@ -176,7 +176,7 @@ class Tokenizer:
         self._decoding = read_decoding(spec.get("decoder"), source)
         self._byte_level_decoder = self._decoding.kind == "byte-level"
         # A SentencePiece-style file's tokens are written as in its vocab ("▁Hello", "<0x0A>").
-        self._sentencepiece = is_sentencepiece_style(spec)
+        self._sentencepiece = is_sentencepiece_style(spec, source)
         self._spec = spec
         self._json = json_text
         self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
@@ -549,7 +549,7 @@ def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab
     except ValueError:
         spec = None  # the reader says what is wrong
     if isinstance(spec, dict) and isinstance(spec.get("decoder"), dict) and spec["decoder"].get("type") == "Metaspace" \
-            and isinstance(spec.get("model"), dict) and is_sentencepiece_style(spec):
+            and isinstance(spec.get("model"), dict) and is_sentencepiece_style(spec, source):
         data = json.dumps({**spec, "decoder": BYTE_FALLBACK_DECODER}).encode("utf-8")
     return read_hf_tokenizer_json(data, source=source, name=name)
 
