@@ -477,7 +477,7 @@ mod tests {
             out
         };
         let alphabet = [" ", "  ", "a", "bc", "é", "—", "▁", "😀", "\n"];
-        for text in crate::encoders::score_merge::tests::texts(7, &alphabet, 400, 24) {
+        for text in crate::testing::texts(7, &alphabet, 400, 24) {
             for flags in 0..16 {
                 let [dummy, extra, escape, suffix] = [1, 2, 4, 8].map(|bit| flags & bit != 0);
                 let normalizer = spm(dummy, extra, escape, suffix);

@@ -809,8 +809,9 @@ pub fn sentencepiece_encoder(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::testing::texts;
     use crate::Literal;
 
     /// Byte tokens at ids `first + b` (`<0xNN>` where a piece spells that byte's character),
@@ -983,21 +984,6 @@ pub(crate) mod tests {
         let whole = RankMerge::new(t, &hf(true)).unwrap();
         assert_eq!(encode(&whole, "ba"), [261]);
         assert_eq!(encode(&whole, "▁abé"), [260, 0xC3, 0xA9]);
-    }
-
-    /// `count` texts of 1 to `max_len` of `alphabet`'s strings, from a small xorshift
-    /// generator: the same pseudo-random texts on every run.
-    pub(crate) fn texts(seed: u64, alphabet: &[&str], count: usize, max_len: usize) -> Vec<String> {
-        let mut x = seed;
-        let mut next = move || crate::testing::xorshift(&mut x);
-        (0..count)
-            .map(|_| {
-                let len = 1 + (next() as usize) % max_len;
-                (0..len)
-                    .map(|_| alphabet[(next() as usize) % alphabet.len()])
-                    .collect()
-            })
-            .collect()
     }
 
     #[test]

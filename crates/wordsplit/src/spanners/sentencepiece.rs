@@ -291,7 +291,7 @@ mod tests {
         };
         let spanner = SentencePieceSpanner::new(&pattern(&[], true)).unwrap();
         let alphabet = ["▁", "▁▁", "a", "▂", "—", "é", "😀", "x▁"];
-        for text in crate::encoders::score_merge::tests::texts(11, &alphabet, 500, 20) {
+        for text in crate::testing::texts(11, &alphabet, 500, 20) {
             let mut ends = vec![];
             spanner.spans(&text, &mut ends).unwrap();
             assert_eq!(ends, reference(&text), "{text:?}");
