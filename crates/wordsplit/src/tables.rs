@@ -113,6 +113,8 @@ trait Slot: Zeroable {
     fn holds(&self, key: &ShortKey) -> bool;
     fn len(&self) -> u32;
     fn id(&self) -> u32;
+    /// The token's bytes as two zero-padded little-endian words.
+    fn words(&self) -> (u64, u64);
 }
 
 /// A token of 1 to 8 bytes: 16 bytes, four to a cache line.
@@ -147,6 +149,10 @@ impl Slot for SmallSlot {
     #[inline(always)]
     fn id(&self) -> u32 {
         self.id
+    }
+    #[inline(always)]
+    fn words(&self) -> (u64, u64) {
+        (self.bytes, 0)
     }
 }
 
@@ -186,6 +192,10 @@ impl Slot for MidSlot {
     #[inline(always)]
     fn id(&self) -> u32 {
         self.id
+    }
+    #[inline(always)]
+    fn words(&self) -> (u64, u64) {
+        (self.lo, self.hi)
     }
 }
 
@@ -267,6 +277,14 @@ impl<S: Slot> ProbeTable<S> {
 
     fn ids(&self) -> impl Iterator<Item = u32> + '_ {
         self.slots.iter().filter(|s| s.len() != 0).map(|s| s.id())
+    }
+
+    /// Each token's bytes as two words, its length and its id, in slot order.
+    fn tokens(&self) -> impl Iterator<Item = (u64, u64, usize, u32)> + '_ {
+        self.slots.iter().filter(|s| s.len() != 0).map(|s| {
+            let (lo, hi) = s.words();
+            (lo, hi, s.len() as usize, s.id())
+        })
     }
 }
 
@@ -825,6 +843,13 @@ impl MergeTables {
             .ids()
             .chain(self.mid.ids())
             .chain(self.long.iter().copied())
+    }
+
+    /// Every BPE token of 1 to 16 bytes, in no particular order: its bytes as two
+    /// zero-padded little-endian words, its length and its id, read from the index's
+    /// slots (which hold the bytes inline: no read of the arena per token).
+    pub(crate) fn short_tokens(&self) -> impl Iterator<Item = (u64, u64, usize, u32)> + '_ {
+        self.small.tokens().chain(self.mid.tokens())
     }
 
     /// The id of the BPE token spelled by `piece`, which under the rank-based rule is also

@@ -186,8 +186,13 @@ impl PipelineBuilder {
         } else {
             None
         };
+        // The piece table is asked first only on vocabularies with every byte, and holds
+        // whole tokens only for the native encoders (a foreign one decides every piece).
+        let seeds = (matches!(self.encoder, EncodeStage::Native(_)) && !self.tables.lacks_bytes)
+            .then(|| super::piece_cache::PieceTable::seeds(&self.tables));
         Ok(Pipeline {
             id: NEXT_PIPELINE_ID.fetch_add(1, Ordering::Relaxed),
+            seeds,
             tables: self.tables,
             encoder: self.encoder,
             spanner,

@@ -160,6 +160,9 @@ pub struct Pipeline {
     /// Asked between blocks of [`POLL_PIECES`] pieces of a long text whether to go on; its
     /// error ends the encode (the Python bindings check for Ctrl-C here).
     interrupt: Option<Interrupt>,
+    /// What each thread's piece table starts with, for a native encoder on a vocabulary
+    /// with every byte (see [`piece_cache::PieceTable::seeds`]).
+    seeds: Option<piece_cache::PieceTable>,
 }
 
 /// A check a long encode calls between blocks of pieces: `Err` stops the encode with that error.

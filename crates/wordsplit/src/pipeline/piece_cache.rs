@@ -5,6 +5,7 @@ use rustc_hash::FxBuildHasher;
 use std::hash::BuildHasher;
 
 use crate::huge_pages::{HugeSlice, Zeroable};
+use crate::tables::MergeTables;
 
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
 /// so each thread remembers the ids of recent ones, per pipeline, in two-way set-associative
@@ -380,12 +381,13 @@ pub(super) struct PieceCache {
 }
 
 impl PieceCache {
-    pub fn new() -> Self {
+    /// An empty cache, or one whose piece table starts as a copy of `seeds`.
+    pub fn new(seeds: Option<&PieceTable>) -> Self {
         Self {
             compact: Ways::new(COMPACT_SETS, COMPACT_MAX_SETS, true),
             wide: Ways::new(WIDE_SETS, WIDE_MAX_SETS, false),
             long: LongPieces::new(),
-            table: PieceTable::new(),
+            table: seeds.map_or_else(PieceTable::new, PieceTable::copy_of),
         }
     }
 
@@ -574,7 +576,8 @@ const TABLE_MAX_SETS: usize = 1 << 18;
 const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 
 /// Every piece of up to 15 bytes and seven ids the thread's texts have shown, whole tokens and
-/// single bytes included: the piece loop's first lookup, before the token index and the
+/// single bytes included (the vocabulary's from the start, where the pipeline has
+/// [`Self::seeds`]): the piece loop's first lookup, before the token index and the
 /// [`PieceCache`]'s tables. Text seen before then costs one line per piece, requested while
 /// the scanner finds the pieces ahead of it, and no branch on whether a piece is a token
 /// (a coin toss on multilingual text). Two-way sets of [`CompactEntry`]s, one cache line
@@ -716,6 +719,48 @@ const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
 impl PieceTable {
     pub fn new() -> Self {
         Self::with_sets(TABLE_SETS)
+    }
+
+    /// A table of the vocabulary's tokens of up to 15 bytes that the piece loop answers
+    /// without merging, each with its id: single bytes, and whole tokens where the
+    /// vocabulary's rule takes a piece that is a token as that token
+    /// ([`crate::tables::TokenIndex::shortcut`]; no two tokens have the same bytes). Where
+    /// a set's two ways cannot hold all its tokens, the two lowest ids stay (the most
+    /// frequent, under the rank-based rule), the lowest in way 0.
+    pub fn seeds(tables: &MergeTables) -> Self {
+        let mut table = Self::with_sets(TABLE_SETS);
+        let longest = if tables.whole_piece_lookup {
+            COMPACT_MAX_PIECE
+        } else {
+            1
+        };
+        for (lo, hi, len, id) in tables.short_tokens() {
+            if len > longest {
+                continue;
+            }
+            let hi = hi | (len as u64) << 56;
+            let seed = CompactEntry {
+                key: [lo, hi | 1 << COUNT_SHIFT],
+                ids: [id, 0, 0, 0],
+            };
+            let ways = &mut table.sets[line_of(lo, hi, table.lines_mask) / SET_BYTES];
+            if ways[0].is_empty() {
+                ways[0] = seed;
+            } else if ways[1].is_empty() || id < ways[1].ids[0] {
+                ways[1] = seed;
+                if id < ways[0].ids[0] {
+                    ways.swap(0, 1);
+                }
+            }
+        }
+        table
+    }
+
+    /// A new table holding what `seeds` holds (its sets copied; no ghost, nothing evicted).
+    pub fn copy_of(seeds: &PieceTable) -> Self {
+        let mut table = Self::with_sets(seeds.sets.len());
+        table.sets.copy_from_slice(&seeds.sets);
+        table
     }
 
     fn with_sets(sets: usize) -> Self {
@@ -1652,6 +1697,68 @@ impl LongPieces {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::tests::{tiny, tiny_ranked};
+    use std::collections::HashMap;
+
+    /// The ids `table` holds for the piece `piece` (at most 15 bytes), if it holds it.
+    fn ids_of_piece(table: &mut PieceTable, piece: &[u8]) -> Option<Vec<u32>> {
+        let key = table.key(&[piece, &[0; 16]].concat(), 0, piece.len());
+        table_ids(table, &key)
+    }
+
+    #[test]
+    fn seeds_are_the_tokens_the_piece_loop_answers_without_merging() {
+        let extra: [&[u8]; 4] = [b"ab", b" the", b"fifteen bytes!!", b"sixteen bytes!!!"];
+        for (tables, whole) in [
+            (tiny(&extra), true),
+            (tiny_ranked(&extra, Some(vec![])), false),
+        ] {
+            let mut seeded = PieceTable::copy_of(&PieceTable::seeds(&tables));
+            for b in 0..=255u8 {
+                assert_eq!(ids_of_piece(&mut seeded, &[b]), Some(vec![u32::from(b)]));
+            }
+            for (i, token) in extra.iter().enumerate() {
+                let expected =
+                    (whole && token.len() <= COMPACT_MAX_PIECE).then(|| vec![256 + i as u32]);
+                assert_eq!(
+                    ids_of_piece(&mut seeded, token),
+                    expected,
+                    "{token:?}, whole {whole}"
+                );
+            }
+            assert_eq!(ids_of_piece(&mut seeded, b"ba"), None, "not a token");
+        }
+    }
+
+    #[test]
+    fn a_set_of_more_tokens_than_ways_keeps_its_two_lowest_ids_lowest_first() {
+        // More two- and three-byte tokens than the table has ways: every set is asked for
+        // several.
+        let extra: Vec<Vec<u8>> = (0..=255u8)
+            .flat_map(|a| (0..=255u8).map(move |b| vec![a, b]))
+            .chain((0..=255u8).flat_map(|a| (0..=255u8).map(move |b| vec![a, b, b'!'])))
+            .collect();
+        let refs: Vec<&[u8]> = extra.iter().map(Vec::as_slice).collect();
+        let tables = tiny(&refs);
+        let seeds = PieceTable::seeds(&tables);
+        let mut per_set: HashMap<usize, Vec<u32>> = HashMap::new();
+        for id in 0..tables.n_vocab() as u32 {
+            let token = tables.token(id).unwrap();
+            let key = seeds.key(&[token, &[0; 16]].concat(), 0, token.len());
+            per_set.entry(key.line / SET_BYTES).or_default().push(id);
+        }
+        assert!(per_set.values().any(|ids| ids.len() > 2));
+        for (set, mut ids) in per_set {
+            ids.sort_unstable();
+            let ways = &seeds.sets[set];
+            let held: Vec<u32> = ways
+                .iter()
+                .filter(|e| !e.is_empty())
+                .map(|e| e.ids[0])
+                .collect();
+            assert_eq!(held, ids[..ids.len().min(2)], "set {set}");
+        }
+    }
 
     /// [`PieceCache::key_in`] of a whole slice.
     fn key_of(piece: &[u8]) -> PieceKey {
@@ -1684,7 +1791,7 @@ mod tests {
 
     #[test]
     fn each_piece_is_kept_where_its_length_and_ids_fit_and_answered_exactly() {
-        let mut cache = PieceCache::new();
+        let mut cache = PieceCache::new(None);
         // (piece, ids): compact (up to 15 bytes and 4 ids), wide (16 to 32 bytes, or 5 to 7
         // ids) and long (8 ids or more), with pieces that differ only in their length or in
         // a zero byte, and a 16-byte piece whose last byte is the 15-byte one's length (the
@@ -1730,7 +1837,7 @@ mod tests {
     #[test]
     fn a_set_keeps_its_two_most_recently_used_pieces() {
         // Two pieces in one set both stay; a third evicts the least recently used.
-        let mut cache = PieceCache::new();
+        let mut cache = PieceCache::new(None);
         let [k1, k2, k3] = [b"1", b"2", b"3"].map(|p| key_hashed(p, 5));
         cache.put(&k1, b"1", &[1]);
         cache.put(&k2, b"2", &[2]);
@@ -1746,7 +1853,7 @@ mod tests {
         );
         // The same with tags that differ (hashes whose top bytes differ, one set): the tags
         // follow their entries through the swaps, and a tag that matches neither way is a miss.
-        let mut cache = PieceCache::new();
+        let mut cache = PieceCache::new(None);
         let [h1, h2, h3] = [1u64, 2, 3].map(|tag| tag << 56 | 5);
         let [k1, k2, k3] = [(b"1", h1), (b"2", h2), (b"3", h3)].map(|(p, h)| key_hashed(p, h));
         cache.put(&k1, b"1", &[1]);
@@ -1773,7 +1880,7 @@ mod tests {
             [&b"1"[..], b"2", b"3"],
             [&[1u8; 20][..], &[2; 20], &[3; 20]],
         ] {
-            let mut cache = PieceCache::new();
+            let mut cache = PieceCache::new(None);
             let keys = pieces.map(|p| key_hashed(p, 9));
             let mut hits = [0; 3];
             for _ in 0..10 {
@@ -1804,7 +1911,7 @@ mod tests {
         distinct: usize,
     ) {
         let entries_at_most = largest / entry_bytes;
-        let mut cache = PieceCache::new();
+        let mut cache = PieceCache::new(None);
         let first = table_bytes(&cache);
         let ids = |i: usize| [i as u32, (i * 7) as u32];
         let put = |cache: &mut PieceCache, i: usize| {
@@ -1870,7 +1977,7 @@ mod tests {
             32,
             200_000,
         );
-        assert_eq!(PieceCache::new().compact.table_bytes(), 2 << 20);
+        assert_eq!(PieceCache::new(None).compact.table_bytes(), 2 << 20);
     }
 
     #[test]
@@ -1882,7 +1989,7 @@ mod tests {
             64,
             50_000,
         );
-        assert_eq!(PieceCache::new().wide.table_bytes(), 2 << 20);
+        assert_eq!(PieceCache::new(None).wide.table_bytes(), 2 << 20);
     }
 
     /// A megabyte of distinct long pieces of many ids each (white-space runs of 60 ids,
@@ -2001,7 +2108,7 @@ mod tests {
     #[test]
     fn piece_table_keys_hold_pieces_of_up_to_15_bytes_read_in_place() {
         let text: Vec<u8> = (0..64u8).map(|b| b.wrapping_mul(37) | 1).collect();
-        let cache = PieceCache::new();
+        let cache = PieceCache::new(None);
         let table = &cache.table;
         for start in 0..text.len() {
             for end in start + 1..=text.len().min(start + 40) {
@@ -2032,7 +2139,7 @@ mod tests {
         start: usize,
         vector: bool,
     ) -> (Vec<(usize, TableKey)>, usize) {
-        let cache = PieceCache::new();
+        let cache = PieceCache::new(None);
         let mut keys = ChunkKeys::new();
         // A chunk that already holds some pieces: the window's go after them.
         let held = (base + start) % 7;
@@ -2406,7 +2513,7 @@ mod tests {
     /// A [`PieceCache`] whose table holds `piece` (of more than seven ids) as where its long
     /// pieces' arena has them, as the piece loop puts it after merging it.
     fn held_piece(piece: &[u8], ids: &[u32]) -> (PieceCache, TableKey) {
-        let mut cache = PieceCache::new();
+        let mut cache = PieceCache::new(None);
         let mut padded = piece.to_vec();
         padded.resize(piece.len() + 16, b' ');
         let key = cache.table.key(&padded, 0, piece.len());

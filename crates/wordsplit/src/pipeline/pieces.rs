@@ -173,7 +173,9 @@ impl Pipeline {
         let index = tables.index();
         let mut kept: Vec<u8> = Vec::new();
         PIECE_CACHES.with_borrow_mut(|caches| {
-            let cache = most_recent(caches, self.id, CACHED_PIPELINES, PieceCache::new);
+            let cache = most_recent(caches, self.id, CACHED_PIPELINES, || {
+                PieceCache::new(self.seeds.as_ref())
+            });
             // A piece that is one byte or a whole token (most pieces of most text: 93 % of
             // English prose's) is handled in the loop itself ([`crate::tables::TokenIndex::shortcut`],
             // inlined, on the index's plain copy whose fields stay in registers); the cache
@@ -387,6 +389,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::encoders::{EncoderKind, NativeEncoder};
     use crate::pipeline::piece_cache::PieceTable;
     use crate::pipeline::SpecialPolicy;
     use crate::spanners::GPT2_PATTERN;
@@ -395,12 +398,9 @@ mod tests {
     /// `f` on this thread's piece cache of `pipeline`.
     fn with_cache<T>(pipeline: &Pipeline, f: impl FnOnce(&mut PieceCache) -> T) -> T {
         PIECE_CACHES.with_borrow_mut(|caches| {
-            f(most_recent(
-                caches,
-                pipeline.id,
-                CACHED_PIPELINES,
-                PieceCache::new,
-            ))
+            f(most_recent(caches, pipeline.id, CACHED_PIPELINES, || {
+                PieceCache::new(pipeline.seeds.as_ref())
+            }))
         })
     }
 
@@ -410,6 +410,42 @@ mod tests {
             .encode(text, &SpecialPolicy::AllowAll, &mut out)
             .unwrap();
         out
+    }
+
+    /// Whether this thread's piece table of `pipeline` holds `piece` (at most 15 bytes).
+    fn table_holds(pipeline: &Pipeline, piece: &[u8]) -> bool {
+        let padded = [piece, &[0; 16]].concat();
+        with_cache(pipeline, |cache| {
+            let key = cache.table.key(&padded, 0, piece.len());
+            cache.table.get(&key).is_some()
+        })
+    }
+
+    #[test]
+    fn a_native_encoders_piece_table_starts_with_the_tokens_on_every_thread() {
+        let tables = Arc::new(tiny(&[b" hello"]));
+        let native = Pipeline::builder(tables.clone())
+            .pattern(GPT2_PATTERN)
+            .build()
+            .unwrap();
+        let sweep = NativeEncoder::new(tables.clone(), EncoderKind::BufferSweep).unwrap();
+        let foreign = Pipeline::builder(tables)
+            .pattern(GPT2_PATTERN)
+            .foreign_encoder(Box::new(sweep))
+            .build()
+            .unwrap();
+        for _ in 0..2 {
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    assert!(table_holds(&native, b" hello") && table_holds(&native, b"h"));
+                    assert!(!table_holds(&native, b" hell"), "not a token");
+                    // A foreign encoder decides every piece itself: nothing is put for it.
+                    assert!(!table_holds(&foreign, b" hello") && !table_holds(&foreign, b"h"));
+                    assert_eq!(encode(&native, " hello"), [256]);
+                    assert_eq!(encode(&foreign, " hello"), [256]);
+                });
+            });
+        }
     }
 
     #[test]
