@@ -76,7 +76,7 @@ trait Entry: Zeroable {
 /// A piece of up to [`COMPACT_MAX_PIECE`] bytes and [`COMPACT_MAX_IDS`] ids in 32 bytes: its
 /// key's two words (the length in the top byte's low half, the count of ids in its high
 /// half) and its ids.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 #[repr(C, align(32))]
 struct CompactEntry {
     key: [u64; 2],
@@ -734,25 +734,47 @@ impl PieceTable {
         } else {
             1
         };
+        // A batch of seeds at a time, their sets' lines requested before any is written:
+        // one token after another, each write waited on its own line.
+        const BATCH: usize = 16;
+        let mut batch = [(0usize, CompactEntry::default()); BATCH];
+        let mut n = 0;
+        let lines = table.lines();
+        let put = |table: &mut PieceTable, batch: &[(usize, CompactEntry)]| {
+            for &(line, seed) in batch {
+                let id = seed.ids[0];
+                let ways = &mut table.sets[line / SET_BYTES];
+                if ways[0].is_empty() {
+                    ways[0] = seed;
+                } else if ways[1].is_empty() || id < ways[1].ids[0] {
+                    ways[1] = seed;
+                    if id < ways[0].ids[0] {
+                        ways.swap(0, 1);
+                    }
+                }
+            }
+        };
         for (lo, hi, len, id) in tables.short_tokens() {
             if len > longest {
                 continue;
             }
             let hi = hi | (len as u64) << 56;
-            let seed = CompactEntry {
-                key: [lo, hi | 1 << COUNT_SHIFT],
-                ids: [id, 0, 0, 0],
-            };
-            let ways = &mut table.sets[line_of(lo, hi, table.lines_mask) / SET_BYTES];
-            if ways[0].is_empty() {
-                ways[0] = seed;
-            } else if ways[1].is_empty() || id < ways[1].ids[0] {
-                ways[1] = seed;
-                if id < ways[0].ids[0] {
-                    ways.swap(0, 1);
-                }
+            let line = line_of(lo, hi, table.lines_mask);
+            lines.prefetch_line(line);
+            batch[n] = (
+                line,
+                CompactEntry {
+                    key: [lo, hi | 1 << COUNT_SHIFT],
+                    ids: [id, 0, 0, 0],
+                },
+            );
+            n += 1;
+            if n == BATCH {
+                put(&mut table, &batch);
+                n = 0;
             }
         }
+        put(&mut table, &batch[..n]);
         table
     }
 
