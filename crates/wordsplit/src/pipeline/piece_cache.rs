@@ -631,7 +631,9 @@ pub(super) struct PieceTable {
     /// back, which a third way would have answered.
     ghosts: Box<[u8]>,
     /// Per set, the piece it last evicted, kept while [`Self::keep_evicted`]: a third way,
-    /// read only when the set's ghost is the tag of the piece asked for.
+    /// read only when the set's ghost is the tag of the piece asked for. Empty until evicted
+    /// pieces are first kept ([`Self::keep_evicted`]): most tables never keep them, and
+    /// zeroing its 2 MB was part of every thread's first encode.
     evicted: HugeSlice<CompactEntry>,
     /// Whether evicted pieces are kept in `evicted`, as decided by [`Self::grow_due`] from
     /// the share of lookups of missed pieces that came back.
@@ -793,7 +795,7 @@ impl PieceTable {
             returned: 0,
             looked_up: 0,
             ghosts: vec![0; sets].into_boxed_slice(),
-            evicted: HugeSlice::zeroed_ordinary(sets),
+            evicted: HugeSlice::zeroed_ordinary(0),
             keep_evicted: false,
             missed: 0,
             came_back: 0,
@@ -850,10 +852,13 @@ impl PieceTable {
         self.keep_evicted
     }
 
-    /// Keeps the pieces it evicts from now on, as when most missed pieces come back.
-    #[cfg(test)]
+    /// Keeps the pieces it evicts from now on, as when most missed pieces come back; the
+    /// first time, with room for them.
     pub fn keep_evicted(&mut self) {
         self.keep_evicted = true;
+        if self.evicted.is_empty() {
+            self.evicted = HugeSlice::zeroed_ordinary(self.sets.len());
+        }
     }
 
     /// Counts `looked_up` more pieces looked up, and says whether the table should grow
@@ -867,7 +872,11 @@ impl PieceTable {
             } else {
                 KEEP_EVICTED_SHARE
             };
-            self.keep_evicted = self.came_back * share >= self.missed;
+            if self.came_back * share >= self.missed {
+                self.keep_evicted();
+            } else {
+                self.keep_evicted = false;
+            }
             self.returned += GHOST_SAMPLE
                 * if self.keep_evicted {
                     self.missed
@@ -2340,12 +2349,17 @@ mod tests {
         assert_eq!(table_ids(&mut table, &d), None, "d is new");
         assert_eq!((table.missed, table.came_back), (2, 1));
         assert!(!table.keep_evicted);
+        assert!(
+            table.evicted.is_empty(),
+            "no room for evicted pieces until they are kept"
+        );
 
         // Most missed pieces came back: the set keeps the piece it evicts next, and every
         // missed piece of the window counts as evidence for growing.
         let returned = table.returned;
         decide_keep_evicted(&mut table, EVICTED_WINDOW / KEEP_EVICTED_SHARE);
         assert!(table.keep_evicted);
+        assert_eq!(table.evicted.len(), table.sets.len());
         assert_eq!(table.returned, returned + GHOST_SAMPLE * EVICTED_WINDOW);
         decide_keep_evicted(&mut table, EVICTED_WINDOW / KEEP_EVICTED_SHARE - 1);
         assert!(table.keep_evicted, "kept until fewer came back");
