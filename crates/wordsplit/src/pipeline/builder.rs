@@ -186,9 +186,13 @@ impl PipelineBuilder {
         } else {
             None
         };
-        // The piece table is asked first only on vocabularies with every byte, and holds
-        // whole tokens only for the native encoders (a foreign one decides every piece).
-        let seeds = (matches!(self.encoder, EncodeStage::Native(_)) && !self.tables.lacks_bytes)
+        // The piece table is asked first only on vocabularies with every byte, and answers a
+        // whole token without merging only for the native encoders (a foreign one decides
+        // every piece) under whole-piece lookup (elsewhere a token's bytes may merge into
+        // other tokens; single bytes alone, the index answers from an array).
+        let seeds = (matches!(self.encoder, EncodeStage::Native(_))
+            && !self.tables.lacks_bytes
+            && self.tables.whole_piece_lookup)
             .then(|| super::piece_cache::PieceTable::seeds(&self.tables));
         Ok(Pipeline {
             id: NEXT_PIPELINE_ID.fetch_add(1, Ordering::Relaxed),

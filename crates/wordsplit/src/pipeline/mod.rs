@@ -161,7 +161,7 @@ pub struct Pipeline {
     /// error ends the encode (the Python bindings check for Ctrl-C here).
     interrupt: Option<Interrupt>,
     /// What each thread's piece table starts with, for a native encoder on a vocabulary
-    /// with every byte (see [`piece_cache::PieceTable::seeds`]).
+    /// with every byte and whole-piece lookup (see [`piece_cache::PieceTable::seeds`]).
     seeds: Option<piece_cache::PieceTable>,
 }
 

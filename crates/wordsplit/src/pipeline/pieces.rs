@@ -393,7 +393,7 @@ mod tests {
     use crate::pipeline::piece_cache::PieceTable;
     use crate::pipeline::SpecialPolicy;
     use crate::spanners::GPT2_PATTERN;
-    use crate::tables::tests::tiny;
+    use crate::tables::tests::{tiny, tiny_ranked};
 
     /// `f` on this thread's piece cache of `pipeline`.
     fn with_cache<T>(pipeline: &Pipeline, f: impl FnOnce(&mut PieceCache) -> T) -> T {
@@ -434,6 +434,12 @@ mod tests {
             .foreign_encoder(Box::new(sweep))
             .build()
             .unwrap();
+        // Pair-ranked: a piece that is a token may merge into others, so no token is put
+        // before its piece is encoded.
+        let ranked = Pipeline::builder(Arc::new(tiny_ranked(&[b" hello"], Some(vec![]))))
+            .pattern(GPT2_PATTERN)
+            .build()
+            .unwrap();
         for _ in 0..2 {
             std::thread::scope(|s| {
                 s.spawn(|| {
@@ -441,6 +447,7 @@ mod tests {
                     assert!(!table_holds(&native, b" hell"), "not a token");
                     // A foreign encoder decides every piece itself: nothing is put for it.
                     assert!(!table_holds(&foreign, b" hello") && !table_holds(&foreign, b"h"));
+                    assert!(!table_holds(&ranked, b" hello") && !table_holds(&ranked, b"h"));
                     assert_eq!(encode(&native, " hello"), [256]);
                     assert_eq!(encode(&foreign, " hello"), [256]);
                 });
