@@ -147,6 +147,14 @@ fn merged_for_table(
 }
 
 impl Pipeline {
+    /// This pipeline's piece cache in a thread's `caches`, made (its table a copy of the
+    /// pipeline's seeds, if any) when the thread has none.
+    fn piece_cache<'a>(&self, caches: &'a mut Vec<(u64, PieceCache)>) -> &'a mut PieceCache {
+        most_recent(caches, self.id, CACHED_PIPELINES, || {
+            PieceCache::new(self.seeds.as_ref())
+        })
+    }
+
     /// Encode the pieces of `text` ending at `ends`, through this thread's piece cache;
     /// `merge` encodes a piece the cache does not hold. `SHORTCUTS`: a whole-token piece is
     /// one lookup and a single byte its id, without `merge` (the native encoders' rule; a
@@ -173,9 +181,7 @@ impl Pipeline {
         let index = tables.index();
         let mut kept: Vec<u8> = Vec::new();
         PIECE_CACHES.with_borrow_mut(|caches| {
-            let cache = most_recent(caches, self.id, CACHED_PIPELINES, || {
-                PieceCache::new(self.seeds.as_ref())
-            });
+            let cache = self.piece_cache(caches);
             // A piece that is one byte or a whole token (most pieces of most text: 93 % of
             // English prose's) is handled in the loop itself ([`crate::tables::TokenIndex::shortcut`],
             // inlined, on the index's plain copy whose fields stay in registers); the cache
@@ -397,11 +403,7 @@ mod tests {
 
     /// `f` on this thread's piece cache of `pipeline`.
     fn with_cache<T>(pipeline: &Pipeline, f: impl FnOnce(&mut PieceCache) -> T) -> T {
-        PIECE_CACHES.with_borrow_mut(|caches| {
-            f(most_recent(caches, pipeline.id, CACHED_PIPELINES, || {
-                PieceCache::new(pipeline.seeds.as_ref())
-            }))
-        })
+        PIECE_CACHES.with_borrow_mut(|caches| f(pipeline.piece_cache(caches)))
     }
 
     fn encode(pipeline: &Pipeline, text: &str) -> Vec<u32> {
