@@ -296,6 +296,19 @@ def test_default_cache_dir_is_platformdirs_answer_without_importing_it(monkeypat
     assert out.strip() == str(not sys.platform.startswith("linux"))
 
 
+def test_a_warm_load_neither_imports_tempfile_nor_leaves_a_probe(tmp_path):
+    root = tmp_path / "cache"
+    env = {**os.environ, "WORDSPLIT_CACHE_DIR": str(root)}
+    script = ("import sys; from wordsplit import load_vocab; load_vocab('cl100k_base'); "
+              "print('tempfile' in sys.modules)")
+    run = lambda: subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,  # noqa: E731
+                                 text=True, check=True).stdout.strip()
+    run()  # the first load writes the derived entry
+    assert derived_files(root)
+    assert run() == "False"
+    assert not list(root.glob(".probe-*"))
+
+
 def test_entries_of_an_unwritable_root_are_still_read(tmp_path):
     primary, fallback = tmp_path / "read-only", tmp_path / "fallback"
     first = cache.Cache(primary)

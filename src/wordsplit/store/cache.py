@@ -444,9 +444,10 @@ def open_cache(cache_dir: str | os.PathLike | None = None) -> Cache:
 def _open(root: Path) -> Cache:
     try:
         root.mkdir(parents=True, exist_ok=True)
-        # Permission bits do not tell (root ignores them, ACLs, read-only mounts): try it.
-        fd, probe = _tempfile().mkstemp(dir=root, prefix=".probe-")
-        os.close(fd)
+        # Permission bits do not tell (root ignores them, ACLs, read-only mounts): try it. A
+        # random name made here, not by tempfile, whose import would cost every first load.
+        probe = root / f".probe-{os.getpid()}-{os.urandom(8).hex()}"
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         os.unlink(probe)
         return Cache(root)
     except OSError as exc:
