@@ -82,8 +82,9 @@ pub struct MergeTables {
     /// Rank-based vocabularies: the ranks of the pairs of tokens with ids below
     /// [`GRID_IDS`] that merges have asked about.
     pub(crate) pair_grid: PairGrid,
-    /// Bytes of the runs `auto` has given buffer-sweep while the backtrack tables were not built.
-    auto_swept_runs: AtomicUsize,
+    /// Bytes of the pieces backtrack leads on (runs, wide white space) that `auto` has given
+    /// buffer-sweep while the backtrack tables were not built.
+    auto_swept_backtrack_bytes: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -696,7 +697,7 @@ impl MergeTables {
                 .expect("a slice of 1 << 16 ranks"),
             backtrack: OnceLock::new(),
             pair_grid,
-            auto_swept_runs: AtomicUsize::new(0),
+            auto_swept_backtrack_bytes: AtomicUsize::new(0),
         };
         // Each token's insert misses the CPU's caches twice, at random in several MB (its
         // filter word and its home slot): asking for the lines of the token AHEAD places on
@@ -1128,10 +1129,10 @@ impl MergeTables {
         matches!(self.backtrack.get(), Some(Ok(_)))
     }
 
-    /// Counts `bytes` more of runs given to buffer-sweep by the `auto` encoder; returns the
-    /// total.
-    pub fn count_auto_swept_runs(&self, bytes: usize) -> usize {
-        self.auto_swept_runs.fetch_add(bytes, Relaxed) + bytes
+    /// Counts `bytes` more of pieces backtrack leads on (runs, wide white space) given to
+    /// buffer-sweep by the `auto` encoder; returns the total.
+    pub fn count_auto_swept_backtrack_bytes(&self, bytes: usize) -> usize {
+        self.auto_swept_backtrack_bytes.fetch_add(bytes, Relaxed) + bytes
     }
 
     /// The backtrack tables; callers check [`Self::backtrack_tables`] when choosing the encoder.

@@ -104,22 +104,22 @@ pub enum EncoderKind {
 const AUTO_SHORT_PIECE: usize = 128;
 
 /// Longer pieces, up to this long, go to buffer-sweep's sweep over blocks (O(n·√n)), unless
-/// they are runs ([`is_run`]): on new pieces of random letters, hex or base64 it is the
+/// backtrack leads on them ([`backtrack_leads`]: runs, white space beyond ASCII): on new pieces of random letters, hex or base64 it is the
 /// fastest of the three encoders at 1,000 bytes (39-72 ns a byte against heap-merge's
 /// 56-103 and backtrack's 69-193) and level with the best at 10,000 (73-105), where on runs
 /// of one character backtrack is 6-17x faster (9-16 ns a byte). Beyond this length a piece
 /// goes to backtrack (linear) or, on a pair-ranked vocabulary, heap-merge (O(n log n)).
 const AUTO_BLOCKED_PIECE: usize = 16 * 1024;
 
-/// Under `auto`, a run longer than this builds the backtrack tables if they do not exist
-/// yet; shorter runs go to buffer-sweep until then. Building them takes 30–120 ms once per
+/// Under `auto`, a piece backtrack leads on that is longer than this builds the backtrack
+/// tables if they do not exist yet; shorter ones go to buffer-sweep until then. Building them takes 30–120 ms once per
 /// vocabulary (cl100k … o200k), a stall on the first `=====` line of a process…
 const AUTO_BUILDS_BACKTRACK: usize = 4096;
 
-/// … but buffer-sweep is several times slower on runs, so once it has taken this many bytes
-/// of runs above [`AUTO_SHORT_PIECE`], `auto` builds the tables anyway: by then it has cost
-/// about as much extra as the build does.
-const AUTO_RUNS_BUDGET: usize = 256 * 1024;
+/// … but buffer-sweep is several times slower on those pieces, so once it has taken this
+/// many bytes of them above [`AUTO_SHORT_PIECE`], `auto` builds the tables anyway: by then it
+/// has cost about as much extra as the build does.
+const AUTO_SWEPT_BUDGET: usize = 256 * 1024;
 
 /// Whether `piece` is a run: in its first 64 pairs of adjacent bytes, at least 48 are of one
 /// byte twice (a line of `=` or `-`, indentation, a run of one letter), where backtrack's
@@ -128,6 +128,25 @@ const AUTO_RUNS_BUDGET: usize = 256 * 1024;
 fn is_run(piece: &[u8]) -> bool {
     let pairs = piece.windows(2).take(64);
     pairs.filter(|pair| pair[0] == pair[1]).count() >= 48
+}
+
+/// Whether `piece` is white space with a character beyond ASCII in its first 64 bytes
+/// (U+00A0, U+3000, ...): each such character is two or three bytes the sweeps merge one
+/// round at a time, where backtrack matches whole tokens. New pieces of 150 to 1,000 bytes,
+/// the core on a Zen 4: 1.2-4x faster in backtrack on cl100k_base, o200k_base and qwen3
+/// (13-74 ns a byte against 49-86); white space of ASCII alone is level in the two (40-56).
+fn is_wide_white_space(piece: &[u8]) -> bool {
+    let head = &piece[..piece.len().min(64)];
+    // A character cut at byte 64 is left out; a piece that is not UTF-8 is not white space.
+    let valid_up_to = std::str::from_utf8(head).map_or_else(|e| e.valid_up_to(), str::len);
+    let text = std::str::from_utf8(&head[..valid_up_to]).unwrap_or_default();
+    !text.is_ascii() && text.chars().all(char::is_whitespace)
+}
+
+/// Whether backtrack is several times faster than the sweeps on `piece` (once its tables
+/// are built): runs, and white space with characters beyond ASCII.
+fn backtrack_leads(piece: &[u8]) -> bool {
+    is_run(piece) || is_wide_white_space(piece)
 }
 
 impl EncoderKind {
@@ -222,12 +241,12 @@ fn auto_strategy(tables: &MergeTables, piece: &[u8]) -> EncoderKind {
     if len > AUTO_BLOCKED_PIECE {
         return EncoderKind::Backtrack;
     }
-    if !is_run(piece) {
+    if !backtrack_leads(piece) {
         return EncoderKind::BufferSweep;
     }
     if len > AUTO_BUILDS_BACKTRACK
         || tables.backtrack_built()
-        || tables.count_auto_swept_runs(len) > AUTO_RUNS_BUDGET
+        || tables.count_auto_swept_backtrack_bytes(len) > AUTO_SWEPT_BUDGET
     {
         EncoderKind::Backtrack
     } else {
@@ -350,6 +369,56 @@ mod tests {
     }
 
     #[test]
+    fn auto_gives_white_space_beyond_ascii_to_backtrack_once_its_tables_are_built() {
+        use EncoderKind::*;
+        let t = tiny(&[
+            b" \n",
+            b"\n\n",
+            b"\xc2\xa0",
+            b"\xc2\xa0 ",
+            b"\xe3\x80",
+            b"\xe3\x80\x80",
+            b"\xe3\x80\x80\t",
+        ]);
+        let wide = " \u{a0}\n\u{3000}\t\u{a0} \n\n".repeat(30).into_bytes();
+        let ascii = " \n\t\r\n".repeat(40).into_bytes();
+        assert!(is_wide_white_space(&wide) && !is_wide_white_space(&ascii));
+        assert!(!is_wide_white_space("\u{3000}x".repeat(60).as_bytes()));
+        assert!(!is_wide_white_space("漢字".repeat(40).as_bytes()));
+        assert!(!is_wide_white_space(b"\xff\xa0\xa0 "), "not UTF-8");
+        // Only the first 64 bytes count, and a character cut at byte 64 is not among them.
+        let after = |spaces: usize| [" ".repeat(spaces), "\u{3000}".repeat(50)].concat();
+        assert!(is_wide_white_space(after(61).as_bytes()));
+        assert!(!is_wide_white_space(after(62).as_bytes()));
+        assert!(!is_wide_white_space(after(64).as_bytes()));
+
+        assert_eq!(
+            auto_strategy(&t, &wide),
+            BufferSweep,
+            "tables not built yet"
+        );
+        encode_piece(
+            Auto,
+            &t,
+            &b"a".repeat(AUTO_BUILDS_BACKTRACK + 1),
+            &mut vec![],
+        );
+        assert!(t.backtrack_built());
+        assert_eq!(auto_strategy(&t, &wide), Backtrack);
+        assert_eq!(auto_strategy(&t, &wide[..AUTO_SHORT_PIECE]), BufferSweep);
+        assert_eq!(auto_strategy(&t, &ascii), BufferSweep);
+        for piece in [&wide[..], &wide[..AUTO_SHORT_PIECE + 1], &ascii[..]] {
+            let mut want = vec![];
+            encode_piece(HeapMerge, &t, piece, &mut want);
+            for kind in [Auto, BufferSweep, Backtrack] {
+                let mut got = vec![];
+                encode_piece(kind, &t, piece, &mut got);
+                assert_eq!(got, want, "{kind:?} on {piece:?}");
+            }
+        }
+    }
+
+    #[test]
     fn auto_builds_the_backtrack_tables_once_buffer_sweep_has_taken_its_budget_of_runs() {
         let t = tiny(&[b"aa", b"ab"]);
         let mid = AUTO_BUILDS_BACKTRACK;
@@ -360,7 +429,7 @@ mod tests {
         while auto_strategy(&t, &run) == EncoderKind::BufferSweep {
             given += mid;
         }
-        assert!(given <= AUTO_RUNS_BUDGET && given + mid > AUTO_RUNS_BUDGET);
+        assert!(given <= AUTO_SWEPT_BUDGET && given + mid > AUTO_SWEPT_BUDGET);
         let mut out = vec![];
         encode_piece(EncoderKind::Auto, &t, &run, &mut out);
         assert!(t.backtrack_built());
