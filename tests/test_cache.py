@@ -301,8 +301,11 @@ def test_a_warm_load_neither_imports_tempfile_nor_leaves_a_probe(tmp_path):
     env = {**os.environ, "WORDSPLIT_CACHE_DIR": str(root)}
     script = ("import sys; from wordsplit import load_vocab; load_vocab('cl100k_base'); "
               "print('tempfile' in sys.modules)")
-    run = lambda: subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,  # noqa: E731
-                                 text=True, check=True).stdout.strip()
+
+    def run() -> str:
+        return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
     run()  # the first load writes the derived entry
     assert derived_files(root)
     assert run() == "False"

@@ -104,16 +104,17 @@ pub enum EncoderKind {
 const AUTO_SHORT_PIECE: usize = 128;
 
 /// Longer pieces, up to this long, go to buffer-sweep's sweep over blocks (O(n·√n)), unless
-/// backtrack leads on them ([`backtrack_leads`]: runs, white space beyond ASCII): on new pieces of random letters, hex or base64 it is the
-/// fastest of the three encoders at 1,000 bytes (39-72 ns a byte against heap-merge's
+/// backtrack leads on them ([`backtrack_leads`]: runs, white space beyond ASCII): on new
+/// pieces of random letters, hex or base64 it is the fastest of the three encoders at 1,000 bytes (39-72 ns a byte against heap-merge's
 /// 56-103 and backtrack's 69-193) and level with the best at 10,000 (73-105), where on runs
 /// of one character backtrack is 6-17x faster (9-16 ns a byte). Beyond this length a piece
 /// goes to backtrack (linear) or, on a pair-ranked vocabulary, heap-merge (O(n log n)).
 const AUTO_BLOCKED_PIECE: usize = 16 * 1024;
 
 /// Under `auto`, a piece backtrack leads on that is longer than this builds the backtrack
-/// tables if they do not exist yet; shorter ones go to buffer-sweep until then. Building them takes 30–120 ms once per
-/// vocabulary (cl100k … o200k), a stall on the first `=====` line of a process…
+/// tables if they do not exist yet; shorter ones go to buffer-sweep until then. Building
+/// them takes 30–120 ms once per vocabulary (cl100k … o200k), a stall on the first `=====`
+/// line of a process…
 const AUTO_BUILDS_BACKTRACK: usize = 4096;
 
 /// … but buffer-sweep is several times slower on those pieces, so once it has taken this
@@ -136,10 +137,10 @@ fn is_run(piece: &[u8]) -> bool {
 /// the core on a Zen 4: 1.2-4x faster in backtrack on cl100k_base, o200k_base and qwen3
 /// (13-74 ns a byte against 49-86); white space of ASCII alone is level in the two (40-56).
 fn is_wide_white_space(piece: &[u8]) -> bool {
+    // The head's UTF-8 up to its first invalid byte: a character cut at byte 64 is left
+    // out, and a piece that does not start as UTF-8 is not white space.
     let head = &piece[..piece.len().min(64)];
-    // A character cut at byte 64 is left out; a piece that is not UTF-8 is not white space.
-    let valid_up_to = std::str::from_utf8(head).map_or_else(|e| e.valid_up_to(), str::len);
-    let text = std::str::from_utf8(&head[..valid_up_to]).unwrap_or_default();
+    let text = head.utf8_chunks().next().map_or("", |chunk| chunk.valid());
     !text.is_ascii() && text.chars().all(char::is_whitespace)
 }
 
