@@ -1,8 +1,10 @@
-//! The core's encode speed without Python, in three regimes: first passes over a text (each
-//! on a new thread, so no piece is cached), passes back to back (everything cached and in
-//! the CPU's caches), and passes with 64 MiB of memory written before each (everything
-//! cached, but the CPU's caches hold other data, as when other programs ran in between: the
-//! regime of `benches/bench.py`'s warm medians, where the contenders take turns).
+//! The core's encode speed without Python, in four regimes: first passes over a text (each
+//! on a new thread, so no piece is cached); first passes with 64 MiB of memory written
+//! before each megabyte of documents, untimed (the regime of `benches/bench.py`'s one-pass
+//! section, where the contenders take turns a block of documents at a time and each block
+//! starts with the CPU's caches full of the others' data); passes back to back (everything
+//! cached and in the CPU's caches); and passes with 64 MiB written before each (everything
+//! cached, but the CPU's caches hold other data: the regime of the bench's warm medians).
 //!
 //! ```text
 //! cargo run --release -p wordsplit --example passes -- VOCAB TEXT [MEGABYTES] [PASSES]
@@ -40,13 +42,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Ok(bytes as f64 / start.elapsed().as_secs_f64() / 1e6)
     };
-    // Written between passes: more than the CPU's last-level cache holds.
+    // Written between passes, and between the blocks of a pass in turns: more than the
+    // CPU's last-level cache holds.
     let mut other = vec![0u8; 64 << 20];
-    let mut sweep = || {
+    let sweep = |other: &mut Vec<u8>| {
         other.iter_mut().for_each(|b| *b = b.wrapping_add(1));
         std::hint::black_box(&other);
     };
-    sweep();
+    // A pass timed a block of documents at a time, `other` written before each block. As in
+    // the bench, a short text is encoded first, untimed: the thread's piece cache is made
+    // then (a copy of the vocabulary's seeds), not in the first block.
+    let pass_in_turns = |other: &mut Vec<u8>| -> Result<f64, wordsplit::Error> {
+        tok.encode_ordinary("hello world")?;
+        let mut seconds = 0.0;
+        for block in blocks(&docs, TURN_BYTES) {
+            sweep(other);
+            let start = Instant::now();
+            for doc in block {
+                std::hint::black_box(tok.encode_ordinary(doc)?);
+            }
+            seconds += start.elapsed().as_secs_f64();
+        }
+        Ok(bytes as f64 / seconds / 1e6)
+    };
+    sweep(&mut other);
     println!(
         "{vocab}, {} documents, {bytes} bytes: MB/s per pass, fastest first",
         docs.len()
@@ -56,22 +75,52 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut first = (0..passes)
         .map(|_| std::thread::scope(|s| s.spawn(pass).join().expect("a pass panicked")))
         .collect::<Result<Vec<_>, _>>()?;
-    first.sort_by(|a, b| b.total_cmp(a));
-    let shown: Vec<String> = first.iter().map(|s| format!("{s:.0}")).collect();
-    println!("first passes {}", shown.join(" "));
+    let mut in_turns = Vec::with_capacity(passes);
+    for _ in 0..passes {
+        let other = &mut other;
+        let speed = std::thread::scope(|s| {
+            s.spawn(|| pass_in_turns(other))
+                .join()
+                .expect("a pass panicked")
+        })?;
+        in_turns.push(speed);
+    }
     pass()?; // this thread's first pass: the caches now hold every piece
     let mut back_to_back = (0..passes).map(|_| pass()).collect::<Result<Vec<_>, _>>()?;
     let mut swept = Vec::with_capacity(passes);
     for _ in 0..passes {
-        sweep();
+        sweep(&mut other);
         swept.push(pass()?);
     }
-    for (name, speeds) in [("back to back", &mut back_to_back), ("swept", &mut swept)] {
+    for (name, speeds) in [
+        ("first passes", &mut first),
+        ("first, turns", &mut in_turns),
+        ("back to back", &mut back_to_back),
+        ("swept", &mut swept),
+    ] {
         speeds.sort_by(|a, b| b.total_cmp(a));
         let shown: Vec<String> = speeds.iter().map(|s| format!("{s:.0}")).collect();
         println!("{name:<12} {}", shown.join(" "));
     }
     Ok(())
+}
+
+/// The bytes of documents a pass in turns encodes between two writes of other memory (the
+/// bench's one-pass blocks are 1 MB).
+const TURN_BYTES: usize = 1_000_000;
+
+/// `docs` in consecutive blocks of at least `size` bytes (the last one maybe fewer).
+fn blocks(docs: &[String], size: usize) -> Vec<&[String]> {
+    let mut blocks = Vec::new();
+    let (mut first, mut bytes) = (0, 0);
+    for (i, doc) in docs.iter().enumerate() {
+        bytes += doc.len();
+        if bytes >= size || i + 1 == docs.len() {
+            blocks.push(&docs[first..=i]);
+            (first, bytes) = (i + 1, 0);
+        }
+    }
+    blocks
 }
 
 /// The first `megabytes` of `text` as documents of about 10 KB, each ending at a line end.
