@@ -113,8 +113,8 @@ const AUTO_BLOCKED_PIECE: usize = 16 * 1024;
 
 /// Under `auto`, a piece backtrack leads on that is longer than this builds the backtrack
 /// tables if they do not exist yet; shorter ones go to buffer-sweep until then. Building
-/// them takes 30–120 ms once per vocabulary (cl100k … o200k), a stall on the first `=====`
-/// line of a process…
+/// them takes 15–40 ms once per vocabulary (cl100k_base … o200k_base on a 2-core Zen 4), a
+/// stall on the first `=====` line of a process…
 const AUTO_BUILDS_BACKTRACK: usize = 4096;
 
 /// … but buffer-sweep is several times slower on those pieces, so once it has taken this
