@@ -444,11 +444,7 @@ def open_cache(cache_dir: str | os.PathLike | None = None) -> Cache:
 def _open(root: Path) -> Cache:
     try:
         root.mkdir(parents=True, exist_ok=True)
-        # Permission bits do not tell (root ignores them, ACLs, read-only mounts): try it. A
-        # random name made here, not by tempfile, whose import would cost every first load.
-        probe = root / f".probe-{os.getpid()}-{os.urandom(8).hex()}"
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        os.unlink(probe)
+        _check_writable(root)
         return Cache(root)
     except OSError as exc:
         problem = f"wordsplit: the cache directory {root} is not writable ({exc.strerror or exc})"
@@ -464,6 +460,15 @@ def _open(root: Path) -> Cache:
         return Cache(fallback, read_only=(root,) if root.is_dir() else ())
 
 
+def _check_writable(directory: Path) -> None:
+    """Raises ``OSError`` unless a file can be made in ``directory``: permission bits do not
+    tell (root ignores them, ACLs, read-only mounts), so one is made and removed. Its random
+    name is made here, not by tempfile, whose import would cost every first load."""
+    probe = directory / f".probe-{os.getpid()}-{os.urandom(8).hex()}"
+    os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.unlink(probe)
+
+
 def _fallback_dir() -> Path:
     """A per-user temporary cache directory, or a fresh private one if that is not safe to use."""
     owner = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
@@ -474,9 +479,7 @@ def _fallback_dir() -> Path:
         # In a shared /tmp another user could have created the name first (or a symlink).
         if stat.S_ISLNK(info.st_mode) or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
             raise PermissionError(f"{path} belongs to someone else")
-        fd, probe = _tempfile().mkstemp(dir=path, prefix=".probe-")
-        os.close(fd)
-        os.unlink(probe)
+        _check_writable(path)
         return path
     except OSError:
         return Path(_tempfile().mkdtemp(prefix="wordsplit-cache-"))
