@@ -105,9 +105,10 @@ const AUTO_SHORT_PIECE: usize = 128;
 
 /// Longer pieces, up to this long, go to buffer-sweep's sweep over blocks (O(n·√n)), unless
 /// backtrack leads on them ([`backtrack_leads`]: runs, white space beyond ASCII): on new
-/// pieces of random letters, hex or base64 it is the fastest of the three encoders at 1,000 bytes (39-72 ns a byte against heap-merge's
-/// 56-103 and backtrack's 69-193) and level with the best at 10,000 (73-105), where on runs
-/// of one character backtrack is 6-17x faster (9-16 ns a byte). Beyond this length a piece
+/// pieces of random letters, hex or base64 it is the fastest of the three encoders at 1,000
+/// bytes (39-72 ns a byte against heap-merge's 56-103 and backtrack's 69-193) and level with
+/// the best at 10,000 (73-105), where on runs of one character backtrack is 6-17x faster
+/// (9-16 ns a byte). Beyond this length a piece
 /// goes to backtrack (linear) or, on a pair-ranked vocabulary, heap-merge (O(n log n)).
 const AUTO_BLOCKED_PIECE: usize = 16 * 1024;
 
