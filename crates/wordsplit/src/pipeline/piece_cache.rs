@@ -329,7 +329,9 @@ impl<E: Entry> Ways<E> {
     }
 
     /// Doubles the table, keeping every piece it holds (each set's older piece put first,
-    /// so that the recent one stays the more recent in its new set).
+    /// so that the recent one stays the more recent in its new set) and, while it keeps
+    /// them, the pieces its sets evicted (each the evicted piece of its new set; zeroing
+    /// their room in a later pass instead made that pass a third slower).
     #[cold]
     fn grow(&mut self) {
         let sets = 2 * self.tags.len();
@@ -615,9 +617,10 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// 100,000 distinct pieces of up to 15 bytes, which a 4 MB table's two-way sets hold too
 /// few of (a third of the pieces of each warm pass were lost ones, at 60 MB/s; grown to
 /// 16 MB within four passes, 110-130 MB/s), while first passes over the benches' corpora
-/// lose too few to grow. It grows only between chunks of the piece loop
-/// ([`Self::grow_due`]), so the keys of the chunk in hand, which name sets of the table as
-/// it was, are looked up before it moves.
+/// lose too few to grow. It grows at once, too, when most missed pieces come back at a
+/// cost ([`COSTLY_SHARE`]), as in passes again over multilingual text. It
+/// grows only between chunks of the piece loop ([`Self::grow_due`]), so the keys of the
+/// chunk in hand, which name sets of the table as it was, are looked up before it moves.
 pub(super) struct PieceTable {
     sets: HugeSlice<[CompactEntry; 2]>,
     /// The offsets of the table's sets, as a mask of a key's line ([`line_of`]): the count of
@@ -643,6 +646,11 @@ pub(super) struct PieceTable {
     /// `keep_evicted` was last decided.
     missed: usize,
     came_back: usize,
+    /// Pieces looked up since `keep_evicted` was last decided: the window's lookups.
+    window_looked_up: usize,
+    /// Whether most missed pieces of the last window came back, and were a costly share of
+    /// its lookups ([`COSTLY_SHARE`]).
+    costly_returns: bool,
 }
 
 /// How many missed pieces of the sampled sets [`PieceTable::grow_due`] decides
@@ -689,6 +697,19 @@ const LOOKUPS_PER_SET: usize = 256;
 /// A [`PieceTable`] grows sooner when this large a share of its lookups, one in
 /// `RETURNED_SHARE`, were of pieces it had lost.
 const RETURNED_SHARE: usize = 16;
+
+/// A [`PieceTable`] grows at once after a window of missed pieces ([`EVICTED_WINDOW`]) in
+/// which at least half came back, when those that came back were one lookup in
+/// `COSTLY_SHARE` or more. Text read again that the table is too small for looks like
+/// that: in warm passes over 1 MB of multilingual text (o200k_base) 0.8 of the missed
+/// pieces came back, one lookup in 45, each a merge again (about 9 % of such a pass; grown
+/// to 8 MB in the first of them, the passes after ran 1.05-1.2x as fast), where first
+/// passes over every corpus of the benches had at most 0.12 come back. The share keeps a
+/// table whose text is read again and mostly fits from growing for its few misses: over
+/// prose and code read again, a window of missed pieces spans more than a million lookups,
+/// and without the share a window begun in such passes and ended in the first pass over
+/// the next text grew the table there (a doubling, 21-28 ms, in a first pass over 1 MB).
+const COSTLY_SHARE: usize = 64;
 
 /// The hash of a compact key's two words: one multiplication, whose top bits (every bit
 /// of the key reaches them) pick the set.
@@ -801,6 +822,8 @@ impl PieceTable {
             keep_evicted: false,
             missed: 0,
             came_back: 0,
+            window_looked_up: 0,
+            costly_returns: false,
         }
     }
 
@@ -866,11 +889,17 @@ impl PieceTable {
     }
 
     /// Counts `looked_up` more pieces looked up, and says whether the table should grow
-    /// now ([`Self::grow`]): enough evicted pieces came back, after enough lookups. Decides
+    /// now ([`Self::grow`]): enough evicted pieces came back, after enough lookups, or most
+    /// missed pieces of a window came back, at a cost ([`COSTLY_SHARE`]). Decides
     /// [`Self::keep_evicted`] too, every [`EVICTED_WINDOW`] missed pieces.
     #[inline(always)]
     pub fn grow_due(&mut self, looked_up: usize) -> bool {
+        self.window_looked_up += looked_up;
         if self.missed >= EVICTED_WINDOW {
+            let mostly_back = self.came_back * 2 >= self.missed;
+            let costly = self.came_back * GHOST_SAMPLE * COSTLY_SHARE >= self.window_looked_up;
+            self.costly_returns = mostly_back && costly;
+            self.window_looked_up = 0;
             let share = if self.keep_evicted {
                 STOP_KEEPING_SHARE
             } else {
@@ -892,14 +921,16 @@ impl PieceTable {
         }
         self.looked_up += looked_up;
         let sets = self.sets.len();
-        self.returned >= sets / GROW_AFTER
+        let lost_often = self.returned >= sets / GROW_AFTER
             && (self.looked_up >= sets * LOOKUPS_PER_SET
-                || self.returned * RETURNED_SHARE >= self.looked_up)
-            && sets < TABLE_MAX_SETS
+                || self.returned * RETURNED_SHARE >= self.looked_up);
+        (lost_often || self.costly_returns) && sets < TABLE_MAX_SETS
     }
 
     /// Doubles the table, keeping every piece it holds (each set's older piece put first,
-    /// so that the recent one stays the more recent in its new set). Keys made before, and
+    /// so that the recent one stays the more recent in its new set) and, while it keeps
+    /// them, the pieces its sets evicted (each the evicted piece of its new set; zeroing
+    /// their room in a later pass instead made that pass a third slower). Keys made before, and
     /// [`TableLines`], are stale after it: make new ones.
     #[cold]
     pub fn grow(&mut self) {
@@ -908,6 +939,17 @@ impl PieceTable {
             if !entry.is_empty() {
                 let [lo, hi] = entry.key_words();
                 grown.push(line_of(lo, hi, grown.lines_mask), entry);
+            }
+        }
+        if self.keep_evicted {
+            grown.keep_evicted();
+            for &entry in self.evicted.iter() {
+                if !entry.is_empty() {
+                    let [lo, hi] = entry.key_words();
+                    let set = line_of(lo, hi, grown.lines_mask) / SET_BYTES;
+                    grown.evicted[set] = entry;
+                    grown.ghosts[set] = ghost_tag(lo, hi);
+                }
             }
         }
         *self = grown;
@@ -2552,6 +2594,63 @@ mod tests {
             !table.grow_due(1),
             "too few lost pieces, whatever their share"
         );
+    }
+
+    /// Ends a window of missed pieces of which `came_back` came back, over `looked_up`
+    /// lookups: whether the table would grow then.
+    fn window_ends(table: &mut PieceTable, came_back: usize, looked_up: usize) -> bool {
+        table.missed = EVICTED_WINDOW;
+        table.came_back = came_back;
+        table.grow_due(looked_up)
+    }
+
+    #[test]
+    fn piece_table_grows_after_a_window_of_costly_returning_misses() {
+        // Warm passes over 1 MB of multilingual text: 200 of 256 sampled misses came back,
+        // about 150,000 lookups a window.
+        let mut table = PieceTable::new();
+        assert!(window_ends(&mut table, 200, 150_000));
+        table.grow();
+        assert!(!table.grow_due(1_000), "the grown table counts anew");
+        assert!(window_ends(&mut table, 200, 150_000));
+        // Most misses came back, but few for the lookups: text read again that mostly fits.
+        let mut table = PieceTable::new();
+        for _ in 0..8 {
+            assert!(!window_ends(&mut table, 200, 1_000_000));
+        }
+        // Most misses new: a first pass.
+        assert!(!window_ends(&mut table, 20, 50_000));
+        assert!(
+            !window_ends(&mut table, 127, 50_000),
+            "fewer than half came back"
+        );
+        // The share is one lookup in COSTLY_SHARE, each sampled set standing for GHOST_SAMPLE.
+        let costly = 128 * GHOST_SAMPLE * COSTLY_SHARE;
+        assert!(window_ends(&mut PieceTable::new(), 128, costly));
+        assert!(!window_ends(&mut PieceTable::new(), 128, costly + 1));
+    }
+
+    #[test]
+    fn a_grown_piece_table_keeps_the_evicted_pieces_it_kept() {
+        let mut table = PieceTable::new();
+        let text = b"alpha beta gamma delta..........";
+        let in_set = |table: &PieceTable, start, end| TableKey {
+            line: 9 * SET_BYTES,
+            ..table.key(text, start, end)
+        };
+        decide_keep_evicted(&mut table, EVICTED_WINDOW);
+        assert!(table.keep_evicted);
+        for (n, (start, end)) in [(0, 5), (5, 10), (10, 16)].into_iter().enumerate() {
+            let key = in_set(&table, start, end);
+            table.put(&key, &[n as u32]);
+        }
+        table.grow();
+        assert!(table.keep_evicted, "still kept");
+        // Each piece in the set its hash picks in the grown table, "alpha" as an evicted one.
+        for (n, (start, end)) in [(0, 5), (5, 10), (10, 16)].into_iter().enumerate() {
+            let key = table.key(text, start, end);
+            assert_eq!(table_ids(&mut table, &key), Some(vec![n as u32]), "{n}");
+        }
     }
 
     /// A [`PieceCache`] whose table holds `piece` (of more than seven ids) as where its long
