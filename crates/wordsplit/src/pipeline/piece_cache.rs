@@ -329,9 +329,7 @@ impl<E: Entry> Ways<E> {
     }
 
     /// Doubles the table, keeping every piece it holds (each set's older piece put first,
-    /// so that the recent one stays the more recent in its new set) and, while it keeps
-    /// them, the pieces its sets evicted (each the evicted piece of its new set; zeroing
-    /// their room in a later pass instead made that pass a third slower).
+    /// so that the recent one stays the more recent in its new set).
     #[cold]
     fn grow(&mut self) {
         let sets = 2 * self.tags.len();
@@ -640,13 +638,14 @@ pub(super) struct PieceTable {
     /// zeroing its 2 MB was part of every thread's first encode.
     evicted: HugeSlice<CompactEntry>,
     /// Whether evicted pieces are kept in `evicted`, as decided by [`Self::grow_due`] from
-    /// the share of lookups of missed pieces that came back.
+    /// the share of lookups of missed pieces that came back (and kept when it grows).
     keep_evicted: bool,
     /// Pieces neither way held, and those of them whose tag was their set's ghost, since
-    /// `keep_evicted` was last decided.
+    /// `keep_evicted` was last decided or the table grew.
     missed: usize,
     came_back: usize,
-    /// Pieces looked up since `keep_evicted` was last decided: the window's lookups.
+    /// Pieces looked up since `keep_evicted` was last decided or the table grew: the
+    /// window's lookups.
     window_looked_up: usize,
     /// Whether most missed pieces of the last window came back, and were a costly share of
     /// its lookups ([`COSTLY_SHARE`]).
@@ -685,7 +684,8 @@ fn ghost_tag(lo: u64, hi: u64) -> u8 {
     (mix(lo, hi) >> 32) as u8 | 1
 }
 
-/// The lookups per set a [`PieceTable`] answers before it may grow again. A doubling from
+/// The lookups per set a [`PieceTable`] answers before it may grow again, unless lost pieces
+/// come back often ([`RETURNED_SHARE`], [`COSTLY_SHARE`]). A doubling from
 /// 4 MB took 11-16 ms on the benches' 2-core virtual machine (about 200 ns per set, most of
 /// it the kernel zeroing the new pages: fresh memory is slow to fault in there) and a piece
 /// 7-15 ns, so it is at most about 5 % of the time since the last one; a first pass over 38 MB
@@ -702,8 +702,9 @@ const RETURNED_SHARE: usize = 16;
 /// which at least half came back, when those that came back were one lookup in
 /// `COSTLY_SHARE` or more. Text read again that the table is too small for looks like
 /// that: in warm passes over 1 MB of multilingual text (o200k_base) 0.8 of the missed
-/// pieces came back, one lookup in 45, each a merge again (about 9 % of such a pass; grown
-/// to 8 MB in the first of them, the passes after ran 1.05-1.2x as fast), where first
+/// pieces came back, one lookup in 45, each a merge again unless its set's evicted piece
+/// was kept (about 9 % of such a pass; grown to 8 MB in the first of them, the passes after
+/// ran 1.05-1.2x as fast), where first
 /// passes over every corpus of the benches had at most 0.12 come back. The share keeps a
 /// table whose text is read again and mostly fits from growing for its few misses: over
 /// prose and code read again, a window of missed pieces spans more than a million lookups,
@@ -894,7 +895,7 @@ impl PieceTable {
     /// [`Self::keep_evicted`] too, every [`EVICTED_WINDOW`] missed pieces.
     #[inline(always)]
     pub fn grow_due(&mut self, looked_up: usize) -> bool {
-        self.window_looked_up += looked_up;
+        self.window_looked_up = self.window_looked_up.saturating_add(looked_up);
         if self.missed >= EVICTED_WINDOW {
             let mostly_back = self.came_back * 2 >= self.missed;
             let costly = self.came_back * GHOST_SAMPLE * COSTLY_SHARE >= self.window_looked_up;
@@ -919,7 +920,7 @@ impl PieceTable {
             self.missed = 0;
             self.came_back = 0;
         }
-        self.looked_up += looked_up;
+        self.looked_up = self.looked_up.saturating_add(looked_up);
         let sets = self.sets.len();
         let lost_often = self.returned >= sets / GROW_AFTER
             && (self.looked_up >= sets * LOOKUPS_PER_SET
@@ -929,9 +930,10 @@ impl PieceTable {
 
     /// Doubles the table, keeping every piece it holds (each set's older piece put first,
     /// so that the recent one stays the more recent in its new set) and, while it keeps
-    /// them, the pieces its sets evicted (each the evicted piece of its new set; zeroing
-    /// their room in a later pass instead made that pass a third slower). Keys made before, and
-    /// [`TableLines`], are stale after it: make new ones.
+    /// them, the pieces its sets evicted (each the evicted piece of its new set, with its
+    /// ghost; their room zeroed again and faulted in during a later pass made that pass a
+    /// third slower). Keys made before, and [`TableLines`], are stale after it: make new
+    /// ones.
     #[cold]
     pub fn grow(&mut self) {
         let mut grown = Self::with_sets(2 * self.sets.len());
@@ -2618,6 +2620,10 @@ mod tests {
         for _ in 0..8 {
             assert!(!window_ends(&mut table, 200, 1_000_000));
         }
+        assert!(
+            window_ends(&mut table, 200, 150_000),
+            "each window's lookups counted anew"
+        );
         // Most misses new: a first pass.
         assert!(!window_ends(&mut table, 20, 50_000));
         assert!(
@@ -2628,6 +2634,11 @@ mod tests {
         let costly = 128 * GHOST_SAMPLE * COSTLY_SHARE;
         assert!(window_ends(&mut PieceTable::new(), 128, costly));
         assert!(!window_ends(&mut PieceTable::new(), 128, costly + 1));
+        let mut largest = PieceTable::with_sets(TABLE_MAX_SETS);
+        assert!(
+            !window_ends(&mut largest, 200, 150_000),
+            "16 MB is the bound"
+        );
     }
 
     #[test]
