@@ -937,6 +937,18 @@ impl MergeTables {
         }
     }
 
+    /// Asks the CPU for the filter word and the home slot's line of `bytes[start..end]`
+    /// (1 to 16 bytes, with 16 bytes readable from `start`), as [`Self::rank_padded`] will
+    /// read them.
+    #[inline(always)]
+    pub fn prefetch_rank(&self, bytes: &[u8], start: usize, end: usize) {
+        let key = ShortKey::of_padded(bytes, start, end - start);
+        let hash = self.hash(&key);
+        let (word, _) = filter_bit::<FILTER_WORDS>(hash);
+        prefetch(&self.filter[word]);
+        self.load_home(&key, hash);
+    }
+
     /// Asks the CPU for the line of `key`'s home slot (`hash` is its hash) in the table of
     /// its length class.
     #[inline(always)]
