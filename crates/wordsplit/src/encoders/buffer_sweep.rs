@@ -283,9 +283,10 @@ const ASK_AHEAD_LEN: usize = 8;
 
 /// Requests the token index's lines (filter word and home slot) of every run of 3 to
 /// [`ASK_AHEAD_LEN`] bytes of the piece `bytes[..n]` before its rounds: any pair of up to 8
-/// bytes a later round asks about is one of them, and a round can only ask once the round before has
-/// merged, so in a first pass, where the index's lines are not in the CPU's caches, the
-/// rounds waited on them one after another. Asked together they arrive together. For
+/// bytes a later round asks about is one of them, and a round can only ask once the round
+/// before has merged, so in a first pass, where the index's lines are not in the CPU's
+/// caches, the rounds waited on them one after another. Asked together they arrive
+/// together. For
 /// pieces of up to 16 ASCII bytes (most of prose's and code's new pieces): o200k_base first
 /// passes in turns (`examples/passes.rs`) over prose 1.10x and code 1.14x as fast, where
 /// over multilingual text, whose pieces merge more and are mostly not ASCII, asking for

@@ -108,8 +108,8 @@ const AUTO_SHORT_PIECE: usize = 128;
 /// pieces of random letters, hex or base64 it is the fastest of the three encoders at 1,000
 /// bytes (39-72 ns a byte against heap-merge's 56-103 and backtrack's 69-193) and level with
 /// the best at 10,000 (73-105), where on runs of one character backtrack is 6-17x faster
-/// (9-16 ns a byte). Beyond this length a piece
-/// goes to backtrack (linear) or, on a pair-ranked vocabulary, heap-merge (O(n log n)).
+/// (9-16 ns a byte). Beyond this length a piece goes to backtrack (linear) or, on a
+/// pair-ranked vocabulary, heap-merge (O(n log n)).
 const AUTO_BLOCKED_PIECE: usize = 16 * 1024;
 
 /// Under `auto`, a piece backtrack leads on that is longer than this builds the backtrack

@@ -616,9 +616,9 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// few of (a third of the pieces of each warm pass were lost ones, at 60 MB/s; grown to
 /// 16 MB within four passes, 110-130 MB/s), while first passes over the benches' corpora
 /// lose too few to grow. It grows at once, too, when most missed pieces come back at a
-/// cost ([`COSTLY_SHARE`]), as in passes again over multilingual text. It
-/// grows only between chunks of the piece loop ([`Self::grow_due`]), so the keys of the
-/// chunk in hand, which name sets of the table as it was, are looked up before it moves.
+/// cost ([`COSTLY_SHARE`]), as in passes again over multilingual text. It grows only
+/// between chunks of the piece loop ([`Self::grow_due`]), so the keys of the chunk in
+/// hand, which name sets of the table as it was, are looked up before it moves.
 pub(super) struct PieceTable {
     sets: HugeSlice<[CompactEntry; 2]>,
     /// The offsets of the table's sets, as a mask of a key's line ([`line_of`]): the count of
@@ -647,9 +647,6 @@ pub(super) struct PieceTable {
     /// Pieces looked up since `keep_evicted` was last decided or the table grew: the
     /// window's lookups.
     window_looked_up: usize,
-    /// Whether most missed pieces of the last window came back, and were a costly share of
-    /// its lookups ([`COSTLY_SHARE`]).
-    costly_returns: bool,
 }
 
 /// How many missed pieces of the sampled sets [`PieceTable::grow_due`] decides
@@ -704,12 +701,12 @@ const RETURNED_SHARE: usize = 16;
 /// that: in warm passes over 1 MB of multilingual text (o200k_base) 0.8 of the missed
 /// pieces came back, one lookup in 45, each a merge again unless its set's evicted piece
 /// was kept (about 9 % of such a pass; grown to 8 MB in the first of them, the passes after
-/// ran 1.05-1.2x as fast), where first
-/// passes over every corpus of the benches had at most 0.12 come back. The share keeps a
-/// table whose text is read again and mostly fits from growing for its few misses: over
-/// prose and code read again, a window of missed pieces spans more than a million lookups,
-/// and without the share a window begun in such passes and ended in the first pass over
-/// the next text grew the table there (a doubling, 21-28 ms, in a first pass over 1 MB).
+/// ran 1.05-1.2x as fast), where first passes over every corpus of the benches had at most
+/// 0.12 come back. The share keeps a table whose text is read again and mostly fits from
+/// growing for its few misses: over prose and code read again, a window of missed pieces
+/// spans more than a million lookups, and without the share a window begun in such passes
+/// and ended in the first pass over the next text grew the table there (a doubling, 21-28
+/// ms, in a first pass over 1 MB).
 const COSTLY_SHARE: usize = 64;
 
 /// The hash of a compact key's two words: one multiplication, whose top bits (every bit
@@ -824,7 +821,6 @@ impl PieceTable {
             missed: 0,
             came_back: 0,
             window_looked_up: 0,
-            costly_returns: false,
         }
     }
 
@@ -896,10 +892,13 @@ impl PieceTable {
     #[inline(always)]
     pub fn grow_due(&mut self, looked_up: usize) -> bool {
         self.window_looked_up = self.window_looked_up.saturating_add(looked_up);
+        // Whether the window that ends now had most of its missed pieces come back, at a
+        // cost: the table grows at once, so this is not kept past the call.
+        let mut costly_returns = false;
         if self.missed >= EVICTED_WINDOW {
             let mostly_back = self.came_back * 2 >= self.missed;
             let costly = self.came_back * GHOST_SAMPLE * COSTLY_SHARE >= self.window_looked_up;
-            self.costly_returns = mostly_back && costly;
+            costly_returns = mostly_back && costly;
             self.window_looked_up = 0;
             let share = if self.keep_evicted {
                 STOP_KEEPING_SHARE
@@ -925,7 +924,7 @@ impl PieceTable {
         let lost_often = self.returned >= sets / GROW_AFTER
             && (self.looked_up >= sets * LOOKUPS_PER_SET
                 || self.returned * RETURNED_SHARE >= self.looked_up);
-        (lost_often || self.costly_returns) && sets < TABLE_MAX_SETS
+        (lost_often || costly_returns) && sets < TABLE_MAX_SETS
     }
 
     /// Doubles the table, keeping every piece it holds (each set's older piece put first,
