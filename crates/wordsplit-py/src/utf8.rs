@@ -3,27 +3,20 @@
 //! CPython keeps a str as one, two or four bytes per character (PEP 393); its UTF-8 exists
 //! only for ASCII strs (their bytes) or once something asked for it, when CPython converts
 //! the whole str one character at a time and keeps the copy with the str. A text encoded
-//! once (every document of a corpus read from disk) pays that conversion: 0.26 ns per byte
-//! of the benchmarks' English prose (a fifth of its documents hold a curly quote or a dash)
-//! and 0.9 ns on multilingual text, 4-6 % of an encode (callgrind, a first pass: 39.0 ->
-//! 36.6 instructions per byte of prose, 94.7 -> 90.2 of multilingual text). Here runs of
-//! ASCII characters are narrowed 16 at a time with SSE2 and the rest written one character
-//! at a time, and the result is kept with the str exactly as CPython keeps its own, so a
-//! str encoded again (or read by other code) finds it there.
-
-use std::cell::RefCell;
+//! once (every document of a corpus read from disk) pays that conversion. Here it is made
+//! in one pass straight into the copy kept with the str (allocated for the widest UTF-8 the
+//! str could have, then shrunk to what it has): runs of ASCII characters 16 at a time;
+//! eight characters of one or two bytes at a time (each one's bytes made in a 16-bit lane,
+//! then packed by one byte shuffle chosen by the eight widths); four of up to three bytes
+//! at a time likewise in 32-bit lanes; characters above U+FFFF one at a time. Surrogates,
+//! which have no UTF-8, are looked for in the same pass. Over the non-ASCII documents of
+//! the benchmarks' multilingual text (7.5 MB; `encode_to_numpy` of fresh strs against the
+//! same strs holding their UTF-8): 3.5 ms, 2.1 GB/s, where one character at a time into a
+//! scratch buffer then copied took 6.5 ms (and CPython's `str.encode` 5.7): 3 % of a first
+//! pass over that text.
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-
-thread_local! {
-    /// The UTF-8 being made, before its copy is kept with the str (reused: room for a long
-    /// text is allocated and faulted in once per thread, up to [`SCRATCH_KEEP`] bytes).
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The most bytes of room [`SCRATCH`] keeps between calls (16 MiB).
-const SCRATCH_KEEP: usize = 16 << 20;
 
 /// The UTF-8 of `string` when CPython would have to make it (not ASCII, none kept with it
 /// yet): made here and kept with the str, as `PyUnicode_AsUTF8AndSize` keeps its own (the
@@ -55,58 +48,14 @@ pub(crate) fn utf8_of<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a str> {
         if !(*compact).utf8.is_null() {
             return None;
         }
-        let chars = ffi::PyUnicode_GET_LENGTH(op) as usize;
+        let len = ffi::PyUnicode_GET_LENGTH(op) as usize;
         let data = ffi::PyUnicode_DATA(op);
-        SCRATCH.with_borrow_mut(|utf8| {
-            let made = match ffi::PyUnicode_KIND(op) {
-                ffi::PyUnicode_1BYTE_KIND => {
-                    latin1(std::slice::from_raw_parts(data.cast::<u8>(), chars), utf8);
-                    true
-                }
-                ffi::PyUnicode_2BYTE_KIND => {
-                    ucs2(std::slice::from_raw_parts(data.cast::<u16>(), chars), utf8)
-                }
-                ffi::PyUnicode_4BYTE_KIND => {
-                    ucs4(std::slice::from_raw_parts(data.cast::<u32>(), chars), utf8)
-                }
-                _ => false,
-            };
-            let kept = if made { keep(compact, utf8) } else { None };
-            if utf8.capacity() > SCRATCH_KEEP {
-                *utf8 = Vec::new();
-            }
-            kept
-        })
-    }
-}
-
-/// Keeps a copy of `utf8` with the str `compact` (as CPython does: `PyObject_Malloc`, a NUL
-/// after it) and returns it; `None` if the allocation fails (the caller's path then asks
-/// CPython, which reports the error).
-///
-/// # Safety
-/// `compact` must be a live, compact, non-ASCII str whose `utf8` is null, the GIL held.
-#[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy, Py_GIL_DISABLED)))]
-unsafe fn keep<'a>(
-    compact: *mut pyo3::ffi::PyCompactUnicodeObject,
-    utf8: &[u8],
-) -> Option<&'a str> {
-    use pyo3::ffi;
-    // SAFETY: the caller's; the copy has room for the bytes and the NUL.
-    unsafe {
-        let copy = ffi::PyObject_Malloc(utf8.len() + 1).cast::<u8>();
-        if copy.is_null() {
-            return None;
+        match ffi::PyUnicode_KIND(op) {
+            ffi::PyUnicode_1BYTE_KIND => keep(compact, chars_at::<u8>(data, len)),
+            ffi::PyUnicode_2BYTE_KIND => keep(compact, chars_at::<u16>(data, len)),
+            ffi::PyUnicode_4BYTE_KIND => keep(compact, chars_at::<u32>(data, len)),
+            _ => None,
         }
-        std::ptr::copy_nonoverlapping(utf8.as_ptr(), copy, utf8.len());
-        *copy.add(utf8.len()) = 0;
-        (*compact).utf8_length = utf8.len() as ffi::Py_ssize_t;
-        (*compact).utf8 = copy.cast();
-        // The bytes are UTF-8 (see `Utf8Buffer`) and live as long as the str.
-        Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(
-            copy,
-            utf8.len(),
-        )))
     }
 }
 
@@ -117,212 +66,385 @@ pub(crate) fn utf8_of<'a>(_string: &'a Bound<'_, PyString>) -> Option<&'a str> {
     None
 }
 
-/// The UTF-8 of Latin-1 characters (each below 256), into `out` (emptied first).
-pub(crate) fn latin1(chars: &[u8], out: &mut Vec<u8>) {
-    transcode(chars, 2, out);
+/// The `len` characters of a str's data.
+///
+/// # Safety
+/// `data` must hold `len` units of type `U`, alive and unchanged for `'a`.
+#[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy, Py_GIL_DISABLED)))]
+unsafe fn chars_at<'a, U>(data: *mut std::ffi::c_void, len: usize) -> &'a [U] {
+    // SAFETY: the caller's.
+    unsafe { std::slice::from_raw_parts(data.cast::<U>(), len) }
 }
 
-/// The UTF-8 of UCS-2 characters into `out` (emptied first); false if one is a surrogate.
-pub(crate) fn ucs2(chars: &[u16], out: &mut Vec<u8>) -> bool {
-    transcode(chars, 3, out)
-}
-
-/// The UTF-8 of UCS-4 characters into `out` (emptied first); false if one is a surrogate
-/// (or above U+10FFFF, which no str holds).
-pub(crate) fn ucs4(chars: &[u32], out: &mut Vec<u8>) -> bool {
-    transcode(chars, 4, out)
-}
-
-/// The UTF-8 of `chars`, each at most `widest` bytes of it, into `out` (emptied first);
-/// false if one is a surrogate or above U+10FFFF.
-#[inline(always)]
-fn transcode<U: Unit>(chars: &[U], widest: usize, out: &mut Vec<u8>) -> bool {
-    let mut out = Utf8Buffer::with_room(out, widest * chars.len());
-    let mut i = 0;
-    while let Some(&c) = chars.get(i) {
-        let c: u32 = c.into();
-        if c < 0x80 {
-            i += out.ascii_run(chars, i);
-        } else if (0xD800..0xE000).contains(&c) || c > 0x10_FFFF {
-            return false;
-        } else {
-            out.char(c);
-            i += 1;
+/// Makes the UTF-8 of `chars` in a copy kept with the str `compact` (as CPython does:
+/// `PyObject_Malloc`, a NUL after it) and returns it; `None` if a character is a
+/// surrogate, or an allocation fails (the caller's path then asks CPython, which reports
+/// the error).
+///
+/// # Safety
+/// `compact` must be a live, compact, non-ASCII str whose `utf8` is null and whose
+/// characters are `chars`, the GIL held.
+#[cfg(not(any(Py_LIMITED_API, PyPy, GraalPy, Py_GIL_DISABLED)))]
+unsafe fn keep<'a, U: Unit>(
+    compact: *mut pyo3::ffi::PyCompactUnicodeObject,
+    chars: &[U],
+) -> Option<&'a str> {
+    use pyo3::ffi;
+    // SAFETY: the caller's; the copy has the room `write_utf8` needs, then the room for
+    // the bytes it wrote and the NUL.
+    unsafe {
+        let room = chars.len().checked_mul(U::WIDEST)?.checked_add(SPILL)?;
+        let copy = ffi::PyObject_Malloc(room).cast::<u8>();
+        if copy.is_null() {
+            return None;
         }
+        let Some(len) = write_utf8(chars, copy) else {
+            ffi::PyObject_Free(copy.cast());
+            return None;
+        };
+        // Shrunk to its bytes and the NUL: in place, but for small copies pymalloc moves.
+        let copy = match ffi::PyObject_Realloc(copy.cast(), len + 1).cast::<u8>() {
+            shrunk if shrunk.is_null() => copy,
+            shrunk => shrunk,
+        };
+        *copy.add(len) = 0;
+        (*compact).utf8_length = len as ffi::Py_ssize_t;
+        (*compact).utf8 = copy.cast();
+        // The bytes are UTF-8 (only whole encodings of scalar values are written) and
+        // live as long as the str.
+        Some(std::str::from_utf8_unchecked(std::slice::from_raw_parts(
+            copy, len,
+        )))
     }
-    true
+}
+
+/// The bytes [`write_utf8`] may store past the UTF-8 it writes: its stores are 16 bytes
+/// wide.
+const SPILL: usize = 16;
+
+/// Writes the UTF-8 of `chars` at `dst` and returns its length, or `None` if a character
+/// is a surrogate (which has none; what was written is then of no use).
+///
+/// # Safety
+/// `dst` must be valid for writing `U::WIDEST * chars.len() + SPILL` bytes.
+unsafe fn write_utf8<U: Unit>(chars: &[U], dst: *mut u8) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("ssse3") {
+        // SAFETY: the caller's; this CPU has SSSE3, checked just above.
+        return unsafe { simd::write_utf8(chars, dst) };
+    }
+    // SAFETY: the caller's.
+    unsafe { write_chars(chars, dst) }
+}
+
+/// Writes the UTF-8 of `chars` at `dst` one character at a time; returns its length, or
+/// `None` at the first surrogate.
+///
+/// # Safety
+/// `dst` must be valid for writing `U::WIDEST * chars.len() + 3` bytes.
+#[inline(always)]
+unsafe fn write_chars<U: Unit>(chars: &[U], dst: *mut u8) -> Option<usize> {
+    let mut wrote = 0;
+    for &c in chars {
+        let c: u32 = c.into();
+        if c & !0x7FF == 0xD800 {
+            return None;
+        }
+        // SAFETY: the caller's room; a str's characters are at most U+10FFFF.
+        wrote += unsafe { write_char(c, dst.add(wrote)) };
+    }
+    Some(wrote)
+}
+
+/// Writes the UTF-8 of the code point `c` (not a surrogate, at most U+10FFFF) at `dst`:
+/// four bytes stored, one to four of them its UTF-8 (returned), with no call or loop on the
+/// width.
+///
+/// # Safety
+/// `dst` must be valid for writing 4 bytes.
+#[inline(always)]
+unsafe fn write_char(c: u32, dst: *mut u8) -> usize {
+    let (word, width) = if c < 0x80 {
+        (c, 1)
+    } else if c < 0x800 {
+        (0x80C0 | c >> 6 | (c & 0x3F) << 8, 2)
+    } else if c < 0x1_0000 {
+        (
+            0x80_80E0 | c >> 12 | (c >> 6 & 0x3F) << 8 | (c & 0x3F) << 16,
+            3,
+        )
+    } else {
+        let tail = (c >> 12 & 0x3F) << 8 | (c >> 6 & 0x3F) << 16 | (c & 0x3F) << 24;
+        (0x8080_80F0 | c >> 18 | tail, 4)
+    };
+    // SAFETY: the caller's.
+    unsafe { dst.cast::<[u8; 4]>().write_unaligned(word.to_le_bytes()) };
+    width
 }
 
 /// A code unit of a PEP 393 str: one, two or four bytes.
-trait Unit: Copy + Into<u32> {
-    /// The 16 characters from `chars[i]` narrowed to bytes at `dst`; returns how many of
-    /// them lead with ASCII characters (whose bytes those are: the bytes after them are
-    /// filler).
-    ///
-    /// # Safety
-    /// `chars` must hold 16 characters from `i`, and `dst` must be valid for writing 16
-    /// bytes.
-    unsafe fn narrow16(chars: &[Self], i: usize, dst: *mut u8) -> usize;
+trait Unit: Copy + Into<u32> + Lanes {
+    /// The most bytes of UTF-8 one unit has.
+    const WIDEST: usize;
 }
 
-/// Output with room for every byte it will get (reserved at the start from the count of
-/// characters: at most two, three or four bytes each), so each write is unchecked. Only
-/// ASCII bytes and whole UTF-8 encodings of scalar values are written: the bytes are UTF-8.
-struct Utf8Buffer<'a> {
-    bytes: &'a mut Vec<u8>,
+impl Unit for u8 {
+    const WIDEST: usize = 2;
 }
 
-impl<'a> Utf8Buffer<'a> {
-    fn with_room(bytes: &'a mut Vec<u8>, room: usize) -> Self {
-        bytes.clear();
-        // 16 bytes more: a run of ASCII is written 16 bytes at a time.
-        bytes.reserve(room + 16);
-        Self { bytes }
-    }
+impl Unit for u16 {
+    const WIDEST: usize = 3;
+}
 
-    /// Writes the run of ASCII characters from `chars[i]` (one) on, 16 at a time (the last
-    /// 15 characters of the text one at a time); returns how many it wrote.
-    #[inline(always)]
-    fn ascii_run<U: Unit>(&mut self, chars: &[U], i: usize) -> usize {
-        if i + 16 > chars.len() {
-            self.char(chars[i].into());
-            return 1;
-        }
-        let mut done = 0;
-        while i + done + 16 <= chars.len() {
-            let len = self.bytes.len();
-            debug_assert!(len + 16 <= self.bytes.capacity());
-            // SAFETY: 16 characters from `i + done` are in `chars` (the loop's test); the
-            // room reserved covers the rest of the characters at their widest plus 16 bytes,
-            // and a run's bytes are one per character.
-            let wrote = unsafe { U::narrow16(chars, i + done, self.bytes.as_mut_ptr().add(len)) };
-            // SAFETY: the `wrote` bytes after `len` were just written.
-            unsafe { self.bytes.set_len(len + wrote) };
-            done += wrote;
-            if wrote < 16 {
-                break;
-            }
-        }
-        done
-    }
-
-    /// Appends the UTF-8 of the code point `c` (not a surrogate, at most U+10FFFF): four
-    /// bytes written, one to four kept, with no call or loop on the width.
-    #[inline(always)]
-    fn char(&mut self, c: u32) {
-        let (word, width) = if c < 0x80 {
-            (c, 1)
-        } else if c < 0x800 {
-            (0x80C0 | c >> 6 | (c & 0x3F) << 8, 2)
-        } else if c < 0x1_0000 {
-            (
-                0x80_80E0 | c >> 12 | (c >> 6 & 0x3F) << 8 | (c & 0x3F) << 16,
-                3,
-            )
-        } else {
-            let tail = (c >> 12 & 0x3F) << 8 | (c >> 6 & 0x3F) << 16 | (c & 0x3F) << 24;
-            (0x8080_80F0 | c >> 18 | tail, 4)
-        };
-        let len = self.bytes.len();
-        debug_assert!(len + 4 <= self.bytes.capacity());
-        // SAFETY: the room reserved covers this character at its widest, and 16 bytes more.
-        unsafe {
-            self.bytes
-                .as_mut_ptr()
-                .add(len)
-                .cast::<[u8; 4]>()
-                .write_unaligned(word.to_le_bytes());
-            self.bytes.set_len(len + width);
-        }
-    }
+impl Unit for u32 {
+    const WIDEST: usize = 4;
 }
 
 #[cfg(target_arch = "x86_64")]
-mod narrow {
-    use super::Unit;
+use simd::Lanes;
+
+/// Nothing to load into registers where there are none used.
+#[cfg(not(target_arch = "x86_64"))]
+trait Lanes {}
+#[cfg(not(target_arch = "x86_64"))]
+impl<U> Lanes for U {}
+
+/// [`write_utf8`] with SSSE3 (x86-64 CPUs since 2006-2011; the baseline has SSE2 only).
+#[cfg(target_arch = "x86_64")]
+mod simd {
+    use super::{write_chars, Unit};
     use std::arch::x86_64::*;
 
-    // SAFETY (all three): SSE2 is part of the x86-64 baseline; the loads read the 16 units
-    // from `i` (inside `chars`, the caller's) and the store writes 16 bytes at `dst` (the
-    // caller's room).
-    impl Unit for u8 {
+    /// Units loaded into SSE registers.
+    pub(super) trait Lanes: Sized {
+        /// Whether a unit can be above U+FFFF (four bytes of UTF-8).
+        const ASTRAL: bool;
+        /// The 16 units from `at` narrowed to bytes (those of units above 0x7F are filler),
+        /// and a bit per unit above 0x7F.
+        ///
+        /// # Safety
+        /// SSE2; 16 units readable at `at`.
+        unsafe fn narrow16(at: *const Self) -> (__m128i, u32);
+        /// The 8 units from `at` in 16-bit lanes, and whether all are at most U+FFFF (else
+        /// the lanes are of no use).
+        ///
+        /// # Safety
+        /// SSSE3; 8 units readable at `at`.
+        unsafe fn load8(at: *const Self) -> (__m128i, bool);
+    }
+
+    // SAFETY (all three): the callers' (the instruction sets, units readable).
+    impl Lanes for u8 {
+        const ASTRAL: bool = false;
         #[inline(always)]
-        unsafe fn narrow16(chars: &[u8], i: usize, dst: *mut u8) -> usize {
-            let v = _mm_loadu_si128(chars.as_ptr().add(i).cast());
-            _mm_storeu_si128(dst.cast(), v);
-            // A bit per byte at or above 0x80.
-            (_mm_movemask_epi8(v) as u32 | 1 << 16).trailing_zeros() as usize
+        unsafe fn narrow16(at: *const u8) -> (__m128i, u32) {
+            let v = _mm_loadu_si128(at.cast());
+            (v, _mm_movemask_epi8(v) as u32)
+        }
+        #[inline(always)]
+        unsafe fn load8(at: *const u8) -> (__m128i, bool) {
+            let v = _mm_loadl_epi64(at.cast());
+            (_mm_unpacklo_epi8(v, _mm_setzero_si128()), true)
         }
     }
 
-    impl Unit for u16 {
+    impl Lanes for u16 {
+        const ASTRAL: bool = false;
         #[inline(always)]
-        unsafe fn narrow16(chars: &[u16], i: usize, dst: *mut u8) -> usize {
-            let at = chars.as_ptr().add(i);
+        unsafe fn narrow16(at: *const u16) -> (__m128i, u32) {
             let (a, b) = (
                 _mm_loadu_si128(at.cast()),
                 _mm_loadu_si128(at.add(8).cast()),
             );
-            _mm_storeu_si128(dst.cast(), _mm_packus_epi16(a, b));
-            // One byte per unit, all ones if it is ASCII (none of the bits of 0xFF80 set).
-            let high = _mm_set1_epi16(0xFF80u16 as i16);
-            let ascii = |v| _mm_cmpeq_epi16(_mm_and_si128(v, high), _mm_setzero_si128());
-            let bytes = _mm_packs_epi16(ascii(a), ascii(b));
-            (_mm_movemask_epi8(bytes) as u32).trailing_ones() as usize
+            let flags = _mm_packs_epi16(above(a, 0xFF80), above(b, 0xFF80));
+            (_mm_packus_epi16(a, b), _mm_movemask_epi8(flags) as u32)
+        }
+        #[inline(always)]
+        unsafe fn load8(at: *const u16) -> (__m128i, bool) {
+            (_mm_loadu_si128(at.cast()), true)
         }
     }
 
-    impl Unit for u32 {
+    impl Lanes for u32 {
+        const ASTRAL: bool = true;
         #[inline(always)]
-        unsafe fn narrow16(chars: &[u32], i: usize, dst: *mut u8) -> usize {
-            let at = chars.as_ptr().add(i);
+        unsafe fn narrow16(at: *const u32) -> (__m128i, u32) {
             let v: [__m128i; 4] = std::array::from_fn(|k| _mm_loadu_si128(at.add(4 * k).cast()));
             // The signed packs keep each unit below 0x80 as it is (the others are filler).
             let halves = (_mm_packs_epi32(v[0], v[1]), _mm_packs_epi32(v[2], v[3]));
-            _mm_storeu_si128(dst.cast(), _mm_packus_epi16(halves.0, halves.1));
-            // One byte per ASCII unit, all ones.
             let high = _mm_set1_epi32(!0x7F);
-            let ascii = |v| _mm_cmpeq_epi32(_mm_and_si128(v, high), _mm_setzero_si128());
+            let zero = _mm_setzero_si128();
+            let wide = |v| {
+                _mm_xor_si128(
+                    _mm_cmpeq_epi32(_mm_and_si128(v, high), zero),
+                    _mm_set1_epi32(-1),
+                )
+            };
             let words = (
-                _mm_packs_epi32(ascii(v[0]), ascii(v[1])),
-                _mm_packs_epi32(ascii(v[2]), ascii(v[3])),
+                _mm_packs_epi32(wide(v[0]), wide(v[1])),
+                _mm_packs_epi32(wide(v[2]), wide(v[3])),
             );
-            let bytes = _mm_packs_epi16(words.0, words.1);
-            (_mm_movemask_epi8(bytes) as u32).trailing_ones() as usize
+            let flags = _mm_packs_epi16(words.0, words.1);
+            (
+                _mm_packus_epi16(halves.0, halves.1),
+                _mm_movemask_epi8(flags) as u32,
+            )
         }
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-mod narrow {
-    use super::Unit;
-
-    /// 16 units at a time without vector instructions: a byte per unit if all are ASCII.
-    unsafe fn narrow16_any<U: Unit>(chars: &[U], i: usize, dst: *mut u8) -> usize {
-        let run = &chars[i..i + 16];
-        let ascii = run.iter().take_while(|&&c| c.into() < 0x80).count();
-        for (k, &c) in run[..ascii].iter().enumerate() {
-            // SAFETY: the caller's room for 16 bytes at `dst`.
-            unsafe { *dst.add(k) = c.into() as u8 };
-        }
-        ascii
-    }
-
-    impl Unit for u8 {
-        unsafe fn narrow16(chars: &[u8], i: usize, dst: *mut u8) -> usize {
-            narrow16_any(chars, i, dst)
+        #[inline(always)]
+        unsafe fn load8(at: *const u32) -> (__m128i, bool) {
+            let (a, b) = (
+                _mm_loadu_si128(at.cast()),
+                _mm_loadu_si128(at.add(4).cast()),
+            );
+            let astral = _mm_or_si128(_mm_srli_epi32(a, 16), _mm_srli_epi32(b, 16));
+            // Each lane's low half, in order.
+            let low = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
+            let v = _mm_unpacklo_epi64(_mm_shuffle_epi8(a, low), _mm_shuffle_epi8(b, low));
+            let none = _mm_movemask_epi8(_mm_cmpeq_epi32(astral, _mm_setzero_si128())) == 0xFFFF;
+            (v, none)
         }
     }
 
-    impl Unit for u16 {
-        unsafe fn narrow16(chars: &[u16], i: usize, dst: *mut u8) -> usize {
-            narrow16_any(chars, i, dst)
-        }
+    /// All ones in each 16-bit lane of `v` with a bit of `bits` set.
+    #[inline(always)]
+    unsafe fn above(v: __m128i, bits: u16) -> __m128i {
+        let zero = _mm_setzero_si128();
+        let none = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16(bits as i16)), zero);
+        _mm_xor_si128(none, _mm_set1_epi16(-1))
     }
 
-    impl Unit for u32 {
-        unsafe fn narrow16(chars: &[u32], i: usize, dst: *mut u8) -> usize {
-            narrow16_any(chars, i, dst)
+    /// A byte shuffle that packs lanes' UTF-8 (each lane's first bytes) together, and the
+    /// length it packs.
+    type Pack = ([u8; 16], u8);
+
+    /// The shuffle for each mask of lanes of `LANE` bytes: bit `k` (and, for 32-bit lanes,
+    /// bit `k + 4`) adds one byte to lane `k`'s one.
+    const fn packs<const LANE: usize>() -> [Pack; 256] {
+        let mut table = [([0x80u8; 16], 0u8); 256];
+        let lanes = 16 / LANE;
+        let mut index = 0;
+        while index < 256 {
+            let (mut out, mut lane) = (0, 0);
+            while lane < lanes {
+                let mut width = 1 + (index >> lane & 1);
+                if LANE == 4 {
+                    width += index >> (lane + 4) & 1;
+                }
+                let mut k = 0;
+                while k < width {
+                    table[index].0[out] = (LANE * lane + k) as u8;
+                    out += 1;
+                    k += 1;
+                }
+                lane += 1;
+            }
+            table[index].1 = out as u8;
+            index += 1;
+        }
+        table
+    }
+
+    /// [`write2`]'s shuffles: bit `k` set where lane `k`'s character has two bytes.
+    static PACK_TWO: [Pack; 256] = packs::<2>();
+    /// [`write3`]'s shuffles: bits `k` and `k + 4` where lane `k`'s has two and three bytes.
+    static PACK_THREE: [Pack; 256] = packs::<4>();
+
+    /// Packs `words` by `pack` at `dst` (16 bytes stored); returns the length packed.
+    #[inline(always)]
+    unsafe fn store_packed(words: __m128i, pack: &Pack, dst: *mut u8) -> usize {
+        let shuffle = _mm_loadu_si128(pack.0.as_ptr().cast());
+        _mm_storeu_si128(dst.cast(), _mm_shuffle_epi8(words, shuffle));
+        usize::from(pack.1)
+    }
+
+    /// Writes the UTF-8 of the eight characters in `c`'s 16-bit lanes, each below U+0800, at
+    /// `dst` (16 bytes stored); returns its length (8 to 16).
+    #[inline(always)]
+    unsafe fn write2(c: __m128i, dst: *mut u8) -> usize {
+        let set = _mm_set1_epi16;
+        let two = above(c, 0xFF80);
+        // 110xxxxx 10xxxxxx, first byte lowest.
+        let low6 = _mm_or_si128(_mm_and_si128(c, set(0x3F)), set(0x80));
+        let as_two = _mm_or_si128(
+            _mm_or_si128(_mm_srli_epi16(c, 6), set(0xC0)),
+            _mm_slli_epi16(low6, 8),
+        );
+        let words = _mm_or_si128(_mm_and_si128(two, as_two), _mm_andnot_si128(two, c));
+        let index = _mm_movemask_epi8(_mm_packs_epi16(two, _mm_setzero_si128()));
+        store_packed(words, &PACK_TWO[index as usize], dst)
+    }
+
+    /// Writes the UTF-8 of the four characters in `c`'s 32-bit lanes, each at most U+FFFF
+    /// and not a surrogate, at `dst` (16 bytes stored); returns its length (4 to 12).
+    #[inline(always)]
+    unsafe fn write3(c: __m128i, dst: *mut u8) -> usize {
+        let set = _mm_set1_epi32;
+        let two = _mm_cmpgt_epi32(c, set(0x7F));
+        let three = _mm_cmpgt_epi32(c, set(0x7FF));
+        let low6 = _mm_or_si128(_mm_and_si128(c, set(0x3F)), set(0x80));
+        let mid6 = _mm_or_si128(_mm_and_si128(_mm_srli_epi32(c, 6), set(0x3F)), set(0x80));
+        // 110xxxxx 10xxxxxx and 1110xxxx 10xxxxxx 10xxxxxx, first byte lowest.
+        let as_two = _mm_or_si128(
+            _mm_or_si128(_mm_srli_epi32(c, 6), set(0xC0)),
+            _mm_slli_epi32(low6, 8),
+        );
+        let as_three = _mm_or_si128(
+            _mm_or_si128(_mm_srli_epi32(c, 12), set(0xE0)),
+            _mm_or_si128(_mm_slli_epi32(mid6, 8), _mm_slli_epi32(low6, 16)),
+        );
+        let pick =
+            |mask, yes, no| _mm_or_si128(_mm_and_si128(mask, yes), _mm_andnot_si128(mask, no));
+        let words = pick(three, as_three, pick(two, as_two, c));
+        let index =
+            _mm_movemask_ps(_mm_castsi128_ps(two)) | _mm_movemask_ps(_mm_castsi128_ps(three)) << 4;
+        store_packed(words, &PACK_THREE[index as usize], dst)
+    }
+
+    /// [`super::write_utf8`]: blocks of 16 characters, all ASCII narrowed at once; else the
+    /// ASCII ones that lead it, then up to two groups of eight: all below U+0800 at once
+    /// ([`write2`]), else as two groups of four ([`write3`]), or one at a time where one is
+    /// above U+FFFF. The last few one at a time.
+    ///
+    /// # Safety
+    /// As [`super::write_utf8`]'s; SSSE3.
+    #[target_feature(enable = "ssse3")]
+    pub(super) unsafe fn write_utf8<U: Unit>(chars: &[U], dst: *mut u8) -> Option<usize> {
+        let (mut i, mut wrote) = (0, 0);
+        let mut surrogates = _mm_setzero_si128();
+        // SAFETY: every read is inside `chars` (the loops' tests); every store is at most 16
+        // bytes at the end of what is written so far, whose UTF-8 is at most `U::WIDEST`
+        // bytes a character read, inside the caller's room.
+        unsafe {
+            while i + 16 <= chars.len() {
+                let (bytes, wide) = U::narrow16(chars.as_ptr().add(i));
+                _mm_storeu_si128(dst.add(wrote).cast(), bytes);
+                // All 16 ASCII, or the ASCII ones before the first that is not.
+                let ascii = (wide | 1 << 16).trailing_zeros() as usize;
+                i += ascii;
+                wrote += ascii;
+                let mut groups = 2;
+                while ascii < 16 && groups > 0 && i + 8 <= chars.len() {
+                    let (c, narrow) = U::load8(chars.as_ptr().add(i));
+                    if U::ASTRAL && !narrow {
+                        wrote += write_chars(&chars[i..i + 8], dst.add(wrote))?;
+                    } else if _mm_movemask_epi8(above(c, 0xF800)) == 0 {
+                        wrote += write2(c, dst.add(wrote));
+                    } else {
+                        let top5 = _mm_and_si128(c, _mm_set1_epi16(0xF800u16 as i16));
+                        let surrogate = _mm_cmpeq_epi16(top5, _mm_set1_epi16(0xD800u16 as i16));
+                        surrogates = _mm_or_si128(surrogates, surrogate);
+                        let zero = _mm_setzero_si128();
+                        wrote += write3(_mm_unpacklo_epi16(c, zero), dst.add(wrote));
+                        wrote += write3(_mm_unpackhi_epi16(c, zero), dst.add(wrote));
+                    }
+                    i += 8;
+                    groups -= 1;
+                }
+            }
+            if _mm_movemask_epi8(surrogates) != 0 {
+                return None;
+            }
+            Some(wrote + write_chars(&chars[i..], dst.add(wrote))?)
         }
     }
 }
@@ -332,49 +454,99 @@ mod tests {
     use super::*;
 
     /// Texts with runs of ASCII of every length around 16 and 32 between characters of
-    /// each UTF-8 width, at every offset.
+    /// each UTF-8 width, at every offset, and runs of each width mixed.
     fn texts() -> Vec<String> {
         let others = [
             'é',
             'ÿ',
+            '\u{80}',
+            '\u{7FF}',
+            '\u{800}',
             '—',
             '“',
             'Ж',
             '中',
+            '\u{D7FF}',
+            '\u{E000}',
             '\u{FFFF}',
             '😀',
+            '\u{10000}',
             '\u{10FFFF}',
         ];
         let mut texts = vec![String::new(), "a".into(), "é".into()];
         for (k, &other) in others.iter().enumerate() {
-            for run in [0, 1, 7, 15, 16, 17, 31, 32, 33, 47] {
+            for run in [0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47] {
                 let ascii: String = (0..run)
                     .map(|i| (b'a' + ((i + k) % 26) as u8) as char)
                     .collect();
+                let many: String = std::iter::repeat_n(other, run).collect();
                 texts.push(format!("{ascii}{other}{ascii}"));
                 texts.push(format!("{other}{ascii}{other}{other}{ascii}"));
+                texts.push(format!("{many}{ascii}{many}"));
+                let mixed: String = (0..run)
+                    .map(|i| others[(i * 7 + k) % others.len()])
+                    .collect();
+                texts.push(format!("{mixed}{ascii}{mixed}{many}"));
             }
         }
         texts
     }
 
+    /// The UTF-8 [`write_utf8`] (or `write`) makes of `chars` in room as `keep` gives it,
+    /// or `None`.
+    fn utf8<U: Unit>(
+        chars: &[U],
+        write: unsafe fn(&[U], *mut u8) -> Option<usize>,
+    ) -> Option<Vec<u8>> {
+        let mut out = vec![0xAAu8; U::WIDEST * chars.len() + SPILL];
+        // SAFETY: `out` has the room.
+        let len = unsafe { write(chars, out.as_mut_ptr()) }?;
+        out.truncate(len);
+        Some(out)
+    }
+
+    /// Each width of unit that holds `text`'s characters gives its UTF-8, with vector
+    /// instructions or one character at a time.
+    fn check(text: &str) {
+        let chars: Vec<u32> = text.chars().map(u32::from).collect();
+        let expected = Some(text.as_bytes());
+        assert_eq!(utf8(&chars, write_utf8).as_deref(), expected, "{text:?}");
+        assert_eq!(utf8(&chars, write_chars).as_deref(), expected, "{text:?}");
+        if chars.iter().all(|&c| c < 0x10000) {
+            let units: Vec<u16> = chars.iter().map(|&c| c as u16).collect();
+            assert_eq!(utf8(&units, write_utf8).as_deref(), expected, "{text:?}");
+            assert_eq!(utf8(&units, write_chars).as_deref(), expected, "{text:?}");
+        }
+        if chars.iter().all(|&c| c < 0x100) {
+            let bytes: Vec<u8> = chars.iter().map(|&c| c as u8).collect();
+            assert_eq!(utf8(&bytes, write_utf8).as_deref(), expected, "{text:?}");
+            assert_eq!(utf8(&bytes, write_chars).as_deref(), expected, "{text:?}");
+        }
+    }
+
     #[test]
     fn each_width_of_unit_gives_the_text_s_utf8() {
-        // One buffer for all: each call empties it first.
-        let mut out = b"left over".to_vec();
-        for text in texts() {
-            let chars: Vec<u32> = text.chars().map(u32::from).collect();
-            assert!(ucs4(&chars, &mut out));
-            assert_eq!(out, text.as_bytes(), "{text:?}");
-            if chars.iter().all(|&c| c < 0x10000) {
-                let units: Vec<u16> = chars.iter().map(|&c| c as u16).collect();
-                assert!(ucs2(&units, &mut out));
-                assert_eq!(out, text.as_bytes(), "{text:?}");
-            }
-            if chars.iter().all(|&c| c < 0x100) {
-                let bytes: Vec<u8> = chars.iter().map(|&c| c as u8).collect();
-                latin1(&bytes, &mut out);
-                assert_eq!(out, text.as_bytes(), "{text:?}");
+        texts().iter().for_each(|text| check(text));
+    }
+
+    #[test]
+    fn every_code_point_in_every_lane() {
+        // Each code point that is not a surrogate, after 8 ASCII letters, at each place of
+        // a group of eight, among letters or among characters of three bytes.
+        let bmp = (0x80..0x1_0000).step_by(5);
+        let astral = (0x1_0000..0x11_0000).step_by(4099);
+        let points = bmp
+            .chain(astral)
+            .chain([0x7FF, 0x800, 0xFFFF, 0x1_0000, 0x10_FFFF]);
+        for c in points.filter_map(char::from_u32) {
+            for lane in 0..8 {
+                for filler in ['x', '中'] {
+                    let mut text: Vec<char> = std::iter::repeat_n('x', 8)
+                        .chain(std::iter::repeat_n(filler, 9))
+                        .collect();
+                    text[8 + lane] = c;
+                    check(&text.into_iter().collect::<String>());
+                }
             }
         }
     }
@@ -382,13 +554,18 @@ mod tests {
     #[test]
     fn surrogates_have_no_utf8() {
         for surrogate in [0xD800u32, 0xDBFF, 0xDC00, 0xDFFF] {
-            for at in [0, 5, 16, 20] {
-                let mut chars: Vec<u32> = "a".repeat(24).chars().map(u32::from).collect();
-                chars[at] = surrogate;
-                let mut out = Vec::new();
-                assert!(!ucs4(&chars, &mut out));
-                let units: Vec<u16> = chars.iter().map(|&c| c as u16).collect();
-                assert!(!ucs2(&units, &mut out));
+            for at in [0, 5, 16, 20, 23] {
+                for filler in ['a', 'é', '中', '😀'] {
+                    let mut chars: Vec<u32> = std::iter::repeat_n(u32::from(filler), 24).collect();
+                    chars[at] = surrogate;
+                    assert_eq!(utf8(&chars, write_utf8), None);
+                    assert_eq!(utf8(&chars, write_chars), None);
+                    if filler != '😀' {
+                        let units: Vec<u16> = chars.iter().map(|&c| c as u16).collect();
+                        assert_eq!(utf8(&units, write_utf8), None);
+                        assert_eq!(utf8(&units, write_chars), None);
+                    }
+                }
             }
         }
     }
