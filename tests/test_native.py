@@ -367,11 +367,37 @@ def test_non_ascii_strs_of_every_width_read_as_their_utf8(text):
 
 def kept_utf8(text: str) -> bytes:
     """The UTF-8 a str holds (CPython's ``PyUnicode_AsUTF8AndSize`` returns it as kept, and
-    makes and keeps it first when the str holds none)."""
+    makes and keeps it first when the str holds none), checked to end with a NUL as C
+    callers of ``PyUnicode_AsUTF8`` expect."""
     as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
     as_utf8.argtypes, as_utf8.restype = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)], ctypes.c_void_p
     size = ctypes.c_ssize_t()
-    return ctypes.string_at(as_utf8(text, ctypes.byref(size)), size.value)
+    with_nul = ctypes.string_at(as_utf8(text, ctypes.byref(size)), size.value + 1)
+    assert with_nul[-1:] == b"\0"
+    return with_nul[:-1]
+
+
+def test_the_utf8_kept_with_a_str_is_freed_by_the_allocator_that_made_it():
+    """Under Python's debug allocator (``-X dev``), which checks that each block is freed by
+    the allocator family that made it, strs of each width get their UTF-8 from the
+    extension and are freed: a mismatch would abort the process."""
+    import subprocess
+
+    script = """if True:
+        import gc
+        from wordsplit import TokenizerOptions, load_vocab
+        tok = TokenizerOptions(backend="native").build(load_vocab("cl100k_base"))
+        for text in ["na\u00efve caf\u00e9 " * 40, "\u4e2d\u6587 \u0416 " * 60, "emoji \U0001f600 " * 30, "\u00e9"]:
+            for _ in range(50):
+                fresh = (text + " ")[:-1]
+                tok.encode(fresh)
+                del fresh
+        gc.collect()
+        print("freed")
+    """
+    done = subprocess.run([sys.executable, "-X", "dev", "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["freed"]
 
 
 @settings(max_examples=300, deadline=None)

@@ -8,8 +8,8 @@
 //! str could have, then shrunk to what it has): runs of ASCII characters 16 at a time;
 //! eight characters of one or two bytes at a time (each one's bytes made in a 16-bit lane,
 //! then packed by one byte shuffle chosen by the eight widths); four of up to three bytes
-//! at a time likewise in 32-bit lanes; characters above U+FFFF one at a time. Surrogates,
-//! which have no UTF-8, are looked for in the same pass. Over the non-ASCII documents of
+//! at a time likewise in 32-bit lanes; a group of eight with a character above U+FFFF one
+//! at a time. Surrogates, which have no UTF-8, are looked for in the same pass. Over the non-ASCII documents of
 //! the benchmarks' multilingual text (7.5 MB; `encode_to_numpy` of fresh strs against the
 //! same strs holding their UTF-8): 3.5 ms, 2.1 GB/s, where one character at a time into a
 //! scratch buffer then copied took 6.5 ms (and CPython's `str.encode` 5.7): 3 % of a first
@@ -21,8 +21,10 @@ use pyo3::types::PyString;
 /// The UTF-8 of `string` when CPython would have to make it (not ASCII, none kept with it
 /// yet): made here and kept with the str, as `PyUnicode_AsUTF8AndSize` keeps its own (the
 /// same allocator, fields and terminating NUL, freed with the str). `None` when
-/// `PyString::to_str` costs nothing (ASCII, or made before), or the str holds a surrogate,
-/// which has no UTF-8 (the caller's path reports or fixes it).
+/// `PyString::to_str` costs nothing (ASCII, or made before), the str is not one CPython
+/// lays out compactly (a subclass's instance) or the allocation fails (`to_str` then makes
+/// it, or reports the error), or the str holds a surrogate, which has no UTF-8 (the
+/// caller's path reports or fixes it).
 ///
 /// ```text
 /// utf8_of("naïve")  -> Some("naïve")      (one byte per character in CPython)
@@ -76,10 +78,10 @@ unsafe fn chars_at<'a, U>(data: *mut std::ffi::c_void, len: usize) -> &'a [U] {
     unsafe { std::slice::from_raw_parts(data.cast::<U>(), len) }
 }
 
-/// Makes the UTF-8 of `chars` in a copy kept with the str `compact` (as CPython does:
-/// `PyObject_Malloc`, a NUL after it) and returns it; `None` if a character is a
-/// surrogate, or an allocation fails (the caller's path then asks CPython, which reports
-/// the error).
+/// Makes the UTF-8 of `chars` in a copy kept with the str `compact` (as CPython does: from
+/// the allocator that frees it with the str, a NUL after it) and returns it; `None` if a
+/// character is a surrogate, or an allocation fails (the caller's path then asks CPython,
+/// which reports the error).
 ///
 /// # Safety
 /// `compact` must be a live, compact, non-ASCII str whose `utf8` is null and whose
@@ -90,20 +92,28 @@ unsafe fn keep<'a, U: Unit>(
     chars: &[U],
 ) -> Option<&'a str> {
     use pyo3::ffi;
+    // CPython frees a str's UTF-8 with the allocator it made it with: the object allocator
+    // up to 3.12, the memory one from 3.13 (a mismatch aborts under `PYTHONMALLOC=debug`
+    // or `-X dev`).
+    #[cfg(Py_3_13)]
+    use ffi::{PyMem_Free as free, PyMem_Malloc as malloc, PyMem_Realloc as realloc};
+    #[cfg(not(Py_3_13))]
+    use ffi::{PyObject_Free as free, PyObject_Malloc as malloc, PyObject_Realloc as realloc};
     // SAFETY: the caller's; the copy has the room `write_utf8` needs, then the room for
     // the bytes it wrote and the NUL.
     unsafe {
         let room = chars.len().checked_mul(U::WIDEST)?.checked_add(SPILL)?;
-        let copy = ffi::PyObject_Malloc(room).cast::<u8>();
+        let copy = malloc(room).cast::<u8>();
         if copy.is_null() {
             return None;
         }
         let Some(len) = write_utf8(chars, copy) else {
-            ffi::PyObject_Free(copy.cast());
+            free(copy.cast());
             return None;
         };
-        // Shrunk to its bytes and the NUL: in place, but for small copies pymalloc moves.
-        let copy = match ffi::PyObject_Realloc(copy.cast(), len + 1).cast::<u8>() {
+        // Shrunk to its bytes and the NUL (small blocks may move, or keep up to a quarter
+        // of their room: pymalloc's rule).
+        let copy = match realloc(copy.cast(), len + 1).cast::<u8>() {
             shrunk if shrunk.is_null() => copy,
             shrunk => shrunk,
         };
@@ -346,7 +356,8 @@ mod simd {
 
     /// [`write2`]'s shuffles: bit `k` set where lane `k`'s character has two bytes.
     static PACK_TWO: [Pack; 256] = packs::<2>();
-    /// [`write3`]'s shuffles: bits `k` and `k + 4` where lane `k`'s has two and three bytes.
+    /// [`write3`]'s shuffles: bit `k` set where lane `k`'s character has two bytes or more,
+    /// bit `k + 4` where it has three.
     static PACK_THREE: [Pack; 256] = packs::<4>();
 
     /// Packs `words` by `pack` at `dst` (16 bytes stored); returns the length packed.
@@ -371,7 +382,8 @@ mod simd {
         );
         let words = _mm_or_si128(_mm_and_si128(two, as_two), _mm_andnot_si128(two, c));
         let index = _mm_movemask_epi8(_mm_packs_epi16(two, _mm_setzero_si128()));
-        store_packed(words, &PACK_TWO[index as usize], dst)
+        // The mask of eight lanes, below 256: no bounds check.
+        store_packed(words, &PACK_TWO[index as usize & 0xFF], dst)
     }
 
     /// Writes the UTF-8 of the four characters in `c`'s 32-bit lanes, each at most U+FFFF
