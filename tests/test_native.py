@@ -209,6 +209,30 @@ def test_native_decode_reads_any_sequence_of_ints():
         tok.decode_bytes([1, -2])
 
 
+@pytest.mark.parametrize("change", ["clear", "shorten", "grow"])
+def test_decode_of_a_list_its_items_change_reads_it_as_python_does(change):
+    """An item's ``__index__`` runs Python code, which may change the list being decoded:
+    the native backend reads what a Python loop over the list reads (no item past its end,
+    none freed), as the Python backend does."""
+    def decoded(backend):
+        ids = []
+
+        class Changes:
+            def __index__(self):
+                if change == "clear":
+                    ids.clear()
+                elif change == "shorten":
+                    del ids[2:]
+                else:
+                    ids.extend([15339, 1917])
+                return 9906
+
+        ids.extend([Changes(), 1917] + [15339] * 5000)
+        return tokenizer_for("cl100k_base", "auto", backend).decode(ids)
+
+    assert decoded("native") == decoded("python")
+
+
 def test_result_lists_share_ints_but_not_lists():
     """Result lists hold shared int objects (made once per id); each list is its own, and the
     ints outlive the tokenizer that made them."""

@@ -194,34 +194,73 @@ fn utf8_text<'py>(py: Python<'py>, bytes: &[u8], errors: &str) -> PyResult<Bound
 /// The value of `obj`, an exact `int`, when it is in 0..2^32 (None otherwise, or with a Python
 /// error set when CPython's conversion raised).
 ///
-/// On CPython 3.10 and 3.11 with the GIL the value is read from the int's digits: an int is its
-/// object header, the signed count of its 30-bit digits, then the digits, least significant
-/// first (`Include/cpython/longintrepr.h`), and a token id has at most two. That is a few
+/// On CPython 3.10 and 3.11 with the GIL, where ints are kept in 30-bit digits (`digits`,
+/// from [`int_digits`]), the value is read from the int's digits: an int is its object
+/// header, the signed count of its digits, then the digits, least significant first
+/// (`Include/cpython/longintrepr.h`), and a token id has at most two. That is a few
 /// instructions where `PyLong_AsLong`'s general conversion was half the time of a decode.
-/// Elsewhere (other layouts) CPython's conversion.
+/// Elsewhere (other layouts, 15-bit digits) CPython's conversion.
 ///
 /// # Safety
 /// `obj` is a live exact int and the GIL is held.
 #[inline(always)]
-unsafe fn exact_int_u32(obj: *mut ffi::PyObject) -> Option<u32> {
+unsafe fn exact_int_u32(obj: *mut ffi::PyObject, digits: IntDigits) -> Option<u32> {
     #[cfg(not(any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API)))]
-    {
+    if digits == IntDigits::Thirty {
         const DIGIT_BITS: u32 = 30;
         let size = (*obj.cast::<ffi::PyVarObject>()).ob_size;
         let digits = obj
             .cast::<u8>()
             .add(std::mem::size_of::<ffi::PyVarObject>())
             .cast::<u32>();
-        match size {
+        return match size {
             0 => Some(0),
             1 => Some(*digits),
             2 => u32::try_from(u64::from(*digits) | u64::from(*digits.add(1)) << DIGIT_BITS).ok(),
             _ => None,
-        }
+        };
+    }
+    let _ = digits;
+    u32::try_from(ffi::PyLong_AsLong(obj)).ok()
+}
+
+/// How this interpreter's ints may be read ([`exact_int_u32`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IntDigits {
+    /// In 30-bit digits, read directly (CPython's default layout before 3.12).
+    #[cfg_attr(
+        any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API),
+        allow(dead_code)
+    )]
+    Thirty,
+    /// Only through CPython's conversion.
+    Opaque,
+}
+
+/// [`IntDigits`] of this interpreter, asked of `sys.int_info` once: CPython keeps ints in
+/// 30-bit digits by default, in 15-bit ones when built with `--enable-big-digits=15` (and on
+/// some 32-bit platforms), and in another layout from 3.12.
+fn int_digits(py: Python<'_>) -> IntDigits {
+    #[cfg(not(any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API)))]
+    {
+        static DIGITS: std::sync::OnceLock<IntDigits> = std::sync::OnceLock::new();
+        *DIGITS.get_or_init(|| {
+            let bits = py.import("sys").and_then(|sys| {
+                sys.getattr("int_info")?
+                    .getattr("bits_per_digit")?
+                    .extract::<u32>()
+            });
+            if matches!(bits, Ok(30)) {
+                IntDigits::Thirty
+            } else {
+                IntDigits::Opaque
+            }
+        })
     }
     #[cfg(any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API))]
     {
-        u32::try_from(ffi::PyLong_AsLong(obj)).ok()
+        let _ = py;
+        IntDigits::Opaque
     }
 }
 
@@ -245,14 +284,19 @@ impl PyTables {
             return Ok(out);
         };
         let mut out = Vec::with_capacity(list.len());
-        for i in 0..list.len() {
-            // SAFETY: GIL held; `i` is below the list's length, read just now, and nothing in
-            // this loop runs Python code before the item is used, except on the slow path,
+        let digits = int_digits(py);
+        let mut i = 0;
+        // The length is read again for every item: the slow path runs Python code (an
+        // item's `__index__`), which may shrink the list.
+        while i < list.len() {
+            // SAFETY: GIL held; `i` is below the list's length, read just now, and nothing
+            // runs Python code between that read and the item's use, except the slow path,
             // which holds its own reference to the item.
             let item = unsafe { ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t) };
+            i += 1;
             // Fast path, without touching the reference count: a small int (nearly every id).
             if unsafe { ffi::PyLong_CheckExact(item) } != 0 {
-                if let Some(id) = unsafe { exact_int_u32(item) } {
+                if let Some(id) = unsafe { exact_int_u32(item, digits) } {
                     out.push(id);
                     continue;
                 }
