@@ -224,14 +224,45 @@ unsafe fn exact_int_u32(obj: *mut ffi::PyObject, digits: IntDigits) -> Option<u3
     u32::try_from(ffi::PyLong_AsLong(obj)).ok()
 }
 
+/// The ids of the list `list` ([`PyTables::token_ids`]): exact ints in 0..2^32 read in
+/// place (from their 30-bit digits if `THIRTY`), every other item through `slow`.
+fn list_ids<const THIRTY: bool>(
+    list: &Bound<'_, PyList>,
+    slow: impl Fn(&Bound<'_, PyAny>, &mut Vec<u32>) -> PyResult<()>,
+) -> PyResult<Vec<u32>> {
+    let py = list.py();
+    let digits = if THIRTY {
+        IntDigits::Thirty
+    } else {
+        IntDigits::Opaque
+    };
+    let mut len = list.len();
+    let mut out = Vec::with_capacity(len);
+    let mut i = 0;
+    while i < len {
+        // SAFETY: GIL held; `i` is below the list's length, read after the last Python code
+        // that ran (the slow path, which holds its own reference to its item).
+        let item = unsafe { ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t) };
+        i += 1;
+        // Fast path, without touching the reference count: a small int (nearly every id).
+        if unsafe { ffi::PyLong_CheckExact(item) } != 0 {
+            if let Some(id) = unsafe { exact_int_u32(item, digits) } {
+                out.push(id);
+                continue;
+            }
+            let _ = PyErr::take(py); // an overflow: token_id words it
+        }
+        slow(unsafe { &Bound::from_borrowed_ptr(py, item) }, &mut out)?;
+        // An item's `__index__` is Python code, which may have shrunk (or grown) the list.
+        len = list.len();
+    }
+    Ok(out)
+}
+
 /// How this interpreter's ints may be read ([`exact_int_u32`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum IntDigits {
     /// In 30-bit digits, read directly (CPython's default layout before 3.12).
-    #[cfg_attr(
-        any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API),
-        allow(dead_code)
-    )]
     Thirty,
     /// Only through CPython's conversion.
     Opaque,
@@ -283,28 +314,10 @@ impl PyTables {
             }
             return Ok(out);
         };
-        let mut out = Vec::with_capacity(list.len());
-        let digits = int_digits(py);
-        let mut i = 0;
-        // The length is read again for every item: the slow path runs Python code (an
-        // item's `__index__`), which may shrink the list.
-        while i < list.len() {
-            // SAFETY: GIL held; `i` is below the list's length, read just now, and nothing
-            // runs Python code between that read and the item's use, except the slow path,
-            // which holds its own reference to the item.
-            let item = unsafe { ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t) };
-            i += 1;
-            // Fast path, without touching the reference count: a small int (nearly every id).
-            if unsafe { ffi::PyLong_CheckExact(item) } != 0 {
-                if let Some(id) = unsafe { exact_int_u32(item, digits) } {
-                    out.push(id);
-                    continue;
-                }
-                let _ = PyErr::take(py); // an overflow: token_id words it
-            }
-            slow(unsafe { &Bound::from_borrowed_ptr(py, item) }, &mut out)?;
+        match int_digits(py) {
+            IntDigits::Thirty => list_ids::<true>(list, slow),
+            IntDigits::Opaque => list_ids::<false>(list, slow),
         }
-        Ok(out)
     }
 
     /// UnknownTokenError for an id outside the vocabulary (`shown` as Python prints it).
