@@ -209,6 +209,53 @@ def test_native_decode_reads_any_sequence_of_ints():
         tok.decode_bytes([1, -2])
 
 
+def test_decode_takes_an_iterable_s_length_as_a_hint_only():
+    """An iterable may claim any length: decode reads what it yields (a claim of 2**45 ids
+    once made the extension try to reserve 128 TiB and abort)."""
+    tok = tokenizer_for("cl100k_base", "auto", "native")
+
+    class Claims:
+        def __init__(self, claimed):
+            self.claimed = claimed
+
+        def __len__(self):
+            return self.claimed
+
+        def __iter__(self):
+            return iter([15339, 1917])
+
+    for claimed in (0, 1, 2**45, 2**62):
+        assert tok.decode(Claims(claimed)) == "hello world"
+        assert tok.decode_bytes(Claims(claimed)) == b"hello world"
+        assert tok.decode_batch([Claims(claimed)]) == ["hello world"]
+
+
+def test_the_first_decode_may_run_python_code_that_decodes_again():
+    """Decoding a list asks Python once which int layout the interpreter has (an import):
+    an import hook that decodes again while it runs, on the same thread, must not wait for
+    itself. A fresh process, so that this decode is the process's first."""
+    import subprocess
+
+    script = """if True:
+        import builtins, sys
+        from wordsplit import _native
+        ranks = _native.MergeTables(bytes(range(256)), b"".join(i.to_bytes(4, "little") for i in range(256)),
+                                    (1).to_bytes(4, "little") * 256, b"\\x01" * 256, 256, None, True, "bytes")
+        real_import = builtins.__import__
+        def hook(name, *args, **kwargs):
+            if name == "sys" and sys._getframe(1).f_code.co_name == "first":
+                ranks.decode_bytes([104])
+            return real_import(name, *args, **kwargs)
+        builtins.__import__ = hook
+        def first():
+            return ranks.decode_bytes([104, 105])
+        print(first())
+    """
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["b'hi'"]
+
+
 @pytest.mark.parametrize("change", ["clear", "shorten", "grow"])
 def test_decode_of_a_list_its_items_change_reads_it_as_python_does(change):
     """An item's ``__index__`` runs Python code, which may change the list being decoded:

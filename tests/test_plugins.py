@@ -222,6 +222,33 @@ def test_errors_inside_components_propagate_unchanged(backend):
         NORMALIZERS.remove("surrogates")
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_encoder_that_encodes_with_a_tokenizer_itself_works(backend):
+    """A Python encoder may call a tokenizer from inside ``encode_piece`` (here: for each
+    piece that is not one token, another tokenizer's encode), on the thread that is encoding;
+    the result is that tokenizer's, and both keep working afterwards."""
+    inner = TokenizerOptions(backend=backend).build(load_vocab("cl100k_base"))
+
+    class Delegating:
+        def __init__(self, tables):
+            self.ranks = tables.ranks
+
+        def encode_piece(self, piece):
+            if piece in self.ranks:
+                return [self.ranks[piece]]
+            return inner.encode_ordinary(piece.decode("utf-8"))
+
+    ENCODERS.add("delegating", Delegating)
+    try:
+        tok = TokenizerOptions(encoder="delegating", backend=backend).build(load_vocab("cl100k_base"))
+        text = "hello wörldzz, naïve cafés " * 3
+        assert tok.encode(text) == inner.encode(text)
+        assert tok.encode(text + "again") == inner.encode(text + "again")
+        assert inner.encode("hello world") == [15339, 1917]
+    finally:
+        ENCODERS.remove("delegating")
+
+
 def base_tokenizer(backend):
     return TokenizerOptions(backend=backend).build(load_vocab("gpt2"))
 

@@ -274,8 +274,10 @@ enum IntDigits {
 fn int_digits(py: Python<'_>) -> IntDigits {
     #[cfg(not(any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API)))]
     {
-        static DIGITS: std::sync::OnceLock<IntDigits> = std::sync::OnceLock::new();
-        *DIGITS.get_or_init(|| {
+        // A cell the GIL guards, not a lock: the value is asked of Python code (an import),
+        // during which another thread may take the GIL and come here too.
+        static DIGITS: pyo3::sync::GILOnceCell<IntDigits> = pyo3::sync::GILOnceCell::new();
+        *DIGITS.get_or_init(py, || {
             let bits = py.import("sys").and_then(|sys| {
                 sys.getattr("int_info")?
                     .getattr("bits_per_digit")?
@@ -308,7 +310,9 @@ impl PyTables {
             Ok(())
         };
         let Ok(list) = ids.downcast::<PyList>() else {
-            let mut out = Vec::with_capacity(ids.len().unwrap_or(0));
+            // `__len__` is only a hint (an object may claim any length): room for at most
+            // 65,536 ids up front.
+            let mut out = Vec::with_capacity(ids.len().unwrap_or(0).min(1 << 16));
             for item in ids.try_iter()? {
                 slow(&item?, &mut out)?;
             }

@@ -180,8 +180,7 @@ impl Pipeline {
         let lacks_bytes = tables.lacks_bytes;
         let index = tables.index();
         let mut kept: Vec<u8> = Vec::new();
-        PIECE_CACHES.with_borrow_mut(|caches| {
-            let cache = self.piece_cache(caches);
+        let pieces = |cache: &mut PieceCache| {
             // A piece that is one byte or a whole token (most pieces of most text: 93 % of
             // English prose's) is handled in the loop itself ([`crate::tables::TokenIndex::shortcut`],
             // inlined, on the index's plain copy whose fields stay in registers); the cache
@@ -337,7 +336,28 @@ impl Pipeline {
                 }
                 Ok(())
             })
-        })
+        };
+        if SHORTCUTS {
+            // Native merges: no other code runs on this thread during the loop.
+            return PIECE_CACHES.with_borrow_mut(|caches| pieces(self.piece_cache(caches)));
+        }
+        // A foreign encoder's merge may run code that encodes on this thread again (a Python
+        // encoder that falls back to another tokenizer): this pipeline's cache is taken out
+        // of the thread's list for the loop, so those calls find the list free (and theirs
+        // in it, or make one), and put back after.
+        let taken = PIECE_CACHES.with_borrow_mut(|caches| {
+            let at = caches.iter().position(|(id, _)| *id == self.id)?;
+            Some(caches.remove(at).1)
+        });
+        let mut cache = taken.unwrap_or_else(|| PieceCache::new(self.seeds.as_ref()));
+        let result = pieces(&mut cache);
+        PIECE_CACHES.with_borrow_mut(|caches| {
+            // A call inside the loop on this same pipeline made one of its own: ours stays.
+            caches.retain(|(id, _)| *id != self.id);
+            caches.truncate(CACHED_PIPELINES - 1);
+            caches.insert(0, (self.id, cache));
+        });
+        result
     }
 
     /// A piece holding bytes no token spells, as HF encodes it: a piece that is itself a token
