@@ -115,6 +115,43 @@ def test_bad_arrays_raise_typed_errors():
         run(engine, [["a list"]])
 
 
+def test_rows_are_read_as_they_were_when_the_call_began():
+    """A row's bytes may live in memory Python can write (here a bytearray under the array,
+    written by a Python encoder while the rows are encoded): every row is encoded as it was
+    when the call began, and nothing the call keeps (the thread's piece cache) holds ids of
+    bytes that changed."""
+    import struct
+
+    from wordsplit import TokenizerOptions, load_vocab
+    from wordsplit.encoders import ENCODERS
+
+    text = b"hello world again and again and again"
+    data = bytearray(text)
+    offsets = struct.pack("<2i", 0, len(data))
+    arrays = [pa.Array.from_buffers(pa.string(), 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])]
+    plain = get_tokenizer("cl100k_base")
+
+    class Writes:
+        """cl100k_base's own ids, writing to the array's bytes when it sees "hello"."""
+
+        def __init__(self, tables):
+            pass
+
+        def encode_piece(self, piece):
+            if piece == b"hello":
+                data[5:11] = b" wOrld"
+            return plain.encode_ordinary(piece.decode())
+
+    ENCODERS.add("writes", Writes)
+    try:
+        tok = TokenizerOptions(encoder="writes", backend="native").build(load_vocab("cl100k_base"))
+        assert run(tok.native_engine(), arrays) == reference(plain, [text.decode()])
+        assert bytes(data) == text.replace(b" world", b" wOrld")
+        assert tok.encode(text.decode()) == plain.encode(text.decode())
+    finally:
+        ENCODERS.remove("writes")
+
+
 def test_malformed_buffers_are_refused_not_read():
     """The buffers come from Python: offsets past the data, or too few, raise."""
     tok, engine = native_engine()

@@ -47,7 +47,11 @@ pub(crate) fn encode_arrow_flat<'py>(
                 return Err(ws_error(py, "EncodeInputError", message));
             }
             // SAFETY: the PyBuffer (in `chunks`, alive for this call) keeps the exported memory
-            // valid and unmoved; Arrow buffers are not written once built.
+            // valid and unmoved. Arrow buffers are not written once built, but a buffer whose
+            // owner writes it anyway (a bytearray under the array) yields no more than other
+            // bytes: the offsets are read here, with the GIL held and no Python code
+            // running, and each row is copied before it is checked and encoded
+            // (`wordsplit::arrow::encode_run`).
             Ok(unsafe {
                 std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, buffer.len_bytes())
             })
