@@ -39,7 +39,13 @@ pub struct StringChunk<'a> {
 /// Each row's bytes of every chunk, in order (None: a null row), or a message saying what is
 /// wrong with the buffers.
 pub fn documents<'a>(chunks: &[StringChunk<'a>]) -> Result<Vec<Option<&'a [u8]>>, String> {
-    let mut rows = Vec::with_capacity(chunks.iter().map(|c| c.length).sum());
+    // Room for the rows the offsets buffers can hold (a length is checked against its buffer
+    // below, so a claimed length alone reserves nothing).
+    let room = chunks
+        .iter()
+        .map(|c| c.length.min(c.offsets.len() / if c.large { 8 } else { 4 }))
+        .fold(0, usize::saturating_add);
+    let mut rows = Vec::with_capacity(room);
     for (n, chunk) in chunks.iter().enumerate() {
         let width = if chunk.large { 8 } else { 4 };
         let end_row = chunk
@@ -331,6 +337,19 @@ mod tests {
             length: 9,
         };
         assert!(documents(&[chunk]).unwrap_err().contains("validity"));
+        // A length no buffer backs is refused before anything is reserved for it.
+        for length in [1 << 46, usize::MAX / 2] {
+            let claims = || StringChunk {
+                validity: None,
+                offsets: &ok,
+                data,
+                large: false,
+                offset: 0,
+                length,
+            };
+            let error = documents(&[claims(), claims()]).unwrap_err();
+            assert!(error.contains("offsets buffer"), "{error}");
+        }
     }
 
     /// A toy encoder: each byte is an id, "!" fails.
