@@ -209,6 +209,18 @@ def test_native_decode_reads_any_sequence_of_ints():
         tok.decode_bytes([1, -2])
 
 
+def test_a_policy_made_by_another_pipeline_is_an_error():
+    """A native special-token policy holds one flag per literal of the pipeline that made it:
+    given to another pipeline it is refused with a typed error (not an index out of bounds)."""
+    from wordsplit.errors import UnsupportedTokenizerError
+
+    gpt2 = tokenizer_for("gpt2", "auto", "native").native_engine()._pipeline
+    o200k = tokenizer_for("o200k_base", "auto", "native").native_engine()._pipeline
+    policy = gpt2.policy(["<|endoftext|>"], [])
+    with pytest.raises(UnsupportedTokenizerError, match="policy made for another pipeline"):
+        o200k.encode("x <|endofprompt|> y <|endoftext|>", policy)
+
+
 def test_decode_takes_an_iterable_s_length_as_a_hint_only():
     """An iterable may claim any length: decode reads what it yields (a claim of 2**45 ids
     once made the extension try to reserve 128 TiB and abort)."""

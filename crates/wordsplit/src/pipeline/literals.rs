@@ -89,10 +89,17 @@ impl Pipeline {
                 allowed,
                 disallowed,
             } => {
-                if disallowed[i] {
+                // A policy's flags are per literal of the pipeline that made it.
+                let (Some(&allowed), Some(&disallowed)) = (allowed.get(i), disallowed.get(i))
+                else {
+                    let message = "a special-token policy made for another pipeline (its flags \
+                                   are one per literal of the pipeline that made it)";
+                    return Err(Error::Unsupported(message.into()));
+                };
+                if disallowed {
                     return Err(Error::DisallowedSpecial(literal.text.clone()));
                 }
-                Ok(allowed[i])
+                Ok(allowed)
             }
         }
     }
