@@ -194,19 +194,20 @@ fn utf8_text<'py>(py: Python<'py>, bytes: &[u8], errors: &str) -> PyResult<Bound
 /// The value of `obj`, an exact `int`, when it is in 0..2^32 (None otherwise, or with a Python
 /// error set when CPython's conversion raised).
 ///
-/// On CPython 3.10 and 3.11 with the GIL, where ints are kept in 30-bit digits (`digits`,
-/// from [`int_digits`]), the value is read from the int's digits: an int is its object
+/// With `THIRTY` (CPython 3.10 and 3.11 with the GIL, keeping ints in 30-bit digits:
+/// [`thirty_bit_digits`]) the value is read from the int's digits: an int is its object
 /// header, the signed count of its digits, then the digits, least significant first
 /// (`Include/cpython/longintrepr.h`), and a token id has at most two. That is a few
 /// instructions where `PyLong_AsLong`'s general conversion was half the time of a decode.
 /// Elsewhere (other layouts, 15-bit digits) CPython's conversion.
 ///
 /// # Safety
-/// `obj` is a live exact int and the GIL is held.
+/// `obj` is a live exact int and the GIL is held; `THIRTY` only where
+/// [`thirty_bit_digits`] says so.
 #[inline(always)]
-unsafe fn exact_int_u32(obj: *mut ffi::PyObject, digits: IntDigits) -> Option<u32> {
+unsafe fn exact_int_u32<const THIRTY: bool>(obj: *mut ffi::PyObject) -> Option<u32> {
     #[cfg(not(any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API)))]
-    if digits == IntDigits::Thirty {
+    if THIRTY {
         const DIGIT_BITS: u32 = 30;
         let size = (*obj.cast::<ffi::PyVarObject>()).ob_size;
         let digits = obj
@@ -220,7 +221,6 @@ unsafe fn exact_int_u32(obj: *mut ffi::PyObject, digits: IntDigits) -> Option<u3
             _ => None,
         };
     }
-    let _ = digits;
     u32::try_from(ffi::PyLong_AsLong(obj)).ok()
 }
 
@@ -231,11 +231,6 @@ fn list_ids<const THIRTY: bool>(
     slow: impl Fn(&Bound<'_, PyAny>, &mut Vec<u32>) -> PyResult<()>,
 ) -> PyResult<Vec<u32>> {
     let py = list.py();
-    let digits = if THIRTY {
-        IntDigits::Thirty
-    } else {
-        IntDigits::Opaque
-    };
     let mut len = list.len();
     let mut out = Vec::with_capacity(len);
     let mut i = 0;
@@ -246,7 +241,8 @@ fn list_ids<const THIRTY: bool>(
         i += 1;
         // Fast path, without touching the reference count: a small int (nearly every id).
         if unsafe { ffi::PyLong_CheckExact(item) } != 0 {
-            if let Some(id) = unsafe { exact_int_u32(item, digits) } {
+            // SAFETY: an exact int, the GIL held; `THIRTY` is the caller's word.
+            if let Some(id) = unsafe { exact_int_u32::<THIRTY>(item) } {
                 out.push(id);
                 continue;
             }
@@ -259,41 +255,29 @@ fn list_ids<const THIRTY: bool>(
     Ok(out)
 }
 
-/// How this interpreter's ints may be read ([`exact_int_u32`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum IntDigits {
-    /// In 30-bit digits, read directly (CPython's default layout before 3.12).
-    Thirty,
-    /// Only through CPython's conversion.
-    Opaque,
-}
-
-/// [`IntDigits`] of this interpreter, asked of `sys.int_info` once: CPython keeps ints in
-/// 30-bit digits by default, in 15-bit ones when built with `--enable-big-digits=15` (and on
-/// some 32-bit platforms), and in another layout from 3.12.
-fn int_digits(py: Python<'_>) -> IntDigits {
+/// Whether this interpreter's ints may be read from 30-bit digits ([`exact_int_u32`]),
+/// asked of `sys.int_info` once: CPython keeps ints in 30-bit digits by default, in 15-bit
+/// ones when built with `--enable-big-digits=15` (and on some 32-bit platforms), and in
+/// another layout from 3.12.
+fn thirty_bit_digits(py: Python<'_>) -> bool {
     #[cfg(not(any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API)))]
     {
         // A cell the GIL guards, not a lock: the value is asked of Python code (an import),
         // during which another thread may take the GIL and come here too.
-        static DIGITS: pyo3::sync::GILOnceCell<IntDigits> = pyo3::sync::GILOnceCell::new();
-        *DIGITS.get_or_init(py, || {
+        static THIRTY: pyo3::sync::GILOnceCell<bool> = pyo3::sync::GILOnceCell::new();
+        *THIRTY.get_or_init(py, || {
             let bits = py.import("sys").and_then(|sys| {
                 sys.getattr("int_info")?
                     .getattr("bits_per_digit")?
                     .extract::<u32>()
             });
-            if matches!(bits, Ok(30)) {
-                IntDigits::Thirty
-            } else {
-                IntDigits::Opaque
-            }
+            matches!(bits, Ok(30))
         })
     }
     #[cfg(any(Py_3_12, Py_GIL_DISABLED, PyPy, GraalPy, Py_LIMITED_API))]
     {
         let _ = py;
-        IntDigits::Opaque
+        false
     }
 }
 
@@ -318,9 +302,10 @@ impl PyTables {
             }
             return Ok(out);
         };
-        match int_digits(py) {
-            IntDigits::Thirty => list_ids::<true>(list, slow),
-            IntDigits::Opaque => list_ids::<false>(list, slow),
+        if thirty_bit_digits(py) {
+            list_ids::<true>(list, slow)
+        } else {
+            list_ids::<false>(list, slow)
         }
     }
 

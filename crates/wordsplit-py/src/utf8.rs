@@ -323,6 +323,12 @@ mod simd {
         _mm_xor_si128(none, _mm_set1_epi16(-1))
     }
 
+    /// `yes` where `mask`'s bits are set, `no` elsewhere.
+    #[inline(always)]
+    unsafe fn pick(mask: __m128i, yes: __m128i, no: __m128i) -> __m128i {
+        _mm_or_si128(_mm_and_si128(mask, yes), _mm_andnot_si128(mask, no))
+    }
+
     /// A byte shuffle that packs lanes' UTF-8 (each lane's first bytes) together, and the
     /// length it packs.
     type Pack = ([u8; 16], u8);
@@ -380,7 +386,7 @@ mod simd {
             _mm_or_si128(_mm_srli_epi16(c, 6), set(0xC0)),
             _mm_slli_epi16(low6, 8),
         );
-        let words = _mm_or_si128(_mm_and_si128(two, as_two), _mm_andnot_si128(two, c));
+        let words = pick(two, as_two, c);
         let index = _mm_movemask_epi8(_mm_packs_epi16(two, _mm_setzero_si128()));
         // The mask of eight lanes, below 256: no bounds check.
         store_packed(words, &PACK_TWO[index as usize & 0xFF], dst)
@@ -404,8 +410,6 @@ mod simd {
             _mm_or_si128(_mm_srli_epi32(c, 12), set(0xE0)),
             _mm_or_si128(_mm_slli_epi32(mid6, 8), _mm_slli_epi32(low6, 16)),
         );
-        let pick =
-            |mask, yes, no| _mm_or_si128(_mm_and_si128(mask, yes), _mm_andnot_si128(mask, no));
         let words = pick(three, as_three, pick(two, as_two, c));
         let index =
             _mm_movemask_ps(_mm_castsi128_ps(two)) | _mm_movemask_ps(_mm_castsi128_ps(three)) << 4;

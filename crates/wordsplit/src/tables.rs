@@ -931,9 +931,7 @@ impl MergeTables {
     #[inline(always)]
     fn request_insert_lines(&self, piece: &[u8]) {
         if let Some(key) = ShortKey::of(piece) {
-            let hash = self.hash(&key);
-            self.load_home(&key, hash);
-            prefetch(&self.filter[filter_bit::<FILTER_WORDS>(hash).0]);
+            self.request_key_lines(&key);
         }
     }
 
@@ -942,11 +940,16 @@ impl MergeTables {
     /// read them.
     #[inline(always)]
     pub fn prefetch_rank(&self, bytes: &[u8], start: usize, end: usize) {
-        let key = ShortKey::of_padded(bytes, start, end - start);
-        let hash = self.hash(&key);
-        let (word, _) = filter_bit::<FILTER_WORDS>(hash);
-        prefetch(&self.filter[word]);
-        self.load_home(&key, hash);
+        self.request_key_lines(&ShortKey::of_padded(bytes, start, end - start));
+    }
+
+    /// Asks the CPU for the two lines a lookup or an insert of `key` reads: its filter word
+    /// and its home slot.
+    #[inline(always)]
+    fn request_key_lines(&self, key: &ShortKey) {
+        let hash = self.hash(key);
+        prefetch(&self.filter[filter_bit::<FILTER_WORDS>(hash).0]);
+        self.load_home(key, hash);
     }
 
     /// Asks the CPU for the line of `key`'s home slot (`hash` is its hash) in the table of

@@ -345,17 +345,15 @@ impl Pipeline {
         // encoder that falls back to another tokenizer): this pipeline's cache is taken out
         // of the thread's list for the loop, so those calls find the list free (and theirs
         // in it, or make one), and put back after.
-        let taken = PIECE_CACHES.with_borrow_mut(|caches| {
-            let at = caches.iter().position(|(id, _)| *id == self.id)?;
-            Some(caches.remove(at).1)
+        let mut cache = PIECE_CACHES.with_borrow_mut(|caches| {
+            self.piece_cache(caches); // found or made, first in the list
+            caches.remove(0).1
         });
-        let mut cache = taken.unwrap_or_else(|| PieceCache::new(self.seeds.as_ref()));
         let result = pieces(&mut cache);
         PIECE_CACHES.with_borrow_mut(|caches| {
             // A call inside the loop on this same pipeline made one of its own: ours stays.
             caches.retain(|(id, _)| *id != self.id);
-            caches.truncate(CACHED_PIPELINES - 1);
-            caches.insert(0, (self.id, cache));
+            most_recent(caches, self.id, CACHED_PIPELINES, || cache);
         });
         result
     }
