@@ -23,6 +23,16 @@ def native_constant(name: str) -> int:
     return getattr(native_module(), name)
 
 
+def in_fresh_process(script: str, *flags: str) -> list[str]:
+    """The words ``script`` prints, run by this interpreter (with ``flags``) in a process of
+    its own, which must exit cleanly (a crash there fails the test, not the test run)."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, *flags, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
 def threaded_batch(texts: list[str]) -> list[str]:
     """``texts`` plus two long ones, so the batch is large enough (in text bytes, and in ids
     once encoded) to be shared with helper threads rather than run on the calling thread."""
@@ -246,7 +256,6 @@ def test_the_first_decode_may_run_python_code_that_decodes_again():
     """Decoding a list asks Python once which int layout the interpreter has (an import):
     an import hook that decodes again while it runs, on the same thread, must not wait for
     itself. A fresh process, so that this decode is the process's first."""
-    import subprocess
 
     script = """if True:
         import builtins, sys
@@ -263,9 +272,7 @@ def test_the_first_decode_may_run_python_code_that_decodes_again():
             return ranks.decode_bytes([104, 105])
         print(first())
     """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["b'hi'"]
+    assert in_fresh_process(script) == ["b'hi'"]
 
 
 @pytest.mark.parametrize("change", ["clear", "shorten", "grow"])
@@ -344,9 +351,6 @@ def test_batch_threads_stay_bounded():
 def test_small_batches_stay_on_the_calling_thread():
     """A batch below the size where helpers pay off starts no helper threads; a larger one does.
     (A fresh process: the helper pool is per process and other tests have made it here.)"""
-    import subprocess
-    import sys
-
     script = """if True:
         import os
         from wordsplit import TokenizerOptions, load_vocab, _native
@@ -359,8 +363,7 @@ def test_small_batches_stay_on_the_calling_thread():
         tok.encode_batch(["hello world"] * _native.ALONE_BELOW_TEXT_BYTES, num_threads=2)
         print(alone, small, threads())
     """
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
-    alone, small, large = map(int, out.split())
+    alone, small, large = map(int, in_fresh_process(script))
     assert small == alone and large == alone + 1
 
 
@@ -369,7 +372,6 @@ def test_threads_started_one_after_another_load_and_encode():
     thread after the other (a thread pool's or a web server's life). A fresh process: the
     extension's allocator sets up each thread on its first allocation, and the allocator this
     guards against (mimalloc 3.3) crashed there on the third or fourth thread."""
-    import subprocess
 
     script = """if True:
         import threading
@@ -385,9 +387,7 @@ def test_threads_started_one_after_another_load_and_encode():
             thread.join()
         print(results.count(True))
     """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["12"]
+    assert in_fresh_process(script) == ["12"]
 
 
 def _native_thread_count() -> int:
@@ -464,7 +464,6 @@ def test_the_utf8_kept_with_a_str_is_freed_by_the_allocator_that_made_it():
     """Under Python's debug allocator (``-X dev``), which checks that each block is freed by
     the allocator family that made it, strs of each width get their UTF-8 from the
     extension and are freed: a mismatch would abort the process."""
-    import subprocess
 
     script = """if True:
         import gc
@@ -478,9 +477,7 @@ def test_the_utf8_kept_with_a_str_is_freed_by_the_allocator_that_made_it():
         gc.collect()
         print("freed")
     """
-    done = subprocess.run([sys.executable, "-X", "dev", "-c", script], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["freed"]
+    assert in_fresh_process(script, "-X", "dev") == ["freed"]
 
 
 @settings(max_examples=300, deadline=None)
