@@ -2,6 +2,7 @@
 
 pub mod arrow;
 pub mod batch;
+mod char_merges;
 pub mod decode;
 pub mod encoders;
 pub mod error;

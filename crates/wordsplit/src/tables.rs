@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use hashbrown::hash_table::{Entry, HashTable};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
+use crate::char_merges::CharMerges;
 use crate::encoders::backtrack_tables::BacktrackTables;
 use crate::huge_pages::{HugeSlice, Zeroable};
 
@@ -82,6 +83,9 @@ pub struct MergeTables {
     /// Rank-based vocabularies: the ranks of the pairs of tokens with ids below
     /// [`GRID_IDS`] that merges have asked about.
     pub(crate) pair_grid: PairGrid,
+    /// Rank-based vocabularies: the characters of two and three bytes a merge loop may
+    /// take whole from the start.
+    pub(crate) char_merges: Option<CharMerges>,
     /// Bytes of the pieces backtrack leads on (runs, wide white space) that `auto` has given
     /// buffer-sweep while the backtrack tables were not built.
     auto_swept_backtrack_bytes: AtomicUsize,
@@ -698,6 +702,7 @@ impl MergeTables {
                 .expect("a slice of 1 << 16 ranks"),
             backtrack: OnceLock::new(),
             pair_grid,
+            char_merges: None,
             auto_swept_backtrack_bytes: AtomicUsize::new(0),
         };
         // Each token's insert misses the CPU's caches twice, at random in several MB (its
@@ -780,6 +785,15 @@ impl MergeTables {
         // pipeline drops those bytes from a piece before merging, as HF does.
         tables.lacks_bytes = tables.byte_ids.contains(&UNUSED);
         tables.fill_byte_pairs();
+        if tables.merges.is_none() {
+            let tokens = || {
+                tables
+                    .bpe_ids()
+                    .filter_map(|id| Some((tables.token(id)?, id)))
+            };
+            let chars = CharMerges::new(tokens, |a, b| tables.byte_pair_rank(a, b));
+            tables.char_merges = Some(chars);
+        }
         Ok(tables)
     }
 

@@ -3,6 +3,7 @@
 //! choice for the short pieces of ordinary text (it is tiktoken's `_byte_pair_merge`); pieces
 //! over 128 bytes sweep blocks of ranks and their minima instead (`blocked`, O(n·√n)).
 
+use crate::char_merges::CharMerges;
 use crate::tables::{MergeTables, NO_RANK};
 
 /// Pieces up to this length work in stack buffers (no allocation); nearly all pieces do.
@@ -133,6 +134,8 @@ trait Rule {
     /// Whether its ranks come from the token index (by the pair's bytes), whose lines
     /// [`ask_ahead`] can request before the rounds.
     const ASKS_INDEX: bool;
+    /// The characters a piece may start with whole, under this rule.
+    fn char_merges(t: &MergeTables) -> Option<&CharMerges>;
     /// The priority of merging `bytes[start..mid]` and `bytes[mid..end]` (ids `left` and
     /// `right`), or `NO_RANK`.
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32;
@@ -153,6 +156,10 @@ struct RankBased;
 
 impl Rule for RankBased {
     const ASKS_INDEX: bool = true;
+    #[inline(always)]
+    fn char_merges(t: &MergeTables) -> Option<&CharMerges> {
+        t.char_merges.as_ref()
+    }
     #[inline(always)]
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32 {
         let grid = &t.pair_grid;
@@ -187,6 +194,10 @@ struct PairRanked;
 
 impl Rule for PairRanked {
     const ASKS_INDEX: bool = false;
+    #[inline(always)]
+    fn char_merges(_: &MergeTables) -> Option<&CharMerges> {
+        None
+    }
     #[inline(always)]
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32 {
         t.pair_rank(bytes, start, end, left, right)
@@ -225,21 +236,54 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
     let mut next: [u32; N] = std::array::from_fn(|i| i as u32 + 1);
     let mut prev: [u32; N] = std::array::from_fn(|i| (i as u32).wrapping_sub(1));
     let (mut ids, mut first) = ([0u32; N], [NO_RANK; N]);
-    for i in 0..n {
-        ids[i] = t.byte_ids[bytes[i] as usize];
-        first[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
-    }
-    if n > 0 {
-        first[n - 1] = NO_RANK;
-    }
-    if R::ASKS_INDEX && N <= 16 && bytes[..n].is_ascii() {
-        ask_ahead(t, bytes, n);
-    }
-    let mut ranks = S::from_array(&first);
     // A pair inside a piece of at most N bytes is at most N bytes long. Said so with a `min`
     // (which changes nothing), it lets the compiler drop the lookup's branches on the key's
     // length class: for pieces of up to 8 bytes the key is one word, for up to 16 two.
     let within = |start: usize, end: usize| start + (end - start).min(N);
+    let ascii = bytes[..n].is_ascii();
+    match R::char_merges(t) {
+        Some(chars) if !ascii => {
+            // Characters taken whole where that changes nothing (see `crate::char_merges`).
+            let mut last = NO_RANK as usize;
+            let mut i = 0;
+            while i < n {
+                let len = match chars.at(bytes, i, n) {
+                    Some((id, len)) => {
+                        ids[i] = id;
+                        len
+                    }
+                    None => {
+                        ids[i] = t.byte_ids[bytes[i] as usize];
+                        1
+                    }
+                };
+                next[i] = (i + len) as u32;
+                if last != NO_RANK as usize {
+                    prev[i] = last as u32;
+                    first[last] = if i - last == 1 && len == 1 {
+                        t.byte_pair_rank(bytes[last], bytes[i])
+                    } else {
+                        R::rank(t, bytes, last, within(last, i + len), ids[last], ids[i])
+                    };
+                }
+                last = i;
+                i += len;
+            }
+        }
+        _ => {
+            for i in 0..n {
+                ids[i] = t.byte_ids[bytes[i] as usize];
+                first[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
+            }
+            if n > 0 {
+                first[n - 1] = NO_RANK;
+            }
+        }
+    }
+    if R::ASKS_INDEX && N <= 16 && ascii {
+        ask_ahead(t, bytes, n);
+    }
+    let mut ranks = S::from_array(&first);
     loop {
         let (best, best_rank) = ranks.lowest();
         if best_rank == NO_RANK {
@@ -795,6 +839,7 @@ mod tests {
     use super::*;
     use crate::encoders::heap_merge;
     use crate::tables::tests::{tiny, tiny_ranked};
+    use crate::testing::xorshift;
 
     #[test]
     fn lowest_is_the_first_minimum() {
@@ -888,6 +933,27 @@ mod tests {
     /// One build of buffer-sweep's encode.
     type Build = fn(&MergeTables, &[u8], &mut Vec<u32>);
 
+    /// `encode` (the build for this CPU), then each build this CPU can run.
+    fn builds() -> Vec<(&'static str, Build)> {
+        let mut builds: Vec<(&str, Build)> =
+            vec![("encode", encode), ("any CPU", encode_with_any_cpu)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            // SAFETY (each call below): only where the CPU has the build's features.
+            if has!("sse4.1") {
+                builds.push(("SSE4.1", |t, p, o| unsafe { encode_sse41(t, p, o) }));
+            }
+            if has!("avx2") {
+                builds.push(("AVX2", |t, p, o| unsafe { encode_avx2(t, p, o) }));
+            }
+            if has!("avx512f") && has!("avx2") {
+                builds.push(("AVX-512", |t, p, o| unsafe { encode_avx512(t, p, o) }));
+            }
+        }
+        builds
+    }
+
     #[test]
     fn every_buffer_size_equals_heap_merge() {
         // Pieces of 1 to 200 bytes: each stack buffer size, its edges, and the heap path;
@@ -905,29 +971,71 @@ mod tests {
                 .collect();
             let mut want = vec![];
             heap_merge::encode(&t, &piece, &mut want);
-            // `encode` (the build for this CPU), then each build this CPU can run.
-            let mut builds: Vec<(&str, Build)> =
-                vec![("encode", encode), ("any CPU", encode_with_any_cpu)];
-            #[cfg(target_arch = "x86_64")]
-            {
-                use std::arch::is_x86_feature_detected as has;
-                // SAFETY (each call below): only where the CPU has the build's features.
-                if has!("sse4.1") {
-                    builds.push(("SSE4.1", |t, p, o| unsafe { encode_sse41(t, p, o) }));
-                }
-                if has!("avx2") {
-                    builds.push(("AVX2", |t, p, o| unsafe { encode_avx2(t, p, o) }));
-                }
-                if has!("avx512f") && has!("avx2") {
-                    builds.push(("AVX-512", |t, p, o| unsafe { encode_avx512(t, p, o) }));
-                }
-            }
-            for (build, encode) in builds {
+            for (build, encode) in builds() {
                 let mut got = vec![];
                 encode(&t, &piece, &mut got);
                 assert_eq!(got, want, "{build}: {:?}", String::from_utf8_lossy(&piece));
             }
         }
+    }
+
+    #[test]
+    fn characters_taken_whole_merge_as_heap_merge_does() {
+        // Cyrillic and CJK characters that are tokens, among tokens across their edges
+        // ranked below, between and above them (0xBE 0xD0 first: "а" after "о" stays bytes;
+        // "xб" below "wx", below "б"; "文" below its bytes' merge 0x96 0x87, and 0x87 "x"
+        // between them), and tokens holding them. Heap-merge starts from bytes.
+        let t = tiny(&[
+            b"\xBE\xD0",
+            "а".as_bytes(),
+            "xб".as_bytes(),
+            b"\xE4\xB8",
+            b"wx",
+            "о".as_bytes(),
+            b"x\xD0",
+            "中".as_bytes(),
+            "文".as_bytes(),
+            b"\x87x",
+            b"\x96\x87",
+            "б".as_bytes(),
+            b"\xAD\xE6",
+            "аб".as_bytes(),
+            "оа".as_bytes(),
+            "中文".as_bytes(),
+            "xа".as_bytes(),
+            b"\xB1x",
+        ]);
+        let alphabet: [&[u8]; 10] = [
+            "а".as_bytes(),
+            "о".as_bytes(),
+            "б".as_bytes(),
+            "中".as_bytes(),
+            "文".as_bytes(),
+            b"w",
+            b"x",
+            b" ",
+            b"\xD0",
+            b"\xB8",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let len = 1 + xorshift(&mut state) as usize % 60;
+            let piece: Vec<u8> = (0..len)
+                .flat_map(|_| alphabet[xorshift(&mut state) as usize % alphabet.len()])
+                .copied()
+                .collect();
+            let mut want = vec![];
+            heap_merge::encode(&t, &piece, &mut want);
+            for (build, encode) in builds() {
+                let mut got = vec![];
+                encode(&t, &piece, &mut got);
+                assert_eq!(got, want, "{build}: {:?}", String::from_utf8_lossy(&piece));
+            }
+        }
+        // The pieces above took characters whole, and kept them as bytes.
+        let chars = t.char_merges.as_ref().expect("a rank-based vocabulary");
+        assert_eq!(chars.at("ба\0\0".as_bytes(), 2, 4), Some((257, 2)));
+        assert_eq!(chars.at("оа\0\0".as_bytes(), 2, 4), None);
     }
 
     #[test]
