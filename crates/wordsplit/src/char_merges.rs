@@ -16,7 +16,8 @@
 //!   pair as a loop that started with the character whole: the pairs that loop has and the
 //!   other lacks are the character's pairs with its neighbours, tokens that hold an edge
 //!   pair too, ranked above `M` and so above the round's pair (a round while the character
-//!   is in pieces takes a pair below the character's own next merge).
+//!   is in pieces takes a pair at or below the character's own next merge, and a pair of
+//!   equal rank elsewhere is the same token, which both loops take leftmost first).
 //!
 //! So both loops end with the same symbols. [`CharMerges::new`] finds each character's `M`
 //! once per vocabulary, and [`CharMerges::at`] compares it with the ranks of its edges.
@@ -69,7 +70,7 @@ impl CharMerges {
         }
         let mut chars = vec![u64::from(NO_RANK) << 32; CHARS].into_boxed_slice();
         for (bytes, id) in tokens() {
-            let Some((c, len)) = char_at(bytes, 0) else {
+            let Some((code, len)) = char_at(bytes, 0) else {
                 continue;
             };
             if len != bytes.len() {
@@ -79,13 +80,14 @@ impl CharMerges {
             // bytes) of whichever of its two pairs merges first, then the token's own.
             let highest = match *bytes {
                 [_, _] => id,
-                [a, b, c] => match byte_pair_rank(a, b).min(byte_pair_rank(b, c)) {
+                [lead, mid, last] => match byte_pair_rank(lead, mid).min(byte_pair_rank(mid, last))
+                {
                     NO_RANK => continue,
-                    first => first.max(id),
+                    earliest => earliest.max(id),
                 },
                 _ => continue,
             };
-            chars[c] = u64::from(highest) << 32 | u64::from(id);
+            chars[code] = u64::from(highest) << 32 | u64::from(id);
         }
         Self { chars, pairs }
     }

@@ -158,7 +158,7 @@ impl Rule for RankBased {
     const ASKS_INDEX: bool = true;
     #[inline(always)]
     fn char_merges(t: &MergeTables) -> Option<&CharMerges> {
-        t.char_merges.as_ref()
+        t.char_merges()
     }
     #[inline(always)]
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32 {
@@ -241,8 +241,9 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
     // length class: for pieces of up to 8 bytes the key is one word, for up to 16 two.
     let within = |start: usize, end: usize| start + (end - start).min(N);
     let ascii = bytes[..n].is_ascii();
-    match R::char_merges(t) {
-        Some(chars) if !ascii => {
+    // Asked only for a piece that is not ASCII: the tables are built on first use.
+    match if ascii { None } else { R::char_merges(t) } {
+        Some(chars) => {
             // Characters taken whole where that changes nothing (see `crate::char_merges`).
             let mut last = NO_RANK as usize;
             let mut i = 0;
@@ -270,7 +271,7 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
                 i += len;
             }
         }
-        _ => {
+        None => {
             for i in 0..n {
                 ids[i] = t.byte_ids[bytes[i] as usize];
                 first[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
@@ -1033,7 +1034,7 @@ mod tests {
             }
         }
         // The pieces above took characters whole, and kept them as bytes.
-        let chars = t.char_merges.as_ref().expect("a rank-based vocabulary");
+        let chars = t.char_merges().expect("a rank-based vocabulary");
         assert_eq!(chars.at("ба\0\0".as_bytes(), 2, 4), Some((257, 2)));
         assert_eq!(chars.at("оа\0\0".as_bytes(), 2, 4), None);
     }
