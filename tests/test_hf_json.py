@@ -450,3 +450,31 @@ def test_an_entry_no_word_spells_counts_towards_n_vocab_only(small_spec):
     tok = TokenizerOptions(backend="python").build(vocab)
     with pytest.raises(UnknownTokenError, match="unused"):
         tok.decode([top])
+
+
+@pytest.mark.parametrize("merges, rank_based", [
+    # Token-rank BPE makes "abc" from "a" + "bc" (its lowest pair, "bc", first): HF lists
+    # "ab" + "c", never merges "a" + "bc", and leaves "abc" as two tokens.
+    ([("b", "c"), ("a", "b"), ("ab", "c")], False),
+    # Here token-rank BPE makes "abc" from the pair the list names: the two rules agree.
+    ([("a", "b"), ("ab", "c"), ("b", "c")], True),
+])
+def test_merges_in_id_order_are_rank_based_only_where_token_rank_bpe_makes_the_listed_pairs(
+        tmp_path, merges, rank_based):
+    from tokenizers import models
+
+    vocab = {BYTE_TO_CHAR[b]: b for b in range(256)}
+    vocab.update({left + right: 256 + i for i, (left, right) in enumerate(merges)})
+    hf = HFTokenizer(models.BPE(vocab, merges))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(hf.to_str())
+    texts = ["abc", "xabcabc", "abcbc", "aabbcc", "bcab", "cabc ab abc"]
+    for read in (load_vocab(path, cache_dir=tmp_path / "cache"), read_hf_tokenizer_json(path.read_bytes())):
+        assert (read.merges is None) == rank_based
+        for backend in BACKENDS:
+            for encoder in ("buffer-sweep", "heap-merge"):
+                tok = TokenizerOptions(backend=backend, encoder=encoder).build(read)
+                for text in texts:
+                    assert tok.encode_ordinary(text) == hf.encode(text, add_special_tokens=False).ids, (
+                        backend, encoder, text)

@@ -124,7 +124,7 @@ def test_counts_past_32_bits():
 
 
 def test_native_rank_pairs_equal_the_python_ones():
-    from wordsplit.training.vocab import rank_pairs
+    from wordsplit.formats.merges import rank_pairs
 
     vocab = train(corpus_lines("code", 30_000), vocab_size=1500, special_tokens=SPECIALS)
     tokens = list(vocab.token_bytes)

@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 use crate::spanners::Scanner;
+use crate::tables::NO_RANK;
 
 /// Word bytes → count.
 #[derive(Default)]
@@ -430,7 +431,10 @@ pub fn rank_pairs(tokens: &[Option<&[u8]>]) -> Vec<Option<(u32, u32)>> {
             index.insert(t, id as u32);
         }
     }
-    let mut bounds: Vec<usize> = Vec::new();
+    // bounds: the start of each part, then the end of the piece; ranks[k]: the id of parts k
+    // and k + 1 together, if a lower id than the token's (NO_RANK otherwise). A merge changes
+    // only the pairs beside it, so only those are looked up again.
+    let (mut bounds, mut ranks): (Vec<usize>, Vec<u32>) = (Vec::new(), Vec::new());
     tokens
         .iter()
         .enumerate()
@@ -439,23 +443,29 @@ pub fn rank_pairs(tokens: &[Option<&[u8]>]) -> Vec<Option<(u32, u32)>> {
             if piece.len() < 2 {
                 return None;
             }
-            // bounds: the start of each part, then the end of the piece.
+            let rank_of =
+                |bounds: &[usize], k: usize| match index.get(&piece[bounds[k]..bounds[k + 2]]) {
+                    Some(&rank) if rank < id as u32 => rank,
+                    _ => NO_RANK,
+                };
             bounds.clear();
             bounds.extend(0..=piece.len());
-            while bounds.len() > 3 {
-                let mut best: Option<(u32, usize)> = None;
-                for i in 0..bounds.len() - 2 {
-                    if let Some(&rank) = index.get(&piece[bounds[i]..bounds[i + 2]]) {
-                        if rank < id as u32 && best.is_none_or(|(r, _)| rank < r) {
-                            best = Some((rank, i));
-                        }
-                    }
+            ranks.clear();
+            ranks.extend((0..piece.len() - 1).map(|k| rank_of(&bounds, k)));
+            while ranks.len() > 1 {
+                // The lowest rank, leftmost on ties.
+                let (k, &rank) = ranks.iter().enumerate().min_by_key(|&(k, &r)| (r, k))?;
+                if rank == NO_RANK {
+                    return None;
                 }
-                let (_, i) = best?;
-                bounds.remove(i + 1);
-            }
-            if bounds.len() != 3 {
-                return None;
+                bounds.remove(k + 1);
+                ranks.remove(k);
+                if k > 0 {
+                    ranks[k - 1] = rank_of(&bounds, k - 1);
+                }
+                if k < ranks.len() {
+                    ranks[k] = rank_of(&bounds, k);
+                }
             }
             let left = *index.get(&piece[..bounds[1]])?;
             let right = *index.get(&piece[bounds[1]..])?;

@@ -18,10 +18,10 @@ file cannot.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
 
 from ..errors import VocabFormatError
-from ..vocab import Vocab, native_module
+from ..formats.merges import rank_pairs
+from ..vocab import Vocab
 from .bpe import TrainResult
 
 
@@ -30,42 +30,6 @@ def hf_merges(result: TrainResult) -> list[tuple[int, int]]:
     position, as HF collects the list into a map), in rank order."""
     last = {(left, right): rank for rank, (left, right, _) in enumerate(result.merges)}
     return [pair for pair, _ in sorted(last.items(), key=lambda item: item[1])]
-
-
-def _rank_bpe_pair(piece: bytes, ranks: dict[bytes, int], below: int) -> Optional[tuple[bytes, bytes]]:
-    """The last two parts token-rank BPE leaves of ``piece`` using only tokens with id
-    < ``below`` (None if it does not end in exactly two parts)."""
-    parts = [piece[i:i + 1] for i in range(len(piece))]
-    while len(parts) > 2:
-        best = None
-        for i in range(len(parts) - 1):
-            rank = ranks.get(parts[i] + parts[i + 1])
-            if rank is not None and rank < below and (best is None or rank < best[0]):
-                best = (rank, i)
-        if best is None:
-            return None
-        i = best[1]
-        parts[i:i + 2] = [parts[i] + parts[i + 1]]
-    return (parts[0], parts[1]) if len(parts) == 2 else None
-
-
-def rank_pairs(tokens: Sequence[Optional[bytes]], *, native: bool = True) -> list[Optional[tuple[int, int]]]:
-    """For each id of ``tokens`` (bytes by id, None for specials): the ``(left id, right id)``
-    token-rank BPE ends with on the token's bytes using only lower ids, or None (single bytes,
-    and tokens it cannot make from two). The native core does the same when built and ``native``.
-
-    >>> rank_pairs([b"a", b"b", b"c", b"bc", b"ab", b"abc"], native=False)
-    [None, None, None, (1, 2), (0, 1), (0, 3)]
-    """
-    core = native_module() if native else None
-    if core is not None:
-        return core.rank_pairs(list(tokens))
-    ranks = {piece: i for i, piece in enumerate(tokens) if piece is not None}
-    pairs: list[Optional[tuple[int, int]]] = []
-    for i, piece in enumerate(tokens):
-        pair = None if piece is None or len(piece) < 2 else _rank_bpe_pair(piece, ranks, i)
-        pairs.append(None if pair is None else (ranks[pair[0]], ranks[pair[1]]))
-    return pairs
 
 
 def is_rank_based(result: TrainResult, *, native: bool = True) -> bool:

@@ -17,6 +17,7 @@ use super::{integer, Added};
 use crate::formats::{show_bytes, truthy, FileKind, FormatError, VocabData};
 use crate::literal::Literal;
 use crate::normalizers::NormalizeStage;
+use crate::train::rank_pairs;
 
 /// Where the model's parts sit in the file, for messages.
 pub(crate) struct Layout {
@@ -316,8 +317,10 @@ fn merge_pairs(
 }
 
 /// True when token-rank BPE on `ranks` equals pair-rank BPE on `merges`: the merges are in
-/// merged-id order, each part exists before the merge that uses it, and every non-byte token
-/// is made by exactly one merge.
+/// merged-id order, each part exists before the merge that uses it, every non-byte token is
+/// made by exactly one merge, and token-rank BPE makes each token from the very pair its merge
+/// lists. (Token-rank BPE makes a token from whatever two adjacent parts spell it; with
+/// merges `b c`, `a b`, `ab c` it makes `abc` from `a` + `bc`, which HF never merges.)
 fn merges_are_rank_ordered(ranks: &Ranks, merges: &[(Vec<u8>, Vec<u8>)]) -> bool {
     let mut made = HashSet::new();
     let mut last = -1i128;
@@ -334,12 +337,28 @@ fn merges_are_rank_ordered(ranks: &Ranks, merges: &[(Vec<u8>, Vec<u8>)]) -> bool
         made.insert(merged);
         last = merged;
     }
-    made.len()
-        == ranks
-            .tokens
-            .iter()
-            .filter(|(piece, _)| piece.len() > 1)
-            .count()
+    let multi_byte = ranks.tokens.iter().filter(|(piece, _)| piece.len() > 1);
+    if made.len() != multi_byte.count() {
+        return false;
+    }
+    // Ids far sparser than the tokens (the id checks report those past u32 later), or
+    // negative: not taken as rank-ordered, so no table by id is made for them.
+    let Some(size) = ranks.tokens.iter().map(|t| t.1).max().map(|top| top + 1) else {
+        return true;
+    };
+    if size > 2 * ranks.tokens.len() as i128 + 65_536 || ranks.tokens.iter().any(|t| t.1 < 0) {
+        return false;
+    }
+    let mut by_id: Vec<Option<&[u8]>> = vec![None; size as usize];
+    for (piece, id) in &ranks.tokens {
+        by_id[*id as usize] = Some(piece);
+    }
+    let splits = rank_pairs(&by_id);
+    merges.iter().all(|(left, right)| {
+        let id = |piece: &[u8]| ranks.get(piece).map(|id| id as u32);
+        let merged = id(&[left.as_slice(), right.as_slice()].concat());
+        merged.and_then(|m| splits[m as usize]) == id(left).zip(id(right))
+    })
 }
 
 /// The `(left id, right id, rank)` table (a pair listed twice keeps its last rank, at its first
