@@ -29,7 +29,7 @@ from ..vocab import native_module
 
 def merges_are_rank_ordered(ranks: Mapping[bytes, int], merges: Sequence[tuple[bytes, bytes]]) -> bool:
     """True when token-rank BPE on ``ranks`` equals pair-rank BPE on ``merges`` (see module doc)."""
-    made = set()
+    listed = []  # each merge's ids: the token it makes, then its two parts
     last = -1
     for left, right in merges:
         merged = ranks.get(left + right)
@@ -37,12 +37,14 @@ def merges_are_rank_ordered(ranks: Mapping[bytes, int], merges: Sequence[tuple[b
             return False
         # Both parts must exist before the merge that uses them, as BPE training guarantees (a
         # part missing from the vocabulary is reported by pair_ranked_merges).
-        if ranks.get(left, merged) >= merged or ranks.get(right, merged) >= merged:
+        parts = (ranks.get(left, merged), ranks.get(right, merged))
+        if parts[0] >= merged or parts[1] >= merged:
             return False
-        made.add(merged)
+        listed.append((merged, parts))
         last = merged
+    # The merged ids rise strictly, so each merge makes a token of its own.
     multi_byte = sum(1 for piece in ranks if len(piece) > 1)
-    if len(made) != multi_byte:
+    if len(listed) != multi_byte:
         return False
     # Ids far sparser than the tokens, or negative: not taken as rank-ordered (no table by id).
     size = max(ranks.values(), default=-1) + 1
@@ -52,7 +54,7 @@ def merges_are_rank_ordered(ranks: Mapping[bytes, int], merges: Sequence[tuple[b
     for piece, i in ranks.items():
         by_id[i] = piece
     splits = rank_pairs(by_id)
-    return all(splits[ranks[left + right]] == (ranks[left], ranks[right]) for left, right in merges)
+    return all(splits[merged] == parts for merged, parts in listed)
 
 
 def _rank_bpe_pair(piece: bytes, ranks: dict[bytes, int], below: int) -> Optional[tuple[bytes, bytes]]:

@@ -245,7 +245,7 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
     match if ascii { None } else { R::char_merges(t) } {
         Some(chars) => {
             // Characters taken whole where that changes nothing (see `crate::char_merges`).
-            let mut last = NO_RANK as usize;
+            let mut last: Option<usize> = None;
             let mut i = 0;
             while i < n {
                 let len = match chars.at(bytes, i, n) {
@@ -259,7 +259,7 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
                     }
                 };
                 next[i] = (i + len) as u32;
-                if last != NO_RANK as usize {
+                if let Some(last) = last {
                     prev[i] = last as u32;
                     first[last] = if i - last == 1 && len == 1 {
                         t.byte_pair_rank(bytes[last], bytes[i])
@@ -267,7 +267,7 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
                         R::rank(t, bytes, last, within(last, i + len), ids[last], ids[i])
                     };
                 }
-                last = i;
+                last = Some(i);
                 i += len;
             }
         }

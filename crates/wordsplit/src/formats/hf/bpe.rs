@@ -322,23 +322,26 @@ fn merge_pairs(
 /// lists. (Token-rank BPE makes a token from whatever two adjacent parts spell it; with
 /// merges `b c`, `a b`, `ab c` it makes `abc` from `a` + `bc`, which HF never merges.)
 fn merges_are_rank_ordered(ranks: &Ranks, merges: &[(Vec<u8>, Vec<u8>)]) -> bool {
-    let mut made = HashSet::new();
+    // Each merge's ids: the token it makes, then its two parts.
+    let mut listed: Vec<(i128, i128, i128)> = Vec::with_capacity(merges.len());
     let mut last = -1i128;
     for (left, right) in merges {
         let Some(merged) = ranks.get(&[left.as_slice(), right.as_slice()].concat()) else {
             return false;
         };
-        if merged <= last
-            || ranks.get(left).unwrap_or(merged) >= merged
-            || ranks.get(right).unwrap_or(merged) >= merged
-        {
+        let (left, right) = (
+            ranks.get(left).unwrap_or(merged),
+            ranks.get(right).unwrap_or(merged),
+        );
+        if merged <= last || left >= merged || right >= merged {
             return false;
         }
-        made.insert(merged);
+        listed.push((merged, left, right));
         last = merged;
     }
+    // The merged ids rise strictly, so each merge makes a token of its own.
     let multi_byte = ranks.tokens.iter().filter(|(piece, _)| piece.len() > 1);
-    if made.len() != multi_byte.count() {
+    if listed.len() != multi_byte.count() {
         return false;
     }
     // Ids far sparser than the tokens (the id checks report those past u32 later), or
@@ -354,11 +357,9 @@ fn merges_are_rank_ordered(ranks: &Ranks, merges: &[(Vec<u8>, Vec<u8>)]) -> bool
         by_id[*id as usize] = Some(piece);
     }
     let splits = rank_pairs(&by_id);
-    merges.iter().all(|(left, right)| {
-        let id = |piece: &[u8]| ranks.get(piece).map(|id| id as u32);
-        let merged = id(&[left.as_slice(), right.as_slice()].concat());
-        merged.and_then(|m| splits[m as usize]) == id(left).zip(id(right))
-    })
+    listed
+        .iter()
+        .all(|&(merged, left, right)| splits[merged as usize] == Some((left as u32, right as u32)))
 }
 
 /// The `(left id, right id, rank)` table (a pair listed twice keeps its last rank, at its first
