@@ -35,6 +35,10 @@ pub(super) struct Classes {
     pub(super) cont: u64,
 }
 
+/// How far ahead of the block being classified the scan requests the text (see
+/// [`Classes::of_ascii`]).
+const TEXT_AHEAD: usize = 1024;
+
 impl Classes {
     /// The bitmaps of the block of `b` starting at `base` (all zero past the text).
     #[inline(always)]
@@ -48,6 +52,10 @@ impl Classes {
     /// `non_ascii` and `cont` only, until [`Classes::complete`]).
     #[inline(always)]
     pub(super) fn of_ascii(k: impl Classify, b: &[u8], base: usize) -> Classes {
+        // The text ahead requested: the hardware's prefetcher stops at each 4 KB page, and
+        // a page whose address translation has left the TLB (after other work, or a
+        // garbage collection, walked a large heap) would stall the scan there.
+        crate::tables::prefetch_address(b.as_ptr().wrapping_add(base + TEXT_AHEAD));
         let len = b.len();
         if base >= len {
             return Classes::default();
