@@ -30,6 +30,7 @@ import tempfile
 import time
 import traceback
 import zipfile
+from array import array
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -217,9 +218,9 @@ class Parity:
 
 
 def compare(expected: list, got: list) -> Parity:
-    """Document-by-document equality of two output lists (ids or decoded strings); numpy
-    arrays of ids are compared as lists."""
-    got = [as_id_list(g) if hasattr(g, "dtype") else g for g in got]
+    """Document-by-document equality of two output lists (ids or decoded strings); ids in
+    numpy arrays or ``array("I")`` are compared as lists."""
+    expected, got = ([g if isinstance(g, str) else as_id_list(g) for g in side] for side in (expected, got))
     bad = [i for i, (e, g) in enumerate(zip(expected, got)) if e != g]
     first = None
     if bad:
@@ -373,7 +374,7 @@ def start_workers(vocab: str, args, notes: list[str]) -> list[RemoteRunner]:
 
 
 def measure_single(contenders: list[Contender], runners: dict[str, Runner], tag: str,
-                   expected: Optional[list[list[int]]], docs: list[str], python_idx: list[int], args) -> dict:
+                   expected: Optional[list[array]], docs: list[str], python_idx: list[int], args) -> dict:
     """Single-thread encode of every document of one corpus, one call per document.
 
     First a checked pass: every contender encodes all documents (wordsplit's Python backend
@@ -394,8 +395,12 @@ def measure_single(contenders: list[Contender], runners: dict[str, Runner], tag:
     for c in contenders:
         idx = indices[c.key]
         subsets[c.key] = [docs[i] for i in idx]
-        ids, seconds, done = passes[c.key]
+        ids, seconds, done = passes.pop(c.key)
         parity = report_parity("encode", c, compare([expected[i] for i in idx], ids) if expected else None)
+        # Checked, the ids are dropped: kept through the timed passes (a million Python ints
+        # or more), the collection before each pass would walk them all and leave every
+        # contender's pass to start with the CPU's caches and TLB flushed.
+        del ids
         if not done:
             log(f"    {c.label}: over the {args.pass_budget:.0f} s pass budget; not timed")
             cells[c.key] = {"label": c.label, "timeout_s": seconds["wall"], "parity": parity}
@@ -415,7 +420,7 @@ def measure_single(contenders: list[Contender], runners: dict[str, Runner], tag:
 
 
 def measure_batch(contenders: list[Contender], runners: dict[str, Runner], tag: str,
-                  expected: Optional[list[list[int]]], docs: list[str], args) -> dict:
+                  expected: Optional[list[array]], docs: list[str], args) -> dict:
     """One ``encode_batch`` call (2 threads) over all documents of one corpus (stored in the
     runners under ``tag``), per contender; checked against the oracle's ids first. Always
     wall time (CPU time adds up the threads)."""
@@ -454,12 +459,13 @@ def measure_scaling(contenders: list[Contender], runners: dict[str, Runner], tag
 
 
 def measure_decode(contenders: list[Contender], runners: dict[str, Runner], oracle: Optional[Contender],
-                   id_lists: list[list[int]], args) -> dict:
+                   id_arrays: list[array], args) -> dict:
     """Decode the oracle's ids of every document back to text, one call per document, per
     contender; each output is checked against the oracle's decode. Reports M ids/s and MB/s
     of UTF-8 output."""
     if oracle is None or oracle.decode is None:
         return {}
+    id_lists = [ids.tolist() for ids in id_arrays]
     expected = [oracle.decode(ids) for ids in id_lists]
     out_bytes, n_ids = utf8_len(expected), sum(len(ids) for ids in id_lists)
     parities, jobs = {}, {}
@@ -600,7 +606,8 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
     try:
         decode_ids = []
         for name, (docs, python_idx) in corpora.items():
-            expected = [oracle.encode(doc) for doc in docs] if oracle else None
+            # as arrays, which the garbage collector does not walk (see measure_single)
+            expected = [array("I", oracle.encode(doc)) for doc in docs] if oracle else None
             decode_ids += expected or []
             for runner in runners.values():
                 runner.put(name, docs)
