@@ -144,7 +144,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 const REGIMES: &str = "first,turns,back,swept,walked";
 
 /// The words of the heap [`walk`] reads: 128 MiB, more than the last-level cache holds and
-/// more pages (of 4 KB: a `Vec` this large is not given huge pages) than the TLB maps.
+/// more pages than the TLB maps (of 4 KB where, as on Linux's default `madvise` policy,
+/// transparent huge pages are given only to memory that asks for them, which this does not).
 const HEAP_WORDS: usize = 16 << 20;
 
 /// Reads a word in each of a million lines of `heap` spread over all of it (a linear
