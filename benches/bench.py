@@ -430,6 +430,7 @@ def measure_batch(contenders: list[Contender], runners: dict[str, Runner], tag: 
             continue
         ids, _, _ = runners[c.key].batch(tag, BATCH_THREADS, keep=True)
         parities[c.key] = report_parity("batch", c, compare(expected, ids) if expected else None)
+        del ids  # not kept through the timed calls (see measure_single)
         jobs[c.key] = lambda runner=runners[c.key]: runner.batch(tag, BATCH_THREADS)
     by_key = {c.key: c for c in contenders}
     return {key: throughput_entry(by_key[key], utf8_len(docs), times, "wall", parities[key])
