@@ -9,7 +9,7 @@
 //! Built once per vocabulary and shared (`Arc`) by all encoders and threads.
 
 use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use hashbrown::hash_table::{Entry, HashTable};
@@ -18,6 +18,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap};
 use crate::char_merges::CharMerges;
 use crate::encoders::backtrack_tables::BacktrackTables;
 use crate::huge_pages::{HugeSlice, Zeroable};
+use crate::pipeline::PieceSeeds;
 
 /// A merge priority or token id; `u32::MAX` is "never merges".
 pub type Rank = u32;
@@ -89,7 +90,14 @@ pub struct MergeTables {
     /// Bytes of the pieces backtrack leads on (runs, wide white space) that `auto` has given
     /// buffer-sweep while the backtrack tables were not built.
     auto_swept_backtrack_bytes: AtomicUsize,
+    /// Unique in the process ([`Self::id`]).
+    id: u64,
+    /// What each thread's piece table starts with, made on first use ([`Self::piece_seeds`]).
+    piece_seeds: OnceLock<PieceSeeds>,
 }
+
+/// The next [`MergeTables::id`].
+static NEXT_TABLES_ID: AtomicU64 = AtomicU64::new(0);
 
 #[derive(Debug)]
 pub struct TablesError(pub String);
@@ -637,6 +645,19 @@ impl MergeTables {
         )?)
     }
 
+    /// A number no other tables of this process have: the pipelines over these tables that
+    /// give every piece the same ids (one native encoder) share each thread's caches under it.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The vocabulary's tokens of up to 15 bytes as a piece table, made on first use and
+    /// then shared: every thread's piece table, in every pipeline over these tables that
+    /// uses them, starts as a copy of it (4 MB, made once rather than per pipeline).
+    pub(crate) fn piece_seeds(&self) -> &PieceSeeds {
+        self.piece_seeds.get_or_init(|| PieceSeeds::of(self))
+    }
+
     /// Build the tables from `blob`, the bytes of tokens `ids[i]` of lengths `lens[i]`
     /// concatenated; `is_bpe[i]` tells BPE tokens from special/added literals (which are
     /// decoded but never merged or looked up). Two literals may share an id; the first wins.
@@ -704,6 +725,8 @@ impl MergeTables {
             pair_grid,
             char_merges: OnceLock::new(),
             auto_swept_backtrack_bytes: AtomicUsize::new(0),
+            id: NEXT_TABLES_ID.fetch_add(1, Relaxed),
+            piece_seeds: OnceLock::new(),
         };
         // Each token's insert misses the CPU's caches twice, at random in several MB (its
         // filter word and its home slot): asking for the lines of the token AHEAD places on

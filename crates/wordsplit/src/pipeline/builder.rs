@@ -190,13 +190,16 @@ impl PipelineBuilder {
         // whole token without merging only for the native encoders (a foreign one decides
         // every piece) under whole-piece lookup (elsewhere a token's bytes may merge into
         // other tokens; single bytes alone, the index answers from an array).
-        let seeds = (matches!(self.encoder, EncodeStage::Native(_))
+        let seeded = matches!(self.encoder, EncodeStage::Native(_))
             && !self.tables.lacks_bytes
-            && self.tables.whole_piece_lookup)
-            .then(|| super::piece_cache::PieceTable::seeds(&self.tables));
+            && self.tables.whole_piece_lookup;
+        if seeded {
+            // Made here, once per tables, rather than in the first encode.
+            self.tables.piece_seeds();
+        }
         Ok(Pipeline {
             id: NEXT_PIPELINE_ID.fetch_add(1, Ordering::Relaxed),
-            seeds,
+            seeded,
             tables: self.tables,
             encoder: self.encoder,
             spanner,

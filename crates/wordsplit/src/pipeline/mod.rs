@@ -40,6 +40,17 @@ pub use builder::{regex_unsupported, PipelineBuilder};
 use literals::FlaggedScan;
 pub use offsets::TokenPlace;
 
+/// A vocabulary's tokens of up to 15 bytes as a piece table ([`piece_cache::PieceTable::seeds`]),
+/// which every thread's piece table over those tables starts as a copy of; kept by the
+/// tables ([`MergeTables::piece_seeds`]).
+pub(crate) struct PieceSeeds(piece_cache::PieceTable);
+
+impl PieceSeeds {
+    pub(crate) fn of(tables: &MergeTables) -> Self {
+        Self(piece_cache::PieceTable::seeds(tables))
+    }
+}
+
 /// What to do with each special literal in one call (indexes into the literal list).
 pub enum SpecialPolicy {
     /// Every special literal is a token; none is an error.
@@ -140,7 +151,8 @@ impl EncodeStage {
 
 /// The encode of one vocabulary with one set of stages; see the module docs.
 pub struct Pipeline {
-    /// Names this pipeline's entries in the per-thread piece caches (never reused).
+    /// Unique in the process: names the piece caches of this pipeline when its encoder is
+    /// foreign (native encoders share theirs, [`Self::cache_key`]).
     id: u64,
     tables: Arc<MergeTables>,
     encoder: EncodeStage,
@@ -160,9 +172,10 @@ pub struct Pipeline {
     /// Asked between blocks of [`POLL_PIECES`] pieces of a long text whether to go on; its
     /// error ends the encode (the Python bindings check for Ctrl-C here).
     interrupt: Option<Interrupt>,
-    /// What each thread's piece table starts with, for a native encoder on a vocabulary
-    /// with every byte and whole-piece lookup (see [`piece_cache::PieceTable::seeds`]).
-    seeds: Option<piece_cache::PieceTable>,
+    /// Whether each thread's piece table starts with the vocabulary's tokens
+    /// ([`MergeTables::piece_seeds`]): for a native encoder on a vocabulary with every byte
+    /// and whole-piece lookup.
+    seeded: bool,
 }
 
 /// A check a long encode calls between blocks of pieces: `Err` stops the encode with that error.

@@ -9,11 +9,12 @@ use super::piece_cache::{
     ChunkKeys, LongPieces, PieceCache, CACHE_MAX_PIECE, CHUNK, LONG_MAX_PIECE, TABLE_MAX_IDS,
     TABLE_WRITES,
 };
-use super::{most_recent, Pipeline};
+use super::{most_recent, EncodeStage, Pipeline};
 use crate::error::Error;
 use crate::spanners::PieceScanner;
 
-/// Each thread keeps the piece caches of this many pipelines, the most recently used.
+/// Each thread keeps this many piece caches (see [`Pipeline::cache_key`]), the most
+/// recently used.
 const CACHED_PIPELINES: usize = 8;
 
 thread_local! {
@@ -147,11 +148,25 @@ fn merged_for_table(
 }
 
 impl Pipeline {
+    /// The key of this pipeline's piece cache in a thread's list. Pipelines over the same
+    /// tables with the same native encoder give every piece the same ids, whatever their
+    /// spanner, normalizer, literals and unknown-byte rule (the caches only ever hold a
+    /// piece's merge, or a whole token), so they share one: a program that builds several
+    /// tokenizers on one vocabulary keeps one set of caches per thread, warm for all of
+    /// them. Different encoders keep theirs apart, so each one's speed is its own; a
+    /// foreign encoder's pipeline has its own.
+    fn cache_key(&self) -> u64 {
+        match &self.encoder {
+            EncodeStage::Native(kind) => self.tables.id() << 8 | (*kind as u64 + 1),
+            EncodeStage::Foreign(_) => self.id << 8,
+        }
+    }
+
     /// This pipeline's piece cache in a thread's `caches`, made (its table a copy of the
-    /// pipeline's seeds, if any) when the thread has none.
+    /// vocabulary's seeds, if the pipeline uses them) when the thread has none.
     fn piece_cache<'a>(&self, caches: &'a mut Vec<(u64, PieceCache)>) -> &'a mut PieceCache {
-        most_recent(caches, self.id, CACHED_PIPELINES, || {
-            PieceCache::new(self.seeds.as_ref())
+        most_recent(caches, self.cache_key(), CACHED_PIPELINES, || {
+            PieceCache::new(self.seeded.then(|| &self.tables.piece_seeds().0))
         })
     }
 
@@ -352,8 +367,9 @@ impl Pipeline {
         let result = pieces(&mut cache);
         PIECE_CACHES.with_borrow_mut(|caches| {
             // A call inside the loop on this same pipeline made one of its own: ours stays.
-            caches.retain(|(id, _)| *id != self.id);
-            most_recent(caches, self.id, CACHED_PIPELINES, || cache);
+            let key = self.cache_key();
+            caches.retain(|(id, _)| *id != key);
+            most_recent(caches, key, CACHED_PIPELINES, || cache);
         });
         result
     }
@@ -418,6 +434,7 @@ mod tests {
     use crate::pipeline::SpecialPolicy;
     use crate::spanners::GPT2_PATTERN;
     use crate::tables::tests::{tiny, tiny_ranked};
+    use crate::tables::MergeTables;
 
     /// `f` on this thread's piece cache of `pipeline`.
     fn with_cache<T>(pipeline: &Pipeline, f: impl FnOnce(&mut PieceCache) -> T) -> T {
@@ -473,6 +490,55 @@ mod tests {
                 });
             });
         }
+    }
+
+    #[test]
+    fn pipelines_over_the_same_tables_with_the_same_native_encoder_share_their_piece_caches() {
+        let tables = Arc::new(tiny(&[]));
+        let build = |tables: &Arc<MergeTables>, kind| {
+            Pipeline::builder(tables.clone())
+                .pattern(GPT2_PATTERN)
+                .encoder(kind)
+                .build()
+                .unwrap()
+        };
+        let first = build(&tables, EncoderKind::Auto);
+        // Another spanner changes the pieces, not what a piece's ids are.
+        let other_spanner = Pipeline::builder(tables.clone())
+            .pattern(" ?[a-z]+|[^a-z]")
+            .build()
+            .unwrap();
+        let other_encoder = build(&tables, EncoderKind::HeapMerge);
+        let other_tables = build(&Arc::new(tiny(&[])), EncoderKind::Auto);
+        let sweep = NativeEncoder::new(tables.clone(), EncoderKind::Auto).unwrap();
+        let foreign = Pipeline::builder(tables.clone())
+            .pattern(GPT2_PATTERN)
+            .foreign_encoder(Box::new(sweep))
+            .build()
+            .unwrap();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                // Not a token: merged, then kept in the piece table of the caches used (a
+                // piece is read 16 bytes at a time, so the text is longer).
+                let text = " xyzw, and more text after it.";
+                let bytes: Vec<u32> = text.bytes().map(u32::from).collect();
+                assert_eq!(encode(&first, text), bytes);
+                assert!(table_holds(&first, b" xyzw"));
+                assert!(table_holds(&other_spanner, b" xyzw"), "shared");
+                assert!(
+                    !table_holds(&other_encoder, b" xyzw"),
+                    "each encoder its own"
+                );
+                assert!(!table_holds(&other_tables, b" xyzw"), "other tables");
+                assert!(
+                    !table_holds(&foreign, b" xyzw"),
+                    "a foreign encoder its own"
+                );
+                assert_eq!(encode(&other_spanner, text), bytes);
+            });
+        });
+        // The seeds are made once, for the first pipeline that uses them.
+        assert!(std::ptr::eq(tables.piece_seeds(), tables.piece_seeds()));
     }
 
     #[test]
