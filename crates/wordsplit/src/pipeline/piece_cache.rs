@@ -964,6 +964,29 @@ impl PieceTable {
     /// recent.
     #[inline(always)]
     pub fn get(&mut self, key: &TableKey) -> Option<TableIds<'_>> {
+        if self.find_in_ways(key) {
+            Some(TableIds::of(&self.set(key)[0]))
+        } else if key.fits() && self.keeps_ghost(key.line) {
+            self.get_evicted(key.lo, key.hi, key.line)
+        } else {
+            None
+        }
+    }
+
+    /// [`Self::get`] of the set's two ways only: no call, for the piece loop's own loop
+    /// over the pieces the table holds (see `Pipeline::encode_pieces`).
+    #[inline(always)]
+    pub fn get_in_ways(&mut self, key: &TableKey) -> Option<TableIds<'_>> {
+        if self.find_in_ways(key) {
+            Some(TableIds::of(&self.set(key)[0]))
+        } else {
+            None
+        }
+    }
+
+    /// Whether a way of `key`'s set holds its piece, which is then in way 0.
+    #[inline(always)]
+    fn find_in_ways(&mut self, key: &TableKey) -> bool {
         // `CompactEntry::key_words` spelled out: through it, a warm pass over prose ran 4 %
         // more instructions.
         let mask = !(0xf << COUNT_SHIFT);
@@ -975,16 +998,14 @@ impl PieceTable {
         // 6-8 % warm, than leaving it (fewer mispredicted tests of way 0, and the set's older
         // piece is the one a new piece evicts).
         if holds(&self.set(key)[0]) {
-            Some(TableIds::of(&self.set(key)[0]))
+            true
         } else if holds(&self.set(key)[1]) {
             // SAFETY: as in `set`.
             let ways = unsafe { &mut *self.sets.as_mut_ptr().byte_add(key.line) };
             ways.swap(0, 1);
-            Some(TableIds::of(&ways[0]))
-        } else if key.fits() && self.keeps_ghost(key.line) {
-            self.get_evicted(key.lo, key.hi, key.line)
+            true
         } else {
-            None
+            false
         }
     }
 

@@ -235,9 +235,36 @@ impl Pipeline {
                     // The vector's end stays in registers while the table answers.
                     let mut len = out.len();
                     let mut ids_at = out.as_mut_ptr();
-                    for i in 0..count {
+                    let mut i = 0;
+                    while i < count {
+                        // The pieces the set's ways hold, with ids in their entry (most
+                        // pieces of text seen before), in a loop of their own with no call:
+                        // in one loop with the rest, its values lived on the stack (the
+                        // other paths call out), reloaded and stored again each piece.
+                        // Warm core passes over prose and code after other work 3-5 %
+                        // faster; first passes level.
+                        while i < count {
+                            // SAFETY: `i < count`, the chunk's `n`.
+                            let key = unsafe { keys.key_unchecked(i) };
+                            let Some(ids) = cache.table.get_in_ways(&key) else {
+                                break;
+                            };
+                            // SAFETY: room for the ids, as for the write below.
+                            let Some(written) = (unsafe { ids.write(ids_at.add(len)) }) else {
+                                break;
+                            };
+                            len += written;
+                            i += 1;
+                        }
+                        if i == count {
+                            break;
+                        }
+                        // The rest, one piece: the evicted piece its set kept, ids held in
+                        // the long pieces' arena, or a piece the table does not hold.
                         // SAFETY: `i < count`, the chunk's `n`.
                         let key = unsafe { keys.key_unchecked(i) };
+                        let at = i;
+                        i += 1;
                         // Where the long pieces' arena has the ids of a piece held there.
                         let mut held = None;
                         if let Some(ids) = cache.table.get(&key) {
@@ -255,10 +282,10 @@ impl Pipeline {
                         if let Some(ids) = held.and_then(|held| cache.long.held(held)) {
                             out.extend_from_slice(ids);
                         } else {
-                            let (start, end) = (keys.starts[i], keys.starts[i + 1]);
+                            let (start, end) = (keys.starts[at], keys.starts[at + 1]);
                             // Read again rather than kept from the lookup: a key kept for
                             // this rare path was stored on the stack for every piece.
-                            let key = keys.key(i);
+                            let key = keys.key(at);
                             if key.fits() {
                                 // While the table keeps evicted pieces (they come back),
                                 // one that may have more ids than an entry holds (more
@@ -293,7 +320,7 @@ impl Pipeline {
                                 })?;
                             }
                         }
-                        out.reserve(TABLE_WRITES * (count - i));
+                        out.reserve(TABLE_WRITES * (count - i + 1));
                         len = out.len();
                         ids_at = out.as_mut_ptr();
                     }
