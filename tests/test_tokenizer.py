@@ -76,6 +76,23 @@ def test_special_policy_like_tiktoken():
         tok.encode("x", allowed_special="<|endoftext|>")
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_empty_disallowed_special_is_an_ordinary_encode_in_every_form(backend):
+    # disallowed_special=() (tiktoken's spelling) has a path of its own; other empty
+    # collections and None take the general one: all encode special tokens as text.
+    tok = TokenizerOptions(backend=backend).build(load_vocab("cl100k_base"))
+    text = "a<|endoftext|> b<|fim_prefix|>"
+    ordinary = tok.encode_ordinary(text)
+    assert 100257 not in ordinary
+    for empty in [(), [], set(), frozenset(), None]:
+        assert tok.encode(text, disallowed_special=empty) == ordinary
+        assert tok.encode_to_numpy(text, disallowed_special=empty).tolist() == ordinary
+        assert tok.count(text, disallowed_special=empty) == len(ordinary)
+    # Allowing some while disallowing none encodes the allowed ones as tokens.
+    assert tok.encode(text, allowed_special={"<|endoftext|>"}, disallowed_special=()) == \
+        [64, 100257, 293, *tok.encode_ordinary("<|fim_prefix|>")]
+
+
 def test_qwen3_added_tokens_always_matched_specials_follow_policy():
     tok = tokenizer_for("qwen3")
     assert tok.encode("<think>\n\n</think>\n\n") == [151667, 271, 151668, 271]

@@ -172,8 +172,11 @@ class Tokenizer:
         >>> get_tokenizer("cl100k_base").encode("hi<|endoftext|>", allowed_special="all")
         [6151, 100257]
         """
-        if allowed_special is _NO_SPECIALS and disallowed_special is _ALL:
-            return self._default_calls.encode(text)
+        if allowed_special is _NO_SPECIALS:
+            if disallowed_special is _ALL:
+                return self._default_calls.encode(text)
+            if type(disallowed_special) is tuple and not disallowed_special:  # tiktoken's ordinary encode
+                return self._ordinary_calls.encode(text)
         return self._calls(allowed_special, disallowed_special, text).encode(text)
 
     def encode_with_offsets(
@@ -264,8 +267,11 @@ class Tokenizer:
         array([14990,  1879], dtype=uint32)
         """
         _numpy()
-        if allowed_special is _NO_SPECIALS and disallowed_special is _ALL:
-            return self._default_calls.encode_numpy(text)
+        if allowed_special is _NO_SPECIALS:
+            if disallowed_special is _ALL:
+                return self._default_calls.encode_numpy(text)
+            if type(disallowed_special) is tuple and not disallowed_special:  # tiktoken's ordinary encode
+                return self._ordinary_calls.encode_numpy(text)
         return self._calls(allowed_special, disallowed_special, text).encode_numpy(text)
 
     def encode_batch_to_numpy(
@@ -329,8 +335,11 @@ class Tokenizer:
         >>> get_tokenizer("qwen3").count("hello world")
         2
         """
-        if allowed_special is _NO_SPECIALS and disallowed_special is _ALL:
-            return self._default_calls.count(text)
+        if allowed_special is _NO_SPECIALS:
+            if disallowed_special is _ALL:
+                return self._default_calls.count(text)
+            if type(disallowed_special) is tuple and not disallowed_special:  # tiktoken's ordinary encode
+                return self._ordinary_calls.count(text)
         return self._calls(allowed_special, disallowed_special, text).count(text)
 
     def _threads(self, num_threads: object) -> Optional[int]:
