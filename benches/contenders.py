@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -133,10 +134,32 @@ def _data_dir() -> Path:
 # -- wordsplit ------------------------------------------------------------------------------
 
 
-def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
-    from wordsplit import TokenizerOptions, load_vocab
+# The vocabularies a wordsplit contender of this process was built on (see `_own_vocab`).
+_WORDSPLIT_VOCABS: set[str] = set()
 
-    tok = TokenizerOptions(**options).build(load_vocab(vocab))
+
+def _own_vocab(vocab: str):
+    """The vocabulary a new wordsplit contender is built on: the one ``load_vocab`` keeps for
+    the process for the first contender of ``vocab`` (as a user's tokenizer gets it; a load
+    probe builds only that one), a private copy for each other. Tokenizers built on one loaded
+    vocabulary share each thread's piece caches (docs/design.md), so contenders taking turns
+    over the same documents (the list and numpy forms, the encoder variants) would warm them
+    for each other: a pass after another over the same block would not be a first pass, and a
+    warm pass would start with the lines its sibling just read. Each is timed as a tokenizer of
+    its own, as each peer's two forms are two instances of it."""
+    from wordsplit import load_vocab
+
+    loaded = load_vocab(vocab)
+    if vocab not in _WORDSPLIT_VOCABS:
+        _WORDSPLIT_VOCABS.add(vocab)
+        return loaded
+    return pickle.loads(pickle.dumps(loaded))  # the same tokens, tables of its own
+
+
+def _wordsplit(key: str, vocab: str, label: str, **options) -> Contender:
+    from wordsplit import TokenizerOptions
+
+    tok = TokenizerOptions(**options).build(_own_vocab(vocab))
     base = Contender(
         key=key,
         # encoder_name is newer than some builds --baseline compares with; their encoders had .name
