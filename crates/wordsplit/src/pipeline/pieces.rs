@@ -532,7 +532,7 @@ mod tests {
         let first = build(&tables, EncoderKind::Auto);
         // Another spanner changes the pieces, not what a piece's ids are.
         let other_spanner = Pipeline::builder(tables.clone())
-            .pattern(" ?[a-z]+|[^a-z]")
+            .pattern(crate::names::CL100K_PATTERN)
             .build()
             .unwrap();
         let other_encoder = build(&tables, EncoderKind::HeapMerge);
