@@ -8,7 +8,8 @@ use crate::huge_pages::{HugeSlice, Zeroable};
 use crate::tables::MergeTables;
 
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
-/// so each thread remembers the ids of recent ones, per pipeline, in two-way set-associative
+/// so each thread remembers the ids of recent ones, per vocabulary and native encoder (see
+/// `Pipeline::cache_key`), in two-way set-associative
 /// tables (a CPU cache's layout, [`Ways`]): a lookup reads one set, an insert evicts the set's
 /// least recently used entry, nothing is allocated per piece. Text where nothing repeats
 /// (random Unicode) then costs a store per piece, not a hash-map insert that allocates.
