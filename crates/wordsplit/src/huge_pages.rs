@@ -49,8 +49,8 @@ impl<T: Zeroable> HugeSlice<T> {
 
     /// `len` zeroed values from the global allocator, on ordinary pages: for a table made
     /// often and mostly left small (a piece cache's first wide table and its table of long
-    /// pieces, one per thread and vocabulary's tables and encoder), where the allocator's recycled memory costs
-    /// fewer page faults than a fresh mapping.
+    /// pieces, one per thread, vocabulary and encoder), where the allocator's recycled memory
+    /// costs fewer page faults than a fresh mapping.
     pub fn zeroed_ordinary(len: usize) -> Self {
         Self::new(len, true)
     }

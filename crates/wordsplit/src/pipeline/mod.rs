@@ -40,9 +40,9 @@ pub use builder::{regex_unsupported, PipelineBuilder};
 use literals::FlaggedScan;
 pub use offsets::TokenPlace;
 
-/// A vocabulary's tokens of up to 15 bytes as a piece table ([`piece_cache::PieceTable::seeds`]),
-/// which every thread's piece table over those tables starts as a copy of; kept by the
-/// tables ([`MergeTables::piece_seeds`]).
+/// A vocabulary's tokens of up to 15 bytes as a piece table
+/// ([`piece_cache::PieceTable::seeds`]), which every thread's piece table over those tables
+/// starts as a copy of; kept by the tables ([`MergeTables::piece_seeds`]).
 pub(crate) struct PieceSeeds(piece_cache::PieceTable);
 
 impl PieceSeeds {

@@ -9,10 +9,10 @@ use crate::tables::MergeTables;
 
 /// Pieces that need merging repeat a lot in real text (a word seen before, a run of spaces),
 /// so each thread remembers the ids of recent ones, per vocabulary and native encoder (see
-/// `Pipeline::cache_key`), in two-way set-associative
-/// tables (a CPU cache's layout, [`Ways`]): a lookup reads one set, an insert evicts the set's
-/// least recently used entry, nothing is allocated per piece. Text where nothing repeats
-/// (random Unicode) then costs a store per piece, not a hash-map insert that allocates.
+/// `Pipeline::cache_key`), in two-way set-associative tables (a CPU cache's layout,
+/// [`Ways`]): a lookup reads one set, an insert evicts the set's least recently used entry,
+/// nothing is allocated per piece. Text where nothing repeats (random Unicode) then costs a
+/// store per piece, not a hash-map insert that allocates.
 ///
 /// The piece loop asks these tables for the pieces its [`PieceTable`] cannot hold (more
 /// than 15 bytes, or at the end of a text where their key cannot be read in place; whole
