@@ -962,20 +962,31 @@ impl PieceTable {
 
     /// The ids of `key`'s piece if the table holds it (in either way of its set, or as the
     /// piece the set last evicted, [`Self::get_evicted`]). The piece becomes its set's most
-    /// recent.
-    #[inline(always)]
+    /// recent. The piece loop asks the same in two steps ([`Self::get_in_ways`], then
+    /// [`Self::get_missed`]); the tests in one.
+    #[cfg(test)]
     pub fn get(&mut self, key: &TableKey) -> Option<TableIds<'_>> {
         if self.find_in_ways(key) {
             Some(TableIds::of(&self.set(key)[0]))
-        } else if key.fits() && self.keeps_ghost(key.line) {
+        } else {
+            self.get_missed(key)
+        }
+    }
+
+    /// The ids of a piece neither way of its set holds ([`Self::get_in_ways`] found none):
+    /// the piece its set last evicted, if that is this one ([`Self::get_evicted`]).
+    #[inline(always)]
+    pub fn get_missed(&mut self, key: &TableKey) -> Option<TableIds<'_>> {
+        if key.fits() && self.keeps_ghost(key.line) {
             self.get_evicted(key.lo, key.hi, key.line)
         } else {
             None
         }
     }
 
-    /// [`Self::get`] of the set's two ways only: no call, for the piece loop's own loop
-    /// over the pieces the table holds (see `Pipeline::encode_pieces`).
+    /// The ids of `key`'s piece if a way of its set holds it (it becomes the set's most
+    /// recent): no call, for the piece loop's own loop over the pieces the table holds (see
+    /// `Pipeline::encode_pieces`).
     #[inline(always)]
     pub fn get_in_ways(&mut self, key: &TableKey) -> Option<TableIds<'_>> {
         if self.find_in_ways(key) {
@@ -1010,7 +1021,7 @@ impl PieceTable {
         }
     }
 
-    /// [`Self::get`] of a piece neither way of its set holds: the set's last evicted piece,
+    /// [`Self::get_missed`]: the set's last evicted piece,
     /// while evicted pieces are kept, if it is this one (its tag first, then the entry); it
     /// moves back to way 0, and way 1's piece out. Counts the piece as missed, and as come
     /// back if its tag is the set's ghost. Out of line: text seen before rarely gets here.

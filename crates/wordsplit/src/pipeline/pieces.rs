@@ -237,6 +237,8 @@ impl Pipeline {
                     let mut ids_at = out.as_mut_ptr();
                     let mut i = 0;
                     while i < count {
+                        // Where the long pieces' arena has the ids of a piece held there.
+                        let mut held = None;
                         // The pieces the set's ways hold, with ids in their entry (most
                         // pieces of text seen before), in a loop of their own with no call:
                         // in one loop with the rest, its values lived on the stack (the
@@ -251,6 +253,7 @@ impl Pipeline {
                             };
                             // SAFETY: room for the ids, as for the write below.
                             let Some(written) = (unsafe { ids.write(ids_at.add(len)) }) else {
+                                held = Some(ids.held());
                                 break;
                             };
                             len += written;
@@ -259,23 +262,23 @@ impl Pipeline {
                         if i == count {
                             break;
                         }
-                        // The rest, one piece: the evicted piece its set kept, ids held in
-                        // the long pieces' arena, or a piece the table does not hold.
+                        // The rest, one piece: ids held in the long pieces' arena, the
+                        // evicted piece its set kept, or a piece the table does not hold.
                         // SAFETY: `i < count`, the chunk's `n`.
                         let key = unsafe { keys.key_unchecked(i) };
                         let at = i;
                         i += 1;
-                        // Where the long pieces' arena has the ids of a piece held there.
-                        let mut held = None;
-                        if let Some(ids) = cache.table.get(&key) {
-                            // SAFETY: room for `TABLE_WRITES` ids per piece left is reserved
-                            // (above, and again after each piece the table did not hold);
-                            // `ids_at` is `out`'s buffer since then.
-                            if let Some(written) = unsafe { ids.write(ids_at.add(len)) } {
-                                len += written;
-                                continue;
+                        if held.is_none() {
+                            if let Some(ids) = cache.table.get_missed(&key) {
+                                // SAFETY: room for `TABLE_WRITES` ids per piece left is
+                                // reserved (above, and again after each piece the table did
+                                // not hold); `ids_at` is `out`'s buffer since then.
+                                if let Some(written) = unsafe { ids.write(ids_at.add(len)) } {
+                                    len += written;
+                                    continue;
+                                }
+                                held = Some(ids.held());
                             }
-                            held = Some(ids.held());
                         }
                         // SAFETY: the ids below `len` are written.
                         unsafe { out.set_len(len) };
