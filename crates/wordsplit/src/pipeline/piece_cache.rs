@@ -1021,10 +1021,10 @@ impl PieceTable {
         }
     }
 
-    /// [`Self::get_missed`]: the set's last evicted piece,
-    /// while evicted pieces are kept, if it is this one (its tag first, then the entry); it
-    /// moves back to way 0, and way 1's piece out. Counts the piece as missed, and as come
-    /// back if its tag is the set's ghost. Out of line: text seen before rarely gets here.
+    /// [`Self::get_missed`]: the set's last evicted piece, while evicted pieces are kept, if
+    /// it is this one (its tag first, then the entry); it moves back to way 0, and way 1's
+    /// piece out. Counts the piece as missed, and as come back if its tag is the set's
+    /// ghost. Out of line: text seen before rarely gets here.
     /// The key comes as its three words, in registers: through a reference, the piece
     /// loop stored every piece's key on the stack for this call it rarely makes.
     #[inline(never)]
