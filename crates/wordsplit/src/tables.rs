@@ -653,7 +653,7 @@ impl MergeTables {
 
     /// The vocabulary's tokens of up to 15 bytes as a piece table, made on first use and
     /// then shared: every thread's piece table, in every pipeline over these tables that
-    /// uses them, starts as a copy of it (4 MB, made once rather than per pipeline).
+    /// uses them, starts as a copy of it (4 or 8 MB, made once rather than per pipeline).
     pub(crate) fn piece_seeds(&self) -> &PieceSeeds {
         self.piece_seeds.get_or_init(|| PieceSeeds::of(self))
     }

@@ -32,9 +32,9 @@ use crate::tables::MergeTables;
 /// entries, repeated passes over 1 MB of multilingual text in 10 KB documents (5,500
 /// distinct wide pieces) ran at half speed for about 25 passes before it had grown. Its
 /// pages are touched only where pieces are written.
-/// With their tags, [`LongPieces`] and the [`PieceTable`] asked before them (4 MB, growing
-/// to 16 MB, with up to 8.25 MB more for its evicted pieces and their tags), a cache holds
-/// at most 46 MB.
+/// With their tags, [`LongPieces`] and the [`PieceTable`] asked before them (4 or 8 MB,
+/// growing to 16 MB, with up to 8.25 MB more for its evicted pieces and their tags), a cache
+/// holds at most 46 MB.
 pub(super) const CACHE_MAX_PIECE: usize = 32;
 /// The lengths of the pieces of [`WideEntry`]s: too long for a [`PieceTable`].
 pub(super) const WIDE_PIECES: std::ops::RangeInclusive<usize> =
@@ -569,7 +569,9 @@ impl TableKey {
 /// word has once its count of ids is masked off, so such a key matches no entry.
 const OUTSIDE: u64 = 1 << 63;
 
-/// A [`PieceTable`]'s sets when it is made: 65,536 of two 32-byte entries, 4 MB.
+/// A [`PieceTable`]'s fewest sets: 65,536 of two 32-byte entries, 4 MB (an empty table's,
+/// and the seeds' of a vocabulary of up to 104,857 tokens of up to 15 bytes; see
+/// [`PieceTable::seeds`]).
 const TABLE_SETS: usize = 1 << 16;
 /// The most sets a [`PieceTable`] grows to: 262,144, 16 MB.
 const TABLE_MAX_SETS: usize = 1 << 18;
@@ -605,7 +607,8 @@ const SET_BYTES: usize = std::mem::size_of::<[CompactEntry; 2]>();
 /// multilingual text: 0.82 of the speed the tables of merged pieces gave without the
 /// third way, 0.95-1.0 with it.)
 ///
-/// The table starts at 4 MB and doubles, up to 16 MB, when the pieces it evicted keep
+/// The table starts at 4 MB (or as large as its seeds, [`Self::seeds`]: 8 MB for o200k_base
+/// and qwen3) and doubles, up to 16 MB, when the pieces it evicted keep
 /// coming back: a few megabytes of text fit the first table, while 17 MB of English prose
 /// has 87,500 distinct pieces, of which a 4 MB table missed 1.5 % on every pass (a quarter
 /// of the lookups' time). The evidence ([`Self::returned`]) is the pieces that came back
@@ -752,15 +755,33 @@ impl PieceTable {
     /// lookup, which the piece loop answers without merging,
     /// [`crate::tables::TokenIndex::shortcut`]; no two tokens have the same bytes). Where
     /// a set's two ways cannot hold all its tokens, the two lowest ids stay (the most
-    /// frequent, under the rank-based rule), the lowest in way 0: about four in five of
-    /// cl100k_base's short tokens, three in five of o200k_base's.
+    /// frequent, under the rank-based rule), the lowest in way 0. The table has at least
+    /// five ways for every four such tokens (4 MB for cl100k_base, 8 MB for o200k_base's
+    /// 194,506 and qwen3's 149,444): at 4 MB it kept three in five of o200k_base's, the
+    /// others each a probe of the token index the first time a text met them, and each new
+    /// piece put evicted a token. With the rule, one pass over o200k_base prose and code in
+    /// the bench ran 1.41-1.44 and 1.44-1.46 times fastokens' numpy form against 1.30-1.33 and
+    /// 1.27-1.34 at 4 MB (two runs each; qwen3 level, multilingual text level), for 4 MB more
+    /// of seeds per such vocabulary and 4 MB more per thread (qwen3's peak memory +41 MiB
+    /// against +33).
     ///
     /// ```text
     /// cl100k_base: " hello" -> [24748], "h" -> [71] before the thread's first encode
     /// ```
     pub fn seeds(tables: &MergeTables) -> Self {
+        let short = tables
+            .short_tokens()
+            .filter(|&(_, _, len, _)| len <= COMPACT_MAX_PIECE)
+            .count();
+        let sets = (short * 5 / 8).next_power_of_two();
+        Self::seeds_in(tables, sets.clamp(TABLE_SETS, TABLE_MAX_SETS))
+    }
+
+    /// [`Self::seeds`] in a table of `sets` sets (a power of two, at most
+    /// [`TABLE_MAX_SETS`]).
+    fn seeds_in(tables: &MergeTables, sets: usize) -> Self {
         debug_assert!(tables.whole_piece_lookup, "seeds are whole tokens");
-        let mut table = Self::with_sets(TABLE_SETS);
+        let mut table = Self::with_sets(sets);
         // A batch of seeds at a time, their sets' lines requested before any is written:
         // one token after another, each write waited on its own line.
         const BATCH: usize = 16;
@@ -1858,7 +1879,12 @@ mod tests {
             .collect();
         let refs: Vec<&[u8]> = extra.iter().map(Vec::as_slice).collect();
         let tables = tiny(&refs);
-        let seeds = PieceTable::seeds(&tables);
+        // 131,328 tokens of up to 15 bytes: seeds have at least five ways for every four,
+        // twice the table's first size (a small vocabulary's take the first size).
+        assert_eq!(PieceTable::seeds(&tables).sets.len(), 2 * TABLE_SETS);
+        assert_eq!(PieceTable::seeds(&tiny(&[b"ab"])).sets.len(), TABLE_SETS);
+        // In the first size, sets that cannot hold all their tokens.
+        let seeds = PieceTable::seeds_in(&tables, TABLE_SETS);
         let mut per_set: HashMap<usize, Vec<u32>> = HashMap::new();
         for id in 0..tables.n_vocab() as u32 {
             let token = tables.token(id).unwrap();
