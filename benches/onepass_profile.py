@@ -18,6 +18,13 @@ builds once, like the character class tables): a small C helper, compiled on fir
 is instructions per byte of UTF-8; each cell's ``callgrind.out.*`` file stays in ``--out``
 for ``callgrind_annotate`` (where the instructions go, per function).
 
+``groups`` turns ``perf record`` samples of such passes into CPU nanoseconds per byte by role
+(pre-tokenizer, piece loop, merging, Python objects, kernel, ...), one column per pass: each
+``LABEL=PREFIX`` names ``PREFIX.data`` (perf's file) and ``PREFIX.json`` (the ``run``'s printed
+line, whose ``cpu_s`` and ``bytes`` scale the samples' shares)::
+
+    python benches/onepass_profile.py groups "ws numpy=/tmp/p/ws" "gigatoken numpy=/tmp/p/giga"
+
 ``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` or ``perf stat``
 by hand; it prints the pass's CPU seconds too. ``--warm`` encodes the sample once before the
 counted pass, so the caches hold every piece (the single-thread section's median passes); the
@@ -178,6 +185,79 @@ def count(args: argparse.Namespace) -> None:
         print(line)
 
 
+# The roles of wordsplit's native functions, by a part of their name: the first that matches.
+WORDSPLIT_ROLES = [
+    ("merge new pieces", ("buffer_sweep", "heap_merge", "backtrack", "merge_piece", "MergeTables",
+                          "CharMerges", "char_merges")),
+    ("pre-tokenizer: scan, keys, table lines asked", ("window_keys", "spanners")),
+    ("piece cache: keep new pieces", ("put_table", "PieceCache::put", "LongPieces::put")),
+    ("piece loop: table probes, ids out", ("encode_pieces", "PieceTable", "PieceCache", "LongPieces",
+                                           "TokenIndex")),
+    ("str → UTF-8", ("utf8",)),
+    ("Python: ints, lists, objects, interpreter", ("IdInts",)),
+]
+
+# gigatoken's extension is stripped: its code by address (file offsets), named from the
+# disassembly (benches/RESULTS.md, "Where the time goes per byte: wordsplit and gigatoken").
+GIGATOKEN_RANGES = [
+    ("pre-tokenizer (AVX-512 walker), key hash, cache probe", 0x5F0000, 0x61A000),
+    ("miss path: merge new pieces, cache insert", 0x7D2000, 0x7D3000),
+    ("miss path: merge new pieces, cache insert", 0x7E3000, 0x7E4000),
+    ("gigatoken: pass at 0x7e1000 (writes characters as UTF-8)", 0x7E1000, 0x7E2000),
+]
+
+
+def role(dso: str, symbol: str) -> str:
+    """The role of a sample's function (``symbol``, in the shared object ``dso``)."""
+    if dso.startswith("_native"):
+        return next((name for name, parts in WORDSPLIT_ROLES if any(p in symbol for p in parts)),
+                    "wordsplit, other")
+    if dso.startswith("gigatoken"):
+        address = int(symbol, 16) if symbol.startswith("0x") else -1
+        return next((name for name, low, high in GIGATOKEN_RANGES if low <= address < high),
+                    "gigatoken, other")
+    if dso.startswith("[kernel"):
+        return "kernel (page faults)"
+    if dso.startswith("libc"):
+        return "libc (malloc, memcpy)"
+    if dso.startswith(("libpython", "python")):
+        return "str → UTF-8" if "utf8" in symbol else "Python: ints, lists, objects, interpreter"
+    return "other"
+
+
+def perf_shares(data: Path) -> list[tuple[float, str, str]]:
+    """``(share, dso, symbol)`` for every function with samples in ``perf record``'s ``data``."""
+    report = subprocess.run(["perf", "report", "-i", str(data), "--no-children", "--sort", "dso,sym",
+                             "--stdio", "-g", "none", "--percent-limit", "0"],
+                            capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in report.splitlines():
+        match = re.match(r"\s+([\d.]+)%\s+(\S+)\s+\[.\]\s+(.*)", line)
+        if match:
+            rows.append((float(match[1]) / 100, match[2], match[3].strip()))
+    return rows
+
+
+def groups(args: argparse.Namespace) -> None:
+    """CPU ns per byte by role, one column per ``LABEL=PREFIX`` pass, as a Markdown table."""
+    columns, cells = [], {}
+    for spec in args.passes:
+        label, _, prefix = spec.partition("=")
+        info = json.loads(Path(prefix + ".json").read_text().strip().splitlines()[-1])
+        ns_per_byte = info["cpu_s"] * 1e9 / info["bytes"]
+        columns.append((label, ns_per_byte))
+        for share, dso, symbol in perf_shares(Path(prefix + ".data")):
+            row = cells.setdefault(role(dso, symbol), {})
+            row[label] = row.get(label, 0.0) + share * ns_per_byte
+    print("| group | " + " | ".join(label for label, _ in columns) + " |")
+    print("|:---|" + "---:|" * len(columns))
+    for name, row in sorted(cells.items(), key=lambda item: -sum(item[1].values())):
+        print(f"| {name} | " + " | ".join(f"{row[label]:.2f}" if row.get(label, 0) >= 0.005 else "–"
+                                          for label, _ in columns) + " |")
+    print("| **total ns/byte** | " + " | ".join(f"**{total:.2f}**" for _, total in columns) + " |")
+    print("| (MB/s) | " + " | ".join(f"{1e3 / total:.0f}" for _, total in columns) + " |")
+
+
 def main(argv: list[str]) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
@@ -201,7 +281,12 @@ def main(argv: list[str]) -> None:
                        help="encode the sample once before the counted pass (caches warm, as in the median passes)")
         s.add_argument("--doc-bytes", type=parse_size, default="16KB")
         s.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    s = sub.add_parser("groups")
+    s.add_argument("passes", nargs="+", metavar="LABEL=PREFIX",
+                   help="a pass's perf samples (PREFIX.data) and run output (PREFIX.json)")
     args = p.parse_args(argv)
+    if args.command == "groups":
+        return groups(args)
     args.corpus_dir = corpus_dir(args.corpus_dir, [args.corpus] if args.command == "run" else args.corpora.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
     (run if args.command == "run" else count)(args)
