@@ -23,7 +23,7 @@ for ``callgrind_annotate`` (where the instructions go, per function).
 ``LABEL=PREFIX`` names ``PREFIX.data`` (perf's file) and ``PREFIX.json`` (the ``run``'s printed
 line, whose ``cpu_s`` and ``bytes`` scale the samples' shares)::
 
-    python benches/onepass_profile.py groups "ws numpy=/tmp/p/ws" "gigatoken numpy=/tmp/p/giga"
+    python benches/onepass_profile.py groups "ws numpy=ws" "gigatoken numpy=giga"
 
 ``run`` alone (without ``--marks``) is the same pass, to run under ``perf record`` or ``perf stat``
 by hand; it prints the pass's CPU seconds too. ``--warm`` encodes the sample once before the
