@@ -1693,6 +1693,11 @@ pub(super) struct LongPieces {
     /// which is rarely in the CPU's cache (on a first pass over prose, every piece of 8 to
     /// 32 bytes that merges is asked for here, and reading its set took 3 % of the time).
     tags: Box<[[u8; 2]]>,
+    /// The arenas, with room for all they hold ([`LONG_MAX_BYTES`], [`LONG_MAX_IDS`]) from
+    /// the start: the allocator's fresh pages are touched once, as pieces are put, where
+    /// growing by doubling copied them into fresh pages each time (a first pass over
+    /// multilingual text, o200k_base: the arenas' page faults 860 of the pass's 1,300, now
+    /// 576; the pass 1-5 % faster). Pages never written are never resident.
     bytes: Vec<u8>,
     ids: Vec<u32>,
     /// How many times the arenas were emptied: ids held elsewhere ([`HeldIds`]) of an
@@ -1716,8 +1721,8 @@ impl LongPieces {
         Self {
             sets: HugeSlice::zeroed_ordinary(LONG_SETS),
             tags: vec![[0; 2]; LONG_SETS].into_boxed_slice(),
-            bytes: Vec::new(),
-            ids: Vec::new(),
+            bytes: Vec::with_capacity(LONG_MAX_BYTES),
+            ids: Vec::with_capacity(LONG_MAX_IDS),
             generation: 0,
             last: HeldIds::default(),
         }
@@ -2137,10 +2142,12 @@ mod tests {
     }
 
     /// A megabyte of distinct long pieces of many ids each (white-space runs of 60 ids,
-    /// multilingual phrases) is held whole: every piece put is found on the next pass.
+    /// multilingual phrases) is held whole: every piece put is found on the next pass; and
+    /// the arenas never move (their room is made at the start, not grown by copying).
     #[test]
     fn long_pieces_hold_a_megabyte_of_text() {
         let mut long = LongPieces::new();
+        let arenas = (long.bytes.as_ptr(), long.ids.as_ptr());
         let pieces: Vec<(Vec<u8>, Vec<u32>)> = (0..1_500u32)
             .map(|i| {
                 let len = 100 + (i as usize * 37) % 1_000;
@@ -2160,6 +2167,17 @@ mod tests {
         for (piece, ids) in &pieces {
             assert_eq!(long.get(piece, LongPieces::hash(piece)), Some(&ids[..]));
         }
+        assert_eq!((long.bytes.as_ptr(), long.ids.as_ptr()), arenas);
+        // Past the arenas' room they are emptied, still in place.
+        for (piece, ids) in &pieces {
+            long.put(
+                &[piece.as_slice(), b"!"].concat(),
+                LongPieces::hash(piece) ^ 1,
+                ids,
+            );
+        }
+        assert_eq!(long.generation, 1);
+        assert_eq!((long.bytes.as_ptr(), long.ids.as_ptr()), arenas);
     }
 
     #[test]
