@@ -16,6 +16,7 @@ pub mod normalizers;
 pub mod pipeline;
 pub mod sentencepiece_normalizers;
 pub mod spanners;
+pub mod spec;
 pub mod tables;
 #[cfg(test)]
 mod testing;

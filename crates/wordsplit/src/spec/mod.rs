@@ -1,0 +1,181 @@
+//! The typed description of a tokenizer pipeline: what a vocabulary's text goes through.
+//!
+//! A [`PipelineSpec`] names one stage of each kind, each an enum with one variant per kind of
+//! stage (as HF tokenizers describes a tokenizer.json): a [`NormalizerSpec`], a [`SpannerSpec`]
+//! (the pre-tokenizer), a [`ModelSpec`] and a [`DecoderSpec`]. A new kind of tokenizer is a new
+//! variant here and the stage that runs it.
+//!
+//! Where a pipeline crosses a boundary (the Python package, a derived entry, WebAssembly) it is
+//! written in its one JSON form: an object of the four stages, each an object tagged by its
+//! `"type"`; [`PipelineSpec::to_text`] writes it canonically (keys sorted, no spaces), so equal
+//! pipelines give equal text in both languages.
+//!
+//! ```
+//! use wordsplit::spec::{NormalizerSpec, PipelineSpec, SpannerSpec};
+//! let spec = PipelineSpec::regex(r"\S+|\s+", NormalizerSpec::Nfc);
+//! let text = spec.to_text();
+//! assert_eq!(
+//!     text,
+//!     r#"{"decoder":{"type":"ByteLevel"},"model":{"type":"BPE"},"normalizer":{"type":"NFC"},"spanner":{"pattern":"\\S+|\\s+","type":"Regex"}}"#
+//! );
+//! assert_eq!(PipelineSpec::from_text(&text).unwrap(), spec);
+//! assert!(matches!(spec.spanner, SpannerSpec::Regex(_)));
+//! ```
+
+mod decoders;
+mod json;
+mod models;
+mod normalizers;
+mod spanners;
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+pub use decoders::{DecoderSpec, DecoderStyle, StripLeadingSpace};
+pub use models::{MergeBy, ModelSpec};
+pub use normalizers::{NormalizerSpec, PrependScheme, SentencePieceFlags};
+pub use spanners::{Behavior, SentencePieceSplit, SpannerSpec, SplitStep};
+
+/// A malformed or inconsistent pipeline description: what is wrong, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "malformed pipeline description: {}", self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+impl From<SpecError> for crate::Error {
+    fn from(error: SpecError) -> Self {
+        crate::Error::VocabFormat(error.to_string())
+    }
+}
+
+/// A vocabulary's pipeline: normalizer → spanner → model, and the decoder back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineSpec {
+    pub normalizer: NormalizerSpec,
+    pub spanner: SpannerSpec,
+    pub model: ModelSpec,
+    pub decoder: DecoderSpec,
+}
+
+/// The SentencePiece files wordsplit reads, as (how the model merges, how it decodes):
+/// sentencepiece's `.model`, HF's tokenizer.json, llama.cpp's GGUF and its `gemma4` GGUF.
+const SENTENCEPIECE_KINDS: [(MergeBy, DecoderStyle); 4] = [
+    (MergeBy::Score, DecoderStyle::SentencePiece),
+    (MergeBy::Rank, DecoderStyle::Hf),
+    (MergeBy::Score, DecoderStyle::LlamaCpp),
+    (MergeBy::Rank, DecoderStyle::LlamaCpp),
+];
+
+impl PipelineSpec {
+    /// Byte-level BPE split by one regex (tiktoken's kind of vocabulary).
+    pub fn regex(pattern: &str, normalizer: NormalizerSpec) -> Self {
+        Self {
+            normalizer,
+            spanner: SpannerSpec::Regex(pattern.to_owned()),
+            model: ModelSpec::Bpe,
+            decoder: DecoderSpec::ByteLevel,
+        }
+    }
+
+    /// Whether this is a SentencePiece pipeline (characters merged, pieces decoded as
+    /// SentencePiece decodes).
+    pub fn is_sentencepiece(&self) -> bool {
+        matches!(self.model, ModelSpec::SentencePieceBpe { .. })
+    }
+
+    /// The stages checked together: a SentencePiece split, model and decoder come together,
+    /// in one of the combinations the files have.
+    pub fn checked(self) -> Result<Self, SpecError> {
+        let split = match &self.spanner {
+            SpannerSpec::SentencePiece(split) => Some(split),
+            _ => None,
+        };
+        let model = match &self.model {
+            ModelSpec::SentencePieceBpe { merge_by, .. } => Some(*merge_by),
+            ModelSpec::Bpe => None,
+        };
+        let style = match &self.decoder {
+            DecoderSpec::SentencePiece { style, .. } => Some(*style),
+            DecoderSpec::ByteLevel => None,
+        };
+        match (split, model, style) {
+            (None, None, None) => Ok(self),
+            (Some(split), Some(merge_by), Some(style)) => {
+                if !SENTENCEPIECE_KINDS.contains(&(merge_by, style)) {
+                    return Err(SpecError(format!(
+                        "a SentencePiece model merged by {} with the {} decoder is no tokenizer \
+                         wordsplit knows",
+                        merge_by.name(),
+                        style.name()
+                    )));
+                }
+                if split.metaspace_split && (merge_by, style) != (MergeBy::Rank, DecoderStyle::Hf) {
+                    return Err(SpecError(
+                        "metaspace_split is HF's Metaspace: it needs merge_by 'rank' and style 'hf'"
+                            .into(),
+                    ));
+                }
+                Ok(self)
+            }
+            _ => Err(SpecError(
+                "a SentencePiece pipeline has a SentencePiece spanner, a SentencePieceBpe model \
+                 and a SentencePiece decoder, all three"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The pipeline a JSON object describes.
+    pub fn from_json(value: &Value) -> Result<Self, SpecError> {
+        let object = value
+            .as_object()
+            .filter(|o| o.len() == 4 && STAGES.iter().all(|s| o.contains_key(*s)))
+            .ok_or_else(|| {
+                SpecError(
+                    "a pipeline is an object of exactly normalizer, spanner, model, decoder".into(),
+                )
+            })?;
+        Self {
+            normalizer: NormalizerSpec::from_json(&object["normalizer"])?,
+            spanner: SpannerSpec::from_json(&object["spanner"])?,
+            model: ModelSpec::from_json(&object["model"])?,
+            decoder: DecoderSpec::from_json(&object["decoder"])?,
+        }
+        .checked()
+    }
+
+    /// [`Self::from_json`] of JSON text.
+    pub fn from_text(text: &str) -> Result<Self, SpecError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| SpecError(format!("a pipeline description is JSON ({e})")))?;
+        Self::from_json(&value)
+    }
+
+    /// The pipeline's JSON object, its keys sorted.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("decoder".into(), self.decoder.to_json());
+        object.insert("model".into(), self.model.to_json());
+        object.insert("normalizer".into(), self.normalizer.to_json());
+        object.insert("spanner".into(), self.spanner.to_json());
+        Value::Object(object)
+    }
+
+    /// The canonical text of [`Self::to_json`]: keys sorted, no spaces, characters beyond
+    /// ASCII as they are (the Python package's `PipelineSpec.dumps` writes the same text).
+    pub fn to_text(&self) -> String {
+        self.to_json().to_string()
+    }
+}
+
+const STAGES: [&str; 4] = ["normalizer", "spanner", "model", "decoder"];
+
+#[cfg(test)]
+mod tests;
