@@ -368,6 +368,13 @@ def peer_keys(vocab: str, numpy: bool = False) -> list[str]:
     return [f for k in keys for f in ([k, k + NUMPY] if numpy and k not in ("tokenizers", "quicktok") else [k])]
 
 
+def encoder_keys(vocab: str) -> list[str]:
+    """wordsplit auto, every native encoder (with the auto spanner), then the peers: the
+    contenders of the worst-case and piece-length measurements."""
+    encoders = sorted({k.split(":")[2] for k in wordsplit_variant_keys()})
+    return ["wordsplit:auto"] + [f"wordsplit:native:{e}:auto" for e in encoders] + peer_keys(vocab)
+
+
 def make_contender(key: str, vocab: str) -> Contender:
     """Build the contender named ``key`` for ``vocab``; raises if it cannot be built."""
     if key.endswith(NUMPY):

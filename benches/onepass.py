@@ -27,9 +27,10 @@ import sys
 from array import array
 from pathlib import Path
 
-from bench import (BASELINE_KEY, WORKER_KEY, RemoteRunner, compare, doc_blocks, parse_size, read_corpus,
-                   split_documents, stride_sample, utf8_len)
+from builds import BASELINE_KEY, WORKER_KEY, RemoteRunner
 from contenders import NUMPY, ORACLE, build_contenders, peer_keys
+from documents import doc_blocks, parse_size, read_corpus, split_documents, stride_sample, utf8_len
+from passes import compare
 from timing import WARM_UP, Runner, fresh
 
 

@@ -52,7 +52,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench import parse_size, read_corpus, split_documents, stride_sample  # noqa: E402
+from documents import parse_size, read_corpus, split_documents, stride_sample  # noqa: E402
 from contenders import make_contender, prepare_data_dir  # noqa: E402
 from timing import WARM_UP  # noqa: E402
 from corpus import CORPUS_ENV, corpus_dir  # noqa: E402

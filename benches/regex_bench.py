@@ -50,7 +50,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from corpus import CORPUS_ENV, corpus_dir
-from bench import compare, doc_blocks, parse_size, read_corpus, split_documents, stride_sample, utf8_len
+from documents import doc_blocks, parse_size, read_corpus, split_documents, stride_sample, utf8_len
+from passes import compare
 
 # Meta's Llama 3 pattern (tokenizer.json / tiktoken model of Llama 3.x).
 LLAMA3_PATTERN = (

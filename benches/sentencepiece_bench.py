@@ -40,7 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import parse_size, read_corpus, split_documents, utf8_len
+import contenders as _contenders  # noqa: F401 -- sets OPENBLAS_NUM_THREADS before numpy loads (see there)
+from documents import parse_size, read_corpus, split_documents, utf8_len
 from corpus import corpus_dir
 
 ROOT = Path(__file__).resolve().parent.parent

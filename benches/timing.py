@@ -5,7 +5,7 @@ exactly as the contenders in this one.
 A :class:`Runner` holds named data (documents, id lists) put into it once, then runs one
 pass of work over it per call and returns the seconds it took on both clocks: wall time
 (``time.perf_counter``) and this process's CPU time (``time.process_time``, every thread).
-:class:`RemoteRunner` (``bench.py``) has the same methods and forwards them to a worker.
+:class:`RemoteRunner` (``builds.py``) has the same methods and forwards them to a worker.
 """
 
 from __future__ import annotations

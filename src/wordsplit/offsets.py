@@ -21,7 +21,7 @@ given) and the index of its piece (``word_ids``). The rules, the same on both ba
   space ByteLevel's ``add_prefix_space`` prepends.
 
 What this module holds: the result class and the reference (Python) alignments the Python
-engine uses; the native engine computes the same in ``crates/wordsplit/src/pipeline/offsets.rs``.
+engine uses; the native engine computes the same in ``crates/wordsplit/src/pipeline/offsets/``.
 
 >>> from wordsplit import get_tokenizer
 >>> tok = get_tokenizer("cl100k_base")
@@ -146,7 +146,7 @@ def surrogate_char_map(text: str) -> Optional[list[int]]:
     return mapping if joined else None
 
 
-# -- alignments (the reference for crates/wordsplit/src/pipeline/offsets.rs) -----------------------------
+# -- alignments (the reference for crates/wordsplit/src/pipeline/offsets/) ------------------------------
 
 
 def unicode_changes(text: str, form: str = "NFC") -> list[tuple[str, int]]:

@@ -359,7 +359,7 @@ impl PyPipeline {
 
     /// `(ids, places, fixed)`: the ids of `text` under `policy`; per token `[byte start, byte
     /// end, char start, char end, word]` as little-endian uint64 bytes (see
-    /// `pipeline/offsets.rs`); and whether the text had surrogates (then the char offsets
+    /// `pipeline/offsets/`); and whether the text had surrogates (then the char offsets
     /// count in the fixed text, and the caller maps them back to the str it gave).
     fn encode_with_offsets<'py>(
         &self,

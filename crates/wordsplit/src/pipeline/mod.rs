@@ -13,7 +13,7 @@
 //!
 //! The parts: `builder.rs` (making a pipeline), `literals.rs` (finding special and added
 //! tokens) and `second_pass.rs` (HF's pass on normalized text), `pieces.rs` (the per-piece
-//! loop and its cache, `piece_cache.rs`), `offsets.rs` (where each token came from).
+//! loop and its cache, `piece_cache.rs`), `offsets/` (where each token came from).
 
 use aho_corasick::AhoCorasick;
 
@@ -166,7 +166,7 @@ pub struct Pipeline {
     /// of such bytes with `fuse`), or, when None, dropped before merging.
     unk: Option<(u32, bool)>,
     /// The native run of the foreign spanner stage's split program (an `hf-split` spanner,
-    /// which may drop text): encoding uses it, the offsets (`offsets.rs`) the foreign stage,
+    /// which may drop text): encoding uses it, the offsets (`offsets/`) the foreign stage,
     /// which gives the same pieces.
     program: Option<Box<HfProgram>>,
     /// Asked between blocks of [`POLL_PIECES`] pieces of a long text whether to go on; its

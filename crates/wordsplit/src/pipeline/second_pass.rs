@@ -12,7 +12,7 @@
 //!
 //! A token found in the normalized text is placed at the original text its characters are
 //! aligned to (HF's `NormalizedString::slice`), and the pieces between tokens keep their
-//! characters' alignments (`offsets.rs`).
+//! characters' alignments (`offsets/`).
 
 use std::ops::Range;
 
