@@ -13,7 +13,7 @@
 //!
 //! The parts: `builder.rs` (making a pipeline), `literals.rs` (finding special and added
 //! tokens) and `second_pass.rs` (HF's pass on normalized text), `pieces.rs` (the per-piece
-//! loop and its cache, `piece_cache.rs`), `offsets/` (where each token came from).
+//! loop and its cache, `piece_cache/`), `offsets/` (where each token came from).
 
 use aho_corasick::AhoCorasick;
 
