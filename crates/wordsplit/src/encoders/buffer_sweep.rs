@@ -54,7 +54,7 @@ unsafe fn encode_sse41(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 #[target_feature(enable = "avx2")]
 unsafe fn encode_avx2(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     use std::arch::x86_64::__m256i;
-    let rank_bound = t.rank_bound;
+    let rank_bound = t.rank_bound();
     match piece.len() {
         17..=32 if packs::<32>(rank_bound) => {
             on_stack::<32, { 32 + PAD }, Lanes<__m256i, 4>>(t, piece, out)
@@ -76,7 +76,7 @@ unsafe fn encode_avx2(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
 unsafe fn encode_avx512(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     use std::arch::x86_64::__m512i;
     match piece.len() {
-        65..=STACK_PIECE if packs::<STACK_PIECE>(t.rank_bound) => {
+        65..=STACK_PIECE if packs::<STACK_PIECE>(t.rank_bound()) => {
             on_stack::<STACK_PIECE, { STACK_PIECE + PAD }, Lanes<__m512i, 8>>(t, piece, out)
         }
         _ => encode_avx2(t, piece, out),
@@ -89,7 +89,7 @@ fn encode_with_any_cpu(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     // The register sweeps keep each rank with its position in one word (see [`Lanes`]),
     // which leaves room for ranks below 2^31 / N: vocabularies with more (none real) sweep
     // in memory.
-    let rank_bound = t.rank_bound;
+    let rank_bound = t.rank_bound();
     match piece.len() {
         0..=8 if packs::<8>(rank_bound) => on_stack::<8, { 8 + PAD }, Ranks8>(t, piece, out),
         9..=16 if packs::<16>(rank_bound) => on_stack::<16, { 16 + PAD }, Ranks16>(t, piece, out),
@@ -100,7 +100,7 @@ fn encode_with_any_cpu(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
         65..=STACK_PIECE => {
             on_stack::<STACK_PIECE, { STACK_PIECE + PAD }, [u32; STACK_PIECE]>(t, piece, out)
         }
-        _ if t.merges.is_none() => blocked::<RankBased>(t, piece, out),
+        _ if t.merges().is_none() => blocked::<RankBased>(t, piece, out),
         _ => blocked::<PairRanked>(t, piece, out),
     }
 }
@@ -122,7 +122,7 @@ fn on_stack<const N: usize, const P: usize, S: Ranks<N>>(
 ) {
     let mut bytes = [0u8; P];
     bytes[..piece.len()].copy_from_slice(piece);
-    if t.merges.is_none() {
+    if t.merges().is_none() {
         linked::<N, RankBased, S>(t, &bytes, piece.len(), out);
     } else {
         linked::<N, PairRanked, S>(t, &bytes, piece.len(), out);
@@ -162,7 +162,7 @@ impl Rule for RankBased {
     }
     #[inline(always)]
     fn rank(t: &MergeTables, bytes: &[u8], start: usize, end: usize, left: u32, right: u32) -> u32 {
-        let grid = &t.pair_grid;
+        let grid = t.pair_grid();
         match grid.get(left, right) {
             Some(rank) => rank,
             None => grid.keep(left, right, t.rank_padded(bytes, start, end)),
@@ -172,7 +172,7 @@ impl Rule for RankBased {
     /// it holds it, else from the index (and then kept in the grid).
     #[inline(always)]
     fn ranks_around(t: &MergeTables, bytes: &[u8], l: Pair, r: Pair) -> (u32, u32) {
-        let grid = &t.pair_grid;
+        let grid = t.pair_grid();
         match (grid.get(l.2, l.3), grid.get(r.2, r.3)) {
             (Some(a), Some(b)) => (a, b),
             (Some(a), None) => (a, grid.keep(r.2, r.3, t.rank_padded(bytes, r.0, r.1))),
@@ -254,7 +254,7 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
                         len
                     }
                     None => {
-                        ids[i] = t.byte_ids[bytes[i] as usize];
+                        ids[i] = t.byte_id(bytes[i]);
                         1
                     }
                 };
@@ -273,7 +273,7 @@ fn linked<const N: usize, R: Rule, S: Ranks<N>>(
         }
         None => {
             for i in 0..n {
-                ids[i] = t.byte_ids[bytes[i] as usize];
+                ids[i] = t.byte_id(bytes[i]);
                 first[i] = t.byte_pair_rank(bytes[i], bytes[i + 1]);
             }
             if n > 0 {
@@ -749,7 +749,7 @@ fn blocked<R: Rule>(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     let block = 1usize << (n.isqrt().max(16).ilog2());
     let mut next: Vec<u32> = (1..=n as u32).collect();
     let mut prev: Vec<u32> = (0..n as u32).map(|i| i.wrapping_sub(1)).collect();
-    let mut ids: Vec<u32> = piece.iter().map(|&b| t.byte_ids[b as usize]).collect();
+    let mut ids: Vec<u32> = piece.iter().map(|&b| t.byte_id(b)).collect();
     let mut ranks: Vec<u32> = piece
         .windows(2)
         .map(|pair| t.byte_pair_rank(pair[0], pair[1]))
@@ -1102,7 +1102,7 @@ mod tests {
             (256, 256, u32::MAX - 1),
         ];
         let t = tiny_ranked(&[b"ab", b"ba", b"abab"], Some(merges));
-        assert!(t.rank_bound > 1 << 27);
+        assert!(t.rank_bound() > 1 << 27);
         let long = [b"ab".repeat(12), b"ba".repeat(15), b"aab".repeat(10)];
         let pieces = [
             &b"abab"[..],
@@ -1125,7 +1125,7 @@ mod tests {
             (256, 256, (1 << 26) + 2),
         ];
         let t = tiny_ranked(&[b"ab", b"ba", b"abab"], Some(merges));
-        assert!(packs::<16>(t.rank_bound) && !packs::<32>(t.rank_bound));
+        assert!(packs::<16>(t.rank_bound()) && !packs::<32>(t.rank_bound()));
         for piece in pieces.into_iter().chain(long.iter().map(Vec::as_slice)) {
             let (mut got, mut want) = (vec![], vec![]);
             encode(&t, piece, &mut got);

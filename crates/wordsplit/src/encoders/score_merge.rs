@@ -118,7 +118,7 @@ fn byte_pieces(tables: &MergeTables) -> [u32; 256] {
         let text = format!("<0x{b:02X}>");
         *id = tables
             .rank_of(text.as_bytes())
-            .unwrap_or(tables.byte_ids[b]);
+            .unwrap_or(tables.byte_id(b as u8));
     }
     ids
 }
@@ -128,7 +128,7 @@ fn merges<'a>(
     tables: &'a MergeTables,
     name: &str,
 ) -> Result<&'a FxHashMap<(u32, u32), Rank>, Error> {
-    tables.merges.as_ref().ok_or_else(|| {
+    tables.merges().ok_or_else(|| {
         Error::Unsupported(format!(
             "the {name} encoder reads SentencePiece vocabularies, whose merges are a pair-ranked table"
         ))
@@ -236,7 +236,7 @@ fn utf8_width(lead: u8) -> usize {
 #[inline]
 fn id_of(tables: &MergeTables, text: &[u8]) -> u32 {
     if text.len() == 1 {
-        tables.byte_ids[text[0] as usize]
+        tables.byte_id(text[0])
     } else {
         tables.rank_of(text).unwrap_or(NONE)
     }
@@ -267,7 +267,7 @@ impl CharIds {
             }
         }
         for (b, slot) in bmp.iter_mut().take(0x80).enumerate() {
-            *slot = tables.byte_ids[b];
+            *slot = tables.byte_id(b as u8);
         }
         Self { bmp }
     }
@@ -277,7 +277,7 @@ impl CharIds {
     fn get(&self, tables: &MergeTables, bytes: &[u8], i: usize, width: usize) -> u32 {
         let at = |k: usize| u32::from(bytes[i + k] & 0x3F);
         match width {
-            1 => tables.byte_ids[bytes[i] as usize],
+            1 => tables.byte_id(bytes[i]),
             2 => self.bmp[(u32::from(bytes[i] & 0x1F) << 6 | at(1)) as usize],
             3 => self.bmp[(u32::from(bytes[i] & 0x0F) << 12 | at(1) << 6 | at(2)) as usize],
             _ => id_of(tables, &bytes[i..i + width]),
@@ -645,7 +645,7 @@ impl RankMerge {
     /// The merge of any piece (valid UTF-8) with a heap of its pairs, appended to `out`.
     fn merge_by_heap(&self, piece: &[u8], out: &mut Vec<u32>) {
         let tables = &*self.tables;
-        let merges = tables.merges.as_ref().expect("checked by new");
+        let merges = tables.merges().expect("checked by new");
         // Symbol k has id ids[k] and covers the bytes starts[k]..ends[k]; next/prev link the
         // live ones, alive[k] says whether it was not absorbed.
         let (mut ids, mut starts, mut ends) = (Vec::new(), Vec::new(), Vec::new());
@@ -723,7 +723,7 @@ impl RankMerge {
     /// the token they make; None when they do not merge.
     #[inline]
     fn pair(&self, left: u32, right: u32, span: &[u8]) -> Option<(Rank, u32)> {
-        let rank = *self.tables.merges.as_ref()?.get(&(left, right))?;
+        let rank = *self.tables.merges()?.get(&(left, right))?;
         if self.textless(left) || self.textless(right) {
             return None;
         }
