@@ -5,7 +5,9 @@ pub mod backtrack;
 pub mod backtrack_tables;
 pub mod buffer_sweep;
 pub mod heap_merge;
+pub mod rank_merge;
 pub mod score_merge;
+pub mod sentencepiece;
 
 use std::sync::Arc;
 
