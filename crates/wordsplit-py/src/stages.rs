@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
-use wordsplit::encoders::score_merge;
+use wordsplit::encoders::sentencepiece;
 use wordsplit::normalizers::AlignmentParts;
 use wordsplit::pipeline::SpannedText;
 use wordsplit::sentencepiece_normalizers;
@@ -69,7 +69,7 @@ pub(crate) fn sentencepiece_encoder(
         .filter(|l| l.special)
         .map(|l| (l.text.clone(), l.id))
         .collect();
-    score_merge::sentencepiece_encoder(name, tables.clone(), pattern, &specials)
+    sentencepiece::sentencepiece_encoder(name, tables.clone(), pattern, &specials)
         .map(|made| made.map_err(|e| to_py(py, e)))
 }
 

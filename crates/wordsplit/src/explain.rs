@@ -108,7 +108,7 @@ pub struct Explanation {
 
 /// The id of the first multi-byte token of a rank-based vocabulary; `None` if pair-ranked.
 pub fn rank_base(tables: &MergeTables) -> Option<u32> {
-    if tables.merges.is_some() {
+    if tables.merges().is_some() {
         return None;
     }
     let multi_byte = tables

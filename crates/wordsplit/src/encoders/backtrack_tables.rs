@@ -51,7 +51,7 @@ impl BacktrackTables {
     /// a possible prefix, so that hashes mislead everywhere and only the exact checks keep
     /// the tables right.
     pub(crate) fn build(t: &MergeTables, collide: bool) -> Result<Self, String> {
-        if t.merges.is_some() {
+        if t.merges().is_some() {
             return Err(
                 "the backtrack encoder needs merges ordered by merged id; this vocabulary is \
                         pair-ranked, use encoder='heap-merge'"

@@ -17,7 +17,7 @@ pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     // Symbol k (alive iff end[k] != NONE) covers piece[k..end[k]] and has id ids[k].
     let mut end: Vec<u32> = (1..=n as u32).collect();
     let mut prev: Vec<u32> = (0..n as u32).map(|k| k.wrapping_sub(1)).collect();
-    let mut ids: Vec<u32> = piece.iter().map(|&b| t.byte_ids[b as usize]).collect();
+    let mut ids: Vec<u32> = piece.iter().map(|&b| t.byte_id(b)).collect();
     let mut heap: BinaryHeap<Reverse<(u32, u32, u32, u32)>> = BinaryHeap::with_capacity(n);
 
     let push = |heap: &mut BinaryHeap<_>, end: &[u32], ids: &[u32], left: u32| {

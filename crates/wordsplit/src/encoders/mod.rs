@@ -5,7 +5,9 @@ pub mod backtrack;
 pub mod backtrack_tables;
 pub mod buffer_sweep;
 pub mod heap_merge;
+pub mod rank_merge;
 pub mod score_merge;
+pub mod sentencepiece;
 
 use std::sync::Arc;
 
@@ -59,7 +61,7 @@ impl NativeEncoder {
     pub fn encode(&self, piece: &[u8]) -> Vec<u32> {
         let mut out = Vec::with_capacity(piece.len() / 3 + 1);
         let tables = &*self.tables;
-        if tables.lacks_bytes {
+        if tables.lacks_bytes() {
             let kept: Vec<u8> = piece
                 .iter()
                 .copied()
@@ -204,7 +206,7 @@ pub fn shortcut(
 ) -> bool {
     // A single byte first: its id is one read, the whole-token lookup a probe.
     let id = if end - start == 1 {
-        tables.byte_ids[bytes[start] as usize]
+        tables.byte_id(bytes[start])
     } else if let Some(id) = tables.whole_in(bytes, start, end) {
         id
     } else {
@@ -233,7 +235,7 @@ fn auto_strategy(tables: &MergeTables, piece: &[u8]) -> EncoderKind {
     }
     // backtrack is O(n) but needs rank-ordered merges (and its tables); heap-merge, O(n log n),
     // takes the longest pieces of the others.
-    if tables.merges.is_some() {
+    if tables.merges().is_some() {
         return if len <= AUTO_BLOCKED_PIECE {
             EncoderKind::BufferSweep
         } else {

@@ -191,8 +191,8 @@ impl PipelineBuilder {
         // every piece) under whole-piece lookup (elsewhere a token's bytes may merge into
         // other tokens; single bytes alone, the index answers from an array).
         let seeded = matches!(self.encoder, EncodeStage::Native(_))
-            && !self.tables.lacks_bytes
-            && self.tables.whole_piece_lookup;
+            && !self.tables.lacks_bytes()
+            && self.tables.whole_piece_lookup();
         if seeded {
             // Made here, once per tables, rather than in the first encode.
             self.tables.piece_seeds();

@@ -320,7 +320,7 @@ impl Pipeline {
         };
         let one_loop = self.program.is_none()
             && matches!(self.encoder, EncodeStage::Native(_))
-            && !self.tables.lacks_bytes
+            && !self.tables.lacks_bytes()
             && (self.interrupt.is_none() || text.len() <= POLL_PIECES);
         one_loop.then(|| scanner.byte_level()).flatten()
     }

@@ -181,7 +181,7 @@ impl Pipeline {
     /// this way).
     ///
     /// A piece holding a byte no token spells (vocabularies that lack some,
-    /// `tables.lacks_bytes`; complete ones never look) goes to [`Self::encode_unknown`].
+    /// `tables.lacks_bytes()`; complete ones never look) goes to [`Self::encode_unknown`].
     #[inline(always)]
     pub(super) fn encode_pieces<const SHORTCUTS: bool>(
         &self,
@@ -192,7 +192,7 @@ impl Pipeline {
     ) -> Result<(), Error> {
         let text_bytes = text.as_bytes();
         let tables = &*self.tables;
-        let lacks_bytes = tables.lacks_bytes;
+        let lacks_bytes = tables.lacks_bytes();
         let index = tables.index();
         let mut kept: Vec<u8> = Vec::new();
         let pieces = |cache: &mut PieceCache| {

@@ -248,9 +248,9 @@ impl Pipeline {
         // A vocabulary that lacks some bytes drops them from a piece before merging: they are
         // in no token's range (skipped before a token, or inside one between its bytes).
         // With an unk token they are that token instead, which spans them (HF's range).
-        let lacks = tables.lacks_bytes && self.unk.is_none();
+        let lacks = tables.lacks_bytes() && self.unk.is_none();
         let (unk_id, fuse) = match self.unk {
-            Some((id, fuse)) if tables.lacks_bytes => (Some(id), fuse),
+            Some((id, fuse)) if tables.lacks_bytes() => (Some(id), fuse),
             _ => (None, false),
         };
         let skip_missing = |position: &mut usize, piece: &mut usize, chars: &mut usize| {

@@ -32,7 +32,7 @@ impl PieceTable {
     /// [`Self::seeds`] in a table of `sets` sets (a power of two, at most
     /// [`TABLE_MAX_SETS`]).
     fn seeds_in(tables: &MergeTables, sets: usize) -> Self {
-        debug_assert!(tables.whole_piece_lookup, "seeds are whole tokens");
+        debug_assert!(tables.whole_piece_lookup(), "seeds are whole tokens");
         let mut table = Self::with_sets(sets);
         // A batch of seeds at a time, their sets' lines requested before any is written:
         // one token after another, each write waited on its own line.
