@@ -9,6 +9,7 @@ use pyo3::{PyTraverseError, PyVisit};
 use wordsplit::pipeline::regex_unsupported;
 use wordsplit::spanners::hf_program::StepSpec;
 use wordsplit::spanners::{self, HfProgram, Scanner};
+use wordsplit::spec::PipelineSpec;
 use wordsplit::{EncoderKind, Literal, MergeTables, NormalizeStage, Pipeline, SpecialPolicy};
 
 use crate::array::read_only_ids;
@@ -17,8 +18,8 @@ use crate::batch::TextArg;
 use crate::errors::{py_repr, to_py, unknown_component, ws_error};
 use crate::ids::IdInts;
 use crate::stages::{
-    has_native_normalizer, sentencepiece_encoder, sentencepiece_normalizer, sentencepiece_spanner,
-    PyEncoderStage, PyNormalizer, PySpanner, Shared, SENTENCEPIECE_SPANNER,
+    sentencepiece_encoder, sentencepiece_spanner, PyEncoderStage, PyNormalizer, PySpanner, Shared,
+    SENTENCEPIECE_SPANNER,
 };
 use crate::tables::PyTables;
 
@@ -179,18 +180,20 @@ impl PyPipeline {
     }
 
     #[new]
-    #[pyo3(signature = (tables, *, encoder, spanner, pattern, literals, normalizer,
+    /// `spec` is the vocabulary's pipeline in its JSON form; `pattern` the regex a native
+    /// regex spanner or scanner runs (the expanded form of the spec's), else empty.
+    #[pyo3(signature = (tables, *, spec, encoder, spanner, pattern, literals,
                         encoder_impl=None, spanner_impl=None, normalizer_impl=None, patterns=None,
                         unk=None, program=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         tables: &PyTables,
+        spec: &str,
         encoder: &str,
         spanner: &str,
         pattern: &str,
         literals: Vec<(String, u32, bool, u8)>,
-        normalizer: &str,
         encoder_impl: Option<Py<PyAny>>,
         spanner_impl: Option<Py<PyAny>>,
         normalizer_impl: Option<Py<PyAny>>,
@@ -203,6 +206,7 @@ impl PyPipeline {
                 "a native split program needs the Python spanner that runs it (spanner_impl)",
             ));
         }
+        let spec = PipelineSpec::from_text(spec).map_err(|e| to_py(py, e.into()))?;
         let literals: Vec<Literal> = literals
             .into_iter()
             .map(|(text, id, special, flags)| Literal {
@@ -224,7 +228,7 @@ impl PyPipeline {
                     n_vocab: tables.inner.n_vocab(),
                 }))
             }
-            None => match sentencepiece_encoder(py, &tables.inner, encoder, pattern, &literals) {
+            None => match sentencepiece_encoder(py, &tables.inner, encoder, &spec, &literals) {
                 Some(stage) => builder.foreign_encoder(stage?),
                 None => builder.encoder(native_encoder(py, &tables.inner, encoder)?),
             },
@@ -240,28 +244,26 @@ impl PyPipeline {
                 Some(patterns) => builder.regex_sequence(&patterns, spanner),
                 None if spanner == "regex" => builder.regex(pattern, spanner),
                 None if spanner == SENTENCEPIECE_SPANNER => {
-                    builder.foreign_spanner(sentencepiece_spanner(py, pattern)?)
+                    builder.foreign_spanner(sentencepiece_spanner(py, &spec)?)
                 }
                 None => builder.scanner(scanner(py, spanner, pattern)?),
             },
         };
-        builder = match (normalizer_impl, normalizer) {
-            (Some(object), name) => {
+        builder = match normalizer_impl {
+            Some(object) => {
                 let function = Arc::new(object);
                 python.push(function.clone());
-                builder.foreign_normalizer(Box::new(PyNormalizer {
-                    function,
-                    name: name.to_owned(),
-                }))
+                builder.foreign_normalizer(Box::new(PyNormalizer::new(function, &spec.normalizer)))
             }
-            (None, name) => match NormalizeStage::from_name(name) {
+            None => match NormalizeStage::from_spec(&spec.normalizer) {
                 Some(stage) => builder.normalizer(stage),
-                None if has_native_normalizer(name) => {
-                    builder.foreign_normalizer(sentencepiece_normalizer(py, name)?)
-                }
                 None => {
-                    let known = NormalizeStage::NAMES.join(", ");
-                    return Err(unknown_component(py, "normalizer", name, &known));
+                    let message = format!(
+                        "the core does not run the normalizer {}; pass the Python normalizer \
+                         that runs it (normalizer_impl)",
+                        spec.normalizer.kind()
+                    );
+                    return Err(ws_error(py, "UnsupportedTokenizerError", message));
                 }
             },
         };

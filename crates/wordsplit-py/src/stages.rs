@@ -1,7 +1,8 @@
 //! The Python stages: Python components (plug-ins, or the Python regex spanner for a pattern
 //! the native one refuses) as implementations of the core's stage traits, [`Normalizer`],
 //! [`Spanner`] and [`Encoder`]; and the core's SentencePiece stages, which are native
-//! implementations of the same traits, made from the names the Python side passes. Each call takes the GIL; a Python exception travels through
+//! implementations of the same traits, made from the pipeline's typed description. Each call
+//! into Python takes the GIL; a Python exception travels through
 //! the core as [`Error::Foreign`] and comes out of it as itself (`errors.rs`). The contract
 //! checks (types, coverage, ids in range) raise ComponentError worded as the Python engine
 //! words them.
@@ -13,55 +14,41 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use wordsplit::encoders::sentencepiece;
 use wordsplit::normalizers::AlignmentParts;
 use wordsplit::pipeline::SpannedText;
-use wordsplit::sentencepiece_normalizers;
 use wordsplit::spanners::sentencepiece::SentencePieceSpanner;
-use wordsplit::{Encoder, Error, Literal, MergeTables, Normalizer, Spanner};
+use wordsplit::spec::{NormalizerSpec, PipelineSpec};
+use wordsplit::{Encoder, Error, Literal, MergeTables, NormalizeStage, Normalizer, Spanner};
 
 use crate::errors::{component_error, py_repr, to_py};
 
 /// The registry name of the SentencePiece spanner (`wordsplit.spanners.sentencepiece`).
 pub(crate) const SENTENCEPIECE_SPANNER: &str = "sentencepiece";
 
-/// Whether the core runs the normalizer registered as `name` natively as a trait object (the
-/// SentencePiece families, and `hf-normalizer:` programs of literal Replace and Prepend
-/// steps): `wordsplit.engines.native` asks, and passes no Python normalizer for it.
+/// Whether the core runs a normalizer stage (its JSON object) itself: the Unicode forms,
+/// SentencePiece's normalizer, Metaspace and programs of literal Replace and Prepend steps.
+/// `wordsplit.engines.native` asks, and passes no Python normalizer for it.
 #[pyfunction]
-pub(crate) fn has_native_normalizer(name: &str) -> bool {
-    matches!(
-        sentencepiece_normalizers::sentencepiece_normalizer(name),
-        Ok(Some(_))
-    )
+pub(crate) fn has_native_normalizer(py: Python<'_>, normalizer: &str) -> PyResult<bool> {
+    let spec = NormalizerSpec::from_text(normalizer).map_err(|e| to_py(py, e.into()))?;
+    Ok(NormalizeStage::from_spec(&spec).is_some())
 }
 
-/// The native normalizer of `name` (one [`has_native_normalizer`] accepts).
-pub(crate) fn sentencepiece_normalizer(
+/// The native `sentencepiece` spanner of a SentencePiece pipeline.
+pub(crate) fn sentencepiece_spanner(
     py: Python<'_>,
-    name: &str,
-) -> PyResult<Box<dyn Normalizer>> {
-    match sentencepiece_normalizers::sentencepiece_normalizer(name) {
-        Ok(Some(normalizer)) => Ok(normalizer),
-        Ok(None) => Err(to_py(
-            py,
-            Error::Unsupported(format!("no native normalizer {name:?}")),
-        )),
-        Err(error) => Err(to_py(py, error)),
-    }
-}
-
-/// The native `sentencepiece` spanner of a vocabulary pattern.
-pub(crate) fn sentencepiece_spanner(py: Python<'_>, pattern: &str) -> PyResult<Box<dyn Spanner>> {
-    SentencePieceSpanner::new(pattern)
+    spec: &PipelineSpec,
+) -> PyResult<Box<dyn Spanner>> {
+    SentencePieceSpanner::new(spec)
         .map(|spanner| Box::new(spanner) as Box<dyn Spanner>)
         .map_err(|e| to_py(py, e))
 }
 
-/// The native `score-merge` or `rank-merge` encoder of a vocabulary (its tables, pattern and
+/// The native `score-merge` or `rank-merge` encoder of a vocabulary (its tables, pipeline and
 /// special literals), or None for another encoder name.
 pub(crate) fn sentencepiece_encoder(
     py: Python<'_>,
     tables: &Arc<MergeTables>,
     name: &str,
-    pattern: &str,
+    spec: &PipelineSpec,
     literals: &[Literal],
 ) -> Option<PyResult<Box<dyn Encoder>>> {
     let specials: Vec<(String, u32)> = literals
@@ -69,7 +56,7 @@ pub(crate) fn sentencepiece_encoder(
         .filter(|l| l.special)
         .map(|l| (l.text.clone(), l.id))
         .collect();
-    sentencepiece::sentencepiece_encoder(name, tables.clone(), pattern, &specials)
+    sentencepiece::sentencepiece_encoder(name, tables.clone(), spec, &specials)
         .map(|made| made.map_err(|e| to_py(py, e)))
 }
 
@@ -78,22 +65,47 @@ fn foreign(error: PyErr) -> Error {
     Error::Foreign(Box::new(error))
 }
 
-/// The registry names of normalizer programs (`wordsplit.normalizers.NORMALIZER_PREFIX`):
-/// they align their output themselves (`alignment_parts`).
-const PROGRAM_PREFIX: &str = "hf-normalizer:";
-
-/// The normalizer program that is only ByteLevel's `add_prefix_space`, as
-/// `wordsplit.normalizers.normalizer_program` spells it: with it (or none), the second pass
-/// runs on the text as it is, as in the Python engine (`wordsplit.specials.RAW_SECOND_PASS_NORMALIZERS`).
-const PREFIX_SPACE_ONLY: &str = r#"hf-normalizer:[{"type":"PrefixSpace"}]"#;
-
 /// A Python object shared by a stage and the pipeline that shows it to the garbage collector.
 pub(crate) type Shared = Arc<Py<PyAny>>;
 
-/// A Python normalizer: a callable `str -> str`, and its registry name.
+/// A Python normalizer: a callable `str -> str` running a normalizer stage.
 pub(crate) struct PyNormalizer {
-    pub(crate) function: Shared,
-    pub(crate) name: String,
+    function: Shared,
+    /// How messages name it: a plug-in by its registered name, another by its kind.
+    name: String,
+    /// HF's normalizers (a `Sequence`, or a step alone) run by Python's `ProgramNormalizer`,
+    /// which aligns its output itself (`alignment_parts`).
+    program: bool,
+    /// Whether the `normalized` added tokens are looked for in its output: not for a program
+    /// of ByteLevel's `add_prefix_space` alone, whose second pass runs on the text as it is,
+    /// as in the Python engine (`wordsplit.vocab.RAW_SECOND_PASS_NORMALIZERS`).
+    normalizes_literals: bool,
+}
+
+impl PyNormalizer {
+    /// The stage of `function`, which runs `spec`.
+    pub(crate) fn new(function: Shared, spec: &NormalizerSpec) -> Self {
+        let name = match spec {
+            NormalizerSpec::Plugin(name) => name.clone(),
+            other => other.kind().to_owned(),
+        };
+        let program = matches!(spec, NormalizerSpec::Sequence(_))
+            || spec.is_step()
+                && !matches!(
+                    spec,
+                    NormalizerSpec::Nfc
+                        | NormalizerSpec::Nfd
+                        | NormalizerSpec::Nfkc
+                        | NormalizerSpec::Nfkd
+                );
+        let prefix_space_only = matches!(spec, NormalizerSpec::Sequence(steps) if steps == &[NormalizerSpec::PrefixSpace]);
+        Self {
+            function,
+            name,
+            program,
+            normalizes_literals: !prefix_space_only && *spec != NormalizerSpec::None,
+        }
+    }
 }
 
 impl Normalizer for PyNormalizer {
@@ -106,7 +118,7 @@ impl Normalizer for PyNormalizer {
     }
 
     fn tracks_alignment(&self) -> bool {
-        self.name.starts_with(PROGRAM_PREFIX)
+        self.program
     }
 
     /// From its `alignment_parts` method (Python's `wordsplit.offsets.program_alignment_parts`:
@@ -137,7 +149,7 @@ impl Normalizer for PyNormalizer {
     }
 
     fn normalizes_literals(&self) -> bool {
-        self.name != PREFIX_SPACE_ONLY
+        self.normalizes_literals
     }
 }
 

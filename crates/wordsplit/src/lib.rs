@@ -14,7 +14,6 @@ pub mod literal;
 pub mod names;
 pub mod normalizers;
 pub mod pipeline;
-pub mod sentencepiece_normalizers;
 pub mod spanners;
 pub mod spec;
 pub mod tables;

@@ -28,3 +28,29 @@ pub(crate) fn texts(seed: u64, alphabet: &[&str], count: usize, max_len: usize) 
         })
         .collect()
 }
+
+/// A SentencePiece [`crate::spec::PipelineSpec`] of flat fields: the split's (`user_defined`,
+/// `words`, `joined`, `metaspace_split`), the model's (`unused`, `ignore_merges`), and
+/// `semantics`, the files' kind (`sentencepiece`, `hf`, `llama.cpp`, `llama.cpp-bpe`;
+/// default `sentencepiece`), which gives the model's `merge_by` and the decoder's style.
+pub(crate) fn sentencepiece_spec(fields: &serde_json::Value) -> crate::spec::PipelineSpec {
+    use serde_json::json;
+    let get = |key: &str, default: serde_json::Value| fields.get(key).cloned().unwrap_or(default);
+    let (merge_by, style) = match fields.get("semantics").and_then(|s| s.as_str()) {
+        None | Some("sentencepiece") => ("score", "sentencepiece"),
+        Some("hf") => ("rank", "hf"),
+        Some("llama.cpp") => ("score", "llama.cpp"),
+        Some("llama.cpp-bpe") => ("rank", "llama.cpp"),
+        Some(other) => panic!("no semantics {other:?}"),
+    };
+    let spec = json!({
+        "normalizer": {"type": "None"},
+        "spanner": {"type": "SentencePiece", "user_defined": get("user_defined", json!([])),
+                    "words": get("words", json!(false)), "joined": get("joined", json!([])),
+                    "metaspace_split": get("metaspace_split", json!(false))},
+        "model": {"type": "SentencePieceBpe", "merge_by": merge_by, "unused": get("unused", json!([])),
+                  "ignore_merges": get("ignore_merges", json!(false))},
+        "decoder": {"type": "SentencePiece", "style": style},
+    });
+    crate::spec::PipelineSpec::from_json(&spec).unwrap()
+}

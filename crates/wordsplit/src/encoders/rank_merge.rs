@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::encoders::Encoder;
 use crate::error::Error;
 use crate::spanners::sentencepiece::SentencePieceModel;
+use crate::spec::PipelineSpec;
 use crate::tables::{MergeTables, Rank, NO_RANK};
 
 use super::sentencepiece::{
@@ -32,9 +33,9 @@ pub struct RankMerge {
 }
 
 impl RankMerge {
-    /// The encoder of a vocabulary's tables and its SentencePiece pattern.
-    pub fn new(tables: Arc<MergeTables>, pattern: &str) -> Result<Self, Error> {
-        let model = SentencePieceModel::parse(pattern)?;
+    /// The encoder of a vocabulary's tables and its SentencePiece pipeline.
+    pub fn new(tables: Arc<MergeTables>, spec: &PipelineSpec) -> Result<Self, Error> {
+        let model = SentencePieceModel::of(spec)?;
         merges(&tables, "rank-merge")?;
         Ok(Self {
             id: NEXT_ENCODER_ID.fetch_add(1, Ordering::Relaxed),

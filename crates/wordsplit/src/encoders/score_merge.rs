@@ -18,6 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::encoders::Encoder;
 use crate::error::Error;
 use crate::spanners::sentencepiece::SentencePieceModel;
+use crate::spec::PipelineSpec;
 use crate::tables::{Beside, MergeTables, Rank, NO_RANK};
 
 use super::sentencepiece::{
@@ -44,20 +45,20 @@ pub struct ScoreMerge {
     user_defined: FxHashMap<Box<[u8]>, u32>,
     /// The control pieces of one character: such a final symbol is that piece.
     reserved: FxHashMap<char, u32>,
-    /// The UNUSED pieces, split back after merging (`sentencepiece` semantics only: llama.cpp
-    /// keeps one a merge made).
+    /// The model's UNUSED pieces, split back after merging (sentencepiece's rule; llama.cpp's
+    /// files keep one a merge made, and their model lists none).
     unused: FxHashSet<u32>,
 }
 
 impl ScoreMerge {
-    /// The encoder of a vocabulary's tables, its SentencePiece pattern, and its special
+    /// The encoder of a vocabulary's tables, its SentencePiece pipeline, and its special
     /// tokens `(text, id)` (the control and unknown pieces).
     pub fn new(
         tables: Arc<MergeTables>,
-        pattern: &str,
+        spec: &PipelineSpec,
         specials: &[(String, u32)],
     ) -> Result<Self, Error> {
-        let model = SentencePieceModel::parse(pattern)?;
+        let model = SentencePieceModel::of(spec)?;
         let mut piece_rank = vec![NO_RANK; tables.n_vocab()];
         let mut joined = Vec::new();
         for (&(left, right), &rank) in merges(&tables, "score-merge")? {
@@ -77,15 +78,11 @@ impl ScoreMerge {
             .iter()
             .filter_map(|text| Some((text.as_bytes().into(), tables.rank_of(text.as_bytes())?)))
             .collect();
-        let unused = if model.semantics == "sentencepiece" {
-            model
-                .unused
-                .iter()
-                .filter_map(|text| tables.rank_of(text.as_bytes()))
-                .collect()
-        } else {
-            FxHashSet::default()
-        };
+        let unused = model
+            .unused
+            .iter()
+            .filter_map(|text| tables.rank_of(text.as_bytes()))
+            .collect();
         let mut reserved = FxHashMap::default();
         for (text, id) in specials {
             let mut chars = text.chars();
@@ -440,8 +437,8 @@ mod tests {
         assert_eq!(encode(&e, "ab"), [257, 258]); // made, then split back
         assert_eq!(encode(&e, "abc"), [261]); // merged on into a piece that is used
         assert_eq!(encode(&e, "[X]"), [262]);
-        // llama.cpp keeps an unused piece a merge made.
-        let llama = pattern(&format!(r#"{fields},"semantics":"llama.cpp""#));
+        // llama.cpp keeps an unused piece a merge made: its files' models list none.
+        let llama = pattern(r#""unused":[],"user_defined":["[X]"],"semantics":"llama.cpp""#);
         assert_eq!(
             encode(&ScoreMerge::new(t, &llama, &[]).unwrap(), "ab"),
             [260]

@@ -25,6 +25,7 @@ use rustc_hash::FxHashMap;
 use crate::encoders::Encoder;
 use crate::error::Error;
 use crate::pipeline::most_recent;
+use crate::spec::PipelineSpec;
 use crate::tables::{MergeTables, Rank, NO_RANK};
 
 use super::rank_merge::RankMerge;
@@ -288,20 +289,18 @@ impl CharIds {
 }
 
 /// The SentencePiece encoder registered as `name` (`score-merge` or `rank-merge`) over a
-/// vocabulary's tables, pattern and special tokens; None for another name.
+/// vocabulary's tables, pipeline and special tokens; None for another name.
 pub fn sentencepiece_encoder(
     name: &str,
     tables: Arc<MergeTables>,
-    pattern: &str,
+    spec: &PipelineSpec,
     specials: &[(String, u32)],
 ) -> Option<Result<Box<dyn Encoder>, Error>> {
     match name {
-        "score-merge" => Some(
-            ScoreMerge::new(tables, pattern, specials).map(|e| Box::new(e) as Box<dyn Encoder>),
-        ),
-        "rank-merge" => {
-            Some(RankMerge::new(tables, pattern).map(|e| Box::new(e) as Box<dyn Encoder>))
+        "score-merge" => {
+            Some(ScoreMerge::new(tables, spec, specials).map(|e| Box::new(e) as Box<dyn Encoder>))
         }
+        "rank-merge" => Some(RankMerge::new(tables, spec).map(|e| Box::new(e) as Box<dyn Encoder>)),
         _ => None,
     }
 }
@@ -309,7 +308,7 @@ pub fn sentencepiece_encoder(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::spanners::sentencepiece::MODEL_PREFIX;
+    use crate::testing::sentencepiece_spec;
     use crate::testing::texts;
     use crate::Literal;
 
@@ -348,8 +347,10 @@ pub(crate) mod tests {
         Arc::new(MergeTables::from_tokens(bpe, &literals, n_vocab, Some(merges), false).unwrap())
     }
 
-    pub(crate) fn pattern(fields: &str) -> String {
-        format!(r#"{MODEL_PREFIX}{{"strip_leading_space":"first","unk_surface":" ⁇ ",{fields}}}"#)
+    /// The SentencePiece pipeline of these flat fields (see [`sentencepiece_spec`]), written
+    /// as the inside of a JSON object.
+    pub(crate) fn pattern(fields: &str) -> PipelineSpec {
+        sentencepiece_spec(&serde_json::from_str(&format!("{{{fields}}}")).unwrap())
     }
 
     pub(crate) fn encode(encoder: &dyn Encoder, text: &str) -> Vec<u32> {

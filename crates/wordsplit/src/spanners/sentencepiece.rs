@@ -1,7 +1,6 @@
 //! The `sentencepiece` spanner: a SentencePiece vocabulary's user-defined pieces cut out of
-//! the normalized text (the native twin of `wordsplit/spanners/sentencepiece.py`), and
-//! [`SentencePieceModel`], the description its pattern holds, which the `score-merge` and
-//! `rank-merge` encoders read too.
+//! the normalized text, and [`SentencePieceModel`], what it and the `score-merge` and
+//! `rank-merge` encoders read of a SentencePiece [`PipelineSpec`].
 //!
 //! SentencePiece BPE has no pre-tokenizer: it merges over the whole normalized text, and the
 //! only boundaries are its user-defined pieces, matched leftmost first, the longest at each
@@ -12,38 +11,34 @@
 //!
 //! ```
 //! use wordsplit::spanners::sentencepiece::SentencePieceSpanner;
+//! use wordsplit::spec::PipelineSpec;
 //! use wordsplit::Spanner;
-//! let pattern = r#"sentencepiece:{"strip_leading_space":"first","unk_surface":"?","unused":[],"user_defined":["<br>","<b>"],"words":true}"#;
-//! let spanner = SentencePieceSpanner::new(pattern).unwrap();
+//! let spec = PipelineSpec::from_text(
+//!     r#"{"normalizer":{"type":"None"},"spanner":{"type":"SentencePiece","user_defined":["<br>","<b>"],"words":true},"model":{"type":"SentencePieceBpe"},"decoder":{"type":"SentencePiece"}}"#,
+//! ).unwrap();
+//! let spanner = SentencePieceSpanner::new(&spec).unwrap();
 //! let mut ends = vec![];
 //! spanner.spans("▁a▁b<br><b>c", &mut ends).unwrap();
 //! assert_eq!(ends, [4, 8, 12, 15, 16]); // "▁a", "▁b", "<br>", "<b>", "c"
 //! ```
 
-use aho_corasick::{AhoCorasick, MatchKind};
-use serde_json::Value;
-
 use crate::error::Error;
 use crate::pipeline::SpannedText;
 use crate::spanners::Spanner;
-
-/// The prefix of a vocabulary pattern that describes a SentencePiece model
-/// (`wordsplit.sentencepiece.MODEL_PREFIX`).
-pub const MODEL_PREFIX: &str = "sentencepiece:";
+use crate::spec::{ModelSpec, PipelineSpec, SpannerSpec};
+use aho_corasick::{AhoCorasick, MatchKind};
 
 /// `▁` (U+2581), how SentencePiece writes a space inside pieces.
 pub const SPACE: &str = "\u{2581}";
 
-/// What a SentencePiece vocabulary's spanner and encoders read beyond its tokens: the fields
-/// of `wordsplit.sentencepiece.SentencePieceModel` that encoding uses.
+/// What a SentencePiece vocabulary's spanner and encoders read beyond its tokens, from its
+/// [`PipelineSpec`]'s spanner and model.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SentencePieceModel {
     /// Matched in the normalized text (longest first) and never merged.
     pub user_defined: Vec<String>,
-    /// The UNUSED pieces, split back after merging (`semantics == "sentencepiece"` only).
+    /// The UNUSED pieces a merge that makes one splits back (sentencepiece's rule).
     pub unused: Vec<String>,
-    /// `"sentencepiece"`, `"hf"`, `"llama.cpp"` or `"llama.cpp-bpe"`.
-    pub semantics: String,
     /// HF's `ignore_merges`: a piece that is a token is that token.
     pub ignore_merges: bool,
     /// Cut before each `▁` that follows another character (no merge joins the two)...
@@ -56,57 +51,34 @@ pub struct SentencePieceModel {
 }
 
 impl SentencePieceModel {
-    /// The model a vocabulary pattern (`sentencepiece:` + JSON) describes, as
-    /// `wordsplit.sentencepiece.model_of` reads it.
-    pub fn parse(pattern: &str) -> Result<Self, Error> {
-        let malformed = || {
-            let shown: String = pattern.chars().take(80).collect();
-            Error::VocabFormat(format!("malformed SentencePiece description {shown:?}"))
-        };
-        let Some(json) = pattern.strip_prefix(MODEL_PREFIX) else {
-            let shown: String = pattern.chars().take(60).collect();
-            return Err(Error::Unsupported(format!(
-                "this component reads SentencePiece vocabularies only (a pattern starting \
-                 {MODEL_PREFIX:?}), not one with the pattern {shown:?}"
-            )));
-        };
-        let fields: Value = serde_json::from_str(json).map_err(|_| malformed())?;
-        let texts = |key: &str| -> Result<Vec<String>, Error> {
-            let list = fields
-                .get(key)
-                .and_then(Value::as_array)
-                .ok_or_else(malformed)?;
-            list.iter()
-                .map(|v| match v.as_str() {
-                    Some(text) if !text.is_empty() => Ok(text.to_owned()),
-                    _ => Err(malformed()),
-                })
-                .collect()
-        };
-        let joined = match fields.get("joined") {
-            None => Vec::new(),
-            Some(_) => texts("joined")?,
-        };
-        let flag = |key: &str| match fields.get(key) {
-            None => Ok(false),
-            Some(value) => value.as_bool().ok_or_else(malformed),
-        };
-        let semantics = match fields.get("semantics") {
-            None => "sentencepiece".to_owned(),
-            Some(value) => value.as_str().ok_or_else(malformed)?.to_owned(),
-        };
-        if !["sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe"].contains(&semantics.as_str()) {
-            return Err(malformed());
+    /// The model of a SentencePiece pipeline; [`Error::Unsupported`] for another kind.
+    pub fn of(spec: &PipelineSpec) -> Result<Self, Error> {
+        match (&spec.spanner, &spec.model) {
+            (
+                SpannerSpec::SentencePiece(split),
+                ModelSpec::SentencePieceBpe {
+                    unused,
+                    ignore_merges,
+                    ..
+                },
+            ) => Ok(Self {
+                user_defined: split.user_defined.clone(),
+                unused: unused.clone(),
+                ignore_merges: *ignore_merges,
+                words: split.words,
+                joined: split.joined.clone(),
+                metaspace_split: split.metaspace_split,
+            }),
+            _ => Err(Error::Unsupported(format!(
+                "this component reads SentencePiece vocabularies only, not one whose spanner is {} \
+                 and model {}",
+                spec.spanner.kind(),
+                match spec.model {
+                    ModelSpec::Bpe => "BPE",
+                    ModelSpec::SentencePieceBpe { .. } => "SentencePieceBpe",
+                }
+            ))),
         }
-        Ok(Self {
-            user_defined: texts("user_defined")?,
-            unused: texts("unused")?,
-            semantics,
-            ignore_merges: flag("ignore_merges")?,
-            words: flag("words")?,
-            joined,
-            metaspace_split: flag("metaspace_split")?,
-        })
     }
 }
 
@@ -123,9 +95,9 @@ pub struct SentencePieceSpanner {
 }
 
 impl SentencePieceSpanner {
-    /// The spanner of a vocabulary pattern (`sentencepiece:` + JSON).
-    pub fn new(pattern: &str) -> Result<Self, Error> {
-        let model = SentencePieceModel::parse(pattern)?;
+    /// The spanner of a SentencePiece pipeline.
+    pub fn new(spec: &PipelineSpec) -> Result<Self, Error> {
+        let model = SentencePieceModel::of(spec)?;
         let matcher = if model.user_defined.is_empty() {
             None
         } else {
@@ -222,13 +194,10 @@ impl Spanner for SentencePieceSpanner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::sentencepiece_spec;
 
-    fn pattern(user_defined: &[&str], words: bool) -> String {
-        let model = serde_json::json!({
-            "strip_leading_space": "first", "unk_surface": " \u{2047} ", "unused": [],
-            "user_defined": user_defined, "words": words,
-        });
-        format!("{MODEL_PREFIX}{model}")
+    fn pattern(user_defined: &[&str], words: bool) -> PipelineSpec {
+        sentencepiece_spec(&serde_json::json!({"user_defined": user_defined, "words": words}))
     }
 
     fn pieces(spanner: &SentencePieceSpanner, text: &str) -> Vec<String> {
@@ -255,7 +224,7 @@ mod tests {
             "strip_leading_space": "none", "unk_surface": "?", "unused": [], "user_defined": [],
             "words": true, "joined": [">▁</"],
         });
-        let spanner = SentencePieceSpanner::new(&format!("{MODEL_PREFIX}{model}")).unwrap();
+        let spanner = SentencePieceSpanner::new(&sentencepiece_spec(&model)).unwrap();
         assert_eq!(
             pieces(&spanner, "▁<a>▁</a>▁x▁▁y>▁<"),
             ["▁<a>▁</a>", "▁x", "▁▁y>", "▁<"]
@@ -268,7 +237,7 @@ mod tests {
             "strip_leading_space": "none", "unk_surface": "?", "unused": [], "user_defined": [],
             "words": false, "metaspace_split": true, "semantics": "hf",
         });
-        let spanner = SentencePieceSpanner::new(&format!("{MODEL_PREFIX}{model}")).unwrap();
+        let spanner = SentencePieceSpanner::new(&sentencepiece_spec(&model)).unwrap();
         assert_eq!(pieces(&spanner, "▁▁a▁▁b▁"), ["▁", "▁a", "▁", "▁b", "▁"]);
         assert_eq!(pieces(&spanner, "a▁▁b"), ["a", "▁", "▁b"]);
     }
@@ -305,14 +274,11 @@ mod tests {
     }
 
     #[test]
-    fn a_pattern_of_another_kind_is_refused() {
+    fn a_pipeline_of_another_kind_is_refused() {
+        let regex = PipelineSpec::regex("\\s+", crate::spec::NormalizerSpec::None);
         assert!(matches!(
-            SentencePieceSpanner::new("\\s+"),
+            SentencePieceSpanner::new(&regex),
             Err(Error::Unsupported(_))
-        ));
-        assert!(matches!(
-            SentencePieceModel::parse("sentencepiece:{\"unused\":[]}"),
-            Err(Error::VocabFormat(_))
         ));
     }
 }

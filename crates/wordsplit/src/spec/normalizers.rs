@@ -144,7 +144,8 @@ impl NormalizerSpec {
         )
     }
 
-    pub(super) fn from_json(value: &Value) -> Result<Self, SpecError> {
+    /// The normalizer stage a JSON object describes.
+    pub fn from_json(value: &Value) -> Result<Self, SpecError> {
         let stage = StageObject::read("normalizer", value)?;
         let plain = |spec: Self| stage.only(&[]).map(|()| spec);
         match stage.kind {
@@ -246,7 +247,15 @@ impl NormalizerSpec {
         }
     }
 
-    pub(super) fn to_json(&self) -> Value {
+    /// [`Self::from_json`] of JSON text.
+    pub fn from_text(text: &str) -> Result<Self, SpecError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| SpecError(format!("a normalizer description is JSON ({e})")))?;
+        Self::from_json(&value)
+    }
+
+    /// The stage's JSON object, its keys sorted.
+    pub fn to_json(&self) -> Value {
         let kind = self.kind();
         match self {
             Self::Strip { left, right } => stage(

@@ -1,0 +1,280 @@
+//! SentencePiece's normalizer ([`SentencePieceNormalizer`]) and HF's `Metaspace`
+//! pre-tokenizer run as a normalizer ([`MetaspaceNormalizer`]): the stages of
+//! [`NormalizerSpec::SentencePiece`] and [`NormalizerSpec::Metaspace`].
+//!
+//! ```
+//! use wordsplit::normalizers::sentencepiece::SentencePieceNormalizer;
+//! use wordsplit::spec::SentencePieceFlags;
+//! use wordsplit::Normalizer;
+//! let flags = SentencePieceFlags { remove_extra_whitespaces: false, ..Default::default() };
+//! let normalizer = SentencePieceNormalizer::new(flags);
+//! assert_eq!(normalizer.normalize("Hello  world").unwrap(), "▁Hello▁▁world");
+//! ```
+
+use super::program::LiteralProgram;
+use crate::error::Error;
+use crate::normalizers::Normalizer;
+use crate::spec::{NormalizerSpec, PrependScheme, SentencePieceFlags};
+
+/// SentencePiece's normalizer for the identity character map: only spaces (U+0020) change.
+///
+/// In order, as `normalizer.cc` does it: with `remove_extra_whitespaces`, leading spaces are
+/// dropped (text of spaces only is empty) and a space after a space is dropped; each space
+/// becomes `▁` with `escape_whitespaces`; `add_dummy_prefix` puts one `▁` before non-empty
+/// text (after it, with `treat_whitespace_as_suffix`); with `remove_extra_whitespaces`
+/// trailing `▁` (typed ones too) are dropped before that.
+pub struct SentencePieceNormalizer {
+    add_dummy_prefix: bool,
+    remove_extra_whitespaces: bool,
+    suffix: bool,
+    /// `▁`, or a space when whitespace is not escaped.
+    space: &'static str,
+}
+
+impl SentencePieceNormalizer {
+    /// The normalizer of SentencePiece's normalizer spec `flags`.
+    pub fn new(flags: SentencePieceFlags) -> Self {
+        Self {
+            add_dummy_prefix: flags.add_dummy_prefix,
+            remove_extra_whitespaces: flags.remove_extra_whitespaces,
+            suffix: flags.treat_whitespace_as_suffix,
+            space: if flags.escape_whitespaces {
+                "\u{2581}"
+            } else {
+                " "
+            },
+        }
+    }
+}
+
+impl Normalizer for SentencePieceNormalizer {
+    fn name(&self) -> &str {
+        "SentencePiece"
+    }
+
+    fn normalize(&self, text: &str) -> Result<String, Error> {
+        let extra = self.remove_extra_whitespaces;
+        let space = self.space;
+        let text = if extra {
+            text.trim_start_matches(' ')
+        } else {
+            text
+        };
+        if text.is_empty() {
+            return Ok(String::new());
+        }
+        let mut out = String::with_capacity((text.len() + 2) * space.len() + 4);
+        if self.add_dummy_prefix && !self.suffix {
+            out.push_str(space);
+        }
+        escape_spaces(&mut out, text, space, extra);
+        if extra {
+            while out.ends_with(space) {
+                out.truncate(out.len() - space.len());
+            }
+        }
+        if self.add_dummy_prefix && self.suffix {
+            out.push_str(space);
+        }
+        Ok(out)
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+/// `text` appended to `out` with each space (U+0020) replaced by `space` (one to four
+/// bytes), and with `collapse` a space after a space (or at the start) dropped: one store
+/// and one add per byte, with no branch on the byte (a branch per space, mispredicted at
+/// most words, and a copy call per word took an eighth of a first pass over prose with a
+/// Gemma-class vocabulary).
+fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool) {
+    let width = space.len();
+    debug_assert!((1..=4).contains(&width));
+    let mut pattern = [0u8; 4];
+    pattern[..width].copy_from_slice(space.as_bytes());
+    let pattern = u32::from_le_bytes(pattern);
+    // SAFETY: the bytes written are `text`'s and whole copies of `space`, both UTF-8, with
+    // each space (a one-byte character) replaced whole; the vector's length is set to what
+    // was written, below the room reserved for the widest output and a 4-byte store past it.
+    unsafe {
+        let bytes = out.as_mut_vec();
+        bytes.reserve(text.len() * width + 4);
+        let base = bytes.as_mut_ptr();
+        let mut len = bytes.len();
+        let mut previous_space = collapse;
+        for &b in text.as_bytes() {
+            let is_space = b == b' ';
+            let word = if is_space { pattern } else { u32::from(b) };
+            base.add(len).cast::<u32>().write_unaligned(word);
+            len += if !is_space {
+                1
+            } else if previous_space {
+                0
+            } else {
+                width
+            };
+            previous_space = is_space & collapse;
+        }
+        bytes.set_len(len);
+    }
+}
+
+/// HF's `Metaspace` pre-tokenizer with `split: false`, after the file's normalizer: every
+/// space becomes the replacement, which is put before a stretch that does not start with it
+/// (`always`; for `first` only before the stretch that starts the text; never for `never`).
+pub struct MetaspaceNormalizer {
+    inner: Option<LiteralProgram>,
+    replacement: char,
+    scheme: PrependScheme,
+}
+
+impl MetaspaceNormalizer {
+    /// HF's `Metaspace` after the normalizer `before`, or None when the core does not run
+    /// `before` (none, or a program of literal `Replace` and `Prepend` steps).
+    pub fn new(replacement: char, scheme: PrependScheme, before: &NormalizerSpec) -> Option<Self> {
+        let inner = match before {
+            NormalizerSpec::None => None,
+            program => Some(LiteralProgram::new(program)?),
+        };
+        Some(Self {
+            inner,
+            replacement,
+            scheme,
+        })
+    }
+
+    fn run(&self, text: &str, prepends: bool) -> String {
+        let inner;
+        let text = match &self.inner {
+            Some(program) => {
+                inner = program.run(text);
+                inner.as_str()
+            }
+            None => text,
+        };
+        let mut buffer = [0u8; 4];
+        let replacement: &str = self.replacement.encode_utf8(&mut buffer);
+        let mut out = String::with_capacity((text.len() + 1) * replacement.len() + 4);
+        // (a leading space becomes the replacement, so it counts as one)
+        let starts_with_it = text.starts_with(' ') || text.starts_with(self.replacement);
+        if prepends && !text.is_empty() && !starts_with_it {
+            out.push_str(replacement);
+        }
+        escape_spaces(&mut out, text, replacement, false);
+        out
+    }
+}
+
+impl Normalizer for MetaspaceNormalizer {
+    fn name(&self) -> &str {
+        "Metaspace"
+    }
+
+    fn normalize(&self, text: &str) -> Result<String, Error> {
+        Ok(self.run(text, self.scheme != PrependScheme::Never))
+    }
+
+    fn normalize_later(&self, text: &str) -> Result<String, Error> {
+        Ok(self.run(text, self.scheme == PrependScheme::Always))
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spm(dummy: bool, extra: bool, escape: bool, suffix: bool) -> Box<dyn Normalizer> {
+        Box::new(SentencePieceNormalizer::new(SentencePieceFlags {
+            add_dummy_prefix: dummy,
+            remove_extra_whitespaces: extra,
+            escape_whitespaces: escape,
+            treat_whitespace_as_suffix: suffix,
+        }))
+    }
+
+    #[test]
+    fn sentencepiece_flags() {
+        let n = |n: &dyn Normalizer, t: &str| n.normalize(t).unwrap();
+        assert_eq!(n(&*spm(true, true, true, false), "  a   b  "), "▁a▁b");
+        assert_eq!(n(&*spm(true, false, true, false), " a  b "), "▁▁a▁▁b▁");
+        assert_eq!(n(&*spm(false, true, true, false), "   "), "");
+        assert_eq!(n(&*spm(true, true, true, false), "  ▁▁"), "");
+        assert_eq!(n(&*spm(true, true, false, true), " a b "), "a b ");
+        assert_eq!(n(&*spm(true, false, true, false), ""), "");
+    }
+
+    #[test]
+    fn spaces_escape_as_a_character_by_character_reading_does() {
+        // SentencePiece's reading: each space escaped, with `extra` one of a run and none
+        // at the start (after the trim) or, once escaped, at the end.
+        let reference = |text: &str, dummy: bool, extra: bool, escape: bool, suffix: bool| {
+            let space = if escape { "▁" } else { " " };
+            let text = if extra {
+                text.trim_start_matches(' ')
+            } else {
+                text
+            };
+            if text.is_empty() {
+                return String::new();
+            }
+            let mut out = String::new();
+            if dummy && !suffix {
+                out.push_str(space);
+            }
+            let mut previous = extra;
+            for c in text.chars() {
+                if c != ' ' {
+                    out.push(c);
+                    previous = false;
+                } else if !previous {
+                    out.push_str(space);
+                    previous = extra;
+                }
+            }
+            while extra && out.ends_with(space) {
+                out.truncate(out.len() - space.len());
+            }
+            if dummy && suffix {
+                out.push_str(space);
+            }
+            out
+        };
+        let alphabet = [" ", "  ", "a", "bc", "é", "—", "▁", "😀", "\n"];
+        for text in crate::testing::texts(7, &alphabet, 400, 24) {
+            for flags in 0..16 {
+                let [dummy, extra, escape, suffix] = [1, 2, 4, 8].map(|bit| flags & bit != 0);
+                let normalizer = spm(dummy, extra, escape, suffix);
+                assert_eq!(
+                    normalizer.normalize(&text).unwrap(),
+                    reference(&text, dummy, extra, escape, suffix),
+                    "{text:?} with flags {flags:04b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn metaspace_schemes() {
+        let metaspace =
+            |scheme| MetaspaceNormalizer::new('▁', scheme, &NormalizerSpec::None).unwrap();
+        let first = metaspace(PrependScheme::First);
+        assert_eq!(first.normalize("Hello world").unwrap(), "▁Hello▁world");
+        assert_eq!(first.normalize_later("Hello world").unwrap(), "Hello▁world");
+        assert_eq!(first.normalize("▁x").unwrap(), "▁x");
+        let always = metaspace(PrependScheme::Always);
+        assert_eq!(always.normalize_later(" x").unwrap(), "▁x");
+        let never = metaspace(PrependScheme::Never);
+        assert_eq!(never.normalize("a b").unwrap(), "a▁b");
+        let nfkc = NormalizerSpec::Sequence(vec![NormalizerSpec::Nfkc]);
+        assert!(MetaspaceNormalizer::new('▁', PrependScheme::First, &nfkc).is_none());
+        let prepend = NormalizerSpec::Sequence(vec![NormalizerSpec::Prepend("x".into())]);
+        let after = MetaspaceNormalizer::new('▁', PrependScheme::Never, &prepend).unwrap();
+        assert_eq!(after.normalize("a b").unwrap(), "xa▁b");
+    }
+}
