@@ -27,6 +27,7 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 
 from ..errors import TrainingInputError
 from ..formats.bytelevel import token_bytes
+from ..spec import RegexSplit
 
 BACKENDS = ("auto", "native", "python")
 DEFAULT_NAME = "trained"
@@ -244,7 +245,7 @@ def _count(source, *, pattern, normalizer, spanner, backend, num_threads, field,
     documents = iter_documents(source, field=field, column=column)
     if sample_rate != 1:
         documents = sample_documents(documents, sample_rate, seed)
-    name = (spanner_for(pattern) or "regex") if spanner == "auto" else SPANNERS.canonical(spanner)
+    name = (spanner_for(RegexSplit(pattern)) or "regex") if spanner == "auto" else SPANNERS.canonical(spanner)
     if resolve_backend(backend) == "native":
         from .native import count_native, native_can_count
 
