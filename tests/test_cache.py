@@ -131,8 +131,18 @@ def test_round_trip_keeps_every_field():
 
 def _rewrite_header(data: bytes, **changes) -> bytes:
     header, body = derived._split(data)
-    head = json.dumps({**header, **changes}).encode()
+    return _entry({**header, **changes}, body)
+
+
+def _entry(header: dict, body: bytes) -> bytes:
+    head = json.dumps(header).encode()
     return derived.MAGIC + len(head).to_bytes(4, "little") + head + body
+
+
+def _rewrite_pipeline(data: bytes, **stages) -> bytes:
+    """The entry with these stages of its header's pipeline replaced."""
+    header, body = derived._split(data)
+    return _entry({**header, "pipeline": {**header["pipeline"], **stages}}, body)
 
 
 CORRUPTIONS = {
@@ -142,7 +152,11 @@ CORRUPTIONS = {
     "wrong magic": lambda d: b"X" + d[1:],
     "garbage header": lambda d: d[:20] + b"\xff" * 40 + d[60:],
     "valid checksum, wrong counts": lambda d: _rewrite_header(d, n_tokens=derived._split(d)[0]["n_tokens"] + 1),
-    "valid checksum, invalid vocab": lambda d: _rewrite_header(d, normalizer="bogus"),
+    "valid checksum, invalid vocab": lambda d: _rewrite_pipeline(d, normalizer={"type": "Plugin", "name": "bogus"}),
+    "valid checksum, malformed pipeline": lambda d: _rewrite_pipeline(d, normalizer={"type": "Bogus"}),
+    "valid checksum, pattern without a pipeline": lambda d: _entry(
+        {k: v for k, v in derived._split(d)[0].items() if k != "pipeline"} | {"pattern": r"\S+", "normalizer": "none"},
+        derived._split(d)[1]),
     "valid checksum, wrong types": lambda d: _rewrite_header(d, special_tokens="x"),
     "valid checksum, template not text": lambda d: _rewrite_header(d, chat_template=["x"]),
     "valid checksum, older format": lambda d: _rewrite_header(d, format=1),

@@ -21,6 +21,7 @@ from http_server import COMMIT_MAIN, COMMIT_OLD, HF_TOKEN, MIXTRAL_REVISION, QWE
 from wordsplit import TokenizerOptions
 from wordsplit.errors import DownloadError, HashMismatchError, OfflineError, UnknownVocabError, VocabFormatError
 from wordsplit.formats import hf as loaders
+from wordsplit.spec import Nfc
 from wordsplit.store import download
 from wordsplit.vocabs import download_vocab, forget_loaded, load_vocab
 from wordsplit.store.cache import read_record
@@ -183,7 +184,8 @@ def test_hf_sentencepiece_repos(hub_env, vocab_server):
     both = load_vocab("hf:mistralai/spm")
     local = load_hf_tokenizer_json(DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz")
     assert both.name == "mistralai/spm" and both.content_hash == local.content_hash
-    assert both.pattern == local.pattern and '"semantics":"hf"' in both.pattern
+    assert both.pipeline == local.pipeline and (both.pipeline.model.merge_by, both.pipeline.decoder.style) == (
+        "rank", "hf")
     assert (both.bos_token_id, both.eos_token_id) == (1, 2)
     asked = [r.path.rsplit("/", 1)[1] for r in vocab_server.requests]
     assert asked == ["tokenizer_config.json", "tokenizer.json"]
@@ -191,7 +193,7 @@ def test_hf_sentencepiece_repos(hub_env, vocab_server):
     alone = load_vocab("hf:mistralai/spm-model-only")
     model = load_sentencepiece(DATA / "spm" / "mistral-v7.model")
     assert alone.name == "mistralai/spm-model-only" and alone.content_hash == model.content_hash
-    assert alone.pattern == model.pattern and (alone.bos_token_id, alone.eos_token_id) == (1, 2)
+    assert alone.pipeline == model.pipeline and (alone.bos_token_id, alone.eos_token_id) == (1, 2)
     asked = [r.path.rsplit("/", 1)[1] for r in vocab_server.requests][2:]
     assert asked == ["tokenizer_config.json", "tokenizer.json", "tekken.json", "tokenizer.model"]
     record = read_record(hub_env / "downloads" / "hf" / "mistralai--spm-model-only" / "main" / "tokenizer.model")
@@ -209,12 +211,12 @@ def test_hf_sentencepiece_repos(hub_env, vocab_server):
 
 def test_hf_fallback_set_comes_from_one_commit_with_its_config(hub_env, vocab_server):
     vocab = load_vocab("hf:acme/tiny-split")
-    assert vocab.normalizer == "nfc" and vocab.eos_token_id == vocab.special_tokens["<|endoftext|>"]
+    assert vocab.normalizer == Nfc() and vocab.eos_token_id == vocab.special_tokens["<|endoftext|>"]
     later = [r.path for r in vocab_server.requests if "tokenizer.json" not in r.path][1:]
     assert later and all(f"/resolve/{COMMIT_MAIN}/" in path for path in later)
     # A set that lost a companion is incomplete: it is fetched again rather than used without it.
     (hub_env / "downloads" / "hf" / "acme--tiny-split" / "main" / "tokenizer_config.json").unlink()
-    assert load_vocab("hf:acme/tiny-split").normalizer == "nfc"
+    assert load_vocab("hf:acme/tiny-split").normalizer == Nfc()
 
 
 def test_revision_pinning(hub_env, vocab_server):

@@ -20,6 +20,7 @@ from conftest import damaged
 from llamacpp_cases import SEPARATOR, load_cases, unpacked
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
+from wordsplit.spec import NoNormalizer, PipelineSpec, RegexSplit, Split, SplitProgram
 from wordsplit.formats.gguf import (
     LLAMA_CPP_PRE_PATTERNS,
     LLAMA_CPP_PRE_REGEXES,
@@ -311,8 +312,8 @@ def test_qwen3_vocab():
     assert v.n_vocab == 151_936
     assert len(v.ranks) == 151_643
     assert v.merges is None and v.whole_piece_lookup  # rank-based
-    assert v.pattern == LLAMA_CPP_PRE_PATTERNS["qwen2"]
-    assert v.normalizer == "none"
+    assert v.pipeline.spanner == LLAMA_CPP_PRE_PATTERNS["qwen2"] == RegexSplit(v.pattern)
+    assert v.normalizer == NoNormalizer()
     assert (v.bos_token_id, v.eos_token_id) == (151_643, 151_645)
     assert v.ranks[b"hello"] == 14_990 and v.ranks[b" hello"] == 23_811
     assert v.special_tokens["<|im_end|>"] == 151_645
@@ -343,7 +344,7 @@ def test_gpt2_vocab_from_llama_cpp():
     assert v.name == "gpt-2"
     assert v.n_vocab == 50_257 and len(v.ranks) == 50_256
     assert v.merges is None and v.whole_piece_lookup
-    assert v.pattern == LLAMA_CPP_PRE_PATTERNS["gpt-2"]
+    assert v.pipeline.spanner == LLAMA_CPP_PRE_PATTERNS["gpt-2"]
     assert v.special_tokens == {"<|endoftext|>": 50_256} and not v.added_tokens
     assert v.ranks[b"hello"] == 31_373 and v.ranks[b" world"] == 995
 
@@ -517,7 +518,7 @@ def test_a_llama_cpp_file_without_pre_tokenizer_gets_the_default(tmp_path):
 
     v = load_gguf(unpacked("ggml-vocab-aquila.gguf.xz", tmp_path))
     assert v.name == "D:\\Diverses\\models" and v.n_vocab == 100_008
-    assert v.pattern == LLAMA_CPP_PRE_PATTERNS["default"]
+    assert v.pipeline.spanner == LLAMA_CPP_PRE_PATTERNS["default"]
     assert (v.bos_token_id, v.eos_token_id, v.chat_template) == (0, 0, None)
     for backend in ("python", "native"):
         tok = TokenizerOptions(backend=backend).build(v)
@@ -528,8 +529,8 @@ def test_a_llama_cpp_file_without_pre_tokenizer_gets_the_default(tmp_path):
 
 def test_missing_pre_tokenizer_is_llama_cpps_default():
     v = read_gguf(tokenizer_gguf(pre=None))
-    assert v.pattern == LLAMA_CPP_PRE_PATTERNS["default"]
-    assert read_gguf(tokenizer_gguf(pre="default")).pattern == v.pattern
+    assert v.pipeline.spanner == LLAMA_CPP_PRE_PATTERNS["default"]
+    assert read_gguf(tokenizer_gguf(pre="default")).pipeline == v.pipeline
 
 
 @pytest.mark.parametrize("pre", ["gemma4", "granite-embed-multi-311m", "sarvam-moe", "whitespace"])
@@ -564,10 +565,10 @@ def test_pre_patterns_are_llama_cpps():
         r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
         r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
     )
-    assert LLAMA_CPP_PRE_PATTERNS["qwen2"] == qwen2
-    assert LLAMA_CPP_PRE_PATTERNS["llama-bpe"] == qwen2.replace(r"|\p{N}|", r"|\p{N}{1,3}|")
+    assert LLAMA_CPP_PRE_PATTERNS["qwen2"] == RegexSplit(qwen2)
+    assert LLAMA_CPP_PRE_PATTERNS["llama-bpe"] == RegexSplit(qwen2.replace(r"|\p{N}|", r"|\p{N}{1,3}|"))
     for name in ("deepseek-r1-qwen", "megrez", "stablelm2", "hunyuan", "grok-2"):
-        assert LLAMA_CPP_PRE_PATTERNS[name] == qwen2
+        assert LLAMA_CPP_PRE_PATTERNS[name] == RegexSplit(qwen2)
     for name in ("llama3", "llama-v3", "dbrx", "smaug-bpe", "chatglm-bpe", "glm4"):
         assert LLAMA_CPP_PRE_PATTERNS[name] == LLAMA_CPP_PRE_PATTERNS["llama-bpe"]
     gpt2_family = ["gpt-2", "phi-2", "jina-es", "jina-de", "jina-v1-en", "jina-v2-es", "jina-v2-de", "jina-v2-code",
@@ -580,14 +581,14 @@ def test_gpt2_pattern_is_gpt2s_original():
     # original, the exact string the rest of wordsplit knows.
     from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
 
-    assert LLAMA_CPP_PRE_PATTERNS["gpt-2"] == GPT2_ORIGINAL_PATTERN
+    assert LLAMA_CPP_PRE_PATTERNS["gpt-2"] == RegexSplit(GPT2_ORIGINAL_PATTERN)
     assert regex.findall(GPT2_ORIGINAL_PATTERN, "\tb  c ") == ["\t", "b", " ", " c", " "]
 
 
 def test_gpt4o_pattern_is_o200ks():
     from wordsplit.patterns import O200K_PATTERN
 
-    assert LLAMA_CPP_PRE_PATTERNS["gpt-4o"] == O200K_PATTERN
+    assert LLAMA_CPP_PRE_PATTERNS["gpt-4o"] == RegexSplit(O200K_PATTERN)
 
 
 SAMPLE = (
@@ -602,10 +603,10 @@ PATTERN_NAMES = sorted({pattern: name for name, pattern in sorted(LLAMA_CPP_PRE_
 
 def split(pre: str, text: str) -> list[str]:
     """The pieces wordsplit's Python spanner for ``pre``'s pattern cuts ``text`` into."""
-    from wordsplit.spanners import get_spanner, spanner_for
+    from wordsplit.spanners import get_spanner, spanner_argument, spanner_for
 
-    pattern = LLAMA_CPP_PRE_PATTERNS[pre]
-    return get_spanner(spanner_for(pattern) or "regex")(pattern).split(text)
+    stage = LLAMA_CPP_PRE_PATTERNS[pre]
+    return get_spanner(spanner_for(stage) or "regex")(spanner_argument(stage)).split(text)
 
 
 @pytest.mark.parametrize("name", PATTERN_NAMES)
@@ -624,8 +625,8 @@ def test_every_pattern_encodes_alike_on_both_backends(name):
 
     gpt2 = vocab("ggml-vocab-gpt-2.gguf")
     blob, ids, lengths = gpt2.packed()
-    v = Vocab.from_packed(blob=blob, ids=ids, lengths=lengths, name=name, pattern=LLAMA_CPP_PRE_PATTERNS[name],
-                          n_vocab=gpt2.n_vocab)
+    v = Vocab.from_packed(blob=blob, ids=ids, lengths=lengths, name=name,
+                          pipeline=PipelineSpec(spanner=LLAMA_CPP_PRE_PATTERNS[name]), n_vocab=gpt2.n_vocab)
     text = SAMPLE + " x=1234567; 中文abc的 don't!! Hei, maailma. ½ a\u200db\n" * 3
     python = TokenizerOptions(backend="python").build(v).encode_ordinary(text)
     assert TokenizerOptions(backend="native").build(v).encode_ordinary(text) == python
@@ -635,19 +636,19 @@ def test_every_pattern_encodes_alike_on_both_backends(name):
 def test_single_regexes_stay_plain_patterns_and_sequences_become_split_programs():
     from wordsplit.patterns import GPT2_ORIGINAL_PATTERN, O200K_PATTERN
     from wordsplit.spanners import spanner_for
-    from wordsplit.split_programs import is_split_program, parse_split_program
 
     # The fast path: a scanner is proven for these exact strings.
-    assert spanner_for(LLAMA_CPP_PRE_PATTERNS["mpt"]) == spanner_for(GPT2_ORIGINAL_PATTERN) == "gpt2-scanner"
-    assert spanner_for(LLAMA_CPP_PRE_PATTERNS["llama4"]) == spanner_for(O200K_PATTERN) == "o200k-scanner"
+    assert spanner_for(LLAMA_CPP_PRE_PATTERNS["mpt"]) == spanner_for(RegexSplit(GPT2_ORIGINAL_PATTERN)) \
+        == "gpt2-scanner"
+    assert spanner_for(LLAMA_CPP_PRE_PATTERNS["llama4"]) == spanner_for(RegexSplit(O200K_PATTERN)) == "o200k-scanner"
     for name, regexes in LLAMA_CPP_PRE_REGEXES.items():
-        pattern = LLAMA_CPP_PRE_PATTERNS[name]
+        stage = LLAMA_CPP_PRE_PATTERNS[name]
         if len(regexes) > 1 or name in ("poro-chat", "bloom", "gpt3-finnish"):
-            steps = parse_split_program(pattern)
-            assert len(steps) == len(regexes), name
-            assert all(step["behavior"] == "Isolated" for step in steps), name
+            assert isinstance(stage, SplitProgram), name
+            assert len(stage.steps) == len(regexes), name
+            assert all(isinstance(step, Split) and step.behavior == "Isolated" for step in stage.steps), name
         else:
-            assert not is_split_program(pattern), name
+            assert isinstance(stage, RegexSplit), name
 
 
 def test_sequences_apply_each_regex_to_the_pieces_of_the_one_before():
@@ -704,8 +705,8 @@ def test_spelled_classes_keep_the_rest_of_the_regex():
 
 
 def test_llama3_splits_digits_by_three_and_qwen2_one_by_one():
-    assert regex.findall(LLAMA_CPP_PRE_PATTERNS["llama3"], "12345") == ["123", "45"]
-    assert regex.findall(LLAMA_CPP_PRE_PATTERNS["qwen2"], "12345") == ["1", "2", "3", "4", "5"]
+    assert regex.findall(LLAMA_CPP_PRE_PATTERNS["llama3"].pattern, "12345") == ["123", "45"]
+    assert regex.findall(LLAMA_CPP_PRE_PATTERNS["qwen2"].pattern, "12345") == ["1", "2", "3", "4", "5"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ from wordsplit.engines.native import native_program_steps
 from wordsplit.formats.hf import DIGIT_CLASS, WHITESPACE_PATTERN, WORD_CLASS_INNER, punctuation_class
 from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
 from wordsplit.spanners import SPANNERS, HFSplitSpanner, register_spanner
-from wordsplit.split_programs import BEHAVIORS, PREFIX_SPACE_STEP, split_program
+from wordsplit.spec import BEHAVIORS, SplitProgram
+from wordsplit.split_programs import PREFIX_SPACE_STEP, split_program
 from wordsplit.spanners.regex import translate_pattern
 from wordsplit.vocab import native_module
 
@@ -169,7 +170,7 @@ def test_dropping_pre_tokenizers_match_hf(small_spec, tmp_path, config):
     spec = copy.deepcopy(small_spec)
     spec["pre_tokenizer"] = _pre_tokenizer(*config)
     hf, vocab = hf_files.load_both(spec, tmp_path)
-    spanner = HFSplitSpanner(vocab.pattern)
+    spanner = HFSplitSpanner(vocab.pipeline.spanner)
     assert spanner.drops_text != (config[0] == "digits" and not config[1])
     for backend in BACKENDS:
         assert TokenizerOptions(backend=backend).build(vocab).spanner_name == "hf-split"
@@ -204,7 +205,7 @@ def test_spanner_equals_hf_pre_tokenizer_on_generated_text(small_spec, config):
     spec = copy.deepcopy(small_spec)
     spec["pre_tokenizer"] = _pre_tokenizer(*config)
     oracle = HFTokenizer.from_str(json.dumps(spec)).pre_tokenizer
-    spanner = HFSplitSpanner(read_hf_tokenizer_json(json.dumps(spec).encode()).pattern)
+    spanner = HFSplitSpanner(read_hf_tokenizer_json(json.dumps(spec).encode()).pipeline.spanner)
 
     @settings(max_examples=120, deadline=None, derandomize=True)
     @given(st.lists(_ALPHABET, max_size=14).map("".join))
@@ -366,7 +367,7 @@ _PROGRAM_TEXT = st.lists(
 
 
 @functools.lru_cache(maxsize=None)
-def _both_spanners(program: str):
+def _both_spanners(program: SplitProgram):
     return HFSplitSpanner(program), native_program_steps(program)
 
 
@@ -392,7 +393,7 @@ def test_native_program_equals_python_on_loaded_programs(small_spec, config):
 
     spec = copy.deepcopy(small_spec)
     spec["pre_tokenizer"] = _pre_tokenizer(*config)
-    program = read_hf_tokenizer_json(json.dumps(spec).encode()).pattern
+    program = read_hf_tokenizer_json(json.dumps(spec).encode()).pipeline.spanner
     spanner, steps = _both_spanners(program)
     texts = [*TEXTS, *LITERAL_TEXTS, "x" * 300 + " " * 300 + "!" * 300]
     assert _native_spans(steps, texts) == [spanner.spans(text) for text in texts]
@@ -413,7 +414,7 @@ def test_program_with_an_empty_match_stays_python_and_exact(small_spec, tmp_path
         {"type": "Split", "pattern": {"Regex": "x*"}, "behavior": "Removed", "invert": False},
         {**_BYTE_LEVEL, "add_prefix_space": True}]}
     hf, vocab = hf_files.load_both(spec, tmp_path)
-    assert native_program_steps(vocab.pattern) is None
+    assert native_program_steps(vocab.pipeline.spanner) is None
     assert not TokenizerOptions(backend="native").build(vocab).native
     _assert_same(hf, vocab, ["axxb x", "xx", "ab  cx d"], encoders=("heap-merge",))
 

@@ -24,10 +24,11 @@ from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.bytelevel import BYTE_TO_CHAR
 from wordsplit.formats.hf import DIGIT_CLASS, punctuation_class, read_hf_tokenizer_json
-from wordsplit.normalizer_programs import NORMALIZER_PREFIX
 from wordsplit.spanners.hf_split import hf_split
-from wordsplit.split_programs import is_split_program
 from wordsplit.spanners.regex import translate_pattern
+from wordsplit.spec import (
+    Nfd, Nfkc, Nfkd, NoNormalizer, PrefixSpace, PrefixSpaceStep, RegexSplit, Sequence, SplitProgram,
+)
 
 BACKENDS = ("python", "native")
 
@@ -104,10 +105,10 @@ def test_normalizers_match_hf(small_spec, tmp_path, name):
     spec = _spec(small_spec, normalizer=NORMALIZERS[name])
     hf, vocab = hf_files.load_both(spec, tmp_path)
     if name in ("nfd", "nfkc", "nfkd", "single-nfkc-in-sequence"):
-        assert vocab.normalizer in ("nfd", "nfkc", "nfkd")  # a plain form: native on both backends
+        assert vocab.normalizer in (Nfd(), Nfkc(), Nfkd())  # a plain form: native on both backends
         assert TokenizerOptions(backend="native").build(vocab).native
     else:
-        assert vocab.normalizer.startswith(NORMALIZER_PREFIX)
+        assert isinstance(vocab.normalizer, Sequence)  # a program of HF's steps
     _assert_same(hf, vocab)
 
 
@@ -118,7 +119,7 @@ def test_byte_level_add_prefix_space_matches_hf(small_spec, tmp_path, use_regex,
     pre = {"type": "Sequence", "pretokenizers": [byte_level]} if nested else byte_level
     for i, normalizer in enumerate([None, NORMALIZERS["strip-both"], NORMALIZERS["prepend"]]):
         hf, vocab = hf_files.load_both(_spec(small_spec, normalizer=normalizer, pre_tokenizer=pre), tmp_path / str(i))
-        assert vocab.normalizer.endswith('{"type":"PrefixSpace"}]')
+        assert isinstance(vocab.normalizer, Sequence) and vocab.normalizer.normalizers[-1] == PrefixSpace()
         _assert_same(hf, vocab)
 
 
@@ -127,8 +128,9 @@ def test_add_prefix_space_after_other_steps_matches_hf(small_spec, tmp_path):
     pre = {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True},
                                                 {**BYTE_LEVEL, "add_prefix_space": True}]}
     hf, vocab = hf_files.load_both(_spec(small_spec, pre_tokenizer=pre), tmp_path)
-    assert is_split_program(vocab.pattern) and '{"add_prefix_space":true}' in vocab.pattern
-    assert vocab.normalizer == "none"
+    program = vocab.pipeline.spanner
+    assert isinstance(program, SplitProgram) and PrefixSpaceStep() in program.steps and vocab.pattern is None
+    assert vocab.normalizer == NoNormalizer()
     _assert_same(hf, vocab)
 
 
@@ -150,7 +152,7 @@ PRE_STEPS = {
 def test_pre_tokenizers_before_byte_level_match_hf(small_spec, tmp_path, name, use_regex):
     pre = {"type": "Sequence", "pretokenizers": [*PRE_STEPS[name], {**BYTE_LEVEL, "use_regex": use_regex}]}
     hf, vocab = hf_files.load_both(_spec(small_spec, normalizer={"type": "NFKC"}, pre_tokenizer=pre), tmp_path)
-    assert is_split_program(vocab.pattern)
+    assert isinstance(vocab.pipeline.spanner, SplitProgram)
     # Isolated steps whose regexes the native core runs are a native regex sequence, other
     # behaviors the native split program: every stage native.
     assert TokenizerOptions(backend="native").build(vocab).native
@@ -170,6 +172,7 @@ def test_native_regex_sequence_equals_the_python_spanner(text):
 def _sequence_tokenizers():
     from wordsplit import Vocab
     from wordsplit.patterns import GPT2_ORIGINAL_PATTERN
+    from wordsplit.spec import PipelineSpec
     from wordsplit.split_programs import split_program
 
     pairs = []
@@ -177,7 +180,7 @@ def _sequence_tokenizers():
         program = split_program([{"pattern": p, "behavior": "Isolated", "invert": False} for p in patterns])
         # GPT-2's ranks merge across the pieces' boundaries ("23", "...", " 1"), so different
         # pieces give different ids
-        vocab = Vocab(name="gpt2-split", ranks=load_vocab("gpt2").ranks, pattern=program)
+        vocab = Vocab(name="gpt2-split", ranks=load_vocab("gpt2").ranks, pipeline=PipelineSpec(spanner=program))
         native = TokenizerOptions(backend="native").build(vocab)
         assert native.native
         pairs.append((native, TokenizerOptions(backend="python").build(vocab)))
@@ -289,7 +292,7 @@ def test_trim_offsets_is_accepted_either_way(small_spec, tmp_path):
     for trim in (False, True):
         spec = _spec(small_spec, pre_tokenizer={**BYTE_LEVEL, "trim_offsets": trim})
         hf, vocab = hf_files.load_both(spec, tmp_path / str(trim))
-        assert not is_split_program(vocab.pattern)  # ByteLevel alone: GPT-2's scanner pattern
+        assert isinstance(vocab.pipeline.spanner, RegexSplit)  # ByteLevel alone: GPT-2's scanner pattern
         _assert_same(hf, vocab)
 
 

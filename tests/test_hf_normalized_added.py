@@ -22,6 +22,7 @@ from wordsplit import TokenizerOptions, Vocab
 from wordsplit.errors import DisallowedSpecialError, UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 from wordsplit.normalizer_programs import normalizer_program
+from wordsplit.spec import NoNormalizer, PrefixSpace, PrefixSpaceStep, Sequence, SplitProgram
 from wordsplit.vocab import NORMALIZED
 
 
@@ -133,7 +134,8 @@ def test_prefix_space_runs_in_the_split_program():
     _, toks = _get("lowercase", prefix_space=True)
     vocab = toks["python"].vocab
     assert vocab.normalizer == normalizer_program([{"type": "Lowercase"}])
-    assert vocab.pattern.startswith("hf-split:") and '"add_prefix_space":true' in vocab.pattern
+    program = vocab.pipeline.spanner
+    assert isinstance(program, SplitProgram) and PrefixSpaceStep() in program.steps
 
 
 def test_the_special_policy_applies_to_normalized_special_tokens():
@@ -165,11 +167,11 @@ def test_a_nfc_vocab_stays_native():
 def test_the_cases_cover_each_normalizer_change():
     """The fixed cases exercise the normalizers: under each, some case's normalized text
     differs from the text (else the second pass would be the raw one)."""
-    from wordsplit.normalizers import get_normalizer
+    from wordsplit.normalizers import normalizer_for
 
     for name in NORMALIZERS:
         _, toks = _get(name)
-        normalize = get_normalizer(toks["python"].vocab.normalizer)
+        normalize = normalizer_for(toks["python"].vocab.normalizer)
         assert any(normalize(text) != text for text in CASES), name
 
 
@@ -209,9 +211,11 @@ def test_the_native_core_knows_the_raw_second_pass_normalizers():
     """The native pipeline's list of normalizers under which the second pass runs on the
     text as it is (the Python normalizer stage of the bindings, stages.rs) is the Python
     engine's."""
+    from wordsplit.engines.native import binding_normalizer
     from wordsplit.vocab import RAW_SECOND_PASS_NORMALIZERS
 
     source = (Path(__file__).parents[1] / "crates" / "wordsplit-py" / "src" / "stages.rs").read_text()
     prefix_only = normalizer_program([{"type": "PrefixSpace"}])
-    assert set(RAW_SECOND_PASS_NORMALIZERS) == {"none", prefix_only}
-    assert f'r#"{prefix_only}"#' in source
+    assert prefix_only == Sequence((PrefixSpace(),))
+    assert set(RAW_SECOND_PASS_NORMALIZERS) == {NoNormalizer(), prefix_only}
+    assert f'r#"{binding_normalizer(prefix_only)}"#' in source

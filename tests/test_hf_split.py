@@ -19,8 +19,9 @@ import hf_files
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.spanners.hf_split import HFSplitSpanner, hf_split
-from wordsplit.split_programs import is_split_program, split_program
+from wordsplit.split_programs import split_program
 from wordsplit.spanners.regex import translate_pattern
+from wordsplit.spec import RegexSplit, SplitProgram
 
 BACKENDS = ("python", "native")
 
@@ -114,7 +115,7 @@ def test_split_behaviors_match_hf(small_spec, tmp_path, behavior, invert):
     for i, pattern in enumerate(PATTERNS):
         spec = _with_pre_tokenizer(small_spec, [_split(pattern, behavior, invert)])
         hf, vocab = hf_files.load_both(spec, tmp_path / str(i))
-        assert is_split_program(vocab.pattern)
+        assert isinstance(vocab.pipeline.spanner, SplitProgram) and vocab.pattern is None
         _assert_same(hf, vocab)
 
 
@@ -137,7 +138,8 @@ def test_byte_level_without_regex_is_one_piece(small_spec, tmp_path):
     spec["pre_tokenizer"] = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                              "use_regex": False}
     hf, vocab = hf_files.load_both(spec, tmp_path)
-    assert HFSplitSpanner(vocab.pattern).split("a b") == ["a b"]
+    assert vocab.pipeline.spanner == SplitProgram(())
+    assert HFSplitSpanner(vocab.pipeline.spanner).split("a b") == ["a b"]
     _assert_same(hf, vocab)
 
 
@@ -146,7 +148,7 @@ def test_covering_isolated_pattern_stays_plain(qwen_spec, tmp_path):
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(qwen_spec))
     vocab = load_vocab(path, cache_dir=tmp_path / "cache")
-    assert not is_split_program(vocab.pattern)
+    assert isinstance(vocab.pipeline.spanner, RegexSplit)
     assert vocab.content_hash == load_vocab("qwen3").content_hash
 
 
@@ -180,7 +182,7 @@ def test_removed_split_matches_hf(small_spec, tmp_path, invert):
     for i, pattern in enumerate(PATTERNS):
         spec = _with_pre_tokenizer(small_spec, [_split(pattern, "Removed", invert)], use_regex=True)
         hf, vocab = hf_files.load_both(spec, tmp_path / str(i))
-        assert HFSplitSpanner(vocab.pattern).drops_text
+        assert HFSplitSpanner(vocab.pipeline.spanner).drops_text
         _assert_same(hf, vocab)
 
 

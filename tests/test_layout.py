@@ -76,11 +76,11 @@ def test_layers_import_only_downwards():
 # subpackage and everything in it; ``""`` is the package's ``__init__``, the public API). A module
 # may import its own layer and the layers below it, never one above.
 LAYERS = {
-    # what a vocabulary is, how files become one, where they are kept, and the registries and
-    # contracts that name components without importing them
+    # what a vocabulary is (its pipeline's typed stages: spec), how files become one, where they
+    # are kept, and the registries and contracts that name components without importing them
     "data": ("errors", "_version", "_native", "_unicode16", "_nfc_data", "_hf_char_data", "patterns",
-             "native_names", "registry", "protocols", "split_programs", "normalizer_programs", "vocab", "tables",
-             "formats", "store", "vocabs", "sentencepiece"),
+             "native_names", "registry", "protocols", "spec", "split_programs", "normalizer_programs", "vocab",
+             "tables", "formats", "store", "vocabs", "sentencepiece"),
     # the pipeline's stages
     "components": ("normalizers", "sentencepiece_normalizers", "specials", "spanners", "encoders", "offsets",
                    "postprocess"),

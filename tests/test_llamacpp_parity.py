@@ -25,6 +25,7 @@ from llamacpp_cases import load_cases, tokenizer_only_gguf, unpacked
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.gguf import LLAMA_CPP_PRE_PATTERNS, read_gguf_metadata
+from wordsplit.spec import SentencePieceSplit
 
 GGUF = DATA / "gguf"
 
@@ -105,7 +106,7 @@ def test_every_case_file_is_run():
 def test_llamacpp_cases(file, name, pre, encoder, backend, vocab):
     v = vocab(file)
     assert v.source.endswith(file.removesuffix(".xz"))
-    assert v.pattern == LLAMA_CPP_PRE_PATTERNS[pre]
+    assert v.pipeline.spanner == LLAMA_CPP_PRE_PATTERNS[pre]
     options = TokenizerOptions(encoder=encoder, backend=backend)
     if encoder == "backtrack" and v.merges is not None:
         # Merges not in merged-id order (Llama 3's): backtrack says so and names the way out.
@@ -167,7 +168,8 @@ def spm_vocab(unpack_dir):
 def test_llamacpp_spm_cases(file, name, backend, spm_vocab):
     """Every case exact: llama.cpp's test encodes without BOS (add_special=false)."""
     tok = TokenizerOptions(backend=backend).build(spm_vocab(file))
-    assert tok.vocab.pattern.startswith("sentencepiece:") and tok.vocab.merges
+    assert tok.vocab.pipeline.sentencepiece and isinstance(tok.vocab.pipeline.spanner, SentencePieceSplit) \
+        and tok.vocab.merges
     expected = cases(name)
     assert len(expected) >= 40
     mismatches = [(text, ids, got) for text, ids in expected if (got := tok.encode_ordinary(text)) != ids]

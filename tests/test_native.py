@@ -44,7 +44,7 @@ def threaded_batch(texts: list[str]) -> list[str]:
 def test_auto_uses_the_native_scanner_pipeline(name):
     tok = tokenizer_for(name, "auto", "native")
     assert tok.backend == "native"
-    assert tok.spanner_name == spanner_for(tok.vocab.pattern) is not None
+    assert tok.spanner_name == spanner_for(tok.vocab.pipeline.spanner) is not None
     assert tok.native  # every stage native: one call with the GIL released, batches on threads
 
 

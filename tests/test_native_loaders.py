@@ -57,7 +57,7 @@ def outcome(load):
         return type(exc).__name__, str(exc)
     merges = None if vocab.merges is None else list(vocab.merges.items())
     return (vocab.content_hash, merges, dict(vocab.ranks), dict(vocab.special_tokens), dict(vocab.added_tokens),
-            dict(vocab.literal_flags), vocab.pattern, vocab.normalizer, vocab.n_vocab, vocab.unk_token_id,
+            dict(vocab.literal_flags), vocab.pipeline, vocab.n_vocab, vocab.unk_token_id,
             vocab.bos_token_id, vocab.eos_token_id)
 
 

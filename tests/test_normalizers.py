@@ -7,7 +7,6 @@ Python 3.11): the two disagree on characters added after 9.0, and a few tests pi
 from __future__ import annotations
 
 import glob
-import json
 import os
 import subprocess
 import sys
@@ -36,8 +35,10 @@ from wordsplit.normalizers import (
     get_normalizer,
     identity,
     nfc,
+    normalizer_for,
 )
-from wordsplit.normalizer_programs import NORMALIZER_PREFIX, normalizer_program
+from wordsplit.normalizer_programs import normalizer_program
+from wordsplit.spec import Lowercase, Nfkc, PipelineSpec, Replace, Sequence, read_stage
 
 oracle = NFC().normalize_str
 
@@ -313,11 +314,11 @@ def test_unicode_forms_on_every_code_point(form: str) -> None:
 @pytest.mark.parametrize("kind", sorted(PROGRAM_STEPS))
 def test_character_steps_on_every_code_point(kind: str) -> None:
     steps, oracle_normalizer = PROGRAM_STEPS[kind]
-    _every_code_point_matches(get_normalizer(normalizer_program(steps)), oracle_normalizer)
+    _every_code_point_matches(normalizer_for(normalizer_program(steps)), oracle_normalizer)
 
 
 def test_strip_trims_rusts_whitespace_on_every_code_point() -> None:
-    strip = get_normalizer(normalizer_program([{"type": "Strip", "strip_left": True, "strip_right": True}]))
+    strip = normalizer_for(normalizer_program([{"type": "Strip", "strip_left": True, "strip_right": True}]))
     oracle_strip = hf_normalizers.Strip(left=True, right=True)
     for cp in ALL_CODE_POINTS:
         text = chr(cp) + "a" + chr(cp)
@@ -380,7 +381,7 @@ STEPS = st.sampled_from([
 @settings(max_examples=300, deadline=None)
 @given(st.lists(STEPS, min_size=1, max_size=4), FORM_TEXT)
 def test_programs_match_hf_sequences(steps: list[dict], text: str) -> None:
-    ours = get_normalizer(normalizer_program(steps))
+    ours = normalizer_for(normalizer_program(steps))
     oracle_sequence = hf_normalizers.Sequence([_hf_step(step) for step in steps])
     try:
         expected = oracle_sequence.normalize_str(text)
@@ -403,27 +404,39 @@ def test_programs_match_hf_sequences(steps: list[dict], text: str) -> None:
 
 
 def test_lowercase_has_no_final_sigma_rule() -> None:
-    lower = get_normalizer(normalizer_program([{"type": "Lowercase"}]))
+    lower = normalizer_for(normalizer_program([{"type": "Lowercase"}]))
     assert "ΟΔΟΣ".lower() == "οδος"  # Python's rule, which HF does not apply
     assert lower("ΟΔΟΣ") == hf_normalizers.Lowercase().normalize_str("ΟΔΟΣ") == "οδοσ"
 
 
 def test_prefix_space_step() -> None:
-    prefix = get_normalizer(normalizer_program([{"type": "PrefixSpace"}]))
+    prefix = normalizer_for(normalizer_program([{"type": "PrefixSpace"}]))
     assert [prefix(t) for t in ("a b", " a", "\ta", "")] == [" a b", " a", " \ta", ""]
 
 
-def test_program_names_are_a_registry_family() -> None:
-    name = normalizer_program([{"type": "NFKC"}, {"type": "Lowercase"}])
-    assert name in NORMALIZERS and name == normalizer_program(json.loads(name[len(NORMALIZER_PREFIX):]))
-    assert get_normalizer(name) is get_normalizer(name)  # made once
-    assert isinstance(get_normalizer(name), ProgramNormalizer)
-    assert name not in list(NORMALIZERS)  # members are not listed among the registered names
-    for bad in (NORMALIZER_PREFIX + "[", NORMALIZER_PREFIX + '[{"type": "Uppercase"}]',
-                NORMALIZER_PREFIX + '[{"type": "Replace", "pattern": {"Regex": "a**"}, "content": ""}]'):
-        assert bad not in NORMALIZERS
+def test_programs_are_typed_stages_run_without_registering() -> None:
+    program = normalizer_program([{"type": "NFKC"}, {"type": "Lowercase"}])
+    assert program == Sequence((Nfkc(), Lowercase())) and read_stage("normalizer", program.to_json()) == program
+    assert normalizer_for(program) is normalizer_for(program)  # made once
+    assert isinstance(normalizer_for(program), ProgramNormalizer)
+    assert NORMALIZERS.for_stage(program) is normalizer_for(program)
+    assert list(NORMALIZERS) == ["nfc", "nfd", "nfkc", "nfkd", "none"]  # a program registers no name
+    # Malformed stage objects (and a malformed pipeline text) are refused when read.
+    for bad in ({"type": "Sequence"}, {"type": "Sequence", "normalizers": "NFKC"},
+                {"type": "Sequence", "normalizers": [{"type": "Uppercase"}]},
+                {"type": "Sequence", "normalizers": [{"type": "NFKC", "form": "K"}]},
+                {"type": "Sequence", "normalizers": [{"type": "Sequence", "normalizers": []}]},
+                {"type": "Replace", "pattern": "a", "content": 1}, {"normalizers": []}, "nfc"):
         with pytest.raises(VocabFormatError):
-            get_normalizer(bad)
+            read_stage("normalizer", bad)
+    with pytest.raises(VocabFormatError):
+        PipelineSpec.loads("[")
+    with pytest.raises(VocabFormatError):
+        normalizer_program([{"type": "Uppercase"}])
+    # A well-formed stage whose regex does not compile is refused when it is made.
+    with pytest.raises(VocabFormatError):
+        normalizer_for(Sequence((Replace(pattern="a**", content="", regex=True),)))
+    assert list(NORMALIZERS) == ["nfc", "nfd", "nfkc", "nfkd", "none"]
 
 
 def test_pickled_vocab_with_a_program_loads_in_a_fresh_process(tmp_path) -> None:
@@ -431,8 +444,8 @@ def test_pickled_vocab_with_a_program_loads_in_a_fresh_process(tmp_path) -> None
 
     from wordsplit import Vocab
 
-    name = normalizer_program([{"type": "NFKD"}, {"type": "StripAccents"}, {"type": "Lowercase"}])
-    vocab = Vocab(name="t", ranks={bytes([b]): b for b in range(256)}, pattern="\\S+|\\s+", normalizer=name)
+    program = normalizer_program([{"type": "NFKD"}, {"type": "StripAccents"}, {"type": "Lowercase"}])
+    vocab = Vocab(name="t", ranks={bytes([b]): b for b in range(256)}, pattern="\\S+|\\s+", normalizer=program)
     path = tmp_path / "vocab.pickle"
     path.write_bytes(pickle.dumps(vocab))
     code = ("import pickle, sys; from wordsplit import TokenizerOptions; "

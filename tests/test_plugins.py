@@ -28,6 +28,7 @@ from wordsplit.encoders import ENCODERS
 from wordsplit.formats import LOADERS
 from wordsplit.normalizers import NORMALIZERS
 from wordsplit.spanners import SPANNERS
+from wordsplit.spec import PluginNormalizer
 from wordsplit.vocabs import VOCABS, forget_loaded
 
 PLUGINS = TESTS / "plugins"
@@ -96,7 +97,7 @@ def test_plugin_encoder_under_default_spanner(plugins, backend, texts, tiktoken_
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_plugin_normalizer_runs_before_native_spanning(plugins, backend, texts, tiktoken_oracle):
     vocab = load_vocab("cl100k-lower")
-    assert vocab.normalizer == "lowercase"
+    assert vocab.normalizer == PluginNormalizer("lowercase")
     tok = TokenizerOptions(backend=backend).build(vocab)
     oracle = tiktoken_oracle("cl100k_base")
     for text in texts:

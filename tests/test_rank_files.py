@@ -23,6 +23,7 @@ from wordsplit import TokenizerOptions, Vocab, get_tokenizer, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.bytelevel import token_text
 from wordsplit.patterns import CL100K_PATTERN, GPT2_ORIGINAL_PATTERN, GPT2_PATTERN
+from wordsplit.spec import Nfc
 from wordsplit.vocabs import BUNDLED_DATA
 from wordsplit.vocabs.pretrained import KNOWN_RANK_FILES, PRETRAINED
 
@@ -78,7 +79,7 @@ def test_bundled_rank_files_are_recognized(tmp_path, name, as_name):
 
 def test_qwen_tiktoken_gets_qwen3_normalizer_and_added_tokens(tmp_path):
     vocab = load_vocab(_write(tmp_path, "qwen.tiktoken", _bundled_bytes("qwen3")), cache_dir=tmp_path)
-    assert vocab.normalizer == "nfc" and vocab.added_tokens["<think>"] == 151667
+    assert vocab.normalizer == Nfc() and vocab.added_tokens["<think>"] == 151667
     assert vocab.name == "qwen"
     text = "<think>e\u0301t\u00e9 12</think>"  # NFC-sensitive, with added tokens
     for backend in BACKENDS:

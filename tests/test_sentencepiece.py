@@ -117,7 +117,8 @@ def test_loader_reads_the_proto_fields():
 def test_control_pieces_are_special_tokens_and_text_by_default():
     tok = _v7("python")
     assert tok.special_tokens["[INST]"] == 3 and tok.special_tokens["<unk>"] == 0
-    assert "[REF]" in tok.vocab.pattern and "[REF]" not in tok.special_tokens  # user-defined: always matched
+    # user-defined: always matched
+    assert "[REF]" in tok.vocab.pipeline.spanner.user_defined and "[REF]" not in tok.special_tokens
     with pytest.raises(ValueError, match=r"\[INST\]"):
         tok.encode("[INST] hi")
     assert tok.encode("[INST] hi", disallowed_special=()) == _v7_oracle().encode("[INST] hi")
@@ -411,7 +412,7 @@ def test_parsed_vocab_cache_and_pickle_keep_the_vocabulary(tmp_path):
         cold = load_vocab(path, cache_dir=tmp_path)
         forget_loaded()
         warm = load_vocab(path, cache_dir=tmp_path)
-        assert warm.content_hash == cold.content_hash and warm.pattern == cold.pattern
+        assert warm.content_hash == cold.content_hash and warm.pipeline == cold.pipeline
         tok = TokenizerOptions().build(warm)
         again = pickle.loads(pickle.dumps(tok))
         text = "[INST] Hello  wörld 😀 [REF]x"

@@ -7,8 +7,8 @@ included (checked against the official tokenizers there, which are fast enough).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import json
 import tempfile
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from conftest import DATA
 from llamacpp_cases import unpacked
 from test_sentencepiece import HF_VARIANTS, VARIANTS, _hf_variant, _variant, hf_oracle, oracle
 from wordsplit import TokenizerOptions, load_vocab
+from wordsplit.spec import SentencePieceSplit
 
 SPM = DATA / "spm"
 # Every SentencePiece vocabulary the tests hold: .model files, SentencePiece-style
@@ -57,14 +58,13 @@ def tokenizers(name: str):
 def test_native_encode_runs_no_python_stage(name):
     python, native = tokenizers(name)
     assert native.native and native.encoder_name in ("score-merge", "rank-merge") and not python.native
-    assert native.vocab.pattern.startswith("sentencepiece:")
+    assert native.vocab.pipeline.sentencepiece and isinstance(native.vocab.pipeline.spanner, SentencePieceSplit)
 
 
 def _literals(name: str) -> list[str]:
     """A few of the vocabulary's special and added tokens and user-defined pieces."""
     v = vocab(name)
-    model = json.loads(v.pattern.removeprefix("sentencepiece:"))
-    texts = sorted(v.special_tokens)[:6] + sorted(v.added_tokens)[:6] + list(model["user_defined"])[:6]
+    texts = sorted(v.special_tokens)[:6] + sorted(v.added_tokens)[:6] + list(v.pipeline.spanner.user_defined)[:6]
     return texts or ["<s>"]
 
 
@@ -144,21 +144,20 @@ def test_metaspace_first_after_a_special_token_is_native():
 def test_cutting_at_words_but_inside_joined_tokens_gives_the_ids_of_whole_stretches(text):
     """Gemma 4's one token with a ▁ after another character (``>▁</``) is a joined token: the
     spanner cuts at words but inside it, and the ids are those of merging each stretch whole."""
-    from wordsplit.normalizers import NORMALIZERS
-    from wordsplit.sentencepiece import model_of, split_pattern
+    from wordsplit.normalizers import normalizer_for
     from wordsplit.spanners.sentencepiece import SentencePieceSpanner
 
     v = vocab("ggml-vocab-gemma-4.gguf.xz")
-    model = model_of(v.pattern)
+    model = v.pipeline.spanner
     assert model.words and model.joined == (">▁</",)
-    whole = SentencePieceSpanner(split_pattern(model._replace(words=False, joined=())))
+    whole = SentencePieceSpanner(dataclasses.replace(model, words=False, joined=()))
     encoder = _gemma_encoder(v)
-    normalized = NORMALIZERS.get(v.normalizer)(text)
+    normalized = normalizer_for(v.normalizer)(text)
 
     def ids(spanner):
         return [i for piece in spanner.split(normalized) if piece for i in encoder.encode_piece(piece.encode())]
 
-    assert ids(SentencePieceSpanner(v.pattern)) == ids(whole)
+    assert ids(SentencePieceSpanner(v.pipeline.spanner)) == ids(whole)
     python, native = tokenizers("ggml-vocab-gemma-4.gguf.xz")
     assert native.encode_ordinary(text) == python.encode_ordinary(text) == ids(whole)
 

@@ -23,6 +23,7 @@ from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.errors import DisallowedSpecialError, UnknownVocabError
 from wordsplit.formats import loader_for
 from wordsplit.formats.tekken import DEFAULT_SPECIAL_TOKENS, looks_like_tekken, read_tekken, top_level_keys
+from wordsplit.spec import NoNormalizer
 
 TEKKEN = DATA / "tekken" / "tekken_240911.json.gz"
 CORPORA = sorted((DATA / "corpus").glob("*.txt.gz"))
@@ -111,7 +112,7 @@ def test_vocabulary_matches_the_oracle(vocab, tekkenizer, tekken_json):
     n_special = config["default_num_special_tokens"]
     assert (vocab.n_vocab, vocab.n_bpe, len(vocab.special_tokens)) == (tekkenizer.n_words, 130_072, n_special)
     assert vocab.n_vocab == config["default_vocab_size"] and len(tekken_json["vocab"]) > vocab.n_bpe
-    assert vocab.pattern == config["pattern"] and vocab.normalizer == "none"
+    assert vocab.pattern == config["pattern"] and vocab.normalizer == NoNormalizer()
     assert (vocab.bos_token_id, vocab.eos_token_id) == (tekkenizer.bos_id, tekkenizer.eos_id) == (1, 2)
     assert vocab.name == "tekken_240911"
     token_bytes = vocab.token_bytes

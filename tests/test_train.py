@@ -17,6 +17,7 @@ from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, tr
 from wordsplit import train
 from wordsplit.errors import TrainingInputError, UnknownComponentError
 from wordsplit.formats.bytelevel import token_text
+from wordsplit.spec import Nfc, NoNormalizer
 from wordsplit.training import resolve_pattern
 from wordsplit.training.save import hf_pattern
 from wordsplit.training.counting import WordCounts
@@ -112,7 +113,7 @@ def test_vocab_and_merges_equal_hf(case, backend):
     expected = hf_train(texts, oracle_pattern(pattern), nfc=nfc, **settings)
     vocab = train(texts, pattern=pattern, backend=backend, **settings)
     assert ours(vocab) == expected
-    assert vocab.normalizer == ("nfc" if nfc else "none")
+    assert vocab.normalizer == (Nfc() if nfc else NoNormalizer())
 
 
 @pytest.mark.parametrize("backend", TRAIN_BACKENDS)

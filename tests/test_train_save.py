@@ -14,6 +14,7 @@ from wordsplit import TokenizerOptions, load_vocab, save_vocab, train
 from wordsplit.errors import TrainingInputError, VocabFormatError
 from wordsplit.formats.hf import load_vocab_merges
 from wordsplit.formats.tiktoken import load_tiktoken
+from wordsplit.spec import Nfc
 from wordsplit.training.bpe import TrainResult, train_bpe
 from wordsplit.training.native import train_native
 from wordsplit.training.save import tiktoken_text
@@ -40,7 +41,7 @@ def test_saved_files_give_the_same_ids_in_all_three_libraries(tmp_path, pattern)
     expected = [ours.encode(text, allowed_special="all") for text in sample]
 
     # HF trains the same model, and reads every file back to the same ids.
-    trained_by_hf = hf_tokenizer(oracle_pattern(pattern), nfc=vocab.normalizer == "nfc")
+    trained_by_hf = hf_tokenizer(oracle_pattern(pattern), nfc=vocab.normalizer == Nfc())
     trained_by_hf.train_from_iterator(texts, hf_trainer(1200, special_tokens=SPECIALS))
     from_file = Tokenizer.from_file(str(paths["tokenizer.json"]))
     for hf in (trained_by_hf, from_file):

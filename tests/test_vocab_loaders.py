@@ -16,6 +16,7 @@ from wordsplit import Vocab, list_vocabs, load_vocab
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.hf import load_vocab_merges, read_hf_tokenizer_json, read_vocab_merges
 from wordsplit.formats.tiktoken import read_tiktoken
+from wordsplit.spec import Nfc, NoNormalizer
 from wordsplit.vocabs.pretrained import PRETRAINED, SENTENCEPIECE_PRETRAINED
 
 HF = DATA / "hf"
@@ -53,7 +54,7 @@ def test_registered_sentencepiece_model_is_its_file():
 
     named = load_vocab("mistral-v1")
     local = load_vocab(DATA / "spm" / "mistral-v1.model")
-    assert named.content_hash == local.content_hash and named.pattern.startswith("sentencepiece:")
+    assert named.content_hash == local.content_hash and named.pipeline.sentencepiece
     assert (named.n_vocab, named.bos_token_id, named.eos_token_id, named.unk_token_id) == (32000, 1, 2, 0)
     keys = [pretrained_key(entry) for entry in [*PRETRAINED.values(), *SENTENCEPIECE_PRETRAINED.values()]]
     assert len(set(keys)) == len({entry.file for entry in [*PRETRAINED.values(),
@@ -65,7 +66,7 @@ def test_tokenizer_json_equals_bundled_qwen3():
     bundled = load_vocab("qwen3")
     assert from_json.merges is None, "Qwen3's merge list is in merged-id order: rank-based"
     assert from_json.content_hash == bundled.content_hash
-    assert from_json.normalizer == "nfc"
+    assert from_json.normalizer == Nfc()
 
 
 def test_vocab_json_merges_txt_equals_bundled_qwen3():
@@ -283,7 +284,8 @@ def test_a_tokenizer_class_or_eos_token_of_another_type_names_nothing():
                         ({"eos_token": 7}, None), ({"eos_token": []}, 94), ({"eos_token": {"content": ""}}, 94)]:
         data = json.dumps({**config, "added_tokens_decoder": decoder}).encode()
         vocab = read_vocab_merges(ASCII_VOCAB_JSON, b"", tokenizer_config=data, source="m/vocab.json")
-        assert (vocab.pattern, vocab.normalizer, vocab.eos_token_id) == (load_vocab("gpt2").pattern, "none", eos)
+        expected = (load_vocab("gpt2").pattern, NoNormalizer(), eos)
+        assert (vocab.pattern, vocab.normalizer, vocab.eos_token_id) == expected
 
 
 def test_directory_of_a_sentencepiece_repo_reads_its_tokenizer_json(tmp_path):
@@ -296,9 +298,12 @@ def test_directory_of_a_sentencepiece_repo_reads_its_tokenizer_json(tmp_path):
     (repo / "tokenizer.model").write_bytes((DATA / "spm" / "mistral-v7.model").read_bytes())
     (repo / "tokenizer_config.json").write_text(json.dumps({"bos_token": "<s>", "eos_token": "</s>"}))
     vocab = load_vocab(repo)
-    assert vocab.name == "Mistral-7B" and '"semantics":"hf"' in vocab.pattern and vocab.eos_token_id == 2
+    assert vocab.name == "Mistral-7B" and vocab.eos_token_id == 2
+    assert (vocab.pipeline.model.merge_by, vocab.pipeline.decoder.style) == ("rank", "hf")  # read as HF reads it
     (repo / "tokenizer.json").unlink()
-    assert load_vocab(repo).pattern == load_vocab(DATA / "spm" / "mistral-v7.model").pattern
+    model = load_vocab(repo)
+    assert model.pipeline == load_vocab(DATA / "spm" / "mistral-v7.model").pipeline
+    assert (model.pipeline.model.merge_by, model.pipeline.decoder.style) == ("score", "sentencepiece")
     (repo / "tokenizer.json").write_bytes(b"{}")
     (repo / "other.model").write_bytes((DATA / "spm" / "mistral-v1.model").read_bytes())
     with pytest.raises(wordsplit.errors.UnknownVocabError, match="several vocabulary files"):
@@ -390,7 +395,7 @@ def test_a_prefixed_file_takes_only_its_own_config(tmp_path):
     # must neither take it nor pair with Qwen's merges.txt.
     vocab = load_vocab(HF / "gpt2-encoder.json.gz")
     assert vocab.content_hash == load_vocab("gpt2").content_hash and vocab.name == "gpt2-encoder"
-    assert vocab.normalizer == "none" and vocab.chat_template is None
+    assert vocab.normalizer == NoNormalizer() and vocab.chat_template is None
 
 
 def test_gpt2_files_in_a_directory(tmp_path):

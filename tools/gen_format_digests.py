@@ -6,7 +6,7 @@ variants and derived entries this script makes. Run from the repository root:
     python tools/gen_format_digests.py --check    # exits 1 if anything there is stale (the tests do this)
 
 ``tests/data/formats/digests.json`` lists each case: the reader, its input files and a digest of
-what the Python loader makes of it (the name, pattern, normalizer, n_vocab, the sha256 of the
+what the Python loader makes of it (the name, pattern, normalizer name, n_vocab, the sha256 of the
 BPE tokens in id order and of the special and added tokens in their order, the flags, the sha256 of the pair-ranked
 merges, and the other fields). ``crates/wordsplit/tests/formats.rs`` reads every input with the Rust
 reader and compares its digest with this one, so the two languages cannot drift apart.
@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
 
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
+from wordsplit.engines.native import binding_normalizer  # noqa: E402
 from wordsplit.formats import read_file, with_tokenizer_config  # noqa: E402
 from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402
@@ -67,7 +68,9 @@ def digest(vocab: Vocab) -> dict:
         return {"count": len(table), "sha256": h.hexdigest()}
 
     return {
-        "name": vocab.name, "pattern": vocab.pattern, "normalizer": vocab.normalizer, "n_vocab": vocab.n_vocab,
+        # (the normalizer by the name the Rust core gives its stage: "none", "nfc")
+        "name": vocab.name, "pattern": vocab.pattern, "normalizer": binding_normalizer(vocab.normalizer),
+        "n_vocab": vocab.n_vocab,
         "n_tokens": len(vocab.ranks), "tokens_sha256": tokens.hexdigest(),
         "special_tokens": literals(vocab.special_tokens), "added_tokens": literals(vocab.added_tokens),
         "literal_flags": dict(sorted(vocab.literal_flags.items())), "merges": merges,

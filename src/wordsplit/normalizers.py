@@ -1,6 +1,6 @@
 r"""Text normalizers run before pre-tokenization, each exactly as HuggingFace ``tokenizers``
-computes it: ``"none"``, ``"nfc"``, ``"nfd"``, ``"nfkc"``, ``"nfkd"``, and *normalizer
-programs* (a tokenizer.json's Lowercase, Replace, Strip, StripAccents, Prepend and Sequence).
+computes it: the runners of the normalizer stages of :mod:`wordsplit.spec.normalizers`
+(:func:`normalizer_for`), and the registry of plug-in normalizers.
 
 :func:`nfc` reproduces HuggingFace ``tokenizers.normalizers.NFC`` character for character. HF
 normalizes with the Rust crate ``unicode-normalization-alignments`` 0.1.12, whose data is
@@ -18,11 +18,8 @@ algorithmically), canonical ordering (stable sort of each run of non-starters by
 class), then, for NFC/NFKC, canonical composition with the usual blocking rule. The tables live
 in the generated module ``wordsplit._nfc_data`` (``tools/gen_nfc_tables.py``).
 
-A normalizer program is the registry name ``hf-normalizer:`` + a JSON list of steps
-(:func:`normalizer_program`); the registry makes the normalizer from the name on first use
-(a parametrized family), so a vocabulary that names one pickles, caches and loads in a fresh
-process like any other. Each step is HF's normalizer of that ``type``, with HF's data: see
-:class:`ProgramNormalizer`.
+A :class:`~wordsplit.spec.Sequence` of steps runs as a :class:`ProgramNormalizer`, each step
+HF's normalizer of that kind with HF's data, carrying HF's alignment of each character.
 
 What this module does not do: the alignments offsets need are :mod:`wordsplit.offsets`'s (a
 program's through :meth:`ProgramNormalizer.alignment`); the UAX #15 stream-safe format is not
@@ -30,10 +27,10 @@ applied (HF does not apply it either). Lone surrogates are left as they are
 (combining class 0, no decomposition); callers replace them before normalizing, since HF
 cannot receive them at all.
 
->>> get_normalizer("nfc")("Cafe\u0301") == "Caf\u00e9"
+>>> from wordsplit.spec import Lowercase, Nfc, Nfkc, Sequence
+>>> normalizer_for(Nfc())("Cafe\u0301") == "Caf\u00e9"
 True
->>> from wordsplit.normalizer_programs import normalizer_program
->>> get_normalizer(normalizer_program([{"type": "NFKC"}, {"type": "Lowercase"}]))("\ufb01X")
+>>> normalizer_for(Sequence((Nfkc(), Lowercase())))("\ufb01X")
 'fix'
 """
 
@@ -47,11 +44,10 @@ from typing import Callable
 
 from types import SimpleNamespace
 
-from . import sentencepiece as _sentencepiece
-from . import sentencepiece_normalizers as _sentencepiece_normalizers
-from .normalizer_programs import NORMALIZER_PREFIX, parse_normalizer_program
+from . import spec
 from .protocols import Normalizer
 from .registry import NORMALIZERS
+from .sentencepiece_normalizers import MetaspaceNormalizer, SentencePieceNormalizer
 
 # Conjoining jamo constants (Unicode chapter 3.12), as in the crate's src/normalize.rs.
 _S_BASE, _L_BASE, _V_BASE, _T_BASE = 0xAC00, 0x1100, 0x1161, 0x11A7
@@ -385,24 +381,23 @@ class ProgramNormalizer:
     with one.
 
     Args:
-        name: the program, as :func:`normalizer_program` spells it.
+        program: the :class:`~wordsplit.spec.Sequence` of steps.
 
     Raises:
-        VocabFormatError: a malformed program or a regex that does not compile.
+        VocabFormatError: a regex that does not compile.
         UnsupportedTokenizerError: a regex construct wordsplit does not translate.
 
-    >>> from wordsplit.normalizer_programs import normalizer_program
-    >>> strip = ProgramNormalizer(normalizer_program([{"type": "Strip", "strip_left": False, "strip_right": True}]))
+    >>> from wordsplit.spec import Sequence, Strip
+    >>> strip = ProgramNormalizer(Sequence((Strip(left=False, right=True),)))
     >>> strip("  a\u3000 ")
     '  a'
     """
 
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.steps = parse_normalizer_program(name)
+    def __init__(self, program: spec.Sequence) -> None:
+        self.program = program
+        self.steps = program.normalizers
         # Each Replace step's matches, `text -> [(start, end), ...]` in characters (for offsets).
-        self._matchers = [_replace_matcher(step["pattern"], step["content"]) if step["type"] == "Replace" else None
-                          for step in self.steps]
+        self._matchers = [_replace_matcher(step) if isinstance(step, spec.Replace) else None for step in self.steps]
         self._functions = [self._function(step, matcher) for step, matcher in zip(self.steps, self._matchers)]
 
     def alignment(self, text: str) -> "tuple[str, list[tuple[int, int, bool]] | None]":
@@ -410,8 +405,8 @@ class ProgramNormalizer:
         carries it through the steps (None: each character is itself); see
         :func:`wordsplit.offsets.program_alignment`.
 
-        >>> from wordsplit.normalizer_programs import normalizer_program
-        >>> ProgramNormalizer(normalizer_program([{"type": "Lowercase"}])).alignment("\u0130a")
+        >>> from wordsplit.spec import Lowercase, Sequence
+        >>> ProgramNormalizer(Sequence((Lowercase(),))).alignment("\u0130a")
         ('i̇a', [(0, 1, False), (0, 1, False), (1, 2, True)])
         """
         from .offsets import program_alignment
@@ -422,8 +417,8 @@ class ProgramNormalizer:
         """:meth:`alignment` in the parts the native engine takes (see
         :func:`wordsplit.offsets.program_alignment_parts`).
 
-        >>> from wordsplit.normalizer_programs import normalizer_program
-        >>> ProgramNormalizer(normalizer_program([{"type": "Prepend", "prepend": "_"}])).alignment_parts("ab")
+        >>> from wordsplit.spec import Prepend, Sequence
+        >>> ProgramNormalizer(Sequence((Prepend("_"),))).alignment_parts("ab")
         ('_ab', [(0, 1, False)], 2)
         """
         from .offsets import program_alignment_parts
@@ -431,30 +426,30 @@ class ProgramNormalizer:
         return program_alignment_parts(self, text)
 
     @staticmethod
-    def _function(step: dict, matcher: "Callable[[str], list[tuple[int, int]]] | None") -> Callable[[str], str]:
-        kind = step["type"]
+    def _function(step: spec.Stage, matcher: "Callable[[str], list[tuple[int, int]]] | None") -> Callable[[str], str]:
+        kind = step.kind
         if kind in _NAMED_STEPS:
             return _NAMED_STEPS[kind]
-        if kind == "Strip":
-            if step["strip_left"] and step["strip_right"]:
+        if isinstance(step, spec.Strip):
+            if step.left and step.right:
                 return lambda text: text.strip(WHITESPACE)
-            if step["strip_left"]:
+            if step.left:
                 return lambda text: text.lstrip(WHITESPACE)
-            if step["strip_right"]:
+            if step.right:
                 return lambda text: text.rstrip(WHITESPACE)
             return identity
-        if kind == "Prepend":
-            prepend = step["prepend"]
+        if isinstance(step, spec.Prepend):
+            prepend = step.prepend
             return lambda text: prepend + text if text else text
         if kind == "PrefixSpace":
             # (HF's prepend aligns the new text to the first character: empty text stays empty)
             return lambda text: " " + text if text and not text.startswith(" ") else text
-        pattern, content = step["pattern"], step["content"]
-        if "String" in pattern:
+        content = step.content
+        if not step.regex:
             # HF escapes the string into a regex: every non-overlapping occurrence, leftmost
             # first, as str.replace finds them (an empty string matches between all characters).
             # Empty text has no match at all for HF, not even an empty one.
-            literal = pattern["String"]
+            literal = step.pattern
             return lambda text: text.replace(literal, content) if text else text
         return _replacer(matcher, content)
 
@@ -464,10 +459,10 @@ class ProgramNormalizer:
         return text
 
     def __repr__(self) -> str:
-        return f"ProgramNormalizer({self.name!r})"
+        return f"ProgramNormalizer({self.program!r})"
 
 
-def _replace_matcher(pattern: dict, content: str = "") -> Callable[[str], list[tuple[int, int]]]:
+def _replace_matcher(step: spec.Replace) -> Callable[[str], list[tuple[int, int]]]:
     """The ``(start, end)`` character ranges a Replace ``pattern`` matches in a text, as HF finds
     them (none in empty text, not even an empty one).
 
@@ -479,8 +474,10 @@ def _replace_matcher(pattern: dict, content: str = "") -> Callable[[str], list[t
             one-character text is refused here (when the vocabulary is loaded); any other, by
             the matcher when a text makes it match so.
     """
-    if "String" in pattern:
-        literal = pattern["String"]
+    content = step.content
+    pattern = {"Regex" if step.regex else "String": step.pattern}  # (as HF's JSON spells it, for messages)
+    if not step.regex:
+        literal = step.pattern
         if not literal and content:
             raise _empty_start_error(pattern, content, None)
 
@@ -570,11 +567,41 @@ def _replacer(matches: Callable[[str], list[tuple[int, int]]], content: str) -> 
     return replace
 
 
-NORMALIZERS.add_family(NORMALIZER_PREFIX, ProgramNormalizer)
-# SentencePiece's normalizer (dummy prefix, whitespace escaping), one per set of flags.
-NORMALIZERS.add_family(_sentencepiece.NORMALIZER_PREFIX, _sentencepiece_normalizers.SentencePieceNormalizer)
-# HF's Metaspace pre-tokenizer (split: false) after a normalizer: its text is the stretch's.
-NORMALIZERS.add_family(_sentencepiece.METASPACE_PREFIX, _sentencepiece_normalizers.MetaspaceNormalizer)
+def normalizer_for(stage: spec.Stage) -> Normalizer:
+    """The function that runs a normalizer stage (a built-in one made once per stage: a
+    program compiles its regexes); a plug-in's is the function registered under its name.
+
+    Raises:
+        UnknownComponentError: a plug-in name nothing registers.
+        VocabFormatError, UnsupportedTokenizerError: a program's regex that does not compile.
+
+    >>> from wordsplit.spec import Metaspace, PluginNormalizer
+    >>> normalizer_for(Metaspace())("a b"), normalizer_for(PluginNormalizer("none"))("x")
+    ('▁a▁b', 'x')
+    """
+    if isinstance(stage, spec.PluginNormalizer):
+        return NORMALIZERS.get(stage.name)
+    if isinstance(stage, spec.Metaspace) and isinstance(stage.before, spec.PluginNormalizer):
+        return MetaspaceNormalizer(stage, normalizer_for(stage.before))
+    return _built_in(stage)
+
+
+@functools.lru_cache(maxsize=256)
+def _built_in(stage: spec.Stage) -> Normalizer:
+    if isinstance(stage, spec.Sequence):
+        return ProgramNormalizer(stage)
+    if isinstance(stage, spec.SentencePieceNormalizer):
+        return SentencePieceNormalizer(stage)
+    if isinstance(stage, spec.Metaspace):
+        return MetaspaceNormalizer(stage, normalizer_for(stage.before))
+    if isinstance(stage, spec.NoNormalizer):
+        return identity
+    if isinstance(stage, (spec.Nfc, spec.Nfd, spec.Nfkc, spec.Nfkd)):
+        return _NAMED_STEPS[stage.kind]
+    return ProgramNormalizer(spec.Sequence((stage,)))  # another step alone: a program of one
+
+
+NORMALIZERS.set_stage_runner(normalizer_for)
 
 
 def register_normalizer(name: str) -> Callable[[Normalizer], Normalizer]:

@@ -291,9 +291,9 @@ def program_alignment(program, text: str) -> tuple[str, Optional[list[Aligned]]]
       character before it; the program refuses one at the very start, where HF has no answer);
     * ``Prepend``, ``PrefixSpace``: the new text is aligned to the first character.
 
-    >>> from wordsplit.normalizer_programs import normalizer_program
     >>> from wordsplit.normalizers import ProgramNormalizer
-    >>> program = ProgramNormalizer(normalizer_program([{"type": "NFC"}, {"type": "PrefixSpace"}]))
+    >>> from wordsplit.spec import Nfc, PrefixSpace, Sequence
+    >>> program = ProgramNormalizer(Sequence((Nfc(), PrefixSpace())))
     >>> program_alignment(program, "e\u0301 a\u0301")
     (' é á', [(0, 1, False), (0, 1, False), (2, 3, True), (3, 4, False)])
     """
@@ -310,9 +310,9 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
     (``Prepend``, ``PrefixSpace``) leaves the rest to follow as it is, so the common programs
     that only add a prefix space give a short head.
 
-    >>> from wordsplit.normalizer_programs import normalizer_program
     >>> from wordsplit.normalizers import ProgramNormalizer
-    >>> program_alignment_parts(ProgramNormalizer(normalizer_program([{"type": "PrefixSpace"}])), "abc")
+    >>> from wordsplit.spec import PrefixSpace, Sequence
+    >>> program_alignment_parts(ProgramNormalizer(Sequence((PrefixSpace(),))), "abc")
     (' abc', [(0, 1, False)], 3)
     """
     from .normalizers import WHITESPACE, _data, lowercase
@@ -323,7 +323,7 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
     tail = length
     current = text
     for step, function, matcher in zip(program.steps, program._functions, program._matchers):
-        kind = step["type"]
+        kind = step.kind
         matches = matcher(current) if kind == "Replace" else None
         normalized = function(current)
         if (normalized == current and not matches) or (kind == "Replace" and not matches):
@@ -336,7 +336,7 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
         base = head + [(i, i + 1, True) for i in range(length - tail, length)]
         tail = 0
         if kind == "Replace":
-            content = step["content"]
+            content = step.content
             head, done = [], 0
             for start, end in matches:
                 head.extend(base[done:start])
@@ -353,8 +353,8 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
                 head.append((start, end, same and lower == ch))
                 head.extend([(start, end, False)] * (len(lower) - 1))
         elif kind == "Strip":
-            left = len(current) - len(current.lstrip(WHITESPACE)) if step["strip_left"] else 0
-            right = len(current) - len(current.rstrip(WHITESPACE)) if step["strip_right"] else 0
+            left = len(current) - len(current.lstrip(WHITESPACE)) if step.left else 0
+            right = len(current) - len(current.rstrip(WHITESPACE)) if step.right else 0
             head = base[left:len(current) - right]
         else:  # StripAccents
             marks = _data().no_marks

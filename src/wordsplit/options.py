@@ -24,7 +24,6 @@ from typing import Optional
 
 from .encoders import BYTE_LEVEL_ENCODERS, ENCODERS, encoder_for
 from .errors import BackendUnavailableError, UnsupportedTokenizerError, unknown_name
-from .sentencepiece import is_sentencepiece
 from .spanners import SPANNERS, spanner_for
 from .tokenizer import Tokenizer, check_num_threads
 from .vocab import Vocab, native_module
@@ -103,10 +102,11 @@ class TokenizerOptions:
         return "python"
 
     def spanner_name(self, vocab: Vocab) -> str:
-        """The spanner ``build`` will use: ``"auto"`` is the spanner registered for the
-        vocabulary's exact pattern, else the regex spanner."""
+        """The spanner ``build`` will use: ``"auto"`` is the one that runs the vocabulary's
+        spanner stage (for a regex, the scanner registered for its exact pattern, else the
+        regex spanner)."""
         if self.spanner == "auto":
-            return spanner_for(vocab.pattern) or "regex"
+            return spanner_for(vocab.pipeline.spanner) or "regex"
         return SPANNERS.canonical(self.spanner)
 
     def encoder_name(self, backend: str, vocab: Optional[Vocab] = None) -> str:
@@ -144,7 +144,7 @@ class TokenizerOptions:
         spanner, encoder = self.spanner_name(vocab), self.encoder_name(backend, vocab)
         build_engine = build_native_engine if backend == "native" else build_python_engine
         engine = build_engine(vocab, spanner, encoder)
-        if is_sentencepiece(vocab.pattern):  # decoded as sentencepiece decodes, on both backends
+        if vocab.pipeline.sentencepiece:  # decoded as sentencepiece decodes, on both backends
             from .engines.sentencepiece import SentencePieceEngine
 
             engine = SentencePieceEngine(engine, vocab, spanner, encoder)

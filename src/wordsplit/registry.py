@@ -70,6 +70,8 @@ class Registry(Generic[T]):
         # program), so such a name works in any process without being registered first.
         self._families: dict[str, Callable[[str], T]] = {}
         self._members: dict[str, T] = {}
+        # What runs a typed stage (wordsplit.spec) of this kind, set by the built-in module.
+        self._stage_runner: Callable[[object], T] | None = None
 
     def _load_builtins(self) -> None:
         """Import the module of the built-in components, once (set first: that module's own
@@ -126,6 +128,19 @@ class Registry(Generic[T]):
         if prefix in self._families:
             raise DuplicateNameError(f"{self.kind} family {prefix!r} is registered twice")
         self._families[prefix] = factory
+
+    def set_stage_runner(self, runner: Callable[[object], T]) -> None:
+        """Set what :meth:`for_stage` calls: the built-in module's function from a typed stage
+        description (:mod:`wordsplit.spec`) to the component that runs it."""
+        self._stage_runner = runner
+
+    def for_stage(self, stage: object) -> T:
+        """The component that runs the typed ``stage`` (a plug-in stage names a registered one),
+        so that code below the component layer, such as a loader checking a normalizer's
+        regexes at load, can build one without importing the module that defines it."""
+        self._load_builtins()
+        assert self._stage_runner is not None, f"no {self.kind} runs typed stages"
+        return self._stage_runner(stage)
 
     def _member(self, name: object) -> bool:
         """Whether ``name`` is a member of a family (made and kept now if it is new)."""

@@ -1,19 +1,19 @@
-"""SentencePiece's normalizer, and HF's Metaspace pre-tokenizer run as a normalizer: the
-``sentencepiece-normalizer:`` and ``hf-metaspace:`` families of the normalizer registry (their
-names are made by :func:`wordsplit.sentencepiece.normalizer_name` and
-:func:`wordsplit.sentencepiece.metaspace_name`).
+"""SentencePiece's normalizer, and HF's Metaspace pre-tokenizer run as a normalizer: what runs
+the stages :class:`wordsplit.spec.SentencePieceNormalizer` and :class:`wordsplit.spec.Metaspace`.
 
->>> from wordsplit.sentencepiece import normalizer_name
->>> SentencePieceNormalizer(normalizer_name(remove_extra_whitespaces=False))("Hello  world")
+>>> from wordsplit import spec
+>>> SentencePieceNormalizer(spec.SentencePieceNormalizer(remove_extra_whitespaces=False))("Hello  world")
 '▁Hello▁▁world'
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
+from typing import Callable
 
-from .errors import UnsupportedTokenizerError, VocabFormatError
-from .sentencepiece import METASPACE_PREFIX, NORMALIZER_PREFIX, SPACE, metaspace_name
+from . import spec
+from .errors import UnsupportedTokenizerError
+from .sentencepiece import SPACE
 
 __all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer"]
 
@@ -28,28 +28,17 @@ class SentencePieceNormalizer:
     non-empty text (after it, with ``treat_whitespace_as_suffix``); with
     ``remove_extra_whitespaces`` trailing ``▁`` (typed ones too) are dropped before that.
 
-    >>> from wordsplit.sentencepiece import normalizer_name
-    >>> SentencePieceNormalizer(normalizer_name())("  a   b  ")
+    >>> from wordsplit import spec
+    >>> SentencePieceNormalizer(spec.SentencePieceNormalizer())("  a   b  ")
     '▁a▁b'
     """
 
-    def __init__(self, name: str) -> None:
-        if not name.startswith(NORMALIZER_PREFIX):
-            raise VocabFormatError(
-                f"{name[:60]!r} is not a SentencePiece normalizer (it starts with {NORMALIZER_PREFIX!r})"
-            )
-        try:
-            flags = json.loads(name[len(NORMALIZER_PREFIX):])
-            self.add_dummy_prefix = flags["add_dummy_prefix"]
-            self.remove_extra_whitespaces = flags["remove_extra_whitespaces"]
-            self.escape_whitespaces = flags["escape_whitespaces"]
-            self.suffix = flags["treat_whitespace_as_suffix"]
-        except (ValueError, KeyError, TypeError, RecursionError):
-            raise VocabFormatError(f"malformed SentencePiece normalizer {name[:80]!r}") from None
-        if not all(isinstance(flag, bool) for flag in (self.add_dummy_prefix, self.remove_extra_whitespaces,
-                                                        self.escape_whitespaces, self.suffix)):
-            raise VocabFormatError(f"malformed SentencePiece normalizer {name[:80]!r}: its flags are booleans")
-        self.name = name
+    def __init__(self, stage: spec.SentencePieceNormalizer) -> None:
+        self.stage = stage
+        self.add_dummy_prefix = stage.add_dummy_prefix
+        self.remove_extra_whitespaces = stage.remove_extra_whitespaces
+        self.escape_whitespaces = stage.escape_whitespaces
+        self.suffix = stage.treat_whitespace_as_suffix
         self.space = SPACE if self.escape_whitespaces else " "
 
     def __call__(self, text: str) -> str:
@@ -61,8 +50,8 @@ class SentencePieceNormalizer:
         to the first character kept (to the last with ``treat_whitespace_as_suffix``), as
         SentencePiece's ``norm_to_orig`` aligns it.
 
-        >>> from wordsplit.sentencepiece import normalizer_name
-        >>> SentencePieceNormalizer(normalizer_name(remove_extra_whitespaces=False)).alignment("a b")
+        >>> from wordsplit import spec
+        >>> SentencePieceNormalizer(spec.SentencePieceNormalizer(remove_extra_whitespaces=False)).alignment("a b")
         ('▁a▁b', [(0, 1, False), (0, 1, True), (1, 2, False), (2, 3, True)])
         """
         start = 0
@@ -108,29 +97,23 @@ class MetaspaceNormalizer:
     only before the stretch at the start of the text (``later`` is the normalizer of the other
     stretches: the engines use it for a stretch after an added token).
 
-    >>> first = MetaspaceNormalizer(metaspace_name(prepend_scheme="first"))
+    Args:
+        stage: the Metaspace stage.
+        before: the function that runs ``stage.before``.
+
+    >>> from wordsplit import spec
+    >>> first = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first"), lambda text: text)
     >>> first("Hello world"), first.later("Hello world"), first("▁x")
     ('▁Hello▁world', 'Hello▁world', '▁x')
     """
 
-    def __init__(self, name: str) -> None:
-        from .normalizers import get_normalizer  # (the module that registers this family)
-
-        try:
-            fields = json.loads(name[len(METASPACE_PREFIX):])
-            inner, self.replacement, self.scheme = fields["normalizer"], fields["replacement"], fields["prepend_scheme"]
-        except (ValueError, KeyError, TypeError, RecursionError):
-            raise VocabFormatError(f"malformed Metaspace normalizer {name[:80]!r}") from None
-        if self.scheme not in ("first", "always", "never") or not isinstance(self.replacement, str) \
-                or len(self.replacement) != 1:
-            raise VocabFormatError(f"malformed Metaspace normalizer {name[:80]!r}")
-        self.name = name
-        self.inner_name = inner
-        self.inner = get_normalizer(inner)
+    def __init__(self, stage: spec.Metaspace, before: Callable[[str], str]) -> None:
+        self.stage = stage
+        self.replacement, self.scheme = stage.replacement, stage.prepend_scheme
+        self.inner = before
         self.prepends = self.scheme != "never"
         if self.scheme == "first":
-            self.later = MetaspaceNormalizer(metaspace_name(normalizer=inner, replacement=self.replacement,
-                                                            prepend_scheme="never"))
+            self.later = MetaspaceNormalizer(dataclasses.replace(stage, prepend_scheme="never"), before)
 
     def __call__(self, text: str) -> str:
         text = self.inner(text).replace(" ", self.replacement)
@@ -145,11 +128,11 @@ class MetaspaceNormalizer:
         Raises:
             UnsupportedTokenizerError: offsets through a normalizer before Metaspace.
         """
-        if self.inner_name != "none":
+        if not isinstance(self.stage.before, spec.NoNormalizer):
             normalized = self.inner(text)
             if normalized != text:
                 raise UnsupportedTokenizerError(
-                    f"offsets through a normalizer ({self.inner_name}) before Metaspace are not supported yet"
+                    f"offsets through a normalizer ({self.stage.before.kind}) before Metaspace are not supported yet"
                 )
         if not text:
             return "", []

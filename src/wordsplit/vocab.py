@@ -1,8 +1,9 @@
 """Vocab: everything a vocabulary file says, validated once and then immutable.
 
 A Vocab holds *what* to tokenize with: the bytes of every BPE token (its id is its rank),
-the special tokens and the non-special added tokens, the split pattern, the normalizer and
-the eos/bos ids; for HF files whose merge list is not ordered by merged id, also the
+the special tokens and the non-special added tokens, its pipeline
+(:class:`~wordsplit.spec.PipelineSpec`: the normalizer, the split, the model and the decoder,
+as typed values) and the eos/bos ids; for HF files whose merge list is not ordered by merged id, also the
 pair-ranked merge table. It does not know *how* to encode; that is the job of the spanners
 and encoders that :class:`~wordsplit.options.TokenizerOptions` composes.
 
@@ -22,6 +23,8 @@ from typing import Collection, Mapping
 
 from .errors import VocabFormatError
 from .registry import NORMALIZERS
+from .spec import Metaspace, NoNormalizer, PipelineSpec, PluginNormalizer, PrefixSpace, RegexSplit, Sequence, Stage
+from .spec.normalizers import normalizer_from_name
 
 
 
@@ -31,11 +34,15 @@ class Vocab:
     Args:
         name: a short name for messages (``"qwen3"``, a file name...).
         ranks: bytes of every BPE token → its id. Lower id = merged earlier (tiktoken rule).
-        pattern: the pre-tokenizer split regex (``\\p{..}`` classes allowed).
+        pattern: the pre-tokenizer split regex (``\\p{..}`` classes allowed), for a byte-level
+            BPE vocabulary split by one regex (tiktoken's); else give ``pipeline``.
         special_tokens: special token text → id; encode follows tiktoken's policy for them.
         added_tokens: non-special added token text → id; always matched in text (as HF does).
-        normalizer: the name of a registered normalizer: ``"none"``, ``"nfc"`` or one added
-            with :func:`~wordsplit.normalizers.register_normalizer`.
+        normalizer: with ``pattern``: a normalizer stage (:mod:`wordsplit.spec.normalizers`) or
+            the name of a registered one: ``"none"``, ``"nfc"`` or one added with
+            :func:`~wordsplit.normalizers.register_normalizer`.
+        pipeline: the whole pipeline as a :class:`~wordsplit.spec.PipelineSpec` (in place of
+            ``pattern`` and ``normalizer``): a split program, a SentencePiece model...
         merges: pair-ranked merges ``(left id, right id) → merge rank``, only for files whose
             merge order is not the merged-id order (HF semantics); ``None`` means rank-based.
             Also taken packed: ``bytes`` of little-endian uint32 triples ``(left, right, rank)``
@@ -70,7 +77,7 @@ class Vocab:
     """
 
     __slots__ = (
-        "name", "pattern", "special_tokens", "added_tokens", "normalizer", "_merges", "_merges_packed",
+        "name", "pipeline", "special_tokens", "added_tokens", "_merges", "_merges_packed",
         "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
         "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template", "_missing",
         "literal_flags",
@@ -82,10 +89,11 @@ class Vocab:
         *,
         name: str,
         ranks: Mapping[bytes, int],
-        pattern: str,
+        pattern: str | None = None,
         special_tokens: Mapping[str, int] | None = None,
         added_tokens: Mapping[str, int] | None = None,
-        normalizer: str = "none",
+        normalizer: str | Stage | None = None,
+        pipeline: PipelineSpec | None = None,
         merges: Mapping[tuple[int, int], int] | bytes | None = None,
         n_vocab: int | None = None,
         eos_token_id: int | None = None,
@@ -104,8 +112,9 @@ class Vocab:
         packed_merges = _checked_packed(source, merges)
         if packed_merges is not None and native_module() is None:
             merges, packed_merges = unpack_merges(packed_merges), None
+        pipeline = pipeline_of(source, pattern, normalizer, pipeline)
         # (packed merges are checked by the native tables, built below)
-        _validate(source, ranks, special_tokens, added_tokens, normalizer,
+        _validate(source, ranks, special_tokens, added_tokens, pipeline,
                   None if packed_merges is not None else merges)
         max_id = max([*ranks.values(), *special_tokens.values(), *added_tokens.values()])
         n_tokens = len(ranks) + len(special_tokens) + len(added_tokens)
@@ -119,8 +128,8 @@ class Vocab:
             raise VocabFormatError(f"{source}: n_vocab {n_vocab} is not above the largest id {max_id}")
         _check_n_vocab(source, n_vocab, n_tokens)
         self._set_fields(
-            name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
-            normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
+            name=name, source=source, pipeline=pipeline, special_tokens=special_tokens, added_tokens=added_tokens,
+            merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ranks),
             chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
                                                                      added_tokens),
@@ -139,11 +148,12 @@ class Vocab:
         ids: array,
         lengths: array,
         name: str,
-        pattern: str,
         n_vocab: int,
+        pattern: str | None = None,
         special_tokens: Mapping[str, int] | None = None,
         added_tokens: Mapping[str, int] | None = None,
-        normalizer: str = "none",
+        normalizer: str | Stage | None = None,
+        pipeline: PipelineSpec | None = None,
         merges: Mapping[tuple[int, int], int] | bytes | None = None,
         eos_token_id: int | None = None,
         bos_token_id: int | None = None,
@@ -167,9 +177,10 @@ class Vocab:
         >>> v.ranks[b"a"], v.n_vocab
         (97, 256)
         """
+        pipeline = pipeline_of(source or name, pattern, normalizer, pipeline)
         fields = dict(
-            name=name, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
-            normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
+            name=name, pipeline=pipeline, special_tokens=special_tokens, added_tokens=added_tokens,
+            merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, source=source,
             chat_template=chat_template, literal_flags=literal_flags,
             unk_token_id=unk_token_id, fuse_unk=fuse_unk,
@@ -184,10 +195,10 @@ class Vocab:
         self = cls.__new__(cls)
         source = source or name
         special_tokens, added_tokens = dict(special_tokens or {}), dict(added_tokens or {})
-        _check_header(source, normalizer, special_tokens, added_tokens)
+        _check_header(source, pipeline, special_tokens, added_tokens)
         self._set_fields(
-            name=name, source=source, pattern=pattern, special_tokens=special_tokens, added_tokens=added_tokens,
-            normalizer=normalizer, merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
+            name=name, source=source, pipeline=pipeline, special_tokens=special_tokens, added_tokens=added_tokens,
+            merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ids),
             chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
                                                                      added_tokens),
@@ -217,7 +228,7 @@ class Vocab:
         """Every constructor argument but the tokens."""
         fields = {
             key: getattr(self, key)
-            for key in ("name", "pattern", "n_vocab", "normalizer", "eos_token_id", "bos_token_id",
+            for key in ("name", "pipeline", "n_vocab", "eos_token_id", "bos_token_id",
                         "whole_piece_lookup", "source", "chat_template", "unk_token_id", "fuse_unk")
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
@@ -252,6 +263,16 @@ class Vocab:
             left, right, rank = unpack_merge(packed, bad)
             by_id = {i: piece for piece, i in self.ranks.items()}
             _check_merge(self.source, by_id, self.ranks, left, right, rank)
+
+    @property
+    def pattern(self) -> str | None:
+        """The split regex, for a vocabulary split by one (tiktoken's ``pat_str``), else None."""
+        return self.pipeline.pattern
+
+    @property
+    def normalizer(self) -> Stage:
+        """The normalizer stage (:mod:`wordsplit.spec.normalizers`)."""
+        return self.pipeline.normalizer
 
     @property
     def merges(self) -> Mapping[tuple[int, int], int] | None:
@@ -377,9 +398,11 @@ class Vocab:
         """
         blob, ids, lengths = self.packed()
         # A plug-in normalizer is registered again, in a fresh process, by importing its module.
-        module = getattr(NORMALIZERS.get(self.normalizer), "__module__", None) or ""
-        modules = () if module == "__main__" or module.startswith("wordsplit.") else (module,)
-        return _unpickle_vocab, (blob, little_endian_bytes(ids), little_endian_bytes(lengths), self._fields(), modules)
+        modules = tuple(sorted({module for name in plugin_normalizers(self.pipeline.normalizer)
+                                if (module := getattr(NORMALIZERS.get(name), "__module__", None) or "")
+                                and module != "__main__" and not module.startswith("wordsplit.")}))
+        fields = {**self._fields(), "pipeline": self.pipeline.dumps()}  # (its one serialized form)
+        return _unpickle_vocab, (blob, little_endian_bytes(ids), little_endian_bytes(lengths), fields, modules)
 
     def __setattr__(self, key, value):
         raise AttributeError(f"Vocab is immutable; build a new one instead of setting {key!r}")
@@ -391,7 +414,7 @@ class Vocab:
         return (
             f"Vocab({self.name!r}, n_vocab={self.n_vocab}, bpe_tokens={self.n_bpe}, "
             f"special={len(self.special_tokens)}, added={len(self.added_tokens)}, "
-            f"normalizer={self.normalizer!r}, merges={'pair-ranked' if self.pair_ranked else 'rank-based'})"
+            f"pipeline={self.pipeline.dumps()!r:.100}, merges={'pair-ranked' if self.pair_ranked else 'rank-based'})"
         )
 
     @property
@@ -403,7 +426,7 @@ class Vocab:
                 h.update(i.to_bytes(4, "little") + len(piece).to_bytes(2, "little") + piece)
             for label, table in (("special", self.special_tokens), ("added", self.added_tokens)):
                 h.update(repr((label, sorted(table.items()))).encode())
-            h.update(repr((self.pattern, self.normalizer, self.whole_piece_lookup)).encode())
+            h.update(repr((self.pipeline.dumps(), self.whole_piece_lookup)).encode())
             if self.literal_flags:  # (a vocabulary without flags keeps the hash it had without this field)
                 h.update(repr(("flags", sorted(self.literal_flags.items()))).encode())
             if self.unk_token_id is not None and self.missing_bytes:  # only then does it change ids
@@ -438,15 +461,16 @@ WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u
 # no normalizer, or only ByteLevel's add_prefix_space (a pre-tokenizer step the loader runs as
 # the normalizer's last step; HF puts its space before each piece the second pass leaves,
 # which is what normalizing each of those pieces does).
-RAW_SECOND_PASS_NORMALIZERS = ("none", 'hf-normalizer:[{"type":"PrefixSpace"}]')
+RAW_SECOND_PASS_NORMALIZERS = (NoNormalizer(), Sequence((PrefixSpace(),)))
 
 
-def second_pass_normalizes(normalizer: str, flags: Mapping[str, int]) -> bool:
+def second_pass_normalizes(normalizer: Stage, flags: Mapping[str, int]) -> bool:
     """Whether the ``normalized`` tokens of a vocabulary are found in the normalized text of
     each stretch (HF's second pass), rather than in the stretch as it is (the same text, for
     the normalizers of :data:`RAW_SECOND_PASS_NORMALIZERS`).
 
-    >>> second_pass_normalizes("nfc", {"<n>": NORMALIZED}), second_pass_normalizes("none", {"<n>": NORMALIZED})
+    >>> from wordsplit.spec import Nfc
+    >>> second_pass_normalizes(Nfc(), {"<n>": NORMALIZED}), second_pass_normalizes(NoNormalizer(), {"<n>": NORMALIZED})
     (True, False)
     """
     return normalizer not in RAW_SECOND_PASS_NORMALIZERS and any(bits & NORMALIZED for bits in flags.values())
@@ -532,6 +556,7 @@ def _unpickle_vocab(blob: bytes, ids: bytes, lengths: bytes, fields: dict, modul
 
     for module in modules:
         importlib.import_module(module)
+    fields = {**fields, "pipeline": PipelineSpec.loads(fields["pipeline"])}
     return Vocab.from_packed(blob=blob, ids=u32_array(ids), lengths=u32_array(lengths), **fields)
 
 
@@ -583,23 +608,52 @@ def _check_n_vocab(source, n_vocab, n_tokens: int) -> None:
         raise VocabFormatError(_far_id_message(source, f"n_vocab is {n_vocab}", n_tokens))
 
 
-def _check_normalizer(source, normalizer) -> None:
-    if not isinstance(normalizer, str) or normalizer not in NORMALIZERS:
-        raise VocabFormatError(
-            f"{source}: unknown normalizer {normalizer!r}; known: {', '.join(NORMALIZERS.names())} "
-            "(add one with wordsplit.register_normalizer)"
-        )
+def pipeline_of(source, pattern, normalizer, pipeline) -> PipelineSpec:
+    """The pipeline of a Vocab given ``pattern`` (and ``normalizer``) or ``pipeline``.
+
+    >>> pipeline_of("tiny", ".", "nfc", None).normalizer
+    Nfc()
+    """
+    if pipeline is not None:
+        if pattern is not None or normalizer is not None:
+            raise VocabFormatError(f"{source}: give pipeline= alone, or pattern= (and normalizer=), not both")
+        if not isinstance(pipeline, PipelineSpec):
+            raise VocabFormatError(f"{source}: pipeline must be a wordsplit.spec.PipelineSpec, not "
+                                   f"{type(pipeline).__name__}")
+        return pipeline
+    if not isinstance(pattern, str):
+        raise VocabFormatError(f"{source}: pattern must be the split regex (a str), not {type(pattern).__name__}; "
+                               "a pipeline of another kind is given as pipeline=")
+    if normalizer is None or isinstance(normalizer, str):
+        normalizer = normalizer_from_name(normalizer or "none")
+    return PipelineSpec(spanner=RegexSplit(pattern), normalizer=normalizer)
 
 
-def _check_header(source, normalizer, special_tokens, added_tokens) -> None:
+def plugin_normalizers(normalizer: Stage) -> list[str]:
+    """The names of the plug-in normalizers a normalizer stage runs (itself, or before Metaspace)."""
+    if isinstance(normalizer, Metaspace):
+        normalizer = normalizer.before
+    return [normalizer.name] if isinstance(normalizer, PluginNormalizer) else []
+
+
+def _check_normalizer(source, pipeline: PipelineSpec) -> None:
+    for name in plugin_normalizers(pipeline.normalizer):
+        if name not in NORMALIZERS:
+            raise VocabFormatError(
+                f"{source}: unknown normalizer {name!r}; known: {', '.join(NORMALIZERS.names())} "
+                "(add one with wordsplit.register_normalizer)"
+            )
+
+
+def _check_header(source, pipeline, special_tokens, added_tokens) -> None:
     """The checks that do not need the BPE tokens: the normalizer and the literals."""
-    _check_normalizer(source, normalizer)
+    _check_normalizer(source, pipeline)
     _check_ids(source, {}, special_tokens, added_tokens)
 
 
-def _validate(source, ranks, special_tokens, added_tokens, normalizer, merges) -> None:
+def _validate(source, ranks, special_tokens, added_tokens, pipeline, merges) -> None:
     """Check the invariants every encoder relies on; raise VocabFormatError on the first failure."""
-    _check_normalizer(source, normalizer)
+    _check_normalizer(source, pipeline)
     if not ranks:
         raise VocabFormatError(f"{source}: the vocabulary has no BPE tokens")
     _check_ids(source, ranks, special_tokens, added_tokens)

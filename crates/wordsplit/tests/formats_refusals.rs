@@ -922,6 +922,23 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
         (vocab.name.as_str(), vocab.unk_token_id, vocab.fuse_unk),
         ("qwen-slice-pair-ranked", Some(3000), true)
     );
+    // The header's pipeline gives the pattern (its Regex spanner's) and the normalizer.
+    assert_eq!(header["format"], json!(4));
+    assert_eq!(
+        header["pipeline"]["spanner"]["type"].as_str(),
+        Some("Regex")
+    );
+    assert_eq!(
+        Some(vocab.pattern.as_str()),
+        header["pipeline"]["spanner"]["pattern"].as_str()
+    );
+    assert_eq!(vocab.normalizer, NormalizeStage::Nfc);
+    let mut plain = header.clone();
+    plain["pipeline"]["normalizer"] = json!({"type": "None"});
+    assert_eq!(
+        read_derived(&entry(&plain, &body)).unwrap().normalizer,
+        NormalizeStage::None
+    );
     let corrupt = |data: &[u8], what: &str| match read_derived(data) {
         Err(FormatError::CorruptDerived { .. }) => {}
         other => panic!("{what}: {other:?}"),
@@ -954,11 +971,13 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
     };
     for (key, value) in [
         ("format", json!(2)),
+        ("format", json!(3)),
         ("n_tokens", json!(-1)),
         ("n_tokens", json!(1_000_000)),
         ("n_merges", json!("3")),
         ("body_sha256", json!("00")),
-        ("pattern", json!(7)),
+        ("pipeline", json!(7)),
+        ("pipeline", json!(r"\S+")),
         ("special_tokens", json!({"<unk>": 3000})),
         ("special_tokens", json!([["<unk>"]])),
         ("literal_flags", json!({"<nope>": 1})),
@@ -969,6 +988,57 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
     ] {
         corrupt(&patched(key, value.clone()), &format!("{key} = {value}"));
     }
+    // A format-3 header (pattern and normalizer, no pipeline) under format 4.
+    let mut older = header.clone();
+    let older_fields = older.as_object_mut().unwrap();
+    older_fields.remove("pipeline");
+    older_fields.insert("pattern".into(), json!(r"\S+"));
+    older_fields.insert("normalizer".into(), json!("none"));
+    corrupt(
+        &entry(&older, &body),
+        "a pattern and a normalizer, no pipeline",
+    );
+    // A pipeline of other than exactly the four stages, or a malformed stage: the Python
+    // reader refuses these too.
+    let with_pipeline = |change: &dyn Fn(&mut serde_json::Map<String, Value>)| {
+        let mut h = header.clone();
+        change(h["pipeline"].as_object_mut().unwrap());
+        entry(&h, &body)
+    };
+    corrupt(
+        &with_pipeline(&|p| {
+            p.remove("decoder");
+        }),
+        "a pipeline without a decoder",
+    );
+    corrupt(
+        &with_pipeline(&|p| {
+            p.insert("post_processor".into(), json!({"type": "ByteLevel"}));
+        }),
+        "a pipeline with a fifth stage",
+    );
+    for (stage, value) in [
+        ("spanner", json!("Regex")),
+        ("spanner", json!({"pattern": r"\S+"})),
+        ("spanner", json!({"type": 7, "pattern": r"\S+"})),
+        ("spanner", json!({"type": "Regex"})),
+        ("spanner", json!({"type": "Regex", "pattern": 7})),
+        (
+            "spanner",
+            json!({"type": "Regex", "pattern": r"\S+", "flags": "i"}),
+        ),
+        ("normalizer", json!(null)),
+        ("normalizer", json!({"type": "NFC", "form": "C"})),
+        ("model", json!({"type": "BPE", "dropout": 0.1})),
+        ("decoder", json!({})),
+    ] {
+        corrupt(
+            &with_pipeline(&|p| {
+                p.insert(stage.into(), value.clone());
+            }),
+            &format!("{stage} = {value}"),
+        );
+    }
     // Lengths that do not add up to the token bytes (the checksum recomputed to match).
     let mut lengths = body.clone();
     let n = header["n_tokens"].as_u64().unwrap() as usize;
@@ -977,17 +1047,41 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
     h["body_sha256"] = json!(sha256_hex(&lengths));
     corrupt(&entry(&h, &lengths), "lengths");
     // What a valid entry may say and the Rust core does not run, and broken invariants.
-    for (key, value) in [
-        ("pattern", json!("hf-split:[]")),
-        ("normalizer", json!("nfd")),
+    for (stage, value) in [
+        ("spanner", json!({"type": "SplitProgram", "steps": []})),
+        (
+            "spanner",
+            json!({"type": "SplitProgram", "steps": [{"type": "Split", "pattern": r"\s+", "behavior": "Removed", "invert": false}]}),
+        ),
+        (
+            "spanner",
+            json!({"type": "SentencePiece", "user_defined": [], "words": false, "joined": [], "metaspace_split": false}),
+        ),
+        ("normalizer", json!({"type": "NFD"})),
+        (
+            "normalizer",
+            json!({"type": "Sequence", "normalizers": [{"type": "NFC"}]}),
+        ),
+        ("normalizer", json!({"type": "Plugin", "name": "lowercase"})),
+        (
+            "model",
+            json!({"type": "SentencePieceBpe", "merge_by": "score", "unused": [], "ignore_merges": false}),
+        ),
+        (
+            "decoder",
+            json!({"type": "SentencePiece", "style": "sentencepiece", "unk_surface": " \u{2047} ", "strip_leading_space": "first", "unused": []}),
+        ),
     ] {
-        assert!(
-            matches!(
-                read_derived(&patched(key, value)),
-                Err(FormatError::Unsupported { .. })
-            ),
-            "{key}"
-        );
+        let mut h = header.clone();
+        h["pipeline"][stage] = value.clone();
+        match read_derived(&entry(&h, &body)) {
+            Err(FormatError::Unsupported {
+                file: FileKind::Derived,
+                at,
+                ..
+            }) => assert_eq!(at, format!("pipeline.{stage}"), "{stage} = {value}"),
+            other => panic!("{stage} = {value}: {other:?}"),
+        }
     }
     for (key, value) in [
         ("n_vocab", json!(2)),

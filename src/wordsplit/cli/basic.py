@@ -8,6 +8,7 @@ import shlex
 import sys
 
 from .. import TokenizerOptions, list_vocabs, load_vocab
+from ..engines.native import binding_normalizer
 from ..errors import WordsplitError
 
 DEFAULT_VOCAB = "qwen3"
@@ -142,9 +143,9 @@ def cmd_vocabs(args: argparse.Namespace) -> None:
     for name in list_vocabs():
         vocab = load_vocab(name)
         alias = f" (alias of {vocab.name})" if vocab.name != name else ""
-        # A parameterized normalizer spec ("family:{...json...}") is listed by its family:
+        # A parameterized normalizer (its name "family:{...json...}") is listed by its family:
         # the listing stays one short line per vocabulary; load_vocab(name).normalizer has it all.
-        normalizer = vocab.normalizer.partition(":")[0]
+        normalizer = binding_normalizer(vocab.normalizer).partition(":")[0]
         print(f"{name:15} n_vocab={vocab.n_vocab:<7} specials={len(vocab.special_tokens):<5} "
               f"normalizer={normalizer}{alias}")
 

@@ -62,11 +62,9 @@ def encoder_for(vocab) -> Optional[str]:
     >>> encoder_for(load_vocab("gpt2")) is None
     True
     """
-    from ..sentencepiece import is_sentencepiece, model_of
-
-    if not is_sentencepiece(vocab.pattern):
+    if not vocab.pipeline.sentencepiece:
         return None
-    return "rank-merge" if model_of(vocab.pattern).semantics in ("hf", "llama.cpp-bpe") else "score-merge"
+    return "rank-merge" if vocab.pipeline.model.merge_by == "rank" else "score-merge"
 
 
 __all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "encoder_for", "get_encoder", "register_encoder"]

@@ -30,7 +30,6 @@ from typing import Optional
 
 from . import ENCODERS
 from ..errors import UnknownComponentError
-from ..sentencepiece import model_of
 from ..tables import MergeTables
 from .heap_merge import merge_spans
 
@@ -74,17 +73,15 @@ class ScoreMergeEncoder:
 
     def __init__(self, tables: MergeTables) -> None:
         vocab = tables.vocab
-        model = model_of(vocab.pattern)
         self.merges = vocab.merges or {}
         # The pieces symbols can be (NORMAL, USER_DEFINED, UNUSED), by text.
         self.ids, self.byte_ids = symbol_ids(vocab.ranks)
         # A single character that is a control piece's text is that piece (PieceToId looks
         # the reserved pieces up first); longer symbols are pieces, which are never reserved.
         self.reserved = {text: i for text, i in vocab.special_tokens.items() if len(text) == 1}
-        self.user_defined = {text: self.ids[text] for text in model.user_defined if text in self.ids}
-        # (llama.cpp's merge keeps an unused piece it made: only sentencepiece splits it back)
-        self.unused = frozenset(self.ids[text] for text in model.unused if text in self.ids) \
-            if model.semantics == "sentencepiece" else frozenset()
+        self.user_defined = {text: self.ids[text] for text in vocab.pipeline.spanner.user_defined if text in self.ids}
+        # (the model's unused pieces: sentencepiece splits them back; llama.cpp's merge keeps them)
+        self.unused = frozenset(self.ids[text] for text in vocab.pipeline.model.unused if text in self.ids)
 
     def encode_piece(self, piece: bytes) -> list[int]:
         text = piece.decode("utf-8")
@@ -149,8 +146,7 @@ class RankMergeEncoder:
 
     def __init__(self, tables: MergeTables) -> None:
         vocab = tables.vocab
-        model = model_of(vocab.pattern)
-        self.whole = model.ignore_merges
+        self.whole = vocab.pipeline.model.ignore_merges
         self.merges = vocab.merges or {}
         self.ids, self.byte_ids = symbol_ids(vocab.ranks)
         text_of = {i: text for text, i in self.ids.items()}

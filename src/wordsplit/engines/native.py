@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+import json
+
+from .. import spec
 from ..native_names import ENCODER_ALIASES, SCANNER_PATTERNS
-from ..split_programs import PREFIX_SPACE_STEP, parse_split_program
 from ..vocab import Vocab, native_module
 
 # Encoder names the native core implements ("auto" is its own strategy; see options.py), and
@@ -32,21 +34,82 @@ from ..vocab import Vocab, native_module
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
                              "score-merge", "rank-merge"])
 NATIVE_NORMALIZERS = frozenset(["none", "nfc", "nfd", "nfkc", "nfkd"])
-# The spanners the core builds from the vocabulary's pattern (a SentencePiece description).
+# The spanners the core builds from the vocabulary's description (a SentencePiece one).
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
 
-def native_normalizer(name: str) -> bool:
-    """Whether the core runs the normalizer registered as ``name``: the Unicode forms, the
-    SentencePiece families (``sentencepiece-normalizer:``, ``hf-metaspace:``) and the
-    ``hf-normalizer:`` programs of literal ``Replace`` and ``Prepend`` steps.
+def native_normalizer(stage: spec.Stage) -> bool:
+    """Whether the core runs a normalizer stage: the Unicode forms, SentencePiece's normalizer,
+    Metaspace after one the core runs, and programs of literal ``Replace`` and ``Prepend`` steps.
 
-    >>> from wordsplit.sentencepiece import metaspace_name
-    >>> nfkc = 'hf-normalizer:[{"type":"NFKC"}]'
-    >>> native_normalizer("nfc"), native_normalizer(metaspace_name()), native_normalizer(nfkc)
+    >>> nfkc = spec.Sequence((spec.Nfkc(),))
+    >>> native_normalizer(spec.Nfc()), native_normalizer(spec.Metaspace()), native_normalizer(nfkc)
     (True, True, False)
     """
+    name = binding_normalizer(stage)
     return name in NATIVE_NORMALIZERS or native_module().has_native_normalizer(name)
+
+
+# -- the stages as the bindings read them ------------------------------------------------------
+# The bindings (crates/wordsplit-py) take a normalizer and a SentencePiece description as the
+# text forms below; these two functions are the one place that writes them.
+
+
+def binding_normalizer(stage: spec.Stage) -> str:
+    """A normalizer stage as the bindings name it: a Unicode form or ``"none"``, a plug-in's
+    name, ``hf-normalizer:`` + HF's JSON of a program's steps, ``sentencepiece-normalizer:`` +
+    the flags, ``hf-metaspace:`` + its fields.
+
+    >>> binding_normalizer(spec.Sequence((spec.Prepend("_"),)))
+    'hf-normalizer:[{"prepend":"_","type":"Prepend"}]'
+    """
+    forms = {spec.NoNormalizer: "none", spec.Nfc: "nfc", spec.Nfd: "nfd", spec.Nfkc: "nfkc", spec.Nfkd: "nfkd"}
+    if type(stage) in forms:
+        return forms[type(stage)]
+    if isinstance(stage, spec.PluginNormalizer):
+        return stage.name
+    if isinstance(stage, spec.SentencePieceNormalizer):
+        return "sentencepiece-normalizer:" + _compact({name: getattr(stage, name) for name in stage.FIELDS})
+    if isinstance(stage, spec.Metaspace):
+        return "hf-metaspace:" + _compact({"normalizer": binding_normalizer(stage.before),
+                                           "prepend_scheme": stage.prepend_scheme, "replacement": stage.replacement})
+    steps = stage.normalizers if isinstance(stage, spec.Sequence) else (stage,)
+    return "hf-normalizer:" + _compact([_hf_step(step) for step in steps])
+
+
+def _hf_step(step: spec.Stage) -> dict:
+    """A program's step as HF's JSON spells it."""
+    if isinstance(step, spec.Strip):
+        return {"type": step.kind, "strip_left": step.left, "strip_right": step.right}
+    if isinstance(step, spec.Replace):
+        return {"type": step.kind, "pattern": {"Regex" if step.regex else "String": step.pattern},
+                "content": step.content}
+    if isinstance(step, spec.Prepend):
+        return {"type": step.kind, "prepend": step.prepend}
+    return {"type": step.kind}
+
+
+def binding_sentencepiece(pipeline: spec.PipelineSpec) -> str:
+    """A SentencePiece pipeline's spanner, model and decoder as the bindings read them:
+    ``sentencepiece:`` + JSON of their fields and the tool whose behaviour they follow."""
+    split, model, decoder = pipeline.spanner, pipeline.model, pipeline.decoder
+    semantics = {("score", "sentencepiece"): "sentencepiece", ("rank", "hf"): "hf",
+                 ("score", "llama.cpp"): "llama.cpp", ("rank", "llama.cpp"): "llama.cpp-bpe"}[
+        (model.merge_by, decoder.style)]
+    fields = {"user_defined": list(split.user_defined), "unused": list(model.unused or decoder.unused),
+              "unk_surface": decoder.unk_surface, "strip_leading_space": decoder.strip_leading_space,
+              "words": split.words}
+    if semantics != "sentencepiece":
+        fields.update(semantics=semantics, ignore_merges=model.ignore_merges)
+    if split.joined:
+        fields["joined"] = list(split.joined)
+    if split.metaspace_split:
+        fields["metaspace_split"] = True
+    return "sentencepiece:" + _compact(fields)
+
+
+def _compact(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def native_regex_pattern(pattern: str, *, line_anchors: bool = False) -> Optional[str]:
@@ -72,7 +135,7 @@ def native_regex_pattern(pattern: str, *, line_anchors: bool = False) -> Optiona
     return expanded
 
 
-def native_split_patterns(pattern: str) -> Optional[list[str]]:
+def native_split_patterns(program: spec.SplitProgram) -> Optional[list[str]]:
     """The expanded patterns with which the native engine's regex sequence runs this split
     program, or None when it cannot (the Python spanner then runs it).
 
@@ -87,14 +150,14 @@ def native_split_patterns(pattern: str) -> Optional[list[str]]:
     ['[0-9]']
     >>> native_split_patterns(split_program([{"pattern": "[0-9]", "behavior": "Contiguous", "invert": False}]))
     """
-    steps = parse_split_program(pattern)
-    if not steps or any(step.get("behavior") != "Isolated" for step in steps):
+    steps = program.steps
+    if not steps or any(not isinstance(step, spec.Split) or step.behavior != "Isolated" for step in steps):
         return None
-    patterns = [native_regex_pattern(step["pattern"], line_anchors=True) for step in steps]
+    patterns = [native_regex_pattern(step.pattern, line_anchors=True) for step in steps]
     return None if None in patterns else patterns
 
 
-def native_program_steps(pattern: str) -> Optional[list]:
+def native_program_steps(program: spec.SplitProgram) -> Optional[list]:
     r"""The steps of a split program as the native engine runs it (``Pipeline(program=...)``),
     or None if it cannot (the Python ``HFSplitSpanner`` then runs it).
 
@@ -117,13 +180,13 @@ def native_program_steps(pattern: str) -> Optional[list]:
     scanned = {p for patterns in SCANNER_PATTERNS.values() for p in patterns}
     steps: list = []
     try:
-        for step in parse_split_program(pattern):
-            if step == PREFIX_SPACE_STEP:
+        for step in program.steps:
+            if isinstance(step, spec.PrefixSpaceStep):
                 steps.append(None)
                 continue
-            regex = step["pattern"]
+            regex = step.pattern
             expanded = regex if regex in scanned else native_pattern(regex, line_anchors=True)
-            steps.append((expanded, step["behavior"], step["invert"]))
+            steps.append((expanded, step.behavior, step.invert))
         native_module().hf_program_spans(steps, [])  # compiles every step, or raises
     except UnsupportedTokenizerError:
         return None
@@ -263,27 +326,31 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
     """The native engine of ``vocab``: native stages where the core has them, the registered
     Python components for the others."""
     from ..encoders import ENCODERS
-    from ..normalizers import NORMALIZERS
-    from ..spanners import SPANNERS
+    from ..normalizers import normalizer_for
+    from ..spanners import SPANNERS, spanner_argument
     from ..tables import MergeTables
 
     tables = vocab.native_tables()
+    stage = vocab.pipeline.spanner
+    # What the bindings build a native spanner or SentencePiece encoder from: a regex, or a
+    # SentencePiece description.
+    pattern = binding_sentencepiece(vocab.pipeline) if vocab.pipeline.sentencepiece else vocab.pattern or ""
     native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner] \
-        or spanner in NATIVE_PATTERN_SPANNERS
-    pattern = vocab.pattern
-    if spanner == "regex":
+        or spanner in NATIVE_PATTERN_SPANNERS and vocab.pipeline.sentencepiece
+    if spanner == "regex" and vocab.pattern is not None:
         expanded = native_regex_pattern(vocab.pattern)
         native_spanner = expanded is not None
         pattern = expanded if native_spanner else pattern
     patterns = program = None
-    if spanner == "hf-split":  # a split program of Isolated steps runs as a native regex sequence
-        patterns = native_split_patterns(vocab.pattern)
+    if spanner == "hf-split" and isinstance(stage, spec.SplitProgram):
+        # A split program of Isolated steps runs as a native regex sequence.
+        patterns = native_split_patterns(stage)
         native_spanner = patterns is not None
         if not native_spanner:
             # Any other program (other behaviors, deleted text, an inserted space) runs on the
             # native program runner; the Python spanner stays for the offsets, which it gives
             # from the same pieces.
-            program = native_program_steps(vocab.pattern)
+            program = native_program_steps(stage)
     native_normalize = native_normalizer(vocab.normalizer)
     flags = vocab.literal_flags
     literals = [(t, i, True, flags.get(t, 0)) for t, i in vocab.special_tokens.items()]
@@ -293,11 +360,11 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         encoder=encoder,
         encoder_impl=None if encoder in NATIVE_ENCODERS else ENCODERS.get(encoder)(MergeTables.of(vocab)),
         spanner=spanner,
-        spanner_impl=None if native_spanner else SPANNERS.get(spanner)(vocab.pattern),
+        spanner_impl=None if native_spanner else SPANNERS.get(spanner)(spanner_argument(stage)),
         pattern=pattern,
         literals=literals,
-        normalizer=vocab.normalizer,
-        normalizer_impl=None if native_normalize else NORMALIZERS.get(vocab.normalizer),
+        normalizer=binding_normalizer(vocab.normalizer),
+        normalizer_impl=None if native_normalize else normalizer_for(vocab.normalizer),
         patterns=patterns,
         program=program,
         # Only a vocabulary that lacks some byte ever uses its unk token.

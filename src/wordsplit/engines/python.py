@@ -37,6 +37,7 @@ from typing import Callable, Optional, Protocol
 from ..errors import ComponentError
 from ..protocols import DroppingSpanner, Normalizer, SpanEncoder, Spanner, drops_text
 from ..specials import LiteralScan, disallowed_error
+from ..spec import Nfc, Nfd, Nfkc, Nfkd, NoNormalizer, PluginNormalizer, Stage
 from ..vocab import Vocab, second_pass_normalizes
 from .arguments import check_batch, check_text, token_id, without_surrogates
 
@@ -45,7 +46,7 @@ PIECE_CACHE_SIZE = 1 << 16
 
 
 # The single Unicode forms, aligned by the crate's changes (wordsplit.offsets.form_alignment).
-_FORMS = {"nfc": "NFC", "nfd": "NFD", "nfkc": "NFKC", "nfkd": "NFKD"}
+_FORMS = {Nfc(): "NFC", Nfd(): "NFD", Nfkc(): "NFKC", Nfkd(): "NFKD"}
 
 
 class Trace(Protocol):
@@ -77,17 +78,17 @@ class PythonEngine:
         spanner, spanner_name: an object with ``split(text) -> list[str]`` (or, when its
             ``drops_text`` is true, ``spans(text)``; see :mod:`wordsplit.spanners`), and its name.
         encoder, encoder_name: an object with ``encode_piece(bytes) -> list[int]``, and its name.
-        normalize, normalizer_name: a function ``str -> str``, and its name.
+        normalize, normalizer: a function ``str -> str``, and the stage it runs.
     """
 
     native = False
 
     def __init__(self, vocab: Vocab, *, spanner: Spanner | DroppingSpanner, spanner_name: str, encoder: SpanEncoder,
-                 encoder_name: str, normalize: Normalizer, normalizer_name: str) -> None:
+                 encoder_name: str, normalize: Normalizer, normalizer: Stage) -> None:
         self.vocab = vocab
         self.spanner, self.spanner_name = spanner, spanner_name
         self.encoder, self.encoder_name = encoder, encoder_name
-        self.normalize, self.normalizer_name = normalize, normalizer_name
+        self.normalize, self.normalizer = normalize, normalizer
         self._later = getattr(normalize, "later", None)
         # A spanner that declares it drops text gives spans, read once (see wordsplit.protocols).
         self._drops_text = drops_text(spanner)
@@ -190,10 +191,10 @@ class PythonEngine:
             return
         segment = text[start:end]
         normalize = self._later if start > 0 and self._later is not None else self.normalize
-        if self.normalizer_name == "none":
+        if isinstance(self.normalizer, NoNormalizer):
             normalized, alignment = segment, None
-        elif self.normalizer_name in _FORMS:
-            normalized, alignment = form_alignment(segment, _FORMS[self.normalizer_name])
+        elif self.normalizer in _FORMS:
+            normalized, alignment = form_alignment(segment, _FORMS[self.normalizer])
         elif isinstance(normalize, (ProgramNormalizer, SentencePieceNormalizer, MetaspaceNormalizer)):
             # Aligned step by step, as HF's NormalizedString (or sentencepiece's norm_to_orig) aligns it.
             normalized, alignment = normalize.alignment(segment)
@@ -361,7 +362,7 @@ class PythonEngine:
         normalized = (self._later if later and self._later is not None else self.normalize)(text)
         if not isinstance(normalized, str):
             raise ComponentError(
-                f"normalizer {self.normalizer_name!r} must return a str, not {type(normalized).__name__}"
+                f"normalizer {_name(self.normalizer)!r} must return a str, not {type(normalized).__name__}"
             )
         return without_surrogates(normalized)  # a plug-in's output, fixed as the input was
 
@@ -440,16 +441,21 @@ def build_python_engine(vocab: Vocab, spanner: str, encoder: str) -> PythonEngin
     """The Python engine of ``vocab`` with the registered spanner and encoder of these names
     and the vocabulary's normalizer."""
     from ..encoders import ENCODERS
-    from ..normalizers import NORMALIZERS
-    from ..spanners import SPANNERS
+    from ..normalizers import normalizer_for
+    from ..spanners import SPANNERS, spanner_argument
     from ..tables import MergeTables
 
     return PythonEngine(
         vocab,
-        spanner=SPANNERS.get(spanner)(vocab.pattern), spanner_name=spanner,
+        spanner=SPANNERS.get(spanner)(spanner_argument(vocab.pipeline.spanner)), spanner_name=spanner,
         encoder=ENCODERS.get(encoder)(MergeTables.of(vocab)), encoder_name=encoder,
-        normalize=NORMALIZERS.get(vocab.normalizer), normalizer_name=vocab.normalizer,
+        normalize=normalizer_for(vocab.normalizer), normalizer=vocab.normalizer,
     )
+
+
+def _name(normalizer: Stage) -> str:
+    """A normalizer stage as messages name it: a plug-in by its registered name."""
+    return normalizer.name if isinstance(normalizer, PluginNormalizer) else normalizer.kind
 
 
 class PolicyCalls:

@@ -19,7 +19,8 @@ import itertools
 
 from typing import Optional, Sequence
 
-from ..sentencepiece import SPACE, SentencePieceModel, model_of
+from ..sentencepiece import SPACE
+from ..spec import SentencePieceDecoder
 from ..vocab import Vocab
 from .python import DECODE_CHUNK, PythonEngine, token_id
 
@@ -33,16 +34,15 @@ class SentencePieceEngine:
         self.vocab = vocab
         self._components = (spanner, encoder)
         self._python = engine if isinstance(engine, PythonEngine) else None
-        self.model = model_of(vocab.pattern)
+        self.decoder = vocab.pipeline.decoder
         self._kinds = None  # token_kinds(vocab), made by the first decode (a loop over every id)
         self._decode, self._bytes = {"hf": (decode_hf, hf_piece_bytes),
-                                     "llama.cpp": (decode_llamacpp, llamacpp_piece_bytes),
-                                     "llama.cpp-bpe": (decode_llamacpp, llamacpp_piece_bytes)}.get(
-            self.model.semantics, (decode_pieces, piece_bytes))
-        from ..normalizers import NORMALIZERS
+                                     "llama.cpp": (decode_llamacpp, llamacpp_piece_bytes)}.get(
+            self.decoder.style, (decode_pieces, piece_bytes))
+        from ..normalizers import normalizer_for
         from .native import native_normalizer
 
-        if getattr(NORMALIZERS.get(vocab.normalizer), "later", None) is not None and self._python is None \
+        if getattr(normalizer_for(vocab.normalizer), "later", None) is not None and self._python is None \
                 and not native_normalizer(vocab.normalizer):
             # A stretch after an added token has its own normalizer (Metaspace's "first"),
             # which a Python normalizer called from the native pipeline cannot be told (the
@@ -73,7 +73,7 @@ class SentencePieceEngine:
         return [kinds[token_id(vocab, i)] for i in ids]
 
     def decode(self, ids, errors: str) -> str:
-        return self._decode(self._tokens(ids), self.model, errors)
+        return self._decode(self._tokens(ids), self.decoder, errors)
 
     def decode_bytes(self, ids) -> bytes:
         return self.decode_bytes_after(ids, True)[0]
@@ -84,7 +84,7 @@ class SentencePieceEngine:
         out = bytearray()
         ids = iter(ids)
         while chunk := list(itertools.islice(ids, DECODE_CHUNK)):
-            data, at_start = self._bytes(self._tokens(chunk), self.model, at_start)
+            data, at_start = self._bytes(self._tokens(chunk), self.decoder, at_start)
             out += data
         return bytes(out), at_start
 
@@ -98,19 +98,19 @@ class SentencePieceEngine:
 TEXT, BYTE, CONTROL, UNKNOWN = 0, 1, 2, 3
 
 
-def decode_pieces(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, errors: str = "replace") -> str:
+def decode_pieces(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder, errors: str = "replace") -> str:
     """The text ``sentencepiece`` decodes from ``(kind, bytes)`` tokens (``DecodeIds``): text
     pieces with ``▁`` as a space, the first one's leading ``▁`` dropped by
     ``strip_leading_space``; each run of byte pieces decoded one character at a time, each
     byte that starts no valid UTF-8 character U+FFFD (with ``errors="strict"``, a
     UnicodeDecodeError instead); control pieces empty; ``<unk>`` its surface.
 
-    >>> decode_pieces([(TEXT, "▁Hi▁".encode()), (BYTE, b"\\xf0\\x9f"), (CONTROL, b"</s>")], SentencePieceModel())
+    >>> decode_pieces([(TEXT, "▁Hi▁".encode()), (BYTE, b"\\xf0\\x9f"), (CONTROL, b"</s>")], SentencePieceDecoder())
     'Hi \\ufffd\\ufffd'
     """
     out: list[str] = []
     run = bytearray()
-    at_start = model.strip_leading_space != "none"
+    at_start = decoder.strip_leading_space != "none"
     has_text = False
     for kind, data in tokens:
         if kind == BYTE:
@@ -120,7 +120,7 @@ def decode_pieces(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel
             out.append(_decode_bytes(bytes(run), errors))
             run.clear()
             has_text = has_text or bool(out[-1])
-        text, at_start = _piece_text(kind, data, model, at_start, has_text)
+        text, at_start = _piece_text(kind, data, decoder, at_start, has_text)
         out.append(text)
         has_text = has_text or bool(text)
     if run:
@@ -128,27 +128,28 @@ def decode_pieces(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel
     return "".join(out)
 
 
-def piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, at_start: bool = True) \
+def piece_bytes(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder, at_start: bool = True) \
         -> tuple[bytes, bool]:
     """The bytes :func:`decode_pieces` decodes (byte pieces as their bytes, not yet UTF-8), and
     whether a leading ``▁`` of the next token would still be dropped: what a stream of tokens
     decoded a few at a time needs, starting with ``at_start=True``.
 
-    >>> piece_bytes([(TEXT, "▁Hi".encode()), (BYTE, b"\\xf0")], SentencePieceModel())
+    >>> piece_bytes([(TEXT, "▁Hi".encode()), (BYTE, b"\\xf0")], SentencePieceDecoder())
     (b'Hi\\xf0', False)
     """
     out = bytearray()
-    at_start = at_start and model.strip_leading_space != "none"
+    at_start = at_start and decoder.strip_leading_space != "none"
     for kind, data in tokens:
         if kind == BYTE:
             out += data
             continue
-        text, at_start = _piece_text(kind, data, model, at_start, bool(out))
+        text, at_start = _piece_text(kind, data, decoder, at_start, bool(out))
         out += text.encode("utf-8")
     return bytes(out), at_start and not out
 
 
-def _piece_text(kind: int, data: bytes, model: SentencePieceModel, at_start: bool, has_text: bool) -> tuple[str, bool]:
+def _piece_text(kind: int, data: bytes, decoder: SentencePieceDecoder, at_start: bool,
+                has_text: bool) -> tuple[str, bool]:
     """The text of one piece that is not a byte piece, and whether the next piece is still at the
     start (``DecodeSentencePiece``: a leading ``▁`` is dropped while no text came before, once
     for ``"first"``, and for ``"all"`` until text appears)."""
@@ -157,10 +158,10 @@ def _piece_text(kind: int, data: bytes, model: SentencePieceModel, at_start: boo
     if kind == CONTROL:
         return "", at_start
     if kind == UNKNOWN:
-        return model.unk_surface, at_start
+        return decoder.unk_surface, at_start
     if at_start and data.startswith(_SPACE_BYTES):
         data = data[len(_SPACE_BYTES):]
-        if model.strip_leading_space == "first":
+        if decoder.strip_leading_space == "first":
             at_start = False
     return data.decode("utf-8").replace(SPACE, " "), at_start
 
@@ -168,7 +169,7 @@ def _piece_text(kind: int, data: bytes, model: SentencePieceModel, at_start: boo
 _SPACE_BYTES = SPACE.encode("utf-8")
 
 
-def decode_hf(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, errors: str = "replace") -> str:
+def decode_hf(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder, errors: str = "replace") -> str:
     """The text HF ``tokenizers`` decodes from ``(kind, bytes)`` tokens with the decoders
     ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse`` and, for ``strip_leading_space="first"``,
     ``Strip(" ", 1, 0)``: every token but a byte token is its text with ``▁`` as a space
@@ -176,11 +177,11 @@ def decode_hf(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, er
     the run is not valid UTF-8 (``errors="strict"``: a UnicodeDecodeError); one leading space
     of the whole text is dropped.
 
-    >>> decode_hf([(TEXT, "▁Hi".encode()), (BYTE, b"\\xe2"), (BYTE, b"A"), (CONTROL, b"</s>")], SentencePieceModel())
+    >>> decode_hf([(TEXT, "▁Hi".encode()), (BYTE, b"\\xe2"), (BYTE, b"A"), (CONTROL, b"</s>")], SentencePieceDecoder())
     'Hi\\ufffd\\ufffd</s>'
     """
     text = "".join(_hf_parts(tokens, errors))
-    if model.strip_leading_space == "first" and text.startswith(" "):
+    if decoder.strip_leading_space == "first" and text.startswith(" "):
         text = text[1:]
     return text
 
@@ -208,30 +209,30 @@ def _hf_byte_run(run: list[bytes], errors: str) -> str:
         return "\ufffd" * len(run)
 
 
-def hf_piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, at_start: bool = True) \
+def hf_piece_bytes(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder, at_start: bool = True) \
         -> tuple[bytes, bool]:
     """The bytes :func:`decode_hf` decodes (byte tokens as their bytes), and whether the next
     token is still at the start (nothing came yet, so its leading space would be stripped)."""
     out = bytearray()
     for kind, data in tokens:
         out += data if kind == BYTE else data.replace(_SPACE_BYTES, b" ")
-    if at_start and model.strip_leading_space == "first" and out.startswith(b" "):
+    if at_start and decoder.strip_leading_space == "first" and out.startswith(b" "):
         del out[:1]
         return bytes(out), False
     return bytes(out), at_start and not out
 
 
-def decode_llamacpp(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, errors: str = "replace") -> str:
+def decode_llamacpp(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder, errors: str = "replace") -> str:
     """The text of llama.cpp's ``llama_detokenize`` (special tokens not rendered) of ``(kind,
     bytes)`` tokens, decoded from UTF-8 with ``errors``: see :func:`llamacpp_piece_bytes`.
 
-    >>> decode_llamacpp([(CONTROL, b"<s>"), (TEXT, "▁Hi".encode()), (BYTE, b"!")], SentencePieceModel())
+    >>> decode_llamacpp([(CONTROL, b"<s>"), (TEXT, "▁Hi".encode()), (BYTE, b"!")], SentencePieceDecoder())
     ' Hi!'
     """
-    return llamacpp_piece_bytes(tokens, model)[0].decode("utf-8", errors)
+    return llamacpp_piece_bytes(tokens, decoder)[0].decode("utf-8", errors)
 
 
-def llamacpp_piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePieceModel, at_start: bool = True) \
+def llamacpp_piece_bytes(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder, at_start: bool = True) \
         -> tuple[bytes, bool]:
     """The bytes of llama.cpp's ``llama_token_to_piece`` of each token, joined: a text token with
     ``▁`` as a space, a byte token (and a user-defined one) as it is, a control or unknown token
@@ -239,13 +240,13 @@ def llamacpp_piece_bytes(tokens: Sequence[tuple[int, bytes]], model: SentencePie
     is ``"first"`` (``add_space_prefix``), whatever its kind, so a space after a leading BOS
     stays. Also whether the next token is still the first.
 
-    >>> llamacpp_piece_bytes([(TEXT, "▁Hi▁".encode())], SentencePieceModel())
+    >>> llamacpp_piece_bytes([(TEXT, "▁Hi▁".encode())], SentencePieceDecoder())
     (b'Hi ', False)
     """
     out = bytearray()
     for kind, data in tokens:
         piece = b"" if kind in (CONTROL, UNKNOWN) else data if kind == BYTE else data.replace(_SPACE_BYTES, b" ")
-        if at_start and model.strip_leading_space == "first" and piece.startswith(b" "):
+        if at_start and decoder.strip_leading_space == "first" and piece.startswith(b" "):
             piece = piece[1:]
         at_start = False
         out += piece
@@ -292,12 +293,12 @@ def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
     U+FFFD per token)."""
     table = vocab.token_bytes
     special_ids = set(vocab.special_tokens.values())
-    semantics = model_of(vocab.pattern).semantics
-    hf = semantics == "hf"
-    llama = semantics.startswith("llama.cpp")
+    style = vocab.pipeline.decoder.style
+    hf = style == "hf"
+    llama = style == "llama.cpp"
     verbatim = set(vocab.added_tokens.values()) if llama else ()
     # llama_token_to_piece renders an UNUSED token as nothing
-    unused = {vocab.ranks[text.encode()] for text in model_of(vocab.pattern).unused} if llama else ()
+    unused = {vocab.ranks[text.encode()] for text in vocab.pipeline.model.unused} if llama else ()
     kinds: list[tuple[int, Optional[bytes]]] = []
     for i, data in enumerate(table):
         if data is None:

@@ -17,6 +17,7 @@ from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..patterns import GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, QWEN2_PATTERN
 from ..normalizer_programs import normalizer_program
 from ..registry import NORMALIZERS, SPANNERS
+from ..spec import NoNormalizer, Nfc, Nfd, Nfkc, Nfkd, PipelineSpec, RegexSplit, Stage, normalizer_from_name
 from ..split_programs import PREFIX_SPACE_STEP, checked_step, split_program
 from ..vocab import WHITE_SPACE, Vocab, normalized_contents, second_pass_normalizes
 from .bytelevel import token_bytes
@@ -108,7 +109,7 @@ def _merge_pairs(merges: Any, source: str) -> list[tuple[bytes, bytes]]:
 
 # The tokenizer.json normalizers wordsplit runs (normalizers.py has HF's semantics for each).
 NORMALIZER_TYPES = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "StripAccents", "Replace", "Prepend")
-_NAMED_FORMS = {"NFC": "nfc", "NFD": "nfd", "NFKC": "nfkc", "NFKD": "nfkd"}
+_NAMED_FORMS = {"NFC": Nfc(), "NFD": Nfd(), "NFKC": Nfkc(), "NFKD": Nfkd()}
 
 
 def _normalizer_steps(spec: Any, source: str, depth: int = 0) -> list[dict]:
@@ -127,28 +128,23 @@ def _normalizer_steps(spec: Any, source: str, depth: int = 0) -> list[dict]:
     return [dict(spec)]
 
 
-def _normalizer(spec: Any, source: str, prefix_space: bool = False) -> str:
-    """The vocabulary's normalizer name: ``none``, a single Unicode form (native on both
-    backends), or a normalizer program (:func:`~wordsplit.normalizer_programs.normalizer_program`).
+def _normalizer(spec: Any, source: str, prefix_space: bool = False) -> Stage:
+    """The vocabulary's normalizer stage: none, a single Unicode form (native on both
+    backends), or a :class:`~wordsplit.spec.Sequence` of steps (HF's alignment carried through).
     ``prefix_space``: ByteLevel's add_prefix_space, run after the normalizer (see :func:`_pattern`)."""
     steps = [] if spec is None else _normalizer_steps(spec, source)
     if prefix_space:
         steps.append({"type": "PrefixSpace"})
     if not steps:
-        return "none"
+        return NoNormalizer()
     if len(steps) == 1 and steps[0]["type"] in _NAMED_FORMS:
         return _NAMED_FORMS[steps[0]["type"]]
     try:
-        name = normalizer_program(steps)
-        _check_normalizer_program(name)
+        program = normalizer_program(steps)
+        NORMALIZERS.for_stage(program)  # built now: a bad Replace regex fails at load, naming the file
     except (VocabFormatError, UnsupportedTokenizerError) as exc:
         raise type(exc)(f"{source}: {exc}") from None
-    return name
-
-
-def _check_normalizer_program(name: str) -> None:
-    """Build the program now, so that a bad Replace regex fails at load, naming the file."""
-    NORMALIZERS.get(name)
+    return program
 
 
 # HF's Digits splits on Rust's char::is_numeric (General_Category N of the Unicode the Rust
@@ -233,8 +229,8 @@ def _split_step(spec: dict, source: str) -> dict[str, Any]:
     )
 
 
-def _pattern(spec: Any, source: str, prefix_in_program: bool = False) -> tuple[str, bool]:
-    """The vocabulary's ``pattern`` for a ``pre_tokenizer``, and whether ByteLevel's
+def _pattern(spec: Any, source: str, prefix_in_program: bool = False) -> tuple[Stage, bool]:
+    """The vocabulary's spanner stage for a ``pre_tokenizer``, and whether ByteLevel's
     ``add_prefix_space`` is the normalizer's last step (the caller makes it so).
 
     The pre-tokenizer is a ByteLevel, alone or last in a (possibly nested) Sequence after
@@ -280,22 +276,23 @@ def _pattern(spec: Any, source: str, prefix_in_program: bool = False) -> tuple[s
         prefix_space = False  # (not the normalizer's step)
     use_regex = byte_level.get("use_regex", True)
     if spec.get("type") == "ByteLevel" and not program:
-        return (GPT2_PATTERN if use_regex else split_program([])), prefix_space
+        return (RegexSplit(GPT2_PATTERN) if use_regex else split_program([])), prefix_space
     if use_regex:  # ByteLevel's regex splits each piece once more
         program.append({"pattern": GPT2_ORIGINAL_PATTERN, "behavior": "Isolated", "invert": False})
     scanned = {p for patterns in SCANNER_PATTERNS.values() for p in patterns}
     if len(program) == 1 and program[0].get("behavior") == "Isolated" and program[0]["pattern"] in scanned:
-        return program[0]["pattern"], prefix_space  # (Isolated ignores invert: it keeps matches and gaps alike)
-    pattern = split_program(program)
-    _check_compiles(pattern, source)
-    return pattern, prefix_space
+        # (Isolated ignores invert: it keeps matches and gaps alike)
+        return RegexSplit(program[0]["pattern"]), prefix_space
+    typed = split_program(program)
+    _check_compiles(typed, source)
+    return typed, prefix_space
 
 
-def _check_compiles(pattern: str, source: str) -> None:
+def _check_compiles(program: Stage, source: str) -> None:
     """Compile a split program now, so that a pattern wordsplit cannot run fails at load, naming
     the file, rather than when a tokenizer is built from it."""
     try:
-        SPANNERS.get("hf-split")(pattern)
+        SPANNERS.get("hf-split")(program)
     except (VocabFormatError, UnsupportedTokenizerError) as exc:
         raise type(exc)(f"{source}: {exc}") from None
 
@@ -397,7 +394,7 @@ def _check_added_tokens(literals: list[str], flags: Mapping[str, int], normalize
     contents = {literal: literal for literal in literals}
     if second_pass_normalizes(normalizer, flags):
         try:
-            contents.update(normalized_contents(literals, flags, NORMALIZERS.get(normalizer)))
+            contents.update(normalized_contents(literals, flags, NORMALIZERS.for_stage(normalizer)))
         except (VocabFormatError, UnsupportedTokenizerError) as exc:  # (the second: the normalizer's own)
             raise UnsupportedTokenizerError(f"{source}: {exc}") from None
     for group in (True, False):
@@ -457,9 +454,12 @@ def _bpe_vocab(
     eos = literals.get(eos_token) if eos_token else None
     rank_ordered = merges_are_rank_ordered(ranks, pairs)
     merge_table = None if rank_ordered else pair_ranked_merges(ranks, pairs, source)
+    spanner = RegexSplit(pattern) if isinstance(pattern, str) else pattern
+    normalizer = normalizer_from_name(normalizer) if isinstance(normalizer, str) else normalizer
     return Vocab(
-        name=name, ranks=ranks, pattern=pattern, special_tokens=special, added_tokens=added,
-        normalizer=normalizer, merges=merge_table, whole_piece_lookup=rank_ordered or ignore_merges,
+        name=name, ranks=ranks, pipeline=PipelineSpec(spanner=spanner, normalizer=normalizer),
+        special_tokens=special, added_tokens=added, merges=merge_table,
+        whole_piece_lookup=rank_ordered or ignore_merges,
         eos_token_id=eos, source=source, literal_flags=literal_flags,
         unk_token_id=unk_id if type(unk_id) is int else None,
         fuse_unk=bool(fuse_unk),

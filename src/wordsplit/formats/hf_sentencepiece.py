@@ -35,6 +35,7 @@ from operator import methodcaller
 from typing import Any, Mapping, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..spec import Metaspace, Replace, Sequence, Stage
 from ..vocab import Vocab
 
 __all__ = ["BYTE_FALLBACK_DECODER", "byte_fallback_decoder_strips", "describe_decoder", "hf_byte_value",
@@ -87,9 +88,11 @@ def _steps(spec: Any, part: str, source: str, depth: int = 0) -> list[dict]:
 
 def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
                           eos_token: Optional[str] = None, overrides: Optional[Mapping[str, Any]] = None,
-                          merge_pairs: Optional[bytes] = None, joined: Optional[tuple[str, ...]] = None) -> Vocab:
+                          merge_pairs: Optional[bytes] = None, joined: Optional[tuple[str, ...]] = None,
+                          semantics: str = "hf") -> Vocab:
     """The Vocab of a SentencePiece-style tokenizer.json (see the module docstring);
-    ``overrides`` replaces fields of the Vocab made (the GGUF reader's ids, pattern and flags);
+    ``overrides`` replaces fields of the Vocab made (the GGUF reader's ids and flags);
+    ``semantics="llama.cpp-bpe"`` decodes as llama.cpp does, with no dummy prefix to strip;
     ``merge_pairs`` are the model's merges resolved to ids already, packed
     (:func:`~wordsplit.vocab.pack_merges`: each distinct pair at its first rank), in place of
     ``spec``'s (the GGUF reader's 515,000); ``joined`` is
@@ -99,7 +102,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
         UnsupportedTokenizerError: a construct outside the layouts above.
         VocabFormatError: malformed entries.
     """
-    from ..sentencepiece import SentencePieceModel, metaspace_name, split_pattern, word_cuts
+    from ..sentencepiece import sentencepiece_pipeline, word_cuts
     from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _normalizer
 
     model = spec["model"]
@@ -124,7 +127,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
             f"{source}: added tokens with lstrip, rstrip, single_word or normalized are not supported in a "
             "SentencePiece-style tokenizer.json yet"
         )
-    normalizer, metaspace_split = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source, metaspace_name)
+    normalizer, metaspace_split = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source)
     strip = "first" if _check_decoder(spec.get("decoder"), source) else "none"
 
     ids = table.values()
@@ -151,14 +154,17 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     ignore_merges = bool(model.get("ignore_merges"))
     # (ignore_merges looks the whole stretch up, so it is not cut into words; Metaspace's split
     # cuts it, and ignore_merges then looks each part up)
-    description = SentencePieceModel(semantics="hf", strip_leading_space=strip, ignore_merges=ignore_merges,
-                                     **word_cuts(table if joined is None else joined,
-                                               not metaspace_split and not ignore_merges),
-                                     metaspace_split=metaspace_split)
+    if semantics != "hf":
+        strip = "none"  # (llama.cpp's gemma4 decode keeps every space)
+    pipeline = sentencepiece_pipeline(semantics=semantics, normalizer=normalizer, strip_leading_space=strip,
+                                      ignore_merges=ignore_merges,
+                                      **word_cuts(table if joined is None else joined,
+                                                  not metaspace_split and not ignore_merges),
+                                      metaspace_split=metaspace_split)
     literals = {**special, **added}
     fields = dict(
         name=name, source=source, ranks=ranks, special_tokens=special, added_tokens=added, merges=merges,
-        pattern=split_pattern(description), normalizer=normalizer, whole_piece_lookup=False,
+        pipeline=pipeline, whole_piece_lookup=False,
         unk_token_id=table.get(unk) if isinstance(unk, str) and type(table.get(unk)) is int else None,
         eos_token_id=literals.get(eos_token) if eos_token else None,
         n_vocab=max(chain(table.values(), literals.values())) + 1,
@@ -166,7 +172,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     return Vocab(**{**fields, **(overrides or {})})
 
 
-def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_name) -> tuple[str, bool]:
+def _with_metaspace(pre_tokenizer: Any, normalizer: Stage, source: str) -> tuple[Stage, bool]:
     """The normalizer, with a ``Metaspace`` pre-tokenizer after it, and whether that splits."""
     steps = _steps(pre_tokenizer, "pre_tokenizer", source)
     if not steps or (len(steps) == 1 and _splits_on_replaced_spaces(steps[0], normalizer)):
@@ -186,23 +192,15 @@ def _with_metaspace(pre_tokenizer: Any, normalizer: str, source: str, metaspace_
     if scheme not in ("first", "always", "never") or not isinstance(replacement, str) or len(replacement) != 1 \
             or (split and replacement != SPACE):
         raise UnsupportedTokenizerError(f"{source}: Metaspace {step!r} is not supported")
-    return metaspace_name(normalizer=normalizer, replacement=replacement, prepend_scheme=scheme), split
+    return Metaspace(before=normalizer, replacement=replacement, prepend_scheme=scheme), split
 
 
-def _splits_on_replaced_spaces(step: dict, normalizer: str) -> bool:
+def _splits_on_replaced_spaces(step: dict, normalizer: Stage) -> bool:
     """Whether ``step`` is a ``Split`` on ``" "`` after a normalizer that replaced every space
     with ``▁`` (transformers' Gemma layout): it finds nothing to split."""
-    import json
-
-    from ..normalizer_programs import NORMALIZER_PREFIX
-
     if step.get("type") != "Split" or step.get("pattern") != {"String": " "} or step.get("invert"):
         return False
-    if not normalizer.startswith(NORMALIZER_PREFIX):
-        return False
-    replaces = {"type": "Replace", "pattern": {"String": " "}, "content": SPACE}
-    program = json.loads(normalizer[len(NORMALIZER_PREFIX):])
-    return bool(program) and program[-1] == replaces
+    return isinstance(normalizer, Sequence) and normalizer.normalizers[-1:] == (Replace(" ", SPACE),)
 
 
 def byte_fallback_decoder_strips(decoder: Any) -> Optional[bool]:

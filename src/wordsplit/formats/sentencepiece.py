@@ -261,7 +261,8 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
             normalizer has a precompiled character map (``nmt_nfkc``...).
         VocabFormatError: duplicate pieces, or ids that are not pieces.
     """
-    from ..sentencepiece import SentencePieceModel, normalizer_name, split_pattern, word_cuts
+    from ..sentencepiece import sentencepiece_pipeline, word_cuts
+    from ..spec import SentencePieceNormalizer
 
     source = source or name
     if model.model_type != "BPE":
@@ -294,7 +295,12 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
     def token(index: int) -> Optional[int]:
         return index if 0 <= index < len(kinds) and kinds[index] == CONTROL else None
 
-    description = SentencePieceModel(
+    pipeline = sentencepiece_pipeline(
+        semantics="sentencepiece",
+        normalizer=SentencePieceNormalizer(add_dummy_prefix=model.add_dummy_prefix,
+                                           remove_extra_whitespaces=model.remove_extra_whitespaces,
+                                           escape_whitespaces=model.escape_whitespaces,
+                                           treat_whitespace_as_suffix=model.treat_whitespace_as_suffix),
         user_defined=user_defined, unused=unused, unk_surface=model.unk_surface,
         strip_leading_space=("all" if model.remove_extra_whitespaces
                              else "first" if model.add_dummy_prefix else "none"),
@@ -305,11 +311,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
     unk_id = next(i for i in special.values() if kinds[i] == UNKNOWN)
     fields = dict(
         name=name, source=source, special_tokens=special, merges=merges,
-        pattern=split_pattern(description),
-        normalizer=normalizer_name(add_dummy_prefix=model.add_dummy_prefix,
-                                   remove_extra_whitespaces=model.remove_extra_whitespaces,
-                                   escape_whitespaces=model.escape_whitespaces,
-                                   treat_whitespace_as_suffix=model.treat_whitespace_as_suffix),
+        pipeline=pipeline,
         n_vocab=len(kinds), whole_piece_lookup=False, unk_token_id=unk_id,
         bos_token_id=token(model.bos_id), eos_token_id=token(model.eos_id),
     )

@@ -66,12 +66,11 @@ from ..errors import DuplicateNameError
 from ..native_names import SCANNER_PATTERNS
 from ..protocols import SpannerClass
 from ..registry import SPANNERS, load_plugins
-from ..split_programs import is_split_program
+from ..spec import RegexSplit, SentencePieceSplit, SplitProgram, Stage
 from .hf_split import HFSplitSpanner
 from .regex import RegexSpanner
 from .scanners import scanner_class
 from .sentencepiece import SentencePieceSpanner
-from ..sentencepiece import is_sentencepiece
 
 # pattern → the spanner registered for exactly that pattern (what spanner="auto" picks).
 _BY_PATTERN: dict[str, str] = {}
@@ -106,21 +105,29 @@ def register_spanner(name: str, *, patterns: tuple[str, ...] = ()) -> Callable[[
     return deco
 
 
-def spanner_for(pattern: str) -> Optional[str]:
-    """The spanner registered for exactly ``pattern`` (what ``"auto"`` picks), or None.
+def spanner_for(stage: Stage) -> Optional[str]:
+    """The spanner that runs a spanner stage (what ``"auto"`` picks): for a regex, the one
+    registered for exactly its pattern, or None (the ``regex`` spanner runs it).
 
     >>> from wordsplit.patterns import CL100K_PATTERN
-    >>> spanner_for(CL100K_PATTERN), spanner_for(r"\\w+")
+    >>> spanner_for(RegexSplit(CL100K_PATTERN)), spanner_for(RegexSplit(r"\\w+"))
     ('cl100k-scanner', None)
     """
-    if is_split_program(pattern):
+    if isinstance(stage, SplitProgram):
         return "hf-split"  # a tokenizer.json's Split steps (HF semantics)
-    if is_sentencepiece(pattern):
+    if isinstance(stage, SentencePieceSplit):
         return "sentencepiece"  # a SentencePiece model: its user-defined pieces cut out
+    pattern = stage.pattern
     if pattern not in _BY_PATTERN:
         load_plugins()  # a plug-in may claim it
     name = _BY_PATTERN.get(pattern)
     return name if name in SPANNERS else None
+
+
+def spanner_argument(stage: Stage):
+    """What a spanner class is built from for a vocabulary's spanner stage: the pattern of a
+    :class:`~wordsplit.spec.RegexSplit` (a str, as tiktoken's ``pat_str``), else the stage."""
+    return stage.pattern if isinstance(stage, RegexSplit) else stage
 
 
 def get_spanner(name: str) -> SpannerClass:
@@ -136,5 +143,5 @@ for _name, _patterns in SCANNER_PATTERNS.items():
 
 __all__ = [
     "SPANNERS", "HFSplitSpanner", "RegexSpanner", "SentencePieceSpanner", "get_spanner", "register_spanner",
-    "spanner_for",
+    "spanner_argument", "spanner_for",
 ]

@@ -15,17 +15,18 @@ only ever sees one piece. Matches are found as Oniguruma's ``find_iter`` finds t
 the whole match is the split whatever groups the pattern captures, and an empty match right
 where the previous match ended is skipped. Empty pieces are dropped.
 
-A vocabulary records such a pipeline as its ``pattern``: a *split program*, the text
-``hf-split:`` followed by the JSON list of steps (:mod:`wordsplit.split_programs`). ``spanner="auto"``
-picks this spanner for it, and the regexes run on the ``regex`` module with the Unicode 16.0
-classes of :func:`translate_pattern`. The native engine runs the same program in Rust
+A vocabulary records such a pipeline as its spanner: a :class:`~wordsplit.spec.SplitProgram`
+of :class:`~wordsplit.spec.Split` steps. ``spanner="auto"`` picks this spanner for it, and the
+regexes run on the ``regex`` module with the Unicode 16.0 classes of :func:`translate_pattern`. The
+native engine runs the same program in Rust
 (``crates/wordsplit/src/spanners/hf_program.rs``, steps from ``native_program_steps`` in
 :mod:`wordsplit.engines.native`) and keeps this spanner for offsets and for a program whose
 regex can match the empty string.
 
 Two kinds of step change the text itself: ``Removed`` deletes the matches (HF's
 ``Whitespace``, ``WhitespaceSplit`` and ``Punctuation(Removed)`` are such Splits), and
-``{"add_prefix_space": true}`` (ByteLevel's ``add_prefix_space`` after other steps) puts a
+a :class:`~wordsplit.spec.PrefixSpaceStep` (ByteLevel's ``add_prefix_space`` after other steps) puts
+a
 space before each piece that does not start with one, before ByteLevel's regex cuts it. A
 program with either *drops text* (:attr:`HFSplitSpanner.drops_text`): the engines then take
 its pieces from :meth:`HFSplitSpanner.spans`, ``(start, end)`` or ``(start, end, prefix)``
@@ -42,7 +43,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
-from ..split_programs import BEHAVIORS, PREFIX_SPACE_STEP, parse_split_program
+from ..spec import BEHAVIORS, PrefixSpaceStep, SplitProgram
 from .regex import translate_pattern
 
 __all__ = ["HFSplitSpanner", "find_matches", "hf_split"]
@@ -176,7 +177,7 @@ class HFSplitSpanner:
     r"""Runs a split program (a vocabulary's HF ``Split`` steps) with HF's semantics.
 
     Args:
-        pattern: a split program (:func:`split_program`).
+        program: the :class:`~wordsplit.spec.SplitProgram`.
 
     Attributes:
         drops_text: whether the program deletes text (a ``Removed`` step) or inserts a space
@@ -184,7 +185,7 @@ class HFSplitSpanner:
             :meth:`split`'s pieces (see :mod:`wordsplit.spanners`).
 
     Raises:
-        VocabFormatError: ``pattern`` is not a split program, or a regex does not compile.
+        VocabFormatError: a regex does not compile.
         UnsupportedTokenizerError: a regex construct :func:`translate_pattern` refuses.
 
     >>> from wordsplit.split_programs import split_program
@@ -192,23 +193,23 @@ class HFSplitSpanner:
     >>> HFSplitSpanner(program).split("ab12cd")
     ['ab', '1', '2cd']
     >>> removed = HFSplitSpanner(split_program([{"pattern": r"\s", "behavior": "Removed", "invert": False},
-    ...                                         PREFIX_SPACE_STEP]))
+    ...                                         {"add_prefix_space": True}]))
     >>> removed.drops_text, removed.spans("ab  c"), removed.split("ab  c")
     (True, [(0, 2, ' '), (4, 5, ' ')], [' ab', ' c'])
     """
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, program: SplitProgram) -> None:
         import regex
 
-        self.pattern = pattern
-        self.steps = parse_split_program(pattern)
+        self.program = program
+        self.steps = program.steps
         # Per step: (compiled, grouped, behavior, invert), or None for add_prefix_space.
         self._compiled: list[Optional[tuple[Any, Any, str, bool]]] = []
         for step in self.steps:
-            if step == PREFIX_SPACE_STEP:
+            if isinstance(step, PrefixSpaceStep):
                 self._compiled.append(None)
                 continue
-            translated = translate_pattern(step["pattern"], line_anchors=True)
+            translated = translate_pattern(step.pattern, line_anchors=True)
             try:
                 compiled = regex.compile(translated)
                 # The same pattern as one group: its split() gives gaps and matches in C, the
@@ -216,12 +217,12 @@ class HFSplitSpanner:
                 prefix = translated[:translated.index(")") + 1]  # the global flags, "(?V1-f)"
                 grouped = regex.compile(f"{prefix}({translated[len(prefix):]})")
             except regex.error as exc:
-                raise VocabFormatError(f"the split pattern {step['pattern']!r} does not compile: {exc}") from None
+                raise VocabFormatError(f"the split pattern {step.pattern!r} does not compile: {exc}") from None
             except RecursionError:
                 raise UnsupportedTokenizerError(
-                    f"the split pattern {step['pattern'][:80]!r} nests too deeply"
+                    f"the split pattern {step.pattern[:80]!r} nests too deeply"
                 ) from None
-            self._compiled.append((compiled, grouped, step["behavior"], step["invert"]))
+            self._compiled.append((compiled, grouped, step.behavior, step.invert))
         self.drops_text = any(
             step is None or step[2] == "Removed" for step in self._compiled
         )
@@ -283,4 +284,4 @@ class HFSplitSpanner:
         return [(start, end, prefix) if prefix else (start, end) for start, end, prefix in pieces]
 
     def __repr__(self) -> str:
-        return f"HFSplitSpanner({self.pattern!r})"
+        return f"HFSplitSpanner({self.program!r})"

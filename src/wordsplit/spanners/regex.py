@@ -39,6 +39,7 @@ from typing import Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..patterns import MAX_GROUP_DEPTH
+from ..spec import SplitProgram
 
 __all__ = ["RegexSpanner", "native_pattern", "translate_pattern"]
 
@@ -593,10 +594,15 @@ class RegexSpanner:
         import regex
 
         self.pattern = pattern
-        if pattern.startswith("hf-split:"):
+        if isinstance(pattern, SplitProgram):
             raise UnsupportedTokenizerError(
-                "this pattern is a split program (a tokenizer.json's Split steps, with HF's semantics): "
+                "this vocabulary is split by a split program (a tokenizer.json's Split steps, with HF's semantics): "
                 "use spanner='hf-split' (what spanner='auto' picks), not the tiktoken-style regex spanner"
+            )
+        if not isinstance(pattern, str):  # another spanner stage (a SentencePiece split)
+            raise UnsupportedTokenizerError(
+                f"the regex spanner runs a split regex, not a {getattr(pattern, 'kind', type(pattern).__name__)} "
+                "spanner: use spanner='auto'"
             )
         translated = translate_pattern(pattern)
         try:

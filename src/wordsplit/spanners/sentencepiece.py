@@ -12,10 +12,11 @@ the same, and repeated words come from the piece cache. A model with a few token
 text that spells one of them. A tokenizer.json whose ``Metaspace`` has ``split: true`` is cut
 before every ``▁`` (HF's ``MergedWithNext``: ``▁▁a`` is ``▁``, ``▁a``), which changes the ids
 where a token joins two ``▁`` or a ``▁`` to what is before it.
-``spanner="auto"`` picks it for a vocabulary whose pattern is a SentencePiece description.
+``spanner="auto"`` picks it for a vocabulary whose spanner is a
+:class:`~wordsplit.spec.SentencePieceSplit`, which it is built from.
 
->>> from wordsplit.sentencepiece import SentencePieceModel, split_pattern
->>> SentencePieceSpanner(split_pattern(SentencePieceModel(user_defined=("<br>", "<b>")))).split("▁a<br><b>c")
+>>> from wordsplit.spec import SentencePieceSplit
+>>> SentencePieceSpanner(SentencePieceSplit(user_defined=("<br>", "<b>"))).split("▁a<br><b>c")
 ['▁a', '<br>', '<b>', 'c']
 """
 
@@ -23,15 +24,15 @@ from __future__ import annotations
 
 import re
 
-from ..sentencepiece import SPACE, model_of
+from ..sentencepiece import SPACE
+from ..spec import SentencePieceSplit
 
 
 class SentencePieceSpanner:
     """Cuts the user-defined pieces out of normalized text (see the module docstring)."""
 
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        model = model_of(pattern)
+    def __init__(self, model: SentencePieceSplit) -> None:
+        self.model = model
         # Cut before every ▁ (Metaspace's split), or before each ▁ after another character
         # where no merge can join them (model.words), but inside a joined token.
         if model.metaspace_split:

@@ -45,6 +45,7 @@ import os
 from pathlib import Path
 from typing import Callable, Mapping
 
+from ..spec import PipelineSpec
 from ..vocab import Vocab, little_endian_bytes, u32_array
 from .cache import DERIVED_MAGIC as MAGIC
 from .cache import Cache, atomic_write, is_derived_entry, log
@@ -53,7 +54,7 @@ __all__ = ["cached_vocab", "dump_vocab", "read_vocab", "recipe_key"]
 
 
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
-FORMAT = 3  # 2: the header holds the chat template; 3: the unk token id, fuse_unk and literal flags
+FORMAT = 4  # 3: the unk token id, fuse_unk and literal flags; 4: the pipeline as its JSON form
 # Every module whose code decides what a parse produces: editing one changes every key.
 _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",
@@ -62,6 +63,8 @@ _PARSING_MODULES = (
     "wordsplit.formats.gguf.spm", "wordsplit.formats.gguf.attributes",
     "wordsplit.formats.merges", "wordsplit.formats.bytelevel", "wordsplit.formats.tekken", "wordsplit.patterns",
     "wordsplit.split_programs", "wordsplit.normalizer_programs", "wordsplit.vocabs.pretrained", __name__,
+    "wordsplit.spec", "wordsplit.spec.base", "wordsplit.spec.normalizers", "wordsplit.spec.spanners",
+    "wordsplit.spec.models", "wordsplit.spec.decoders",
     # tokenizer.json's normalizer programs and the Punctuation class (found from the top-level
     # package, so a warm load imports no subpackage)
     "wordsplit.normalizers", "wordsplit._hf_char_data",
@@ -153,11 +156,12 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
     merges = vocab.packed_merges() or b""  # little-endian uint32 triples already
     body = b"".join([little_endian_bytes(ids), little_endian_bytes(lengths), blob, merges])
     header = {
-        "format": FORMAT, "label": label, "name": vocab.name, "source": vocab.source, "pattern": vocab.pattern,
+        "format": FORMAT, "label": label, "name": vocab.name, "source": vocab.source,
+        "pipeline": vocab.pipeline.to_json(),
         # Lists of pairs, not objects: they keep the order, which decides which of two literals
         # sharing an id decodes first.
         "special_tokens": list(vocab.special_tokens.items()), "added_tokens": list(vocab.added_tokens.items()),
-        "normalizer": vocab.normalizer, "n_vocab": vocab.n_vocab, "eos_token_id": vocab.eos_token_id,
+        "n_vocab": vocab.n_vocab, "eos_token_id": vocab.eos_token_id,
         "bos_token_id": vocab.bos_token_id, "whole_piece_lookup": vocab.whole_piece_lookup,
         "chat_template": vocab.chat_template, "literal_flags": dict(vocab.literal_flags),
         "unk_token_id": vocab.unk_token_id, "fuse_unk": vocab.fuse_unk,
@@ -184,9 +188,9 @@ def read_vocab(data: bytes) -> Vocab:
         # The tokens stay packed: the native tables check and index them without a Python dict.
         return Vocab.from_packed(
             blob=body[8 * n: 8 * n + blob_size], ids=ids, lengths=lengths,
-            name=header["name"], source=header["source"], pattern=header["pattern"],
+            name=header["name"], source=header["source"], pipeline=PipelineSpec.from_json(header["pipeline"]),
             special_tokens=dict(header["special_tokens"]), added_tokens=dict(header["added_tokens"]),
-            normalizer=header["normalizer"], n_vocab=header["n_vocab"], eos_token_id=header["eos_token_id"],
+            n_vocab=header["n_vocab"], eos_token_id=header["eos_token_id"],
             bos_token_id=header["bos_token_id"], whole_piece_lookup=header["whole_piece_lookup"],
             chat_template=_optional_text(header["chat_template"]),
             literal_flags=dict(header.get("literal_flags") or {}),

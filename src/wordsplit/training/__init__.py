@@ -27,14 +27,16 @@ from typing import Callable, Mapping, Optional, Sequence, Union
 
 from ..errors import TrainingInputError
 from ..formats.bytelevel import token_bytes
+from ..spec import Nfc, NoNormalizer, RegexSplit, Stage, normalizer_from_name
 
 BACKENDS = ("auto", "native", "python")
 DEFAULT_NAME = "trained"
 
 
-def resolve_pattern(pattern: str) -> tuple[str, str]:
+def resolve_pattern(pattern: str) -> "tuple[str, str | Stage]":
     """``(pattern, normalizer)`` of ``pattern``: a registered vocabulary's name gives its split
-    pattern and normalizer; anything else is a regex, with no normalizer.
+    pattern and normalizer (a name, or a loaded vocabulary's normalizer stage); anything else is
+    a regex, with no normalizer.
 
     >>> resolve_pattern(r"\\S+|\\s+")
     ('\\\\S+|\\\\s+', 'none')
@@ -50,6 +52,9 @@ def resolve_pattern(pattern: str) -> tuple[str, str]:
         return entry.pattern, entry.normalizer
     if pattern in VOCABS.names():
         vocab = load_vocab(pattern)
+        if vocab.pattern is None:
+            raise TrainingInputError(f"the vocabulary {pattern!r} is not split by a regex (its spanner is "
+                                     f"{vocab.pipeline.spanner.kind}): give a split regex as the pattern")
         return vocab.pattern, vocab.normalizer
     return pattern, "none"
 
@@ -180,7 +185,7 @@ def train(
     _check_sampling(max_words, sample_rate, seed)
     split_pattern, default_normalizer = resolve_pattern(pattern)
     normalizer = default_normalizer if normalizer is None else normalizer
-    NORMALIZERS.get(normalizer)  # unknown names fail before any counting
+    NORMALIZERS.for_stage(_stage(normalizer))  # unknown names fail before any counting
     used_backend = resolve_backend(backend)
     with Progress(enabled=bool(progress)) as bars:
         if isinstance(source, Mapping):  # word counts already made (WordCounts, or a sum of them)
@@ -233,6 +238,11 @@ def count_source(source, *, pattern: str, normalizer: str = "none", spanner: str
     return counts if isinstance(counts, WordCounts) else WordCounts(dict(counts.items()))
 
 
+def _stage(normalizer: "str | Stage") -> Stage:
+    """A normalizer given by its name (``"none"``, ``"nfc"``, a plug-in's) or as a stage, as a stage."""
+    return normalizer_from_name(normalizer) if isinstance(normalizer, str) else normalizer
+
+
 def _count(source, *, pattern, normalizer, spanner, backend, num_threads, field, column, on_chars, max_words,
            sample_rate, seed):
     """:func:`count_source`, but a native count stays the core's table (no Python dict of it)."""
@@ -244,14 +254,16 @@ def _count(source, *, pattern, normalizer, spanner, backend, num_threads, field,
     documents = iter_documents(source, field=field, column=column)
     if sample_rate != 1:
         documents = sample_documents(documents, sample_rate, seed)
-    name = (spanner_for(pattern) or "regex") if spanner == "auto" else SPANNERS.canonical(spanner)
-    if resolve_backend(backend) == "native":
+    name = (spanner_for(RegexSplit(pattern)) or "regex") if spanner == "auto" else SPANNERS.canonical(spanner)
+    stage = _stage(normalizer)
+    native_name = {NoNormalizer(): "none", Nfc(): "nfc"}.get(stage)  # (the core's counter runs these)
+    if resolve_backend(backend) == "native" and native_name is not None:
         from .native import count_native, native_can_count
 
-        if native_can_count(name, pattern, normalizer):
-            return count_native(documents, pattern=pattern, normalizer=normalizer, num_threads=num_threads,
+        if native_can_count(name, pattern, native_name):
+            return count_native(documents, pattern=pattern, normalizer=native_name, num_threads=num_threads,
                                 on_chars=on_chars, max_words=max_words)
-    normalize = None if normalizer == "none" else NORMALIZERS.get(normalizer)
+    normalize = None if isinstance(stage, NoNormalizer) else NORMALIZERS.for_stage(stage)
     on_document = None if on_chars is None else (lambda text: on_chars(len(text)))
     return count_words(documents, SPANNERS.get(name)(pattern), normalize, on_document=on_document,
                        max_words=max_words)

@@ -30,6 +30,7 @@ from typing import Union
 
 from ..errors import VocabFormatError
 from ..formats.bytelevel import token_text
+from ..spec import Nfc, NoNormalizer, RegexSplit
 from ..vocab import Vocab
 from .vocab import merge_list
 
@@ -86,7 +87,7 @@ def split_pattern(pattern: str) -> str:
     from ..native_names import SCANNER_PATTERNS
     from ..spanners import spanner_for
 
-    scanner = spanner_for(pattern)
+    scanner = spanner_for(RegexSplit(pattern))
     for spelling in SCANNER_PATTERNS.get(scanner, ()):
         if hf_pattern(spelling) == spelling:
             return spelling
@@ -122,7 +123,7 @@ def tokenizer_json(vocab: Vocab) -> str:
          "normalized": False, "special": True}
         for text, i in sorted(vocab.special_tokens.items(), key=lambda item: item[1])
     ]
-    normalizer = {"none": None, "nfc": {"type": "NFC"}}.get(vocab.normalizer, False)
+    normalizer = {NoNormalizer(): None, Nfc(): {"type": "NFC"}}.get(vocab.normalizer, False)
     if normalizer is False:
         raise VocabFormatError(f"{vocab.name}: the normalizer {vocab.normalizer!r} has no tokenizer.json form")
     spec = {

@@ -1,5 +1,5 @@
 //! wordsplit's derived entries: a parsed vocabulary in the compact form the Python package's
-//! disk cache stores (`src/wordsplit/store/derived.py`, format 3), little-endian:
+//! disk cache stores (`src/wordsplit/store/derived.py`, format 4), little-endian:
 //!
 //! ```text
 //! MAGIC | header length (u32) | header (JSON) | body
@@ -8,8 +8,15 @@
 //!
 //! The header holds the other fields, the counts and the sha256 of the body. An entry is not
 //! trusted: the magic, the format, the sizes, the counts and the checksum are checked before
-//! anything is built, then every [`VocabData`] invariant. An entry naming a split program or a
-//! normalizer other than NFC is [`FormatError::Unsupported`] (the Python package runs those).
+//! anything is built, then every [`VocabData`] invariant.
+//!
+//! The header's `pipeline` is the vocabulary's pipeline in its one JSON form (the Python
+//! package's `PipelineSpec.to_json`): `{"normalizer": ..., "spanner": ..., "model": ...,
+//! "decoder": ...}`, each stage an object tagged by its `"type"`. The core runs a `Regex`
+//! spanner (`{"type": "Regex", "pattern": ...}`), the normalizers `None` and `NFC`, the `BPE`
+//! model and the `ByteLevel` decoder; an entry with a stage of any other kind (a split program,
+//! a normalizer program, a SentencePiece pipeline) is [`FormatError::Unsupported`] (the Python
+//! package runs those).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -23,9 +30,9 @@ use crate::normalizers::NormalizeStage;
 /// The first bytes of every derived entry.
 pub const MAGIC: &[u8] = b"wordsplit-vocab\n";
 /// The header format this reader reads (the Python writer's `FORMAT`).
-pub const FORMAT: u64 = 3;
-/// How a pattern that is a split program (the Python package's `hf-split` spanner) begins.
-const SPLIT_PROGRAM_PREFIX: &str = "hf-split:";
+pub const FORMAT: u64 = 4;
+/// The stages of the header's `pipeline`, each an object tagged by its `"type"`.
+const STAGES: [&str; 4] = ["normalizer", "spanner", "model", "decoder"];
 
 fn corrupt(problem: impl Into<String>) -> FormatError {
     FormatError::CorruptDerived {
@@ -46,10 +53,9 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
     let required = [
         "name",
         "source",
-        "pattern",
+        "pipeline",
         "special_tokens",
         "added_tokens",
-        "normalizer",
         "n_vocab",
         "eos_token_id",
         "bos_token_id",
@@ -117,27 +123,7 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
             .map(Some)
             .ok_or_else(|| corrupt(format!("the header's {key} is not a token id"))),
     };
-    let pattern = text("pattern")?;
-    if pattern.starts_with(SPLIT_PROGRAM_PREFIX) {
-        return Err(FormatError::Unsupported {
-            file: FileKind::Derived,
-            at: "pattern".into(),
-            construct: "a split program".into(),
-            hint: "the Python package (wordsplit.load_vocab) runs it".into(),
-        });
-    }
-    let normalizer = match text("normalizer")?.as_str() {
-        "none" => NormalizeStage::None,
-        "nfc" => NormalizeStage::Nfc,
-        other => {
-            return Err(FormatError::Unsupported {
-                file: FileKind::Derived,
-                at: "normalizer".into(),
-                construct: format!("the normalizer {other:?}"),
-                hint: "the Rust core runs none and NFC; the Python package (wordsplit.load_vocab) runs the others".into(),
-            })
-        }
-    };
+    let (pattern, normalizer) = pipeline(header)?;
     let mut literals = literal_table(header, "special_tokens", true)?;
     literals.extend(literal_table(header, "added_tokens", false)?);
     apply_flags(header, &mut literals)?;
@@ -178,6 +164,107 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
         chat_template,
     }
     .finish(FileKind::Derived, Some(i128::from(n_vocab)))
+}
+
+/// A stage of the header's pipeline: its `"type"` and its object.
+type Stage<'a> = (&'a str, &'a Map<String, Value>);
+
+/// The split regex and the normalizer of the header's `pipeline`: its stages checked for shape
+/// first (an object of exactly the four stages, each an object with a string `"type"`: else
+/// the entry is corrupt, as the Python reader finds it), then for a kind the core runs.
+fn pipeline(header: &Map<String, Value>) -> Result<(String, NormalizeStage), FormatError> {
+    let Some(Value::Object(pipeline)) = header.get("pipeline") else {
+        return Err(corrupt("the header's pipeline is not an object"));
+    };
+    if pipeline.len() != STAGES.len() || STAGES.iter().any(|name| !pipeline.contains_key(*name)) {
+        return Err(corrupt(
+            "the header's pipeline is not an object of exactly normalizer, spanner, model and decoder",
+        ));
+    }
+    let (normalizer, spanner, model, decoder) = (
+        stage(pipeline, "normalizer")?,
+        stage(pipeline, "spanner")?,
+        stage(pipeline, "model")?,
+        stage(pipeline, "decoder")?,
+    );
+    let unsupported = |name: &str, construct: String, hint: &str| FormatError::Unsupported {
+        file: FileKind::Derived,
+        at: format!("pipeline.{name}"),
+        construct,
+        hint: hint.into(),
+    };
+    let pattern = match spanner.0 {
+        "Regex" => {
+            fields("spanner", spanner, &["pattern"])?;
+            spanner.1["pattern"]
+                .as_str()
+                .ok_or_else(|| corrupt("the pipeline's Regex pattern is not a string"))?
+                .to_string()
+        }
+        kind => {
+            let construct = match kind {
+                "SplitProgram" => "a split program".to_string(),
+                other => format!("the spanner {other:?}"),
+            };
+            return Err(unsupported(
+                "spanner",
+                construct,
+                "the Rust core splits by one regex; the Python package (wordsplit.load_vocab) runs the others",
+            ));
+        }
+    };
+    let normalize = match normalizer.0 {
+        "None" => NormalizeStage::None,
+        "NFC" => NormalizeStage::Nfc,
+        other => {
+            return Err(unsupported(
+                "normalizer",
+                format!("the normalizer {other:?}"),
+                "the Rust core runs none and NFC; the Python package (wordsplit.load_vocab) runs the others",
+            ))
+        }
+    };
+    fields("normalizer", normalizer, &[])?;
+    if model.0 != "BPE" {
+        return Err(unsupported(
+            "model",
+            format!("the model {:?}", model.0),
+            "the Rust core runs byte-level BPE; the Python package (wordsplit.load_vocab) runs the others",
+        ));
+    }
+    fields("model", model, &[])?;
+    if decoder.0 != "ByteLevel" {
+        return Err(unsupported(
+            "decoder",
+            format!("the decoder {:?}", decoder.0),
+            "the Rust core decodes byte-level tokens; the Python package (wordsplit.load_vocab) runs the others",
+        ));
+    }
+    fields("decoder", decoder, &[])?;
+    Ok((pattern, normalize))
+}
+
+/// The stage `name` of a pipeline: an object with a string `"type"`, else the entry is corrupt.
+fn stage<'a>(pipeline: &'a Map<String, Value>, name: &str) -> Result<Stage<'a>, FormatError> {
+    let Some(Value::Object(stage)) = pipeline.get(name) else {
+        return Err(corrupt(format!("the pipeline's {name} is not an object")));
+    };
+    match stage.get("type") {
+        Some(Value::String(kind)) => Ok((kind.as_str(), stage)),
+        _ => Err(corrupt(format!("the pipeline's {name} has no string type"))),
+    }
+}
+
+/// Check that a stage of a kind the core runs has exactly the fields `expected` besides its
+/// `"type"` (the Python reader refuses others: the entry is corrupt).
+fn fields(name: &str, (kind, stage): Stage<'_>, expected: &[&str]) -> Result<(), FormatError> {
+    if stage.len() != expected.len() + 1 || expected.iter().any(|field| !stage.contains_key(*field))
+    {
+        return Err(corrupt(format!(
+            "the pipeline's {name} {kind:?} does not have exactly the fields {expected:?}"
+        )));
+    }
+    Ok(())
 }
 
 /// Read a derived entry from a file (gunzipped when its name ends in `.gz`).

@@ -499,9 +499,8 @@ def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
         UnsupportedTokenizerError: such a file.
     """
     from ...engines.sentencepiece import BYTE, token_kinds
-    from ...sentencepiece import is_sentencepiece, model_of
-
-    if is_sentencepiece(tok._vocab.pattern) and model_of(tok._vocab.pattern).metaspace_split:
+    pipeline = tok._vocab.pipeline
+    if pipeline.sentencepiece and pipeline.spanner.metaspace_split:
         # HF's word ids are then one per ▁-started part, not one per stretch (_stretch_words).
         raise UnsupportedTokenizerError(f"{source}: Metaspace with split: true is not supported here (its word ids)")
     model = tok._spec["model"]
@@ -516,8 +515,9 @@ def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
             )
     if tok._decoding.kind != "sentencepiece":
         return
-    description = model_of(tok._vocab.pattern)
-    if description.semantics != "hf" or (description.strip_leading_space == "first") != tok._decoding.strip:
+    decoder = pipeline.decoder
+    if not pipeline.sentencepiece or decoder.style != "hf" \
+            or (decoder.strip_leading_space == "first") != tok._decoding.strip:
         raise UnsupportedTokenizerError(f"{source}: the vocabulary does not decode with the file's decoder")
     kinds = token_kinds(tok._vocab)
     for i, string in enumerate(tok._token_strings()):

@@ -10,6 +10,7 @@ True
 from __future__ import annotations
 
 from ...errors import UnsupportedTokenizerError, closest
+from ...spec import RegexSplit, Stage
 from ...split_programs import split_program
 from ._classes import P as _P_RANGES
 from ._classes import S as _S_RANGES
@@ -293,20 +294,20 @@ _LEAVES_GAPS = frozenset({_PORO})
 _NOT_BYTE_LEVEL_PRE = frozenset({"gemma4", "granite-embed-multi-311m", "sarvam-moe", "whitespace"})
 
 
-def _vocab_pattern(regexes: tuple[str, ...]) -> str:
-    """The Vocab pattern that splits as llama.cpp's ``regexes`` do."""
+def _vocab_pattern(regexes: tuple[str, ...]) -> Stage:
+    """The spanner stage that splits as llama.cpp's ``regexes`` do."""
     if len(regexes) == 1 and regexes[0] not in _LEAVES_GAPS:
-        return _spelled(regexes[0])
+        return RegexSplit(_spelled(regexes[0]))
     return split_program([{"pattern": _spelled(r), "behavior": "Isolated", "invert": False} for r in regexes])
 
 
 #: ``tokenizer.ggml.pre`` name → llama.cpp's regexes for it, in the order it applies them.
 LLAMA_CPP_PRE_REGEXES: dict[str, tuple[str, ...]] = {name: regexes for regexes, names in _PRE_TYPES for name in names}
 
-#: ``tokenizer.ggml.pre`` name → the Vocab pattern that splits as llama.cpp does: the regex
-#: itself when llama.cpp uses one that matches any text, else a split program
-#: (:func:`~wordsplit.spanners.hf_split.split_program`) of one Isolated step per regex.
-LLAMA_CPP_PRE_PATTERNS: dict[str, str] = {}
+#: ``tokenizer.ggml.pre`` name → the spanner stage that splits as llama.cpp does: a
+#: :class:`~wordsplit.spec.RegexSplit` when llama.cpp uses one regex that matches any text,
+#: else a :class:`~wordsplit.spec.SplitProgram` of one Isolated step per regex.
+LLAMA_CPP_PRE_PATTERNS: dict[str, Stage] = {}
 for _regexes, _names in _PRE_TYPES:
     _pattern = _vocab_pattern(_regexes)
     LLAMA_CPP_PRE_PATTERNS.update(dict.fromkeys(_names, _pattern))
@@ -322,8 +323,8 @@ IGNORE_MERGES = frozenset(
 )
 
 
-def pre_pattern(pre: str | None, source: str) -> str:
-    """The Vocab pattern for ``tokenizer.ggml.pre``; llama.cpp's ``"default"`` when it is missing."""
+def pre_pattern(pre: str | None, source: str) -> Stage:
+    """The spanner stage for ``tokenizer.ggml.pre``; llama.cpp's ``"default"`` when it is missing."""
     if pre is None:
         return LLAMA_CPP_PRE_PATTERNS["default"]
     if pre in _NOT_BYTE_LEVEL_PRE:

@@ -64,7 +64,8 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
             the module docstring (a CONTROL, UNKNOWN or BYTE token a merge can make; what
             :func:`.attributes.llama_cpp_attributes` and :func:`check_literals` refuse).
     """
-    from ...sentencepiece import SentencePieceModel, normalizer_name, split_pattern, word_cuts
+    from ...sentencepiece import sentencepiece_pipeline, word_cuts
+    from ...spec import SentencePieceNormalizer
 
     tokens = get(metadata, "tokenizer.ggml.tokens", "an array of strings", source)
     scores = get(metadata, "tokenizer.ggml.scores", "an array of floats", source)
@@ -118,16 +119,17 @@ def read_spm_gguf(metadata: dict, source: str, get) -> Vocab:
         value = get(metadata, key, "an integer", source, required=False)
         return default if value is None else value
 
-    description = SentencePieceModel(
-        semantics="llama.cpp", unused=tuple(p.text for p in pieces if p.type == _UNUSED),
+    pipeline = sentencepiece_pipeline(
+        semantics="llama.cpp",
+        normalizer=SentencePieceNormalizer(add_dummy_prefix=add_space_prefix, remove_extra_whitespaces=False),
+        unused=tuple(p.text for p in pieces if p.type == _UNUSED),
         strip_leading_space="first" if add_space_prefix else "none",
         **word_cuts(mergeable),
     )
     return Vocab(
         name=name or Path(source).name.removesuffix(".gz").removesuffix(".gguf"),
         source=source, ranks=ranks, special_tokens=special, added_tokens=user_defined, merges=merges,
-        pattern=split_pattern(description),
-        normalizer=normalizer_name(add_dummy_prefix=add_space_prefix, remove_extra_whitespaces=False),
+        pipeline=pipeline,
         n_vocab=len(pieces), whole_piece_lookup=False,
         unk_token_id=token("tokenizer.ggml.unknown_token_id", 0),
         bos_token_id=token("tokenizer.ggml.bos_token_id", 1), eos_token_id=token("tokenizer.ggml.eos_token_id", 2),
@@ -161,7 +163,7 @@ def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) ->
         UnsupportedTokenizerError: a file where llama.cpp's newline runs or byte fallback would
             give other ids than rank merging (the checks in the module docstring).
     """
-    from ...sentencepiece import SentencePieceModel, joined_tokens, split_pattern, word_cuts
+    from ...sentencepiece import joined_tokens
     from ..hf_sentencepiece import BYTE_FALLBACK_DECODER, read_hf_sentencepiece
 
     tokens = get(metadata, "tokenizer.ggml.tokens", "an array of strings", source)
@@ -210,7 +212,6 @@ def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) ->
         "added_tokens": added,
     }
     joined = joined_tokens(table)
-    description = SentencePieceModel(semantics="llama.cpp-bpe", strip_leading_space="none", **word_cuts(joined))
 
     def token(key: str):
         return get(metadata, key, "an integer", source, required=False)
@@ -219,14 +220,14 @@ def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) ->
     # description (llama.cpp's decode), the file's ids and llama.cpp's flags are the GGUF's.
     name = get(metadata, "general.name", "a string", source, required=False)
     gguf_fields = dict(
-        pattern=split_pattern(description), n_vocab=len(tokens), unk_token_id=token("tokenizer.ggml.unknown_token_id"),
+        n_vocab=len(tokens), unk_token_id=token("tokenizer.ggml.unknown_token_id"),
         bos_token_id=token("tokenizer.ggml.bos_token_id"), eos_token_id=token("tokenizer.ggml.eos_token_id"),
         chat_template=get(metadata, "tokenizer.chat_template", "a string", source, required=False),
         literal_flags=flags,
     )
     return read_hf_sentencepiece(spec, source=source, name=name or Path(source).name.removesuffix(".gguf"),
                                  overrides=gguf_fields, merge_pairs=pairs if isinstance(pairs, bytes) else None,
-                                 joined=joined)
+                                 joined=joined, semantics="llama.cpp-bpe")
 
 
 def _resolve_merges(merges: list[str], table: dict[str, int], kind_of: dict[str, int],

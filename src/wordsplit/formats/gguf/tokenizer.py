@@ -11,6 +11,7 @@ from ...vocab import Vocab
 from ..bytelevel import token_bytes
 from ..files import pinned, read_file
 from ..merges import merges_are_rank_ordered, pair_ranked_merges
+from ...spec import PipelineSpec
 from .pre_tokenizers import IGNORE_MERGES, pre_pattern
 from .reader import is_packed_strings, packed_metadata, read_gguf_head
 from .spm import read_gemma4_gguf, read_spm_gguf
@@ -181,10 +182,9 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
     return Vocab(
         name=name or Path(source).name.removesuffix(".gz").removesuffix(".gguf"),
         ranks=ranks,
-        pattern=pattern,
+        pipeline=PipelineSpec(spanner=pattern),  # (no normalizer: GGUF records none, llama.cpp applies none)
         special_tokens=special_tokens,
         added_tokens=added_tokens,
-        normalizer="none",  # GGUF records none and llama.cpp applies none
         merges=pair_ranks,
         n_vocab=len(tokens),
         eos_token_id=_get(metadata, "tokenizer.ggml.eos_token_id", "an integer", source, required=False),

@@ -1,0 +1,63 @@
+"""Decoder descriptions: how token ids become text again.
+
+* :class:`ByteLevel`: each token's bytes, concatenated, read as UTF-8;
+* :class:`SentencePieceDecoder`: a SentencePiece vocabulary's pieces: ``▁`` is a space, byte
+  pieces are bytes, the dummy prefix dropped, in the ``style`` of the tokenizer the file comes
+  from (``sentencepiece``, HF's decoders, or llama.cpp's ``llama_detokenize``).
+
+>>> SentencePieceDecoder(style="hf").to_json()
+{'type': 'SentencePiece', 'style': 'hf', 'unk_surface': ' ⁇ ', 'strip_leading_space': 'first', 'unused': []}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Union
+
+from .base import Stage, family
+
+__all__ = ["ByteLevel", "Decoder", "SentencePieceDecoder"]
+
+DECODER_STYLES = ("sentencepiece", "hf", "llama.cpp")
+
+
+@dataclass(frozen=True)
+class ByteLevel(Stage):
+    """Token bytes concatenated (tiktoken, HF's ``ByteLevel`` decoder)."""
+
+    kind: ClassVar[str] = "ByteLevel"
+
+
+@dataclass(frozen=True)
+class SentencePieceDecoder(Stage):
+    """A SentencePiece vocabulary's decode.
+
+    Attributes:
+        style: ``"sentencepiece"`` (control pieces empty, an invalid UTF-8 byte among byte
+            pieces U+FFFD each), ``"hf"`` (HF's ``Replace``, ``ByteFallback``, ``Fuse``,
+            ``Strip``) or ``"llama.cpp"`` (``llama_detokenize``).
+        unk_surface: what ``<unk>`` decodes to (the trainer spec's ``unk_surface``).
+        strip_leading_space: how the dummy prefix is dropped: ``"first"`` (the leading ``▁`` of
+            the first piece; for ``"hf"`` the decoder's ``Strip(" ", 1, 0)``), ``"all"`` (of
+            every piece until text appears: ``remove_extra_whitespaces``) or ``"none"``.
+        unused: (``"llama.cpp"``) the UNUSED pieces, which ``llama_token_to_piece`` renders as
+            nothing.
+    """
+
+    kind: ClassVar[str] = "SentencePiece"
+    FIELDS: ClassVar[dict] = {"style": str, "unk_surface": str, "strip_leading_space": str, "unused": "strings"}
+    style: str = "sentencepiece"
+    unk_surface: str = " \u2047 "
+    strip_leading_space: str = "first"
+    unused: tuple = ()
+
+    def __post_init__(self) -> None:
+        if self.style not in DECODER_STYLES:
+            raise ValueError(f"style is one of {', '.join(DECODER_STYLES)}, not {self.style!r}")
+        if self.strip_leading_space not in ("first", "all", "none"):
+            raise ValueError("strip_leading_space is 'first', 'all' or 'none'")
+
+
+Decoder = Union[ByteLevel, SentencePieceDecoder]
+
+DECODER_KINDS = family("decoder", ByteLevel, SentencePieceDecoder)
