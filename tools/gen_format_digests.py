@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
 
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
-from wordsplit.engines.native import binding_normalizer  # noqa: E402
+from wordsplit.spec.normalizers import normalizer_name  # noqa: E402
 from wordsplit.formats import read_file, with_tokenizer_config  # noqa: E402
 from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402
@@ -69,7 +69,7 @@ def digest(vocab: Vocab) -> dict:
 
     return {
         # (the normalizer by the name the Rust core gives its stage: "none", "nfc")
-        "name": vocab.name, "pattern": vocab.pattern, "normalizer": binding_normalizer(vocab.normalizer),
+        "name": vocab.name, "pattern": vocab.pattern, "normalizer": normalizer_name(vocab.normalizer),
         "n_vocab": vocab.n_vocab,
         "n_tokens": len(vocab.ranks), "tokens_sha256": tokens.hexdigest(),
         "special_tokens": literals(vocab.special_tokens), "added_tokens": literals(vocab.added_tokens),

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal, Optional
 
 from .encoders.buffer_sweep import BufferSweepEncoder
-from .engines.native import binding_normalizer
+from .spec.normalizers import normalizer_name
 from .specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
 from .tables import MergeTables
 from .vocab import Vocab
@@ -218,8 +218,8 @@ def explain(
     policy.check(text)
     trace = _Recorder(vocab)
     ids = tokenizer.python_engine().encode(text, policy.allowed, policy.disallowed, trace=trace)
-    # (the normalizer by its name: "nfc", a program's "hf-normalizer:" + its steps)
-    return Explanation(text, vocab.name, binding_normalizer(vocab.normalizer), trace.base, trace.segments, ids)
+    # (the normalizer by its name: "nfc", or its kind: "Sequence")
+    return Explanation(text, vocab.name, normalizer_name(vocab.normalizer), trace.base, trace.segments, ids)
 
 
 class _Recorder:

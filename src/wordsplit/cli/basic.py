@@ -8,7 +8,7 @@ import shlex
 import sys
 
 from .. import TokenizerOptions, list_vocabs, load_vocab
-from ..engines.native import binding_normalizer
+from ..spec.normalizers import normalizer_name
 from ..errors import WordsplitError
 
 DEFAULT_VOCAB = "qwen3"
@@ -143,9 +143,9 @@ def cmd_vocabs(args: argparse.Namespace) -> None:
     for name in list_vocabs():
         vocab = load_vocab(name)
         alias = f" (alias of {vocab.name})" if vocab.name != name else ""
-        # A parameterized normalizer (its name "family:{...json...}") is listed by its family:
-        # the listing stays one short line per vocabulary; load_vocab(name).normalizer has it all.
-        normalizer = binding_normalizer(vocab.normalizer).partition(":")[0]
+        # A normalizer with fields is listed by its kind: the listing stays one short line per
+        # vocabulary; load_vocab(name).normalizer has it all.
+        normalizer = normalizer_name(vocab.normalizer)
         print(f"{name:15} n_vocab={vocab.n_vocab:<7} specials={len(vocab.special_tokens):<5} "
               f"normalizer={normalizer}{alias}")
 

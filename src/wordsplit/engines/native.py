@@ -33,7 +33,6 @@ from ..vocab import Vocab, native_module
 # the SentencePiece encoders, which it builds from the vocabulary's pattern.
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
                              "score-merge", "rank-merge"])
-NATIVE_NORMALIZERS = frozenset(["none", "nfc", "nfd", "nfkc", "nfkd"])
 # The spanners the core builds from the vocabulary's description (a SentencePiece one).
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
@@ -46,70 +45,7 @@ def native_normalizer(stage: spec.Stage) -> bool:
     >>> native_normalizer(spec.Nfc()), native_normalizer(spec.Metaspace()), native_normalizer(nfkc)
     (True, True, False)
     """
-    name = binding_normalizer(stage)
-    return name in NATIVE_NORMALIZERS or native_module().has_native_normalizer(name)
-
-
-# -- the stages as the bindings read them ------------------------------------------------------
-# The bindings (crates/wordsplit-py) take a normalizer and a SentencePiece description as the
-# text forms below; these two functions are the one place that writes them.
-
-
-def binding_normalizer(stage: spec.Stage) -> str:
-    """A normalizer stage as the bindings name it: a Unicode form or ``"none"``, a plug-in's
-    name, ``hf-normalizer:`` + HF's JSON of a program's steps, ``sentencepiece-normalizer:`` +
-    the flags, ``hf-metaspace:`` + its fields.
-
-    >>> binding_normalizer(spec.Sequence((spec.Prepend("_"),)))
-    'hf-normalizer:[{"prepend":"_","type":"Prepend"}]'
-    """
-    forms = {spec.NoNormalizer: "none", spec.Nfc: "nfc", spec.Nfd: "nfd", spec.Nfkc: "nfkc", spec.Nfkd: "nfkd"}
-    if type(stage) in forms:
-        return forms[type(stage)]
-    if isinstance(stage, spec.PluginNormalizer):
-        return stage.name
-    if isinstance(stage, spec.SentencePieceNormalizer):
-        return "sentencepiece-normalizer:" + _compact({name: getattr(stage, name) for name in stage.FIELDS})
-    if isinstance(stage, spec.Metaspace):
-        return "hf-metaspace:" + _compact({"normalizer": binding_normalizer(stage.before),
-                                           "prepend_scheme": stage.prepend_scheme, "replacement": stage.replacement})
-    steps = stage.normalizers if isinstance(stage, spec.Sequence) else (stage,)
-    return "hf-normalizer:" + _compact([_hf_step(step) for step in steps])
-
-
-def _hf_step(step: spec.Stage) -> dict:
-    """A program's step as HF's JSON spells it."""
-    if isinstance(step, spec.Strip):
-        return {"type": step.kind, "strip_left": step.left, "strip_right": step.right}
-    if isinstance(step, spec.Replace):
-        return {"type": step.kind, "pattern": {"Regex" if step.regex else "String": step.pattern},
-                "content": step.content}
-    if isinstance(step, spec.Prepend):
-        return {"type": step.kind, "prepend": step.prepend}
-    return {"type": step.kind}
-
-
-def binding_sentencepiece(pipeline: spec.PipelineSpec) -> str:
-    """A SentencePiece pipeline's spanner, model and decoder as the bindings read them:
-    ``sentencepiece:`` + JSON of their fields and the tool whose behaviour they follow."""
-    split, model, decoder = pipeline.spanner, pipeline.model, pipeline.decoder
-    semantics = {("score", "sentencepiece"): "sentencepiece", ("rank", "hf"): "hf",
-                 ("score", "llama.cpp"): "llama.cpp", ("rank", "llama.cpp"): "llama.cpp-bpe"}[
-        (model.merge_by, decoder.style)]
-    fields = {"user_defined": list(split.user_defined), "unused": list(model.unused or decoder.unused),
-              "unk_surface": decoder.unk_surface, "strip_leading_space": decoder.strip_leading_space,
-              "words": split.words}
-    if semantics != "sentencepiece":
-        fields.update(semantics=semantics, ignore_merges=model.ignore_merges)
-    if split.joined:
-        fields["joined"] = list(split.joined)
-    if split.metaspace_split:
-        fields["metaspace_split"] = True
-    return "sentencepiece:" + _compact(fields)
-
-
-def _compact(value) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return native_module().has_native_normalizer(json.dumps(stage.to_json(), ensure_ascii=False))
 
 
 def native_regex_pattern(pattern: str, *, line_anchors: bool = False) -> Optional[str]:
@@ -332,9 +268,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
 
     tables = vocab.native_tables()
     stage = vocab.pipeline.spanner
-    # What the bindings build a native spanner or SentencePiece encoder from: a regex, or a
-    # SentencePiece description.
-    pattern = binding_sentencepiece(vocab.pipeline) if vocab.pipeline.sentencepiece else vocab.pattern or ""
+    pattern = vocab.pattern or ""  # (the regex a native spanner runs; the pipeline says the rest)
     native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner] \
         or spanner in NATIVE_PATTERN_SPANNERS and vocab.pipeline.sentencepiece
     if spanner == "regex" and vocab.pattern is not None:
@@ -357,13 +291,13 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
     literals += [(t, i, False, flags.get(t, 0)) for t, i in vocab.added_tokens.items()]
     pipeline = native_module().Pipeline(
         tables,
+        spec=vocab.pipeline.dumps(),
         encoder=encoder,
         encoder_impl=None if encoder in NATIVE_ENCODERS else ENCODERS.get(encoder)(MergeTables.of(vocab)),
         spanner=spanner,
         spanner_impl=None if native_spanner else SPANNERS.get(spanner)(spanner_argument(stage)),
         pattern=pattern,
         literals=literals,
-        normalizer=binding_normalizer(vocab.normalizer),
         normalizer_impl=None if native_normalize else normalizer_for(vocab.normalizer),
         patterns=patterns,
         program=program,

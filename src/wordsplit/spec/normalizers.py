@@ -30,7 +30,7 @@ from .base import Stage, family
 __all__ = [
     "Lowercase", "Metaspace", "Nfc", "Nfd", "Nfkc", "Nfkd", "NoNormalizer", "Normalizer", "PluginNormalizer",
     "Prepend", "PrefixSpace", "Replace", "SentencePieceNormalizer", "Sequence", "Strip", "StripAccents",
-    "normalizer_from_name",
+    "normalizer_from_name", "normalizer_name",
 ]
 
 
@@ -191,6 +191,18 @@ NORMALIZER_KINDS = family("normalizer", NoNormalizer, *STEP_KINDS, Sequence, Sen
 
 #: The built-in normalizers a vocabulary may name by a plain name.
 _BY_NAME = {"none": NoNormalizer(), "nfc": Nfc(), "nfd": Nfd(), "nfkc": Nfkc(), "nfkd": Nfkd()}
+
+
+def normalizer_name(stage: Stage) -> str:
+    """How messages and listings name a normalizer stage: a plain name (``"none"``, ``"nfc"``),
+    a plug-in's registered name, or the kind (``"Sequence"``, ``"SentencePiece"``...).
+
+    >>> normalizer_name(Nfc()), normalizer_name(PluginNormalizer("casefold")), normalizer_name(Sequence(()))
+    ('nfc', 'casefold', 'Sequence')
+    """
+    if isinstance(stage, PluginNormalizer):
+        return stage.name
+    return next((name for name, plain in _BY_NAME.items() if plain == stage), stage.kind)
 
 
 def normalizer_from_name(name: str) -> Stage:
