@@ -154,7 +154,7 @@ type Pair = (u32, u32);
 
 /// A heap entry: a pair, its count when pushed, and the slot of [`WordLists`] holding the
 /// words it was pushed for. The lists live outside the heap so that an entry is 24 bytes:
-/// sifting through the heap was the trainer's largest cost, in cache misses.
+/// sifting through the heap is the trainer's largest cost, in cache misses.
 struct Entry {
     count: u64,
     pair: Pair,

@@ -326,9 +326,9 @@ impl Pipeline {
     }
 
     /// The ids of `text`, each piece encoded as `scanner` finds it: one loop, with no
-    /// vector of piece ends (the scanner writing each end and the piece loop reading it
-    /// back took about 7 of the 17 instructions of the two loops' heads per piece). Compiled
-    /// once per scanner type, so each copy's per-piece code is inlined into its loop.
+    /// vector of piece ends for the scanner to write and the piece loop to read back (a
+    /// large share of the two loops' per-piece work). Compiled once per scanner type, so
+    /// each copy's per-piece code is inlined into its loop.
     fn encode_scanned(
         &self,
         scanner: impl PieceScanner,
