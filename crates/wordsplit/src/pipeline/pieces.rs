@@ -382,10 +382,10 @@ impl Pipeline {
             // Native merges: no other code runs on this thread during the loop.
             return PIECE_CACHES.with_borrow_mut(|caches| pieces(self.piece_cache(caches)));
         }
-        // A foreign encoder's merge may run code that encodes on this thread again (a Python
-        // encoder that falls back to another tokenizer): this pipeline's cache is taken out
-        // of the thread's list for the loop, so those calls find the list free (and theirs
-        // in it, or make one), and put back after.
+        // A foreign encoder's merge may run code that encodes on this thread again (a
+        // caller's encoder that falls back to another tokenizer): this pipeline's cache is
+        // taken out of the thread's list for the loop, so those calls find the list free (and
+        // theirs in it, or make one), and put back after.
         let mut cache = PIECE_CACHES.with_borrow_mut(|caches| {
             self.piece_cache(caches); // found or made, first in the list
             caches.remove(0).1

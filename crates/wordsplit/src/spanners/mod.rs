@@ -54,8 +54,8 @@ pub use without_regex::{HfProgram, RegexSequence, RegexSpanner};
 /// Why a regex split stopped.
 #[derive(Debug, PartialEq, Eq)]
 pub enum SplitError {
-    /// No match starts at this byte offset: the pattern does not cover the text (the Python
-    /// spanner would drop the text; both engines raise instead).
+    /// No match starts at this byte offset: the pattern does not cover the text (the matches
+    /// alone would drop that text; the split raises instead).
     Gap(usize),
     /// fancy-regex gave up (not expected: it runs without a backtracking limit).
     Engine(String),
