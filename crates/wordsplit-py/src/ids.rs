@@ -20,17 +20,15 @@ pub(crate) fn le_u32s(bytes: &[u8]) -> Vec<u32> {
 
 /// A Python int per token id, made the first time the id is returned and then shared by every
 /// result list: a list of n ids costs n reference increments instead of n allocations (which
-/// were the largest cost of returning ids). Only touched with the GIL held; the atomics are
+/// would be the largest cost of returning ids). Only touched with the GIL held; the atomics are
 /// there to make the type `Sync`, not for ordering.
 pub(crate) struct IdInts {
     ints: Box<[AtomicPtr<ffi::PyObject>]>,
 }
 
 /// How far ahead [`IdInts::list`] asks for an id's slot, and for its int: far enough that the
-/// slot is loaded when the int is asked for, and the int when it is taken (one pass over
-/// cl100k prose and code, each distance ÷ the one before: 16/8 → 48/24 1.04–1.06×, → 96/48
-/// 1.02–1.03×, → 192/96 1.01×). The hints cost a few instructions per id: a list of one id
-/// repeated (1 MiB of spaces) takes as long as without them.
+/// slot is loaded when the int is asked for, and the int when it is taken. The hints cost a
+/// few instructions per id, nothing measurable where they are not needed.
 const PREFETCH_SLOT: usize = 96;
 const PREFETCH_INT: usize = 48;
 

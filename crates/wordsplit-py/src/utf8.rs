@@ -9,11 +9,7 @@
 //! eight characters of one or two bytes at a time (each one's bytes made in a 16-bit lane,
 //! then packed by one byte shuffle chosen by the eight widths); four of up to three bytes
 //! at a time likewise in 32-bit lanes; a group of eight with a character above U+FFFF one
-//! at a time. Surrogates, which have no UTF-8, are looked for in the same pass. Over the non-ASCII documents of
-//! the benchmarks' multilingual text (7.5 MB; `encode_to_numpy` of fresh strs against the
-//! same strs holding their UTF-8): 3.5 ms, 2.1 GB/s, where one character at a time into a
-//! scratch buffer then copied took 6.5 ms (and CPython's `str.encode` 5.7): 3 % of a first
-//! pass over that text.
+//! at a time. Surrogates, which have no UTF-8, are looked for in the same pass.
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;

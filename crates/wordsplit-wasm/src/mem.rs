@@ -4,8 +4,8 @@
 //! per step, and defines them weak so that a program can bring its own. The core compares
 //! byte strings in its hot loops (the backtrack encoder checks that the next `max_len` bytes
 //! repeat the previous query's inside a run of one character; token lookups compare the
-//! bytes they find), where compiler-builtins' byte-at-a-time compare takes 60% of the time of
-//! encoding 1 MiB of one letter (node --cpu-prof; these make that encode 5 times faster).
+//! bytes they find), where a compare of one byte per step takes most of the time of encoding
+//! a long run of one letter.
 //! Native builds use libc's: the symbols are exported on wasm32 only.
 
 /// Compares `n` bytes at `a` and `b` as unsigned bytes: negative, 0 or positive as C's memcmp.

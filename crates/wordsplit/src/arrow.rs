@@ -3,7 +3,7 @@
 //! [`StringChunk`] is one Arrow `string` (32-bit offsets) or `large_string` (64-bit offsets)
 //! array, given by its three buffers as pyarrow's `Array.buffers()` hands them over (validity
 //! bitmap, offsets, UTF-8 data), its `offset` (a sliced array starts there) and its length.
-//! [`documents`] checks those buffers (they come from Python, so they are untrusted: every
+//! [`documents`] checks those buffers (they come from the caller, so they are untrusted: every
 //! offset is checked against the data before a slice is made) and returns each row's bytes, or
 //! None for a null row. The bytes are checked as UTF-8 by the caller, on the thread that
 //! encodes them.
@@ -15,8 +15,9 @@
 //! frames its ids straight into the run's buffer, so a thread reads its text in order (which
 //! the hardware prefetcher follows) and nothing is allocated or handed between threads per row.
 //!
-//! It does not: read Arrow's C data interface, handle other types (the Python side casts
-//! binary and string views to strings first), or encode (the caller gives the encoder).
+//! It does not: read Arrow's C data interface, handle other types (the caller casts binary
+//! and string views to strings first, as the Python package does), or encode (the caller
+//! gives the encoder).
 
 use std::ops::Range;
 
@@ -217,8 +218,8 @@ pub fn encode_run<E>(
     // owner can still write (a Python bytearray under an array, written by a Python stage
     // of the encode or by another thread), and a row changed after its check could be UTF-8
     // only where it was checked, or leave ids in the piece cache under bytes it no longer
-    // has. The copy is hot when the row is read again: no slower than reading in place
-    // (a 17 MB array of prose on 2 threads, 776-926 MB/s against 768-926).
+    // has. The copy is hot when the row is read again, so it costs no more than reading in
+    // place.
     let mut row_copy = Vec::new();
     for i in range {
         let Some(row) = rows[i] else {

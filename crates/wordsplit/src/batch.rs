@@ -30,13 +30,12 @@ impl Unlock for NoLock {
 /// Work through items `0..count` on this thread and `threads - 1` helpers of the shared pool,
 /// largest first (by `size`, so that the last items taken are small and no thread waits long
 /// for another at the end) and each item to the same thread on every call (see `Deal`), turn
-/// each result into its final form with `keep` on this thread, and return those in item
-/// order, or the error `keep` gave for the lowest-index item. When the sizes add up to less
-/// than `alone_below`, this thread works alone: waking a helper
-/// that sleeps takes tens to hundreds of microseconds (50–300 µs on a virtual machine, where
-/// the hypervisor schedules the wake-up), more than a small batch would save. Alone (one
-/// thread asked for, a small batch, or no pool), it works in groups of consecutive items (at
-/// most 1,024, and `alone_below` of work), with the lock released once per group.
+/// each result into its final form with `keep` on this thread, and return those in item order,
+/// or the error `keep` gave for the lowest-index item. When the sizes add up to less than
+/// `alone_below`, this thread works alone: waking a helper that sleeps takes tens to hundreds
+/// of microseconds, more than a small batch would save. Alone (one thread asked for, a small
+/// batch, or no pool), it works in groups of consecutive items (at most 1,024, and
+/// `alone_below` of work), with the lock released once per group.
 ///
 /// This thread takes items too, and runs `keep` on the helpers' results between two items of
 /// its own: `keep` may need the caller's lock (building Python objects, which only one thread
@@ -73,9 +72,7 @@ pub fn run_shared<R: Send, T, E>(
     };
     let Some(pool) = helper_pool(threads - 1) else {
         // Alone: no channel and no deal, and the lock released once per group of items, not
-        // once per item (one thread through the helpers' machinery took 725 ns a text of a
-        // batch of 10,000 texts of 35 bytes, against 627 this way; decoding their ids 276
-        // against 219).
+        // once per item (for short texts the helpers' machinery costs a real share of the work).
         let mut first = 0;
         while first < count {
             let (mut end, mut work_size) = (first, 0);
@@ -156,9 +153,8 @@ fn in_order<T, E>(kept: Vec<Option<T>>, first_error: Option<(usize, E)>) -> Resu
 /// pool thread may be busy elsewhere). A batch given again then goes to the same threads but
 /// for the few items taken from the end of another thread's, and each thread's caches
 /// (merged pieces, per thread) hold its items' pieces from the call before. Taken from one
-/// shared counter, the items went to whichever thread was free, different ones on every
-/// call, and each thread learned the whole batch over several calls: repeated batches of
-/// 1 MB of prose on 2 threads took 3.8, 2.5, 1.9, 1.9, 1.6 ms (steady: 1.0 ms). The limit
+/// shared counter, the items would go to whichever thread is free, different ones on every
+/// call, and each thread would learn the whole batch only over several calls. The limit
 /// keeps a calling thread whose cache is warm (single encodes of the same text) from taking
 /// most of a cold helper's items on every call, so that the helper never learns them.
 struct Deal {
@@ -242,10 +238,9 @@ const SPIN_LIMIT: std::time::Duration = std::time::Duration::from_millis(1);
 ///
 /// While a helper is working (`running` > 0) its result is due within one item, so this spins
 /// for up to [`SPIN_LIMIT`] before it sleeps: waking a thread that sleeps costs tens to
-/// hundreds of microseconds (50–300 µs on a virtual machine), a real share of a batch of a few
-/// milliseconds. While no
-/// helper has started yet it sleeps at once: a waking helper may need the CPU this thread
-/// would spin on.
+/// hundreds of microseconds, a real share of a batch of a few milliseconds. While no helper
+/// has started yet it sleeps at once: a waking helper may need the CPU this thread would
+/// spin on.
 fn receive<T>(receiver: &Receiver<T>, running: &AtomicUsize) -> Result<T, RecvError> {
     let deadline = Instant::now() + SPIN_LIMIT;
     loop {

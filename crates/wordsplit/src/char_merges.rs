@@ -58,10 +58,9 @@ fn is_edge(a: u8, b: u8) -> bool {
 impl CharMerges {
     /// The tables of a rank-based vocabulary whose BPE tokens `tokens` lists (bytes and id;
     /// a token's id is its merge rank), `byte_pair_rank` the rank of merging two bytes. One
-    /// pass over the tokens, and an ASCII token holds no pair across a character's edge: a
-    /// thread's first encode of a piece that is not ASCII took 2.0-2.3 / 6.9-7.0 / 5.6-5.9
-    /// ms (cl100k_base / o200k_base / qwen3) with it, 3.2-3.6 / 8.0-8.1 / 6.3-7.5 with two
-    /// passes that kept every pair of every token.
+    /// pass over the tokens, which skips the ASCII ones (an ASCII token holds no pair across
+    /// a character's edge) and keeps only the edge pairs: the tables are built on first use,
+    /// inside the first encode of a piece that is not ASCII.
     ///
     /// ```text
     /// tokens "а" (0xD0 0xB0) id 300, "о" + 0xD0 id 280, "аб" id 400:

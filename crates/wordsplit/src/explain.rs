@@ -1,6 +1,7 @@
 //! Explain an encode: the pieces a text is split into and, for each piece, every merge pass
-//! of byte-level BPE with the merge ranks of its adjacent pairs. The Rust side of the Python
-//! package's `wordsplit.explain`, for bindings without Python (the WebAssembly module).
+//! of byte-level BPE with the merge ranks of its adjacent pairs, for callers without the
+//! Python package (Rust programs, the WebAssembly module); that package's `wordsplit.explain`
+//! gives the same trace.
 //!
 //! The ids and pieces are the pipeline's own run ([`Pipeline::encode_with_offsets`](crate::Pipeline::encode_with_offsets): a token's
 //! `word` is its piece), so they equal [`Tokenizer::encode_with`]; a piece's bytes are its
@@ -8,7 +9,7 @@
 //! encoder's (one merge per pass: the pair of lowest rank, leftmost on ties), which every
 //! built-in encoder equals.
 //!
-//! **Merge rank**, as in the Python package: in a pair-ranked vocabulary (an HF merge list
+//! **Merge rank**: in a pair-ranked vocabulary (an HF merge list
 //! not in merged-id order) the listed rank of the pair; in a rank-based one (tiktoken files,
 //! Qwen3) the merged token's id minus the id of the first multi-byte token (256 in every
 //! bundled vocabulary).
@@ -48,7 +49,8 @@ pub enum PieceKind {
 }
 
 impl PieceKind {
-    /// `"special"`, `"added"` or `"bpe"`, the Python package's names.
+    /// `"special"`, `"added"` or `"bpe"`: the kind as a trace's text forms name it (the
+    /// WebAssembly module's JSON, the Python package's traces).
     pub fn name(self) -> &'static str {
         match self {
             PieceKind::Special => "special",
@@ -241,7 +243,7 @@ fn merge_passes(
             .min()
             .map(|(_, k)| k);
         if winner.is_none() && symbols.len() < 2 {
-            break; // one symbol (or none) left: nothing to show, as in the Python package
+            break; // one symbol (or none) left, and no merge: nothing to show
         }
         passes.push(MergePass {
             symbols,

@@ -6,7 +6,7 @@
 //! use wordsplit::literal::{Literal, NORMALIZED, RSTRIP};
 //!
 //! let think = Literal { text: "<think>".into(), id: 151667, special: false, flags: RSTRIP | NORMALIZED };
-//! assert_eq!(think.flags, 10); // the bitmask the Python package stores
+//! assert_eq!(think.flags, 10); // one bit per flag
 //! ```
 
 /// A special or added token.
@@ -20,8 +20,8 @@ pub struct Literal {
     /// Special tokens follow the allowed/disallowed policy; added tokens always match.
     pub special: bool,
     /// HF's added-token flags: bits [`LSTRIP`], [`RSTRIP`], [`SINGLE_WORD`], [`NORMALIZED`],
-    /// and llama.cpp's [`C_SPACE`] (the Python package's `Vocab.literal_flags`); 0 for a plain
-    /// literal.
+    /// and llama.cpp's [`C_SPACE`] (the same bits as the Python package's
+    /// `Vocab.literal_flags`); 0 for a plain literal.
     pub flags: u8,
 }
 

@@ -1,5 +1,16 @@
-//! BPE training with HuggingFace `BpeTrainer`'s exact rules: the native twin of
-//! `wordsplit/training/bpe.py` (the reference, whose module doc states the rules).
+//! BPE training with HuggingFace `BpeTrainer`'s exact rules (`models/bpe/trainer.rs`), so that
+//! the merges and the ids are HF's, ties and corner cases included:
+//! * the vocabulary starts with the special tokens, then the 256 byte tokens in GPT-2's byte
+//!   order ([`byte_order`]);
+//! * the pair merged next has the highest count, weighted by its words' counts (on a tie, the
+//!   smaller `(left id, right id)`); a merge whose bytes are already a token reuses its id;
+//! * with a `max_token_length`, a pair a merge forms is a candidate only when its two tokens
+//!   together are shorter than that, in bytes (HF's `<`);
+//! * training stops at `vocab_size` tokens, when no pair is left, or when the best count is
+//!   below `min_frequency` (or below 1).
+//!
+//! The Python package's tests hold it to HF's `BpeTrainer` itself, and to that package's own
+//! trainer, which states the rules step by step.
 //!
 //! Two parts:
 //! * [`WordTable`]: the distinct words of a corpus (pieces of the split pattern, as bytes) and
@@ -154,7 +165,7 @@ type Pair = (u32, u32);
 
 /// A heap entry: a pair, its count when pushed, and the slot of [`WordLists`] holding the
 /// words it was pushed for. The lists live outside the heap so that an entry is 24 bytes:
-/// sifting through the heap was the trainer's largest cost, in cache misses.
+/// sifting through the heap is the trainer's largest cost, in cache misses.
 struct Entry {
     count: u64,
     pair: Pair,

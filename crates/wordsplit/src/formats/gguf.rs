@@ -1,9 +1,10 @@
 //! The GGUF container (llama.cpp's model format): how far its header and key-value metadata
 //! go ([`scan_head`]), and the metadata itself ([`read_metadata`]), read from untrusted bytes
 //! with every count and length checked against what remains before anything is allocated or
-//! looped over. The Python package's `formats/gguf/reader.py` is the reference: these are its
-//! fast paths, and where they find the bytes wrong they say only that (`None`,
-//! [`HeadScan::Invalid`]); the reference then reads the same bytes and words the error.
+//! looped over. Where they find the bytes wrong they say only that (`None`,
+//! [`HeadScan::Invalid`]): they are fast paths for the Python package's GGUF reader
+//! (`formats/gguf/reader.py`), which then reads the same bytes and words the error, and its
+//! tests hold the two to the same metadata and the same refusals.
 //!
 //! Layout (little-endian): magic `GGUF`, version u32 (2 or 3), tensor count u64, key-value
 //! count u64, then per pair a key string, a value type u32 and the value. A string is a u64
@@ -34,7 +35,7 @@ const MAGIC: &[u8; 4] = b"GGUF";
 const TYPE_BOOL: u32 = 7;
 const TYPE_STRING: u32 = 8;
 const TYPE_ARRAY: u32 = 9;
-/// Arrays nest at most this deep (the reference's bound; no real file nests at all).
+/// Arrays nest at most this deep (the Python reader's bound too; no real file nests at all).
 const MAX_ARRAY_DEPTH: usize = 8;
 
 /// The fewest bytes one value of `value_type` takes, or `None` for an unknown type.
@@ -176,9 +177,9 @@ pub enum Value<'a> {
 }
 
 /// The key-value metadata of a GGUF v2/v3 file, in file order, or `None` when the bytes are
-/// not well-formed GGUF metadata by the rules of the Python reference (truncated, invalid
-/// UTF-8, an unknown value type, an invalid bool, an empty or repeated key, arrays nested
-/// too deep): the reference then reads them and says what is wrong.
+/// not well-formed GGUF metadata (truncated, invalid UTF-8, an unknown value type, an
+/// invalid bool, an empty or repeated key, arrays nested too deep): the Python reader then
+/// reads them and says what is wrong.
 pub fn read_metadata(data: &[u8]) -> Option<Vec<(&str, Value<'_>)>> {
     let mut reader = Reader { data, pos: 0 };
     if reader.take(4)? != MAGIC || !matches!(reader.u32()?, 2 | 3) {
@@ -306,10 +307,10 @@ impl<'a> Reader<'a> {
 /// llama.h `enum llama_token_type`: a NORMAL token (the only kind a merge may make).
 const NORMAL: i64 = 1;
 
-/// The merges of a `gemma4` GGUF vocabulary resolved to token ids, as the Python reader
-/// (`formats/gguf/spm.py`, `read_gemma4_gguf`, then `formats/hf_sentencepiece.py`) resolves
-/// them: `pairs` holds `(left id, right id, rank)` of each distinct pair at its first rank,
-/// in that order, and `newline_runs` the `(rank, left, right)` of every merge of newlines.
+/// The merges of a `gemma4` GGUF vocabulary resolved to token ids (the same ids the Python
+/// package's `read_gemma4_gguf` resolves): `pairs` holds `(left id, right id, rank)` of each
+/// distinct pair at its first rank, in that order, and `newline_runs` the `(rank, left, right)`
+/// of every merge of newlines.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Gemma4Merges<'a> {
     pub pairs: Vec<(u32, u32, u32)>,
@@ -317,8 +318,8 @@ pub struct Gemma4Merges<'a> {
 }
 
 /// Resolve the `merges` of a `gemma4` vocabulary of `tokens` (unique, non-empty) with the
-/// token `types` llama.cpp goes by, or `None` when a merge is refused by a rule of the Python
-/// reader (which then words the error): no space after the first character, a merge that
+/// token `types` llama.cpp goes by, or `None` when a merge is refused (the Python reader then
+/// words the error): no space after the first character, a merge that
 /// makes a token that is not NORMAL, one that joins a newline to other text, one that uses a
 /// byte token (`<0xNN>`), one of tokens that are not in the vocabulary or that make no token.
 /// ([`Gemma4Table`] does it in parts, for threads.)

@@ -3,23 +3,26 @@
 //! `vocab.json` + `merges.txt` ([`read_vocab_merges`]) and the eos, bos and chat template of a
 //! `tokenizer_config.json` ([`with_tokenizer_config`]), wordsplit's compact derived entries
 //! ([`read_derived`]), and the registered vocabularies from their rank files ([`read_named`]);
-//! and, as fast paths of the Python loaders (which keep the reference code and every error
-//! message), GGUF metadata and `gemma4` merges ([`gguf`]) and a SentencePiece `.model`'s pieces,
-//! tokens and score-ranked merges ([`sentencepiece`]).
+//! and, as fast paths for the Python package's loaders (which read what these leave and word
+//! every error), GGUF metadata and `gemma4` merges ([`gguf`]) and a SentencePiece `.model`'s
+//! pieces, tokens and score-ranked merges ([`sentencepiece`]).
 //! They use std, `serde_json`, `sha2` and `flate2` (miniz_oxide) only, and build for
 //! WebAssembly.
 //!
 //! Each reader takes the file's bytes and returns a [`VocabData`]: what the engine needs to
 //! build its tables, in the engine's own types ([`Literal`], [`NormalizeStage`]), checked with
-//! the same invariants as the Python package's `Vocab`. The readers make the decisions the
-//! Python loaders make (`src/wordsplit/formats/`, `store/derived.py`, `vocabs/pretrained.py`): the same tokens, ids, literals, merges and pattern, and a
-//! [`FormatError`] wherever Python refuses the file. What Python reads into a form that needs
-//! the Python package to run (a split program, a normalizer program, a normalizer other than
-//! NFC) is a [`FormatError::Unsupported`] that names it.
+//! the invariants [`VocabData`] lists. Each module states how it reads its format (which
+//! fields, which leniencies, which refusals). The Python package's loaders read the same files
+//! by the same rules, and the tests hold the two to each other: on every vocabulary file of
+//! the repository the same tokens, ids, literals, merges and pattern (`tests/formats.rs`,
+//! against digests of what the Python loaders make), and a [`FormatError`] for each
+//! malformed input those loaders refuse (`tests/formats_refusals.rs`). A file in a form the
+//! core does not run (a split program, a normalizer program, a normalizer other than NFC,
+//! which the Python package runs) is a [`FormatError::Unsupported`] that names it.
 //!
 //! Nothing here touches the file system except [`read_file`] and the `load_*` functions, which
 //! read a file (gunzipped when its name ends in `.gz`, at most [`MAX_FILE_BYTES`]) and name the
-//! vocabulary after it as Python does.
+//! vocabulary after it (`cl100k_base.tiktoken.gz` → `cl100k_base`).
 //!
 //! ```
 //! use wordsplit::formats::{read_tiktoken, TiktokenFacts};
@@ -66,11 +69,11 @@ pub use vocab_merges::{load_vocab_merges, read_vocab_merges};
 
 /// A vocabulary as its file defines it, checked: the input of the engine's tables.
 ///
-/// Invariants every reader establishes (those of the Python `Vocab`): at least one BPE token;
-/// BPE ids and BPE bytes unique; a literal's id is a BPE id, or unique among the literals
-/// (two special literals may share one, as o200k_harmony's do); every id below `n_vocab`,
-/// which stays below 2 × tokens + 65,536; merges name BPE tokens whose concatenation is one;
-/// `eos_token_id`, `bos_token_id` and `unk_token_id` are ids of tokens.
+/// Invariants every reader establishes (the Python package's `Vocab` checks the same): at
+/// least one BPE token; BPE ids and BPE bytes unique; a literal's id is a BPE id, or unique
+/// among the literals (two special literals may share one, as o200k_harmony's do); every id
+/// below `n_vocab`, which stays below 2 × tokens + 65,536; merges name BPE tokens whose
+/// concatenation is one; `eos_token_id`, `bos_token_id` and `unk_token_id` are ids of tokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VocabData {
     /// A short name for messages: the registered name, or the file's (see the `load_*` functions).
@@ -192,8 +195,8 @@ pub enum FormatError {
         what: String,
         limit: u64,
     },
-    /// A construct the Rust readers do not run (other models, normalizers, pre-tokenizers,
-    /// and the forms the Python package runs in Python).
+    /// A construct the Rust readers do not run (other models, normalizers and pre-tokenizers,
+    /// such as the split and normalizer programs the Python package runs).
     Unsupported {
         file: FileKind,
         at: String,
@@ -308,8 +311,8 @@ pub fn id_limit(n_tokens: usize) -> u64 {
     2 * n_tokens as u64 + ID_SLACK
 }
 
-/// The most bytes a `load_*` function reads from one file, gunzipped (256 MiB, as the Python
-/// package's default cap): a gzip bomb costs at most about that much memory.
+/// The most bytes a `load_*` function reads from one file, gunzipped (256 MiB, the Python
+/// package's default cap too): a gzip bomb costs at most about that much memory.
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// A file's bytes, gunzipped when its name ends in `.gz`, at most [`MAX_FILE_BYTES`].
@@ -321,7 +324,7 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, FormatError> {
     let file = std::fs::File::open(path).map_err(|e| io_error(e.to_string()))?;
     let gzipped = path.extension().is_some_and(|ext| ext == "gz");
     let reader: Box<dyn Read> = if gzipped {
-        // Every member of a multi-member gzip, as Python's gzip module reads it.
+        // Every member of a multi-member gzip, concatenated (as gunzip reads it).
         Box::new(flate2::read::MultiGzDecoder::new(file))
     } else {
         Box::new(file)
@@ -341,8 +344,8 @@ pub fn read_file(path: &Path) -> Result<Vec<u8>, FormatError> {
     Ok(data)
 }
 
-/// The stem a vocabulary read from `path` is named after (`cl100k_base.tiktoken.gz` →
-/// `cl100k_base`), as the Python package's `file_stem`.
+/// The stem a vocabulary read from `path` is named after: its file name without `.gz`, then
+/// `.tiktoken`, then `.json` (`cl100k_base.tiktoken.gz` → `cl100k_base`).
 pub(crate) fn file_stem(path: &Path) -> String {
     let mut name = path
         .file_name()
@@ -569,7 +572,9 @@ pub(crate) fn sha256_hex(data: &[u8]) -> String {
         .collect()
 }
 
-/// Python's truthiness of a JSON value (a missing key is `None`, false).
+/// Whether a JSON value counts as set: not for a missing key, null, false, 0 or an empty
+/// string, array or object (Python's truthiness, as the Python package's loaders read these
+/// fields).
 pub(crate) fn truthy(value: Option<&serde_json::Value>) -> bool {
     use serde_json::Value;
     match value {
@@ -582,8 +587,8 @@ pub(crate) fn truthy(value: Option<&serde_json::Value>) -> bool {
     }
 }
 
-/// Text-keyed entries with a Python dict's semantics, as the Python loaders keep literals: a key
-/// set again keeps its first place and takes the new value.
+/// Text-keyed entries in insertion order: a key set again keeps its first place and takes the
+/// new value (a Python dict's semantics, with which the Python loaders keep literals).
 pub(crate) struct TextMap<V> {
     entries: Vec<(String, V)>,
     place: HashMap<String, usize>,

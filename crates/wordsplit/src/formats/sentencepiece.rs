@@ -1,9 +1,9 @@
 //! SentencePiece `tokenizer.model` files (a serialized `ModelProto`): the pieces read from the
 //! protobuf ([`read_pieces`]) and a BPE model's tokens and score-ranked merges
-//! ([`bpe_tables`]), for the Python loader (`src/wordsplit/formats/sentencepiece.py`), which is
-//! the reference: these are its fast paths for the 262,144 pieces of a Gemma-class model, and
-//! where they find the model wrong or unusual they say only that (`None`); the reference then
-//! reads the same bytes and raises its typed error.
+//! ([`bpe_tables`]). Where they find the model wrong or unusual they say only that (`None`):
+//! they are fast paths, for the 262,144 pieces of a Gemma-class model, of the Python
+//! package's loader (`src/wordsplit/formats/sentencepiece.py`), which then reads the same
+//! bytes and raises its typed error, and whose tests hold the two to the same vocabulary.
 //!
 //! ```
 //! use wordsplit::formats::sentencepiece::read_pieces;
@@ -39,7 +39,7 @@ pub struct Piece<'a> {
 pub struct Pieces<'a> {
     pub pieces: Vec<Piece<'a>>,
     /// `(field number, bytes)` of each `TrainerSpec` (2) and `NormalizerSpec` (3) message,
-    /// in file order (the reference reads their few fields).
+    /// in file order (the Python loader reads their few fields).
     pub specs: Vec<(u8, &'a [u8])>,
 }
 
@@ -49,9 +49,8 @@ enum Field<'a> {
     Bytes(&'a [u8]),
 }
 
-/// The fields `(number, wire type, value)` of one message, or `None` when the bytes are not
-/// what the reference reads without complaint (a truncated field, an unknown wire type, a
-/// varint of more than 64 bits).
+/// The fields `(number, wire type, value)` of one message, or `None` for a truncated field,
+/// an unknown wire type or a varint of more than 64 bits.
 fn fields(data: &[u8]) -> Option<Vec<(u64, u8, Field<'_>)>> {
     let mut out = Vec::new();
     let mut pos = 0;
@@ -85,7 +84,7 @@ fn varint(data: &[u8], pos: &mut usize) -> Option<u64> {
         let byte = *data.get(*pos)?;
         *pos += 1;
         if shift == 63 && byte > 1 {
-            return None; // past 64 bits: the reference's (Python int) reading of it decides
+            return None; // past 64 bits: left to the Python loader, whose ints have no bound
         }
         result |= u64::from(byte & 0x7F) << shift;
         if byte < 0x80 {
@@ -95,9 +94,8 @@ fn varint(data: &[u8], pos: &mut usize) -> Option<u64> {
     None
 }
 
-/// The pieces and the spec messages of a serialized `ModelProto`, or `None` where the
-/// reference reader (`read_model_proto`) would refuse the bytes or read them another way: a
-/// malformed field, a piece without text, with text that is not UTF-8, or of an unknown type.
+/// The pieces and the spec messages of a serialized `ModelProto`, or `None` for a malformed
+/// field, a piece without text, with text that is not UTF-8, or of an unknown type.
 pub fn read_pieces(data: &[u8]) -> Option<Pieces<'_>> {
     let mut out = Pieces {
         pieces: Vec::new(),
@@ -136,24 +134,23 @@ fn piece(message: &[u8]) -> Option<Piece<'_>> {
     })
 }
 
-/// The tokens and merges of a SentencePiece BPE model, as the reference loader
-/// (`sentencepiece_vocab`) makes them.
+/// The tokens and merges of a SentencePiece BPE model.
 #[derive(Debug, PartialEq)]
 pub struct BpeTables {
-    /// The BPE tokens' bytes, ids in the order the reference's `ranks` lists them: the
-    /// NORMAL, USER_DEFINED and UNUSED pieces, then the BYTE pieces (each its byte, or its own
+    /// The BPE tokens' bytes and ids, in this order: the NORMAL, USER_DEFINED and UNUSED
+    /// pieces, then the BYTE pieces (each its byte, or its own
     /// text where a one-character piece is that byte already).
     pub tokens: Vec<(Vec<u8>, u32)>,
     /// `(left, right, rank)` of every split of a piece into two pieces, ranked by the piece's
-    /// score (0 = highest; equal scores, equal ranks), in the reference's order.
+    /// score (0 = highest; equal scores, equal ranks), as [`score_merges`] orders them.
     pub merges: Vec<(u32, u32, u32)>,
     /// The mergeable pieces that hold a `▁` right after another character, sorted.
     pub joined: Vec<String>,
 }
 
-/// [`BpeTables`] of `pieces`, or `None` where the reference refuses them (a repeated text,
+/// [`BpeTables`] of `pieces`, or `None` for pieces that make no vocabulary (a repeated text,
 /// byte pieces that are not 256 distinct `<0xNN>`, not exactly one UNKNOWN piece, a piece
-/// holding a character that is no piece) or where it would order things otherwise (a NaN score).
+/// holding a character that is no piece) or have no one order (a NaN score).
 pub fn bpe_tables(pieces: &[Piece<'_>]) -> Option<BpeTables> {
     let mut index: FxHashMap<&str, u32> = FxHashMap::default();
     index.reserve(pieces.len());
@@ -219,13 +216,13 @@ pub fn bpe_tables(pieces: &[Piece<'_>]) -> Option<BpeTables> {
     })
 }
 
-/// SentencePiece's merge rule as a pair-ranked table (the reference's `_score_merges`): two
-/// adjacent symbols merge when together they spell a mergeable piece (NORMAL, USER_DEFINED,
-/// UNUSED), the piece of highest score first, so every split of such a piece into two such
-/// pieces is a pair `(left, right, rank)`, ranked among the distinct scores of the mergeable
-/// pieces longer than one character (0 = highest). `None` where the reference refuses the
-/// pieces (a piece holding a character that is no mergeable piece) or where it could order
-/// them otherwise (a repeated mergeable text, a NaN score).
+/// SentencePiece's merge rule as a pair-ranked table: two adjacent symbols merge when together
+/// they spell a mergeable piece (NORMAL, USER_DEFINED, UNUSED), the piece of highest score
+/// first, so every split of such a piece into two such pieces is a pair `(left, right, rank)`,
+/// ranked among the distinct scores of the mergeable pieces longer than one character (0 =
+/// highest), in the pieces' order, each piece's splits from left to right. `None` for pieces
+/// that make no such table (a piece holding a character that is no mergeable piece) or have no
+/// one order (a repeated mergeable text, a NaN score).
 pub fn score_merges(texts: &[&str], scores: &[f64], kinds: &[u8]) -> Option<Vec<(u32, u32, u32)>> {
     if texts.len() != scores.len() || texts.len() != kinds.len() {
         return None;
@@ -249,7 +246,7 @@ pub fn score_merges(texts: &[&str], scores: &[f64], kinds: &[u8]) -> Option<Vec<
     let merged: Vec<usize> = (0..texts.len())
         .filter(|&i| mergeable(i) && long(i))
         .collect();
-    // (+ 0.0 makes -0.0 the 0.0 it equals, as in the reference's set of Python floats)
+    // (+ 0.0 makes -0.0 the 0.0 it equals: one distinct score)
     let mut distinct: Vec<f64> = merged.iter().map(|&i| scores[i] + 0.0).collect();
     distinct.sort_by(|a, b| b.total_cmp(a));
     distinct.dedup();

@@ -1,7 +1,7 @@
 //! tiktoken rank files (`.tiktoken`, Meta's Llama 3/4 `tokenizer.model`): one
 //! `base64(token) rank` line per token, rank = id.
 //!
-//! Lines are read as tiktoken's `load_tiktoken_bpe` (and the Python package) read them: split
+//! Lines are read as tiktoken's `load_tiktoken_bpe` (Python code) reads them: split
 //! on `\n`, `\r\n` and `\r`, blank lines skipped, each line split on ASCII whitespace into
 //! exactly two fields, the token decoded with Python's non-strict base64 (characters outside
 //! the alphabet skipped, so `=` is the empty token), the rank read as Python's `int()` reads
@@ -9,8 +9,8 @@
 //! used twice, a negative rank or one far beyond the number of lines) this refuses it.
 //!
 //! A rank file carries no pattern and no special tokens: [`TiktokenFacts`] supplies them, and
-//! the files the Python package recognizes by their sha256 (OpenAI's, Qwen's, whisper's,
-//! Llama 3/4's) get their official facts for whatever the caller leaves out.
+//! the files recognized by their sha256 (OpenAI's, Qwen's, whisper's, Llama 3/4's) get their
+//! official facts for whatever the caller leaves out.
 //!
 //! ```
 //! use wordsplit::formats::read_tiktoken_ranks;
@@ -374,8 +374,7 @@ pub(crate) fn parse_int(field: &[u8]) -> Option<i128> {
     Some(if negative { -value } else { value })
 }
 
-/// How deeply the groups of `pattern` nest (escapes and classes skipped), as the Python
-/// package's `group_depth`.
+/// How deeply the groups of `pattern` nest (escapes and classes skipped).
 pub(crate) fn group_depth(pattern: &str) -> usize {
     let chars: Vec<char> = pattern.chars().collect();
     let (mut depth, mut deepest) = (0isize, 0isize);

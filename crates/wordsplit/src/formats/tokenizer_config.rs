@@ -1,6 +1,5 @@
 //! What a `tokenizer_config.json` beside an HF file adds to its vocabulary: the eos and bos
-//! tokens and the chat template, as the Python package's `with_tokenizer_config` reads them
-//! (`formats/__init__.py`).
+//! tokens and the chat template.
 //!
 //! ```
 //! use wordsplit::formats::{read_hf_tokenizer_json, with_tokenizer_config};
@@ -105,7 +104,7 @@ fn chat_template(config: &Map<String, Value>) -> Result<Option<String>, FormatEr
         Some(Value::Array(items)) if items.iter().all(Value::is_object) => {
             let mut templates = TextMap::new();
             for item in items {
-                // (Python's dict keys: a name that is not a string can never be "default".)
+                // (A name that is not a string is never "default".)
                 let name = item
                     .get("name")
                     .and_then(Value::as_str)

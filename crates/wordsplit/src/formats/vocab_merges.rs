@@ -1,6 +1,5 @@
 //! HF's slow-tokenizer files: `vocab.json` + `merges.txt` (+ `tokenizer_config.json`), which
-//! also reads GPT-2's `encoder.json` + `vocab.bpe`, with the Python loader's decisions
-//! (`formats/hf.py`'s `read_vocab_merges`).
+//! also reads GPT-2's `encoder.json` + `vocab.bpe`.
 //!
 //! The pattern and normalizer come from the config's `tokenizer_class` (`GPT2Tokenizer`,
 //! `Qwen2Tokenizer`), else GPT-2's; the special and added tokens from its
@@ -155,7 +154,7 @@ fn read(
 }
 
 /// `added_tokens_decoder` (id → token) as the literals, special then added, each content once
-/// (at its first place, with its last id, as a Python dict).
+/// (at its first place, with its last id).
 fn literals_of_config(config: &Map<String, Value>) -> Result<Vec<(Added, i128)>, FormatError> {
     let at = "tokenizer_config.json added_tokens_decoder";
     let entries = match config.get("added_tokens_decoder") {
@@ -199,8 +198,9 @@ fn literals_of_config(config: &Map<String, Value>) -> Result<Vec<(Added, i128)>,
         .collect())
 }
 
-/// Python's `int(key)` for ASCII keys: surrounding whitespace, a sign, digits with single
-/// underscores between them.
+/// An id key as an integer: ASCII whitespace around it, an optional sign, then decimal digits
+/// with single underscores between them (what Python's `int(key)` reads, as transformers
+/// reads these keys).
 fn parse_id(key: &str) -> Option<i128> {
     let key = key.trim_matches(|c: char| c.is_ascii_whitespace());
     super::tiktoken::parse_int(key.as_bytes())

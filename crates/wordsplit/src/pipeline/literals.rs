@@ -105,8 +105,8 @@ impl Pipeline {
     }
 
     /// [`Pipeline::walk_literals`] with HF's flags: the literals without [`NORMALIZED`](crate::literal::NORMALIZED) in
-    /// `text`, then those with it in each stretch the first pass left (as the Python engine's
-    /// `LiteralScan`, which says what each flag does).
+    /// `text`, then those with it in each stretch the first pass left (HF's `AddedVocabulary`
+    /// order; [`crate::literal`] says what each flag does).
     fn walk_flagged(
         &self,
         flagged: &FlaggedScan,

@@ -1,14 +1,14 @@
-//! The whole encode: special/added literals → normalizer → spanner → span encoder → ids.
-//! Mirrors the Python engine (`wordsplit/engines/python.py`), the reference, stage for stage
-//! and error for error.
+//! The whole encode: special/added literals → normalizer → spanner → span encoder → ids,
+//! each error a final message naming its stage. The Python package's tests hold it and the
+//! package's pure-Python engine to the same ids and the same errors, word for word.
 //!
-//! Each stage is native when the core has it (the scanners and the regex spanner, the
-//! encoders, the Unicode normalizers) or a foreign implementation of its trait
-//! ([`Normalizer`](crate::Normalizer), [`Spanner`], [`Encoder`]) that the bindings supply (a Python plug-in, or
-//! the Python regex spanner for a pattern the native one refuses). The native stages are
-//! enum variants the encode loop matches on, so they cost no dynamic call per piece;
-//! [`Pipeline::is_native`] tells the bindings whether a call may run without their
-//! language's lock. The caller resolves its allowed/disallowed policy into a
+//! Each stage is native when the core has it (the scanners and the regex spanner, the encoders,
+//! the Unicode normalizers) or a foreign implementation of its trait
+//! ([`Normalizer`](crate::Normalizer), [`Spanner`], [`Encoder`]) that the caller supplies (a
+//! plug-in through the Python bindings, or their regex spanner for a pattern the native one
+//! refuses). The native stages are enum variants the encode loop matches on, so they cost no
+//! dynamic call per piece; [`Pipeline::is_native`] tells the bindings whether a call may run
+//! without their language's lock. The caller resolves its allowed/disallowed policy into a
 //! [`SpecialPolicy`]. A pipeline is made by [`Pipeline::builder`].
 //!
 //! The parts: `builder.rs` (making a pipeline), `literals.rs` (finding special and added
@@ -326,9 +326,9 @@ impl Pipeline {
     }
 
     /// The ids of `text`, each piece encoded as `scanner` finds it: one loop, with no
-    /// vector of piece ends (the scanner writing each end and the piece loop reading it
-    /// back took about 7 of the 17 instructions of the two loops' heads per piece). Compiled
-    /// once per scanner type, so each copy's per-piece code is inlined into its loop.
+    /// vector of piece ends for the scanner to write and the piece loop to read back (a
+    /// large share of the two loops' per-piece work). Compiled once per scanner type, so
+    /// each copy's per-piece code is inlined into its loop.
     fn encode_scanned(
         &self,
         scanner: impl PieceScanner,
@@ -413,8 +413,10 @@ impl Pipeline {
     }
 }
 
-/// The error of a native regex stage, worded as the Python engine words it for the Python
-/// spanner of the same name (a gap is text its split() would have dropped).
+/// The error of a native split stage under the spanner's `name`. A gap (text no piece
+/// covers) breaks the spanners' rule that the pieces concatenate to the input and is worded
+/// as that rule, in the words the Python package gives for a spanner of that name, so that
+/// either backend raises the same error.
 fn split_error(name: &str, error: SplitError) -> Error {
     Error::Component {
         stage: Stage::Spanner,

@@ -19,8 +19,8 @@ const CACHED_PIPELINES: usize = 8;
 
 thread_local! {
     static PIECE_CACHES: RefCell<Vec<(u64, PieceCache)>> = const { RefCell::new(Vec::new()) };
-    /// The piece loop's [`ChunkKeys`], kept from one call to the next: made per call, its
-    /// 6 KB of arrays were zeroed each time, a sixth of the time of a call on "hello world".
+    /// The piece loop's [`ChunkKeys`], kept from one call to the next so that its 6 KB of
+    /// arrays are not zeroed on every call (a real share of a call on a short text).
     /// Taken out for a call (a call that fails drops it, and the next makes another).
     static CHUNK_KEYS: Cell<Option<Box<ChunkKeys>>> = const { Cell::new(None) };
 }
@@ -176,9 +176,7 @@ impl Pipeline {
     /// foreign encoder, SentencePiece's included, sees every piece the caches do not hold).
     /// On a vocabulary with a token for every byte, each piece is first looked up in the
     /// piece table ([`PieceTable`]), a chunk of pieces at a time ([`CHUNK`]), whichever the
-    /// encoder (a first pass over 4 MB of prose with a Gemma-class SentencePiece vocabulary
-    /// spent a fifth of its time in the piece cache's lookups one piece at a time, a tenth
-    /// this way).
+    /// encoder, so that the lookups wait on memory once per chunk rather than once per piece.
     ///
     /// A piece holding a byte no token spells (vocabularies that lack some,
     /// `tables.lacks_bytes()`; complete ones never look) goes to [`Self::encode_unknown`].
@@ -240,11 +238,10 @@ impl Pipeline {
                         // Where the long pieces' arena has the ids of a piece held there.
                         let mut held = None;
                         // The pieces the set's ways hold, with ids in their entry (most
-                        // pieces of text seen before), in a loop of their own with no call:
-                        // in one loop with the rest, its values lived on the stack (the
-                        // other paths call out), reloaded and stored again each piece.
-                        // Warm core passes over prose and code after other work 3-5 %
-                        // faster; first passes level.
+                        // pieces of text seen before), in a loop of their own with no call,
+                        // so that its values stay in registers (in one loop with the rest,
+                        // whose paths call out, they would live on the stack, reloaded and
+                        // stored again each piece).
                         while i < count {
                             // SAFETY: `i < count`, the chunk's `n`.
                             let key = unsafe { keys.key_unchecked(i) };
@@ -287,15 +284,15 @@ impl Pipeline {
                         } else {
                             let (start, end) = (keys.starts[at], keys.starts[at + 1]);
                             // Read again rather than kept from the lookup: a key kept for
-                            // this rare path was stored on the stack for every piece.
+                            // this rare path would be stored on the stack for every piece.
                             let key = keys.key(at);
                             if key.fits() {
                                 // While the table keeps evicted pieces (they come back),
                                 // one that may have more ids than an entry holds (more
                                 // than seven bytes) is asked of the long pieces' arena,
-                                // where such ids were kept (warm passes over random
-                                // Unicode, whose rare characters are two or three ids each,
-                                // 3-5 % faster).
+                                // where such ids were kept, rather than merged again (the
+                                // rare characters of random Unicode are two or three ids
+                                // each).
                                 let answered = shortcut(text_bytes, start, end, out)
                                     || (cache.table.keeps_evicted()
                                         && end - start > TABLE_MAX_IDS
@@ -312,8 +309,7 @@ impl Pipeline {
                                 // which keep such whole tokens too: the runs of spaces of
                                 // code are tokens, which the index would answer by hashing
                                 // their bytes and probing its long tokens every time, where
-                                // their table's lines were requested as the scan found them
-                                // (warm passes over 1 MB of code 1.5-6 % faster).
+                                // their table's lines were requested as the scan found them.
                                 cached_or_encoded(cache, text_bytes, start, end, out, |out| {
                                     if shortcut(text_bytes, start, end, out) {
                                         Ok(())
@@ -386,10 +382,10 @@ impl Pipeline {
             // Native merges: no other code runs on this thread during the loop.
             return PIECE_CACHES.with_borrow_mut(|caches| pieces(self.piece_cache(caches)));
         }
-        // A foreign encoder's merge may run code that encodes on this thread again (a Python
-        // encoder that falls back to another tokenizer): this pipeline's cache is taken out
-        // of the thread's list for the loop, so those calls find the list free (and theirs
-        // in it, or make one), and put back after.
+        // A foreign encoder's merge may run code that encodes on this thread again (a
+        // caller's encoder that falls back to another tokenizer): this pipeline's cache is
+        // taken out of the thread's list for the loop, so those calls find the list free (and
+        // theirs in it, or make one), and put back after.
         let mut cache = PIECE_CACHES.with_borrow_mut(|caches| {
             self.piece_cache(caches); // found or made, first in the list
             caches.remove(0).1

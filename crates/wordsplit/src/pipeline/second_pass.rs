@@ -1,5 +1,5 @@
-//! HF's second literal pass on normalized text. Mirrors `wordsplit/specials.py`
-//! (`LiteralScan.second_pass`) and the Python engine, the reference.
+//! HF's second literal pass on normalized text, tested against HF `tokenizers` itself (ids
+//! and offsets, by the Python package's tests).
 //!
 //! HF's `AddedVocabulary` finds the added tokens without the `normalized` flag in the text,
 //! normalizes each stretch they leave, and finds the tokens with the flag in that normalized
@@ -82,10 +82,11 @@ impl Pipeline {
     }
 
     /// Walk `text` in HF's order: the first pass's literals in the text (all of them first,
-    /// as the Python engine finds them, so that the same disallowed literal is reported);
-    /// then for each stretch between them, its normalized text (`normalize` gives it, None
-    /// when it is the stretch itself) and the second pass's literals in that, reporting each
-    /// token and the plain pieces between them (never empty) to `each`, in text order.
+    /// so that a disallowed literal of the first pass is reported before any of the second's,
+    /// wherever it lies); then for each stretch between them, its normalized text
+    /// (`normalize` gives it, None when it is the stretch itself) and the second pass's
+    /// literals in that, reporting each token and the plain pieces between them (never
+    /// empty) to `each`, in text order.
     pub(super) fn walk_normalizing<N: AsRef<str>>(
         &self,
         (flagged, second): (&FlaggedScan, &(AhoCorasick, Vec<usize>)),

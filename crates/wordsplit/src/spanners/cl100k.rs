@@ -121,11 +121,11 @@ impl Cl100kScanner {
     pub(crate) fn piece_end(&self, t: &CharTable, b: &[u8], i: usize) -> usize {
         let c0 = b[i];
         // Fast paths for the most common pieces, decided from one table load per byte
-        // (measured: fewer instructions and branches than the chain of compares they
-        // replace): ASCII letters after at most one ASCII P character ("word", " word",
-        // "(word"), and ASCII punctuation runs (",", ". ", " (", "();"). A non-ASCII
-        // character after the letters may continue the run; anything else (digits, white
-        // space, apostrophes, non-ASCII) takes the general path below.
+        // (fewer instructions and branches than a chain of compares): ASCII letters after at
+        // most one ASCII P character ("word", " word", "(word"), and ASCII punctuation runs
+        // (",", ". ", " (", "();"). A non-ASCII character after the letters may continue the
+        // run; anything else (digits, white space, apostrophes, non-ASCII) takes the general
+        // path below.
         let f0 = FAST[c0 as usize];
         if f0 & F_ALPHA != 0 {
             return word_end(t, b, i + 1);

@@ -1,7 +1,8 @@
-//! HuggingFace `Split` programs, natively: the same program as the Python `HFSplitSpanner`
-//! (`wordsplit/spanners/hf_split.py`, which says what each step does), with every behavior
-//! and `invert`, the `Removed` behavior that deletes text and the `add_prefix_space` step that
-//! inserts a space before a piece.
+//! HuggingFace `Split` programs, natively: a tokenizer.json's `Split` steps as HF's
+//! pre-tokenizers run them, with every behavior and `invert`, the `Removed` behavior that
+//! deletes text and the `add_prefix_space` step that inserts a space before a piece. Tested
+//! against HF `tokenizers` itself (by the Python package's tests, whose `hf-split` spanner
+//! runs the same programs).
 //!
 //! A program is a list of steps; each step cuts every piece of the one before. A piece is a
 //! byte range of the input, possibly after a space that an `add_prefix_space` step gave it
@@ -13,8 +14,9 @@
 //! position, so its matches are the scanner's pieces; or an expanded pattern that
 //! [`RegexSpanner`] runs, whose matches are Oniguruma's (leftmost, searched for again from the
 //! end of the last one). A pattern that can match the empty string is refused, as
-//! [`RegexSpanner`] refuses it (the Python spanner then runs the whole program): Oniguruma and
-//! the other engines differ on where a search resumes after an empty match.
+//! [`RegexSpanner`] refuses it (a caller with a spanner of its own, such as the Python
+//! package, runs the whole program there): Oniguruma and the other engines differ on where a
+//! search resumes after an empty match.
 //!
 //! **Pieces.** The matches and the stretches between them are flagged (match or not, swapped
 //! by `invert`), then kept, dropped or joined by the behavior, and empty parts dropped, as HF's
@@ -103,8 +105,8 @@ pub struct HfProgram {
 }
 
 impl HfProgram {
-    /// Compiles the steps; `Err` says which one cannot run natively (the caller then keeps the
-    /// Python spanner).
+    /// Compiles the steps; `Err` says which one cannot run natively (a caller with a spanner
+    /// of its own, such as the Python package, runs the program there).
     pub fn new(specs: &[StepSpec]) -> Result<Self, String> {
         let steps = specs
             .iter()
@@ -139,8 +141,8 @@ impl HfProgram {
         })
     }
 
-    /// Whether the program can delete or insert text (a `Removed` or `add_prefix_space` step),
-    /// as the Python spanner's `drops_text`.
+    /// Whether the program can delete or insert text (a `Removed` or `add_prefix_space` step):
+    /// its pieces then make a text of their own rather than cover the input.
     pub fn drops_text(&self) -> bool {
         self.steps.iter().any(|step| {
             matches!(

@@ -54,8 +54,8 @@ pub use without_regex::{HfProgram, RegexSequence, RegexSpanner};
 /// Why a regex split stopped.
 #[derive(Debug, PartialEq, Eq)]
 pub enum SplitError {
-    /// No match starts at this byte offset: the pattern does not cover the text (the Python
-    /// spanner would drop the text; both engines raise instead).
+    /// No match starts at this byte offset: the pattern does not cover the text (the matches
+    /// alone would drop that text; the split raises instead).
     Gap(usize),
     /// fancy-regex gave up (not expected: it runs without a backtracking limit).
     Engine(String),
@@ -212,10 +212,8 @@ pub(crate) fn split_by_each_end(scanner: impl PieceScanner, text: &str, out: &mu
 ///
 /// The ends are written into `out`'s spare capacity, a batch at a time, instead of by
 /// `push`: the loop then checks one counter per piece rather than the vector's length
-/// against its capacity and storing the new length back (measured: about 4 instructions
-/// fewer per piece on every scanner). Every piece is at least one byte long, so a batch
-/// never writes more than `len - i` ends. (Collecting ends in a stack buffer and appending
-/// them in batches was measured: no gain.)
+/// against its capacity and storing the new length back. Every piece is at least one byte
+/// long, so a batch never writes more than `len - i` ends.
 #[inline(always)]
 pub(crate) fn split_with(
     len: usize,
@@ -227,7 +225,7 @@ pub(crate) fn split_with(
         // About one end per 4 bytes of text, the density of prose and code, once the
         // capacity the caller made (the pipeline's is that) runs low: reserving more while
         // it lasts would reallocate the whole vector for text whose pieces are long (1 MiB
-        // of spaces is one piece, and paid for a 4 MB reallocation).
+        // of spaces is one piece, and would pay for a 4 MB reallocation).
         if out.capacity() - out.len() < 16 {
             out.reserve((len - i) / 4 + 16);
         }

@@ -1,7 +1,6 @@
 //! The byte-level BPE model of a `tokenizer.json`: `model.vocab` and `model.merges` (with the
 //! added tokens' ids) → the BPE tokens, pair-ranked merges where the merge list needs them, and
-//! the unk token, with the Python loader's decisions (`formats/hf.py`'s `_bpe_vocab`,
-//! `formats/merges.py`, `formats/bytelevel.py`).
+//! the unk token.
 //!
 //! Files that list merges define BPE by *pair rank* (merge the adjacent pair that comes first
 //! in the list); tiktoken's rule is *token rank* (merge the pair whose concatenation has the
@@ -78,7 +77,8 @@ fn token_bytes(table: &[Option<u8>; 0x144], text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// BPE tokens in order, with an index by bytes (a Python dict of bytes → id).
+/// BPE tokens in order, with an index by bytes: bytes → id, each bytes once, at its first
+/// place.
 #[derive(Default)]
 struct Ranks {
     tokens: Vec<(Vec<u8>, i128)>,

@@ -1,7 +1,7 @@
 //! HuggingFace `tokenizer.json` with a byte-level BPE model, in the layouts that give a plain
 //! split pattern and a normalizer the Rust core runs (none or NFC).
 //!
-//! What is read, with the Python loader's (`formats/hf.py`) decisions:
+//! What is read:
 //! - `model`: `BPE` with `vocab` (byte-level text → id) and `merges` (`"a b"` strings or
 //!   `["a", "b"]` pairs), `ignore_merges`, `unk_token` and `fuse_unk`. The merges are rank-based
 //!   when they are in merged-id order and make every non-byte token once (then token-rank BPE
@@ -9,7 +9,7 @@
 //! - `added_tokens`: special and non-special, with their flags; their ids are the ones HF gives
 //!   them on load (a content that is a vocab key gets that entry's id, any other the next id
 //!   from the vocab's size up), and a vocab entry only such a token can reach is left out of
-//!   the BPE tokens, as Python leaves it out of `ranks`.
+//!   the BPE tokens.
 //! - `normalizer`: null, or `NFC` (alone or in nested `Sequence`s).
 //! - `pre_tokenizer`: `ByteLevel` with `use_regex` (GPT-2's pattern), a `Sequence` holding only
 //!   a `ByteLevel` with `use_regex` (GPT-2's original spelling), or a `Sequence` of one
@@ -19,8 +19,9 @@
 //!
 //! Refused with [`FormatError::Unsupported`] naming the construct: other models, `byte_fallback`,
 //! `dropout`, subword prefixes and suffixes, other decoders, normalizers and pre-tokenizers
-//! (`Metaspace`, `Digits`, ...), `add_prefix_space`, and every layout the Python package runs
-//! as a split program or a normalizer program. A file the Python loader refuses is refused.
+//! (`Metaspace`, `Digits`, ...), `add_prefix_space`, and every other layout of normalizers and
+//! pre-tokenizers (a split program or a normalizer program, which the Python package runs). A
+//! file the Python package's loader refuses is refused here too.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -37,7 +38,7 @@ use crate::literal::{LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD};
 use crate::normalizers::NormalizeStage;
 
 pub(super) const FILE: FileKind = FileKind::TokenizerJson;
-/// The deepest nesting of `Sequence`s the Python loader follows.
+/// The deepest nesting of `Sequence`s followed (a deeper one is refused).
 const MAX_SEQUENCE_DEPTH: usize = 16;
 /// The normalizer types the Python package runs (only NFC alone is read here).
 const NORMALIZER_TYPES: [&str; 9] = [
@@ -195,7 +196,7 @@ pub(super) fn show(value: Option<&Value>) -> String {
     value.map_or_else(|| "null".into(), Value::to_string)
 }
 
-/// A JSON integer (Python's `type(x) is int`: not a bool, not a float).
+/// A JSON integer (not a bool, and not a number written as a float, such as `1.0`).
 pub(crate) fn integer(value: &Value) -> Option<i128> {
     match value {
         Value::Number(n) => n
@@ -216,7 +217,7 @@ fn check_model(model: &Map<String, Value>) -> Result<(), FormatError> {
         ));
     }
     for key in ["dropout", "continuing_subword_prefix", "end_of_word_suffix"] {
-        // Python: `value not in (None, "", 0, 0.0)`.
+        // Unset: missing, null, false, "", 0 or 0.0.
         let unset = match model.get(key) {
             None | Some(Value::Null) | Some(Value::Bool(false)) => true,
             Some(Value::String(s)) => s.is_empty(),
@@ -255,9 +256,9 @@ impl Added {
     }
 }
 
-/// `added_tokens` → the literals with Python's dict semantics: the special ones then the
-/// others, each content once (at its first position in its group), with the flags of its last
-/// entry; and every listed content in order (for HF's ids).
+/// `added_tokens` → the literals: the special ones then the others, each content once (at
+/// its first position in its group), with the flags of its last entry; and every listed
+/// content in order (for HF's ids).
 fn added_tokens(entries: Option<&Value>) -> Result<(Vec<Added>, Vec<String>), FormatError> {
     let entries = match entries {
         None | Some(Value::Null) => return Ok((Vec::new(), Vec::new())),
@@ -460,9 +461,9 @@ fn normalizer_steps(
     }
 }
 
-/// Refuse the added tokens HF does not tokenize deterministically (the Python loader's
-/// `_check_added_tokens`): two `normalized` tokens the normalizer makes the same text, and in
-/// each pass an `rstrip` token together with an `lstrip` token made only of whitespace.
+/// Refuse the added tokens HF does not tokenize deterministically: two `normalized` tokens
+/// the normalizer makes the same text, and in each pass an `rstrip` token together with an
+/// `lstrip` token made only of whitespace.
 fn check_added_tokens(
     added: &[(Added, i128)],
     normalizer: &NormalizeStage,
@@ -549,7 +550,8 @@ fn flat_pre_tokenizers<'a>(
     Ok(())
 }
 
-/// A `Split` as `(regex, behavior)`, checked as the Python loader checks it.
+/// A `Split` as `(regex, behavior)`, checked: a `Regex` or `String` pattern (a `String` as
+/// its escaped regex), a known behavior, a bool `invert`, groups nested at most 100 deep.
 fn split_step(spec: &Map<String, Value>, at: &str) -> Result<(String, String), FormatError> {
     let regex = match spec.get("pattern") {
         Some(Value::Object(p)) if p.len() == 1 && p.get("Regex").is_some_and(Value::is_string) => {

@@ -102,7 +102,7 @@ pub(super) fn form_alignment(segment: &str, stage: &NormalizeStage) -> Option<Al
 }
 
 /// The text the crate's `changes` make of `segment`, aligned as HF aligns it, or None when it
-/// is `segment` itself. Mirrors `apply_changes` in `wordsplit/offsets.py`.
+/// is `segment` itself.
 ///
 /// The crate yields each output character with a change: 0 replaces the next original
 /// character, -n replaces it and removes the n after it, +1 is inserted. HF gives a
@@ -145,10 +145,10 @@ fn changes_alignment(
     (normalized != segment).then(|| Alignment::new(normalized, chars))
 }
 
-/// A normalizer program's text and alignment, from its `alignment_parts` method (Python's
-/// `wordsplit.offsets.program_alignment_parts`: HF's alignment carried through every step, as
-/// the alignment of the first characters followed by the segment's last `tail` characters,
-/// each itself), or None when it left `segment` as it is.
+/// A normalizer program's text and alignment, from its `alignment_parts` method (HF's
+/// alignment carried through every step, as the alignment of the first characters followed
+/// by the segment's last `tail` characters, each itself), or None when it left `segment` as
+/// it is.
 pub(super) fn program_alignment(
     normalizer: &dyn Normalizer,
     segment: &str,
@@ -269,7 +269,6 @@ pub(super) fn prefix_suffix_alignment(segment: &str, normalized: String) -> Alig
 /// A character from the text keeps its alignment; a prefix character is aligned, not
 /// identical, to the character at its span's start, as HF aligns a prepended character
 /// (`NormalizedString::prepend`), or to the empty end of the segment after the last one.
-/// Mirrors `spans_alignment` in `wordsplit/offsets.py`.
 pub(super) fn spanned_alignment(
     spanned: SpannedText,
     normalized: &str,

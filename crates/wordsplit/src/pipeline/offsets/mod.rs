@@ -1,5 +1,6 @@
-//! Offsets: where each token of an encode came from in the text. Mirrors
-//! `wordsplit/offsets.py` and the Python engine's `encode_with_offsets`, the reference.
+//! Offsets: where each token of an encode came from in the text, as HF tokenizers reports it
+//! (`Encoding.offsets` and word ids). The Python package's tests hold these offsets to HF's
+//! and to its pure-Python engine's (`encode_with_offsets`).
 //!
 //! The encode is the pipeline's own (literals → normalizer → spanner → encoder); offsets
 //! come from a walk over each segment's ids afterwards: the tokens of a segment spell its
@@ -12,7 +13,7 @@
 //! * where the normalizer changed it, each normalized character is aligned to original
 //!   characters as HF tokenizers aligns them (a Unicode form: `unicode-normalization-alignments`'s
 //!   changes, applied the way HF's `NormalizedString::transform` applies them; a normalizer
-//!   program: the alignment its `alignment_parts` method carries through every step in Python; a
+//!   program: the alignment its `alignment_parts` method carries through every step; a
 //!   plug-in normalizer: the text outside the common prefix and suffix maps to the whole
 //!   changed middle, text put before the whole segment to its first character), and a token
 //!   gets the span from its first character's start to its last one's end;

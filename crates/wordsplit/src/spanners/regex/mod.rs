@@ -1,16 +1,16 @@
-//! The regex spanner: any split pattern, natively, with the semantics of the Python
-//! `RegexSpanner` (tiktoken's: the successive leftmost-first matches, backtracking preference
-//! order), and the llama.cpp-style sequence of regexes built on it.
+//! The regex spanner: any split pattern, natively, with tiktoken's semantics (the successive
+//! leftmost-first matches, in backtracking preference order), and the llama.cpp-style
+//! sequence of regexes built on it.
 //!
 //! **Where the Unicode classes come from.** This module receives patterns whose classes are
-//! already spelled as explicit Unicode 16.0 ranges: `wordsplit.spanners.regex.native_pattern`
-//! writes them, with the same parser, the same list of accepted constructs and the same class
-//! tables (`_unicode16.py`, generated with `unicode_tables.rs` by one script) as the Python
-//! `RegexSpanner`. Expanding `\p{..}` here from `unicode_tables.rs` would need a second
-//! translator, and two translators can disagree on what they accept or how they read an
-//! escape; one translator cannot. The crate is built without the regex crates' Unicode class
-//! tables (only simple case folding, for `(?i)`), and [`RegexSpanner::new`] refuses any class
-//! escape that was left in, so no class can be read with other Unicode data by accident.
+//! already spelled as explicit Unicode 16.0 ranges: the Python package's
+//! `wordsplit.spanners.regex.native_pattern` writes them, with the parser, the list of accepted
+//! constructs and the class tables of its own regex spanner (`_unicode16.py`, generated with
+//! `unicode_tables.rs` by one script). Expanding `\p{..}` here from `unicode_tables.rs` would
+//! need a second translator, and two translators can disagree on what they accept or how they
+//! read an escape; one translator cannot. The crate is built without the regex crates' Unicode
+//! class tables (only simple case folding, for `(?i)`), and [`RegexSpanner::new`] refuses any
+//! class escape that was left in, so no class can be read with other Unicode data by accident.
 //!
 //! **How a pattern runs.** [`RegexSpanner::new`] parses the pattern with fancy-regex (the
 //! engine tiktoken uses) and plans its top-level alternatives:
@@ -29,7 +29,7 @@
 //!   tokenizer pattern) is matched by hand: the whole run of `S`, or the run minus its last
 //!   character when a `C` follows, which is where backtracking would stop;
 //! - if any other alternative remains, the whole pattern runs on fancy-regex instead (as in
-//!   tiktoken), with no backtracking limit, as Python's `regex` module has none.
+//!   tiktoken), with no backtracking limit, so that every text gets the regex's own matches.
 //!
 //! A sequence of regexes searches (a piece's matches may leave text between them): on the
 //! plan, the leftmost match is the first position where the plan matches anchored, and only
@@ -39,9 +39,9 @@
 //! budget linear in the piece; past it the piece goes to regex-automata's unanchored search
 //! (or fancy-regex's), which is linear.
 //!
-//! A pattern that can match the empty string is refused (the glue then keeps the Python
-//! spanner): engines differ on where the search resumes after an empty match, and no
-//! tokenizer pattern has one.
+//! A pattern that can match the empty string is refused (a caller with a spanner of its own,
+//! such as the Python package, runs it there): engines differ on where the search resumes
+//! after an empty match, and no tokenizer pattern has one.
 
 mod dfa;
 mod plan;
@@ -82,7 +82,8 @@ pub struct RegexSpanner {
 
 impl RegexSpanner {
     /// Compiles an expanded pattern (see the module docs). `Err` says why it cannot run
-    /// natively; the caller then keeps the Python spanner.
+    /// natively (a caller with a spanner of its own, such as the Python package, runs it
+    /// there).
     pub fn new(pattern: &str) -> Result<Self, String> {
         Self::compile(pattern, false)
     }
