@@ -1,5 +1,4 @@
-//! `backtrack`: the O(n) BPE of GitHub's `bpe` crate (github.com/github/rust-gems), mirroring
-//! `wordsplit/encoders/backtrack.py`.
+//! `backtrack`: the O(n) BPE of GitHub's `bpe` crate (github.com/github/rust-gems).
 //!
 //! Walk the piece taking the longest matching token; keep it only if an encoding may still
 //! end where it ends and BPE would leave it next to the previous token

@@ -1,7 +1,7 @@
 //! `heap-merge`: BPE with a min-heap of adjacent pairs, O(n log n) per piece.
 //!
 //! Symbols form a linked list over the piece. Each mergeable adjacent pair sits in the heap
-//! keyed by (priority, start), so ties go leftmost as in the reference. Merges invalidate
+//! keyed by (priority, start), so ties go leftmost as the BPE rule says. Merges invalidate
 //! neighbouring entries lazily: a popped entry is used only if both of its symbols still
 //! have the extents it was pushed with.
 

@@ -1,5 +1,6 @@
-//! Native span encoders: piece bytes → token ids, each exact BPE (see the Python twins in
-//! `wordsplit/encoders/`, which are the reference). Registered under the same names.
+//! Native span encoders: piece bytes → token ids, each exact BPE: the ids of repeatedly
+//! merging the adjacent pair of lowest rank, leftmost first, found at different costs. Each
+//! is tested equal to the others and to the Python package's encoder of the same name.
 
 pub mod backtrack;
 pub mod backtrack_tables;
@@ -98,26 +99,19 @@ pub enum EncoderKind {
     Auto,
 }
 
-/// Pieces up to this long go to buffer-sweep under `auto`, whatever they hold: its ranks
-/// in registers or on the stack, it is the fastest there (pieces of 65 to 128 bytes, the
-/// core on a Zen 3: random letters, hex and base64 2.5-6x faster than backtrack, prose and
-/// multilingual text as fast or 1.3x faster, runs of one character 1.1-1.9x faster; only
-/// code's runs led by a space were faster in backtrack, 2.8-3.6x, about 3 µs a piece).
+/// Pieces up to this long go to buffer-sweep under `auto`, whatever they hold: with its ranks
+/// in registers or on the stack it is the fastest encoder on them (benches/TUNING.md).
 const AUTO_SHORT_PIECE: usize = 128;
 
 /// Longer pieces, up to this long, go to buffer-sweep's sweep over blocks (O(n·√n)), unless
-/// backtrack leads on them ([`backtrack_leads`]: runs, white space beyond ASCII): on new
-/// pieces of random letters, hex or base64 it is the fastest of the three encoders at 1,000
-/// bytes (39-72 ns a byte against heap-merge's 56-103 and backtrack's 69-193) and level with
-/// the best at 10,000 (73-105), where on runs of one character backtrack is 6-17x faster
-/// (9-16 ns a byte). Beyond this length a piece goes to backtrack (linear) or, on a
-/// pair-ranked vocabulary, heap-merge (O(n log n)).
+/// backtrack leads on them ([`backtrack_leads`]: runs, white space beyond ASCII): the
+/// fastest on new pieces of a thousand bytes and level with the best at ten thousand. Beyond
+/// it a piece goes to backtrack (linear) or, on a pair-ranked vocabulary, heap-merge.
 const AUTO_BLOCKED_PIECE: usize = 16 * 1024;
 
 /// Under `auto`, a piece backtrack leads on that is longer than this builds the backtrack
-/// tables if they do not exist yet; shorter ones go to buffer-sweep until then. Building
-/// them takes 15–40 ms once per vocabulary (cl100k_base … o200k_base on a 2-core Zen 4), a
-/// stall on the first `=====` line of a process…
+/// tables if they do not exist yet; shorter ones go to buffer-sweep until then: the build
+/// (tens of milliseconds, once per vocabulary) would stall the first `=====` line…
 const AUTO_BUILDS_BACKTRACK: usize = 4096;
 
 /// … but buffer-sweep is several times slower on those pieces, so once it has taken this
@@ -136,9 +130,8 @@ fn is_run(piece: &[u8]) -> bool {
 
 /// Whether `piece` is white space with a character beyond ASCII in its first 64 bytes
 /// (U+00A0, U+3000, ...): each such character is two or three bytes the sweeps merge one
-/// round at a time, where backtrack matches whole tokens. New pieces of 150 to 1,000 bytes,
-/// the core on a Zen 4: 1.2-4x faster in backtrack on cl100k_base, o200k_base and qwen3
-/// (13-74 ns a byte against 49-86); white space of ASCII alone is level in the two (40-56).
+/// round at a time, where backtrack matches whole tokens (several times faster on them;
+/// white space of ASCII alone is level in the two).
 fn is_wide_white_space(piece: &[u8]) -> bool {
     // The head's UTF-8 up to its first invalid byte: a character cut at byte 64 is left
     // out, and a piece that does not start as UTF-8 is not white space.
@@ -154,7 +147,7 @@ fn backtrack_leads(piece: &[u8]) -> bool {
 }
 
 impl EncoderKind {
-    /// The encoders both languages implement (generated from the Python package).
+    /// The encoders both languages implement (the shared names, `names.rs`).
     pub const NAMES: &'static [&'static str] = crate::names::ENCODER_NAMES;
 
     /// The encoder of a registry name or alias (`names::ENCODER_ALIASES`), or the native-only

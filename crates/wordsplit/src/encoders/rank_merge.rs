@@ -1,5 +1,4 @@
-//! `rank-merge`: HF `tokenizers`' character-level BPE with `byte_fallback`, native twin of
-//! the encoder of `wordsplit/encoders/score_merge.py` under the same name: each character is
+//! `rank-merge`: HF `tokenizers`' character-level BPE with `byte_fallback`: each character is
 //! a symbol, or each of its UTF-8 bytes when it is no token; then the pair of lowest merge
 //! rank merges, the leftmost on ties; with `ignore_merges` a piece that is a token is that
 //! token. What it shares with `score-merge` (the sweep, the pair memos, the characters' ids)

@@ -1,5 +1,4 @@
-//! `score-merge`: SentencePiece's BPE (`bpe_model.cc`), native twin of the encoder of
-//! `wordsplit/encoders/score_merge.py` under the same name. The symbols start as the
+//! `score-merge`: SentencePiece's BPE (`bpe_model.cc`). The symbols start as the
 //! characters of the piece; two adjacent symbols merge when together they spell a piece, the
 //! pair of highest score first (the vocabulary's pair-ranked table holds that order: rank 0
 //! is the highest score), the leftmost on ties. Then each symbol is its id: an UNUSED piece is

@@ -1,5 +1,4 @@
-//! The encoders of SentencePiece vocabularies, native twins of
-//! `wordsplit/encoders/score_merge.py` under the same names, and what the two share:
+//! The encoders of SentencePiece vocabularies, and what the two share:
 //!
 //! * `score-merge` ([`ScoreMerge`]): SentencePiece's BPE,
 //!   the pair of highest score first.

@@ -106,8 +106,8 @@ impl Normalizer for LiteralProgram {
         true
     }
 
-    /// HF's alignment carried through the steps, as the Python reference
-    /// (`wordsplit.offsets.program_alignment_parts`) carries it: `Prepend` aligns its text to
+    /// HF's alignment carried through the steps, as HF's `NormalizedString` carries it (the
+    /// Python package's `program_alignment_parts` gives the same): `Prepend` aligns its text to
     /// the first character (HF's `NormalizedString::prepend`), `Replace` each replacement's
     /// characters to the last character of the text it replaces, the rest to itself.
     fn alignment_parts(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
