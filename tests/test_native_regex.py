@@ -351,7 +351,8 @@ def test_sequence_runs_natively_in_the_pipeline(name):
     patterns = SEQUENCES[name]
 
     def pipeline(**spanner):
-        return Pipeline(vocab.native_tables(), encoder="auto", pattern="", literals=[], normalizer="none", **spanner)
+        return Pipeline(vocab.native_tables(), spec=vocab.pipeline.dumps(), encoder="auto", pattern="", literals=[],
+                        **spanner)
 
     native = pipeline(spanner="deepseek-llm", patterns=[native_pattern(p) for p in patterns])
     python = pipeline(spanner="deepseek-llm", spanner_impl=ReferenceSequence(patterns))

@@ -298,7 +298,7 @@ def token_kinds(vocab) -> list[tuple[int, Optional[bytes]]]:
     llama = style == "llama.cpp"
     verbatim = set(vocab.added_tokens.values()) if llama else ()
     # llama_token_to_piece renders an UNUSED token as nothing
-    unused = {vocab.ranks[text.encode()] for text in vocab.pipeline.model.unused} if llama else ()
+    unused = {vocab.ranks[text.encode()] for text in vocab.pipeline.decoder.unused} if llama else ()
     kinds: list[tuple[int, Optional[bytes]]] = []
     for i, data in enumerate(table):
         if data is None:

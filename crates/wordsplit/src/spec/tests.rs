@@ -1,5 +1,5 @@
-//! The pipeline descriptions both languages share (`tests/data/pipeline-specs.json`, which the
-//! Python package's tests read too): each valid one reads and writes back to exactly its text,
+//! The pipeline descriptions both languages share
+//! (`crates/wordsplit/tests/data/pipeline-specs.json`, which the Python package's tests read too): each valid one reads and writes back to exactly its text,
 //! each invalid one is refused.
 
 use serde_json::Value;

@@ -1,10 +1,10 @@
 """llama.cpp's pre-tokenizers: each ``tokenizer.ggml.pre`` name a GGUF file can carry, with the
-regexes llama.cpp applies for it, and the Vocab pattern that splits as llama.cpp does.
+regexes llama.cpp applies for it, and the spanner stage that splits as llama.cpp does.
 
->>> LLAMA_CPP_PRE_REGEXES["gpt-2"] == (LLAMA_CPP_PRE_PATTERNS["gpt-2"],)  # one regex that matches any text
+>>> LLAMA_CPP_PRE_REGEXES["gpt-2"] == (LLAMA_CPP_PRE_PATTERNS["gpt-2"].pattern,)  # one regex that matches any text
 True
->>> len(LLAMA_CPP_PRE_REGEXES["deepseek-llm"]), LLAMA_CPP_PRE_PATTERNS["deepseek-llm"][:9]  # several: a program
-(6, 'hf-split:')
+>>> len(LLAMA_CPP_PRE_REGEXES["deepseek-llm"]), type(LLAMA_CPP_PRE_PATTERNS["deepseek-llm"]).__name__  # several
+(6, 'SplitProgram')
 """
 
 from __future__ import annotations
