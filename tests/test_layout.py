@@ -25,9 +25,9 @@ def test_native_names_are_generated_from_the_python_table():
 
 def test_the_native_core_has_exactly_the_shared_names():
     from wordsplit.native_names import ENCODER_ALIASES, SCANNER_PATTERNS
-    from wordsplit.vocab import native_module
+    from wordsplit.core import extension
 
-    native = native_module()
+    native = extension()
     assert sorted(native.SCANNERS) == sorted((name, p) for name, patterns in SCANNER_PATTERNS.items() for p in patterns)
     assert sorted(native.ENCODERS) == sorted(ENCODER_ALIASES)
 
@@ -76,9 +76,10 @@ def test_layers_import_only_downwards():
 # subpackage and everything in it; ``""`` is the package's ``__init__``, the public API). A module
 # may import its own layer and the layers below it, never one above.
 LAYERS = {
-    # what a vocabulary is (its pipeline's typed stages: spec), how files become one, where they
-    # are kept, and the registries and contracts that name components without importing them
-    "data": ("errors", "_version", "_native", "_unicode16", "_nfc_data", "_hf_char_data", "patterns",
+    # the way into the Rust core (core), what a vocabulary is (its pipeline's typed stages: spec),
+    # how files become one, where they are kept, and the registries and contracts that name
+    # components without importing them
+    "data": ("errors", "_version", "_native", "core", "_unicode16", "_nfc_data", "_hf_char_data", "patterns",
              "native_names", "registry", "protocols", "spec", "split_programs", "normalizer_programs", "vocab",
              "tables", "formats", "store", "vocabs", "sentencepiece"),
     # the pipeline's stages

@@ -80,9 +80,9 @@ class TokenOffsets:
         places = self._places
         if isinstance(places, memoryview) and isinstance(places.obj, bytes):
             # The native engine's buffer: the tuples are made in one native call.
-            from .vocab import native_module
+            from .core import extension
 
-            return native_module().offset_pairs(places.obj, field)
+            return extension().offset_pairs(places.obj, field)
         return list(zip(places[field::5], places[field + 1::5]))
 
     @property
