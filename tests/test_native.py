@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from conftest import ALL_VOCABS, tokenizer_for
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import BackendUnavailableError, DecodeInputError, DisallowedSpecialError, UnknownTokenError
-from wordsplit import options as options_module
+from wordsplit import core
 from wordsplit.core import extension
 from wordsplit.spanners import spanner_for
 
@@ -96,11 +96,14 @@ def test_regex_spanner_on_native_backend_is_native():
     assert tok.encode("hello world") == [14990, 1879]
 
 
-def test_missing_extension(monkeypatch):
-    monkeypatch.setattr(options_module, "extension", lambda: None)
-    with pytest.raises(BackendUnavailableError, match="backend='python'"):
-        TokenizerOptions(backend="native").build(load_vocab("gpt2"))
-    assert TokenizerOptions().build(load_vocab("gpt2")).backend == "python"
+def test_missing_extension():
+    with core.switched_off():
+        assert not core.available()
+        with pytest.raises(BackendUnavailableError, match="backend='python'"):
+            TokenizerOptions(backend="native").build(load_vocab("gpt2"))
+        tok = TokenizerOptions().build(load_vocab("gpt2"))
+        assert tok.backend == "python" and tok.encode("hello world") == [31373, 995]
+    assert core.available() and TokenizerOptions().build(load_vocab("gpt2")).backend == "native"
 
 
 def test_environment_forces_python(monkeypatch):
