@@ -83,7 +83,7 @@ LAYERS = {
              "native_names", "registry", "protocols", "spec", "split_programs", "normalizer_programs", "vocab",
              "tables", "formats", "store", "vocabs", "sentencepiece"),
     # the pipeline's stages
-    "components": ("normalizers", "sentencepiece_normalizers", "specials", "spanners", "encoders", "offsets",
+    "components": ("normalizers", "specials", "spanners", "encoders", "offsets",
                    "postprocess"),
     # the two engines that run the stages
     "engines": ("engines",),
