@@ -16,7 +16,7 @@ from wordsplit import Vocab, load_vocab
 from wordsplit.errors import UnknownComponentError, UnsupportedTokenizerError
 from wordsplit.encoders import ENCODERS, MergeTables, get_encoder
 from wordsplit.encoders.buffer_sweep import BufferSweepEncoder
-from wordsplit.options import native_module
+from wordsplit.core import extension
 
 VOCABS = ["qwen3", "cl100k_base", "o200k_base", "r50k_base", "p50k_base"]
 FAST = ["heap-merge", "backtrack"]
@@ -29,7 +29,7 @@ HARD = [
 
 def native_encoder(vocab, name):
     """The Rust encoder of the same name (the extension is always built for the tests)."""
-    return native_module().Encoder(vocab.native_tables(), name)
+    return extension().Encoder(vocab.native_tables(), name)
 
 
 def encoders(name):
@@ -167,7 +167,7 @@ def test_backtrack_refuses_pair_ranked_vocab():
 
 
 def test_native_encoder_names_match_python_registry():
-    assert sorted(native_module().ENCODERS) == sorted(n for n in ENCODERS if n != "reference")
+    assert sorted(extension().ENCODERS) == sorted(n for n in ENCODERS if n != "reference")
     assert native_encoder(load_vocab("gpt2"), "auto").name == "auto"  # the native-only hybrid
     with pytest.raises(UnknownComponentError, match="heap-merge"):
         native_encoder(load_vocab("gpt2"), "nope")

@@ -35,7 +35,7 @@ from wordsplit.spanners import SPANNERS, HFSplitSpanner, register_spanner
 from wordsplit.spec import BEHAVIORS, SplitProgram
 from wordsplit.split_programs import PREFIX_SPACE_STEP, split_program
 from wordsplit.spanners.regex import translate_pattern
-from wordsplit.vocab import native_module
+from wordsplit.core import extension
 
 BACKENDS = ("python", "native")
 ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
@@ -373,7 +373,7 @@ def _both_spanners(program: SplitProgram):
 
 def _native_spans(steps, texts) -> list[list[tuple]]:
     return [[(a, b, p) if p else (a, b) for a, b, p in spans]
-            for spans in native_module().hf_program_spans(steps, texts)]
+            for spans in extension().hf_program_spans(steps, texts)]
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

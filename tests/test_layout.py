@@ -16,18 +16,29 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "wordsplit"
 
 
-def test_native_names_are_generated_from_the_python_table():
-    """crates/wordsplit/src/names.rs is what tools/gen_native_names.py makes of wordsplit/native_names.py."""
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_native_names.py"), "--check"],
+def test_the_shared_facts_are_generated_from_the_cores_data_file():
+    """crates/wordsplit/src/names.rs, crates/wordsplit/src/formats/named_table.rs and
+    wordsplit/_registered.py are what tools/gen_registered.py makes of crates/wordsplit/data/registered.json."""
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_registered.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
 
+def test_every_named_pattern_is_a_constant_of_patterns_py():
+    """patterns.py names each pattern of the data file as names.rs does (``gpt2-original`` is
+    GPT2_ORIGINAL_PATTERN), and no other."""
+    from wordsplit import patterns
+    from wordsplit.registered import constant_name
+
+    constants = {name: value for name, value in vars(patterns).items() if name.endswith("_PATTERN")}
+    assert constants == {constant_name(name): pattern for name, pattern in patterns.PATTERNS.items()}
+
+
 def test_the_native_core_has_exactly_the_shared_names():
     from wordsplit.native_names import ENCODER_ALIASES, SCANNER_PATTERNS
-    from wordsplit.vocab import native_module
+    from wordsplit.core import extension
 
-    native = native_module()
+    native = extension()
     assert sorted(native.SCANNERS) == sorted((name, p) for name, patterns in SCANNER_PATTERNS.items() for p in patterns)
     assert sorted(native.ENCODERS) == sorted(ENCODER_ALIASES)
 
@@ -65,9 +76,12 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_layers_import_only_downwards():
-    """The cache knows nothing above it; patterns is a leaf; spanners do not reach the download stack."""
+    """The cache knows nothing above it; patterns reads only the shared data, whose reader imports
+    nothing of the package (tools/gen_registered.py loads it by path); spanners do not reach the
+    download stack."""
     assert _imports(PACKAGE / "store" / "cache.py") <= {"wordsplit.errors"}
-    assert _imports(PACKAGE / "patterns.py") == set()
+    assert _imports(PACKAGE / "patterns.py") == {"wordsplit._registered", "wordsplit.registered"}
+    assert _imports(PACKAGE / "registered.py") == _imports(PACKAGE / "_registered.py") == set()
     for path in (PACKAGE / "spanners").glob("*.py"):
         assert not {m for m in _imports(path) if m.startswith(("wordsplit.store", "wordsplit.vocabs"))}, path
 
@@ -76,13 +90,14 @@ def test_layers_import_only_downwards():
 # subpackage and everything in it; ``""`` is the package's ``__init__``, the public API). A module
 # may import its own layer and the layers below it, never one above.
 LAYERS = {
-    # what a vocabulary is (its pipeline's typed stages: spec), how files become one, where they
-    # are kept, and the registries and contracts that name components without importing them
-    "data": ("errors", "_version", "_native", "_unicode16", "_nfc_data", "_hf_char_data", "patterns",
-             "native_names", "registry", "protocols", "spec", "split_programs", "normalizer_programs", "vocab",
-             "tables", "formats", "store", "vocabs", "sentencepiece"),
+    # the way into the Rust core (core), what a vocabulary is (its pipeline's typed stages: spec),
+    # how files become one, where they are kept, and the registries and contracts that name
+    # components without importing them
+    "data": ("errors", "_version", "_native", "core", "_unicode16", "_nfc_data", "_hf_char_data", "_registered",
+             "registered", "patterns", "native_names", "registry", "protocols", "spec", "split_programs",
+             "normalizer_programs", "vocab", "tables", "formats", "store", "vocabs", "sentencepiece"),
     # the pipeline's stages
-    "components": ("normalizers", "sentencepiece_normalizers", "specials", "spanners", "encoders", "offsets",
+    "components": ("normalizers", "specials", "spanners", "encoders", "offsets",
                    "postprocess"),
     # the two engines that run the stages
     "engines": ("engines",),

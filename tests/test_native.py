@@ -12,15 +12,15 @@ from hypothesis import strategies as st
 from conftest import ALL_VOCABS, tokenizer_for
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import BackendUnavailableError, DecodeInputError, DisallowedSpecialError, UnknownTokenError
-from wordsplit import options as options_module
-from wordsplit.vocab import native_module
+from wordsplit import core
+from wordsplit.core import extension
 from wordsplit.spanners import spanner_for
 
 TEXTS = ["hello world", "", "Hello, world! 123", "<think>x</think>", "naïve café 中文 😀", "a\ud800b", " " * 50]
 
 
 def native_constant(name: str) -> int:
-    return getattr(native_module(), name)
+    return getattr(extension(), name)
 
 
 def in_fresh_process(script: str, *flags: str) -> list[str]:
@@ -96,11 +96,14 @@ def test_regex_spanner_on_native_backend_is_native():
     assert tok.encode("hello world") == [14990, 1879]
 
 
-def test_missing_extension(monkeypatch):
-    monkeypatch.setattr(options_module, "native_module", lambda: None)
-    with pytest.raises(BackendUnavailableError, match="backend='python'"):
-        TokenizerOptions(backend="native").build(load_vocab("gpt2"))
-    assert TokenizerOptions().build(load_vocab("gpt2")).backend == "python"
+def test_missing_extension():
+    with core.switched_off():
+        assert not core.available()
+        with pytest.raises(BackendUnavailableError, match="backend='python'"):
+            TokenizerOptions(backend="native").build(load_vocab("gpt2"))
+        tok = TokenizerOptions().build(load_vocab("gpt2"))
+        assert tok.backend == "python" and tok.encode("hello world") == [31373, 995]
+    assert core.available() and TokenizerOptions().build(load_vocab("gpt2")).backend == "native"
 
 
 def test_environment_forces_python(monkeypatch):

@@ -26,9 +26,10 @@ from llamacpp_cases import unpacked
 from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.gguf import read_gguf, read_gguf_head, read_gguf_metadata
 from wordsplit.formats.sentencepiece import load_sentencepiece
-from wordsplit.vocab import Vocab, native_module, pack_merges
+from wordsplit.core import extension
+from wordsplit.vocab import Vocab, pack_merges
 
-pytestmark = pytest.mark.skipif(native_module() is None, reason="needs the native core")
+pytestmark = pytest.mark.skipif(extension() is None, reason="needs the native core")
 
 SPM_DIR = Path(__file__).parent / "data" / "spm"
 UNPACKED = Path(tempfile.mkdtemp(prefix="wordsplit-native-loaders-"))
@@ -39,14 +40,14 @@ ERRORS = (VocabFormatError, UnsupportedTokenizerError)
 def reference_only():
     """The loaders without their native fast paths (the Vocab keeps its native tables)."""
     modules = (gguf_reader, gguf_spm, spm_format)
-    saved = [module.native_module for module in modules]
+    saved = [module.extension for module in modules]
     for module in modules:
-        module.native_module = lambda: None
+        module.extension = lambda: None
     try:
         yield
     finally:
         for module, native in zip(modules, saved):
-            module.native_module = native
+            module.extension = native
 
 
 def outcome(load):
@@ -143,7 +144,7 @@ TINY = _gemma4(GEMMA4_TOKENS, ["a b", "ab b", "\n \n"])
                           st.binary(min_size=1, max_size=8)), min_size=1, max_size=3))
 def test_damaged_gguf_metadata_reads_or_fails_as_the_reference(edits):
     data = damaged(TINY, edits)
-    native = native_module().gguf_metadata(data)
+    native = extension().gguf_metadata(data)
     try:
         with reference_only():
             reference = read_gguf_metadata(data)
@@ -236,14 +237,14 @@ def test_a_bad_packed_merge_gets_the_message_of_a_bad_merge(bad, monkeypatch):
     with pytest.raises(VocabFormatError) as packed:
         _tiny_vocab(merges=pack_merges(bad))
     assert str(packed.value) == str(plain.value)
-    monkeypatch.setattr(vocab_module, "native_module", lambda: None)
+    monkeypatch.setattr(vocab_module, "extension", lambda: None)
     with pytest.raises(VocabFormatError) as python:
         _tiny_vocab(merges=pack_merges(bad))
     assert str(python.value) == str(plain.value)
 
 
 def test_packed_merges_without_the_native_core(monkeypatch):
-    monkeypatch.setattr(vocab_module, "native_module", lambda: None)
+    monkeypatch.setattr(vocab_module, "extension", lambda: None)
     vocab = _tiny_vocab(merges=pack_merges({(97, 98): 0}))
     assert vocab.merges == {(97, 98): 0}
     with pytest.raises(VocabFormatError, match="uint32 triples"):
@@ -252,7 +253,7 @@ def test_packed_merges_without_the_native_core(monkeypatch):
 
 def test_packed_strings_read_as_a_list():
     data = _gemma4(GEMMA4_TOKENS, ["a b"])
-    packed = native_module().gguf_metadata(data, ["tokenizer.ggml.tokens"])["tokenizer.ggml.tokens"]
+    packed = extension().gguf_metadata(data, ["tokenizer.ggml.tokens"])["tokenizer.ggml.tokens"]
     listed = read_gguf_metadata(data)["tokenizer.ggml.tokens"]
     assert len(packed) == len(listed) and list(packed) == listed == packed.tolist()
     assert packed[-1] == listed[-1] and packed[0] == listed[0]

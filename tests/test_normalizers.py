@@ -27,11 +27,11 @@ from wordsplit._nfc_data import (
     COMPATIBILITY_DECOMPOSITION,
 )
 from wordsplit.errors import UnknownComponentError, UnsupportedTokenizerError, VocabFormatError
+from wordsplit.normalizers.unicode import _nfc_without_shortcuts
 from wordsplit.normalizers import (
     NORMALIZERS,
     WHITESPACE,
     ProgramNormalizer,
-    _nfc_without_shortcuts,
     get_normalizer,
     identity,
     nfc,
@@ -250,7 +250,7 @@ def test_data_differences_only_on_characters_hf_does_not_know() -> None:
 
 
 def test_composites_start_with_a_plain_starter() -> None:
-    # normalizers._data().active_run treats composites such as "é" as boundaries; that is only right if
+    # normalizers.unicode._data().active_run treats composites such as "é" as boundaries; that is only right if
     # no composite's decomposition starts with a non-starter or with a second half.
     seconds = {second for _, second in CANONICAL_COMPOSITION} | set(map(ord, HANGUL_V + HANGUL_T))
     firsts = {CANONICAL_DECOMPOSITION[composite][0] for composite in CANONICAL_COMPOSITION.values()}

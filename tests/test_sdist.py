@@ -58,6 +58,7 @@ def test_the_sdist_holds_the_cargo_workspace_and_its_settings(sdist):
 def test_the_sdist_holds_every_source_file_of_the_core_the_bindings_and_the_package(sdist):
     needed = (sources("crates/wordsplit/src", ".rs") | sources("crates/wordsplit-py/src", ".rs")
               | {"crates/wordsplit/README.md", "crates/wordsplit-py/build.rs"}  # (the core's docs include its README)
+              | {"crates/wordsplit/data/registered.json"}  # (the core's generated tables and a test read it)
               | sources("src/wordsplit", ".py") | sources("src/wordsplit/vocabs/data", ""))
     assert len(needed) > 150
     assert sorted(needed - set(sdist)) == []

@@ -184,7 +184,7 @@ def packed_checks(request, monkeypatch):
     import wordsplit.vocab
 
     if request.param == "python":
-        monkeypatch.setattr(wordsplit.vocab, "native_module", lambda: None)
+        monkeypatch.setattr(wordsplit.vocab, "extension", lambda: None)
     return request.param
 
 

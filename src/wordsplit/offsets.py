@@ -39,6 +39,8 @@ from __future__ import annotations
 from array import array
 from typing import Callable, Iterator, Optional, Sequence
 
+from .normalizers.unicode import unicode_changes
+
 __all__ = ["TokenOffsets", "form_alignment", "nfc_alignment", "prefix_suffix_alignment", "program_alignment",
            "spans_alignment"]
 
@@ -80,9 +82,9 @@ class TokenOffsets:
         places = self._places
         if isinstance(places, memoryview) and isinstance(places.obj, bytes):
             # The native engine's buffer: the tuples are made in one native call.
-            from .vocab import native_module
+            from .core import extension
 
-            return native_module().offset_pairs(places.obj, field)
+            return extension().offset_pairs(places.obj, field)
         return list(zip(places[field::5], places[field + 1::5]))
 
     @property
@@ -147,59 +149,6 @@ def surrogate_char_map(text: str) -> Optional[list[int]]:
 
 
 # -- alignments (the reference for crates/wordsplit/src/pipeline/offsets/) ------------------------------
-
-
-def unicode_changes(text: str, form: str = "NFC") -> list[tuple[str, int]]:
-    r"""HF's ``form`` (NFC, NFD, NFKC or NFKD) of ``text`` as ``unicode-normalization-alignments``
-    yields it: each output character with its change (0: replaces the next original character;
-    -n: replaces it and removes the n after it; +1: inserted).
-
-    >>> unicode_changes("e\u0301x")
-    [('é', -1), ('x', 0)]
-    >>> unicode_changes("\ufb01", "NFKD")
-    [('f', 0), ('i', 1)]
-    """
-    from .normalizers import _S_BASE, _S_COUNT, _compose, _data, _decompose_hangul
-
-    data = _data()
-    ccc = data.ccc
-    table = data.compatibility if form in ("NFKC", "NFKD") else data.decomposition
-    # Decomposition: the first character of each original's decomposition replaces it (0),
-    # the others are inserted (+1).
-    chars: list[tuple[int, str, int]] = []
-    for ch in text:
-        parts = _decompose_hangul(ch) if _S_BASE <= ord(ch) < _S_BASE + _S_COUNT else table.get(ch, ch)
-        for k, part in enumerate(parts):
-            chars.append((ccc.get(part, 0), part, 1 if k else 0))
-    # Canonical ordering: a stable sort of each run of non-starters; changes move along.
-    i, n = 0, len(chars)
-    while i < n:
-        if chars[i][0] == 0:
-            i += 1
-            continue
-        j = i + 1
-        while j < n and chars[j][0]:
-            j += 1
-        if j - i > 1:
-            chars[i:j] = sorted(chars[i:j], key=lambda c: c[0])
-        i = j
-    if form in ("NFD", "NFKD"):
-        return [(ch, change) for _, ch, change in chars]
-    # Canonical composition; a composite's change is the crate's `k + change - 1`.
-    out: list[tuple[str, int]] = []
-    starter, last_ccc = -1, -1
-    for klass, ch, change in chars:
-        if starter >= 0 and last_ccc < klass:
-            composite = _compose(out[starter][0], ch)
-            if composite is not None:
-                out[starter] = (composite, out[starter][1] + change - 1)
-                continue
-        if klass == 0:
-            starter, last_ccc = len(out), -1
-        else:
-            last_ccc = klass
-        out.append((ch, change))
-    return out
 
 
 def nfc_changes(text: str) -> list[tuple[str, int]]:
@@ -315,7 +264,7 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
     >>> program_alignment_parts(ProgramNormalizer(Sequence((PrefixSpace(),))), "abc")
     (' abc', [(0, 1, False)], 3)
     """
-    from .normalizers import WHITESPACE, _data, lowercase
+    from .normalizers.unicode import WHITESPACE, _data, lowercase
 
     length = len(text)
     # The alignment is `head` followed by the last `tail` characters of `text`, each itself.

@@ -26,7 +26,8 @@ from .encoders import BYTE_LEVEL_ENCODERS, ENCODERS, encoder_for
 from .errors import BackendUnavailableError, UnsupportedTokenizerError, unknown_name
 from .spanners import SPANNERS, spanner_for
 from .tokenizer import Tokenizer, check_num_threads
-from .vocab import Vocab, native_module
+from .vocab import Vocab
+from .core import extension
 
 DEFAULT_SPANNER = "auto"
 DEFAULT_ENCODER = "auto"
@@ -92,7 +93,7 @@ class TokenizerOptions:
             raise unknown_name(f"{BACKEND_ENV} value", forced, BACKENDS)
         if self.backend == "auto" and forced == "python":
             return "python"
-        if native_module() is not None:
+        if extension() is not None:
             return "native"
         if self.backend == "native":
             raise BackendUnavailableError(

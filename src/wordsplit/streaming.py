@@ -8,8 +8,9 @@ the text so far, and the pieces it returns add up to ``tok.decode(all ids)`` (a 
 that can never be valid UTF-8 is returned as U+FFFD as soon as it is known to be invalid, as
 ``decode`` replaces it; a character left incomplete at the end is given by :meth:`finish`).
 
-It does not detokenize anything but bytes: wordsplit's vocabularies are byte-level, so there
-is no word-boundary cleanup to redo, unlike HF decoders for other model families.
+A token's bytes are what the vocabulary's decoder makes of it: its bytes for byte-level BPE;
+for a SentencePiece vocabulary, ``▁`` as a space and byte pieces as bytes, the dummy prefix
+dropped from the first text of the stream only (the decoder's own rule, applied once).
 
 >>> from wordsplit import get_tokenizer
 >>> tok = get_tokenizer("qwen3")

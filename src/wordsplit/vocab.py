@@ -21,6 +21,7 @@ from itertools import accumulate
 from types import MappingProxyType
 from typing import Collection, Mapping
 
+from .core import extension
 from .errors import VocabFormatError
 from .registry import NORMALIZERS
 from .spec import Metaspace, NoNormalizer, PipelineSpec, PluginNormalizer, PrefixSpace, RegexSplit, Sequence, Stage
@@ -110,7 +111,7 @@ class Vocab:
         special_tokens = dict(special_tokens or {})
         added_tokens = dict(added_tokens or {})
         packed_merges = _checked_packed(source, merges)
-        if packed_merges is not None and native_module() is None:
+        if packed_merges is not None and extension() is None:
             merges, packed_merges = unpack_merges(packed_merges), None
         pipeline = pipeline_of(source, pattern, normalizer, pipeline)
         # (packed merges are checked by the native tables, built below)
@@ -189,7 +190,7 @@ class Vocab:
             raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
         # Before the native tables allocate n_vocab slots (the tables check each id < n_vocab).
         _check_n_vocab(source or name, n_vocab, len(ids) + len(special_tokens or {}) + len(added_tokens or {}))
-        native = native_module()
+        native = extension()
         if native is None:
             return cls(ranks=dict(zip(_cut(blob, lengths), ids)), **fields)
         self = cls.__new__(cls)
@@ -258,7 +259,7 @@ class Vocab:
         """Check packed merges as :func:`_validate` checks a dict of them, in the native tables
         (built already); the first bad merge gets the same message."""
         packed = self.packed_merges()
-        bad = native_module().first_bad_merge(self.native_tables(), packed)
+        bad = extension().first_bad_merge(self.native_tables(), packed)
         if bad is not None:
             left, right, rank = unpack_merge(packed, bad)
             by_id = {i: piece for piece, i in self.ranks.items()}
@@ -368,7 +369,7 @@ class Vocab:
             VocabFormatError: the tokens break an invariant (only for :meth:`from_packed`;
                 the constructor checked them already).
         """
-        native = native_module()
+        native = extension()
         if native is None:
             return None
         if self._native is None:
@@ -558,16 +559,6 @@ def _unpickle_vocab(blob: bytes, ids: bytes, lengths: bytes, fields: dict, modul
         importlib.import_module(module)
     fields = {**fields, "pipeline": PipelineSpec.loads(fields["pipeline"])}
     return Vocab.from_packed(blob=blob, ids=u32_array(ids), lengths=u32_array(lengths), **fields)
-
-
-def native_module():
-    """The compiled core ``wordsplit._native``, or None when it is not built (imported here,
-    not at the top: it is optional)."""
-    try:
-        from . import _native
-    except ImportError:
-        return None
-    return _native
 
 
 def _cut(blob: bytes, lengths: array) -> list[bytes]:

@@ -27,7 +27,8 @@ import json
 
 from .. import spec
 from ..native_names import ENCODER_ALIASES, SCANNER_PATTERNS
-from ..vocab import Vocab, native_module
+from ..vocab import Vocab
+from ..core import extension
 
 # Encoder names the native core implements ("auto" is its own strategy; see options.py), and
 # the SentencePiece encoders, which it builds from the vocabulary's pattern.
@@ -45,7 +46,7 @@ def native_normalizer(stage: spec.Stage) -> bool:
     >>> native_normalizer(spec.Nfc()), native_normalizer(spec.Metaspace()), native_normalizer(nfkc)
     (True, True, False)
     """
-    return native_module().has_native_normalizer(json.dumps(stage.to_json(), ensure_ascii=False))
+    return extension().has_native_normalizer(json.dumps(stage.to_json(), ensure_ascii=False))
 
 
 def native_regex_pattern(pattern: str, *, line_anchors: bool = False) -> Optional[str]:
@@ -65,7 +66,7 @@ def native_regex_pattern(pattern: str, *, line_anchors: bool = False) -> Optiona
 
     try:
         expanded = native_pattern(pattern, line_anchors=line_anchors)
-        native_module().regex_plan(expanded)
+        extension().regex_plan(expanded)
     except UnsupportedTokenizerError:
         return None
     return expanded
@@ -123,7 +124,7 @@ def native_program_steps(program: spec.SplitProgram) -> Optional[list]:
             regex = step.pattern
             expanded = regex if regex in scanned else native_pattern(regex, line_anchors=True)
             steps.append((expanded, step.behavior, step.invert))
-        native_module().hf_program_spans(steps, [])  # compiles every step, or raises
+        extension().hf_program_spans(steps, [])  # compiles every step, or raises
     except UnsupportedTokenizerError:
         return None
     return steps
@@ -289,7 +290,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
     flags = vocab.literal_flags
     literals = [(t, i, True, flags.get(t, 0)) for t, i in vocab.special_tokens.items()]
     literals += [(t, i, False, flags.get(t, 0)) for t, i in vocab.added_tokens.items()]
-    pipeline = native_module().Pipeline(
+    pipeline = extension().Pipeline(
         tables,
         spec=vocab.pipeline.dumps(),
         encoder=encoder,

@@ -185,7 +185,7 @@ class PythonEngine:
         ids and places."""
         from ..normalizers import ProgramNormalizer
         from ..offsets import form_alignment, prefix_suffix_alignment
-        from ..sentencepiece_normalizers import MetaspaceNormalizer, SentencePieceNormalizer
+        from ..normalizers import MetaspaceNormalizer, SentencePieceNormalizer
 
         if start == end:
             return

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
-from ..patterns import GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, QWEN2_PATTERN
+from .._registered import REGISTERED
+from ..patterns import GPT2_ORIGINAL_PATTERN, GPT2_PATTERN
+from ..registered import tokenizer_classes
 from ..normalizer_programs import normalizer_program
 from ..registry import NORMALIZERS, SPANNERS
 from ..spec import NoNormalizer, Nfc, Nfd, Nfkc, Nfkd, PipelineSpec, RegexSplit, Stage, normalizer_from_name
@@ -515,11 +517,8 @@ def load_hf_tokenizer_json(path: str | os.PathLike, **kwargs: Any) -> Vocab:
 # ---------------------------------------------------------------------------------------------
 # vocab.json + merges.txt (+ tokenizer_config.json), and GPT-2's encoder.json + vocab.bpe.
 
-# The slow HF tokenizer classes carry their split pattern and normalizer in code.
-TOKENIZER_CLASS_FACTS = {
-    "GPT2Tokenizer": (GPT2_PATTERN, "none"),
-    "Qwen2Tokenizer": (QWEN2_PATTERN, "nfc"),
-}
+# The slow HF tokenizer classes carry their split pattern and normalizer in code: class → (pattern, normalizer).
+TOKENIZER_CLASS_FACTS: dict[str, tuple[str, str]] = tokenizer_classes(REGISTERED)
 
 
 def read_merges_txt(data: bytes, *, source: str) -> list[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Mapping, Optional, Sequence
 
 from ..errors import VocabFormatError
-from ..vocab import native_module
+from ..core import extension
 
 
 def merges_are_rank_ordered(ranks: Mapping[bytes, int], merges: Sequence[tuple[bytes, bytes]]) -> bool:
@@ -82,7 +82,7 @@ def rank_pairs(tokens: Sequence[Optional[bytes]], *, native: bool = True) -> lis
     >>> rank_pairs([b"a", b"b", b"c", b"bc", b"ab", b"abc"], native=False)
     [None, None, None, (1, 2), (0, 1), (0, 3)]
     """
-    core = native_module() if native else None
+    core = extension() if native else None
     if core is not None:
         return core.rank_pairs(list(tokens))
     ranks = {piece: i for i, piece in enumerate(tokens) if piece is not None}

@@ -1,8 +1,8 @@
 //! The registered vocabularies (`cl100k_base`, `o200k_base`, `o200k_harmony`, `r50k_base` and
 //! its alias `gpt2`, `p50k_base`, `p50k_edit`, `qwen3`): the facts their tokenizers define in
 //! code, around their official rank files. The table (`named_table.rs`) is generated from the
-//! Python package's `vocabs/pretrained.py` by `tools/gen_native_vocab_facts.py`, so both
-//! languages read one definition.
+//! crate's `data/registered.json` by `tools/gen_registered.py`, and the Python package reads the
+//! same file, so both languages read one definition.
 //!
 //! ```
 //! assert!(wordsplit::formats::named_vocabularies().contains(&"cl100k_base"));

@@ -243,8 +243,8 @@ pub(crate) fn split_with(
     }
 }
 
-// The patterns and which scanner is proven for each: generated from the Python package
-// (src/wordsplit/native_names.py), the one source both languages read.
+// The patterns and which scanner is proven for each: generated from the crate's
+// data/registered.json, the one source both languages read.
 pub use crate::names::{
     CL100K_ORIGINAL_PATTERN, CL100K_PATTERN, GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, O200K_PATTERN,
     QWEN2_PATTERN, SCANNER_PATTERNS,

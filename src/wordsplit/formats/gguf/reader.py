@@ -16,7 +16,7 @@ import os
 import struct
 
 from ...errors import VocabFormatError
-from ...vocab import native_module
+from ...core import extension
 from ..files import max_file_bytes, open_input, too_large_error
 
 __all__ = ["is_packed_strings", "packed_metadata", "read_gguf_head", "read_gguf_metadata"]
@@ -280,7 +280,7 @@ def read_gguf_head(path: str | os.PathLike, *, limit: int | None = None) -> byte
         VocabFormatError: a directory or a device, or metadata larger than ``limit``.
     """
     limit = max_file_bytes() if limit is None else limit
-    native = native_module()
+    native = extension()
     if native is not None:
         return _native_head(native, path, limit)
     with open_input(path) as (f, size):
@@ -324,7 +324,7 @@ def _native_head(native, path, limit: int) -> bytes:
 
 def is_packed_strings(value: object) -> bool:
     """Whether ``value`` is the native core's ``PackedStrings`` (an array of strings)."""
-    native = native_module()
+    native = extension()
     return native is not None and isinstance(value, native.PackedStrings)
 
 
@@ -345,7 +345,7 @@ def packed_metadata(data: bytes, source: str, packed: tuple[str, ...]) -> dict[s
     """:func:`read_gguf_metadata`; with the native core, an array of strings under a key in
     ``packed`` is a ``PackedStrings`` sequence (the native loaders read it without a str per
     item)."""
-    native = native_module()
+    native = extension()
     metadata = None if native is None else native.gguf_metadata(bytes(data), list(packed))
     if metadata is not None:
         return metadata

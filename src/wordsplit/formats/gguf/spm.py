@@ -43,7 +43,8 @@ from operator import methodcaller
 from pathlib import Path
 
 from ...errors import UnsupportedTokenizerError, VocabFormatError
-from ...vocab import C_WHITE_SPACE, Vocab, native_module
+from ...vocab import C_WHITE_SPACE, Vocab
+from ...core import extension
 from ..sentencepiece import Piece, add_byte_pieces, byte_piece_value, score_merges
 from .attributes import check_literal_order, llama_cpp_attributes
 
@@ -187,7 +188,7 @@ def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) ->
                 f"{source}: the control token {text!r} is one character, which llama.cpp's merge emits as that "
                 "token from plain text; not supported"
             )
-    native = native_module()
+    native = extension()
     resolved = None
     if native is not None and isinstance(merges, native.PackedStrings) \
             and isinstance(packed_tokens, native.PackedStrings):

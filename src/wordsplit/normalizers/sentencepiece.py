@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from . import spec
-from .errors import UnsupportedTokenizerError
-from .sentencepiece import SPACE
+from .. import spec
+from ..errors import UnsupportedTokenizerError
+from ..sentencepiece import SPACE
 
 __all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer"]
 
