@@ -1053,24 +1053,12 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
             "spanner",
             json!({"type": "SplitProgram", "steps": [{"type": "Split", "pattern": r"\s+", "behavior": "Removed", "invert": false}]}),
         ),
-        (
-            "spanner",
-            json!({"type": "SentencePiece", "user_defined": [], "words": false, "joined": [], "metaspace_split": false}),
-        ),
         ("normalizer", json!({"type": "NFD"})),
         (
             "normalizer",
             json!({"type": "Sequence", "normalizers": [{"type": "NFC"}]}),
         ),
         ("normalizer", json!({"type": "Plugin", "name": "lowercase"})),
-        (
-            "model",
-            json!({"type": "SentencePieceBpe", "merge_by": "score", "unused": [], "ignore_merges": false}),
-        ),
-        (
-            "decoder",
-            json!({"type": "SentencePiece", "style": "sentencepiece", "unk_surface": " \u{2047} ", "strip_leading_space": "first", "unused": []}),
-        ),
     ] {
         let mut h = header.clone();
         h["pipeline"][stage] = value.clone();
@@ -1082,6 +1070,39 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
             }) => assert_eq!(at, format!("pipeline.{stage}"), "{stage} = {value}"),
             other => panic!("{stage} = {value}: {other:?}"),
         }
+    }
+    // A SentencePiece pipeline (its spanner, model and decoder together) is one the core does
+    // not read from an entry; one of them alone makes no pipeline: the entry is corrupt.
+    let sentencepiece = [
+        (
+            "spanner",
+            json!({"type": "SentencePiece", "user_defined": [], "words": false, "joined": [], "metaspace_split": false}),
+        ),
+        (
+            "model",
+            json!({"type": "SentencePieceBpe", "merge_by": "score", "unused": [], "ignore_merges": false}),
+        ),
+        (
+            "decoder",
+            json!({"type": "SentencePiece", "style": "sentencepiece", "unk_surface": " \u{2047} ", "strip_leading_space": "first", "unused": []}),
+        ),
+    ];
+    let mut h = header.clone();
+    for (stage, value) in &sentencepiece {
+        h["pipeline"][*stage] = value.clone();
+    }
+    assert!(matches!(
+        read_derived(&entry(&h, &body)),
+        Err(FormatError::Unsupported { at, .. }) if at == "pipeline.spanner"
+    ));
+    for (stage, value) in sentencepiece {
+        let mut h = header.clone();
+        h["pipeline"][stage] = value.clone();
+        let err = read_derived(&entry(&h, &body)).unwrap_err();
+        assert!(
+            matches!(err, FormatError::CorruptDerived { .. }),
+            "{stage} = {value}: {err:?}"
+        );
     }
     for (key, value) in [
         ("n_vocab", json!(2)),

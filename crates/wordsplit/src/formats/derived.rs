@@ -10,8 +10,8 @@
 //! trusted: the magic, the format, the sizes, the counts and the checksum are checked before
 //! anything is built, then every [`VocabData`] invariant.
 //!
-//! The header's `pipeline` is the vocabulary's pipeline in its one JSON form (the Python
-//! package's `PipelineSpec.to_json`): `{"normalizer": ..., "spanner": ..., "model": ...,
+//! The header's `pipeline` is the vocabulary's pipeline in its one JSON form
+//! ([`crate::spec::PipelineSpec`]): `{"normalizer": ..., "spanner": ..., "model": ...,
 //! "decoder": ...}`, each stage an object tagged by its `"type"`. The core runs a `Regex`
 //! spanner (`{"type": "Regex", "pattern": ...}`), the normalizers `None` and `NFC`, the `BPE`
 //! model and the `ByteLevel` decoder; an entry with a stage of any other kind (a split program,
@@ -26,13 +26,12 @@ use serde_json::{Map, Value};
 use super::{read_file, truthy, FileKind, FormatError, TextMap, VocabData};
 use crate::literal::{Literal, ALL_FLAGS};
 use crate::normalizers::NormalizeStage;
+use crate::spec::{ModelSpec, NormalizerSpec, PipelineSpec, SpannerSpec};
 
 /// The first bytes of every derived entry.
 pub const MAGIC: &[u8] = b"wordsplit-vocab\n";
 /// The header format this reader reads (the Python writer's `FORMAT`).
 pub const FORMAT: u64 = 4;
-/// The stages of the header's `pipeline`, each an object tagged by its `"type"`.
-const STAGES: [&str; 4] = ["normalizer", "spanner", "model", "decoder"];
 
 fn corrupt(problem: impl Into<String>) -> FormatError {
     FormatError::CorruptDerived {
@@ -166,105 +165,57 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
     .finish(FileKind::Derived, Some(i128::from(n_vocab)))
 }
 
-/// A stage of the header's pipeline: its `"type"` and its object.
-type Stage<'a> = (&'a str, &'a Map<String, Value>);
-
-/// The split regex and the normalizer of the header's `pipeline`: its stages checked for shape
-/// first (an object of exactly the four stages, each an object with a string `"type"`: else
-/// the entry is corrupt, as the Python reader finds it), then for a kind the core runs.
+/// The split regex and the normalizer of the header's `pipeline`: a malformed description
+/// makes the entry corrupt (as the Python reader finds it), a pipeline of a kind the core does
+/// not run makes it unsupported.
 fn pipeline(header: &Map<String, Value>) -> Result<(String, NormalizeStage), FormatError> {
-    let Some(Value::Object(pipeline)) = header.get("pipeline") else {
-        return Err(corrupt("the header's pipeline is not an object"));
-    };
-    if pipeline.len() != STAGES.len() || STAGES.iter().any(|name| !pipeline.contains_key(*name)) {
-        return Err(corrupt(
-            "the header's pipeline is not an object of exactly normalizer, spanner, model and decoder",
-        ));
-    }
-    let (normalizer, spanner, model, decoder) = (
-        stage(pipeline, "normalizer")?,
-        stage(pipeline, "spanner")?,
-        stage(pipeline, "model")?,
-        stage(pipeline, "decoder")?,
-    );
+    let value = header
+        .get("pipeline")
+        .ok_or_else(|| corrupt("the header has no pipeline"))?;
+    let spec = PipelineSpec::from_json(value).map_err(|e| corrupt(e.to_string()))?;
     let unsupported = |name: &str, construct: String, hint: &str| FormatError::Unsupported {
         file: FileKind::Derived,
         at: format!("pipeline.{name}"),
         construct,
         hint: hint.into(),
     };
-    let pattern = match spanner.0 {
-        "Regex" => {
-            fields("spanner", spanner, &["pattern"])?;
-            spanner.1["pattern"]
-                .as_str()
-                .ok_or_else(|| corrupt("the pipeline's Regex pattern is not a string"))?
-                .to_string()
-        }
-        kind => {
-            let construct = match kind {
-                "SplitProgram" => "a split program".to_string(),
-                other => format!("the spanner {other:?}"),
-            };
+    let pattern = match spec.spanner {
+        SpannerSpec::Regex(pattern) => pattern,
+        SpannerSpec::SplitProgram(_) => {
             return Err(unsupported(
                 "spanner",
-                construct,
+                "a split program".into(),
                 "the Rust core splits by one regex; the Python package (wordsplit.load_vocab) runs the others",
-            ));
+            ))
+        }
+        other => {
+            return Err(unsupported(
+                "spanner",
+                format!("the spanner {:?}", other.kind()),
+                "the Rust core splits by one regex; the Python package (wordsplit.load_vocab) runs the others",
+            ))
         }
     };
-    let normalize = match normalizer.0 {
-        "None" => NormalizeStage::None,
-        "NFC" => NormalizeStage::Nfc,
+    let normalize = match spec.normalizer {
+        NormalizerSpec::None => NormalizeStage::None,
+        NormalizerSpec::Nfc => NormalizeStage::Nfc,
         other => {
             return Err(unsupported(
                 "normalizer",
-                format!("the normalizer {other:?}"),
+                format!("the normalizer {:?}", other.kind()),
                 "the Rust core runs none and NFC; the Python package (wordsplit.load_vocab) runs the others",
             ))
         }
     };
-    fields("normalizer", normalizer, &[])?;
-    if model.0 != "BPE" {
+    if spec.model != ModelSpec::Bpe {
         return Err(unsupported(
             "model",
-            format!("the model {:?}", model.0),
+            "the model \"SentencePieceBpe\"".into(),
             "the Rust core runs byte-level BPE; the Python package (wordsplit.load_vocab) runs the others",
         ));
     }
-    fields("model", model, &[])?;
-    if decoder.0 != "ByteLevel" {
-        return Err(unsupported(
-            "decoder",
-            format!("the decoder {:?}", decoder.0),
-            "the Rust core decodes byte-level tokens; the Python package (wordsplit.load_vocab) runs the others",
-        ));
-    }
-    fields("decoder", decoder, &[])?;
+    // (a pipeline with a byte-level model has the ByteLevel decoder: PipelineSpec checks it)
     Ok((pattern, normalize))
-}
-
-/// The stage `name` of a pipeline: an object with a string `"type"`, else the entry is corrupt.
-fn stage<'a>(pipeline: &'a Map<String, Value>, name: &str) -> Result<Stage<'a>, FormatError> {
-    let Some(Value::Object(stage)) = pipeline.get(name) else {
-        return Err(corrupt(format!("the pipeline's {name} is not an object")));
-    };
-    match stage.get("type") {
-        Some(Value::String(kind)) => Ok((kind.as_str(), stage)),
-        _ => Err(corrupt(format!("the pipeline's {name} has no string type"))),
-    }
-}
-
-/// Check that a stage of a kind the core runs has exactly the fields `expected` besides its
-/// `"type"` (the Python reader refuses others: the entry is corrupt).
-fn fields(name: &str, (kind, stage): Stage<'_>, expected: &[&str]) -> Result<(), FormatError> {
-    if stage.len() != expected.len() + 1 || expected.iter().any(|field| !stage.contains_key(*field))
-    {
-        return Err(corrupt(format!(
-            "the pipeline's {name} {kind:?} does not have exactly the fields {expected:?}"
-        )));
-    }
-    Ok(())
 }
 
 /// Read a derived entry from a file (gunzipped when its name ends in `.gz`).
