@@ -2,7 +2,9 @@
 //! ([`TableLines`]), requesting their sets' lines as it finds the pieces, and the chunk that
 //! holds them until they are looked up ([`ChunkKeys`]).
 
-use super::{line_of, PieceTable, TableKey, LINE_SHIFT, MIX, OUTSIDE};
+use super::{line_of, PieceTable, TableKey};
+#[cfg(target_arch = "x86_64")]
+use super::{LINE_SHIFT, MIX, OUTSIDE};
 use crate::pipeline::piece_cache::entries::CompactEntry;
 use crate::pipeline::piece_cache::{PieceCache, COMPACT_MAX_PIECE, WIDE_PIECES};
 
