@@ -17,9 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sentencepiece import sentencepiece_model_pb2
 
-import wordsplit.formats.gguf.reader as gguf_reader
-import wordsplit.formats.gguf.spm as gguf_spm
-import wordsplit.formats.sentencepiece as spm_format
+import wordsplit.formats.native as native_readers
 import wordsplit.vocab as vocab_module
 from conftest import damaged
 from llamacpp_cases import unpacked
@@ -39,15 +37,12 @@ ERRORS = (VocabFormatError, UnsupportedTokenizerError)
 @contextlib.contextmanager
 def reference_only():
     """The loaders without their native fast paths (the Vocab keeps its native tables)."""
-    modules = (gguf_reader, gguf_spm, spm_format)
-    saved = [module.extension for module in modules]
-    for module in modules:
-        module.extension = lambda: None
+    saved = native_readers.extension
+    native_readers.extension = lambda: None
     try:
         yield
     finally:
-        for module, native in zip(modules, saved):
-            module.extension = native
+        native_readers.extension = saved
 
 
 def outcome(load):

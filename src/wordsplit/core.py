@@ -6,18 +6,22 @@ switched off, :func:`switched_off`); the code that has a native path asks it fir
 module holds mirrors the bindings crate (``crates/wordsplit-py/src``), one Rust file per concept:
 
 =================  ===================================================  ==========================
-bindings file      what Python calls                                    called from
+bindings file      what Python calls                                    through
 =================  ===================================================  ==========================
 ``tables.rs``      ``MergeTables``, ``first_bad_merge``                 ``vocab``
-``pipeline.rs``    ``Pipeline``, ``offset_pairs``                       ``engines.native``,
-                                                                        ``offsets``
+``pipeline.rs``    ``Pipeline``, ``offset_pairs``                       ``engines.native``
 ``stages.rs``      ``has_native_normalizer``                            ``engines.native``
 ``regex.rs``       ``regex_plan``, ``hf_program_spans``                 ``engines.native``
-``formats.rs``     ``sentencepiece_model``, ``score_merge_pairs``,      ``formats``
+``train.rs``       ``WordCounter``                                      ``engines.native``
+``formats.rs``     ``sentencepiece_model``, ``score_merge_pairs``,      ``formats.native``
                    ``rank_pairs``, ``gguf_scan_head``,
-                   ``gguf_metadata``, ``PackedStrings``
-``train.rs``       ``WordCounter``                                      ``training.native``
+                   ``gguf_metadata``, ``gemma4_merge_pairs``,
+                   ``PackedStrings``
 =================  ===================================================  ==========================
+
+Those three modules are the only ones that call this one (``tests/test_layout.py`` checks it):
+the rest of the package asks them (``offsets`` gets its pairs from the native engine's places,
+``options`` asks :func:`wordsplit.engines.native.built`, training the engine's word counter).
 
 >>> extension() is None or hasattr(extension(), "Pipeline")
 True

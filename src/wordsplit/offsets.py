@@ -80,11 +80,9 @@ class TokenOffsets:
 
     def _pairs(self, field: int) -> list[tuple[int, int]]:
         places = self._places
-        if isinstance(places, memoryview) and isinstance(places.obj, bytes):
-            # The native engine's buffer: the tuples are made in one native call.
-            from .core import extension
-
-            return extension().offset_pairs(places.obj, field)
+        pairs = getattr(places, "pairs", None)
+        if pairs is not None:  # the native engine's buffer: the tuples made in one native call
+            return pairs(field)
         return list(zip(places[field::5], places[field + 1::5]))
 
     @property

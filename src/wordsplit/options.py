@@ -27,7 +27,6 @@ from .errors import BackendUnavailableError, UnsupportedTokenizerError, unknown_
 from .spanners import SPANNERS, spanner_for
 from .tokenizer import Tokenizer, check_num_threads
 from .vocab import Vocab
-from .core import extension
 
 DEFAULT_SPANNER = "auto"
 DEFAULT_ENCODER = "auto"
@@ -93,7 +92,9 @@ class TokenizerOptions:
             raise unknown_name(f"{BACKEND_ENV} value", forced, BACKENDS)
         if self.backend == "auto" and forced == "python":
             return "python"
-        if extension() is not None:
+        from .engines.native import built
+
+        if built():
             return "native"
         if self.backend == "native":
             raise BackendUnavailableError(

@@ -130,6 +130,44 @@ def native_program_steps(program: spec.SplitProgram) -> Optional[list]:
     return steps
 
 
+def built() -> bool:
+    """Whether the compiled core is there (and not switched off: :func:`wordsplit.core.switched_off`)."""
+    return extension() is not None
+
+
+class NativePlaces:
+    """The native engine's token places (five uint64 per token: byte start, byte end, char
+    start, char end, word) in the buffer it filled; :meth:`pairs` makes a field's tuples in
+    one native call, without a Python int per place."""
+
+    __slots__ = ("_view",)
+
+    def __init__(self, buffer: bytes) -> None:
+        self._view = memoryview(buffer).cast("Q")
+
+    def __getitem__(self, index):
+        return self._view[index]
+
+    def __len__(self) -> int:
+        return len(self._view)
+
+    def pairs(self, field: int) -> list[tuple[int, int]]:
+        """The ``(place[field], place[field + 1])`` of every token."""
+        return extension().offset_pairs(self._view.obj, field)
+
+
+def word_counter(*args):
+    """The core's ``WordCounter`` (the native word counts training starts from), made with
+    ``args``: ``(pattern, normalizer)``, or none for one filled from counts."""
+    return extension().WordCounter(*args)
+
+
+def is_word_counter(value: object) -> bool:
+    """Whether ``value`` is the core's ``WordCounter``."""
+    core = extension()
+    return core is not None and isinstance(value, core.WordCounter)
+
+
 class NativeEngine:
     """Encodes with a native ``Pipeline`` and decodes with the vocabulary's native tables."""
 
@@ -169,8 +207,8 @@ class NativeEngine:
         if fixed:
             from ..offsets import surrogate_char_map
 
-            return ids, memoryview(places).cast("Q"), surrogate_char_map(text)
-        return ids, memoryview(places).cast("Q"), None
+            return ids, NativePlaces(places), surrogate_char_map(text)
+        return ids, NativePlaces(places), None
 
     def encode_numpy(self, text, allowed, disallowed):
         """The ids of ``text`` as a read-only numpy uint32 array owning an exact-size native copy

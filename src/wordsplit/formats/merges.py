@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Mapping, Optional, Sequence
 
 from ..errors import VocabFormatError
-from ..core import extension
+from . import native as native_readers
 
 
 def merges_are_rank_ordered(ranks: Mapping[bytes, int], merges: Sequence[tuple[bytes, bytes]]) -> bool:
@@ -82,9 +82,9 @@ def rank_pairs(tokens: Sequence[Optional[bytes]], *, native: bool = True) -> lis
     >>> rank_pairs([b"a", b"b", b"c", b"bc", b"ab", b"abc"], native=False)
     [None, None, None, (1, 2), (0, 1), (0, 3)]
     """
-    core = extension() if native else None
-    if core is not None:
-        return core.rank_pairs(list(tokens))
+    pairs = native_readers.rank_pairs(tokens) if native else None
+    if pairs is not None:
+        return pairs
     ranks = {piece: i for i, piece in enumerate(tokens) if piece is not None}
     pairs: list[Optional[tuple[int, int]]] = []
     for i, piece in enumerate(tokens):

@@ -34,7 +34,7 @@ from typing import NamedTuple, Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab, u32_array
-from ..core import extension
+from . import native as native_readers
 from .files import file_stem, read_file, vocab_name
 
 __all__ = ["ModelProto", "Piece", "add_byte_pieces", "looks_like_sentencepiece", "load_sentencepiece",
@@ -240,8 +240,7 @@ def _native_vocab(data: bytes, name: str, source: str) -> Optional[Vocab]:
     native core (no Python object per piece); None without the core, or where the core finds
     the pieces wrong or unusual: the reference (:func:`read_model_proto`) then reads them and
     raises its error."""
-    native = extension()
-    parsed = None if native is None else native.sentencepiece_model(data)
+    parsed = native_readers.sentencepiece_model(data)
     if parsed is None or parsed["tables"] is None:
         return None
     fields: dict = {}
@@ -399,12 +398,10 @@ def byte_piece_value(text: str) -> Optional[int]:
 def score_merges(pieces: list[Piece], mergeable: dict[str, int], source: str) -> dict[tuple[int, int], int] | bytes:
     """:func:`_score_merges`, packed (:func:`~wordsplit.vocab.pack_merges`) by the native core
     when it is built and finds the pieces sound; else (and for the error) the reference."""
-    native = extension()
-    if native is not None:
-        packed = native.score_merge_pairs([p.text for p in pieces], [p.score for p in pieces],
-                                          [p.type for p in pieces])
-        if packed is not None:
-            return packed
+    packed = native_readers.score_merge_pairs([p.text for p in pieces], [p.score for p in pieces],
+                                              [p.type for p in pieces])
+    if packed is not None:
+        return packed
     return _score_merges(pieces, mergeable, source)
 
 

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Optional, Sequence
 from ..engines.arguments import without_surrogates
 from ..formats.bytelevel import token_bytes
 from ..native_names import SCANNER_PATTERNS
-from ..core import extension
+from ..engines.native import is_word_counter, word_counter
 from .bpe import TrainResult, initial_tokens, special_merge_error
 
 BATCH_BYTES = 1 << 20
@@ -51,7 +51,7 @@ def count_native(documents: Iterable[str], *, pattern: str, normalizer: str, num
     (``WordCounts(dict(table.items()))`` is its Python form; :func:`train_native` takes either).
     With ``max_words``, the first ``max_words`` words only, as :func:`.counting.count_words`
     counts them (reading stops after the batch where they end)."""
-    counter = extension().WordCounter(pattern, normalizer)
+    counter = word_counter(pattern, normalizer)
     left = max_words
     for batch in _batches(documents):
         try:
@@ -72,10 +72,10 @@ def train_native(counts, *, vocab_size: int, special_tokens: Sequence[str] = (),
                  progress: Optional[Callable[[int, int], None]] = None) -> TrainResult:
     """:func:`wordsplit.training.bpe.train_bpe`'s result, learned by the native trainer."""
     specials, _ = initial_tokens(special_tokens)
-    if isinstance(counts, extension().WordCounter):
+    if is_word_counter(counts):
         counter = counts
     else:
-        counter = extension().WordCounter()
+        counter = word_counter()
         counter.add_counts(list(counts.items()))
     try:
         tokens, merges = counter.train(vocab_size, [token_bytes(s) for s in specials], min_frequency,

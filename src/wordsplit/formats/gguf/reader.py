@@ -16,7 +16,7 @@ import os
 import struct
 
 from ...errors import VocabFormatError
-from ...core import extension
+from .. import native as native_readers
 from ..files import max_file_bytes, open_input, too_large_error
 
 __all__ = ["is_packed_strings", "packed_metadata", "read_gguf_head", "read_gguf_metadata"]
@@ -280,9 +280,8 @@ def read_gguf_head(path: str | os.PathLike, *, limit: int | None = None) -> byte
         VocabFormatError: a directory or a device, or metadata larger than ``limit``.
     """
     limit = max_file_bytes() if limit is None else limit
-    native = extension()
-    if native is not None:
-        return _native_head(native, path, limit)
+    if native_readers.available():
+        return _native_head(path, limit)
     with open_input(path) as (f, size):
         scan = _HeadScan(f, size, limit, os.fspath(path))
         try:
@@ -296,7 +295,7 @@ def read_gguf_head(path: str | os.PathLike, *, limit: int | None = None) -> byte
         return bytes(scan.buf)
 
 
-def _native_head(native, path, limit: int) -> bytes:
+def _native_head(path, limit: int) -> bytes:
     """:func:`read_gguf_head` with the native core's walk (the same bytes: what
     :class:`_HeadScan` reads, read as it reads them: the walk runs again from the start after
     each read, a millisecond or two per pass even over 777,000 strings)."""
@@ -304,7 +303,7 @@ def _native_head(native, path, limit: int) -> bytes:
     with open_input(path) as (f, size):
         buf = bytearray()
         while True:
-            status, n = native.gguf_scan_head(buf)
+            status, n = native_readers.gguf_scan_head(buf)
             if status == 0:
                 del buf[n:]
                 return bytes(buf)
@@ -324,8 +323,7 @@ def _native_head(native, path, limit: int) -> bytes:
 
 def is_packed_strings(value: object) -> bool:
     """Whether ``value`` is the native core's ``PackedStrings`` (an array of strings)."""
-    native = extension()
-    return native is not None and isinstance(value, native.PackedStrings)
+    return native_readers.is_packed_strings(value)
 
 
 def read_gguf_metadata(data: bytes, *, source: str = "<bytes>") -> dict[str, object]:
@@ -345,8 +343,7 @@ def packed_metadata(data: bytes, source: str, packed: tuple[str, ...]) -> dict[s
     """:func:`read_gguf_metadata`; with the native core, an array of strings under a key in
     ``packed`` is a ``PackedStrings`` sequence (the native loaders read it without a str per
     item)."""
-    native = extension()
-    metadata = None if native is None else native.gguf_metadata(bytes(data), list(packed))
+    metadata = native_readers.gguf_metadata(bytes(data), packed)
     if metadata is not None:
         return metadata
     # (the reference: without the native core, and for every error's message)

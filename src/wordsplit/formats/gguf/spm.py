@@ -44,7 +44,7 @@ from pathlib import Path
 
 from ...errors import UnsupportedTokenizerError, VocabFormatError
 from ...vocab import C_WHITE_SPACE, Vocab
-from ...core import extension
+from .. import native as native_readers
 from ..sentencepiece import Piece, add_byte_pieces, byte_piece_value, score_merges
 from .attributes import check_literal_order, llama_cpp_attributes
 
@@ -188,13 +188,11 @@ def read_gemma4_gguf(metadata: dict, source: str, get, *, packed_tokens=None) ->
                 f"{source}: the control token {text!r} is one character, which llama.cpp's merge emits as that "
                 "token from plain text; not supported"
             )
-    native = extension()
     resolved = None
-    if native is not None and isinstance(merges, native.PackedStrings) \
-            and isinstance(packed_tokens, native.PackedStrings):
+    if native_readers.is_packed_strings(merges) and native_readers.is_packed_strings(packed_tokens):
         # The merges resolved natively, by the rules of _resolve_merges below (which words the
         # error when they refuse one): no Python object per merge.
-        resolved = native.gemma4_merge_pairs(packed_tokens, types, merges)
+        resolved = native_readers.gemma4_merge_pairs(packed_tokens, types, merges)
     if resolved is None:
         pairs, newline_pairs = _resolve_merges(list(merges), table, kind_of, source)
     else:
