@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
 
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
-from wordsplit.spec.normalizers import normalizer_name  # noqa: E402
+from wordsplit.spec import normalizer_name  # noqa: E402
 from wordsplit.formats import read_file, with_tokenizer_config  # noqa: E402
 from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402

@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal, Optional
 
 from .encoders.buffer_sweep import BufferSweepEncoder
-from .spec.normalizers import normalizer_name
+from .spec import normalizer_name
 from .specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
 from .tables import MergeTables
 from .vocab import Vocab

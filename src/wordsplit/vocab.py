@@ -25,7 +25,7 @@ from .core import extension
 from .errors import VocabFormatError
 from .registry import NORMALIZERS
 from .spec import Metaspace, NoNormalizer, PipelineSpec, PluginNormalizer, PrefixSpace, RegexSplit, Sequence, Stage
-from .spec.normalizers import normalizer_from_name
+from .spec import normalizer_from_name
 
 
 
@@ -39,7 +39,7 @@ class Vocab:
             BPE vocabulary split by one regex (tiktoken's); else give ``pipeline``.
         special_tokens: special token text → id; encode follows tiktoken's policy for them.
         added_tokens: non-special added token text → id; always matched in text (as HF does).
-        normalizer: with ``pattern``: a normalizer stage (:mod:`wordsplit.spec.normalizers`) or
+        normalizer: with ``pattern``: a normalizer stage (:mod:`wordsplit.spec`) or
             the name of a registered one: ``"none"``, ``"nfc"`` or one added with
             :func:`~wordsplit.normalizers.register_normalizer`.
         pipeline: the whole pipeline as a :class:`~wordsplit.spec.PipelineSpec` (in place of
@@ -272,7 +272,7 @@ class Vocab:
 
     @property
     def normalizer(self) -> Stage:
-        """The normalizer stage (:mod:`wordsplit.spec.normalizers`)."""
+        """The normalizer stage (:mod:`wordsplit.spec`)."""
         return self.pipeline.normalizer
 
     @property

@@ -8,7 +8,7 @@ import shlex
 import sys
 
 from .. import TokenizerOptions, list_vocabs, load_vocab
-from ..spec.normalizers import normalizer_name
+from ..spec import normalizer_name
 from ..errors import WordsplitError
 
 DEFAULT_VOCAB = "qwen3"

@@ -1,5 +1,5 @@
 r"""Text normalizers run before pre-tokenization, each exactly as HuggingFace ``tokenizers``
-computes it: the runners of the normalizer stages of :mod:`wordsplit.spec.normalizers`
+computes it: the runners of the normalizer stages of :mod:`wordsplit.spec`
 (:func:`normalizer_for`), and the registry of plug-in normalizers.
 
 One module per family: :mod:`~wordsplit.normalizers.unicode` (HF's Unicode forms with its
@@ -24,9 +24,21 @@ from typing import Callable
 from .. import spec
 from ..protocols import Normalizer
 from ..registry import NORMALIZERS
-from .program import _NAMED_STEPS, ProgramNormalizer
-from .sentencepiece import MetaspaceNormalizer, SentencePieceNormalizer
 from .unicode import WHITESPACE, identity, lowercase, nfc, nfd, nfkc, nfkd, strip_accents
+
+# The families a vocabulary may not use are imported when one does (each module imported at
+# the package's import costs a fraction of a millisecond): program, sentencepiece.
+_LAZY = {"ProgramNormalizer": "program", "MetaspaceNormalizer": "sentencepiece",
+         "SentencePieceNormalizer": "sentencepiece"}
+_FORMS = {spec.Nfc: nfc, spec.Nfd: nfd, spec.Nfkc: nfkc, spec.Nfkd: nfkd}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "NORMALIZERS", "WHITESPACE", "MetaspaceNormalizer", "ProgramNormalizer", "SentencePieceNormalizer",
@@ -50,22 +62,28 @@ def normalizer_for(stage: spec.Stage) -> Normalizer:
     if isinstance(stage, spec.PluginNormalizer):
         return NORMALIZERS.get(stage.name)
     if isinstance(stage, spec.Metaspace) and isinstance(stage.before, spec.PluginNormalizer):
+        from .sentencepiece import MetaspaceNormalizer
+
         return MetaspaceNormalizer(stage, normalizer_for(stage.before))
     return _built_in(stage)
 
 
 @functools.lru_cache(maxsize=256)
 def _built_in(stage: spec.Stage) -> Normalizer:
-    if isinstance(stage, spec.Sequence):
-        return ProgramNormalizer(stage)
-    if isinstance(stage, spec.SentencePieceNormalizer):
-        return SentencePieceNormalizer(stage)
-    if isinstance(stage, spec.Metaspace):
-        return MetaspaceNormalizer(stage, normalizer_for(stage.before))
     if isinstance(stage, spec.NoNormalizer):
         return identity
-    if isinstance(stage, (spec.Nfc, spec.Nfd, spec.Nfkc, spec.Nfkd)):
-        return _NAMED_STEPS[stage.kind]
+    if type(stage) in _FORMS:
+        return _FORMS[type(stage)]
+    if isinstance(stage, (spec.SentencePieceNormalizer, spec.Metaspace)):
+        from .sentencepiece import MetaspaceNormalizer, SentencePieceNormalizer
+
+        if isinstance(stage, spec.SentencePieceNormalizer):
+            return SentencePieceNormalizer(stage)
+        return MetaspaceNormalizer(stage, normalizer_for(stage.before))
+    from .program import ProgramNormalizer
+
+    if isinstance(stage, spec.Sequence):
+        return ProgramNormalizer(stage)
     return ProgramNormalizer(spec.Sequence((stage,)))  # another step alone: a program of one
 
 

@@ -8,7 +8,6 @@ the stages :class:`wordsplit.spec.SentencePieceNormalizer` and :class:`wordsplit
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable
 
 from .. import spec
@@ -113,7 +112,7 @@ class MetaspaceNormalizer:
         self.inner = before
         self.prepends = self.scheme != "never"
         if self.scheme == "first":
-            self.later = MetaspaceNormalizer(dataclasses.replace(stage, prepend_scheme="never"), before)
+            self.later = MetaspaceNormalizer(stage.replace(prepend_scheme="never"), before)
 
     def __call__(self, text: str) -> str:
         text = self.inner(text).replace(" ", self.replacement)

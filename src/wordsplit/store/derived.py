@@ -63,8 +63,7 @@ _PARSING_MODULES = (
     "wordsplit.formats.gguf.spm", "wordsplit.formats.gguf.attributes",
     "wordsplit.formats.merges", "wordsplit.formats.bytelevel", "wordsplit.formats.tekken", "wordsplit.patterns",
     "wordsplit.split_programs", "wordsplit.normalizer_programs", "wordsplit.vocabs.pretrained", __name__,
-    "wordsplit.spec", "wordsplit.spec.base", "wordsplit.spec.normalizers", "wordsplit.spec.spanners",
-    "wordsplit.spec.models", "wordsplit.spec.decoders",
+    "wordsplit.spec",
     # tokenizer.json's normalizer programs and the Punctuation class (found from the top-level
     # package, so a warm load imports no subpackage)
     "wordsplit.normalizers", "wordsplit._hf_char_data",
