@@ -7,7 +7,6 @@ included (checked against the official tokenizers there, which are fast enough).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import tempfile
 from pathlib import Path
@@ -150,7 +149,7 @@ def test_cutting_at_words_but_inside_joined_tokens_gives_the_ids_of_whole_stretc
     v = vocab("ggml-vocab-gemma-4.gguf.xz")
     model = v.pipeline.spanner
     assert model.words and model.joined == (">▁</",)
-    whole = SentencePieceSpanner(dataclasses.replace(model, words=False, joined=()))
+    whole = SentencePieceSpanner(model.replace(words=False, joined=()))
     encoder = _gemma_encoder(v)
     normalized = normalizer_for(v.normalizer)(text)
 
