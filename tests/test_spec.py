@@ -13,7 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wordsplit import Vocab, load_vocab
+from wordsplit import Vocab, core, load_vocab
+from wordsplit.engines.native import spec_text
+from wordsplit.sentencepiece import sentencepiece_pipeline
 from wordsplit.errors import VocabFormatError
 from wordsplit.spec import (
     ByteLevel, BytePairEncoding, Lowercase, Metaspace, Nfc, Nfkc, NoNormalizer, PipelineSpec, PluginNormalizer,
@@ -96,3 +98,36 @@ def test_every_byte_level_pipeline_writes_and_reads_back(normalizer, spanner):
     spec = PipelineSpec(spanner=spanner, normalizer=normalizer, model=BytePairEncoding(), decoder=ByteLevel())
     assert PipelineSpec.loads(spec.dumps()) == spec
     assert PipelineSpec.from_json(json.loads(spec.dumps())).dumps() == spec.dumps()
+
+
+_pieces = st.lists(st.text(min_size=1, max_size=6), max_size=3).map(tuple)
+_sentencepiece_pipelines = st.builds(
+    lambda semantics, normalizer, user_defined, unused, words, joined, surface, strip: sentencepiece_pipeline(
+        semantics=semantics, normalizer=normalizer, user_defined=user_defined, unused=unused, words=words,
+        joined=joined, unk_surface=surface, strip_leading_space=strip),
+    st.sampled_from(["sentencepiece", "hf", "llama.cpp", "llama.cpp-bpe"]),
+    st.one_of(st.builds(SentencePieceNormalizer, st.booleans(), st.booleans(), st.booleans(), st.booleans()),
+              st.builds(Metaspace, st.characters(exclude_categories=("Cs",)),
+                        st.sampled_from(["first", "always", "never"]))),
+    _pieces, _pieces, st.booleans(), _pieces, st.text(max_size=4), st.sampled_from(["first", "all", "none"]),
+)
+_byte_level_pipelines = st.builds(lambda normalizer, spanner: PipelineSpec(spanner=spanner, normalizer=normalizer),
+                                  _normalizers, _spanners)
+
+
+@pytest.mark.skipif(not core.available(), reason="compares the Rust core's reading with Python's")
+@given(st.one_of(_byte_level_pipelines, _sentencepiece_pipelines))
+def test_the_core_reads_and_writes_every_pipeline_as_python_does(spec):
+    """The Rust core (wordsplit::spec) reads any pipeline Python writes and writes back the
+    same canonical text, character for character (strings with quotes, controls, characters
+    beyond the BMP...)."""
+    text = spec.dumps()
+    assert spec_text(text) == text
+
+
+def test_the_core_refuses_what_python_refuses():
+    if not core.available():
+        pytest.skip("compares the Rust core's reading with Python's")
+    for case in EXAMPLES["invalid"]:
+        with pytest.raises(VocabFormatError):
+            spec_text(case["text"])

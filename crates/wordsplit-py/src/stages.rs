@@ -32,6 +32,15 @@ pub(crate) fn has_native_normalizer(py: Python<'_>, normalizer: &str) -> PyResul
     Ok(NormalizeStage::from_spec(&spec).is_some())
 }
 
+/// A pipeline's JSON text as the core reads it and writes it back (its canonical text): the
+/// Python package's tests check it is the text the package writes, for any pipeline.
+#[pyfunction]
+pub(crate) fn pipeline_spec_text(py: Python<'_>, text: &str) -> PyResult<String> {
+    PipelineSpec::from_text(text)
+        .map(|spec| spec.to_text())
+        .map_err(|e| to_py(py, e.into()))
+}
+
 /// The native `sentencepiece` spanner of a SentencePiece pipeline.
 pub(crate) fn sentencepiece_spanner(
     py: Python<'_>,

@@ -130,6 +130,21 @@ def native_program_steps(program: spec.SplitProgram) -> Optional[list]:
     return steps
 
 
+def spec_text(text: str) -> str:
+    """A pipeline's JSON text as the core reads and writes it back: the same canonical text the
+    package writes (:meth:`~wordsplit.spec.PipelineSpec.dumps`), for any pipeline.
+
+    Raises:
+        VocabFormatError: text the core does not read as a pipeline.
+
+    >>> from wordsplit.spec import PipelineSpec, RegexSplit
+    >>> text = PipelineSpec(spanner=RegexSplit("[a-z]+|.")).dumps()
+    >>> spec_text(text) == text
+    True
+    """
+    return extension().pipeline_spec_text(text)
+
+
 def built() -> bool:
     """Whether the compiled core is there (and not switched off: :func:`wordsplit.core.switched_off`)."""
     return extension() is not None
