@@ -27,40 +27,7 @@ use regex_automata::hybrid::dfa::Cache as DfaCache;
 use super::regex::{next_cache_id, one_char_class, with_caches, CharSet, RegexSpanner, SplitError};
 use super::{scanner_for_pattern, Scanner};
 use crate::pipeline::SpannedText;
-
-/// What a `Split` step does with its matches (HF's `SplitDelimiterBehavior`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Behavior {
-    /// Every match and every stretch between matches is a piece.
-    Isolated,
-    /// Matches are deleted.
-    Removed,
-    /// A match joins the piece before it.
-    MergedWithPrevious,
-    /// A match joins the piece after it.
-    MergedWithNext,
-    /// Consecutive matches (and consecutive stretches between them) form one piece.
-    Contiguous,
-}
-
-impl Behavior {
-    /// The behavior named `name` as HF spells it.
-    pub fn parse(name: &str) -> Result<Self, String> {
-        Ok(match name {
-            "Isolated" => Self::Isolated,
-            "Removed" => Self::Removed,
-            "MergedWithPrevious" => Self::MergedWithPrevious,
-            "MergedWithNext" => Self::MergedWithNext,
-            "Contiguous" => Self::Contiguous,
-            _ => {
-                return Err(format!(
-                    "unknown split behavior {name:?}; known: Isolated, Removed, \
-                     MergedWithPrevious, MergedWithNext, Contiguous"
-                ))
-            }
-        })
-    }
-}
+use crate::spec::Behavior;
 
 /// How a step finds its matches.
 enum Matcher {
@@ -115,7 +82,12 @@ impl HfProgram {
                 let Some((pattern, behavior, invert)) = spec else {
                     return Ok(Step::PrefixSpace);
                 };
-                let behavior = Behavior::parse(behavior).map_err(|e| format!("step {i}: {e}"))?;
+                let behavior = Behavior::from_name(behavior).ok_or_else(|| {
+                    format!(
+                        "step {i}: unknown split behavior {behavior:?}; known: Isolated, Removed, \
+                         MergedWithPrevious, MergedWithNext, Contiguous"
+                    )
+                })?;
                 let matcher = match scanner_for_pattern(pattern) {
                     Some(scanner) => Matcher::Scanner(scanner),
                     None => {

@@ -32,13 +32,18 @@ pub enum SplitStep {
     PrefixSpace,
 }
 
-/// HF's `SplitDelimiterBehavior`.
+/// What a `Split` step does with its matches (HF's `SplitDelimiterBehavior`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Behavior {
+    /// Every match and every stretch between matches is a piece.
     Isolated,
+    /// Matches are deleted.
     Removed,
+    /// A match joins the piece before it.
     MergedWithPrevious,
+    /// A match joins the piece after it.
     MergedWithNext,
+    /// Consecutive matches (and consecutive stretches between them) form one piece.
     Contiguous,
 }
 
