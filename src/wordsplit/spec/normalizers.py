@@ -1,0 +1,287 @@
+"""The normalizer stages: what a vocabulary's text goes through before it is split."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Union
+
+from .stage import Stage, family
+
+__all__ = [
+    "BertNormalizer",
+    "Lowercase",
+    "Metaspace",
+    "NORMALIZER_KINDS",
+    "Nfc",
+    "Nfd",
+    "Nfkc",
+    "Nfkd",
+    "NoNormalizer",
+    "Normalizer",
+    "PluginNormalizer",
+    "Precompiled",
+    "PrefixSpace",
+    "Prepend",
+    "Replace",
+    "STEP_KINDS",
+    "SentencePieceNormalizer",
+    "Sequence",
+    "Strip",
+    "StripAccents",
+    "normalizer_from_name",
+    "normalizer_name",
+]
+
+
+# -- normalizers ---------------------------------------------------------------------------
+#
+# What a vocabulary's text goes through before it is split.
+#
+# One class per kind, named as HF tokenizers names its normalizers where it has one:
+#
+# * :class:`NoNormalizer`; the Unicode forms :class:`Nfc`, :class:`Nfd`, :class:`Nfkc`,
+#   :class:`Nfkd` with HF's Unicode 9.0 data; :class:`Lowercase`, :class:`StripAccents`,
+#   :class:`Strip`, :class:`Replace`, :class:`Prepend` as HF runs them; :class:`PrefixSpace`,
+#   ByteLevel's ``add_prefix_space`` (a pre-tokenizer step a loader runs as a normalizer's last);
+# * :class:`BertNormalizer` (BERT's cleaning, CJK spacing, accents and case) and
+#   :class:`Precompiled` (a SentencePiece character map) as HF runs them;
+# * :class:`Sequence`: those steps in order, each carrying HF's alignment of every character to
+#   the text (what offsets need), where a kind alone is run as one function;
+# * :class:`SentencePieceNormalizer`: SentencePiece's own (its character map, the dummy prefix,
+#   spaces as ``▁``);
+# * :class:`Metaspace`: HF's ``Metaspace`` pre-tokenizer with ``split: false``, after another
+#   normalizer, run as a normalizer;
+# * :class:`PluginNormalizer`: a function registered with
+#   :func:`~wordsplit.normalizers.register_normalizer`, by its name.
+
+
+class NoNormalizer(Stage):
+    """The text as it is."""
+
+    kind: ClassVar[str] = "None"
+    __slots__ = ()
+
+
+class Nfc(Stage):
+    """Unicode NFC as HF computes it (Unicode 9.0 data)."""
+
+    kind: ClassVar[str] = "NFC"
+    __slots__ = ()
+
+
+class Nfd(Stage):
+    """Unicode NFD as HF computes it (Unicode 9.0 data)."""
+
+    kind: ClassVar[str] = "NFD"
+    __slots__ = ()
+
+
+class Nfkc(Stage):
+    """Unicode NFKC as HF computes it (Unicode 9.0 data)."""
+
+    kind: ClassVar[str] = "NFKC"
+    __slots__ = ()
+
+
+class Nfkd(Stage):
+    """Unicode NFKD as HF computes it (Unicode 9.0 data)."""
+
+    kind: ClassVar[str] = "NFKD"
+    __slots__ = ()
+
+
+class Lowercase(Stage):
+    """Each character lowercased as Rust's ``char::to_lowercase`` does (HF's ``Lowercase``)."""
+
+    kind: ClassVar[str] = "Lowercase"
+    __slots__ = ()
+
+
+class StripAccents(Stage):
+    """Combining marks dropped (HF's ``StripAccents``, usually after NFD)."""
+
+    kind: ClassVar[str] = "StripAccents"
+    __slots__ = ()
+
+
+class Strip(Stage):
+    """Rust's white space trimmed from the left and/or right end (HF's ``Strip``)."""
+
+    kind: ClassVar[str] = "Strip"
+    FIELDS: ClassVar[dict] = {"left": bool, "right": bool}
+    DEFAULTS: ClassVar[dict] = {"left": True, "right": True}
+    __slots__ = tuple(FIELDS)
+    left: bool
+    right: bool
+
+
+class Replace(Stage):
+    """Every match of ``pattern`` (a literal string, or a regex with ``regex``) replaced by
+    ``content``, taken literally (HF's ``Replace``)."""
+
+    kind: ClassVar[str] = "Replace"
+    FIELDS: ClassVar[dict] = {"pattern": str, "content": str, "regex": bool}
+    DEFAULTS: ClassVar[dict] = {"regex": False}
+    __slots__ = tuple(FIELDS)
+    pattern: str
+    content: str
+    regex: bool
+
+
+class Prepend(Stage):
+    """``prepend`` put before non-empty text (HF's ``Prepend``)."""
+
+    kind: ClassVar[str] = "Prepend"
+    FIELDS: ClassVar[dict] = {"prepend": str}
+    __slots__ = tuple(FIELDS)
+    prepend: str
+
+
+class PrefixSpace(Stage):
+    """A space before non-empty text that does not start with one (ByteLevel's
+    ``add_prefix_space``)."""
+
+    kind: ClassVar[str] = "PrefixSpace"
+    __slots__ = ()
+
+
+class BertNormalizer(Stage):
+    """HF's ``BertNormalizer``, its four steps in this order: ``clean_text`` (control characters
+    and U+FFFD dropped, white space made a space), ``handle_chinese_chars`` (a space each side
+    of a CJK ideograph), ``strip_accents`` (NFD, then combining marks dropped) and
+    ``lowercase``. A file's ``strip_accents: null`` follows ``lowercase``; the loaders resolve it.
+    """
+
+    kind: ClassVar[str] = "BertNormalizer"
+    FIELDS: ClassVar[dict] = {"clean_text": bool, "handle_chinese_chars": bool, "strip_accents": bool,
+                              "lowercase": bool}
+    DEFAULTS: ClassVar[dict] = {"clean_text": True, "handle_chinese_chars": True, "strip_accents": True,
+                                "lowercase": True}
+    __slots__ = tuple(FIELDS)
+    clean_text: bool
+    handle_chinese_chars: bool
+    strip_accents: bool
+    lowercase: bool
+
+
+class Precompiled(Stage):
+    """A SentencePiece precompiled character map (``nmt_nfkc``, ``nfkc_cf``, a model's own
+    rules): the longest prefix of the text the map holds is replaced by its output, as HF's
+    ``Precompiled`` normalizer runs it. ``charsmap`` is the map's bytes in base64 (as
+    tokenizer.json writes them); an empty map changes nothing."""
+
+    kind: ClassVar[str] = "Precompiled"
+    FIELDS: ClassVar[dict] = {"charsmap": str}
+    __slots__ = tuple(FIELDS)
+    charsmap: str
+
+    def _check(self) -> None:
+        _check_base64(self.charsmap)
+
+
+def _check_base64(text: str) -> None:
+    import base64
+    import binascii
+
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("a character map is its bytes in base64") from None
+
+
+#: The kinds a :class:`Sequence` holds.
+STEP_KINDS = (Nfc, Nfd, Nfkc, Nfkd, Lowercase, StripAccents, Strip, Replace, Prepend, PrefixSpace, BertNormalizer,
+              Precompiled)
+
+
+class Sequence(Stage):
+    """HF's normalizers in order, each step's alignment carried through (for offsets)."""
+
+    kind: ClassVar[str] = "Sequence"
+    FIELDS: ClassVar[dict] = {"normalizers": ["normalizer"]}
+    __slots__ = tuple(FIELDS)
+    normalizers: tuple
+
+    def _check(self) -> None:
+        if not isinstance(self.normalizers, tuple) or not all(isinstance(s, STEP_KINDS) for s in self.normalizers):
+            raise ValueError(f"a Sequence holds a tuple of steps of the kinds "
+                             f"{', '.join(k.kind for k in STEP_KINDS)}")
+
+
+class SentencePieceNormalizer(Stage):
+    """SentencePiece's ``Normalizer::Normalize``: the character map ``charsmap`` (base64, as
+    :class:`Precompiled`; empty: the identity), then the spaces (the normalizer spec's flags,
+    with the proto's defaults)."""
+
+    kind: ClassVar[str] = "SentencePiece"
+    FIELDS: ClassVar[dict] = {"add_dummy_prefix": bool, "remove_extra_whitespaces": bool,
+                              "escape_whitespaces": bool, "treat_whitespace_as_suffix": bool, "charsmap": str}
+    DEFAULTS: ClassVar[dict] = {"add_dummy_prefix": True, "remove_extra_whitespaces": True,
+                                "escape_whitespaces": True, "treat_whitespace_as_suffix": False, "charsmap": ""}
+    __slots__ = tuple(FIELDS)
+    add_dummy_prefix: bool
+    remove_extra_whitespaces: bool
+    escape_whitespaces: bool
+    treat_whitespace_as_suffix: bool
+    charsmap: str
+
+    def _check(self) -> None:
+        _check_base64(self.charsmap)
+
+
+class Metaspace(Stage):
+    """HF's ``Metaspace`` with ``split: false`` after the normalizer ``before``: every space
+    becomes ``replacement``, which is put before the text for ``prepend_scheme`` ``"always"``,
+    only before the text's first stretch for ``"first"``, never for ``"never"``."""
+
+    kind: ClassVar[str] = "Metaspace"
+    FIELDS: ClassVar[dict] = {"replacement": str, "prepend_scheme": str, "before": "normalizer"}
+    DEFAULTS: ClassVar[dict] = {"replacement": "\u2581", "prepend_scheme": "always", "before": NoNormalizer()}
+    __slots__ = tuple(FIELDS)
+    replacement: str
+    prepend_scheme: str
+    before: Stage
+
+    def _check(self) -> None:
+        if self.prepend_scheme not in ("first", "always", "never") or len(self.replacement) != 1:
+            raise ValueError("prepend_scheme is 'first', 'always' or 'never'; replacement one character")
+        if isinstance(self.before, (Metaspace, SentencePieceNormalizer)):
+            raise ValueError("Metaspace runs after an HF normalizer, not after another space handler")
+
+
+class PluginNormalizer(Stage):
+    """The function registered under ``name`` (:func:`~wordsplit.normalizers.register_normalizer`):
+    a pickled or cached vocabulary finds it again by importing the module that registers it."""
+
+    kind: ClassVar[str] = "Plugin"
+    FIELDS: ClassVar[dict] = {"name": str}
+    __slots__ = tuple(FIELDS)
+    name: str
+
+
+Normalizer = Union[NoNormalizer, Nfc, Nfd, Nfkc, Nfkd, Lowercase, StripAccents, Strip, Replace, Prepend,
+                   PrefixSpace, BertNormalizer, Precompiled, Sequence, SentencePieceNormalizer, Metaspace,
+                   PluginNormalizer]
+
+NORMALIZER_KINDS = family("normalizer", NoNormalizer, *STEP_KINDS, Sequence, SentencePieceNormalizer, Metaspace,
+                          PluginNormalizer)
+
+#: The built-in normalizers a vocabulary may name by a plain name.
+_BY_NAME = {"none": NoNormalizer(), "nfc": Nfc(), "nfd": Nfd(), "nfkc": Nfkc(), "nfkd": Nfkd()}
+
+
+def normalizer_name(stage: Stage) -> str:
+    """How messages and listings name a normalizer stage: a plain name (``"none"``, ``"nfc"``),
+    a plug-in's registered name, or the kind (``"Sequence"``, ``"SentencePiece"``...).
+
+    >>> normalizer_name(Nfc()), normalizer_name(PluginNormalizer("casefold")), normalizer_name(Sequence(()))
+    ('nfc', 'casefold', 'Sequence')
+    """
+    if isinstance(stage, PluginNormalizer):
+        return stage.name
+    return next((name for name, plain in _BY_NAME.items() if plain == stage), stage.kind)
+
+
+def normalizer_from_name(name: str) -> Stage:
+    """The normalizer a plain name means: ``"none"``, a Unicode form (``"nfc"``...), else the
+    plug-in registered under it."""
+    return _BY_NAME.get(name) or PluginNormalizer(name)
