@@ -95,7 +95,8 @@ LAYERS = {
     # components without importing them
     "data": ("errors", "_version", "_native", "core", "_unicode16", "_nfc_data", "_hf_char_data", "_registered",
              "registered", "patterns", "native_names", "registry", "protocols", "spec", "split_programs",
-             "normalizer_programs", "vocab", "tables", "formats", "store", "vocabs", "sentencepiece"),
+             "normalizer_programs", "post_processor_programs", "vocab", "tables", "formats", "store", "vocabs",
+             "sentencepiece"),
     # the pipeline's stages
     "components": ("normalizers", "specials", "spanners", "encoders", "offsets",
                    "postprocess"),

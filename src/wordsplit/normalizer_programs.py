@@ -16,7 +16,8 @@ from .errors import VocabFormatError
 __all__ = ["STEP_TYPES", "checked_step", "normalizer_program"]
 
 # The step types: HF's normalizers wordsplit runs, and ByteLevel's add_prefix_space.
-STEP_TYPES = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace", "Prepend", "PrefixSpace")
+STEP_TYPES = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace", "Prepend", "PrefixSpace",
+              "BertNormalizer")
 _PLAIN = {"NFC": spec.Nfc(), "NFD": spec.Nfd(), "NFKC": spec.Nfkc(), "NFKD": spec.Nfkd(),
           "Lowercase": spec.Lowercase(), "StripAccents": spec.StripAccents(), "PrefixSpace": spec.PrefixSpace()}
 
@@ -26,7 +27,8 @@ def normalizer_program(steps: list[dict]) -> spec.Sequence:
 
     Each step is ``{"type": T, ...}`` with T one of :data:`STEP_TYPES` and HF's fields:
     ``Strip`` has ``strip_left``/``strip_right``; ``Replace`` a ``pattern`` ``{"String": s}``
-    or ``{"Regex": r}`` and a ``content``; ``Prepend`` a ``prepend``. ``PrefixSpace`` is
+    or ``{"Regex": r}`` and a ``content``; ``Prepend`` a ``prepend``; ``BertNormalizer`` its
+    four booleans (``strip_accents`` null: as ``lowercase``). ``PrefixSpace`` is
     ByteLevel's ``add_prefix_space`` (a space before non-empty text that does not start with one),
     which the loader moves here when ByteLevel is the first pre-tokenizer.
 
@@ -58,6 +60,15 @@ def checked_step(step: object) -> spec.Stage:
                 and isinstance(next(iter(pattern.values())), str)) or not isinstance(content, str):
             raise bad("Replace needs a pattern {'String': ...} or {'Regex': ...} and a string content")
         return spec.Replace(pattern=next(iter(pattern.values())), content=content, regex="Regex" in pattern)
+    if kind == "BertNormalizer":
+        flags = {key: step.get(key, True) for key in ("clean_text", "handle_chinese_chars", "lowercase")}
+        # HF's strip_accents: None follows lowercase.
+        flags["strip_accents"] = step.get("strip_accents")
+        if flags["strip_accents"] is None:
+            flags["strip_accents"] = flags["lowercase"]
+        if not all(isinstance(value, bool) for value in flags.values()):
+            raise bad("BertNormalizer's clean_text, handle_chinese_chars, strip_accents and lowercase are booleans")
+        return spec.BertNormalizer(**flags)
     if kind == "Prepend":
         if not isinstance(step.get("prepend"), str):
             raise bad("Prepend needs a string 'prepend'")

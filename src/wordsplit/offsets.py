@@ -236,7 +236,8 @@ def program_alignment(program, text: str) -> tuple[str, Optional[list[Aligned]]]
     * ``Replace``: text outside the matches keeps its alignment; every character of ``content``
       is inserted, so aligned to the last character of its match (an empty match: to the
       character before it; the program refuses one at the very start, where HF has no answer);
-    * ``Prepend``, ``PrefixSpace``: the new text is aligned to the first character.
+    * ``Prepend``, ``PrefixSpace``: the new text is aligned to the first character;
+    * ``BertNormalizer``: as :func:`~wordsplit.normalizers.bert.bert_alignment` carries it.
 
     >>> from wordsplit.normalizers import ProgramNormalizer
     >>> from wordsplit.spec import Nfc, PrefixSpace, Sequence
@@ -299,6 +300,10 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
                 lower = lowercase(ch)
                 head.append((start, end, same and lower == ch))
                 head.extend([(start, end, False)] * (len(lower) - 1))
+        elif kind == "BertNormalizer":
+            from .normalizers.bert import bert_alignment
+
+            _, head = bert_alignment(step, current, base, length)
         elif kind == "Strip":
             left = len(current) - len(current.lstrip(WHITESPACE)) if step.left else 0
             right = len(current) - len(current.rstrip(WHITESPACE)) if step.right else 0

@@ -25,6 +25,7 @@ from typing import Optional
 from .encoders import BYTE_LEVEL_ENCODERS, ENCODERS, encoder_for
 from .errors import BackendUnavailableError, UnsupportedTokenizerError, unknown_name
 from .spanners import SPANNERS, spanner_for
+from .spec import WordPieceDecoder
 from .tokenizer import Tokenizer, check_num_threads
 from .vocab import Vocab
 
@@ -150,6 +151,10 @@ class TokenizerOptions:
             from .engines.sentencepiece import SentencePieceEngine
 
             engine = SentencePieceEngine(engine, vocab, spanner, encoder)
+        elif isinstance(vocab.pipeline.decoder, WordPieceDecoder):  # tokens joined by the decoder's rules
+            from .engines.decoding import TextDecodingEngine
+
+            engine = TextDecodingEngine(engine, vocab)
         return Tokenizer(vocab, options=self, engine=engine, spanner=spanner, encoder=encoder, backend=backend)
 
 

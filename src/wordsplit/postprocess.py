@@ -2,8 +2,9 @@ r"""Post-processors of HF ``tokenizer.json`` files: what ``add_special_tokens=Tr
 
 HF tokenizers runs a post-processor on the encoding of a text (or of a pair of texts) after the
 model: it adds the special tokens of a template (a BOS, a separator...), sets the type ids, and
-the ByteLevel ones trim leading and trailing spaces off the offsets. This module parses the
-``post_processor`` object of a ``tokenizer.json`` and applies it, as HF tokenizers 0.23 does, to
+the ByteLevel ones trim leading and trailing spaces off the offsets. This module runs a
+post-processor stage (:mod:`wordsplit.spec.post_processors`, read from a tokenizer.json by
+:mod:`wordsplit.post_processor_programs`) as HF tokenizers 0.23 does, on
 :class:`Parts` (the lists of an encoding); :mod:`wordsplit.compat.tokenizers` uses it.
 
 Supported: ``TemplateProcessing``, ``ByteLevel``, ``RobertaProcessing``, ``BertProcessing`` and
@@ -25,9 +26,9 @@ import abc
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .errors import UnsupportedTokenizerError, VocabFormatError
+from . import spec
 
-__all__ = ["Parts", "PostProcessor", "read_post_processor"]
+__all__ = ["Parts", "PostProcessor", "processor_for", "read_post_processor"]
 
 # Rust's char::is_whitespace (Unicode White_Space), which HF's offset trimming asks of each
 # character of a token string, besides "Ġ" (the byte-level space).
@@ -247,92 +248,37 @@ class SequenceProcessor(PostProcessor):
         return encodings
 
 
-def read_post_processor(spec: Any, source: str = "tokenizer.json") -> Optional[PostProcessor]:
+def read_post_processor(value: Any, source: str = "tokenizer.json") -> Optional[PostProcessor]:
     """The post-processor of a ``tokenizer.json``'s ``post_processor`` value (None for null).
 
     Raises:
         VocabFormatError: a malformed object.
-        UnsupportedTokenizerError: a processor type this module does not implement.
+        UnsupportedTokenizerError: a processor type wordsplit does not run.
     """
-    if spec is None:
+    from .post_processor_programs import post_processor_stage
+
+    return processor_for(post_processor_stage(value, source))
+
+
+def processor_for(stage: spec.Stage) -> Optional[PostProcessor]:
+    """The processor that runs a post-processor stage (None for :class:`NoPostProcessor`)."""
+    if isinstance(stage, spec.NoPostProcessor):
         return None
-    if not isinstance(spec, dict):
-        raise VocabFormatError(f"{source}: post_processor must be an object or null")
-    kind = spec.get("type")
-    if kind == "ByteLevel":
-        return ByteLevelProcessor(bool(spec.get("trim_offsets", True)), bool(spec.get("add_prefix_space", True)))
-    if kind == "TemplateProcessing":
-        specials = _template_specials(spec.get("special_tokens", {}), source)
-        single = _template(spec.get("single"), "single", specials, source)
-        pair = _template(spec.get("pair"), "pair", specials, source)
-        return TemplateProcessor(single, pair, specials)
-    if kind == "RobertaProcessing":
-        return RobertaProcessor(_pair(spec.get("sep"), "sep", source), _pair(spec.get("cls"), "cls", source),
-                                bool(spec.get("trim_offsets", True)), bool(spec.get("add_prefix_space", True)))
-    if kind == "BertProcessing":
-        return BertProcessor(_pair(spec.get("sep"), "sep", source), _pair(spec.get("cls"), "cls", source))
-    if kind == "Sequence":
-        steps = spec.get("processors")
-        if not isinstance(steps, list):
-            raise VocabFormatError(f"{source}: post_processor Sequence needs a list 'processors'")
-        processors = [read_post_processor(step, source) for step in steps]
-        if any(p is None for p in processors):
-            raise VocabFormatError(f"{source}: post_processor Sequence has a null step")
-        # HF numbers the sequences of a template's output oddly when another processor runs
-        # after it (its sequence_ids and n_sequences); real files put the template last.
-        adders = (TemplateProcessor, RobertaProcessor, BertProcessor)
-        if any(isinstance(p, adders) for p in processors[:-1]):
-            raise UnsupportedTokenizerError(
-                f"{source}: a post_processor Sequence with a processor after one that adds tokens is not supported "
-                "(put TemplateProcessing last, as Llama 3's file does)"
-            )
-        return SequenceProcessor(processors)
-    raise UnsupportedTokenizerError(
-        f"{source}: post_processor {kind!r} is not supported (TemplateProcessing, ByteLevel, RobertaProcessing, "
-        "BertProcessing or a Sequence of them)"
-    )
+    if isinstance(stage, spec.ByteLevelProcessing):
+        return ByteLevelProcessor(stage.trim_offsets, stage.add_prefix_space)
+    if isinstance(stage, spec.TemplateProcessing):
+        specials = {special.id: (list(special.ids), list(special.tokens)) for special in stage.special_tokens}
 
+        def items(template):
+            return [("sequence" if isinstance(item, spec.TemplateSequence) else "special", item.id, item.type_id)
+                    for item in template]
 
-def _pair(value: Any, what: str, source: str) -> tuple[str, int]:
-    if (not isinstance(value, list) or len(value) != 2 or not isinstance(value[0], str)
-            or type(value[1]) is not int):
-        raise VocabFormatError(f"{source}: post_processor {what} must be [token, id], not {value!r}")
-    return value[0], value[1]
-
-
-def _template_specials(value: Any, source: str) -> dict[str, tuple[list[int], list[str]]]:
-    if not isinstance(value, dict):
-        raise VocabFormatError(f"{source}: TemplateProcessing special_tokens must be an object")
-    specials = {}
-    for name, entry in value.items():
-        ids = entry.get("ids") if isinstance(entry, dict) else None
-        tokens = entry.get("tokens") if isinstance(entry, dict) else None
-        if (not isinstance(ids, list) or not isinstance(tokens, list) or len(ids) != len(tokens)
-                or not all(type(i) is int for i in ids) or not all(isinstance(t, str) for t in tokens)):
-            raise VocabFormatError(f"{source}: TemplateProcessing special token {name!r} needs lists 'ids' and "
-                                   "'tokens' of the same length")
-        specials[name] = (ids, tokens)
-    return specials
-
-
-def _template(value: Any, what: str, specials: dict, source: str) -> list[tuple[str, str, int]]:
-    """A template as ``[(kind, name, type_id)]``, kind "sequence" (name "A" or "B") or "special"."""
-    if not isinstance(value, list):
-        raise VocabFormatError(f"{source}: TemplateProcessing {what} must be a list of pieces")
-    pieces = []
-    for piece in value:
-        if isinstance(piece, dict) and len(piece) == 1:
-            (key, body), = piece.items()
-            if isinstance(body, dict) and type(body.get("type_id", 0)) is int:
-                if key == "Sequence" and body.get("id") in ("A", "B"):
-                    pieces.append(("sequence", body["id"], body.get("type_id", 0)))
-                    continue
-                if key == "SpecialToken" and isinstance(body.get("id"), str):
-                    if body["id"] not in specials:
-                        raise VocabFormatError(f"{source}: TemplateProcessing uses the special token "
-                                               f"{body['id']!r}, which its special_tokens does not define")
-                    pieces.append(("special", body["id"], body.get("type_id", 0)))
-                    continue
-        raise VocabFormatError(f"{source}: TemplateProcessing {what} piece {piece!r} is not a Sequence or a "
-                               "SpecialToken")
-    return pieces
+        return TemplateProcessor(items(stage.single), items(stage.pair), specials)
+    if isinstance(stage, spec.RobertaProcessing):
+        return RobertaProcessor((stage.sep, stage.sep_id), (stage.cls, stage.cls_id), stage.trim_offsets,
+                                stage.add_prefix_space)
+    if isinstance(stage, spec.BertProcessing):
+        return BertProcessor((stage.sep, stage.sep_id), (stage.cls, stage.cls_id))
+    if isinstance(stage, spec.PostProcessorSequence):
+        return SequenceProcessor([processor_for(step) for step in stage.processors])
+    raise TypeError(f"no post-processor runs {stage!r}")

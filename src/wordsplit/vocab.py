@@ -25,7 +25,7 @@ from .core import extension
 from .errors import VocabFormatError
 from .registry import NORMALIZERS
 from .spec import Metaspace, NoNormalizer, PipelineSpec, PluginNormalizer, PrefixSpace, RegexSplit, Sequence, Stage
-from .spec import normalizer_from_name
+from .spec import BytePairEncoding, SentencePieceBpe, normalizer_from_name
 
 
 
@@ -333,7 +333,8 @@ class Vocab:
 
     @property
     def missing_bytes(self) -> bytes:
-        """The bytes that no single-byte token spells, in order (empty for most vocabularies).
+        """The bytes that no single-byte token spells, in order (empty for most vocabularies, and
+        for the models over characters, which have their own unknown token).
 
         GPT-NeoX-family files and some GGUF files lack a few. Encoding drops such a byte from
         its piece before merging, as HF ``tokenizers`` does (``b"axb"`` merges as ``b"ab"``).
@@ -342,6 +343,9 @@ class Vocab:
         >>> Vocab(name="no-x", ranks={bytes([b]): b for b in range(256) if b != 120}, pattern=".").missing_bytes
         b'x'
         """
+        if self._missing is None and not isinstance(self.pipeline.model, (BytePairEncoding, SentencePieceBpe)):
+            # A model over characters (WordPiece, Unigram, WordLevel) has its own unknown token.
+            object.__setattr__(self, "_missing", b"")
         if self._missing is None:
             native = self.native_tables() if self._ranks is None else None
             if native is not None:  # a packed Vocab: the native tables know, no dict needed

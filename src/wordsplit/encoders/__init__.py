@@ -30,6 +30,7 @@ from typing import Callable, Optional
 
 from ..protocols import EncoderClass
 from ..registry import ENCODERS
+from ..spec import WordLevel, WordPiece
 from ..tables import BacktrackTables, MergeTables
 
 
@@ -47,7 +48,7 @@ def get_encoder(name: str) -> EncoderClass:
     return ENCODERS.get(name)
 
 
-from . import backtrack, buffer_sweep, heap_merge, score_merge  # noqa: E402, F401  (they register themselves)
+from . import backtrack, buffer_sweep, heap_merge, score_merge, wordpiece  # noqa: E402, F401  (they register themselves)
 
 # The byte-level BPE encoders: a SentencePiece vocabulary's characters are not their symbols.
 BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
@@ -55,16 +56,21 @@ BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
 
 def encoder_for(vocab) -> Optional[str]:
     """The encoder a vocabulary's model needs (``score-merge`` for a SentencePiece ``.model``,
-    ``rank-merge`` for a SentencePiece-style tokenizer.json), or None for byte-level BPE, which
-    every encoder runs.
+    ``rank-merge`` for a SentencePiece-style tokenizer.json, ``wordpiece``, ``word-level``), or
+    None for byte-level BPE, which every encoder runs.
 
     >>> from wordsplit import load_vocab
     >>> encoder_for(load_vocab("gpt2")) is None
     True
     """
+    model = vocab.pipeline.model
+    if isinstance(model, WordPiece):
+        return "wordpiece"
+    if isinstance(model, WordLevel):
+        return "word-level"
     if not vocab.pipeline.sentencepiece:
         return None
-    return "rank-merge" if vocab.pipeline.model.merge_by == "rank" else "score-merge"
+    return "rank-merge" if model.merge_by == "rank" else "score-merge"
 
 
 __all__ = ["ENCODERS", "BacktrackTables", "MergeTables", "encoder_for", "get_encoder", "register_encoder"]

@@ -24,6 +24,7 @@ from ..split_programs import PREFIX_SPACE_STEP, checked_step, split_program
 from ..vocab import WHITE_SPACE, Vocab, normalized_contents, second_pass_normalizes
 from .bytelevel import token_bytes
 from .hf_sentencepiece import is_sentencepiece_style, read_hf_sentencepiece
+from .hf_word_models import WORD_MODELS, read_hf_word_model
 from .files import file_stem, read_file
 from .merges import merges_are_rank_ordered, pair_ranked_merges
 
@@ -110,7 +111,8 @@ def _merge_pairs(merges: Any, source: str) -> list[tuple[bytes, bytes]]:
 
 
 # The tokenizer.json normalizers wordsplit runs (normalizers.py has HF's semantics for each).
-NORMALIZER_TYPES = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "StripAccents", "Replace", "Prepend")
+NORMALIZER_TYPES = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "Strip", "StripAccents", "Replace", "Prepend",
+                    "BertNormalizer")
 _NAMED_FORMS = {"NFC": Nfc(), "NFD": Nfd(), "NFKC": Nfkc(), "NFKD": Nfkd()}
 
 
@@ -176,6 +178,10 @@ WORD_CLASS_INNER = (
 WHITESPACE_PATTERN = f"[{WORD_CLASS_INNER}]+|[^{WORD_CLASS_INNER}\\s]+"
 
 
+#: HF's split at char::is_whitespace, which drops it (WhitespaceSplit, BertPreTokenizer's first step).
+WHITESPACE_STEP = {"pattern": r"\s", "behavior": "Removed", "invert": False}
+
+
 def _flat_pre_tokenizers(spec: dict, source: str, depth: int = 0) -> list[dict]:
     if spec.get("type") != "Sequence":
         return [spec]
@@ -224,7 +230,7 @@ def _split_step(spec: dict, source: str) -> dict[str, Any]:
         return {"pattern": WHITESPACE_PATTERN, "behavior": "Removed", "invert": True}
     if kind == "WhitespaceSplit":
         # HF: Split(char::is_whitespace, Removed): Rust's White_Space, the \s of the tables.
-        return {"pattern": r"\s", "behavior": "Removed", "invert": False}
+        return dict(WHITESPACE_STEP)
     raise UnsupportedTokenizerError(
         f"{source}: pre_tokenizer {kind!r} is not supported (supported: Split, Digits, Punctuation, Whitespace, "
         "WhitespaceSplit, then ByteLevel)"
@@ -469,6 +475,24 @@ def _bpe_vocab(
     )
 
 
+def model_type(model: Mapping[str, Any]) -> str:
+    """A tokenizer.json model's type: its ``"type"``, or for a file without one (older HF
+    versions wrote none) the one HF's untagged reading finds, by the fields each type has.
+
+    >>> model_type({"vocab": {"a": 0}, "max_input_chars_per_word": 100}), model_type({"vocab": [["a", 0.0]]})
+    ('WordPiece', 'Unigram')
+    """
+    if "type" in model:
+        return model["type"]
+    if "merges" in model:
+        return "BPE"
+    if isinstance(model.get("vocab"), list):
+        return "Unigram"
+    if "max_input_chars_per_word" in model or "continuing_subword_prefix" in model:
+        return "WordPiece"
+    return "WordLevel"
+
+
 def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name: str | None = None,
                            eos_token: str | None = None) -> Vocab:
     """Parse a HuggingFace ``tokenizer.json`` with a byte-level BPE model, or a SentencePiece-style
@@ -481,7 +505,9 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     spec = _json(data, source)
     if not isinstance(spec, dict) or not isinstance(spec.get("model"), dict):
         raise VocabFormatError(f"{source}: no 'model' object; is this a tokenizer.json?")
-    model = spec["model"]
+    model = spec["model"] = {**spec["model"], "type": model_type(spec["model"])}
+    if model["type"] in WORD_MODELS:  # BERT's WordPiece, WordLevel
+        return read_hf_word_model(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     if is_sentencepiece_style(spec, source):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
         return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     _check_model(model, source)

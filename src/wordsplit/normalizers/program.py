@@ -24,7 +24,7 @@ class ProgramNormalizer:
     string, or of a regex found as Oniguruma finds matches (Unicode 16.0 classes, an empty
     match right after a match skipped), with ``content`` taken literally; ``Prepend`` prefixes
     non-empty text; ``PrefixSpace`` prefixes a space to non-empty text that does not start
-    with one.
+    with one; ``BertNormalizer`` as :mod:`~wordsplit.normalizers.bert` runs it.
 
     Args:
         program: the :class:`~wordsplit.spec.Sequence` of steps.
@@ -87,6 +87,10 @@ class ProgramNormalizer:
         if isinstance(step, spec.Prepend):
             prepend = step.prepend
             return lambda text: prepend + text if text else text
+        if isinstance(step, spec.BertNormalizer):
+            from .bert import bert_normalizer
+
+            return bert_normalizer(step)
         if kind == "PrefixSpace":
             # (HF's prepend aligns the new text to the first character: empty text stays empty)
             return lambda text: " " + text if text and not text.startswith(" ") else text
