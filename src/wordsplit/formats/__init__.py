@@ -17,6 +17,7 @@ loader              suffixes                        reads
 ``sentencepiece``   ``.model``, detected by content SentencePiece protobuf (:mod:`~wordsplit.formats.sentencepiece`)
 ``vocab.json``      ``vocab.json``, ``encoder.json`` + merges.txt / vocab.bpe beside it
 ``gguf``            ``.gguf``                       GGUF metadata (:mod:`~wordsplit.formats.gguf`)
+``vocab.txt``       ``vocab.txt``                   BERT's WordPiece tokens (:mod:`~wordsplit.formats.bert_vocab`)
 ==================  ==============================  ==========================================
 
 **What comes with an HF file.** A ``tokenizer_config.json`` beside a ``tokenizer.json`` or
@@ -233,7 +234,7 @@ class TokenizerConfig(NamedTuple):
 
 # The files a tokenizer_config.json goes with: ``[prefix]tokenizer.json`` and the like take
 # ``[prefix]tokenizer_config.json`` (so a ``gpt2-encoder.json`` never takes another model's config).
-_CONFIG_OWNERS = ("tokenizer.json", "vocab.json", "encoder.json")
+_CONFIG_OWNERS = ("tokenizer.json", "vocab.json", "encoder.json", "vocab.txt")
 
 
 def tokenizer_config_beside(path: str | os.PathLike) -> Optional[Path]:
@@ -409,6 +410,13 @@ def _load_vocab_merges(path: Path) -> Vocab:
     return _apply_config_beside(load_vocab_merges(*_vocab_merges_files(path), name=vocab_name(path)), path)
 
 
+@register_loader("vocab.txt", suffixes=("vocab.txt",), inputs=_with_config_beside, facts=("lowercase",))
+def _load_bert_vocab(path: Path, lowercase: Optional[bool] = None) -> Vocab:
+    from .bert_vocab import load_bert_vocab
+
+    return load_bert_vocab(path, name=vocab_name(path), config=tokenizer_config_beside(path), lowercase=lowercase)
+
+
 # -- directories --------------------------------------------------------------------------------
 
 
@@ -436,8 +444,8 @@ def find_vocab_file(directory: str | os.PathLike) -> Path:
         if loader.name == "vocab.json" and merges_beside(path) is None:
             continue
         candidates.append((loader.name, path))
-    if any(name == "tokenizer.json" for name, _ in candidates):
-        candidates = [(name, path) for name, path in candidates if name != "vocab.json"]
+    if any(name == "tokenizer.json" for name, _ in candidates):  # (HF saves both forms)
+        candidates = [(name, path) for name, path in candidates if name not in ("vocab.json", "vocab.txt")]
     if len(candidates) == 1:
         return candidates[0][1]
     if not candidates:

@@ -202,7 +202,7 @@ def read_input(path: str | os.PathLike) -> bytes:
 
 def file_stem(path: str | os.PathLike) -> str:
     name = Path(path).name
-    for suffix in (".gz", ".tiktoken", ".json"):
+    for suffix in (".gz", ".tiktoken", ".json", ".txt"):
         name = name.removesuffix(suffix)
     return name
 
