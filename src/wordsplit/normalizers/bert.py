@@ -106,7 +106,7 @@ def bert_alignment(stage: BertNormalizer, text: str, base: Optional[list[Aligned
     length (the empty end past it).
 
     >>> bert_alignment(BertNormalizer(), "a中")
-    ('a  中 ', [(0, 1, True), (0, 1, False), (1, 2, True), (1, 2, False)])
+    ('a 中 ', [(0, 1, True), (0, 1, False), (1, 2, True), (1, 2, False)])
     """
     from ..offsets import apply_changes
 
