@@ -381,7 +381,7 @@ def spans_alignment(normalized: str, spans: list[tuple[int, int, str]], alignmen
 def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segment: str, normalized: str,
                  alignment: Optional[list[Aligned]], byte_base: int, char_base: int, word: int,
                  untiled: Callable[[bytes], Exception], missing_bytes: frozenset[int] = frozenset(),
-                 unk: Optional[tuple[int, bool]] = None) -> None:
+                 unk: Optional[tuple[int, bool]] = None, lengths: Optional[list[int]] = None) -> None:
     """Append the places (5 ints per token, see :class:`TokenOffsets`) of the tokens ``ids`` of
     one plain segment, whose normalized text's pieces end at the UTF-8 byte positions ``ends``.
     The ids of a piece must spell its bytes (``untiled(piece)`` is raised otherwise, for the
@@ -389,7 +389,8 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
     which encoding dropped from the pieces: they are in no token's range (skipped before a token,
     or inside one between its bytes). ``unk``: ``(id, fuse)`` when such bytes are the unk token
     instead: an unk token at such a byte spans it (and the run of them, with ``fuse``), as HF's
-    BPE gives it the byte's range."""
+    BPE gives it the byte's range. ``lengths``: each token's length in bytes, when tokens do not
+    spell their text (a word model's), instead of its bytes' length."""
     data = normalized.encode("utf-8")
     # Byte start of each original character (and the end), relative to the segment.
     original_starts = [0]
@@ -419,8 +420,8 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
     unk_id, fuse = unk if unk is not None else (None, False)
     dropped = bool(missing_bytes) and unk is None
     position = index = 0
-    for token in ids:
-        length = len(token_bytes[token] or b"")
+    for k, token in enumerate(ids):
+        length = lengths[k] if lengths is not None else len(token_bytes[token] or b"")
         if dropped:
             skip_missing()
         a, b = position, position + length

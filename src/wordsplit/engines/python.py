@@ -240,8 +240,23 @@ class PythonEngine:
         ids.extend(found)
         place_tokens(places, found, ends, self.vocab.token_bytes, segment, normalized, alignment,
                      self._byte_at(text, start, cursor), start, cursor[2], self._untiled,
-                     frozenset(self.vocab.missing_bytes), self._unk)
+                     frozenset(self.vocab.missing_bytes), self._unk, self._token_lengths(pieces))
         cursor[2] += len(ends)
+
+    def _token_lengths(self, pieces: list[str]) -> Optional[list[int]]:
+        """The UTF-8 length of the part of its piece each token stands for, when the tokens do
+        not spell their pieces (a word model's ``##`` and unknown tokens: its encoder's
+        ``tokens(text)`` says where each ends); None when they do."""
+        tokens = getattr(self.encoder, "tokens", None)
+        if tokens is None:
+            return None
+        lengths = []
+        for piece in pieces:
+            start = 0
+            for _, end in tokens(piece):
+                lengths.append(len(piece[start:end].encode("utf-8")))
+                start = end
+        return lengths
 
     def _untiled(self, piece: bytes) -> ComponentError:
         return ComponentError(
