@@ -25,7 +25,7 @@ from typing import Optional
 from .encoders import BYTE_LEVEL_ENCODERS, ENCODERS, encoder_for
 from .errors import BackendUnavailableError, UnsupportedTokenizerError, unknown_name
 from .spanners import SPANNERS, spanner_for
-from .spec import WordPieceDecoder
+from .spec import NoDecoder, WordPieceDecoder
 from .tokenizer import Tokenizer, check_num_threads
 from .vocab import Vocab
 
@@ -151,7 +151,7 @@ class TokenizerOptions:
             from .engines.sentencepiece import SentencePieceEngine
 
             engine = SentencePieceEngine(engine, vocab, spanner, encoder)
-        elif isinstance(vocab.pipeline.decoder, WordPieceDecoder):  # tokens joined by the decoder's rules
+        elif isinstance(vocab.pipeline.decoder, (WordPieceDecoder, NoDecoder)):  # tokens joined by its rules
             from .engines.decoding import TextDecodingEngine
 
             engine = TextDecodingEngine(engine, vocab)

@@ -5,7 +5,8 @@ and the decode of the vocabulary's decoder stage, in Python on both backends.
 * :class:`~wordsplit.spec.WordPieceDecoder` (HF's ``WordPiece`` decoder): each token after the
   first gets a space before it, unless it starts with the continuing-subword prefix, which is
   dropped; with ``cleanup``, each token is then cleaned as HF's ``cleanup`` does (a space
-  before ``.``, ``?``, ``!``, ``,`` and a few English contractions removed).
+  before ``.``, ``?``, ``!``, ``,`` and a few English contractions removed);
+* :class:`~wordsplit.spec.NoDecoder` (a file without a decoder): the tokens joined by spaces.
 
 Special tokens decode as their text, as HF's ``decode(ids, skip_special_tokens=False)``.
 
@@ -19,12 +20,12 @@ from __future__ import annotations
 import itertools
 from typing import Sequence
 
-from ..spec import WordPieceDecoder
+from ..spec import NoDecoder, WordPieceDecoder
 from ..vocab import Vocab
 from .arguments import token_id
 from .python import DECODE_CHUNK
 
-__all__ = ["TextDecodingEngine", "wordpiece_text"]
+__all__ = ["TextDecodingEngine", "joined_text", "wordpiece_text"]
 
 # HF's `cleanup` (tokenizers/src/decoders/wordpiece.rs), in its order, applied to each token.
 _CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
@@ -46,6 +47,17 @@ def wordpiece_text(tokens: Sequence[str], decoder: WordPieceDecoder, at_start: b
     return "".join(out), at_start
 
 
+def joined_text(tokens: Sequence[str], decoder: NoDecoder, at_start: bool) -> tuple[str, bool]:
+    """The tokens joined by spaces (``at_start``: no token came before them), and whether the
+    tokens after them still come first."""
+    if not tokens:
+        return "", at_start
+    return ("" if at_start else " ") + " ".join(tokens), False
+
+
+_TEXTS = {WordPieceDecoder: wordpiece_text, NoDecoder: joined_text}
+
+
 class TextDecodingEngine:
     """``engine``'s encode (every attribute but the decode methods is ``engine``'s) and the
     decode of ``vocab``'s decoder stage."""
@@ -54,8 +66,7 @@ class TextDecodingEngine:
         self._inner = engine
         self.vocab = vocab
         self.decoder = vocab.pipeline.decoder
-        if not isinstance(self.decoder, WordPieceDecoder):
-            raise TypeError(f"no text decoding for the decoder {self.decoder.kind}")
+        self._text = _TEXTS[type(self.decoder)]
         self._texts = None  # id → token text, made by the first decode (a loop over every id)
         self.native = bool(getattr(engine, "native", False))
 
@@ -79,7 +90,7 @@ class TextDecodingEngine:
         out: list[str] = []
         ids = iter(ids)
         while chunk := list(itertools.islice(ids, DECODE_CHUNK)):
-            text, at_start = wordpiece_text(self._tokens(chunk), self.decoder, at_start)
+            text, at_start = self._text(self._tokens(chunk), self.decoder, at_start)
             out.append(text)
         return "".join(out).encode("utf-8"), at_start
 
@@ -87,7 +98,7 @@ class TextDecodingEngine:
         return self.decode_bytes_after(ids, True)[0]
 
     def decode(self, ids, errors: str) -> str:
-        return wordpiece_text(self._tokens(ids), self.decoder, True)[0]
+        return self._text(self._tokens(ids), self.decoder, True)[0]
 
     def decode_batch(self, batch, errors: str, num_threads) -> list[str]:
         return [self.decode(ids, errors) for ids in batch]

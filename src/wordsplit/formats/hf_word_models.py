@@ -12,7 +12,7 @@ What such a file holds, read into the vocabulary's typed pipeline:
 * the model: its vocab is the vocabulary's tokens (every entry, the special ones too: the model
   looks only these up); WordPiece's ``unk_token``, ``continuing_subword_prefix`` and
   ``max_input_chars_per_word``, WordLevel's ``unk_token``;
-* the decoder ``WordPiece`` (its prefix and ``cleanup``);
+* the decoder ``WordPiece`` (its prefix and ``cleanup``), or none (the tokens joined by spaces);
 * the post-processor (``add_special_tokens``), any of :mod:`wordsplit.post_processor_programs`.
 
 >>> import json
@@ -30,7 +30,7 @@ from typing import Any, Mapping
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..post_processor_programs import post_processor_stage
-from ..spec import PipelineSpec, Stage, WordLevel, WordPiece, WordPieceDecoder
+from ..spec import NoDecoder, PipelineSpec, Stage, WordLevel, WordPiece, WordPieceDecoder
 from ..split_programs import split_program
 from ..vocab import Vocab
 
@@ -63,6 +63,8 @@ def _spanner(value: Any, source: str) -> Stage:
 
 
 def _decoder(value: Any, source: str) -> Stage:
+    if value is None:
+        return NoDecoder()
     if isinstance(value, dict) and value.get("type") == "WordPiece":
         prefix, cleanup = value.get("prefix", "##"), value.get("cleanup", True)
         if not isinstance(prefix, str) or not isinstance(cleanup, bool):

@@ -38,7 +38,7 @@ from .models import (  # noqa: F401  (the public names of wordsplit.spec)
     BytePairEncoding, MODEL_KINDS, Model, SentencePieceBpe, Unigram, WordLevel, WordPiece,
 )
 from .decoders import (  # noqa: F401  (the public names of wordsplit.spec)
-    ByteLevel, DECODER_KINDS, DECODER_STYLES, Decoder, SentencePieceDecoder, WordPieceDecoder,
+    NoDecoder, ByteLevel, DECODER_KINDS, DECODER_STYLES, Decoder, SentencePieceDecoder, WordPieceDecoder,
 )
 from .post_processors import (  # noqa: F401  (the public names of wordsplit.spec)
     BertProcessing, ByteLevelProcessing, NoPostProcessor, POST_PROCESSOR_KINDS, PostProcessor,
@@ -67,6 +67,7 @@ __all__ = [
     "Nfd",
     "Nfkc",
     "Nfkd",
+    "NoDecoder",
     "NoNormalizer",
     "NoPostProcessor",
     "Normalizer",

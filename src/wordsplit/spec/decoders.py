@@ -10,6 +10,7 @@ __all__ = [
     "ByteLevel",
     "DECODER_KINDS",
     "DECODER_STYLES",
+    "NoDecoder",
     "Decoder",
     "SentencePieceDecoder",
     "WordPieceDecoder",
@@ -25,7 +26,8 @@ __all__ = [
 #   pieces are bytes, the dummy prefix dropped, in the ``style`` of the tokenizer the file comes
 #   from (``sentencepiece``, HF's decoders, or llama.cpp's ``llama_detokenize``);
 # * :class:`WordPieceDecoder`: tokens joined by spaces, a continuing piece's prefix joining it
-#   to the one before, and HF's cleanup of spaces before punctuation.
+#   to the one before, and HF's cleanup of spaces before punctuation;
+# * :class:`NoDecoder`: the tokens' texts joined by spaces, as HF decodes without a decoder.
 
 
 DECODER_STYLES = ("sentencepiece", "hf", "llama.cpp")
@@ -70,6 +72,13 @@ class SentencePieceDecoder(Stage):
             raise ValueError("strip_leading_space is 'first', 'all' or 'none'")
 
 
+class NoDecoder(Stage):
+    """A file without a decoder: the tokens' texts joined by spaces (HF's ``decode`` then)."""
+
+    kind: ClassVar[str] = "None"
+    __slots__ = ()
+
+
 class WordPieceDecoder(Stage):
     """HF's ``WordPiece`` decoder: each token after the first is put after a space, unless it
     starts with ``prefix``, which is dropped; with ``cleanup``, HF's ``cleanup`` of the text
@@ -83,6 +92,6 @@ class WordPieceDecoder(Stage):
     cleanup: bool
 
 
-Decoder = Union[ByteLevel, SentencePieceDecoder, WordPieceDecoder]
+Decoder = Union[ByteLevel, SentencePieceDecoder, WordPieceDecoder, NoDecoder]
 
-DECODER_KINDS = family("decoder", ByteLevel, SentencePieceDecoder, WordPieceDecoder)
+DECODER_KINDS = family("decoder", ByteLevel, SentencePieceDecoder, WordPieceDecoder, NoDecoder)
