@@ -163,6 +163,19 @@ def loader_for(path: str | os.PathLike, head: Optional[bytes] = None) -> Loader:
     return max(matches, key=lambda match: match[0])[1]
 
 
+def fact_owners(facts: list[str]) -> str:
+    """The files that take the load facts ``facts`` (for messages).
+
+    >>> fact_owners(["pattern"]), fact_owners(["lowercase"])
+    ('rank files (.tiktoken, tokenizer.model)', "BERT's vocab.txt")
+    """
+    if all(fact in RANK_FILE_FACTS for fact in facts):
+        return "rank files (.tiktoken, tokenizer.model)"
+    if facts == ["lowercase"]:
+        return "BERT's vocab.txt"
+    return "rank files (.tiktoken, tokenizer.model) and BERT's vocab.txt"
+
+
 def load_with(loader: Loader, path: Path, facts: Optional[dict] = None) -> Vocab:
     """``loader.load(path, **facts)``, after checking that the loader takes those facts.
 
@@ -177,8 +190,8 @@ def load_with(loader: Loader, path: Path, facts: Optional[dict] = None) -> Vocab
     unknown = sorted(set(facts) - set(loader.facts))
     if unknown:
         raise TypeError(
-            f"{'=, '.join(unknown)}= applies to rank files (.tiktoken, tokenizer.model) only, which carry no "
-            f"pattern or special tokens; {Path(path).name} (the {loader.name} loader) defines them itself"
+            f"{'=, '.join(unknown)}= applies to {fact_owners(unknown)} only, which do not carry it; "
+            f"{Path(path).name} (the {loader.name} loader) defines them itself"
         )
     return loader.load(path, **facts)
 

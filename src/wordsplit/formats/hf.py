@@ -17,7 +17,7 @@ from ..errors import UnsupportedTokenizerError, VocabFormatError
 from .._registered import REGISTERED
 from ..patterns import GPT2_ORIGINAL_PATTERN, GPT2_PATTERN
 from ..registered import tokenizer_classes
-from ..normalizer_programs import normalizer_program
+from ..normalizer_programs import checked_step as checked_normalizer_step, normalizer_program
 from ..registry import NORMALIZERS, SPANNERS
 from ..spec import NoNormalizer, Nfc, Nfd, Nfkc, Nfkd, PipelineSpec, RegexSplit, Stage, normalizer_from_name
 from ..split_programs import PREFIX_SPACE_STEP, checked_step, split_program
@@ -143,6 +143,11 @@ def _normalizer(spec: Any, source: str, prefix_space: bool = False) -> Stage:
         return NoNormalizer()
     if len(steps) == 1 and steps[0]["type"] in _NAMED_FORMS:
         return _NAMED_FORMS[steps[0]["type"]]
+    if len(steps) == 1 and steps[0]["type"] == "BertNormalizer":  # the stage itself, as HF has it
+        try:
+            return checked_normalizer_step(steps[0])
+        except VocabFormatError as exc:
+            raise VocabFormatError(f"{source}: {exc}") from None
     try:
         program = normalizer_program(steps)
         NORMALIZERS.for_stage(program)  # built now: a bad Replace regex fails at load, naming the file

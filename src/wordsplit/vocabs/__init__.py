@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from ..errors import UnknownVocabError, VocabFormatError, WordsplitError, closest
-from ..formats import find_vocab_file, load_with, loader_for, with_tokenizer_config
+from ..formats import fact_owners, find_vocab_file, load_with, loader_for, with_tokenizer_config
 from ..formats.files import pinned_inputs, read_file, read_input
 from ..protocols import VocabFactory
 from ..registry import Registry
@@ -272,8 +272,8 @@ def _check_facts(key: str, facts: dict) -> None:
         return
     if key in VOCABS or key.startswith(HF_PREFIX):
         raise TypeError(
-            f"{'=, '.join(given)}= applies to rank files (.tiktoken, tokenizer.model) loaded by path or URL, "
-            f"not to {key!r}, which defines its own"
+            f"{'=, '.join(given)}= applies to {fact_owners(given)} loaded by path or URL, not to {key!r}, "
+            "which defines its own"
         )
     pattern, specials, n_vocab = facts["pattern"], facts["special_tokens"], facts["n_vocab"]
     if pattern is not None and not (isinstance(pattern, str) and pattern):
@@ -285,6 +285,8 @@ def _check_facts(key: str, facts: dict) -> None:
         raise TypeError(f"special_tokens must be a mapping of token text to int id, not {specials!r}")
     if n_vocab is not None and (not isinstance(n_vocab, int) or isinstance(n_vocab, bool)):
         raise TypeError(f"n_vocab must be an int, not {n_vocab!r}")
+    if facts["lowercase"] is not None and not isinstance(facts["lowercase"], bool):
+        raise TypeError(f"lowercase must be a bool, not {facts['lowercase']!r}")
 
 
 def _check_pin(key: str, sha256: str | None) -> None:
@@ -305,6 +307,7 @@ def load_vocab(
     pattern: str | None = None,
     special_tokens: Mapping[str, int] | None = None,
     n_vocab: int | None = None,
+    lowercase: bool | None = None,
 ) -> Vocab:
     """Load a vocabulary by registered name, from HuggingFace, from a URL or from a file.
 
@@ -329,6 +332,8 @@ def load_vocab(
             ``pat_str``), special token text → id, and the declared size. Files wordsplit
             recognizes by content (OpenAI's, Qwen's, Llama 3/4's, whisper's) have their
             official ones, which these replace; any other rank file needs ``pattern``.
+        lowercase: for BERT's ``vocab.txt`` without a ``tokenizer_config.json`` beside it,
+            which does not say whether its model is uncased (True) or cased (False).
 
     Returns:
         The immutable :class:`~wordsplit.vocab.Vocab`. Registered names are kept in memory.
@@ -340,7 +345,7 @@ def load_vocab(
         VocabFormatError, UnsupportedTokenizerError: a file that cannot be used, or a rank
             file wordsplit does not recognize, loaded without ``pattern``.
         TypeError: ``pattern``, ``special_tokens`` or ``n_vocab`` for something that is not
-            a rank file.
+            a rank file, ``lowercase`` for something that is not a vocab.txt.
         DownloadError: a download failed (401/403: set HF_TOKEN; 404: names the file).
         OfflineError: offline mode, and the files are not in the cache.
         HashMismatchError: a download or cache entry is not what its pin says.
@@ -356,7 +361,7 @@ def load_vocab(
             f"load_vocab needs a name or a path, got {key!r}; known names: {', '.join(list_vocabs())}"
         )
     _check_pin(key, sha256)
-    facts = {"pattern": pattern, "special_tokens": special_tokens, "n_vocab": n_vocab}
+    facts = {"pattern": pattern, "special_tokens": special_tokens, "n_vocab": n_vocab, "lowercase": lowercase}
     _check_facts(key, facts)
     with _load_options(cache_dir, offline):
         options = _LOAD_OPTIONS.get()
