@@ -235,3 +235,25 @@ def test_a_megabyte_word_or_run_stays_linear(backend):
         ids = tok.encode(text)
         assert time.perf_counter() - start < 20, text[:5]
         assert ids
+
+
+# -- the goldens (tools/gen_family_goldens.py, HF tokenizers 0.23.3) ----------------------------------
+
+GOLDEN = Path(__file__).parent / "golden"
+GOLDENS = sorted([*GOLDEN.glob("wordpiece-*.json.gz"), *GOLDEN.glob("wordlevel-*.json.gz")])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda path: path.name.removesuffix(".json.gz"))
+def test_goldens(golden, backend):
+    recorded = json.loads(gzip.decompress(golden.read_bytes()))
+    tok = build(Path(__file__).parent.parent / recorded["file"], backend)
+    assert tok.vocab.n_vocab == recorded["n_vocab"]
+    cases = recorded["cases"]
+    assert [tok.encode(case["text"], allowed_special="all") for case in cases] == [case["ids"] for case in cases]
+    for case in cases:
+        assert tok.decode(case["ids"]) == case["decoded"], case["text"]
+        with_specials = case["with_specials"]
+        assert tok.decode(with_specials["ids"]) == with_specials["decoded"], case["text"]
+    for case in recorded["decode_cases"]:
+        assert tok.decode(case["ids"]) == case["decoded"], case["ids"]
