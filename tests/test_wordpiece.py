@@ -257,3 +257,17 @@ def test_goldens(golden, backend):
         assert tok.decode(with_specials["ids"]) == with_specials["decoded"], case["text"]
     for case in recorded["decode_cases"]:
         assert tok.decode(case["ids"]) == case["decoded"], case["ids"]
+
+
+def test_explain_shows_the_longest_matches(capsys):
+    from wordsplit.cli import main
+    from wordsplit.explain import explain, format_explanation
+
+    tok = build(FILES["all-MiniLM-L6-v2"], "python")
+    expl = explain(tok, "Unaffable, naïve!")
+    assert expl.ids == tok.encode("Unaffable, naïve!")
+    first = expl.pieces[0]
+    assert first.kind == "wordpiece" and first.matches[0].tried[-1] == "una" and first.matches[1].start == 3
+    assert "at 3: ##ffable ##ffabl ##ffab (no tokens), ##ffa = 20961" in format_explanation(expl)
+    assert main(["explain", "--vocab", str(FILES["all-MiniLM-L6-v2"]), "x" * 101]) == 0
+    assert "longer than max_input_chars_per_word: the unknown token" in capsys.readouterr().out

@@ -1,4 +1,5 @@
-"""Explain an encode: the whole pipeline and the BPE trace of every piece, pass by pass.
+"""Explain an encode: the whole pipeline and the model's steps for every piece: BPE's merges
+pass by pass, WordPiece's longest matches position by position.
 
 :func:`explain` runs the tokenizer's Python engine (:mod:`wordsplit.engines.python`, with the
 tokenizer's own components) with a trace, and records what the run reports: special and added
@@ -23,6 +24,9 @@ Every :class:`Candidate` also carries the merged token's id. Where the vocabular
 piece that is itself a token in one lookup (tiktoken's rule; every bundled vocabulary), the
 trace says so and still shows the merge passes, with the ids they reach.
 
+A WordPiece vocabulary's pieces carry :class:`WordMatch` steps instead of merge passes: at each
+position, the candidates tried, longest first, and the token found.
+
 It does not: time anything, explain decoding, or trace the native encoders step by step.
 The trace keeps every pass of every piece (O(n²) in the piece length), so it is meant for
 short texts.
@@ -38,7 +42,7 @@ short texts.
 from __future__ import annotations
 
 import weakref
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Literal, Optional
 
 from .encoders.buffer_sweep import BufferSweepEncoder
@@ -47,10 +51,10 @@ from .specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
 from .tables import MergeTables
 from .vocab import Vocab
 
-__all__ = ["Candidate", "MergePass", "PieceTrace", "Segment", "Explanation", "explain", "format_explanation",
-           "rank_base", "show_bytes"]
+__all__ = ["Candidate", "MergePass", "PieceTrace", "Segment", "Explanation", "WordMatch", "explain",
+           "format_explanation", "rank_base", "show_bytes"]
 
-PieceKind = Literal["special", "added", "bpe"]
+PieceKind = Literal["special", "added", "bpe", "wordpiece", "word-level"]
 
 
 @dataclass(frozen=True)
@@ -82,19 +86,32 @@ class MergePass:
 
 
 @dataclass(frozen=True)
+class WordMatch:
+    """One position of WordPiece's longest match: the candidates tried there, longest first
+    (after the first position each spelled with the continuing-subword prefix), and the id of
+    the last one, the token found (None: none is a token, and the whole piece is unknown)."""
+
+    start: int
+    tried: list[str]
+    token_id: Optional[int]
+
+
+@dataclass(frozen=True)
 class PieceTrace:
     """How one piece became ids.
 
     Attributes:
         text: the piece as text (for a literal, the literal).
         bytes: its UTF-8 bytes, the input of BPE.
-        kind: ``"special"`` or ``"added"`` for a literal matched as one token, else ``"bpe"``.
+        kind: ``"special"`` or ``"added"`` for a literal matched as one token, ``"wordpiece"``
+            or ``"word-level"`` for a word model's piece, else ``"bpe"``.
         whole_token_id: the id a whole-piece lookup gives (the vocabulary looks a piece up as
             one token before merging, and the piece is one), else None.
         passes: the merge passes of the reference encoder (empty for literals).
         merge_ids: the ids the merge passes end with.
         ids: the ids the tokenizer's encoder gave this piece in the run (for every built-in
             encoder: ``[whole_token_id]`` when there is one, else ``merge_ids``).
+        matches: WordPiece's longest-match steps (empty for other models).
     """
 
     text: str
@@ -104,6 +121,7 @@ class PieceTrace:
     passes: list[MergePass]
     merge_ids: list[int]
     ids: list[int]
+    matches: list[WordMatch] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -133,6 +151,7 @@ class Explanation:
     rank_base: Optional[int]
     segments: list[Segment]
     ids: list[int]
+    model: str = "BPE"
 
     @property
     def pieces(self) -> list[PieceTrace]:
@@ -219,15 +238,22 @@ def explain(
     trace = _Recorder(vocab)
     ids = tokenizer.python_engine().encode(text, policy.allowed, policy.disallowed, trace=trace)
     # (the normalizer by its name: "nfc", or its kind: "Sequence")
-    return Explanation(text, vocab.name, normalizer_name(vocab.normalizer), trace.base, trace.segments, ids)
+    return Explanation(text, vocab.name, normalizer_name(vocab.normalizer), trace.base, trace.segments, ids,
+                       vocab.pipeline.model.kind)
 
 
 class _Recorder:
     """Builds the segments of an :class:`Explanation` from a traced run of the Python engine."""
 
     def __init__(self, vocab: Vocab) -> None:
+        from .encoders.wordpiece import WordLevelEncoder, WordPieceEncoder
+        from .spec import WordLevel, WordPiece
+
         self.vocab = vocab
-        self.reference = BufferSweepEncoder(MergeTables.of(vocab))
+        model = vocab.pipeline.model
+        self.words = WordPieceEncoder(MergeTables.of(vocab)) if isinstance(model, WordPiece) else \
+            WordLevelEncoder(MergeTables.of(vocab)) if isinstance(model, WordLevel) else None
+        self.reference = None if self.words is not None else BufferSweepEncoder(MergeTables.of(vocab))
         self.base = rank_base(vocab)
         self.segments: list[Segment] = []
 
@@ -240,7 +266,21 @@ class _Recorder:
         self.segments.append(Segment(text, normalized, []))
 
     def piece(self, text: str, ids: list[int]) -> None:
+        if self.words is not None:
+            self.segments[-1].pieces.append(_trace_word(self.words, text, ids))
+            return
         self.segments[-1].pieces.append(_trace_piece(self.reference, self.base, text, ids))
+
+
+def _trace_word(encoder, text: str, ids: list[int]) -> PieceTrace:
+    """A word model's piece: WordPiece's steps, or WordLevel's one lookup."""
+    from .encoders.wordpiece import WordLevelEncoder
+
+    if isinstance(encoder, WordLevelEncoder):
+        return PieceTrace(text, text.encode("utf-8"), "word-level", None, [], ids, ids)
+    matches: list[WordMatch] = []
+    encoder.tokens(text, trace=lambda start, tried, found: matches.append(WordMatch(start, tried, found)))
+    return PieceTrace(text, text.encode("utf-8"), "wordpiece", None, [], ids, ids, matches)
 
 
 def _trace_piece(reference: BufferSweepEncoder, base: Optional[int], text: str, ids: list[int]) -> PieceTrace:
@@ -325,11 +365,13 @@ def format_explanation(expl: Explanation) -> str:
       -> [14990]
     ids: [14990]
     """
-    if expl.rank_base is None:
-        meaning = "its position in the merge list"
+    if expl.model == "WordPiece":
+        lines = [f"vocab {expl.vocab}: WordPiece cuts each word from the left into the longest tokens it has"]
+    elif expl.model == "WordLevel":
+        lines = [f"vocab {expl.vocab}: WordLevel looks each word up whole"]
     else:
-        meaning = f"merged id - {expl.rank_base}"
-    lines = [f"vocab {expl.vocab}: (a,b)=r is an adjacent pair and its merge rank r = {meaning}; - never merges"]
+        meaning = "its position in the merge list" if expl.rank_base is None else f"merged id - {expl.rank_base}"
+        lines = [f"vocab {expl.vocab}: (a,b)=r is an adjacent pair and its merge rank r = {meaning}; - never merges"]
     for segment in expl.segments:
         if segment.normalized != segment.text:
             # ascii(): a normalizer's change is often invisible once rendered (e + U+0301 vs é).
@@ -341,6 +383,10 @@ def format_explanation(expl: Explanation) -> str:
 
 
 def _format_piece(piece: PieceTrace) -> list[str]:
+    if piece.kind == "word-level":
+        return [f"{piece.text!r}: word, one lookup -> {piece.ids}"]
+    if piece.kind == "wordpiece":
+        return _format_word(piece)
     if piece.kind != "bpe":
         how = "special token" if piece.kind == "special" else "added token (always matched)"
         return [f"{piece.text!r}: {how}, one lookup -> {piece.ids}"]
@@ -362,5 +408,23 @@ def _format_piece(piece: PieceTrace) -> list[str]:
             won = step.candidates[step.winner]
             outcome = f"{_pair(won)} wins, makes {won.merged_id}"
         lines.append(f"    {pairs} -> {outcome}")
+    lines.append(f"  -> {piece.ids}")
+    return lines
+
+
+def _format_word(piece: PieceTrace) -> list[str]:
+    """WordPiece's steps: at each position, the candidates tried (longest first) and the
+    token found."""
+    length = len(piece.text)
+    lines = [f"{piece.text!r}: word of {length} character{'s' if length != 1 else ''}, longest match first"]
+    if not piece.matches:
+        lines.append("  longer than max_input_chars_per_word: the unknown token")
+    for match in piece.matches:
+        tried = [show_bytes(t.encode("utf-8")) for t in match.tried]
+        if match.token_id is None:
+            lines.append(f"  at {match.start}: {' '.join(tried)}: no token, so the word is the unknown token")
+        else:
+            missed = f"{' '.join(tried[:-1])} (no tokens), " if len(tried) > 1 else ""
+            lines.append(f"  at {match.start}: {missed}{tried[-1]} = {match.token_id}")
     lines.append(f"  -> {piece.ids}")
     return lines

@@ -1,6 +1,6 @@
 """The viewing subcommands: explain, show, compare.
 
-    wordsplit explain hello                       # the BPE merge passes of each piece
+    wordsplit explain hello                       # the model's steps for each piece
     wordsplit show --file notes.txt --ids         # tokens in alternating colours, with ids
     wordsplit show "hello world" --html out.html  # the same view as a standalone web page
     wordsplit compare --file notes.txt --vocab qwen3,cl100k_base,o200k_base
@@ -121,10 +121,11 @@ def _add_input_options(p: argparse.ArgumentParser, json_help: str) -> argparse.A
 def register(sub) -> None:
     formatter = argparse.RawDescriptionHelpFormatter
     p = sub.add_parser(
-        "explain", help="show the BPE merge passes of each piece of TEXT", formatter_class=formatter,
+        "explain", help="show how the model encodes each piece of TEXT", formatter_class=formatter,
         description="Trace an encode: special/added tokens, normalization, the spanner's pieces, and for\n"
-                    "each piece every merge pass of the reference encoder (symbols, each adjacent pair\n"
-                    "with its merge rank, the winner).",
+                    "each piece the model's steps: every merge pass of the reference BPE encoder (symbols,\n"
+                    "each adjacent pair with its merge rank, the winner), or WordPiece's longest matches\n"
+                    "(the candidates tried at each position and the token found).",
         epilog='examples:\n  wordsplit explain hello\n  wordsplit explain --vocab cl100k_base " erence"\n'
                "  echo -n 'hi<|im_end|>' | wordsplit explain --special allow --json",
     )

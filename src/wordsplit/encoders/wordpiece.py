@@ -19,6 +19,8 @@ only when a piece needs it (HF raises then too).
 
 from __future__ import annotations
 
+from typing import Callable, Optional
+
 from ..errors import EncodeInputError
 from ..spec import WordLevel, WordPiece
 from ..tables import MergeTables
@@ -67,9 +69,12 @@ class WordPieceEncoder:
         """The ids of one piece of text."""
         return [i for i, _ in self.tokens(text)]
 
-    def tokens(self, text: str) -> list[tuple[int, int]]:
+    def tokens(self, text: str, trace: Optional[Callable[[int, list[str], Optional[int]], None]] = None
+               ) -> list[tuple[int, int]]:
         """``(id, end)`` of each token of ``text``: the token and the character where its part
-        of the text ends (the unknown token spans the whole piece)."""
+        of the text ends (the unknown token spans the whole piece). ``trace(start, tried, id)``
+        sees each position's candidates, longest first, and the id of the last one tried (None:
+        no candidate is a token, and the piece is the unknown token)."""
         model, ids = self.model, self.ids
         if len(text) > model.max_input_chars_per_word:
             return [(_unknown_id(ids, model.unk_token, self.vocab, text), len(text))]
@@ -79,13 +84,17 @@ class WordPieceEncoder:
         while start < len(text):
             longest = self._longest_first if start == 0 else self._longest_next
             end = min(len(text), start + longest)
-            found = None
+            found, tried = None, []
             while end > start:
                 candidate = text[start:end] if start == 0 else prefix + text[start:end]
                 found = ids.get(candidate)
+                if trace is not None:
+                    tried.append(candidate)
                 if found is not None:
                     break
                 end -= 1
+            if trace is not None:
+                trace(start, tried, found)
             if found is None:
                 return [(_unknown_id(ids, model.unk_token, self.vocab, text), len(text))]
             out.append((found, end))
