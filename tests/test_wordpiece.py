@@ -1,5 +1,6 @@
-"""WordPiece and WordLevel models (BERT, MiniLM, ...): exact against HF ``tokenizers`` on the
-real files of tests/data/wordpiece/ (live, on every text below and on hypothesis' texts), and
+"""WordPiece and WordLevel models (BERT, MiniLM, ...) and HF's BPE over characters (CLIP's
+``</w>``, BPE with ``[UNK]``): exact against HF ``tokenizers`` on the real files of
+tests/data/wordpiece/ (live, on every text below and on hypothesis' texts), and
 against transformers for BERT's vocab.txt; offsets, decoding, streaming and bad input."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.errors import EncodeInputError, UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.bert_vocab import read_bert_vocab
 from wordsplit.formats.hf import read_hf_tokenizer_json
-from wordsplit.spec import BertNormalizer, NoDecoder, WordLevel, WordPiece, WordPieceDecoder
+from wordsplit.spec import BertNormalizer, CharacterBpe, NoDecoder, WordLevel, WordPiece, WordPieceDecoder
 
 DATA = Path(__file__).parent / "data" / "wordpiece"
 CORPUS = Path(__file__).parent / "data" / "corpus"
@@ -32,6 +33,10 @@ FILES = {
     "fastberttokenizer-issue-100": DATA / "fastberttokenizer-issue-100" / "tokenizer.json.gz",
     "bert-wiki": DATA / "bert-wiki" / "tokenizer.json.gz",
     "genslm-codon-wordlevel": DATA / "genslm-codon-wordlevel" / "tokenizer.json",
+    # HF's BPE with the options byte-level BPE lacks (CharacterBpe)
+    "clip-vit-base-patch32": DATA / "clip-vit-base-patch32" / "tokenizer.json.gz",
+    "tokenizer-wiki": DATA / "tokenizer-wiki" / "tokenizer.json.gz",
+    "tortoise": DATA / "tortoise" / "tokenizer.json",
 }
 BACKENDS = ["python", "native"]
 
@@ -97,6 +102,10 @@ def test_the_pipeline_is_the_files(name):
     pipeline = load_vocab(FILES[name]).pipeline
     if name == "genslm-codon-wordlevel":
         assert pipeline.model == WordLevel("[UNK]") and pipeline.decoder == NoDecoder()
+        return
+    if name in ("clip-vit-base-patch32", "tokenizer-wiki", "tortoise"):
+        clip = name.startswith("clip")
+        assert pipeline.model == CharacterBpe("<|endoftext|>" if clip else "[UNK]", False, "</w>" if clip else "", clip)
         return
     assert isinstance(pipeline.model, WordPiece)
     if name == "all-MiniLM-L6-v2":
@@ -221,6 +230,13 @@ def test_malformed_word_models_are_refused(model, error):
         read_hf_tokenizer_json(json.dumps(_file(model)).encode(), source="t.json")
 
 
+def test_bpe_dropout_is_refused_as_random():
+    spec = {"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [], "dropout": 0.1},
+            "pre_tokenizer": {"type": "Whitespace"}}
+    with pytest.raises(UnsupportedTokenizerError, match="dropout=0.1 makes a text's ids random"):
+        read_hf_tokenizer_json(json.dumps(spec).encode(), source="t.json")
+
+
 def test_a_byte_level_pre_tokenizer_before_wordpiece_is_refused():
     spec = _file({"type": "WordPiece", "vocab": {"a": 0}}, pre_tokenizer={"type": "ByteLevel"})
     with pytest.raises(UnsupportedTokenizerError, match="ByteLevel pre-tokenizer"):
@@ -240,7 +256,8 @@ def test_a_megabyte_word_or_run_stays_linear(backend):
 # -- the goldens (tools/gen_family_goldens.py, HF tokenizers 0.23.3) ----------------------------------
 
 GOLDEN = Path(__file__).parent / "golden"
-GOLDENS = sorted([*GOLDEN.glob("wordpiece-*.json.gz"), *GOLDEN.glob("wordlevel-*.json.gz")])
+GOLDENS = sorted([*GOLDEN.glob("wordpiece-*.json.gz"), *GOLDEN.glob("wordlevel-*.json.gz"),
+                  *GOLDEN.glob("bpe-*.json.gz")])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -245,8 +245,12 @@ class PythonEngine:
 
     def _token_lengths(self, pieces: list[str]) -> Optional[list[int]]:
         """The UTF-8 length of the part of its piece each token stands for, when the tokens do
-        not spell their pieces (a word model's ``##`` and unknown tokens: its encoder's
-        ``tokens(text)`` says where each ends); None when they do."""
+        not spell their pieces (a word model's ``##`` and unknown tokens, CLIP's ``</w>``: the
+        encoder's ``token_lengths(piece)``, or ``tokens(text)``, which says where each ends in
+        characters); None when they do."""
+        token_lengths = getattr(self.encoder, "token_lengths", None)
+        if token_lengths is not None:
+            return [length for piece in pieces if piece for length in token_lengths(piece.encode("utf-8"))]
         tokens = getattr(self.encoder, "tokens", None)
         if tokens is None:
             return None

@@ -24,6 +24,7 @@ from ..split_programs import PREFIX_SPACE_STEP, checked_step, split_program
 from ..vocab import WHITE_SPACE, Vocab, normalized_contents, second_pass_normalizes
 from .bytelevel import token_bytes
 from .hf_sentencepiece import is_sentencepiece_style, read_hf_sentencepiece
+from .hf_character_bpe import is_character_bpe, read_hf_character_bpe
 from .hf_word_models import WORD_MODELS, read_hf_word_model
 from .files import file_stem, read_file
 from .merges import merges_are_rank_ordered, pair_ranked_merges
@@ -515,6 +516,8 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
         return read_hf_word_model(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     if is_sentencepiece_style(spec, source):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
         return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
+    if model["type"] == "BPE" and is_character_bpe(spec):  # CLIP's </w>, BPE over characters with [UNK]
+        return read_hf_character_bpe(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     _check_model(model, source)
     decoder = spec.get("decoder")
     if decoder is not None and _object(decoder, "decoder", source).get("type") != "ByteLevel":

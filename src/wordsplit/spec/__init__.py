@@ -35,7 +35,7 @@ from .spanners import (  # noqa: F401  (the public names of wordsplit.spec)
     BEHAVIORS, PrefixSpaceStep, RegexSplit, SPANNER_KINDS, SentencePieceSplit, Spanner, Split, SplitProgram,
 )
 from .models import (  # noqa: F401  (the public names of wordsplit.spec)
-    BytePairEncoding, MODEL_KINDS, Model, SentencePieceBpe, Unigram, WordLevel, WordPiece,
+    CharacterBpe, BytePairEncoding, MODEL_KINDS, Model, SentencePieceBpe, Unigram, WordLevel, WordPiece,
 )
 from .decoders import (  # noqa: F401  (the public names of wordsplit.spec)
     NoDecoder, ByteLevel, DECODER_KINDS, DECODER_STYLES, Decoder, SentencePieceDecoder, WordPieceDecoder,
@@ -54,6 +54,7 @@ __all__ = [
     "ByteLevel",
     "ByteLevelProcessing",
     "BytePairEncoding",
+    "CharacterBpe",
     "DECODER_KINDS",
     "DECODER_STYLES",
     "Decoder",

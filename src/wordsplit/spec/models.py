@@ -8,6 +8,7 @@ from .stage import Stage, family
 
 __all__ = [
     "BytePairEncoding",
+    "CharacterBpe",
     "MODEL_KINDS",
     "Model",
     "SentencePieceBpe",
@@ -30,7 +31,9 @@ __all__ = [
 #   spelled with a prefix (``##``);
 # * :class:`Unigram`: the segmentation of highest total score (Viterbi over the vocabulary's
 #   piece scores, :attr:`wordsplit.Vocab.scores`), as sentencepiece and HF compute it;
-# * :class:`WordLevel`: a piece is one token, or the unknown one.
+# * :class:`WordLevel`: a piece is one token, or the unknown one;
+# * :class:`CharacterBpe`: HF's BPE over each piece's characters (or bytes) by the file's merge
+#   list, with an end-of-word suffix and the unknown token (CLIP, BPE files without ByteLevel).
 
 
 class BytePairEncoding(Stage):
@@ -116,6 +119,24 @@ class WordLevel(Stage):
     unk_token: str
 
 
-Model = Union[BytePairEncoding, SentencePieceBpe, WordPiece, Unigram, WordLevel]
+class CharacterBpe(Stage):
+    """HF's BPE model with the options byte-level BPE does not have: each piece's symbols are
+    its characters (its bytes, with ``byte_level``), the last one spelled with
+    ``end_of_word_suffix`` (CLIP's ``</w>``); a symbol that is no token is ``unk_token``
+    (consecutive ones one token with ``fuse_unk``), or dropped when there is none; then the
+    adjacent pair listed first in the file's merges merges, leftmost on ties, as HF's
+    ``Word::merge_all`` does (the vocabulary's pair-ranked merges)."""
 
-MODEL_KINDS = family("model", BytePairEncoding, SentencePieceBpe, WordPiece, Unigram, WordLevel)
+    kind: ClassVar[str] = "CharacterBpe"
+    FIELDS: ClassVar[dict] = {"unk_token": str, "fuse_unk": bool, "end_of_word_suffix": str, "byte_level": bool}
+    DEFAULTS: ClassVar[dict] = {"unk_token": "", "fuse_unk": False, "end_of_word_suffix": "", "byte_level": False}
+    __slots__ = tuple(FIELDS)
+    unk_token: str
+    fuse_unk: bool
+    end_of_word_suffix: str
+    byte_level: bool
+
+
+Model = Union[BytePairEncoding, SentencePieceBpe, WordPiece, Unigram, WordLevel, CharacterBpe]
+
+MODEL_KINDS = family("model", BytePairEncoding, SentencePieceBpe, WordPiece, Unigram, WordLevel, CharacterBpe)

@@ -1,0 +1,109 @@
+"""``character-bpe``: HF's BPE model over each piece's characters (or bytes), with an
+end-of-word suffix and the unknown token (:class:`~wordsplit.spec.CharacterBpe`).
+
+As HF's ``BPE::merge_word``: each character (each byte, for a byte-level vocabulary) is a
+symbol, the last one spelled with the end-of-word suffix (CLIP's ``</w>``); a symbol that is
+no token becomes the unknown token (consecutive ones a single one with ``fuse_unk``), or is
+dropped when the model has none. Then ``Word::merge_all``: the adjacent pair listed first in
+the merges becomes the token the two spell together, the leftmost on ties, until no listed
+pair is left.
+
+>>> from wordsplit import Vocab
+>>> from wordsplit.spec import CharacterBpe, PipelineSpec, Split, SplitProgram
+>>> tokens = ["[UNK]", "l", "o", "w", "o</w>", "w</w>", "lo", "low</w>"]
+>>> vocab = Vocab(name="tiny", ranks={t.encode(): i for i, t in enumerate(tokens)}, merges={(1, 2): 0, (6, 5): 1},
+...               pipeline=PipelineSpec(spanner=SplitProgram((Split(r"\\s", "Removed"),)),
+...                                     model=CharacterBpe("[UNK]", end_of_word_suffix="</w>")))
+>>> encoder = CharacterBpeEncoder(MergeTables(vocab))
+>>> encoder.encode_piece(b"low"), encoder.encode_piece(b"lxyo")
+([7], [1, 0, 0, 4])
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..errors import EncodeInputError
+from ..spec import CharacterBpe
+from ..tables import MergeTables
+from .heap_merge import merge_spans
+from .score_merge import model_encoder
+
+__all__ = ["CharacterBpeEncoder"]
+
+
+@model_encoder("character-bpe")
+class CharacterBpeEncoder:
+    """HF's BPE over characters (see the module docstring)."""
+
+    def __init__(self, tables: MergeTables) -> None:
+        vocab = tables.vocab
+        model = vocab.pipeline.model
+        if not isinstance(model, CharacterBpe):
+            raise TypeError(f"the character-bpe encoder runs a CharacterBpe model, not {model.kind}")
+        self.vocab, self.model = vocab, model
+        self.ranks = vocab.ranks
+        self.merges = vocab.merges or {}
+        text_of = {i: data for data, i in self.ranks.items()}
+        # The token each listed pair makes (the two spell it together).
+        self.made = {pair: self.ranks[text_of[pair[0]] + text_of[pair[1]]] for pair in self.merges}
+        self.suffix = model.end_of_word_suffix.encode("utf-8")
+
+    def _unknown(self, piece: bytes) -> int:
+        unk = self.ranks.get(self.model.unk_token.encode("utf-8"))
+        if unk is None:
+            raise EncodeInputError(
+                f"{self.vocab.name}: {piece[:40]!r} needs the unknown token {self.model.unk_token!r}, which is not in "
+                "the vocabulary (HF raises UnkTokenOutOfVocabulary); add it to the vocabulary"
+            )
+        return unk
+
+    def encode_piece(self, piece: bytes) -> list[int]:
+        return [i for i, _ in self.tokens_of(piece)]
+
+    def token_lengths(self, piece: bytes) -> list[int]:
+        """The length in bytes of the part of ``piece`` each token stands for (a byte-level
+        token may end inside a character; a token's text holds the suffix besides)."""
+        start, lengths = 0, []
+        for _, end in self.tokens_of(piece):
+            lengths.append(end - start)
+            start = end
+        return lengths
+
+    def tokens_of(self, piece: bytes) -> list[tuple[int, int]]:
+        """``(id, byte end)`` of each token of the piece ``piece``."""
+        if self.model.byte_level:
+            units = [piece[k:k + 1] for k in range(len(piece))]
+        else:
+            units = [char.encode("utf-8") for char in piece.decode("utf-8")]
+        ids: list[int] = []  # the symbols' ids, and the byte end of each
+        ends: list[int] = []
+        unknown: Optional[int] = None  # the byte end of a pending unknown symbol
+        position = 0
+        for k, unit in enumerate(units):
+            position += len(unit)
+            found = self.ranks.get(unit + self.suffix if k == len(units) - 1 else unit)
+            if found is not None:
+                if unknown is not None:
+                    ids.append(self._unknown(piece))
+                    ends.append(unknown)
+                    unknown = None
+                ids.append(found)
+                ends.append(position)
+            elif self.model.unk_token:
+                if unknown is not None and not self.model.fuse_unk:
+                    ids.append(self._unknown(piece))
+                    ends.append(unknown)
+                unknown = position
+        if unknown is not None:
+            ids.append(self._unknown(piece))
+            ends.append(unknown)
+        merges, made = self.merges, self.made
+
+        def rank_of(start: int, mid: int, end: int) -> Optional[int]:
+            return merges.get((ids[start], ids[mid]))
+
+        def merged(start: int, mid: int, end: int) -> None:
+            ids[start] = made[(ids[start], ids[mid])]
+
+        return [(ids[start], ends[end - 1]) for start, end in merge_spans(len(ids), rank_of, merged)]
