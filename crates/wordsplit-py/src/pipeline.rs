@@ -6,6 +6,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
+use wordsplit::encoders::check_model;
 use wordsplit::pipeline::regex_unsupported;
 use wordsplit::spanners::hf_program::StepSpec;
 use wordsplit::spanners::{self, HfProgram, Scanner};
@@ -228,10 +229,14 @@ impl PyPipeline {
                     n_vocab: tables.inner.n_vocab(),
                 }))
             }
-            None => match sentencepiece_encoder(py, &tables.inner, encoder, &spec, &literals) {
-                Some(stage) => builder.foreign_encoder(stage?),
-                None => builder.encoder(native_encoder(py, &tables.inner, encoder)?),
-            },
+            None => {
+                // (a model the core's encoders do not run needs the Python encoder)
+                check_model(&spec.model).map_err(|e| to_py(py, e))?;
+                match sentencepiece_encoder(py, &tables.inner, encoder, &spec, &literals) {
+                    Some(stage) => builder.foreign_encoder(stage?),
+                    None => builder.encoder(native_encoder(py, &tables.inner, encoder)?),
+                }
+            }
         };
         builder = match spanner_impl {
             Some(object) => {

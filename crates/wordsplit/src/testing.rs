@@ -51,6 +51,7 @@ pub(crate) fn sentencepiece_spec(fields: &serde_json::Value) -> crate::spec::Pip
         "model": {"type": "SentencePieceBpe", "merge_by": merge_by, "unused": get("unused", json!([])),
                   "ignore_merges": get("ignore_merges", json!(false))},
         "decoder": {"type": "SentencePiece", "style": style},
+        "post_processor": {"type": "None"},
     });
     crate::spec::PipelineSpec::from_json(&spec).unwrap()
 }

@@ -13,6 +13,7 @@ pub mod sentencepiece;
 use std::sync::Arc;
 
 use crate::error::Error;
+use crate::spec::ModelSpec;
 use crate::tables::MergeTables;
 
 /// A span encoder: the ids of one piece of text.
@@ -32,6 +33,20 @@ pub trait Encoder: Send + Sync {
     /// [`score_merge::ScoreMerge`]): then a pipeline using it calls nothing outside the core.
     fn is_native(&self) -> bool {
         false
+    }
+}
+
+/// Whether the core's encoders run `model`: they run byte-level BPE and SentencePiece BPE;
+/// for WordPiece, Unigram and WordLevel [`Error::Unsupported`] (an encoder supplied from
+/// outside the core runs those).
+pub fn check_model(model: &ModelSpec) -> Result<(), Error> {
+    match model {
+        ModelSpec::Bpe | ModelSpec::SentencePieceBpe { .. } => Ok(()),
+        other => Err(Error::Unsupported(format!(
+            "the core's encoders run BPE and SentencePieceBpe models, not {}; pass the encoder \
+             that runs it",
+            other.kind()
+        ))),
     }
 }
 

@@ -12,11 +12,13 @@
 //!
 //! The header's `pipeline` is the vocabulary's pipeline in its one JSON form
 //! ([`crate::spec::PipelineSpec`]): `{"normalizer": ..., "spanner": ..., "model": ...,
-//! "decoder": ...}`, each stage an object tagged by its `"type"`. The core runs a `Regex`
-//! spanner (`{"type": "Regex", "pattern": ...}`), the normalizers `None` and `NFC`, the `BPE`
-//! model and the `ByteLevel` decoder; an entry with a stage of any other kind (a split program,
-//! a normalizer program, a SentencePiece pipeline) is [`FormatError::Unsupported`] (the Python
-//! package runs those).
+//! "decoder": ..., "post_processor": ...}`, each stage an object tagged by its `"type"`. The
+//! core runs a `Regex` spanner (`{"type": "Regex", "pattern": ...}`), the normalizers `None`
+//! and `NFC`, the `BPE` model and the `ByteLevel` decoder; an entry with a stage of any other
+//! kind (a split program, a normalizer program, a SentencePiece or WordPiece pipeline) is
+//! [`FormatError::Unsupported`] (the Python package runs those). The post-processor is read
+//! and checked, and not kept: it adds special tokens only when they are asked for, which the
+//! Python package does.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -26,7 +28,7 @@ use serde_json::{Map, Value};
 use super::{read_file, truthy, FileKind, FormatError, TextMap, VocabData};
 use crate::literal::{Literal, ALL_FLAGS};
 use crate::normalizers::NormalizeStage;
-use crate::spec::{ModelSpec, NormalizerSpec, PipelineSpec, SpannerSpec};
+use crate::spec::{DecoderSpec, ModelSpec, NormalizerSpec, PipelineSpec, SpannerSpec};
 
 /// The first bytes of every derived entry.
 pub const MAGIC: &[u8] = b"wordsplit-vocab\n";
@@ -210,11 +212,17 @@ fn pipeline(header: &Map<String, Value>) -> Result<(String, NormalizeStage), For
     if spec.model != ModelSpec::Bpe {
         return Err(unsupported(
             "model",
-            "the model \"SentencePieceBpe\"".into(),
+            format!("the model {:?}", spec.model.kind()),
             "the Rust core runs byte-level BPE; the Python package (wordsplit.load_vocab) runs the others",
         ));
     }
-    // (a pipeline with a byte-level model has the ByteLevel decoder: PipelineSpec checks it)
+    if spec.decoder != DecoderSpec::ByteLevel {
+        return Err(unsupported(
+            "decoder",
+            format!("the decoder {:?}", spec.decoder.kind()),
+            "the Rust core decodes token bytes (ByteLevel); the Python package (wordsplit.load_vocab) runs the others",
+        ));
+    }
     Ok((pattern, normalize))
 }
 

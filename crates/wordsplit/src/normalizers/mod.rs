@@ -135,13 +135,16 @@ impl NormalizeStage {
     pub const NAMES: &'static [&'static str] = &["nfc", "nfd", "nfkc", "nfkd", "none"];
 
     /// The stage that runs `spec` in the core, or None when the core does not run it (a
-    /// plug-in, or a program with a step other than a literal `Replace` or a `Prepend`: the
-    /// caller supplies it as [`NormalizeStage::Foreign`]).
+    /// plug-in, BERT's normalizer, a character map, or a program with a step other than a
+    /// literal `Replace` or a `Prepend`: the caller supplies it as [`NormalizeStage::Foreign`]).
     ///
     /// ```
     /// use wordsplit::spec::{NormalizerSpec, SentencePieceFlags};
     /// use wordsplit::NormalizeStage;
-    /// let spm = NormalizerSpec::SentencePiece(SentencePieceFlags::default());
+    /// let spm = NormalizerSpec::SentencePiece {
+    ///     flags: SentencePieceFlags::default(),
+    ///     charsmap: String::new(),
+    /// };
     /// let stage = NormalizeStage::from_spec(&spm).unwrap();
     /// assert_eq!(stage.normalize("  a   b ").unwrap().as_deref(), Some("\u{2581}a\u{2581}b"));
     /// assert!(NormalizeStage::from_spec(&NormalizerSpec::Plugin("casefold".into())).is_none());
@@ -153,9 +156,16 @@ impl NormalizeStage {
             NormalizerSpec::Nfd => NormalizeStage::Nfd,
             NormalizerSpec::Nfkc => NormalizeStage::Nfkc,
             NormalizerSpec::Nfkd => NormalizeStage::Nfkd,
-            NormalizerSpec::SentencePiece(flags) => NormalizeStage::Foreign(Arc::new(
-                sentencepiece::SentencePieceNormalizer::new(*flags),
-            )),
+            // (the core's SentencePiece normalizer has the identity character map only)
+            NormalizerSpec::SentencePiece { flags, charsmap } if charsmap.is_empty() => {
+                NormalizeStage::Foreign(Arc::new(sentencepiece::SentencePieceNormalizer::new(
+                    *flags,
+                )))
+            }
+            NormalizerSpec::SentencePiece { .. }
+            | NormalizerSpec::BertNormalizer { .. }
+            | NormalizerSpec::Precompiled(_)
+            | NormalizerSpec::Plugin(_) => return None,
             NormalizerSpec::Metaspace {
                 replacement,
                 prepend_scheme,

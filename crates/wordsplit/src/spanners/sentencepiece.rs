@@ -14,7 +14,7 @@
 //! use wordsplit::spec::PipelineSpec;
 //! use wordsplit::Spanner;
 //! let spec = PipelineSpec::from_text(
-//!     r#"{"normalizer":{"type":"None"},"spanner":{"type":"SentencePiece","user_defined":["<br>","<b>"],"words":true},"model":{"type":"SentencePieceBpe"},"decoder":{"type":"SentencePiece"}}"#,
+//!     r#"{"normalizer":{"type":"None"},"spanner":{"type":"SentencePiece","user_defined":["<br>","<b>"],"words":true},"model":{"type":"SentencePieceBpe"},"decoder":{"type":"SentencePiece"},"post_processor":{"type":"None"}}"#,
 //! ).unwrap();
 //! let spanner = SentencePieceSpanner::new(&spec).unwrap();
 //! let mut ends = vec![];
@@ -70,13 +70,10 @@ impl SentencePieceModel {
                 metaspace_split: split.metaspace_split,
             }),
             _ => Err(Error::Unsupported(format!(
-                "this component reads SentencePiece vocabularies only, not one whose spanner is {} \
-                 and model {}",
+                "this component reads SentencePiece BPE vocabularies only (a SentencePiece spanner \
+                 and a SentencePieceBpe model), not one whose spanner is {} and model {}",
                 spec.spanner.kind(),
-                match spec.model {
-                    ModelSpec::Bpe => "BPE",
-                    ModelSpec::SentencePieceBpe { .. } => "SentencePieceBpe",
-                }
+                spec.model.kind()
             ))),
         }
     }

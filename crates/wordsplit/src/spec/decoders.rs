@@ -20,6 +20,10 @@ pub enum DecoderSpec {
         /// (llama.cpp) the UNUSED pieces, which decode as nothing.
         unused: Vec<String>,
     },
+    /// HF's `WordPiece` decoder: each token after the first is put after a space, unless it
+    /// starts with `prefix`, which is dropped; with `cleanup`, HF's cleanup of the text (no
+    /// space before `.`, `?`, `!`, `,`, and English contractions joined).
+    WordPiece { prefix: String, cleanup: bool },
 }
 
 /// Whose decode a SentencePiece vocabulary follows.
@@ -65,6 +69,15 @@ impl StripLeadingSpace {
 }
 
 impl DecoderSpec {
+    /// The kind's name, its `"type"` in JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::ByteLevel => "ByteLevel",
+            Self::SentencePiece { .. } => "SentencePiece",
+            Self::WordPiece { .. } => "WordPiece",
+        }
+    }
+
     pub(super) fn from_json(value: &Value) -> Result<Self, SpecError> {
         let stage = StageObject::read("decoder", value)?;
         match stage.kind {
@@ -93,20 +106,28 @@ impl DecoderSpec {
                     unused: stage.texts("unused")?,
                 })
             }
-            _ => Err(stage.unknown(&["ByteLevel", "SentencePiece"])),
+            "WordPiece" => {
+                stage.only(&["prefix", "cleanup"])?;
+                Ok(Self::WordPiece {
+                    prefix: stage.text("prefix", Some("##"))?,
+                    cleanup: stage.flag("cleanup", true)?,
+                })
+            }
+            _ => Err(stage.unknown(&["ByteLevel", "SentencePiece", "WordPiece"])),
         }
     }
 
     pub(super) fn to_json(&self) -> Value {
+        let kind = self.kind();
         match self {
-            Self::ByteLevel => stage("ByteLevel", Vec::new()),
+            Self::ByteLevel => stage(kind, Vec::new()),
             Self::SentencePiece {
                 style,
                 unk_surface,
                 strip_leading_space,
                 unused,
             } => stage(
-                "SentencePiece",
+                kind,
                 vec![
                     ("style", Value::String(style.name().into())),
                     ("unk_surface", Value::String(unk_surface.clone())),
@@ -115,6 +136,13 @@ impl DecoderSpec {
                         Value::String(strip_leading_space.name().into()),
                     ),
                     ("unused", strings(unused)),
+                ],
+            ),
+            Self::WordPiece { prefix, cleanup } => stage(
+                kind,
+                vec![
+                    ("prefix", Value::String(prefix.clone())),
+                    ("cleanup", Value::Bool(*cleanup)),
                 ],
             ),
         }

@@ -74,10 +74,15 @@ impl<'a> StageObject<'a> {
 
     /// A list of non-empty strings (empty when missing).
     pub(super) fn texts(&self, field: &str) -> Result<Vec<String>, SpecError> {
-        let Some(value) = self.get(field) else {
-            return Ok(Vec::new());
-        };
-        value
+        match self.get(field) {
+            None => Ok(Vec::new()),
+            Some(_) => self.required_texts(field),
+        }
+    }
+
+    /// A list of non-empty strings that must be there.
+    pub(super) fn required_texts(&self, field: &str) -> Result<Vec<String>, SpecError> {
+        self.required(field)?
             .as_array()
             .and_then(|items| {
                 items
@@ -91,6 +96,83 @@ impl<'a> StageObject<'a> {
                 ))
             })
     }
+
+    /// A field that must be there.
+    pub(super) fn required(&self, field: &str) -> Result<&'a Value, SpecError> {
+        self.get(field)
+            .ok_or_else(|| self.bad(&format!("missing field {field:?}")))
+    }
+
+    /// An integer: a JSON number written without fraction or exponent, not a boolean.
+    /// (Python's ints have no bounds; serde_json's reach from `i64::MIN` to `u64::MAX`, and a
+    /// number beyond them, or `-0`, reads as a float and is refused.)
+    pub(super) fn integer(&self, field: &str, default: Option<i64>) -> Result<i64, SpecError> {
+        match (self.get(field), default) {
+            (None, Some(default)) => Ok(default),
+            (Some(value), _) => value
+                .as_i64()
+                .ok_or_else(|| self.bad(&format!("field {field:?} must be an integer"))),
+            (None, None) => Err(self.bad(&format!("missing field {field:?}"))),
+        }
+    }
+
+    /// An integer that is not negative.
+    pub(super) fn count(&self, field: &str, default: Option<u64>) -> Result<u64, SpecError> {
+        match (self.get(field), default) {
+            (None, Some(default)) => Ok(default),
+            (Some(value), _) => self.count_of(field, value),
+            (None, None) => Err(self.bad(&format!("missing field {field:?}"))),
+        }
+    }
+
+    /// A list of integers that are not negative, which must be there.
+    pub(super) fn counts(&self, field: &str) -> Result<Vec<u64>, SpecError> {
+        self.required(field)?
+            .as_array()
+            .ok_or_else(|| self.bad(&format!("field {field:?} must be a list of integers")))?
+            .iter()
+            .map(|item| self.count_of(field, item))
+            .collect()
+    }
+
+    fn count_of(&self, field: &str, value: &Value) -> Result<u64, SpecError> {
+        match (value.as_u64(), value.as_i64()) {
+            (Some(count), _) => Ok(count),
+            (None, Some(_)) => Err(self.bad(&format!("field {field:?} is not negative"))),
+            (None, None) => Err(self.bad(&format!("field {field:?} must hold integers"))),
+        }
+    }
+
+    /// A list of stages of another family, each read by `read`, which must be there.
+    pub(super) fn stages<T>(
+        &self,
+        field: &str,
+        read: impl Fn(&Value) -> Result<T, SpecError>,
+    ) -> Result<Vec<T>, SpecError> {
+        self.required(field)?
+            .as_array()
+            .ok_or_else(|| self.bad(&format!("field {field:?} must be a list of stages")))?
+            .iter()
+            .map(read)
+            .collect()
+    }
+}
+
+/// Whether `text` is base64 as the Python package checks a character map
+/// (`base64.b64decode(text, validate=True)`, CPython 3.11's strict mode): letters, digits, `+`
+/// and `/`, then the padding their count needs (none after a multiple of four, which may
+/// still be followed by `=`s; `==` after two more; `=` after three), and no leading `=`.
+pub(super) fn is_base64(text: &str) -> bool {
+    let data = text.trim_end_matches('=');
+    let (n, padding) = (data.len(), text.len() - data.len());
+    let alphabet = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    data.bytes().all(alphabet)
+        && match n % 4 {
+            0 => n > 0 || padding == 0,
+            2 => padding == 2,
+            3 => padding == 1,
+            _ => false,
+        }
 }
 
 /// A stage's JSON object: `"type"` and the fields, keys sorted.
@@ -103,4 +185,8 @@ pub(super) fn stage(kind: &str, fields: Vec<(&str, Value)>) -> Value {
 
 pub(super) fn strings(items: &[String]) -> Value {
     Value::Array(items.iter().cloned().map(Value::String).collect())
+}
+
+pub(super) fn integers<T: Copy + Into<serde_json::Number>>(items: &[T]) -> Value {
+    Value::Array(items.iter().map(|&i| Value::Number(i.into())).collect())
 }

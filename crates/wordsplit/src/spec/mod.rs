@@ -2,11 +2,13 @@
 //!
 //! A [`PipelineSpec`] names one stage of each kind, each an enum with one variant per kind of
 //! stage (as HF tokenizers describes a tokenizer.json): a [`NormalizerSpec`], a [`SpannerSpec`]
-//! (the pre-tokenizer), a [`ModelSpec`] and a [`DecoderSpec`]. A new kind of tokenizer is a new
-//! variant here and the stage that runs it.
+//! (the pre-tokenizer), a [`ModelSpec`], a [`PostProcessorSpec`] and a [`DecoderSpec`]. A new
+//! kind of tokenizer is a new variant here and the stage that runs it; a variant the core does
+//! not run yet is refused where the core would run it ([`crate::Error::Unsupported`], or no
+//! native stage), and the bindings supply that stage.
 //!
 //! Where a pipeline crosses a boundary (the Python package, a derived entry, WebAssembly) it is
-//! written in its one JSON form: an object of the four stages, each an object tagged by its
+//! written in its one JSON form: an object of the five stages, each an object tagged by its
 //! `"type"`; [`PipelineSpec::to_text`] writes it canonically (keys sorted, no spaces), so equal
 //! pipelines give equal text in both languages.
 //!
@@ -16,7 +18,7 @@
 //! let text = spec.to_text();
 //! assert_eq!(
 //!     text,
-//!     r#"{"decoder":{"type":"ByteLevel"},"model":{"type":"BPE"},"normalizer":{"type":"NFC"},"spanner":{"pattern":"\\S+|\\s+","type":"Regex"}}"#
+//!     r#"{"decoder":{"type":"ByteLevel"},"model":{"type":"BPE"},"normalizer":{"type":"NFC"},"post_processor":{"type":"None"},"spanner":{"pattern":"\\S+|\\s+","type":"Regex"}}"#
 //! );
 //! assert_eq!(PipelineSpec::from_text(&text).unwrap(), spec);
 //! assert!(matches!(spec.spanner, SpannerSpec::Regex(_)));
@@ -26,6 +28,7 @@ mod decoders;
 mod json;
 mod models;
 mod normalizers;
+mod post_processors;
 mod spanners;
 
 use std::fmt;
@@ -35,6 +38,7 @@ use serde_json::{Map, Value};
 pub use decoders::{DecoderSpec, DecoderStyle, StripLeadingSpace};
 pub use models::{MergeBy, ModelSpec};
 pub use normalizers::{NormalizerSpec, PrependScheme, SentencePieceFlags};
+pub use post_processors::{PostProcessorSpec, TemplateItem, TemplateSpecial, TemplateText};
 pub use spanners::{Behavior, SentencePieceSplit, SpannerSpec, SplitStep};
 
 /// A malformed or inconsistent pipeline description: what is wrong, and where.
@@ -55,13 +59,19 @@ impl From<SpecError> for crate::Error {
     }
 }
 
-/// A vocabulary's pipeline: normalizer → spanner → model, and the decoder back.
+/// A vocabulary's pipeline: normalizer → spanner → model (→ post-processor, when special
+/// tokens are asked for), and the decoder back.
+///
+/// A [`ModelSpec::SentencePieceBpe`] comes with a [`SpannerSpec::SentencePiece`] and a
+/// [`DecoderSpec::SentencePiece`], all three; a [`SpannerSpec::SentencePiece`] cuts text for
+/// that model or a [`ModelSpec::Unigram`] ([`Self::checked`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipelineSpec {
     pub normalizer: NormalizerSpec,
     pub spanner: SpannerSpec,
     pub model: ModelSpec,
     pub decoder: DecoderSpec,
+    pub post_processor: PostProcessorSpec,
 }
 
 /// The SentencePiece files wordsplit reads, as (how the model merges, how it decodes):
@@ -81,6 +91,7 @@ impl PipelineSpec {
             spanner: SpannerSpec::Regex(pattern.to_owned()),
             model: ModelSpec::Bpe,
             decoder: DecoderSpec::ByteLevel,
+            post_processor: PostProcessorSpec::None,
         }
     }
 
@@ -90,25 +101,18 @@ impl PipelineSpec {
         matches!(self.model, ModelSpec::SentencePieceBpe { .. })
     }
 
-    /// The stages checked together: a SentencePiece split, model and decoder come together,
-    /// in one of the combinations the files have.
+    /// The stages checked together: a SentencePieceBpe model has a SentencePiece split and
+    /// decoder, in one of the combinations the files have; a SentencePiece split cuts text for
+    /// a SentencePieceBpe or Unigram model.
     pub fn checked(self) -> Result<Self, SpecError> {
-        let split = match &self.spanner {
-            SpannerSpec::SentencePiece(split) => Some(split),
-            _ => None,
-        };
-        let model = match &self.model {
-            ModelSpec::SentencePieceBpe { merge_by, .. } => Some(*merge_by),
-            ModelSpec::Bpe => None,
-        };
-        let style = match &self.decoder {
-            DecoderSpec::SentencePiece { style, .. } => Some(*style),
-            DecoderSpec::ByteLevel => None,
-        };
-        match (split, model, style) {
-            (None, None, None) => Ok(self),
-            (Some(split), Some(merge_by), Some(style)) => {
-                if !SENTENCEPIECE_KINDS.contains(&(merge_by, style)) {
+        match (&self.spanner, &self.model, &self.decoder) {
+            (
+                SpannerSpec::SentencePiece(split),
+                ModelSpec::SentencePieceBpe { merge_by, .. },
+                DecoderSpec::SentencePiece { style, .. },
+            ) => {
+                let kind = (*merge_by, *style);
+                if !SENTENCEPIECE_KINDS.contains(&kind) {
                     return Err(SpecError(format!(
                         "a SentencePiece model merged by {} with the {} decoder is no tokenizer \
                          wordsplit knows",
@@ -116,7 +120,7 @@ impl PipelineSpec {
                         style.name()
                     )));
                 }
-                if split.metaspace_split && (merge_by, style) != (MergeBy::Rank, DecoderStyle::Hf) {
+                if split.metaspace_split && kind != (MergeBy::Rank, DecoderStyle::Hf) {
                     return Err(SpecError(
                         "metaspace_split is HF's Metaspace: it needs merge_by 'rank' and style 'hf'"
                             .into(),
@@ -124,11 +128,23 @@ impl PipelineSpec {
                 }
                 Ok(self)
             }
-            _ => Err(SpecError(
+            (_, ModelSpec::SentencePieceBpe { .. }, _) => Err(SpecError(format!(
                 "a SentencePiece pipeline has a SentencePiece spanner, a SentencePieceBpe model \
-                 and a SentencePiece decoder, all three"
-                    .into(),
-            )),
+                 and a SentencePiece decoder, all three; got {}, {}, {}",
+                self.spanner.kind(),
+                self.model.kind(),
+                self.decoder.kind()
+            ))),
+            (SpannerSpec::SentencePiece(_), model, _)
+                if !matches!(model, ModelSpec::Unigram { .. }) =>
+            {
+                Err(SpecError(format!(
+                    "a SentencePiece spanner cuts text for a SentencePieceBpe or Unigram model, \
+                     not {}",
+                    model.kind()
+                )))
+            }
+            _ => Ok(self),
         }
     }
 
@@ -136,17 +152,19 @@ impl PipelineSpec {
     pub fn from_json(value: &Value) -> Result<Self, SpecError> {
         let object = value
             .as_object()
-            .filter(|o| o.len() == 4 && STAGES.iter().all(|s| o.contains_key(*s)))
+            .filter(|o| o.len() == STAGES.len() && STAGES.iter().all(|s| o.contains_key(*s)))
             .ok_or_else(|| {
-                SpecError(
-                    "a pipeline is an object of exactly normalizer, spanner, model, decoder".into(),
-                )
+                SpecError(format!(
+                    "a pipeline is an object of exactly {}",
+                    STAGES.join(", ")
+                ))
             })?;
         Self {
             normalizer: NormalizerSpec::from_json(&object["normalizer"])?,
             spanner: SpannerSpec::from_json(&object["spanner"])?,
             model: ModelSpec::from_json(&object["model"])?,
             decoder: DecoderSpec::from_json(&object["decoder"])?,
+            post_processor: PostProcessorSpec::from_json(&object["post_processor"])?,
         }
         .checked()
     }
@@ -164,6 +182,7 @@ impl PipelineSpec {
         object.insert("decoder".into(), self.decoder.to_json());
         object.insert("model".into(), self.model.to_json());
         object.insert("normalizer".into(), self.normalizer.to_json());
+        object.insert("post_processor".into(), self.post_processor.to_json());
         object.insert("spanner".into(), self.spanner.to_json());
         Value::Object(object)
     }
@@ -175,7 +194,13 @@ impl PipelineSpec {
     }
 }
 
-const STAGES: [&str; 4] = ["normalizer", "spanner", "model", "decoder"];
+const STAGES: [&str; 5] = [
+    "normalizer",
+    "spanner",
+    "model",
+    "decoder",
+    "post_processor",
+];
 
 #[cfg(test)]
 mod tests;

@@ -21,7 +21,35 @@ pub enum ModelSpec {
         /// (By rank) a part that is a token is that token, as HF's `ignore_merges`.
         ignore_merges: bool,
     },
+    /// BERT's WordPiece: a piece is cut from the left into the longest tokens the vocabulary
+    /// has, every one after the first spelled with `continuing_subword_prefix`; a piece with a
+    /// part no token spells, or of more than `max_input_chars_per_word` characters, is the one
+    /// token `unk_token`.
+    WordPiece {
+        unk_token: String,
+        continuing_subword_prefix: String,
+        max_input_chars_per_word: u64,
+    },
+    /// The Unigram language model: a piece becomes the sequence of tokens whose scores (log
+    /// probabilities) add up highest, as sentencepiece and HF compute it.
+    Unigram {
+        /// The token of a character no piece covers (empty: none, and such a character is an
+        /// error, as HF's `unk_id: null`); consecutive ones make one token.
+        unk_token: String,
+        /// Such a character is its UTF-8 bytes' `<0xNN>` pieces instead.
+        byte_fallback: bool,
+    },
+    /// A piece is the token that spells it, else `unk_token`.
+    WordLevel { unk_token: String },
 }
+
+const KINDS: [&str; 5] = [
+    "BPE",
+    "SentencePieceBpe",
+    "WordPiece",
+    "Unigram",
+    "WordLevel",
+];
 
 /// Which pair a SentencePiece merge takes first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +70,17 @@ impl MergeBy {
 }
 
 impl ModelSpec {
+    /// The kind's name, its `"type"` in JSON.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Bpe => "BPE",
+            Self::SentencePieceBpe { .. } => "SentencePieceBpe",
+            Self::WordPiece { .. } => "WordPiece",
+            Self::Unigram { .. } => "Unigram",
+            Self::WordLevel { .. } => "WordLevel",
+        }
+    }
+
     pub(super) fn from_json(value: &Value) -> Result<Self, SpecError> {
         let stage = StageObject::read("model", value)?;
         match stage.kind {
@@ -63,25 +102,83 @@ impl ModelSpec {
                     ignore_merges,
                 })
             }
-            _ => Err(stage.unknown(&["BPE", "SentencePieceBpe"])),
+            "WordPiece" => {
+                stage.only(&[
+                    "unk_token",
+                    "continuing_subword_prefix",
+                    "max_input_chars_per_word",
+                ])?;
+                Ok(Self::WordPiece {
+                    unk_token: stage.text("unk_token", Some("[UNK]"))?,
+                    continuing_subword_prefix: stage
+                        .text("continuing_subword_prefix", Some("##"))?,
+                    max_input_chars_per_word: stage.count("max_input_chars_per_word", Some(100))?,
+                })
+            }
+            "Unigram" => {
+                stage.only(&["unk_token", "byte_fallback"])?;
+                Ok(Self::Unigram {
+                    unk_token: stage.text("unk_token", Some("<unk>"))?,
+                    byte_fallback: stage.flag("byte_fallback", false)?,
+                })
+            }
+            "WordLevel" => {
+                stage.only(&["unk_token"])?;
+                Ok(Self::WordLevel {
+                    unk_token: stage.text("unk_token", Some("<unk>"))?,
+                })
+            }
+            _ => Err(stage.unknown(&KINDS)),
         }
     }
 
     pub(super) fn to_json(&self) -> Value {
+        let kind = self.kind();
         match self {
-            Self::Bpe => stage("BPE", Vec::new()),
+            Self::Bpe => stage(kind, Vec::new()),
             Self::SentencePieceBpe {
                 merge_by,
                 unused,
                 ignore_merges,
             } => stage(
-                "SentencePieceBpe",
+                kind,
                 vec![
                     ("merge_by", Value::String(merge_by.name().into())),
                     ("unused", strings(unused)),
                     ("ignore_merges", Value::Bool(*ignore_merges)),
                 ],
             ),
+            Self::WordPiece {
+                unk_token,
+                continuing_subword_prefix,
+                max_input_chars_per_word,
+            } => stage(
+                kind,
+                vec![
+                    ("unk_token", Value::String(unk_token.clone())),
+                    (
+                        "continuing_subword_prefix",
+                        Value::String(continuing_subword_prefix.clone()),
+                    ),
+                    (
+                        "max_input_chars_per_word",
+                        Value::from(*max_input_chars_per_word),
+                    ),
+                ],
+            ),
+            Self::Unigram {
+                unk_token,
+                byte_fallback,
+            } => stage(
+                kind,
+                vec![
+                    ("unk_token", Value::String(unk_token.clone())),
+                    ("byte_fallback", Value::Bool(*byte_fallback)),
+                ],
+            ),
+            Self::WordLevel { unk_token } => {
+                stage(kind, vec![("unk_token", Value::String(unk_token.clone()))])
+            }
         }
     }
 }

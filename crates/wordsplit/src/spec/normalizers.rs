@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::json::{stage, StageObject};
+use super::json::{is_base64, stage, StageObject};
 use super::SpecError;
 
 /// A normalizer stage, named as HF tokenizers names its normalizers where it has one.
@@ -35,11 +35,30 @@ pub enum NormalizerSpec {
     /// A space before non-empty text that does not start with one (ByteLevel's
     /// `add_prefix_space`, run as a normalizer's last step).
     PrefixSpace,
+    /// HF's `BertNormalizer`, its four steps in this order: `clean_text` (control characters
+    /// and U+FFFD dropped, white space made a space), `handle_chinese_chars` (a space each side
+    /// of a CJK ideograph), `strip_accents` (NFD, then combining marks dropped) and
+    /// `lowercase`. Each is on unless the JSON says `false`.
+    BertNormalizer {
+        clean_text: bool,
+        handle_chinese_chars: bool,
+        strip_accents: bool,
+        lowercase: bool,
+    },
+    /// A SentencePiece precompiled character map (`nmt_nfkc`, `nfkc_cf`, a model's own rules):
+    /// the longest prefix of the text the map holds is replaced by its output, as HF's
+    /// `Precompiled` runs it. The map's bytes in base64, as tokenizer.json writes them (kept as
+    /// written, so the text writes back the same); an empty map changes nothing.
+    Precompiled(String),
     /// HF's normalizers in order, each step's alignment carried through (for offsets); the
     /// steps are of the kinds above from `Nfc` on.
     Sequence(Vec<NormalizerSpec>),
-    /// SentencePiece's normalizer with an identity character map: only spaces change.
-    SentencePiece(SentencePieceFlags),
+    /// SentencePiece's normalizer: the character map `charsmap` (base64, as in
+    /// [`NormalizerSpec::Precompiled`]; empty: the identity), then the spaces as `flags` say.
+    SentencePiece {
+        flags: SentencePieceFlags,
+        charsmap: String,
+    },
     /// HF's `Metaspace` (`split: false`) after the normalizer `before`: every space becomes
     /// `replacement`, put before the text as `prepend_scheme` says.
     Metaspace {
@@ -92,7 +111,7 @@ impl PrependScheme {
     }
 }
 
-const KINDS: [&str; 15] = [
+const KINDS: [&str; 17] = [
     "None",
     "NFC",
     "NFD",
@@ -104,6 +123,8 @@ const KINDS: [&str; 15] = [
     "Replace",
     "Prepend",
     "PrefixSpace",
+    "BertNormalizer",
+    "Precompiled",
     "Sequence",
     "SentencePiece",
     "Metaspace",
@@ -125,8 +146,10 @@ impl NormalizerSpec {
             Self::Replace { .. } => "Replace",
             Self::Prepend(_) => "Prepend",
             Self::PrefixSpace => "PrefixSpace",
+            Self::BertNormalizer { .. } => "BertNormalizer",
+            Self::Precompiled(_) => "Precompiled",
             Self::Sequence(_) => "Sequence",
-            Self::SentencePiece(_) => "SentencePiece",
+            Self::SentencePiece { .. } => "SentencePiece",
             Self::Metaspace { .. } => "Metaspace",
             Self::Plugin(_) => "Plugin",
         }
@@ -138,7 +161,7 @@ impl NormalizerSpec {
             self,
             Self::None
                 | Self::Sequence(_)
-                | Self::SentencePiece(_)
+                | Self::SentencePiece { .. }
                 | Self::Metaspace { .. }
                 | Self::Plugin(_)
         )
@@ -176,24 +199,37 @@ impl NormalizerSpec {
                 stage.only(&["prepend"])?;
                 Ok(Self::Prepend(stage.text("prepend", None)?))
             }
+            "BertNormalizer" => {
+                let names = [
+                    "clean_text",
+                    "handle_chinese_chars",
+                    "strip_accents",
+                    "lowercase",
+                ];
+                stage.only(&names)?;
+                Ok(Self::BertNormalizer {
+                    clean_text: stage.flag(names[0], true)?,
+                    handle_chinese_chars: stage.flag(names[1], true)?,
+                    strip_accents: stage.flag(names[2], true)?,
+                    lowercase: stage.flag(names[3], true)?,
+                })
+            }
+            "Precompiled" => {
+                stage.only(&["charsmap"])?;
+                Ok(Self::Precompiled(charsmap(&stage, None)?))
+            }
             "Plugin" => {
                 stage.only(&["name"])?;
                 Ok(Self::Plugin(stage.text("name", None)?))
             }
             "Sequence" => {
                 stage.only(&["normalizers"])?;
-                let steps = stage
-                    .get("normalizers")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| stage.bad("field \"normalizers\" must be a list of steps"))?;
-                let steps = steps
-                    .iter()
-                    .map(Self::from_json)
-                    .collect::<Result<Vec<_>, _>>()?;
+                let steps = stage.stages("normalizers", Self::from_json)?;
                 if !steps.iter().all(Self::is_step) {
-                    return Err(
-                        stage.bad("a Sequence holds steps of the kinds NFC to PrefixSpace only")
-                    );
+                    return Err(stage.bad(
+                        "a Sequence's steps are HF normalizers, not None, Sequence, \
+                         SentencePiece, Metaspace or Plugin",
+                    ));
                 }
                 Ok(Self::Sequence(steps))
             }
@@ -203,17 +239,22 @@ impl NormalizerSpec {
                     "remove_extra_whitespaces",
                     "escape_whitespaces",
                     "treat_whitespace_as_suffix",
+                    "charsmap",
                 ];
                 stage.only(&names)?;
                 let defaults = SentencePieceFlags::default();
-                Ok(Self::SentencePiece(SentencePieceFlags {
+                let flags = SentencePieceFlags {
                     add_dummy_prefix: stage.flag(names[0], defaults.add_dummy_prefix)?,
                     remove_extra_whitespaces: stage
                         .flag(names[1], defaults.remove_extra_whitespaces)?,
                     escape_whitespaces: stage.flag(names[2], defaults.escape_whitespaces)?,
                     treat_whitespace_as_suffix: stage
                         .flag(names[3], defaults.treat_whitespace_as_suffix)?,
-                }))
+                };
+                Ok(Self::SentencePiece {
+                    flags,
+                    charsmap: charsmap(&stage, Some(""))?,
+                })
             }
             "Metaspace" => {
                 stage.only(&["replacement", "prepend_scheme", "before"])?;
@@ -232,7 +273,7 @@ impl NormalizerSpec {
                     None => Self::None,
                     Some(value) => Self::from_json(value)?,
                 };
-                if matches!(before, Self::Metaspace { .. } | Self::SentencePiece(_)) {
+                if matches!(before, Self::Metaspace { .. } | Self::SentencePiece { .. }) {
                     return Err(stage.bad(
                         "Metaspace runs after an HF normalizer, not after another space handler",
                     ));
@@ -285,9 +326,27 @@ impl NormalizerSpec {
                     Value::Array(steps.iter().map(Self::to_json).collect()),
                 )],
             ),
-            Self::SentencePiece(flags) => stage(
+            Self::BertNormalizer {
+                clean_text,
+                handle_chinese_chars,
+                strip_accents,
+                lowercase,
+            } => stage(
                 kind,
                 vec![
+                    ("clean_text", Value::Bool(*clean_text)),
+                    ("handle_chinese_chars", Value::Bool(*handle_chinese_chars)),
+                    ("strip_accents", Value::Bool(*strip_accents)),
+                    ("lowercase", Value::Bool(*lowercase)),
+                ],
+            ),
+            Self::Precompiled(charsmap) => {
+                stage(kind, vec![("charsmap", Value::String(charsmap.clone()))])
+            }
+            Self::SentencePiece { flags, charsmap } => stage(
+                kind,
+                vec![
+                    ("charsmap", Value::String(charsmap.clone())),
                     ("add_dummy_prefix", Value::Bool(flags.add_dummy_prefix)),
                     (
                         "remove_extra_whitespaces",
@@ -318,4 +377,13 @@ impl NormalizerSpec {
             _ => stage(kind, Vec::new()),
         }
     }
+}
+
+/// A character map field: base64 text ([`is_base64`]).
+fn charsmap(stage: &StageObject<'_>, default: Option<&str>) -> Result<String, SpecError> {
+    let text = stage.text("charsmap", default)?;
+    if !is_base64(&text) {
+        return Err(stage.bad("a character map is its bytes in base64"));
+    }
+    Ok(text)
 }
