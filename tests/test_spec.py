@@ -19,8 +19,9 @@ from wordsplit.engines.native import spec_text
 from wordsplit.sentencepiece import sentencepiece_pipeline
 from wordsplit.errors import VocabFormatError
 from wordsplit.spec import (
-    DECODER_STYLES, BertNormalizer, BertProcessing, ByteLevel, ByteLevelProcessing, BytePairEncoding, Lowercase,
-    Metaspace, Nfc, Nfkc, NoNormalizer, NoPostProcessor, PipelineSpec, PluginNormalizer, PostProcessorSequence,
+    DECODER_STYLES, BertNormalizer, BertProcessing, ByteLevel, ByteLevelProcessing, BytePairEncoding, CharacterBpe,
+    Lowercase, Metaspace, Nfc, Nfkc, NoDecoder,
+    NoNormalizer, NoPostProcessor, PipelineSpec, PluginNormalizer, PostProcessorSequence,
     Precompiled, Prepend, PrefixSpace, PrefixSpaceStep, RegexSplit, Replace, RobertaProcessing, SentencePieceBpe,
     SentencePieceDecoder, SentencePieceNormalizer, SentencePieceSplit, Sequence, Split, SplitProgram, Strip,
     StripAccents, TemplateProcessing, TemplateSequence, TemplateSpecial, TemplateSpecialToken, Unigram, WordLevel,
@@ -105,8 +106,8 @@ _spanners = st.one_of(
 )
 
 
-# Integers as the core holds them: ids and type ids that are not negative in 64 bits, the
-# other ids signed in 64 bits.
+# Integers as the core holds them: ids and type ids, not negative, in 64 bits; any JSON integer
+# for the mutation test.
 _counts = st.integers(0, 2**64 - 1)
 _signed = st.integers(-2**63, 2**63 - 1)
 _models = st.one_of(
@@ -114,12 +115,13 @@ _models = st.one_of(
     st.builds(WordPiece, _texts, _texts, _counts),
     st.builds(Unigram, _texts, st.booleans()),
     st.builds(WordLevel, _texts),
+    st.builds(CharacterBpe, _texts, st.booleans(), _texts, st.booleans()),
 )
 _pieces = st.lists(st.text(min_size=1, max_size=6), max_size=3).map(tuple)
 _sentencepiece_decoders = st.builds(SentencePieceDecoder, st.sampled_from(DECODER_STYLES), st.text(max_size=4),
                                     st.sampled_from(["first", "all", "none"]), _pieces)
-_decoders = st.one_of(st.just(ByteLevel()), st.builds(WordPieceDecoder, _texts, st.booleans()),
-                      _sentencepiece_decoders)
+_decoders = st.one_of(st.just(ByteLevel()), st.just(NoDecoder()),
+                      st.builds(WordPieceDecoder, _texts, st.booleans()), _sentencepiece_decoders)
 _template_specials = st.builds(
     lambda name, pairs: TemplateSpecial(name, tuple(i for i, _ in pairs), tuple(t for _, t in pairs)),
     st.text(max_size=5), st.lists(st.tuples(_counts, st.text(min_size=1, max_size=4)), max_size=3),
@@ -149,8 +151,8 @@ _post_processors = st.recursive(
     st.one_of(
         st.just(NoPostProcessor()),
         _templates(),
-        st.builds(BertProcessing, _texts, _signed, _texts, _signed),
-        st.builds(RobertaProcessing, _texts, _signed, _texts, _signed, st.booleans(), st.booleans()),
+        st.builds(BertProcessing, _texts, _counts, _texts, _counts),
+        st.builds(RobertaProcessing, _texts, _counts, _texts, _counts, st.booleans(), st.booleans()),
         st.builds(ByteLevelProcessing, st.booleans(), st.booleans()),
     ),
     lambda processors: st.builds(PostProcessorSequence, st.lists(processors, max_size=3).map(tuple)),

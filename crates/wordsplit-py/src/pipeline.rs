@@ -275,6 +275,7 @@ impl PyPipeline {
         builder = builder
             .literals(literals)
             .unk(unk)
+            .reads_text(spec.model.reads_text())
             .interrupt(Box::new(check_signals));
         if let Some(steps) = program {
             let program = HfProgram::new(&steps).map_err(|e| to_py(py, regex_unsupported(e)))?;

@@ -996,7 +996,7 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
     ] {
         corrupt(&patched(key, value.clone()), &format!("{key} = {value}"));
     }
-    // A format-3 header (pattern and normalizer, no pipeline) under format 4.
+    // A format-3 header (pattern and normalizer, no pipeline) under the current format.
     let mut older = header.clone();
     let older_fields = older.as_object_mut().unwrap();
     older_fields.remove("pipeline");

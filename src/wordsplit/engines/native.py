@@ -183,14 +183,22 @@ def is_word_counter(value: object) -> bool:
     return core is not None and isinstance(value, core.WordCounter)
 
 
+# The models whose tokens need not spell their text (the core's offsets align BPE's only).
+READS_TEXT = (spec.WordPiece, spec.Unigram, spec.WordLevel, spec.CharacterBpe)
+
+
 class NativeEngine:
     """Encodes with a native ``Pipeline`` and decodes with the vocabulary's native tables."""
 
-    def __init__(self, vocab: Vocab, pipeline, tables) -> None:
+    def __init__(self, vocab: Vocab, pipeline, tables, components: tuple[str, str] = ("", "")) -> None:
         self.vocab = vocab
         self._pipeline = pipeline
         self._tables = tables
         self.native = pipeline.native
+        # A model that reads text (WordPiece, Unigram...) has tokens that do not spell their
+        # text; the core does not align them yet, so its offsets are the Python engine's.
+        self._components = components
+        self._python_offsets = None
         specials = frozenset(vocab.special_tokens)
         self._allow_all = (specials, frozenset())
         self._policies: dict[tuple[frozenset[str], frozenset[str]], object] = {}
@@ -218,6 +226,12 @@ class NativeEngine:
     def encode_with_offsets(self, text, allowed, disallowed):
         """``(ids, places, char_map)`` as the Python engine gives them; the places stay in the
         native buffer (a uint64 memoryview) until the offsets are asked for."""
+        if isinstance(self.vocab.pipeline.model, READS_TEXT):
+            if self._python_offsets is None:
+                from .python import build_python_engine
+
+                self._python_offsets = build_python_engine(self.vocab, *self._components)
+            return self._python_offsets.encode_with_offsets(text, allowed, disallowed)
         ids, places, fixed = self._pipeline.encode_with_offsets(text, self._policy(allowed, disallowed))
         if fixed:
             from ..offsets import surrogate_char_map
@@ -358,4 +372,4 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         # Only a vocabulary that lacks some byte ever uses its unk token.
         unk=(vocab.unk_token_id, vocab.fuse_unk) if vocab.unk_token_id is not None and vocab.missing_bytes else None,
     )
-    return NativeEngine(vocab, pipeline, tables)
+    return NativeEngine(vocab, pipeline, tables, (spanner, encoder))

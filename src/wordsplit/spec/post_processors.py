@@ -122,6 +122,14 @@ class BertProcessing(Stage):
     cls: str
     cls_id: int
 
+    def _check(self) -> None:
+        _check_ids(self)
+
+
+def _check_ids(stage: Stage) -> None:
+    if stage.sep_id < 0 or stage.cls_id < 0:
+        raise ValueError("token ids are at least 0")
+
 
 class RobertaProcessing(Stage):
     """HF's ``RobertaProcessing``: ``cls A sep`` and ``cls A sep sep B sep`` (type ids all 0),
@@ -138,6 +146,9 @@ class RobertaProcessing(Stage):
     cls_id: int
     trim_offsets: bool
     add_prefix_space: bool
+
+    def _check(self) -> None:
+        _check_ids(self)
 
 
 class ByteLevelProcessing(Stage):

@@ -1,5 +1,5 @@
 //! wordsplit's derived entries: a parsed vocabulary in the compact form the Python package's
-//! disk cache stores (`src/wordsplit/store/derived.py`, format 4), little-endian:
+//! disk cache stores (`src/wordsplit/store/derived.py`, format 5), little-endian:
 //!
 //! ```text
 //! MAGIC | header length (u32) | header (JSON) | body
@@ -33,7 +33,7 @@ use crate::spec::{DecoderSpec, ModelSpec, NormalizerSpec, PipelineSpec, SpannerS
 /// The first bytes of every derived entry.
 pub const MAGIC: &[u8] = b"wordsplit-vocab\n";
 /// The header format this reader reads (the Python writer's `FORMAT`).
-pub const FORMAT: u64 = 4;
+pub const FORMAT: u64 = 5;
 
 fn corrupt(problem: impl Into<String>) -> FormatError {
     FormatError::CorruptDerived {

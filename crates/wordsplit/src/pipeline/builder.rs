@@ -30,6 +30,7 @@ pub struct PipelineBuilder {
     literals: Vec<Literal>,
     normalizer: NormalizeStage,
     unk: Option<(u32, bool)>,
+    reads_text: bool,
     program: Option<HfProgram>,
     interrupt: Option<Interrupt>,
 }
@@ -43,6 +44,7 @@ impl PipelineBuilder {
             literals: Vec::new(),
             normalizer: NormalizeStage::None,
             unk: None,
+            reads_text: false,
             program: None,
             interrupt: None,
         }
@@ -130,6 +132,14 @@ impl PipelineBuilder {
         self
     }
 
+    /// Whether the model reads whole pieces of text ([`crate::spec::ModelSpec::reads_text`]):
+    /// a byte no single-byte token spells is then the model's to handle (its unknown token),
+    /// not dropped or made the unk token before it.
+    pub fn reads_text(mut self, reads_text: bool) -> Self {
+        self.reads_text = reads_text;
+        self
+    }
+
     /// A check that a long encode calls between blocks of [`super::POLL_PIECES`] pieces; its
     /// error ends the encode (the Python bindings raise KeyboardInterrupt through it).
     pub fn interrupt(mut self, interrupt: Interrupt) -> Self {
@@ -208,6 +218,7 @@ impl PipelineBuilder {
             flagged,
             normalizer,
             unk: self.unk,
+            reads_text: self.reads_text,
             program: self.program.map(Box::new),
             interrupt: self.interrupt,
         })

@@ -165,6 +165,9 @@ pub struct Pipeline {
     /// `(id, fuse)`: a byte no token spells is this token (HF's BPE `unk_token`; one per run
     /// of such bytes with `fuse`), or, when None, dropped before merging.
     unk: Option<(u32, bool)>,
+    /// Whether the model reads whole pieces of text (WordPiece, Unigram...): bytes no
+    /// single-byte token spells are left in its pieces ([`Self::drops_missing_bytes`]).
+    reads_text: bool,
     /// The native run of the foreign spanner stage's split program (an `hf-split` spanner,
     /// which may drop text): encoding uses it, the offsets (`offsets/`) the foreign stage,
     /// which gives the same pieces.
@@ -314,6 +317,13 @@ impl Pipeline {
     /// scanner of the core's, a native encoder, a vocabulary with a token for every byte, no
     /// split program, and a text with fewer pieces than the interrupt's block if there is an
     /// interrupt.
+    /// Whether a piece's bytes that no single-byte token spells are taken out before its
+    /// encoder sees it (a byte-level vocabulary that lacks some; never for a model that
+    /// reads text, whose own unknown token stands for them).
+    pub(super) fn drops_missing_bytes(&self) -> bool {
+        self.tables.lacks_bytes() && !self.reads_text
+    }
+
     fn one_loop_scanner(&self, text: &str) -> Option<ByteLevelScanner<'_>> {
         let SpanStage::Scanner(scanner) = &self.spanner else {
             return None;

@@ -179,7 +179,8 @@ impl Pipeline {
     /// encoder, so that the lookups wait on memory once per chunk rather than once per piece.
     ///
     /// A piece holding a byte no token spells (vocabularies that lack some,
-    /// `tables.lacks_bytes()`; complete ones never look) goes to [`Self::encode_unknown`].
+    /// [`Pipeline::drops_missing_bytes`]; complete ones never look) goes to
+    /// [`Self::encode_unknown`].
     #[inline(always)]
     pub(super) fn encode_pieces<const SHORTCUTS: bool>(
         &self,
@@ -190,7 +191,7 @@ impl Pipeline {
     ) -> Result<(), Error> {
         let text_bytes = text.as_bytes();
         let tables = &*self.tables;
-        let lacks_bytes = tables.lacks_bytes();
+        let lacks_bytes = self.drops_missing_bytes();
         let index = tables.index();
         let mut kept: Vec<u8> = Vec::new();
         let pieces = |cache: &mut PieceCache| {

@@ -24,6 +24,8 @@ pub enum DecoderSpec {
     /// starts with `prefix`, which is dropped; with `cleanup`, HF's cleanup of the text (no
     /// space before `.`, `?`, `!`, `,`, and English contractions joined).
     WordPiece { prefix: String, cleanup: bool },
+    /// A file without a decoder: the tokens' texts joined by spaces (HF's `decode` then).
+    None,
 }
 
 /// Whose decode a SentencePiece vocabulary follows.
@@ -75,6 +77,7 @@ impl DecoderSpec {
             Self::ByteLevel => "ByteLevel",
             Self::SentencePiece { .. } => "SentencePiece",
             Self::WordPiece { .. } => "WordPiece",
+            Self::None => "None",
         }
     }
 
@@ -113,14 +116,15 @@ impl DecoderSpec {
                     cleanup: stage.flag("cleanup", true)?,
                 })
             }
-            _ => Err(stage.unknown(&["ByteLevel", "SentencePiece", "WordPiece"])),
+            "None" => stage.only(&[]).map(|()| Self::None),
+            _ => Err(stage.unknown(&["ByteLevel", "SentencePiece", "WordPiece", "None"])),
         }
     }
 
     pub(super) fn to_json(&self) -> Value {
         let kind = self.kind();
         match self {
-            Self::ByteLevel => stage(kind, Vec::new()),
+            Self::ByteLevel | Self::None => stage(kind, Vec::new()),
             Self::SentencePiece {
                 style,
                 unk_surface,

@@ -103,19 +103,6 @@ impl<'a> StageObject<'a> {
             .ok_or_else(|| self.bad(&format!("missing field {field:?}")))
     }
 
-    /// An integer: a JSON number written without fraction or exponent, not a boolean.
-    /// (Python's ints have no bounds; serde_json's reach from `i64::MIN` to `u64::MAX`, and a
-    /// number beyond them, or `-0`, reads as a float and is refused.)
-    pub(super) fn integer(&self, field: &str, default: Option<i64>) -> Result<i64, SpecError> {
-        match (self.get(field), default) {
-            (None, Some(default)) => Ok(default),
-            (Some(value), _) => value
-                .as_i64()
-                .ok_or_else(|| self.bad(&format!("field {field:?} must be an integer"))),
-            (None, None) => Err(self.bad(&format!("missing field {field:?}"))),
-        }
-    }
-
     /// An integer that is not negative.
     pub(super) fn count(&self, field: &str, default: Option<u64>) -> Result<u64, SpecError> {
         match (self.get(field), default) {

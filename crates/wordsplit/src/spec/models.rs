@@ -41,14 +41,26 @@ pub enum ModelSpec {
     },
     /// A piece is the token that spells it, else `unk_token`.
     WordLevel { unk_token: String },
+    /// HF's BPE with the options byte-level BPE does not have: each piece's symbols are its
+    /// characters (its bytes, with `byte_level`), the last one spelled with
+    /// `end_of_word_suffix`; a symbol that is no token is `unk_token` (consecutive ones one
+    /// token with `fuse_unk`), or dropped when there is none; then the pair listed first in
+    /// the merges merges, leftmost on ties.
+    CharacterBpe {
+        unk_token: String,
+        fuse_unk: bool,
+        end_of_word_suffix: String,
+        byte_level: bool,
+    },
 }
 
-const KINDS: [&str; 5] = [
+const KINDS: [&str; 6] = [
     "BPE",
     "SentencePieceBpe",
     "WordPiece",
     "Unigram",
     "WordLevel",
+    "CharacterBpe",
 ];
 
 /// Which pair a SentencePiece merge takes first.
@@ -78,7 +90,20 @@ impl ModelSpec {
             Self::WordPiece { .. } => "WordPiece",
             Self::Unigram { .. } => "Unigram",
             Self::WordLevel { .. } => "WordLevel",
+            Self::CharacterBpe { .. } => "CharacterBpe",
         }
+    }
+
+    /// Whether the model reads whole pieces of text (a model over characters or words), so
+    /// that a byte no single-byte token spells is the model's to handle, not dropped first.
+    pub fn reads_text(&self) -> bool {
+        matches!(
+            self,
+            Self::WordPiece { .. }
+                | Self::Unigram { .. }
+                | Self::WordLevel { .. }
+                | Self::CharacterBpe { .. }
+        )
     }
 
     pub(super) fn from_json(value: &Value) -> Result<Self, SpecError> {
@@ -126,6 +151,15 @@ impl ModelSpec {
                 stage.only(&["unk_token"])?;
                 Ok(Self::WordLevel {
                     unk_token: stage.text("unk_token", Some("<unk>"))?,
+                })
+            }
+            "CharacterBpe" => {
+                stage.only(&["unk_token", "fuse_unk", "end_of_word_suffix", "byte_level"])?;
+                Ok(Self::CharacterBpe {
+                    unk_token: stage.text("unk_token", Some(""))?,
+                    fuse_unk: stage.flag("fuse_unk", false)?,
+                    end_of_word_suffix: stage.text("end_of_word_suffix", Some(""))?,
+                    byte_level: stage.flag("byte_level", false)?,
                 })
             }
             _ => Err(stage.unknown(&KINDS)),
@@ -179,6 +213,23 @@ impl ModelSpec {
             Self::WordLevel { unk_token } => {
                 stage(kind, vec![("unk_token", Value::String(unk_token.clone()))])
             }
+            Self::CharacterBpe {
+                unk_token,
+                fuse_unk,
+                end_of_word_suffix,
+                byte_level,
+            } => stage(
+                kind,
+                vec![
+                    ("unk_token", Value::String(unk_token.clone())),
+                    ("fuse_unk", Value::Bool(*fuse_unk)),
+                    (
+                        "end_of_word_suffix",
+                        Value::String(end_of_word_suffix.clone()),
+                    ),
+                    ("byte_level", Value::Bool(*byte_level)),
+                ],
+            ),
         }
     }
 }

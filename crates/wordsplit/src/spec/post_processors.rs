@@ -26,17 +26,17 @@ pub enum PostProcessorSpec {
     /// on with type id 1).
     BertProcessing {
         sep: String,
-        sep_id: i64,
+        sep_id: u64,
         cls: String,
-        cls_id: i64,
+        cls_id: u64,
     },
     /// HF's `RobertaProcessing`: `cls A sep` and `cls A sep sep B sep` (type ids all 0), offsets
     /// trimmed of spaces as the `ByteLevel` post-processor's with `trim_offsets`.
     RobertaProcessing {
         sep: String,
-        sep_id: i64,
+        sep_id: u64,
         cls: String,
-        cls_id: i64,
+        cls_id: u64,
         trim_offsets: bool,
         add_prefix_space: bool,
     },
@@ -129,9 +129,9 @@ impl PostProcessorSpec {
                 stage.only(&["sep", "sep_id", "cls", "cls_id"])?;
                 Ok(Self::BertProcessing {
                     sep: stage.text("sep", None)?,
-                    sep_id: stage.integer("sep_id", None)?,
+                    sep_id: stage.count("sep_id", None)?,
                     cls: stage.text("cls", None)?,
-                    cls_id: stage.integer("cls_id", None)?,
+                    cls_id: stage.count("cls_id", None)?,
                 })
             }
             "RobertaProcessing" => {
@@ -145,9 +145,9 @@ impl PostProcessorSpec {
                 ])?;
                 Ok(Self::RobertaProcessing {
                     sep: stage.text("sep", None)?,
-                    sep_id: stage.integer("sep_id", None)?,
+                    sep_id: stage.count("sep_id", None)?,
                     cls: stage.text("cls", None)?,
-                    cls_id: stage.integer("cls_id", None)?,
+                    cls_id: stage.count("cls_id", None)?,
                     trim_offsets: stage.flag("trim_offsets", true)?,
                     add_prefix_space: stage.flag("add_prefix_space", true)?,
                 })
