@@ -26,8 +26,8 @@ The two tools run a map differently:
   what is left over), which the offsets read (:func:`~wordsplit.offsets.apply_changes`).
 
 >>> cmap = CharsMap({"\uff21": "A", "e\u0301": "\u00e9", "\u2460": "1"})
->>> cmap.hf_normalize("\uff21e\u0301\u2460"), "".join(out for _, _, out in cmap.spm_chunks("\uff21x"))
-('Aé1', 'Ax')
+>>> cmap.hf_normalize("\uff21e\u0301\u2460"), cmap.spm_normalize("\uff21xe\u0301")
+('Aé1', 'Axé')
 """
 
 from __future__ import annotations
