@@ -199,7 +199,7 @@ def read_model_proto(data: bytes, source: str = "tokenizer.model") -> ModelProto
             _spec(value, _TRAINER, source, fields)
         elif number == 3:
             _spec(value, _NORMALIZER, source, fields)
-        elif number == 4:
+        elif number == 5:  # (4 is self_test_data)
             _spec(value, _DENORMALIZER, source, fields)
     return ModelProto(pieces=pieces, **fields)
 
