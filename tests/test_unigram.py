@@ -34,7 +34,7 @@ from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 from wordsplit.formats.hf_unigram import serde_json_f64
 from wordsplit.formats.sentencepiece import read_model_proto
-from wordsplit.normalizers.precompiled import read_charsmap
+from wordsplit.formats.charsmap import read_charsmap
 from wordsplit.postprocess import Parts, processor_for
 
 UNIGRAM = DATA / "unigram"
@@ -339,6 +339,16 @@ def test_malformed_models_are_refused(edit, why):
 
     with pytest.raises(VocabFormatError, match=why):
         sentencepiece_vocab(read_model_proto(damaged_model(edit)), name="damaged")
+
+
+def test_user_defined_pieces_the_map_changes_are_unsupported():
+    from wordsplit.formats.sentencepiece import sentencepiece_vocab
+
+    def user_defined(proto):
+        proto.pieces[10].piece, proto.pieces[10].type = "<ﬁ>", 4
+
+    with pytest.raises(UnsupportedTokenizerError, match="user-defined piece '<ﬁ>' holds 'ﬁ'"):
+        sentencepiece_vocab(read_model_proto(damaged_model(user_defined)), name="damaged")
 
 
 def test_truncated_protobuf_is_refused():

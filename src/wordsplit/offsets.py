@@ -239,7 +239,7 @@ def program_alignment(program, text: str) -> tuple[str, Optional[list[Aligned]]]
     * ``Prepend``, ``PrefixSpace``: the new text is aligned to the first character;
     * ``BertNormalizer``: as :func:`~wordsplit.normalizers.bert.bert_alignment` carries it;
     * ``Precompiled``: HF's transformations of its character map
-      (:meth:`~wordsplit.normalizers.precompiled.CharsMap.hf_changes`).
+      (:func:`~wordsplit.normalizers.precompiled.hf_changes`).
 
     >>> from wordsplit.normalizers import ProgramNormalizer
     >>> from wordsplit.spec import Nfc, PrefixSpace, Sequence
@@ -307,9 +307,9 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
 
             _, head = bert_alignment(step, current, base, length)
         elif kind == "Precompiled":
-            from .normalizers.precompiled import charsmap_of
+            from .normalizers.precompiled import charsmap_of, hf_changes
 
-            head = apply_changes(base, current, charsmap_of(step.charsmap).hf_changes(current), 0, length)
+            head = apply_changes(base, current, hf_changes(charsmap_of(step.charsmap), current), 0, length)
         elif kind == "Strip":
             left = len(current) - len(current.lstrip(WHITESPACE)) if step.left else 0
             right = len(current) - len(current.rstrip(WHITESPACE)) if step.right else 0

@@ -205,7 +205,7 @@ def _normalizer_steps(value: Any, source: str, depth: int = 0) -> list:
     """The typed steps of a tokenizer.json normalizer (a Sequence flattened); a ``Precompiled``
     map is read (and so checked) here."""
     from ..normalizer_programs import checked_step
-    from ..normalizers.precompiled import read_charsmap
+    from .charsmap import read_charsmap
     from ..spec import Precompiled
 
     if not isinstance(value, dict):
@@ -238,7 +238,7 @@ def _normalizer_steps(value: Any, source: str, depth: int = 0) -> list:
 def _normalizer(value: Any, source: str, whitespace_split: bool):
     """The normalizer stage (the white space steps of T5's WhitespaceSplit appended)."""
     from ..normalizer_programs import checked_step
-    from ..normalizers import normalizer_for
+    from ..registry import NORMALIZERS
     from ..spec import NoNormalizer, Nfc, Nfd, Nfkc, Nfkd, Sequence
 
     steps = [] if value is None else _normalizer_steps(value, source)
@@ -250,7 +250,7 @@ def _normalizer(value: Any, source: str, whitespace_split: bool):
         return steps[0]
     stage = Sequence(tuple(steps))
     try:
-        normalizer_for(stage)  # built now: a bad Replace regex fails at load, naming the file
+        NORMALIZERS.for_stage(stage)  # built now: a bad Replace regex fails at load, naming the file
     except (VocabFormatError, UnsupportedTokenizerError) as exc:
         raise type(exc)(f"{source}: {exc}") from None
     return stage

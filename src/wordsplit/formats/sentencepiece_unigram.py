@@ -43,7 +43,7 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
             malformed character map, a score that is not finite.
         UnsupportedTokenizerError: see the module docstring.
     """
-    from ..normalizers.precompiled import read_charsmap
+    from .charsmap import read_charsmap
     from ..spec import PipelineSpec, SentencePieceDecoder, SentencePieceNormalizer, SentencePieceSplit, Unigram
 
     pieces = model.pieces
@@ -119,13 +119,22 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
 
 def _check_user_defined(user_defined: tuple[str, ...], charsmap, source: str) -> None:
     """Refuse user-defined pieces that normalizing them whole and normalizing them as text would
-    tell apart: one that holds a space, or a character where a rule of the map starts."""
-    starts = {key[0] for key in charsmap.rules} if charsmap is not None else set()
+    tell apart: one that holds a space, or a place in it where a rule of the map matches, or may
+    match with the text after it (a key that starts there and runs to or past its end)."""
+    chars = {c for text in user_defined for c in text}
+    keys: dict[str, list[str]] = {}
+    for key in charsmap.rules if charsmap is not None else ():
+        if key[0] in chars:
+            keys.setdefault(key[0], []).append(key)
     for text in user_defined:
-        touched = next((c for c in text if c == " " or c in starts), None)
-        if touched is not None:
-            raise UnsupportedTokenizerError(
-                f"{source}: the user-defined piece {text!r} holds {touched!r}, which "
-                + ("is a space" if touched == " " else "a rule of the character map starts with")
-                + "; sentencepiece copies such a piece unnormalized, which wordsplit does not do"
-            )
+        for at, char in enumerate(text):
+            rest = text[at:]
+            key = " " if char == " " else next((k for k in keys.get(char, ()) if rest.startswith(k)
+                                                 or k.startswith(rest)), None)
+            if key is not None:
+                raise UnsupportedTokenizerError(
+                    f"{source}: the user-defined piece {text!r} holds "
+                    + ("a space" if key == " " else f"{rest[:len(key)]!r}, which the character map's rule for {key!r} "
+                       "may change")
+                    + "; sentencepiece copies such a piece unnormalized, which wordsplit does not do"
+                )

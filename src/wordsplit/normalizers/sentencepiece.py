@@ -13,6 +13,7 @@ from typing import Callable
 from .. import spec
 from ..errors import UnsupportedTokenizerError
 from ..sentencepiece import SPACE
+from .precompiled import charsmap_of, spm_chunks
 
 __all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer"]
 
@@ -22,7 +23,7 @@ class SentencePieceNormalizer:
 
     In order, as ``normalizer.cc`` does it, over the text cut into chunks (each place the
     map's longest key matches is one chunk, its output; every other character is one chunk,
-    itself: :meth:`~wordsplit.normalizers.precompiled.CharsMap.spm_chunks`; with the identity
+    itself: :func:`~wordsplit.normalizers.precompiled.spm_chunks`; with the identity
     map, every character): with ``remove_extra_whitespaces``, leading chunks that are exactly a
     space are dropped (text of such chunks only is empty), and each chunk loses its leading
     spaces after a chunk that ended with one; each space becomes ``▁`` with
@@ -46,8 +47,6 @@ class SentencePieceNormalizer:
         self.space = SPACE if self.escape_whitespaces else " "
         self._map = None
         if stage.charsmap:
-            from .precompiled import charsmap_of
-
             self._map = charsmap_of(stage.charsmap)
 
     def __call__(self, text: str) -> str:
@@ -58,7 +57,7 @@ class SentencePieceNormalizer:
         if self._map is None:
             return [(i, i + 1, char, True) for i, char in enumerate(text)]
         chunks = []
-        for start, end, out in self._map.spm_chunks(text):
+        for start, end, out in spm_chunks(self._map, text):
             if out is None:
                 chunks.extend((i, i + 1, text[i], True) for i in range(start, end))
             else:

@@ -73,7 +73,8 @@ _PARSING_MODULES = (
     # SentencePiece .model files and SentencePiece-style tokenizer.json
     "wordsplit.formats.sentencepiece", "wordsplit.formats.hf_sentencepiece", "wordsplit.sentencepiece",
     # Unigram tokenizer.json files
-    "wordsplit.formats.hf_unigram", "wordsplit.normalizers.precompiled",
+    "wordsplit.formats.hf_unigram", "wordsplit.formats.charsmap",
+    "wordsplit.formats.sentencepiece_unigram",
 )
 
 
