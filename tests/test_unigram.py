@@ -208,6 +208,22 @@ def test_random_ids_decode_as_the_oracles_do(data, name):
     assert decode(tok, ids) == expected(ids)
 
 
+# Grapheme clusters of every length around HF's 6-byte limit: combining marks, jamo, emoji.
+CLUSTERS = st.sampled_from(["e", "\u0301", "\u0308", "\u0338", "<", "=", "ᄀ", "\u1161", "\u11a8", "ｶ", "\uff9e", "\uff9f",
+                            "😀", "\U0001f3fd", "\u200d", "👩", "🇫", "🇷", "\u3099", "か", "ﬁ", "①", "\u3000", "Å", "\u0041",
+                            "\u0e33", "\u0e01", "\u0915", "\u094d", "\u0937", "\r", "\n", "\x00", "\u00a0"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.lists(CLUSTERS, max_size=16).map("".join), st.text(max_size=20)))
+def test_precompiled_normalizes_as_hf(text):
+    from wordsplit.normalizers.precompiled import charsmap_of, hf_normalize
+
+    data = real_charsmap()
+    expected = tokenizers.normalizers.Precompiled(data).normalize_str(text)
+    assert hf_normalize(charsmap_of(base64.b64encode(data).decode()), text) == expected
+
+
 # Texts where ties, runs of unknown characters and the maps' edge cases decide.
 ADVERSARIAL = ["x" * 257, "xxx" * 100, "▁" * 50, " " * 30 + "a", "a" + "\u0301" * 20, "ｶﾞ" * 9, "ᄀ\u1161\u11a8" * 5,
                "\x00" * 5, "😀" * 40, "𠀀𠀁𠀂" * 7, "<unk><unk>", "</s>x</s>", "<0x41><0xFF>", "(((", "€€€", "ﬁ" * 33,
@@ -257,6 +273,7 @@ def test_a_megabyte_of_one_character_or_one_word_stays_linear(name):
 # -- refusals -------------------------------------------------------------------------------------
 
 
+@functools.cache
 def real_charsmap() -> bytes:
     spec = json.loads(raw(UNIGRAM / "t5-small" / "tokenizer.json.gz"))
     return base64.b64decode(spec["normalizer"]["precompiled_charsmap"])

@@ -19,12 +19,13 @@ wordsplit.errors.VocabFormatError: the character map: a precompiled character ma
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 
 from ..errors import VocabFormatError
 
-__all__ = ["CharsMap", "read_charsmap"]
+__all__ = ["CharsMap", "cached_charsmap", "read_charsmap"]
 
 # sentencepiece's Normalizer keeps at most this many prefix matches (kMaxTrieResultsSize): a map
 # where a text has more keys as prefixes than that is beyond what it reads.
@@ -133,3 +134,14 @@ def _output(outputs: bytes, start: int, bad) -> str:
         return outputs[start:end if end >= 0 else len(outputs)].decode("utf-8")
     except UnicodeDecodeError:
         raise bad(f"the output at {start} is not UTF-8") from None
+
+
+@functools.lru_cache(maxsize=8)
+def cached_charsmap(data: bytes) -> CharsMap:
+    """:func:`read_charsmap`, once per map: the loader that checks a map and the normalizer
+    that runs it share one reading (a map's walk takes a fraction of a second).
+
+    Raises:
+        VocabFormatError: a malformed map.
+    """
+    return read_charsmap(data)

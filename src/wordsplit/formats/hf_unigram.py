@@ -205,7 +205,7 @@ def _normalizer_steps(value: Any, source: str, depth: int = 0) -> list:
     """The typed steps of a tokenizer.json normalizer (a Sequence flattened); a ``Precompiled``
     map is read (and so checked) here."""
     from ..normalizer_programs import checked_step
-    from .charsmap import read_charsmap
+    from .charsmap import cached_charsmap
     from ..spec import Precompiled
 
     if not isinstance(value, dict):
@@ -224,7 +224,10 @@ def _normalizer_steps(value: Any, source: str, depth: int = 0) -> list:
             data = None
         if data is None:
             raise VocabFormatError(f"{source}: the Precompiled normalizer's precompiled_charsmap is not base64")
-        read_charsmap(data, f"{source}: its Precompiled normalizer")  # (an empty map too: HF refuses it)
+        try:
+            cached_charsmap(data)  # (an empty map too: HF refuses it)
+        except VocabFormatError as exc:
+            raise VocabFormatError(f"{source}: its Precompiled normalizer: {exc}") from None
         return [Precompiled(charsmap)]
     if kind in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace", "Prepend",
                 "BertNormalizer"):

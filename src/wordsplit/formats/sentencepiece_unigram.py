@@ -43,7 +43,7 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
             malformed character map, a score that is not finite.
         UnsupportedTokenizerError: see the module docstring.
     """
-    from .charsmap import read_charsmap
+    from .charsmap import cached_charsmap
     from ..spec import PipelineSpec, SentencePieceDecoder, SentencePieceNormalizer, SentencePieceSplit, Unigram
 
     pieces = model.pieces
@@ -89,7 +89,10 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
         raise VocabFormatError(f"{source}: the model has no NORMAL pieces")
     user_defined = tuple(p.text for p in pieces if p.type == USER_DEFINED)
     if model.precompiled_charsmap:
-        charsmap = read_charsmap(model.precompiled_charsmap, f"{source}: its normalizer")
+        try:
+            charsmap = cached_charsmap(model.precompiled_charsmap)
+        except VocabFormatError as exc:
+            raise VocabFormatError(f"{source}: its normalizer: {exc}") from None
         _check_user_defined(user_defined, charsmap, source)
     elif any(" " in text for text in user_defined):
         _check_user_defined(user_defined, None, source)

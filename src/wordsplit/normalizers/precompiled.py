@@ -28,7 +28,7 @@ import base64
 import functools
 from typing import Callable, Iterator, Optional
 
-from ..formats.charsmap import CharsMap, read_charsmap
+from ..formats.charsmap import CharsMap, cached_charsmap
 
 __all__ = ["charsmap_of", "hf_changes", "hf_normalize", "precompiled_normalizer", "spm_chunks", "spm_normalize"]
 
@@ -119,14 +119,13 @@ def _replace(changes: list[tuple[str, int]], old_length: int, new: str) -> None:
         changes[-1] = (char, change + diff)
 
 
-@functools.lru_cache(maxsize=16)
 def charsmap_of(charsmap: str) -> CharsMap:
     """The rules of a map given in base64 (a stage's ``charsmap``), read once per map.
 
     Raises:
         VocabFormatError: a malformed map.
     """
-    return read_charsmap(base64.b64decode(charsmap))
+    return cached_charsmap(base64.b64decode(charsmap))
 
 
 def precompiled_normalizer(charsmap: str) -> Callable[[str], str]:
