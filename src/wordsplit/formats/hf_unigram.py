@@ -76,6 +76,7 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     from .hf import _added_tokens, _check_added_tokens, _hf_added_ids
 
     model = spec["model"]
+    pre_steps = _pre_tokenizer_steps(spec.get("pre_tokenizer"), source)  # (what is not supported, named first)
     ranks, scores, texts = _model_vocab(model.get("vocab"), source)
     scores = _hf_scores(scores, data)
     unk_id = model.get("unk_id")
@@ -87,7 +88,6 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     table = {text: i for i, text in enumerate(texts)}
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
-    pre_steps = _pre_tokenizer_steps(spec.get("pre_tokenizer"), source)
     normalizer = _normalizer(spec.get("normalizer"), source, whitespace_split=pre_steps[:1] == ["WhitespaceSplit"])
     _check_added_tokens([*special, *added], flags, normalizer, source)
     if flags:
@@ -260,9 +260,18 @@ def _normalizer(value: Any, source: str, whitespace_split: bool):
 
 
 def _pre_tokenizer_steps(value: Any, source: str) -> list[str]:
+    """The pre-tokenizer's step types, one of the supported layouts (see :func:`_with_metaspace`).
+
+    Raises:
+        UnsupportedTokenizerError: another layout.
+    """
     from .hf_sentencepiece import _steps
 
-    return [str(step.get("type")) for step in _steps(value, "pre_tokenizer", source)]
+    kinds = [str(step.get("type")) for step in _steps(value, "pre_tokenizer", source)]
+    if kinds not in ([], ["Metaspace"], ["WhitespaceSplit", "Metaspace"]):
+        raise UnsupportedTokenizerError(f"{source}: pre-tokenizer {', '.join(kinds)} is not supported with a "
+                                        "Unigram model (only Metaspace, WhitespaceSplit then Metaspace, or none)")
+    return kinds
 
 
 def _with_metaspace(value: Any, kinds: list[str], normalizer, source: str):
@@ -277,9 +286,6 @@ def _with_metaspace(value: Any, kinds: list[str], normalizer, source: str):
             raise UnsupportedTokenizerError(f"{source}: WhitespaceSplit before a Metaspace {metaspace!r} is not "
                                             "supported (only one that prepends and splits)")
         return stage, split
-    if kinds and kinds != ["Metaspace"]:
-        raise UnsupportedTokenizerError(f"{source}: pre-tokenizer {', '.join(kinds)} is not supported with a "
-                                        "Unigram model (only Metaspace, WhitespaceSplit then Metaspace, or none)")
     return metaspace_after(value, normalizer, source)
 
 
