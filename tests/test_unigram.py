@@ -252,6 +252,23 @@ def test_tokens_ends_match_the_ids():
     assert ends == sorted(ends) and ends[-1] == len("▁hi😀x")
 
 
+# Offsets through Precompiled and Metaspace, where every token spells its part of the text (an
+# unknown token or byte tokens need the encoder's tokens(): that offsets path is the engine's
+# next step). T5's WhitespaceSplit layout aligns its ▁ to the white space, HF to the word.
+@pytest.mark.parametrize("name", [n for n in JSONS if not n.startswith("t5-small")])
+def test_offsets_equal_hf_where_tokens_spell_the_text(name):
+    tok, oracle = json_tokenizer(name), hf_oracle(name)
+    unknown = {tok.vocab.unk_token_id, *(i for i in tok._engine.encoder.byte_ids if i is not None)}
+    compared = 0
+    for case in golden(json_golden_name(name))["cases"][:300]:
+        if unknown & set(case["ids"]) or any(i in tok.vocab.special_tokens.values() for i in case["ids"]):
+            continue
+        expected = [tuple(span) for span in oracle.encode(case["text"], add_special_tokens=False).offsets]
+        assert tok.encode_with_offsets(case["text"]).char_offsets == expected, case["text"]
+        compared += 1
+    assert compared > 50
+
+
 # -- speed ------------------------------------------------------------------------------------------
 
 

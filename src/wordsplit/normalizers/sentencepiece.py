@@ -146,23 +146,47 @@ class MetaspaceNormalizer:
         return text
 
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
-        """The normalized text and each character's place in ``text`` (the prepended
-        replacement is aligned to the first character, as HF's ``prepend`` aligns it).
+        """The normalized text and each character's place in ``text``: the normalizer before
+        Metaspace aligned as it aligns (a program step by step, a Unicode form by HF's
+        changes), then each ``▁`` from a space aligned to it and the prepended one to the first
+        character, as HF's ``prepend`` aligns it.
 
         Raises:
-            UnsupportedTokenizerError: offsets through a normalizer before Metaspace.
+            UnsupportedTokenizerError: a plug-in normalizer before Metaspace that changes the text
+                (it gives no alignment).
+
+        >>> from wordsplit import spec
+        >>> from wordsplit.normalizers import normalizer_for
+        >>> normalizer_for(spec.Metaspace(before=spec.Sequence((spec.Lowercase(),)))).alignment("A b")
+        ('▁a▁b', [(0, 1, False), (0, 1, False), (1, 2, False), (2, 3, True)])
         """
-        if not isinstance(self.stage.before, spec.NoNormalizer):
-            normalized = self.inner(text)
-            if normalized != text:
-                raise UnsupportedTokenizerError(
-                    f"offsets through a normalizer ({self.stage.before.kind}) before Metaspace are not supported yet"
-                )
-        if not text:
+        normalized, base = self._before_alignment(text)
+        if not normalized:
             return "", []
-        chars = [self.replacement if c == " " else c for c in text]
-        places = [(i, i + 1, c != " ") for i, c in enumerate(text)]
+        if base is None:
+            base = [(i, i + 1, True) for i in range(len(normalized))]
+        chars = [self.replacement if c == " " else c for c in normalized]
+        places = [(start, end, same and c != " ") for (start, end, same), c in zip(base, normalized)]
         if self.prepends and chars[0] != self.replacement:
             chars.insert(0, self.replacement)
-            places.insert(0, (0, 1, False))
+            places.insert(0, (places[0][0], places[0][1], False))
         return "".join(chars), places
+
+    def _before_alignment(self, text: str):
+        before = self.stage.before
+        if isinstance(before, spec.NoNormalizer):
+            return text, None
+        aligned = getattr(self.inner, "alignment", None)
+        if aligned is not None:
+            return aligned(text)
+        if isinstance(before, (spec.Nfc, spec.Nfd, spec.Nfkc, spec.Nfkd)):
+            from ..offsets import form_alignment
+
+            return form_alignment(text, before.kind)
+        normalized = self.inner(text)
+        if normalized != text:
+            raise UnsupportedTokenizerError(
+                f"offsets through a normalizer ({before.kind}) before Metaspace that gives no alignment are not "
+                "supported"
+            )
+        return text, None
