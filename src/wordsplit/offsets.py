@@ -237,7 +237,9 @@ def program_alignment(program, text: str) -> tuple[str, Optional[list[Aligned]]]
       is inserted, so aligned to the last character of its match (an empty match: to the
       character before it; the program refuses one at the very start, where HF has no answer);
     * ``Prepend``, ``PrefixSpace``: the new text is aligned to the first character;
-    * ``BertNormalizer``: as :func:`~wordsplit.normalizers.bert.bert_alignment` carries it.
+    * ``BertNormalizer``: as :func:`~wordsplit.normalizers.bert.bert_alignment` carries it;
+    * ``Precompiled``: HF's transformations of its character map
+      (:func:`~wordsplit.normalizers.precompiled.hf_changes`).
 
     >>> from wordsplit.normalizers import ProgramNormalizer
     >>> from wordsplit.spec import Nfc, PrefixSpace, Sequence
@@ -304,6 +306,10 @@ def program_alignment_parts(program, text: str) -> tuple[str, Optional[list[Alig
             from .normalizers.bert import bert_alignment
 
             _, head = bert_alignment(step, current, base, length)
+        elif kind == "Precompiled":
+            from .normalizers.precompiled import charsmap_of, hf_changes
+
+            head = apply_changes(base, current, hf_changes(charsmap_of(step.charsmap), current), 0, length)
         elif kind == "Strip":
             left = len(current) - len(current.lstrip(WHITESPACE)) if step.left else 0
             right = len(current) - len(current.rstrip(WHITESPACE)) if step.right else 0

@@ -19,7 +19,7 @@ import sys
 from array import array
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Collection, Mapping
+from typing import Collection, Mapping, Sequence
 
 from .core import extension
 from .errors import VocabFormatError
@@ -66,6 +66,10 @@ class Vocab:
         unk_token_id: the id a byte without a single-byte token (:attr:`missing_bytes`) is
             encoded as (HF's BPE ``unk_token``); None drops such a byte before merging.
         fuse_unk: consecutive such bytes of one piece make one unk token (HF's ``fuse_unk``).
+        scores: the model's score of each token, by id (a Unigram model's log probabilities,
+            :class:`~wordsplit.spec.Unigram`), or None for a model without (BPE, WordPiece): one
+            finite float for every id from 0 to the largest id of ``ranks``, and no more ids
+            than ``n_vocab`` (a special token inside that range has its piece's score too).
 
     Ids below ``n_vocab`` that no token uses (gaps, GGUF's unused padding) decode as errors.
 
@@ -82,7 +86,7 @@ class Vocab:
         "n_vocab", "eos_token_id", "bos_token_id", "whole_piece_lookup", "source", "n_bpe",
         "_ranks", "_token_bytes", "_packed", "_native", "_hash", "__weakref__", "chat_template", "_missing",
         "literal_flags",
-        "unk_token_id", "fuse_unk",
+        "unk_token_id", "fuse_unk", "scores",
     )
 
     def __init__(
@@ -105,6 +109,7 @@ class Vocab:
         literal_flags: Mapping[str, int] | None = None,
         unk_token_id: int | None = None,
         fuse_unk: bool = False,
+        scores: Sequence[float] | None = None,
     ) -> None:
         set_ = object.__setattr__
         source = source or name
@@ -134,9 +139,10 @@ class Vocab:
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ranks),
             chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
                                                                      added_tokens),
-            unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk),
+            unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk), scores=scores,
         )
         set_(self, "_ranks", MappingProxyType(dict(ranks)))
+        _check_scores(source, self.scores, max(ranks.values()) + 1, n_vocab)
         if packed_merges is not None:
             self._check_packed_merges()
         self._check_eos_bos()
@@ -164,6 +170,7 @@ class Vocab:
         literal_flags: Mapping[str, int] | None = None,
         unk_token_id: int | None = None,
         fuse_unk: bool = False,
+        scores: Sequence[float] | None = None,
     ) -> Vocab:
         """A Vocab from BPE token ``ids`` (uint32 array) whose bytes are ``blob`` cut into
         ``lengths``; the other arguments are as for the constructor.
@@ -184,7 +191,7 @@ class Vocab:
             merges=merges, n_vocab=n_vocab, eos_token_id=eos_token_id,
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, source=source,
             chat_template=chat_template, literal_flags=literal_flags,
-            unk_token_id=unk_token_id, fuse_unk=fuse_unk,
+            unk_token_id=unk_token_id, fuse_unk=fuse_unk, scores=scores,
         )
         if len(ids) != len(lengths) or sum(lengths) != len(blob):
             raise VocabFormatError(f"{source or name}: token lengths do not add up to the token bytes")
@@ -203,8 +210,9 @@ class Vocab:
             bos_token_id=bos_token_id, whole_piece_lookup=whole_piece_lookup, n_bpe=len(ids),
             chat_template=chat_template, literal_flags=_checked_flags(source, literal_flags, special_tokens,
                                                                      added_tokens),
-            unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk),
+            unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk), scores=scores,
         )
+        _check_scores(source, self.scores, max(ids, default=-1) + 1, n_vocab)
         object.__setattr__(self, "_packed", (blob, ids, lengths))
         try:
             self.native_tables()
@@ -230,15 +238,16 @@ class Vocab:
         fields = {
             key: getattr(self, key)
             for key in ("name", "pipeline", "n_vocab", "eos_token_id", "bos_token_id",
-                        "whole_piece_lookup", "source", "chat_template", "unk_token_id", "fuse_unk")
+                        "whole_piece_lookup", "source", "chat_template", "unk_token_id", "fuse_unk", "scores")
         }
         fields.update(special_tokens=dict(self.special_tokens), added_tokens=dict(self.added_tokens),
                       literal_flags=dict(self.literal_flags), merges=self.packed_merges())
         return fields
 
-    def _set_fields(self, *, special_tokens, added_tokens, merges, whole_piece_lookup, literal_flags,
+    def _set_fields(self, *, special_tokens, added_tokens, merges, whole_piece_lookup, literal_flags, scores,
                     **fields) -> None:
         set_ = object.__setattr__
+        set_(self, "scores", None if scores is None else _float_tuple(fields["source"], scores))
         set_(self, "literal_flags", MappingProxyType(literal_flags))
         for key, value in fields.items():
             set_(self, key, value)
@@ -438,6 +447,8 @@ class Vocab:
                 h.update(repr(("unk", self.unk_token_id, self.fuse_unk)).encode())
             if self.pair_ranked:
                 h.update(repr(sorted(self.merges.items())).encode())
+            if self.scores is not None:  # (float.hex: exact, and the same text on every platform)
+                h.update(repr(("scores", [score.hex() for score in self.scores])).encode())
             object.__setattr__(self, "_hash", h.hexdigest())
         return self._hash
 
@@ -516,6 +527,37 @@ def normalized_contents(literals: Collection[str], flags: Mapping[str, int], nor
         owner[content] = literal
         contents[literal] = content
     return contents
+
+
+def _float_tuple(source, scores) -> tuple[float, ...]:
+    """``scores`` as a tuple of finite floats.
+
+    >>> _float_tuple("tiny", [0, -1.5])
+    (0.0, -1.5)
+    """
+    import math
+
+    if isinstance(scores, (str, bytes)) or not hasattr(scores, "__iter__"):
+        raise VocabFormatError(f"{source}: scores are a sequence of floats, one per token id, not "
+                               f"{type(scores).__name__}")
+    try:
+        values = tuple(map(float, scores))
+    except (TypeError, ValueError):
+        raise VocabFormatError(f"{source}: scores are a sequence of floats, one per token id") from None
+    if not all(map(math.isfinite, values)):
+        index = next(i for i, value in enumerate(values) if not math.isfinite(value))
+        raise VocabFormatError(f"{source}: the score of token {index} is {values[index]}, not a finite float")
+    return values
+
+
+def _check_scores(source, scores, n_model, n_vocab) -> None:
+    """A score for every id below ``n_model`` (the largest id of the tokens, plus one), and
+    no more than ``n_vocab``."""
+    if scores is not None and not n_model <= len(scores) <= n_vocab:
+        raise VocabFormatError(
+            f"{source}: {len(scores)} scores for tokens with ids up to {n_model - 1} and n_vocab {n_vocab}; a "
+            "vocabulary with scores has one for every id up to its largest token id"
+        )
 
 
 def _checked_flags(source, flags, special_tokens, added_tokens) -> dict[str, int]:

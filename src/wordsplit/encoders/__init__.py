@@ -30,7 +30,7 @@ from typing import Callable, Optional
 
 from ..protocols import EncoderClass
 from ..registry import ENCODERS
-from ..spec import CharacterBpe, WordLevel, WordPiece
+from ..spec import CharacterBpe, Unigram, WordLevel, WordPiece
 from ..tables import BacktrackTables, MergeTables
 
 
@@ -48,7 +48,7 @@ def get_encoder(name: str) -> EncoderClass:
     return ENCODERS.get(name)
 
 
-from . import backtrack, buffer_sweep, character_bpe, heap_merge, score_merge, wordpiece  # noqa: E402, F401  (they register)
+from . import backtrack, buffer_sweep, character_bpe, heap_merge, score_merge, unigram, wordpiece  # noqa: E402, F401
 
 # The byte-level BPE encoders: a SentencePiece vocabulary's characters are not their symbols.
 BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
@@ -57,7 +57,7 @@ BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")
 def encoder_for(vocab) -> Optional[str]:
     """The encoder a vocabulary's model needs (``score-merge`` for a SentencePiece ``.model``,
     ``rank-merge`` for a SentencePiece-style tokenizer.json, ``wordpiece``, ``word-level``,
-    ``character-bpe``), or
+    ``character-bpe``, ``unigram``), or
     None for byte-level BPE, which every encoder runs.
 
     >>> from wordsplit import load_vocab
@@ -71,6 +71,8 @@ def encoder_for(vocab) -> Optional[str]:
         return "word-level"
     if isinstance(model, CharacterBpe):
         return "character-bpe"
+    if isinstance(model, Unigram):
+        return "unigram"
     if not vocab.pipeline.sentencepiece:
         return None
     return "rank-merge" if model.merge_by == "rank" else "score-merge"

@@ -39,6 +39,10 @@ class SentencePieceEngine:
         self._decode, self._bytes = {"hf": (decode_hf, hf_piece_bytes),
                                      "llama.cpp": (decode_llamacpp, llamacpp_piece_bytes)}.get(
             self.decoder.style, (decode_pieces, piece_bytes))
+        # HF's Metaspace decoder reads every token as its text (a "<0x41>" token too).
+        self._metaspace = self.decoder.style == "hf" and self.decoder.strip_leading_space == "all"
+        if self._metaspace:
+            self._decode, self._bytes = decode_metaspace, metaspace_piece_bytes
         from ..normalizers import normalizer_for
         from .native import native_normalizer
 
@@ -67,6 +71,9 @@ class SentencePieceEngine:
         return self._python_engine().encode_with_offsets(text, allowed, disallowed)
 
     def _tokens(self, ids):
+        if self._metaspace:
+            table, vocab = self.vocab.token_bytes, self.vocab
+            return [(TEXT, table[token_id(vocab, i)] or b"") for i in ids]
         if self._kinds is None:
             self._kinds = token_kinds(self.vocab)
         kinds, vocab = self._kinds, self.vocab
@@ -220,6 +227,30 @@ def hf_piece_bytes(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDe
         del out[:1]
         return bytes(out), False
     return bytes(out), at_start and not out
+
+
+def decode_metaspace(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder,
+                     errors: str = "replace") -> str:
+    """The text HF ``tokenizers`` decodes from ``(kind, bytes)`` tokens with its ``Metaspace``
+    decoder (``prepend_scheme`` ``always`` or ``first``: a :class:`SentencePieceDecoder` with
+    ``style="hf"`` and ``strip_leading_space="all"``): each token is its text, the first one
+    with every ``▁`` dropped, the others with ``▁`` as a space; no byte tokens.
+
+    >>> decode_metaspace([(TEXT, "▁a▁b".encode()), (TEXT, "▁<0x41>".encode())], SentencePieceDecoder(style="hf"))
+    'ab <0x41>'
+    """
+    return metaspace_piece_bytes(tokens, decoder)[0].decode("utf-8", errors)
+
+
+def metaspace_piece_bytes(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder,
+                          at_start: bool = True) -> tuple[bytes, bool]:
+    """The bytes :func:`decode_metaspace` decodes, and whether the next token would still be
+    the first one (``at_start`` and no token here)."""
+    out = bytearray()
+    for _, data in tokens:
+        out += data.replace(_SPACE_BYTES, b"" if at_start else b" ")
+        at_start = False
+    return bytes(out), at_start
 
 
 def decode_llamacpp(tokens: Sequence[tuple[int, bytes]], decoder: SentencePieceDecoder, errors: str = "replace") -> str:

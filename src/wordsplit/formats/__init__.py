@@ -14,7 +14,7 @@ loader              suffixes                        reads
 ``tiktoken``        ``.tiktoken``, ``.model``       rank files (:mod:`~wordsplit.formats.tiktoken`)
 ``tokenizer.json``  ``.json``                       HF tokenizer.json (:mod:`~wordsplit.formats.hf`)
 ``tekken``          ``.json``, detected by content  Mistral's Tekken (:mod:`~wordsplit.formats.tekken`)
-``sentencepiece``   ``.model``, detected by content SentencePiece protobuf (:mod:`~wordsplit.formats.sentencepiece`)
+``sentencepiece``   ``.model``, ``.spm``            SentencePiece protobuf, by content (:mod:`~wordsplit.formats.sentencepiece`)
 ``vocab.json``      ``vocab.json``, ``encoder.json`` + merges.txt / vocab.bpe beside it
 ``gguf``            ``.gguf``                       GGUF metadata (:mod:`~wordsplit.formats.gguf`)
 ``vocab.txt``       ``vocab.txt``                   BERT's WordPiece tokens (:mod:`~wordsplit.formats.bert_vocab`)
@@ -218,7 +218,9 @@ def _looks_like_sentencepiece(head: bytes) -> bool:
 
 
 # A SentencePiece tokenizer.model is protobuf; Meta's Llama 3/4 tokenizer.model is a rank file.
-@register_loader("sentencepiece", suffixes=(".model",), inputs=lambda path: [path], detect=_looks_like_sentencepiece)
+# (".spm": Marian's source.spm and target.spm, found by content like any .model)
+@register_loader("sentencepiece", suffixes=(".model", ".spm"), inputs=lambda path: [path],
+                 detect=_looks_like_sentencepiece)
 def _load_sentencepiece(path: Path) -> Vocab:
     from .sentencepiece import load_sentencepiece
 

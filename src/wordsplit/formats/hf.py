@@ -514,6 +514,10 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
     model = spec["model"] = {**spec["model"], "type": model_type(spec["model"])}
     if model["type"] in WORD_MODELS:  # BERT's WordPiece, WordLevel
         return read_hf_word_model(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
+    if model["type"] == "Unigram":  # T5, ALBERT, XLM-R, Marian...
+        from .hf_unigram import read_hf_unigram
+
+        return read_hf_unigram(spec, source=source, name=name or file_stem(source), eos_token=eos_token, data=data)
     if is_sentencepiece_style(spec, source):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
         return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     if model["type"] == "BPE" and is_character_bpe(spec):  # CLIP's </w>, BPE over characters with [UNK]

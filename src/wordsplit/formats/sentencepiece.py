@@ -20,7 +20,8 @@ components of :mod:`wordsplit.sentencepiece`:
 * the normalizer spec becomes the vocabulary's normalizer, the user-defined pieces its
   pattern (the ``sentencepiece`` spanner cuts them out of the text).
 
-A model of another type (Unigram, Word, Char) is an :class:`UnsupportedTokenizerError` naming it.
+A Unigram model is read by :mod:`~wordsplit.formats.sentencepiece_unigram`; a model of another
+type (Word, Char) is an :class:`UnsupportedTokenizerError` naming it.
 
 >>> read_model_proto(b"\\x12\\x02\\x18\\x01").model_type  # a trainer spec saying UNIGRAM
 'UNIGRAM'
@@ -35,7 +36,7 @@ from typing import NamedTuple, Optional
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab, u32_array
 from . import native as native_readers
-from .files import file_stem, read_file, vocab_name
+from .files import file_stem, read_file
 
 __all__ = ["ModelProto", "Piece", "add_byte_pieces", "looks_like_sentencepiece", "load_sentencepiece",
            "read_model_proto", "score_merges", "sentencepiece_vocab"]
@@ -43,6 +44,10 @@ __all__ = ["ModelProto", "Piece", "add_byte_pieces", "looks_like_sentencepiece",
 # SentencePiece.Type
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 MODEL_TYPES = {1: "UNIGRAM", 2: "BPE", 3: "WORD", 4: "CHAR"}
+
+
+#: The stems of model files named for their role, not their model (named by their directory).
+GENERIC_STEMS = ("tokenizer", "spiece", "source", "target", "sentencepiece.bpe", "spm", "vocab.joint")
 
 
 class Piece(NamedTuple):
@@ -70,6 +75,7 @@ class ModelProto(NamedTuple):
     add_dummy_prefix: bool = True
     remove_extra_whitespaces: bool = True
     escape_whitespaces: bool = True
+    denormalizer_charsmap: bytes = b""
 
 
 # -- the protobuf wire format -------------------------------------------------------------------
@@ -150,6 +156,7 @@ _TRAINER = {3: ("model_type", "enum"), 35: ("byte_fallback", "bool"), 40: ("unk_
             26: ("allow_whitespace_only_pieces", "bool")}
 _NORMALIZER = {1: ("normalizer_name", "str"), 2: ("precompiled_charsmap", "bytes"), 3: ("add_dummy_prefix", "bool"),
                4: ("remove_extra_whitespaces", "bool"), 5: ("escape_whitespaces", "bool")}
+_DENORMALIZER = {2: ("denormalizer_charsmap", "bytes")}
 
 
 def _spec(data: bytes, table: dict, source: str, out: dict) -> None:
@@ -192,6 +199,8 @@ def read_model_proto(data: bytes, source: str = "tokenizer.model") -> ModelProto
             _spec(value, _TRAINER, source, fields)
         elif number == 3:
             _spec(value, _NORMALIZER, source, fields)
+        elif number == 5:  # (4 is self_test_data)
+            _spec(value, _DENORMALIZER, source, fields)
     return ModelProto(pieces=pieces, **fields)
 
 
@@ -228,8 +237,9 @@ def load_sentencepiece(path: str | Path, name: Optional[str] = None) -> Vocab:
             does not read yet (see :func:`sentencepiece_vocab`).
         VocabFormatError: a malformed file.
     """
-    stem = file_stem(path).removesuffix(".model")
-    name = name or (vocab_name(path) if stem == "tokenizer" else stem)  # tokenizer.model: its directory's
+    stem = file_stem(path).removesuffix(".model").removesuffix(".spm")
+    # tokenizer.model, spiece.model, a Marian source.spm: their directory's name
+    name = name or ((Path(path).absolute().parent.name or stem) if stem in GENERIC_STEMS else stem)
     data = read_file(path)
     return _native_vocab(data, name, str(path)) or sentencepiece_vocab(read_model_proto(data, str(path)),
                                                                        name=name, source=str(path))
@@ -246,6 +256,8 @@ def _native_vocab(data: bytes, name: str, source: str) -> Optional[Vocab]:
     fields: dict = {}
     for number, message in parsed["specs"]:
         _spec(message, _TRAINER if number == 2 else _NORMALIZER, source, fields)
+    if fields.get("model_type", "UNIGRAM") != "BPE":
+        return None  # (the reference reads a Unigram model's pieces, with their scores)
     return sentencepiece_vocab(ModelProto(pieces=[], **fields), name=name, source=source, native=parsed)
 
 
@@ -265,10 +277,14 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
     from ..spec import SentencePieceNormalizer
 
     source = source or name
+    if model.model_type == "UNIGRAM" and native is None:
+        from .sentencepiece_unigram import unigram_vocab
+
+        return unigram_vocab(model, name=name, source=source)
     if model.model_type != "BPE":
         kind = {"UNIGRAM": "Unigram", "WORD": "Word", "CHAR": "Char"}.get(model.model_type, model.model_type)
         raise UnsupportedTokenizerError(
-            f"{source} is a SentencePiece {kind} model; wordsplit reads SentencePiece BPE models only"
+            f"{source} is a SentencePiece {kind} model; wordsplit reads SentencePiece BPE and Unigram models only"
         )
     if model.precompiled_charsmap:
         raise UnsupportedTokenizerError(

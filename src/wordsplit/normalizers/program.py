@@ -24,7 +24,8 @@ class ProgramNormalizer:
     string, or of a regex found as Oniguruma finds matches (Unicode 16.0 classes, an empty
     match right after a match skipped), with ``content`` taken literally; ``Prepend`` prefixes
     non-empty text; ``PrefixSpace`` prefixes a space to non-empty text that does not start
-    with one; ``BertNormalizer`` as :mod:`~wordsplit.normalizers.bert` runs it.
+    with one; ``BertNormalizer`` as :mod:`~wordsplit.normalizers.bert` runs it; ``Precompiled``
+    (a SentencePiece character map) as :mod:`~wordsplit.normalizers.precompiled` runs it.
 
     Args:
         program: the :class:`~wordsplit.spec.Sequence` of steps.
@@ -91,6 +92,10 @@ class ProgramNormalizer:
             from .bert import bert_normalizer
 
             return bert_normalizer(step)
+        if isinstance(step, spec.Precompiled):
+            from .precompiled import precompiled_normalizer
+
+            return precompiled_normalizer(step.charsmap)
         if kind == "PrefixSpace":
             # (HF's prepend aligns the new text to the first character: empty text stays empty)
             return lambda text: " " + text if text and not text.startswith(" ") else text

@@ -13,19 +13,25 @@ from typing import Callable
 from .. import spec
 from ..errors import UnsupportedTokenizerError
 from ..sentencepiece import SPACE
+from .precompiled import charsmap_of, spm_chunks
 
 __all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer"]
 
 
 class SentencePieceNormalizer:
-    """SentencePiece's ``Normalizer::Normalize`` for a model whose character map is the
-    identity (``identity``: Llama 2, Mistral, Gemma): only spaces (U+0020) change.
+    """SentencePiece's ``Normalizer::Normalize``: the character map, then the spaces.
 
-    In order, as ``normalizer.cc`` does it: with ``remove_extra_whitespaces``, leading spaces
-    are dropped (text of spaces only is empty) and a space after a space is dropped; each space
-    becomes ``▁`` with ``escape_whitespaces``; ``add_dummy_prefix`` puts one ``▁`` before
-    non-empty text (after it, with ``treat_whitespace_as_suffix``); with
-    ``remove_extra_whitespaces`` trailing ``▁`` (typed ones too) are dropped before that.
+    In order, as ``normalizer.cc`` does it, over the text cut into chunks (each place the
+    map's longest key matches is one chunk, its output; every other character is one chunk,
+    itself: :func:`~wordsplit.normalizers.precompiled.spm_chunks`; with the identity
+    map, every character): with ``remove_extra_whitespaces``, leading chunks that are exactly a
+    space are dropped (text of such chunks only is empty), and each chunk loses its leading
+    spaces after a chunk that ended with one; each space becomes ``▁`` with
+    ``escape_whitespaces``; ``add_dummy_prefix`` puts one ``▁`` before non-empty text (after
+    it, with ``treat_whitespace_as_suffix``); with ``remove_extra_whitespaces`` trailing ``▁``
+    (typed ones too) are dropped before that. A model's user-defined pieces, which
+    ``sentencepiece`` copies unnormalized, must be pieces the map does not change (the loader
+    checks it: :func:`~wordsplit.formats.sentencepiece.sentencepiece_vocab`).
 
     >>> from wordsplit import spec
     >>> SentencePieceNormalizer(spec.SentencePieceNormalizer())("  a   b  ")
@@ -39,46 +45,65 @@ class SentencePieceNormalizer:
         self.escape_whitespaces = stage.escape_whitespaces
         self.suffix = stage.treat_whitespace_as_suffix
         self.space = SPACE if self.escape_whitespaces else " "
+        self._map = None
+        if stage.charsmap:
+            self._map = charsmap_of(stage.charsmap)
 
     def __call__(self, text: str) -> str:
         return self.alignment(text)[0]
 
+    def _chunks(self, text: str):
+        """``(start, end, output, same)`` of each chunk: ``same`` when it is that character."""
+        if self._map is None:
+            return [(i, i + 1, char, True) for i, char in enumerate(text)]
+        chunks = []
+        for start, end, out in spm_chunks(self._map, text):
+            if out is None:
+                chunks.extend((i, i + 1, text[i], True) for i in range(start, end))
+            else:
+                chunks.append((start, end, out, False))
+        return chunks
+
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
         """The normalized text and each normalized character's place in ``text``: ``(start,
-        end, same)``, ``same`` when it is that character unchanged; the dummy prefix is aligned
-        to the first character kept (to the last with ``treat_whitespace_as_suffix``), as
-        SentencePiece's ``norm_to_orig`` aligns it.
+        end, same)``, ``same`` when it is that character unchanged (a chunk's output is aligned
+        to the chunk); the dummy prefix is aligned to the first character kept (to the last with
+        ``treat_whitespace_as_suffix``), as SentencePiece's ``norm_to_orig`` aligns it.
 
         >>> from wordsplit import spec
         >>> SentencePieceNormalizer(spec.SentencePieceNormalizer(remove_extra_whitespaces=False)).alignment("a b")
         ('▁a▁b', [(0, 1, False), (0, 1, True), (1, 2, False), (2, 3, True)])
         """
-        start = 0
+        chunks = self._chunks(text)
+        first = 0
         if self.remove_extra_whitespaces:
-            while start < len(text) and text[start] == " ":
-                start += 1
-        if start == len(text):
+            while first < len(chunks) and chunks[first][2] == " ":
+                first += 1
+        if first == len(chunks):
             return "", []
-        space = self.space
+        space, escape, squeeze = self.space, self.escape_whitespaces, self.remove_extra_whitespaces
         chars: list[str] = []
         places: list[tuple[int, int, bool]] = []
+        start = chunks[first][0]
         if self.add_dummy_prefix and not self.suffix:
             chars.append(space)
             places.append((start, start + 1, False))
-        previous_space = self.remove_extra_whitespaces
-        for i in range(start, len(text)):
-            char = text[i]
-            if char == " ":
-                if previous_space:
-                    continue
-                chars.append(space)
-                places.append((i, i + 1, space == " "))
-                previous_space = self.remove_extra_whitespaces
-            else:
-                chars.append(char)
-                places.append((i, i + 1, True))
+        previous_space = squeeze
+        for begin, end, out, same in chunks[first:]:
+            if previous_space:
+                out = out.lstrip(" ")
+            if out:
+                for char in out:
+                    if char == " " and escape:
+                        chars.append(SPACE)
+                        places.append((begin, end, False))
+                    else:
+                        chars.append(char)
+                        places.append((begin, end, same))
+                previous_space = out.endswith(" ")
+            if not squeeze:
                 previous_space = False
-        if self.remove_extra_whitespaces:
+        if squeeze:
             while chars and chars[-1] == space:
                 chars.pop()
                 places.pop()
@@ -121,23 +146,47 @@ class MetaspaceNormalizer:
         return text
 
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
-        """The normalized text and each character's place in ``text`` (the prepended
-        replacement is aligned to the first character, as HF's ``prepend`` aligns it).
+        """The normalized text and each character's place in ``text``: the normalizer before
+        Metaspace aligned as it aligns (a program step by step, a Unicode form by HF's
+        changes), then each ``▁`` from a space aligned to it and the prepended one to the first
+        character, as HF's ``prepend`` aligns it.
 
         Raises:
-            UnsupportedTokenizerError: offsets through a normalizer before Metaspace.
+            UnsupportedTokenizerError: a plug-in normalizer before Metaspace that changes the text
+                (it gives no alignment).
+
+        >>> from wordsplit import spec
+        >>> from wordsplit.normalizers import normalizer_for
+        >>> normalizer_for(spec.Metaspace(before=spec.Sequence((spec.Lowercase(),)))).alignment("A b")
+        ('▁a▁b', [(0, 1, False), (0, 1, False), (1, 2, False), (2, 3, True)])
         """
-        if not isinstance(self.stage.before, spec.NoNormalizer):
-            normalized = self.inner(text)
-            if normalized != text:
-                raise UnsupportedTokenizerError(
-                    f"offsets through a normalizer ({self.stage.before.kind}) before Metaspace are not supported yet"
-                )
-        if not text:
+        normalized, base = self._before_alignment(text)
+        if not normalized:
             return "", []
-        chars = [self.replacement if c == " " else c for c in text]
-        places = [(i, i + 1, c != " ") for i, c in enumerate(text)]
+        if base is None:
+            base = [(i, i + 1, True) for i in range(len(normalized))]
+        chars = [self.replacement if c == " " else c for c in normalized]
+        places = [(start, end, same and c != " ") for (start, end, same), c in zip(base, normalized)]
         if self.prepends and chars[0] != self.replacement:
             chars.insert(0, self.replacement)
-            places.insert(0, (0, 1, False))
+            places.insert(0, (places[0][0], places[0][1], False))
         return "".join(chars), places
+
+    def _before_alignment(self, text: str):
+        before = self.stage.before
+        if isinstance(before, spec.NoNormalizer):
+            return text, None
+        aligned = getattr(self.inner, "alignment", None)
+        if aligned is not None:
+            return aligned(text)
+        if isinstance(before, (spec.Nfc, spec.Nfd, spec.Nfkc, spec.Nfkd)):
+            from ..offsets import form_alignment
+
+            return form_alignment(text, before.kind)
+        normalized = self.inner(text)
+        if normalized != text:
+            raise UnsupportedTokenizerError(
+                f"offsets through a normalizer ({before.kind}) before Metaspace that gives no alignment are not "
+                "supported"
+            )
+        return text, None

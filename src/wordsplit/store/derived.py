@@ -11,8 +11,10 @@ new key, never a stale hit.
 Format, little-endian::
 
     MAGIC | header length (u32) | header (JSON) | body
-    body = ids (u32 × n) | lengths (u32 × n) | token bytes, concatenated | merges (u32 × 3m)
+    body = ids (u32 × n) | lengths (u32 × n) | token bytes, concatenated | merges (u32 × 3m) [| scores (f64 × s)]
 
+The scores (:attr:`~wordsplit.vocab.Vocab.scores`, a Unigram model's) are an optional trailing
+section, present when the header has ``n_scores``: an entry without them is laid out as before.
 The header holds the Vocab's other fields (the chat template too), the counts and the sha256 of the body. A derived
 entry is not trusted: a read checks the magic, the counts against the bytes present and the
 checksum before it builds anything, and the Vocab validates itself as always (the native
@@ -42,6 +44,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import struct
 from pathlib import Path
 from typing import Callable, Mapping
 
@@ -69,6 +72,9 @@ _PARSING_MODULES = (
     "wordsplit.normalizers", "wordsplit._hf_char_data",
     # SentencePiece .model files and SentencePiece-style tokenizer.json
     "wordsplit.formats.sentencepiece", "wordsplit.formats.hf_sentencepiece", "wordsplit.sentencepiece",
+    # Unigram tokenizer.json files
+    "wordsplit.formats.hf_unigram", "wordsplit.formats.charsmap",
+    "wordsplit.formats.sentencepiece_unigram",
 )
 
 
@@ -153,7 +159,8 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
     """The derived-entry bytes of ``vocab`` (see the module docstring for the format)."""
     blob, ids, lengths = vocab.packed()
     merges = vocab.packed_merges() or b""  # little-endian uint32 triples already
-    body = b"".join([little_endian_bytes(ids), little_endian_bytes(lengths), blob, merges])
+    scores = b"" if vocab.scores is None else struct.pack(f"<{len(vocab.scores)}d", *vocab.scores)
+    body = b"".join([little_endian_bytes(ids), little_endian_bytes(lengths), blob, merges, scores])
     header = {
         "format": FORMAT, "label": label, "name": vocab.name, "source": vocab.source,
         "pipeline": vocab.pipeline.to_json(),
@@ -167,6 +174,8 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
         "pair_ranked": vocab.pair_ranked, "n_tokens": len(ids), "n_merges": len(merges) // 12,
         "body_size": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
     }
+    if vocab.scores is not None:
+        header["n_scores"] = len(vocab.scores)
     head = json.dumps(header, ensure_ascii=True).encode()
     return MAGIC + len(head).to_bytes(4, "little") + head + body
 
@@ -180,9 +189,12 @@ def read_vocab(data: bytes) -> Vocab:
     header, body = _split(data)
     try:
         n, m = int(header["n_tokens"]), int(header["n_merges"])
-        blob_size = len(body) - 8 * n - 12 * m
-        if n < 0 or m < 0 or blob_size < 0 or hashlib.sha256(body).hexdigest() != header["body_sha256"]:
+        s = int(header.get("n_scores", 0))
+        blob_size = len(body) - 8 * n - 12 * m - 8 * s
+        if n < 0 or m < 0 or s < 0 or blob_size < 0 or hashlib.sha256(body).hexdigest() != header["body_sha256"]:
             raise _Corrupt("counts or checksum do not match the body")
+        merges_end = len(body) - 8 * s
+        scores = struct.unpack(f"<{s}d", body[merges_end:]) if "n_scores" in header else None
         ids, lengths = u32_array(body[: 4 * n]), u32_array(body[4 * n: 8 * n])
         # The tokens stay packed: the native tables check and index them without a Python dict.
         return Vocab.from_packed(
@@ -194,7 +206,7 @@ def read_vocab(data: bytes) -> Vocab:
             chat_template=_optional_text(header["chat_template"]),
             literal_flags=dict(header.get("literal_flags") or {}),
             unk_token_id=header["unk_token_id"], fuse_unk=header["fuse_unk"] is True,
-            merges=body[len(body) - 12 * m:] if header["pair_ranked"] else None,
+            merges=body[merges_end - 12 * m:merges_end] if header["pair_ranked"] else None, scores=scores,
         )
     except (KeyError, TypeError, ValueError, OverflowError) as exc:  # VocabFormatError is a ValueError too
         raise _Corrupt(str(exc)) from None
