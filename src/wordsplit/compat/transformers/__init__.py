@@ -37,8 +37,8 @@ import copy
 from ...errors import UnsupportedTokenizerError
 from .backend import Backend
 from .call import batch_rows, clean_up, fast_encode
+from ..tokenizers.encoding import Encoding
 from .decoders import DecodeStream, _hf_decode_stream
-from .encoding import Encoding
 
 __all__ = ["Backend", "DecodeStream", "Encoding", "accelerate", "disable", "enable", "is_accelerated", "original"]
 
