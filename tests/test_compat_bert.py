@@ -401,11 +401,12 @@ def _folder(tmp, name: str, config=None):
 @functools.lru_cache(maxsize=None)
 def transformers_pair(name: str):
     """``(transformers tokenizer, accelerate(it))``: all-MiniLM's folder and bert-base-multilingual-cased's
-    through AutoTokenizer, and a BertTokenizer built from bert-base-uncased's vocab.txt."""
+    through AutoTokenizer, and a BertTokenizerFast built from bert-base-uncased's vocab.txt alone
+    (transformers converts it to a tokenizers backend)."""
     import tempfile
     from pathlib import Path
 
-    from transformers import AutoTokenizer, BertTokenizer
+    from transformers import AutoTokenizer, BertTokenizerFast
 
     from wordsplit.compat.transformers import accelerate
 
@@ -416,8 +417,11 @@ def transformers_pair(name: str):
         config = {"tokenizer_class": "BertTokenizer", "do_lower_case": False}
         tok = AutoTokenizer.from_pretrained(str(_folder(tmp, "bert-base-multilingual-cased", config)))
     else:
-        vocab = _folder(tmp, "all-MiniLM-L6-v2") / "vocab.txt"
-        tok = BertTokenizer(vocab_file=str(vocab), do_lower_case=True)
+        only_vocab = tmp / "vocab-only"
+        only_vocab.mkdir()
+        shutil.copy(_folder(tmp, "all-MiniLM-L6-v2") / "vocab.txt", only_vocab / "vocab.txt")
+        tok = BertTokenizerFast.from_pretrained(str(only_vocab))
+        assert len(tok) == 30522
     return tok, accelerate(tok)
 
 
