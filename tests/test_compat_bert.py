@@ -472,8 +472,14 @@ def _same_call(name, *args, **kwargs):
 
 @pytest.mark.parametrize("name", BERTS)
 def test_bert_runs_on_wordsplit(name):
-    backend = transformers_pair(name)[1].backend_tokenizer
+    tok, fast = transformers_pair(name)
+    backend = fast.backend_tokenizer
     assert backend.accelerated and backend.fallback_reason is None
+    items = [SHORT[0], (SHORT[2], SHORT[3]), SHORT[1]]
+    for method in ("encode_batch", "encode_batch_fast"):
+        assert result(lambda: getattr(backend, method)(items)) == \
+            result(lambda: getattr(tok.backend_tokenizer, method)(items))
+    assert fields(backend.encode(SHORT[2], SHORT[0])) == fields(tok.backend_tokenizer.encode(SHORT[2], SHORT[0]))
 
 
 @pytest.mark.parametrize("name", BERTS)
