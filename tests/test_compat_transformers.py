@@ -4,11 +4,11 @@ key order, the ``Encoding`` objects behind ``BatchEncoding``), or raise the same
 
 The tokenizers: Qwen3's (its tokenizer.json and tokenizer_config.json, through
 ``AutoTokenizer``), GPT-2's configuration, a Llama-3-style file (ByteLevel, then a BOS template),
-a BOS/EOS template, RoBERTa's post-processor (whose truncation falls back to HF), OLMo's file,
-the SentencePiece-style files (Llama's Metaspace, the legacy Prepend+Replace and Gemma's layouts,
-with Llama's BOS template), and files wordsplit does not run: a WordLevel one and a
-SentencePiece-style one whose decoder strips two spaces (everything falls back). Each is built
-once for the module.
+a BOS/EOS template, RoBERTa's post-processor, OLMo's file, a small WordLevel file, the
+SentencePiece-style files (Llama's Metaspace, the legacy Prepend+Replace and Gemma's layouts,
+with Llama's BOS template), and files wordsplit does not run: a WordLevel one with a Metaspace
+pre-tokenizer and a SentencePiece-style one whose decoder strips two spaces (everything falls
+back). Each is built once for the module. The BERT-family files are tests/test_compat_bert.py's.
 """
 
 from __future__ import annotations
@@ -49,11 +49,12 @@ def _gpt2_with(post_processor) -> str:
     return tok.to_str()
 
 
-def _wordlevel() -> str:
-    """A WordLevel file: a model wordsplit does not load."""
-    words = ["[UNK]", "[PAD]", "hello", "world", "日本語", "x"]
+def _wordlevel(pre_tokenizer=None) -> str:
+    """A small WordLevel file (Whitespace pre-tokenizer, WordPiece decoder); with a Metaspace
+    pre-tokenizer, a file wordsplit does not load."""
+    words = ["[UNK]", "[PAD]", "hello", "world", "日本語", "x", "▁hello", "▁world", "▁x"]
     tok = HFTokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.pre_tokenizer = pre_tokenizer or pre_tokenizers.Whitespace()
     tok.decoder = hf_decoders.WordPiece()
     return tok.to_str()
 
@@ -76,10 +77,12 @@ def pair(name: str):
                 special_tokens=[(GPT2_EOT, 50256)])),
             "roberta": lambda: hf_json("gpt2+roberta"),
             "wordlevel": _wordlevel,
+            "unloadable": lambda: _wordlevel(pre_tokenizers.Metaspace()),
         }
-        special = "[PAD]" if name == "wordlevel" else GPT2_EOT
+        word_level = name in ("wordlevel", "unloadable")
+        special = "[PAD]" if word_level else GPT2_EOT
         tok = PreTrainedTokenizerFast(tokenizer_object=HFTokenizer.from_str(files[name]()), pad_token=special,
-                                      unk_token="[UNK]" if name == "wordlevel" else special)
+                                      unk_token="[UNK]" if word_level else special)
     return tok, accelerate(tok)
 
 
@@ -125,8 +128,8 @@ def _qwen_dir():
 
 # The SentencePiece-style files (Llama's Metaspace, the legacy Prepend+Replace, Gemma's Replace).
 SPM = ["spm-llama", "spm-llama-legacy", "spm-gemma"]
-ACCELERATED = ["qwen3", "gpt2", "llama3", "bos-eos", "roberta", "olmo", *SPM]
-ALL = [*ACCELERATED, "wordlevel"]
+ACCELERATED = ["qwen3", "gpt2", "llama3", "bos-eos", "roberta", "olmo", "wordlevel", *SPM]
+ALL = [*ACCELERATED, "unloadable"]
 
 # Options of __call__, each checked on single texts and batches.
 OPTIONS = [
@@ -279,12 +282,12 @@ def test_batch_encoding_maps(name):
 
 
 def test_a_file_wordsplit_does_not_load_runs_on_hf():
-    tok, fast = pair("wordlevel")
+    tok, fast = pair("unloadable")
     backend = fast.backend_tokenizer
     assert isinstance(backend, Backend) and not backend.accelerated
-    assert "WordLevel" in backend.fallback_reason or "model" in backend.fallback_reason
+    assert "Metaspace pre-tokenizer" in backend.fallback_reason
     before = backend.fallbacks["tokenizer"]
-    assert_same_call("wordlevel", ["hello world", "x y"], padding=True)
+    assert_same_call("unloadable", ["hello world", "x y"], padding=True)
     assert backend.fallbacks["tokenizer"] == before + 1
     assert fast.decode([2, 3]) == tok.decode([2, 3])
     assert backend.fallbacks["decode"] >= 1
@@ -319,38 +322,34 @@ def test_a_decoder_wordsplit_does_not_run_falls_back():
     assert backend.fallbacks["tokenizer"] == before.get("tokenizer", 0) + 1
 
 
-def test_pair_truncation_falls_back():
-    fast = pair("qwen3")[1]
-    backend = fast.backend_tokenizer
-    before = backend.fallbacks["truncation of a pair"]
-    assert_same_call("qwen3", ["a b c d e f"], text_pair=["g h i j"], truncation=True, max_length=5)
-    assert backend.fallbacks["truncation of a pair"] == before + 1
+@pytest.mark.parametrize("name, call", [
+    ("qwen3", (["a b c d e f"], {"text_pair": ["g h i j"], "truncation": True, "max_length": 5})),
+    ("qwen3", (["a b c d e f"], {"text_pair": ["g h i j"], "truncation": "only_first", "max_length": 6, "stride": 1,
+                                 "return_overflowing_tokens": True, "padding": True})),
+    ("roberta", (["Hello world and more"], {"truncation": True, "max_length": 4})),
+    ("roberta", (["Hello world and more"], {"text_pair": ["x y z"], "truncation": "only_second", "max_length": 10,
+                                            "stride": 1, "return_overflowing_tokens": True})),
+    ("bos-eos", (["Hello world and more"], {"truncation": True, "max_length": 1, "padding": "max_length"})),
+])
+def test_truncation_of_pairs_and_any_post_processor_runs_on_wordsplit(name, call):
+    """Pairs, every strategy, stride and overflow, RoBERTa's and BERT's processors and a
+    max_length shorter than the template (HF's unsigned arithmetic: nothing is cut) are
+    wordsplit's, with transformers' results."""
+    backend = pair(name)[1].backend_tokenizer
     untouched = dict(backend.fallbacks)
-    assert_same_call("qwen3", ["a b c d e f"], text_pair=["g h i j"], padding=True)
-    assert dict(backend.fallbacks) == untouched  # a pair without truncation runs on wordsplit
+    batch, kwargs = call
+    assert_same_call(name, batch, **kwargs)
+    assert dict(backend.fallbacks) == untouched
 
 
-def test_roberta_truncation_falls_back():
-    fast = pair("roberta")[1]
-    backend = fast.backend_tokenizer
-    before = backend.fallbacks["truncation with this post-processor"]
-    assert_same_call("roberta", ["Hello world and more"], truncation=True, max_length=4)
-    assert backend.fallbacks["truncation with this post-processor"] == before + 1
-
-
-def test_truncation_shorter_than_the_template_falls_back():
+def test_where_hf_fails_to_truncate_hf_raises_its_error():
+    """A truncation HF refuses (the second text too short for only_second) runs on HF's code,
+    which raises its own exception."""
     tok, fast = pair("bos-eos")
     backend = fast.backend_tokenizer
-    before = backend.fallbacks["truncation length"]
-    tok.backend_tokenizer.enable_truncation(1)
-    backend.enable_truncation(1)
-    try:
-        assert [e.ids for e in backend.encode_batch(["Hello world"])] == \
-            [e.ids for e in tok.backend_tokenizer.encode_batch(["Hello world"])]
-    finally:
-        tok.backend_tokenizer.no_truncation()
-        backend.no_truncation()
-    assert backend.fallbacks["truncation length"] == before + 1
+    before = backend.fallbacks["truncation error"]
+    assert_same_call("bos-eos", ["a b c d e f g"], text_pair=["x"], truncation="only_second", max_length=6)
+    assert backend.fallbacks["truncation error"] == before + 1
 
 
 def test_inputs_hf_refuses_raise_as_in_hf():

@@ -1,27 +1,34 @@
-r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for byte-level BPE files and
-SentencePiece-style BPE files (byte fallback: Llama 2, Mistral, Gemma):
+r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for the files wordsplit loads:
+byte-level BPE (GPT-2, Qwen, Llama 3), SentencePiece-style BPE with byte fallback (Llama 2,
+Mistral, Gemma), and the word models WordPiece and WordLevel (BERT, MiniLM, BGE, E5...):
 ``from wordsplit.compat.tokenizers import Tokenizer``.
 
 What it has: :class:`Tokenizer` with ``from_file``, ``from_str``, ``from_buffer``,
 ``from_pretrained`` (through wordsplit's HuggingFace download and disk cache), ``encode``
 (a text, a pair, or pre-tokenized words; ``add_special_tokens``), ``encode_batch``,
-``decode``, ``decode_batch``, ``token_to_id``, ``id_to_token``, ``get_vocab``,
-``get_vocab_size``, ``num_special_tokens_to_add``, ``post_process``, ``encode_special_tokens``,
-``to_str`` and ``save``; :class:`Encoding` with ``ids``, ``tokens``, ``offsets``,
-``attention_mask``, ``special_tokens_mask``, ``type_ids``, ``word_ids``, ``sequence_ids``,
-``n_sequences`` and ``len()``; and :class:`decoders.DecodeStream <wordsplit.compat.tokenizers.decoders.DecodeStream>`.
+``encode_batch_fast``, ``decode``, ``decode_batch``, ``token_to_id``, ``id_to_token``,
+``get_vocab``, ``get_vocab_size``, ``num_special_tokens_to_add``, ``post_process``,
+``encode_special_tokens``, truncation and padding (the file's ``truncation`` and ``padding``,
+``enable_truncation``, ``no_truncation``, ``enable_padding``, ``no_padding`` and the
+``truncation`` and ``padding`` properties), ``to_str`` and ``save``;
+:class:`~wordsplit.compat.tokenizers.encoding.Encoding` with every field, map and operation of
+HF's (``overflowing`` included); and :class:`decoders.DecodeStream
+<wordsplit.compat.tokenizers.decoders.DecodeStream>`.
 
-The file's post-processor runs as HF runs it (:mod:`wordsplit.postprocess`): a
-``TemplateProcessing`` adds its BOS/EOS when ``add_special_tokens=True``, a ``ByteLevel`` one
-with ``trim_offsets`` trims spaces off the offsets. Offsets are HF's character offsets: every
-byte piece of one character gets that character's offsets, and text NFC changed is aligned as
-HF aligns it (:mod:`wordsplit.offsets`).
+Each step runs as HF runs it: the texts' encodings are truncated
+(:mod:`~wordsplit.compat.tokenizers.truncation`: the strategies, direction, stride and
+overflowing parts), the post-processor adds its special tokens and type ids to them and to
+their overflowing parts (:mod:`wordsplit.postprocess`), then each encoding is padded, and a
+batch once more to its longest (:mod:`~wordsplit.compat.tokenizers.padding`). Offsets are
+HF's character offsets: every byte piece of one character gets that character's offsets, and
+text a normalizer changed is aligned as HF aligns it (:mod:`wordsplit.offsets`). Tokens are
+spelled as the file's vocabulary spells them (``"Ġworld"``, ``"▁world"``, ``"##ing"``).
 
 What it does not do: training, ``add_tokens``/``add_special_tokens`` (a wordsplit vocabulary
-is immutable), padding and truncation (a file that sets them is refused at load rather than
-encoded differently), and the ``normalizer``/``pre_tokenizer``/``model`` component objects.
-Files wordsplit does not load are refused as it refuses them, and so are decoders it does not
-run exactly (:mod:`~wordsplit.compat.tokenizers.decoding` says which it runs).
+is immutable), and the ``normalizer``/``pre_tokenizer``/``model`` component objects. Files
+wordsplit does not load are refused as it refuses them, and so are decoders it does not run
+exactly (:mod:`~wordsplit.compat.tokenizers.decoding` says which it runs). Where HF panics (a
+truncation stride not below the length it truncates to) :class:`TruncationError` is raised.
 
 >>> from wordsplit import load_vocab
 >>> from wordsplit.training.save import tokenizer_json
@@ -30,6 +37,10 @@ run exactly (:mod:`~wordsplit.compat.tokenizers.decoding` says which it runs).
 >>> enc = tok.encode("Hello world")
 >>> enc.ids, enc.tokens, enc.offsets
 ([9707, 1879], ['Hello', 'Ġworld'], [(0, 5), (5, 11)])
+>>> tok.enable_truncation(1, stride=0)
+>>> enc = tok.encode("Hello world")
+>>> enc.ids, [o.ids for o in enc.overflowing]
+([9707], [[1879]])
 """
 
 from __future__ import annotations
@@ -37,93 +48,26 @@ from __future__ import annotations
 import json
 import os
 import threading
+import warnings
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
+from ...engines.decoding import wordpiece_text
 from ...errors import EncodeInputError, UnsupportedTokenizerError
 from ...formats.bytelevel import BYTE_TO_CHAR, CHAR_TO_BYTE
 from ...postprocess import Parts, PostProcessor, default_process, read_post_processor
 from ...vocab import Vocab
-from .decoding import hf_byte_value, metaspace_text, read_decoding
+from .decoding import metaspace_text, read_decoding
+from .encoding import Encoding
+from .files import check_sentencepiece, read_vocab
+from .padding import PaddingParams, pad_encodings
+from .truncation import TruncationError, TruncationParams, truncate_encodings, usize_sub
 
-__all__ = ["Encoding", "Tokenizer", "read_vocab"]
+__all__ = ["Encoding", "Tokenizer", "TruncationError", "read_vocab"]
 
 TextInput = str
 PreTokenizedInput = Sequence[str]
 InputSequence = Union[TextInput, PreTokenizedInput]
-
-
-class Encoding:
-    """The result of :meth:`Tokenizer.encode`, with HF's ``Encoding`` attributes.
-
-    >>> from wordsplit import load_vocab
-    >>> from wordsplit.training.save import tokenizer_json
-    >>> tok = Tokenizer.from_str(tokenizer_json(load_vocab("qwen3")))
-    >>> enc = tok.encode("日本")
-    >>> len(enc), enc.word_ids, enc.special_tokens_mask, enc.attention_mask, enc.type_ids
-    (1, [0], [0], [1], [0])
-    """
-
-    __slots__ = ("_parts",)
-
-    def __init__(self, parts: Parts) -> None:
-        self._parts = parts
-
-    @property
-    def ids(self) -> list[int]:
-        return self._parts.ids
-
-    @property
-    def tokens(self) -> list[str]:
-        """Each token as HF spells it: byte-level text (``"Ġworld"``), as written in a
-        SentencePiece-style file (``"▁world"``, ``"<0x0A>"``), or an added token's text."""
-        return self._parts.tokens
-
-    @property
-    def offsets(self) -> list[tuple[int, int]]:
-        """Character ``(start, end)`` of each token in its text; ``(0, 0)`` for added specials."""
-        return self._parts.offsets
-
-    @property
-    def attention_mask(self) -> list[int]:
-        return self._parts.attention_mask
-
-    @property
-    def special_tokens_mask(self) -> list[int]:
-        """1 for the tokens the post-processor added, else 0 (special tokens found in the text too)."""
-        return self._parts.special_tokens_mask
-
-    @property
-    def type_ids(self) -> list[int]:
-        return self._parts.type_ids
-
-    @property
-    def word_ids(self) -> list[Optional[int]]:
-        """The index of each token's word (pre-tokenizer piece) in its text; None for added specials."""
-        return self._parts.word_ids
-
-    words = word_ids  # HF's deprecated name
-
-    @property
-    def sequence_ids(self) -> list[Optional[int]]:
-        """0 or 1: which text of a pair each token is from; None for added specials."""
-        return self._parts.sequence_ids
-
-    @property
-    def n_sequences(self) -> int:
-        return len(self._parts.sequences) or 1
-
-    @property
-    def overflowing(self) -> list["Encoding"]:
-        """Always empty: wordsplit does not truncate."""
-        return []
-
-    def __len__(self) -> int:
-        return len(self._parts.ids)
-
-    def __repr__(self) -> str:
-        return (f"Encoding(num_tokens={len(self)}, attributes=[ids, type_ids, tokens, offsets, attention_mask, "
-                "special_tokens_mask, overflowing])")
 
 
 def _hf_decode_bytes(text: str) -> bytes:
@@ -142,24 +86,18 @@ class Tokenizer:
     Args:
         spec: the parsed ``tokenizer.json``.
         vocab: its wordsplit vocabulary.
-        json_text: the file's text (:meth:`to_str` gives it back).
+        json_text: the file's text (:meth:`to_str` gives it back while the settings are the file's).
         options: :class:`~wordsplit.TokenizerOptions` for the wordsplit tokenizer (default: auto).
 
     Raises:
         VocabFormatError, UnsupportedTokenizerError: the file cannot be used (see
-            :mod:`wordsplit.formats.hf`), sets padding or truncation, or has a decoder wordsplit does
-            not run (:mod:`~wordsplit.compat.tokenizers.decoding`).
+            :mod:`wordsplit.formats.hf`), its ``truncation`` or ``padding`` is malformed, or it
+            has a decoder wordsplit does not run (:mod:`~wordsplit.compat.tokenizers.decoding`).
     """
 
     def __init__(self, spec: dict, vocab: Vocab, *, json_text: str, options=None, source: str = "tokenizer.json"):
         from ...options import TokenizerOptions
 
-        for setting in ("padding", "truncation"):
-            if spec.get(setting) is not None:
-                raise UnsupportedTokenizerError(
-                    f"{source}: {setting} is set; wordsplit.compat.tokenizers does not pad or truncate. Set "
-                    f'"{setting}": null in the file, and pad or truncate the ids yourself'
-                )
         self._setup(spec, (options or TokenizerOptions()).build(vocab), json_text=json_text, source=source)
         self.encode_special_tokens = False
 
@@ -169,10 +107,15 @@ class Tokenizer:
         Raises:
             UnsupportedTokenizerError: a decoder wordsplit does not run exactly
                 (:mod:`~wordsplit.compat.tokenizers.decoding`), or a SentencePiece-style file
-                whose words or byte tokens HF would read otherwise (see :func:`_check_sentencepiece`).
+                whose words or byte tokens HF would read otherwise
+                (:func:`~wordsplit.compat.tokenizers.files.check_sentencepiece`).
+            VocabFormatError: a malformed ``truncation`` or ``padding``.
         """
         from ...formats.hf_sentencepiece import is_sentencepiece_style
+        from ...spec import WordLevel, WordPiece
 
+        self._truncation = self._file_truncation = TruncationParams.from_json(spec.get("truncation"), source)
+        self._padding = self._file_padding = PaddingParams.from_json(spec.get("padding"), source)
         self._decoding = read_decoding(spec.get("decoder"), source)
         self._byte_level_decoder = self._decoding.kind == "byte-level"
         # A SentencePiece-style file's tokens are written as in its vocab ("▁Hello", "<0x0A>").
@@ -181,6 +124,8 @@ class Tokenizer:
         self._json = json_text
         self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
         self._vocab = vocab = tok.vocab
+        # The tokens of these files are the keys of the model's vocab, as HF spells them.
+        self._vocab_strings = self._sentencepiece or isinstance(vocab.pipeline.model, (WordPiece, WordLevel))
         self._tok = tok
         self._literals = vocab.all_special_literals  # text → id
         self._special_ids = frozenset(vocab.special_tokens.values())
@@ -190,13 +135,14 @@ class Tokenizer:
         self._strings: Optional[list[Optional[str]]] = None
         self._decode_table: Optional[list[Optional[bytes]]] = None
         if self._sentencepiece:
-            _check_sentencepiece(self, source)
+            check_sentencepiece(self, source)
 
     def __getstate__(self) -> dict:
         """Pickle (and ``copy.deepcopy``) as HF's ``Tokenizer`` does, for worker processes
         (``datasets.map(num_proc=...)``, ``multiprocessing``) and transformers'
-        ``tokenizer_object=``: the file's text and the wordsplit tokenizer (which pickles as its
-        vocabulary and options); the lock and the tables built on first use are made again.
+        ``tokenizer_object=``: the file's text with the current truncation and padding, and the
+        wordsplit tokenizer (which pickles as its vocabulary and options); the lock and the
+        tables built on first use are made again.
 
         >>> import copy, pickle
         >>> from wordsplit import load_vocab
@@ -205,7 +151,7 @@ class Tokenizer:
         >>> pickle.loads(pickle.dumps(tok)).encode("hello world").ids, copy.deepcopy(tok).decode([31373])
         ([31373, 995], 'hello')
         """
-        return {"json": self._json, "tok": self._tok, "encode_special_tokens": self.encode_special_tokens}
+        return {"json": self.to_str(), "tok": self._tok, "encode_special_tokens": self.encode_special_tokens}
 
     def __setstate__(self, state: dict) -> None:
         self._setup(json.loads(state["json"]), state["tok"], json_text=state["json"], source="tokenizer.json")
@@ -273,63 +219,107 @@ class Tokenizer:
 
     def encode(self, sequence: InputSequence, pair: Optional[InputSequence] = None, is_pretokenized: bool = False,
                add_special_tokens: bool = True) -> Encoding:
-        """Encode a text (and optionally its pair), then post-process as the file says.
+        """Encode a text (and optionally its pair): truncated, post-processed and padded as the
+        tokenizer is set.
 
         Raises:
             EncodeInputError: a sequence that is not a str (or, pre-tokenized, a list of str).
+            TruncationError: the texts cannot be truncated as set (HF's errors and panics).
 
         >>> from wordsplit import load_vocab
-    >>> from wordsplit.training.save import tokenizer_json
+        >>> from wordsplit.training.save import tokenizer_json
         >>> tok = Tokenizer.from_str(tokenizer_json(load_vocab("qwen3")))
         >>> tok.encode("a<|im_end|>").tokens
         ['a', '<|im_end|>']
         """
-        first = self._sequence(sequence, is_pretokenized, type_id=0)
-        encodings = [first] if pair is None else [first, self._sequence(pair, is_pretokenized, type_id=1)]
-        return Encoding(self._process(encodings, add_special_tokens))
+        return Encoding(self._encode_item(sequence, pair, is_pretokenized, add_special_tokens, self._truncation,
+                                          self._padding, True))
 
     def encode_batch(self, input: Sequence[Any], is_pretokenized: bool = False,  # noqa: A002 (HF's name)
                      add_special_tokens: bool = True) -> list[Encoding]:
         """Encode each item: a text, or a ``(text, pair)`` tuple (pre-tokenized: a list of words,
-        or a tuple of two such lists)."""
+        or a tuple of two such lists); each is padded, then all to the longest with
+        ``BatchLongest`` padding."""
+        return [Encoding(parts) for parts in self.encode_parts(input, is_pretokenized, add_special_tokens,
+                                                               self._truncation, self._padding)]
+
+    def encode_batch_fast(self, input: Sequence[Any], is_pretokenized: bool = False,  # noqa: A002
+                          add_special_tokens: bool = True) -> list[Encoding]:
+        """:meth:`encode_batch` without what HF's ``encode_batch_fast`` leaves out: the tokens
+        of the texts are ``""``, their offsets ``(0, 0)`` and their word ids None."""
+        return [Encoding(parts) for parts in self.encode_parts(input, is_pretokenized, add_special_tokens,
+                                                               self._truncation, self._padding, offsets=False)]
+
+    def encode_parts(self, items: Sequence[Any], is_pretokenized: bool, add_special_tokens: bool,
+                     truncation: Optional[TruncationParams], padding: Optional[PaddingParams], *,
+                     offsets: bool = True, split: bool = True) -> list[Parts]:
+        """The encodings of a batch with the settings given (an accelerated transformers
+        tokenizer passes its own); ``split``: each item is a text or a pair (else ``(text,
+        pair)``), ``offsets``: False for ``encode_batch_fast``.
+
+        Raises:
+            EncodeInputError: an item that is not a text, a pair or (pre-tokenized) words.
+            TruncationError: as :meth:`encode`.
+        """
+        if isinstance(items, str) or not isinstance(items, (list, tuple)):
+            raise EncodeInputError(f"encode_batch takes a list of inputs, not {type(items).__name__}")
         out = []
-        for item in input:
-            if isinstance(item, tuple) or (not is_pretokenized and isinstance(item, list)):
-                if len(item) != 2:
-                    raise EncodeInputError(f"a pair to encode has two sequences, not {len(item)}")
-                out.append(self.encode(item[0], item[1], is_pretokenized, add_special_tokens))
-            else:
-                out.append(self.encode(item, None, is_pretokenized, add_special_tokens))
+        for item in items:
+            first, second = _split_item(item, is_pretokenized) if split else item
+            out.append(self._encode_item(first, second, is_pretokenized, add_special_tokens, truncation, padding,
+                                         offsets))
+        pad_encodings(out, padding)
         return out
 
     def post_process(self, encoding: Encoding, pair: Optional[Encoding] = None,
                      add_special_tokens: bool = True) -> Encoding:
-        """Run the post-processor on encodings made with ``add_special_tokens=False``."""
-        encodings = [Parts.merge([encoding._parts])]
-        if pair is not None:
-            encodings.append(Parts.merge([pair._parts]))
-        return Encoding(self._process(encodings, add_special_tokens))
+        """Truncate, post-process and pad encodings made with ``add_special_tokens=False`` (as
+        HF's ``post_process``: copies of them)."""
+        second = None if pair is None else pair._parts.copy()
+        return Encoding(self._post_process(encoding._parts.copy(), second, add_special_tokens, self._truncation,
+                                           self._padding))
 
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """How many tokens the post-processor adds to a text (or a pair)."""
         return 0 if self._post is None else self._post.added_tokens(is_pair)
 
-    def _process(self, encodings: list[Parts], add_special_tokens: bool) -> Parts:
-        if self._post is None:
-            return default_process(encodings)
-        return self._post.process(encodings, add_special_tokens)
+    def _encode_item(self, first, second, is_pretokenized: bool, add_special_tokens: bool,
+                     truncation: Optional[TruncationParams], padding: Optional[PaddingParams], offsets: bool) -> Parts:
+        encoding = self._sequence(first, is_pretokenized, 0, offsets)
+        pair = None if second is None else self._sequence(second, is_pretokenized, 1, offsets)
+        return self._post_process(encoding, pair, add_special_tokens, truncation, padding)
 
-    def _sequence(self, sequence: Any, is_pretokenized: bool, type_id: int) -> Parts:
-        """The encoding of one sequence, before post-processing."""
+    def _post_process(self, encoding: Parts, pair: Optional[Parts], add_special_tokens: bool,
+                      truncation: Optional[TruncationParams], padding: Optional[PaddingParams]) -> Parts:
+        """HF's ``post_process``: truncate to the length less what the post-processor adds,
+        post-process, pad."""
+        if truncation is not None:
+            added = self.num_special_tokens_to_add(pair is not None) if add_special_tokens else 0
+            truncate_encodings(encoding, pair, truncation.for_added(added))
+        parts = default_process(encoding, pair) if self._post is None else \
+            self._post.process(encoding, pair, add_special_tokens)
+        if padding is not None:
+            pad_encodings([parts], padding)
+        return parts
+
+    def _sequence(self, sequence: Any, is_pretokenized: bool, type_id: int, offsets: bool = True) -> Parts:
+        """The encoding of one sequence, before post-processing (``offsets`` False: HF's
+        ``encode_fast``, whose tokens are ``""``, offsets ``(0, 0)``, words None, type id 0)."""
         if not is_pretokenized:
             if not isinstance(sequence, str):
                 raise EncodeInputError(f"encode takes a str, not {type(sequence).__name__} (for a list of words, "
                                        "pass is_pretokenized=True)")
-            return self._text(sequence, type_id, None)
-        if isinstance(sequence, str) or not all(isinstance(word, str) for word in sequence):
-            raise EncodeInputError("a pre-tokenized sequence is a list of str")
-        # HF encodes each word alone: offsets relative to the word, the word's index as word id.
-        return Parts.merge([self._text(word, type_id, i) for i, word in enumerate(sequence)])
+            parts = self._text(sequence, type_id, None)
+        else:
+            if isinstance(sequence, str) or not isinstance(sequence, (list, tuple)) \
+                    or not all(isinstance(word, str) for word in sequence):
+                raise EncodeInputError("a pre-tokenized sequence is a list of str")
+            # HF encodes each word alone: offsets relative to the word, the word's index as word id.
+            parts = Parts.merge([self._text(word, type_id, i) for i, word in enumerate(sequence)])
+        if not offsets:
+            n = len(parts.ids)
+            parts.tokens, parts.offsets, parts.word_ids, parts.type_ids = [""] * n, [(0, 0)] * n, [None] * n, [0] * n
+        return parts
 
     def _text(self, text: str, type_id: int, word: Optional[int]) -> Parts:
         if self.encode_special_tokens:
@@ -350,7 +340,7 @@ class Tokenizer:
         """HF's word ids in a SentencePiece-style file, whose pre-tokenizer does not split: each
         added token found in the text is a word, and so is each stretch of text between them
         (wordsplit's own pieces are finer). An added token's id is one the model cannot make
-        (:func:`_check_sentencepiece`), so an id tells which it is."""
+        (:func:`~wordsplit.compat.tokenizers.files.check_sentencepiece`), so an id tells which it is."""
         literal_ids = self._literal_ids
         words: list[int] = []
         word, after_literal = -1, True
@@ -368,7 +358,7 @@ class Tokenizer:
         """The text of ``ids``, as HF's decoder gives it (unknown ids are left out).
 
         >>> from wordsplit import load_vocab
-    >>> from wordsplit.training.save import tokenizer_json
+        >>> from wordsplit.training.save import tokenizer_json
         >>> tok = Tokenizer.from_str(tokenizer_json(load_vocab("qwen3")))
         >>> tok.decode([9707, 1879, 151645]), tok.decode([9707, 151645], skip_special_tokens=False)
         ('Hello world', 'Hello<|im_end|>')
@@ -393,6 +383,8 @@ class Tokenizer:
         strings = self._token_strings()
         if kind == "metaspace":
             return metaspace_text([strings[i] for i in ids], self._decoding.replacement, self._decoding.first)
+        if kind == "wordpiece":
+            return wordpiece_text([strings[i] for i in ids], self._decoding.wordpiece, True)[0]
         return " ".join(strings[i] for i in ids)
 
     def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
@@ -402,13 +394,13 @@ class Tokenizer:
     # -- vocabulary -----------------------------------------------------------------------
 
     def _token_strings(self) -> list[Optional[str]]:
-        """Each id's token string (byte-level text, or as written in a SentencePiece-style
-        file; an added token's content), built once."""
+        """Each id's token string (byte-level text, or as the model's vocab of a SentencePiece-style
+        or word-model file writes it; an added token's content), built once."""
         if self._strings is None:
             with self._lock:
                 if self._strings is None:
                     strings: list[Optional[str]] = [None] * self._vocab.n_vocab
-                    if self._sentencepiece:
+                    if self._vocab_strings:
                         for text, i in self._spec["model"]["vocab"].items():
                             strings[i] = text
                     else:
@@ -432,7 +424,7 @@ class Tokenizer:
         literal = self._literals.get(token)
         if literal is not None:
             return literal
-        if self._sentencepiece:
+        if self._vocab_strings:
             return self._spec["model"]["vocab"].get(token)
         from ...formats.bytelevel import token_bytes
 
@@ -458,15 +450,64 @@ class Tokenizer:
             return len(self.get_vocab(True))
         return len(self._spec["model"]["vocab"])
 
-    @property
-    def padding(self) -> None:
-        """None: wordsplit does not pad."""
-        return None
+    # -- truncation and padding -----------------------------------------------------------
 
     @property
-    def truncation(self) -> None:
-        """None: wordsplit does not truncate."""
-        return None
+    def truncation(self) -> Optional[dict]:
+        """The truncation settings (``max_length``, ``stride``, ``strategy``, ``direction``), or None."""
+        return None if self._truncation is None else self._truncation.to_dict()
+
+    @property
+    def padding(self) -> Optional[dict]:
+        """The padding settings (``length``: None to pad a batch to its longest, ``pad_to_multiple_of``,
+        ``pad_id``, ``pad_token``, ``pad_type_id``, ``direction``), or None."""
+        return None if self._padding is None else self._padding.to_dict()
+
+    def enable_truncation(self, max_length: int, stride: int = 0, strategy: str = "longest_first",
+                          direction: str = "right", **unknown) -> None:
+        """Truncate every encoding to ``max_length`` tokens, those the post-processor adds
+        included; what is cut off becomes :attr:`Encoding.overflowing` windows that overlap by
+        ``stride`` tokens. ``strategy`` (``longest_first``, ``only_first``, ``only_second``)
+        says which text of a pair gives up tokens, ``direction`` (``right``, ``left``) which end.
+
+        Raises:
+            TruncationError: ``stride`` not below ``max_length`` less the tokens added to one text.
+            ValueError, OverflowError: an unknown strategy or direction, a negative number.
+        """
+        _ignore(unknown)
+        params = TruncationParams.of(max_length, stride, strategy, direction)
+        added = self.num_special_tokens_to_add(False)
+        effective = usize_sub(params.max_length, added)
+        if effective < params.stride:
+            raise TruncationError(
+                f"tokenizer stride set to {params.stride}, which is greater than or equal to its effective max length "
+                f"of {effective} (= {params.max_length} original max length - {added} added special tokens), "
+            )
+        self._truncation = params
+
+    def no_truncation(self) -> None:
+        self._truncation = None
+
+    def enable_padding(self, direction: str = "right", pad_id: int = 0, pad_type_id: int = 0,
+                       pad_token: str = "[PAD]", length: Optional[int] = None,
+                       pad_to_multiple_of: Optional[int] = None, **unknown) -> None:
+        """Pad every encoding with ``pad_id`` (type ``pad_type_id``, token ``pad_token``) on the
+        ``direction`` side, to ``length`` tokens, or with ``length=None`` each batch to its
+        longest; the length is rounded up to a multiple of ``pad_to_multiple_of``.
+
+        Raises:
+            ValueError, OverflowError, TypeError: an unknown direction, a negative number, a
+                value of the wrong type.
+        """
+        if "max_length" in unknown:  # HF's deprecated name of length
+            length = unknown.pop("max_length")
+            warnings.warn("enable_padding(max_length=X) is deprecated, use enable_padding(length=X) instead",
+                          DeprecationWarning, stacklevel=2)
+        _ignore(unknown)
+        self._padding = PaddingParams.of(direction, pad_id, pad_type_id, pad_token, length, pad_to_multiple_of)
+
+    def no_padding(self) -> None:
+        self._padding = None
 
     @property
     def tokenizer(self):
@@ -475,11 +516,21 @@ class Tokenizer:
 
     # -- serialization --------------------------------------------------------------------
 
+    def _current_spec(self) -> dict:
+        """The file with the current truncation and padding."""
+        spec = dict(self._spec)
+        spec["truncation"] = None if self._truncation is None else self._truncation.to_json()
+        spec["padding"] = None if self._padding is None else self._padding.to_json()
+        return spec
+
     def to_str(self, pretty: bool = False) -> str:
-        """The ``tokenizer.json`` it was made from (re-indented when ``pretty``)."""
+        """The ``tokenizer.json`` it was made from, with the current truncation and padding
+        (re-indented when ``pretty``)."""
         if pretty:
-            return json.dumps(self._spec, indent=2, ensure_ascii=False)
-        return self._json
+            return json.dumps(self._current_spec(), indent=2, ensure_ascii=False)
+        if self._truncation == self._file_truncation and self._padding == self._file_padding:
+            return self._json
+        return json.dumps(self._current_spec(), ensure_ascii=False, separators=(",", ":"))
 
     def save(self, path: str | os.PathLike, pretty: bool = True) -> None:
         """Write :meth:`to_str` to ``path``."""
@@ -489,69 +540,27 @@ class Tokenizer:
         return f"Tokenizer(wordsplit={self._tok!r})"
 
 
-def _check_sentencepiece(tok: "Tokenizer", source: str) -> None:
-    """Refuse a SentencePiece-style file where wordsplit's answer could differ from HF's: an
-    added token whose id the model can also make (its word id would be ambiguous); with the
-    ``ByteFallback`` chain, a vocabulary whose decode by wordsplit's engine is not HF's: a token
-    the engine reads otherwise than ``ByteFallback`` reads its string (a byte, or text).
-
-    Raises:
-        UnsupportedTokenizerError: such a file.
-    """
-    from ...engines.sentencepiece import BYTE, token_kinds
-    pipeline = tok._vocab.pipeline
-    if pipeline.sentencepiece and pipeline.spanner.metaspace_split:
-        # HF's word ids are then one per ▁-started part, not one per stretch (_stretch_words).
-        raise UnsupportedTokenizerError(f"{source}: Metaspace with split: true is not supported here (its word ids)")
-    model = tok._spec["model"]
-    made = {"".join(merge.split(" ", 1) if isinstance(merge, str) else merge) for merge in model.get("merges") or []}
-    by_id = {i: text for text, i in model["vocab"].items()}
-    for content, i in tok._literals.items():
-        text = by_id.get(i)
-        if text is not None and (len(text) == 1 or text in made or hf_byte_value(text) is not None):
-            raise UnsupportedTokenizerError(
-                f"{source}: added token {content!r} has the id {i} of the model's token {text!r}, which the model "
-                "also makes from text; HF's word ids would then depend on which made it"
-            )
-    if tok._decoding.kind != "sentencepiece":
-        return
-    decoder = pipeline.decoder
-    if not pipeline.sentencepiece or decoder.style != "hf" \
-            or (decoder.strip_leading_space == "first") != tok._decoding.strip:
-        raise UnsupportedTokenizerError(f"{source}: the vocabulary does not decode with the file's decoder")
-    kinds = token_kinds(tok._vocab)
-    for i, string in enumerate(tok._token_strings()):
-        if string is None:
-            continue
-        value = hf_byte_value(string)
-        hf_reads = f"the text {string!r}" if value is None else f"the byte 0x{value:02X}"
-        kind, data = kinds[i]
-        ws_reads = "no token" if data is None else f"the byte 0x{data[0]:02X}" if kind == BYTE \
-            else f"the text {data.decode('utf-8', 'replace')!r}"
-        if hf_reads != ws_reads:
-            raise UnsupportedTokenizerError(
-                f"{source}: HF's ByteFallback decoder reads token {string!r} (id {i}) as {hf_reads}, wordsplit's "
-                f"decode as {ws_reads}; wordsplit.compat.tokenizers cannot decode this file as HF does"
-            )
+def _ignore(unknown: dict) -> None:
+    """HF's binding ignores keyword arguments it does not know, saying so."""
+    for key in unknown:
+        warnings.warn(f"Ignored unknown kwarg option {key}", stacklevel=3)
 
 
-def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab:
-    """The wordsplit vocabulary of a tokenizer.json for :class:`Tokenizer`. A SentencePiece-style
-    file with HF's ``Metaspace`` decoder, which wordsplit's own decode does not have (so the
-    loader refuses it), is read with the decoder the loader takes instead: the decoder changes no
-    id, and :class:`Tokenizer` decodes it itself."""
-    from ...formats.hf import read_hf_tokenizer_json
-    from ...formats.hf_sentencepiece import BYTE_FALLBACK_DECODER, is_sentencepiece_style
-
-    name = name or Path(source).stem.removesuffix(".json")
-    try:
-        spec = json.loads(data)
-    except ValueError:
-        spec = None  # the reader says what is wrong
-    if isinstance(spec, dict) and isinstance(spec.get("decoder"), dict) and spec["decoder"].get("type") == "Metaspace" \
-            and isinstance(spec.get("model"), dict) and is_sentencepiece_style(spec, source):
-        data = json.dumps({**spec, "decoder": BYTE_FALLBACK_DECODER}).encode("utf-8")
-    return read_hf_tokenizer_json(data, source=source, name=name)
+def _split_item(item: Any, is_pretokenized: bool) -> tuple[Any, Any]:
+    """``(sequence, pair or None)`` of one item of a batch, read as HF reads it: a text or a
+    ``(text, pair)`` tuple or two-item list; pre-tokenized, a list of words, or a tuple or
+    two-item list of two such lists."""
+    if is_pretokenized:
+        if isinstance(item, (list, tuple)) and not all(isinstance(word, str) for word in item):
+            if len(item) != 2:
+                raise EncodeInputError(f"a pair to encode has two sequences, not {len(item)}")
+            return item[0], item[1]
+        return item, None
+    if isinstance(item, (list, tuple)):
+        if len(item) != 2:
+            raise EncodeInputError(f"a pair to encode has two sequences, not {len(item)}")
+        return item[0], item[1]
+    return item, None
 
 
 _TOKEN_LOCK = threading.Lock()

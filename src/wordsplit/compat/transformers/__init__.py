@@ -10,12 +10,13 @@ other instance are left as they were.
 How: transformers calls its backend, ``tok._tokenizer`` (an HF ``tokenizers.Tokenizer``), for
 everything about ids. The copy's backend is a :class:`Backend` that answers the same methods:
 its ``encode_batch`` encodes on wordsplit and truncates, post-processes and pads as HF tokenizers
-does (:class:`Encoding`), and its ``decode`` is wordsplit's. The copy's ``_encode_plus`` has a
-fast path for the common call (texts, no offsets or overflow asked for) that builds the arrays
+does (:mod:`wordsplit.compat.tokenizers`' pipeline: every strategy, pairs, stride and overflow,
+any post-processor), and its ``decode`` is wordsplit's. The copy's ``_encode_plus`` has a fast
+path for the common call (texts, no offsets or overflow asked for) that builds the arrays
 directly from wordsplit's ids, without an object per token. Whatever wordsplit cannot do
 exactly runs on the original HF code, decided when the copy is made (a file wordsplit does not
-load: :attr:`Backend.fallback_reason`) and on each call (a pair with truncation, a RoBERTa or
-BERT post-processor with truncation, an input HF would refuse).
+load: :attr:`Backend.fallback_reason`) and on each call (an input HF would refuse, a
+truncation HF fails on: the error is then HF's own).
 
 >>> import tokenizers
 >>> from transformers import PreTrainedTokenizerFast
@@ -37,8 +38,8 @@ import copy
 from ...errors import UnsupportedTokenizerError
 from .backend import Backend
 from .call import batch_rows, clean_up, fast_encode
+from ..tokenizers.encoding import Encoding
 from .decoders import DecodeStream, _hf_decode_stream
-from .encoding import Encoding
 
 __all__ = ["Backend", "DecodeStream", "Encoding", "accelerate", "disable", "enable", "is_accelerated", "original"]
 
@@ -110,8 +111,8 @@ def accelerate(tok):
     same vocabulary, settings, special tokens and chat template; every method gives what
     ``tok``'s gives. ``tok`` is not changed, nor is any other tokenizer. What wordsplit cannot
     do exactly runs on HF's code: ``tok.backend_tokenizer.fallback_reason`` says why a whole
-    tokenizer does (a normalizer or model wordsplit does not load), and single calls (a pair
-    with truncation...) fall back on their own.
+    tokenizer does (a normalizer or model wordsplit does not load), and single calls (an input
+    HF refuses, a truncation HF fails on) fall back on their own.
 
     Raises:
         UnsupportedTokenizerError: ``tok`` is not a transformers fast tokenizer (``TokenizersBackend``).

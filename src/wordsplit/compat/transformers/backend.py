@@ -22,8 +22,10 @@ import json
 from typing import Any, Optional
 
 from ...errors import UnsupportedTokenizerError, VocabFormatError
-from ...postprocess import ByteLevelProcessor, Parts, SequenceProcessor, TemplateProcessor, default_process
-from .encoding import Encoding, pad_encodings
+from ...postprocess import Parts, default_process
+from ..tokenizers.encoding import Encoding
+from ..tokenizers.padding import PaddingParams
+from ..tokenizers.truncation import TruncationError, TruncationParams
 
 __all__ = ["Backend"]
 
@@ -43,7 +45,10 @@ class _Layout:
 
     def __init__(self, processor, add_special_tokens: bool) -> None:
         probe = Parts.of([-1], ["x"], [(0, 1)], [0], type_id=0)
-        parts = default_process([probe]) if processor is None else processor.process([probe], add_special_tokens)
+        if processor is None:
+            parts = default_process(probe, None)
+        else:
+            parts = processor.process(probe, None, add_special_tokens)
         at = parts.ids.index(-1)
         self.prefix, self.prefix_types = parts.ids[:at], parts.type_ids[:at]
         self.suffix, self.suffix_types = parts.ids[at + 1:], parts.type_ids[at + 1:]
@@ -162,23 +167,23 @@ class Backend:
             layout = self._layouts[add_special_tokens] = _Layout(ws._post, add_special_tokens)
         return layout
 
-    def truncation_length(self, truncation: Optional[dict], pair: bool, add_special_tokens: bool):
-        """HF's length to truncate the text(s) to, before the post-processor adds its tokens;
-        None without truncation. Raises _Fallback where wordsplit does not truncate as HF."""
+    def truncation_length(self, truncation: Optional[dict], add_special_tokens: bool) -> Optional[int]:
+        """The length HF truncates a single text to, before the post-processor adds its tokens;
+        None without truncation, and where ``max_length`` is below what the post-processor adds
+        (HF's unsigned arithmetic wraps around to a length no text reaches). Raises _Fallback
+        where the fast path does not truncate as HF: ``only_second`` (an error for a text too
+        long) and a stride HF may panic on."""
         if truncation is None:
             return None
-        ws = self._ws
-        if pair:
-            raise _Fallback("truncation of a pair")  # its strategies and overflow cross product: HF's
+        processor = self._ws._post
+        added = processor.added_tokens(False) if (processor is not None and add_special_tokens) else 0
         if truncation["strategy"] == "only_second":
-            raise _Fallback("input")  # of a single text: HF's error
-        processor = ws._post
-        if not _truncates_like_hf(processor):
-            raise _Fallback("truncation with this post-processor")
-        added = processor.added_tokens(pair) if (processor is not None and add_special_tokens) else 0
+            raise _Fallback("truncation")
+        if truncation["max_length"] < added:
+            return None
         length = truncation["max_length"] - added
-        if length < 0 or (length and truncation["stride"] >= length):
-            raise _Fallback("truncation length")  # HF's arithmetic underflows or asserts here
+        if length and truncation["stride"] >= length:
+            raise _Fallback("truncation")
         return length
 
     def encode(self, sequence, pair=None, is_pretokenized: bool = False, add_special_tokens: bool = True):
@@ -190,58 +195,50 @@ class Backend:
 
     def encode_batch(self, input, is_pretokenized: bool = False, add_special_tokens: bool = True):  # noqa: A002
         """HF's ``Tokenizer.encode_batch``: texts or ``(text, pair)`` tuples (pre-tokenized: lists
-        of words), truncated, post-processed and padded as the tokenizer is set."""
+        of words), truncated, post-processed and padded as the tokenizer is set. Where HF fails
+        (a truncation error, or the stride it panics on) HF's own call raises its error."""
         try:
             return self.encode_full(input, is_pretokenized, add_special_tokens, self._hf.truncation,
                                     self._hf.padding, self._hf.encode_special_tokens)
         except _Fallback as why:
             self.fallbacks[why.reason] += 1
-            return self._hf.encode_batch(input, is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
+        except TruncationError:
+            self.fallbacks["truncation error"] += 1
+        return self._hf.encode_batch(input, is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
 
-    encode_batch_fast = encode_batch
+    def encode_batch_fast(self, input, is_pretokenized: bool = False, add_special_tokens: bool = True):  # noqa: A002
+        """HF's ``Tokenizer.encode_batch_fast``: as :meth:`encode_batch`, the texts' tokens ``""``,
+        their offsets ``(0, 0)`` and word ids None."""
+        try:
+            return self.encode_full(input, is_pretokenized, add_special_tokens, self._hf.truncation,
+                                    self._hf.padding, self._hf.encode_special_tokens, offsets=False)
+        except _Fallback as why:
+            self.fallbacks[why.reason] += 1
+        except TruncationError:
+            self.fallbacks["truncation error"] += 1
+        return self._hf.encode_batch_fast(input, is_pretokenized=is_pretokenized,
+                                          add_special_tokens=add_special_tokens)
 
     def encode_full(self, items, is_pretokenized: bool, add_special_tokens: bool, truncation: Optional[dict],
-                    padding: Optional[dict], encode_special_tokens: bool) -> list[Encoding]:
-        """:meth:`encode_batch` with the settings given. Raises _Fallback where HF must run."""
+                    padding: Optional[dict], encode_special_tokens: bool, offsets: bool = True) -> list[Encoding]:
+        """:meth:`encode_batch` with the settings given (HF's ``truncation`` and ``padding``
+        dicts). Raises _Fallback where HF must judge the input, TruncationError where HF fails."""
         ws = self._current()
         if ws is None:
             raise _Fallback("tokenizer")
         if not isinstance(items, (list, tuple)):
             raise _Fallback("input")
         pairs = [_split_item(item, is_pretokenized) for item in items]
-        lengths = {}
-        out = []
+        truncation_params = None if truncation is None else TruncationParams(**truncation)
+        padding_params = None if padding is None else PaddingParams(**padding)
         saved = ws.encode_special_tokens
         ws.encode_special_tokens = encode_special_tokens
         try:
-            for first, second in pairs:
-                is_pair = second is not None
-                if is_pair not in lengths:
-                    lengths[is_pair] = self.truncation_length(truncation, is_pair, add_special_tokens)
-                out.append(self._encode_one(ws, first, second, is_pretokenized, add_special_tokens, lengths[is_pair],
-                                            truncation))
+            parts = ws.encode_parts(pairs, is_pretokenized, add_special_tokens, truncation_params, padding_params,
+                                    offsets=offsets, split=False)
         finally:
             ws.encode_special_tokens = saved
-        pad_encodings(out, padding)
-        return out
-
-    def _encode_one(self, ws, first, second, is_pretokenized, add_special_tokens, length, truncation) -> Encoding:
-        sequences = [ws._sequence(first, is_pretokenized, type_id=0)]
-        if second is not None:
-            sequences.append(ws._sequence(second, is_pretokenized, type_id=1))
-        processor = ws._post
-        if length is None:
-            parts = ws._process(sequences, add_special_tokens)
-            return Encoding.from_parts(parts, numbered=processor is not None or second is not None)
-        model = Encoding.from_parts(sequences[0], numbered=False)
-        model.truncate(length, truncation["stride"], truncation["direction"])
-        pieces = [model, *model.overflowing]
-        done = []
-        for piece in pieces:
-            parts = ws._process([piece.to_parts()], add_special_tokens)
-            done.append(Encoding.from_parts(parts, numbered=processor is not None))
-        done[0].overflowing = done[1:]
-        return done[0]
+        return [Encoding(p) for p in parts]
 
     # -- decode -------------------------------------------------------------------------
 
@@ -300,7 +297,7 @@ class Backend:
         keep = self._layouts.get(key)
         if keep is None:
             ws = self._ws
-            if ws._sentencepiece:  # (every id HF has a token string for: checked at load)
+            if ws._vocab_strings:  # (every id HF has a token string for)
                 strings = ws._token_strings()
                 keep = np.fromiter((s is not None for s in strings), dtype=bool, count=len(strings))
             else:  # (the strings of a byte-level vocabulary are only built when asked for)
@@ -329,19 +326,6 @@ class _Fallback(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-def _truncates_like_hf(processor) -> bool:
-    """Whether the post-processor treats truncated, overflowing parts as this module does:
-    none, ByteLevel, or a template with one text of type id 0 (after ByteLevel steps)."""
-    if processor is None or isinstance(processor, ByteLevelProcessor):
-        return True
-    if isinstance(processor, SequenceProcessor):
-        return all(_truncates_like_hf(p) for p in processor.processors)
-    if isinstance(processor, TemplateProcessor):
-        texts = [piece for piece in processor.single if piece[0] == "sequence"]
-        return len(texts) == 1 and texts[0][2] == 0
-    return False
 
 
 def _split_item(item, is_pretokenized: bool):

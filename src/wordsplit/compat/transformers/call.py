@@ -12,7 +12,8 @@ from collections.abc import Sequence as _SequenceABC
 from typing import Optional
 
 from .backend import Backend, _Fallback, _Layout
-from .encoding import Encoding, round_up
+from ..tokenizers.encoding import Encoding
+from ..tokenizers.padding import round_up
 
 __all__ = ["batch_rows", "clean_up", "fast_encode"]
 
@@ -62,7 +63,7 @@ def fast_encode(tok, text, text_pair, options: dict):
         return None
     truncation, padding = backend.truncation, backend.padding
     try:
-        length = backend.truncation_length(truncation, False, add_special_tokens)
+        length = backend.truncation_length(truncation, add_special_tokens)
     except _Fallback:
         return None
     ws = backend._ws
