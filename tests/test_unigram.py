@@ -35,7 +35,7 @@ from wordsplit.formats.hf import read_hf_tokenizer_json
 from wordsplit.formats.hf_unigram import serde_json_f64
 from wordsplit.formats.sentencepiece import read_model_proto
 from wordsplit.formats.charsmap import read_charsmap
-from wordsplit.postprocess import Parts, processor_for
+from wordsplit.postprocess import Parts, default_process, processor_for
 
 UNIGRAM = DATA / "unigram"
 pytestmark = pytest.mark.skipif(not UNIGRAM.is_dir(), reason="tests/data/unigram/ (the family data) is not here")
@@ -112,7 +112,8 @@ def test_model_golden(name):
     assert data["oracle"] == f"sentencepiece {sentencepiece.__version__}" and data["model_type"] == "UNIGRAM"
     tok = model_tokenizer(name)
     assert (tok.n_vocab, tok.vocab.bos_token_id, tok.vocab.eos_token_id) == (
-        data["n_vocab"], data["bos_id"] if data["bos_id"] >= 0 else None, data["eos_id"] if data["eos_id"] >= 0 else None)
+        data["n_vocab"], data["bos_id"] if data["bos_id"] >= 0 else None,
+        data["eos_id"] if data["eos_id"] >= 0 else None)
     wrong = [(c["text"], c["ids"], got) for c in data["cases"] if (got := tok.encode_ordinary(c["text"])) != c["ids"]]
     assert not wrong, f"{len(wrong)} mismatches, first: {wrong[0]!r}"
     wrong = [(c["ids"], c["decoded"], got) for c in data["cases"] + data["decode_cases"]
@@ -123,13 +124,13 @@ def test_model_golden(name):
 def with_specials(tok, ids: list[int], pair: list[int] | None = None) -> tuple[list[int], list[int]]:
     """``(ids, type_ids)`` of ``ids`` (and ``pair``) through the vocabulary's post-processor."""
     processor = processor_for(tok.vocab.pipeline.post_processor)
-    parts = [Parts.of(ids, [""] * len(ids), [(0, 0)] * len(ids), [0] * len(ids), type_id=0)]
-    if pair is not None:
-        parts.append(Parts.of(pair, [""] * len(pair), [(0, 0)] * len(pair), [0] * len(pair), type_id=1, sequence=1))
+    first = Parts.of(ids, [""] * len(ids), [(0, 0)] * len(ids), [0] * len(ids), type_id=0)
+    second = None if pair is None else Parts.of(pair, [""] * len(pair), [(0, 0)] * len(pair), [0] * len(pair),
+                                                type_id=1)
     if processor is None:
-        merged = Parts.merge(parts)
+        merged = default_process(first, second)
     else:
-        merged = processor.process(parts, True)
+        merged = processor.process(first, second, True)
     return merged.ids, merged.type_ids
 
 
@@ -209,9 +210,10 @@ def test_random_ids_decode_as_the_oracles_do(data, name):
 
 
 # Grapheme clusters of every length around HF's 6-byte limit: combining marks, jamo, emoji.
-CLUSTERS = st.sampled_from(["e", "\u0301", "\u0308", "\u0338", "<", "=", "ᄀ", "\u1161", "\u11a8", "ｶ", "\uff9e", "\uff9f",
-                            "😀", "\U0001f3fd", "\u200d", "👩", "🇫", "🇷", "\u3099", "か", "ﬁ", "①", "\u3000", "Å", "\u0041",
-                            "\u0e33", "\u0e01", "\u0915", "\u094d", "\u0937", "\r", "\n", "\x00", "\u00a0"])
+CLUSTERS = st.sampled_from(["e", "\u0301", "\u0308", "\u0338", "<", "=", "ᄀ", "\u1161", "\u11a8", "ｶ", "\uff9e",
+                            "\uff9f", "😀", "\U0001f3fd", "\u200d", "👩", "🇫", "🇷", "\u3099", "か", "ﬁ", "①", "\u3000",
+                            "Å", "\u0041", "\u0e33", "\u0e01", "\u0915", "\u094d", "\u0937", "\r", "\n", "\x00",
+                            "\u00a0"])
 
 
 @settings(max_examples=300, deadline=None)

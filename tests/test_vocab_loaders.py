@@ -102,7 +102,7 @@ def test_shuffled_merges_become_pair_ranked(qwen_json):
         (lambda s: s["model"].update(dropout=0.1), "dropout"),
         (lambda s: s["model"].update(byte_fallback=True), "byte_fallback"),
         (lambda s: s.update(pre_tokenizer={"type": "Metaspace", "replacement": "▁"}), "Metaspace"),
-        (lambda s: s.update(normalizer={"type": "BertNormalizer"}), "BertNormalizer"),
+        (lambda s: s.update(normalizer={"type": "Nmt"}), "Nmt"),
         (lambda s: s.update(decoder={"type": "Metaspace"}), "Metaspace"),
         (lambda s: (s["added_tokens"][0].update(rstrip=True), s["added_tokens"][1].update(content=" ", lstrip=True)),
          "rstrip=true and ' ' is whitespace with lstrip=true"),

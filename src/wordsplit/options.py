@@ -25,7 +25,7 @@ from typing import Optional
 from .encoders import BYTE_LEVEL_ENCODERS, ENCODERS, encoder_for
 from .errors import BackendUnavailableError, UnsupportedTokenizerError, unknown_name
 from .spanners import SPANNERS, spanner_for
-from .spec import NoDecoder, WordPieceDecoder
+from .spec import NoDecoder, SentencePieceDecoder, WordPieceDecoder
 from .tokenizer import Tokenizer, check_num_threads
 from .vocab import Vocab
 
@@ -147,7 +147,7 @@ class TokenizerOptions:
         spanner, encoder = self.spanner_name(vocab), self.encoder_name(backend, vocab)
         build_engine = build_native_engine if backend == "native" else build_python_engine
         engine = build_engine(vocab, spanner, encoder)
-        if vocab.pipeline.sentencepiece:  # decoded as sentencepiece decodes, on both backends
+        if isinstance(vocab.pipeline.decoder, SentencePieceDecoder):  # decoded as sentencepiece decodes
             from .engines.sentencepiece import SentencePieceEngine
 
             engine = SentencePieceEngine(engine, vocab, spanner, encoder)

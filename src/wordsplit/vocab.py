@@ -24,7 +24,8 @@ from typing import Collection, Mapping, Sequence
 from .core import extension
 from .errors import VocabFormatError
 from .registry import NORMALIZERS
-from .spec import Metaspace, NoNormalizer, PipelineSpec, PluginNormalizer, PrefixSpace, RegexSplit, Sequence, Stage
+from .spec import Metaspace, NoNormalizer, PipelineSpec, PluginNormalizer, PrefixSpace, RegexSplit, Stage
+from .spec import Sequence as NormalizerSequence
 from .spec import BytePairEncoding, SentencePieceBpe, normalizer_from_name
 
 
@@ -477,7 +478,7 @@ WHITE_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u
 # no normalizer, or only ByteLevel's add_prefix_space (a pre-tokenizer step the loader runs as
 # the normalizer's last step; HF puts its space before each piece the second pass leaves,
 # which is what normalizing each of those pieces does).
-RAW_SECOND_PASS_NORMALIZERS = (NoNormalizer(), Sequence((PrefixSpace(),)))
+RAW_SECOND_PASS_NORMALIZERS = (NoNormalizer(), NormalizerSequence((PrefixSpace(),)))
 
 
 def second_pass_normalizes(normalizer: Stage, flags: Mapping[str, int]) -> bool:

@@ -14,7 +14,7 @@ loader              suffixes                        reads
 ``tiktoken``        ``.tiktoken``, ``.model``       rank files (:mod:`~wordsplit.formats.tiktoken`)
 ``tokenizer.json``  ``.json``                       HF tokenizer.json (:mod:`~wordsplit.formats.hf`)
 ``tekken``          ``.json``, detected by content  Mistral's Tekken (:mod:`~wordsplit.formats.tekken`)
-``sentencepiece``   ``.model``, ``.spm``            SentencePiece protobuf, by content (:mod:`~wordsplit.formats.sentencepiece`)
+``sentencepiece``   ``.model``, ``.spm``            SentencePiece protobuf, by content (:mod:`~.sentencepiece`)
 ``vocab.json``      ``vocab.json``, ``encoder.json`` + merges.txt / vocab.bpe beside it
 ``gguf``            ``.gguf``                       GGUF metadata (:mod:`~wordsplit.formats.gguf`)
 ``vocab.txt``       ``vocab.txt``                   BERT's WordPiece tokens (:mod:`~wordsplit.formats.bert_vocab`)

@@ -11,10 +11,10 @@ the vocabulary loads, never a crash later. A unit is decoded as Darts does: ``ha
 ((unit & 0x200) >> 6)``; the child of a node at ``i`` for byte ``c`` is at ``i ^ offset ^ c``
 when that unit's label is ``c``. :mod:`wordsplit.normalizers.precompiled` runs the rules.
 
->>> read_charsmap(b"")
+>>> read_charsmap(b"")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-wordsplit.errors.VocabFormatError: the character map: a precompiled character map starts with its trie's size (4 bytes); this one has 0 bytes
+wordsplit.errors.VocabFormatError: the character map: a precompiled character map starts with its trie's size ...
 """
 
 from __future__ import annotations

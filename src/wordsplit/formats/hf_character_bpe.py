@@ -91,7 +91,7 @@ def read_hf_character_bpe(spec: Mapping[str, Any], *, source: str, name: str, eo
         if prefix_space:
             normalizer = _normalizer(spec.get("normalizer"), source, prefix_space)
     else:
-        spanner = _spanner(spec.get("pre_tokenizer"), source)
+        spanner = _spanner(spec.get("pre_tokenizer"), source, "character-level BPE")
     pipeline = PipelineSpec(
         spanner=RegexSplit(spanner) if isinstance(spanner, str) else spanner, normalizer=normalizer,
         model=CharacterBpe(model.get("unk_token") or "", bool(model.get("fuse_unk")),

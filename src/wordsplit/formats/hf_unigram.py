@@ -188,7 +188,9 @@ def _model_vocab(entries: Any, source: str) -> tuple[dict[bytes, int], list[floa
     for i, entry in enumerate(entries):
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and entry[0]
                 and type(entry[1]) in (int, float) and math.isfinite(entry[1])):
-            raise VocabFormatError(f"{source}: vocab entry {i} is {entry!r:.80}, not [a non-empty piece, a finite score]")
+            raise VocabFormatError(
+                f"{source}: vocab entry {i} is {entry!r:.80}, not [a non-empty piece, a finite score]"
+            )
         try:
             data = entry[0].encode("utf-8")
         except UnicodeEncodeError:

@@ -40,8 +40,9 @@ __all__ = ["WORD_MODELS", "read_hf_word_model"]
 WORD_MODELS = ("WordPiece", "WordLevel")
 
 
-def _spanner(value: Any, source: str) -> Stage:
-    """The split program of a pre-tokenizer (none: the text is one piece)."""
+def _spanner(value: Any, source: str, model: str = "word") -> Stage:
+    """The split program of a pre-tokenizer (none: the text is one piece) before a ``model``
+    that reads text."""
     from .hf import WHITESPACE_STEP, _flat_pre_tokenizers, _split_step, punctuation_class
 
     if value is None:
@@ -55,7 +56,7 @@ def _spanner(value: Any, source: str) -> Stage:
             steps += [dict(WHITESPACE_STEP), {"pattern": punctuation_class(), "behavior": "Isolated", "invert": False}]
         elif step.get("type") in ("ByteLevel", "Metaspace"):
             raise UnsupportedTokenizerError(
-                f"{source}: a {step['type']} pre-tokenizer before a word model is not supported"
+                f"{source}: a {step['type']} pre-tokenizer before a {model} model is not supported"
             )
         else:
             steps.append(_split_step(step, source))
@@ -115,7 +116,8 @@ def read_hf_word_model(spec: Mapping[str, Any], *, source: str, name: str, eos_t
     _check_added_tokens([*special, *added], flags, normalizer, source)
     decoder = spec.get("decoder")
     pipeline = PipelineSpec(
-        spanner=_spanner(spec.get("pre_tokenizer"), source), normalizer=normalizer, model=_model(model, source),
+        spanner=_spanner(spec.get("pre_tokenizer"), source, model["type"]), normalizer=normalizer,
+        model=_model(model, source),
         decoder=_decoder(decoder, source), post_processor=post_processor_stage(spec.get("post_processor"), source),
     )
     literals = {**special, **added}

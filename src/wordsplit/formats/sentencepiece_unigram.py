@@ -29,7 +29,7 @@ import base64
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab
-from .sentencepiece import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, byte_piece_value
+from .sentencepiece import BYTE, CONTROL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, byte_piece_value
 
 __all__ = ["unigram_vocab"]
 
@@ -81,10 +81,14 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
             )
         ranks[piece.text.encode("utf-8")] = i
     if model.byte_fallback and len(byte_values) != 256:
-        raise VocabFormatError(f"{source}: byte_fallback is on but {len(byte_values)} of the 256 byte pieces are listed")
+        raise VocabFormatError(
+            f"{source}: byte_fallback is on but {len(byte_values)} of the 256 byte pieces are listed"
+        )
     unknown = [p.text for p in pieces if p.type == UNKNOWN]
     if len(unknown) != 1:
-        raise VocabFormatError(f"{source}: a SentencePiece model has exactly one UNKNOWN piece, this one {len(unknown)}")
+        raise VocabFormatError(
+            f"{source}: a SentencePiece model has exactly one UNKNOWN piece, this one {len(unknown)}"
+        )
     if not ranks:
         raise VocabFormatError(f"{source}: the model has no NORMAL pieces")
     user_defined = tuple(p.text for p in pieces if p.type == USER_DEFINED)

@@ -57,7 +57,7 @@ __all__ = ["cached_vocab", "dump_vocab", "read_vocab", "recipe_key"]
 
 
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
-FORMAT = 5  # 3: the unk token id, fuse_unk and literal flags; 4: the pipeline as its JSON form; 5: its post-processor
+FORMAT = 5  # 3: unk token id, fuse_unk, literal flags; 4: the pipeline's JSON; 5: post-processor, scores
 # Every module whose code decides what a parse produces: editing one changes every key.
 _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",

@@ -4,6 +4,7 @@
 //! ```text
 //! MAGIC | header length (u32) | header (JSON) | body
 //! body = ids (u32 × n) | lengths (u32 × n) | token bytes, concatenated | merges (u32 × 3m)
+//!        [| scores (f64 × s), when the header has `n_scores`: a Unigram model's]
 //! ```
 //!
 //! The header holds the other fields, the counts and the sha256 of the body. An entry is not
@@ -76,9 +77,17 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
             .ok_or_else(|| corrupt(format!("the header's {key} is not a count")))
     };
     let (n, m) = (count("n_tokens")?, count("n_merges")?);
+    // (the scores of a Unigram model, last: the core does not run such a model, see below)
+    let s = if header.contains_key("n_scores") {
+        count("n_scores")?
+    } else {
+        0
+    };
     let fixed = n
         .checked_mul(8)
         .zip(m.checked_mul(12))
+        .and_then(|(a, b)| a.checked_add(b))
+        .zip(s.checked_mul(8))
         .and_then(|(a, b)| a.checked_add(b));
     let blob_size = fixed.and_then(|fixed| (body.len() as u64).checked_sub(fixed));
     let Some(blob_size) = blob_size else {
@@ -138,7 +147,8 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
         }
     };
     let merges = if truthy(header.get("pair_ranked")) {
-        Some(merge_table(&body[body.len() - 12 * m as usize..]))
+        let merges_start = 8 * n + blob_size;
+        Some(merge_table(&body[merges_start..merges_start + 12 * m as usize]))
     } else {
         None
     };
