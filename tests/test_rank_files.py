@@ -164,8 +164,9 @@ def test_facts_are_only_for_rank_files(tmp_path):
 
 def test_sentencepiece_model_is_named(tmp_path):
     # The first bytes of a SentencePiece ModelProto: field 1 (pieces), length, a piece message.
+    # It is read as one (a Unigram model, whose pieces it then finds listed twice), not as a rank file.
     path = _write(tmp_path, "tokenizer.model", b"\x0a\x0c\x0a\x05<unk>\x15\x00\x00\x00\x00\x18\x02" * 3)
-    with pytest.raises(UnsupportedTokenizerError, match="SentencePiece"):
+    with pytest.raises(VocabFormatError, match="piece '<unk>' is listed twice"):
         load_vocab(path, cache_dir=tmp_path)
 
 
