@@ -33,6 +33,8 @@ from wordsplit.errors import VocabFormatError
 
 GOLDEN = DATA.parent.parent / "golden"
 WORD_FILES = sorted(FILES)
+# (the files of HF's BPE with the options byte-level BPE lacks, goldens named bpe-)
+BPE_FILES = ("clip-vit-base-patch32", "tokenizer-wiki", "tortoise")
 # The matrix runs on these: BERT's template (MiniLM), no decoder and other ids (bert-wiki), no
 # post-processor (WordLevel), and a byte-level and a SentencePiece-style file of other kinds.
 MATRIX_FILES = ["all-MiniLM-L6-v2", "bert-wiki", "genslm-codon-wordlevel", "gpt2+roberta", "spm-llama+bos"]
@@ -97,7 +99,7 @@ SHORT = ["Hello, world! unaffable", "", "The quick brown fox jumps over the lazy
 
 
 def _golden(name: str) -> dict:
-    family = "wordlevel" if "wordlevel" in name else "wordpiece"
+    family = "wordlevel" if "wordlevel" in name else "bpe" if name in BPE_FILES else "wordpiece"
     return json.loads(gzip.decompress((GOLDEN / f"{family}-{name}.json.gz").read_bytes()))
 
 

@@ -112,7 +112,7 @@ class Tokenizer:
             VocabFormatError: a malformed ``truncation`` or ``padding``.
         """
         from ...formats.hf_sentencepiece import is_sentencepiece_style
-        from ...spec import WordLevel, WordPiece
+        from ...spec import CharacterBpe, WordLevel, WordPiece
 
         self._truncation = self._file_truncation = TruncationParams.from_json(spec.get("truncation"), source)
         self._padding = self._file_padding = PaddingParams.from_json(spec.get("padding"), source)
@@ -125,7 +125,9 @@ class Tokenizer:
         self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
         self._vocab = vocab = tok.vocab
         # The tokens of these files are the keys of the model's vocab, as HF spells them.
-        self._vocab_strings = self._sentencepiece or isinstance(vocab.pipeline.model, (WordPiece, WordLevel))
+        model = vocab.pipeline.model
+        self._vocab_strings = self._sentencepiece or isinstance(model, (WordPiece, WordLevel)) or (
+            isinstance(model, CharacterBpe) and not model.byte_level)
         self._tok = tok
         self._literals = vocab.all_special_literals  # text → id
         self._special_ids = frozenset(vocab.special_tokens.values())
