@@ -1,6 +1,7 @@
 r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for the files wordsplit loads:
 byte-level BPE (GPT-2, Qwen, Llama 3), SentencePiece-style BPE with byte fallback (Llama 2,
-Mistral, Gemma), and the word models WordPiece and WordLevel (BERT, MiniLM, BGE, E5...):
+Mistral, Gemma), the word models WordPiece and WordLevel (BERT, MiniLM, BGE, E5...), and
+Unigram (T5, ALBERT, XLM-R, Marian, the files transformers converts from SentencePiece models):
 ``from wordsplit.compat.tokenizers import Tokenizer``.
 
 What it has: :class:`Tokenizer` with ``from_file``, ``from_str``, ``from_buffer``,
@@ -22,7 +23,10 @@ their overflowing parts (:mod:`wordsplit.postprocess`), then each encoding is pa
 batch once more to its longest (:mod:`~wordsplit.compat.tokenizers.padding`). Offsets are
 HF's character offsets: every byte piece of one character gets that character's offsets, and
 text a normalizer changed is aligned as HF aligns it (:mod:`wordsplit.offsets`). Tokens are
-spelled as the file's vocabulary spells them (``"Ġworld"``, ``"▁world"``, ``"##ing"``).
+spelled as the file's vocabulary spells them (``"Ġworld"``, ``"▁world"``, ``"##ing"``). A
+Unigram file's texts are encoded step by step as HF encodes them
+(:mod:`~wordsplit.compat.tokenizers.unigram`: its words, an unknown token spelled as its text,
+byte fallback's tokens with their run's offsets).
 
 What it does not do: training, ``add_tokens``/``add_special_tokens`` (a wordsplit vocabulary
 is immutable), and the ``normalizer``/``pre_tokenizer``/``model`` component objects. Files
@@ -46,6 +50,7 @@ truncation stride not below the length it truncates to) :class:`TruncationError`
 from __future__ import annotations
 
 import json
+import operator
 import os
 import threading
 import warnings
@@ -59,9 +64,10 @@ from ...postprocess import Parts, PostProcessor, default_process, read_post_proc
 from ...vocab import Vocab
 from .decoding import metaspace_text, read_decoding
 from .encoding import Encoding
-from .files import check_sentencepiece, read_vocab
+from .files import check_sentencepiece, model_vocab, read_vocab
 from .padding import PaddingParams, pad_encodings
 from .truncation import TruncationError, TruncationParams, truncate_encodings, usize_sub
+from .unigram import UnigramTexts, is_unigram
 
 __all__ = ["Encoding", "Tokenizer", "TruncationError", "read_vocab"]
 
@@ -121,6 +127,7 @@ class Tokenizer:
         # A SentencePiece-style file's tokens are written as in its vocab ("▁Hello", "<0x0A>").
         self._sentencepiece = is_sentencepiece_style(spec, source)
         self._spec = spec
+        self._model_vocab = model_vocab(spec["model"])
         self._json = json_text
         self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
         self._vocab = vocab = tok.vocab
@@ -134,6 +141,9 @@ class Tokenizer:
         self._lock = threading.Lock()
         self._strings: Optional[list[Optional[str]]] = None
         self._decode_table: Optional[list[Optional[bytes]]] = None
+        # A Unigram file's texts are encoded step by step as HF encodes them (unigram.py).
+        self._unigram = UnigramTexts(tok, spec, [entry[0] for entry in spec["model"]["vocab"]], source) \
+            if is_unigram(spec) else None
         if self._sentencepiece:
             check_sentencepiece(self, source)
 
@@ -223,7 +233,8 @@ class Tokenizer:
         tokenizer is set.
 
         Raises:
-            EncodeInputError: a sequence that is not a str (or, pre-tokenized, a list of str).
+            EncodeInputError: a sequence that is not a str (or, pre-tokenized, a list of str), or
+                a str with a surrogate (HF's binding refuses both with a TypeError).
             TruncationError: the texts cannot be truncated as set (HF's errors and panics).
 
         >>> from wordsplit import load_vocab
@@ -322,6 +333,15 @@ class Tokenizer:
         return parts
 
     def _text(self, text: str, type_id: int, word: Optional[int]) -> Parts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # (HF's binding cannot take the str: a TypeError)
+            raise EncodeInputError("a text to encode holds a surrogate, which HF tokenizers does not take "
+                                   "(TextInputSequence must be str)") from None
+        if self._unigram is not None:
+            added = self._vocab.added_tokens
+            is_token = (lambda literal: literal in added) if self.encode_special_tokens else (lambda literal: True)
+            return self._unigram.encode(text, type_id, word, is_token)
         if self.encode_special_tokens:
             result = self._tok.encode_with_offsets(text, disallowed_special=())
         else:
@@ -365,8 +385,8 @@ class Tokenizer:
         """
         strings = self._token_strings()
         kept = []
-        for i in ids:
-            string = strings[i] if 0 <= i < len(strings) else None
+        for i in map(_u32, ids):
+            string = strings[i] if i < len(strings) else None
             if string is None or (skip_special_tokens and string in self._special_texts):
                 continue
             kept.append(i)
@@ -401,7 +421,7 @@ class Tokenizer:
                 if self._strings is None:
                     strings: list[Optional[str]] = [None] * self._vocab.n_vocab
                     if self._vocab_strings:
-                        for text, i in self._spec["model"]["vocab"].items():
+                        for text, i in self._model_vocab.items():
                             strings[i] = text
                     else:
                         for piece, i in self._vocab.ranks.items():
@@ -425,7 +445,7 @@ class Tokenizer:
         if literal is not None:
             return literal
         if self._vocab_strings:
-            return self._spec["model"]["vocab"].get(token)
+            return self._model_vocab.get(token)
         from ...formats.bytelevel import token_bytes
 
         piece = token_bytes(token)
@@ -434,12 +454,13 @@ class Tokenizer:
     def id_to_token(self, id: int) -> Optional[str]:  # noqa: A002 (HF's parameter name)
         """The token string of an id, or None for an id the vocabulary does not use."""
         strings = self._token_strings()
-        return strings[id] if 0 <= id < len(strings) else None
+        id = _u32(id)  # noqa: A001
+        return strings[id] if id < len(strings) else None
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
         """Token string → id: the file's model vocabulary, and its added tokens unless
         ``with_added_tokens=False``."""
-        vocab = dict(self._spec["model"]["vocab"])
+        vocab = dict(self._model_vocab)
         if with_added_tokens:
             vocab.update(self._literals)
         return vocab
@@ -448,7 +469,7 @@ class Tokenizer:
         """The number of entries of :meth:`get_vocab`."""
         if with_added_tokens:
             return len(self.get_vocab(True))
-        return len(self._spec["model"]["vocab"])
+        return len(self._model_vocab)
 
     # -- truncation and padding -----------------------------------------------------------
 
@@ -538,6 +559,17 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(wordsplit={self._tok!r})"
+
+
+def _u32(value: Any) -> int:
+    """An id as HF's binding takes it: an int (a bool is one), else TypeError; one that does
+    not fit in a u32, OverflowError."""
+    value = operator.index(value)
+    if value < 0:
+        raise OverflowError("number too small to fit in target type")
+    if value >= 1 << 32:
+        raise OverflowError("number too large to fit in target type")
+    return value
 
 
 def _ignore(unknown: dict) -> None:
