@@ -118,7 +118,7 @@ class Tokenizer:
             VocabFormatError: a malformed ``truncation`` or ``padding``.
         """
         from ...formats.hf_sentencepiece import is_sentencepiece_style
-        from ...spec import WordLevel, WordPiece
+        from ...spec import Unigram, WordLevel, WordPiece
 
         self._truncation = self._file_truncation = TruncationParams.from_json(spec.get("truncation"), source)
         self._padding = self._file_padding = PaddingParams.from_json(spec.get("padding"), source)
@@ -132,7 +132,7 @@ class Tokenizer:
         self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
         self._vocab = vocab = tok.vocab
         # The tokens of these files are the keys of the model's vocab, as HF spells them.
-        self._vocab_strings = self._sentencepiece or isinstance(vocab.pipeline.model, (WordPiece, WordLevel))
+        self._vocab_strings = self._sentencepiece or isinstance(vocab.pipeline.model, (WordPiece, WordLevel, Unigram))
         self._tok = tok
         self._literals = vocab.all_special_literals  # text → id
         self._special_ids = frozenset(vocab.special_tokens.values())
@@ -144,6 +144,9 @@ class Tokenizer:
         # A Unigram file's texts are encoded step by step as HF encodes them (unigram.py).
         self._unigram = UnigramTexts(tok, spec, [entry[0] for entry in spec["model"]["vocab"]], source) \
             if is_unigram(spec) else None
+        #: Whether the wordsplit tokenizer's own ids are HF's for every text (what an accelerated
+        #: transformers tokenizer's fast path encodes with).
+        self.engine_ids_exact = self._unigram is None or self._unigram.engine_ids_exact
         if self._sentencepiece:
             check_sentencepiece(self, source)
 

@@ -45,6 +45,8 @@ from ...vocab import WHITE_SPACE
 __all__ = ["UnigramTexts", "is_unigram"]
 
 SPACE = "\u2581"
+# Words whose tokens are kept (as the engines' piece cache: bounded so memory stays flat).
+_CACHE_SIZE = 1 << 16
 # One normalized character's place: (original char start, original char end, identical).
 Aligned = tuple[int, int, bool]
 
@@ -82,11 +84,13 @@ class UnigramTexts:
         encoder = getattr(python(), "encoder", None) if python is not None else None
         self._encoder = encoder if isinstance(encoder, UnigramEncoder) else UnigramEncoder(MergeTables(vocab))
         self._unk_id = self._encoder.unk_id
+        self._cache: dict[str, list[tuple[int, int]]] = {}  # word → the encoder's tokens of it
         literals = vocab.all_special_literals
         self._literal_ids = literals
         self._scan = LiteralScan(literals, vocab.literal_flags) if literals else None
         self._split = pipeline.spanner.metaspace_split
         stage = pipeline.normalizer
+        self._scheme = None  # (T5's layout: the Metaspace's prepend_scheme, run here)
         self._whitespace_split = _pre_tokenizer_kinds(spec.get("pre_tokenizer")) == ["WhitespaceSplit", "Metaspace"]
         if self._whitespace_split:
             # T5's layout: the file's normalizer alone (the loader's two Replace steps dropped),
@@ -98,6 +102,9 @@ class UnigramTexts:
             self._scheme = stage.prepend_scheme
             stage = NoNormalizer() if not steps else steps[0] if len(steps) == 1 else Sequence(tuple(steps))
         self._stage = stage
+        # The loader's Replace steps put a ▁ before every word, where HF's prepend_scheme
+        # first puts one before the first word only: the vocabulary's own ids differ then.
+        self.engine_ids_exact = not (self._whitespace_split and self._scheme == "first")
         self._normalize = normalizer_for(stage)
         self._later = getattr(self._normalize, "later", None)
 
@@ -155,7 +162,12 @@ class UnigramTexts:
         """The model's tokens of one word, with their strings and offsets (``start``: the
         stretch's place in the text)."""
         begin = 0
-        tokens = self._encoder.tokens(word)
+        tokens = self._cache.get(word)
+        if tokens is None:
+            tokens = self._encoder.tokens(word)
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.clear()
+            self._cache[word] = tokens
         k = 0
         while k < len(tokens):
             stop = tokens[k][1]
