@@ -1,6 +1,7 @@
 r"""HuggingFace ``tokenizers``' ``Tokenizer`` API over wordsplit, for the files wordsplit loads:
 byte-level BPE (GPT-2, Qwen, Llama 3), SentencePiece-style BPE with byte fallback (Llama 2,
-Mistral, Gemma), and the word models WordPiece and WordLevel (BERT, MiniLM, BGE, E5...):
+Mistral, Gemma), the word models WordPiece and WordLevel (BERT, MiniLM, BGE, E5...), and
+Unigram (T5, ALBERT, XLM-R, Marian, the files transformers converts from SentencePiece models):
 ``from wordsplit.compat.tokenizers import Tokenizer``.
 
 What it has: :class:`Tokenizer` with ``from_file``, ``from_str``, ``from_buffer``,
@@ -22,7 +23,10 @@ their overflowing parts (:mod:`wordsplit.postprocess`), then each encoding is pa
 batch once more to its longest (:mod:`~wordsplit.compat.tokenizers.padding`). Offsets are
 HF's character offsets: every byte piece of one character gets that character's offsets, and
 text a normalizer changed is aligned as HF aligns it (:mod:`wordsplit.offsets`). Tokens are
-spelled as the file's vocabulary spells them (``"Ġworld"``, ``"▁world"``, ``"##ing"``).
+spelled as the file's vocabulary spells them (``"Ġworld"``, ``"▁world"``, ``"##ing"``). A
+Unigram file's texts are encoded step by step as HF encodes them
+(:mod:`~wordsplit.compat.tokenizers.unigram`: its words, an unknown token spelled as its text,
+byte fallback's tokens with their run's offsets).
 
 What it does not do: training, ``add_tokens``/``add_special_tokens`` (a wordsplit vocabulary
 is immutable), and the ``normalizer``/``pre_tokenizer``/``model`` component objects. Files
@@ -46,6 +50,7 @@ truncation stride not below the length it truncates to) :class:`TruncationError`
 from __future__ import annotations
 
 import json
+import operator
 import os
 import threading
 import warnings
@@ -59,9 +64,10 @@ from ...postprocess import Parts, PostProcessor, default_process, read_post_proc
 from ...vocab import Vocab
 from .decoding import metaspace_text, read_decoding
 from .encoding import Encoding
-from .files import check_sentencepiece, read_vocab
+from .files import check_sentencepiece, model_vocab, read_vocab
 from .padding import PaddingParams, pad_encodings
 from .truncation import TruncationError, TruncationParams, truncate_encodings, usize_sub
+from .unigram import UnigramTexts, is_unigram
 
 __all__ = ["Encoding", "Tokenizer", "TruncationError", "read_vocab"]
 
@@ -112,7 +118,7 @@ class Tokenizer:
             VocabFormatError: a malformed ``truncation`` or ``padding``.
         """
         from ...formats.hf_sentencepiece import is_sentencepiece_style
-        from ...spec import CharacterBpe, WordLevel, WordPiece
+        from ...spec import CharacterBpe, Unigram, WordLevel, WordPiece
 
         self._truncation = self._file_truncation = TruncationParams.from_json(spec.get("truncation"), source)
         self._padding = self._file_padding = PaddingParams.from_json(spec.get("padding"), source)
@@ -121,12 +127,13 @@ class Tokenizer:
         # A SentencePiece-style file's tokens are written as in its vocab ("▁Hello", "<0x0A>").
         self._sentencepiece = is_sentencepiece_style(spec, source)
         self._spec = spec
+        self._model_vocab = model_vocab(spec["model"])
         self._json = json_text
         self._post: Optional[PostProcessor] = read_post_processor(spec.get("post_processor"), source)
         self._vocab = vocab = tok.vocab
         # The tokens of these files are the keys of the model's vocab, as HF spells them.
         model = vocab.pipeline.model
-        self._vocab_strings = self._sentencepiece or isinstance(model, (WordPiece, WordLevel)) or (
+        self._vocab_strings = self._sentencepiece or isinstance(model, (WordPiece, WordLevel, Unigram)) or (
             isinstance(model, CharacterBpe) and not model.byte_level)
         self._tok = tok
         self._literals = vocab.all_special_literals  # text → id
@@ -136,6 +143,12 @@ class Tokenizer:
         self._lock = threading.Lock()
         self._strings: Optional[list[Optional[str]]] = None
         self._decode_table: Optional[list[Optional[bytes]]] = None
+        # A Unigram file's texts are encoded step by step as HF encodes them (unigram.py).
+        self._unigram = UnigramTexts(tok, spec, [entry[0] for entry in spec["model"]["vocab"]], source) \
+            if is_unigram(spec) else None
+        #: Whether the wordsplit tokenizer's own ids are HF's for every text (what an accelerated
+        #: transformers tokenizer's fast path encodes with).
+        self.engine_ids_exact = self._unigram is None or self._unigram.engine_ids_exact
         if self._sentencepiece:
             check_sentencepiece(self, source)
 
@@ -225,7 +238,8 @@ class Tokenizer:
         tokenizer is set.
 
         Raises:
-            EncodeInputError: a sequence that is not a str (or, pre-tokenized, a list of str).
+            EncodeInputError: a sequence that is not a str (or, pre-tokenized, a list of str), or
+                a str with a surrogate (HF's binding refuses both with a TypeError).
             TruncationError: the texts cannot be truncated as set (HF's errors and panics).
 
         >>> from wordsplit import load_vocab
@@ -324,6 +338,15 @@ class Tokenizer:
         return parts
 
     def _text(self, text: str, type_id: int, word: Optional[int]) -> Parts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # (HF's binding cannot take the str: a TypeError)
+            raise EncodeInputError("a text to encode holds a surrogate, which HF tokenizers does not take "
+                                   "(TextInputSequence must be str)") from None
+        if self._unigram is not None:
+            added = self._vocab.added_tokens
+            is_token = (lambda literal: literal in added) if self.encode_special_tokens else (lambda literal: True)
+            return self._unigram.encode(text, type_id, word, is_token)
         if self.encode_special_tokens:
             result = self._tok.encode_with_offsets(text, disallowed_special=())
         else:
@@ -367,8 +390,8 @@ class Tokenizer:
         """
         strings = self._token_strings()
         kept = []
-        for i in ids:
-            string = strings[i] if 0 <= i < len(strings) else None
+        for i in map(_u32, ids):
+            string = strings[i] if i < len(strings) else None
             if string is None or (skip_special_tokens and string in self._special_texts):
                 continue
             kept.append(i)
@@ -403,7 +426,7 @@ class Tokenizer:
                 if self._strings is None:
                     strings: list[Optional[str]] = [None] * self._vocab.n_vocab
                     if self._vocab_strings:
-                        for text, i in self._spec["model"]["vocab"].items():
+                        for text, i in self._model_vocab.items():
                             strings[i] = text
                     else:
                         for piece, i in self._vocab.ranks.items():
@@ -427,7 +450,7 @@ class Tokenizer:
         if literal is not None:
             return literal
         if self._vocab_strings:
-            return self._spec["model"]["vocab"].get(token)
+            return self._model_vocab.get(token)
         from ...formats.bytelevel import token_bytes
 
         piece = token_bytes(token)
@@ -436,12 +459,13 @@ class Tokenizer:
     def id_to_token(self, id: int) -> Optional[str]:  # noqa: A002 (HF's parameter name)
         """The token string of an id, or None for an id the vocabulary does not use."""
         strings = self._token_strings()
-        return strings[id] if 0 <= id < len(strings) else None
+        id = _u32(id)  # noqa: A001
+        return strings[id] if id < len(strings) else None
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
         """Token string → id: the file's model vocabulary, and its added tokens unless
         ``with_added_tokens=False``."""
-        vocab = dict(self._spec["model"]["vocab"])
+        vocab = dict(self._model_vocab)
         if with_added_tokens:
             vocab.update(self._literals)
         return vocab
@@ -450,7 +474,7 @@ class Tokenizer:
         """The number of entries of :meth:`get_vocab`."""
         if with_added_tokens:
             return len(self.get_vocab(True))
-        return len(self._spec["model"]["vocab"])
+        return len(self._model_vocab)
 
     # -- truncation and padding -----------------------------------------------------------
 
@@ -540,6 +564,17 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(wordsplit={self._tok!r})"
+
+
+def _u32(value: Any) -> int:
+    """An id as HF's binding takes it: an int (a bool is one), else TypeError; one that does
+    not fit in a u32, OverflowError."""
+    value = operator.index(value)
+    if value < 0:
+        raise OverflowError("number too small to fit in target type")
+    if value >= 1 << 32:
+        raise OverflowError("number too large to fit in target type")
+    return value
 
 
 def _ignore(unknown: dict) -> None:

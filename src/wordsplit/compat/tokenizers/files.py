@@ -1,6 +1,7 @@
 """What files :class:`~wordsplit.compat.tokenizers.Tokenizer` reads, and the SentencePiece-style
 files it refuses because its answers could differ from HF's.
 
+:func:`model_vocab` is the model's token → id table (a Unigram model's list read as HF reads it);
 :func:`read_vocab` is the wordsplit vocabulary of a tokenizer.json (a SentencePiece-style file
 with HF's ``Metaspace`` decoder is read with the decoder the core loader takes, since the
 drop-in decodes it itself); :func:`check_sentencepiece` refuses an added token whose id the
@@ -21,26 +22,39 @@ from .decoding import hf_byte_value
 if TYPE_CHECKING:
     from . import Tokenizer
 
-__all__ = ["check_sentencepiece", "read_vocab"]
+__all__ = ["check_sentencepiece", "model_vocab", "read_vocab"]
+
+
+def model_vocab(model: dict) -> dict[str, int]:
+    """Token string → id of a tokenizer.json's model, as HF's ``get_vocab`` gives it: the
+    ``vocab`` object of a BPE or word model, or the ``[piece, score]`` list of a Unigram model
+    (a piece's id is its place)."""
+    vocab = model["vocab"]
+    if isinstance(vocab, list):
+        return {entry[0]: i for i, entry in enumerate(vocab)}
+    return vocab
 
 
 def check_sentencepiece(tok: "Tokenizer", source: str) -> None:
-    """Refuse a SentencePiece-style file where wordsplit's answer could differ from HF's: an
-    added token whose id the model can also make (its word id would be ambiguous); with the
-    ``ByteFallback`` chain, a vocabulary whose decode by wordsplit's engine is not HF's: a token
-    the engine reads otherwise than ``ByteFallback`` reads its string (a byte, or text).
+    """Refuse a SentencePiece-style file where wordsplit's answer could differ from HF's: in a
+    BPE file, ``Metaspace`` with ``split`` and an added token whose id the model can also make
+    (their word ids; a Unigram file's are made as HF makes them); with the ``ByteFallback``
+    chain, a vocabulary whose decode by wordsplit's engine is not HF's: a token the engine
+    reads otherwise than ``ByteFallback`` reads its string (a byte, or text).
 
     Raises:
         UnsupportedTokenizerError: such a file.
     """
-    from ...engines.sentencepiece import BYTE, token_kinds
     pipeline = tok._vocab.pipeline
+    if tok._unigram is not None:  # (its words and tokens are HF's: compat.tokenizers.unigram)
+        _check_decoder(tok, pipeline, source)
+        return
     if pipeline.sentencepiece and pipeline.spanner.metaspace_split:
         # HF's word ids are then one per ▁-started part, not one per stretch (_stretch_words).
         raise UnsupportedTokenizerError(f"{source}: Metaspace with split: true is not supported here (its word ids)")
     model = tok._spec["model"]
     made = {"".join(merge.split(" ", 1) if isinstance(merge, str) else merge) for merge in model.get("merges") or []}
-    by_id = {i: text for text, i in model["vocab"].items()}
+    by_id = {i: text for text, i in tok._model_vocab.items()}
     for content, i in tok._literals.items():
         text = by_id.get(i)
         if text is not None and (len(text) == 1 or text in made or hf_byte_value(text) is not None):
@@ -48,10 +62,19 @@ def check_sentencepiece(tok: "Tokenizer", source: str) -> None:
                 f"{source}: added token {content!r} has the id {i} of the model's token {text!r}, which the model "
                 "also makes from text; HF's word ids would then depend on which made it"
             )
+    _check_decoder(tok, pipeline, source)
+
+
+def _check_decoder(tok: "Tokenizer", pipeline, source: str) -> None:
+    """Refuse a file with the ``ByteFallback`` chain whose vocabulary wordsplit's engine decodes
+    otherwise than HF's decoder reads it."""
+    from ...engines.sentencepiece import BYTE, token_kinds
+    from ...spec import SentencePieceDecoder
+
     if tok._decoding.kind != "sentencepiece":
         return
     decoder = pipeline.decoder
-    if not pipeline.sentencepiece or decoder.style != "hf" \
+    if not isinstance(decoder, SentencePieceDecoder) or decoder.style != "hf" \
             or (decoder.strip_leading_space == "first") != tok._decoding.strip:
         raise UnsupportedTokenizerError(f"{source}: the vocabulary does not decode with the file's decoder")
     kinds = token_kinds(tok._vocab)
@@ -72,9 +95,10 @@ def check_sentencepiece(tok: "Tokenizer", source: str) -> None:
 
 def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab:
     """The wordsplit vocabulary of a tokenizer.json for :class:`Tokenizer`. A SentencePiece-style
-    file with HF's ``Metaspace`` decoder, which wordsplit's own decode does not have (so the
-    loader refuses it), is read with the decoder the loader takes instead: the decoder changes no
-    id, and :class:`Tokenizer` decodes it itself."""
+    file with HF's ``Metaspace`` decoder, which wordsplit's own decode does not have for BPE
+    (so the loader refuses it) nor for a Unigram model in every form (a ``prepend_scheme``
+    ``never`` with ``<0xNN>`` pieces), is read with the decoder the loader takes instead: the
+    decoder changes no id, and :class:`Tokenizer` decodes it itself."""
     from ...formats.hf import read_hf_tokenizer_json
     from ...formats.hf_sentencepiece import BYTE_FALLBACK_DECODER, is_sentencepiece_style
 
@@ -85,5 +109,11 @@ def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab
         spec = None  # the reader says what is wrong
     if isinstance(spec, dict) and isinstance(spec.get("decoder"), dict) and spec["decoder"].get("type") == "Metaspace" \
             and isinstance(spec.get("model"), dict) and is_sentencepiece_style(spec, source):
-        data = json.dumps({**spec, "decoder": BYTE_FALLBACK_DECODER}).encode("utf-8")
+        substituted = json.dumps({**spec, "decoder": BYTE_FALLBACK_DECODER}).encode("utf-8")
+        if not isinstance(spec["model"].get("vocab"), list):
+            return read_hf_tokenizer_json(substituted, source=source, name=name)
+        try:  # (a Unigram file keeps its Metaspace decoder where the loader runs it)
+            return read_hf_tokenizer_json(data, source=source, name=name)
+        except UnsupportedTokenizerError:
+            return read_hf_tokenizer_json(substituted, source=source, name=name)
     return read_hf_tokenizer_json(data, source=source, name=name)

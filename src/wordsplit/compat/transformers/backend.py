@@ -21,7 +21,7 @@ import functools
 import json
 from typing import Any, Optional
 
-from ...errors import UnsupportedTokenizerError, VocabFormatError
+from ...errors import EncodeInputError, UnsupportedTokenizerError, VocabFormatError
 from ...postprocess import Parts, default_process
 from ..tokenizers.encoding import Encoding
 from ..tokenizers.padding import PaddingParams
@@ -196,12 +196,15 @@ class Backend:
     def encode_batch(self, input, is_pretokenized: bool = False, add_special_tokens: bool = True):  # noqa: A002
         """HF's ``Tokenizer.encode_batch``: texts or ``(text, pair)`` tuples (pre-tokenized: lists
         of words), truncated, post-processed and padded as the tokenizer is set. Where HF fails
-        (a truncation error, or the stride it panics on) HF's own call raises its error."""
+        (an input it refuses, a truncation error, or the stride it panics on) HF's own call
+        raises its error."""
         try:
             return self.encode_full(input, is_pretokenized, add_special_tokens, self._hf.truncation,
                                     self._hf.padding, self._hf.encode_special_tokens)
         except _Fallback as why:
             self.fallbacks[why.reason] += 1
+        except EncodeInputError:  # (a text HF's binding refuses: its TypeError)
+            self.fallbacks["input"] += 1
         except TruncationError:
             self.fallbacks["truncation error"] += 1
         return self._hf.encode_batch(input, is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
@@ -214,6 +217,8 @@ class Backend:
                                     self._hf.padding, self._hf.encode_special_tokens, offsets=False)
         except _Fallback as why:
             self.fallbacks[why.reason] += 1
+        except EncodeInputError:  # (a text HF's binding refuses: its TypeError)
+            self.fallbacks["input"] += 1
         except TruncationError:
             self.fallbacks["truncation error"] += 1
         return self._hf.encode_batch_fast(input, is_pretokenized=is_pretokenized,

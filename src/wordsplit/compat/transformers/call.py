@@ -41,8 +41,8 @@ def fast_encode(tok, text, text_pair, options: dict):
         return None
     is_batched = isinstance(text, (list, tuple))
     texts = list(text) if is_batched else [text]
-    if not texts or not all(isinstance(t, str) for t in texts):
-        return None
+    if not texts or not all(isinstance(t, str) for t in texts) or not all(map(_utf8, texts)):
+        return None  # (HF's binding refuses a text with a surrogate: transformers' path raises its error)
     PaddingStrategy, TruncationStrategy, BatchEncoding = _transformers_types()
     max_length = options.get("max_length")
     verbose = options.get("verbose", True)
@@ -59,7 +59,7 @@ def fast_encode(tok, text, text_pair, options: dict):
     if backend.encode_special_tokens != split:
         backend.encode_special_tokens = split
     layout = backend.layout(add_special_tokens)
-    if layout is None:
+    if layout is None or not backend._ws.engine_ids_exact:
         return None
     truncation, padding = backend.truncation, backend.padding
     try:
@@ -98,6 +98,17 @@ def fast_encode(tok, text, text_pair, options: dict):
         data = {key: (value[0] if value and isinstance(value[0], list) else value) for key, value in data.items()}
         return BatchEncoding(data, encodings, n_sequences=1)
     return BatchEncoding(data, encodings, tensor_type=return_tensors, n_sequences=1)
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` has no surrogate (HF's binding takes it)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @functools.lru_cache(maxsize=1)
