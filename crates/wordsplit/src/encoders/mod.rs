@@ -6,9 +6,11 @@ pub mod backtrack;
 pub mod backtrack_tables;
 pub mod buffer_sweep;
 pub mod heap_merge;
+pub mod prefix_trie;
 pub mod rank_merge;
 pub mod score_merge;
 pub mod sentencepiece;
+pub mod wordpiece;
 
 use std::sync::Arc;
 
@@ -36,15 +38,18 @@ pub trait Encoder: Send + Sync {
     }
 }
 
-/// Whether the core's encoders run `model`: they run byte-level BPE and SentencePiece BPE;
-/// for WordPiece, Unigram and WordLevel [`Error::Unsupported`] (an encoder supplied from
-/// outside the core runs those).
+/// Whether the core's encoders run `model`: they run byte-level BPE, SentencePiece BPE,
+/// WordPiece and WordLevel ([`wordpiece`]); for Unigram and CharacterBpe
+/// [`Error::Unsupported`] (an encoder supplied from outside the core runs those).
 pub fn check_model(model: &ModelSpec) -> Result<(), Error> {
     match model {
-        ModelSpec::Bpe | ModelSpec::SentencePieceBpe { .. } => Ok(()),
+        ModelSpec::Bpe
+        | ModelSpec::SentencePieceBpe { .. }
+        | ModelSpec::WordPiece { .. }
+        | ModelSpec::WordLevel { .. } => Ok(()),
         other => Err(Error::Unsupported(format!(
-            "the core's encoders run BPE and SentencePieceBpe models, not {}; pass the encoder \
-             that runs it",
+            "the core's encoders run BPE, SentencePieceBpe, WordPiece and WordLevel models, not \
+             {}; pass the encoder that runs it",
             other.kind()
         ))),
     }
