@@ -71,40 +71,43 @@ impl PrefixTrie {
     }
 
     /// The double array of a plain trie: each node's children placed at the first base where
-    /// all their slots are free, breadth first.
+    /// all their slots are free, breadth first. The search for a base visits free slots only
+    /// (`next_free`), from the first one a base of at least 1 can reach.
     fn lay_out(nodes: &[Node]) -> Self {
-        let mut slots = vec![FREE; 256 + 1];
+        let mut slots = vec![FREE; 512];
         slots[0] = Slot {
             base: 0,
             check: Self::ROOT,
             value: nodes[0].value,
         };
-        // Slots below this are all taken: the search for a base starts from it.
-        let mut first_free = 1usize;
+        // `next_free[i]`: a slot at or after `i` that is free, or closer to it (path halving
+        // keeps the chains short).
+        let mut next_free: Vec<u32> = (0..512).collect();
+        next_free[0] = 1;
         let mut queue = std::collections::VecDeque::from([(0usize, Self::ROOT)]);
         while let Some((node, state)) = queue.pop_front() {
             let children = &nodes[node].children;
-            if children.is_empty() {
+            let Some(&(lowest, _)) = children.first() else {
                 continue;
-            }
-            while slots[first_free].check != NONE {
-                first_free += 1;
-            }
-            let lowest = usize::from(children[0].0);
-            let mut base = first_free.saturating_sub(lowest).max(1);
-            loop {
-                let needed = base + 256;
-                if slots.len() < needed {
-                    slots.resize(needed + needed / 4, FREE);
+            };
+            let lowest = usize::from(lowest);
+            let mut candidate = lowest + 1;
+            let base = loop {
+                let free = find_free(&mut next_free, candidate);
+                let base = free - lowest;
+                if slots.len() <= base + 256 {
+                    let len = (base + 256) * 5 / 4;
+                    slots.resize(len, FREE);
+                    next_free.extend(next_free.len() as u32..len as u32);
                 }
                 if children
                     .iter()
                     .all(|&(byte, _)| slots[base + usize::from(byte)].check == NONE)
                 {
-                    break;
+                    break base;
                 }
-                base += 1;
-            }
+                candidate = free + 1;
+            };
             slots[state as usize].base = base as u32;
             for &(byte, child) in children {
                 let at = base + usize::from(byte);
@@ -113,6 +116,7 @@ impl PrefixTrie {
                     check: state,
                     value: nodes[child as usize].value,
                 };
+                next_free[at] = at as u32 + 1;
                 queue.push_back((child as usize, at as u32));
             }
         }
@@ -175,6 +179,18 @@ impl PrefixTrie {
     pub fn size(&self) -> usize {
         self.slots.len() * std::mem::size_of::<Slot>()
     }
+}
+
+/// The first free slot at or after `at` (`next_free` covers every slot, and the last 257 are
+/// free: a chain ends inside the array).
+fn find_free(next_free: &mut [u32], at: usize) -> usize {
+    let mut i = at;
+    while next_free[i] as usize != i {
+        let next = next_free[i] as usize;
+        next_free[i] = next_free[next];
+        i = next;
+    }
+    i
 }
 
 #[cfg(test)]
