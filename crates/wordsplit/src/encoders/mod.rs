@@ -36,6 +36,14 @@ pub trait Encoder: Send + Sync {
     fn is_native(&self) -> bool {
         false
     }
+
+    /// Whether a piece that is one of the vocabulary's tokens of up to 15 bytes is always
+    /// that token alone (WordPiece's longest match and WordLevel's lookup): then each
+    /// thread's piece table starts with the tokens, as the native encoders' does, and the
+    /// first time a text meets a token costs no call.
+    fn takes_tokens_whole(&self) -> bool {
+        false
+    }
 }
 
 /// Whether the core's encoders run `model`: they run byte-level BPE, SentencePiece BPE,

@@ -185,6 +185,11 @@ impl Encoder for WordPiece {
     fn is_native(&self) -> bool {
         true
     }
+
+    /// A token is its own longest match, unless it has more characters than a word may.
+    fn takes_tokens_whole(&self) -> bool {
+        self.max_chars >= 15
+    }
 }
 
 /// WordLevel's lookup of the whole piece (see the module docs).
@@ -219,6 +224,10 @@ impl Encoder for WordLevel {
     }
 
     fn is_native(&self) -> bool {
+        true
+    }
+
+    fn takes_tokens_whole(&self) -> bool {
         true
     }
 }

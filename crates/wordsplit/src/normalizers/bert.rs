@@ -18,7 +18,8 @@
 //! is read eight bytes at a time.
 //!
 //! Its offsets: [`BertNormalizer::alignment`] aligns each character of the result to the text
-//! step by step, as HF's `NormalizedString` does (the Python `bert_alignment`).
+//! step by step, as HF's `NormalizedString` does (the Python `bert_alignment`). Before BERT's
+//! pre-tokenizer, the two run as one pass ([`super::bert_pieces`]).
 
 use unicode_normalization_alignments::UnicodeNormalization;
 
@@ -29,7 +30,7 @@ use crate::spanners::classes::decode_multibyte;
 use crate::spec::NormalizerSpec;
 
 /// What an ASCII byte becomes when `clean_text` drops it.
-const DROP: u8 = 0xFF;
+pub(super) const DROP: u8 = 0xFF;
 
 /// Eight ones, one per byte of a word.
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -157,6 +158,16 @@ impl BertNormalizer {
         out.push_str(&text[..first]);
         self.run(&text[first..], &mut out);
         Some(out)
+    }
+
+    /// What each ASCII byte becomes: itself, another byte, or [`DROP`].
+    pub(super) fn ascii_map(&self) -> &[u8; 128] {
+        &self.ascii
+    }
+
+    /// The normalized text of `text`, appended to `out`.
+    pub(super) fn normalize_into(&self, text: &str, out: &mut String) {
+        self.run(text, out);
     }
 
     /// The steps on `text`, appended to `out`.
@@ -397,6 +408,10 @@ impl Normalizer for BertNormalizer {
 
     fn is_native(&self) -> bool {
         true
+    }
+
+    fn bert(&self) -> Option<&BertNormalizer> {
+        Some(self)
     }
 }
 

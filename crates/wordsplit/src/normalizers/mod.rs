@@ -16,6 +16,7 @@
 
 pub mod bert;
 pub mod bert_chars;
+mod bert_pieces;
 #[rustfmt::skip]
 pub mod hf_char_classes;
 mod nfc;
@@ -72,6 +73,12 @@ pub trait Normalizer: Send + Sync {
     /// the SentencePiece ones): then a pipeline using it calls nothing outside the core.
     fn is_native(&self) -> bool {
         false
+    }
+
+    /// This normalizer as the core's BERT normalizer, which BERT's pre-tokenizer runs with in
+    /// one pass ([`bert::BertNormalizer::normalized_pieces`]); None for every other.
+    fn bert(&self) -> Option<&bert::BertNormalizer> {
+        None
     }
 
     /// The normalized text of a stretch that does not start the text (it follows a literal
