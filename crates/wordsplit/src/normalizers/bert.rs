@@ -24,6 +24,7 @@
 use unicode_normalization_alignments::UnicodeNormalization;
 
 use super::bert_chars::{BertChars, ASCII, CASED, CJK, DECOMPOSES, DROPPED, MARK, WHITE};
+use super::bert_pieces::{piece_classes, Class};
 use super::{AlignmentParts, Normalizer};
 use crate::error::Error;
 use crate::spanners::classes::decode_multibyte;
@@ -50,6 +51,8 @@ pub struct BertNormalizer {
     changes: u8,
     /// What each ASCII byte becomes: itself, another byte, or [`DROP`].
     ascii: [u8; 128],
+    /// [`Self::ascii`] with the class of each byte once normalized ([`super::bert_pieces`]).
+    piece_classes: [(u8, Class); 128],
 }
 
 impl BertNormalizer {
@@ -86,6 +89,7 @@ impl BertNormalizer {
             strip_accents,
             lowercase,
             changes,
+            piece_classes: piece_classes(&ascii),
             ascii,
         }
     }
@@ -160,9 +164,17 @@ impl BertNormalizer {
         Some(out)
     }
 
-    /// What each ASCII byte becomes: itself, another byte, or [`DROP`].
-    pub(super) fn ascii_map(&self) -> &[u8; 128] {
-        &self.ascii
+    /// Each ASCII byte normalized, and its class to BERT's pre-tokenizer once normalized.
+    pub(super) fn piece_classes(&self) -> &[(u8, Class); 128] {
+        &self.piece_classes
+    }
+
+    pub(super) fn clean_text(&self) -> bool {
+        self.clean_text
+    }
+
+    pub(super) fn lowercases(&self) -> bool {
+        self.lowercase
     }
 
     /// The normalized text of `text`, appended to `out`.
