@@ -120,23 +120,36 @@ impl PrefixTrie {
                 queue.push_back((child as usize, at as u32));
             }
         }
-        while slots.last().is_some_and(|slot| slot.check == NONE) {
+        // Free slots at the end go, but for 256 past the highest base: a step's slot, a base
+        // plus a byte, is then always in the array.
+        let highest_base = slots
+            .iter()
+            .map(|slot| slot.base as usize)
+            .max()
+            .unwrap_or(0);
+        while slots.len() > highest_base + 256 && slots.last().is_some_and(|s| s.check == NONE) {
             slots.pop();
         }
         slots.shrink_to_fit();
         Self { slots }
     }
 
+    /// The slot of `state`'s child on `byte`, which may be another state's or free.
+    #[inline(always)]
+    fn step(&self, state: u32, byte: u8) -> (u32, &Slot) {
+        // SAFETY: `state` is a state of this trie, so its slot is in the array, and every
+        // base has 256 slots after it in the array (`lay_out`).
+        unsafe {
+            let at = self.slots.get_unchecked(state as usize).base + u32::from(byte);
+            (at, self.slots.get_unchecked(at as usize))
+        }
+    }
+
     /// The state after `byte` from `state`, if some token goes on so.
     #[inline(always)]
     pub fn child(&self, state: u32, byte: u8) -> Option<u32> {
-        let at = self.slots[state as usize]
-            .base
-            .wrapping_add(u32::from(byte));
-        match self.slots.get(at as usize) {
-            Some(slot) if slot.check == state => Some(at),
-            _ => None,
-        }
+        let (at, slot) = self.step(state, byte);
+        (slot.check == state).then_some(at)
     }
 
     /// The state after `bytes` from `state`, if some token goes on so.
@@ -159,13 +172,10 @@ impl PrefixTrie {
     pub fn longest(&self, mut state: u32, bytes: &[u8]) -> Option<(usize, u32)> {
         let mut best = None;
         for (i, &byte) in bytes.iter().enumerate() {
-            let at = self.slots[state as usize]
-                .base
-                .wrapping_add(u32::from(byte));
-            let slot = match self.slots.get(at as usize) {
-                Some(slot) if slot.check == state => slot,
-                _ => break,
-            };
+            let (at, slot) = self.step(state, byte);
+            if slot.check != state {
+                break;
+            }
             state = at;
             // (a token of bytes that are not UTF-8 could end inside a character)
             if slot.value != NONE && bytes.get(i + 1).is_none_or(|&b| b & 0xC0 != 0x80) {

@@ -21,6 +21,7 @@
 //! step by step, as HF's `NormalizedString` does (the Python `bert_alignment`). Before BERT's
 //! pre-tokenizer, the two run as one pass ([`super::bert_pieces`]).
 
+use unicode_normalization_alignments::char::decompose_canonical;
 use unicode_normalization_alignments::UnicodeNormalization;
 
 use super::bert_chars::{BertChars, ASCII, CASED, CJK, DECOMPOSES, DROPPED, MARK, WHITE};
@@ -41,6 +42,37 @@ const HIGH: u64 = 0x8080_8080_8080_8080;
 /// whether it is that character unchanged.
 type Aligned = (usize, usize, bool);
 
+/// Where the steps put the characters they make of a text: a string, or BERT's pre-tokenizer
+/// cutting them into pieces as they come ([`super::bert_pieces`]).
+pub(super) trait Sink {
+    /// ASCII characters: the text's own or what the steps made of them.
+    fn ascii(&mut self, bytes: &[u8]);
+    /// A character of the text beyond ASCII that the steps leave as it is: its UTF-8 and
+    /// its flags ([`super::bert_chars`]).
+    fn kept(&mut self, bytes: &[u8], flags: u8);
+    /// A character the steps made, and its flags.
+    fn made(&mut self, c: char, flags: u8);
+}
+
+impl Sink for String {
+    #[inline(always)]
+    fn ascii(&mut self, bytes: &[u8]) {
+        // SAFETY: ASCII bytes are UTF-8.
+        self.push_str(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+
+    #[inline(always)]
+    fn kept(&mut self, bytes: &[u8], _flags: u8) {
+        // SAFETY: the bytes of one character of a `str`.
+        self.push_str(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+
+    #[inline(always)]
+    fn made(&mut self, c: char, _flags: u8) {
+        self.push(c);
+    }
+}
+
 /// HF's `BertNormalizer` (see the module docs).
 pub struct BertNormalizer {
     clean_text: bool,
@@ -56,13 +88,15 @@ pub struct BertNormalizer {
 }
 
 impl BertNormalizer {
-    /// The normalizer with these steps on.
+    /// The normalizer with these steps on. The first one made builds the character table
+    /// (a few milliseconds, once per process: a load's cost, not the first encode's).
     pub fn new(
         clean_text: bool,
         handle_chinese_chars: bool,
         strip_accents: bool,
         lowercase: bool,
     ) -> Self {
+        BertChars::get();
         let mut changes = 0;
         for (on, flags) in [
             (clean_text, DROPPED | WHITE),
@@ -177,13 +211,8 @@ impl BertNormalizer {
         self.lowercase
     }
 
-    /// The normalized text of `text`, appended to `out`.
-    pub(super) fn normalize_into(&self, text: &str, out: &mut String) {
-        self.run(text, out);
-    }
-
-    /// The steps on `text`, appended to `out`.
-    fn run(&self, text: &str, out: &mut String) {
+    /// The steps on `text`, each character they make given to `out`.
+    pub(super) fn run<S: Sink>(&self, text: &str, out: &mut S) {
         let bytes = text.as_bytes();
         let table = BertChars::get();
         // The characters NFD may change, waiting for the next starter NFD leaves as it is.
@@ -193,7 +222,7 @@ impl BertNormalizer {
             if let Some(word) = bytes.get(i..i + 8) {
                 if self.plain_word(u64::from_le_bytes(word.try_into().expect("eight bytes"))) {
                     self.flush(&mut pending, table, out);
-                    out.push_str(&text[i..i + 8]);
+                    out.ascii(&bytes[i..i + 8]);
                     i += 8;
                     continue;
                 }
@@ -204,7 +233,7 @@ impl BertNormalizer {
                 i += 1;
                 if mapped != DROP {
                     self.flush(&mut pending, table, out);
-                    out.push(char::from(mapped));
+                    out.ascii(&[mapped]);
                 }
                 continue;
             }
@@ -212,7 +241,7 @@ impl BertNormalizer {
             let flags = table.flags(code);
             if flags & self.changes == 0 {
                 self.flush(&mut pending, table, out);
-                out.push_str(&text[i..i + width]);
+                out.kept(&bytes[i..i + width], flags);
             } else {
                 // SAFETY: `text` is a `str` and `i` the start of one of its characters, so
                 // `code` is the scalar value its UTF-8 encodes.
@@ -225,19 +254,26 @@ impl BertNormalizer {
     }
 
     /// A character beyond ASCII that some step changes, through the steps.
-    fn step(&self, c: char, flags: u8, pending: &mut String, table: &BertChars, out: &mut String) {
+    fn step<S: Sink>(
+        &self,
+        c: char,
+        flags: u8,
+        pending: &mut String,
+        table: &BertChars,
+        out: &mut S,
+    ) {
         if self.clean_text && flags & DROPPED != 0 {
             return;
         }
         if self.clean_text && flags & WHITE != 0 {
             self.flush(pending, table, out);
-            out.push(' ');
+            out.ascii(b" ");
         } else if self.handle_chinese_chars && flags & CJK != 0 {
             self.flush(pending, table, out);
-            out.push(' ');
+            out.ascii(b" ");
             self.accents_and_case(c, flags, pending, table, out);
             self.flush(pending, table, out);
-            out.push(' ');
+            out.ascii(b" ");
         } else {
             self.accents_and_case(c, flags, pending, table, out);
         }
@@ -246,13 +282,13 @@ impl BertNormalizer {
     /// Steps 3 and 4 of a character: kept for NFD if it may change there, else dropped if a
     /// nonspacing mark (stripping accents), else lowercased.
     #[inline]
-    fn accents_and_case(
+    fn accents_and_case<S: Sink>(
         &self,
         c: char,
         flags: u8,
         pending: &mut String,
         table: &BertChars,
-        out: &mut String,
+        out: &mut S,
     ) {
         if self.strip_accents {
             if flags & DECOMPOSES != 0 {
@@ -264,30 +300,44 @@ impl BertNormalizer {
                 return;
             }
         }
-        self.push_cased(c, flags, out);
+        self.push_cased(c, flags, table, out);
     }
 
     /// The characters waiting for NFD, decomposed, without nonspacing marks, lowercased.
-    #[inline]
-    fn flush(&self, pending: &mut String, table: &BertChars, out: &mut String) {
-        if pending.is_empty() {
-            return;
+    #[inline(always)]
+    fn flush<S: Sink>(&self, pending: &mut String, table: &BertChars, out: &mut S) {
+        if !pending.is_empty() {
+            self.flush_pending(pending, table, out);
         }
-        for (c, _) in pending.nfd() {
+    }
+
+    /// [`Self::flush`] of characters that wait. One character alone (most often) is its
+    /// canonical decomposition, which the crate's NFD leaves in its order (a test checks
+    /// every character); more go through the crate's NFD, which orders their marks.
+    #[inline(never)]
+    fn flush_pending<S: Sink>(&self, pending: &mut String, table: &BertChars, out: &mut S) {
+        let mut each = |c: char| {
             let flags = table.flags(c as u32);
             if flags & MARK == 0 {
-                self.push_cased(c, flags, out);
+                self.push_cased(c, flags, table, out);
             }
+        };
+        let mut chars = pending.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => decompose_canonical(c, each),
+            _ => pending.nfd().for_each(|(c, _)| each(c)),
         }
         pending.clear();
     }
 
     #[inline(always)]
-    fn push_cased(&self, c: char, flags: u8, out: &mut String) {
+    fn push_cased<S: Sink>(&self, c: char, flags: u8, table: &BertChars, out: &mut S) {
         if self.lowercase && flags & CASED != 0 {
-            out.extend(c.to_lowercase());
+            for lower in c.to_lowercase() {
+                out.made(lower, table.flags(lower as u32));
+            }
         } else {
-            out.push(c);
+            out.made(c, flags);
         }
     }
 

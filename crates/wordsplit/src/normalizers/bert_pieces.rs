@@ -3,13 +3,15 @@
 //! punctuation character a piece of its own) as it is read, with no normalized copy of the
 //! whole text made first.
 //!
-//! ASCII characters are mapped and classed by one table each. A run of other characters is
-//! normalized whole by the normalizer's own pass (so NFD sees every mark of a run together,
-//! the ASCII characters `clean_text` drops included), and what it became is cut by the classes
-//! of its characters: a character's class may change (lowercase, NFD: U+037E becomes `;`).
+//! ASCII characters are mapped and classed by one table, or sixteen at a time where they are
+//! neither control characters nor beyond ASCII ([`super::bert_blocks`]). A run of other characters goes through the
+//! normalizer's own pass whole (so NFD sees every mark of a run together, the ASCII characters
+//! `clean_text` drops included), which hands each character it makes to the cut with its
+//! class: a character's class may change (lowercase, NFD: U+037E becomes `;`).
 
-use super::bert::{BertNormalizer, DROP};
-use super::bert_chars::{BertChars, ASCII, PUNCT, WHITE};
+use super::bert::{BertNormalizer, Sink, DROP};
+use super::bert_blocks::{classify, Classed, BLOCK};
+use super::bert_chars::{ASCII, PUNCT, WHITE};
 
 /// What an ASCII character is to the pre-tokenizer once normalized.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,18 +46,6 @@ pub(super) fn piece_classes(ascii: &[u8; 128]) -> [(u8, Class); 128] {
     })
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
-
-/// The bytes of `word` (eight ASCII bytes) from `low` to `high`, as the high bit of each.
-#[inline(always)]
-const fn in_range(word: u64, low: u8, high: u8) -> u64 {
-    // (no byte below 0x80 carries into the next when either is added)
-    let at_least_low = word.wrapping_add((0x80 - low as u64) * ONES);
-    let above_high = word.wrapping_add((0x7F - high as u64) * ONES);
-    at_least_low & !above_high & HIGH
-}
-
 /// The pieces being cut: the text they make so far, and whether a word is open in it.
 struct Cutter<'a> {
     kept: Vec<u8>,
@@ -84,6 +74,58 @@ impl Cutter<'_> {
         self.kept.extend_from_slice(bytes);
         self.ends.push(self.kept.len());
     }
+
+    /// A block of ASCII text, cut by its classes without a branch per piece: each stretch of
+    /// word bytes is written with one sixteen-byte copy (what is past it is overwritten
+    /// next), each end is written and counted only when it is one, and a punctuation byte is
+    /// written and counted only when it is one.
+    #[inline(always)]
+    fn block(&mut self, classed: &Classed) {
+        // A block adds at most sixteen bytes, and two ends per byte.
+        self.kept.reserve(2 * BLOCK);
+        self.ends.reserve(2 * BLOCK);
+        let (mut len, mut count) = (self.kept.len(), self.ends.len());
+        let (kept, ends) = (self.kept.as_mut_ptr(), self.ends.as_mut_ptr());
+        let mapped = classed.mapped.as_ptr();
+        let mut in_word = usize::from(self.in_word);
+        let mut boundaries = classed.white | classed.punct;
+        let mut position = 0;
+        loop {
+            let next = if boundaries == 0 {
+                BLOCK
+            } else {
+                boundaries.trailing_zeros() as usize
+            };
+            // SAFETY: `position <= next <= BLOCK`, so the copy reads `mapped` within its
+            // 2 * BLOCK bytes; `len` is at most BLOCK past the length the reserve was made
+            // for, so the copy's sixteen bytes and the one below are within the capacity, as
+            // are the two ends per byte.
+            unsafe {
+                std::ptr::copy_nonoverlapping(mapped.add(position), kept.add(len), BLOCK);
+                len += next - position;
+                in_word |= usize::from(next > position);
+                if next == BLOCK {
+                    break;
+                }
+                let punct = (classed.punct >> next & 1) as usize;
+                *ends.add(count) = len;
+                count += in_word;
+                *kept.add(len) = *mapped.add(next);
+                len += punct;
+                *ends.add(count) = len;
+                count += punct;
+            }
+            in_word = 0;
+            boundaries &= boundaries - 1;
+            position = next + 1;
+        }
+        // SAFETY: the bytes and ends below these lengths are written.
+        unsafe {
+            self.kept.set_len(len);
+            self.ends.set_len(count);
+        }
+        self.in_word = in_word != 0;
+    }
 }
 
 impl BertNormalizer {
@@ -98,13 +140,13 @@ impl BertNormalizer {
             ends,
             in_word: false,
         };
-        let mut normalized = String::new();
         let mut i = 0;
         while i < bytes.len() {
-            if let Some(block) = bytes.get(i..i + 8) {
-                let block = u64::from_le_bytes(block.try_into().expect("eight bytes"));
-                if self.cut_block(block, &mut cut) {
-                    i += 8;
+            if let Some(block) = bytes.get(i..i + BLOCK) {
+                let block = block.try_into().expect("a block's bytes");
+                if let Some(classed) = classify(block, self.clean_text(), self.lowercases()) {
+                    cut.block(&classed);
+                    i += BLOCK;
                     continue;
                 }
             }
@@ -130,9 +172,7 @@ impl BertNormalizer {
             {
                 end += 1;
             }
-            normalized.clear();
-            self.normalize_into(&text[i..end], &mut normalized);
-            cut_normalized(&normalized, &mut cut);
+            self.run(&text[i..end], &mut cut);
             i = end;
         }
         cut.close();
@@ -140,85 +180,31 @@ impl BertNormalizer {
         // (ASCII bytes mapped to ASCII bytes, other runs whole `str`s), all UTF-8.
         unsafe { String::from_utf8_unchecked(cut.kept) }
     }
-
-    /// Eight bytes of text (read little-endian), normalized and cut at once when they are
-    /// ASCII without a control character other than white space; false (nothing done) for
-    /// any other eight. Each stretch of word bytes between white space and punctuation is
-    /// written with one store of the whole (lowercased) eight, shifted.
-    #[inline(always)]
-    fn cut_block(&self, block: u64, cut: &mut Cutter<'_>) -> bool {
-        if block & HIGH != 0 {
-            return false;
-        }
-        let eq = |byte: u8| in_range(block, byte, byte);
-        let controls = in_range(block, 0, 0x1F) | eq(0x7F);
-        let mut white = eq(b' ') | eq(b'\t') | eq(b'\n') | eq(b'\r');
-        if !self.clean_text() {
-            white |= eq(0x0B) | eq(0x0C);
-        }
-        if controls & !white != 0 {
-            return false;
-        }
-        let punct = in_range(block, 0x21, 0x2F)
-            | in_range(block, 0x3A, 0x40)
-            | in_range(block, 0x5B, 0x60)
-            | in_range(block, 0x7B, 0x7E);
-        let mapped = if self.lowercases() {
-            block | in_range(block, b'A', b'Z') >> 2
-        } else {
-            block
-        };
-        // Room for two stores of eight past the end: a block writes no more than eight bytes.
-        cut.kept.reserve(16);
-        let mut boundaries = white | punct;
-        let mut position = 0;
-        loop {
-            let next = match boundaries {
-                0 => 8,
-                _ => boundaries.trailing_zeros() / 8,
-            };
-            if next > position {
-                let len = cut.kept.len();
-                // SAFETY: `reserve` above leaves room for eight bytes at `len`, which grows by
-                // no more than eight within the block.
-                unsafe {
-                    let at = cut.kept.as_mut_ptr().add(len);
-                    at.cast::<u64>()
-                        .write_unaligned((mapped >> (8 * position)).to_le());
-                    cut.kept.set_len(len + (next - position) as usize);
-                }
-                cut.in_word = true;
-            }
-            if next == 8 {
-                return true;
-            }
-            cut.close();
-            if punct >> (8 * next) & 0x80 != 0 {
-                cut.kept.push((mapped >> (8 * next)) as u8);
-                cut.ends.push(cut.kept.len());
-            }
-            boundaries &= boundaries - 1;
-            position = next + 1;
-        }
-    }
 }
 
-/// A run's normalized text, cut by the classes of its characters.
-fn cut_normalized(normalized: &str, cut: &mut Cutter<'_>) {
-    let table = BertChars::get();
-    let bytes = normalized.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let (flags, width) = table.at(bytes, i);
-        let char_bytes = &bytes[i..i + width];
-        if flags & WHITE != 0 {
-            cut.close();
-        } else if flags & PUNCT != 0 {
-            cut.punct(char_bytes);
-        } else {
-            cut.word(char_bytes);
+/// The pieces cut as the normalizer makes the characters of a run (see the module docs).
+impl Sink for Cutter<'_> {
+    #[inline]
+    fn ascii(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.kept(std::slice::from_ref(byte), ASCII[usize::from(*byte)]);
         }
-        i += width;
+    }
+
+    #[inline]
+    fn kept(&mut self, bytes: &[u8], flags: u8) {
+        if flags & WHITE != 0 {
+            self.close();
+        } else if flags & PUNCT != 0 {
+            self.punct(bytes);
+        } else {
+            self.word(bytes);
+        }
+    }
+
+    #[inline]
+    fn made(&mut self, c: char, flags: u8) {
+        self.kept(c.encode_utf8(&mut [0; 4]).as_bytes(), flags);
     }
 }
 
@@ -238,46 +224,24 @@ mod tests {
     }
 
     #[test]
-    fn byte_ranges_eight_at_a_time() {
-        for byte in 0..0x80u8 {
-            for (low, high) in [
-                (0, 0x1F),
-                (b'A', b'Z'),
-                (0x7F, 0x7F),
-                (0x21, 0x2F),
-                (0x7B, 0x7E),
-            ] {
-                let block = u64::from_le_bytes([b'x', byte, 0, 0x7F, b'A', b'Z', b'a', byte]);
-                let want = [b'x', byte, 0, 0x7F, b'A', b'Z', b'a', byte].map(|b| {
-                    if (low..=high).contains(&b) {
-                        0x80
-                    } else {
-                        0
-                    }
-                });
-                assert_eq!(in_range(block, low, high), u64::from_le_bytes(want));
-            }
-        }
-    }
-
-    #[test]
     fn one_pass_cuts_what_two_passes_cut() {
-        let alphabets: [Vec<char>; 2] = [
+        let alphabets: [Vec<char>; 3] = [
             "aZé É\u{301}\u{323}ß中\u{f900}한\t\n\r\u{b}\u{85}\u{a0}\u{3000}\0\u{1}\u{7f}\u{ad}\u{fffd}\u{37e}\u{387}\u{1fef}\u{1d165}\u{1d16d}Ｆx!,.-'`…、"
                 .chars()
                 .collect(),
-            // Mostly ASCII, so that runs of eight bytes are cut at once.
+            // Mostly ASCII, so that blocks of sixteen bytes are cut at once.
             "abcxyzABCXYZ019    \t\n\r\u{b}\u{c}\u{1}\u{1f}\u{7f}!#,-./:@[`{~é"
                 .chars()
                 .collect(),
+            "abcdefghABCXYZ0189      \t\n\r!#,-./:@[`{~".chars().collect(),
         ];
         let mut state: u64 = 3;
         for bits in 0..16 {
             let normalizer =
                 BertNormalizer::new(bits & 1 != 0, bits & 2 != 0, bits & 4 != 0, bits & 8 != 0);
             for round in 0..3000 {
-                let alphabet = &alphabets[round % 2];
-                let text: String = (0..round % 43)
+                let alphabet = &alphabets[round % 3];
+                let text: String = (0..round % 71)
                     .map(|_| {
                         state = state
                             .wrapping_mul(6364136223846793005)

@@ -130,3 +130,13 @@ fn alignments_as_hf_carries_them() {
         ("a".into(), vec![(0, 1, f)], 0)
     );
 }
+
+#[test]
+fn a_character_alone_decomposes_as_the_crates_nfd_orders_it() {
+    for c in (0..0x11_0000).filter_map(char::from_u32) {
+        let mut decomposed = String::new();
+        decompose_canonical(c, |d| decomposed.push(d));
+        let nfd: String = c.to_string().nfd().map(|(d, _)| d).collect();
+        assert_eq!(decomposed, nfd, "{c:?}");
+    }
+}

@@ -15,6 +15,7 @@
 //! ([`bert`], with the character classes of [`bert_chars`]).
 
 pub mod bert;
+mod bert_blocks;
 pub mod bert_chars;
 mod bert_pieces;
 #[rustfmt::skip]
