@@ -25,6 +25,7 @@ use unicode_normalization_alignments::char::decompose_canonical;
 use unicode_normalization_alignments::UnicodeNormalization;
 
 use super::bert_chars::{BertChars, ASCII, CASED, CJK, DECOMPOSES, DROPPED, MARK, WHITE};
+use super::bert_memo::AloneMemo;
 use super::bert_pieces::{piece_classes, Class};
 use super::{AlignmentParts, Normalizer};
 use crate::error::Error;
@@ -85,6 +86,8 @@ pub struct BertNormalizer {
     ascii: [u8; 128],
     /// [`Self::ascii`] with the class of each byte once normalized ([`super::bert_pieces`]).
     piece_classes: [(u8, Class); 128],
+    /// Steps 3 and 4 of each character alone, remembered.
+    memo: &'static AloneMemo,
 }
 
 impl BertNormalizer {
@@ -125,6 +128,7 @@ impl BertNormalizer {
             changes,
             piece_classes: piece_classes(&ascii),
             ascii,
+            memo: AloneMemo::get(strip_accents, lowercase),
         }
     }
 
@@ -212,16 +216,20 @@ impl BertNormalizer {
     }
 
     /// The steps on `text`, each character they make given to `out`.
-    pub(super) fn run<S: Sink>(&self, text: &str, out: &mut S) {
+    fn run<S: Sink>(&self, text: &str, out: &mut S) {
+        self.run_with(text, out, &mut String::new());
+    }
+
+    /// [`Self::run`], with `pending` (empty) to hold the characters NFD may change while they
+    /// wait for the next starter NFD leaves as it is (left empty).
+    pub(super) fn run_with<S: Sink>(&self, text: &str, out: &mut S, pending: &mut String) {
         let bytes = text.as_bytes();
         let table = BertChars::get();
-        // The characters NFD may change, waiting for the next starter NFD leaves as it is.
-        let mut pending = String::new();
         let mut i = 0;
         while i < bytes.len() {
             if let Some(word) = bytes.get(i..i + 8) {
                 if self.plain_word(u64::from_le_bytes(word.try_into().expect("eight bytes"))) {
-                    self.flush(&mut pending, table, out);
+                    self.flush(pending, table, out);
                     out.ascii(&bytes[i..i + 8]);
                     i += 8;
                     continue;
@@ -232,7 +240,7 @@ impl BertNormalizer {
                 let mapped = self.ascii[usize::from(byte)];
                 i += 1;
                 if mapped != DROP {
-                    self.flush(&mut pending, table, out);
+                    self.flush(pending, table, out);
                     out.ascii(&[mapped]);
                 }
                 continue;
@@ -240,17 +248,17 @@ impl BertNormalizer {
             let (code, width) = decode_multibyte(bytes, i);
             let flags = table.flags(code);
             if flags & self.changes == 0 {
-                self.flush(&mut pending, table, out);
+                self.flush(pending, table, out);
                 out.kept(&bytes[i..i + width], flags);
             } else {
                 // SAFETY: `text` is a `str` and `i` the start of one of its characters, so
                 // `code` is the scalar value its UTF-8 encodes.
                 let c = unsafe { char::from_u32_unchecked(code) };
-                self.step(c, flags, &mut pending, table, out);
+                self.step(c, flags, pending, table, out);
             }
             i += width;
         }
-        self.flush(&mut pending, table, out);
+        self.flush(pending, table, out);
     }
 
     /// A character beyond ASCII that some step changes, through the steps.
@@ -324,20 +332,27 @@ impl BertNormalizer {
         };
         let mut chars = pending.chars();
         match (chars.next(), chars.next()) {
-            (Some(c), None) => decompose_canonical(c, each),
+            (Some(c), None) => match self.memo.alone(c) {
+                Some(made) => made.for_each(|d| out.made(d, table.flags(d as u32))),
+                None => decompose_canonical(c, each),
+            },
             _ => pending.nfd().for_each(|(c, _)| each(c)),
         }
         pending.clear();
     }
 
+    /// Step 4 of a character that step 3 leaves as it is (lowercased from the memo, where
+    /// that is the character alone through both steps).
     #[inline(always)]
     fn push_cased<S: Sink>(&self, c: char, flags: u8, table: &BertChars, out: &mut S) {
-        if self.lowercase && flags & CASED != 0 {
+        if !(self.lowercase && flags & CASED != 0) {
+            out.made(c, flags);
+        } else if let Some(made) = self.memo.alone(c) {
+            made.for_each(|d| out.made(d, table.flags(d as u32)));
+        } else {
             for lower in c.to_lowercase() {
                 out.made(lower, table.flags(lower as u32));
             }
-        } else {
-            out.made(c, flags);
         }
     }
 

@@ -54,9 +54,28 @@ struct Cutter<'a> {
 }
 
 impl Cutter<'_> {
+    /// Appends one character's bytes (one to four) to the text, with a copy of fixed size.
+    #[inline(always)]
+    fn append(&mut self, bytes: &[u8]) {
+        self.kept.reserve(4);
+        let len = self.kept.len();
+        // SAFETY: room for four bytes at `len` is reserved; each copy reads the `bytes` it
+        // names.
+        unsafe {
+            let at = self.kept.as_mut_ptr().add(len);
+            match bytes.len() {
+                1 => *at = bytes[0],
+                2 => std::ptr::copy_nonoverlapping(bytes.as_ptr(), at, 2),
+                3 => std::ptr::copy_nonoverlapping(bytes.as_ptr(), at, 3),
+                _ => std::ptr::copy_nonoverlapping(bytes.as_ptr(), at, 4),
+            }
+            self.kept.set_len(len + bytes.len().min(4));
+        }
+    }
+
     #[inline(always)]
     fn word(&mut self, bytes: &[u8]) {
-        self.kept.extend_from_slice(bytes);
+        self.append(bytes);
         self.in_word = true;
     }
 
@@ -71,7 +90,7 @@ impl Cutter<'_> {
     #[inline(always)]
     fn punct(&mut self, bytes: &[u8]) {
         self.close();
-        self.kept.extend_from_slice(bytes);
+        self.append(bytes);
         self.ends.push(self.kept.len());
     }
 
@@ -140,6 +159,7 @@ impl BertNormalizer {
             ends,
             in_word: false,
         };
+        let mut pending = String::new();
         let mut i = 0;
         while i < bytes.len() {
             if let Some(block) = bytes.get(i..i + BLOCK) {
@@ -172,7 +192,7 @@ impl BertNormalizer {
             {
                 end += 1;
             }
-            self.run(&text[i..end], &mut cut);
+            self.run_with(&text[i..end], &mut cut, &mut pending);
             i = end;
         }
         cut.close();

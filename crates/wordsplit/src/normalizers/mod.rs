@@ -17,6 +17,7 @@
 pub mod bert;
 mod bert_blocks;
 pub mod bert_chars;
+mod bert_memo;
 mod bert_pieces;
 #[rustfmt::skip]
 pub mod hf_char_classes;
