@@ -101,6 +101,20 @@ pub(crate) fn to_py(py: Python<'_>, error: Error) -> PyErr {
             ),
         ),
         Error::Unsupported(message) => ws_error(py, "UnsupportedTokenizerError", message),
+        Error::MissingUnknownToken {
+            vocab,
+            piece,
+            token,
+        } => ws_error(
+            py,
+            "EncodeInputError",
+            format!(
+                "{vocab}: the piece {} needs the unknown token {}, which is not in the \
+                 vocabulary (HF raises MissingUnkToken); add it to the vocabulary",
+                py_repr(py, &piece),
+                py_repr(py, &token)
+            ),
+        ),
         Error::UnknownId(id) => ws_error(
             py,
             "UnknownTokenError",

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
 use wordsplit::encoders::check_model;
+use wordsplit::encoders::wordpiece::word_model_encoder;
 use wordsplit::pipeline::regex_unsupported;
 use wordsplit::spanners::hf_program::StepSpec;
 use wordsplit::spanners::{self, HfProgram, Scanner};
@@ -232,7 +233,18 @@ impl PyPipeline {
             None => {
                 // (a model the core's encoders do not run needs the Python encoder)
                 check_model(&spec.model).map_err(|e| to_py(py, e))?;
-                match sentencepiece_encoder(py, &tables.inner, encoder, &spec, &literals) {
+                let model_encoder = sentencepiece_encoder(
+                    py,
+                    &tables.inner,
+                    encoder,
+                    &spec,
+                    &literals,
+                )
+                .or_else(|| {
+                    word_model_encoder(encoder, &tables.inner, &spec.model, &tables.vocab_name)
+                        .map(|made| made.map_err(|e| to_py(py, e)))
+                });
+                match model_encoder {
                     Some(stage) => builder.foreign_encoder(stage?),
                     None => builder.encoder(native_encoder(py, &tables.inner, encoder)?),
                 }

@@ -108,6 +108,14 @@ pub(crate) fn hf_program_spans(
     })
 }
 
+/// `hf_program_is_bert(steps)`: whether the native split program of `steps` (as
+/// `hf_program_spans` takes them) runs them as BERT's pre-tokenizer, in one scan.
+#[pyfunction]
+pub(crate) fn hf_program_is_bert(py: Python<'_>, steps: Vec<StepSpec>) -> PyResult<bool> {
+    let program = spanners::HfProgram::new(&steps).map_err(|e| unsupported(py, e))?;
+    Ok(program.is_bert())
+}
+
 /// `scan(pattern, texts)`: each text cut into pieces by the scanner registered for `pattern`
 /// (for the equivalence proofs against the regex); UnsupportedTokenizerError if there is none.
 #[pyfunction]

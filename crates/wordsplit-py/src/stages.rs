@@ -24,12 +24,57 @@ use crate::errors::{component_error, py_repr, to_py};
 pub(crate) const SENTENCEPIECE_SPANNER: &str = "sentencepiece";
 
 /// Whether the core runs a normalizer stage (its JSON object) itself: the Unicode forms,
-/// SentencePiece's normalizer, Metaspace and programs of literal Replace and Prepend steps.
-/// `wordsplit.engines.native` asks, and passes no Python normalizer for it.
+/// SentencePiece's normalizer, Metaspace, programs of literal Replace and Prepend steps and
+/// BertNormalizer. `wordsplit.engines.native` asks, and passes no Python normalizer for it.
 #[pyfunction]
 pub(crate) fn has_native_normalizer(py: Python<'_>, normalizer: &str) -> PyResult<bool> {
     let spec = NormalizerSpec::from_text(normalizer).map_err(|e| to_py(py, e.into()))?;
     Ok(NormalizeStage::from_spec(&spec).is_some())
+}
+
+/// The core's stage of a normalizer (its JSON object); UnsupportedTokenizerError when the core
+/// does not run it.
+fn native_stage(py: Python<'_>, normalizer: &str) -> PyResult<NormalizeStage> {
+    let spec = NormalizerSpec::from_text(normalizer).map_err(|e| to_py(py, e.into()))?;
+    NormalizeStage::from_spec(&spec).ok_or_else(|| {
+        let message = format!("the core does not run the normalizer {}", spec.kind());
+        to_py(py, Error::Unsupported(message))
+    })
+}
+
+/// `native_normalize(normalizer, texts)`: each text as the core's stage of `normalizer` (its
+/// JSON object) normalizes it, for the equivalence tests against the Python stages.
+#[pyfunction]
+pub(crate) fn native_normalize(
+    py: Python<'_>,
+    normalizer: &str,
+    texts: Vec<String>,
+) -> PyResult<Vec<String>> {
+    let stage = native_stage(py, normalizer)?;
+    texts
+        .iter()
+        .map(|text| stage.normalized(text).map_err(|e| to_py(py, e)))
+        .collect()
+}
+
+/// `native_alignment(normalizer, text)`: `(normalized, head, tail)` as the core's stage of
+/// `normalizer` aligns `text` (`Normalizer::alignment_parts`: per character of `head` its
+/// original char range and whether it is that text unchanged, then the text's last `tail`
+/// characters, each itself), or None when it leaves `text` as it is or aligns nothing itself.
+#[pyfunction]
+pub(crate) fn native_alignment(
+    py: Python<'_>,
+    normalizer: &str,
+    text: &str,
+) -> PyResult<Option<(String, Vec<(usize, usize, bool)>, usize)>> {
+    let NormalizeStage::Foreign(stage) = native_stage(py, normalizer)? else {
+        return Ok(None);
+    };
+    if !stage.tracks_alignment() {
+        return Ok(None);
+    }
+    let parts = stage.alignment_parts(text).map_err(|e| to_py(py, e))?;
+    Ok(parts.map(|p| (p.normalized, p.head, p.tail)))
 }
 
 /// A pipeline's JSON text as the core reads it and writes it back (its canonical text): the

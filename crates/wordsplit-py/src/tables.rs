@@ -17,6 +17,8 @@ pub(crate) struct PyTables {
     pub(crate) inner: Arc<MergeTables>,
     /// The vocabulary's name, as Python's repr shows it (for messages).
     name: String,
+    /// The vocabulary's name as it is (for the messages that show it so).
+    pub(crate) vocab_name: String,
 }
 
 #[pymethods]
@@ -60,6 +62,7 @@ impl PyTables {
         Ok(Self {
             inner: Arc::new(tables),
             name: py_repr(py, name),
+            vocab_name: name.to_owned(),
         })
     }
 

@@ -58,6 +58,13 @@ pub enum Error {
     Unsupported(String),
     /// A token id that is not in the vocabulary.
     UnknownId(u32),
+    /// A piece of the text needs the model's unknown token, which the vocabulary `vocab`
+    /// lacks (HF's `MissingUnkToken`): the piece (its first 40 characters) and the token.
+    MissingUnknownToken {
+        vocab: String,
+        piece: String,
+        token: String,
+    },
     /// A vocabulary file could not be read: the reader's error says where and why.
     Format(crate::formats::FormatError),
     /// A stage supplied by the bindings failed with this error of its own.
@@ -98,6 +105,15 @@ impl fmt::Display for Error {
                  the piece; offsets need each piece's ids to join to its bytes"
             ),
             Error::UnknownId(id) => write!(f, "token id {id} is not in the vocabulary"),
+            Error::MissingUnknownToken {
+                vocab,
+                piece,
+                token,
+            } => write!(
+                f,
+                "{vocab}: the piece {piece:?} needs the unknown token {token:?}, which is not in \
+                 the vocabulary (HF raises MissingUnkToken); add it to the vocabulary"
+            ),
             Error::Format(error) => error.fmt(f),
             Error::Foreign(error) => error.fmt(f),
         }

@@ -2,9 +2,10 @@
 
 One native call does a whole encode. Each stage is native when it can be (the scanners, the
 ``regex`` spanner for any pattern the core can compile, ``hf-split`` programs whose patterns it
-can compile, the three encoders and ``auto``, the Unicode normalizers, and a SentencePiece
-vocabulary's stages: the ``sentencepiece`` spanner, the ``score-merge`` and ``rank-merge``
-encoders, its normalizer (see :func:`native_normalizer`)) and otherwise a
+can compile (BERT's pre-tokenizer among them), the three encoders and ``auto``, the Unicode
+normalizers, a SentencePiece vocabulary's stages: the ``sentencepiece`` spanner, the
+``score-merge`` and ``rank-merge`` encoders, its normalizer (see :func:`native_normalizer`), and a
+word model's: the ``wordpiece`` and ``word-level`` encoders, HF's ``BertNormalizer``) and otherwise a
 Python component that the native pipeline calls for its stage (a plug-in spanner, encoder or
 normalizer, or the ``regex`` spanner for a pattern the core cannot run, such as one that can
 match the empty string). While every stage is native, encoding a text of 1 KB or more runs with
@@ -30,17 +31,19 @@ from ..native_names import ENCODER_ALIASES, SCANNER_PATTERNS
 from ..vocab import Vocab
 from ..core import extension
 
-# Encoder names the native core implements ("auto" is its own strategy; see options.py), and
-# the SentencePiece encoders, which it builds from the vocabulary's pattern.
+# Encoder names the native core implements ("auto" is its own strategy; see options.py), the
+# SentencePiece encoders, which it builds from the vocabulary's pattern, and the word models'
+# (WordPiece, WordLevel), which it builds from the vocabulary's model.
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
-                             "score-merge", "rank-merge"])
+                             "score-merge", "rank-merge", "wordpiece", "word-level"])
 # The spanners the core builds from the vocabulary's description (a SentencePiece one).
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
 
 def native_normalizer(stage: spec.Stage) -> bool:
     """Whether the core runs a normalizer stage: the Unicode forms, SentencePiece's normalizer,
-    Metaspace after one the core runs, and programs of literal ``Replace`` and ``Prepend`` steps.
+    Metaspace after one the core runs, programs of literal ``Replace`` and ``Prepend`` steps, and
+    HF's ``BertNormalizer``.
 
     >>> nfkc = spec.Sequence((spec.Nfkc(),))
     >>> native_normalizer(spec.Nfc()), native_normalizer(spec.Metaspace()), native_normalizer(nfkc)

@@ -6,9 +6,11 @@ pub mod backtrack;
 pub mod backtrack_tables;
 pub mod buffer_sweep;
 pub mod heap_merge;
+pub mod prefix_trie;
 pub mod rank_merge;
 pub mod score_merge;
 pub mod sentencepiece;
+pub mod wordpiece;
 
 use std::sync::Arc;
 
@@ -34,17 +36,28 @@ pub trait Encoder: Send + Sync {
     fn is_native(&self) -> bool {
         false
     }
+
+    /// Whether a piece that is one of the vocabulary's tokens of up to 15 bytes is always
+    /// that token alone (WordPiece's longest match and WordLevel's lookup): then each
+    /// thread's piece table starts with the tokens, as the native encoders' does, and the
+    /// first time a text meets a token costs no call.
+    fn takes_tokens_whole(&self) -> bool {
+        false
+    }
 }
 
-/// Whether the core's encoders run `model`: they run byte-level BPE and SentencePiece BPE;
-/// for WordPiece, Unigram and WordLevel [`Error::Unsupported`] (an encoder supplied from
-/// outside the core runs those).
+/// Whether the core's encoders run `model`: they run byte-level BPE, SentencePiece BPE,
+/// WordPiece and WordLevel ([`wordpiece`]); for Unigram and CharacterBpe
+/// [`Error::Unsupported`] (an encoder supplied from outside the core runs those).
 pub fn check_model(model: &ModelSpec) -> Result<(), Error> {
     match model {
-        ModelSpec::Bpe | ModelSpec::SentencePieceBpe { .. } => Ok(()),
+        ModelSpec::Bpe
+        | ModelSpec::SentencePieceBpe { .. }
+        | ModelSpec::WordPiece { .. }
+        | ModelSpec::WordLevel { .. } => Ok(()),
         other => Err(Error::Unsupported(format!(
-            "the core's encoders run BPE and SentencePieceBpe models, not {}; pass the encoder \
-             that runs it",
+            "the core's encoders run BPE, SentencePieceBpe, WordPiece and WordLevel models, not \
+             {}; pass the encoder that runs it",
             other.kind()
         ))),
     }

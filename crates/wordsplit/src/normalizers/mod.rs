@@ -10,9 +10,17 @@
 //! stretches of text that can change are normalized.
 //!
 //! [`NormalizeStage::from_spec`] makes the stage a [`NormalizerSpec`] describes, when the core
-//! runs it: the forms, SentencePiece's normalizer and HF's `Metaspace` ([`sentencepiece`]), and
-//! programs of literal `Replace` and `Prepend` steps ([`program`]).
+//! runs it: the forms, SentencePiece's normalizer and HF's `Metaspace` ([`sentencepiece`]),
+//! programs of literal `Replace` and `Prepend` steps ([`program`]), and HF's `BertNormalizer`
+//! ([`bert`], with the character classes of [`bert_chars`]).
 
+pub mod bert;
+mod bert_blocks;
+pub mod bert_chars;
+mod bert_memo;
+mod bert_pieces;
+#[rustfmt::skip]
+pub mod hf_char_classes;
 mod nfc;
 pub mod program;
 pub mod sentencepiece;
@@ -35,6 +43,12 @@ pub trait Normalizer: Send + Sync {
 
     /// The normalized text of `text`.
     fn normalize(&self, text: &str) -> Result<String, Error>;
+
+    /// The normalized text of `text`, or None when it is `text` itself (a normalizer that
+    /// knows so spares the copy); by default [`Normalizer::normalize`]'s.
+    fn normalize_if_changed(&self, text: &str) -> Result<Option<String>, Error> {
+        self.normalize(text).map(Some)
+    }
 
     /// Whether it aligns its output to its input itself ([`Normalizer::alignment_parts`]);
     /// otherwise offsets align the text outside the common prefix and suffix of the two to
@@ -61,6 +75,12 @@ pub trait Normalizer: Send + Sync {
     /// the SentencePiece ones): then a pipeline using it calls nothing outside the core.
     fn is_native(&self) -> bool {
         false
+    }
+
+    /// This normalizer as the core's BERT normalizer, which BERT's pre-tokenizer runs with in
+    /// one pass ([`bert::BertNormalizer::normalized_pieces`]); None for every other.
+    fn bert(&self) -> Option<&bert::BertNormalizer> {
+        None
     }
 
     /// The normalized text of a stretch that does not start the text (it follows a literal
@@ -135,8 +155,8 @@ impl NormalizeStage {
     pub const NAMES: &'static [&'static str] = &["nfc", "nfd", "nfkc", "nfkd", "none"];
 
     /// The stage that runs `spec` in the core, or None when the core does not run it (a
-    /// plug-in, BERT's normalizer, a character map, or a program with a step other than a
-    /// literal `Replace` or a `Prepend`: the caller supplies it as [`NormalizeStage::Foreign`]).
+    /// plug-in, a character map, or a program with a step other than a literal `Replace` or a
+    /// `Prepend`: the caller supplies it as [`NormalizeStage::Foreign`]).
     ///
     /// ```
     /// use wordsplit::spec::{NormalizerSpec, SentencePieceFlags};
@@ -162,8 +182,10 @@ impl NormalizeStage {
                     *flags,
                 )))
             }
+            NormalizerSpec::BertNormalizer { .. } => {
+                NormalizeStage::Foreign(Arc::new(bert::BertNormalizer::of(spec)?))
+            }
             NormalizerSpec::SentencePiece { .. }
-            | NormalizerSpec::BertNormalizer { .. }
             | NormalizerSpec::Precompiled(_)
             | NormalizerSpec::Plugin(_) => return None,
             NormalizerSpec::Metaspace {
@@ -242,7 +264,7 @@ impl NormalizeStage {
             NormalizeStage::Nfkd if !unchanged(&|t| is_nfkd_quick(t.chars())) => {
                 Some(text.nfkd().map(|(c, _)| c).collect())
             }
-            NormalizeStage::Foreign(normalizer) => Some(normalizer.normalize(text)?),
+            NormalizeStage::Foreign(normalizer) => normalizer.normalize_if_changed(text)?,
             NormalizeStage::Nfd | NormalizeStage::Nfkc | NormalizeStage::Nfkd => None,
         })
     }

@@ -199,10 +199,16 @@ impl PipelineBuilder {
         // The piece table is asked first only on vocabularies with every byte, and answers a
         // whole token without merging only for the native encoders (a foreign one decides
         // every piece) under whole-piece lookup (elsewhere a token's bytes may merge into
-        // other tokens; single bytes alone, the index answers from an array).
-        let seeded = matches!(self.encoder, EncodeStage::Native(_))
-            && !self.tables.lacks_bytes()
-            && self.tables.whole_piece_lookup();
+        // other tokens; single bytes alone, the index answers from an array); and for an
+        // encoder that takes every token whole (WordPiece, WordLevel) wherever the piece table
+        // is asked (a model that reads text has it asked whatever bytes the vocabulary lacks).
+        let seeded = self.tables.whole_piece_lookup()
+            && match &self.encoder {
+                EncodeStage::Native(_) => !self.tables.lacks_bytes(),
+                EncodeStage::Foreign(encoder) => {
+                    encoder.takes_tokens_whole() && (!self.tables.lacks_bytes() || self.reads_text)
+                }
+            };
         if seeded {
             // Made here, once per tables, rather than in the first encode.
             self.tables.piece_seeds();

@@ -283,10 +283,25 @@ impl Pipeline {
         if text.is_empty() {
             return Ok(());
         }
+        if let Some(bert) = self.bert_in_one_pass() {
+            let mut ends = Vec::with_capacity(text.len() / 4 + 1);
+            let kept = bert.normalized_pieces(text, &mut ends);
+            return self.encode_ends(&kept, &mut ends, out);
+        }
         match self.normalizer.normalize_at(text, later)? {
             Some(normalized) => self.encode_split(&normalized, out),
             None => self.encode_split(text, out),
         }
+    }
+
+    /// The BERT normalizer that cuts the text into BERT's pieces as it normalizes it, when
+    /// the pipeline's normalizer is it and its split program BERT's pre-tokenizer.
+    fn bert_in_one_pass(&self) -> Option<&crate::normalizers::bert::BertNormalizer> {
+        let NormalizeStage::Foreign(normalizer) = &self.normalizer else {
+            return None;
+        };
+        let program = self.program.as_deref()?;
+        program.is_bert().then(|| normalizer.bert()).flatten()
     }
 
     fn encode_split(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
@@ -304,11 +319,17 @@ impl Pipeline {
         };
         // A dropping spanner's pieces are encoded from the text they make.
         let text = spanned.as_ref().map_or(text, |s| s.text.as_str());
+        self.encode_ends(text, &mut ends, out)
+    }
+
+    /// The ids of the pieces of `text` ending at `ends`, a block of them at a time when there
+    /// is an interrupt to ask and more than one block.
+    fn encode_ends(&self, text: &str, ends: &mut [usize], out: &mut Vec<u32>) -> Result<(), Error> {
         match &self.interrupt {
             Some(interrupt) if ends.len() > POLL_PIECES => {
-                self.encode_piece_blocks(text, &mut ends, interrupt, out)
+                self.encode_piece_blocks(text, ends, interrupt, out)
             }
-            _ => self.encode_piece_ends(text, &ends, out),
+            _ => self.encode_piece_ends(text, ends, out),
         }
     }
 

@@ -21,9 +21,13 @@
 //! **Pieces.** The matches and the stretches between them are flagged (match or not, swapped
 //! by `invert`), then kept, dropped or joined by the behavior, and empty parts dropped, as HF's
 //! `NormalizedString::split` does.
+//!
+//! **BERT.** A program of exactly `BertPreTokenizer`'s two steps runs as one scan
+//! ([`super::bert`]), which gives the same pieces.
 
 use regex_automata::hybrid::dfa::Cache as DfaCache;
 
+use super::bert::{bert_pieces, bert_spans, is_bert_step};
 use super::regex::{next_cache_id, one_char_class, with_caches, CharSet, RegexSpanner, SplitError};
 use super::{scanner_for_pattern, Scanner};
 use crate::pipeline::SpannedText;
@@ -69,6 +73,8 @@ pub struct HfProgram {
     /// Names this program's entry in the per-thread DFA caches (never reused).
     id: u64,
     steps: Vec<Step>,
+    /// Whether the steps are `BertPreTokenizer`'s, run as one scan ([`super::bert`]).
+    bert: bool,
 }
 
 impl HfProgram {
@@ -106,11 +112,25 @@ impl HfProgram {
                     invert: *invert,
                 })
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<Vec<Step>, String>>()?;
+        let bert = steps.len() == 2
+            && steps.iter().enumerate().all(|(i, step)| {
+                matches!(step, Step::Split {
+                    matcher: Matcher::Chars(set),
+                    behavior,
+                    invert,
+                } if is_bert_step(set.ranges(), *behavior, *invert) == Some(i))
+            });
         Ok(Self {
             id: next_cache_id(),
             steps,
+            bert,
         })
+    }
+
+    /// Whether it runs `BertPreTokenizer`'s steps as one scan.
+    pub fn is_bert(&self) -> bool {
+        self.bert
     }
 
     /// Whether the program can delete or insert text (a `Removed` or `add_prefix_space` step):
@@ -145,6 +165,16 @@ impl HfProgram {
     /// Appends the pieces of `text` to `out`, in order (none for an empty text).
     pub fn pieces(&self, text: &str, out: &mut Vec<Piece>) -> Result<(), SplitError> {
         if text.is_empty() {
+            return Ok(());
+        }
+        if self.bert {
+            bert_pieces(text, |start, end| {
+                out.push(Piece {
+                    start,
+                    end,
+                    space: false,
+                })
+            });
             return Ok(());
         }
         with_caches(
@@ -280,6 +310,9 @@ impl HfProgram {
         text: &str,
         ends: &mut Vec<usize>,
     ) -> Result<Option<SpannedText>, SplitError> {
+        if self.bert {
+            return Ok(bert_spans(text, ends));
+        }
         let mut pieces = Vec::new();
         self.pieces(text, &mut pieces)?;
         let mut position = 0;
@@ -560,6 +593,82 @@ mod tests {
         assert_eq!(spanned.text, " ab c");
         assert_eq!(ends, [3, 5]);
         assert_eq!(spanned.pieces, [(0, 2, 1), (4, 5, 1)]);
+    }
+
+    /// A one-character class of `ranges`, spelled as the Python package expands patterns.
+    fn class(ranges: &[(u32, u32)]) -> String {
+        let spelled: String = ranges
+            .iter()
+            .map(|&(a, b)| match b - a {
+                0 => format!("\\x{{{a:X}}}"),
+                1 => format!("\\x{{{a:X}}}\\x{{{b:X}}}"),
+                _ => format!("\\x{{{a:X}}}-\\x{{{b:X}}}"),
+            })
+            .collect();
+        format!("[{spelled}]")
+    }
+
+    #[test]
+    fn berts_two_steps_run_as_one_scan_with_the_same_pieces() {
+        use crate::spanners::bert::{ASCII_PUNCTUATION_RANGES, WHITE_SPACE_RANGES};
+        let white = class(&WHITE_SPACE_RANGES);
+        let mut punctuation = ASCII_PUNCTUATION_RANGES.to_vec();
+        punctuation.extend_from_slice(crate::normalizers::hf_char_classes::PUNCTUATION_RANGES);
+        let punctuation = class(&punctuation);
+        let bert = program(&[
+            Some((&white, "Removed", false)),
+            Some((&punctuation, "Isolated", false)),
+        ]);
+        assert!(bert.is_bert() && bert.drops_text());
+        let mut stepwise = program(&[
+            Some((&white, "Removed", false)),
+            Some((&punctuation, "Isolated", false)),
+        ]);
+        stepwise.bert = false;
+        for text in [
+            "Hello, world!  don't\u{3000}x\u{a0}y…z\n",
+            "",
+            "   ",
+            "a",
+            "(\u{166d})、。 \u{1c}\u{85}ab\u{2028}c-d",
+        ] {
+            assert_eq!(split(&bert, text), split(&stepwise, text), "{text:?}");
+            let (mut ends, mut stepwise_ends) = (Vec::new(), Vec::new());
+            let spans = bert.spans(text, &mut ends).unwrap();
+            let stepwise_spans = stepwise.spans(text, &mut stepwise_ends).unwrap();
+            assert_eq!(ends, stepwise_ends, "{text:?}");
+            assert_eq!(
+                spans.map(|s| (s.text, s.pieces)),
+                stepwise_spans.map(|s| (s.text, s.pieces)),
+                "{text:?}"
+            );
+        }
+        // Another behavior, an inverted step, a third step or another class: step by step.
+        for steps in [
+            vec![
+                Some((white.as_str(), "Removed", false)),
+                Some((&punctuation, "Contiguous", false)),
+            ],
+            vec![
+                Some((&white, "Removed", false)),
+                Some((&punctuation, "Isolated", true)),
+            ],
+            vec![
+                Some((&white, "Removed", false)),
+                Some((&punctuation, "Isolated", false)),
+                None,
+            ],
+            vec![
+                Some(("[ ]", "Removed", false)),
+                Some((&punctuation, "Isolated", false)),
+            ],
+            vec![
+                Some((&punctuation, "Isolated", false)),
+                Some((&white, "Removed", false)),
+            ],
+        ] {
+            assert!(!program(&steps).is_bert());
+        }
     }
 
     #[test]

@@ -21,11 +21,13 @@
 //!
 //! Any other pattern runs on [`RegexSpanner`] (spanner `regex`), llama.cpp-style sequences of
 //! patterns on [`RegexSequence`], and HuggingFace `Split` programs (which may delete text or
-//! insert a space) on [`HfProgram`]. These need the crate's `regex` feature (on by default):
+//! insert a space) on [`HfProgram`], which runs BERT's program of two steps as one scan
+//! ([`bert`]). These need the crate's `regex` feature (on by default):
 //! without it (the WebAssembly module, whose readers only give scanners' patterns) they are
 //! types without values whose constructors refuse every pattern, and the regex engines are not
 //! compiled in.
 
+pub mod bert;
 mod blocks;
 pub mod cl100k;
 mod cl100k_blocks;

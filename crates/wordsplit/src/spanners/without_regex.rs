@@ -47,6 +47,11 @@ pub enum HfProgram {}
 
 impl HfProgram {
     /// Never called: there is no value to call it on.
+    pub fn is_bert(&self) -> bool {
+        match *self {}
+    }
+
+    /// Never called: there is no value to call it on.
     pub fn spans(
         &self,
         _text: &str,

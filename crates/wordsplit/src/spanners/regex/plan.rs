@@ -16,6 +16,11 @@ pub(crate) struct CharSet {
 }
 
 impl CharSet {
+    /// Its code points as sorted, merged ranges.
+    pub(crate) fn ranges(&self) -> &[(u32, u32)] {
+        &self.ranges
+    }
+
     pub(super) fn new(mut ranges: Vec<(u32, u32)>) -> Self {
         ranges.sort_unstable();
         let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
