@@ -148,7 +148,9 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
     };
     let merges = if truthy(header.get("pair_ranked")) {
         let merges_start = 8 * n + blob_size;
-        Some(merge_table(&body[merges_start..merges_start + 12 * m as usize]))
+        Some(merge_table(
+            &body[merges_start..merges_start + 12 * m as usize],
+        ))
     } else {
         None
     };
