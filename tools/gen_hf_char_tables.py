@@ -115,8 +115,10 @@ def classes(path: Path) -> dict[str, set[int]]:
 
 
 RUST_DOCS = {
-    "PUNCTUATION_RANGES": "Pc Pd Ps Pe Pi Pf Po: what `Punctuation` and `BertPreTokenizer` split on (HF adds\n/// the ASCII punctuation, `char::is_ascii_punctuation`).",
-    "OTHER_RANGES": "Cc Cf Co: what `BertNormalizer`'s `clean_text` drops (HF keeps tab, newline and\n/// carriage return, which it makes spaces).",
+    "PUNCTUATION_RANGES": "Pc Pd Ps Pe Pi Pf Po: what `Punctuation` and `BertPreTokenizer` split on (HF adds\n"
+                          "/// the ASCII punctuation, `char::is_ascii_punctuation`).",
+    "OTHER_RANGES": "Cc Cf Co: what `BertNormalizer`'s `clean_text` drops (HF keeps tab, newline and\n"
+                    "/// carriage return, which it makes spaces).",
     "NONSPACING_MARK_RANGES": "Mn: what `BertNormalizer`'s `strip_accents` drops after NFD.",
 }
 
