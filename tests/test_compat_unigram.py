@@ -38,9 +38,11 @@ pytestmark = pytest.mark.skipif(not UNIGRAM.is_dir(), reason="tests/data/unigram
 FIELDS = ("ids", "tokens", "offsets", "attention_mask", "special_tokens_mask", "type_ids", "word_ids",
           "sequence_ids", "n_sequences")
 TEXTS = ["Hello world", "  Hello   world  ", "", " ", "a\tb\nc", "Ｈｅｌｌｏ ①", "😀 x 😀😀", "<s>hi</s> there <unk>",
-         "é e\u0301", "ﬁne (test) – €5 \"q\"", "日本語のテキスト", "x▁y ▁▁z", "<0x41>", "[CLS] a [SEP]", "</s>", "a</s>b",
-         " </s> ", "\u200b\u200bx", "hello\u3000world", "``quoted''", "(phrasefix) a(#0)b", "<extra_id_5> x", *ADVERSARIAL]
-SOME = ["t5-small/tokenizer.json.gz", "spiece.albert.tokenizer.json.gz", "test_sentencepiece.xlmroberta.tokenizer.json.gz",
+         "é e\u0301", "ﬁne (test) – €5 \"q\"", "日本語のテキスト", "x▁y ▁▁z", "<0x41>", "[CLS] a [SEP]", "</s>",
+         "a</s>b", " </s> ", "\u200b\u200bx", "hello\u3000world", "``quoted''", "(phrasefix) a(#0)b", "<extra_id_5> x",
+         *ADVERSARIAL]
+SOME = ["t5-small/tokenizer.json.gz", "spiece.albert.tokenizer.json.gz",
+        "test_sentencepiece.xlmroberta.tokenizer.json.gz",
         "test_sentencepiece_with_bytefallback.llama.tokenizer.json.gz"]
 EXAMPLES = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 texts = st.one_of(st.lists(ALPHABET, max_size=16).map("".join), st.text(max_size=24))
