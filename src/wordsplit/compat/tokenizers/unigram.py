@@ -95,8 +95,12 @@ class UnigramTexts:
         if self._whitespace_split:
             # T5's layout: the file's normalizer alone (the loader's two Replace steps dropped),
             # WhitespaceSplit and Metaspace run here.
+            from ...formats.hf_unigram import _WHITESPACE_TO_METASPACE
+            from ...normalizer_programs import checked_step
+
+            loader_steps = tuple(checked_step(step) for step in _WHITESPACE_TO_METASPACE)
             if not isinstance(stage, Metaspace) or not isinstance(stage.before, Sequence) \
-                    or len(stage.before.normalizers) < 2:
+                    or stage.before.normalizers[-2:] != loader_steps:
                 raise UnsupportedTokenizerError(f"{source}: its WhitespaceSplit layout is not the one the loader reads")
             steps = stage.before.normalizers[:-2]
             self._scheme = stage.prepend_scheme
