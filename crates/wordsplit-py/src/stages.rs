@@ -57,6 +57,10 @@ pub(crate) fn native_normalize(
         .collect()
 }
 
+/// A normalized text, its head's alignment (per character: the original char range, and
+/// whether it is that text unchanged) and how many last characters follow, each itself.
+type AlignedText = (String, Vec<(usize, usize, bool)>, usize);
+
 /// `native_alignment(normalizer, text)`: `(normalized, head, tail)` as the core's stage of
 /// `normalizer` aligns `text` (`Normalizer::alignment_parts`: per character of `head` its
 /// original char range and whether it is that text unchanged, then the text's last `tail`
@@ -66,7 +70,7 @@ pub(crate) fn native_alignment(
     py: Python<'_>,
     normalizer: &str,
     text: &str,
-) -> PyResult<Option<(String, Vec<(usize, usize, bool)>, usize)>> {
+) -> PyResult<Option<AlignedText>> {
     let NormalizeStage::Foreign(stage) = native_stage(py, normalizer)? else {
         return Ok(None);
     };

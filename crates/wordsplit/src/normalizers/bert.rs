@@ -156,7 +156,7 @@ impl BertNormalizer {
     fn plain_word(&self, word: u64) -> bool {
         // (each byte below 0x80, so no sum below carries into the next byte)
         let below_space = word.wrapping_sub(0x20 * ONES) & !word;
-        let delete = (word ^ 0x7F * ONES).wrapping_sub(ONES) & !(word ^ 0x7F * ONES);
+        let delete = (word ^ (0x7F * ONES)).wrapping_sub(ONES) & !(word ^ (0x7F * ONES));
         let mut bad = word | below_space | delete;
         if self.lowercase {
             bad |= word.wrapping_add(0x3F * ONES) & !word.wrapping_add(0x25 * ONES);

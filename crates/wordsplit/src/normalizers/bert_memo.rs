@@ -16,7 +16,7 @@ use super::bert_chars::{BertChars, MARK};
 /// An entry: bit 63 set once computed; then up to three characters, each plus one in 21 bits
 /// (0: none), in order. [`MANY`]: more than three (computed each time).
 const COMPUTED: u64 = 1 << 63;
-const MANY: u64 = COMPUTED | (1 << 63) - 1;
+const MANY: u64 = COMPUTED | ((1 << 63) - 1);
 const FIELD: u32 = 21;
 const FIELD_MASK: u64 = (1 << FIELD) - 1;
 
