@@ -19,7 +19,7 @@
 //!
 //! Its offsets: [`BertNormalizer::alignment`] aligns each character of the result to the text
 //! step by step, as HF's `NormalizedString` does (the Python `bert_alignment`). Before BERT's
-//! pre-tokenizer, the two run as one pass ([`super::bert_pieces`]).
+//! pre-tokenizer, the two run as one pass (`bert_pieces.rs`).
 
 use unicode_normalization_alignments::char::decompose_canonical;
 use unicode_normalization_alignments::UnicodeNormalization;
