@@ -923,7 +923,7 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
         ("qwen-slice-pair-ranked", Some(3000), true)
     );
     // The header's pipeline gives the pattern (its Regex spanner's) and the normalizer.
-    assert_eq!(header["format"], json!(4));
+    assert_eq!(header["format"], json!(5));
     assert_eq!(
         header["pipeline"]["spanner"]["type"].as_str(),
         Some("Regex")
