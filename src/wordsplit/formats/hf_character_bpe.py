@@ -61,26 +61,14 @@ def read_hf_character_bpe(spec: Mapping[str, Any], *, source: str, name: str, eo
         VocabFormatError: malformed entries.
         UnsupportedTokenizerError: an option or stage wordsplit does not run with such a model.
     """
-    from .bytelevel import token_bytes
     from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _normalizer, _pattern
-    from .hf_word_models import _spanner
+    from .hf_word_models import _spanner, vocab_ranks
 
     model = spec["model"]
     _check_options(model, source)
     table = model.get("vocab")
-    if not isinstance(table, dict) or not table:
-        raise VocabFormatError(f"{source}: model.vocab must be a non-empty object of token → id")
     byte_level = _has_byte_level(spec.get("pre_tokenizer"))
-    ranks: dict[bytes, int] = {}
-    for text, i in table.items():
-        if type(i) is not int or i < 0:
-            raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
-        data = token_bytes(text) if byte_level else text.encode("utf-8", "surrogatepass")
-        if data is None:
-            raise VocabFormatError(f"{source}: vocab entry {text!r} is not a byte-level token")
-        ranks[data] = i
-    if len(set(ranks.values())) != len(ranks):
-        raise VocabFormatError(f"{source}: two vocab entries have the same id")
+    ranks = vocab_ranks(table, source, byte_level)
     merges = _merges(model.get("merges"), ranks, byte_level, source)
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)

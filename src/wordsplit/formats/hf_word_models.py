@@ -34,7 +34,7 @@ from ..spec import NoDecoder, PipelineSpec, Stage, WordLevel, WordPiece, WordPie
 from ..split_programs import split_program
 from ..vocab import Vocab
 
-__all__ = ["WORD_MODELS", "read_hf_word_model"]
+__all__ = ["WORD_MODELS", "read_hf_word_model", "vocab_ranks"]
 
 #: The model types this module reads.
 WORD_MODELS = ("WordPiece", "WordLevel")
@@ -90,6 +90,31 @@ def _model(model: Mapping[str, Any], source: str) -> Stage:
     return WordPiece(unk, prefix, longest)
 
 
+def vocab_ranks(table: Any, source: str, byte_level: bool = False) -> dict[bytes, int]:
+    """A model's ``vocab`` object as token bytes → id: each token's UTF-8, or with
+    ``byte_level`` the bytes its byte-level text spells.
+
+    Raises:
+        VocabFormatError: not a non-empty object, an id that is not a non-negative integer, a
+            token that is not byte-level text (``byte_level``), or two tokens of one id.
+    """
+    from .bytelevel import token_bytes
+
+    if not isinstance(table, dict) or not table:
+        raise VocabFormatError(f"{source}: model.vocab must be a non-empty object of token → id")
+    ranks: dict[bytes, int] = {}
+    for text, i in table.items():
+        if type(i) is not int or i < 0:
+            raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
+        data = token_bytes(text) if byte_level else text.encode("utf-8", "surrogatepass")
+        if data is None:
+            raise VocabFormatError(f"{source}: vocab entry {text!r} is not a byte-level token")
+        ranks[data] = i
+    if len(set(ranks.values())) != len(ranks):
+        raise VocabFormatError(f"{source}: two vocab entries have the same id")
+    return ranks
+
+
 def read_hf_word_model(spec: Mapping[str, Any], *, source: str, name: str, eos_token: str | None = None) -> Vocab:
     """The vocabulary of a parsed tokenizer.json whose model is WordPiece or WordLevel.
 
@@ -101,15 +126,7 @@ def read_hf_word_model(spec: Mapping[str, Any], *, source: str, name: str, eos_t
 
     model = spec["model"]
     table = model.get("vocab")
-    if not isinstance(table, dict) or not table:
-        raise VocabFormatError(f"{source}: model.vocab must be a non-empty object of token → id")
-    ranks: dict[bytes, int] = {}
-    for text, i in table.items():
-        if type(i) is not int or i < 0:
-            raise VocabFormatError(f"{source}: vocab entry {text!r} has the id {i!r}; ids are non-negative integers")
-        ranks[text.encode("utf-8", "surrogatepass")] = i
-    if len(set(ranks.values())) != len(ranks):
-        raise VocabFormatError(f"{source}: two vocab entries have the same id")
+    ranks = vocab_ranks(table, source)
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
     normalizer = _normalizer(spec.get("normalizer"), source)
