@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers.decoders import DecodeStream as HFDecodeStream
 
+from compat_cases import fields, result, set_alike
 from test_compat_tokenizers import hf_json
 from test_wordpiece import ALPHABET, DATA, FILES, TEXTS, corpus_lines, read_json
 from wordsplit.compat.tokenizers import Encoding, Tokenizer, TruncationError
@@ -38,8 +39,6 @@ BPE_FILES = ("clip-vit-base-patch32", "tokenizer-wiki", "tortoise")
 # The matrix runs on these: BERT's template (MiniLM), no decoder and other ids (bert-wiki), no
 # post-processor (WordLevel), and a byte-level and a SentencePiece-style file of other kinds.
 MATRIX_FILES = ["all-MiniLM-L6-v2", "bert-wiki", "genslm-codon-wordlevel", "gpt2+roberta", "spm-llama+bos"]
-FIELDS = ("ids", "tokens", "offsets", "attention_mask", "special_tokens_mask", "type_ids", "word_ids",
-          "sequence_ids", "n_sequences")
 
 
 def file_text(name: str) -> str:
@@ -54,34 +53,8 @@ def _built(name: str) -> tuple[tokenizers.Tokenizer, Tokenizer]:
 def both(name: str, truncation=None, padding=None):
     """HF's tokenizer and the drop-in of a file, set alike (``None``: off)."""
     hf, ws = _built(name)
-    for tok in (hf, ws):
-        tok.no_truncation()
-        tok.no_padding()
-        tok.encode_special_tokens = False
-        if truncation is not None:
-            tok.enable_truncation(**truncation)
-        if padding is not None:
-            tok.enable_padding(**padding)
+    set_alike((hf, ws), truncation, padding)
     return hf, ws
-
-
-def fields(encoding) -> dict:
-    """Every field of an encoding, its overflowing parts' (and theirs) too."""
-    out = {name: getattr(encoding, name) for name in FIELDS}
-    out["len"] = len(encoding)
-    out["overflowing"] = [fields(part) for part in encoding.overflowing]
-    return out
-
-
-def result(call):
-    """The fields of what a call returns (an encoding or a list), or "raised"."""
-    try:
-        value = call()
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException:  # noqa: BLE001 (HF raises Exception, and its panics are BaseException)
-        return "raised"
-    return [fields(e) for e in value] if isinstance(value, list) else fields(value)
 
 
 def assert_same(name, method, *args, **kwargs):

@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers.decoders import DecodeStream as HFDecodeStream
 
+from compat_cases import fields, result, set_alike
 from test_compat_tokenizers import stream_step
 from test_unigram import ADVERSARIAL, ALPHABET, JSONS, UNIGRAM, golden, json_golden_name, raw
 from wordsplit.compat.tokenizers import Tokenizer
@@ -35,8 +36,6 @@ from wordsplit.errors import EncodeInputError
 
 pytestmark = pytest.mark.skipif(not UNIGRAM.is_dir(), reason="tests/data/unigram/ (the family data) is not here")
 
-FIELDS = ("ids", "tokens", "offsets", "attention_mask", "special_tokens_mask", "type_ids", "word_ids",
-          "sequence_ids", "n_sequences")
 TEXTS = ["Hello world", "  Hello   world  ", "", " ", "a\tb\nc", "Ｈｅｌｌｏ ①", "😀 x 😀😀", "<s>hi</s> there <unk>",
          "é e\u0301", "ﬁne (test) – €5 \"q\"", "日本語のテキスト", "x▁y ▁▁z", "<0x41>", "[CLS] a [SEP]", "</s>",
          "a</s>b", " </s> ", "\u200b\u200bx", "hello\u3000world", "``quoted''", "(phrasefix) a(#0)b", "<extra_id_5> x",
@@ -60,35 +59,8 @@ def _built(name: str) -> tuple[tokenizers.Tokenizer, Tokenizer]:
 def both(name: str, truncation=None, padding=None):
     """HF's tokenizer and the drop-in of a file, set alike (``None``: off)."""
     hf, ws = _built(name)
-    for tok in (hf, ws):
-        tok.no_truncation()
-        tok.no_padding()
-        tok.encode_special_tokens = False
-        if truncation is not None:
-            tok.enable_truncation(**truncation)
-        if padding is not None:
-            tok.enable_padding(**padding)
+    set_alike((hf, ws), truncation, padding)
     return hf, ws
-
-
-def fields(encoding) -> dict:
-    """Every field of an encoding, its overflowing parts' (and theirs) too."""
-    out = {name: getattr(encoding, name) for name in FIELDS}
-    out["len"] = len(encoding)
-    out["overflowing"] = [fields(part) for part in encoding.overflowing]
-    return out
-
-
-def result(call):
-    """The fields of what a call returns (an encoding or a list), or "raised" (HF raises an
-    Exception or panics; which one, for a batch, depends on its threads)."""
-    try:
-        value = call()
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException:  # noqa: BLE001
-        return "raised"
-    return [fields(e) for e in value] if isinstance(value, list) else fields(value)
 
 
 def assert_calls_same(hf, ws, call) -> None:
