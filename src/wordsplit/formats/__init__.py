@@ -116,7 +116,7 @@ def register_loader(name: str, *, suffixes: tuple[str, ...],
         DuplicateNameError: ``name`` is taken.
 
     >>> sorted(LOADERS)
-    ['gguf', 'sentencepiece', 'tekken', 'tiktoken', 'tokenizer.json', 'vocab.json']
+    ['gguf', 'sentencepiece', 'tekken', 'tiktoken', 'tokenizer.json', 'vocab.json', 'vocab.txt']
     """
     suffixes = (suffixes,) if isinstance(suffixes, str) else tuple(suffixes)
     if not suffixes or not all(isinstance(s, str) and s for s in suffixes):
