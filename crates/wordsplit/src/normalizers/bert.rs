@@ -217,14 +217,10 @@ impl BertNormalizer {
 
     /// The steps on `text`, each character they make given to `out`.
     fn run<S: Sink>(&self, text: &str, out: &mut S) {
-        self.run_with(text, out, &mut String::new());
-    }
-
-    /// [`Self::run`], with `pending` (empty) to hold the characters NFD may change while they
-    /// wait for the next starter NFD leaves as it is (left empty).
-    pub(super) fn run_with<S: Sink>(&self, text: &str, out: &mut S, pending: &mut String) {
         let bytes = text.as_bytes();
         let table = BertChars::get();
+        // The characters NFD may change, waiting for the next starter NFD leaves as it is.
+        let pending = &mut String::new();
         let mut i = 0;
         while i < bytes.len() {
             if let Some(word) = bytes.get(i..i + 8) {
@@ -259,6 +255,45 @@ impl BertNormalizer {
             i += width;
         }
         self.flush(pending, table, out);
+    }
+
+    /// The steps on the characters of `text` from byte `start` (a character's start) up to
+    /// its first ASCII character the steps keep, or its end, given to `out`; returns where it
+    /// stopped. `pending` (empty, and left empty) holds the characters NFD may change while
+    /// they wait for the next starter NFD leaves as it is.
+    pub(super) fn run_beyond_ascii<S: Sink>(
+        &self,
+        text: &str,
+        start: usize,
+        out: &mut S,
+        pending: &mut String,
+    ) -> usize {
+        let bytes = text.as_bytes();
+        let table = BertChars::get();
+        let mut i = start;
+        while i < bytes.len() {
+            let byte = bytes[i];
+            if byte < 0x80 {
+                if self.ascii[usize::from(byte)] != DROP {
+                    break;
+                }
+                i += 1;
+                continue;
+            }
+            let (code, width) = decode_multibyte(bytes, i);
+            let flags = table.flags(code);
+            if flags & self.changes == 0 {
+                self.flush(pending, table, out);
+                out.kept(&bytes[i..i + width], flags);
+            } else {
+                // SAFETY: as in `run`.
+                let c = unsafe { char::from_u32_unchecked(code) };
+                self.step(c, flags, pending, table, out);
+            }
+            i += width;
+        }
+        self.flush(pending, table, out);
+        i
     }
 
     /// A character beyond ASCII that some step changes, through the steps.
