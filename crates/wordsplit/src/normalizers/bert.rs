@@ -53,6 +53,15 @@ pub(super) trait Sink {
     fn kept(&mut self, bytes: &[u8], flags: u8);
     /// A character the steps made, and its flags.
     fn made(&mut self, c: char, flags: u8);
+
+    /// A character of the text (its UTF-8, its flags) with a space put each side (a CJK
+    /// ideograph that the other steps leave as it is).
+    #[inline(always)]
+    fn isolated(&mut self, bytes: &[u8], flags: u8) {
+        self.ascii(b" ");
+        self.kept(bytes, flags);
+        self.ascii(b" ");
+    }
 }
 
 impl Sink for String {
@@ -313,6 +322,11 @@ impl BertNormalizer {
             out.ascii(b" ");
         } else if self.handle_chinese_chars && flags & CJK != 0 {
             self.flush(pending, table, out);
+            if flags & self.changes & !CJK == 0 {
+                // (most ideographs: neither accents nor case change them)
+                out.isolated(c.encode_utf8(&mut [0; 4]).as_bytes(), flags);
+                return;
+            }
             out.ascii(b" ");
             self.accents_and_case(c, flags, pending, table, out);
             self.flush(pending, table, out);

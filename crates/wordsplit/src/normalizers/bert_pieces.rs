@@ -215,6 +215,17 @@ impl Sink for Cutter<'_> {
         }
     }
 
+    /// The spaces each side end the pieces around it: it is a piece of its own (or none,
+    /// were it white space).
+    #[inline(always)]
+    fn isolated(&mut self, bytes: &[u8], flags: u8) {
+        if flags & WHITE != 0 {
+            self.close();
+        } else {
+            self.punct(bytes);
+        }
+    }
+
     #[inline(always)]
     fn made(&mut self, c: char, flags: u8) {
         self.kept(c.encode_utf8(&mut [0; 4]).as_bytes(), flags);
