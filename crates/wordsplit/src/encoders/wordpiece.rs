@@ -120,11 +120,13 @@ impl WordPiece {
                 model.kind()
             )));
         };
-        let trie = PrefixTrie::new(
-            tables
-                .bpe_ids()
-                .filter_map(|id| Some((tables.token(id)?, id))),
-        );
+        // Tokens that are not UTF-8 are left out: no text spells them (the Python encoder's
+        // tokens, decoded with surrogate escapes, never equal a piece of text either), and
+        // the trie's matches of UTF-8 tokens end on character boundaries.
+        let trie = PrefixTrie::new(tables.bpe_ids().filter_map(|id| {
+            let token = tables.token(id)?;
+            std::str::from_utf8(token).is_ok().then_some((token, id))
+        }));
         let continuing = trie.walk(PrefixTrie::ROOT, continuing_subword_prefix.as_bytes());
         Ok(Self {
             trie,
@@ -285,6 +287,14 @@ mod tests {
         // An empty prefix: the tokens after the first are the first ones.
         let bare = WordPiece::new(&t, &wordpiece("[UNK]", "", 100), "tiny").unwrap();
         assert_eq!(ids(&bare, "unaa").unwrap(), [5, 4]);
+    }
+
+    #[test]
+    fn a_token_that_is_not_utf8_never_matches() {
+        let tokens: Vec<(&[u8], u32)> = vec![(b"[UNK]", 0), (b"\xc3", 1), (b"##\xa9", 2)];
+        let t = Arc::new(MergeTables::from_tokens(tokens, &[], 3, None, true).unwrap());
+        let encoder = WordPiece::new(&t, &wordpiece("[UNK]", "##", 100), "tiny").unwrap();
+        assert_eq!(ids(&encoder, "é").unwrap(), [0]);
     }
 
     #[test]

@@ -53,6 +53,15 @@ pub(super) trait Sink {
     fn kept(&mut self, bytes: &[u8], flags: u8);
     /// A character the steps made, and its flags.
     fn made(&mut self, c: char, flags: u8);
+
+    /// A character of the text (its UTF-8, its flags) with a space put each side (a CJK
+    /// ideograph that the other steps leave as it is).
+    #[inline(always)]
+    fn isolated(&mut self, bytes: &[u8], flags: u8) {
+        self.ascii(b" ");
+        self.kept(bytes, flags);
+        self.ascii(b" ");
+    }
 }
 
 impl Sink for String {
@@ -217,14 +226,10 @@ impl BertNormalizer {
 
     /// The steps on `text`, each character they make given to `out`.
     fn run<S: Sink>(&self, text: &str, out: &mut S) {
-        self.run_with(text, out, &mut String::new());
-    }
-
-    /// [`Self::run`], with `pending` (empty) to hold the characters NFD may change while they
-    /// wait for the next starter NFD leaves as it is (left empty).
-    pub(super) fn run_with<S: Sink>(&self, text: &str, out: &mut S, pending: &mut String) {
         let bytes = text.as_bytes();
         let table = BertChars::get();
+        // The characters NFD may change, waiting for the next starter NFD leaves as it is.
+        let pending = &mut String::new();
         let mut i = 0;
         while i < bytes.len() {
             if let Some(word) = bytes.get(i..i + 8) {
@@ -261,6 +266,45 @@ impl BertNormalizer {
         self.flush(pending, table, out);
     }
 
+    /// The steps on the characters of `text` from byte `start` (a character's start) up to
+    /// its first ASCII character the steps keep, or its end, given to `out`; returns where it
+    /// stopped. `pending` (empty, and left empty) holds the characters NFD may change while
+    /// they wait for the next starter NFD leaves as it is.
+    pub(super) fn run_beyond_ascii<S: Sink>(
+        &self,
+        text: &str,
+        start: usize,
+        out: &mut S,
+        pending: &mut String,
+    ) -> usize {
+        let bytes = text.as_bytes();
+        let table = BertChars::get();
+        let mut i = start;
+        while i < bytes.len() {
+            let byte = bytes[i];
+            if byte < 0x80 {
+                if self.ascii[usize::from(byte)] != DROP {
+                    break;
+                }
+                i += 1;
+                continue;
+            }
+            let (code, width) = decode_multibyte(bytes, i);
+            let flags = table.flags(code);
+            if flags & self.changes == 0 {
+                self.flush(pending, table, out);
+                out.kept(&bytes[i..i + width], flags);
+            } else {
+                // SAFETY: as in `run`.
+                let c = unsafe { char::from_u32_unchecked(code) };
+                self.step(c, flags, pending, table, out);
+            }
+            i += width;
+        }
+        self.flush(pending, table, out);
+        i
+    }
+
     /// A character beyond ASCII that some step changes, through the steps.
     fn step<S: Sink>(
         &self,
@@ -278,6 +322,11 @@ impl BertNormalizer {
             out.ascii(b" ");
         } else if self.handle_chinese_chars && flags & CJK != 0 {
             self.flush(pending, table, out);
+            if flags & self.changes & !CJK == 0 {
+                // (most ideographs: neither accents nor case change them)
+                out.isolated(c.encode_utf8(&mut [0; 4]).as_bytes(), flags);
+                return;
+            }
             out.ascii(b" ");
             self.accents_and_case(c, flags, pending, table, out);
             self.flush(pending, table, out);

@@ -186,14 +186,7 @@ impl BertNormalizer {
                 continue;
             }
             // The run of characters beyond ASCII (and of ASCII ones `clean_text` drops) from i.
-            let mut end = i + 1;
-            while end < bytes.len()
-                && (bytes[end] >= 0x80 || classes[usize::from(bytes[end])].1 == Class::Dropped)
-            {
-                end += 1;
-            }
-            self.run_with(&text[i..end], &mut cut, &mut pending);
-            i = end;
+            i = self.run_beyond_ascii(text, i, &mut cut, &mut pending);
         }
         cut.close();
         // SAFETY: `kept` is made of whole characters of `text` and of the normalizer's output
@@ -211,7 +204,7 @@ impl Sink for Cutter<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn kept(&mut self, bytes: &[u8], flags: u8) {
         if flags & WHITE != 0 {
             self.close();
@@ -222,7 +215,18 @@ impl Sink for Cutter<'_> {
         }
     }
 
-    #[inline]
+    /// The spaces each side end the pieces around it: it is a piece of its own (or none,
+    /// were it white space).
+    #[inline(always)]
+    fn isolated(&mut self, bytes: &[u8], flags: u8) {
+        if flags & WHITE != 0 {
+            self.close();
+        } else {
+            self.punct(bytes);
+        }
+    }
+
+    #[inline(always)]
     fn made(&mut self, c: char, flags: u8) {
         self.kept(c.encode_utf8(&mut [0; 4]).as_bytes(), flags);
     }
