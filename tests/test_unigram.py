@@ -426,6 +426,9 @@ def test_malformed_unigram_json_is_refused(edit, error, why):
     ("decoder", {"type": "Metaspace", "replacement": "_", "prepend_scheme": "always"}, "decoder"),
     ("pre_tokenizer", {"type": "Whitespace"}, "pre-tokenizer"),
     ("normalizer", {"type": "Unknown"}, "normalizer"),
+    # HF's ▁ before the first word only, every word encoded alone: the drop-in reads it.
+    ("pre_tokenizer", {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, {
+        "type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": True}]}, "compat.tokenizers"),
 ])
 def test_unsupported_unigram_json_is_named(part, value, why):
     spec = json.loads(raw(UNIGRAM / "test_sentencepiece.t5.tokenizer.json.gz"))

@@ -287,6 +287,13 @@ def _with_metaspace(value: Any, kinds: list[str], normalizer, source: str):
         if not split or stage.prepend_scheme == "never":
             raise UnsupportedTokenizerError(f"{source}: WhitespaceSplit before a Metaspace {metaspace!r} is not "
                                             "supported (only one that prepends and splits)")
+        if stage.prepend_scheme == "first":
+            # HF puts the ▁ before the first word only, yet encodes every word alone: a cut
+            # without a ▁, which no stage of the pipeline makes.
+            raise UnsupportedTokenizerError(
+                f"{source}: WhitespaceSplit before a Metaspace with prepend_scheme 'first' is not supported by "
+                "load_vocab (only 'always'); wordsplit.compat.tokenizers.Tokenizer.from_file reads it exactly"
+            )
         return stage, split
     return metaspace_after(value, normalizer, source)
 

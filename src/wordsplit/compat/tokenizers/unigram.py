@@ -103,7 +103,7 @@ class UnigramTexts:
                     or stage.before.normalizers[-2:] != loader_steps:
                 raise UnsupportedTokenizerError(f"{source}: its WhitespaceSplit layout is not the one the loader reads")
             steps = stage.before.normalizers[:-2]
-            self._scheme = stage.prepend_scheme
+            self._scheme = spec["pre_tokenizer"]["pretokenizers"][-1].get("prepend_scheme", stage.prepend_scheme)
             stage = NoNormalizer() if not steps else steps[0] if len(steps) == 1 else Sequence(tuple(steps))
         self._stage = stage
         # The loader's Replace steps put a ▁ before every word, where HF's prepend_scheme
