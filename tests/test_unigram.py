@@ -254,9 +254,9 @@ def test_tokens_ends_match_the_ids():
     assert ends == sorted(ends) and ends[-1] == len("▁hi😀x")
 
 
-# Offsets through Precompiled and Metaspace, where every token spells its part of the text (an
-# unknown token or byte tokens need the encoder's tokens(): that offsets path is the engine's
-# next step). T5's WhitespaceSplit layout aligns its ▁ to the white space, HF to the word.
+# Offsets through Precompiled and Metaspace, where every token spells its part of the text (HF
+# gives an unknown run's byte tokens the whole run's offsets, wordsplit each its own byte: see
+# the next test). T5's WhitespaceSplit layout aligns its ▁ to the white space, HF to the word.
 @pytest.mark.parametrize("name", [n for n in JSONS if not n.startswith("t5-small")])
 def test_offsets_equal_hf_where_tokens_spell_the_text(name):
     tok, oracle = json_tokenizer(name), hf_oracle(name)
@@ -269,6 +269,31 @@ def test_offsets_equal_hf_where_tokens_spell_the_text(name):
         assert tok.encode_with_offsets(case["text"]).char_offsets == expected, case["text"]
         compared += 1
     assert compared > 50
+
+
+@pytest.mark.parametrize("name", ["test_sentencepiece_with_bytefallback.model.gz",
+                                  "test_sentencepiece_with_bytefallback.llama.tokenizer.json.gz"])
+def test_offsets_of_byte_fallback_tokens_are_their_bytes(name):
+    """Byte fallback's tokens of an unknown character each stand for one of its UTF-8 bytes:
+    their byte ranges tile the character and their character range is that character."""
+    tok = model_tokenizer(name) if name in MODELS else json_tokenizer(name)
+    byte_ids = {i for i in tok._engine.encoder.byte_ids if i is not None}
+    seen = 0
+    for text in ["a ①", "①😀 x", "😀😀", "a😀b", "x \U0010ffff\u0300y"]:
+        offsets = tok.encode_with_offsets(text)
+        assert offsets.ids == tok.encode(text)
+        fallback = [k for k, i in enumerate(offsets.ids) if i in byte_ids]
+        seen += len(fallback)
+        for k in fallback:
+            start, end = offsets.char_offsets[k]
+            assert end == start + 1 and ord(text[start]) > 0x7F, (text, k)
+            byte_start, byte_end = offsets.byte_offsets[k]
+            assert byte_end == byte_start + 1
+        for group in {offsets.char_offsets[k] for k in fallback}:
+            bytes_of = sorted(offsets.byte_offsets[k] for k in fallback if offsets.char_offsets[k] == group)
+            character = text[group[0]].encode("utf-8")
+            assert len(bytes_of) == len(character) and bytes_of[-1][1] - bytes_of[0][0] == len(character)
+    assert seen >= 8  # (the map of the .model makes ① "1"; 😀 has no piece in either)
 
 
 # -- speed ------------------------------------------------------------------------------------------

@@ -256,10 +256,16 @@ class PythonEngine:
             return None
         lengths = []
         for piece in pieces:
-            start = 0
-            for _, end in tokens(piece):
-                lengths.append(len(piece[start:end].encode("utf-8")))
-                start = end
+            start, found, k = 0, tokens(piece), 0
+            while k < len(found):
+                end = found[k][1]
+                size, sharing = len(piece[start:end].encode("utf-8")), 1
+                while k + sharing < len(found) and found[k + sharing][1] == end:
+                    sharing += 1
+                # Byte fallback's tokens of an unknown run all end where it ends: one byte each
+                # (any other count does not tile, which place_tokens reports).
+                lengths.extend([size] if sharing == 1 else [1] * sharing if sharing == size else [0] * sharing)
+                start, k = end, k + sharing
         return lengths
 
     def _untiled(self, piece: bytes) -> ComponentError:
