@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 from conftest import DATA, GOLDEN
 from wordsplit import TokenizerOptions, load_vocab
 from wordsplit.engines.sentencepiece import SentencePieceEngine
-from wordsplit.errors import UnsupportedTokenizerError, VocabFormatError
+from wordsplit.errors import UnknownVocabError, UnsupportedTokenizerError, VocabFormatError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 from wordsplit.formats.hf_unigram import serde_json_f64
-from wordsplit.formats.sentencepiece import read_model_proto
+from wordsplit.formats.sentencepiece import _varint, read_model_proto
 from wordsplit.formats.charsmap import read_charsmap
 from wordsplit.postprocess import Parts, default_process, processor_for
 
@@ -163,6 +163,35 @@ def test_json_golden(name):
 def test_refused_files(name, why):
     with pytest.raises(UnsupportedTokenizerError, match=why):
         load_vocab(UNIGRAM / name)
+
+
+def _fields_reordered(model: bytes) -> bytes:
+    """The protobuf ``model`` with its specs (fields 2 to 5) before its pieces (field 1), as
+    other writers than sentencepiece lay a model out; protobuf readers take either order."""
+    fields, pos = [], 0
+    while pos < len(model):
+        start = pos
+        tag, pos = _varint(model, pos, "")
+        length, pos = _varint(model, pos, "")
+        pos += length
+        fields.append((tag >> 3, model[start:pos]))
+    return b"".join(b for n, b in fields if n != 1) + b"".join(b for n, b in fields if n == 1)
+
+
+@pytest.mark.parametrize("name", ["test_sentencepiece.model.gz", "spiece.model.gz"])
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_a_model_with_its_specs_first_and_any_name_loads_by_content(tmp_path, name, backend):
+    """A model whose pieces come after its specs, named as maxtext names its files
+    (``tokenizer.default``): recognized by its content, it encodes as sentencepiece does."""
+    path = tmp_path / "tokenizer.default"
+    path.write_bytes(_fields_reordered(raw(UNIGRAM / name)))
+    oracle = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    tok = TokenizerOptions(backend=backend).build(load_vocab(path))
+    for text in ["Hello world ①", "  x\ty ", "日本語 😀"]:
+        assert tok.encode(text) == oracle.encode(text)
+    (tmp_path / "notes.default").write_bytes(b"* some text, not a model\n")
+    with pytest.raises(UnknownVocabError, match="nor recognizes its content"):
+        load_vocab(tmp_path / "notes.default")
 
 
 # -- live differential tests ------------------------------------------------------------------------

@@ -134,7 +134,9 @@ def loader_for(path: str | os.PathLike, head: Optional[bytes] = None) -> Loader:
 
     Where several loaders read that suffix and some recognize files by content (``detect``),
     the file's first bytes decide: ``head`` when given, else read from ``path`` if it is a
-    file. A loader that recognizes them wins; otherwise the one without ``detect`` does.
+    file. A loader that recognizes them wins; otherwise the one without ``detect`` does. A name
+    no loader reads (maxtext's ``tokenizer.default``) goes to the one loader that recognizes
+    the content.
 
     Raises:
         UnknownVocabError: no loader reads such a file; the message lists the known suffixes.
@@ -146,11 +148,7 @@ def loader_for(path: str | os.PathLike, head: Optional[bytes] = None) -> Loader:
         if lengths:
             matches.append((max(lengths), loader))
     if not matches:
-        known = ", ".join(f"{s} ({loader.name})" for _, loader in LOADERS.items() for s in loader.suffixes)
-        raise UnknownVocabError(
-            f"cannot tell the format of {str(path)!r}: no loader reads such a file name. Known: {known}; "
-            "register another with wordsplit.register_loader"
-        )
+        return _loader_by_content(path, head)
     # Longest suffix first; among equals, registration order (max keeps the first).
     if any(loader.detect is not None for _, loader in matches):
         if head is None:
@@ -161,6 +159,27 @@ def loader_for(path: str | os.PathLike, head: Optional[bytes] = None) -> Loader:
             return max(recognized, key=lambda match: match[0])[1]
         matches = [match for match in matches if match[1].detect is None] or matches
     return max(matches, key=lambda match: match[0])[1]
+
+
+def _loader_by_content(path: str | os.PathLike, head: Optional[bytes]) -> Loader:
+    """The loader of a file whose name no loader reads: the one loader that recognizes its
+    first bytes (a SentencePiece model named ``tokenizer.default`` or ``tokenizer.gemma``).
+
+    Raises:
+        UnknownVocabError: no loader, or more than one, recognizes the file.
+    """
+    if head is None:
+        head = read_head(path) if Path(path).is_file() else b""
+    recognized = [loader for _, loader in LOADERS.items() if loader.detect is not None and head and loader.detect(head)]
+    if len(recognized) == 1:
+        return recognized[0]
+    known = ", ".join(f"{s} ({loader.name})" for _, loader in LOADERS.items() for s in loader.suffixes)
+    what = "no loader reads such a file name, nor recognizes its content" if not recognized else \
+        f"its name says nothing and its content looks like {' and '.join(found.name for found in recognized)}"
+    raise UnknownVocabError(
+        f"cannot tell the format of {str(path)!r}: {what}. Known: {known}; rename the file with its format's "
+        "suffix, or register another loader with wordsplit.register_loader"
+    )
 
 
 def fact_owners(facts: list[str]) -> str:
@@ -227,7 +246,7 @@ def _load_sentencepiece(path: Path) -> Vocab:
     return load_sentencepiece(path)
 
 
-@register_loader("gguf", suffixes=(".gguf",), inputs=lambda path: [path])
+@register_loader("gguf", suffixes=(".gguf",), inputs=lambda path: [path], detect=lambda head: head[:4] == b"GGUF")
 def _load_gguf(path: Path) -> Vocab:
     from .gguf import load_gguf  # the GGUF reader is only imported when a GGUF is loaded
 

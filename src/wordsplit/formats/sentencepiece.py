@@ -205,22 +205,68 @@ def read_model_proto(data: bytes, source: str = "tokenizer.model") -> ModelProto
 
 
 def looks_like_sentencepiece(head: bytes) -> bool:
-    """Whether a file's first bytes are a SentencePiece model: a protobuf whose first field is a
-    piece (field 1, a message whose own first field is its non-empty UTF-8 text).
+    """Whether a file's first bytes are a SentencePiece model: a protobuf of the model's fields
+    (1 to 5, each a message), in any order, up to its first piece (field 1, a message whose own
+    first field is its non-empty UTF-8 text). sentencepiece writes the pieces first; other
+    writers put the trainer and normalizer specs before them.
 
     >>> looks_like_sentencepiece(b"\\x0a\\x09\\x0a\\x05<unk>\\x18\\x02"), looks_like_sentencepiece(b"YQ== 0\\n")
     (True, False)
+    >>> looks_like_sentencepiece(b"\\x1a\\x02\\x08\\x01" + b"\\x0a\\x09\\x0a\\x05<unk>\\x18\\x02")
+    True
     """
-    if head[:1] != b"\x0a":
+    pos = 0
+    try:
+        while pos < len(head):
+            tag, pos = _varint(head, pos, "")
+            if tag & 7 != 2 or not 1 <= tag >> 3 <= 5:
+                return False
+            length, pos = _varint(head, pos, "")
+            if tag >> 3 == 1:
+                return _is_piece_head(head[pos:pos + length], length)
+            # A spec: a well-formed message, which may run past the head (a normalizer spec
+            # with its character map is often larger than the head).
+            if not _is_message(head[pos:pos + length], cut=pos + length > len(head)):
+                return False
+            if pos + length > len(head):
+                return True
+            pos += length
+    except VocabFormatError:  # (a varint cut by the end of the head, or malformed)
+        return False
+    return False
+
+
+def _is_message(data: bytes, *, cut: bool) -> bool:
+    """Whether ``data`` is a well-formed protobuf message (every field's tag, wire type and
+    length consistent), or with ``cut`` the start of one."""
+    pos = 0
+    try:
+        while pos < len(data):
+            tag, pos = _varint(data, pos, "")
+            wire, size = tag & 7, None
+            if tag >> 3 == 0 or wire not in (0, 1, 2, 5):
+                return False
+            if wire == 0:
+                _, pos = _varint(data, pos, "")
+                continue
+            if wire == 2:
+                size, pos = _varint(data, pos, "")
+            pos += size if size is not None else 8 if wire == 1 else 4
+        return pos == len(data) or cut
+    except VocabFormatError:
+        return cut
+
+
+def _is_piece_head(message: bytes, length: int) -> bool:
+    """Whether ``message`` (a piece's bytes, cut by the end of the head) starts as a piece: its
+    text field first, non-empty UTF-8 within the message."""
+    if length < 3 or message[:1] != b"\x0a":
         return False
     try:
-        length, pos = _varint(head, 1, "")
-        if length < 3 or head[pos:pos + 1] != b"\x0a":
+        text_length, text_pos = _varint(message, 1, "")
+        if not 0 < text_length <= length or text_pos + text_length > len(message):
             return False
-        text_length, text_pos = _varint(head, pos + 1, "")
-        if not 0 < text_length <= length or text_pos + text_length > len(head):
-            return False
-        head[text_pos:text_pos + text_length].decode("utf-8")
+        message[text_pos:text_pos + text_length].decode("utf-8")
     except (VocabFormatError, UnicodeDecodeError):
         return False
     return True
