@@ -38,8 +38,9 @@ def render(results: dict, args, worst_sizes: list[int], piece_lengths: list[int]
         "# wordsplit benchmark",
         "",
         f"- date: {meta['date']}",
-        f"- machine: {machine['cpu']}, {machine['cores']} cores, {machine['mem_gib']} GiB, {machine['os']}, "
-        f"Python {machine['python']}; 1-min load average {load} (start → end)",
+        f"- machine: {machine['cpu']} ({machine.get('vector', '?')}), {machine['cores']} cores, "
+        f"{machine['mem_gib']} GiB, {machine['os']}, Python {machine['python']}; 1-min load average {load} "
+        "(start → end)",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()),
         f"- command: `{without_paths(meta['command'])}`",
         "- corpora (bytes measured / documents): " + ", ".join(

@@ -20,8 +20,19 @@ def machine_info() -> dict:
                 if line.startswith("model name")), platform.processor())
     mem = next((line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
                 if line.startswith("MemTotal")), "0")
-    return {"cpu": cpu, "cores": os.cpu_count(), "mem_gib": round(int(mem) / 2**20, 1),
+    return {"cpu": cpu, "vector": vector_paths(), "cores": os.cpu_count(), "mem_gib": round(int(mem) / 2**20, 1),
             "os": f"{platform.system()} {platform.release()}", "python": platform.python_version()}
+
+
+def vector_paths() -> str:
+    """The widest vector code paths wordsplit's core takes on this machine: AVX-512, or AVX2
+    (on an AVX-512 CPU when ``WORDSPLIT_NO_AVX512`` turns those paths off), or neither."""
+    flags = set(next((line.split(":", 1)[1].split() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("flags")), []))
+    switched_off = os.environ.get("WORDSPLIT_NO_AVX512", "0") not in ("", "0")
+    if "avx512bw" in flags:
+        return "AVX2 paths (AVX-512 switched off by WORDSPLIT_NO_AVX512)" if switched_off else "AVX-512"
+    return "AVX2" if "avx2" in flags else "no AVX2"
 
 
 def versions(snapshot_of: Optional[str], built_elsewhere: bool = False) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+from pathlib import Path
 import sys
 
 import pytest
@@ -513,3 +514,32 @@ def test_strs_with_surrogates_keep_no_utf8():
         fixed = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         assert native.encode(text) == native.encode(fixed)
         assert sys.getsizeof(text) == size
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base", "qwen3"])
+def test_the_avx2_paths_an_environment_switch_forces_give_the_same_ids(name):
+    """``WORDSPLIT_NO_AVX512=1`` (docs/speed.md) runs the AVX2 scanners, piece keys and
+    buffer sweep on an AVX-512 machine: the same ids over every corpus, in a fresh process
+    (the switch is read once per process)."""
+    import os
+    import subprocess
+
+    script = (
+        "import gzip, hashlib, sys\n"
+        "from wordsplit import TokenizerOptions, load_vocab\n"
+        f"tok = TokenizerOptions(backend='native').build(load_vocab({name!r}))\n"
+        "digest = hashlib.sha256()\n"
+        "for path in sys.argv[1:]:\n"
+        "    text = gzip.decompress(open(path, 'rb').read()).decode('utf-8')[:400_000]\n"
+        "    digest.update(str(tok.encode_ordinary(text)).encode())\n"
+        "print(digest.hexdigest())\n"
+    )
+    corpora = [str(path) for path in sorted((Path(__file__).parent / "data" / "corpus").glob("*.txt.gz"))]
+    digests = set()
+    for switch in ("0", "1"):
+        env = {**os.environ, "WORDSPLIT_NO_AVX512": switch}
+        done = subprocess.run([sys.executable, "-c", script, *corpora], capture_output=True, text=True,
+                              timeout=600, env=env)
+        assert done.returncode == 0, done.stderr
+        digests.add(done.stdout.strip())
+    assert len(digests) == 1

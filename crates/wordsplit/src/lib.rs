@@ -3,6 +3,7 @@
 pub mod arrow;
 pub mod batch;
 mod char_merges;
+pub mod cpu;
 pub mod decode;
 pub mod encoders;
 pub mod error;

@@ -44,7 +44,11 @@ pub fn encode(t: &MergeTables, piece: &[u8], out: &mut Vec<u32>) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::is_x86_feature_detected as has;
-        if (65..=STACK_PIECE).contains(&piece.len()) && has!("avx512f") && has!("avx2") {
+        if (65..=STACK_PIECE).contains(&piece.len())
+            && has!("avx512f")
+            && has!("avx2")
+            && crate::cpu::avx512_allowed()
+        {
             // SAFETY: this CPU has AVX-512F and AVX2, checked just above.
             return unsafe { encode_avx512(t, piece, out) };
         }

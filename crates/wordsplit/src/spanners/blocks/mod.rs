@@ -42,7 +42,7 @@ pub(super) trait Classify: Copy {
 pub(super) fn classifier() -> impl Classify {
     #[cfg(target_arch = "x86_64")]
     return X86 {
-        avx512: std::arch::is_x86_feature_detected!("avx512bw"),
+        avx512: crate::cpu::avx512_allowed() && std::arch::is_x86_feature_detected!("avx512bw"),
         avx2: std::arch::is_x86_feature_detected!("avx2"),
     };
     #[cfg(not(target_arch = "x86_64"))]

@@ -312,7 +312,8 @@ impl TableLines {
 #[inline]
 fn vector_keys() -> bool {
     #[cfg(target_arch = "x86_64")]
-    return std::arch::is_x86_feature_detected!("avx512f")
+    return crate::cpu::avx512_allowed()
+        && std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512bw")
         && std::arch::is_x86_feature_detected!("avx512dq")
         && std::arch::is_x86_feature_detected!("avx512vbmi")
