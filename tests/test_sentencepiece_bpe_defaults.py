@@ -33,7 +33,7 @@ FILES = {"test_sentencepiece_bpe.model.gz": "unigram-test_sentencepiece_bpe",
          "bpemb-en.wiki.bpe.vs100000.model.gz": "unigram-bpemb-en.wiki.bpe.vs100000"}
 FIXTURE = DATA / "unigram" / "test_sentencepiece_bpe.model.gz"
 V7 = DATA / "spm" / "mistral-v7.model"
-NORMAL, USER_DEFINED, BYTE = 1, 4, 6
+NORMAL, USER_DEFINED, UNUSED, BYTE = 1, 4, 5, 6
 
 
 def raw(path: Path) -> bytes:
@@ -165,9 +165,18 @@ VARIANTS = {
     "v7-no-e-o": (V7, lambda p: (_remove(p, "e", "о"), _add(p, "\t\t", "\t\t\t", "🦀🦀", "▁🦀", "x🦀"))),
     # Mistral v7 without byte fallback (and its byte pieces), without "e"
     "v7-no-fallback": (V7, lambda p: (_no_fallback(p), _remove(p, "e"), _add(p, "\t\t", "🦀🦀"))),
+    # the fixture with UNUSED pieces: one a merge made is split back, one left alone is unknown
+    # (and joins the unknown run beside it)
+    "bpe-unused": (FIXTURE, lambda p: _unused(p, "x", "th", "▁the")),
     # ... and with nmt_nfkc's character map (the fixture's)
     "v7-no-fallback-nfkc": (V7, lambda p: (_no_fallback(p), _remove(p, "e"), _charsmap_of_fixture(p))),
 }
+
+
+def _unused(proto, *texts: str) -> None:
+    for piece in proto.pieces:
+        if piece.piece in texts:
+            piece.type = UNUSED
 
 
 def _charsmap_of_fixture(proto) -> None:
@@ -188,7 +197,7 @@ def variant(name: str) -> Path:
     return path
 
 
-FIXED = ["", "Hello world", "the tree", "eee aaa", "\t\tx\t\t\t", "  leading and  double  ", "🦀🦀 🦀x🦀 x🦀🦀",
+FIXED = ["", "Hello world", "the tree", "x😀 xx the thing", "eee aaa", "\t\tx\t\t\t", "  leading and  double  ", "🦀🦀 🦀x🦀 x🦀🦀",
          "вое оо", "ﬁ Ⅻ ① ＡＢ", "😀😀 😀 x😀y", "▁▁ ▁", "e", "[REF]e[/REF]", "\U000e0041e\U000e0041"]
 
 

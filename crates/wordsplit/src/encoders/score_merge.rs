@@ -7,7 +7,7 @@
 //! (a run of such symbols one unknown piece), a one-character symbol that is a control
 //! piece's text is that piece. A character that is no piece still merges where pieces hold
 //! it: such a model carries its scores, which rank its pieces, and such a character has a
-//! hidden id past the vocabulary ([`CharIds::hide`]), unknown when it is left alone. What it
+//! hidden id past the vocabulary, unknown when it is left alone. What it
 //! shares with `rank-merge` (the sweep, the pair memos, the characters' ids) is in
 //! [`super::sentencepiece`].
 
