@@ -198,7 +198,8 @@ def variant(name: str) -> Path:
 
 
 FIXED = ["", "Hello world", "the tree", "x😀 xx the thing", "eee aaa", "\t\tx\t\t\t", "  leading and  double  ",
-         "🦀🦀 🦀x🦀 x🦀🦀", "вое оо", "ﬁ Ⅻ ① ＡＢ", "😀😀 😀 x😀y", "▁▁ ▁", "e", "[REF]e[/REF]", "\U000e0041e\U000e0041"]
+         "🦀🦀 🦀x🦀 x🦀🦀", "вое оо", "ﬁ Ⅻ ① ＡＢ", "😀😀 😀 x😀y", "▁▁ ▁", "e", "[REF]e[/REF]",
+         "\U000e0041e\U000e0041"]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
