@@ -5,14 +5,17 @@ merges: the ``sentencepiece`` spanner gives it as a piece of its own). Two adjac
 merge when together they spell a piece; the pair whose piece has the highest score goes
 first, the leftmost on ties (``sentencepiece``'s agenda orders by score, then by the left
 symbol's position). The vocabulary holds that rule as its pair-ranked table (rank 0 = highest
-score, see :mod:`wordsplit.formats.sentencepiece`). As in ``sentencepiece``, every adjacent
-pair that can merge waits in a heap, and an entry whose symbols changed since it was pushed is
-skipped when it comes up (lazy invalidation).
+score, see :mod:`wordsplit.formats.sentencepiece`); a model whose pieces hold characters that
+are no piece of their own (they still merge: ``sentencepiece`` looks up the joined text only)
+carries its scores instead, which rank each piece by its text. As in ``sentencepiece``, every
+adjacent pair that can merge waits in a heap, and an entry whose symbols changed since it was
+pushed is skipped when it comes up (lazy invalidation).
 
 Then each symbol becomes its id: a piece is its id, except an UNUSED piece, which is split back
 into the two symbols it was last proposed from (recursively); a symbol that is no piece (a
 character outside the vocabulary, or an unused piece no merge made) is its UTF-8 bytes as byte
-pieces (byte fallback).
+pieces (byte fallback), or without byte fallback the model's ``unk_token``, a run of such
+symbols one ``unk_token``.
 
 >>> from wordsplit.formats.sentencepiece import Piece, ModelProto, sentencepiece_vocab
 >>> from wordsplit.tables import MergeTables

@@ -13,12 +13,15 @@ components of :mod:`wordsplit.sentencepiece`:
   piece into two pieces, ranked by the piece's score, equal scores equal ranks);
 * BYTE pieces (``<0x41>``) are the tokens of their byte, so a byte-fallback token spells the
   byte it stands for; where a one-character piece is that byte's text already (``A``), the
-  byte piece keeps its own text as its token;
+  byte piece keeps its own text as its token; without byte fallback a symbol that is no piece
+  is the UNKNOWN piece (a run of them one), and a model whose pieces hold characters that are
+  no piece carries its scores (:mod:`~wordsplit.encoders.score_merge`);
 * CONTROL and UNKNOWN pieces (``<s>``, ``</s>``, ``<unk>``, Mistral's ``[INST]``) are special
   tokens: ``sentencepiece`` never matches them in text, and neither does ``encode_ordinary``
   (``encode`` follows the usual special-token policy);
-* the normalizer spec becomes the vocabulary's normalizer, the user-defined pieces its
-  pattern (the ``sentencepiece`` spanner cuts them out of the text).
+* the normalizer spec (its flags and precompiled character map) becomes the vocabulary's
+  normalizer, the user-defined pieces its pattern (the ``sentencepiece`` spanner cuts them out
+  of the text).
 
 A Unigram model is read by :mod:`~wordsplit.formats.sentencepiece_unigram`; a model of another
 type (Word, Char) is an :class:`UnsupportedTokenizerError` naming it.
@@ -326,7 +329,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
     from ..sentencepiece import SPACE, sentencepiece_pipeline, word_cuts
     from ..spec import SentencePieceNormalizer
     from .charsmap import cached_charsmap
-    from .sentencepiece_unigram import _check_user_defined
+    from .sentencepiece_unigram import check_user_defined
 
     source = source or name
     if model.model_type == "UNIGRAM" and native is None:
@@ -364,9 +367,9 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
             charsmap = cached_charsmap(model.precompiled_charsmap)
         except VocabFormatError as exc:
             raise VocabFormatError(f"{source}: its normalizer: {exc}") from None
-        _check_user_defined(user_defined, charsmap, source)
+        check_user_defined(user_defined, charsmap, source)
     elif any(" " in text for text in user_defined):
-        _check_user_defined(user_defined, None, source)
+        check_user_defined(user_defined, None, source)
     *tokens, merges, joined = tables
 
     def token(index: int) -> Optional[int]:
