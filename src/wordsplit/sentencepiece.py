@@ -11,7 +11,7 @@ leading one (the dummy prefix), byte pieces are bytes, control pieces are empty 
 is `` ⁇ `` (:mod:`wordsplit.engines.sentencepiece`).
 
 >>> sentencepiece_pipeline(semantics="hf").model
-SentencePieceBpe(merge_by='rank', unused=(), ignore_merges=False)
+SentencePieceBpe(merge_by='rank', unused=(), ignore_merges=False, byte_fallback=True, unk_token='<unk>')
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ SEMANTICS = {"sentencepiece": ("score", "sentencepiece"), "hf": ("rank", "hf"),
 def sentencepiece_pipeline(*, semantics: str, normalizer: Stage = NoNormalizer(), user_defined: tuple = (),
                            unused: tuple = (), unk_surface: str = " \u2047 ", strip_leading_space: str = "first",
                            ignore_merges: bool = False, words: bool = False, joined: tuple = (),
-                           metaspace_split: bool = False) -> PipelineSpec:
+                           metaspace_split: bool = False, byte_fallback: bool = True,
+                           unk_token: str = "<unk>") -> PipelineSpec:
     """The pipeline of a SentencePiece vocabulary read with ``semantics`` (a key of
     :data:`SEMANTICS`). ``unused`` are the UNUSED pieces: ``sentencepiece`` splits one a merge
     makes back into the two symbols it was last made from (the model's), llama.cpp renders one
@@ -49,7 +50,7 @@ def sentencepiece_pipeline(*, semantics: str, normalizer: Stage = NoNormalizer()
         spanner=SentencePieceSplit(user_defined=tuple(user_defined), words=words, joined=tuple(joined),
                                    metaspace_split=metaspace_split),
         model=SentencePieceBpe(merge_by=merge_by, unused=tuple(unused) if style == "sentencepiece" else (),
-                               ignore_merges=ignore_merges),
+                               ignore_merges=ignore_merges, byte_fallback=byte_fallback, unk_token=unk_token),
         decoder=SentencePieceDecoder(style=style, unk_surface=unk_surface, strip_leading_space=strip_leading_space,
                                      unused=tuple(unused) if style == "llama.cpp" else ()),
     )

@@ -353,8 +353,11 @@ class Vocab:
         >>> Vocab(name="no-x", ranks={bytes([b]): b for b in range(256) if b != 120}, pattern=".").missing_bytes
         b'x'
         """
-        if self._missing is None and not isinstance(self.pipeline.model, (BytePairEncoding, SentencePieceBpe)):
-            # A model over characters (WordPiece, Unigram, WordLevel) has its own unknown token.
+        model = self.pipeline.model
+        if self._missing is None and not (isinstance(model, BytePairEncoding)
+                                          or isinstance(model, SentencePieceBpe) and model.byte_fallback):
+            # A model over characters (WordPiece, Unigram, WordLevel, SentencePiece BPE without
+            # byte fallback) has its own unknown token.
             object.__setattr__(self, "_missing", b"")
         if self._missing is None:
             native = self.native_tables() if self._ranks is None else None

@@ -183,10 +183,11 @@ impl PyPipeline {
 
     #[new]
     /// `spec` is the vocabulary's pipeline in its JSON form; `pattern` the regex a native
-    /// regex spanner or scanner runs (the expanded form of the spec's), else empty.
+    /// regex spanner or scanner runs (the expanded form of the spec's), else empty; `scores`
+    /// the vocabulary's scores by id, for a SentencePiece model that ranks its pieces by them.
     #[pyo3(signature = (tables, *, spec, encoder, spanner, pattern, literals,
                         encoder_impl=None, spanner_impl=None, normalizer_impl=None, patterns=None,
-                        unk=None, program=None))]
+                        unk=None, program=None, scores=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -202,6 +203,7 @@ impl PyPipeline {
         patterns: Option<Vec<String>>,
         unk: Option<(u32, bool)>,
         program: Option<Vec<StepSpec>>,
+        scores: Option<Vec<f64>>,
     ) -> PyResult<Self> {
         if program.is_some() && spanner_impl.is_none() {
             return Err(pyo3::exceptions::PyValueError::new_err(
@@ -239,6 +241,7 @@ impl PyPipeline {
                     encoder,
                     &spec,
                     &literals,
+                    scores.as_deref(),
                 )
                 .or_else(|| {
                     word_model_encoder(encoder, &tables.inner, &spec.model, &tables.vocab_name)

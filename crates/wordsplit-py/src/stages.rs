@@ -100,21 +100,23 @@ pub(crate) fn sentencepiece_spanner(
         .map_err(|e| to_py(py, e))
 }
 
-/// The native `score-merge` or `rank-merge` encoder of a vocabulary (its tables, pipeline and
-/// special literals), or None for another encoder name.
+/// The native `score-merge` or `rank-merge` encoder of a vocabulary (its tables, pipeline,
+/// special literals and, for a model that has them, its scores by id), or None for another
+/// encoder name.
 pub(crate) fn sentencepiece_encoder(
     py: Python<'_>,
     tables: &Arc<MergeTables>,
     name: &str,
     spec: &PipelineSpec,
     literals: &[Literal],
+    scores: Option<&[f64]>,
 ) -> Option<PyResult<Box<dyn Encoder>>> {
     let specials: Vec<(String, u32)> = literals
         .iter()
         .filter(|l| l.special)
         .map(|l| (l.text.clone(), l.id))
         .collect();
-    sentencepiece::sentencepiece_encoder(name, tables.clone(), spec, &specials)
+    sentencepiece::sentencepiece_encoder(name, tables.clone(), spec, &specials, scores)
         .map(|made| made.map_err(|e| to_py(py, e)))
 }
 

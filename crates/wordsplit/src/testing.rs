@@ -30,7 +30,8 @@ pub(crate) fn texts(seed: u64, alphabet: &[&str], count: usize, max_len: usize) 
 }
 
 /// A SentencePiece [`crate::spec::PipelineSpec`] of flat fields: the split's (`user_defined`,
-/// `words`, `joined`, `metaspace_split`), the model's (`unused`, `ignore_merges`), and
+/// `words`, `joined`, `metaspace_split`), the model's (`unused`, `ignore_merges`,
+/// `byte_fallback`; its `unk_token` is `<unk>`), and
 /// `semantics`, the files' kind (`sentencepiece`, `hf`, `llama.cpp`, `llama.cpp-bpe`;
 /// default `sentencepiece`), which gives the model's `merge_by` and the decoder's style.
 pub(crate) fn sentencepiece_spec(fields: &serde_json::Value) -> crate::spec::PipelineSpec {
@@ -49,7 +50,8 @@ pub(crate) fn sentencepiece_spec(fields: &serde_json::Value) -> crate::spec::Pip
                     "words": get("words", json!(false)), "joined": get("joined", json!([])),
                     "metaspace_split": get("metaspace_split", json!(false))},
         "model": {"type": "SentencePieceBpe", "merge_by": merge_by, "unused": get("unused", json!([])),
-                  "ignore_merges": get("ignore_merges", json!(false))},
+                  "ignore_merges": get("ignore_merges", json!(false)),
+                  "byte_fallback": get("byte_fallback", json!(true))},
         "decoder": {"type": "SentencePiece", "style": style},
         "post_processor": {"type": "None"},
     });

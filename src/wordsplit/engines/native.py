@@ -374,5 +374,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         program=program,
         # Only a vocabulary that lacks some byte ever uses its unk token.
         unk=(vocab.unk_token_id, vocab.fuse_unk) if vocab.unk_token_id is not None and vocab.missing_bytes else None,
+        # (a SentencePiece BPE model whose pieces hold characters that are no piece ranks them by score)
+        scores=list(vocab.scores) if vocab.scores is not None and vocab.pipeline.sentencepiece else None,
     )
     return NativeEngine(vocab, pipeline, tables, (spanner, encoder))

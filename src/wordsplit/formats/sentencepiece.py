@@ -13,12 +13,15 @@ components of :mod:`wordsplit.sentencepiece`:
   piece into two pieces, ranked by the piece's score, equal scores equal ranks);
 * BYTE pieces (``<0x41>``) are the tokens of their byte, so a byte-fallback token spells the
   byte it stands for; where a one-character piece is that byte's text already (``A``), the
-  byte piece keeps its own text as its token;
+  byte piece keeps its own text as its token; without byte fallback a symbol that is no piece
+  is the UNKNOWN piece (a run of them one), and a model whose pieces hold characters that are
+  no piece carries its scores (:mod:`~wordsplit.encoders.score_merge`);
 * CONTROL and UNKNOWN pieces (``<s>``, ``</s>``, ``<unk>``, Mistral's ``[INST]``) are special
   tokens: ``sentencepiece`` never matches them in text, and neither does ``encode_ordinary``
   (``encode`` follows the usual special-token policy);
-* the normalizer spec becomes the vocabulary's normalizer, the user-defined pieces its
-  pattern (the ``sentencepiece`` spanner cuts them out of the text).
+* the normalizer spec (its flags and precompiled character map) becomes the vocabulary's
+  normalizer, the user-defined pieces its pattern (the ``sentencepiece`` spanner cuts them out
+  of the text).
 
 A Unigram model is read by :mod:`~wordsplit.formats.sentencepiece_unigram`; a model of another
 type (Word, Char) is an :class:`UnsupportedTokenizerError` naming it.
@@ -302,8 +305,9 @@ def _native_vocab(data: bytes, name: str, source: str) -> Optional[Vocab]:
     fields: dict = {}
     for number, message in parsed["specs"]:
         _spec(message, _TRAINER if number == 2 else _NORMALIZER, source, fields)
-    if fields.get("model_type", "UNIGRAM") != "BPE":
-        return None  # (the reference reads a Unigram model's pieces, with their scores)
+    if fields.get("model_type", "UNIGRAM") != "BPE" or not fields.get("byte_fallback", False):
+        return None  # (the reference reads a Unigram model's pieces, with their scores, and checks
+        # that a model without byte fallback has no byte pieces)
     return sentencepiece_vocab(ModelProto(pieces=[], **fields), name=name, source=source, native=parsed)
 
 
@@ -314,13 +318,18 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
     model's pieces (:func:`_native_vocab`), in place of ``model.pieces``.
 
     Raises:
-        UnsupportedTokenizerError: the model is not BPE; it has no byte fallback (an unknown
-            character would be ``<unk>``, runs of them one ``<unk>``: not supported yet); its
-            normalizer has a precompiled character map (``nmt_nfkc``...).
-        VocabFormatError: duplicate pieces, or ids that are not pieces.
+        UnsupportedTokenizerError: the model is not BPE; it has a denormalizer; user-defined
+            pieces its character map could change (see
+            :mod:`~wordsplit.formats.sentencepiece_unigram`); without byte fallback, a piece
+            spelled like a byte piece.
+        VocabFormatError: duplicate pieces, ids that are not pieces, a malformed character map.
     """
-    from ..sentencepiece import sentencepiece_pipeline, word_cuts
+    import base64
+
+    from ..sentencepiece import SPACE, sentencepiece_pipeline, word_cuts
     from ..spec import SentencePieceNormalizer
+    from .charsmap import cached_charsmap
+    from .sentencepiece_unigram import check_user_defined
 
     source = source or name
     if model.model_type == "UNIGRAM" and native is None:
@@ -332,50 +341,63 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
         raise UnsupportedTokenizerError(
             f"{source} is a SentencePiece {kind} model; wordsplit reads SentencePiece BPE and Unigram models only"
         )
-    if model.precompiled_charsmap:
+    if model.denormalizer_charsmap:
         raise UnsupportedTokenizerError(
-            f"{source}: its normalizer {model.normalizer_name or '(unnamed)'!r} has a precompiled character map, "
-            "which wordsplit does not apply yet; SentencePiece BPE models with the 'identity' normalizer load"
+            f"{source}: the model has a denormalizer (a character map sentencepiece applies to decoded text), "
+            "which wordsplit does not apply"
         )
-    if not model.byte_fallback:
-        raise UnsupportedTokenizerError(
-            f"{source}: a SentencePiece BPE model without byte_fallback (unknown characters become <unk>) is not "
-            "supported yet; models with byte_fallback (Llama 2, Mistral, Gemma) load"
-        )
+    scores = None
     if native is None:
         pieces = model.pieces
-        tables = _piece_tables(pieces, source)
+        tables, unpieced = _piece_tables(pieces, source, byte_fallback=model.byte_fallback)
         kinds = [p.type for p in pieces]
         special = {p.text: i for i, p in enumerate(pieces) if p.type in (CONTROL, UNKNOWN)}
         user_defined = tuple(p.text for p in pieces if p.type == USER_DEFINED)
         unused = tuple(p.text for p in pieces if p.type == UNUSED)
-    else:  # (checked by the core as _piece_tables checks them)
+        # Pieces that hold a character that is no piece have no split into two pieces: the
+        # encoders rank them by their scores.
+        scores = [p.score for p in pieces] if unpieced else None
+        space_is_piece = SPACE.encode("utf-8") in tables[0]
+    else:  # (checked by the core as _piece_tables checks them; it reads byte-fallback models only)
         tables, kinds, special = native["tables"], native["kinds"], dict(native["special"])
         user_defined, unused = tuple(native["user_defined"]), tuple(native["unused"])
+        space_is_piece = True
+    if model.precompiled_charsmap:
+        try:
+            charsmap = cached_charsmap(model.precompiled_charsmap)
+        except VocabFormatError as exc:
+            raise VocabFormatError(f"{source}: its normalizer: {exc}") from None
+        check_user_defined(user_defined, charsmap, source)
+    elif any(" " in text for text in user_defined):
+        check_user_defined(user_defined, None, source)
     *tokens, merges, joined = tables
 
     def token(index: int) -> Optional[int]:
         return index if 0 <= index < len(kinds) and kinds[index] == CONTROL else None
 
+    unk_token, unk_id = next((text, i) for text, i in special.items() if kinds[i] == UNKNOWN)
     pipeline = sentencepiece_pipeline(
         semantics="sentencepiece",
         normalizer=SentencePieceNormalizer(add_dummy_prefix=model.add_dummy_prefix,
                                            remove_extra_whitespaces=model.remove_extra_whitespaces,
                                            escape_whitespaces=model.escape_whitespaces,
-                                           treat_whitespace_as_suffix=model.treat_whitespace_as_suffix),
+                                           treat_whitespace_as_suffix=model.treat_whitespace_as_suffix,
+                                           charsmap=base64.b64encode(model.precompiled_charsmap).decode("ascii")),
         user_defined=user_defined, unused=unused, unk_surface=model.unk_surface,
         strip_leading_space=("all" if model.remove_extra_whitespaces
                              else "first" if model.add_dummy_prefix else "none"),
+        byte_fallback=model.byte_fallback, unk_token=unk_token,
         # (sentencepiece splits an unused piece by the pair it was last proposed from anywhere in
-        # the text, so a model with unused pieces is merged a stretch at a time)
-        **word_cuts(joined, model.escape_whitespaces and not unused),
+        # the text, so a model with unused pieces is merged a stretch at a time; without byte
+        # fallback a run of unknown symbols is one <unk>, which a cut before a ▁ that is no piece
+        # would split)
+        **word_cuts(joined, model.escape_whitespaces and not unused and (model.byte_fallback or space_is_piece)),
     )
-    unk_id = next(i for i in special.values() if kinds[i] == UNKNOWN)
     fields = dict(
         name=name, source=source, special_tokens=special, merges=merges,
         pipeline=pipeline,
         n_vocab=len(kinds), whole_piece_lookup=False, unk_token_id=unk_id,
-        bos_token_id=token(model.bos_id), eos_token_id=token(model.eos_id),
+        bos_token_id=token(model.bos_id), eos_token_id=token(model.eos_id), scores=scores,
     )
     if native is None:
         return Vocab(ranks=tokens[0], **fields)
@@ -383,16 +405,19 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
     return Vocab.from_packed(blob=blob, ids=u32_array(ids), lengths=u32_array(lengths), **fields)
 
 
-def _piece_tables(pieces: list[Piece], source: str) -> tuple[dict[bytes, int], dict[tuple[int, int], int],
-                                                             tuple[str, ...]]:
-    """``(ranks, merges, joined)`` of a BPE model's pieces: the tokens, the score-ranked merges
-    (:func:`_score_merges`) and the mergeable pieces with a ``▁`` right after another
-    character, sorted (:func:`~wordsplit.sentencepiece.word_cuts`).
+def _piece_tables(pieces: list[Piece], source: str, *, byte_fallback: bool = True) \
+        -> tuple[tuple[dict[bytes, int], dict[tuple[int, int], int], tuple[str, ...]], frozenset[str]]:
+    """``((ranks, merges, joined), unpieced)`` of a BPE model's pieces: the tokens, the
+    score-ranked merges (:func:`_score_merges`), the mergeable pieces with a ``▁`` right after
+    another character, sorted (:func:`~wordsplit.sentencepiece.word_cuts`), and the characters
+    that pieces hold but that are no piece of their own.
 
     Raises:
         VocabFormatError: no pieces, a piece listed twice, byte pieces that are not 256
-            distinct ``<0xNN>``, not exactly one UNKNOWN piece.
-        UnsupportedTokenizerError: a piece holding a character that is no piece.
+            distinct ``<0xNN>`` (none without byte fallback, as sentencepiece has it), not
+            exactly one UNKNOWN piece.
+        UnsupportedTokenizerError: without byte fallback, a piece spelled like a byte piece
+            (sentencepiece decodes it as its text, wordsplit's decoder as a byte).
     """
     if not pieces:
         raise VocabFormatError(f"{source}: the model has no pieces")
@@ -404,17 +429,28 @@ def _piece_tables(pieces: list[Piece], source: str) -> tuple[dict[bytes, int], d
     mergeable = {p.text: i for i, p in enumerate(pieces) if p.type in (NORMAL, USER_DEFINED, UNUSED)}
     ranks: dict[bytes, int] = {text.encode("utf-8"): i for text, i in mergeable.items()}
     byte_ids = add_byte_pieces(pieces, ranks, source)
-    if len(byte_ids) != 256:
+    if byte_fallback and len(byte_ids) != 256:
         raise VocabFormatError(
             f"{source}: byte_fallback is on but only {len(byte_ids)} of the 256 byte pieces are listed"
         )
+    if not byte_fallback:
+        if byte_ids:
+            raise VocabFormatError(f"{source}: the model lists byte pieces but byte_fallback is off "
+                                   "(sentencepiece refuses such a model)")
+        spelled = next((text for text in mergeable if byte_piece_value(text) is not None), None)
+        if spelled is not None:
+            raise UnsupportedTokenizerError(
+                f"{source}: piece {spelled!r} is spelled like a byte piece in a model without byte_fallback; "
+                "sentencepiece decodes it as text, wordsplit's decoder as a byte"
+            )
     unk = [i for i, p in enumerate(pieces) if p.type == UNKNOWN]
     if len(unk) != 1:
         raise VocabFormatError(f"{source}: a SentencePiece model has exactly one UNKNOWN piece, this one {len(unk)}")
     merges = _score_merges(pieces, mergeable, source)
+    unpieced = frozenset(char for text in mergeable if len(text) > 1 for char in text if char not in mergeable)
     from ..sentencepiece import joined_tokens
 
-    return ranks, merges, joined_tokens(mergeable)
+    return (ranks, merges, joined_tokens(mergeable)), unpieced
 
 
 def add_byte_pieces(pieces: list[Piece], ranks: dict[bytes, int], source: str) -> dict[int, int]:
@@ -458,12 +494,25 @@ def byte_piece_value(text: str) -> Optional[int]:
 
 
 def score_merges(pieces: list[Piece], mergeable: dict[str, int], source: str) -> dict[tuple[int, int], int] | bytes:
-    """:func:`_score_merges`, packed (:func:`~wordsplit.vocab.pack_merges`) by the native core
-    when it is built and finds the pieces sound; else (and for the error) the reference."""
+    """:func:`_score_merges` of a model whose every piece splits into pieces down to its
+    characters (what a GGUF SentencePiece file's llama.cpp merge needs: its vocabulary has no
+    scores), packed (:func:`~wordsplit.vocab.pack_merges`) by the native core when it is built
+    and finds the pieces sound; else (and for the error) the reference.
+
+    Raises:
+        UnsupportedTokenizerError: a piece holding a character that is no piece.
+    """
     packed = native_readers.score_merge_pairs([p.text for p in pieces], [p.score for p in pieces],
                                               [p.type for p in pieces])
     if packed is not None:
         return packed
+    for text in mergeable:
+        char = next((c for c in text if c not in mergeable), None) if len(text) > 1 else None
+        if char is not None:
+            raise UnsupportedTokenizerError(
+                f"{source}: piece {text!r} holds the character {char!r}, which is no piece of its own; "
+                "such models are not supported yet"
+            )
     return _score_merges(pieces, mergeable, source)
 
 
@@ -473,9 +522,14 @@ def _score_merges(pieces: list[Piece], mergeable: dict[str, int], source: str) -
     split of a piece into two pieces is a pair, ranked by the piece's score (0 = highest;
     equal scores, equal ranks).
 
-    A symbol is a character of the text or a piece made by a merge, so the table is the whole
-    rule when every character of a piece is itself a piece: checked, since a character that is
-    no piece could still merge in ``sentencepiece`` but has no id here.
+    A symbol is a character of the text or a piece made by a merge. A character that is no
+    piece of its own still merges where pieces hold it (``sentencepiece`` looks up the joined
+    text only); a piece with no split into two pieces has no pair here, and the vocabulary of
+    such a model carries the pieces' scores, by which the encoders rank it.
+
+    >>> pieces = [Piece(text, score, NORMAL) for text, score in (("a", 0.0), ("b", 0.0), ("ab", -1.0), ("bc", -2.0))]
+    >>> _score_merges(pieces, {p.text: i for i, p in enumerate(pieces)}, "m")
+    {(0, 1): 0}
     """
     scores = sorted({pieces[i].score for text, i in mergeable.items() if len(text) > 1}, reverse=True)
     rank_of_score = {score: rank for rank, score in enumerate(scores)}
@@ -483,12 +537,6 @@ def _score_merges(pieces: list[Piece], mergeable: dict[str, int], source: str) -
     for text, i in mergeable.items():
         if len(text) < 2:
             continue
-        for char in text:
-            if char not in mergeable:
-                raise UnsupportedTokenizerError(
-                    f"{source}: piece {text!r} holds the character {char!r}, which is no piece of its own; "
-                    "such models are not supported yet"
-                )
         rank = rank_of_score[pieces[i].score]
         for cut in range(1, len(text)):
             left, right = mergeable.get(text[:cut]), mergeable.get(text[cut:])

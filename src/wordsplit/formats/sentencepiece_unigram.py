@@ -31,7 +31,7 @@ from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab
 from .sentencepiece import BYTE, CONTROL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, byte_piece_value
 
-__all__ = ["unigram_vocab"]
+__all__ = ["check_user_defined", "unigram_vocab"]
 
 
 def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
@@ -97,9 +97,9 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
             charsmap = cached_charsmap(model.precompiled_charsmap)
         except VocabFormatError as exc:
             raise VocabFormatError(f"{source}: its normalizer: {exc}") from None
-        _check_user_defined(user_defined, charsmap, source)
+        check_user_defined(user_defined, charsmap, source)
     elif any(" " in text for text in user_defined):
-        _check_user_defined(user_defined, None, source)
+        check_user_defined(user_defined, None, source)
     normalizer = SentencePieceNormalizer(
         add_dummy_prefix=model.add_dummy_prefix, remove_extra_whitespaces=model.remove_extra_whitespaces,
         escape_whitespaces=model.escape_whitespaces, treat_whitespace_as_suffix=model.treat_whitespace_as_suffix,
@@ -124,10 +124,16 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
     )
 
 
-def _check_user_defined(user_defined: tuple[str, ...], charsmap, source: str) -> None:
+def check_user_defined(user_defined: tuple[str, ...], charsmap, source: str) -> None:
     """Refuse user-defined pieces that normalizing them whole and normalizing them as text would
     tell apart: one that holds a space, or a place in it where a rule of the map matches, or may
-    match with the text after it (a key that starts there and runs to or past its end)."""
+    match with the text after it (a key that starts there and runs to or past its end).
+
+    >>> check_user_defined(("<br>",), None, "m")
+    >>> check_user_defined(("a b",), None, "m")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    wordsplit.errors.UnsupportedTokenizerError: m: the user-defined piece 'a b' holds a space; ...
+    """
     chars = {c for text in user_defined for c in text}
     keys: dict[str, list[str]] = {}
     for key in charsmap.rules if charsmap is not None else ():

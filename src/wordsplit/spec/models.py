@@ -26,7 +26,8 @@ __all__ = [
 #   ranks (tiktoken's rule) or by its pair-ranked merge list (HF's), both held by its tables;
 # * :class:`SentencePieceBpe`: BPE over characters as SentencePiece trains it: merged by piece
 #   score (``sentencepiece``, llama.cpp) or by merge rank (an HF tokenizer.json, a GGUF
-#   ``gemma4`` file), a character with no piece taken as its UTF-8 byte pieces;
+#   ``gemma4`` file), a symbol left that is no piece taken as its UTF-8 byte pieces (or, without
+#   byte fallback, as the unknown piece);
 # * :class:`WordPiece`: BERT's greedy longest match from the left, the pieces after the first
 #   spelled with a prefix (``##``);
 # * :class:`Unigram`: the segmentation of highest total score (Viterbi over the vocabulary's
@@ -53,21 +54,31 @@ class SentencePieceBpe(Stage):
             two symbols it was last made from (``"score"``).
         ignore_merges: (``"rank"``) a part that is a token is that token, as HF's
             ``ignore_merges``.
+        byte_fallback: a symbol left that is no piece is its UTF-8 bytes' ``<0xNN>`` pieces;
+            false (``"score"``): it is ``unk_token``, a run of such symbols one ``unk_token``
+            (sentencepiece's rule).
+        unk_token: the unknown piece (a special token of the vocabulary).
     """
 
     kind: ClassVar[str] = "SentencePieceBpe"
-    FIELDS: ClassVar[dict] = {"merge_by": str, "unused": "strings", "ignore_merges": bool}
-    DEFAULTS: ClassVar[dict] = {"merge_by": "score", "unused": (), "ignore_merges": False}
+    FIELDS: ClassVar[dict] = {"merge_by": str, "unused": "strings", "ignore_merges": bool, "byte_fallback": bool,
+                              "unk_token": str}
+    DEFAULTS: ClassVar[dict] = {"merge_by": "score", "unused": (), "ignore_merges": False, "byte_fallback": True,
+                                "unk_token": "<unk>"}
     __slots__ = tuple(FIELDS)
     merge_by: str
     unused: tuple
     ignore_merges: bool
+    byte_fallback: bool
+    unk_token: str
 
     def _check(self) -> None:
         if self.merge_by not in ("score", "rank"):
             raise ValueError(f"merge_by is 'score' or 'rank', not {self.merge_by!r}")
         if self.ignore_merges and self.merge_by != "rank":
             raise ValueError("ignore_merges is an option of merging by rank")
+        if not self.byte_fallback and self.merge_by != "score":
+            raise ValueError("a SentencePieceBpe model without byte_fallback merges by score (sentencepiece's)")
 
 
 class WordPiece(Stage):

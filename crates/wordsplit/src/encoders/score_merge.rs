@@ -3,9 +3,13 @@
 //! pair of highest score first (the vocabulary's pair-ranked table holds that order: rank 0
 //! is the highest score), the leftmost on ties. Then each symbol is its id: an UNUSED piece is
 //! split back into the two symbols it was last proposed from, a symbol that is no piece is
-//! its UTF-8 bytes as byte pieces (byte fallback), a one-character symbol that is a control
-//! piece's text is that piece. What it shares with `rank-merge` (the sweep, the pair memos,
-//! the characters' ids) is in [`super::sentencepiece`].
+//! its UTF-8 bytes as byte pieces (byte fallback) or, without byte fallback, the unknown piece
+//! (a run of such symbols one unknown piece), a one-character symbol that is a control
+//! piece's text is that piece. A character that is no piece still merges where pieces hold
+//! it: such a model carries its scores, which rank its pieces, and such a character has a
+//! hidden id past the vocabulary, unknown when it is left alone. What it
+//! shares with `rank-merge` (the sweep, the pair memos, the characters' ids) is in
+//! [`super::sentencepiece`].
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -47,30 +51,42 @@ pub struct ScoreMerge {
     /// The model's UNUSED pieces, split back after merging (sentencepiece's rule; llama.cpp's
     /// files keep one a merge made, and their model lists none).
     unused: FxHashSet<u32>,
+    /// Ids from here on are no piece: [`NONE`] and the hidden ids of characters.
+    n_vocab: u32,
+    /// A symbol left that is no piece is its byte pieces; else `unk`, one per run.
+    byte_fallback: bool,
+    /// The unknown piece ([`NONE`]: none, with byte fallback).
+    unk: u32,
 }
 
 impl ScoreMerge {
-    /// The encoder of a vocabulary's tables, its SentencePiece pipeline, and its special
-    /// tokens `(text, id)` (the control and unknown pieces).
+    /// The encoder of a vocabulary's tables, its SentencePiece pipeline, its special tokens
+    /// `(text, id)` (the control and unknown pieces) and, for a model whose pieces hold
+    /// characters that are no piece, the scores of its pieces by id (which rank them where the
+    /// pair-ranked table cannot: a piece with no split into two pieces).
     pub fn new(
         tables: Arc<MergeTables>,
         spec: &PipelineSpec,
         specials: &[(String, u32)],
+        scores: Option<&[f64]>,
     ) -> Result<Self, Error> {
         let model = SentencePieceModel::of(spec)?;
-        let mut piece_rank = vec![NO_RANK; tables.n_vocab()];
-        let mut joined = Vec::new();
-        for (&(left, right), &rank) in merges(&tables, "score-merge")? {
-            let (Some(l), Some(r)) = (tables.token(left), tables.token(right)) else {
-                continue;
-            };
-            joined.clear();
-            joined.extend_from_slice(l);
-            joined.extend_from_slice(r);
-            if let Some(made) = tables.rank_of(&joined) {
-                let slot = &mut piece_rank[made as usize];
-                *slot = (*slot).min(rank);
-            }
+        let pairs = merges(&tables, "score-merge")?;
+        let mut char_ids = CharIds::new(&tables);
+        let piece_rank = match scores {
+            Some(scores) => score_ranks(&tables, scores, &mut char_ids)?,
+            None => pair_ranks(&tables, pairs),
+        };
+        let unk = specials
+            .iter()
+            .find(|(text, _)| *text == model.unk_token)
+            .map_or(NONE, |&(_, id)| id);
+        if unk == NONE && !model.byte_fallback {
+            return Err(Error::VocabFormat(format!(
+                "the model's unk_token {:?} is not one of its special tokens (a model without \
+                 byte fallback needs it)",
+                model.unk_token
+            )));
         }
         let user_defined = model
             .user_defined
@@ -103,12 +119,27 @@ impl ScoreMerge {
             rank_beside,
             long_rank,
             byte_pieces: byte_pieces(&tables),
-            char_ids: CharIds::new(&tables),
+            char_ids,
+            n_vocab: tables.n_vocab() as u32,
             tables,
             user_defined,
             reserved,
             unused,
+            byte_fallback: model.byte_fallback,
+            unk,
         })
+    }
+
+    /// The ids of a symbol left that is no piece (`bytes`): its byte pieces, or the unknown
+    /// piece unless the symbol before was unknown too (`after_unknown`, set here).
+    #[inline]
+    fn unknown(&self, bytes: &[u8], after_unknown: &mut bool, out: &mut Vec<u32>) {
+        if self.byte_fallback {
+            out.extend(bytes.iter().map(|&b| self.byte_pieces[b as usize]));
+        } else if !*after_unknown {
+            out.push(self.unk);
+        }
+        *after_unknown = true;
     }
 
     /// The rank of merging two adjacent symbols whose joined text is `joined`, and the piece
@@ -211,10 +242,11 @@ impl ScoreMerge {
                 propose(&mut heap, &end, &ids, left);
             }
         });
-        let mut k = 0;
+        let (mut k, mut after_unknown) = (0, false);
         while k < n {
             let next = end[k as usize];
-            self.emit(text, &starts, (k, next, ids[k as usize]), &made_from, out);
+            let symbol = (k, next, ids[k as usize]);
+            self.emit(text, &starts, symbol, &made_from, &mut after_unknown, out);
             k = next;
         }
     }
@@ -251,35 +283,44 @@ impl ScoreMerge {
             };
             sweep_merge(&starts, &mut ids, n, pair)
         });
+        let mut after_unknown = false;
         for (a, b, id) in live_symbols(&starts, &ids, n, alive) {
             let one_char = a + utf8_width(bytes[a]) == b;
+            let mut unknown = id >= self.n_vocab;
             if one_char && !self.reserved.is_empty() {
                 if let Some(&reserved) = std::str::from_utf8(&bytes[a..b])
                     .ok()
                     .and_then(|c| c.chars().next())
                     .and_then(|c| self.reserved.get(&c))
                 {
-                    out.push(reserved);
-                    continue;
+                    if reserved != self.unk {
+                        out.push(reserved);
+                        after_unknown = false;
+                        continue;
+                    }
+                    unknown = true;
                 }
             }
-            if id == NONE {
-                out.extend(bytes[a..b].iter().map(|&b| self.byte_pieces[b as usize]));
+            if unknown {
+                self.unknown(&bytes[a..b], &mut after_unknown, out);
             } else {
                 out.push(id);
+                after_unknown = false;
             }
         }
         true
     }
 
     /// The ids of one final symbol `(first char, end char, id)`: SentencePiece's `resegment`
-    /// of UNUSED pieces and its byte fallback.
+    /// of UNUSED pieces, then its byte fallback or unknown piece (`after_unknown`: whether the
+    /// symbol before was unknown, updated).
     fn emit(
         &self,
         text: &str,
         starts: &[u32],
         symbol: (u32, u32, u32),
         made_from: &FxHashMap<u32, (u32, u32, u32)>,
+        after_unknown: &mut bool,
         out: &mut Vec<u32>,
     ) {
         let mut stack = vec![symbol];
@@ -287,11 +328,16 @@ impl ScoreMerge {
             let span = &text[starts[a as usize] as usize..starts[b as usize] as usize];
             if b - a == 1 {
                 if let Some(&reserved) = span.chars().next().and_then(|c| self.reserved.get(&c)) {
-                    out.push(reserved);
+                    if reserved == self.unk {
+                        self.unknown(span.as_bytes(), after_unknown, out);
+                    } else {
+                        out.push(reserved);
+                        *after_unknown = false;
+                    }
                     continue;
                 }
             }
-            let unused = id != NONE && self.unused.contains(&id);
+            let unused = id < self.n_vocab && self.unused.contains(&id);
             if unused {
                 if let Some(&(left, mid, right)) = made_from.get(&id) {
                     let piece = |x: u32, y: u32| {
@@ -306,13 +352,87 @@ impl ScoreMerge {
                     continue;
                 }
             }
-            if id == NONE || unused {
-                out.extend(span.bytes().map(|b| self.byte_pieces[b as usize]));
+            if id >= self.n_vocab || unused {
+                self.unknown(span.as_bytes(), after_unknown, out);
             } else {
                 out.push(id);
+                *after_unknown = false;
             }
         }
     }
+}
+
+/// The merge rank of each piece a merge makes (`NO_RANK` for the others), from the
+/// vocabulary's pair-ranked table: two adjacent symbols merge exactly when their joined text
+/// is such a piece (the table lists every split of each piece into two pieces, at the
+/// piece's rank).
+fn pair_ranks(tables: &MergeTables, pairs: &FxHashMap<(u32, u32), Rank>) -> Vec<Rank> {
+    let mut piece_rank = vec![NO_RANK; tables.n_vocab()];
+    let mut joined = Vec::new();
+    for (&(left, right), &rank) in pairs {
+        let (Some(l), Some(r)) = (tables.token(left), tables.token(right)) else {
+            continue;
+        };
+        joined.clear();
+        joined.extend_from_slice(l);
+        joined.extend_from_slice(r);
+        if let Some(made) = tables.rank_of(&joined) {
+            let slot = &mut piece_rank[made as usize];
+            *slot = (*slot).min(rank);
+        }
+    }
+    piece_rank
+}
+
+/// The merge rank of each piece of more than one character (`NO_RANK` for the others): its
+/// score's place among theirs (0 = highest; equal scores, equal ranks), the rank the
+/// pair-ranked table gives its splits; the byte pieces spelled `<0xNN>` are no merge's. Each
+/// character these pieces hold that has no id gets a hidden one in `char_ids`, from the
+/// vocabulary's size on.
+fn score_ranks(
+    tables: &MergeTables,
+    scores: &[f64],
+    char_ids: &mut CharIds,
+) -> Result<Vec<Rank>, Error> {
+    if scores.len() != tables.n_vocab() || scores.iter().any(|s| !s.is_finite()) {
+        return Err(Error::VocabFormat(format!(
+            "a SentencePiece model's scores are one finite number per id: {} for {} ids",
+            scores.len(),
+            tables.n_vocab()
+        )));
+    }
+    let byte_pieces: FxHashSet<u32> = (0..=255u8)
+        .filter_map(|b| tables.rank_of(format!("<0x{b:02X}>").as_bytes()))
+        .collect();
+    let mut made: Vec<(u32, &str)> = tables
+        .bpe_ids()
+        .filter(|id| !byte_pieces.contains(id))
+        .filter_map(|id| {
+            let text = std::str::from_utf8(tables.token(id)?).ok()?;
+            text.chars().nth(1).map(|_| (id, text))
+        })
+        .collect();
+    made.sort_unstable_by_key(|&(id, _)| id);
+    // (+ 0.0 makes -0.0 the 0.0 it equals: one distinct score)
+    let mut distinct: Vec<f64> = made
+        .iter()
+        .map(|&(id, _)| scores[id as usize] + 0.0)
+        .collect();
+    distinct.sort_by(|a, b| b.total_cmp(a));
+    distinct.dedup();
+    let mut piece_rank = vec![NO_RANK; tables.n_vocab()];
+    let mut hidden = tables.n_vocab() as u32;
+    for (id, text) in made {
+        let score = scores[id as usize] + 0.0;
+        piece_rank[id as usize] = distinct.partition_point(|&s| s > score) as Rank;
+        for c in text.chars() {
+            if char_ids.of_char(tables, c) == NONE {
+                char_ids.hide(c, hidden);
+                hidden += 1;
+            }
+        }
+    }
+    Ok(piece_rank)
 }
 
 impl Encoder for ScoreMerge {
@@ -365,7 +485,8 @@ mod tests {
             ("▁", "abab", 7),
         ];
         let t = tables(1, &pieces, &merges);
-        let e = ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[]).unwrap();
+        let e =
+            ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[], None).unwrap();
         let id = |text: &str| {
             pieces
                 .iter()
@@ -402,8 +523,13 @@ mod tests {
             &[("a", "b", 0), ("▁", "ab", 1)],
         );
         let specials = [("<unk>".to_owned(), 0), ("~".to_owned(), 300)];
-        let e =
-            ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &specials).unwrap();
+        let e = ScoreMerge::new(
+            t,
+            &pattern(r#""unused":[],"user_defined":[]"#),
+            &specials,
+            None,
+        )
+        .unwrap();
         assert_eq!(encode(&e, "▁abab"), [261, 260]);
         assert_eq!(encode(&e, "é"), [1 + 0xC3, 1 + 0xA9]); // no piece: its bytes' pieces
         assert_eq!(encode(&e, "~"), [300]); // a control piece's one character is that piece
@@ -416,7 +542,8 @@ mod tests {
     fn score_merge_ties_go_leftmost_on_both_paths() {
         // aa and a+aa/aa+a: "aaa" merges its left pair first, then nothing joins aa and a.
         let t = tables(1, &["a", "aa"], &[("a", "a", 0)]);
-        let e = ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[]).unwrap();
+        let e =
+            ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[], None).unwrap();
         assert_eq!(encode(&e, "aaa"), [258, 257]);
         let long = encode(&e, &"a".repeat(1001));
         assert_eq!(long.len(), 501);
@@ -432,14 +559,14 @@ mod tests {
             &[("a", "b", 0), ("ab", "c", 1)],
         );
         let fields = r#""unused":["ab"],"user_defined":["[X]"]"#;
-        let e = ScoreMerge::new(t.clone(), &pattern(fields), &[]).unwrap();
+        let e = ScoreMerge::new(t.clone(), &pattern(fields), &[], None).unwrap();
         assert_eq!(encode(&e, "ab"), [257, 258]); // made, then split back
         assert_eq!(encode(&e, "abc"), [261]); // merged on into a piece that is used
         assert_eq!(encode(&e, "[X]"), [262]);
         // llama.cpp keeps an unused piece a merge made: its files' models list none.
         let llama = pattern(r#""unused":[],"user_defined":["[X]"],"semantics":"llama.cpp""#);
         assert_eq!(
-            encode(&ScoreMerge::new(t, &llama, &[]).unwrap(), "ab"),
+            encode(&ScoreMerge::new(t, &llama, &[], None).unwrap(), "ab"),
             [260]
         );
     }
@@ -448,7 +575,7 @@ mod tests {
     fn score_merge_sweeps_give_the_heaps_ids_on_every_length() {
         let t = sweep_vocab();
         let fields = r#""unused":[],"user_defined":[]"#;
-        let score = ScoreMerge::new(t, &pattern(fields), &[]).unwrap();
+        let score = ScoreMerge::new(t, &pattern(fields), &[], None).unwrap();
         for text in sweep_texts() {
             let (mut swept, mut heaped) = (vec![], vec![]);
             score.encode(text.as_bytes(), &mut swept);
@@ -469,7 +596,8 @@ mod tests {
     fn long_runs_of_one_character_merge_whole() {
         // 1 MiB of one letter, of spaces, of one emoji (no piece: byte fallback).
         let t = tables(1, &["▁", "a", "▁▁", "aa"], &[("a", "a", 0), ("▁", "▁", 1)]);
-        let e = ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[]).unwrap();
+        let e =
+            ScoreMerge::new(t, &pattern(r#""unused":[],"user_defined":[]"#), &[], None).unwrap();
         let mib = 1 << 20;
         let ids = encode(&e, &"a".repeat(mib));
         assert_eq!(ids.len(), mib / 2);
@@ -479,5 +607,60 @@ mod tests {
         let ids = encode(&e, &"😀".repeat(mib / 4));
         assert_eq!(ids.len(), mib);
         assert_eq!(ids[..4], [1 + 0xF0, 1 + 0x9F, 1 + 0x98, 1 + 0x80]);
+    }
+
+    #[test]
+    fn without_byte_fallback_a_run_of_unknown_symbols_is_one_unk() {
+        // ids: <unk> 0, bytes 1..=256, then ▁ 257, a 258, b 259, ab 260.
+        let t = tables(1, &["▁", "a", "b", "ab"], &[("a", "b", 0)]);
+        let fields = r#""unused":[],"user_defined":[],"byte_fallback":false"#;
+        let specials = [("<unk>".to_owned(), 0)];
+        let e = ScoreMerge::new(t.clone(), &pattern(fields), &specials, None).unwrap();
+        assert_eq!(encode(&e, "aé😀b"), [258, 0, 259]);
+        assert_eq!(encode(&e, "abéé"), [260, 0]);
+        for text in ["éaé😀😀b▁é", &"é😀".repeat(50), &"aé".repeat(50)] {
+            let (mut swept, mut heaped) = (vec![], vec![]);
+            e.encode(text.as_bytes(), &mut swept);
+            e.merge_by_heap(text.as_bytes(), &mut heaped);
+            assert_eq!(swept, heaped, "{text:?}");
+        }
+        assert_eq!(encode(&e, &"é😀".repeat(50)), [0]);
+        // It needs its unknown piece.
+        assert!(matches!(
+            ScoreMerge::new(t, &pattern(fields), &[], None),
+            Err(Error::VocabFormat(_))
+        ));
+    }
+
+    #[test]
+    fn characters_that_are_no_piece_merge_by_the_scores_of_the_pieces_that_hold_them() {
+        // ids: <unk> 0, bytes 1..=256, a 257, éé 258, aé 259, 😀😀 260; no é, no 😀.
+        let t = tables(1, &["a", "éé", "aé", "😀😀"], &[]);
+        let mut scores = vec![0.0; t.n_vocab()];
+        scores[258..=260].copy_from_slice(&[-1.0, -2.0, -3.0]);
+        let specials = [("<unk>".to_owned(), 0)];
+        let fallback = ScoreMerge::new(
+            t.clone(),
+            &pattern(r#""unused":[],"user_defined":[]"#),
+            &specials,
+            Some(&scores),
+        )
+        .unwrap();
+        assert_eq!(encode(&fallback, "aéé"), [257, 258]); // éé scores higher than aé
+        assert_eq!(encode(&fallback, "aé"), [259]);
+        let crab = "😀".as_bytes().iter().map(|&b| 1 + u32::from(b));
+        let expected: Vec<u32> = [260].into_iter().chain(crab).collect();
+        assert_eq!(encode(&fallback, "😀😀😀"), expected);
+        let fields = r#""unused":[],"user_defined":[],"byte_fallback":false"#;
+        let unk = ScoreMerge::new(t, &pattern(fields), &specials, Some(&scores)).unwrap();
+        assert_eq!(encode(&unk, "é😀😀😀é"), [0, 260, 0]);
+        for e in [&fallback, &unk] {
+            for text in sweep_texts().iter().chain([&"😀é".repeat(40)]) {
+                let (mut swept, mut heaped) = (vec![], vec![]);
+                e.encode(text.as_bytes(), &mut swept);
+                e.merge_by_heap(text.as_bytes(), &mut heaped);
+                assert_eq!(swept, heaped, "{text:?}");
+            }
+        }
     }
 }

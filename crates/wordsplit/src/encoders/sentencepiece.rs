@@ -246,9 +246,13 @@ pub(super) fn id_of(tables: &MergeTables, text: &[u8]) -> u32 {
 
 /// The id of each character of the Basic Multilingual Plane that is a token ([`NONE`] for
 /// the others): a piece's first step, one id per character, is then an array read where
-/// [`id_of`] hashes and probes the token table (a run of `▁`, a line of CJK text).
+/// [`id_of`] hashes and probes the token table (a run of `▁`, a line of CJK text). A
+/// character may also have a hidden id ([`Self::hide`]): one past the vocabulary that
+/// `score-merge` gives a character that pieces hold but that is no token of its own.
 pub(super) struct CharIds {
     bmp: Box<[u32]>,
+    /// The hidden ids of characters past the plane (empty for most vocabularies).
+    astral: FxHashMap<u32, u32>,
 }
 
 impl CharIds {
@@ -271,34 +275,65 @@ impl CharIds {
         for (b, slot) in bmp.iter_mut().take(0x80).enumerate() {
             *slot = tables.byte_id(b as u8);
         }
-        Self { bmp }
+        Self {
+            bmp,
+            astral: FxHashMap::default(),
+        }
     }
 
-    /// The id of the character of `width` bytes at `bytes[i..]` ([`id_of`] of it).
+    /// The id of the character of `width` bytes at `bytes[i..]` ([`id_of`] of it, or its
+    /// hidden id).
     #[inline(always)]
     pub(super) fn get(&self, tables: &MergeTables, bytes: &[u8], i: usize, width: usize) -> u32 {
         let at = |k: usize| u32::from(bytes[i + k] & 0x3F);
         match width {
-            1 => tables.byte_id(bytes[i]),
+            1 => self.bmp[usize::from(bytes[i])],
             2 => self.bmp[(u32::from(bytes[i] & 0x1F) << 6 | at(1)) as usize],
             3 => self.bmp[(u32::from(bytes[i] & 0x0F) << 12 | at(1) << 6 | at(2)) as usize],
-            _ => id_of(tables, &bytes[i..i + width]),
+            _ => {
+                let id = id_of(tables, &bytes[i..i + width]);
+                if id != NONE || self.astral.is_empty() {
+                    return id;
+                }
+                let code = u32::from(bytes[i] & 0x07) << 18 | at(1) << 12 | at(2) << 6 | at(3);
+                self.astral.get(&code).copied().unwrap_or(NONE)
+            }
+        }
+    }
+
+    /// The id of character `c`.
+    pub(super) fn of_char(&self, tables: &MergeTables, c: char) -> u32 {
+        let mut buffer = [0u8; 4];
+        let bytes = c.encode_utf8(&mut buffer).as_bytes();
+        self.get(tables, bytes, 0, bytes.len())
+    }
+
+    /// Give `c`, which has no id, the hidden id `id`.
+    pub(super) fn hide(&mut self, c: char, id: u32) {
+        match self.bmp.get_mut(c as usize) {
+            Some(slot) => *slot = id,
+            None => {
+                self.astral.insert(c as u32, id);
+            }
         }
     }
 }
 
 /// The SentencePiece encoder registered as `name` (`score-merge` or `rank-merge`) over a
-/// vocabulary's tables, pipeline and special tokens; None for another name.
+/// vocabulary's tables, pipeline, special tokens and scores (by id: a model whose pieces hold
+/// characters that are no piece has them, see [`ScoreMerge::new`]); None for another name.
 pub fn sentencepiece_encoder(
     name: &str,
     tables: Arc<MergeTables>,
     spec: &PipelineSpec,
     specials: &[(String, u32)],
+    scores: Option<&[f64]>,
 ) -> Option<Result<Box<dyn Encoder>, Error>> {
     match name {
-        "score-merge" => {
-            Some(ScoreMerge::new(tables, spec, specials).map(|e| Box::new(e) as Box<dyn Encoder>))
-        }
+        "score-merge" => Some(
+            ScoreMerge::new(tables, spec, specials, scores)
+                .map(|e| Box::new(e) as Box<dyn Encoder>),
+        ),
         "rank-merge" => Some(RankMerge::new(tables, spec).map(|e| Box::new(e) as Box<dyn Encoder>)),
         _ => None,
     }
@@ -450,7 +485,7 @@ pub(crate) mod tests {
         let t = Arc::new(MergeTables::from_tokens(tokens, &[], 256, None, false).unwrap());
         let p = pattern(r#""unused":[],"user_defined":[]"#);
         assert!(matches!(
-            ScoreMerge::new(t.clone(), &p, &[]),
+            ScoreMerge::new(t.clone(), &p, &[], None),
             Err(Error::Unsupported(_))
         ));
         assert!(matches!(RankMerge::new(t, &p), Err(Error::Unsupported(_))));

@@ -48,6 +48,10 @@ pub struct SentencePieceModel {
     pub joined: Vec<String>,
     /// HF's `Metaspace` with `split: true`: cut before every `▁` but at the start.
     pub metaspace_split: bool,
+    /// A symbol left that is no piece is its byte pieces (else `unk_token`, one per run).
+    pub byte_fallback: bool,
+    /// The unknown piece's text.
+    pub unk_token: String,
 }
 
 impl SentencePieceModel {
@@ -59,9 +63,13 @@ impl SentencePieceModel {
                 ModelSpec::SentencePieceBpe {
                     unused,
                     ignore_merges,
+                    byte_fallback,
+                    unk_token,
                     ..
                 },
             ) => Ok(Self {
+                byte_fallback: *byte_fallback,
+                unk_token: unk_token.clone(),
                 user_defined: split.user_defined.clone(),
                 unused: unused.clone(),
                 ignore_merges: *ignore_merges,

@@ -11,8 +11,8 @@ pub enum ModelSpec {
     /// Byte-level BPE over the piece's UTF-8 bytes; the merge order is the vocabulary's tables
     /// (`"BPE"`).
     Bpe,
-    /// BPE over a SentencePiece vocabulary's characters, a character with no piece taken as
-    /// its UTF-8 byte pieces.
+    /// BPE over a SentencePiece vocabulary's characters, a symbol left that is no piece taken
+    /// as its UTF-8 byte pieces, or without `byte_fallback` as `unk_token`.
     SentencePieceBpe {
         merge_by: MergeBy,
         /// The UNUSED pieces, which a merge that makes one splits back into the two symbols
@@ -20,6 +20,11 @@ pub enum ModelSpec {
         unused: Vec<String>,
         /// (By rank) a part that is a token is that token, as HF's `ignore_merges`.
         ignore_merges: bool,
+        /// A symbol left that is no piece is its byte pieces; false (by score only): it is
+        /// `unk_token`, a run of such symbols one `unk_token` (sentencepiece's rule).
+        byte_fallback: bool,
+        /// The unknown piece (a special token).
+        unk_token: String,
     },
     /// BERT's WordPiece: a piece is cut from the left into the longest tokens the vocabulary
     /// has, every one after the first spelled with `continuing_subword_prefix`; a piece with a
@@ -103,6 +108,10 @@ impl ModelSpec {
                 | Self::Unigram { .. }
                 | Self::WordLevel { .. }
                 | Self::CharacterBpe { .. }
+                | Self::SentencePieceBpe {
+                    byte_fallback: false,
+                    ..
+                }
         )
     }
 
@@ -111,7 +120,13 @@ impl ModelSpec {
         match stage.kind {
             "BPE" => stage.only(&[]).map(|()| Self::Bpe),
             "SentencePieceBpe" => {
-                stage.only(&["merge_by", "unused", "ignore_merges"])?;
+                stage.only(&[
+                    "merge_by",
+                    "unused",
+                    "ignore_merges",
+                    "byte_fallback",
+                    "unk_token",
+                ])?;
                 let merge_by = match stage.text("merge_by", Some("score"))?.as_str() {
                     "score" => MergeBy::Score,
                     "rank" => MergeBy::Rank,
@@ -121,10 +136,19 @@ impl ModelSpec {
                 if ignore_merges && merge_by != MergeBy::Rank {
                     return Err(stage.bad("ignore_merges is an option of merging by rank"));
                 }
+                let byte_fallback = stage.flag("byte_fallback", true)?;
+                if !byte_fallback && merge_by != MergeBy::Score {
+                    return Err(stage.bad(
+                        "a SentencePieceBpe model without byte_fallback merges by score \
+                         (sentencepiece's)",
+                    ));
+                }
                 Ok(Self::SentencePieceBpe {
                     merge_by,
                     unused: stage.texts("unused")?,
                     ignore_merges,
+                    byte_fallback,
+                    unk_token: stage.text("unk_token", Some("<unk>"))?,
                 })
             }
             "WordPiece" => {
@@ -174,12 +198,16 @@ impl ModelSpec {
                 merge_by,
                 unused,
                 ignore_merges,
+                byte_fallback,
+                unk_token,
             } => stage(
                 kind,
                 vec![
                     ("merge_by", Value::String(merge_by.name().into())),
                     ("unused", strings(unused)),
                     ("ignore_merges", Value::Bool(*ignore_merges)),
+                    ("byte_fallback", Value::Bool(*byte_fallback)),
+                    ("unk_token", Value::String(unk_token.clone())),
                 ],
             ),
             Self::WordPiece {
