@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import sentencepiece
 import tokenizers
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, GOLDEN
@@ -242,11 +242,13 @@ def test_random_ids_decode_as_the_oracles_do(data, name):
 CLUSTERS = st.sampled_from(["e", "\u0301", "\u0308", "\u0338", "<", "=", "ᄀ", "\u1161", "\u11a8", "ｶ", "\uff9e",
                             "\uff9f", "😀", "\U0001f3fd", "\u200d", "👩", "🇫", "🇷", "\u3099", "か", "ﬁ", "①", "\u3000",
                             "Å", "\u0041", "\u0e33", "\u0e01", "\u0915", "\u094d", "\u0937", "\r", "\n", "\x00",
-                            "\u00a0"])
+                            "\u00a0", "\u0903", "\u0600", "가", "각", "\u0924", "\u093c", "\u200c", "\u09cd",
+                            "\u0995", "\U0001f9d1", "\u2764", "\ufe0f", "\U000e0020"])
 
 
 @settings(max_examples=300, deadline=None)
 @given(text=st.one_of(st.lists(CLUSTERS, max_size=16).map("".join), st.text(max_size=20)))
+@example(text="\xa0\u094d\u0915")  # (a linker after no consonant: two clusters, GB9c)
 def test_precompiled_normalizes_as_hf(text):
     from wordsplit.normalizers.precompiled import charsmap_of, hf_normalize
 

@@ -7,7 +7,7 @@ The two tools run a map differently:
 * ``sentencepiece`` (:func:`spm_chunks`): from each place, the *longest* key there is replaced
   by its output; where none is, the character stays (``NormalizePrefix``);
 * HF's ``Precompiled`` (:func:`hf_changes`): the text is cut into extended grapheme clusters
-  (the crate ``unicode-segmentation``; here the ``regex`` module's ``\X``); a cluster of more
+  (the crate ``unicode-segmentation``; here :func:`_graphemes`, UAX #29's rules); a cluster of more
   than one character and fewer than 6 UTF-8 bytes that starts with a key is replaced as a whole
   by the output of the *shortest* such key (HF's ``transform`` takes the first result of the
   prefix search, which may leave the rest of the cluster out); any other cluster is looked up a
@@ -100,9 +100,25 @@ def hf_normalize(cmap: CharsMap, text: str) -> str:
 
 @functools.cache
 def _graphemes():
+    """Extended grapheme clusters as UAX #29 (Unicode 15.1 and later) defines them, which the
+    crate ``unicode-segmentation`` that HF uses follows: the rules written as a pattern of the
+    ``regex`` module's Unicode properties. (That module's own ``\\X`` joins a linker and a
+    consonant after any character, where rule GB9c asks for a consonant before them:
+    ``"\\xa0\\u094d\\u0915"`` is two clusters, not one.)"""
     import regex
 
-    return regex.compile(r"\X", regex.DOTALL)
+    def gcb(value: str) -> str:
+        return rf"\p{{Grapheme_Cluster_Break={value}}}"
+
+    controls = f"{gcb('Control')}{gcb('CR')}{gcb('LF')}"
+    hangul = f"(?:{gcb('L')}*(?:{gcb('V')}+|{gcb('LV')}{gcb('V')}*|{gcb('LVT')}){gcb('T')}*|{gcb('L')}+|{gcb('T')}+)"
+    flags = f"{gcb('Regional_Indicator')}{gcb('Regional_Indicator')}"
+    pictographs = rf"\p{{Extended_Pictographic}}(?:{gcb('Extend')}*{gcb('ZWJ')}\p{{Extended_Pictographic}})*"
+    joiners = r"[\p{InCB=Extend}\p{InCB=Linker}]"
+    conjunct = rf"\p{{InCB=Consonant}}(?:{joiners}*\p{{InCB=Linker}}{joiners}*\p{{InCB=Consonant}})+"
+    core = f"(?:{hangul}|{flags}|{pictographs}|{conjunct}|[^{controls}])"
+    after = f"[{gcb('Extend')}{gcb('ZWJ')}{gcb('SpacingMark')}]"
+    return regex.compile(rf"\r\n|[{controls}]|{gcb('Prepend')}*{core}{after}*", regex.DOTALL | regex.V1)
 
 
 def _replace(changes: list[tuple[str, int]], old_length: int, new: str) -> None:
