@@ -59,6 +59,7 @@ use std::path::Path;
 
 use crate::literal::Literal;
 use crate::normalizers::NormalizeStage;
+use crate::spec::PipelineSpec;
 
 pub use derived::{load_derived, read_derived};
 pub use hf::{load_hf_tokenizer_json, read_hf_tokenizer_json};
@@ -109,6 +110,13 @@ pub struct VocabData {
     /// The model's Jinja chat template, where the file carries one (derived entries,
     /// [`with_tokenizer_config`]).
     pub chat_template: Option<String>,
+    /// The pipeline of a vocabulary that is not byte-level BPE (a WordPiece or WordLevel
+    /// tokenizer.json): its normalizer, spanner, model, decoder and post-processor, which
+    /// [`Tokenizer::from_vocab`](crate::Tokenizer::from_vocab) runs; `tokens` are then the
+    /// model's vocab (every entry, special ones too), `pattern` is empty and `normalizer` is
+    /// `None` (the pipeline's stages say both). `None` for byte-level BPE, whose pipeline is
+    /// `pattern` and `normalizer`.
+    pub pipeline: Option<PipelineSpec>,
 }
 
 /// The kind of file a [`FormatError`] is about.
