@@ -1,8 +1,8 @@
 //! The Rust core alone runs HF's word-model tokenizer.json files (WordPiece: BERT, all-MiniLM,
 //! the multilingual and Chinese BERTs; WordLevel) as HF tokenizers 0.23.3 does: every file of
 //! tests/data/wordpiece/ read by `formats::load_hf_tokenizer_json` and run by `Tokenizer`,
-//! against the goldens HF made of it (tests/golden/wordpiece-*, wordlevel-*, written by
-//! tools/gen_family_goldens.py; the Python suite checks the same files): the ids, the ids with
+//! against the goldens HF made of it (the `wordpiece-` and `wordlevel-` files of tests/golden/,
+//! written by tools/gen_family_goldens.py; the Python suite checks the same files): the ids, the ids with
 //! special tokens, their type ids and offsets, for single texts and pairs, and the decoded
 //! text with and without the special tokens. The folder's other files (HF's BPE over
 //! characters) are refused, naming their model.
