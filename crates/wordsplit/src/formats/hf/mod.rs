@@ -1,7 +1,11 @@
 //! HuggingFace `tokenizer.json` with a byte-level BPE model, in the layouts that give a plain
-//! split pattern and a normalizer the Rust core runs (none or NFC).
+//! split pattern and a normalizer the Rust core runs (none or NFC); and with a model that looks
+//! words up, `WordPiece` (BERT, all-MiniLM, BGE) or `WordLevel`, read into its pipeline
+//! ([`VocabData::pipeline`]) by [`word_models`] (its normalizer, pre-tokenizer, decoder and
+//! post-processor: see there). A model without a `type` is the one HF's reading finds by its
+//! fields.
 //!
-//! What is read:
+//! What is read of a byte-level BPE file:
 //! - `model`: `BPE` with `vocab` (byte-level text → id) and `merges` (`"a b"` strings or
 //!   `["a", "b"]` pairs), `ignore_merges`, `unk_token` and `fuse_unk`. The merges are rank-based
 //!   when they are in merged-id order and make every non-byte token once (then token-rank BPE
@@ -17,8 +21,10 @@
 //!   `ByteLevel` without `use_regex` (that pattern).
 //! - `decoder`: null or `ByteLevel`.
 //!
-//! Refused with [`FormatError::Unsupported`] naming the construct: other models, `byte_fallback`,
-//! `dropout`, subword prefixes and suffixes, other decoders, normalizers and pre-tokenizers
+//! Refused with [`FormatError::Unsupported`] naming the construct: other models (`Unigram`, and
+//! HF's BPE over characters, `CharacterBpe`: an `end_of_word_suffix`, or no `ByteLevel`
+//! pre-tokenizer), `byte_fallback`, `dropout`, a subword prefix, other decoders, normalizers
+//! and pre-tokenizers
 //! (`Metaspace`, `Digits`, ...), `add_prefix_space`, and every other layout of normalizers and
 //! pre-tokenizers (a split program or a normalizer program, which the Python package runs). A
 //! file the Python package's loader refuses is refused here too.
