@@ -184,7 +184,8 @@ def test_a_bert_tokenizer_json_dropped_in_shows_its_ids_text_and_places(browser,
     decoded = browser.evaluate("document.querySelector('.decoded').textContent")
     assert decoded == f"decoded: {tok.decode(ids)}"
     # The second chip is "," (its text is the text's): the third, "una", stands for "Una".
-    browser.evaluate("document.querySelectorAll('.chip')[2].dispatchEvent(new MouseEvent('mouseover', {bubbles: true}))")
+    browser.evaluate("document.querySelectorAll('.chip')[2]"
+                     ".dispatchEvent(new MouseEvent('mouseover', {bubbles: true}))")
     browser.wait_for("document.querySelector('#tip').textContent.includes('wordpiece')", timeout=30)
     tip = browser.evaluate("document.querySelector('#tip').textContent")
     assert f"id {ids[2]}" in tip and 'text "Una"' in tip and "14477 20961 3468" in tip

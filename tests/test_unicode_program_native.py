@@ -25,7 +25,8 @@ pytestmark = pytest.mark.skipif(native is None, reason="the native core is not b
 STEPS = st.sampled_from([
     {"type": "NFC"}, {"type": "NFD"}, {"type": "NFKC"}, {"type": "NFKD"}, {"type": "Lowercase"},
     {"type": "StripAccents"}, {"type": "Strip", "strip_left": True, "strip_right": True},
-    {"type": "Strip", "strip_left": False, "strip_right": True}, {"type": "Strip", "strip_left": True, "strip_right": False},
+    {"type": "Strip", "strip_left": False, "strip_right": True},
+    {"type": "Strip", "strip_left": True, "strip_right": False},
 ])
 # What the steps change: accents and marks (composed, combining, stacked, reordered), case
 # (İ, ẞ, Σ, ǅ, the Cherokee and Georgian letters), compatibility forms, white space of every kind.

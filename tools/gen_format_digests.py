@@ -9,8 +9,8 @@ variants and derived entries this script makes. Run from the repository root:
 what the Python loader makes of it (the name, pattern, normalizer name, n_vocab, the sha256 of the
 BPE tokens in id order and of the special and added tokens in their order, the flags, the sha256 of the pair-ranked
 merges, and the other fields; for a WordPiece or WordLevel tokenizer.json of tests/data/wordpiece/, its
-pipeline's text in place of the pattern and normalizer). ``crates/wordsplit/tests/formats.rs`` reads every input with the Rust
-reader and compares its digest with this one, so the two languages cannot drift apart.
+pipeline's text in place of the pattern and normalizer). ``crates/wordsplit/tests/formats.rs`` reads every input
+with the Rust reader and compares its digest with this one, so the two languages cannot drift apart.
 
 The tokenizer.json variants are cut from Qwen3's (its first 3,000 tokens) and changed where the
 Rust reader has a decision to make: NFC, Qwen's Split pre-tokenizer, added tokens with flags,

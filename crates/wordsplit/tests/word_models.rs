@@ -149,3 +149,27 @@ fn hfs_bpe_over_characters_is_refused_naming_its_model() {
         }
     }
 }
+
+#[test]
+fn a_megabyte_word_or_run_stays_linear() {
+    for folder in ["all-MiniLM-L6-v2", "bert-wiki"] {
+        let path = repo_root().join(format!("tests/data/wordpiece/{folder}/tokenizer.json.gz"));
+        let tok = Tokenizer::from_vocab(load_hf_tokenizer_json(&path).unwrap()).unwrap();
+        for text in [
+            "a".repeat(1 << 20),
+            "!".repeat(1 << 20),
+            "ab ".repeat(1 << 18),
+            "中".repeat(1 << 18),
+            "É".repeat(1 << 18),
+        ] {
+            let start = std::time::Instant::now();
+            let ids = tok.encode(&text).unwrap();
+            let encoding = tok.encoding(&text, None, true).unwrap();
+            let decoded = tok.decode(&ids).unwrap();
+            let seconds = start.elapsed().as_secs_f64();
+            assert!(seconds < 30.0, "{folder} {:?}: {seconds:.1} s", &text[..3]);
+            assert_eq!(encoding.ids[1..encoding.ids.len() - 1], ids[..]);
+            assert!(!decoded.is_empty());
+        }
+    }
+}

@@ -158,8 +158,30 @@ impl Normalizer for UnicodeProgram {
         "Sequence"
     }
 
+    /// The text the steps make, as `run` makes it without the places.
     fn normalize(&self, text: &str) -> Result<String, Error> {
-        Ok(self.run(text).into_iter().map(|(c, _)| c).collect())
+        let mut text = text.to_owned();
+        for step in &self.steps {
+            text = match *step {
+                Step::Nfc => text.nfc().map(|(c, _)| c).collect(),
+                Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
+                Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
+                Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
+                Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
+                Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
+                Step::Strip { left, right } => {
+                    let mut kept = text.as_str();
+                    if left {
+                        kept = kept.trim_start_matches(char::is_whitespace);
+                    }
+                    if right {
+                        kept = kept.trim_end_matches(char::is_whitespace);
+                    }
+                    kept.to_owned()
+                }
+            };
+        }
+        Ok(text)
     }
 
     fn tracks_alignment(&self) -> bool {
@@ -231,6 +253,53 @@ mod tests {
             parts(&nfkc.unwrap(), "ﬁx"),
             Some(("fix".into(), vec![(0, 1, f), (0, 1, f), (1, 2, t)]))
         );
+    }
+
+    #[test]
+    fn the_text_alone_is_the_text_of_the_places() {
+        let steps = [
+            NormalizerSpec::Nfc,
+            NormalizerSpec::Nfd,
+            NormalizerSpec::Nfkc,
+            NormalizerSpec::Nfkd,
+            NormalizerSpec::Lowercase,
+            NormalizerSpec::StripAccents,
+            NormalizerSpec::Strip {
+                left: true,
+                right: true,
+            },
+            NormalizerSpec::Strip {
+                left: false,
+                right: true,
+            },
+        ];
+        let alphabet = [
+            "a",
+            "É",
+            "e\u{301}",
+            "İ",
+            "ẞ",
+            "Σ",
+            "ǅ",
+            "ﬁ",
+            "Ⅻ",
+            "\u{f73}",
+            " ",
+            "\u{3000}",
+            "\t",
+            "中",
+            "\u{1d165}",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        for text in crate::testing::texts(7, &alphabet, 300, 12) {
+            let mut pick =
+                || steps[crate::testing::xorshift(&mut state) as usize % steps.len()].clone();
+            let program =
+                UnicodeProgram::new(&NormalizerSpec::Sequence(vec![pick(), pick(), pick()]));
+            let program = program.unwrap();
+            let placed: String = program.run(&text).into_iter().map(|(c, _)| c).collect();
+            assert_eq!(program.normalize(&text).unwrap(), placed, "{text:?}");
+        }
     }
 
     #[test]

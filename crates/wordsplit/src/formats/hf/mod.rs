@@ -1,7 +1,7 @@
 //! HuggingFace `tokenizer.json` with a byte-level BPE model, in the layouts that give a plain
 //! split pattern and a normalizer the Rust core runs (none or NFC); and with a model that looks
 //! words up, `WordPiece` (BERT, all-MiniLM, BGE) or `WordLevel`, read into its pipeline
-//! ([`VocabData::pipeline`]) by [`word_models`] (its normalizer, pre-tokenizer, decoder and
+//! ([`VocabData::pipeline`]) by `word_models.rs` (its normalizer, pre-tokenizer, decoder and
 //! post-processor: see there). A model without a `type` is the one HF's reading finds by its
 //! fields.
 //!
