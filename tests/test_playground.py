@@ -1,10 +1,12 @@
 """The playground page (wasm/playground/, served by ``wordsplit playground``) in headless
 Chromium: the ids and counts it shows for several texts and vocabularies, a shared link, the
-hover trace, a file dropped in by its bytes, and a 1 MB paste that finishes without blocking
-the page. ``WORDSPLIT_UPDATE_SCREENSHOT=1`` saves the page to docs/playground.png."""
+hover trace, a file dropped in by its bytes (a rank file, and BERT's all-MiniLM-L6-v2
+tokenizer.json: its ids, decoded text and token places), and a 1 MB paste that finishes without
+blocking the page. ``WORDSPLIT_UPDATE_SCREENSHOT=1`` saves the page to docs/playground.png."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -15,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from browser import Browser
-from wordsplit import get_tokenizer
+from wordsplit import TokenizerOptions, get_tokenizer, load_vocab
 from wordsplit.cli import playground
 
 ROOT = Path(__file__).resolve().parent.parent
+MINILM = ROOT / "tests" / "data" / "wordpiece" / "all-MiniLM-L6-v2" / "tokenizer.json.gz"
 
 # The page's state, read from the DOM: each column's vocabulary, counts and shown ids.
 COLUMNS = """JSON.stringify([...document.querySelectorAll('.column')].map(c => ({
@@ -35,10 +38,13 @@ DONE = "document.body.dataset.state === 'done'"
 
 
 @pytest.fixture(scope="module")
-def site():
-    """The playground served on 127.0.0.1 (a free port), with the module built."""
+def site(tmp_path_factory):
+    """The playground served on 127.0.0.1 (a free port), with the module built; it serves
+    all-MiniLM-L6-v2's tokenizer.json too, for a test to drop in."""
     subprocess.run(["bash", str(ROOT / "wasm" / "build.sh")], check=True, cwd=ROOT)
-    files = playground.checked_site()
+    minilm = tmp_path_factory.mktemp("fixtures") / "all-MiniLM-L6-v2.tokenizer.json"
+    minilm.write_bytes(gzip.decompress(MINILM.read_bytes()))
+    files = {**playground.checked_site(), "fixtures/all-MiniLM-L6-v2.tokenizer.json": minilm}
     ready = threading.Event()
     url = {}
 
@@ -151,6 +157,38 @@ def test_a_vocabulary_file_given_by_its_bytes(browser, site):
     [column] = json.loads(browser.evaluate(COLUMNS))
     assert column["vocab"] == "gpt2" or column["vocab"] == "r50k_base"
     assert [int(i) for i in column["ids"].split()] == [31373, 995]
+
+
+def test_a_bert_tokenizer_json_dropped_in_shows_its_ids_text_and_places(browser, site):
+    """A WordPiece tokenizer.json: the ids the Python package gives (HF's), a chip per token
+    with its text (## pieces), the decoded text, and the part of the text a token stands for."""
+    text = "Hello, Unaffable wörld! [SEP] 中文 🦀"
+    open_page(browser, site, text, [])
+    browser.evaluate("""(async () => {
+        const bytes = new Uint8Array(await (await fetch('fixtures/all-MiniLM-L6-v2.tokenizer.json')).arrayBuffer());
+        const data = new DataTransfer();
+        data.items.add(new File([bytes], 'all-MiniLM-L6-v2.tokenizer.json'));
+        document.dispatchEvent(new DragEvent('drop', {dataTransfer: data, bubbles: true, cancelable: true}));
+        document.body.dataset.state = 'typing';
+    })()""")
+    browser.wait_for(f"{DONE} && document.querySelectorAll('.column').length === 1", timeout=60)
+    [column] = json.loads(browser.evaluate(COLUMNS))
+    tok = TokenizerOptions(backend="python").build(load_vocab(MINILM))
+    ids = tok.encode(text, allowed_special="all")
+    assert column["vocab"] == "all-MiniLM-L6-v2" and column["error"] is None
+    assert [int(i) for i in column["ids"].split()] == ids
+    assert column["counts"]["tokens"] == str(len(ids))
+    assert column["chips"] == len(ids) and column["split"] == 0 and column["special"] == 2  # [SEP], [UNK]
+    shown = browser.evaluate("document.querySelector('.tokens').textContent")
+    assert "##ffa" in shown and "hello" in shown
+    decoded = browser.evaluate("document.querySelector('.decoded').textContent")
+    assert decoded == f"decoded: {tok.decode(ids)}"
+    # The second chip is "," (its text is the text's): the third, "una", stands for "Una".
+    browser.evaluate("document.querySelectorAll('.chip')[2]"
+                     ".dispatchEvent(new MouseEvent('mouseover', {bubbles: true}))")
+    browser.wait_for("document.querySelector('#tip').textContent.includes('wordpiece')", timeout=30)
+    tip = browser.evaluate("document.querySelector('#tip').textContent")
+    assert f"id {ids[2]}" in tip and 'text "Una"' in tip and "14477 20961 3468" in tip
 
 
 def test_export_writes_a_static_site(site, tmp_path):

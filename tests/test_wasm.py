@@ -1,6 +1,8 @@
 """The WebAssembly module and its JavaScript API (wasm/): built by ``bash wasm/build.sh``,
 tested by its Node tests (``node --test wasm/test/``: the golden ids of every bundled
-vocabulary, errors, free, explain), and compared here with the Python package on random text.
+vocabulary and of the WordPiece and WordLevel tokenizer.json files, errors, free, explain), and
+compared here with the Python package on random text (and, for BERT's all-MiniLM-L6-v2, with
+HF tokenizers too).
 
 The build is incremental (about a second when nothing changed); a first build compiles std for
 wasm32 and takes minutes, which CI does once in .ci/run before pytest.
@@ -8,6 +10,7 @@ wasm32 and takes minutes, which CI does once in .ci/run before pytest.
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 import shutil
@@ -16,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from wordsplit import get_tokenizer
+from wordsplit import TokenizerOptions, get_tokenizer, load_vocab
 from wordsplit.explain import explain
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,3 +67,32 @@ def test_ids_and_merge_passes_equal_the_python_package(built, vocab):
         assert ids == tok.encode(text, allowed_special="all"), text
         expl = explain(tok, text, allowed_special="all")
         assert winners == [[p.winner for p in piece.passes] for piece in expl.pieces], text
+
+
+def test_a_bert_tokenizer_json_equals_the_python_package_and_hf(built):
+    """all-MiniLM-L6-v2's tokenizer.json in the module: the ids, offsets and decoded text the
+    Python package gives, and the ids and offsets with [CLS]/[SEP] HF tokenizers gives."""
+    tokenizers = pytest.importorskip("tokenizers")
+    folder = "all-MiniLM-L6-v2"
+    path = ROOT / "tests" / "data" / "wordpiece" / folder / "tokenizer.json.gz"
+    texts = random_texts(11, 60) + [
+        "Héllo WORLD naïve café [CLS] x[SEP]y", "don't stop U.S.A. ...!!!", "中文字符 mixed", "a" * 120,
+        "\x00\ufffd\u200b zero\u200dwidth", "supercalifragilisticexpialidocious", "",
+    ]
+    result = subprocess.run(
+        ["node", "wasm/testing/encode_word_model.mjs"],
+        cwd=ROOT, input=json.dumps({"folder": folder, "texts": texts}), capture_output=True, text=True, check=True,
+    )
+    got = json.loads(result.stdout)
+    tok = TokenizerOptions(backend="python").build(load_vocab(path))
+    hf = tokenizers.Tokenizer.from_str(gzip.decompress(path.read_bytes()).decode("utf-8"))
+    hf.no_padding()
+    hf.no_truncation()
+    for i, text in enumerate(texts):
+        ours = tok.encode_with_offsets(text, allowed_special="all")
+        assert got["ids"][i] == ours.ids, text
+        assert [tuple(o) for o in got["offsets"][i]] == ours.char_offsets, text
+        assert got["decoded"][i] == tok.decode(ours.ids), text
+        encoding = hf.encode(text)
+        assert got["with_specials"][i] == encoding.ids, text
+        assert [tuple(o) for o in got["special_offsets"][i]] == encoding.offsets, text

@@ -8,8 +8,9 @@ variants and derived entries this script makes. Run from the repository root:
 ``tests/data/formats/digests.json`` lists each case: the reader, its input files and a digest of
 what the Python loader makes of it (the name, pattern, normalizer name, n_vocab, the sha256 of the
 BPE tokens in id order and of the special and added tokens in their order, the flags, the sha256 of the pair-ranked
-merges, and the other fields). ``crates/wordsplit/tests/formats.rs`` reads every input with the Rust
-reader and compares its digest with this one, so the two languages cannot drift apart.
+merges, and the other fields; for a WordPiece or WordLevel tokenizer.json of tests/data/wordpiece/, its
+pipeline's text in place of the pattern and normalizer). ``crates/wordsplit/tests/formats.rs`` reads every input
+with the Rust reader and compares its digest with this one, so the two languages cannot drift apart.
 
 The tokenizer.json variants are cut from Qwen3's (its first 3,000 tokens) and changed where the
 Rust reader has a decision to make: NFC, Qwen's Split pre-tokenizer, added tokens with flags,
@@ -35,7 +36,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
 
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
-from wordsplit.spec import normalizer_name  # noqa: E402
+from wordsplit.spec import WordLevel, WordPiece, normalizer_name  # noqa: E402
 from wordsplit.formats import read_file, with_tokenizer_config  # noqa: E402
 from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402
@@ -45,6 +46,7 @@ from wordsplit.vocabs.pretrained import ALIASES, PRETRAINED  # noqa: E402
 
 BUNDLED = "src/wordsplit/vocabs/data"
 QWEN_JSON = "tests/data/hf/tokenizer.json.gz"
+WORD_MODELS = "tests/data/wordpiece"
 
 
 def digest(vocab: Vocab) -> dict:
@@ -160,6 +162,15 @@ def render(cache_dir: Path) -> dict[str, bytes]:
                   "config": config and f"tests/data/hf/{config}"}
         vocab = load_vocab_merges(inputs["input"], inputs["merges"], inputs["config"])
         cases.append({"reader": "vocab.json", **inputs, "expected": digest(vocab)})
+    # The word-model files (WordPiece, WordLevel): their pipeline, which the Rust reader writes
+    # the same text of, in place of the pattern and normalizer byte-level BPE has.
+    for path in sorted((ROOT / WORD_MODELS).glob("*/tokenizer.json*")):
+        vocab = load_hf_tokenizer_json(path)
+        if not isinstance(vocab.pipeline.model, (WordPiece, WordLevel)):
+            continue
+        expected = {key: value for key, value in digest(vocab).items() if key not in ("pattern", "normalizer")}
+        cases.append({"reader": "word model", "input": path.relative_to(ROOT).as_posix(),
+                      "expected": {**expected, "pipeline": vocab.pipeline.dumps()}})
     loaded = {}
     for file, spec in variants().items():
         files[file] = _gz(json.dumps(spec, ensure_ascii=False).encode())

@@ -1,4 +1,5 @@
-// Types of wordsplit.js: exact byte-level BPE token ids from the wordsplit core (WebAssembly).
+// Types of wordsplit.js: exact token ids of byte-level BPE vocabularies and of HF's WordPiece
+// and WordLevel tokenizer.json files, from the wordsplit core (WebAssembly).
 
 /** An error of the wordsplit core; `kind` names it and `message` is the core's. */
 export class WordsplitError extends Error {
@@ -37,7 +38,7 @@ export interface PieceTrace {
   /** Byte offsets of the piece in the text's UTF-8. */
   start: number;
   end: number;
-  kind: "special" | "added" | "bpe";
+  kind: "special" | "added" | "bpe" | "wordpiece" | "word-level";
   bytes: Uint8Array;
   text: string;
   wholeTokenId: number | null;
@@ -53,8 +54,18 @@ export interface Explanation {
   pieces: PieceTrace[];
 }
 
+export interface Encoding {
+  ids: Uint32Array;
+  /** Which text of a pair each token belongs to, as the post-processor numbers them. */
+  typeIds: Uint32Array;
+  /** 1 for a special token the post-processor added. */
+  specialTokensMask: Uint8Array;
+  /** Per token, [start, end] in code points of its own text (HF's offsets); [0, 0] for an added special token. */
+  offsets: [number, number][];
+}
+
 export class Tokenizer {
-  /** A tokenizer.json's bytes, or the rank file of the registered vocabulary `name`. */
+  /** A tokenizer.json's bytes (byte-level BPE, WordPiece or WordLevel), or the rank file of the registered vocabulary `name`. */
   static fromVocabData(name: string, bytes: BufferSource, options?: { wasm?: BufferSource | WebAssembly.Module | string | URL }): Promise<Tokenizer>;
   /** The registered vocabulary `name`, fetched from `<baseUrl>/<VOCAB_FILES[name]>`. */
   static fromPretrained(
@@ -62,13 +73,17 @@ export class Tokenizer {
     options: { baseUrl: string | URL; fetch?: typeof fetch; wasm?: BufferSource | WebAssembly.Module | string | URL },
   ): Promise<Tokenizer>;
   readonly name: string;
+  /** "BPE" (byte-level), "WordPiece" or "WordLevel". */
+  readonly model: "BPE" | "WordPiece" | "WordLevel";
   readonly vocabSize: number;
   readonly eosTokenId: number | null;
   encode(text: string, options?: EncodeOptions): Uint32Array;
   encodeBatch(texts: Iterable<string>, options?: EncodeOptions): Uint32Array[];
   count(text: string, options?: EncodeOptions): number;
-  decode(ids: ArrayLike<number>): string;
-  decodeBatch(batch: Iterable<ArrayLike<number>>): string[];
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
+  decodeBatch(batch: Iterable<ArrayLike<number>>, options?: { skipSpecialTokens?: boolean }): string[];
+  /** HF tokenizers' encode: special tokens in the text matched, the post-processor's added (addSpecialTokens, default true). */
+  encoding(text: string, options?: { pair?: string; addSpecialTokens?: boolean }): Encoding;
   tokenToId(token: string | Uint8Array): number | undefined;
   idToToken(id: number): string | undefined;
   idToTokenBytes(id: number): Uint8Array | undefined;

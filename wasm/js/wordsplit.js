@@ -1,13 +1,17 @@
-// wordsplit in JavaScript: exact byte-level BPE token ids, from the wordsplit core compiled to
-// WebAssembly (crates/wordsplit-wasm). An ES module for Node 20+ and browsers, with
-// hand-written glue: the module's exports take numbers (pointers, lengths, handles), and this
-// file moves strings and ids through its memory.
+// wordsplit in JavaScript: exact token ids of byte-level BPE vocabularies and of HF's
+// WordPiece and WordLevel tokenizer.json files (BERT, all-MiniLM, BGE), from the wordsplit core
+// compiled to WebAssembly (crates/wordsplit-wasm). An ES module for Node 20+ and browsers,
+// with hand-written glue: the module's exports take numbers (pointers, lengths, handles), and
+// this file moves strings and ids through its memory.
 //
 //   import { Tokenizer } from "./wordsplit.js";
 //   const tok = await Tokenizer.fromVocabData("cl100k_base", rankFileBytes);
 //   tok.encode("hello world");            // Uint32Array [15339, 1917]
 //   tok.decode([15339, 1917]);            // "hello world"
 //   tok.free();
+//
+//   const bert = await Tokenizer.fromVocabData("all-MiniLM-L6-v2", tokenizerJsonBytes);
+//   bert.encoding("Hello, world!").ids;   // Uint32Array [101, 7592, 1010, 2088, 999, 102]
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }) // keep a U+FEFF: it is text;
@@ -225,6 +229,11 @@ export class Tokenizer {
     return this.#info.name;
   }
 
+  /** The model: "BPE" (byte-level), "WordPiece" or "WordLevel". */
+  get model() {
+    return this.#info.model;
+  }
+
   /** The number of ids (one more than the largest). */
   get vocabSize() {
     return this.#info.nVocab;
@@ -267,20 +276,53 @@ export class Tokenizer {
     return n;
   }
 
-  /** The text of `ids` (an array or Uint32Array); invalid UTF-8 becomes U+FFFD. */
-  decode(ids) {
+  /**
+   * The text of `ids` (an array or Uint32Array); invalid UTF-8 becomes U+FFFD. A word model's
+   * tokens are joined by its decoder (WordPiece's: `##` pieces joined to the word before, the
+   * rest after a space), as HF's decode. `{skipSpecialTokens: true}` leaves the special
+   * tokens out.
+   */
+  decode(ids, options) {
     const handle = this.#live();
     const wasm = this.#wasm;
     const array = ids instanceof Uint32Array ? ids : Uint32Array.from(ids);
     const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-    const status = withInputs(wasm, [bytes], (p, l) => wasm.ws_decode(handle, p, l / 4));
+    const skip = options?.skipSpecialTokens ? 1 : 0;
+    const status = withInputs(wasm, [bytes], (p, l) => wasm.ws_decode(handle, p, l / 4, skip));
     if (status < 0) throwLast(wasm);
     return resultText(wasm);
   }
 
   /** decode() of each list of ids. */
-  decodeBatch(batch) {
-    return Array.from(batch, (ids) => this.decode(ids));
+  decodeBatch(batch, options) {
+    return Array.from(batch, (ids) => this.decode(ids, options));
+  }
+
+  /**
+   * HF tokenizers' encode of `text` (and `{pair}`): every special token in the text is its
+   * id, and with `{addSpecialTokens: true}` (the default) the file's post-processor adds its
+   * tokens (BERT's [CLS] and [SEP]). Gives `{ids, typeIds, specialTokensMask, offsets}`:
+   * Uint32Array, Uint32Array, Uint8Array, and per token `[start, end]` in code points of its
+   * own text (HF's offsets; an added special token has `[0, 0]`).
+   */
+  encoding(text, options = {}) {
+    const handle = this.#live();
+    const wasm = this.#wasm;
+    const pair = options.pair;
+    if (pair !== undefined && pair !== null) textInput(pair);
+    const hasPair = pair === undefined || pair === null ? 0 : 1;
+    const add = options.addSpecialTokens === false ? 0 : 1;
+    const status = withInputs(wasm, [textInput(text), hasPair ? pair : ""], (tp, tl, pp, pl) =>
+      wasm.ws_encoding(handle, tp, tl, pp, pl, hasPair, add),
+    );
+    if (status < 0) throwLast(wasm);
+    const out = JSON.parse(resultText(wasm));
+    return {
+      ids: Uint32Array.from(out.ids),
+      typeIds: Uint32Array.from(out.typeIds),
+      specialTokensMask: Uint8Array.from(out.specialTokensMask),
+      offsets: out.offsets,
+    };
   }
 
   /** The id of a token (its text, or its bytes as a Uint8Array), or undefined. */
@@ -318,8 +360,8 @@ export class Tokenizer {
 
   /**
    * How `text` is encoded: its pieces (`start`, `end` byte offsets in the text, `kind`
-   * "special" / "added" / "bpe", `bytes`, `text`, `ids`, `wholeTokenId`, `mergeIds`) and per
-   * piece every merge pass (`symbols` as Uint8Arrays and `symbolText`, `candidates` with each
+   * "special" / "added" / "bpe" / "wordpiece" / "word-level", `bytes`, `text`, `ids`,
+   * `wholeTokenId`, `mergeIds`) and per BPE piece every merge pass (`symbols` as Uint8Arrays and `symbolText`, `candidates` with each
    * adjacent pair's merge `rank` and `mergedId`, and the `winner` merged). Options as
    * encode(). Quadratic in a piece's length: meant for short texts.
    */

@@ -53,7 +53,8 @@ function addColumn(key, name, source) {
   const el = document.createElement("section");
   el.className = "column";
   el.dataset.vocab = name;
-  el.innerHTML = '<h2></h2><div class="counts"></div><div class="tokens"></div><pre class="ids" hidden></pre>';
+  el.innerHTML =
+    '<h2></h2><div class="counts"></div><div class="tokens"></div><div class="decoded" hidden></div><pre class="ids" hidden></pre>';
   el.querySelector("h2").textContent = name;
   columnsEl.append(el);
   const column = { key, name, source, el, loaded: null };
@@ -76,8 +77,9 @@ function syncColumns() {
   update();
 }
 
-// A dropped file: a tokenizer.json, or the .tiktoken rank file of a registered name (its
-// file name says which: cl100k_base.tiktoken).
+// A dropped file: a tokenizer.json (byte-level BPE, or a BERT-style WordPiece or WordLevel
+// one), or the .tiktoken rank file of a registered name (its file name says which:
+// cl100k_base.tiktoken).
 document.addEventListener("dragover", (e) => {
   e.preventDefault();
   $("drop").classList.add("over");
@@ -144,7 +146,7 @@ function setCount(counts, label, value, name) {
   counts.append(b, ` ${label}  `);
 }
 
-function render(column, text, { ids, ends, special, pieces, byteLength, ms }) {
+function render(column, text, { ids, starts, ends, special, pieces, byteLength, ms, decoded }) {
   const { el } = column;
   const counts = el.querySelector(".counts");
   counts.replaceChildren();
@@ -185,7 +187,11 @@ function render(column, text, { ids, ends, special, pieces, byteLength, ms }) {
   el.querySelector(".tokens").replaceChildren(fragment);
   const idsEl = el.querySelector(".ids");
   idsEl.textContent = Array.from(ids.subarray(0, shown)).join(" ");
-  column.last = { ids, ends, pieces };
+  // A word model's decode (WordPiece joins ## pieces): the text its tokens stand for.
+  const decodedEl = el.querySelector(".decoded");
+  decodedEl.hidden = decoded === null;
+  decodedEl.textContent = decoded === null ? "" : `decoded: ${decoded}`;
+  column.last = { ids, starts, ends, pieces, word: decoded !== null };
 }
 
 function concat(arrays) {
@@ -227,7 +233,7 @@ columnsEl.addEventListener("mouseover", async (e) => {
   if (!chip || chip === lastHovered) return;
   lastHovered = chip;
   const column = [...columns.values()].find((c) => c.el.contains(chip));
-  const { ids, ends, pieces } = column.last;
+  const { ids, starts, ends, pieces, word } = column.last;
   const i = Number(chip.dataset.i);
   const n = Number(chip.dataset.n);
   const rect = chip.getBoundingClientRect();
@@ -240,7 +246,14 @@ columnsEl.addEventListener("mouseover", async (e) => {
     line.textContent = `id ${ids[k]}  bytes ${hex(pieces[k])}  ${JSON.stringify(decoder.decode(pieces[k]))}`;
     tip.append(line);
   }
-  const start = i ? ends[i - 1] : 0;
+  const start = starts[i];
+  if (word) {
+    // A word model's token stands for this part of the text (its offsets).
+    const source = decoder.decode(new TextEncoder().encode(textBox.value).subarray(start, ends[i + n - 1]));
+    const line = document.createElement("div");
+    line.textContent = `text ${JSON.stringify(source)} (bytes ${start}–${ends[i + n - 1]})`;
+    tip.append(line);
+  }
   try {
     const { piece } = await call({ op: "explain", key: column.key, start, end: ends[i + n - 1], tokenIndex: i, tokenCount: n });
     if (chip !== lastHovered) return; // the pointer moved on
@@ -263,8 +276,16 @@ function traceTable(piece) {
   }
   const head = document.createElement("div");
   head.textContent = `piece ${JSON.stringify(piece.text)} (${piece.kind})` +
-    (piece.wholeTokenId !== null ? `: a whole token, one lookup → ${piece.wholeTokenId}` : "");
+    (piece.wholeTokenId !== null ? `: a whole token, one lookup → ${piece.wholeTokenId}` : "") +
+    (piece.kind === "wordpiece" ? ": the longest tokens from the left, ## after the first" : "") +
+    (piece.kind === "word-level" ? ": the word looked up whole" : "");
   box.append(head);
+  if (piece.kind === "wordpiece" || piece.kind === "word-level") {
+    const ids = document.createElement("div");
+    ids.textContent = `ids ${piece.ids.join(" ")}`;
+    box.append(ids);
+    return box;
+  }
   if (piece.passes.length > 200) {
     box.append(`${piece.passes.length} merge passes (too many to show)`);
     return box;

@@ -1,6 +1,8 @@
 // The playground's tokenizers run here, off the page's thread: a megabyte of text keeps the
 // page responsive. Messages in: {id, op: "load", key, name, url | bytes} and
 // {id, op: "tokenize", key, text} and {id, op: "explain", key, start, end}; out: {id, ok, ...}.
+// A word model (WordPiece, WordLevel: a BERT tokenizer.json) places its tokens by their
+// offsets, since their texts (## pieces, lowercased words) do not spell the text.
 import { Tokenizer } from "./wordsplit.js";
 
 const tokenizers = new Map(); // key -> {tok, specialIds, tokenBytes: Map<id, Uint8Array>}
@@ -23,18 +25,35 @@ async function load({ key, name, url, bytes }) {
 
 function describe(key) {
   const { tok } = tokenizers.get(key);
-  return { name: tok.name, vocabSize: tok.vocabSize, specialTokens: tok.getSpecialTokens() };
+  return { name: tok.name, model: tok.model, vocabSize: tok.vocabSize, specialTokens: tok.getSpecialTokens() };
+}
+
+/** The UTF-8 offset of each code point of `text`, and of its end. */
+function codePointBytes(text) {
+  const out = [0];
+  let at = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0);
+    at += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    out.push(at);
+  }
+  return out;
 }
 
 function tokenize({ key, text }) {
   const entry = tokenizers.get(key);
+  const word = entry.tok.model !== "BPE";
   const started = performance.now();
-  const ids = entry.tok.encode(text, { allowedSpecial: "all" });
+  // A word model: HF's encode (its offsets, in code points), without the added [CLS]/[SEP].
+  const encoding = word ? entry.tok.encoding(text, { addSpecialTokens: false }) : null;
+  const ids = word ? encoding.ids : entry.tok.encode(text, { allowedSpecial: "all" });
   const ms = performance.now() - started;
-  // Each token's bytes (cached per id) and where it ends in the text's UTF-8.
+  // Each token's bytes (cached per id) and where it starts and ends in the text's UTF-8.
+  const starts = new Uint32Array(ids.length);
   const ends = new Uint32Array(ids.length);
   const special = new Uint8Array(ids.length);
   const pieces = [];
+  const byteOf = word ? codePointBytes(text) : null;
   let end = 0;
   for (let i = 0; i < ids.length; i++) {
     let bytes = entry.tokenBytes.get(ids[i]);
@@ -42,14 +61,22 @@ function tokenize({ key, text }) {
       bytes = entry.tok.idToTokenBytes(ids[i]);
       entry.tokenBytes.set(ids[i], bytes);
     }
-    end += bytes.length;
-    ends[i] = end;
+    if (word) {
+      starts[i] = byteOf[encoding.offsets[i][0]];
+      ends[i] = byteOf[encoding.offsets[i][1]];
+    } else {
+      starts[i] = end;
+      end += bytes.length;
+      ends[i] = end;
+    }
     special[i] = entry.specialIds.has(ids[i]) ? 1 : 0;
     if (i < 20000) pieces.push(bytes);
   }
   const bytes = encoder.encode(text);
   lastText.set(key, { bytes, ids });
-  return { ids, ends, special, pieces, byteLength: bytes.length, ms };
+  // What the word model's decoder makes of the ids (byte-level BPE gives the text back).
+  const decoded = word ? entry.tok.decode(ids.subarray(0, 20000)) : null;
+  return { ids, starts, ends, special, pieces, byteLength: bytes.length, ms, decoded };
 }
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });

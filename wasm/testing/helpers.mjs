@@ -17,6 +17,17 @@ export function golden(file) {
   return JSON.parse(gunzipSync(readFileSync(new URL(`tests/golden/${file}`, root))).toString("utf8"));
 }
 
+/** A tokenizer.json of tests/data/wordpiece/<folder>/ (gunzipped when stored so). */
+export function tokenizerJson(folder) {
+  const dir = new URL(`tests/data/wordpiece/${folder}/`, root);
+  try {
+    return gunzipSync(readFileSync(new URL("tokenizer.json.gz", dir)));
+  } catch (error) {
+    if (error.code !== "ENOENT") throw error;
+    return readFileSync(new URL("tokenizer.json", dir));
+  }
+}
+
 const cache = new Map();
 
 /** One tokenizer per name for the whole test file. */

@@ -145,8 +145,8 @@ pub extern "C" fn ws_error_code() -> u32 {
 }
 
 /// A tokenizer from a vocabulary file's bytes: a tokenizer.json (the bytes start with `{`) is
-/// read as HF's; anything else is the rank file of the registered vocabulary `name`, checked
-/// against its official sha256. Null on error.
+/// read as HF's (byte-level BPE, WordPiece or WordLevel); anything else is the rank file of the
+/// registered vocabulary `name`, checked against its official sha256. Null on error.
 ///
 /// # Safety
 /// Both `(ptr, len)` pairs must be readable.
@@ -278,20 +278,75 @@ pub unsafe extern "C" fn ws_count(
     }
 }
 
-/// The text of `n` ids at `ids_ptr` (invalid UTF-8 as U+FFFD) at [`ws_result_ptr`]; 0 or -1.
+/// The text of `n` ids at `ids_ptr` (invalid UTF-8 as U+FFFD; a word model's tokens as its
+/// decoder joins them) at [`ws_result_ptr`], without the special tokens when
+/// `skip_special` is 1; 0 or -1.
 ///
 /// # Safety
 /// `handle` live; `ids_ptr` must hold `n` u32s.
 #[no_mangle]
-pub unsafe extern "C" fn ws_decode(handle: *const Tokenizer, ids_ptr: *const u32, n: usize) -> i32 {
+pub unsafe extern "C" fn ws_decode(
+    handle: *const Tokenizer,
+    ids_ptr: *const u32,
+    n: usize,
+    skip_special: u32,
+) -> i32 {
     let ids = if n == 0 {
         &[][..]
     } else {
         std::slice::from_raw_parts(ids_ptr, n)
     };
-    match tokenizer(handle).decode(ids) {
+    let tok = tokenizer(handle);
+    let decoded = if skip_special == 1 {
+        tok.decode_skipping_special(ids)
+    } else {
+        tok.decode(ids)
+    };
+    match decoded {
         Ok(text) => {
             set_bytes(text.into_bytes());
+            0
+        }
+        Err(error) => fail(error),
+    }
+}
+
+/// HF tokenizers' encode of the text (and of the pair when `has_pair` is 1): every special
+/// token in it matched, the post-processor's special tokens added when `add_special_tokens`
+/// is 1. JSON at [`ws_result_ptr`]: `{"ids", "typeIds", "specialTokensMask", "offsets"}`,
+/// each offset `[start, end]` in code points of its own text (HF's); 0 or -1.
+///
+/// # Safety
+/// `handle` live; the `(ptr, len)` pairs readable.
+#[no_mangle]
+pub unsafe extern "C" fn ws_encoding(
+    handle: *const Tokenizer,
+    text_ptr: *const u8,
+    text_len: usize,
+    pair_ptr: *const u8,
+    pair_len: usize,
+    has_pair: u32,
+    add_special_tokens: u32,
+) -> i32 {
+    let tok = tokenizer(handle);
+    let encoded = text(text_ptr, text_len).and_then(|t| {
+        let pair = if has_pair == 1 {
+            Some(text(pair_ptr, pair_len)?)
+        } else {
+            None
+        };
+        tok.encoding(t, pair, add_special_tokens == 1)
+    });
+    match encoded {
+        Ok(encoding) => {
+            let offsets: Vec<[usize; 2]> = encoding.offsets.iter().map(|&(a, b)| [a, b]).collect();
+            let out = json!({
+                "ids": encoding.ids,
+                "typeIds": encoding.type_ids,
+                "specialTokensMask": encoding.special_tokens_mask,
+                "offsets": offsets,
+            });
+            set_bytes(out.to_string().into_bytes());
             0
         }
         Err(error) => fail(error),
@@ -337,8 +392,9 @@ pub unsafe extern "C" fn ws_n_vocab(handle: *const Tokenizer) -> u32 {
     tokenizer(handle).n_vocab() as u32
 }
 
-/// JSON at [`ws_result_ptr`]: `{"name", "nVocab", "eosTokenId", "bosTokenId",
-/// "specialTokens": {text: id}, "addedTokens": {text: id}}`.
+/// JSON at [`ws_result_ptr`]: `{"name", "model", "nVocab", "eosTokenId", "bosTokenId",
+/// "specialTokens": {text: id}, "addedTokens": {text: id}}` (`model`: `"BPE"`, `"WordPiece"`
+/// or `"WordLevel"`).
 ///
 /// # Safety
 /// `handle` live.
@@ -357,6 +413,7 @@ pub unsafe extern "C" fn ws_info(handle: *const Tokenizer) {
     }
     let info = json!({
         "name": tok.name(),
+        "model": tok.model().kind(),
         "nVocab": tok.n_vocab(),
         "eosTokenId": tok.eos_token_id(),
         "bosTokenId": tok.bos_token_id(),

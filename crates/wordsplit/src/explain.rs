@@ -1,7 +1,8 @@
 //! Explain an encode: the pieces a text is split into and, for each piece, every merge pass
 //! of byte-level BPE with the merge ranks of its adjacent pairs, for callers without the
 //! Python package (Rust programs, the WebAssembly module); that package's `wordsplit.explain`
-//! gives the same trace.
+//! gives the same trace. A word model's pieces (WordPiece, WordLevel) come with their ids and
+//! no merge passes.
 //!
 //! The ids and pieces are the pipeline's own run ([`Pipeline::encode_with_offsets`](crate::Pipeline::encode_with_offsets): a token's
 //! `word` is its piece), so they equal [`Tokenizer::encode_with`]; a piece's bytes are its
@@ -36,26 +37,33 @@
 
 use crate::error::Error;
 use crate::pipeline::SpecialPolicy;
+use crate::spec::ModelSpec;
 use crate::tables::{MergeTables, NO_RANK};
 use crate::tokenizer::Tokenizer;
 
-/// What a piece is: a special or added token matched as one literal, or a piece of plain
-/// text that BPE encodes.
+/// What a piece is: a special or added token matched as one literal, a piece of plain text
+/// that BPE encodes, or a word a word model looks up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PieceKind {
     Special,
     Added,
     Bpe,
+    /// A WordPiece model's piece: its longest matches from the left (no merge passes).
+    WordPiece,
+    /// A WordLevel model's piece: one lookup.
+    WordLevel,
 }
 
 impl PieceKind {
-    /// `"special"`, `"added"` or `"bpe"`: the kind as a trace's text forms name it (the
-    /// WebAssembly module's JSON, the Python package's traces).
+    /// `"special"`, `"added"`, `"bpe"`, `"wordpiece"` or `"word-level"`: the kind as a
+    /// trace's text forms name it (the WebAssembly module's JSON, the Python package's traces).
     pub fn name(self) -> &'static str {
         match self {
             PieceKind::Special => "special",
             PieceKind::Added => "added",
             PieceKind::Bpe => "bpe",
+            PieceKind::WordPiece => "wordpiece",
+            PieceKind::WordLevel => "word-level",
         }
     }
 }
@@ -85,7 +93,8 @@ pub struct PieceTrace {
     /// original text its tokens are aligned to).
     pub start: usize,
     pub end: usize,
-    /// The bytes BPE ran on (the literal's text for a literal).
+    /// The bytes BPE ran on (the literal's text for a literal; for a word model's piece, the
+    /// original text its tokens are aligned to, whose normalized form the model looked up).
     pub bytes: Vec<u8>,
     pub kind: PieceKind,
     /// The id of the piece as one token, where the vocabulary looks whole pieces up first.
@@ -128,6 +137,11 @@ pub fn explain(tok: &Tokenizer, text: &str, policy: &SpecialPolicy) -> Result<Ex
     let mut places = Vec::new();
     pipeline.encode_with_offsets(text, policy, &mut ids, &mut places)?;
     let base = rank_base(tables);
+    let word_kind = match tok.model() {
+        ModelSpec::WordPiece { .. } => Some(PieceKind::WordPiece),
+        ModelSpec::WordLevel { .. } => Some(PieceKind::WordLevel),
+        _ => None,
+    };
     let mut pieces = Vec::new();
     let mut first = 0;
     while first < ids.len() {
@@ -138,7 +152,22 @@ pub fn explain(tok: &Tokenizer, text: &str, policy: &SpecialPolicy) -> Result<Ex
             .unwrap_or(first);
         let piece_ids = &ids[first..=last];
         let (start, end) = (places[first][0] as usize, places[last][1] as usize);
-        pieces.push(trace_piece(tok, tables, base, piece_ids, start, end)?);
+        let source = &text[start..end];
+        // (a word's unknown token may be a special token's id: a literal is its own text)
+        let literal = matches!(piece_ids, [id] if tok.literals().iter().any(|l| l.id == *id && l.text == source.trim()));
+        pieces.push(match word_kind {
+            Some(kind) if !literal => PieceTrace {
+                start,
+                end,
+                bytes: source.as_bytes().to_vec(),
+                kind,
+                whole_token_id: None,
+                passes: Vec::new(),
+                merge_ids: piece_ids.to_vec(),
+                ids: piece_ids.to_vec(),
+            },
+            _ => trace_piece(tok, tables, base, piece_ids, start, end)?,
+        });
         first = last + 1;
     }
     Ok(Explanation {
@@ -311,6 +340,35 @@ mod tests {
                 assert_eq!(piece.passes.last().unwrap().winner, None);
             }
         }
+    }
+
+    #[test]
+    fn a_word_models_pieces_are_its_words_with_their_ids() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let path = root.join("tests/data/wordpiece/all-MiniLM-L6-v2/tokenizer.json.gz");
+        let vocab = crate::formats::load_hf_tokenizer_json(path).unwrap();
+        let tok = Tokenizer::from_vocab(vocab).unwrap();
+        let text = "Unaffable [SEP] x🦀!";
+        let trace = explain(&tok, text, &SpecialPolicy::AllowAll).unwrap();
+        let kinds: Vec<_> = trace
+            .pieces
+            .iter()
+            .map(|p| (p.kind, &p.bytes[..], &p.ids[..]))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (
+                    PieceKind::WordPiece,
+                    &b"Unaffable"[..],
+                    &[14477, 20961, 3468][..]
+                ),
+                (PieceKind::Special, b"[SEP]", &[102]),
+                (PieceKind::WordPiece, "x🦀".as_bytes(), &[100]),
+                (PieceKind::WordPiece, b"!", &[999]),
+            ]
+        );
+        assert!(trace.pieces.iter().all(|p| p.passes.is_empty()));
     }
 
     #[test]

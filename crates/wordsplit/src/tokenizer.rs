@@ -1,11 +1,15 @@
-//! [`Tokenizer`]: a vocabulary file's tokenizer in one value, with tiktoken's encode methods.
+//! [`Tokenizer`]: a vocabulary file's tokenizer in one value, with tiktoken's encode methods
+//! and HF tokenizers' [`Tokenizer::encoding`].
 //!
 //! It is the short way from a parsed file ([`VocabData`], see [`crate::formats`]) to ids: the
 //! tables, the literal tokens, the pattern's spanner, the normalizer and the unknown-byte rule
-//! the file defines, in a [`Pipeline`] with the `auto` encoder. What it does not do: read
-//! files (the readers do), run foreign stages (build a [`Pipeline`] for that), or expand
-//! `\p{..}` classes for the regex spanner: a pattern needs a hand-written scanner (every
-//! registered vocabulary's has one) or its classes spelled as explicit ranges.
+//! the file defines, in a [`Pipeline`] with the `auto` encoder; for a vocabulary with a
+//! pipeline of its own (a WordPiece or WordLevel tokenizer.json, [`VocabData::pipeline`]) its
+//! normalizer, pre-tokenizer ([`WordSpanner`]), model ([`word_model_encoder`]), decoder
+//! ([`TextDecoder`]) and post-processor ([`post_process`]). What it does not do: read files
+//! (the readers do), run foreign stages (build a [`Pipeline`] for that), or expand `\p{..}`
+//! classes for the regex spanner: a pattern needs a hand-written scanner (every registered
+//! vocabulary's has one) or its classes spelled as explicit ranges.
 //!
 //! ```
 //! use wordsplit::formats::read_named;
@@ -19,13 +23,37 @@
 //! assert_eq!(tok.decode(&[31373, 995])?, "hello world");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A BERT tokenizer.json (all-MiniLM-L6-v2's), with HF's special tokens and offsets:
+//!
+//! ```
+//! use wordsplit::formats::load_hf_tokenizer_json;
+//! use wordsplit::Tokenizer;
+//!
+//! # let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+//! # let path = root.join("tests/data/wordpiece/all-MiniLM-L6-v2/tokenizer.json.gz");
+//! let tok = Tokenizer::from_vocab(load_hf_tokenizer_json(&path)?)?;
+//! assert_eq!(tok.encode("Hello, world!")?, [7592, 1010, 2088, 999]);
+//! let encoding = tok.encoding("Unaffable!", None, true)?;
+//! assert_eq!(encoding.ids, [101, 14477, 20961, 3468, 999, 102]); // [CLS] una ##ffa ##ble ! [SEP]
+//! assert_eq!(encoding.offsets[1..5], [(0, 3), (3, 6), (6, 9), (9, 10)]);
+//! assert_eq!(tok.decode(&encoding.ids)?, "[CLS] unaffable! [SEP]");
+//! assert_eq!(tok.decode_skipping_special(&encoding.ids)?, "unaffable!");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::sync::Arc;
 
+use crate::decode_text::TextDecoder;
+use crate::encoders::wordpiece::word_model_encoder;
 use crate::error::Error;
 use crate::formats::VocabData;
 use crate::literal::Literal;
-use crate::pipeline::{Pipeline, SpecialPolicy};
+use crate::normalizers::NormalizeStage;
+use crate::pipeline::{Pipeline, PipelineBuilder, SpecialPolicy};
+use crate::post_process::{post_process, Encoding};
+use crate::spanners::words::WordSpanner;
+use crate::spec::{ModelSpec, PipelineSpec, PostProcessorSpec};
 use crate::tables::MergeTables;
 
 /// A vocabulary's tokenizer: encode text to ids and decode ids back, exactly as the file's
@@ -38,22 +66,30 @@ pub struct Tokenizer {
     /// Each policy a method uses, made once (a policy indexes the literals).
     refuse_special: SpecialPolicy,
     special_as_text: SpecialPolicy,
+    /// The model (byte-level BPE, or the one the vocabulary's pipeline names).
+    model: ModelSpec,
+    /// The decode of a model whose tokens are texts (WordPiece's decoder, or the tokens joined
+    /// by spaces); None: the tokens' bytes, concatenated.
+    text_decoder: Option<TextDecoder>,
+    /// What [`Self::encoding`] adds with `add_special_tokens` (none for byte-level BPE).
+    post_processor: PostProcessorSpec,
 }
 
 impl Tokenizer {
     /// The tokenizer of a parsed vocabulary.
     ///
     /// Errors: [`Error::VocabFormat`] when the tables cannot be built, [`Error::Unsupported`]
-    /// when the pattern has neither a scanner nor a form the regex spanner runs.
+    /// when the pattern has neither a scanner nor a form the regex spanner runs, or a stage of
+    /// the vocabulary's pipeline is not one the core runs (see [`Self::word_model_pipeline`]).
     pub fn from_vocab(vocab: VocabData) -> Result<Self, Error> {
         let bpe = vocab.tokens.iter().map(|(bytes, id)| (&bytes[..], *id));
-        let tables = MergeTables::from_tokens(
+        let tables = Arc::new(MergeTables::from_tokens(
             bpe,
             &vocab.literals,
             vocab.n_vocab as usize,
             vocab.merges,
             vocab.whole_piece_lookup,
-        )?;
+        )?);
         let literals = vocab.literals;
         let specials = literals.iter().map(|l| l.special);
         let refuse_special = SpecialPolicy::Mixed {
@@ -64,12 +100,29 @@ impl Tokenizer {
             allowed: vec![false; literals.len()],
             disallowed: vec![false; literals.len()],
         };
-        let pipeline = Pipeline::builder(Arc::new(tables))
-            .pattern(&vocab.pattern)
-            .literals(literals)
-            .normalizer(vocab.normalizer)
-            .unk(vocab.unk_token_id.map(|id| (id, vocab.fuse_unk)))
-            .build()?;
+        let (builder, model, text_decoder, post_processor) = match vocab.pipeline {
+            None => (
+                Pipeline::builder(tables)
+                    .pattern(&vocab.pattern)
+                    .normalizer(vocab.normalizer)
+                    .unk(vocab.unk_token_id.map(|id| (id, vocab.fuse_unk))),
+                ModelSpec::Bpe,
+                None,
+                PostProcessorSpec::None,
+            ),
+            Some(spec) => {
+                let builder = Self::word_model_pipeline(tables, &spec, &vocab.name)?;
+                let decoder = TextDecoder::new(&spec.decoder).ok_or_else(|| {
+                    Error::Unsupported(format!(
+                        "the {} decoder does not decode a {} model",
+                        spec.decoder.kind(),
+                        spec.model.kind()
+                    ))
+                })?;
+                (builder, spec.model, Some(decoder), spec.post_processor)
+            }
+        };
+        let pipeline = builder.literals(literals).build()?;
         Ok(Self {
             pipeline,
             name: vocab.name,
@@ -77,7 +130,53 @@ impl Tokenizer {
             bos_token_id: vocab.bos_token_id,
             refuse_special,
             special_as_text,
+            model,
+            text_decoder,
+            post_processor,
         })
+    }
+
+    /// The stages of a word model's pipeline (WordPiece, WordLevel) over its tables: the
+    /// normalizer the core runs for it, the pre-tokenizer as a [`WordSpanner`], the model's
+    /// encoder. [`Error::Unsupported`] names a stage the core does not run (the Python package
+    /// runs the other normalizers and split programs; no one runs the others here).
+    pub fn word_model_pipeline(
+        tables: Arc<MergeTables>,
+        spec: &PipelineSpec,
+        vocab: &str,
+    ) -> Result<PipelineBuilder, Error> {
+        let name = match spec.model {
+            ModelSpec::WordPiece { .. } => "wordpiece",
+            ModelSpec::WordLevel { .. } => "word-level",
+            _ => {
+                return Err(Error::Unsupported(format!(
+                "a {} model from a vocabulary's pipeline: the Rust Tokenizer runs WordPiece and \
+                     WordLevel ones (byte-level BPE comes as a pattern)",
+                spec.model.kind()
+            )))
+            }
+        };
+        let spanner = WordSpanner::of(&spec.spanner).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "the {} spanner before a {} model: the core runs BERT's, Whitespace's and \
+                 WhitespaceSplit's split programs, or none",
+                spec.spanner.kind(),
+                spec.model.kind()
+            ))
+        })?;
+        let normalizer = NormalizeStage::from_spec(&spec.normalizer).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "the core does not run the normalizer {}",
+                spec.normalizer.kind()
+            ))
+        })?;
+        let encoder = word_model_encoder(name, &tables, &spec.model, vocab)
+            .expect("a word model's encoder")?;
+        Ok(Pipeline::builder(tables)
+            .foreign_encoder(encoder)
+            .foreign_spanner(Box::new(spanner))
+            .normalizer(normalizer)
+            .reads_text(true))
     }
 
     /// The ids of `text`; text that spells a special token is an error
@@ -111,15 +210,79 @@ impl Tokenizer {
         Ok(self.encode(text)?.len())
     }
 
-    /// The bytes of `ids`, concatenated ([`Error::UnknownId`] names an id not in the vocabulary).
+    /// The bytes of `ids`, concatenated ([`Error::UnknownId`] names an id not in the
+    /// vocabulary); for a model whose tokens are texts, the UTF-8 of [`Self::decode`].
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>, Error> {
-        self.pipeline.tables().decode(ids)
+        match &self.text_decoder {
+            None => self.pipeline.tables().decode(ids),
+            Some(_) => self.decode(ids).map(String::into_bytes),
+        }
     }
 
     /// The text of `ids`: their bytes as UTF-8, each invalid sequence replaced by U+FFFD (the
-    /// default of tiktoken's and wordsplit's `decode`).
+    /// default of tiktoken's and wordsplit's `decode`); for a model whose tokens are texts
+    /// (WordPiece, WordLevel), what its decoder makes of them, as HF's
+    /// `decode(ids, skip_special_tokens=False)`.
     pub fn decode(&self, ids: &[u32]) -> Result<String, Error> {
-        Ok(String::from_utf8_lossy(&self.decode_bytes(ids)?).into_owned())
+        let Some(decoder) = &self.text_decoder else {
+            return Ok(String::from_utf8_lossy(&self.decode_bytes(ids)?).into_owned());
+        };
+        let tables = self.pipeline.tables();
+        let tokens = ids
+            .iter()
+            .map(|&id| {
+                let token = tables.token(id).ok_or(Error::UnknownId(id))?;
+                Ok(String::from_utf8_lossy(token))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(decoder.text(tokens.iter().map(|t| &**t)))
+    }
+
+    /// [`Self::decode`] of `ids` without the special tokens' (HF's `skip_special_tokens=True`).
+    pub fn decode_skipping_special(&self, ids: &[u32]) -> Result<String, Error> {
+        let special: std::collections::HashSet<u32> =
+            self.special_tokens().map(|(_, id)| id).collect();
+        let kept: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|id| !special.contains(id))
+            .collect();
+        self.decode(&kept)
+    }
+
+    /// HF tokenizers' `encode(text, pair, add_special_tokens)` without truncation and padding:
+    /// every special and added token in the text matched, the ids of `text` (and `pair`) with
+    /// their offsets in characters, and the post-processor of the vocabulary's pipeline run
+    /// ([`post_process`]: BERT's `[CLS] … [SEP]` with `add_special_tokens`, the type ids).
+    pub fn encoding(
+        &self,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> Result<Encoding, Error> {
+        let encode = |text: &str, type_id: u32| -> Result<Encoding, Error> {
+            let (mut ids, mut places) = (Vec::new(), Vec::new());
+            self.pipeline.encode_with_offsets(
+                text,
+                &SpecialPolicy::AllowAll,
+                &mut ids,
+                &mut places,
+            )?;
+            let offsets = places.iter().map(|p| (p[2] as usize, p[3] as usize));
+            Ok(Encoding::of_text(ids, offsets.collect(), type_id))
+        };
+        let first = encode(text, 0)?;
+        let second = pair.map(|pair| encode(pair, 1)).transpose()?;
+        let tables = self.pipeline.tables();
+        let token =
+            |id: u32| String::from_utf8_lossy(tables.token(id).unwrap_or_default()).into_owned();
+        Ok(post_process(
+            &self.post_processor,
+            first,
+            second,
+            add_special_tokens,
+            token,
+        ))
     }
 
     /// The bytes of token `id`, if the vocabulary has it.
@@ -164,6 +327,12 @@ impl Tokenizer {
     /// The beginning-of-sequence token's id, where the vocabulary declares one.
     pub fn bos_token_id(&self) -> Option<u32> {
         self.bos_token_id
+    }
+
+    /// The model: byte-level BPE, or the model of the vocabulary's pipeline (WordPiece,
+    /// WordLevel).
+    pub fn model(&self) -> &ModelSpec {
+        &self.model
     }
 
     /// The pipeline that does the work (offsets, batches, other policies).

@@ -1,7 +1,8 @@
 //! The Rust vocabulary readers against the Python loaders, on every real vocabulary file of the
 //! repository: `tests/data/formats/digests.json` holds what the Python loaders make of each
 //! (written by `tools/gen_format_digests.py`; a pytest fails when it is stale), and each case is
-//! read here with the Rust reader and digested the same way.
+//! read here with the Rust reader and digested the same way (a WordPiece or WordLevel
+//! tokenizer.json with its pipeline's text, which both languages write alike).
 
 use std::path::{Path, PathBuf};
 
@@ -78,7 +79,7 @@ fn digest(vocab: &VocabData) -> Value {
         .into_iter()
         .map(|(t, b)| (t.to_string(), json!(b)))
         .collect();
-    json!({
+    let mut digest = json!({
         "name": vocab.name,
         "pattern": vocab.pattern,
         "normalizer": vocab.normalizer.name(),
@@ -95,7 +96,15 @@ fn digest(vocab: &VocabData) -> Value {
         "unk_token_id": vocab.unk_token_id,
         "fuse_unk": vocab.fuse_unk,
         "chat_template_sha256": vocab.chat_template.as_ref().map(|t| hex(Sha256::digest(t.as_bytes()))),
-    })
+    });
+    // A word model: its pipeline's text, which holds the pattern's and normalizer's stages.
+    if let Some(pipeline) = &vocab.pipeline {
+        let fields = digest.as_object_mut().unwrap();
+        fields.remove("pattern");
+        fields.remove("normalizer");
+        fields.insert("pipeline".into(), json!(pipeline.to_text()));
+    }
+    digest
 }
 
 fn read_case(root: &Path, case: &Value) -> VocabData {
@@ -121,6 +130,7 @@ fn read_case(root: &Path, case: &Value) -> VocabData {
             )
         }
         "derived" => load_derived(&input),
+        "word model" => load_hf_tokenizer_json(&input),
         other => panic!("unknown reader {other}"),
     };
     result.unwrap_or_else(|e| panic!("{}: {e}", input.display()))
@@ -184,6 +194,11 @@ fn tokenizer_json_files_read_as_the_python_loader_reads_them() {
 #[test]
 fn vocab_json_and_merges_txt_read_as_the_python_loader_reads_them() {
     check_reader("vocab.json");
+}
+
+#[test]
+fn word_model_tokenizer_json_files_read_as_the_python_loader_reads_them() {
+    check_reader("word model");
 }
 
 #[test]

@@ -466,7 +466,18 @@ fn json_that_is_not_a_tokenizer_is_refused() {
 #[test]
 fn other_models_and_bpe_options_are_unsupported() {
     for (key, value, what) in [
-        ("type", json!("WordPiece"), "model type"),
+        // (a word model is read, and refuses the byte-level pre-tokenizer)
+        (
+            "type",
+            json!("WordPiece"),
+            "ByteLevel pre-tokenizer before a WordPiece",
+        ),
+        (
+            "type",
+            json!("WordLevel"),
+            "ByteLevel pre-tokenizer before a WordLevel",
+        ),
+        ("type", json!("Unigram"), "model type"),
         ("type", json!(null), "model type"),
         ("dropout", json!(0.1), "dropout"),
         (
@@ -474,7 +485,7 @@ fn other_models_and_bpe_options_are_unsupported() {
             json!("##"),
             "continuing_subword_prefix",
         ),
-        ("end_of_word_suffix", json!("</w>"), "end_of_word_suffix"),
+        ("end_of_word_suffix", json!("</w>"), "CharacterBpe"),
         ("byte_fallback", json!(true), "byte_fallback"),
     ] {
         let mut s = spec();
@@ -597,7 +608,8 @@ fn added_tokens_hf_does_not_tokenize_deterministically_are_unsupported() {
 #[test]
 fn pre_tokenizers_that_need_a_split_program_or_are_unknown_are_unsupported() {
     let cases = [
-        (json!(null), "without pre_tokenizer"),
+        // Without ByteLevel, a BPE model is HF's BPE over characters.
+        (json!(null), "CharacterBpe"),
         (
             json!({"type": "Metaspace", "replacement": "▁"}),
             "Metaspace",
@@ -608,7 +620,7 @@ fn pre_tokenizers_that_need_a_split_program_or_are_unknown_are_unsupported() {
         ),
         (
             json!({"type": "Sequence", "pretokenizers": [split(QWEN2, "Isolated")]}),
-            "sequence",
+            "CharacterBpe",
         ),
         (
             json!({"type": "Sequence", "pretokenizers": [byte_level(true), byte_level(true)]}),
@@ -639,7 +651,10 @@ fn pre_tokenizers_that_need_a_split_program_or_are_unknown_are_unsupported() {
             json!({"type": "ByteLevel", "add_prefix_space": true}),
             "add_prefix_space",
         ),
-        (json!({"type": "Sequence", "pretokenizers": []}), "sequence"),
+        (
+            json!({"type": "Sequence", "pretokenizers": []}),
+            "CharacterBpe",
+        ),
     ];
     for (pre_tokenizer, construct) in cases {
         let mut s = spec();

@@ -44,6 +44,15 @@ pub trait Encoder: Send + Sync {
     fn takes_tokens_whole(&self) -> bool {
         false
     }
+
+    /// For an encoder whose tokens do not spell their piece (a word model's `##` tokens and
+    /// unknown token): appends to `out` the length in bytes of the part of `piece` each token
+    /// of [`Self::encode_piece`] stands for, and returns true (offsets place the tokens by
+    /// them); false, appending nothing, for an encoder whose tokens' bytes spell the piece.
+    fn token_lengths(&self, piece: &[u8], out: &mut Vec<usize>) -> Result<bool, Error> {
+        let _ = (piece, out);
+        Ok(false)
+    }
 }
 
 /// Whether the core's encoders run `model`: they run byte-level BPE, SentencePiece BPE,

@@ -139,34 +139,38 @@ impl WordPiece {
     /// The ids of `piece` (UTF-8 text), appended to `out`.
     #[inline]
     pub fn encode(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
-        // (a piece of no more bytes than the limit has no more characters)
-        if piece.len() > self.max_chars && char_count(piece) > self.max_chars {
+        let first = out.len();
+        if !self.longest_matches(piece, |id, _| out.push(id)) {
+            out.truncate(first);
             return self.unknown.push(piece, out);
         }
-        let first = out.len();
+        Ok(())
+    }
+
+    /// Calls `emit(id, length)` for each token of `piece`, longest first from the left, with
+    /// the bytes of the piece it stands for; false when the piece is the unknown token instead
+    /// (too long, or a position no token starts at: what was emitted is then to be dropped).
+    #[inline]
+    fn longest_matches(&self, piece: &[u8], mut emit: impl FnMut(u32, usize)) -> bool {
+        // (a piece of no more bytes than the limit has no more characters)
+        if piece.len() > self.max_chars && char_count(piece) > self.max_chars {
+            return false;
+        }
         let mut state = PrefixTrie::ROOT;
         let mut start = 0;
         while start < piece.len() {
-            match self.trie.longest(state, &piece[start..]) {
-                Some((len, id)) => {
-                    out.push(id);
-                    start += len;
-                }
-                None => {
-                    out.truncate(first);
-                    return self.unknown.push(piece, out);
-                }
-            }
+            let Some((len, id)) = self.trie.longest(state, &piece[start..]) else {
+                return false;
+            };
+            emit(id, len);
+            start += len;
             match self.continuing {
                 Some(continuing) => state = continuing,
-                None if start < piece.len() => {
-                    out.truncate(first);
-                    return self.unknown.push(piece, out);
-                }
+                None if start < piece.len() => return false,
                 None => {}
             }
         }
-        Ok(())
+        true
     }
 }
 
@@ -191,6 +195,18 @@ impl Encoder for WordPiece {
     /// A token is its own longest match, unless it has more characters than a word may.
     fn takes_tokens_whole(&self) -> bool {
         self.max_chars >= 15
+    }
+
+    /// A token after a piece's first stands for its bytes without the prefix; the unknown
+    /// token for the whole piece.
+    fn token_lengths(&self, piece: &[u8], out: &mut Vec<usize>) -> Result<bool, Error> {
+        let first = out.len();
+        if !self.longest_matches(piece, |_, len| out.push(len)) {
+            out.truncate(first);
+            self.unknown.push(piece, &mut Vec::new())?;
+            out.push(piece.len());
+        }
+        Ok(true)
     }
 }
 
@@ -231,6 +247,12 @@ impl Encoder for WordLevel {
 
     fn takes_tokens_whole(&self) -> bool {
         true
+    }
+
+    /// The one token stands for the whole piece.
+    fn token_lengths(&self, piece: &[u8], out: &mut Vec<usize>) -> Result<bool, Error> {
+        out.push(piece.len());
+        Ok(true)
     }
 }
 

@@ -175,6 +175,7 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
         unk_token_id: optional_id("unk_token_id")?,
         fuse_unk: header.get("fuse_unk") == Some(&Value::Bool(true)),
         chat_template,
+        pipeline: None,
     }
     .finish(FileKind::Derived, Some(i128::from(n_vocab)))
 }

@@ -1,5 +1,6 @@
 //! Vocabulary files read in Rust alone: tiktoken rank files ([`read_tiktoken`]), HF
-//! `tokenizer.json` in the layouts that give a plain split pattern ([`read_hf_tokenizer_json`]),
+//! `tokenizer.json` in the layouts that give a plain split pattern, and its WordPiece and
+//! WordLevel files with their pipeline ([`read_hf_tokenizer_json`]),
 //! `vocab.json` + `merges.txt` ([`read_vocab_merges`]) and the eos, bos and chat template of a
 //! `tokenizer_config.json` ([`with_tokenizer_config`]), wordsplit's compact derived entries
 //! ([`read_derived`]), and the registered vocabularies from their rank files ([`read_named`]);
@@ -59,6 +60,7 @@ use std::path::Path;
 
 use crate::literal::Literal;
 use crate::normalizers::NormalizeStage;
+use crate::spec::PipelineSpec;
 
 pub use derived::{load_derived, read_derived};
 pub use hf::{load_hf_tokenizer_json, read_hf_tokenizer_json};
@@ -109,6 +111,13 @@ pub struct VocabData {
     /// The model's Jinja chat template, where the file carries one (derived entries,
     /// [`with_tokenizer_config`]).
     pub chat_template: Option<String>,
+    /// The pipeline of a vocabulary that is not byte-level BPE (a WordPiece or WordLevel
+    /// tokenizer.json): its normalizer, spanner, model, decoder and post-processor, which
+    /// [`Tokenizer::from_vocab`](crate::Tokenizer::from_vocab) runs; `tokens` are then the
+    /// model's vocab (every entry, special ones too), `pattern` is empty and `normalizer` is
+    /// `None` (the pipeline's stages say both). `None` for byte-level BPE, whose pipeline is
+    /// `pattern` and `normalizer`.
+    pub pipeline: Option<PipelineSpec>,
 }
 
 /// The kind of file a [`FormatError`] is about.

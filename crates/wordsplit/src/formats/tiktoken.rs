@@ -196,6 +196,7 @@ pub fn read_tiktoken(data: &[u8], facts: &TiktokenFacts) -> Result<VocabData, Fo
         unk_token_id: None,
         fuse_unk: false,
         chat_template: None,
+        pipeline: None,
     }
     .finish(FileKind::Tiktoken, n_vocab.map(i128::from))
 }

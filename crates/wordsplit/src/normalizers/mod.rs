@@ -11,7 +11,8 @@
 //!
 //! [`NormalizeStage::from_spec`] makes the stage a [`NormalizerSpec`] describes, when the core
 //! runs it: the forms, SentencePiece's normalizer and HF's `Metaspace` ([`sentencepiece`]),
-//! programs of literal `Replace` and `Prepend` steps ([`program`]), and HF's `BertNormalizer`
+//! programs of literal `Replace` and `Prepend` steps ([`program`]), programs of Unicode forms,
+//! `Lowercase`, `StripAccents` and `Strip` ([`unicode_program`]), and HF's `BertNormalizer`
 //! ([`bert`], with the character classes of [`bert_chars`]).
 
 pub mod bert;
@@ -24,6 +25,7 @@ pub mod hf_char_classes;
 mod nfc;
 pub mod program;
 pub mod sentencepiece;
+pub mod unicode_program;
 
 use std::sync::Arc;
 
@@ -155,8 +157,9 @@ impl NormalizeStage {
     pub const NAMES: &'static [&'static str] = &["nfc", "nfd", "nfkc", "nfkd", "none"];
 
     /// The stage that runs `spec` in the core, or None when the core does not run it (a
-    /// plug-in, a character map, or a program with a step other than a literal `Replace` or a
-    /// `Prepend`: the caller supplies it as [`NormalizeStage::Foreign`]).
+    /// plug-in, a character map, or a program that mixes literal `Replace` and `Prepend` steps
+    /// with others, or has a regex `Replace`: the caller supplies it as
+    /// [`NormalizeStage::Foreign`]).
     ///
     /// ```
     /// use wordsplit::spec::{NormalizerSpec, SentencePieceFlags};
@@ -197,7 +200,12 @@ impl NormalizeStage {
                 *prepend_scheme,
                 before,
             )?)),
-            _ => NormalizeStage::Foreign(Arc::new(program::LiteralProgram::new(spec)?)),
+            _ => match program::LiteralProgram::new(spec) {
+                Some(program) => NormalizeStage::Foreign(Arc::new(program)),
+                None => {
+                    NormalizeStage::Foreign(Arc::new(unicode_program::UnicodeProgram::new(spec)?))
+                }
+            },
         })
     }
 

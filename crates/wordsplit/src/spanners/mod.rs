@@ -42,6 +42,7 @@ pub mod regex;
 pub mod sentencepiece;
 #[cfg(not(feature = "regex"))]
 mod without_regex;
+pub mod words;
 
 pub use cl100k::Cl100kScanner;
 pub use gpt2::Gpt2Scanner;

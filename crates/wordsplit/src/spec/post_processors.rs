@@ -1,7 +1,8 @@
 //! [`PostProcessorSpec`]: the special tokens added around the ids of a text, or of a pair of
 //! texts, as HF's post-processors add them (with their type ids) when special tokens are asked
-//! for. The core carries this stage in the pipeline and does not run it: the Python package
-//! applies it (`wordsplit.postprocess`).
+//! for. The Rust [`Tokenizer::encoding`](crate::Tokenizer::encoding) runs it
+//! ([`crate::post_process`]); the Python package applies it with its own
+//! (`wordsplit.postprocess`).
 
 use serde_json::Value;
 

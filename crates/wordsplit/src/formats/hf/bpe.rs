@@ -260,6 +260,7 @@ pub(crate) fn bpe_vocab(
             .transpose()?,
         fuse_unk: truthy(model.get("fuse_unk")),
         chat_template: None,
+        pipeline: None,
     }
     .finish(layout.file, None)
 }

@@ -1,7 +1,11 @@
 //! HuggingFace `tokenizer.json` with a byte-level BPE model, in the layouts that give a plain
-//! split pattern and a normalizer the Rust core runs (none or NFC).
+//! split pattern and a normalizer the Rust core runs (none or NFC); and with a model that looks
+//! words up, `WordPiece` (BERT, all-MiniLM, BGE) or `WordLevel`, read into its pipeline
+//! ([`VocabData::pipeline`]) by `word_models.rs` (its normalizer, pre-tokenizer, decoder and
+//! post-processor: see there). A model without a `type` is the one HF's reading finds by its
+//! fields.
 //!
-//! What is read:
+//! What is read of a byte-level BPE file:
 //! - `model`: `BPE` with `vocab` (byte-level text → id) and `merges` (`"a b"` strings or
 //!   `["a", "b"]` pairs), `ignore_merges`, `unk_token` and `fuse_unk`. The merges are rank-based
 //!   when they are in merged-id order and make every non-byte token once (then token-rank BPE
@@ -17,8 +21,10 @@
 //!   `ByteLevel` without `use_regex` (that pattern).
 //! - `decoder`: null or `ByteLevel`.
 //!
-//! Refused with [`FormatError::Unsupported`] naming the construct: other models, `byte_fallback`,
-//! `dropout`, subword prefixes and suffixes, other decoders, normalizers and pre-tokenizers
+//! Refused with [`FormatError::Unsupported`] naming the construct: other models (`Unigram`, and
+//! HF's BPE over characters, `CharacterBpe`: an `end_of_word_suffix`, or no `ByteLevel`
+//! pre-tokenizer), `byte_fallback`, `dropout`, a subword prefix, other decoders, normalizers
+//! and pre-tokenizers
 //! (`Metaspace`, `Digits`, ...), `add_prefix_space`, and every other layout of normalizers and
 //! pre-tokenizers (a split program or a normalizer program, which the Python package runs). A
 //! file the Python package's loader refuses is refused here too.
@@ -29,6 +35,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 pub(crate) mod bpe;
+mod post_processor;
+mod word_models;
 
 use super::named_table::{GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, SCANNED_PATTERNS};
 use super::tiktoken::group_depth;
@@ -40,8 +48,9 @@ use crate::normalizers::NormalizeStage;
 pub(super) const FILE: FileKind = FileKind::TokenizerJson;
 /// The deepest nesting of `Sequence`s followed (a deeper one is refused).
 const MAX_SEQUENCE_DEPTH: usize = 16;
-/// The normalizer types the Python package runs (only NFC alone is read here).
-const NORMALIZER_TYPES: [&str; 9] = [
+/// The normalizer types the Python package runs (byte-level BPE reads NFC alone; word models
+/// read those the core runs, see [`word_models`]).
+const NORMALIZER_TYPES: [&str; 10] = [
     "NFC",
     "NFD",
     "NFKC",
@@ -51,6 +60,7 @@ const NORMALIZER_TYPES: [&str; 9] = [
     "StripAccents",
     "Replace",
     "Prepend",
+    "BertNormalizer",
 ];
 /// The pre-tokenizers the Python package runs before a final ByteLevel.
 const SPLIT_TYPES: [&str; 5] = [
@@ -122,7 +132,18 @@ fn read(data: &[u8], name: String) -> Result<VocabData, FormatError> {
         ));
     };
     let spec = spec.as_object().expect("checked above");
-    check_model(model)?;
+    let kind = word_models::model_type(model);
+    if let Some(kind @ ("WordPiece" | "WordLevel")) = kind {
+        return word_models::read_word_model(spec, model, kind, name);
+    }
+    check_model(model, kind)?;
+    if let Some(why) = character_bpe(spec, model) {
+        return Err(unsupported(
+            "model",
+            format!("a CharacterBpe model (HF's BPE over characters: {why})"),
+            format!("the Rust readers read byte-level BPE; {PYTHON_ONLY}"),
+        ));
+    }
     match spec.get("decoder") {
         None | Some(Value::Null) => {}
         Some(Value::Object(decoder)) if decoder.get("type") == Some(&Value::from("ByteLevel")) => {}
@@ -207,16 +228,63 @@ pub(crate) fn integer(value: &Value) -> Option<i128> {
     }
 }
 
-fn check_model(model: &Map<String, Value>) -> Result<(), FormatError> {
-    let kind = model.get("type").map_or(Some("BPE"), Value::as_str);
+/// Why a BPE model that is not SentencePiece-style is HF's BPE over characters (the Python
+/// package's `is_character_bpe`): its end-of-word suffix, or no `ByteLevel` pre-tokenizer.
+/// None for byte-level BPE, and for SentencePiece-style files (byte fallback, `Metaspace`),
+/// whose refusals name those.
+fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Option<String> {
+    let has = |part: &str, key: &str, kinds: &[&str]| {
+        spec.get(part)
+            .is_some_and(|value| has_step(value, key, kinds, 0))
+    };
+    let sentencepiece = truthy(model.get("byte_fallback"))
+        || has(
+            "pre_tokenizer",
+            "pretokenizers",
+            &["Metaspace", "ByteFallback"],
+        )
+        || has("decoder", "decoders", &["Metaspace", "ByteFallback"]);
+    if sentencepiece {
+        return None;
+    }
+    if truthy(model.get("end_of_word_suffix")) {
+        return Some(format!(
+            "end_of_word_suffix {}",
+            show(model.get("end_of_word_suffix"))
+        ));
+    }
+    if let Some(Value::Object(pre_tokenizer)) = spec.get("pre_tokenizer") {
+        if flat_pre_tokenizers(pre_tokenizer, String::new(), 0, &mut Vec::new()).is_err() {
+            return None; // (malformed: the pre-tokenizer's reader says how)
+        }
+    }
+    (!has("pre_tokenizer", "pretokenizers", &["ByteLevel"]))
+        .then(|| "no ByteLevel pre-tokenizer, its symbols are characters".to_owned())
+}
+
+/// Whether `value` is a step of one of `kinds`, or a `Sequence` (its steps under `key`) with one.
+fn has_step(value: &Value, key: &str, kinds: &[&str], depth: usize) -> bool {
+    let kind = value.get("type").and_then(Value::as_str);
+    if kind == Some("Sequence") && depth <= MAX_SEQUENCE_DEPTH {
+        let steps = value.get(key).and_then(Value::as_array);
+        return steps.is_some_and(|steps| steps.iter().any(|s| has_step(s, key, kinds, depth + 1)));
+    }
+    kind.is_some_and(|kind| kinds.contains(&kind))
+}
+
+/// A byte-level BPE model's options checked; `kind` is its type (HF's reading of a model
+/// without one, see [`word_models::model_type`]).
+fn check_model(model: &Map<String, Value>, kind: Option<&str>) -> Result<(), FormatError> {
     if kind != Some("BPE") {
         return Err(unsupported(
             "model.type",
-            format!("model type {}", show(model.get("type"))),
-            "only byte-level BPE is read (WordPiece, Unigram and WordLevel are other algorithms)",
+            format!("model type {}", kind.map_or_else(|| show(model.get("type")), |k| format!("{k:?}"))),
+            format!(
+                "the Rust readers read byte-level BPE, WordPiece and WordLevel (Unigram: {PYTHON_ONLY})"
+            ),
         ));
     }
-    for key in ["dropout", "continuing_subword_prefix", "end_of_word_suffix"] {
+    for key in ["dropout", "continuing_subword_prefix"] {
         // Unset: missing, null, false, "", 0 or 0.0.
         let unset = match model.get(key) {
             None | Some(Value::Null) | Some(Value::Bool(false)) => true,
@@ -391,12 +459,15 @@ fn normalizer(spec: Option<&Value>) -> Result<NormalizeStage, FormatError> {
     if let Some(spec) = spec.filter(|s| !s.is_null()) {
         normalizer_steps(spec, "normalizer".into(), 0, &mut steps)?;
     }
+    fn kind(step: &Map<String, Value>) -> &str {
+        step.get("type").and_then(Value::as_str).unwrap_or("")
+    }
     match steps.as_slice() {
         [] => Ok(NormalizeStage::None),
-        [(_, kind)] if kind == "NFC" => Ok(NormalizeStage::Nfc),
-        [(at, kind)] => Err(unsupported(
+        [(_, step)] if kind(step) == "NFC" => Ok(NormalizeStage::Nfc),
+        [(at, step)] => Err(unsupported(
             at.clone(),
-            format!("normalizer {kind}"),
+            format!("normalizer {}", kind(step)),
             format!("the Rust core runs NFC only; {PYTHON_ONLY}"),
         )),
         _ => Err(unsupported(
@@ -405,7 +476,7 @@ fn normalizer(spec: Option<&Value>) -> Result<NormalizeStage, FormatError> {
                 "a normalizer of several steps ({})",
                 steps
                     .iter()
-                    .map(|s| s.1.as_str())
+                    .map(|(_, step)| kind(step))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
@@ -414,11 +485,13 @@ fn normalizer(spec: Option<&Value>) -> Result<NormalizeStage, FormatError> {
     }
 }
 
-fn normalizer_steps(
-    spec: &Value,
+/// The steps of a normalizer, each with its JSON path (`Sequence`s flattened), their types
+/// checked.
+fn normalizer_steps<'a>(
+    spec: &'a Value,
     at: String,
     depth: usize,
-    steps: &mut Vec<(String, String)>,
+    steps: &mut Vec<(String, &'a Map<String, Value>)>,
 ) -> Result<(), FormatError> {
     let Value::Object(spec) = spec else {
         return Err(malformed(
@@ -447,7 +520,7 @@ fn normalizer_steps(
     }
     match kind.and_then(Value::as_str) {
         Some(kind) if NORMALIZER_TYPES.contains(&kind) => {
-            steps.push((at, kind.to_string()));
+            steps.push((at, spec));
             Ok(())
         }
         _ => Err(unsupported(

@@ -240,6 +240,14 @@ impl Pipeline {
             .map_or(segment, |a| a.normalized.as_str());
         let first = out.len();
         self.encode_piece_ends(normalized, &ends, out)?;
+        // A word model's tokens stand for parts of their piece their bytes do not spell.
+        let lengths = self.token_lengths(normalized, &ends)?;
+        if lengths
+            .as_ref()
+            .is_some_and(|l| l.len() != out.len() - first)
+        {
+            return Err(self.untiled(normalized.as_bytes()));
+        }
         let tables = &*self.tables;
         let (mut position, mut piece) = (0usize, 0usize);
         // Characters before the current token (for the unnormalized case).
@@ -249,9 +257,9 @@ impl Pipeline {
         // A vocabulary that lacks some bytes drops them from a piece before merging: they are
         // in no token's range (skipped before a token, or inside one between its bytes).
         // With an unk token they are that token instead, which spans them (HF's range).
-        let lacks = tables.lacks_bytes() && self.unk.is_none();
+        let lacks = tables.lacks_bytes() && self.unk.is_none() && lengths.is_none();
         let (unk_id, fuse) = match self.unk {
-            Some((id, fuse)) if tables.lacks_bytes() => (Some(id), fuse),
+            Some((id, fuse)) if tables.lacks_bytes() && lengths.is_none() => (Some(id), fuse),
             _ => (None, false),
         };
         let skip_missing = |position: &mut usize, piece: &mut usize, chars: &mut usize| {
@@ -271,8 +279,11 @@ impl Pipeline {
                 }
             }
         };
-        for &id in &out[first..] {
-            let length = tables.token(id).map_or(0, <[u8]>::len);
+        for (k, &id) in out[first..].iter().enumerate() {
+            let length = match &lengths {
+                Some(lengths) => lengths[k],
+                None => tables.token(id).map_or(0, <[u8]>::len),
+            };
             if lacks {
                 skip_missing(&mut position, &mut piece, &mut chars);
             }
@@ -380,6 +391,23 @@ impl Pipeline {
         ends: &mut Vec<usize>,
     ) -> Result<Option<SpannedText>, Error> {
         self.spanner.split(text, ends)
+    }
+
+    /// The length in bytes of the part of its piece each token stands for, when the encoder's
+    /// tokens do not spell their pieces ([`crate::Encoder::token_lengths`]); None when they do.
+    fn token_lengths(&self, text: &str, ends: &[usize]) -> Result<Option<Vec<usize>>, Error> {
+        let EncodeStage::Foreign(encoder) = &self.encoder else {
+            return Ok(None);
+        };
+        let mut lengths = Vec::with_capacity(ends.len());
+        let mut start = 0;
+        for &end in ends {
+            if !encoder.token_lengths(&text.as_bytes()[start..end], &mut lengths)? {
+                return Ok(None);
+            }
+            start = end;
+        }
+        Ok(Some(lengths))
     }
 
     /// The error for ids whose bytes do not spell their piece (only a foreign encoder can

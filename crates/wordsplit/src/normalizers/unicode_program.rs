@@ -1,0 +1,332 @@
+//! [`UnicodeProgram`]: HF's normalizers in sequence when every step is a Unicode form (`NFC`,
+//! `NFD`, `NFKC`, `NFKD`), `Lowercase`, `StripAccents` or `Strip` (the layout of BERT-style
+//! files trained with HF tokenizers, such as its docs' `Sequence[NFD, Lowercase,
+//! StripAccents]`), with HF's alignment of each character (the Python package's
+//! `program_alignment_parts` gives the same).
+//!
+//! Each step is run as HF's `NormalizedString` runs it, a character at a time with the change
+//! each makes to the length: a form with `unicode-normalization-alignments` (the crate and
+//! tables HF uses), `Lowercase` with Rust's `char::to_lowercase` (a character at a time, so no
+//! final-sigma rule), `StripAccents` dropping the characters the crate's `is_combining_mark`
+//! names (General_Category M), `Strip` Rust's white space at either end. A character that
+//! replaces one keeps that one's place in the original text; a character a step inserts (the
+//! second of a decomposition, `İ`'s dot) takes the place of the one before it.
+//!
+//! ```
+//! use wordsplit::normalizers::unicode_program::UnicodeProgram;
+//! use wordsplit::spec::NormalizerSpec;
+//! use wordsplit::Normalizer;
+//!
+//! let spec = NormalizerSpec::Sequence(vec![NormalizerSpec::Nfd, NormalizerSpec::Lowercase, NormalizerSpec::StripAccents]);
+//! let program = UnicodeProgram::new(&spec).unwrap();
+//! assert_eq!(program.normalize("Ångström").unwrap(), "angstrom");
+//! ```
+
+use unicode_normalization_alignments::char::is_combining_mark;
+use unicode_normalization_alignments::UnicodeNormalization;
+
+use super::{AlignmentParts, Normalizer};
+use crate::error::Error;
+use crate::spec::NormalizerSpec;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Nfc,
+    Nfd,
+    Nfkc,
+    Nfkd,
+    Lowercase,
+    StripAccents,
+    Strip { left: bool, right: bool },
+}
+
+/// HF's normalizers in sequence, when they are the steps above only.
+pub struct UnicodeProgram {
+    steps: Vec<Step>,
+}
+
+/// Where a character of the normalized text comes from: the range of original characters
+/// (char indices), and whether it is that range's text unchanged.
+type Place = (usize, usize, bool);
+
+impl UnicodeProgram {
+    /// The program of `spec` (a [`NormalizerSpec::Sequence`]), or None when a step is not one
+    /// of the steps above.
+    pub fn new(spec: &NormalizerSpec) -> Option<Self> {
+        let NormalizerSpec::Sequence(steps) = spec else {
+            return None;
+        };
+        let steps = steps
+            .iter()
+            .map(|step| {
+                Some(match step {
+                    NormalizerSpec::Nfc => Step::Nfc,
+                    NormalizerSpec::Nfd => Step::Nfd,
+                    NormalizerSpec::Nfkc => Step::Nfkc,
+                    NormalizerSpec::Nfkd => Step::Nfkd,
+                    NormalizerSpec::Lowercase => Step::Lowercase,
+                    NormalizerSpec::StripAccents => Step::StripAccents,
+                    NormalizerSpec::Strip { left, right } => Step::Strip {
+                        left: *left,
+                        right: *right,
+                    },
+                    _ => return None,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self { steps })
+    }
+
+    /// The characters of `text` after every step, each with its place.
+    fn run(&self, text: &str) -> Vec<(char, Place)> {
+        let mut chars: Vec<(char, Place)> = text
+            .chars()
+            .enumerate()
+            .map(|(i, c)| (c, (i, i + 1, true)))
+            .collect();
+        for step in &self.steps {
+            chars = match *step {
+                Step::Nfc => changed(&chars, |s| s.nfc().collect()),
+                Step::Nfd => changed(&chars, |s| s.nfd().collect()),
+                Step::Nfkc => changed(&chars, |s| s.nfkc().collect()),
+                Step::Nfkd => changed(&chars, |s| s.nfkd().collect()),
+                Step::Lowercase => changed(&chars, |s| {
+                    s.chars()
+                        .flat_map(|c| {
+                            c.to_lowercase()
+                                .enumerate()
+                                .map(|(i, lower)| (lower, isize::from(i > 0)))
+                        })
+                        .collect()
+                }),
+                Step::StripAccents => chars
+                    .into_iter()
+                    .filter(|(c, _)| !is_combining_mark(*c))
+                    .collect(),
+                Step::Strip { left, right } => {
+                    let lead = if left {
+                        chars.iter().take_while(|(c, _)| c.is_whitespace()).count()
+                    } else {
+                        0
+                    };
+                    let trail = if right {
+                        let rest = &chars[lead..];
+                        rest.iter()
+                            .rev()
+                            .take_while(|(c, _)| c.is_whitespace())
+                            .count()
+                    } else {
+                        0
+                    };
+                    chars[lead..chars.len() - trail].to_vec()
+                }
+            };
+        }
+        chars
+    }
+}
+
+/// The characters HF's `NormalizedString::transform` makes of `chars` with `transform`'s
+/// `(character, change)` pairs: a change of 0 or less replaces the next character (and drops
+/// as many after it as the change says), taking its place; a positive one is inserted, in the
+/// place of the character before it.
+fn changed(
+    chars: &[(char, Place)],
+    transform: impl FnOnce(&str) -> Vec<(char, isize)>,
+) -> Vec<(char, Place)> {
+    let text: String = chars.iter().map(|(c, _)| c).collect();
+    let pairs = transform(&text);
+    let mut out = Vec::with_capacity(pairs.len());
+    let mut next = 0usize; // the next character of `chars` to replace
+    for (c, change) in pairs {
+        if change > 0 {
+            let place = next.checked_sub(1).map_or((0, 0, false), |i| chars[i].1);
+            out.push((c, (place.0, place.1, false)));
+            continue;
+        }
+        let Some(&(old, (start, end, same))) = chars.get(next) else {
+            break; // (a transform never gives more replacing characters than there are)
+        };
+        out.push((c, (start, end, same && c == old)));
+        next += 1 + change.unsigned_abs();
+    }
+    out
+}
+
+impl Normalizer for UnicodeProgram {
+    fn name(&self) -> &str {
+        "Sequence"
+    }
+
+    /// The text the steps make, as `run` makes it without the places.
+    fn normalize(&self, text: &str) -> Result<String, Error> {
+        let mut text = text.to_owned();
+        for step in &self.steps {
+            text = match *step {
+                Step::Nfc => text.nfc().map(|(c, _)| c).collect(),
+                Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
+                Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
+                Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
+                Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
+                Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
+                Step::Strip { left, right } => {
+                    let mut kept = text.as_str();
+                    if left {
+                        kept = kept.trim_start_matches(char::is_whitespace);
+                    }
+                    if right {
+                        kept = kept.trim_end_matches(char::is_whitespace);
+                    }
+                    kept.to_owned()
+                }
+            };
+        }
+        Ok(text)
+    }
+
+    fn tracks_alignment(&self) -> bool {
+        true
+    }
+
+    fn alignment_parts(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        let chars = self.run(text);
+        let identity = chars.len() == text.chars().count()
+            && chars
+                .iter()
+                .enumerate()
+                .all(|(i, &(_, place))| place == (i, i + 1, true));
+        if identity {
+            return Ok(None);
+        }
+        Ok(Some(AlignmentParts {
+            normalized: chars.iter().map(|(c, _)| c).collect(),
+            head: chars.into_iter().map(|(_, place)| place).collect(),
+            tail: 0,
+        }))
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bert_wiki() -> UnicodeProgram {
+        UnicodeProgram::new(&NormalizerSpec::Sequence(vec![
+            NormalizerSpec::Nfd,
+            NormalizerSpec::Lowercase,
+            NormalizerSpec::StripAccents,
+        ]))
+        .unwrap()
+    }
+
+    fn parts(program: &UnicodeProgram, text: &str) -> Option<(String, Vec<Place>)> {
+        let parts = program.alignment_parts(text).unwrap()?;
+        Some((parts.normalized, parts.head))
+    }
+
+    #[test]
+    fn each_character_keeps_the_place_of_the_one_it_comes_from() {
+        let program = bert_wiki();
+        let (t, f) = (true, false);
+        // é decomposes into e + U+0301, which is dropped: e takes é's place.
+        assert_eq!(
+            parts(&program, "Aé"),
+            Some(("ae".into(), vec![(0, 1, f), (1, 2, f)]))
+        );
+        // İ lowercases to i + U+0307 (after NFD, İ is I + U+0307): both marks dropped.
+        assert_eq!(
+            parts(&program, "xİ"),
+            Some(("xi".into(), vec![(0, 1, t), (1, 2, f)]))
+        );
+        assert_eq!(parts(&program, "abc"), None);
+        assert_eq!(
+            program.normalize("ÉCOLE Straße ǅ").unwrap(),
+            "ecole straße ǆ"
+        );
+        // Compatibility forms make several characters of one: each in its place.
+        let nfkc = UnicodeProgram::new(&NormalizerSpec::Sequence(vec![NormalizerSpec::Nfkc]));
+        assert_eq!(
+            parts(&nfkc.unwrap(), "ﬁx"),
+            Some(("fix".into(), vec![(0, 1, f), (0, 1, f), (1, 2, t)]))
+        );
+    }
+
+    #[test]
+    fn the_text_alone_is_the_text_of_the_places() {
+        let steps = [
+            NormalizerSpec::Nfc,
+            NormalizerSpec::Nfd,
+            NormalizerSpec::Nfkc,
+            NormalizerSpec::Nfkd,
+            NormalizerSpec::Lowercase,
+            NormalizerSpec::StripAccents,
+            NormalizerSpec::Strip {
+                left: true,
+                right: true,
+            },
+            NormalizerSpec::Strip {
+                left: false,
+                right: true,
+            },
+        ];
+        let alphabet = [
+            "a",
+            "É",
+            "e\u{301}",
+            "İ",
+            "ẞ",
+            "Σ",
+            "ǅ",
+            "ﬁ",
+            "Ⅻ",
+            "\u{f73}",
+            " ",
+            "\u{3000}",
+            "\t",
+            "中",
+            "\u{1d165}",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        for text in crate::testing::texts(7, &alphabet, 300, 12) {
+            let mut pick =
+                || steps[crate::testing::xorshift(&mut state) as usize % steps.len()].clone();
+            let program =
+                UnicodeProgram::new(&NormalizerSpec::Sequence(vec![pick(), pick(), pick()]));
+            let program = program.unwrap();
+            let placed: String = program.run(&text).into_iter().map(|(c, _)| c).collect();
+            assert_eq!(program.normalize(&text).unwrap(), placed, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn strip_drops_white_space_at_the_ends_it_is_asked_to() {
+        let strip = |left, right| {
+            UnicodeProgram::new(&NormalizerSpec::Sequence(vec![NormalizerSpec::Strip {
+                left,
+                right,
+            }]))
+            .unwrap()
+        };
+        assert_eq!(
+            strip(true, true).normalize(" \u{3000}a b\n").unwrap(),
+            "a b"
+        );
+        assert_eq!(strip(false, true).normalize(" a ").unwrap(), " a");
+        assert_eq!(strip(true, false).normalize(" a ").unwrap(), "a ");
+        assert_eq!(strip(true, true).normalize("  ").unwrap(), "");
+        assert_eq!(
+            parts(&strip(true, true), " a "),
+            Some(("a".into(), vec![(1, 2, true)]))
+        );
+        assert!(UnicodeProgram::new(&NormalizerSpec::Nfd).is_none());
+        assert!(UnicodeProgram::new(&NormalizerSpec::Sequence(vec![
+            NormalizerSpec::Nfd,
+            NormalizerSpec::Prepend("x".into()),
+        ]))
+        .is_none());
+    }
+}
