@@ -98,3 +98,13 @@ def test_a_wheel_carries_every_licence_file(wheel_dist_info):
     assert "License-Expression: MIT AND Apache-2.0\n" in metadata
     for path in sorted(expected):
         assert f"License-File: {path}\n" in metadata
+
+
+def test_every_test_file_the_crate_carries_is_listed_with_its_licence():
+    listed = notice_rows("Test files in the Rust crate")
+    carried = [path.relative_to(ROOT / "crates/wordsplit/tests/data").as_posix()
+               for path in (ROOT / "crates/wordsplit/tests/data").rglob("*") if path.is_symlink()]
+    assert carried
+    for path in carried:
+        directory, name = path.rsplit("/", 1)
+        assert path in listed or f"{directory}/*.json.gz" in listed, path

@@ -61,6 +61,9 @@ def test_every_wheel_and_the_sdist_is_installed_and_checked_before_publishing():
         script = WORKFLOW["jobs"][job]["steps"][-1]["run"]
         assert 'encode "hello world"' in script and "14990 1879" in script
         assert "tools/wheel_check.py\" smoke" in script
+    crate = WORKFLOW["jobs"]["crate"]["steps"]
+    assert crate[1]["run"] == "bash tools/check_crate.sh"
+    assert crate[2]["run"] == "cargo publish -p wordsplit" and crate[2]["if"].startswith("startsWith(github.ref")
     publish = WORKFLOW["jobs"]["publish"]
     assert set(publish["needs"]) == {"test-wheels", "test-sdist"}
     assert publish["if"] == "startsWith(github.ref, 'refs/tags/v')"

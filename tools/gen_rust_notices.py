@@ -97,7 +97,7 @@ def render(packages: list[dict]) -> str:
             text = path.read_text(encoding="utf-8", errors="replace").strip()
             number = texts.setdefault(" ".join(text.split()), len(texts) + 1)
             shown.setdefault(number, text)
-            numbers.append(f"[{number}] {path.relative_to(root).as_posix()}")
+            numbers.append(f"[{number}] the crate's {path.relative_to(root).as_posix()}")
         if not numbers:
             raise SystemExit(f"{package['name']} {package['version']} ships no licence file: add its text by hand")
         lines.append(f"{package['name']} {package['version']} ({package['license']}): {', '.join(numbers)}")

@@ -78,11 +78,12 @@ def check_contents(wheel: Path, root: Path = ROOT) -> list[str]:
                 problems.append(f"missing {path}")
             elif content is not None and archive.read(path) != content:
                 problems.append(f"{path} differs from the repository's")
-        native = [name for name in names if name.startswith("wordsplit/_native.")]
+        native = [name for name in names if name.count("/") == 1 and name.startswith("wordsplit/")
+                  and name.split("/")[1].startswith("_native.")]
         version = python_tag.removeprefix("cp")
         # (_native.cpython-311-x86_64-linux-gnu.so, _native.cpython-311-darwin.so, _native.cp311-win_amd64.pyd)
         if len(native) != 1 or not (f".cpython-{version}-" in native[0] or f".cp{version}-" in native[0]):
-            problems.append(f"the extension for {python_tag} is not the one module wordsplit/_native.*: {native}")
+            problems.append(f"the extension for {python_tag} is not the package's one module _native: {native}")
         if python_tag != abi_tag or not python_tag.startswith("cp"):
             problems.append(f"tags {python_tag}-{abi_tag}: one wheel per CPython version is expected (not abi3)")
         if any(tag.startswith("linux_") for tag in platforms):
