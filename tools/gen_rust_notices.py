@@ -8,7 +8,7 @@ build of the workspace does that). Build dependencies and procedural macros run 
 only and are not in any package. Each licence text appears once, numbered; a crate lists the
 numbers of its own (two files that differ only in spacing are one text). The MIT and BSD
 licences ask for their notice in every copy, binary ones included: this file is that notice,
-shipped in the wheels (PEP 639 licence files).
+shipped in the wheels (PEP 639 licence files) and in the npm package.
 
     python tools/gen_rust_notices.py            # write it
     python tools/gen_rust_notices.py --check    # exit 1 if it is stale (tests/test_licenses.py)
