@@ -389,6 +389,7 @@ def test_cli_download_list_path_clear(hub_env, vocab_server, capsys, monkeypatch
     assert run(capsys, monkeypatch, "cache", "path") == (0, f"{hub_env}\n", "")
 
     code, out, _ = run(capsys, monkeypatch, "cache", "list")
+    assert run(capsys, monkeypatch, "cache") == (code, out, "")  # listing is the default action
     lines = [line.split("\t") for line in out.splitlines()]
     assert ["download", "hf/acme--tiny/main/tokenizer.json"] in [line[:2] for line in lines]
     assert {("derived", "hf:acme/tiny@main"), ("derived", "cl100k_base")} <= {tuple(line[:2]) for line in lines}

@@ -68,3 +68,22 @@ def test_the_sdist_holds_no_build_output(sdist):
     built = [path for path in sdist if path.startswith("target/") or path.endswith((".so", ".pyd", ".pyc"))]
     assert built == []
 
+
+
+def test_the_sdist_holds_the_licence_and_every_third_party_licence_text(sdist):
+    licences = {"LICENSE"} | {f"licenses/{path.name}" for path in (ROOT / "licenses").iterdir()}
+    assert sorted(licences - set(sdist)) == []
+    for path in licences:
+        assert sdist[path] == (ROOT / path).read_bytes(), path
+    metadata = sdist["PKG-INFO"].decode()
+    assert "License-Expression: MIT AND Apache-2.0\n" in metadata
+    assert "License-File: licenses/NOTICE.md\n" in metadata
+
+
+def test_the_sdist_holds_each_vocabulary_file_once(sdist):
+    """The core crate links to the package's vocabulary files (cargo packages them for the
+    crate); the sdist keeps them under src/ only (pyproject's exclude)."""
+    linked = sorted(path for path in sdist
+                    if path.startswith(("crates/wordsplit/data/vocabs/", "crates/wordsplit/tests/data/golden/")))
+    assert linked == []
+    assert len([path for path in sdist if path.startswith("src/wordsplit/vocabs/data/")]) >= 7

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Build the WebAssembly module and its JavaScript module into wasm/dist/:
+# Build the WebAssembly module and its JavaScript module into wasm/dist/, the npm package:
 #   wordsplit.wasm  the core (crates/wordsplit-wasm), wasm32-unknown-unknown
 #   wordsplit.js    the ES module (hand-written glue, wasm/js/), for Node 20+ and browsers
 #   wordsplit.d.ts  its TypeScript types
+#   package.json, README.md (wasm/), LICENSE and rust-crates.txt (the compiled crates' notices)
+# `npm pack wasm/dist` makes the package's tarball.
 #
 # The toolchain is Debian's rustc-web (rustc and cargo under /usr/bin, with std's sources):
 # std for wasm32 is compiled from those sources (-Zbuild-std, allowed on a stable rustc by
@@ -49,4 +51,5 @@ cd "$root"
 
 mkdir -p "$dist"
 cp "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm/wordsplit_wasm.wasm" "$dist/wordsplit.wasm"
-cp "$here/js/wordsplit.js" "$here/js/wordsplit.d.ts" "$dist/"
+cp "$here/js/wordsplit.js" "$here/js/wordsplit.d.ts" "$here/package.json" "$here/README.md" "$dist/"
+cp "$root/LICENSE" "$root/licenses/rust-crates.txt" "$dist/"

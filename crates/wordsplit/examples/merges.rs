@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: merges VOCAB TEXT [PASSES]".into());
     };
     let passes: usize = rest.first().map_or(Ok(5), |s| s.parse())?;
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/wordsplit/vocabs/data");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/vocabs");
     let ranks = read_file(&data.join(format!("{vocab}.tiktoken.gz")))?;
     let tok = Tokenizer::from_vocab(read_named(vocab, &ranks)?)?;
     let tables = tok.pipeline().tables();

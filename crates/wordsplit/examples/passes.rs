@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             0
         }
     };
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/wordsplit/vocabs/data");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/vocabs");
     let ranks = read_file(&data.join(format!("{vocab}.tiktoken.gz")))?;
     let tok = Tokenizer::from_vocab(read_named(vocab, &ranks)?)?;
     let docs = documents(&String::from_utf8(read_file(Path::new(text))?)?, megabytes);

@@ -23,8 +23,7 @@
 //! use wordsplit::formats::{read_file, read_named};
 //! use wordsplit::{SpecialPolicy, Tokenizer};
 //!
-//! # let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-//! # let path = root.join("src/wordsplit/vocabs/data/qwen3.tiktoken.gz");
+//! # let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/vocabs/qwen3.tiktoken.gz");
 //! let tok = Tokenizer::from_vocab(read_named("qwen3", &read_file(&path)?)?)?;
 //! let trace = explain(&tok, "hello", &SpecialPolicy::AllowAll)?;
 //! assert_eq!(trace.ids, [14990]);
@@ -298,15 +297,14 @@ mod tests {
     use super::*;
     use crate::formats::{read_file, read_named};
 
-    fn tokenizer(name: &str, file: &str) -> Tokenizer {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let path = root.join(format!("src/wordsplit/vocabs/data/{file}.tiktoken.gz"));
+    fn tokenizer(name: &str) -> Tokenizer {
+        let path = crate::testing::data::rank_file(name);
         Tokenizer::from_vocab(read_named(name, &read_file(&path).unwrap()).unwrap()).unwrap()
     }
 
     #[test]
     fn pieces_tile_the_ids_and_merges_reach_them() {
-        let tok = tokenizer("cl100k_base", "cl100k_base");
+        let tok = tokenizer("cl100k_base");
         let text = "hello world<|endoftext|> ünïcode  \n\t12345 🤗";
         let trace = explain(&tok, text, &SpecialPolicy::AllowAll).unwrap();
         assert_eq!(trace.ids, tok.encode_with_special_tokens(text).unwrap());
@@ -373,7 +371,7 @@ mod tests {
 
     #[test]
     fn a_pass_merges_the_lowest_rank_leftmost() {
-        let tok = tokenizer("gpt2", "r50k_base");
+        let tok = tokenizer("gpt2");
         let trace = explain(&tok, "aaaa", &SpecialPolicy::AllowAll).unwrap();
         let passes = &trace.pieces[0].passes;
         // Three equal pairs: the leftmost wins, then "aa"+"aa".

@@ -1,4 +1,8 @@
-//! Helpers shared by the crate's unit tests: pseudo-random values and texts.
+//! Helpers shared by the crate's unit tests: pseudo-random values and texts, and where the
+//! test files are ([`data`], the module the integration tests use too).
+
+#[path = "../tests/support/mod.rs"]
+pub(crate) mod data;
 
 /// The next value of a xorshift64 generator whose state is `state` (not 0): the same
 /// pseudo-random sequence on every run, with no dependency.

@@ -15,8 +15,7 @@
 //! use wordsplit::formats::read_named;
 //! use wordsplit::Tokenizer;
 //!
-//! # let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-//! # let path = root.join("src/wordsplit/vocabs/data/r50k_base.tiktoken.gz");
+//! # let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/vocabs/r50k_base.tiktoken.gz");
 //! let ranks = wordsplit::formats::read_file(&path)?; // the file, gunzipped
 //! let tok = Tokenizer::from_vocab(read_named("gpt2", &ranks)?)?;
 //! assert_eq!(tok.encode("hello world")?, [31373, 995]);

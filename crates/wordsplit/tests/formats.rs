@@ -4,7 +4,9 @@
 //! read here with the Rust reader and digested the same way (a WordPiece or WordLevel
 //! tokenizer.json with its pipeline's text, which both languages write alike).
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -13,22 +15,6 @@ use wordsplit::formats::{
     with_tokenizer_config, TiktokenFacts, VocabData,
 };
 use wordsplit::Literal;
-
-/// The repository root: the first directory above this crate holding the digests (so the
-/// test finds them wherever the crate sits in the tree).
-fn repo_root() -> PathBuf {
-    let mut dir = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
-    loop {
-        if dir.join("tests/data/formats/digests.json").is_file() {
-            return dir;
-        }
-        assert!(
-            dir.pop(),
-            "no tests/data/formats/digests.json above {}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-    }
-}
 
 fn hex(digest: impl AsRef<[u8]>) -> String {
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
@@ -138,7 +124,7 @@ fn read_case(root: &Path, case: &Value) -> VocabData {
 
 /// Reads every case of `reader` and compares its digest with the Python loader's.
 fn check_reader(reader: &str) {
-    let root = repo_root();
+    let root = support::repo_root();
     let digests: Value = serde_json::from_slice(
         &std::fs::read(root.join("tests/data/formats/digests.json")).unwrap(),
     )

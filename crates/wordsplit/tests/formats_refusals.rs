@@ -6,6 +6,8 @@
 //! what the Python package runs as a split program or a normalizer program (or NFD, NFKC, and
 //! a normalized added token that NFC may change, which needs the NFC tables to check).
 
+mod support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde_json::{json, Value};
@@ -896,12 +898,10 @@ fn a_tokenizer_config_sets_eos_bos_and_the_template_or_is_refused() {
 // derived entries
 
 fn entry_parts() -> (Value, Vec<u8>) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = path
-        .ancestors()
-        .find(|p| p.join("tests/data/formats").is_dir())
-        .expect("repo root");
-    let data = read_file(&root.join("tests/data/formats/qwen-slice-pair-ranked.vocab.gz")).unwrap();
+    let data = read_file(&support::test_file(
+        "formats/qwen-slice-pair-ranked.vocab.gz",
+    ))
+    .unwrap();
     let rest = &data[16..];
     let head = u32::from_le_bytes(rest[..4].try_into().unwrap()) as usize;
     (

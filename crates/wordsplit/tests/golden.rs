@@ -1,41 +1,21 @@
 //! The Rust core alone gives the official tokenizers' ids: every bundled vocabulary, read by
 //! `formats::read_named` from its rank file and run by `Tokenizer`, against the golden ids
-//! that tiktoken and HF tokenizers made (tests/golden/, the files the Python suite reads too).
+//! that tiktoken and HF tokenizers made (the repository's tests/golden/, which the Python suite
+//! reads too; the crate's tests/data/golden/ holds those this test reads).
 
-use std::path::{Path, PathBuf};
+mod support;
 
 use serde_json::Value;
 use wordsplit::formats::{read_file, read_named};
 use wordsplit::{Error, Tokenizer};
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The bundled rank file a registered vocabulary is read from.
-fn rank_file(name: &str) -> &'static str {
-    match name {
-        "gpt2" | "r50k_base" => "r50k_base",
-        "p50k_base" | "p50k_edit" => "p50k_base",
-        "o200k_base" | "o200k_harmony" => "o200k_base",
-        "cl100k_base" => "cl100k_base",
-        "qwen3" => "qwen3",
-        other => panic!("no bundled rank file for {other}"),
-    }
-}
-
 fn tokenizer(name: &str) -> Tokenizer {
-    let root = repo_root();
-    let path = root.join(format!(
-        "src/wordsplit/vocabs/data/{}.tiktoken.gz",
-        rank_file(name)
-    ));
-    let ranks = read_file(&path).unwrap();
+    let ranks = read_file(&support::rank_file(name)).unwrap();
     Tokenizer::from_vocab(read_named(name, &ranks).unwrap()).unwrap()
 }
 
 fn golden(file: &str) -> Value {
-    let bytes = read_file(&repo_root().join("tests/golden").join(file)).unwrap();
+    let bytes = read_file(&support::test_file("golden").join(file)).unwrap();
     serde_json::from_slice(&bytes).unwrap()
 }
 

@@ -3,6 +3,7 @@
     wordsplit download hf:Qwen/Qwen3-8B          # tokenizer files into the cache, for offline use
     wordsplit download https://host/x.tiktoken --sha256 <hex>
     wordsplit cache list                          # one line per entry (and per download in progress)
+    wordsplit cache                               # the same: listing is what `cache` does by default
     wordsplit cache path                          # where the cache is
     wordsplit cache clear hf:Qwen/Qwen3-8B        # that repo's entries (all of them without NAME)
 
@@ -109,9 +110,14 @@ def register(sub) -> None:
                    help=f"the most time one download may take (default: ${DEADLINE_ENV}, else {DEFAULT_DEADLINE:g})")
     p.set_defaults(func=cmd_download)
 
-    cache = sub.add_parser("cache", help="list, locate or clear the disk cache",
+    cache = sub.add_parser("cache", help="list, locate or clear the disk cache (without ACTION: list)",
+                           usage="wordsplit cache [-h] [ACTION ...]",
+                           description="Without ACTION, list the cache (as `wordsplit cache list`).",
                            epilog="example: wordsplit cache clear hf:Qwen/Qwen3-8B")
-    actions = cache.add_subparsers(dest="action", required=True, metavar="ACTION")
+    # Without an action it lists the default cache (--cache-dir belongs to the actions: a
+    # subcommand's defaults would overwrite the same option given before it).
+    cache.set_defaults(func=cmd_cache_list, cache_dir=None)
+    actions = cache.add_subparsers(dest="action", metavar="ACTION")
     _add_cache_dir(actions.add_parser("list", help="one line per entry: kind, name, size, hash, source")
                    ).set_defaults(func=cmd_cache_list)
     _add_cache_dir(actions.add_parser("path", help="print the cache directory")).set_defaults(func=cmd_cache_path)

@@ -80,7 +80,8 @@ def _progress_bar(quiet: bool):
     from ..terminal import progress_bars
 
     return progress_bars(lambda rp: [rp.TextColumn("encoding"), rp.BarColumn(), rp.DownloadColumn(),
-                                     rp.TransferSpeedColumn(), rp.TimeRemainingColumn()], transient=True)
+                                     rp.TransferSpeedColumn(), rp.TimeRemainingColumn()], transient=True,
+                         plain_unit="bytes")
 
 
 def cmd_encode_file(args: argparse.Namespace) -> None:

@@ -42,7 +42,7 @@ from ..store.sources import (
 from ..vocab import Vocab
 from .pretrained import ALIASES, PRETRAINED, SENTENCEPIECE_PRETRAINED, Pretrained, PretrainedModel
 
-__all__ = ["VOCABS", "clear_cache", "download_vocab", "forget_loaded", "list_vocabs", "load_vocab",
+__all__ = ["VOCABS", "clear_cache", "download_vocab", "forget_loaded", "list_vocabs", "load_vocab", "model_vocabulary",
            "register_vocab"]
 
 # Where registered names find their files; a slim install has none of them.
@@ -270,7 +270,7 @@ def _check_facts(key: str, facts: dict) -> None:
     given = [name for name, value in facts.items() if value is not None]
     if not given:
         return
-    if key in VOCABS or key.startswith(HF_PREFIX):
+    if key in VOCABS or key.startswith(HF_PREFIX) or model_vocabulary(key) is not None:
         raise TypeError(
             f"{'=, '.join(given)}= applies to {fact_owners(given)} loaded by path or URL, not to {key!r}, "
             "which defines its own"
@@ -313,7 +313,8 @@ def load_vocab(
 
     Args:
         name_or_path: ``"qwen3"``, ``"cl100k_base"``, ``"o200k_base"``, ``"o200k_harmony"``,
-            ``"r50k_base"`` (alias ``"gpt2"``), ``"p50k_base"``, ``"p50k_edit"``;
+            ``"r50k_base"`` (alias ``"gpt2"``), ``"p50k_base"``, ``"p50k_edit"``; an OpenAI
+            model's name (``"gpt-4o"`` is ``"o200k_base"``: :func:`model_vocabulary`);
             ``"hf:ORG/REPO"`` or ``"hf:ORG/REPO@REVISION"`` (tokenizer.json, else Mistral's
             tekken.json, else a SentencePiece tokenizer.model, else vocab.json + merges.txt;
             with tokenizer_config.json when the repo has one); an ``http(s)://`` URL of a file;
@@ -350,8 +351,8 @@ def load_vocab(
         OfflineError: offline mode, and the files are not in the cache.
         HashMismatchError: a download or cache entry is not what its pin says.
 
-    >>> load_vocab("gpt2").name
-    'r50k_base'
+    >>> load_vocab("gpt2").name, load_vocab("gpt-4o").name
+    ('r50k_base', 'o200k_base')
     """
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise TypeError(f"load_vocab takes a name or a path, not {type(name_or_path).__name__}")
@@ -368,6 +369,9 @@ def load_vocab(
         cache_dir, offline = options["cache_dir"], options["offline"]
         if key in VOCABS:
             return _load_named(VOCABS.canonical(key))
+        model_vocab = model_vocabulary(key)
+        if model_vocab is not None:
+            return _load_named(VOCABS.canonical(model_vocab))
         if key.startswith(HF_PREFIX):
             return _load_hf(key, open_cache(cache_dir), is_offline(offline))
         if is_url(key):
@@ -379,9 +383,28 @@ def load_vocab(
             return _load_path(path, open_cache(cache_dir), facts=facts)
     known = list_vocabs()
     raise UnknownVocabError(
-        f"unknown vocabulary {key!r}: not a registered name nor an existing file. "
-        f"Known names: {', '.join(known)}.{_suggestion(key, known)}"
+        f"unknown vocabulary {key!r}: not a registered name, an OpenAI model's name nor an existing file. "
+        f"Known names: {', '.join(known)}; and the models of tiktoken's encoding_for_model (gpt-4o, gpt-4, "
+        f"text-davinci-003, ...).{_suggestion(key, known)}"
     )
+
+
+def model_vocabulary(key: str) -> str | None:
+    """The registered vocabulary an OpenAI model's name stands for, as tiktoken's
+    ``encoding_for_model`` maps it (:mod:`~wordsplit.vocabs.models`: an exact name, else the
+    first matching prefix); None for any other key, and for an existing path of that name.
+
+    >>> model_vocabulary("gpt-4o"), model_vocabulary("gpt-3.5-turbo-0613"), model_vocabulary("qwen3")
+    ('o200k_base', 'cl100k_base', None)
+    """
+    from .models import model_encoding
+
+    if not isinstance(key, str):
+        return None
+    encoding = model_encoding(key)
+    if encoding is None or encoding not in VOCABS or Path(key).exists():
+        return None
+    return encoding
 
 
 # Names that are files that do not exist, not HuggingFace repositories.
@@ -389,21 +412,14 @@ VOCAB_FILE_SUFFIXES = (".tiktoken", ".json", ".model", ".gguf", ".txt", ".bpe", 
 
 
 def _suggestion(key: str, known: list[str]) -> str:
-    """What ``key`` probably meant: the vocabulary of an OpenAI model's name, a HuggingFace
-    repository for ``ORG/REPO``, else the closest known name.
+    """What ``key`` probably meant: a HuggingFace repository for ``ORG/REPO``, else the closest
+    known name.
 
-    >>> _suggestion("gpt-4o", list_vocabs())
-    " Did you mean 'o200k_base'? (the vocabulary of the model 'gpt-4o')"
     >>> _suggestion("Qwen/Qwen3-8B", list_vocabs())
     " Did you mean 'hf:Qwen/Qwen3-8B'? (a HuggingFace repository is named with hf:)"
     >>> _suggestion("tok/tokenizer.json", list_vocabs())
     ''
     """
-    from .models import model_encoding
-
-    encoding = model_encoding(key)
-    if encoding is not None and encoding in known:
-        return f" Did you mean {encoding!r}? (the vocabulary of the model {key!r})"
     org, slash, repo = key.partition("/")
     file_like = key.startswith((".", "~")) or ":" in key or key.lower().endswith(VOCAB_FILE_SUFFIXES)
     if slash and org and repo and "/" not in repo and not file_like:
@@ -489,6 +505,7 @@ def download_vocab(
     >>> download_vocab("cl100k_base")  # bundled: nothing to download
     []
     """
+    name = name if name in VOCABS else (model_vocabulary(name) or name)
     key = VOCABS.canonical(name) if name in VOCABS else name
     _check_pin(key, sha256)
     with limited(max_mb=max_mb, deadline=deadline):

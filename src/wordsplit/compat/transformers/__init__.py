@@ -15,8 +15,9 @@ any post-processor), and its ``decode`` is wordsplit's. The copy's ``_encode_plu
 path for the common call (texts, no offsets or overflow asked for) that builds the arrays
 directly from wordsplit's ids, without an object per token. Whatever wordsplit cannot do
 exactly runs on the original HF code, decided when the copy is made (a file wordsplit does not
-load: :attr:`Backend.fallback_reason`) and on each call (an input HF would refuse, a
-truncation HF fails on: the error is then HF's own).
+load: :attr:`Backend.fallback_reason`, which :func:`accelerate` warns of, or with
+``strict=True`` raises) and on each call (an input HF would refuse, a truncation HF fails on:
+the error is then HF's own).
 
 >>> import tokenizers
 >>> from transformers import PreTrainedTokenizerFast
@@ -34,6 +35,7 @@ truncation HF fails on: the error is then HF's own).
 from __future__ import annotations
 
 import copy
+import warnings
 
 from ...errors import UnsupportedTokenizerError
 from .backend import Backend
@@ -41,7 +43,14 @@ from .call import batch_rows, clean_up, fast_encode
 from ..tokenizers.encoding import Encoding
 from .decoders import DecodeStream, _hf_decode_stream
 
-__all__ = ["Backend", "DecodeStream", "Encoding", "accelerate", "disable", "enable", "is_accelerated", "original"]
+__all__ = ["Backend", "DecodeStream", "Encoding", "NotAcceleratedWarning", "accelerate", "disable", "enable",
+           "is_accelerated", "original"]
+
+
+class NotAcceleratedWarning(UserWarning):
+    """:func:`accelerate` made a copy that runs wholly on transformers' own code: wordsplit does
+    not load its ``tokenizer.json`` (the message says why). The results are the original's; only
+    the speed is not wordsplit's. ``accelerate(tok, strict=True)`` raises instead."""
 
 
 _CLASSES: dict[type, type] = {}
@@ -104,7 +113,7 @@ class _Accelerated:
         return [clean_up(self, text, clean) for text in texts]
 
 
-def accelerate(tok):
+def accelerate(tok, *, strict: bool = False):
     """A copy of the transformers fast tokenizer ``tok`` that encodes and decodes on wordsplit.
 
     The copy is an instance of ``tok``'s class (a subclass of it, of the same name) with the
@@ -112,10 +121,13 @@ def accelerate(tok):
     ``tok``'s gives. ``tok`` is not changed, nor is any other tokenizer. What wordsplit cannot
     do exactly runs on HF's code: ``tok.backend_tokenizer.fallback_reason`` says why a whole
     tokenizer does (a normalizer or model wordsplit does not load), and single calls (an input
-    HF refuses, a truncation HF fails on) fall back on their own.
+    HF refuses, a truncation HF fails on) fall back on their own. A copy that runs wholly on
+    HF's code warns once (a :class:`NotAcceleratedWarning` naming the reason), or with
+    ``strict=True`` is refused.
 
     Raises:
-        UnsupportedTokenizerError: ``tok`` is not a transformers fast tokenizer (``TokenizersBackend``).
+        UnsupportedTokenizerError: ``tok`` is not a transformers fast tokenizer (``TokenizersBackend``);
+            with ``strict``, wordsplit cannot run it (the message says why).
     """
     from transformers import TokenizersBackend
 
@@ -127,7 +139,14 @@ def accelerate(tok):
     if is_accelerated(tok):
         return copy.deepcopy(tok)
     state = _copied_state(tok)
-    state["_tokenizer"] = Backend(state["_tokenizer"])
+    backend = state["_tokenizer"] = Backend(state["_tokenizer"])
+    if not backend.accelerated:
+        what = f"wordsplit cannot run this {type(tok).__name__}: {backend.fallback_reason}"
+        if strict:
+            raise UnsupportedTokenizerError(
+                f"{what}; accelerate(tok) without strict=True runs it on transformers' code")
+        warnings.warn(f"{what}; it runs on transformers' own code (the original's results, not wordsplit's speed)",
+                      NotAcceleratedWarning, stacklevel=2)
     return _restore(type(tok), state)
 
 
