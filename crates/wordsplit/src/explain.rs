@@ -342,8 +342,7 @@ mod tests {
 
     #[test]
     fn a_word_models_pieces_are_its_words_with_their_ids() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let path = root.join("tests/data/wordpiece/all-MiniLM-L6-v2/tokenizer.json.gz");
+        let path = crate::testing::data::test_file("wordpiece/all-MiniLM-L6-v2.tokenizer.json.gz");
         let vocab = crate::formats::load_hf_tokenizer_json(path).unwrap();
         let tok = Tokenizer::from_vocab(vocab).unwrap();
         let text = "Unaffable [SEP] x🦀!";

@@ -7,15 +7,14 @@
 //! text with and without the special tokens. The folder's other files (HF's BPE over
 //! characters) are refused, naming their model.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::PathBuf;
 
 use serde_json::Value;
+use support::repo_root;
 use wordsplit::formats::{load_hf_tokenizer_json, read_file, FormatError};
 use wordsplit::Tokenizer;
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// Each tokenizer.json of tests/data/wordpiece/ and the golden HF made of it.
 fn files() -> Vec<(PathBuf, Value)> {
