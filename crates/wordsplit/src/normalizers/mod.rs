@@ -155,7 +155,7 @@ impl NormalizeStage {
     pub const NAMES: &'static [&'static str] = &["nfc", "nfd", "nfkc", "nfkd", "none"];
 
     /// The stage that runs `spec` in the core, or None when the core does not run it (a
-    /// plug-in, a character map, or a program with a step other than a literal `Replace` or a
+    /// plug-in, a character map, llama.cpp's normalizers, or a program with a step other than a literal `Replace` or a
     /// `Prepend`: the caller supplies it as [`NormalizeStage::Foreign`]).
     ///
     /// ```
@@ -187,6 +187,8 @@ impl NormalizeStage {
             }
             NormalizerSpec::SentencePiece { .. }
             | NormalizerSpec::Precompiled(_)
+            | NormalizerSpec::LlamaCppBert { .. }
+            | NormalizerSpec::LlamaCppUnigram { .. }
             | NormalizerSpec::Plugin(_) => return None,
             NormalizerSpec::Metaspace {
                 replacement,
