@@ -41,8 +41,8 @@ FILES = sorted(RECORD["files"])
 
 # The files whose llama_detokenize cleans up spaces (llama.cpp's `clean_spaces`).
 CLEANS_SPACES = {
-    "ggml-vocab-aquila.gguf.xz", "ggml-vocab-bert-bge.gguf.xz", "ggml-vocab-falcon.gguf.xz", "ggml-vocab-gemma-4.gguf.xz",
-    "ggml-vocab-gpt-2.gguf.gz", "ggml-vocab-llama-bpe.gguf.xz", "ggml-vocab-mpt.gguf.xz",
+    "ggml-vocab-aquila.gguf.xz", "ggml-vocab-bert-bge.gguf.xz", "ggml-vocab-falcon.gguf.xz",
+    "ggml-vocab-gemma-4.gguf.xz", "ggml-vocab-gpt-2.gguf.gz", "ggml-vocab-llama-bpe.gguf.xz", "ggml-vocab-mpt.gguf.xz",
     "ggml-vocab-refact.gguf.xz", "ggml-vocab-starcoder.gguf.xz",
 }
 

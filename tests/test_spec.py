@@ -20,8 +20,8 @@ from wordsplit.sentencepiece import sentencepiece_pipeline
 from wordsplit.errors import VocabFormatError
 from wordsplit.spec import (
     DECODER_STYLES, BertNormalizer, BertProcessing, ByteLevel, ByteLevelProcessing, BytePairEncoding, CharacterBpe,
-    LlamaCppBertNormalizer, LlamaCppUnigramNormalizer, LlamaCppWordPieceSplit, Lowercase, Metaspace, Nfc, Nfkc, NoDecoder,
-    NoNormalizer, NoPostProcessor, PipelineSpec, PluginNormalizer, PostProcessorSequence,
+    LlamaCppBertNormalizer, LlamaCppUnigramNormalizer, LlamaCppWordPieceSplit, Lowercase, Metaspace, Nfc, Nfkc,
+    NoDecoder, NoNormalizer, NoPostProcessor, PipelineSpec, PluginNormalizer, PostProcessorSequence,
     Precompiled, Prepend, PrefixSpace, PrefixSpaceStep, RegexSplit, Replace, RobertaProcessing, SentencePieceBpe,
     SentencePieceDecoder, SentencePieceNormalizer, SentencePieceSplit, Sequence, Split, SplitProgram, Strip,
     StripAccents, TemplateProcessing, TemplateSequence, TemplateSpecial, TemplateSpecialToken, Unigram, WordLevel,
