@@ -398,7 +398,8 @@ def _changed(name: str, unpack_dir, changes: dict, tokens: dict | None = None):
 REFUSALS = [
     (BERT, {}, {1: ("[unused0]", BYTE)}, UnsupportedTokenizerError, "type 6 \\(BYTE\\)"),
     (BERT, {}, {1: ("<0x41>", NORMAL)}, UnsupportedTokenizerError, "spelled like a byte token"),
-    (BERT, {"tokenizer.ggml.unknown_token_id": 40000}, {}, UnsupportedTokenizerError, "unknown token id 40000"),
+    (BERT, {"tokenizer.ggml.unknown_token_id": 40000, "tokenizer.ggml.tokens": [f"t{i}" for i in range(50)],
+            "tokenizer.ggml.token_type": [NORMAL] * 50}, {}, UnsupportedTokenizerError, "no unknown token"),
     (BERT, {}, {1: ("", NORMAL)}, VocabFormatError, "token 1 is empty"),
     (BERT, {}, {1: ("[PAD]", NORMAL)}, VocabFormatError, "repeats token 0"),
     (BERT, {}, {1: ("<x", USER_DEFINED), 2: ("x>", USER_DEFINED)}, UnsupportedTokenizerError, "overlap"),
@@ -406,7 +407,7 @@ REFUSALS = [
     (NOMIC, {"tokenizer.ggml.precompiled_charsmap": [9, 0, 0, 0, 1, 2]}, {}, VocabFormatError, "no room"),
     (NOMIC, {"tokenizer.ggml.precompiled_charsmap": [6, 0, 0, 0, 1, 2, 3, 4, 5, 6, 0]}, {}, VocabFormatError,
      "a trie of 6 bytes"),
-    (NOMIC, {"tokenizer.ggml.scores": None}, {}, VocabFormatError, "tokenizer.ggml.scores"),
+    (NOMIC, {"tokenizer.ggml.scores": [0.5]}, {}, VocabFormatError, "1 scores"),
     (NOMIC, {"tokenizer.ggml.remove_extra_whitespaces": 1}, {}, VocabFormatError, "should be a bool"),
 ]
 
@@ -416,6 +417,16 @@ REFUSALS = [
 def test_what_the_readers_refuse(name, changes, tokens, error, message, unpack_dir):
     with pytest.raises(error, match=message):
         load_vocab(_changed(name, unpack_dir, changes, tokens))
+
+
+def test_defaults_llamacpp_falls_back_to(unpack_dir):
+    """An unknown token id outside the vocabulary is llama.cpp's default (100 for WordPiece, 2
+    for Unigram); a Unigram file without scores scores every token 0."""
+    bert = load_vocab(_changed(BERT, unpack_dir, {"tokenizer.ggml.unknown_token_id": 40000}))
+    assert bert.unk_token_id == 100 and bert.pipeline.model.unk_token == "[UNK]"
+    nomic = load_vocab(_changed(NOMIC, unpack_dir, {"tokenizer.ggml.unknown_token_id": None,
+                                                    "tokenizer.ggml.scores": None}))
+    assert nomic.unk_token_id == 2 and set(nomic.scores) == {0.0}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -25,7 +25,8 @@ USER_DEFINED ones added tokens (always matched), with llama.cpp's load-time attr
 control, unknown and UNUSED tokens nothing, an added token its text; the first token loses
 one leading space with ``add_space_prefix``). Refused (:class:`UnsupportedTokenizerError`):
 BYTE and UNDEFINED tokens, a token spelled like a byte token (llama.cpp decodes it as text),
-and literals llama.cpp would cut otherwise (:func:`.spm.check_literals`). Not applied:
+no unknown token (the file's id and the default both outside the vocabulary), and literals
+llama.cpp would cut otherwise (:func:`.spm.check_literals`). Not applied:
 llama.cpp's ``clean_spaces`` of a WordPiece decode (as for byte-level BPE files; see
 docs/vocabularies.md), and add_bos/add_eos/add_sep.
 
@@ -67,7 +68,9 @@ def _tokens(metadata: dict, source: str, get, *, scored: bool):
     types = get(metadata, "tokenizer.ggml.token_type", "an array of integers", source, required=False)
     if types is None:
         types = [_NORMAL] * len(tokens)  # llama.cpp's default when the file has none
-    scores = get(metadata, "tokenizer.ggml.scores", "an array of floats", source) if scored else None
+    scores = get(metadata, "tokenizer.ggml.scores", "an array of floats", source, required=False) if scored else None
+    if scored and scores is None:
+        scores = [0.0] * len(tokens)  # llama.cpp's score when the file has none
     if len(types) != len(tokens) or (scores is not None and len(scores) != len(tokens)):
         raise VocabFormatError(f"{source}: {len(tokens)} tokens and {len(types)} token types"
                                + ("" if scores is None else f" and {len(scores)} scores") + "; they pair up")
@@ -97,13 +100,16 @@ def _tokens(metadata: dict, source: str, get, *, scored: bool):
 
 
 def _unknown(metadata: dict, tokens: list[str], default: int, source: str, get) -> int:
+    """The unknown token's id as llama.cpp takes it: the file's, or ``default`` when the file
+    gives none or one outside the vocabulary (llama.cpp warns "bad special token")."""
     unk = get(metadata, "tokenizer.ggml.unknown_token_id", "an integer", source, required=False)
-    unk = default if unk is None else unk
-    if not 0 <= unk < len(tokens):
-        raise UnsupportedTokenizerError(
-            f"{source}: the unknown token id {unk} is not one of the {len(tokens)} tokens; llama.cpp then has none "
-            "and cannot tokenize a word it does not know"
-        )
+    if unk is None or not 0 <= unk < len(tokens):
+        if default >= len(tokens):
+            raise UnsupportedTokenizerError(
+                f"{source}: no unknown token (tokenizer.ggml.unknown_token_id is {unk}, the default {default}, and "
+                f"there are {len(tokens)} tokens); llama.cpp then cannot tokenize a word it does not know"
+            )
+        unk = default
     return unk
 
 
@@ -170,7 +176,7 @@ def read_ugm_gguf(metadata: dict, source: str, get) -> Vocab:
 
     Raises:
         VocabFormatError: missing or mismatched keys, empty or repeated tokens, a malformed
-            character map, no NORMAL token.
+            character map, no NORMAL token (the scores may be missing: all 0, as llama.cpp takes them).
         UnsupportedTokenizerError: what the module docstring lists, and an added token that
             llama.cpp makes a control token by its text (it keeps searching it, scored 0).
     """
