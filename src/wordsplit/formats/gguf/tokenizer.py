@@ -23,11 +23,8 @@ __all__ = ["load_gguf", "read_gguf"]
 _UNDEFINED, _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = range(7)
 _TOKEN_TYPE_NAMES = ("UNDEFINED", "NORMAL", "UNKNOWN", "CONTROL", "USER_DEFINED", "UNUSED", "BYTE")
 
-# What llama.cpp calls the tokenizer models it knows that are not byte-level BPE.
+# What llama.cpp calls the tokenizer models it knows that wordsplit does not read.
 _OTHER_MODELS = {
-    "llama": "SentencePiece",
-    "bert": "WordPiece",
-    "t5": "Unigram",
     "rwkv": "RWKV's trie tokenizer",
     "plamo2": "PLaMo-2's tokenizer",
     "whitespace": "a whitespace-split vocabulary over raw UTF-8 (not byte-level)",
