@@ -30,9 +30,15 @@ llama.cpp would cut otherwise (:func:`.spm.check_literals`). Not applied:
 llama.cpp's ``clean_spaces`` of a WordPiece decode (as for byte-level BPE files; see
 docs/vocabularies.md), and add_bos/add_eos/add_sep.
 
->>> from wordsplit.spec import WordPiece
->>> WordPiece(unk_token="[UNK]", continuing_subword_prefix="", max_input_chars_per_word=NO_WORD_LIMIT).kind
-'WordPiece'
+>>> from wordsplit import TokenizerOptions
+>>> from wordsplit.formats.gguf.tokenizer import _get
+>>> tokens = ["[UNK]", "▁un", "aff", "able", "▁!"]
+>>> vocab = read_wpm_gguf({"tokenizer.ggml.tokens": tokens, "tokenizer.ggml.unknown_token_id": 0}, "tiny.gguf", _get)
+>>> tok = TokenizerOptions(backend="python").build(vocab)
+>>> [tokens[i] for i in tok.encode_ordinary("Unaffable!  Unknown")]
+['▁un', 'aff', 'able', '▁!', '[UNK]']
+>>> tok.decode(tok.encode_ordinary("Unaffable!"))
+' unaffable !'
 """
 
 from __future__ import annotations
