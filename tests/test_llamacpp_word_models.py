@@ -308,6 +308,17 @@ def test_llamacpp_tables_are_unicode_15_1():
     assert _NFD[ord("é")] == ord("e") and _NFD[0xAC00] == 0x1100 and 0x2B81F not in _NFD
 
 
+def test_lowercase_keeps_what_the_words_go_by():
+    """llama.cpp sorts a character into its words before lowercasing it; the spanner sorts the
+    normalized (lowercased) text: the same, since no lowercase mapping changes whether a code
+    point is white space, punctuation, an ASCII symbol, a CJK ideograph, a control or a mark."""
+    def kinds(cp: int) -> tuple:
+        return (cp in _WHITESPACE, _in(tables.PUNCTUATION, cp) or (cp < 0x7F and _in(tables.SYMBOL, cp)),
+                _in(_CJK, cp), _in(tables.CONTROL, cp), _in(tables.MARK, cp))
+
+    assert [cp for cp, lower in _LOWER.items() if kinds(cp) != kinds(lower)] == []
+
+
 # -- whole tokenizers: the references, and the two backends -----------------------------------
 
 @settings(max_examples=300, deadline=None)
