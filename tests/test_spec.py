@@ -20,8 +20,8 @@ from wordsplit.sentencepiece import sentencepiece_pipeline
 from wordsplit.errors import VocabFormatError
 from wordsplit.spec import (
     DECODER_STYLES, BertNormalizer, BertProcessing, ByteLevel, ByteLevelProcessing, BytePairEncoding, CharacterBpe,
-    Lowercase, Metaspace, Nfc, Nfkc, NoDecoder,
-    NoNormalizer, NoPostProcessor, PipelineSpec, PluginNormalizer, PostProcessorSequence,
+    LlamaCppBertNormalizer, LlamaCppUnigramNormalizer, LlamaCppWordPieceSplit, Lowercase, Metaspace, Nfc, Nfkc,
+    NoDecoder, NoNormalizer, NoPostProcessor, PipelineSpec, PluginNormalizer, PostProcessorSequence,
     Precompiled, Prepend, PrefixSpace, PrefixSpaceStep, RegexSplit, Replace, RobertaProcessing, SentencePieceBpe,
     SentencePieceDecoder, SentencePieceNormalizer, SentencePieceSplit, Sequence, Split, SplitProgram, Strip,
     StripAccents, TemplateProcessing, TemplateSequence, TemplateSpecial, TemplateSpecialToken, Unigram, WordLevel,
@@ -96,6 +96,8 @@ _normalizers = st.one_of(
     st.builds(Metaspace, st.characters(), st.sampled_from(["first", "always", "never"]),
               st.builds(Sequence, st.lists(_steps, max_size=2).map(tuple))),
     st.builds(PluginNormalizer, st.text(min_size=1, max_size=8)),
+    st.builds(LlamaCppBertNormalizer, st.booleans(), st.booleans()),
+    st.builds(LlamaCppUnigramNormalizer, st.booleans(), st.booleans(), _charsmaps),
 )
 _spanners = st.one_of(
     st.builds(RegexSplit, _texts),
@@ -103,6 +105,7 @@ _spanners = st.one_of(
         st.just(PrefixSpaceStep()),
         st.builds(Split, _texts, st.sampled_from(["Isolated", "Removed", "Contiguous"]), st.booleans()),
     ), max_size=3).map(tuple)),
+    st.just(LlamaCppWordPieceSplit()),
 )
 
 

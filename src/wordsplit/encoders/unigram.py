@@ -29,6 +29,12 @@ What each tool adds, by the vocabulary's decoder style (the tool the file is rea
   too; scores and sums are float64; the lowest score is the whole vocab's; a run of unknown
   characters is the token its text spells if there is one, else its bytes' ``<0xNN>`` tokens
   when ``byte_fallback`` is on and every one of them exists, else the unknown token.
+* ``llama.cpp`` (a GGUF ``t5`` file, ``llm_tokenizer_ugm``): the pieces are the vocabulary's
+  tokens (its NORMAL, USER_DEFINED and UNUSED ones: the loader keeps CONTROL and UNKNOWN
+  ones as special tokens only); a USER_DEFINED one (an added token) scores 0; sums are
+  float64 over the float32 scores; the lowest score is the NORMAL tokens' lowest (not the
+  added or UNUSED ones', the decoder's ``unused``) and the unknown score is float32 (lowest −
+  10); a run of unknown characters is the unknown token, never bytes.
 
 >>> from wordsplit import Vocab
 >>> from wordsplit.spec import PipelineSpec, SentencePieceDecoder, SentencePieceSplit, Unigram
@@ -89,7 +95,8 @@ class UnigramEncoder:
         if vocab.scores is None:
             raise VocabFormatError(f"{vocab.source}: a Unigram model needs the score of each token (Vocab.scores)")
         self.model = model
-        self.spm = getattr(vocab.pipeline.decoder, "style", "hf") == "sentencepiece"
+        style = getattr(vocab.pipeline.decoder, "style", "hf")
+        self.spm, self.llama = style == "sentencepiece", style == "llama.cpp"
         scores = vocab.scores
         texts: dict[str, int] = {}
         for data, i in vocab.ranks.items():
@@ -109,6 +116,14 @@ class UnigramEncoder:
             self.min_score = min(normal, default=0.0)
             max_score = float32(max([FLT_MIN, *normal]))
             self.unk_score = float32(self.min_score - UNK_PENALTY)
+        elif self.llama:
+            user_defined = frozenset(t for t in vocab.added_tokens if t in pieces)
+            unused = frozenset(vocab.pipeline.decoder.unused)
+            normal = [scores[i] for t, i in pieces.items() if t not in user_defined and t not in unused]
+            if not normal:
+                raise VocabFormatError(f"{vocab.source}: a llama.cpp Unigram model needs a NORMAL token")
+            self.min_score = min(normal)
+            self.unk_score = float32(self.min_score - UNK_PENALTY)  # (a C++ float)
         else:
             self.min_score = min(scores)
             self.unk_score = self.min_score - UNK_PENALTY
@@ -121,7 +136,9 @@ class UnigramEncoder:
             node = self.trie
             for char in text:
                 node = node.setdefault(char, {})
-            if text in user_defined:
+            if text in user_defined and self.llama:
+                node[_TERMINAL] = (i, 0.0, False)  # llama.cpp: "more likely to be selected"
+            elif text in user_defined:
                 # float(bytes x max_score) - 0.1 in double (size_t x float is a float in C++).
                 score = float32(float32(len(text.encode("utf-8"))) * max_score) - 0.1
                 node[_TERMINAL] = (i, score, True)
@@ -176,7 +193,7 @@ class UnigramEncoder:
 
     def _unknown_run(self, run: str, end: int, out: list[tuple[int, int]]) -> None:
         """The tokens of a run of unknown characters (see the module docstring)."""
-        if not self.spm:
+        if not self.spm and not self.llama:
             spelled = self.ids.get(run)
             if spelled is not None:
                 out.append((spelled, end))

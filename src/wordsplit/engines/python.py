@@ -185,7 +185,9 @@ class PythonEngine:
         ids and places."""
         from ..normalizers import ProgramNormalizer
         from ..offsets import form_alignment, prefix_suffix_alignment
-        from ..normalizers import MetaspaceNormalizer, SentencePieceNormalizer
+        from ..normalizers import (
+            LlamaCppBertNormalizer, LlamaCppUnigramNormalizer, MetaspaceNormalizer, SentencePieceNormalizer,
+        )
 
         if start == end:
             return
@@ -195,8 +197,10 @@ class PythonEngine:
             normalized, alignment = segment, None
         elif self.normalizer in _FORMS:
             normalized, alignment = form_alignment(segment, _FORMS[self.normalizer])
-        elif isinstance(normalize, (ProgramNormalizer, SentencePieceNormalizer, MetaspaceNormalizer)):
-            # Aligned step by step, as HF's NormalizedString (or sentencepiece's norm_to_orig) aligns it.
+        elif isinstance(normalize, (ProgramNormalizer, SentencePieceNormalizer, MetaspaceNormalizer,
+                                    LlamaCppBertNormalizer, LlamaCppUnigramNormalizer)):
+            # Aligned step by step, as HF's NormalizedString (or sentencepiece's norm_to_orig) aligns it
+            # (llama.cpp's normalizers: each character to the one, or the map's key, it comes from).
             normalized, alignment = normalize.alignment(segment)
         else:
             normalized = self._normalized(segment)

@@ -6,8 +6,9 @@ One module per family: :mod:`~wordsplit.normalizers.unicode` (HF's Unicode forms
 Unicode 9.0 data, ``Lowercase``, ``StripAccents``: one implementation of the algorithm, which
 the offsets read too), :mod:`~wordsplit.normalizers.program` (HF's steps in sequence, each
 character's alignment carried through) and :mod:`~wordsplit.normalizers.sentencepiece`
-(SentencePiece's normalizer and HF's ``Metaspace``). The Rust core's ``normalizers/`` has the
-same families.
+(SentencePiece's normalizer and HF's ``Metaspace``); :mod:`~wordsplit.normalizers.llamacpp`
+(llama.cpp's own, for GGUF WordPiece and Unigram vocabularies). The Rust core's ``normalizers/``
+has the same families but the last.
 
 >>> from wordsplit.spec import Lowercase, Nfc, Nfkc, Sequence
 >>> normalizer_for(Nfc())("Cafe\u0301") == "Caf\u00e9"
@@ -29,7 +30,8 @@ from .unicode import WHITESPACE, identity, lowercase, nfc, nfd, nfkc, nfkd, stri
 # The families a vocabulary may not use are imported when one does (each module imported at
 # the package's import costs a fraction of a millisecond): program, sentencepiece.
 _LAZY = {"ProgramNormalizer": "program", "MetaspaceNormalizer": "sentencepiece",
-         "SentencePieceNormalizer": "sentencepiece"}
+         "SentencePieceNormalizer": "sentencepiece", "LlamaCppBertNormalizer": "llamacpp",
+         "LlamaCppUnigramNormalizer": "llamacpp"}
 _FORMS = {spec.Nfc: nfc, spec.Nfd: nfd, spec.Nfkc: nfkc, spec.Nfkd: nfkd}
 
 
@@ -41,9 +43,9 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "NORMALIZERS", "WHITESPACE", "MetaspaceNormalizer", "ProgramNormalizer", "SentencePieceNormalizer",
-    "get_normalizer", "identity", "lowercase", "nfc", "nfd", "nfkc", "nfkd", "normalizer_for",
-    "register_normalizer", "strip_accents",
+    "NORMALIZERS", "WHITESPACE", "LlamaCppBertNormalizer", "LlamaCppUnigramNormalizer", "MetaspaceNormalizer",
+    "ProgramNormalizer", "SentencePieceNormalizer", "get_normalizer", "identity", "lowercase", "nfc", "nfd", "nfkc",
+    "nfkd", "normalizer_for", "register_normalizer", "strip_accents",
 ]
 
 
@@ -80,6 +82,14 @@ def _built_in(stage: spec.Stage) -> Normalizer:
         if isinstance(stage, spec.SentencePieceNormalizer):
             return SentencePieceNormalizer(stage)
         return MetaspaceNormalizer(stage, normalizer_for(stage.before))
+    if isinstance(stage, spec.LlamaCppBertNormalizer):
+        from .llamacpp import LlamaCppBertNormalizer
+
+        return LlamaCppBertNormalizer(stage)
+    if isinstance(stage, spec.LlamaCppUnigramNormalizer):
+        from .llamacpp import LlamaCppUnigramNormalizer
+
+        return LlamaCppUnigramNormalizer(stage)
     from .program import ProgramNormalizer
 
     if isinstance(stage, spec.Sequence):

@@ -66,8 +66,9 @@ from ..errors import DuplicateNameError
 from ..native_names import SCANNER_PATTERNS
 from ..protocols import SpannerClass
 from ..registry import SPANNERS, load_plugins
-from ..spec import RegexSplit, SentencePieceSplit, SplitProgram, Stage
+from ..spec import LlamaCppWordPieceSplit, RegexSplit, SentencePieceSplit, SplitProgram, Stage
 from .hf_split import HFSplitSpanner
+from .llamacpp import LlamaCppWordPieceSpanner
 from .regex import RegexSpanner
 from .scanners import scanner_class
 from .sentencepiece import SentencePieceSpanner
@@ -117,6 +118,8 @@ def spanner_for(stage: Stage) -> Optional[str]:
         return "hf-split"  # a tokenizer.json's Split steps (HF semantics)
     if isinstance(stage, SentencePieceSplit):
         return "sentencepiece"  # a SentencePiece model: its user-defined pieces cut out
+    if isinstance(stage, LlamaCppWordPieceSplit):
+        return "llamacpp-wordpiece"  # a GGUF WordPiece vocabulary: llama.cpp's words
     pattern = stage.pattern
     if pattern not in _BY_PATTERN:
         load_plugins()  # a plug-in may claim it
@@ -138,10 +141,11 @@ def get_spanner(name: str) -> SpannerClass:
 register_spanner("regex")(RegexSpanner)
 register_spanner("hf-split")(HFSplitSpanner)
 register_spanner("sentencepiece")(SentencePieceSpanner)
+register_spanner("llamacpp-wordpiece")(LlamaCppWordPieceSpanner)
 for _name, _patterns in SCANNER_PATTERNS.items():
     register_spanner(_name, patterns=_patterns)(scanner_class(_name, _patterns))
 
 __all__ = [
-    "SPANNERS", "HFSplitSpanner", "RegexSpanner", "SentencePieceSpanner", "get_spanner", "register_spanner",
-    "spanner_argument", "spanner_for",
+    "SPANNERS", "HFSplitSpanner", "LlamaCppWordPieceSpanner", "RegexSpanner", "SentencePieceSpanner", "get_spanner",
+    "register_spanner", "spanner_argument", "spanner_for",
 ]

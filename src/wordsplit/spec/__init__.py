@@ -27,12 +27,13 @@ from typing import Any
 
 from ..errors import VocabFormatError
 from .normalizers import (  # noqa: F401  (the public names of wordsplit.spec)
-    BertNormalizer, Lowercase, Metaspace, NORMALIZER_KINDS, Nfc, Nfd, Nfkc, Nfkd, NoNormalizer, Normalizer,
-    PluginNormalizer, Precompiled, PrefixSpace, Prepend, Replace, STEP_KINDS, SentencePieceNormalizer, Sequence,
-    Strip, StripAccents, normalizer_from_name, normalizer_name,
+    BertNormalizer, LlamaCppBertNormalizer, LlamaCppUnigramNormalizer, Lowercase, Metaspace, NORMALIZER_KINDS, Nfc,
+    Nfd, Nfkc, Nfkd, NoNormalizer, Normalizer, PluginNormalizer, Precompiled, PrefixSpace, Prepend, Replace,
+    STEP_KINDS, SentencePieceNormalizer, Sequence, Strip, StripAccents, normalizer_from_name, normalizer_name,
 )
 from .spanners import (  # noqa: F401  (the public names of wordsplit.spec)
-    BEHAVIORS, PrefixSpaceStep, RegexSplit, SPANNER_KINDS, SentencePieceSplit, Spanner, Split, SplitProgram,
+    BEHAVIORS, LlamaCppWordPieceSplit, PrefixSpaceStep, RegexSplit, SPANNER_KINDS, SentencePieceSplit, Spanner, Split,
+    SplitProgram,
 )
 from .models import (  # noqa: F401  (the public names of wordsplit.spec)
     CharacterBpe, BytePairEncoding, MODEL_KINDS, Model, SentencePieceBpe, Unigram, WordLevel, WordPiece,
@@ -59,6 +60,9 @@ __all__ = [
     "DECODER_STYLES",
     "Decoder",
     "FAMILIES",
+    "LlamaCppBertNormalizer",
+    "LlamaCppUnigramNormalizer",
+    "LlamaCppWordPieceSplit",
     "Lowercase",
     "MODEL_KINDS",
     "Metaspace",

@@ -8,6 +8,8 @@ from .stage import Stage, family
 
 __all__ = [
     "BertNormalizer",
+    "LlamaCppBertNormalizer",
+    "LlamaCppUnigramNormalizer",
     "Lowercase",
     "Metaspace",
     "NORMALIZER_KINDS",
@@ -50,6 +52,8 @@ __all__ = [
 #   spaces as ``▁``);
 # * :class:`Metaspace`: HF's ``Metaspace`` pre-tokenizer with ``split: false``, after another
 #   normalizer, run as a normalizer;
+# * :class:`LlamaCppBertNormalizer` and :class:`LlamaCppUnigramNormalizer`: llama.cpp's own
+#   normalization of a GGUF WordPiece (``bert``) and Unigram (``t5``) vocabulary;
 # * :class:`PluginNormalizer`: a function registered with
 #   :func:`~wordsplit.normalizers.register_normalizer`, by its name.
 
@@ -248,6 +252,46 @@ class Metaspace(Stage):
             raise ValueError("Metaspace runs after an HF normalizer, not after another space handler")
 
 
+class LlamaCppBertNormalizer(Stage):
+    """The characters of llama.cpp's WordPiece preprocessing (``llm_tokenizer_wpm``), before its
+    split (:class:`~wordsplit.spec.LlamaCppWordPieceSplit`), with llama.cpp's own character
+    tables (Unicode 15.1 categories): with ``strip_accents`` each code point becomes the first
+    code point of its NFD (``é`` → ``e``, a Hangul syllable → its leading jamo) and combining
+    marks are dropped; NUL, U+FFFD and control characters (categories Cc, Cf, Co, Cs; white
+    space stays for the split) are dropped; with ``lowercase`` each code point becomes its
+    simple lowercase. GGUF's ``tokenizer.ggml.normalizer.lowercase`` and ``strip_accents``
+    (which follows ``lowercase`` when absent)."""
+
+    kind: ClassVar[str] = "LlamaCppBert"
+    FIELDS: ClassVar[dict] = {"lowercase": bool, "strip_accents": bool}
+    DEFAULTS: ClassVar[dict] = {"lowercase": True, "strip_accents": True}
+    __slots__ = tuple(FIELDS)
+    lowercase: bool
+    strip_accents: bool
+
+
+class LlamaCppUnigramNormalizer(Stage):
+    """llama.cpp's normalizer of a Unigram vocabulary (``llm_tokenizer_ugm``): the character map
+    ``charsmap`` (base64, as :class:`Precompiled`; empty: the identity) replaces the longest
+    key at each place, as ``sentencepiece`` does; then each space (U+0020 of the mapped text)
+    becomes ``▁``, with ``add_space_prefix`` one ``▁`` before the first character that is no
+    space, and with ``remove_extra_whitespaces`` the spaces are dropped and one ``▁`` is put
+    before every run of other characters (the first too). GGUF's
+    ``tokenizer.ggml.add_space_prefix`` and ``remove_extra_whitespaces`` (both false when
+    absent) and ``precompiled_charsmap``."""
+
+    kind: ClassVar[str] = "LlamaCppUnigram"
+    FIELDS: ClassVar[dict] = {"add_space_prefix": bool, "remove_extra_whitespaces": bool, "charsmap": str}
+    DEFAULTS: ClassVar[dict] = {"add_space_prefix": False, "remove_extra_whitespaces": False, "charsmap": ""}
+    __slots__ = tuple(FIELDS)
+    add_space_prefix: bool
+    remove_extra_whitespaces: bool
+    charsmap: str
+
+    def _check(self) -> None:
+        _check_base64(self.charsmap)
+
+
 class PluginNormalizer(Stage):
     """The function registered under ``name`` (:func:`~wordsplit.normalizers.register_normalizer`):
     a pickled or cached vocabulary finds it again by importing the module that registers it."""
@@ -260,10 +304,10 @@ class PluginNormalizer(Stage):
 
 Normalizer = Union[NoNormalizer, Nfc, Nfd, Nfkc, Nfkd, Lowercase, StripAccents, Strip, Replace, Prepend,
                    PrefixSpace, BertNormalizer, Precompiled, Sequence, SentencePieceNormalizer, Metaspace,
-                   PluginNormalizer]
+                   LlamaCppBertNormalizer, LlamaCppUnigramNormalizer, PluginNormalizer]
 
 NORMALIZER_KINDS = family("normalizer", NoNormalizer, *STEP_KINDS, Sequence, SentencePieceNormalizer, Metaspace,
-                          PluginNormalizer)
+                          LlamaCppBertNormalizer, LlamaCppUnigramNormalizer, PluginNormalizer)
 
 #: The built-in normalizers a vocabulary may name by a plain name.
 _BY_NAME = {"none": NoNormalizer(), "nfc": Nfc(), "nfd": Nfd(), "nfkc": Nfkc(), "nfkd": Nfkd()}

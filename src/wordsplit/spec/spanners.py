@@ -8,6 +8,7 @@ from .stage import Stage, family
 
 __all__ = [
     "BEHAVIORS",
+    "LlamaCppWordPieceSplit",
     "PrefixSpaceStep",
     "RegexSplit",
     "SPANNER_KINDS",
@@ -28,7 +29,8 @@ __all__ = [
 #   (:class:`Split`), and ByteLevel's ``add_prefix_space`` after other steps
 #   (:class:`PrefixSpaceStep`); HF's ``Whitespace``/``WhitespaceSplit`` are ``Removed`` splits;
 # * :class:`SentencePieceSplit`: a SentencePiece model's user-defined pieces cut out of the text
-#   (SentencePiece has no pre-tokenizer), and where the text may be cut at words.
+#   (SentencePiece has no pre-tokenizer), and where the text may be cut at words;
+# * :class:`LlamaCppWordPieceSplit`: llama.cpp's words of a GGUF WordPiece (``bert``) vocabulary.
 
 
 #: HF's ``SplitDelimiterBehavior`` values.
@@ -116,7 +118,19 @@ class SentencePieceSplit(Stage):
     metaspace_split: bool
 
 
-Spanner = Union[RegexSplit, SplitProgram, SentencePieceSplit]
+class LlamaCppWordPieceSplit(Stage):
+    """llama.cpp's words of a WordPiece vocabulary (``llm_tokenizer_wpm``), after its
+    :class:`~wordsplit.spec.LlamaCppBertNormalizer`: white space (llama.cpp's 25 code points)
+    ends a word and is dropped; a punctuation character (categories P of Unicode 15.1), an
+    ASCII symbol (``$+<=>^`|~``) or a CJK ideograph (llama.cpp's blocks) is a word alone; each
+    word is the piece ``▁`` + the word (llama.cpp's phantom space, which the vocabulary's
+    word-initial tokens start with)."""
 
-SPANNER_KINDS = family("spanner", RegexSplit, SplitProgram, SentencePieceSplit)
+    kind: ClassVar[str] = "LlamaCppWordPiece"
+    __slots__ = ()
+
+
+Spanner = Union[RegexSplit, SplitProgram, SentencePieceSplit, LlamaCppWordPieceSplit]
+
+SPANNER_KINDS = family("spanner", RegexSplit, SplitProgram, SentencePieceSplit, LlamaCppWordPieceSplit)
 family("split step", Split, PrefixSpaceStep)

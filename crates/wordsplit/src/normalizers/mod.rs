@@ -157,9 +157,9 @@ impl NormalizeStage {
     pub const NAMES: &'static [&'static str] = &["nfc", "nfd", "nfkc", "nfkd", "none"];
 
     /// The stage that runs `spec` in the core, or None when the core does not run it (a
-    /// plug-in, a character map, or a program that mixes literal `Replace` and `Prepend` steps
-    /// with others, or has a regex `Replace`: the caller supplies it as
-    /// [`NormalizeStage::Foreign`]).
+    /// plug-in, a character map, llama.cpp's normalizers, or a program that mixes literal
+    /// `Replace` and `Prepend` steps with others, or has a regex `Replace`: the caller supplies
+    /// it as [`NormalizeStage::Foreign`]).
     ///
     /// ```
     /// use wordsplit::spec::{NormalizerSpec, SentencePieceFlags};
@@ -190,6 +190,8 @@ impl NormalizeStage {
             }
             NormalizerSpec::SentencePiece { .. }
             | NormalizerSpec::Precompiled(_)
+            | NormalizerSpec::LlamaCppBert { .. }
+            | NormalizerSpec::LlamaCppUnigram { .. }
             | NormalizerSpec::Plugin(_) => return None,
             NormalizerSpec::Metaspace {
                 replacement,

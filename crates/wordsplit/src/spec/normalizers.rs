@@ -66,6 +66,25 @@ pub enum NormalizerSpec {
         prepend_scheme: PrependScheme,
         before: Box<NormalizerSpec>,
     },
+    /// llama.cpp's WordPiece preprocessing of characters (`llm_tokenizer_wpm`), before its
+    /// split: with `strip_accents`, each code point becomes the first code point of its NFD
+    /// and marks are dropped; NUL, U+FFFD and controls are dropped; with `lowercase`, each
+    /// code point becomes its simple lowercase (llama.cpp's Unicode 15.1 tables). The core
+    /// reads and writes it; the Python package runs it.
+    LlamaCppBert {
+        lowercase: bool,
+        strip_accents: bool,
+    },
+    /// llama.cpp's normalizer of a Unigram vocabulary (`llm_tokenizer_ugm`): the character map
+    /// `charsmap` (base64; empty: the identity), then each space becomes `▁`, with one `▁`
+    /// before the first other character (`add_space_prefix`), or, with
+    /// `remove_extra_whitespaces`, the spaces dropped and one `▁` put before every run of
+    /// other characters. The core reads and writes it; the Python package runs it.
+    LlamaCppUnigram {
+        add_space_prefix: bool,
+        remove_extra_whitespaces: bool,
+        charsmap: String,
+    },
     /// A normalizer the caller registers under this name (a Python plug-in).
     Plugin(String),
 }
@@ -111,7 +130,7 @@ impl PrependScheme {
     }
 }
 
-const KINDS: [&str; 17] = [
+const KINDS: [&str; 19] = [
     "None",
     "NFC",
     "NFD",
@@ -128,6 +147,8 @@ const KINDS: [&str; 17] = [
     "Sequence",
     "SentencePiece",
     "Metaspace",
+    "LlamaCppBert",
+    "LlamaCppUnigram",
     "Plugin",
 ];
 
@@ -151,6 +172,8 @@ impl NormalizerSpec {
             Self::Sequence(_) => "Sequence",
             Self::SentencePiece { .. } => "SentencePiece",
             Self::Metaspace { .. } => "Metaspace",
+            Self::LlamaCppBert { .. } => "LlamaCppBert",
+            Self::LlamaCppUnigram { .. } => "LlamaCppUnigram",
             Self::Plugin(_) => "Plugin",
         }
     }
@@ -163,6 +186,8 @@ impl NormalizerSpec {
                 | Self::Sequence(_)
                 | Self::SentencePiece { .. }
                 | Self::Metaspace { .. }
+                | Self::LlamaCppBert { .. }
+                | Self::LlamaCppUnigram { .. }
                 | Self::Plugin(_)
         )
     }
@@ -217,6 +242,21 @@ impl NormalizerSpec {
             "Precompiled" => {
                 stage.only(&["charsmap"])?;
                 Ok(Self::Precompiled(charsmap(&stage, None)?))
+            }
+            "LlamaCppBert" => {
+                stage.only(&["lowercase", "strip_accents"])?;
+                Ok(Self::LlamaCppBert {
+                    lowercase: stage.flag("lowercase", true)?,
+                    strip_accents: stage.flag("strip_accents", true)?,
+                })
+            }
+            "LlamaCppUnigram" => {
+                stage.only(&["add_space_prefix", "remove_extra_whitespaces", "charsmap"])?;
+                Ok(Self::LlamaCppUnigram {
+                    add_space_prefix: stage.flag("add_space_prefix", false)?,
+                    remove_extra_whitespaces: stage.flag("remove_extra_whitespaces", false)?,
+                    charsmap: charsmap(&stage, Some(""))?,
+                })
             }
             "Plugin" => {
                 stage.only(&["name"])?;
@@ -357,6 +397,31 @@ impl NormalizerSpec {
                         "treat_whitespace_as_suffix",
                         Value::Bool(flags.treat_whitespace_as_suffix),
                     ),
+                ],
+            ),
+            Self::LlamaCppBert {
+                lowercase,
+                strip_accents,
+            } => stage(
+                kind,
+                vec![
+                    ("lowercase", Value::Bool(*lowercase)),
+                    ("strip_accents", Value::Bool(*strip_accents)),
+                ],
+            ),
+            Self::LlamaCppUnigram {
+                add_space_prefix,
+                remove_extra_whitespaces,
+                charsmap,
+            } => stage(
+                kind,
+                vec![
+                    ("add_space_prefix", Value::Bool(*add_space_prefix)),
+                    (
+                        "remove_extra_whitespaces",
+                        Value::Bool(*remove_extra_whitespaces),
+                    ),
+                    ("charsmap", Value::String(charsmap.clone())),
                 ],
             ),
             Self::Metaspace {

@@ -15,6 +15,11 @@ pub enum SpannerSpec {
     SplitProgram(Vec<SplitStep>),
     /// A SentencePiece vocabulary's cut of its normalized text.
     SentencePiece(SentencePieceSplit),
+    /// llama.cpp's words of a WordPiece vocabulary (`llm_tokenizer_wpm`): white space ends a
+    /// word and is dropped, a punctuation character, an ASCII symbol or a CJK ideograph is a
+    /// word alone, and each word is encoded as `▁` + the word. The core reads and writes it;
+    /// the Python package runs it.
+    LlamaCppWordPiece,
 }
 
 /// One step of a [`SpannerSpec::SplitProgram`].
@@ -94,6 +99,7 @@ impl SpannerSpec {
             Self::Regex(_) => "Regex",
             Self::SplitProgram(_) => "SplitProgram",
             Self::SentencePiece(_) => "SentencePiece",
+            Self::LlamaCppWordPiece => "LlamaCppWordPiece",
         }
     }
 
@@ -126,7 +132,13 @@ impl SpannerSpec {
                     metaspace_split: stage.flag("metaspace_split", false)?,
                 }))
             }
-            _ => Err(stage.unknown(&["Regex", "SplitProgram", "SentencePiece"])),
+            "LlamaCppWordPiece" => stage.only(&[]).map(|()| Self::LlamaCppWordPiece),
+            _ => Err(stage.unknown(&[
+                "Regex",
+                "SplitProgram",
+                "SentencePiece",
+                "LlamaCppWordPiece",
+            ])),
         }
     }
 
@@ -150,6 +162,7 @@ impl SpannerSpec {
                     ("metaspace_split", Value::Bool(split.metaspace_split)),
                 ],
             ),
+            Self::LlamaCppWordPiece => stage(kind, Vec::new()),
         }
     }
 }

@@ -21,17 +21,20 @@ What it does:
   chat template (``tokenizer.chat_template``) and the bos/eos ids come along;
 * turns a SentencePiece vocabulary (``"llama"``) into a Vocab that tokenizes and decodes as
   llama.cpp's ``llm_tokenizer_spm`` and ``llama_detokenize`` do, and a Gemma 4 one
-  (``"gemma4"``) as llama.cpp's BPE over ``▁``-spaced UTF-8 (:mod:`.spm`).
+  (``"gemma4"``) as llama.cpp's BPE over ``▁``-spaced UTF-8 (:mod:`.spm`);
+* turns a WordPiece (``"bert"``) and a Unigram (``"t5"``) vocabulary into a Vocab that
+  tokenizes and decodes as llama.cpp's ``llm_tokenizer_wpm`` and ``llm_tokenizer_ugm`` do, with
+  llama.cpp's own normalization (:mod:`.word_models`).
 
 What it does not do:
 
 * read tensors, or any metadata beyond the tokenizer keys it needs;
-* WordPiece (``"bert"``), Unigram (``"t5"``) or the other models, and a ``"gpt2"`` file
-  naming a pre-tokenizer llama.cpp runs on raw UTF-8 (``"gemma4"``, ``"sarvam-moe"``, ...):
-  they raise :class:`UnsupportedTokenizerError` naming the model;
-* normalization (beyond the SentencePiece files' spaces as ``▁``): GGUF records no normalizer
-  and llama.cpp applies none, so a byte-level BPE Vocab's is
-  ``"none"`` even where the original HF tokenizer applies NFC (Qwen);
+* the other models (``"rwkv"``, ``"plamo2"``, ...), and a ``"gpt2"`` file naming a
+  pre-tokenizer llama.cpp runs on raw UTF-8 (``"gemma4"``, ``"sarvam-moe"``, ...): they raise
+  :class:`UnsupportedTokenizerError` naming the model;
+* normalization of a byte-level BPE file: GGUF records no normalizer and llama.cpp applies
+  none, so a byte-level BPE Vocab's is ``"none"`` even where the original HF tokenizer applies
+  NFC (Qwen);
 * for byte-level BPE files, llama.cpp's load-time token attributes (the re-typing of
   "control-looking" tokens such as ``<|im_end|>`` by their text, the rstrip/lstrip attributes it
   sets by model name); the SentencePiece readers apply them

@@ -15,6 +15,7 @@ from ...spec import PipelineSpec
 from .pre_tokenizers import IGNORE_MERGES, pre_pattern
 from .reader import is_packed_strings, packed_metadata, read_gguf_head
 from .spm import read_gemma4_gguf, read_spm_gguf
+from .word_models import read_ugm_gguf, read_wpm_gguf
 
 __all__ = ["load_gguf", "read_gguf"]
 
@@ -22,11 +23,8 @@ __all__ = ["load_gguf", "read_gguf"]
 _UNDEFINED, _NORMAL, _UNKNOWN, _CONTROL, _USER_DEFINED, _UNUSED, _BYTE = range(7)
 _TOKEN_TYPE_NAMES = ("UNDEFINED", "NORMAL", "UNKNOWN", "CONTROL", "USER_DEFINED", "UNUSED", "BYTE")
 
-# What llama.cpp calls the tokenizer models it knows that are not byte-level BPE.
+# What llama.cpp calls the tokenizer models it knows that wordsplit does not read.
 _OTHER_MODELS = {
-    "llama": "SentencePiece",
-    "bert": "WordPiece",
-    "t5": "Unigram",
     "rwkv": "RWKV's trie tokenizer",
     "plamo2": "PLaMo-2's tokenizer",
     "whitespace": "a whitespace-split vocabulary over raw UTF-8 (not byte-level)",
@@ -76,7 +74,8 @@ def _check_unique(tokens: list[str], source: str) -> None:
 
 def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
     """The Vocab of a GGUF file's tokenizer, as llama.cpp tokenizes with it: byte-level BPE
-    (``"gpt2"``) here; SentencePiece (``"llama"``) and Gemma 4 (``"gemma4"``) files in :mod:`.spm`.
+    (``"gpt2"``) here; SentencePiece (``"llama"``) and Gemma 4 (``"gemma4"``) files in :mod:`.spm`,
+    WordPiece (``"bert"``) and Unigram (``"t5"``) ones in :mod:`.word_models`.
 
     ``n_vocab`` is the number of tokens in the file, UNUSED padding included. The merges become
     rank-based when they are in merged-id order (every GGUF converted from an HF byte-level
@@ -90,7 +89,8 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
             missing keys, mismatched lengths, an empty NORMAL token, a repeated token, a merge
             of tokens that are not byte-level NORMAL ones), naming ``source`` and the entry.
         UnsupportedTokenizerError: another ``tokenizer.ggml.model`` than ``"gpt2"``,
-            ``"llama"`` and ``"gemma4"`` (or what :mod:`.spm` refuses), a ``"gpt2"`` file with a
+            ``"llama"``, ``"gemma4"``, ``"bert"`` and ``"t5"`` (or what :mod:`.spm` and
+            :mod:`.word_models` refuse), a ``"gpt2"`` file with a
             pre-tokenizer for raw UTF-8, or a pre-tokenizer not in
             :data:`LLAMA_CPP_PRE_PATTERNS` (the message lists the known ones).
     """
@@ -105,11 +105,16 @@ def read_gguf(data: bytes, *, source: str = "<bytes>") -> Vocab:
         return read_spm_gguf(metadata, source, _get)
     if model == "gemma4":
         return read_gemma4_gguf(metadata, source, _get, packed_tokens=packed_tokens)
+    if model == "bert":
+        return read_wpm_gguf(metadata, source, _get)
+    if model == "t5":
+        return read_ugm_gguf(metadata, source, _get)
     if model != "gpt2":
         kind = f" ({_OTHER_MODELS[model]})" if model in _OTHER_MODELS else ""
         raise UnsupportedTokenizerError(
             f"{source}: tokenizer.ggml.model is {model!r}{kind}; wordsplit reads the GGUF vocabularies "
-            "of byte-level BPE (model 'gpt2'), SentencePiece (model 'llama') and Gemma 4 (model 'gemma4')"
+            "of byte-level BPE (model 'gpt2'), SentencePiece (model 'llama'), Gemma 4 (model 'gemma4'), "
+            "WordPiece (model 'bert') and Unigram (model 't5')"
         )
     pre = _get(metadata, "tokenizer.ggml.pre", "a string", source, required=False)
     pattern = pre_pattern(pre, source)
