@@ -29,8 +29,7 @@
 //! use wordsplit::formats::load_hf_tokenizer_json;
 //! use wordsplit::Tokenizer;
 //!
-//! # let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-//! #     .join("tests/data/wordpiece/all-MiniLM-L6-v2.tokenizer.json.gz");
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/wordpiece/all-MiniLM-L6-v2.tokenizer.json.gz");
 //! let tok = Tokenizer::from_vocab(load_hf_tokenizer_json(&path)?)?;
 //! assert_eq!(tok.encode("Hello, world!")?, [7592, 1010, 2088, 999]);
 //! let encoding = tok.encoding("Unaffable!", None, true)?;
