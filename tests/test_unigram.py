@@ -165,6 +165,9 @@ def test_refused_files(name, why):
         load_vocab(UNIGRAM / name)
 
 
+ALPHABET_FOR_EXPLAIN = st.sampled_from(["Hello", " ", "world", "ꙮ", "😀", "①", "  ", "ab", "ing", "é", "日本"])
+
+
 def _fields_reordered(model: bytes) -> bytes:
     """The protobuf ``model`` with its specs (fields 2 to 5) before its pieces (field 1), as
     other writers than sentencepiece lay a model out; protobuf readers take either order."""
@@ -192,6 +195,34 @@ def test_a_model_with_its_specs_first_and_any_name_loads_by_content(tmp_path, na
     (tmp_path / "notes.default").write_bytes(b"* some text, not a model\n")
     with pytest.raises(UnknownVocabError, match="nor recognizes its content"):
         load_vocab(tmp_path / "notes.default")
+
+
+@pytest.mark.parametrize("name", ["test_sentencepiece_with_bytefallback.model.gz", "t5-small/tokenizer.json.gz",
+                                  "spiece.model.gz"])
+@settings(max_examples=25, deadline=None)
+@given(text=st.lists(ALPHABET_FOR_EXPLAIN, max_size=8).map("".join))
+def test_explain_shows_the_best_segmentation_and_its_score(name, text):
+    """Each piece's best segmentation: its tokens spell the piece, their scores sum to the
+    path's score, and the ids are the encode's."""
+    from wordsplit.explain import explain, format_explanation
+
+    tok = model_tokenizer(name) if name in MODELS else json_tokenizer(name)
+    expl = explain(tok, text)
+    assert expl.ids == tok.encode(text)
+    for piece in expl.pieces:
+        if piece.kind != "unigram":
+            continue
+        assert "".join(token.text for token in piece.segmentation) == piece.text
+        assert sum(token.score for token in piece.segmentation) == pytest.approx(piece.score, abs=1e-3)
+    assert "best segmentation" in format_explanation(expl) or not expl.pieces
+
+
+def test_explain_of_a_unigram_file_from_the_command_line(capsys):
+    from wordsplit.cli import main
+
+    assert main(["explain", "--vocab", str(UNIGRAM / "t5-small/tokenizer.json.gz"), "Hello ꙮꙮ world"]) == 0
+    out = capsys.readouterr().out
+    assert "Unigram takes the segmentation" in out and "▁Hello = 8774" in out and "ids: [8774, 3, 2, 296]" in out
 
 
 # -- live differential tests ------------------------------------------------------------------------

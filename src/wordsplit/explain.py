@@ -25,7 +25,9 @@ piece that is itself a token in one lookup (tiktoken's rule; every bundled vocab
 trace says so and still shows the merge passes, with the ids they reach.
 
 A WordPiece vocabulary's pieces carry :class:`WordMatch` steps instead of merge passes: at each
-position, the candidates tried, longest first, and the token found.
+position, the candidates tried, longest first, and the token found. A Unigram vocabulary's
+pieces carry their best segmentation (:class:`UnigramToken`: each token with its score) and the
+path's score, which the Viterbi search maximizes.
 
 It does not: time anything, explain decoding, or trace the native encoders step by step.
 The trace keeps every pass of every piece (O(n²) in the piece length), so it is meant for
@@ -51,10 +53,10 @@ from .specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
 from .tables import MergeTables
 from .vocab import Vocab
 
-__all__ = ["Candidate", "MergePass", "PieceTrace", "Segment", "Explanation", "WordMatch", "explain",
+__all__ = ["Candidate", "MergePass", "PieceTrace", "Segment", "Explanation", "UnigramToken", "WordMatch", "explain",
            "format_explanation", "rank_base", "show_bytes"]
 
-PieceKind = Literal["special", "added", "bpe", "wordpiece", "word-level"]
+PieceKind = Literal["special", "added", "bpe", "wordpiece", "word-level", "unigram"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,19 @@ class WordMatch:
 
 
 @dataclass(frozen=True)
+class UnigramToken:
+    """One token of a Unigram piece's best segmentation: its characters ``[start, end)`` of
+    the piece, its text, its id (the unknown token's for a character no piece covers) and the
+    score the search gave it."""
+
+    start: int
+    end: int
+    text: str
+    token_id: int
+    score: float
+
+
+@dataclass(frozen=True)
 class PieceTrace:
     """How one piece became ids.
 
@@ -112,6 +127,9 @@ class PieceTrace:
         ids: the ids the tokenizer's encoder gave this piece in the run (for every built-in
             encoder: ``[whole_token_id]`` when there is one, else ``merge_ids``).
         matches: WordPiece's longest-match steps (empty for other models).
+        segmentation: a Unigram piece's best segmentation, before a run of unknown tokens
+            becomes one token (or its bytes' tokens); empty for other models.
+        score: the score of that segmentation (a Unigram piece's), else None.
     """
 
     text: str
@@ -122,6 +140,8 @@ class PieceTrace:
     merge_ids: list[int]
     ids: list[int]
     matches: list[WordMatch] = field(default_factory=list)
+    segmentation: list[UnigramToken] = field(default_factory=list)
+    score: Optional[float] = None
 
 
 @dataclass(frozen=True)
@@ -246,14 +266,17 @@ class _Recorder:
     """Builds the segments of an :class:`Explanation` from a traced run of the Python engine."""
 
     def __init__(self, vocab: Vocab) -> None:
+        from .encoders.unigram import UnigramEncoder
         from .encoders.wordpiece import WordLevelEncoder, WordPieceEncoder
-        from .spec import WordLevel, WordPiece
+        from .spec import Unigram, WordLevel, WordPiece
 
         self.vocab = vocab
         model = vocab.pipeline.model
         self.words = WordPieceEncoder(MergeTables.of(vocab)) if isinstance(model, WordPiece) else \
             WordLevelEncoder(MergeTables.of(vocab)) if isinstance(model, WordLevel) else None
-        self.reference = None if self.words is not None else BufferSweepEncoder(MergeTables.of(vocab))
+        self.unigram = UnigramEncoder(MergeTables.of(vocab)) if isinstance(model, Unigram) else None
+        self.reference = None if self.words is not None or self.unigram is not None else \
+            BufferSweepEncoder(MergeTables.of(vocab))
         self.base = rank_base(vocab)
         self.segments: list[Segment] = []
 
@@ -269,6 +292,9 @@ class _Recorder:
         if self.words is not None:
             self.segments[-1].pieces.append(_trace_word(self.words, text, ids))
             return
+        if self.unigram is not None:
+            self.segments[-1].pieces.append(_trace_unigram(self.unigram, text, ids))
+            return
         self.segments[-1].pieces.append(_trace_piece(self.reference, self.base, text, ids))
 
 
@@ -281,6 +307,14 @@ def _trace_word(encoder, text: str, ids: list[int]) -> PieceTrace:
     matches: list[WordMatch] = []
     encoder.tokens(text, trace=lambda start, tried, found: matches.append(WordMatch(start, tried, found)))
     return PieceTrace(text, text.encode("utf-8"), "wordpiece", None, [], ids, ids, matches)
+
+
+def _trace_unigram(encoder, text: str, ids: list[int]) -> PieceTrace:
+    """A Unigram piece: its best segmentation, each token with its score, and the path's."""
+    path, score = encoder.best_path(text)
+    tokens = [UnigramToken(start, end, text[start:end], token, encoder.score_of(text[start:end], token))
+              for start, end, token in path]
+    return PieceTrace(text, text.encode("utf-8"), "unigram", None, [], ids, ids, segmentation=tokens, score=score)
 
 
 def _trace_piece(reference: BufferSweepEncoder, base: Optional[int], text: str, ids: list[int]) -> PieceTrace:
@@ -369,6 +403,9 @@ def format_explanation(expl: Explanation) -> str:
         lines = [f"vocab {expl.vocab}: WordPiece cuts each word from the left into the longest tokens it has"]
     elif expl.model == "WordLevel":
         lines = [f"vocab {expl.vocab}: WordLevel looks each word up whole"]
+    elif expl.model == "Unigram":
+        lines = [f"vocab {expl.vocab}: Unigram takes the segmentation whose tokens' scores (log probabilities) "
+                 "sum highest; a run of unknown tokens then becomes one"]
     else:
         meaning = "its position in the merge list" if expl.rank_base is None else f"merged id - {expl.rank_base}"
         lines = [f"vocab {expl.vocab}: (a,b)=r is an adjacent pair and its merge rank r = {meaning}; - never merges"]
@@ -387,6 +424,8 @@ def _format_piece(piece: PieceTrace) -> list[str]:
         return [f"{piece.text!r}: word, one lookup -> {piece.ids}"]
     if piece.kind == "wordpiece":
         return _format_word(piece)
+    if piece.kind == "unigram":
+        return _format_unigram(piece)
     if piece.kind != "bpe":
         how = "special token" if piece.kind == "special" else "added token (always matched)"
         return [f"{piece.text!r}: {how}, one lookup -> {piece.ids}"]
@@ -426,5 +465,17 @@ def _format_word(piece: PieceTrace) -> list[str]:
         else:
             missed = f"{' '.join(tried[:-1])} (no tokens), " if len(tried) > 1 else ""
             lines.append(f"  at {match.start}: {missed}{tried[-1]} = {match.token_id}")
+    lines.append(f"  -> {piece.ids}")
+    return lines
+
+
+def _format_unigram(piece: PieceTrace) -> list[str]:
+    """Unigram's best segmentation: each token with its score, and the path's score; a run of
+    unknown tokens then becomes one token (or its bytes' tokens)."""
+    length = len(piece.text)
+    lines = [f"{piece.text!r}: {length} character{'s' if length != 1 else ''}, best segmentation "
+             f"(score {piece.score:.4f})"]
+    for token in piece.segmentation:
+        lines.append(f"  {show_bytes(token.text.encode('utf-8'))} = {token.token_id} (score {token.score:.4f})")
     lines.append(f"  -> {piece.ids}")
     return lines

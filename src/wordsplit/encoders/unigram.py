@@ -48,6 +48,8 @@ What each tool adds, by the vocabulary's decoder style (the tool the file is rea
 ['abcd', 'a', 'cd', '<unk>']
 >>> encoder.tokens("abxcd")
 [(6, 2), (0, 3), (5, 5)]
+>>> encoder.best_path("abxcd")  # (start, end, id) of each token, and the path's score
+([(0, 2, 6), (2, 3, 0), (3, 5, 5)], -7.0)
 """
 
 from __future__ import annotations
@@ -169,15 +171,7 @@ class UnigramEncoder:
         HF, all end where it ends)."""
         if not text:
             return []
-        starts, ids = self._viterbi(text)
-        # Read back from the end: (start, end, id) of each token of the best path.
-        path: list[tuple[int, int, int]] = []
-        end = len(text)
-        while end > 0:
-            start = starts[end]
-            path.append((start, end, ids[end]))
-            end = start
-        path.reverse()
+        path, _ = self.best_path(text)
         out: list[tuple[int, int]] = []
         unk, run_start = self.unk_id, None
         for k, (start, end, token) in enumerate(path):
@@ -190,6 +184,33 @@ class UnigramEncoder:
                 self._unknown_run(text[run_start:end], end, out)
                 run_start = None
         return out
+
+    def best_path(self, text: str) -> tuple[list[tuple[int, int, int]], float]:
+        """The best segmentation of ``text`` before its unknown runs are joined: ``(start, end,
+        id)`` of each token (in characters), and the path's score (the module's example:
+        ``best_path("abxcd")`` is ``[(0, 2, 6), (2, 3, 0), (3, 5, 5)], -7.0``)."""
+        if not text:
+            return [], 0.0
+        starts, ids, best = self._viterbi(text)
+        # Read back from the end: (start, end, id) of each token of the best path.
+        path: list[tuple[int, int, int]] = []
+        end = len(text)
+        while end > 0:
+            start = starts[end]
+            path.append((start, end, ids[end]))
+            end = start
+        path.reverse()
+        return path, best[len(text)]
+
+    def score_of(self, text: str, token: int) -> float:
+        """The score the search gives the token ``token`` spelling ``text`` (the unknown token:
+        the unknown score; a user-defined piece: its own)."""
+        if token == self.unk_id and self.ids.get(text) != token:
+            return self.unk_score
+        node = self.trie
+        for char in text:
+            node = node[char]
+        return node[_TERMINAL][1]
 
     def _unknown_run(self, run: str, end: int, out: list[tuple[int, int]]) -> None:
         """The tokens of a run of unknown characters (see the module docstring)."""
@@ -205,8 +226,9 @@ class UnigramEncoder:
                 return
         out.append((self.unk_id, end))
 
-    def _viterbi(self, text: str) -> tuple[list[int], list[int]]:
-        """The best path's last token at each end: ``(start of it, its id)`` by end position."""
+    def _viterbi(self, text: str) -> tuple[list[int], list[int], list[float]]:
+        """The best path's last token at each end: ``(start of it, its id, the path's score)``
+        by end position."""
         size = len(text)
         best = [0.0] * (size + 1)
         starts = [-1] * (size + 1)
@@ -249,4 +271,4 @@ class UnigramEncoder:
                     best[start + 1] = candidate
                     starts[start + 1] = start
                     ids[start + 1] = unk
-        return starts, ids
+        return starts, ids, best
