@@ -42,11 +42,12 @@ NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
 def native_normalizer(stage: spec.Stage) -> bool:
     """Whether the core runs a normalizer stage: the Unicode forms, SentencePiece's normalizer,
-    Metaspace after one the core runs, programs of literal ``Replace`` and ``Prepend`` steps, and
-    HF's ``BertNormalizer``.
+    Metaspace after one the core runs, programs of literal ``Replace`` and ``Prepend`` steps,
+    programs of Unicode forms, ``Lowercase``, ``StripAccents`` and ``Strip``, and HF's
+    ``BertNormalizer``; not a plug-in's.
 
-    >>> nfkc = spec.Sequence((spec.Nfkc(),))
-    >>> native_normalizer(spec.Nfc()), native_normalizer(spec.Metaspace()), native_normalizer(nfkc)
+    >>> nfkc = spec.Sequence((spec.Nfkc(), spec.Lowercase()))
+    >>> native_normalizer(spec.Nfc()), native_normalizer(nfkc), native_normalizer(spec.PluginNormalizer("casefold"))
     (True, True, False)
     """
     return extension().has_native_normalizer(json.dumps(stage.to_json(), ensure_ascii=False))
