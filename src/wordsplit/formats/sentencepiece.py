@@ -97,25 +97,31 @@ def _varint(data: bytes, pos: int, source: str) -> tuple[int, int]:
         shift += 7
 
 
-def _fields(data: bytes, source: str):
+def _fields(data: bytes, source: str, *, cut: bool = False):
     """``(field number, wire type, value)`` of each field of one message: an int for varints
-    and fixed-size fields (raw bytes for fixed32, which floats use), bytes for length-delimited."""
+    and fixed-size fields (raw bytes for fixed32, which floats use), bytes for length-delimited.
+    With ``cut``, ``data`` may stop inside a field (a file's head): the walk ends there."""
     pos, size = 0, len(data)
     while pos < size:
-        key, pos = _varint(data, pos, source)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(data, pos, source)
-        elif wire == 1:
+        try:
+            key, pos = _varint(data, pos, source)
+            number, wire = key >> 3, key & 7
+            value, pos = _varint(data, pos, source) if wire in (0, 2) else (None, pos)
+        except VocabFormatError:
+            if cut:
+                return
+            raise
+        if wire == 1:
             value, pos = data[pos:pos + 8], pos + 8
-        elif wire == 2:
-            length, pos = _varint(data, pos, source)
-            value, pos = data[pos:pos + length], pos + length
+        elif wire == 2:  # (value: the length)
+            value, pos = data[pos:pos + value], pos + value
         elif wire == 5:
             value, pos = data[pos:pos + 4], pos + 4
-        else:
+        elif wire != 0:
             raise VocabFormatError(f"{source}: not a SentencePiece model (protobuf wire type {wire} at byte {pos})")
         if pos > size:
+            if cut:
+                return
             raise VocabFormatError(
                 f"{source}: a truncated SentencePiece model (protobuf field {number} runs past the end)"
             )
@@ -242,22 +248,10 @@ def looks_like_sentencepiece(head: bytes) -> bool:
 def _is_message(data: bytes, *, cut: bool) -> bool:
     """Whether ``data`` is a well-formed protobuf message (every field's tag, wire type and
     length consistent), or with ``cut`` the start of one."""
-    pos = 0
     try:
-        while pos < len(data):
-            tag, pos = _varint(data, pos, "")
-            wire, size = tag & 7, None
-            if tag >> 3 == 0 or wire not in (0, 1, 2, 5):
-                return False
-            if wire == 0:
-                _, pos = _varint(data, pos, "")
-                continue
-            if wire == 2:
-                size, pos = _varint(data, pos, "")
-            pos += size if size is not None else 8 if wire == 1 else 4
-        return pos == len(data) or cut
-    except VocabFormatError:
-        return cut
+        return all(number > 0 for number, _, _ in _fields(data, "", cut=cut))
+    except VocabFormatError:  # (a wire type protobuf has not, or a field past the end)
+        return False
 
 
 def _is_piece_head(message: bytes, length: int) -> bool:
@@ -328,8 +322,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
 
     from ..sentencepiece import SPACE, sentencepiece_pipeline, word_cuts
     from ..spec import SentencePieceNormalizer
-    from .charsmap import cached_charsmap
-    from .sentencepiece_unigram import check_user_defined
+    from .sentencepiece_unigram import check_normalizer
 
     source = source or name
     if model.model_type == "UNIGRAM" and native is None:
@@ -362,14 +355,7 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
         tables, kinds, special = native["tables"], native["kinds"], dict(native["special"])
         user_defined, unused = tuple(native["user_defined"]), tuple(native["unused"])
         space_is_piece = True
-    if model.precompiled_charsmap:
-        try:
-            charsmap = cached_charsmap(model.precompiled_charsmap)
-        except VocabFormatError as exc:
-            raise VocabFormatError(f"{source}: its normalizer: {exc}") from None
-        check_user_defined(user_defined, charsmap, source)
-    elif any(" " in text for text in user_defined):
-        check_user_defined(user_defined, None, source)
+    check_normalizer(model.precompiled_charsmap, user_defined, source)
     *tokens, merges, joined = tables
 
     def token(index: int) -> Optional[int]:

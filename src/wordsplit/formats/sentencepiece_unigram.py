@@ -31,7 +31,7 @@ from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..vocab import Vocab
 from .sentencepiece import BYTE, CONTROL, UNKNOWN, UNUSED, USER_DEFINED, ModelProto, byte_piece_value
 
-__all__ = ["check_user_defined", "unigram_vocab"]
+__all__ = ["check_normalizer", "check_user_defined", "unigram_vocab"]
 
 
 def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
@@ -43,7 +43,6 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
             malformed character map, a score that is not finite.
         UnsupportedTokenizerError: see the module docstring.
     """
-    from .charsmap import cached_charsmap
     from ..spec import PipelineSpec, SentencePieceDecoder, SentencePieceNormalizer, SentencePieceSplit, Unigram
 
     pieces = model.pieces
@@ -92,14 +91,7 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
     if not ranks:
         raise VocabFormatError(f"{source}: the model has no NORMAL pieces")
     user_defined = tuple(p.text for p in pieces if p.type == USER_DEFINED)
-    if model.precompiled_charsmap:
-        try:
-            charsmap = cached_charsmap(model.precompiled_charsmap)
-        except VocabFormatError as exc:
-            raise VocabFormatError(f"{source}: its normalizer: {exc}") from None
-        check_user_defined(user_defined, charsmap, source)
-    elif any(" " in text for text in user_defined):
-        check_user_defined(user_defined, None, source)
+    check_normalizer(model.precompiled_charsmap, user_defined, source)
     normalizer = SentencePieceNormalizer(
         add_dummy_prefix=model.add_dummy_prefix, remove_extra_whitespaces=model.remove_extra_whitespaces,
         escape_whitespaces=model.escape_whitespaces, treat_whitespace_as_suffix=model.treat_whitespace_as_suffix,
@@ -122,6 +114,26 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
         scores=[p.score for p in pieces], unk_token_id=special[unknown[0]],
         bos_token_id=control(model.bos_id), eos_token_id=control(model.eos_id),
     )
+
+
+def check_normalizer(charsmap: bytes, user_defined: tuple[str, ...], source: str) -> None:
+    """What a SentencePiece model's normalizer must pass at load, BPE or Unigram: its character
+    map (``charsmap``, empty for none) reads, and no user-defined piece is one it or a space
+    tells apart (:func:`check_user_defined`).
+
+    Raises:
+        VocabFormatError: a malformed character map (the message names ``source``).
+        UnsupportedTokenizerError: such a user-defined piece.
+    """
+    from .charsmap import cached_charsmap
+
+    rules = None
+    if charsmap:
+        try:
+            rules = cached_charsmap(charsmap)
+        except VocabFormatError as exc:
+            raise VocabFormatError(f"{source}: its normalizer: {exc}") from None
+    check_user_defined(user_defined, rules, source)
 
 
 def check_user_defined(user_defined: tuple[str, ...], charsmap, source: str) -> None:
