@@ -569,16 +569,23 @@ fn check_added_tokens(
         }
     }
     // (NFC keeps text made only of White_Space so, and changes no other text into it.)
+    check_strippers(added.iter().map(|(t, _)| (t, t.content.as_str())))
+}
+
+/// Refuse, in each pass over the text (the `normalized` added tokens', the others'), an
+/// `rstrip` token together with an `lstrip` token whose text is only white space: HF fails
+/// on text where the second follows the first. `added`: each added token with the text the
+/// pass matches (its content, normalized where the normalizer changes it).
+pub(super) fn check_strippers<'a>(
+    added: impl Iterator<Item = (&'a Added, &'a str)> + Clone,
+) -> Result<(), FormatError> {
     for group in [true, false] {
-        let members = added
-            .iter()
-            .map(|(t, _)| t)
-            .filter(|t| t.has(NORMALIZED) == group);
-        let stripper = members.clone().find(|t| t.has(RSTRIP));
-        let spaces = members.clone().find(|t| {
-            t.has(LSTRIP) && !t.has(RSTRIP) && t.content.chars().all(|c| WHITE_SPACE.contains(c))
+        let members = added.clone().filter(|(t, _)| t.has(NORMALIZED) == group);
+        let stripper = members.clone().find(|(t, _)| t.has(RSTRIP));
+        let spaces = members.clone().find(|(t, text)| {
+            t.has(LSTRIP) && !t.has(RSTRIP) && text.chars().all(|c| WHITE_SPACE.contains(c))
         });
-        if let (Some(stripper), Some(spaces)) = (stripper, spaces) {
+        if let (Some((stripper, _)), Some((spaces, _))) = (stripper, spaces) {
             return Err(unsupported(
                 "added_tokens",
                 format!(

@@ -30,11 +30,11 @@ use serde_json::{Map, Value};
 
 use super::post_processor::post_processor;
 use super::{
-    added_tokens, flat_pre_tokenizers, hf_added_ids, integer, json_type, malformed,
-    normalizer_steps, show, split_step, unsupported, Added, FILE, PYTHON_ONLY, WHITE_SPACE,
+    added_tokens, check_strippers, flat_pre_tokenizers, hf_added_ids, integer, json_type,
+    malformed, normalizer_steps, show, split_step, unsupported, Added, FILE, PYTHON_ONLY,
 };
 use crate::formats::{FormatError, VocabData};
-use crate::literal::{Literal, LSTRIP, NORMALIZED, RSTRIP};
+use crate::literal::{Literal, NORMALIZED};
 use crate::normalizers::NormalizeStage;
 use crate::spanners::words::{
     bert_steps, punctuation_class, whitespace_split_steps, whitespace_steps, WordSpanner,
@@ -183,27 +183,12 @@ fn check_word_literals(
         }
         contents.push(content);
     }
-    for group in [true, false] {
-        let members = added
+    check_strippers(
+        added
             .iter()
             .zip(&contents)
-            .filter(|((t, _), _)| t.has(NORMALIZED) == group);
-        let stripper = members.clone().find(|((t, _), _)| t.has(RSTRIP));
-        let spaces = members.clone().find(|((t, _), content)| {
-            t.has(LSTRIP) && !t.has(RSTRIP) && content.chars().all(|c| WHITE_SPACE.contains(c))
-        });
-        if let (Some(((stripper, _), _)), Some(((spaces, _), _))) = (stripper, spaces) {
-            return Err(unsupported(
-                "added_tokens",
-                format!(
-                    "the added token {:?} with rstrip=true and the whitespace token {:?} with lstrip=true",
-                    stripper.content, spaces.content
-                ),
-                "HF fails on text where the second follows the first; set lstrip=false on the second, or remove one",
-            ));
-        }
-    }
-    Ok(())
+            .map(|((t, _), content)| (t, content.as_str())),
+    )
 }
 
 /// Tokens as [`VocabData::tokens`] holds them: each one's bytes and id.
