@@ -3,6 +3,7 @@
 pub mod arrow;
 pub mod batch;
 mod char_merges;
+mod code_points;
 pub mod cpu;
 pub mod decode;
 pub mod decode_text;

@@ -177,12 +177,7 @@ fn asked_flags(c: char) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Whether `cp` is in one of `ranges` (sorted).
-    fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {
-        let at = ranges.partition_point(|&(_, last)| last < cp);
-        ranges.get(at).is_some_and(|&(first, _)| first <= cp)
-    }
+    use crate::code_points::contains;
 
     #[test]
     fn the_table_holds_every_code_points_flags() {
@@ -194,14 +189,14 @@ mod tests {
                 continue;
             };
             let kept = matches!(c, '\t' | '\n' | '\r');
-            let dropped = cp == 0 || cp == 0xFFFD || (!kept && in_ranges(OTHER_RANGES, cp));
-            let punct = c.is_ascii_punctuation() || in_ranges(PUNCTUATION_RANGES, cp);
+            let dropped = cp == 0 || cp == 0xFFFD || (!kept && contains(OTHER_RANGES, cp));
+            let punct = c.is_ascii_punctuation() || contains(PUNCTUATION_RANGES, cp);
             let mut want = asked_flags(c);
             for (yes, flag) in [
                 (dropped, DROPPED),
                 (punct, PUNCT),
-                (in_ranges(NONSPACING_MARK_RANGES, cp), MARK),
-                (in_ranges(&cjk, cp), CJK),
+                (contains(NONSPACING_MARK_RANGES, cp), MARK),
+                (contains(&cjk, cp), CJK),
             ] {
                 if yes {
                     want |= flag;

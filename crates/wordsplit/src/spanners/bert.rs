@@ -45,17 +45,10 @@ pub fn is_bert_step(ranges: &[(u32, u32)], behavior: Behavior, invert: bool) -> 
 fn punctuation_ranges() -> &'static Vec<(u32, u32)> {
     static RANGES: std::sync::OnceLock<Vec<(u32, u32)>> = std::sync::OnceLock::new();
     RANGES.get_or_init(|| {
-        let mut all: Vec<(u32, u32)> = ASCII_PUNCTUATION_RANGES.to_vec();
-        all.extend_from_slice(crate::normalizers::hf_char_classes::PUNCTUATION_RANGES);
-        all.sort_unstable();
-        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(all.len());
-        for (first, last) in all {
-            match merged.last_mut() {
-                Some(previous) if first <= previous.1 + 1 => previous.1 = previous.1.max(last),
-                _ => merged.push((first, last)),
-            }
-        }
-        merged
+        crate::code_points::union(&[
+            &ASCII_PUNCTUATION_RANGES,
+            crate::normalizers::hf_char_classes::PUNCTUATION_RANGES,
+        ])
     })
 }
 

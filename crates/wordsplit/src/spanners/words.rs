@@ -35,6 +35,7 @@ use std::sync::OnceLock;
 
 use super::bert::{bert_spans, ASCII_PUNCTUATION_RANGES};
 use super::Spanner;
+use crate::code_points::{self, contains};
 use crate::error::Error;
 use crate::normalizers::hf_char_classes::PUNCTUATION_RANGES;
 use crate::pipeline::SpannedText;
@@ -165,23 +166,7 @@ enum Kind {
 /// The word class, sorted and merged.
 fn word_ranges() -> &'static [(u32, u32)] {
     static RANGES: OnceLock<Vec<(u32, u32)>> = OnceLock::new();
-    RANGES.get_or_init(|| {
-        let mut all: Vec<(u32, u32)> = [L, M, ND, NL, &WORD_EXTRA[..]].concat();
-        all.sort_unstable();
-        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(all.len());
-        for (first, last) in all {
-            match merged.last_mut() {
-                Some(previous) if first <= previous.1 + 1 => previous.1 = previous.1.max(last),
-                _ => merged.push((first, last)),
-            }
-        }
-        merged
-    })
-}
-
-fn within(ranges: &[(u32, u32)], cp: u32) -> bool {
-    let at = ranges.partition_point(|&(_, last)| last < cp);
-    ranges.get(at).is_some_and(|&(first, _)| first <= cp)
+    RANGES.get_or_init(|| code_points::union(&[L, M, ND, NL, &WORD_EXTRA[..]]))
 }
 
 fn kind_of(c: char) -> Kind {
@@ -195,9 +180,9 @@ fn kind_of(c: char) -> Kind {
         };
     }
     let cp = c as u32;
-    if within(word_ranges(), cp) {
+    if contains(word_ranges(), cp) {
         Kind::Word
-    } else if within(WHITE_SPACE, cp) {
+    } else if contains(WHITE_SPACE, cp) {
         Kind::Space
     } else {
         Kind::Other

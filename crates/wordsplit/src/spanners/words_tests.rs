@@ -64,16 +64,16 @@ fn characters_are_of_the_classes_the_python_package_spells() {
     let tables: [&[(u32, u32)]; 4] = [L, M, ND, NL];
     for c in (0..0x11_0000).filter_map(char::from_u32) {
         let cp = c as u32;
-        let word = tables.iter().any(|t| within(t, cp)) || within(&WORD_EXTRA, cp);
+        let word = tables.iter().any(|t| contains(t, cp)) || contains(&WORD_EXTRA, cp);
         let expected = if word {
             Kind::Word
-        } else if within(WHITE_SPACE, cp) {
+        } else if contains(WHITE_SPACE, cp) {
             Kind::Space
         } else {
             Kind::Other
         };
         assert!(kind_of(c) == expected, "{c:?}");
-        assert_eq!(within(WHITE_SPACE, cp), c.is_whitespace(), "{c:?}");
+        assert_eq!(contains(WHITE_SPACE, cp), c.is_whitespace(), "{c:?}");
     }
 }
 
