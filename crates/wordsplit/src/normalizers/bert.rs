@@ -250,18 +250,7 @@ impl BertNormalizer {
                 }
                 continue;
             }
-            let (code, width) = decode_multibyte(bytes, i);
-            let flags = table.flags(code);
-            if flags & self.changes == 0 {
-                self.flush(pending, table, out);
-                out.kept(&bytes[i..i + width], flags);
-            } else {
-                // SAFETY: `text` is a `str` and `i` the start of one of its characters, so
-                // `code` is the scalar value its UTF-8 encodes.
-                let c = unsafe { char::from_u32_unchecked(code) };
-                self.step(c, flags, pending, table, out);
-            }
-            i += width;
+            i += self.beyond_ascii(text, i, table, pending, out);
         }
         self.flush(pending, table, out);
     }
@@ -289,20 +278,36 @@ impl BertNormalizer {
                 i += 1;
                 continue;
             }
-            let (code, width) = decode_multibyte(bytes, i);
-            let flags = table.flags(code);
-            if flags & self.changes == 0 {
-                self.flush(pending, table, out);
-                out.kept(&bytes[i..i + width], flags);
-            } else {
-                // SAFETY: as in `run`.
-                let c = unsafe { char::from_u32_unchecked(code) };
-                self.step(c, flags, pending, table, out);
-            }
-            i += width;
+            i += self.beyond_ascii(text, i, table, pending, out);
         }
         self.flush(pending, table, out);
         i
+    }
+
+    /// The character beyond ASCII at byte `i` of `text` (its start) through the steps: kept
+    /// as it is where no step changes it, else stepped; returns its UTF-8 length.
+    #[inline(always)]
+    fn beyond_ascii<S: Sink>(
+        &self,
+        text: &str,
+        i: usize,
+        table: &BertChars,
+        pending: &mut String,
+        out: &mut S,
+    ) -> usize {
+        let bytes = text.as_bytes();
+        let (code, width) = decode_multibyte(bytes, i);
+        let flags = table.flags(code);
+        if flags & self.changes == 0 {
+            self.flush(pending, table, out);
+            out.kept(&bytes[i..i + width], flags);
+        } else {
+            // SAFETY: `text` is a `str` and `i` the start of one of its characters, so
+            // `code` is the scalar value its UTF-8 encodes.
+            let c = unsafe { char::from_u32_unchecked(code) };
+            self.step(c, flags, pending, table, out);
+        }
+        width
     }
 
     /// A character beyond ASCII that some step changes, through the steps.
