@@ -252,6 +252,6 @@ def test_refusals_are_typed():
     spelled = _edited(FIXTURE, lambda p: _add(p, "<0x41>"))
     with pytest.raises(UnsupportedTokenizerError, match="spelled like a byte piece"):
         load_vocab(spelled)
-    changed = _edited(FIXTURE, lambda p: p.pieces.add(piece="ﬁx", score=0.0, type=USER_DEFINED))
-    with pytest.raises(UnsupportedTokenizerError, match="user-defined piece"):
-        load_vocab(changed)
+    spaced = _edited(FIXTURE, lambda p: p.pieces.add(piece="ﬁ x", score=0.0, type=USER_DEFINED))
+    with pytest.raises(UnsupportedTokenizerError, match="user-defined piece 'ﬁ x' holds a space"):
+        load_vocab(spaced)

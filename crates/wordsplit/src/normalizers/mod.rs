@@ -167,6 +167,7 @@ impl NormalizeStage {
     /// let spm = NormalizerSpec::SentencePiece {
     ///     flags: SentencePieceFlags::default(),
     ///     charsmap: String::new(),
+    ///     user_defined: Vec::new(),
     /// };
     /// let stage = NormalizeStage::from_spec(&spm).unwrap();
     /// assert_eq!(stage.normalize("  a   b ").unwrap().as_deref(), Some("\u{2581}a\u{2581}b"));
@@ -179,8 +180,14 @@ impl NormalizeStage {
             NormalizerSpec::Nfd => NormalizeStage::Nfd,
             NormalizerSpec::Nfkc => NormalizeStage::Nfkc,
             NormalizerSpec::Nfkd => NormalizeStage::Nfkd,
-            // (the core's SentencePiece normalizer has the identity character map only)
-            NormalizerSpec::SentencePiece { flags, charsmap } if charsmap.is_empty() => {
+            // (the core's SentencePiece normalizer has the identity character map only; under
+            // it a user-defined piece copied whole is the same text, unless it holds a space,
+            // which the whitespace rules would then see inside one chunk)
+            NormalizerSpec::SentencePiece {
+                flags,
+                charsmap,
+                user_defined,
+            } if charsmap.is_empty() && !user_defined.iter().any(|piece| piece.contains(' ')) => {
                 NormalizeStage::Foreign(Arc::new(sentencepiece::SentencePieceNormalizer::new(
                     *flags,
                 )))
