@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
@@ -484,6 +485,39 @@ impl PyPipeline {
             empty_is_nothing,
         };
         crate::arrow::encode_arrow_flat(self, py, &chunks, &policy.inner, num_threads, framing)
+    }
+
+    /// Encode the documents of a buffer read from a file, cut at `separator`, into one flat
+    /// buffer; see [`crate::documents::encode_documents_flat`].
+    #[pyo3(signature = (buffer, separator, limit, last, policy, num_threads=None, width=4,
+                        eos=None, start=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn encode_documents_flat<'py>(
+        &self,
+        py: Python<'py>,
+        buffer: PyBuffer<u8>,
+        separator: &[u8],
+        limit: usize,
+        last: bool,
+        policy: &PyPolicy,
+        num_threads: Option<usize>,
+        width: usize,
+        eos: Option<u32>,
+        start: u64,
+    ) -> PyResult<(usize, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        crate::documents::encode_documents_flat(
+            self,
+            py,
+            &buffer,
+            separator,
+            limit,
+            last,
+            &policy.inner,
+            num_threads,
+            width,
+            eos,
+            start,
+        )
     }
 }
 
