@@ -65,7 +65,7 @@ def expected(tok, data: bytes, separator: str, eos: bool, policy: dict):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=TEXTS, separator=SEPARATORS, vocab=st.sampled_from(sorted(TOKENIZERS)),
-       policy=st.sampled_from(["text", "allow"]), eos=st.booleans(), chunk=st.integers(1, 64),
+       policy=st.sampled_from(["text", "allow", "raise"]), eos=st.booleans(), chunk=st.integers(1, 64),
        read=st.sampled_from([1, 3, 7, 1 << 20]), threads=st.sampled_from([1, 2]))
 def test_native_path_equals_python_path_and_encode(tmp_path, monkeypatch, text, separator, vocab, policy, eos,
                                                    chunk, read, threads):
@@ -73,8 +73,14 @@ def test_native_path_equals_python_path_and_encode(tmp_path, monkeypatch, text, 
     data = text.encode("utf-8")
     monkeypatch.setattr(ef, "READ_BYTES", read)
     options = dict(separator=separator, eos=eos, chunk_bytes=chunk, num_threads=threads, **POLICIES[policy])
+    try:
+        slow, slow_out = run(tmp_path, tok, data, "python", native=False, monkeypatch=monkeypatch, **options)
+    except DisallowedSpecialError as exc:  # "raise": both paths name the same document
+        with pytest.raises(DisallowedSpecialError) as caught:
+            run(tmp_path, tok, data, "native", native=True, monkeypatch=monkeypatch, **options)
+        assert str(caught.value) == str(exc)
+        return
     fast, fast_out = run(tmp_path, tok, data, "native", native=True, monkeypatch=monkeypatch, **options)
-    slow, slow_out = run(tmp_path, tok, data, "python", native=False, monkeypatch=monkeypatch, **options)
     assert fast_out.read_bytes() == slow_out.read_bytes()
     assert ef.index_path(fast_out) != ef.index_path(slow_out)
     with open(ef.index_path(fast_out), "rb") as a, open(ef.index_path(slow_out), "rb") as b:
