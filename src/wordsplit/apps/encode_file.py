@@ -1,9 +1,13 @@
 """Encode a large text or JSONL file to a flat file of token ids, with bounded memory.
 
 :func:`encode_file` streams the input, cuts it into documents, encodes a chunk of documents
-at a time with :meth:`Tokenizer.encode_batch_flat <wordsplit.tokenizer.Tokenizer.encode_batch_flat>`
-(native threads, the GIL released) and appends the ids to the output as it goes, so memory
-is bounded by the chunk size (and by the largest single document), never by the file.
+at a time on native threads (the GIL released) and appends the ids to the output as it goes,
+so memory is bounded by the chunk size (and by the largest single document), never by the
+file. On the native backend, plain-text documents never become Python objects: each chunk's
+bytes go to the engine's ``encode_documents_flat``, which finds the documents, encodes them
+and returns their ids and index entries in two flat buffers. JSONL documents (and every
+document on the Python backend) are decoded in Python and go to
+:meth:`Tokenizer.encode_batch_flat <wordsplit.tokenizer.Tokenizer.encode_batch_flat>`.
 
 What a document is (the rule is exact: the separator is never part of a document):
 
@@ -484,8 +488,8 @@ def _native_documents(tok, field: Optional[str], separator: Optional[str], num_t
     (JSONL, one whole-file document, the Python backend, a policy with disallowed strings that
     are not special tokens, or arguments that are wrong: the Python path reports those as it
     always has)."""
-    if field is not None or not separator:
-        return None
+    if field is not None or not separator or not hasattr(tok, "native_engine"):
+        return None  # (a tokenizer-like object without one keeps the path through encode_batch_flat)
     engine = tok.native_engine()
     if engine is None:
         return None
