@@ -21,8 +21,9 @@ reported, in MB/s of input: file bytes / wall seconds):
 Ratios are taken within one round of turns (so a busy machine's slow round hits both sides of
 a ratio): documents ÷ one string on 1 thread, and 2 threads ÷ 1 thread. The process's CPU
 seconds per MB (every thread) are reported too, and the 2-thread speed-up the threads' CPU
-times allow on idle cores: the process's CPU seconds on 1 thread ÷ those of the busiest thread
-on 2 (from ``/proc/self/task/*/schedstat``, paired per round). On a machine that other work
+times allow on 2 idle cores: the process's CPU seconds on 1 thread ÷ the larger of the busiest
+thread's on 2 (from ``/proc/self/task/*/schedstat``) and half of all threads' on 2, paired per
+round. On a machine that other work
 shares (Linux's autogroup gives a session a share of the cores however many threads it runs),
 2 threads cannot run 2× faster in wall time; the CPU times say whether the work grew and how
 evenly it was shared. The report names the CPU. ``--threads-only`` skips the list APIs.
@@ -181,7 +182,9 @@ def main() -> None:
     for name in configs:
         mbs = [size / statistics.median(times[name, t]) / 1e6 for t in (1, 2)]
         work = [statistics.median(cpu[name, t]) / (size / 1e6) for t in (1, 2)]
-        idle = [one / two for one, two in zip(cpu[name, 1], most[name, 2]) if two > 0]
+        # 2 threads take at least the busiest thread's CPU time, and at least half of all threads'.
+        idle = [one / max(two, every / 2) for one, two, every in zip(cpu[name, 1], most[name, 2], cpu[name, 2])
+                if two > 0]
         idle_text = f"{statistics.median(idle):.2f}× ({min(idle):.2f}–{max(idle):.2f})" if idle else "–"
         print(f"| {name} | {mbs[0]:.1f} | {mbs[1]:.1f} | {ratio((name, 2), (name, 1))} | {work[0]:.4f} | "
               f"{work[1]:.4f} | {idle_text} |")
