@@ -85,16 +85,27 @@ MAP_NAMES = ["test_sentencepiece.model.gz", "test_sentencepiece_with_bytefallbac
 # with ZWJ, skin tones and flags, Indic conjuncts through a virama (GB9c, and a virama after a
 # no-break space, which does not join), Prepend, CR LF and controls, full-width and compatibility
 # forms, text that grows under NFKC, white space of every kind.
-ALPHABET = st.sampled_from(list(
+CHARS = (
     "aAzZ éÉeE\u0301\u0308\u0323\u0327ÅÅİıßẞΣσǅﬁﬃⅫ①Ｆ㍻ｶﾞ\u0f73\U0001d165Ꭰ中한각\u1100\u1161\u11a8\u11a8"
     "👩\u200d👧\U0001f3fd🇫🇷\ufe0f\u0915\u094d\u0937\u093f\u0924\u200d\u09cd\u0995\xa0\u0600\u0d4e"
     "\r\n\t\x00\x01\x7f\x85\u2028\u3000\u200b\u00ad\ufeff!?.,  ﷺ㈱⑽\U0001f600▁"
-)) | st.characters(exclude_categories=("Cs",))
+)
+ALPHABET = st.sampled_from(list(CHARS)) | st.characters(exclude_categories=("Cs",))
 TEXTS = st.lists(ALPHABET, max_size=40).map("".join)
 
 
 def _b64(name: str) -> str:
     return base64.b64encode(charsmaps()[name]).decode()
+
+
+def assert_alignment(stage: spec.Precompiled, text: str) -> None:
+    """The core aligns each character as the Python program aligns it (the core says None for
+    an alignment of each character to itself)."""
+    normalized, alignment = program_alignment(ProgramNormalizer(spec.Sequence((stage,))), text)
+    if alignment == [(i, i + 1, True) for i in range(len(text))]:
+        alignment = None
+    parts = native.native_alignment(json.dumps(stage.to_json()), text)
+    assert parts == (None if alignment is None else (normalized, alignment, 0))
 
 
 def test_every_map_is_distinct_and_present():
@@ -112,10 +123,7 @@ def test_hf_precompiled_is_the_python_reference_and_hf(name, text):
     expected = hf_normalize(charsmap_of(charsmap), text)
     assert native.native_normalize(json.dumps(stage.to_json()), [text]) == [expected]
     assert tokenizers.normalizers.Precompiled(charsmaps()[name]).normalize_str(text) == expected
-    # The alignment of each character, as the Python program aligns it.
-    normalized, alignment = program_alignment(ProgramNormalizer(spec.Sequence((stage,))), text)
-    parts = native.native_alignment(json.dumps(stage.to_json()), text)
-    assert parts == (None if alignment is None else (normalized, alignment, 0))
+    assert_alignment(stage, text)
 
 
 @pytest.mark.parametrize("name", MAP_NAMES)
@@ -142,6 +150,58 @@ def test_a_models_normalizer_is_sentencepieces(name, text):
     assert native_normalizer(stage)
     normalized = native.native_normalize(json.dumps(stage.to_json()), [text])[0]
     assert normalized == processor.normalize(text)
+
+
+def compile_charsmap(rules: dict[str, str]) -> bytes:
+    """A precompiled map of ``rules`` (key → output): a double-array trie laid out a node at a
+    time at the first free place, as ``charsmap_build.rs`` lays it out."""
+    trie: dict = {}
+    outputs = bytearray()
+    for key, output in rules.items():
+        node = trie
+        for b in key.encode():
+            node = node.setdefault(b, {})
+        node[None] = len(outputs)
+        outputs += output.encode() + b"\0"
+    units: dict[int, int] = {0: 0}
+    bases: set[int] = set()
+
+    def place(node: dict, at: int) -> None:
+        labels = [b for b in node if b is not None]
+        value = node.get(None)
+        base = next(b for b in range(1, 1 << 21) if b not in bases and (value is None or b not in units)
+                    and all(b ^ c not in units for c in labels))
+        bases.add(base)
+        units[at] = (base ^ at) << 10 | (1 << 8 if value is not None else 0) | units[at] & 0x800000FF
+        if value is not None:
+            units[base] = 0x80000000 | value
+        for c in labels:
+            units[base ^ c] = c
+        for c in sorted(labels):
+            place(node[c], base ^ c)
+
+    place(trie, 0)
+    size = max(units) + 1
+    return (4 * size).to_bytes(4, "little") + b"".join(
+        units.get(i, 0).to_bytes(4, "little") for i in range(size)) + bytes(outputs)
+
+
+# Every character of the alphabet a key of its own output, its first letter: a cluster of
+# several characters and under 6 bytes then becomes its first character, so the text shows
+# where the clusters are cut.
+CLUSTER_MAP = base64.b64encode(compile_charsmap({c: c for c in sorted(set(CHARS) - {"\0"})})).decode()
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=st.lists(st.sampled_from(CHARS), max_size=30).map("".join))
+@example(text="\xa0\u094d\u0915\u0915\u094d\u200d\u0937\u093f")
+@example(text="\u0600\u0600\n\u0600a\r\n\U0001f3fd\u200d👩\u1100\u1100\u11a8")
+def test_clusters_are_cut_as_the_python_reference_and_hf_cut_them(text):
+    stage = spec.Precompiled(CLUSTER_MAP)
+    expected = hf_normalize(charsmap_of(CLUSTER_MAP), text)
+    assert native.native_normalize(json.dumps(stage.to_json()), [text]) == [expected]
+    assert tokenizers.normalizers.Precompiled(base64.b64decode(CLUSTER_MAP)).normalize_str(text) == expected
+    assert_alignment(stage, text)
 
 
 # -- whole encodes -----------------------------------------------------------------------------

@@ -396,6 +396,38 @@ mod tests {
     }
 
     #[test]
+    fn a_character_map_runs_before_the_spaces() {
+        // (the expected texts are the Python package's SentencePieceNormalizer's)
+        let rules = [
+            ("\u{3000}", " "),
+            ("ﬁ", "fi"),
+            ("\u{200b}", ""),
+            ("a b", "a  b "),
+        ];
+        let map =
+            Arc::new(CharsMap::parse(&super::super::charsmap_build::compile(&rules)).unwrap());
+        let n = |flags: u8, text: &str| {
+            let [dummy, extra, escape, suffix] = [1, 2, 4, 8].map(|bit| flags & bit != 0);
+            let flags = SentencePieceFlags {
+                add_dummy_prefix: dummy,
+                remove_extra_whitespaces: extra,
+                escape_whitespaces: escape,
+                treat_whitespace_as_suffix: suffix,
+            };
+            let normalizer = SentencePieceNormalizer::with_map(flags, Some(map.clone()));
+            normalizer.normalize(text).unwrap()
+        };
+        assert_eq!(n(7, "\u{3000} \u{3000}ﬁx  \u{3000}"), "▁fix");
+        // A text the map empties is empty, but still gets the suffix's space.
+        assert_eq!(n(7, "\u{200b}"), "");
+        assert_eq!(n(15, "\u{200b}"), "▁");
+        // An output's own spaces are kept; the text's after it are squeezed.
+        assert_eq!(n(5, " a b\u{3000}"), "▁▁a▁▁b▁▁");
+        assert_eq!(n(7, "x a b  y"), "▁x▁a▁▁b▁y");
+        assert_eq!(n(3, "\u{3000}ﬁ\u{3000}"), " fi");
+    }
+
+    #[test]
     fn metaspace_schemes() {
         let metaspace =
             |scheme| MetaspaceNormalizer::new('▁', scheme, &NormalizerSpec::None).unwrap();
