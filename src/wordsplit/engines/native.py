@@ -41,10 +41,10 @@ NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
 
 def native_normalizer(stage: spec.Stage) -> bool:
-    """Whether the core runs a normalizer stage: the Unicode forms, SentencePiece's normalizer,
-    Metaspace after one the core runs, programs of literal ``Replace`` and ``Prepend`` steps,
-    programs of Unicode forms, ``Lowercase``, ``StripAccents`` and ``Strip``, and HF's
-    ``BertNormalizer``; not a plug-in's.
+    """Whether the core runs a normalizer stage: the Unicode forms, SentencePiece's normalizer
+    (with its character map), Metaspace after one the core runs, programs of literal ``Replace``
+    and ``Prepend`` steps, programs of Unicode forms, ``Lowercase``, ``StripAccents``, ``Strip``
+    and ``Precompiled``, and HF's ``BertNormalizer``; not a plug-in's.
 
     >>> nfkc = spec.Sequence((spec.Nfkc(), spec.Lowercase()))
     >>> native_normalizer(spec.Nfc()), native_normalizer(nfkc), native_normalizer(spec.PluginNormalizer("casefold"))
