@@ -187,25 +187,22 @@ impl NormalizeStage {
             NormalizerSpec::Nfd => NormalizeStage::Nfd,
             NormalizerSpec::Nfkc => NormalizeStage::Nfkc,
             NormalizerSpec::Nfkd => NormalizeStage::Nfkd,
-            // (a malformed map is left to the Python package, which refuses it at load; the
-            // core's normalizer does not match user-defined pieces first, which only matters
-            // under a map, or for a piece that holds a space, which the whitespace rules would
-            // see inside one chunk)
+            // (a malformed map is left to the Python package, which refuses it at load, and so
+            // is a user-defined piece that holds a space, which the whitespace rules would see
+            // inside one chunk)
             NormalizerSpec::SentencePiece {
                 flags,
                 charsmap,
                 user_defined,
-            } if user_defined.is_empty()
-                || (charsmap.is_empty()
-                    && !user_defined.iter().any(|piece| piece.contains(' '))) =>
-            {
+            } if !user_defined.iter().any(|piece| piece.contains(' ')) => {
                 let map = match charsmap.is_empty() {
                     true => None,
                     false => Some(charsmap::CharsMap::of_base64(charsmap).ok()?),
                 };
-                NormalizeStage::Foreign(Arc::new(sentencepiece::SentencePieceNormalizer::with_map(
-                    *flags, map,
-                )))
+                NormalizeStage::Foreign(Arc::new(
+                    sentencepiece::SentencePieceNormalizer::with_map(*flags, map)
+                        .with_user_defined(user_defined),
+                ))
             }
             NormalizerSpec::Precompiled(_) => {
                 NormalizeStage::Foreign(Arc::new(unicode_program::UnicodeProgram::new(spec)?))

@@ -39,6 +39,12 @@ pub struct SentencePieceNormalizer {
     /// `▁`, or a space when whitespace is not escaped.
     space: &'static str,
     map: Option<Arc<CharsMap>>,
+    /// The model's user-defined pieces, longest first, matched before the map at each place
+    /// (none holds a space: [`NormalizeStage::from_spec`](super::NormalizeStage::from_spec)
+    /// leaves such a model to the Python package).
+    user_defined: Vec<String>,
+    /// Whether a user-defined piece starts with the byte.
+    user_defined_starts: [bool; 256],
 }
 
 impl SentencePieceNormalizer {
@@ -54,6 +60,8 @@ impl SentencePieceNormalizer {
                 " "
             },
             map: None,
+            user_defined: Vec::new(),
+            user_defined_starts: [false; 256],
         }
     }
 
@@ -63,6 +71,33 @@ impl SentencePieceNormalizer {
             map: map.filter(|map| !map.is_empty()),
             ..Self::new(flags)
         }
+    }
+
+    /// This normalizer with a model's user-defined pieces, which sentencepiece's
+    /// `PrefixMatcher` copies unmapped: at each place the longest one that starts there is one
+    /// chunk, before any key of the map (under the identity map that is the same text).
+    pub fn with_user_defined(mut self, pieces: &[String]) -> Self {
+        let mut pieces: Vec<String> = pieces.iter().filter(|p| !p.is_empty()).cloned().collect();
+        pieces.sort_by_key(|piece| std::cmp::Reverse(piece.len()));
+        for piece in &pieces {
+            self.user_defined_starts[usize::from(piece.as_bytes()[0])] = true;
+        }
+        self.user_defined = pieces;
+        self
+    }
+
+    /// The longest user-defined piece that starts at byte `at` of `text`, if any.
+    fn user_defined_at(&self, text: &str, at: usize) -> Option<&str> {
+        // (a piece's first byte is never a UTF-8 continuation byte, so `at` is a character
+        // boundary once it holds one)
+        if !self.user_defined_starts[usize::from(text.as_bytes()[at])] {
+            return None;
+        }
+        let rest = &text[at..];
+        self.user_defined
+            .iter()
+            .find(|piece| rest.starts_with(piece.as_str()))
+            .map(String::as_str)
     }
 
     /// [`Normalizer::normalize`] with a character map: the chunks as the type's docs say.
@@ -86,7 +121,9 @@ impl SentencePieceNormalizer {
         let bytes = text.as_bytes();
         let (mut at, mut run) = (0, 0); // `text[run..at]`: characters no key matched
         while at < bytes.len() {
-            let found = if map.starts_with_byte(bytes[at]) {
+            let found = if let Some(piece) = self.user_defined_at(text, at) {
+                Some((piece.len(), piece))
+            } else if map.starts_with_byte(bytes[at]) {
                 map.longest(&bytes[at..])
             } else {
                 None
@@ -425,6 +462,24 @@ mod tests {
         assert_eq!(n(5, " a b\u{3000}"), "▁▁a▁▁b▁▁");
         assert_eq!(n(7, "x a b  y"), "▁x▁a▁▁b▁y");
         assert_eq!(n(3, "\u{3000}ﬁ\u{3000}"), " fi");
+    }
+
+    #[test]
+    fn user_defined_pieces_are_matched_before_the_map() {
+        // (the expected texts are the Python package's SentencePieceNormalizer's)
+        let rules = [("ﬁ", "fi"), ("e\u{301}", "é"), ("xe", "X")];
+        let map =
+            Arc::new(CharsMap::parse(&super::super::charsmap_build::compile(&rules)).unwrap());
+        let normalizer =
+            SentencePieceNormalizer::with_map(SentencePieceFlags::default(), Some(map))
+                .with_user_defined(&["ﬁ".into(), "e".into(), "<ﬁx>".into()]);
+        let n = |text: &str| normalizer.normalize(text).unwrap();
+        // A piece stays as it is, the longest one at a place wins, and a key that would start
+        // inside a piece never matches.
+        assert_eq!(n("ﬁ <ﬁx> ﬁx"), "▁ﬁ▁<ﬁx>▁ﬁx");
+        assert_eq!(n("e\u{301}"), "▁e\u{301}");
+        // A key that starts before a piece still takes its characters.
+        assert_eq!(n("xe\u{301}"), "▁X\u{301}");
     }
 
     #[test]
