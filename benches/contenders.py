@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib
 import json
 import os
 import pickle
@@ -59,6 +60,7 @@ PYTHONS_ENV = "WORDSPLIT_BENCH_PYTHONS"
 DEFAULT_PYTHONS = {"tokenizers1": PEERS_DIR / "hf1" / "bin" / "python"}
 BATCH_THREADS = 2
 NUMPY = "+numpy"  # key suffix: the library's numpy output form
+IMPORT = "import:"  # key prefix: "import:MODULE:FUNCTION", a contender made by FUNCTION(vocab)
 # Set by prepare_data_dir; subprocess probes inherit it.
 DATA_ENV = "WORDSPLIT_BENCH_DATA"
 
@@ -538,6 +540,12 @@ def make_contender(key: str, vocab: str) -> Contender:
     if key.startswith("wordsplit:native:"):
         _, _, encoder, spanner = key.split(":")
         return _wordsplit(key, vocab, "ws {encoder}+{spanner}", backend="native", encoder=encoder, spanner=spanner)
+    if key.startswith(IMPORT):
+        # a contender from any module: "import:MODULE:FUNCTION", FUNCTION(vocab) -> Contender
+        _, module, function = key.split(":")
+        contender = getattr(importlib.import_module(module), function)(vocab)
+        contender.key = key
+        return contender
     factories = {"tiktoken": _tiktoken, "tokenizers": _tokenizers, "tokenizers1": _tokenizers1,
                  "quicktok": _quicktok, "gigatoken": _gigatoken, "fastokens": _fastokens, "tokie": _tokie,
                  "kitoken": _kitoken, "splintr": _splintr}
