@@ -36,8 +36,8 @@ def measure_single(contenders: list[Contender], runners: dict[str, Runner], tag:
 
     First a checked pass: every contender encodes all documents (wordsplit's Python backend
     only the ``python_idx`` subset) and is compared with the oracle's ids ``expected``. A
-    pass that overruns ``--pass-budget`` drops the contender from timing. Then ``--repeats``
-    interleaved timed passes.
+    pass that overruns ``--pass-budget``, or whose ids differ, drops the contender from timing.
+    Then ``--repeats`` interleaved timed passes.
 
     The checked pass is also reported on its own (``first_pass``): it is the first time each
     contender sees these documents, so caches of recent pieces (wordsplit's, HF's) hold
@@ -61,6 +61,10 @@ def measure_single(contenders: list[Contender], runners: dict[str, Runner], tag:
         if not done:
             log(f"    {c.label}: over the {args.pass_budget:.0f} s pass budget; not timed")
             cells[c.key] = {"label": c.label, "timeout_s": seconds["wall"], "parity": parity}
+            continue
+        if parity and parity["mismatched"] and c.key != ORACLE[c.vocab]:
+            # a peer whose ids differ is reported (report_parity logged where), not timed
+            cells[c.key] = {"label": c.label, "differs": parity["first"], "parity": parity}
             continue
         first[c.key] = seconds
         cells[c.key] = parity
