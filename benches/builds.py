@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 from typing import Optional
 
-from contenders import Contender, build_contenders, interpreter
+from contenders import Contender, build_contenders, interpreter, shown
 from passes import log
 from timing import Runner
 from worker import receive, send
@@ -109,7 +109,7 @@ class RemoteRunner:
             label = f"ws {name}" + info["label"].removeprefix("ws auto")
             note = "the build under test" if key == WORKER_KEY else "the baseline"
         else:
-            label, note = info["label"], f"run by {python}"
+            label, note = info["label"], f"run by {shown(python)}"
         self.contender = Contender(
             key=key, label=label, vocab=vocab, encode=lambda text: self.repeat(text, 1)[0],
             encode_batch=self._batch if info["has_batch"] else None,

@@ -164,6 +164,12 @@ def _tokenizer_json(vocab: str) -> Path:
     return path
 
 
+def shown(path: str) -> str:
+    """``path`` as the report shows it: relative to the repository when inside it."""
+    absolute = Path(os.path.normpath(os.path.abspath(path)))
+    return str(absolute.relative_to(REPO)) if absolute.is_relative_to(REPO) else path
+
+
 def interpreter(key: str) -> Optional[str]:
     """The Python that contender ``key`` (its numpy form alike) runs in, when it is not this
     process's: from ``$WORDSPLIT_BENCH_PYTHONS`` (a JSON object, key → path), else
