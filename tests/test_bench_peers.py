@@ -85,8 +85,6 @@ def test_default_interpreter_only_when_it_exists(tmp_path, monkeypatch):
 
 
 def test_one_pass_runs_a_contender_in_its_interpreter_and_drops_one_that_differs(fakes, monkeypatch):
-    monkeypatch.setenv(contenders.PYTHONS_ENV, json.dumps({key("fake_peer"): str(fakes),
-                                                           key("fake_wrong"): str(fakes)}))
     docs = ["hello world " * 20, "abc def " * 30, "one x here " * 20, "more text " * 30, "tail " * 40]
     keys = [key("fake_oracle"), key("fake_peer"), key("fake_wrong"), key("fake_missing"), "no-such-key"]
     monkeypatch.setenv(contenders.PYTHONS_ENV, json.dumps({key("fake_peer"): str(fakes),
