@@ -150,7 +150,8 @@ def render_onepass(section: dict, worker_keys: tuple = ()) -> str:
             "`BPETokenizer.encode`, fastokens `encode_batch_flat([doc])`), each timed as a contender of its own. "
             "The contenders take turns a block of about "
             f"{section.get('block_mb', 1):g} MB of documents at a time (the first of each block rotating); each "
-            "contender's ids are checked against the oracle's, block by block (✗N: N documents differ). "
+            "contender's ids are checked against the oracle's, block by block; one that differs is not timed from "
+            "that block on (`differs`, and its first difference under the table). "
             f"Median of {n_runs} run{'s' if n_runs > 1 else ''} (a fresh process each); `all` = all corpora "
             "together. Ratio to tiktoken (its list form) in parentheses, paired: tiktoken's seconds ÷ the "
             "contender's in the same run.\n\n" + table
