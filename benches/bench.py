@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from builds import snapshot_wordsplit, unpack_build
-from contenders import prepare_data_dir
+from contenders import PYTHONS_ENV, prepare_data_dir
 from corpus import CORPUS_ENV, corpus_dir
 from documents import parse_size, read_corpus, split_documents, stride_sample, utf8_len
 from measure_in_fresh_processes import (WORST_SIZES, measure_cache, measure_load, measure_onepass, measure_rss,
@@ -77,6 +77,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true",
                    help="smoke run: " + ", ".join(f"{k}={v}" for k, v in QUICK_DEFAULTS.items()))
     p.add_argument("--json", type=Path, help="write raw numbers here")
+    p.add_argument("--python", action="append", default=[], metavar="KEY=PATH",
+                   help="run contender KEY (and its numpy form) in a worker process of this interpreter; "
+                        "repeatable (default: tokenizers1=.peers/hf1/bin/python when it exists)")
     if "--quick" in argv:
         p.set_defaults(**QUICK_DEFAULTS)
     return p.parse_args(argv)  # string defaults go through type=, so sizes are ints
@@ -89,6 +92,11 @@ def main(argv: list[str]) -> None:
     if unknown:
         raise SystemExit(f"--sections: unknown {', '.join(unknown)}; the sections are {', '.join(SECTIONS)}")
     vocabs = [v for v in args.vocabs.split(",") if v]
+    pythons = dict(entry.split("=", 1) for entry in args.python if "=" in entry)
+    if len(pythons) != len(args.python):
+        raise SystemExit("--python takes KEY=PATH, e.g. tokenizers1=.peers/hf1/bin/python")
+    if pythons:  # every process this one starts inherits it (contenders.interpreter)
+        os.environ[PYTHONS_ENV] = json.dumps({k: str(Path(v).absolute()) for k, v in pythons.items()})
     used = set(args.onepass_corpora.split(",") if "onepass" in sections else [])
     used |= set(args.corpora.split(",")) if {"single", "batch", "decode", "pieces"} & set(sections) else set()
     used |= {"adv_repeat_a"} if "worst" in sections else set()

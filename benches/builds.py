@@ -1,6 +1,7 @@
 """The wordsplit builds a run times: the snapshot of the build under test (a copy taken at start),
 another build to compare with (``--baseline``), and each of them in a worker process of its own
-(:class:`RemoteRunner`)."""
+(:class:`RemoteRunner`); and the peers that run in another interpreter, in a worker process
+started with that interpreter (:func:`build_runners`)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import zipfile
 from pathlib import Path
 from typing import Optional
 
-from contenders import Contender
+from contenders import Contender, build_contenders, interpreter, shown
 from passes import log
+from timing import Runner
 from worker import receive, send
 
 HERE = Path(__file__).resolve().parent
@@ -81,33 +83,46 @@ def baseline_env(root: Path) -> dict[str, str]:
 
 
 class RemoteRunner:
-    """A :class:`timing.Runner` in a worker process (``worker.py``) that imports the wordsplit
-    build under ``root`` (``TokenizerOptions()`` defaults): the same methods, forwarded over a
-    pipe, timed inside the worker.
+    """A :class:`timing.Runner` in a worker process (``worker.py``): the same methods,
+    forwarded over a pipe, timed inside the worker.
 
-    ``contender`` stands for it in the measurement lists (key ``key``, label ``ws NAME
-    (S+E)``); its ``encode``/``decode``/``encode_batch`` work (one round trip per call) but
-    the timed work goes through the runner methods."""
+    By default the worker imports the wordsplit build under ``root`` (``TokenizerOptions()``
+    defaults) and ``contender`` is labelled ``ws NAME (S+E)``; with ``python``, the worker is
+    that interpreter running contender ``key`` (a peer in its own environment, no wordsplit;
+    ``root`` and ``name`` unused) under the label it gives. ``contender`` stands for it in the
+    measurement lists (key ``key``); its ``encode``/``decode``/``encode_batch`` work (one
+    round trip per call) but the timed work goes through the runner methods."""
 
-    def __init__(self, vocab: str, root: Path, name: str, key: str = BASELINE_KEY) -> None:
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "worker.py"), "wordsplit:auto", vocab, str(root)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=HERE, env=baseline_env(root))
+    def __init__(self, vocab: str, root: Optional[Path], name: str, key: str = BASELINE_KEY,
+                 python: Optional[str] = None) -> None:
+        if python is None:
+            cmd, env = [sys.executable, str(HERE / "worker.py"), "wordsplit:auto", vocab, str(root)], baseline_env(root)
+        else:
+            cmd, env = [python, str(HERE / "worker.py"), key, vocab, "-"], None
+        self.what = f"worker {key} ({python or 'wordsplit ' + str(root)})"
+        try:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=HERE, env=env)
+        except OSError as err:
+            raise RuntimeError(f"{self.what}: {err}") from None
         info = self._reply()
-        label = f"ws {name}" + info["label"].removeprefix("ws auto")
+        if python is None:
+            label = f"ws {name}" + info["label"].removeprefix("ws auto")
+            note = "the build under test" if key == WORKER_KEY else "the baseline"
+        else:
+            label, note = info["label"], f"run by {shown(python)}"
         self.contender = Contender(
             key=key, label=label, vocab=vocab, encode=lambda text: self.repeat(text, 1)[0],
             encode_batch=self._batch if info["has_batch"] else None,
             decode=self._decode if info["has_decode"] else None,
-            notes=[f"{label}: " + ("the build under test" if key == WORKER_KEY else "the baseline")
-                   + ", in a worker process"])
+            notes=[f"{label}: {note}, in a worker process"])
 
     def _reply(self):
         try:
             status, value = receive(self.proc.stdout)
         except EOFError:
-            raise RuntimeError(f"baseline worker exited with code {self.proc.wait()} (its error is above)") from None
+            raise RuntimeError(f"{self.what} exited with code {self.proc.wait()} (its error is above)") from None
         if status == "error":
-            raise RuntimeError(f"baseline worker: {value}")
+            raise RuntimeError(f"{self.what}: {value}")
         return value
 
     def call(self, method: str, *args):
@@ -158,3 +173,29 @@ def start_workers(vocab: str, args, notes: list[str]) -> list[RemoteRunner]:
             notes.append(f"{vocab}: worker {name} failed to start: {err}")
             log(f"  worker {name} for {vocab}: {err}")
     return workers
+
+
+def build_runners(keys: list[str], vocab: str) -> tuple[list[Contender], dict, dict[str, str]]:
+    """The contenders among ``keys`` that build for ``vocab``, a runner for each (keyed alike),
+    and why the others did not build: a key whose :func:`contenders.interpreter` is another
+    Python runs in a :class:`RemoteRunner` started with it, the others in this process.
+    Close the remote runners when done (:func:`close_runners`)."""
+    local = [k for k in keys if interpreter(k) is None]
+    built, skipped = build_contenders(local, vocab)
+    runners = {c.key: Runner(c) for c in built}
+    for key in keys:
+        if key in local:
+            continue
+        try:
+            runners[key] = RemoteRunner(vocab, None, key, key, python=interpreter(key))
+        except RuntimeError as err:
+            skipped[key] = str(err)
+    ordered = [k for k in keys if k in runners]
+    return [runners[k].contender for k in ordered], {k: runners[k] for k in ordered}, skipped
+
+
+def close_runners(runners) -> None:
+    """Stop the worker processes among ``runners`` (a dict or list of runners)."""
+    for runner in (runners.values() if isinstance(runners, dict) else runners):
+        if isinstance(runner, RemoteRunner):
+            runner.close()

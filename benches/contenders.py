@@ -4,23 +4,31 @@ A :class:`Contender` is one library configured for one vocabulary: an ``encode``
 ids, special-token strings as plain text), an ``encode_batch`` on a given number of threads
 and a ``decode``.
 Contenders are named by a *key* (``"wordsplit:auto"``, ``"wordsplit:native:heap-merge:regex"``,
-``"wordsplit:python"``, ``"tiktoken"``, ``"tokenizers"``, ``"quicktok"``, ``"gigatoken"``,
-``"fastokens"``) so a subprocess probe can rebuild exactly the one the parent asked for:
-:func:`make_contender`. A key ending in ``+numpy`` (``"gigatoken+numpy"``) is the same
-library returning a numpy array per document instead of a Python list (:data:`NUMPY`), so the
-two output shapes are timed side by side.
+``"wordsplit:python"``, ``"tiktoken"``, ``"tokenizers"``, ``"tokenizers1"``, ``"quicktok"``,
+``"gigatoken"``, ``"fastokens"``, ``"tokie"``, ``"kitoken"``, ``"splintr"``) so a subprocess probe
+can rebuild exactly the one the parent asked for: :func:`make_contender`. A key ending in
+``+numpy`` (``"gigatoken+numpy"``) is the same library returning a numpy array per document
+instead of a Python list (:data:`NUMPY`), so the two output shapes are timed side by side.
 
 Every library is imported lazily, inside its factory, so a probe that times import + load
 sees only the library it measures. All peers run offline: :func:`prepare_data_dir` writes
-tiktoken's cache files and Hugging Face's ``tokenizer.json`` from wordsplit's own data.
+tiktoken's cache files and a Hugging Face ``tokenizer.json`` per vocabulary from wordsplit's own
+data.
+
+A contender may name another Python interpreter (:func:`interpreter`): HF tokenizers 1.x cannot
+share a process, nor a virtual environment, with the 0.23 that transformers pins, so it runs in
+a worker process (``worker.py``) started with the Python of its own environment.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib
+import json
 import os
 import pickle
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -37,14 +45,22 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"
 REPO = Path(__file__).resolve().parent.parent
 VOCAB_DATA = REPO / "src" / "wordsplit" / "vocabs" / "data"
 HF_QWEN3_JSON_GZ = REPO / "tests" / "data" / "hf" / "tokenizer.json.gz"
+# The virtual environments of README.md's install commands (untracked; see .gitignore).
+PEERS_DIR = REPO / ".peers"
 OPENAI_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
 OPENAI_VOCABS = ("cl100k_base", "o200k_base", "r50k_base", "p50k_base")
 VOCABS = ("cl100k_base", "o200k_base", "qwen3")
 # The reference each vocabulary's ids are checked against.
 ORACLE = {"cl100k_base": "tiktoken", "o200k_base": "tiktoken", "qwen3": "tokenizers"}
-HF_VOCABS = ("qwen3",)  # vocabularies with a Hugging Face tokenizer.json to compare with
+HF_VOCABS = ("qwen3",)  # vocabularies with a Hugging Face tokenizer.json of their own
+# The interpreter each contender key runs in when it is not this one's: ``--python KEY=PATH``
+# (bench.py) puts a JSON object here for every process it starts; without one, a key of
+# DEFAULT_PYTHONS whose interpreter exists runs there.
+PYTHONS_ENV = "WORDSPLIT_BENCH_PYTHONS"
+DEFAULT_PYTHONS = {"tokenizers1": PEERS_DIR / "hf1" / "bin" / "python"}
 BATCH_THREADS = 2
 NUMPY = "+numpy"  # key suffix: the library's numpy output form
+IMPORT = "import:"  # key prefix: "import:MODULE:FUNCTION", a contender made by FUNCTION(vocab)
 # Set by prepare_data_dir; subprocess probes inherit it.
 DATA_ENV = "WORDSPLIT_BENCH_DATA"
 
@@ -101,7 +117,11 @@ def prepare_data_dir(path: Path) -> None:
     - tiktoken: ``<sha1(url)>`` files (its cache layout) from the bundled ``*.tiktoken.gz``;
       ``TIKTOKEN_CACHE_DIR`` is set so ``tiktoken.get_encoding`` never goes online.
     - tiktoken's stand-in for qwen3: ``qwen3.tiktoken`` (Qwen3's ranks, same file format).
-    - Hugging Face: ``qwen3-tokenizer.json`` (Qwen3's own tokenizer.json, from the tests).
+    - Hugging Face: ``qwen3-tokenizer.json`` (Qwen3's own tokenizer.json, from the tests), and
+      ``cl100k_base-tokenizer.json``, ``o200k_base-tokenizer.json`` written by wordsplit's
+      ``tokenizer_json`` from the bundled rank files (their pattern, byte-level BPE, merges in rank
+      order), for the peers that load only tokenizer.json files (tokie, HF tokenizers). About
+      20 s: o200k's merge list is built in Python.
     - ``<name>.pattern``: the split pattern of cl100k_base and o200k_base, for peers that
       load a bare rank file (fastokens).
     """
@@ -114,7 +134,12 @@ def prepare_data_dir(path: Path) -> None:
     os.environ["TIKTOKEN_CACHE_DIR"] = str(path)
     os.environ[DATA_ENV] = str(path)
     import tiktoken
+    from wordsplit import load_vocab
     from wordsplit.patterns import CL100K_ORIGINAL_PATTERN
+    from wordsplit.training.save import tokenizer_json
+
+    for name in ("cl100k_base", "o200k_base"):
+        (path / f"{name}-tokenizer.json").write_text(tokenizer_json(load_vocab(name)), encoding="utf-8")
 
     # The split pattern a rank file does not carry, for fastokens (a file, so its load time does
     # not include importing anything else). cl100k_base in the spelling of the tokenizer.json
@@ -129,6 +154,42 @@ def prepare_data_dir(path: Path) -> None:
 
 def _data_dir() -> Path:
     return Path(os.environ[DATA_ENV])
+
+
+def _tokenizer_json(vocab: str) -> Path:
+    """The tokenizer.json of ``vocab`` that :func:`prepare_data_dir` wrote."""
+    path = _data_dir() / f"{vocab}-tokenizer.json"
+    if not path.is_file():
+        raise LookupError(f"no tokenizer.json for {vocab}")
+    return path
+
+
+def shown(path: str) -> str:
+    """``path`` as the report shows it: relative to the repository when inside it."""
+    absolute = Path(os.path.normpath(os.path.abspath(path)))
+    return str(absolute.relative_to(REPO)) if absolute.is_relative_to(REPO) else path
+
+
+def interpreter(key: str) -> Optional[str]:
+    """The Python that contender ``key`` (its numpy form alike) runs in, when it is not this
+    process's: from ``$WORDSPLIT_BENCH_PYTHONS`` (a JSON object, key → path), else
+    DEFAULT_PYTHONS if that file exists; ``None``: this process.
+
+    >>> os.environ[PYTHONS_ENV] = '{"tokie": "/opt/py/bin/python"}'
+    >>> interpreter("tokie+numpy"), interpreter("tiktoken")
+    ('/opt/py/bin/python', None)
+    >>> del os.environ[PYTHONS_ENV]
+    """
+    base = key.removesuffix(NUMPY)
+    chosen = json.loads(os.environ.get(PYTHONS_ENV) or "{}")
+    python = chosen.get(base)
+    if python is None and base in DEFAULT_PYTHONS and DEFAULT_PYTHONS[base].is_file():
+        python = str(DEFAULT_PYTHONS[base])
+    # not realpath: a virtual environment's python is a symlink to the base interpreter, and
+    # which environment it runs is decided by the link's own path
+    if python is None or os.path.normpath(os.path.abspath(python)) == os.path.normpath(os.path.abspath(sys.executable)):
+        return None
+    return python
 
 
 # -- wordsplit ------------------------------------------------------------------------------
@@ -236,12 +297,14 @@ def _tiktoken(vocab: str) -> Contender:
 
 
 def _tokenizers(vocab: str) -> Contender:
-    if vocab not in HF_VOCABS:
-        raise LookupError("no Hugging Face tokenizer.json for this vocabulary")
+    """HF tokenizers 0.23 (the one transformers pins): the oracle for qwen3, a peer on the
+    tokenizer.json files written for the OpenAI vocabularies."""
     os.environ.setdefault("RAYON_NUM_THREADS", str(BATCH_THREADS))
-    from tokenizers import Tokenizer
+    from tokenizers import Tokenizer, __version__
 
-    tok = Tokenizer.from_file(str(_data_dir() / "qwen3-tokenizer.json"))
+    if int(__version__.split(".")[0]) >= 1:
+        raise ImportError(f"tokenizers {__version__} here; the key `tokenizers` is 0.23 (`tokenizers1` is 1.x)")
+    tok = Tokenizer.from_file(str(_tokenizer_json(vocab)))
     return Contender(
         key="tokenizers", label="HF tokenizers", vocab=vocab,
         encode=lambda text: tok.encode(text, add_special_tokens=False).ids,
@@ -361,11 +424,105 @@ def _fastokens(vocab: str) -> Contender:
     return base
 
 
+def _tokenizers1(vocab: str) -> Contender:
+    """HF tokenizers 1.x, in the interpreter of its own environment (:func:`interpreter`): the
+    same tokenizer.json as 0.23; ``encode(text, add_special_tokens=False).ids``, and its numpy
+    form ``.ids_array`` (a uint32 array)."""
+    os.environ.setdefault("RAYON_NUM_THREADS", str(BATCH_THREADS))
+    from tokenizers import Tokenizer, __version__
+
+    if int(__version__.split(".")[0]) < 1:
+        raise ImportError(f"tokenizers {__version__} in {sys.executable}: tokenizers1 needs 1.x, in a virtual "
+                          "environment of its own (benches/README.md)")
+    tok = Tokenizer.from_file(str(_tokenizer_json(vocab)))
+    label = f"HF tokenizers {__version__}"
+    base = Contender(
+        key="tokenizers1", label=label, vocab=vocab,
+        encode=lambda text: tok.encode(text, add_special_tokens=False).ids,
+        encode_batch=lambda texts, threads: [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)],
+        batch_threads_fixed=True,
+        decode=lambda ids: tok.decode(ids, skip_special_tokens=False),
+    )
+    base.numpy = _numpy_form(base, lambda text: tok.encode(text, add_special_tokens=False).ids_array,
+                             what="`encode(doc, add_special_tokens=False).ids_array` (a uint32 array)")
+    return base
+
+
+def _tokie(vocab: str) -> Contender:
+    """tokie (loads tokenizer.json files only): ``encode(text, add_special_tokens=False).ids``.
+    Its ``encode_bytes`` skips the pre-tokenizer's byte-level mapping (its ids differ), and it
+    has no numpy form per document."""
+    _rayon_threads()
+    import tokie
+
+    tok = tokie.Tokenizer.from_json(str(_tokenizer_json(vocab)))
+    return Contender(
+        key="tokie", label="tokie", vocab=vocab,
+        encode=lambda text: tok.encode(text, add_special_tokens=False).ids,
+        encode_batch=lambda texts, threads: [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)],
+        batch_threads_fixed=True, decode=tok.decode,
+    )
+
+
+def _kitoken(vocab: str) -> Contender:
+    """kitoken: OpenAI vocabularies from their rank file (``from_tiktoken_file``, which knows
+    their patterns), qwen3 from its tokenizer.json (``from_tokenizers_file``);
+    ``encode(text, False)`` (special-token strings as text). No numpy form."""
+    import kitoken
+
+    if vocab in GIGATOKEN_PRETOKENIZER:
+        tok = kitoken.Kitoken.from_tiktoken_file(str(_openai_rank_file(vocab)))
+    else:
+        tok = kitoken.Kitoken.from_tokenizers_file(str(_tokenizer_json(vocab)))
+    return Contender(
+        key="kitoken", label="kitoken", vocab=vocab, encode=lambda text: tok.encode(text, False),
+        encode_batch=lambda texts, threads: tok.encode_all(texts, False),
+        batch_threads_fixed=True,
+        decode=lambda ids: tok.decode(ids, False).decode("utf-8", errors="replace"),
+    )
+
+
+def _splintr(vocab: str) -> Contender:
+    """splintr (PyPI ``splintr-rs``): OpenAI vocabularies as ``Tokenizer(rank file, its pattern
+    constant, {})`` (no special tokens, no template: ``encode`` is sequential and ordinary),
+    qwen3 as ``splintr.from_json(tokenizer.json)`` with ``encode_ordinary``. Numpy form:
+    ``encode_flat`` (uint32 bytes) as an array."""
+    _rayon_threads()
+    import splintr
+
+    patterns = {"cl100k_base": "CL100K_BASE_PATTERN", "o200k_base": "O200K_BASE_PATTERN"}
+    if vocab in patterns:
+        tok = splintr.Tokenizer(str(_openai_rank_file(vocab)), getattr(splintr, patterns[vocab]), {})
+        encode = tok.encode
+    else:
+        tok = splintr.from_json(str(_tokenizer_json(vocab)))
+        encode = tok.encode_ordinary
+    flat = tok.encode_flat
+
+    def one(text):
+        import numpy as np
+
+        return np.frombuffer(flat(text), np.uint32)
+
+    base = Contender(
+        key="splintr", label="splintr", vocab=vocab, encode=encode,
+        encode_batch=lambda texts, threads: tok.encode_batch(texts), batch_threads_fixed=True,
+        decode=tok.decode,
+    )
+    base.numpy = _numpy_form(base, one, what="`np.frombuffer(encode_flat(doc), np.uint32)`")
+    return base
+
+
+# The peers in report order; the ones with a numpy form per document get a `+numpy` twin.
+PEERS = ("tiktoken", "tokenizers", "tokenizers1", "quicktok", "gigatoken", "fastokens", "tokie", "kitoken",
+         "splintr")
+NO_NUMPY = ("tokenizers", "quicktok", "tokie", "kitoken")
+
+
 def peer_keys(vocab: str, numpy: bool = False) -> list[str]:
-    """The other libraries that can encode ``vocab``; with ``numpy``, each one's numpy form
-    right after it (the contenders that have none are dropped when built)."""
-    keys = ["tiktoken", *(["tokenizers"] if vocab in HF_VOCABS else []), "quicktok", "gigatoken", "fastokens"]
-    return [f for k in keys for f in ([k, k + NUMPY] if numpy and k not in ("tokenizers", "quicktok") else [k])]
+    """The other libraries, for any ``vocab`` (one that cannot load it fails when built and is
+    listed as such); with ``numpy``, each one's numpy form right after it."""
+    return [f for k in PEERS for f in ([k, k + NUMPY] if numpy and k not in NO_NUMPY else [k])]
 
 
 def encoder_keys(vocab: str) -> list[str]:
@@ -389,8 +546,15 @@ def make_contender(key: str, vocab: str) -> Contender:
     if key.startswith("wordsplit:native:"):
         _, _, encoder, spanner = key.split(":")
         return _wordsplit(key, vocab, "ws {encoder}+{spanner}", backend="native", encoder=encoder, spanner=spanner)
-    factories = {"tiktoken": _tiktoken, "tokenizers": _tokenizers, "quicktok": _quicktok,
-                 "gigatoken": _gigatoken, "fastokens": _fastokens}
+    if key.startswith(IMPORT):
+        # a contender from any module: "import:MODULE:FUNCTION", FUNCTION(vocab) -> Contender
+        _, module, function = key.split(":")
+        contender = getattr(importlib.import_module(module), function)(vocab)
+        contender.key = key
+        return contender
+    factories = {"tiktoken": _tiktoken, "tokenizers": _tokenizers, "tokenizers1": _tokenizers1,
+                 "quicktok": _quicktok, "gigatoken": _gigatoken, "fastokens": _fastokens, "tokie": _tokie,
+                 "kitoken": _kitoken, "splintr": _splintr}
     if key not in factories:
         raise KeyError(f"unknown contender {key!r}")
     return factories[key](vocab)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from builds import BASELINE_KEY, HERE, baseline_env
-from contenders import ORACLE, encoder_keys
+from contenders import ORACLE, encoder_keys, interpreter
 from documents import read_corpus
 from passes import log
 
@@ -25,9 +25,11 @@ WORST_SIZES = [100_000, 200_000, 400_000, 1 << 20]
 
 
 def run_probe(args_: list[str], timeout: float, env: Optional[dict] = None) -> tuple[list[dict], Optional[str]]:
-    """Run ``probes.py`` with ``args_`` (in ``env``, default this one); the JSON lines it
-    printed, and an error if it failed."""
-    cmd = [sys.executable, str(HERE / "probes.py"), *args_]
+    """Run ``probes.py`` with ``args_`` (in ``env``, default this one), by the interpreter the
+    contender ``args_[1]`` names (:func:`contenders.interpreter`), default this one; the JSON
+    lines it printed, and an error if it failed."""
+    python = (interpreter(args_[1]) if len(args_) > 1 else None) or sys.executable
+    cmd = [python, str(HERE / "probes.py"), *args_]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=HERE, env=env)
         stdout = proc.stdout
@@ -234,12 +236,15 @@ def measure_onepass(vocabs: list[str], args) -> dict:
                 log(f"    failed: {entry['error']}")
             else:
                 entry["result"] = json.loads(done.stdout)
+                for key, why in entry["result"]["skipped"].items():
+                    log(f"    {key} not run: {why}")
                 for corpus, cells in entry["result"]["corpora"].items():
                     for key, c in cells.items():
                         if c["mismatched"]:
                             log(f"    MISMATCH (one pass {corpus}) {entry['result']['labels'][key]}: "
                                 f"{c['mismatched']}/{c['checked']} docs; first at {c['first']}")
-                    log(f"    {corpus}: " + ", ".join(f"{entry['result']['labels'][k]} {c['mb_s']:.1f}"
+                    log(f"    {corpus}: " + ", ".join(f"{entry['result']['labels'][k]} "
+                                                  + (f"{c['mb_s']:.1f}" if "mb_s" in c else "differs")
                                                   for k, c in cells.items()))
             runs.append(entry)
     return {"runs": runs, "doc_kb": args.onepass_doc_bytes / 1000, "block_mb": args.onepass_block / 1e6}

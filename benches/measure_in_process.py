@@ -10,9 +10,9 @@ import statistics
 from array import array
 from typing import Optional
 
-from builds import BASELINE_KEY, WORKER_KEY, start_workers
-from contenders import (BATCH_THREADS, NUMPY, ORACLE, Contender, as_id_list, build_contenders, encoder_keys,
-                        peer_keys, wordsplit_variant_keys)
+from builds import BASELINE_KEY, WORKER_KEY, build_runners, close_runners, start_workers
+from contenders import (BATCH_THREADS, NUMPY, ORACLE, Contender, as_id_list, encoder_keys, peer_keys,
+                        wordsplit_variant_keys)
 from documents import utf8_len
 from passes import compare, first_passes, interleaved, log, report_parity
 from timing import WARM_UP, Runner
@@ -36,8 +36,8 @@ def measure_single(contenders: list[Contender], runners: dict[str, Runner], tag:
 
     First a checked pass: every contender encodes all documents (wordsplit's Python backend
     only the ``python_idx`` subset) and is compared with the oracle's ids ``expected``. A
-    pass that overruns ``--pass-budget`` drops the contender from timing. Then ``--repeats``
-    interleaved timed passes.
+    pass that overruns ``--pass-budget``, or whose ids differ, drops the contender from timing.
+    Then ``--repeats`` interleaved timed passes.
 
     The checked pass is also reported on its own (``first_pass``): it is the first time each
     contender sees these documents, so caches of recent pieces (wordsplit's, HF's) hold
@@ -61,6 +61,10 @@ def measure_single(contenders: list[Contender], runners: dict[str, Runner], tag:
         if not done:
             log(f"    {c.label}: over the {args.pass_budget:.0f} s pass budget; not timed")
             cells[c.key] = {"label": c.label, "timeout_s": seconds["wall"], "parity": parity}
+            continue
+        if parity and parity["mismatched"] and c.key != ORACLE[c.vocab]:
+            # a peer whose ids differ is reported (report_parity logged where), not timed
+            cells[c.key] = {"label": c.label, "differs": parity["first"], "parity": parity}
             continue
         first[c.key] = seconds
         cells[c.key] = parity
@@ -238,7 +242,7 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
     meta = results["meta"]
     keys = ["wordsplit:auto", "wordsplit:auto" + NUMPY, *wordsplit_variant_keys(), "wordsplit:python",
             *peer_keys(vocab, numpy=True)]
-    contenders, skipped = build_contenders(keys, vocab)
+    contenders, own_runners, skipped = build_runners(keys, vocab)  # a peer of another Python in its worker
     workers = start_workers(vocab, args, meta["notes"])
     contenders[1:1] = [w.contender for w in workers]
     meta["notes"] += [n for c in contenders for n in c.notes]
@@ -253,7 +257,7 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
     log(f"{vocab}: {[c.label for c in contenders]}; skipped {list(skipped)}")
     by_key = {c.key: c for c in contenders}
     remote = {w.contender.key: w for w in workers}
-    runners = {c.key: remote.get(c.key) or Runner(c) for c in contenders}
+    runners = {c.key: remote.get(c.key) or own_runners[c.key] for c in contenders}
     for runner in runners.values():
         # a short text first (see timing.WARM_UP): the first pass's documents are not billed
         # for a library's one-time setup
@@ -296,10 +300,14 @@ def measure_vocab(vocab: str, corpora: dict, sections: list[str], results: dict,
             results.setdefault("decode", {})[vocab] = measure_decode(decoders, runners, oracle, decode_ids, args)
         if "pieces" in sections:
             log(f"  pieces {vocab}")
-            sweepers, _ = build_contenders(encoder_keys(vocab), vocab)
+            sweep_keys = encoder_keys(vocab)
+            extra, extra_runners, _ = build_runners([k for k in sweep_keys if k not in runners], vocab)
+            own_runners.update(extra_runners)
+            every = {**by_key, **{c.key: c for c in extra}}
+            sweepers = [every[k] for k in sweep_keys if k in every]
             sweepers[1:1] = [w.contender for w in workers]
-            sweep_runners = {c.key: runners.get(c.key) or Runner(c) for c in sweepers}
+            sweep_runners = {c.key: runners.get(c.key) or extra_runners[c.key] for c in sweepers}
             results.setdefault("pieces", {})[vocab] = measure_pieces(sweepers, sweep_runners, oracle, args)
     finally:
-        for worker in workers:
-            worker.close()
+        close_runners(workers)
+        close_runners(own_runners)

@@ -5,17 +5,18 @@
         [--current-root DIR --baseline-root DIR --baseline-name NAME]
 
 Each document of each corpus is encoded exactly once by each contender (wordsplit auto; with a
-baseline, the build under test and the baseline in worker processes; tiktoken, HF tokenizers
-for qwen3, quicktok-v1, gigatoken, fastokens; and the numpy form of each library that has
-one: wordsplit, tiktoken, gigatoken, fastokens), the contenders taking turns a block of
+baseline, the build under test and the baseline in worker processes; every peer of
+``contenders.peer_keys``, a peer that names another interpreter in a worker process run by it;
+and the numpy form of each library that has one), the contenders taking turns a block of
 documents (``--block`` bytes) at a time, the first of each block rotating. Nothing but one
 short text has been encoded in this process before, so every cache (wordsplit's per-thread
 piece cache, HF's word cache) starts cold and sees each document once: the speed of a job
 that reads a corpus once. Every contender's ids are compared with the oracle's block by block
-(and then dropped, so the memory stays small). Each contender encodes one short text before
-the timing starts, so what a library sets up once per process on its first call is left to
-the load-time section. ``bench.py`` starts one such process per vocabulary and run
-(``--sections onepass``); it needs the environment ``bench.py`` sets up (the snapshot on
+(and then dropped, so the memory stays small); a contender whose ids differ is dropped at that
+block, the first difference kept, and is not timed from there on (its cells give no speed).
+Each contender encodes one short text before the timing starts, so what a library sets up once
+per process on its first call is left to the load-time section. ``bench.py`` starts one such
+process per vocabulary and run (``--sections onepass``); it needs the environment ``bench.py`` sets up (the snapshot on
 ``PYTHONPATH``, ``WORDSPLIT_BENCH_DATA``).
 """
 
@@ -27,11 +28,11 @@ import sys
 from array import array
 from pathlib import Path
 
-from builds import BASELINE_KEY, WORKER_KEY, RemoteRunner
-from contenders import NUMPY, ORACLE, build_contenders, peer_keys
+from builds import BASELINE_KEY, WORKER_KEY, RemoteRunner, build_runners, close_runners
+from contenders import NUMPY, ORACLE, peer_keys
 from documents import doc_blocks, parse_size, read_corpus, split_documents, stride_sample, utf8_len
-from passes import compare
-from timing import WARM_UP, Runner, fresh
+from passes import compare, log
+from timing import WARM_UP, fresh
 
 
 def id_array(ids) -> array:
@@ -40,13 +41,22 @@ def id_array(ids) -> array:
 
 
 def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock: str, shift: int,
-             workers: list[RemoteRunner]) -> dict:
-    """``{"labels": {key: label}, "skipped": {...}, "corpora": {name: {key: cell}}}``; a cell
-    holds the bytes, the pass's seconds on both clocks, each block's ``[wall, cpu]``, and the
-    parity against the oracle."""
-    contenders, skipped = build_contenders(["wordsplit:auto", "wordsplit:auto" + NUMPY, *peer_keys(vocab, numpy=True)],
-                                           vocab)
-    runners = {c.key: Runner(c) for c in contenders}
+             workers: list[RemoteRunner], keys: list[str] | None = None) -> dict:
+    """``{"labels": {key: label}, "skipped": {...}, "oracle": key, "differs": {key: where},
+    "corpora": {name: {key: cell}}}``; a cell holds the bytes, the pass's seconds on both
+    clocks, each block's ``[wall, cpu]``, and the parity against the oracle. A contender that
+    differs from the oracle is in ``differs`` (corpus and first difference) and its cells have
+    no ``seconds``: it is not timed from the block where it differed on. ``keys``: the
+    contenders (default wordsplit auto, its numpy form and every peer's two forms)."""
+    keys = keys or ["wordsplit:auto", "wordsplit:auto" + NUMPY, *peer_keys(vocab, numpy=True)]
+    contenders, runners, skipped = build_runners(keys, vocab)
+    try:
+        return _one_pass(vocab, corpora, block_bytes, clock, shift, workers, contenders, runners, skipped)
+    finally:
+        close_runners(runners)
+
+
+def _one_pass(vocab, corpora, block_bytes, clock, shift, workers, contenders, runners, skipped) -> dict:
     if workers:
         contenders[1:1] = [w.contender for w in workers]
         runners = {"wordsplit:auto": runners.pop("wordsplit:auto"), **{w.contender.key: w for w in workers},
@@ -57,7 +67,9 @@ def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock:
         runner.put("warm-up", [WARM_UP])
         runner.encode("warm-up")
     oracle = ORACLE[vocab] if ORACLE[vocab] in runners else None
-    out = {"labels": {c.key: c.label for c in contenders}, "skipped": skipped, "oracle": oracle, "corpora": {}}
+    differs: dict[str, str] = {}
+    out = {"labels": {c.key: c.label for c in contenders}, "skipped": skipped, "oracle": oracle,
+           "differs": differs, "corpora": {}}
     for name, docs in corpora.items():
         cells = {k: {"bytes": utf8_len(docs), "docs": len(docs), "wall": 0.0, "cpu": 0.0, "blocks": [],
                      "checked": 0, "mismatched": 0, "first": None} for k in keys}
@@ -65,6 +77,8 @@ def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock:
             start = (n + shift) % len(keys)
             ids = {}
             for key in keys[start:] + keys[:start]:
+                if key in differs:
+                    continue
                 runners[key].put("block", [fresh(docs[i]) for i in block])  # see timing.fresh
                 got, wall, cpu = runners[key].encode("block", keep=True, collect=True)
                 # arrays are not tracked by the garbage collector: the ids kept for the parity
@@ -76,16 +90,20 @@ def one_pass(vocab: str, corpora: dict[str, list[str]], block_bytes: int, clock:
                 cells[key]["blocks"].append([wall, cpu])
             if oracle is None:
                 continue
-            for key in keys:
+            for key in ids:
                 parity = compare(ids[oracle], ids[key])
                 cells[key]["checked"] += parity.checked
                 cells[key]["mismatched"] += parity.mismatched
                 if parity.first and not cells[key]["first"]:
                     doc, rest = parity.first.split(",", 1)
                     cells[key]["first"] = f"doc {block[int(doc.split()[1])]},{rest}"
-        for cell in cells.values():
-            cell["seconds"] = cell[clock]
-            cell["mb_s"] = cell["bytes"] / cell["seconds"] / 1e6
+                    differs[key] = f"{name}: {cells[key]['first']}"
+                    log(f"    {vocab}: {out['labels'][key]} differs from {out['labels'][oracle]} on {differs[key]}; "
+                        "not timed")
+        for key, cell in cells.items():
+            if key not in differs:
+                cell["seconds"] = cell[clock]
+                cell["mb_s"] = cell["bytes"] / cell["seconds"] / 1e6
         out["corpora"][name] = cells
     return out
 

@@ -27,7 +27,8 @@ from contenders import make_contender
 
 SHORT_TEXT = "Hello, world! This is a short text to encode."
 LIBRARY_MODULE = {"wordsplit": "wordsplit", "tiktoken": "tiktoken", "tokenizers": "tokenizers", "quicktok": "quicktok",
-                  "gigatoken": "gigatoken", "fastokens": "fastokens"}
+                  "gigatoken": "gigatoken", "fastokens": "fastokens", "tokenizers1": "tokenizers", "tokie": "tokie",
+                  "kitoken": "kitoken", "splintr": "splintr"}
 
 
 def ids_digest(ids) -> str:

@@ -62,6 +62,8 @@ def cell(entry: Optional[dict], ref: Optional[dict], value: str = "mb_s") -> str
         return "–"
     if "timeout_s" in entry:
         return f"not timed (pass > {entry['timeout_s']:.0f} s)"
+    if "differs" in entry:
+        return f"differs, not timed ✗{entry['parity']['mismatched']}"
     text = num(entry[value])
     if ref and value in ref:
         text += f" ({speed_ratio(entry, ref, value):.2f}×)"

@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Optional
 
-from contenders import REPO
+from contenders import PEERS, REPO, interpreter, shown
 
 
 def machine_info() -> dict:
@@ -40,11 +40,20 @@ def versions(snapshot_of: Optional[str], built_elsewhere: bool = False) -> dict:
     ``built_elsewhere``: wordsplit runs from ``snapshot_of`` (``--wordsplit``), a build
     whose commit this checkout cannot tell."""
     out = {}
-    for dist in ("wordsplit", "tiktoken", "tokenizers", "quicktok-v1", "gigatoken", "fastokens"):
+    for dist in ("wordsplit", "tiktoken", "tokenizers", "quicktok-v1", "gigatoken", "fastokens", "tokie", "kitoken",
+                 "splintr-rs"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             out[dist] = "not installed"
+    # the peers run by another interpreter (contenders.interpreter): their version there
+    for key in PEERS:
+        python = interpreter(key)
+        if python:
+            dist = {"tokenizers1": "tokenizers"}.get(key, key)
+            code = f"from importlib.metadata import version; print(version({dist!r}))"
+            done = subprocess.run([python, "-c", code], capture_output=True, text=True)
+            out[f"{dist} ({shown(python)})"] = done.stdout.strip() if done.returncode == 0 else "not installed"
 
     def git(*cmd: str) -> str:
         return subprocess.run(["git", "-C", str(REPO), *cmd], capture_output=True, text=True).stdout.strip()

@@ -1,11 +1,13 @@
-"""A contender in its own process: the baseline wordsplit build of ``bench.py --baseline``.
+"""A contender in its own process: the baseline wordsplit build of ``bench.py --baseline``, or
+a peer that needs another interpreter (HF tokenizers 1.x, in a virtual environment of its own).
 
     PYTHONPATH=BASELINE_ROOT python benches/worker.py KEY VOCAB EXPECTED_ROOT
+    /path/to/venv/bin/python benches/worker.py KEY VOCAB -
 
 Two packages named ``wordsplit`` cannot live in one process, so an older build is imported
 here, from ``BASELINE_ROOT`` on ``PYTHONPATH``. The worker refuses to start unless the
 ``wordsplit`` it imported lives under ``EXPECTED_ROOT``, so an installed wordsplit cannot
-stand in for the baseline silently.
+stand in for the baseline silently. With ``-`` it imports no wordsplit (a peer's worker).
 
 Protocol (binary, on stdin/stdout): each message is an 8-byte little-endian length and a
 pickle. The parent sends ``(method, args)``, a :class:`timing.Runner` method name (``put``,
@@ -49,12 +51,14 @@ def main(argv: list[str]) -> None:
     # The protocol owns stdout; anything a library prints goes to stderr instead.
     out, sys.stdout = sys.stdout.buffer, sys.stderr
     inp = sys.stdin.buffer
-    import wordsplit
+    where = None
+    if expected_root != "-":
+        import wordsplit
 
-    where = Path(wordsplit.__file__).resolve()
-    if Path(expected_root).resolve() not in where.parents:
-        send(out, ("error", f"ImportError: wordsplit came from {where}, not from {expected_root}"))
-        return
+        where = Path(wordsplit.__file__).resolve()
+        if Path(expected_root).resolve() not in where.parents:
+            send(out, ("error", f"ImportError: wordsplit came from {where}, not from {expected_root}"))
+            return
     from contenders import make_contender
     from timing import Runner
 
@@ -63,7 +67,8 @@ def main(argv: list[str]) -> None:
     except Exception as err:  # noqa: BLE001 -- reported to the parent, which says why
         send(out, ("error", f"{type(err).__name__}: {err}"))
         return
-    info = {"label": runner.contender.label, "wordsplit": str(where.parent),
+    info = {"label": runner.contender.label, "wordsplit": str(where.parent) if where else None,
+            "python": sys.executable,
             "has_batch": runner.contender.encode_batch is not None,
             "has_decode": runner.contender.decode is not None}
     send(out, ("ok", info))
