@@ -7,6 +7,9 @@
 #   bash tools/check_aarch64.sh            the library's tests and the integration tests
 #   bash tools/check_aarch64.sh --lib      the library's tests only
 #   bash tools/check_aarch64.sh --build    compile the library and its tests, run nothing
+#   bash tools/check_aarch64.sh --check    type-check the library, its tests, examples and
+#                                          benches (`cargo check`: no code generated, no
+#                                          linker or qemu needed; the CI runs this one)
 #
 # The toolchain is Debian's, as for the WebAssembly module (wasm/build.sh): rustc-web (rustc
 # and cargo under /usr/bin, with std's sources; std for aarch64 is compiled from them by
@@ -26,7 +29,8 @@ case "${1:-}" in
     "") ;;
     --lib) mode=lib ;;
     --build) mode=build ;;
-    *) echo "usage: bash tools/check_aarch64.sh [--lib | --build]" >&2; exit 2 ;;
+    --check) mode=check ;;
+    *) echo "usage: bash tools/check_aarch64.sh [--lib | --build | --check]" >&2; exit 2 ;;
 esac
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,9 +39,11 @@ need=()
 [ -x /usr/bin/rustc ] && /usr/bin/rustc --print sysroot >/dev/null 2>&1 || need+=(rustc-web)
 [ -x /usr/bin/cargo ] || need+=(cargo-web)
 ls -d /usr/src/rustc-*/library/std >/dev/null 2>&1 || need+=(rust-web-src)
-command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
-command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
-[ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || need+=(libc6-dev-arm64-cross)
+if [ "$mode" != check ]; then
+    command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
+    command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
+    [ -e /usr/aarch64-linux-gnu/lib/libc.so.6 ] || need+=(libc6-dev-arm64-cross)
+fi
 if [ "${#need[@]}" -gt 0 ]; then
     echo "tools/check_aarch64.sh: installing ${need[*]}" >&2
     sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
@@ -57,6 +63,7 @@ args=(-p wordsplit --target aarch64-unknown-linux-gnu -Zbuild-std=std,panic_abor
       -Zwarnings --config 'build.warnings="deny"')
 cd "$root"
 case "$mode" in
+    check) /usr/bin/cargo check "${args[@]}" --all-targets ;;
     build) /usr/bin/cargo test "${args[@]}" --no-run ;;
     lib) /usr/bin/cargo test "${args[@]}" --lib ;;
     all) /usr/bin/cargo test "${args[@]}" --lib --tests ;;
