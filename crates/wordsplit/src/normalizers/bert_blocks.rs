@@ -1,6 +1,6 @@
 //! Sixteen bytes of ASCII text at once for BERT's one pass ([`super::bert_pieces`]): which
 //! are white space and which punctuation, as bit masks, and the bytes lowercased. SSE2 on
-//! x86-64 (every x86-64 has it), two eight-byte words elsewhere.
+//! x86-64 (every x86-64 has it), NEON on aarch64 (likewise), two eight-byte words elsewhere.
 
 /// The bytes of a block.
 pub(super) const BLOCK: usize = 16;
@@ -25,7 +25,16 @@ pub(super) fn classify(block: &[u8; BLOCK], clean_text: bool, lowercase: bool) -
         // store writes the first sixteen of `mapped`.
         unsafe { sse2::classify(block, clean_text, lowercase) }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        // SAFETY: NEON is part of the aarch64 targets' baseline; the load reads the sixteen
+        // bytes of `block`, the store writes the first sixteen of `mapped`.
+        unsafe { neon::classify(block, clean_text, lowercase) }
+    }
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    )))]
     {
         words::classify(block, clean_text, lowercase)
     }
@@ -86,7 +95,73 @@ mod sse2 {
     }
 }
 
-#[cfg(any(not(target_arch = "x86_64"), test))]
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+mod neon {
+    use std::arch::aarch64::*;
+
+    use super::{Classed, BLOCK};
+
+    /// Each lane's bit in its byte of a mask: lane `i` weighs `1 << (i % 8)`.
+    const WEIGHTS: [u8; BLOCK] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+
+    #[inline(always)]
+    pub(super) unsafe fn classify(
+        block: &[u8; BLOCK],
+        clean_text: bool,
+        lowercase: bool,
+    ) -> Option<Classed> {
+        let v = vld1q_u8(block.as_ptr());
+        if vmaxvq_u8(v) >= 0x80 {
+            return None;
+        }
+        let byte = |b: u8| vdupq_n_u8(b);
+        let eq = |b: u8| vceqq_u8(v, byte(b));
+        // `v - low < high - low + 1` as unsigned bytes: `v` in `low..=high`.
+        let between = |low: u8, high: u8| vcltq_u8(vsubq_u8(v, byte(low)), byte(high - low + 1));
+        let controls = vorrq_u8(vcltq_u8(v, byte(0x20)), eq(0x7F));
+        let mut white = vorrq_u8(
+            vorrq_u8(eq(b' '), eq(b'\t')),
+            vorrq_u8(eq(b'\n'), eq(b'\r')),
+        );
+        if !clean_text {
+            white = vorrq_u8(white, vorrq_u8(eq(0x0B), eq(0x0C)));
+        }
+        if vmaxvq_u8(vbicq_u8(controls, white)) != 0 {
+            return None;
+        }
+        let punct = vorrq_u8(
+            vorrq_u8(between(0x21, 0x2F), between(0x3A, 0x40)),
+            vorrq_u8(between(0x5B, 0x60), between(0x7B, 0x7E)),
+        );
+        let mapped = if lowercase {
+            vorrq_u8(v, vandq_u8(between(b'A', b'Z'), byte(0x20)))
+        } else {
+            v
+        };
+        // No `movemask` on NEON: each lane keeps its bit of `WEIGHTS`, and each half's eight
+        // distinct bits add up (no carries) to that half's byte of the mask.
+        let weights = vld1q_u8(WEIGHTS.as_ptr());
+        let mask = |m: uint8x16_t| {
+            let bits = vandq_u8(m, weights);
+            u32::from(vaddv_u8(vget_low_u8(bits))) | u32::from(vaddv_u8(vget_high_u8(bits))) << 8
+        };
+        let mut classed = Classed {
+            mapped: [0; 2 * BLOCK],
+            white: mask(white),
+            punct: mask(punct),
+        };
+        vst1q_u8(classed.mapped.as_mut_ptr(), mapped);
+        Some(classed)
+    }
+}
+
+#[cfg(any(
+    not(any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    )),
+    test
+))]
 mod words {
     use super::{Classed, BLOCK};
 

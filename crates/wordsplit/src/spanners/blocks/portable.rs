@@ -1,5 +1,6 @@
 //! The portable classifier ([`Portable`]): eight bytes at a time in a `u64`, for targets
-//! other than x86-64 (the WebAssembly module), and the reference the tests hold the others to.
+//! other than x86-64 and aarch64 (the WebAssembly module), and the reference the tests hold
+//! the others to.
 
 use super::bitmaps::Classes;
 use super::Classify;
@@ -7,7 +8,13 @@ use super::Classify;
 /// Eight bytes at a time in a `u64` (SWAR), for other targets (the WebAssembly module): each
 /// class is a comparison per byte lane, done with additions that cannot carry between lanes;
 /// its lanes' top bits then gathered into eight bits of the bitmap.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[cfg_attr(
+    any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    ),
+    allow(dead_code)
+)]
 #[derive(Clone, Copy)]
 pub(super) struct Portable;
 

@@ -1,6 +1,8 @@
 //! What the block scanners' tests share: their drivers run with every classifier, a mismatch
 //! shown as pieces, exhaustive short strings and a random generator.
 
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+use super::neon::Neon;
 use super::portable::Portable;
 #[cfg(target_arch = "x86_64")]
 use super::x86::{Avx2, Avx512, Sse2};
@@ -28,6 +30,8 @@ pub(crate) fn ends_of(driver: &impl Driver, text: &str) -> Vec<usize> {
             assert_eq!(driver.ends_with(Avx512, text), ends, "AVX-512: {text:?}");
         }
     }
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    assert_eq!(driver.ends_with(Neon, text), ends, "NEON: {text:?}");
     assert_eq!(driver.ends(text), ends, "dispatched: {text:?}");
     ends
 }

@@ -1,5 +1,7 @@
 use super::bitmaps::Classes;
 use super::decode::code_point_of_word;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+use super::neon::Neon;
 use super::portable::Portable;
 #[cfg(target_arch = "x86_64")]
 use super::x86::{Avx2, Avx512, Sse2};
@@ -63,6 +65,12 @@ fn classifiers_agree_on_every_byte_in_every_lane() {
                     );
                 }
             }
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            assert_eq!(
+                fields(&Neon.classify(&block)),
+                got,
+                "NEON, byte {x:#x} at {at}"
+            );
             #[cfg(target_arch = "x86_64")]
             {
                 assert_eq!(
