@@ -33,9 +33,9 @@ from ..core import extension
 
 # Encoder names the native core implements ("auto" is its own strategy; see options.py), the
 # SentencePiece encoders, which it builds from the vocabulary's pattern, and the word models'
-# (WordPiece, WordLevel), which it builds from the vocabulary's model.
+# (WordPiece, WordLevel) and Unigram's, which it builds from the vocabulary's model.
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
-                             "score-merge", "rank-merge", "wordpiece", "word-level"])
+                             "score-merge", "rank-merge", "wordpiece", "word-level", "unigram"])
 # The spanners the core builds from the vocabulary's description (a SentencePiece one).
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
@@ -375,7 +375,9 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         program=program,
         # Only a vocabulary that lacks some byte ever uses its unk token.
         unk=(vocab.unk_token_id, vocab.fuse_unk) if vocab.unk_token_id is not None and vocab.missing_bytes else None,
-        # (a SentencePiece BPE model whose pieces hold characters that are no piece ranks them by score)
-        scores=list(vocab.scores) if vocab.scores is not None and vocab.pipeline.sentencepiece else None,
+        # (a SentencePiece BPE model whose pieces hold characters that are no piece ranks them by score;
+        # a Unigram model's search adds them)
+        scores=list(vocab.scores) if vocab.scores is not None
+        and (vocab.pipeline.sentencepiece or isinstance(vocab.pipeline.model, spec.Unigram)) else None,
     )
     return NativeEngine(vocab, pipeline, tables, (spanner, encoder))
