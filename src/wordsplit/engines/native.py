@@ -36,7 +36,7 @@ from ..core import extension
 # (WordPiece, WordLevel) and Unigram's, which it builds from the vocabulary's model.
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
                              "score-merge", "rank-merge", "wordpiece", "word-level", "unigram"])
-# The spanners the core builds from the vocabulary's description (a SentencePiece one).
+# The spanners the core builds from the vocabulary's description (a SentencePiece BPE or Unigram one).
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
 
@@ -342,7 +342,8 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
     stage = vocab.pipeline.spanner
     pattern = vocab.pattern or ""  # (the regex a native spanner runs; the pipeline says the rest)
     native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner] \
-        or spanner in NATIVE_PATTERN_SPANNERS and vocab.pipeline.sentencepiece
+        or spanner in NATIVE_PATTERN_SPANNERS and (vocab.pipeline.sentencepiece or isinstance(
+            vocab.pipeline.model, spec.Unigram) and isinstance(stage, spec.SentencePieceSplit))
     if spanner == "regex" and vocab.pattern is not None:
         expanded = native_regex_pattern(vocab.pattern)
         native_spanner = expanded is not None

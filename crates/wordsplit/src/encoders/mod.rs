@@ -11,6 +11,7 @@ pub mod rank_merge;
 pub mod score_merge;
 pub mod sentencepiece;
 pub mod unigram;
+pub mod unigram_trie;
 pub mod wordpiece;
 
 use std::sync::Arc;

@@ -42,9 +42,6 @@ impl PrefixTrie {
     /// The state of the empty string.
     pub const ROOT: u32 = 0;
 
-    /// The value of a state where no token ends ([`Self::child_value`]).
-    pub const NO_VALUE: u32 = NONE;
-
     /// The trie of `tokens` (bytes, id); of two equal byte strings the last one's id stays.
     pub fn new<'a>(tokens: impl IntoIterator<Item = (&'a [u8], u32)>) -> Self {
         let mut nodes = vec![Node {
@@ -153,14 +150,6 @@ impl PrefixTrie {
     pub fn child(&self, state: u32, byte: u8) -> Option<u32> {
         let (at, slot) = self.step(state, byte);
         (slot.check == state).then_some(at)
-    }
-
-    /// The state after `byte` from `state` and the id of the token that ends there
-    /// ([`Self::NO_VALUE`]: none), if some token goes on so: one read of one slot.
-    #[inline(always)]
-    pub fn child_value(&self, state: u32, byte: u8) -> Option<(u32, u32)> {
-        let (at, slot) = self.step(state, byte);
-        (slot.check == state).then_some((at, slot.value))
     }
 
     /// The state after `bytes` from `state`, if some token goes on so.

@@ -5,8 +5,8 @@
 //! states the rules of the three styles.
 //!
 //! Every character start of a piece, in order, extends the best path that ends there by each
-//! piece the text goes on with there (a walk down the [`PrefixTrie`] of the pieces, one slot
-//! read per byte, shortest piece first); a candidate replaces the best path where it ends
+//! piece the text goes on with there (a walk down the [`PieceTrie`] of the pieces, a step
+//! per byte, shortest piece first); a candidate replaces the best path where it ends
 //! when none is there yet or when its score is strictly higher. Where no piece of exactly one
 //! character starts, the unknown token covers that character. The path is read back from the
 //! end; each run of unknown tokens becomes one token, the token that spells it (HF), or its
@@ -38,15 +38,12 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::prefix_trie::PrefixTrie;
+use super::unigram_trie::{PieceTrie, NONE};
 use super::Encoder;
 use crate::error::Error;
 use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec, SpannerSpec};
 use crate::tables::MergeTables;
 use crate::Literal;
-
-/// No id; a node the search has not reached.
-const NONE: u32 = u32::MAX;
 
 /// The unknown token's score below the lowest score (`kUnkPenalty`, `K_UNK_PENALTY`).
 pub const UNK_PENALTY: f64 = 10.0;
@@ -72,7 +69,7 @@ pub enum Style {
 pub struct Unigram {
     tables: Arc<MergeTables>,
     /// The searched pieces: their bytes to their ids.
-    trie: PrefixTrie,
+    trie: PieceTrie,
     style: Style,
     /// The score each id has in the search (`f64` styles), by id.
     scores64: Vec<f64>,
@@ -302,7 +299,7 @@ impl Unigram {
             searched.push((token, id));
         }
         Ok(Self {
-            trie: PrefixTrie::new(searched),
+            trie: PieceTrie::new(searched),
             tables,
             style,
             scores64,
@@ -345,15 +342,15 @@ impl Unigram {
             let here = best[start];
             let width = char_width(piece[start]).min(n - start);
             let mut single = false;
-            let mut state = PrefixTrie::ROOT;
+            let mut state = PieceTrie::ROOT;
             let mut pos = start;
             while pos < n {
-                let Some((next, id)) = self.trie.child_value(state, piece[pos]) else {
+                let Some((next, id)) = self.trie.step(state, piece[pos]) else {
                     break;
                 };
                 state = next;
                 pos += 1;
-                if id == PrefixTrie::NO_VALUE {
+                if id == NONE {
                     continue;
                 }
                 let candidate = scores[id as usize] + here;
@@ -411,15 +408,15 @@ impl Unigram {
             }
             let width = char_width(piece[start]).min(n - start);
             let mut single = false;
-            let mut state = PrefixTrie::ROOT;
+            let mut state = PieceTrie::ROOT;
             let mut pos = start;
             while pos < n {
-                let Some((next, id)) = self.trie.child_value(state, piece[pos]) else {
+                let Some((next, id)) = self.trie.step(state, piece[pos]) else {
                     break;
                 };
                 state = next;
                 pos += 1;
-                if id == PrefixTrie::NO_VALUE {
+                if id == NONE {
                     continue;
                 }
                 frontier = frontier.max(pos);

@@ -319,3 +319,45 @@ fn user_defined_and_unused_pieces_by_style() {
     // (the lowest NORMAL score: not the UNUSED "ab"'s)
     assert_eq!(llama.unk64, f64::from((-1.0f64 - 10.0) as f32));
 }
+
+#[test]
+#[ignore = "a timing probe for the load of a large model; run with --release --ignored --nocapture"]
+fn probe_build_time_of_a_large_model() {
+    let mut state = 11u64;
+    let mut texts: Vec<String> = (0..262_000)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let len = 1 + (state >> 60) as usize % 10;
+            let mut letters = state;
+            (0..len)
+                .map(|_| {
+                    letters = letters.wrapping_mul(6364136223846793005).wrapping_add(7);
+                    char::from(b'a' + (letters >> 59) as u8 % 26)
+                })
+                .collect()
+        })
+        .collect();
+    texts.sort();
+    texts.dedup();
+    let n = texts.len();
+    let tokens = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_bytes(), i as u32));
+    let start = std::time::Instant::now();
+    let t = Arc::new(MergeTables::from_tokens(tokens, &[], n, None, false).unwrap());
+    eprintln!("tables: {:?}", start.elapsed());
+    let scores: Vec<f64> = (0..n).map(|i| -((i + 2) as f64).ln()).collect();
+    let start = std::time::Instant::now();
+    let trie = PieceTrie::new(
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_bytes(), i as u32))
+            .collect(),
+    );
+    eprintln!("trie of {n}: {:?}, {} bytes", start.elapsed(), trie.size());
+    let start = std::time::Instant::now();
+    Unigram::with_style(t, Style::SentencePiece, &scores, Some(0), false, "t").unwrap();
+    eprintln!("encoder: {:?}", start.elapsed());
+}
