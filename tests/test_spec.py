@@ -74,6 +74,7 @@ def test_a_vocab_takes_pattern_or_pipeline_not_both():
 
 
 _texts = st.text(max_size=8)
+_unigrams = st.builds(Unigram, _texts, st.booleans(), st.lists(st.text(min_size=1, max_size=6), max_size=3).map(tuple))
 # Character maps: base64 of some bytes, and texts Python's check also takes (padding after a
 # multiple of four, bits beyond the last byte).
 _charsmaps = st.one_of(st.binary(max_size=12).map(lambda data: base64.b64encode(data).decode()),
@@ -116,7 +117,7 @@ _signed = st.integers(-2**63, 2**63 - 1)
 _models = st.one_of(
     st.just(BytePairEncoding()),
     st.builds(WordPiece, _texts, _texts, _counts),
-    st.builds(Unigram, _texts, st.booleans()),
+    _unigrams,
     st.builds(WordLevel, _texts),
     st.builds(CharacterBpe, _texts, st.booleans(), _texts, st.booleans()),
 )
@@ -171,7 +172,7 @@ _unigram_pipelines = st.builds(
     lambda normalizer, user_defined, model, decoder, post_processor: PipelineSpec(
         spanner=SentencePieceSplit(user_defined=user_defined), normalizer=normalizer, model=model,
         decoder=decoder, post_processor=post_processor),
-    _sentencepiece_normalizers, _pieces, st.builds(Unigram, _texts, st.booleans()), _decoders, _post_processors,
+    _sentencepiece_normalizers, _pieces, _unigrams, _decoders, _post_processors,
 )
 
 

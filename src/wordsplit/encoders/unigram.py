@@ -17,14 +17,17 @@ a model without an unknown token is an :class:`EncodeInputError` (HF's ``Missing
 What each tool adds, by the vocabulary's decoder style (the tool the file is read with,
 :data:`wordsplit.sentencepiece.SEMANTICS`):
 
-* ``sentencepiece`` (a ``.model`` file): the pieces are the NORMAL and USER_DEFINED ones (the
-  loader keeps CONTROL and UNKNOWN pieces as special tokens, and the byte pieces out of the
-  search); scores are float32 and every sum is rounded to float32 (C++ ``float``); the lowest
-  score is the NORMAL pieces' lowest; a USER_DEFINED piece of ``b`` UTF-8 bytes scores
-  ``float(b x max_score) - 0.1`` in double (``max_score``: the highest NORMAL score, at least
-  ``FLT_MIN``) and its candidate is compared in double before it is stored as float32; the
-  byte fallback takes each unknown character's bytes (every byte piece exists: the loader
-  checks it).
+* ``sentencepiece`` (a ``.model`` file, as ``sentencepiece`` 0.2.3 computes it): the pieces are
+  the NORMAL and USER_DEFINED ones (the loader keeps CONTROL and UNKNOWN pieces as special
+  tokens, and the byte pieces out of the search); scores are float32 and every sum is rounded to
+  float32 (C++ ``float``); the lowest score is the NORMAL pieces' lowest; a USER_DEFINED piece
+  (:attr:`~wordsplit.spec.Unigram.user_defined`) of ``b`` UTF-8 bytes scores
+  ``float32(0.1 x (b - 1))``, so the search takes it where nothing better covers its text
+  (longer ones first: two pieces of a text score less than one); the byte fallback takes each
+  unknown character's bytes (every byte piece exists: the loader checks it). Where the score of
+  the best path ending at a place passes ±100,000, that place and every later one reached are
+  rebased to it (float32 subtractions), as ``sentencepiece`` does to keep float32 sums precise,
+  which changes which of two near-equal paths wins on texts of tens of thousands of tokens.
 * ``hf`` (a tokenizer.json): every entry of the model's vocab is a piece, the special ones
   too; scores and sums are float64; the lowest score is the whole vocab's; a run of unknown
   characters is the token its text spells if there is one, else its bytes' ``<0xNN>`` tokens
@@ -67,8 +70,9 @@ __all__ = ["UNK_PENALTY", "UnigramEncoder", "float32"]
 #: The score the unknown token has below the lowest score (``kUnkPenalty``, ``K_UNK_PENALTY``).
 UNK_PENALTY = 10.0
 _F32 = struct.Struct("<f")
-FLT_MIN = 1.1754943508222875e-38  # sentencepiece's max_score starts there (C's FLT_MIN)
-_TERMINAL = ""  # the key of a trie node's (id, score, user-defined) when a piece ends there
+#: Where sentencepiece rebases the sums of a path (``kScoreResetThreshold``).
+REBASE_AT = 100000.0
+_TERMINAL = ""  # the key of a trie node's (id, score) when a piece ends there
 
 
 def float32(value: float) -> float:
@@ -113,10 +117,9 @@ class UnigramEncoder:
             if model.byte_fallback:  # (BYTE pieces are no pieces of the search)
                 for b in range(256):
                     pieces.pop(byte_token_text(b), None)
-            user_defined = frozenset(t for t in getattr(vocab.pipeline.spanner, "user_defined", ()) if t in pieces)
+            user_defined = frozenset(t for t in model.user_defined if t in pieces)
             normal = [scores[i] for t, i in pieces.items() if t not in user_defined]
             self.min_score = min(normal, default=0.0)
-            max_score = float32(max([FLT_MIN, *normal]))
             self.unk_score = float32(self.min_score - UNK_PENALTY)
         elif self.llama:
             user_defined = frozenset(t for t in vocab.added_tokens if t in pieces)
@@ -132,20 +135,19 @@ class UnigramEncoder:
         self.ids = texts
         self.unk_id = self._unknown_id(texts)
         # The pieces as a trie of dicts: each node maps a character to the next node, and
-        # _TERMINAL to (id, score, user-defined) where a piece ends.
+        # _TERMINAL to (id, score) where a piece ends.
         self.trie: dict = {}
         for text, i in pieces.items():
             node = self.trie
             for char in text:
                 node = node.setdefault(char, {})
             if text in user_defined and self.llama:
-                node[_TERMINAL] = (i, 0.0, False)  # llama.cpp: "more likely to be selected"
+                node[_TERMINAL] = (i, 0.0)  # llama.cpp: "more likely to be selected"
             elif text in user_defined:
-                # float(bytes x max_score) - 0.1 in double (size_t x float is a float in C++).
-                score = float32(float32(len(text.encode("utf-8"))) * max_score) - 0.1
-                node[_TERMINAL] = (i, score, True)
+                # GetUserDefinedScore: 0.1 * (length - 1) in double, returned as a float.
+                node[_TERMINAL] = (i, float32(0.1 * (len(text.encode("utf-8")) - 1)))
             else:
-                node[_TERMINAL] = (i, scores[i], False)
+                node[_TERMINAL] = (i, scores[i])
 
     def _unknown_id(self, texts: dict[str, int]) -> Optional[int]:
         """The unknown token's id ("" names none), looked up among the tokens, then the
@@ -191,7 +193,7 @@ class UnigramEncoder:
         ``best_path("abxcd")`` is ``[(0, 2, 6), (2, 3, 0), (3, 5, 5)], -7.0``)."""
         if not text:
             return [], 0.0
-        starts, ids, best = self._viterbi(text)
+        starts, ids, best, shift = self._viterbi(text)
         # Read back from the end: (start, end, id) of each token of the best path.
         path: list[tuple[int, int, int]] = []
         end = len(text)
@@ -200,7 +202,7 @@ class UnigramEncoder:
             path.append((start, end, ids[end]))
             end = start
         path.reverse()
-        return path, best[len(text)]
+        return path, best[len(text)] + shift
 
     def score_of(self, text: str, token: int) -> float:
         """The score the search gives the token ``token`` spelling ``text`` (the unknown token:
@@ -226,17 +228,26 @@ class UnigramEncoder:
                 return
         out.append((self.unk_id, end))
 
-    def _viterbi(self, text: str) -> tuple[list[int], list[int], list[float]]:
+    def _viterbi(self, text: str) -> tuple[list[int], list[int], list[float], float]:
         """The best path's last token at each end: ``(start of it, its id, the path's score)``
-        by end position."""
+        by end position, the scores rebased as the module docstring says for ``sentencepiece``,
+        and the sum of what was taken off them."""
         size = len(text)
         best = [0.0] * (size + 1)
         starts = [-1] * (size + 1)
         ids = [0] * (size + 1)
         root, spm, unk_score, unk = self.trie, self.spm, self.unk_score, self.unk_id
         unpack, pack = _F32.unpack, _F32.pack
+        frontier = 0  # the furthest end any candidate has reached
+        shift = 0.0
         for start in range(size):
             here = best[start]
+            if spm and not -REBASE_AT <= here <= REBASE_AT:
+                for place in range(start, frontier + 1):
+                    if place == start or starts[place] != -1:
+                        best[place] = unpack(pack(best[place] - here))[0]
+                shift += here
+                here = 0.0
             node = root
             single = False
             position = start
@@ -248,12 +259,14 @@ class UnigramEncoder:
                 found = node.get(_TERMINAL)
                 if found is None:
                     continue
-                token, score, user_defined = found
+                token, score = found
                 candidate = score + here
-                if spm and not user_defined:
+                if spm:
                     candidate = unpack(pack(candidate))[0]
+                if position > frontier:
+                    frontier = position
                 if starts[position] == -1 or candidate > best[position]:
-                    best[position] = unpack(pack(candidate))[0] if spm else candidate
+                    best[position] = candidate
                     starts[position] = start
                     ids[position] = token
                 if position == start + 1:
@@ -262,6 +275,8 @@ class UnigramEncoder:
                 candidate = unk_score + here
                 if spm:
                     candidate = unpack(pack(candidate))[0]
+                if start + 1 > frontier:
+                    frontier = start + 1
                 if starts[start + 1] == -1 or candidate > best[start + 1]:
                     if unk is None:
                         raise EncodeInputError(
@@ -271,4 +286,4 @@ class UnigramEncoder:
                     best[start + 1] = candidate
                     starts[start + 1] = start
                     ids[start + 1] = unk
-        return starts, ids, best
+        return starts, ids, best, shift

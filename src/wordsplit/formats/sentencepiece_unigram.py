@@ -5,8 +5,10 @@
 What each piece type becomes:
 
 * NORMAL and USER_DEFINED pieces are the tokens the segmentation searches (their UTF-8 text,
-  ``▁`` included); the user-defined ones are also the spanner's, cut out of the text as
-  ``sentencepiece``'s normalizer leaves them whole;
+  ``▁`` included); the user-defined ones are also the model's
+  :attr:`~wordsplit.spec.Unigram.user_defined`, which the search scores by their length
+  (``sentencepiece`` finds them in the search, not before it: a user-defined piece loses
+  where pieces of the text around it score better);
 * BYTE pieces (``<0x41>``, with ``byte_fallback``) are tokens spelled so, out of the search: an
   unknown character is its bytes' pieces;
 * CONTROL and UNKNOWN pieces (``<s>``, ``</s>``, ``<unk>``) are special tokens, which
@@ -102,8 +104,9 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
         strip_leading_space="all" if model.remove_extra_whitespaces else "first" if model.add_dummy_prefix else "none",
     )
     pipeline = PipelineSpec(
-        normalizer=normalizer, spanner=SentencePieceSplit(user_defined=user_defined),
-        model=Unigram(unk_token=unknown[0], byte_fallback=model.byte_fallback), decoder=decoder,
+        normalizer=normalizer, spanner=SentencePieceSplit(),
+        model=Unigram(unk_token=unknown[0], byte_fallback=model.byte_fallback, user_defined=user_defined),
+        decoder=decoder,
     )
 
     def control(index: int):

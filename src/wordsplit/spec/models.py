@@ -110,14 +110,18 @@ class Unigram(Stage):
             an error, as HF's ``unk_id: null``); it scores the lowest score less 10, as in
             sentencepiece and HF, and consecutive ones make one token.
         byte_fallback: such a character is its UTF-8 bytes' ``<0xNN>`` pieces instead.
+        user_defined: sentencepiece's USER_DEFINED pieces: the search finds them like the
+            others, each scoring ``0.1 x (its UTF-8 bytes - 1)`` (above any log probability,
+            longer ones higher) in place of a score of its own.
     """
 
     kind: ClassVar[str] = "Unigram"
-    FIELDS: ClassVar[dict] = {"unk_token": str, "byte_fallback": bool}
-    DEFAULTS: ClassVar[dict] = {"unk_token": "<unk>", "byte_fallback": False}
+    FIELDS: ClassVar[dict] = {"unk_token": str, "byte_fallback": bool, "user_defined": "strings"}
+    DEFAULTS: ClassVar[dict] = {"unk_token": "<unk>", "byte_fallback": False, "user_defined": ()}
     __slots__ = tuple(FIELDS)
     unk_token: str
     byte_fallback: bool
+    user_defined: tuple
 
 
 class WordLevel(Stage):

@@ -43,6 +43,10 @@ pub enum ModelSpec {
         unk_token: String,
         /// Such a character is its UTF-8 bytes' `<0xNN>` pieces instead.
         byte_fallback: bool,
+        /// sentencepiece's USER_DEFINED pieces: the search finds them like the others, each
+        /// scoring `0.1 × (its UTF-8 bytes − 1)` (above any log probability, longer ones higher)
+        /// in place of a score of its own.
+        user_defined: Vec<String>,
     },
     /// A piece is the token that spells it, else `unk_token`.
     WordLevel { unk_token: String },
@@ -165,10 +169,11 @@ impl ModelSpec {
                 })
             }
             "Unigram" => {
-                stage.only(&["unk_token", "byte_fallback"])?;
+                stage.only(&["unk_token", "byte_fallback", "user_defined"])?;
                 Ok(Self::Unigram {
                     unk_token: stage.text("unk_token", Some("<unk>"))?,
                     byte_fallback: stage.flag("byte_fallback", false)?,
+                    user_defined: stage.texts("user_defined")?,
                 })
             }
             "WordLevel" => {
@@ -231,11 +236,13 @@ impl ModelSpec {
             Self::Unigram {
                 unk_token,
                 byte_fallback,
+                user_defined,
             } => stage(
                 kind,
                 vec![
                     ("unk_token", Value::String(unk_token.clone())),
                     ("byte_fallback", Value::Bool(*byte_fallback)),
+                    ("user_defined", strings(user_defined)),
                 ],
             ),
             Self::WordLevel { unk_token } => {

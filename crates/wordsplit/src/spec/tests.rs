@@ -119,7 +119,7 @@ fn the_new_kinds_with_defaults_left_out_read_as_written_out() {
     let models = [
         (
             r#"{"type":"Unigram"}"#,
-            r#"{"byte_fallback":false,"type":"Unigram","unk_token":"<unk>"}"#,
+            r#"{"byte_fallback":false,"type":"Unigram","unk_token":"<unk>","user_defined":[]}"#,
         ),
         (
             r#"{"type":"WordLevel"}"#,
