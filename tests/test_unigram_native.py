@@ -97,8 +97,8 @@ def vocabularies(draw):
             unused = ()
             added.pop(pieces[0], None)
     pipeline = PipelineSpec(
-        spanner=SentencePieceSplit(user_defined=user_defined),
-        model=Unigram(unk_token="<unk>" if has_unk else "", byte_fallback=byte_fallback),
+        spanner=SentencePieceSplit(),
+        model=Unigram(unk_token="<unk>" if has_unk else "", byte_fallback=byte_fallback, user_defined=user_defined),
         decoder=SentencePieceDecoder(style=style, unused=unused if style == "llama.cpp" else ()),
     )
     return Vocab(name=f"h-{style}", ranks=ranks, scores=text_scores, special_tokens=special, added_tokens=added,

@@ -15,7 +15,9 @@
 //! The styles differ in arithmetic: `hf` and `llama.cpp` add in `f64`; `sentencepiece` in
 //! `f32` (C++ `float`), and it rebases the scores of the lattice when the best score at a
 //! start leaves ±100,000 (what `EncodeOptimized` does so that a long text's sums keep their
-//! precision). Positions are byte offsets; the buffers are each thread's, reused from piece
+//! precision). And in which pieces are whose: `sentencepiece`'s user-defined pieces (the
+//! model's `user_defined`) score `0.1 × (bytes − 1)` and its byte pieces are out of the
+//! search; llama.cpp's added tokens score 0. Positions are byte offsets; the buffers are each thread's, reused from piece
 //! to piece.
 //!
 //! ```
@@ -41,7 +43,7 @@ use std::sync::Arc;
 use super::unigram_trie::{PieceTrie, NONE};
 use super::Encoder;
 use crate::error::Error;
-use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec, SpannerSpec};
+use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec};
 use crate::tables::MergeTables;
 use crate::Literal;
 
@@ -144,6 +146,7 @@ impl Unigram {
         let ModelSpec::Unigram {
             unk_token,
             byte_fallback,
+            user_defined,
         } = &spec.model
         else {
             return Err(Error::Unsupported(format!(
@@ -162,16 +165,14 @@ impl Unigram {
             ),
             _ => (Style::Hf, &[][..]),
         };
-        let user_defined: HashSet<&[u8]> = match (style, &spec.spanner) {
-            (Style::SentencePiece, SpannerSpec::SentencePiece(split)) => {
-                split.user_defined.iter().map(|t| t.as_bytes()).collect()
-            }
-            (Style::LlamaCpp, _) => literals
+        let user_defined: HashSet<&[u8]> = match style {
+            Style::SentencePiece => user_defined.iter().map(|t| t.as_bytes()).collect(),
+            Style::LlamaCpp => literals
                 .iter()
                 .filter(|l| !l.special)
                 .map(|l| l.text.as_bytes())
                 .collect(),
-            _ => HashSet::new(),
+            Style::Hf => HashSet::new(),
         };
         let unused: HashSet<&[u8]> = unused.iter().map(|t| t.as_bytes()).collect();
         let unk = if unk_token.is_empty() {
