@@ -69,8 +69,8 @@ impl PieceTrie {
                 lo += 1;
             }
             groups.clear();
-            for i in lo..hi {
-                let byte = pieces[i].0[depth];
+            for (i, (bytes, _)) in pieces.iter().enumerate().take(hi).skip(lo) {
+                let byte = bytes[depth];
                 match groups.last_mut() {
                     Some(group) if group.0 == byte => group.2 = i + 1,
                     _ => groups.push((byte, i, i + 1)),
