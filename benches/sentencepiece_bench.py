@@ -14,7 +14,14 @@ The vocabularies:
   each piece's score is minus the rank of the first merge that makes it (pieces no merge makes
   score below every merged one), with Gemma's normalizer spec (no dummy prefix, whitespace kept
   and escaped). No Gemma 3 ``tokenizer.model`` can be shipped here; this file has its size and
-  layout, and all three tokenizers read the same file.
+  layout, and all three tokenizers read the same file;
+* ``bpe-charsmap``: BPEmb's English 100k SentencePiece BPE model
+  (tests/data/unigram/bpemb-en.wiki.bpe.vs100000.model.gz), whose normalizer has a precompiled
+  character map (``nfkc``): for a model with a map, ``python-stage`` is the same build's native
+  engine with the normalizer run as a Python stage (what the core did before it ran maps).
+
+gigatoken is timed when it is installed (``pip install gigatoken`` in the environment that runs
+the bench); without it the table has no column for it.
 
 Each contender first encodes every document of every corpus once, and its ids are compared with
 ``sentencepiece``'s (a contender that differs is reported, not timed). Then fresh instances (cold
@@ -31,6 +38,7 @@ code); the table gains its column and the ratio of this build to it.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import lzma
 import os
@@ -86,8 +94,13 @@ def gemma_class_model(directory: Path) -> Path:
 
 
 def vocab_files(names: list[str], directory: Path) -> dict[str, Path]:
+    def bpemb() -> Path:
+        path = directory / "bpemb-en.wiki.bpe.vs100000.model"
+        path.write_bytes(gzip.decompress((DATA / "unigram" / f"{path.name}.gz").read_bytes()))
+        return path
+
     makers = {"llama2-class": lambda: DATA / "spm" / "mistral-v1.model",
-              "gemma-class": lambda: gemma_class_model(directory)}
+              "gemma-class": lambda: gemma_class_model(directory), "bpe-charsmap": bpemb}
     unknown = set(names) - set(makers)
     if unknown:
         raise SystemExit(f"unknown vocabularies {sorted(unknown)}; known: {', '.join(makers)}")
@@ -95,8 +108,7 @@ def vocab_files(names: list[str], directory: Path) -> dict[str, Path]:
 
 
 def contenders(path: Path) -> dict[str, object]:
-    """Fresh encode functions, by label: ``document -> ids``."""
-    import gigatoken
+    """Fresh encode functions, by label: ``document -> ids`` (gigatoken's when it is installed)."""
     import sentencepiece
 
     from wordsplit import TokenizerOptions, load_vocab
@@ -104,8 +116,30 @@ def contenders(path: Path) -> dict[str, object]:
     wordsplit = TokenizerOptions(backend="native").build(load_vocab(path))
     assert wordsplit.native, "the native engine runs a Python stage"
     sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
-    giga = gigatoken.Tokenizer.from_sentencepiece(path)
-    return {"wordsplit": wordsplit.encode_ordinary, "sentencepiece": sp.encode, "gigatoken": giga.encode}
+    found = {"wordsplit": wordsplit.encode_ordinary, "sentencepiece": sp.encode}
+    if getattr(wordsplit.vocab.normalizer, "charsmap", ""):
+        found["python-stage"] = python_stage(wordsplit.vocab).encode_ordinary
+    try:
+        import gigatoken
+    except ImportError:
+        return found
+    return {**found, "gigatoken": gigatoken.Tokenizer.from_sentencepiece(path).encode}
+
+
+def python_stage(vocab):
+    """The native engine of ``vocab`` with its normalizer as a Python stage: the engine is
+    told the core does not run it."""
+    from wordsplit import TokenizerOptions
+    from wordsplit.engines import native as engine
+
+    told = engine.native_normalizer
+    engine.native_normalizer = lambda stage: False
+    try:
+        tok = TokenizerOptions(backend="native").build(vocab)
+    finally:
+        engine.native_normalizer = told
+    assert not tok.native
+    return tok
 
 
 def one_pass(encode, docs: list[str]) -> float:
@@ -197,8 +231,9 @@ def run(path: Path, corpora: dict[str, list[str]],
 
 
 def table(vocab: str, results: dict[str, dict[str, float | str]], baseline_name: str | None = None) -> str:
-    labels = ["wordsplit", *(["baseline"] if baseline_name else []), "gigatoken", "sentencepiece"]
-    peers = [*(["baseline"] if baseline_name else []), "gigatoken", "sentencepiece"]
+    timed = set().union(*map(set, results.values()))
+    peers = [label for label in ("baseline", "python-stage", "gigatoken", "sentencepiece") if label in timed]
+    labels = ["wordsplit", *peers]
     shown = {"baseline": baseline_name}
     lines = [f"#### {vocab}", "",
              "| corpus | " + " | ".join(shown.get(label) or label for label in labels) + " | "

@@ -118,11 +118,10 @@ def test_unknown_runs_are_one_unk_and_decode_as_its_surface():
 
 
 def test_what_runs_natively():
-    """The character map runs in Python (called by the core) until the core has its own; the
-    rest of a model without byte fallback, and a model whose pieces hold characters that are no
-    piece, is native."""
-    assert not tokenizer(FIXTURE, "native").native
-    for name in ("bpe-identity", "bpe-identity-no-space-e", "v7-no-e-o", "v7-no-fallback"):
+    """A model with a character map, a model without byte fallback, and a model whose pieces
+    hold characters that are no piece, run natively (the map in the core too)."""
+    assert tokenizer(FIXTURE, "native").native
+    for name in ("bpe-identity", "bpe-identity-no-space-e", "v7-no-e-o", "v7-no-fallback", "v7-no-fallback-nfkc"):
         assert tokenizer(variant(name), "native").native, name
 
 
@@ -252,6 +251,6 @@ def test_refusals_are_typed():
     spelled = _edited(FIXTURE, lambda p: _add(p, "<0x41>"))
     with pytest.raises(UnsupportedTokenizerError, match="spelled like a byte piece"):
         load_vocab(spelled)
-    changed = _edited(FIXTURE, lambda p: p.pieces.add(piece="ﬁx", score=0.0, type=USER_DEFINED))
-    with pytest.raises(UnsupportedTokenizerError, match="user-defined piece"):
-        load_vocab(changed)
+    spaced = _edited(FIXTURE, lambda p: p.pieces.add(piece="ﬁ x", score=0.0, type=USER_DEFINED))
+    with pytest.raises(UnsupportedTokenizerError, match="user-defined piece 'ﬁ x' holds a space"):
+        load_vocab(spaced)

@@ -106,3 +106,30 @@ def test_long_texts_rebase_their_sums_as_sentencepiece(backend):
     expected = oracle.encode(text)
     assert oracle.piece_to_id("▁and") not in expected  # (so a sum that ties would show)
     assert tok.encode_ordinary(text) == expected
+
+
+# User-defined pieces that the character map (nmt_nfkc) would change, or reach into from the
+# character before them: sentencepiece's normalizer copies them whole.
+MAPPED = ("<ﬁ>", "ﬁ", "①", "e", "ing", "Ａ")
+MAPPED_WORDS = st.sampled_from(["<ﬁ>", "ﬁ", "①", "e", "\u0301", "ing", "Ａ", "ＡＢ", "<", ">", " ", "x", "é", "ｶﾞ",
+                                "fi"])
+MAPPED_MODELS = ["test_sentencepiece.model.gz", "test_sentencepiece_bpe.model.gz"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", MAPPED_MODELS)
+@settings(max_examples=120, deadline=None)
+@given(text=st.lists(MAPPED_WORDS, max_size=10).map("".join))
+def test_user_defined_pieces_are_copied_by_the_normalizer(backend, name, text):
+    oracle, tok = pair(name, MAPPED, backend)
+    assert tok.encode_ordinary(text) == oracle.encode(text), text
+    assert tok.decode(tok.encode_ordinary(text)) == oracle.decode(oracle.encode(text))
+
+
+@pytest.mark.parametrize("name", MAPPED_MODELS)
+def test_a_mark_after_a_user_defined_piece_stays_apart(name):
+    oracle, tok = pair(name, MAPPED, "python")
+    # "e" + U+0301 composes to "é" under the map, but "e" is user-defined: it stays "e".
+    pieces = [oracle.id_to_piece(i) for i in oracle.encode("e\u0301")]
+    assert "e" in pieces
+    assert tok.encode_ordinary("e\u0301") == oracle.encode("e\u0301")

@@ -71,19 +71,47 @@ pub(crate) fn encode_arrow_flat<'py>(
         .collect::<PyResult<Vec<_>>>()?;
     let rows =
         wordsplit::arrow::documents(&columns).map_err(|e| ws_error(py, "EncodeInputError", e))?;
+    let parts = encode_rows(pipeline, py, &rows, policy, num_threads, &framing, &|row| {
+        format!("row {row} of the arrays")
+    })?;
+    let data = joined_data(py, &parts)?;
+    let rows_total: usize = parts.iter().map(|part| part.lengths.len()).sum();
+    let lengths = PyBytes::new_with(py, rows_total * 8, |buf| {
+        let all = parts.iter().flat_map(|part| &part.lengths);
+        for (chunk, &n) in buf.chunks_exact_mut(8).zip(all) {
+            chunk.copy_from_slice(&n.to_le_bytes());
+        }
+        Ok(())
+    })?;
+    Ok((data, lengths))
+}
+
+/// The rows encoded under `policy` and framed as `framing` says, in runs of consecutive rows
+/// (see `wordsplit::arrow`) on native threads when every stage is native; a row that is not
+/// UTF-8 is an EncodeInputError naming it as `name(index)` does, an id too wide for
+/// `framing.width` an OptionValueError.
+pub(crate) fn encode_rows(
+    pipeline: &PyPipeline,
+    py: Python<'_>,
+    rows: &[Option<&[u8]>],
+    policy: &SpecialPolicy,
+    num_threads: Option<usize>,
+    framing: &wordsplit::arrow::Framing,
+    name: &dyn Fn(usize) -> String,
+) -> PyResult<Vec<wordsplit::arrow::FramedRun>> {
     // Runs of consecutive rows, not single rows, are what the threads take (see arrow.rs).
     let threads = default_threads(num_threads);
     let text_bytes = rows.iter().map(|row| row.map_or(0, <[u8]>::len)).sum();
-    let runs = wordsplit::arrow::runs(&rows, wordsplit::arrow::run_bytes(text_bytes, threads));
+    let runs = wordsplit::arrow::runs(rows, wordsplit::arrow::run_bytes(text_bytes, threads));
     let encode_run = |r: usize| {
         let (range, bytes) = runs[r].clone();
-        wordsplit::arrow::encode_run(&framing, &rows, range, bytes, |text, out| {
+        wordsplit::arrow::encode_run(framing, rows, range, bytes, |text, out| {
             pipeline.inner.encode(text, policy, out)
         })
     };
     let fail = |e: wordsplit::arrow::RunError<Error>| match e {
         wordsplit::arrow::RunError::Utf8(row, at) => {
-            let message = format!("row {row} of the arrays is not valid UTF-8 (byte {at})");
+            let message = format!("{} is not valid UTF-8 (byte {at})", name(row));
             ws_error(py, "EncodeInputError", message)
         }
         wordsplit::arrow::RunError::Encode(_, e) => to_py(py, e),
@@ -113,25 +141,24 @@ pub(crate) fn encode_arrow_flat<'py>(
         );
         return Err(ws_error(py, "OptionValueError", message));
     }
+    Ok(parts)
+}
+
+/// The framed ids of all runs, in order, in one bytes object (filled with the GIL released:
+/// the object is not visible to Python yet).
+pub(crate) fn joined_data<'py>(
+    py: Python<'py>,
+    parts: &[wordsplit::arrow::FramedRun],
+) -> PyResult<Bound<'py, PyBytes>> {
     let total: usize = parts.iter().map(|part| part.data.len()).sum();
-    let rows_total: usize = parts.iter().map(|part| part.lengths.len()).sum();
-    // Filled with the GIL released: the bytes objects are not visible to Python yet.
-    let data = PyBytes::new_with(py, total, |buf| {
+    PyBytes::new_with(py, total, |buf| {
         py.allow_threads(|| {
             let mut at = 0;
-            for part in &parts {
+            for part in parts {
                 buf[at..at + part.data.len()].copy_from_slice(&part.data);
                 at += part.data.len();
             }
         });
         Ok(())
-    })?;
-    let lengths = PyBytes::new_with(py, rows_total * 8, |buf| {
-        let all = parts.iter().flat_map(|part| &part.lengths);
-        for (chunk, &n) in buf.chunks_exact_mut(8).zip(all) {
-            chunk.copy_from_slice(&n.to_le_bytes());
-        }
-        Ok(())
-    })?;
-    Ok((data, lengths))
+    })
 }

@@ -7,7 +7,7 @@ use pyo3::types::{PyBytes, PyList, PyString};
 use wordsplit::batch::{
     default_threads, run_shared, Unlock, ALONE_BELOW_IDS, ALONE_BELOW_TEXT_BYTES,
 };
-use wordsplit::{Pipeline, SpecialPolicy};
+use wordsplit::SpecialPolicy;
 
 use crate::errors::{to_py, ws_error};
 use crate::pipeline::PyPipeline;
@@ -73,7 +73,28 @@ impl PyPipeline {
         texts: &Bound<'_, PyAny>,
         policy: &SpecialPolicy,
         num_threads: Option<usize>,
-        mut keep: impl FnMut(Vec<u32>) -> PyResult<T>,
+        mut keep: impl FnMut(&[u32]) -> PyResult<T>,
+    ) -> PyResult<Vec<T>> {
+        let runs = self.encode_runs(py, texts, policy, num_threads, |run| {
+            run.texts().map(&mut keep).collect::<PyResult<Vec<T>>>()
+        })?;
+        Ok(runs.into_iter().flatten().collect())
+    }
+
+    /// Encode `texts` in runs of consecutive texts (one run at a time per thread, as Arrow
+    /// rows are: see `wordsplit::arrow::runs`), with [`run_shared`] when every stage is native,
+    /// else one text per run in order on this thread; each run's ids made into its result by
+    /// `keep` on this thread, in text order. The error is that of the lowest-index text that
+    /// fails. A run, not a text, is what is handed between threads: for short texts the
+    /// hand-off and a vector per text cost more than their encode, and more on two threads
+    /// than on one.
+    pub(crate) fn encode_runs<T>(
+        &self,
+        py: Python<'_>,
+        texts: &Bound<'_, PyAny>,
+        policy: &SpecialPolicy,
+        num_threads: Option<usize>,
+        mut keep: impl FnMut(IdRun) -> PyResult<T>,
     ) -> PyResult<Vec<T>> {
         let items: Vec<Bound<'_, PyAny>> = match texts.downcast::<PyList>() {
             Ok(list) => list.iter().collect(),
@@ -83,24 +104,54 @@ impl PyPipeline {
         if !self.inner.is_native() {
             return texts
                 .iter()
-                .map(|text| keep(self.run(py, text.as_str(), policy)?))
+                .map(|text| {
+                    let ids = self.run(py, text.as_str(), policy)?;
+                    let ends = vec![ids.len()];
+                    keep(IdRun { ids, ends })
+                })
                 .collect();
         }
-        let encode = |i: usize| {
-            let mut out = Vec::with_capacity(Pipeline::ids_capacity(texts[i].as_str()));
-            self.inner
-                .encode(texts[i].as_str(), policy, &mut out)
-                .map(|_| out)
+        let threads = default_threads(num_threads);
+        let rows: Vec<Option<&[u8]>> = texts.iter().map(|t| Some(t.as_str().as_bytes())).collect();
+        let total = texts.iter().map(|t| t.as_str().len()).sum();
+        let runs = wordsplit::arrow::runs(&rows, wordsplit::arrow::run_bytes(total, threads));
+        let encode = |r: usize| {
+            let (range, bytes) = runs[r].clone();
+            let mut run = IdRun {
+                ids: Vec::with_capacity(bytes / 2 + 4 * range.len()),
+                ends: Vec::with_capacity(range.len()),
+            };
+            for text in &texts[range] {
+                self.inner.encode(text.as_str(), policy, &mut run.ids)?;
+                run.ends.push(run.ids.len());
+            }
+            Ok::<IdRun, wordsplit::Error>(run)
         };
         run_shared(
             &Gil(py),
-            texts.len(),
-            default_threads(num_threads),
-            |i| texts[i].as_str().len(),
+            runs.len(),
+            threads,
+            |r| runs[r].1,
             ALONE_BELOW_TEXT_BYTES,
             encode,
             |result| keep(result.map_err(|e| to_py(py, e))?),
         )
+    }
+}
+
+/// The ids of a run of consecutive texts: all in one vector, and where each text's end.
+pub(crate) struct IdRun {
+    pub(crate) ids: Vec<u32>,
+    pub(crate) ends: Vec<usize>,
+}
+
+impl IdRun {
+    /// Each text's ids, in order.
+    pub(crate) fn texts(&self) -> impl Iterator<Item = &[u32]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.ids[start..end])
     }
 }
 

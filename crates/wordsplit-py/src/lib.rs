@@ -3,7 +3,7 @@
 //!
 //! `ids` (result lists, ids read from Python), `array` (ids as a numpy array), `tables` (vocabulary tables, decode),
 //! `formats` (the loaders' fast paths), `encoder` (one native encoder), `pipeline` (the whole encode), `batch` (batches on native
-//! threads), `arrow` (Arrow arrays), `train` (word counts, merges), `regex` (the regex helpers
+//! threads), `arrow` (Arrow arrays), `documents` (a file's buffer of documents), `train` (word counts, merges), `regex` (the regex helpers
 //! of the equivalence tests), `stages` (Python components as the core's stages) and `errors`
 //! (core errors as `wordsplit.errors` exceptions). Work on text or id lists runs with the GIL
 //! released.
@@ -11,6 +11,7 @@
 mod array;
 mod arrow;
 mod batch;
+mod documents;
 mod encoder;
 mod errors;
 mod formats;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
@@ -443,7 +444,7 @@ impl PyPipeline {
         num_threads: Option<usize>,
     ) -> PyResult<Vec<Bound<'py, PyList>>> {
         self.run_batch(py, texts, &policy.inner, num_threads, |ids| {
-            self.ints.list(py, &ids)
+            self.ints.list(py, ids)
         })
     }
 
@@ -457,21 +458,25 @@ impl PyPipeline {
         policy: &PyPolicy,
         num_threads: Option<usize>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-        let parts = self.run_batch(py, texts, &policy.inner, num_threads, Ok)?;
-        let total: usize = parts.iter().map(Vec::len).sum();
+        let runs = self.encode_runs(py, texts, &policy.inner, num_threads, Ok)?;
+        let total: usize = runs.iter().map(|run| run.ids.len()).sum();
+        let count: usize = runs.iter().map(|run| run.ends.len()).sum();
         // Written straight into the bytes objects, four (eight) bytes per id (offset).
         let ids = PyBytes::new_with(py, total * 4, |buf| {
-            for (chunk, &id) in buf.chunks_exact_mut(4).zip(parts.iter().flatten()) {
+            let all = runs.iter().flat_map(|run| &run.ids);
+            for (chunk, &id) in buf.chunks_exact_mut(4).zip(all) {
                 chunk.copy_from_slice(&id.to_le_bytes());
             }
             Ok(())
         })?;
-        let offsets = PyBytes::new_with(py, (parts.len() + 1) * 8, |buf| {
-            let ends = std::iter::once(0).chain(parts.iter().scan(0u64, |end, part| {
-                *end += part.len() as u64;
-                Some(*end)
-            }));
-            for (chunk, end) in buf.chunks_exact_mut(8).zip(ends) {
+        let offsets = PyBytes::new_with(py, (count + 1) * 8, |buf| {
+            let mut base = 0;
+            let ends = runs.iter().flat_map(|run| {
+                let start = base;
+                base += run.ids.len();
+                run.ends.iter().map(move |&end| (start + end) as u64)
+            });
+            for (chunk, end) in buf.chunks_exact_mut(8).zip(std::iter::once(0).chain(ends)) {
                 chunk.copy_from_slice(&end.to_le_bytes());
             }
             Ok(())
@@ -502,6 +507,39 @@ impl PyPipeline {
             empty_is_nothing,
         };
         crate::arrow::encode_arrow_flat(self, py, &chunks, &policy.inner, num_threads, framing)
+    }
+
+    /// Encode the documents of a buffer read from a file, cut at `separator`, into one flat
+    /// buffer; see [`crate::documents::encode_documents_flat`].
+    #[pyo3(signature = (buffer, separator, limit, last, policy, num_threads=None, width=4,
+                        eos=None, start=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn encode_documents_flat<'py>(
+        &self,
+        py: Python<'py>,
+        buffer: PyBuffer<u8>,
+        separator: &[u8],
+        limit: usize,
+        last: bool,
+        policy: &PyPolicy,
+        num_threads: Option<usize>,
+        width: usize,
+        eos: Option<u32>,
+        start: u64,
+    ) -> PyResult<(usize, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        crate::documents::encode_documents_flat(
+            self,
+            py,
+            &buffer,
+            separator,
+            limit,
+            last,
+            &policy.inner,
+            num_threads,
+            width,
+            eos,
+            start,
+        )
     }
 }
 

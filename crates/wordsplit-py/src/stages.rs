@@ -24,8 +24,9 @@ use crate::errors::{component_error, py_repr, to_py};
 pub(crate) const SENTENCEPIECE_SPANNER: &str = "sentencepiece";
 
 /// Whether the core runs a normalizer stage (its JSON object) itself: the Unicode forms,
-/// SentencePiece's normalizer, Metaspace, programs of literal Replace and Prepend steps and
-/// BertNormalizer. `wordsplit.engines.native` asks, and passes no Python normalizer for it.
+/// SentencePiece's normalizer (with its character map), Metaspace, programs of literal Replace
+/// and Prepend steps, programs of Unicode forms, Lowercase, StripAccents, Strip and Precompiled,
+/// and BertNormalizer. `wordsplit.engines.native` asks, and passes no Python normalizer for it.
 #[pyfunction]
 pub(crate) fn has_native_normalizer(py: Python<'_>, normalizer: &str) -> PyResult<bool> {
     let spec = NormalizerSpec::from_text(normalizer).map_err(|e| to_py(py, e.into()))?;

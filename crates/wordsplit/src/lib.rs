@@ -7,6 +7,7 @@ mod code_points;
 pub mod cpu;
 pub mod decode;
 pub mod decode_text;
+pub mod documents;
 pub mod encoders;
 pub mod error;
 pub mod explain;

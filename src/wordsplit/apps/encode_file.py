@@ -1,9 +1,13 @@
 """Encode a large text or JSONL file to a flat file of token ids, with bounded memory.
 
 :func:`encode_file` streams the input, cuts it into documents, encodes a chunk of documents
-at a time with :meth:`Tokenizer.encode_batch_flat <wordsplit.tokenizer.Tokenizer.encode_batch_flat>`
-(native threads, the GIL released) and appends the ids to the output as it goes, so memory
-is bounded by the chunk size (and by the largest single document), never by the file.
+at a time on native threads (the GIL released) and appends the ids to the output as it goes,
+so memory is bounded by the chunk size (and by the largest single document), never by the
+file. On the native backend, plain-text documents never become Python objects: each chunk's
+bytes go to the engine's ``encode_documents_flat``, which finds the documents, encodes them
+and returns their ids and index entries in two flat buffers. JSONL documents (and every
+document on the Python backend) are decoded in Python and go to
+:meth:`Tokenizer.encode_batch_flat <wordsplit.tokenizer.Tokenizer.encode_batch_flat>`.
 
 What a document is (the rule is exact: the separator is never part of a document):
 
@@ -76,7 +80,8 @@ from typing import BinaryIO, Callable, Iterator, Optional, Union
 
 from . import plural
 from ..errors import DisallowedSpecialError, EncodedFileError, EncodeInputError, UnknownTokenError, WordsplitError
-from ..specials import AllowedSpecial, DisallowedSpecial
+from ..specials import AllowedSpecial, DisallowedSpecial, resolve_special_policy
+from ..tokenizer import check_num_threads
 
 __all__ = ["DEFAULT_CHUNK_BYTES", "EncodeFileSummary", "encode_file", "id_dtype", "index_path", "load_encoded"]
 
@@ -326,27 +331,39 @@ def _split(stream, sep: Optional[bytes]) -> Iterator[bytearray]:
         yield pending
 
 
+def _separator_bytes(field: Optional[str], separator: Optional[str]) -> Optional[bytes]:
+    """The bytes between documents: a newline for JSONL, ``separator`` in UTF-8, or None
+    (the whole file is one document)."""
+    if field is not None:
+        return b"\n"
+    if separator is None:
+        return None
+    if separator == "":
+        raise WordsplitError("the document separator must not be empty (use separator=None for one document)")
+    return separator.encode("utf-8")
+
+
+def _decoded(pieces, name: str, extra: int, offset: int = 0) -> Iterator[tuple[str, int]]:
+    """``(text, its input bytes with the separator)`` of each plain-text piece; the first
+    piece starts at byte ``offset`` of the input (for the error naming a byte that is not UTF-8)."""
+    for piece in pieces:
+        start, offset = offset, offset + len(piece) + extra
+        try:
+            yield piece.decode("utf-8"), offset - start
+        except UnicodeDecodeError as exc:
+            raise WordsplitError(f"{name}: byte {start + exc.start} is not valid UTF-8 ({exc.reason}); "
+                                 "convert the file first, e.g. with iconv") from None
+
+
 def _documents(stream, name: str, field: Optional[str], separator: Optional[str]) -> Iterator[tuple[str, int]]:
     """``(document, its input bytes with the separator)`` for each document of ``stream``."""
-    if field is not None:
-        sep: Optional[bytes] = b"\n"
-    elif separator is None:
-        sep = None
-    elif separator == "":
-        raise WordsplitError("the document separator must not be empty (use separator=None for one document)")
-    else:
-        sep = separator.encode("utf-8")
+    sep = _separator_bytes(field, separator)
     extra = len(sep) if sep else 0
-    offset = 0
+    if field is None:
+        yield from _decoded(_split(stream, sep), name, extra)
+        return
     for number, piece in enumerate(_split(stream, sep), 1):
-        start, offset = offset, offset + len(piece) + extra
-        if field is None:
-            try:
-                yield piece.decode("utf-8"), offset - start
-            except UnicodeDecodeError as exc:
-                raise WordsplitError(f"{name}: byte {start + exc.start} is not valid UTF-8 ({exc.reason}); "
-                                     "convert the file first, e.g. with iconv") from None
-            continue
+        size = len(piece) + extra
         if not piece.strip():
             continue
         try:
@@ -358,7 +375,7 @@ def _documents(stream, name: str, field: Optional[str], separator: Optional[str]
         text = record[field]
         if not isinstance(text, str):
             raise EncodeInputError(f"{name}:{number}: the field {field!r} is {type(text).__name__}, not a string")
-        yield text, offset - start
+        yield text, size
 
 
 class _IdSink:
@@ -410,6 +427,31 @@ class _IdSink:
         self.documents += len(docs)
         self.tokens = ends[-1]
 
+    def add_buffer(self, native: "_NativeDocuments", buffer: memoryview, limit: int, last: bool, name: str,
+                   offset: int) -> int:
+        """Encode a chunk of the documents of ``buffer`` (input bytes from byte ``offset`` on),
+        up to the first that ends ``limit`` bytes or more into it, in one native call, and
+        append their ids and ends; returns the bytes they take (0: none, read more; see
+        ``NativeEngine.encode_documents_flat``). On an error (text that is not UTF-8, a
+        disallowed special token) the same documents go through :meth:`add` instead, which
+        names the byte or the document as it always does."""
+        try:
+            consumed, data, ends = native.engine.encode_documents_flat(
+                buffer, native.separator, limit, last, native.policy.allowed, native.policy.disallowed,
+                native.threads, self.ids_out.itemsize, self.eos_id, self.tokens)
+        except (EncodeInputError, DisallowedSpecialError):
+            pieces, consumed = _chunk_pieces(bytes(buffer), native.separator, limit, last)
+            docs = [text for text, _ in _decoded(pieces, name, len(native.separator), offset)]
+            if docs:
+                self.add(docs)
+            return consumed
+        if ends:
+            self.ids_out.write(data)
+            self.index_out.write(ends)
+            self.documents += len(ends) // 8
+            (self.tokens,) = struct.unpack_from("<Q", ends, len(ends) - 8)
+        return consumed
+
     def publish(self) -> None:
         """Complete both files, then rename them into place: the ids first, so that when that
         fails (the likelier: the user's own path) the old pair is untouched; the index is
@@ -427,6 +469,96 @@ class _IdSink:
     def discard(self) -> None:
         self.ids_out.discard()
         self.index_out.discard()
+
+
+@dataclass(frozen=True)
+class _NativeDocuments:
+    """What plain-text documents need to go to the native engine as bytes."""
+
+    engine: object
+    separator: bytes
+    policy: object  # a resolved SpecialPolicy
+    threads: Optional[int]  # as a batch call of the tokenizer counts them (None: all cores)
+
+
+def _native_documents(tok, field: Optional[str], separator: Optional[str], num_threads: Optional[int],
+                      policy: dict) -> Optional[_NativeDocuments]:
+    """The native path for plain-text documents cut at a separator: the tokenizer's native
+    engine, with the special-token policy resolved; None where documents go through Python
+    (JSONL, one whole-file document, the Python backend, a policy with disallowed strings that
+    are not special tokens, or arguments that are wrong: the Python path reports those as it
+    always has)."""
+    if field is not None or not separator or not hasattr(tok, "native_engine"):
+        return None  # (a tokenizer-like object without one keeps the path through encode_batch_flat)
+    engine = tok.native_engine()
+    if engine is None:
+        return None
+    try:
+        resolved = resolve_special_policy(tok.vocab, policy["allowed_special"], policy["disallowed_special"])
+        threads = tok.num_threads if num_threads is None else check_num_threads(num_threads)
+    except WordsplitError:
+        return None
+    if resolved.other:
+        return None
+    return _NativeDocuments(engine, separator.encode("utf-8"), resolved, threads)
+
+
+def _chunk_pieces(data: bytes, sep: bytes, limit: int, last: bool) -> tuple[list[bytes], int]:
+    """The documents ``encode_documents_flat`` takes from ``data`` and the bytes they take, found
+    the same way in Python (for its error path)."""
+    pieces, start = [], 0
+    while True:
+        end = data.find(sep, start)
+        if end < 0:
+            break
+        pieces.append(data[start:end])
+        start = end + len(sep)
+        if start >= limit:
+            return pieces, start
+    if not last:
+        return [], 0
+    if start < len(data):
+        pieces.append(data[start:])
+    return pieces, len(data)
+
+
+def _encode_native(sink: _IdSink, native: _NativeDocuments, reader: "_CountingReader", name: str,
+                   chunk_bytes: int, progress: Optional[Progress], total: Optional[int]) -> None:
+    """Read the input and encode it a chunk of documents at a time, as the Python path
+    batches them (the documents up to the first that ends ``chunk_bytes`` or more after the
+    chunk's start, the rest at the end of the input), each chunk in one native call."""
+    sep = native.separator
+    pending = bytearray()
+    pos = 0  # the bytes of ``pending`` before it are encoded
+    offset = 0  # the input byte at ``pending[pos]``
+    sep_end = -1  # where the last separator seen in ``pending`` ends
+    while True:
+        block = reader.read(READ_BYTES)
+        last = not block
+        if block:
+            if pos:
+                del pending[:pos]  # once per read, not once per chunk
+                sep_end -= pos
+                pos = 0
+            # A separator may straddle two reads: look from len(sep) - 1 bytes before the new ones.
+            start = max(0, len(pending) - len(sep) + 1)
+            pending += block
+            found = pending.rfind(sep, start)
+            if found >= 0:
+                sep_end = found + len(sep)
+        # A chunk is there when a separator ends chunk_bytes or more after ``pos`` (the native
+        # call decides: separators found from the right may overlap those found from the left).
+        while pos < len(pending) and (last or sep_end - pos >= chunk_bytes):
+            with memoryview(pending)[pos:] as view:
+                consumed = sink.add_buffer(native, view, chunk_bytes, last, name, offset)
+            if not consumed:
+                break
+            pos += consumed
+            offset += consumed
+            if progress is not None:
+                progress(reader.count, total)
+        if last:
+            return
 
 
 def encode_file(
@@ -508,6 +640,13 @@ def encode_file(
         sink = _IdSink(tok, out_path, fmt, eos_id, num_threads, policy)
         if progress is not None:
             progress(0, total)
+        native = _native_documents(tok, field, separator, num_threads, policy)
+        if native is not None:
+            _encode_native(sink, native, reader, name, chunk_bytes, progress, total)
+            if progress is not None:
+                progress(reader.count, total)
+            sink.publish()
+            return _summary(sink, reader, started, fmt, out_path, eos_id)
         chunk: list[str] = []
         chunk_size = 0
         for doc, size in _documents(reader, name, field, separator):
@@ -531,6 +670,11 @@ def encode_file(
     finally:
         if stream is not in_path:
             stream.close()
+    return _summary(sink, reader, started, fmt, out_path, eos_id)
+
+
+def _summary(sink: _IdSink, reader: _CountingReader, started: float, fmt: str, out_path: str,
+             eos_id: Optional[int]) -> EncodeFileSummary:
     return EncodeFileSummary(
         documents=sink.documents, tokens=sink.tokens, bytes=reader.count, seconds=time.perf_counter() - started,
         dtype=sink.dtype, format=fmt, out_path=out_path, index_path=sink.index_out.path, eos_token_id=eos_id,

@@ -41,10 +41,10 @@ NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
 
 def native_normalizer(stage: spec.Stage) -> bool:
-    """Whether the core runs a normalizer stage: the Unicode forms, SentencePiece's normalizer,
-    Metaspace after one the core runs, programs of literal ``Replace`` and ``Prepend`` steps,
-    programs of Unicode forms, ``Lowercase``, ``StripAccents`` and ``Strip``, and HF's
-    ``BertNormalizer``; not a plug-in's.
+    """Whether the core runs a normalizer stage: the Unicode forms, SentencePiece's normalizer
+    (with its character map), Metaspace after one the core runs, programs of literal ``Replace``
+    and ``Prepend`` steps, programs of Unicode forms, ``Lowercase``, ``StripAccents``, ``Strip``
+    and ``Precompiled``, and HF's ``BertNormalizer``; not a plug-in's.
 
     >>> nfkc = spec.Sequence((spec.Nfkc(), spec.Lowercase()))
     >>> native_normalizer(spec.Nfc()), native_normalizer(nfkc), native_normalizer(spec.PluginNormalizer("casefold"))
@@ -257,6 +257,31 @@ class NativeEngine:
     def encode_batch_flat(self, texts, allowed, disallowed, num_threads: Optional[int]):
         ids, offsets = self._pipeline.encode_batch_flat(texts, self._policy(allowed, disallowed), num_threads)
         return memoryview(ids).cast("I"), memoryview(offsets).cast("Q")
+
+    def encode_documents_flat(self, buffer, separator: bytes, limit: int, last: bool, allowed, disallowed,
+                              num_threads: Optional[int], width: int = 4, eos: Optional[int] = None,
+                              start: int = 0) -> tuple[int, bytes, bytes]:
+        """Encode a chunk of the documents of ``buffer`` (bytes read from a file) between
+        occurrences of ``separator``, without a Python object per document: ``(consumed, data,
+        ends)``.
+
+        The chunk is the documents up to the first whose end (its separator included) is
+        ``limit`` bytes or more into ``buffer``, and ``consumed`` the bytes they take. When no
+        document reaches ``limit``: with ``last``, all of them and the bytes after the last
+        separator as one more document, if there are any; without, none (``consumed`` is 0:
+        read more). ``data`` holds the ids as little-endian ``width``-byte ints, ``eos`` after
+        each document; ``ends`` each document's end in ids, counted from ``start``, as
+        little-endian uint64 bytes.
+
+        >>> from wordsplit import get_tokenizer
+        >>> engine = get_tokenizer("gpt2").native_engine()
+        >>> consumed, data, ends = engine.encode_documents_flat(b"hello world\\n\\nhi\\nrest", b"\\n", 13, False,
+        ...                                                     frozenset(), frozenset(), 1, width=2, start=10)
+        >>> consumed, memoryview(data).cast("H").tolist(), memoryview(ends).cast("Q").tolist()
+        (13, [31373, 995], [12, 12])
+        """
+        return self._pipeline.encode_documents_flat(buffer, separator, limit, last,
+                                                    self._policy(allowed, disallowed), num_threads, width, eos, start)
 
     def encode_arrow_flat(self, arrays, allowed, disallowed, num_threads: Optional[int], width: int = 4,
                           bos: Optional[int] = None, eos: Optional[int] = None, empty_is_nothing: bool = False):

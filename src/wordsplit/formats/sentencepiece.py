@@ -368,7 +368,8 @@ def sentencepiece_vocab(model: ModelProto, *, name: str, source: Optional[str] =
                                            remove_extra_whitespaces=model.remove_extra_whitespaces,
                                            escape_whitespaces=model.escape_whitespaces,
                                            treat_whitespace_as_suffix=model.treat_whitespace_as_suffix,
-                                           charsmap=base64.b64encode(model.precompiled_charsmap).decode("ascii")),
+                                           charsmap=base64.b64encode(model.precompiled_charsmap).decode("ascii"),
+                                           user_defined=user_defined),
         user_defined=user_defined, unused=unused, unk_surface=model.unk_surface,
         strip_leading_space=("all" if model.remove_extra_whitespaces
                              else "first" if model.add_dummy_prefix else "none"),

@@ -21,8 +21,7 @@ The ``unigram`` encoder (:mod:`wordsplit.encoders.unigram`) runs the model with
 (the search skips them, a Vocab token is searched), a denormalizer (``sentencepiece`` rewrites
 decoded text with its own character map), a piece spelled like a byte piece in a model without
 byte fallback (decoded as text by ``sentencepiece``, as a byte here), and user-defined pieces
-that the character map would change or that hold a space (``sentencepiece`` copies them
-unnormalized).
+that hold a space (:func:`check_user_defined`).
 """
 
 from __future__ import annotations
@@ -97,7 +96,7 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
     normalizer = SentencePieceNormalizer(
         add_dummy_prefix=model.add_dummy_prefix, remove_extra_whitespaces=model.remove_extra_whitespaces,
         escape_whitespaces=model.escape_whitespaces, treat_whitespace_as_suffix=model.treat_whitespace_as_suffix,
-        charsmap=base64.b64encode(model.precompiled_charsmap).decode("ascii"),
+        charsmap=base64.b64encode(model.precompiled_charsmap).decode("ascii"), user_defined=user_defined,
     )
     decoder = SentencePieceDecoder(
         style="sentencepiece", unk_surface=model.unk_surface,
@@ -121,8 +120,8 @@ def unigram_vocab(model: ModelProto, *, name: str, source: str) -> Vocab:
 
 def check_normalizer(charsmap: bytes, user_defined: tuple[str, ...], source: str) -> None:
     """What a SentencePiece model's normalizer must pass at load, BPE or Unigram: its character
-    map (``charsmap``, empty for none) reads, and no user-defined piece is one it or a space
-    tells apart (:func:`check_user_defined`).
+    map (``charsmap``, empty for none) reads, and no user-defined piece holds a space
+    (:func:`check_user_defined`).
 
     Raises:
         VocabFormatError: a malformed character map (the message names ``source``).
@@ -130,39 +129,27 @@ def check_normalizer(charsmap: bytes, user_defined: tuple[str, ...], source: str
     """
     from .charsmap import cached_charsmap
 
-    rules = None
     if charsmap:
         try:
-            rules = cached_charsmap(charsmap)
+            cached_charsmap(charsmap)
         except VocabFormatError as exc:
             raise VocabFormatError(f"{source}: its normalizer: {exc}") from None
-    check_user_defined(user_defined, rules, source)
+    check_user_defined(user_defined, source)
 
 
-def check_user_defined(user_defined: tuple[str, ...], charsmap, source: str) -> None:
-    """Refuse user-defined pieces that normalizing them whole and normalizing them as text would
-    tell apart: one that holds a space, or a place in it where a rule of the map matches, or may
-    match with the text after it (a key that starts there and runs to or past its end).
+def check_user_defined(user_defined: tuple[str, ...], source: str) -> None:
+    """Refuse a user-defined piece that holds a space: ``sentencepiece`` copies the piece whole
+    and then turns its spaces into ``▁``, so the text never holds it as the model spells it,
+    while what sentencepiece would make of it is a guess.
 
-    >>> check_user_defined(("<br>",), None, "m")
-    >>> check_user_defined(("a b",), None, "m")  # doctest: +ELLIPSIS
+    >>> check_user_defined(("<br>",), "m")
+    >>> check_user_defined(("a b",), "m")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     wordsplit.errors.UnsupportedTokenizerError: m: the user-defined piece 'a b' holds a space; ...
     """
-    chars = {c for text in user_defined for c in text}
-    keys: dict[str, list[str]] = {}
-    for key in charsmap.rules if charsmap is not None else ():
-        if key[0] in chars:
-            keys.setdefault(key[0], []).append(key)
     for text in user_defined:
-        for at, char in enumerate(text):
-            rest = text[at:]
-            key = " " if char == " " else next((k for k in keys.get(char, ()) if rest.startswith(k)
-                                                 or k.startswith(rest)), None)
-            if key is not None:
-                raise UnsupportedTokenizerError(
-                    f"{source}: the user-defined piece {text!r} holds "
-                    + ("a space" if key == " " else f"{rest[:len(key)]!r}, which the character map's rule for {key!r} "
-                       "may change")
-                    + "; sentencepiece copies such a piece unnormalized, which wordsplit does not do"
-                )
+        if " " in text:
+            raise UnsupportedTokenizerError(
+                f"{source}: the user-defined piece {text!r} holds a space; sentencepiece copies it unnormalized "
+                "and escapes its spaces, which wordsplit does not do"
+            )

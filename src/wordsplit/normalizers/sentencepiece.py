@@ -29,9 +29,9 @@ class SentencePieceNormalizer:
     spaces after a chunk that ended with one; each space becomes ``▁`` with
     ``escape_whitespaces``; ``add_dummy_prefix`` puts one ``▁`` before non-empty text (after
     it, with ``treat_whitespace_as_suffix``); with ``remove_extra_whitespaces`` trailing ``▁``
-    (typed ones too) are dropped before that. A model's user-defined pieces, which
-    ``sentencepiece`` copies unnormalized, must be pieces the map does not change (the loader
-    checks it: :func:`~wordsplit.formats.sentencepiece.sentencepiece_vocab`).
+    (typed ones too) are dropped before that. A model's user-defined pieces are matched first
+    at each place (the longest one), each one chunk copied unmapped, as ``sentencepiece``'s
+    ``PrefixMatcher`` does: a rule cannot change them, nor reach into one from before it.
 
     >>> from wordsplit import spec
     >>> SentencePieceNormalizer(spec.SentencePieceNormalizer())("  a   b  ")
@@ -48,12 +48,18 @@ class SentencePieceNormalizer:
         self._map = None
         if stage.charsmap:
             self._map = charsmap_of(stage.charsmap)
+        # The user-defined pieces by their first character, longest first.
+        self._user_defined: dict[str, list[str]] = {}
+        for piece in sorted(stage.user_defined, key=len, reverse=True):
+            self._user_defined.setdefault(piece[0], []).append(piece)
 
     def __call__(self, text: str) -> str:
         return self.alignment(text)[0]
 
     def _chunks(self, text: str):
-        """``(start, end, output, same)`` of each chunk: ``same`` when it is that character."""
+        """``(start, end, output, same)`` of each chunk: ``same`` when it is that text."""
+        if self._user_defined:
+            return self._chunks_with_user_defined(text)
         if self._map is None:
             return [(i, i + 1, char, True) for i, char in enumerate(text)]
         chunks = []
@@ -62,6 +68,29 @@ class SentencePieceNormalizer:
                 chunks.extend((i, i + 1, text[i], True) for i in range(start, end))
             else:
                 chunks.append((start, end, out, False))
+        return chunks
+
+    def _chunks_with_user_defined(self, text: str):
+        """:meth:`_chunks` one place at a time, as ``NormalizePrefix`` reads: the longest
+        user-defined piece there, else the map's longest key, else the character."""
+        rules = self._map.rules if self._map is not None and self._map.starts is not None else {}
+        longest = self._map.longest if rules else 0
+        chunks, at, size = [], 0, len(text)
+        while at < size:
+            piece = next((p for p in self._user_defined.get(text[at], ()) if text.startswith(p, at)), None)
+            if piece is not None:
+                chunks.append((at, at + len(piece), piece, True))
+                at += len(piece)
+                continue
+            for end in range(min(size, at + longest), at, -1):
+                out = rules.get(text[at:end])
+                if out is not None:
+                    chunks.append((at, end, out, False))
+                    at = end
+                    break
+            else:
+                chunks.append((at, at + 1, text[at], True))
+                at += 1
         return chunks
 
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
@@ -90,16 +119,20 @@ class SentencePieceNormalizer:
             places.append((start, start + 1, False))
         previous_space = squeeze
         for begin, end, out, same in chunks[first:]:
+            skipped = 0
             if previous_space:
-                out = out.lstrip(" ")
+                skipped = len(out) - len(out.lstrip(" "))
+                out = out[skipped:]
             if out:
-                for char in out:
+                for k, char in enumerate(out):
+                    # (a chunk that is its own text aligns character by character)
+                    place = (begin + skipped + k, begin + skipped + k + 1) if same else (begin, end)
                     if char == " " and escape:
                         chars.append(SPACE)
-                        places.append((begin, end, False))
+                        places.append((*place, False))
                     else:
                         chars.append(char)
-                        places.append((begin, end, same))
+                        places.append((*place, same))
                 previous_space = out.endswith(" ")
             if not squeeze:
                 previous_space = False

@@ -214,19 +214,23 @@ class Sequence(Stage):
 class SentencePieceNormalizer(Stage):
     """SentencePiece's ``Normalizer::Normalize``: the character map ``charsmap`` (base64, as
     :class:`Precompiled`; empty: the identity), then the spaces (the normalizer spec's flags,
-    with the proto's defaults)."""
+    with the proto's defaults); the model's ``user_defined`` pieces, matched first at each
+    place (the longest), are copied unmapped."""
 
     kind: ClassVar[str] = "SentencePiece"
     FIELDS: ClassVar[dict] = {"add_dummy_prefix": bool, "remove_extra_whitespaces": bool,
-                              "escape_whitespaces": bool, "treat_whitespace_as_suffix": bool, "charsmap": str}
+                              "escape_whitespaces": bool, "treat_whitespace_as_suffix": bool, "charsmap": str,
+                              "user_defined": "strings"}
     DEFAULTS: ClassVar[dict] = {"add_dummy_prefix": True, "remove_extra_whitespaces": True,
-                                "escape_whitespaces": True, "treat_whitespace_as_suffix": False, "charsmap": ""}
+                                "escape_whitespaces": True, "treat_whitespace_as_suffix": False, "charsmap": "",
+                                "user_defined": ()}
     __slots__ = tuple(FIELDS)
     add_dummy_prefix: bool
     remove_extra_whitespaces: bool
     escape_whitespaces: bool
     treat_whitespace_as_suffix: bool
     charsmap: str
+    user_defined: tuple
 
     def _check(self) -> None:
         _check_base64(self.charsmap)

@@ -10,19 +10,26 @@
 //! stretches of text that can change are normalized.
 //!
 //! [`NormalizeStage::from_spec`] makes the stage a [`NormalizerSpec`] describes, when the core
-//! runs it: the forms, SentencePiece's normalizer and HF's `Metaspace` ([`sentencepiece`]),
-//! programs of literal `Replace` and `Prepend` steps ([`program`]), programs of Unicode forms,
-//! `Lowercase`, `StripAccents` and `Strip` ([`unicode_program`]), and HF's `BertNormalizer`
-//! ([`bert`], with the character classes of [`bert_chars`]).
+//! runs it: the forms, SentencePiece's normalizer with its character map and HF's `Metaspace`
+//! ([`sentencepiece`], [`charsmap`]), programs of literal `Replace` and `Prepend` steps
+//! ([`program`]), programs of Unicode forms, `Lowercase`, `StripAccents`, `Strip` and HF's
+//! `Precompiled` ([`unicode_program`], [`precompiled`], cut into clusters by [`graphemes`]),
+//! and HF's `BertNormalizer` ([`bert`], with the character classes of [`bert_chars`]).
 
 pub mod bert;
 mod bert_blocks;
 pub mod bert_chars;
 mod bert_memo;
 mod bert_pieces;
+pub mod charsmap;
+pub mod charsmap_build;
+#[rustfmt::skip]
+mod grapheme_classes;
+pub mod graphemes;
 #[rustfmt::skip]
 pub mod hf_char_classes;
 mod nfc;
+pub mod precompiled;
 pub mod program;
 pub mod sentencepiece;
 pub mod unicode_program;
@@ -157,7 +164,7 @@ impl NormalizeStage {
     pub const NAMES: &'static [&'static str] = &["nfc", "nfd", "nfkc", "nfkd", "none"];
 
     /// The stage that runs `spec` in the core, or None when the core does not run it (a
-    /// plug-in, a character map, llama.cpp's normalizers, or a program that mixes literal
+    /// plug-in, a malformed character map, llama.cpp's normalizers, or a program that mixes literal
     /// `Replace` and `Prepend` steps with others, or has a regex `Replace`: the caller supplies
     /// it as [`NormalizeStage::Foreign`]).
     ///
@@ -167,6 +174,7 @@ impl NormalizeStage {
     /// let spm = NormalizerSpec::SentencePiece {
     ///     flags: SentencePieceFlags::default(),
     ///     charsmap: String::new(),
+    ///     user_defined: Vec::new(),
     /// };
     /// let stage = NormalizeStage::from_spec(&spm).unwrap();
     /// assert_eq!(stage.normalize("  a   b ").unwrap().as_deref(), Some("\u{2581}a\u{2581}b"));
@@ -179,18 +187,33 @@ impl NormalizeStage {
             NormalizerSpec::Nfd => NormalizeStage::Nfd,
             NormalizerSpec::Nfkc => NormalizeStage::Nfkc,
             NormalizerSpec::Nfkd => NormalizeStage::Nfkd,
-            // (the core's SentencePiece normalizer has the identity character map only)
-            NormalizerSpec::SentencePiece { flags, charsmap } if charsmap.is_empty() => {
-                NormalizeStage::Foreign(Arc::new(sentencepiece::SentencePieceNormalizer::new(
-                    *flags,
+            // (a malformed map is left to the Python package, which refuses it at load; the
+            // core's normalizer does not match user-defined pieces first, which only matters
+            // under a map, or for a piece that holds a space, which the whitespace rules would
+            // see inside one chunk)
+            NormalizerSpec::SentencePiece {
+                flags,
+                charsmap,
+                user_defined,
+            } if user_defined.is_empty()
+                || (charsmap.is_empty()
+                    && !user_defined.iter().any(|piece| piece.contains(' '))) =>
+            {
+                let map = match charsmap.is_empty() {
+                    true => None,
+                    false => Some(charsmap::CharsMap::of_base64(charsmap).ok()?),
+                };
+                NormalizeStage::Foreign(Arc::new(sentencepiece::SentencePieceNormalizer::with_map(
+                    *flags, map,
                 )))
+            }
+            NormalizerSpec::Precompiled(_) => {
+                NormalizeStage::Foreign(Arc::new(unicode_program::UnicodeProgram::new(spec)?))
             }
             NormalizerSpec::BertNormalizer { .. } => {
                 NormalizeStage::Foreign(Arc::new(bert::BertNormalizer::of(spec)?))
             }
-            NormalizerSpec::SentencePiece { .. }
-            | NormalizerSpec::Precompiled(_)
-            | NormalizerSpec::LlamaCppBert { .. }
+            NormalizerSpec::LlamaCppBert { .. }
             | NormalizerSpec::LlamaCppUnigram { .. }
             | NormalizerSpec::Plugin(_) => return None,
             NormalizerSpec::Metaspace {

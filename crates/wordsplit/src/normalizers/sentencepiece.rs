@@ -11,28 +11,38 @@
 //! assert_eq!(normalizer.normalize("Hello  world").unwrap(), "▁Hello▁▁world");
 //! ```
 
+use std::sync::Arc;
+
+use super::charsmap::CharsMap;
 use super::program::LiteralProgram;
+use super::unicode_program::UnicodeProgram;
 use crate::error::Error;
 use crate::normalizers::Normalizer;
 use crate::spec::{NormalizerSpec, PrependScheme, SentencePieceFlags};
 
-/// SentencePiece's normalizer for the identity character map: only spaces (U+0020) change.
+/// SentencePiece's normalizer (`Normalizer::Normalize`): the character map, then the spaces.
 ///
-/// In order, as `normalizer.cc` does it: with `remove_extra_whitespaces`, leading spaces are
-/// dropped (text of spaces only is empty) and a space after a space is dropped; each space
-/// becomes `▁` with `escape_whitespaces`; `add_dummy_prefix` puts one `▁` before non-empty
-/// text (after it, with `treat_whitespace_as_suffix`); with `remove_extra_whitespaces`
-/// trailing `▁` (typed ones too) are dropped before that.
+/// In order, as `normalizer.cc` does it, over the text cut into chunks (each place where the
+/// map's longest key matches is one chunk, its output, as `NormalizePrefix` finds it; every
+/// other character is one chunk, itself; with the identity map, only spaces (U+0020) change):
+/// with `remove_extra_whitespaces`, leading chunks that are exactly a space are dropped (text
+/// of such chunks only is empty), and each chunk loses its leading spaces after a chunk that
+/// ended with one; each space becomes `▁` with `escape_whitespaces`; `add_dummy_prefix` puts
+/// one `▁` before non-empty text (after it, with `treat_whitespace_as_suffix`); with
+/// `remove_extra_whitespaces` trailing `▁` (typed ones too) are dropped before that. (The
+/// Python package's `SentencePieceNormalizer` is the reference; text is valid UTF-8 here, so
+/// sentencepiece's handling of malformed bytes never applies.)
 pub struct SentencePieceNormalizer {
     add_dummy_prefix: bool,
     remove_extra_whitespaces: bool,
     suffix: bool,
     /// `▁`, or a space when whitespace is not escaped.
     space: &'static str,
+    map: Option<Arc<CharsMap>>,
 }
 
 impl SentencePieceNormalizer {
-    /// The normalizer of SentencePiece's normalizer spec `flags`.
+    /// The normalizer of SentencePiece's normalizer spec `flags`, with the identity map.
     pub fn new(flags: SentencePieceFlags) -> Self {
         Self {
             add_dummy_prefix: flags.add_dummy_prefix,
@@ -43,8 +53,117 @@ impl SentencePieceNormalizer {
             } else {
                 " "
             },
+            map: None,
         }
     }
+
+    /// The normalizer of `flags` with the character map `map` (None: the identity).
+    pub fn with_map(flags: SentencePieceFlags, map: Option<Arc<CharsMap>>) -> Self {
+        Self {
+            map: map.filter(|map| !map.is_empty()),
+            ..Self::new(flags)
+        }
+    }
+
+    /// [`Normalizer::normalize`] with a character map: the chunks as the type's docs say.
+    fn normalize_mapped(&self, map: &CharsMap, text: &str) -> String {
+        let (squeeze, space) = (self.remove_extra_whitespaces, self.space);
+        if text.is_empty() {
+            return String::new();
+        }
+        let mut out = String::with_capacity(text.len() + 8);
+        // Whether a chunk other than a space alone came (the text is not empty), and whether
+        // the last chunk written ended with a space.
+        let (mut started, mut previous_space) = (!squeeze, squeeze);
+        let start = |out: &mut String| {
+            if self.add_dummy_prefix && !self.suffix {
+                out.push_str(space);
+            }
+        };
+        if started {
+            start(&mut out);
+        }
+        let bytes = text.as_bytes();
+        let (mut at, mut run) = (0, 0); // `text[run..at]`: characters no key matched
+        while at < bytes.len() {
+            let found = if map.starts_with_byte(bytes[at]) {
+                map.longest(&bytes[at..])
+            } else {
+                None
+            };
+            let Some((length, output)) = found else {
+                at += 1;
+                continue;
+            };
+            let mut unmatched = &text[run..at];
+            if !started {
+                unmatched = unmatched.trim_start_matches(' ');
+                if !unmatched.is_empty() {
+                    started = true;
+                    start(&mut out);
+                }
+            }
+            previous_space = escape_run(&mut out, unmatched, space, squeeze, previous_space);
+            if !started && (output != " " || !squeeze) {
+                started = true;
+                start(&mut out);
+            }
+            let output = if previous_space {
+                output.trim_start_matches(' ')
+            } else {
+                output
+            };
+            if !output.is_empty() {
+                escape_spaces(&mut out, output, space, false, false);
+                previous_space = squeeze && output.ends_with(' ');
+            }
+            at += length;
+            run = at;
+        }
+        let mut unmatched = &text[run..];
+        if !started {
+            unmatched = unmatched.trim_start_matches(' ');
+            if unmatched.is_empty() {
+                return String::new();
+            }
+            start(&mut out);
+        }
+        escape_run(&mut out, unmatched, space, squeeze, previous_space);
+        if squeeze {
+            while out.ends_with(space) {
+                out.truncate(out.len() - space.len());
+            }
+        }
+        if self.add_dummy_prefix && self.suffix {
+            out.push_str(space);
+        }
+        out
+    }
+}
+
+/// `text`, characters no key matched, appended as single chunks: each space escaped, with
+/// `collapse` a space after a space dropped (`previous_space`: the text before ended with
+/// one); whether it then ends with a kept or dropped space.
+fn escape_run(
+    out: &mut String,
+    text: &str,
+    space: &str,
+    collapse: bool,
+    previous_space: bool,
+) -> bool {
+    if text.is_empty() {
+        return previous_space;
+    }
+    let text = if previous_space && collapse {
+        text.trim_start_matches(' ')
+    } else {
+        text
+    };
+    if text.is_empty() {
+        return previous_space;
+    }
+    escape_spaces(out, text, space, collapse, false);
+    collapse && text.ends_with(' ')
 }
 
 impl Normalizer for SentencePieceNormalizer {
@@ -53,6 +172,9 @@ impl Normalizer for SentencePieceNormalizer {
     }
 
     fn normalize(&self, text: &str) -> Result<String, Error> {
+        if let Some(map) = &self.map {
+            return Ok(self.normalize_mapped(map, text));
+        }
         let extra = self.remove_extra_whitespaces;
         let space = self.space;
         let text = if extra {
@@ -67,7 +189,7 @@ impl Normalizer for SentencePieceNormalizer {
         if self.add_dummy_prefix && !self.suffix {
             out.push_str(space);
         }
-        escape_spaces(&mut out, text, space, extra);
+        escape_spaces(&mut out, text, space, extra, true);
         if extra {
             while out.ends_with(space) {
                 out.truncate(out.len() - space.len());
@@ -85,11 +207,11 @@ impl Normalizer for SentencePieceNormalizer {
 }
 
 /// `text` appended to `out` with each space (U+0020) replaced by `space` (one to four
-/// bytes), and with `collapse` a space after a space (or at the start) dropped: one store
+/// bytes), and with `collapse` a space after a space (or at the start, when `initial`) dropped: one store
 /// and one add per byte, with no branch on the byte (a branch per space, mispredicted at
 /// most words, and a copy call per word took an eighth of a first pass over prose with a
 /// Gemma-class vocabulary).
-fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool) {
+fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool, initial: bool) {
     let width = space.len();
     debug_assert!((1..=4).contains(&width));
     let mut pattern = [0u8; 4];
@@ -103,7 +225,7 @@ fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool) {
         bytes.reserve(text.len() * width + 4);
         let base = bytes.as_mut_ptr();
         let mut len = bytes.len();
-        let mut previous_space = collapse;
+        let mut previous_space = collapse && initial;
         for &b in text.as_bytes() {
             let is_space = b == b' ';
             let word = if is_space { pattern } else { u32::from(b) };
@@ -125,18 +247,28 @@ fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool) {
 /// space becomes the replacement, which is put before a stretch that does not start with it
 /// (`always`; for `first` only before the stretch that starts the text; never for `never`).
 pub struct MetaspaceNormalizer {
-    inner: Option<LiteralProgram>,
+    inner: Option<Before>,
     replacement: char,
     scheme: PrependScheme,
 }
 
+/// The normalizer before `Metaspace`, which the core runs.
+enum Before {
+    Literal(LiteralProgram),
+    Unicode(UnicodeProgram),
+}
+
 impl MetaspaceNormalizer {
     /// HF's `Metaspace` after the normalizer `before`, or None when the core does not run
-    /// `before` (none, or a program of literal `Replace` and `Prepend` steps).
+    /// `before` (none, a program of literal `Replace` and `Prepend` steps, or one of Unicode
+    /// forms, `Lowercase`, `StripAccents`, `Strip` and `Precompiled`).
     pub fn new(replacement: char, scheme: PrependScheme, before: &NormalizerSpec) -> Option<Self> {
         let inner = match before {
             NormalizerSpec::None => None,
-            program => Some(LiteralProgram::new(program)?),
+            program => Some(match LiteralProgram::new(program) {
+                Some(literal) => Before::Literal(literal),
+                None => Before::Unicode(UnicodeProgram::new(program)?),
+            }),
         };
         Some(Self {
             inner,
@@ -148,8 +280,12 @@ impl MetaspaceNormalizer {
     fn run(&self, text: &str, prepends: bool) -> String {
         let inner;
         let text = match &self.inner {
-            Some(program) => {
+            Some(Before::Literal(program)) => {
                 inner = program.run(text);
+                inner.as_str()
+            }
+            Some(Before::Unicode(program)) => {
+                inner = program.run_text(text);
                 inner.as_str()
             }
             None => text,
@@ -162,7 +298,7 @@ impl MetaspaceNormalizer {
         if prepends && !text.is_empty() && !starts_with_it {
             out.push_str(replacement);
         }
-        escape_spaces(&mut out, text, replacement, false);
+        escape_spaces(&mut out, text, replacement, false, false);
         out
     }
 }
@@ -260,6 +396,38 @@ mod tests {
     }
 
     #[test]
+    fn a_character_map_runs_before_the_spaces() {
+        // (the expected texts are the Python package's SentencePieceNormalizer's)
+        let rules = [
+            ("\u{3000}", " "),
+            ("ﬁ", "fi"),
+            ("\u{200b}", ""),
+            ("a b", "a  b "),
+        ];
+        let map =
+            Arc::new(CharsMap::parse(&super::super::charsmap_build::compile(&rules)).unwrap());
+        let n = |flags: u8, text: &str| {
+            let [dummy, extra, escape, suffix] = [1, 2, 4, 8].map(|bit| flags & bit != 0);
+            let flags = SentencePieceFlags {
+                add_dummy_prefix: dummy,
+                remove_extra_whitespaces: extra,
+                escape_whitespaces: escape,
+                treat_whitespace_as_suffix: suffix,
+            };
+            let normalizer = SentencePieceNormalizer::with_map(flags, Some(map.clone()));
+            normalizer.normalize(text).unwrap()
+        };
+        assert_eq!(n(7, "\u{3000} \u{3000}ﬁx  \u{3000}"), "▁fix");
+        // A text the map empties is empty, but still gets the suffix's space.
+        assert_eq!(n(7, "\u{200b}"), "");
+        assert_eq!(n(15, "\u{200b}"), "▁");
+        // An output's own spaces are kept; the text's after it are squeezed.
+        assert_eq!(n(5, " a b\u{3000}"), "▁▁a▁▁b▁▁");
+        assert_eq!(n(7, "x a b  y"), "▁x▁a▁▁b▁y");
+        assert_eq!(n(3, "\u{3000}ﬁ\u{3000}"), " fi");
+    }
+
+    #[test]
     fn metaspace_schemes() {
         let metaspace =
             |scheme| MetaspaceNormalizer::new('▁', scheme, &NormalizerSpec::None).unwrap();
@@ -272,7 +440,10 @@ mod tests {
         let never = metaspace(PrependScheme::Never);
         assert_eq!(never.normalize("a b").unwrap(), "a▁b");
         let nfkc = NormalizerSpec::Sequence(vec![NormalizerSpec::Nfkc]);
-        assert!(MetaspaceNormalizer::new('▁', PrependScheme::First, &nfkc).is_none());
+        let after_nfkc = MetaspaceNormalizer::new('▁', PrependScheme::First, &nfkc).unwrap();
+        assert_eq!(after_nfkc.normalize("ﬁ x").unwrap(), "▁fi▁x");
+        let plugin = NormalizerSpec::Plugin("casefold".into());
+        assert!(MetaspaceNormalizer::new('▁', PrependScheme::First, &plugin).is_none());
         let prepend = NormalizerSpec::Sequence(vec![NormalizerSpec::Prepend("x".into())]);
         let after = MetaspaceNormalizer::new('▁', PrependScheme::Never, &prepend).unwrap();
         assert_eq!(after.normalize("a b").unwrap(), "xa▁b");

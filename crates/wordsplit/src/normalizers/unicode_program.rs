@@ -1,14 +1,15 @@
 //! [`UnicodeProgram`]: HF's normalizers in sequence when every step is a Unicode form (`NFC`,
-//! `NFD`, `NFKC`, `NFKD`), `Lowercase`, `StripAccents` or `Strip` (the layout of BERT-style
-//! files trained with HF tokenizers, such as its docs' `Sequence[NFD, Lowercase,
-//! StripAccents]`), with HF's alignment of each character (the Python package's
-//! `program_alignment_parts` gives the same).
+//! `NFD`, `NFKC`, `NFKD`), `Lowercase`, `StripAccents`, `Strip` or `Precompiled` (the layout of
+//! BERT-style files trained with HF tokenizers, such as its docs' `Sequence[NFD, Lowercase,
+//! StripAccents]`, and of T5's `Precompiled` alone), with HF's alignment of each character (the
+//! Python package's `program_alignment_parts` gives the same).
 //!
 //! Each step is run as HF's `NormalizedString` runs it, a character at a time with the change
 //! each makes to the length: a form with `unicode-normalization-alignments` (the crate and
 //! tables HF uses), `Lowercase` with Rust's `char::to_lowercase` (a character at a time, so no
 //! final-sigma rule), `StripAccents` dropping the characters the crate's `is_combining_mark`
-//! names (General_Category M), `Strip` Rust's white space at either end. A character that
+//! names (General_Category M), `Strip` Rust's white space at either end, `Precompiled` its
+//! character map per grapheme cluster ([`precompiled`](super::precompiled)). A character that
 //! replaces one keeps that one's place in the original text; a character a step inserts (the
 //! second of a decomposition, `İ`'s dot) takes the place of the one before it.
 //!
@@ -25,11 +26,14 @@
 use unicode_normalization_alignments::char::is_combining_mark;
 use unicode_normalization_alignments::UnicodeNormalization;
 
-use super::{AlignmentParts, Normalizer};
+use std::sync::Arc;
+
+use super::charsmap::CharsMap;
+use super::{precompiled, AlignmentParts, Normalizer};
 use crate::error::Error;
 use crate::spec::NormalizerSpec;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 enum Step {
     Nfc,
     Nfd,
@@ -37,7 +41,12 @@ enum Step {
     Nfkd,
     Lowercase,
     StripAccents,
-    Strip { left: bool, right: bool },
+    Strip {
+        left: bool,
+        right: bool,
+    },
+    /// HF's `Precompiled` with a map of rules (an empty map is no step).
+    Precompiled(Arc<CharsMap>),
 }
 
 /// HF's normalizers in sequence, when they are the steps above only.
@@ -50,16 +59,23 @@ pub struct UnicodeProgram {
 type Place = (usize, usize, bool);
 
 impl UnicodeProgram {
-    /// The program of `spec` (a [`NormalizerSpec::Sequence`]), or None when a step is not one
-    /// of the steps above.
+    /// The program of `spec` (a [`NormalizerSpec::Sequence`], or `Precompiled` alone), or
+    /// None when a step is not one of the steps above (or has a malformed character map, which
+    /// the Python package refuses when the vocabulary loads).
     pub fn new(spec: &NormalizerSpec) -> Option<Self> {
-        let NormalizerSpec::Sequence(steps) = spec else {
-            return None;
+        let steps = match spec {
+            NormalizerSpec::Sequence(steps) => steps.as_slice(),
+            NormalizerSpec::Precompiled(_) => std::slice::from_ref(spec),
+            _ => return None,
         };
         let steps = steps
             .iter()
+            .filter(|step| !matches!(step, NormalizerSpec::Precompiled(map) if map.is_empty()))
             .map(|step| {
                 Some(match step {
+                    NormalizerSpec::Precompiled(map) => {
+                        Step::Precompiled(CharsMap::of_base64(map).ok()?)
+                    }
                     NormalizerSpec::Nfc => Step::Nfc,
                     NormalizerSpec::Nfd => Step::Nfd,
                     NormalizerSpec::Nfkc => Step::Nfkc,
@@ -77,6 +93,33 @@ impl UnicodeProgram {
         Some(Self { steps })
     }
 
+    /// The text the steps make, as `run` makes it without the places.
+    pub fn run_text(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for step in &self.steps {
+            text = match step {
+                Step::Nfc => text.nfc().map(|(c, _)| c).collect(),
+                Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
+                Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
+                Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
+                Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
+                Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
+                Step::Precompiled(map) => precompiled::normalize(map, &text).unwrap_or(text),
+                &Step::Strip { left, right } => {
+                    let mut kept = text.as_str();
+                    if left {
+                        kept = kept.trim_start_matches(char::is_whitespace);
+                    }
+                    if right {
+                        kept = kept.trim_end_matches(char::is_whitespace);
+                    }
+                    kept.to_owned()
+                }
+            };
+        }
+        text
+    }
+
     /// The characters of `text` after every step, each with its place.
     fn run(&self, text: &str) -> Vec<(char, Place)> {
         let mut chars: Vec<(char, Place)> = text
@@ -85,7 +128,7 @@ impl UnicodeProgram {
             .map(|(i, c)| (c, (i, i + 1, true)))
             .collect();
         for step in &self.steps {
-            chars = match *step {
+            chars = match step {
                 Step::Nfc => changed(&chars, |s| s.nfc().collect()),
                 Step::Nfd => changed(&chars, |s| s.nfd().collect()),
                 Step::Nfkc => changed(&chars, |s| s.nfkc().collect()),
@@ -103,7 +146,8 @@ impl UnicodeProgram {
                     .into_iter()
                     .filter(|(c, _)| !is_combining_mark(*c))
                     .collect(),
-                Step::Strip { left, right } => {
+                Step::Precompiled(map) => changed(&chars, |s| precompiled::changes(map, s)),
+                &Step::Strip { left, right } => {
                     let lead = if left {
                         chars.iter().take_while(|(c, _)| c.is_whitespace()).count()
                     } else {
@@ -147,7 +191,8 @@ fn changed(
         let Some(&(old, (start, end, same))) = chars.get(next) else {
             break; // (a transform never gives more replacing characters than there are)
         };
-        out.push((c, (start, end, same && c == old)));
+        // (a character that also removes others is not that character unchanged)
+        out.push((c, (start, end, same && change == 0 && c == old)));
         next += 1 + change.unsigned_abs();
     }
     out
@@ -158,30 +203,8 @@ impl Normalizer for UnicodeProgram {
         "Sequence"
     }
 
-    /// The text the steps make, as `run` makes it without the places.
     fn normalize(&self, text: &str) -> Result<String, Error> {
-        let mut text = text.to_owned();
-        for step in &self.steps {
-            text = match *step {
-                Step::Nfc => text.nfc().map(|(c, _)| c).collect(),
-                Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
-                Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
-                Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
-                Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
-                Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
-                Step::Strip { left, right } => {
-                    let mut kept = text.as_str();
-                    if left {
-                        kept = kept.trim_start_matches(char::is_whitespace);
-                    }
-                    if right {
-                        kept = kept.trim_end_matches(char::is_whitespace);
-                    }
-                    kept.to_owned()
-                }
-            };
-        }
-        Ok(text)
+        Ok(self.run_text(text))
     }
 
     fn tracks_alignment(&self) -> bool {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::json::{is_base64, stage, StageObject};
+use super::json::{is_base64, stage, strings, StageObject};
 use super::SpecError;
 
 /// A normalizer stage, named as HF tokenizers names its normalizers where it has one.
@@ -54,10 +54,13 @@ pub enum NormalizerSpec {
     /// steps are of the kinds above from `Nfc` on.
     Sequence(Vec<NormalizerSpec>),
     /// SentencePiece's normalizer: the character map `charsmap` (base64, as in
-    /// [`NormalizerSpec::Precompiled`]; empty: the identity), then the spaces as `flags` say.
+    /// [`NormalizerSpec::Precompiled`]; empty: the identity), then the spaces as `flags` say;
+    /// the model's `user_defined` pieces, matched first at each place (the longest), are
+    /// copied unmapped.
     SentencePiece {
         flags: SentencePieceFlags,
         charsmap: String,
+        user_defined: Vec<String>,
     },
     /// HF's `Metaspace` (`split: false`) after the normalizer `before`: every space becomes
     /// `replacement`, put before the text as `prepend_scheme` says.
@@ -280,6 +283,7 @@ impl NormalizerSpec {
                     "escape_whitespaces",
                     "treat_whitespace_as_suffix",
                     "charsmap",
+                    "user_defined",
                 ];
                 stage.only(&names)?;
                 let defaults = SentencePieceFlags::default();
@@ -294,6 +298,7 @@ impl NormalizerSpec {
                 Ok(Self::SentencePiece {
                     flags,
                     charsmap: charsmap(&stage, Some(""))?,
+                    user_defined: stage.texts("user_defined")?,
                 })
             }
             "Metaspace" => {
@@ -383,10 +388,15 @@ impl NormalizerSpec {
             Self::Precompiled(charsmap) => {
                 stage(kind, vec![("charsmap", Value::String(charsmap.clone()))])
             }
-            Self::SentencePiece { flags, charsmap } => stage(
+            Self::SentencePiece {
+                flags,
+                charsmap,
+                user_defined,
+            } => stage(
                 kind,
                 vec![
                     ("charsmap", Value::String(charsmap.clone())),
+                    ("user_defined", strings(user_defined)),
                     ("add_dummy_prefix", Value::Bool(flags.add_dummy_prefix)),
                     (
                         "remove_extra_whitespaces",

@@ -43,7 +43,8 @@ fn a_description_with_defaults_left_out_reads_as_written_out() {
         spec.normalizer,
         NormalizerSpec::SentencePiece {
             flags: SentencePieceFlags::default(),
-            charsmap: String::new()
+            charsmap: String::new(),
+            user_defined: Vec::new(),
         }
     );
     assert_eq!(

@@ -1,0 +1,138 @@
+//! HF's `Precompiled` normalizer (`normalizers/precompiled.rs` in HF tokenizers, on the crate
+//! `spm_precompiled`), as the Python package's `hf_changes` runs it: the text is cut into
+//! extended grapheme clusters ([`graphemes`](super::graphemes)); a cluster of more than one
+//! character and fewer than [`HF_GRAPHEME_BYTES`] UTF-8 bytes that starts with a key is replaced
+//! as a whole by the output of the *shortest* such key (HF's `transform` takes the first result
+//! of the prefix search, which may leave the rest of the cluster out); any other cluster is
+//! looked up a character at a time, each character that is a key replaced by its output. Each
+//! replacement is recorded as HF's `replace` records it ([`changes`]), which the alignment of
+//! [`UnicodeProgram`](super::unicode_program::UnicodeProgram) reads.
+//!
+//! ```
+//! use wordsplit::normalizers::charsmap::CharsMap;
+//! use wordsplit::normalizers::charsmap_build::compile;
+//! use wordsplit::normalizers::precompiled::normalize;
+//! let map = CharsMap::parse(&compile(&[("Ａ", "A"), ("e\u{301}", "é"), ("①", "1")])).unwrap();
+//! assert_eq!(normalize(&map, "Ａe\u{301}①x"), Some("Aé1x".to_owned()));
+//! assert_eq!(normalize(&map, "plain"), None);
+//! ```
+
+use super::charsmap::CharsMap;
+use super::graphemes::graphemes;
+
+/// HF looks a whole grapheme cluster up only when it has fewer UTF-8 bytes than this.
+pub const HF_GRAPHEME_BYTES: usize = 6;
+
+/// Whether no key can start in `text` (then HF leaves it as it is).
+fn untouched(map: &CharsMap, text: &str) -> bool {
+    !text.bytes().any(|b| map.starts_with_byte(b))
+}
+
+/// Calls `each` with each piece of HF's output: `(cluster or character length in chars, Some(output))`
+/// for a replacement, `(1, None)` for a character kept (given as `kept`).
+fn run(map: &CharsMap, text: &str, mut each: impl FnMut(&str, Option<&str>, usize)) {
+    for cluster in graphemes(text) {
+        let mut chars = cluster.chars();
+        let (first, second) = (chars.next(), chars.next());
+        if second.is_some() && cluster.len() < HF_GRAPHEME_BYTES {
+            if let Some((_, out)) = map.shortest(cluster.as_bytes()) {
+                each(cluster, Some(out), cluster.chars().count());
+                continue;
+            }
+        }
+        if second.is_none()
+            && first.is_some_and(|c| c.is_ascii())
+            && !map.starts_with_byte(cluster.as_bytes()[0])
+        {
+            each(cluster, None, 1);
+            continue;
+        }
+        for (i, c) in cluster.char_indices() {
+            let one = &cluster[i..i + c.len_utf8()];
+            each(one, map.get(one), 1);
+        }
+    }
+}
+
+/// HF's `Precompiled` of `text`, or None when no rule applies.
+pub fn normalize(map: &CharsMap, text: &str) -> Option<String> {
+    if untouched(map, text) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut modified = false;
+    run(map, text, |piece, output, _| match output {
+        Some(output) => {
+            out.push_str(output);
+            modified = true;
+        }
+        None => out.push_str(piece),
+    });
+    modified.then_some(out)
+}
+
+/// HF's `Precompiled` of `text` as `(character, change)` pairs, HF's transformations (a
+/// character replacing one: 0; inserted: +1; replacing one and removing `n` after it: `-n`).
+pub fn changes(map: &CharsMap, text: &str) -> Vec<(char, isize)> {
+    if untouched(map, text) {
+        return text.chars().map(|c| (c, 0)).collect();
+    }
+    let mut changes: Vec<(char, isize)> = Vec::with_capacity(text.len());
+    run(map, text, |piece, output, old_length| match output {
+        Some(output) => replace(&mut changes, old_length, output),
+        None => changes.extend(piece.chars().map(|c| (c, 0))),
+    });
+    changes
+}
+
+/// HF's `replace` (`normalizers/precompiled.rs`): `new` replaces `old_length` characters; with
+/// more characters, the last extra ones are insertions (+1); with fewer, the last change so
+/// far (an earlier character's, when `new` is empty) removes the rest.
+fn replace(changes: &mut Vec<(char, isize)>, old_length: usize, new: &str) {
+    let before = changes.len();
+    changes.extend(new.chars().map(|c| (c, 0)));
+    let added = changes.len() - before;
+    if added > old_length {
+        let inserted = added - old_length;
+        let n = changes.len();
+        for change in &mut changes[n - inserted..] {
+            change.1 = 1;
+        }
+    } else if added < old_length {
+        if let Some(last) = changes.last_mut() {
+            last.1 -= (old_length - added) as isize;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalizers::charsmap_build::compile;
+
+    fn small_map() -> CharsMap {
+        let rules = [
+            ("Ａ", "A"),
+            ("e\u{301}", "é"),
+            ("①", "1"),
+            ("ﬀ", "ff"),
+            ("\u{200b}", ""),
+        ];
+        CharsMap::parse(&compile(&rules)).unwrap()
+    }
+
+    #[test]
+    fn clusters_are_replaced_whole_when_short_and_a_key_starts_them() {
+        let map = small_map();
+        // e + U+0301 is one cluster of 3 bytes: its key replaces it whole.
+        assert_eq!(changes(&map, "e\u{301}"), vec![('é', -1)]);
+        // Ａ is a key, one character: replaced; x stays.
+        assert_eq!(changes(&map, "Ａx"), vec![('A', 0), ('x', 0)]);
+        // ① grows to nothing longer; "ﬀ" → "ff" inserts one.
+        assert_eq!(changes(&map, "ﬀ"), vec![('f', 0), ('f', 1)]);
+        assert_eq!(normalize(&map, "ﬀ①"), Some("ff1".into()));
+        // A removal at the very start records nothing; later it shortens the last change.
+        assert_eq!(changes(&map, "\u{200b}a"), vec![('a', 0)]);
+        assert_eq!(changes(&map, "a\u{200b}"), vec![('a', -1)]);
+    }
+}
