@@ -90,20 +90,24 @@ def one_pass(encode, docs: list[str]) -> float:
     return time.process_time() - start
 
 
-def run(path: Path, corpora: dict[str, list[str]], runs: int) -> dict[str, dict[str, float | str]]:
-    """``{corpus: {label: MB/s (median of the runs), or "differs (n of m docs)"}}``."""
-    check = contenders(path)
-    if "tokenizers" not in check:
-        raise SystemExit("HF tokenizers (the oracle) is not installed: pip install tokenizers==0.23.3")
+def run(path: Path, corpora: dict[str, list[str]], runs: int, make=None,
+        oracle: str = "tokenizers") -> dict[str, dict[str, float | str]]:
+    """``{corpus: {label: MB/s (median of the runs), or "differs (n of m docs)"}}``; ``make``
+    gives the fresh encode functions by label (:func:`contenders` by default), ``oracle``
+    names the one whose ids the others must equal."""
+    make = make or contenders
+    check = make(path)
+    if oracle not in check:
+        raise SystemExit(f"{oracle} (the oracle) is not installed")
     wrong: dict[str, dict[str, int]] = {}
     for name, docs in corpora.items():
-        want = [check["tokenizers"](doc) for doc in docs]
+        want = [list(check[oracle](doc)) for doc in docs]
         for label, encode in check.items():
             wrong.setdefault(name, {})[label] = sum(list(encode(doc)) != ids for doc, ids in zip(docs, want))
     del check
     speeds: dict[str, dict[str, list[float]]] = {name: {} for name in corpora}
     for number in range(runs):
-        timed = contenders(path)
+        timed = make(path)
         for encode in timed.values():
             encode("warm up")  # (what a library sets up on its first call is load time, not encode)
         for turn, (name, docs) in enumerate(corpora.items()):
@@ -121,8 +125,10 @@ def run(path: Path, corpora: dict[str, list[str]], runs: int) -> dict[str, dict[
     return results
 
 
-def table(vocab: str, results: dict[str, dict[str, float | str]]) -> str:
-    labels = ["wordsplit", *(p for p in PEERS if any(p in row for row in results.values()))]
+def table(vocab: str, results: dict[str, dict[str, float | str]], peers: tuple[str, ...] = PEERS) -> str:
+    """The Markdown table of :func:`run`'s results: MB/s by corpus, and wordsplit's speed over
+    each of ``peers`` (those that ran) and over the fastest exact one."""
+    labels = ["wordsplit", *(p for p in peers if any(p in row for row in results.values()))]
     peers = labels[1:]
     lines = [f"#### {vocab}", "",
              "| corpus | " + " | ".join(labels) + " | " + " | ".join(f"÷ {peer}" for peer in peers)

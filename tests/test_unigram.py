@@ -7,8 +7,9 @@ The files are tests/data/unigram/ (its SOURCES.md says what each is); the golden
 texts rich in what the character maps and the Viterbi decide. The live tests compare with the
 oracles themselves on hypothesis text from a mixed alphabet, and on random id sequences.
 
-Every test here runs ``backend="python"``: the golden, live and speed tests should grow a
-``native`` parametrization (``conftest.BACKENDS``) once the core runs the Unigram stages.
+The tests here run ``backend="python"`` (but where they name a backend);
+tests/test_unigram_native.py holds the native encoder to the same goldens, the oracles and
+the Python encoder.
 """
 
 from __future__ import annotations

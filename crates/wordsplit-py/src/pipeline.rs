@@ -8,11 +8,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
 use wordsplit::encoders::check_model;
+use wordsplit::encoders::unigram::unigram_encoder;
 use wordsplit::encoders::wordpiece::word_model_encoder;
 use wordsplit::pipeline::regex_unsupported;
 use wordsplit::spanners::hf_program::StepSpec;
 use wordsplit::spanners::{self, HfProgram, Scanner};
-use wordsplit::spec::PipelineSpec;
+use wordsplit::spec::{ModelSpec, PipelineSpec};
 use wordsplit::{EncoderKind, Literal, MergeTables, NormalizeStage, Pipeline, SpecialPolicy};
 
 use crate::array::read_only_ids;
@@ -247,9 +248,26 @@ impl PyPipeline {
                 .or_else(|| {
                     word_model_encoder(encoder, &tables.inner, &spec.model, &tables.vocab_name)
                         .map(|made| made.map_err(|e| to_py(py, e)))
+                })
+                .or_else(|| {
+                    let vocab = &tables.vocab_name;
+                    unigram_encoder(
+                        encoder,
+                        &tables.inner,
+                        &spec,
+                        &literals,
+                        scores.as_deref(),
+                        vocab,
+                    )
+                    .map(|made| made.map_err(|e| to_py(py, e)))
                 });
                 match model_encoder {
                     Some(stage) => builder.foreign_encoder(stage?),
+                    None if matches!(spec.model, ModelSpec::Unigram { .. }) => {
+                        let message =
+                            format!("a Unigram model runs on the unigram encoder, not {encoder}");
+                        return Err(ws_error(py, "UnsupportedTokenizerError", message));
+                    }
                     None => builder.encoder(native_encoder(py, &tables.inner, encoder)?),
                 }
             }

@@ -33,10 +33,10 @@ from ..core import extension
 
 # Encoder names the native core implements ("auto" is its own strategy; see options.py), the
 # SentencePiece encoders, which it builds from the vocabulary's pattern, and the word models'
-# (WordPiece, WordLevel), which it builds from the vocabulary's model.
+# (WordPiece, WordLevel) and Unigram's, which it builds from the vocabulary's model.
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
-                             "score-merge", "rank-merge", "wordpiece", "word-level"])
-# The spanners the core builds from the vocabulary's description (a SentencePiece one).
+                             "score-merge", "rank-merge", "wordpiece", "word-level", "unigram"])
+# The spanners the core builds from the vocabulary's description (a SentencePiece BPE or Unigram one).
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 
 
@@ -367,7 +367,8 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
     stage = vocab.pipeline.spanner
     pattern = vocab.pattern or ""  # (the regex a native spanner runs; the pipeline says the rest)
     native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner] \
-        or spanner in NATIVE_PATTERN_SPANNERS and vocab.pipeline.sentencepiece
+        or spanner in NATIVE_PATTERN_SPANNERS and (vocab.pipeline.sentencepiece or isinstance(
+            vocab.pipeline.model, spec.Unigram) and isinstance(stage, spec.SentencePieceSplit))
     if spanner == "regex" and vocab.pattern is not None:
         expanded = native_regex_pattern(vocab.pattern)
         native_spanner = expanded is not None
@@ -400,7 +401,9 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
         program=program,
         # Only a vocabulary that lacks some byte ever uses its unk token.
         unk=(vocab.unk_token_id, vocab.fuse_unk) if vocab.unk_token_id is not None and vocab.missing_bytes else None,
-        # (a SentencePiece BPE model whose pieces hold characters that are no piece ranks them by score)
-        scores=list(vocab.scores) if vocab.scores is not None and vocab.pipeline.sentencepiece else None,
+        # (a SentencePiece BPE model whose pieces hold characters that are no piece ranks them by score;
+        # a Unigram model's search adds them)
+        scores=list(vocab.scores) if vocab.scores is not None
+        and (vocab.pipeline.sentencepiece or isinstance(vocab.pipeline.model, spec.Unigram)) else None,
     )
     return NativeEngine(vocab, pipeline, tables, (spanner, encoder))

@@ -10,6 +10,8 @@ pub mod prefix_trie;
 pub mod rank_merge;
 pub mod score_merge;
 pub mod sentencepiece;
+pub mod unigram;
+pub mod unigram_trie;
 pub mod wordpiece;
 
 use std::sync::Arc;
@@ -56,17 +58,18 @@ pub trait Encoder: Send + Sync {
 }
 
 /// Whether the core's encoders run `model`: they run byte-level BPE, SentencePiece BPE,
-/// WordPiece and WordLevel ([`wordpiece`]); for Unigram and CharacterBpe
-/// [`Error::Unsupported`] (an encoder supplied from outside the core runs those).
+/// WordPiece and WordLevel ([`wordpiece`]) and Unigram ([`unigram`]); for CharacterBpe
+/// [`Error::Unsupported`] (an encoder supplied from outside the core runs it).
 pub fn check_model(model: &ModelSpec) -> Result<(), Error> {
     match model {
         ModelSpec::Bpe
         | ModelSpec::SentencePieceBpe { .. }
         | ModelSpec::WordPiece { .. }
-        | ModelSpec::WordLevel { .. } => Ok(()),
+        | ModelSpec::WordLevel { .. }
+        | ModelSpec::Unigram { .. } => Ok(()),
         other => Err(Error::Unsupported(format!(
-            "the core's encoders run BPE, SentencePieceBpe, WordPiece and WordLevel models, not \
-             {}; pass the encoder that runs it",
+            "the core's encoders run BPE, SentencePieceBpe, WordPiece, WordLevel and Unigram \
+             models, not {}; pass the encoder that runs it",
             other.kind()
         ))),
     }

@@ -100,9 +100,19 @@ pub struct SentencePieceSpanner {
 }
 
 impl SentencePieceSpanner {
-    /// The spanner of a SentencePiece pipeline.
+    /// The spanner of a SentencePiece pipeline: a SentencePiece BPE model's, or a Unigram
+    /// model's (which cuts where its split says, the same way).
     pub fn new(spec: &PipelineSpec) -> Result<Self, Error> {
-        let model = SentencePieceModel::of(spec)?;
+        let model = match (&spec.spanner, &spec.model) {
+            (SpannerSpec::SentencePiece(split), ModelSpec::Unigram { .. }) => SentencePieceModel {
+                user_defined: split.user_defined.clone(),
+                words: split.words,
+                joined: split.joined.clone(),
+                metaspace_split: split.metaspace_split,
+                ..SentencePieceModel::default()
+            },
+            _ => SentencePieceModel::of(spec)?,
+        };
         let matcher = if model.user_defined.is_empty() {
             None
         } else {

@@ -1,0 +1,198 @@
+"""Unigram tokenizers: one pass over whole corpora, single thread, against each file's oracle
+(HF ``tokenizers`` for a tokenizer.json, ``sentencepiece`` for a ``.model``), the other of
+the two where it reads the file, tokie and kitoken; prints a Markdown table per vocabulary,
+then the load time of a 250k-piece Unigram model.
+
+    python benches/unigram_bench.py [CORPUS_DIR] [--corpora prose,code,multilingual]
+        [--max-bytes 4MB] [--doc-bytes 16KB] [--runs 3] [--vocabs t5-small,spiece,xlmr-class]
+        [--load-repeat 3]
+
+The vocabularies (tests/data/unigram/, SOURCES.md there):
+
+* ``t5-small``: T5's tokenizer.json (32k pieces, the Precompiled normalizer, Metaspace);
+* ``spiece``: ALBERT's ``spiece.model`` (30k pieces, sentencepiece's nmt_nfkc map);
+* ``xlmr-class``: a 262k-piece Unigram ``.model`` made from Gemma 4's vocabulary
+  (tests/data/gguf/ggml-vocab-gemma-4.gguf.xz), each piece scored ``-ln(id + 2)`` (a Zipf-like
+  ranking), with byte fallback and no character map: the size of XLM-R's or mT5's models,
+  which cannot be shipped here. Its load is timed too (``spm_load_bench.py``'s fresh-process
+  phases: ``load_vocab``, the build, the first encode).
+
+The timing is ``wordpiece_bench.py``'s (its ``run`` and ``table``): every contender first encodes
+every document once and a contender whose ids differ from the oracle's is reported, not timed;
+then fresh instances take turns a corpus at a time, and the table gives the median MB/s (process
+CPU time). tokie and kitoken are imported when installed (``.peers/`` venvs: put their
+site-packages on ``PYTHONPATH``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import lzma
+import math
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import contenders as _contenders  # noqa: F401 -- sets OPENBLAS_NUM_THREADS before numpy loads (see there)
+from corpus import corpus_dir
+from documents import parse_size, read_corpus, split_documents
+from wordpiece_bench import run, table
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+UNIGRAM = DATA / "unigram"
+
+
+def t5_small(directory: Path) -> Path:
+    """T5's tokenizer.json with its padding and truncation off, gunzipped into ``directory``."""
+    spec = json.loads(gzip.decompress((UNIGRAM / "t5-small" / "tokenizer.json.gz").read_bytes()))
+    spec["padding"] = spec["truncation"] = None
+    path = directory / "t5-small.json"
+    path.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def spiece(directory: Path) -> Path:
+    path = directory / "spiece.model"
+    path.write_bytes(gzip.decompress((UNIGRAM / "spiece.model.gz").read_bytes()))
+    return path
+
+
+def xlmr_class(directory: Path) -> Path:
+    """The 262k-piece Unigram model made from Gemma 4's GGUF vocabulary (see the module
+    docstring), written into ``directory``."""
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    from wordsplit.formats.gguf import read_gguf_metadata
+
+    meta = read_gguf_metadata(lzma.decompress((DATA / "gguf" / "ggml-vocab-gemma-4.gguf.xz").read_bytes()))
+    tokens, types = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"]
+    proto = pb.ModelProto()
+    proto.trainer_spec.model_type = pb.TrainerSpec.UNIGRAM
+    proto.trainer_spec.byte_fallback = True
+    unk = meta["tokenizer.ggml.unknown_token_id"]
+    proto.trainer_spec.unk_id = unk
+    proto.trainer_spec.bos_id = meta.get("tokenizer.ggml.bos_token_id", -1)
+    proto.trainer_spec.eos_id = meta.get("tokenizer.ggml.eos_token_id", -1)
+    proto.trainer_spec.pad_id = meta.get("tokenizer.ggml.padding_token_id", -1)
+    proto.normalizer_spec.name = "identity"
+    proto.normalizer_spec.add_dummy_prefix = True
+    proto.normalizer_spec.remove_extra_whitespaces = True
+    proto.normalizer_spec.escape_whitespaces = True
+    # GGUF token types are sentencepiece's; the file's unknown token is typed CONTROL there,
+    # and its USER_DEFINED ones (HTML tags, runs of spaces) are kept NORMAL: a Unigram model
+    # searches them by score like any other.
+    for i, (text, kind) in enumerate(zip(tokens, types)):
+        piece = proto.pieces.add()
+        piece.piece = text
+        piece.type = 2 if i == unk else 1 if kind == 4 else kind
+        piece.score = -math.log(i + 2)
+    path = directory / "xlmr-class.model"
+    path.write_bytes(proto.SerializeToString())
+    return path
+
+
+MAKERS = {"t5-small": t5_small, "spiece": spiece, "xlmr-class": xlmr_class}
+
+
+def contenders(path: Path) -> dict[str, object]:
+    """Fresh encode functions, by label (the oracle's first): ``document -> ids``; a peer that
+    is not installed or does not read the file is left out."""
+    from wordsplit import TokenizerOptions, load_vocab
+
+    model = path.suffix == ".model"
+    wordsplit = TokenizerOptions(backend="native").build(load_vocab(path))
+    if not wordsplit.native:
+        print(f"({path.name}: a Python stage runs in wordsplit's native pipeline)", file=sys.stderr)
+    out: dict[str, object] = {}
+    if model:
+        import sentencepiece
+
+        sp = sentencepiece.SentencePieceProcessor(model_file=str(path))
+        out["sentencepiece"] = sp.encode
+    else:
+        import tokenizers
+
+        hf = tokenizers.Tokenizer.from_file(str(path))
+        out["tokenizers"] = lambda text: hf.encode(text, add_special_tokens=False).ids
+    out["wordsplit"] = wordsplit.encode_ordinary
+    try:
+        import tokie
+
+        if not model:
+            tk = tokie.Tokenizer.from_json(str(path))
+            out["tokie"] = lambda text: tk.encode(text, add_special_tokens=False).ids
+    except ImportError:
+        pass
+    try:
+        import kitoken
+
+        kt = kitoken.Kitoken.from_sentencepiece(path.read_bytes()) if model \
+            else kitoken.Kitoken.from_tokenizers(path.read_bytes())
+        out["kitoken"] = lambda text: kt.encode(text, False)
+    except ImportError:
+        pass
+    return out
+
+
+def load_times(path: Path, repeat: int) -> str:
+    """A Markdown table of the fresh-process load of ``path`` (``spm_load_bench.py``'s child:
+    medians of CPU seconds per phase), with a cold cache (the file parsed) and a warm one."""
+    from spm_load_bench import run as load_once
+
+    rows = ["| backend | cache | load_vocab (s) | build (s) | first encode (s) | total (s) |",
+            "|---|---|---:|---:|---:|---:|"]
+    for backend in ("native", "python"):
+        runs: dict[str, list[dict]] = {"cold": [], "warm": []}
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory(prefix="wordsplit-load-") as cache_dir:
+                runs["cold"].append(load_once(path, cache_dir, backend))
+                runs["warm"].append(load_once(path, cache_dir, backend))
+        for state, timings in runs.items():
+            phases = {name: statistics.median(t[name][1] for t in timings)
+                      for name in ("load_vocab", "build", "encode")}
+            rows.append(f"| {backend} | {state} | " + " | ".join(f"{v:.3f}" for v in phases.values())
+                        + f" | {sum(phases.values()):.3f} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus_dir", nargs="?", type=Path)
+    parser.add_argument("--corpora", default="prose,code,multilingual")
+    parser.add_argument("--max-bytes", type=parse_size, default=parse_size("4MB"),
+                        help="the first this many characters of each corpus (0: all)")
+    parser.add_argument("--doc-bytes", type=parse_size, default=parse_size("16KB"))
+    parser.add_argument("--runs", type=int, default=3, help="timed passes of fresh instances; the median is shown")
+    parser.add_argument("--vocabs", default="t5-small,spiece,xlmr-class")
+    parser.add_argument("--load-repeat", type=int, default=3, help="fresh-process loads of xlmr-class (0: none)")
+    args = parser.parse_args(argv)
+    names = args.corpora.split(",")
+    directory = corpus_dir(args.corpus_dir, names)
+    corpora = {}
+    for name in names:
+        text = read_corpus(directory, name)
+        corpora[name] = split_documents(text[:args.max_bytes] if args.max_bytes else text, args.doc_bytes)
+    with tempfile.TemporaryDirectory() as scratch:
+        for vocab in args.vocabs.split(","):
+            path = MAKERS[vocab](Path(scratch))
+            oracle = "sentencepiece" if path.suffix == ".model" else "tokenizers"
+            results = run(path, corpora, args.runs, make=contenders, oracle=oracle)
+            print(table(vocab, results, peers=peers_of(path)), end="\n\n", flush=True)
+        if args.load_repeat:
+            path = xlmr_class(Path(scratch))
+            print(f"#### load of xlmr-class ({path.stat().st_size / 1e6:.1f} MB, 262k pieces)\n")
+            print(load_times(path, args.load_repeat), end="\n\n", flush=True)
+    return 0
+
+
+def peers_of(path: Path) -> tuple[str, ...]:
+    """The table's peers for ``path``: its oracle, then the other libraries that read it."""
+    return ("sentencepiece", "kitoken") if path.suffix == ".model" else ("tokenizers", "tokie", "kitoken")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,584 @@
+//! `unigram`: the Unigram language model's segmentation (Viterbi) as `sentencepiece`
+//! (`unigram_model.cc`, `Model::EncodeOptimized`), HF `tokenizers` (`models/unigram`) and
+//! llama.cpp (`llm_tokenizer_ugm`) compute it; the Python package's
+//! `encoders/unigram.py` is the reference the tests hold it to, and its module docstring
+//! states the rules of the three styles.
+//!
+//! Every character start of a piece, in order, extends the best path that ends there by each
+//! piece the text goes on with there (a walk down the [`PieceTrie`] of the pieces, a step
+//! per byte, shortest piece first); a candidate replaces the best path where it ends
+//! when none is there yet or when its score is strictly higher. Where no piece of exactly one
+//! character starts, the unknown token covers that character. The path is read back from the
+//! end; each run of unknown tokens becomes one token, the token that spells it (HF), or its
+//! bytes' `<0xNN>` pieces (byte fallback).
+//!
+//! The styles differ in arithmetic: `hf` and `llama.cpp` add in `f64`; `sentencepiece` in
+//! `f32` (C++ `float`), and it rebases the scores of the lattice when the best score at a
+//! start leaves ±100,000 (what `EncodeOptimized` does so that a long text's sums keep their
+//! precision). And in which pieces are whose: `sentencepiece`'s user-defined pieces (the
+//! model's `user_defined`) score `0.1 × (bytes − 1)` and its byte pieces are out of the
+//! search; llama.cpp's added tokens score 0. Positions are byte offsets; the buffers are each thread's, reused from piece
+//! to piece.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use wordsplit::encoders::unigram::{Style, Unigram};
+//! use wordsplit::encoders::Encoder;
+//! use wordsplit::MergeTables;
+//!
+//! let pieces = ["<unk>", "a", "b", "c", "d", "cd", "ab", "abc", "abcd"];
+//! let tokens = pieces.iter().enumerate().map(|(i, p)| (p.as_bytes(), i as u32));
+//! let tables = Arc::new(MergeTables::from_tokens(tokens, &[], 9, None, false).unwrap());
+//! let scores = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 5.0, 10.0];
+//! let model = Unigram::with_style(tables, Style::Hf, &scores, Some(0), false, "tiny").unwrap();
+//! let mut out = Vec::new();
+//! model.encode_piece(b"abcdacdxx", &mut out).unwrap();
+//! assert_eq!(out, [8, 1, 5, 0]);
+//! ```
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::unigram_trie::{PieceTrie, NONE};
+use super::Encoder;
+use crate::error::Error;
+use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec};
+use crate::tables::MergeTables;
+use crate::Literal;
+
+/// The unknown token's score below the lowest score (`kUnkPenalty`, `K_UNK_PENALTY`).
+pub const UNK_PENALTY: f64 = 10.0;
+
+/// `sentencepiece` rebases the lattice's scores when the best score at a start is beyond
+/// ±this (`EncodeOptimized`'s `kRebaseThreshold`).
+const REBASE: f32 = 100_000.0;
+
+/// Whose Viterbi the encoder runs (the vocabulary's decoder style).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// HF `tokenizers`: `f64` scores and sums; an unknown run is the token that spells it,
+    /// else its bytes, else the unknown token.
+    Hf,
+    /// `sentencepiece` 0.2.3: `f32` scores and sums, rebased; user-defined pieces score by
+    /// their length.
+    SentencePiece,
+    /// llama.cpp's `ugm`: `f64` sums of `f32` scores; added tokens score 0.
+    LlamaCpp,
+}
+
+/// A Unigram model's encoder (see the module docs).
+pub struct Unigram {
+    tables: Arc<MergeTables>,
+    /// The searched pieces: their bytes to their ids.
+    trie: PieceTrie,
+    style: Style,
+    /// The score each id has in the search (`f64` styles), by id.
+    scores64: Vec<f64>,
+    /// The same as `f32` (the `sentencepiece` style), by id.
+    scores32: Vec<f32>,
+    unk: Option<u32>,
+    unk64: f64,
+    unk32: f32,
+    byte_fallback: bool,
+    /// The `<0xNN>` token of each byte ([`NONE`]: none).
+    byte_ids: [u32; 256],
+    vocab: String,
+}
+
+/// The reused buffers of one thread's searches, by byte position of the piece.
+#[derive(Default)]
+struct Scratch {
+    best64: Vec<f64>,
+    best32: Vec<f32>,
+    /// Where the best path's last token ending here starts ([`NONE`]: not reached).
+    starts: Vec<u32>,
+    /// That token.
+    ids: Vec<u32>,
+    /// The ends of the best path's tokens, last first.
+    path: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The encoder registered as `name` (`unigram`) for the Unigram model of `spec` over a
+/// vocabulary's tables, `scores` by id; `literals` give the special tokens (where the
+/// unknown token may be) and the added ones (llama.cpp's user-defined tokens). None for
+/// another name.
+pub fn unigram_encoder(
+    name: &str,
+    tables: &Arc<MergeTables>,
+    spec: &PipelineSpec,
+    literals: &[Literal],
+    scores: Option<&[f64]>,
+    vocab: &str,
+) -> Option<Result<Box<dyn Encoder>, Error>> {
+    if name != "unigram" {
+        return None;
+    }
+    let Some(scores) = scores else {
+        return Some(Err(Error::VocabFormat(format!(
+            "{vocab}: a Unigram model needs the score of each token"
+        ))));
+    };
+    Some(
+        Unigram::new(tables, spec, literals, scores, vocab)
+            .map(|e| Box::new(e) as Box<dyn Encoder>),
+    )
+}
+
+/// The text of a byte's token: `<0x` + two uppercase hex digits + `>`.
+fn byte_token(byte: u8) -> String {
+    format!("<0x{byte:02X}>")
+}
+
+impl Unigram {
+    /// The encoder of `spec`'s Unigram model (see [`unigram_encoder`]).
+    pub fn new(
+        tables: &Arc<MergeTables>,
+        spec: &PipelineSpec,
+        literals: &[Literal],
+        scores: &[f64],
+        vocab: &str,
+    ) -> Result<Self, Error> {
+        let ModelSpec::Unigram {
+            unk_token,
+            byte_fallback,
+            user_defined,
+        } = &spec.model
+        else {
+            return Err(Error::Unsupported(format!(
+                "the unigram encoder runs a Unigram model, not {}",
+                spec.model.kind()
+            )));
+        };
+        let (style, unused) = match &spec.decoder {
+            DecoderSpec::SentencePiece { style, unused, .. } => (
+                match style {
+                    DecoderStyle::SentencePiece => Style::SentencePiece,
+                    DecoderStyle::LlamaCpp => Style::LlamaCpp,
+                    _ => Style::Hf,
+                },
+                unused.as_slice(),
+            ),
+            _ => (Style::Hf, &[][..]),
+        };
+        let user_defined: HashSet<&[u8]> = match style {
+            Style::SentencePiece => user_defined.iter().map(|t| t.as_bytes()).collect(),
+            Style::LlamaCpp => literals
+                .iter()
+                .filter(|l| !l.special)
+                .map(|l| l.text.as_bytes())
+                .collect(),
+            Style::Hf => HashSet::new(),
+        };
+        let unused: HashSet<&[u8]> = unused.iter().map(|t| t.as_bytes()).collect();
+        let unk = if unk_token.is_empty() {
+            None
+        } else {
+            let special = literals
+                .iter()
+                .find(|l| l.special && l.text == *unk_token)
+                .map(|l| l.id);
+            match tables.rank_of(unk_token.as_bytes()).or(special) {
+                Some(id) => Some(id),
+                None => {
+                    return Err(Error::VocabFormat(format!(
+                        "{vocab}: the Unigram model's unk_token {unk_token:?} is no token"
+                    )))
+                }
+            }
+        };
+        let kinds = PieceKinds {
+            style,
+            byte_fallback: *byte_fallback,
+            user_defined,
+            unused,
+        };
+        Self::build(tables.clone(), &kinds, scores, unk, vocab)
+    }
+
+    /// The encoder of a vocabulary whose every token is a piece of no special kind, in
+    /// `style` (for tests and the example; [`Self::new`] reads a pipeline's).
+    pub fn with_style(
+        tables: Arc<MergeTables>,
+        style: Style,
+        scores: &[f64],
+        unk: Option<u32>,
+        byte_fallback: bool,
+        vocab: &str,
+    ) -> Result<Self, Error> {
+        let kinds = PieceKinds {
+            style,
+            byte_fallback,
+            user_defined: HashSet::new(),
+            unused: HashSet::new(),
+        };
+        Self::build(tables, &kinds, scores, unk, vocab)
+    }
+
+    fn build(
+        tables: Arc<MergeTables>,
+        kinds: &PieceKinds<'_>,
+        scores: &[f64],
+        unk: Option<u32>,
+        vocab: &str,
+    ) -> Result<Self, Error> {
+        let style = kinds.style;
+        let mut byte_ids = [NONE; 256];
+        for (b, id) in byte_ids.iter_mut().enumerate() {
+            *id = tables
+                .rank_of(byte_token(b as u8).as_bytes())
+                .unwrap_or(NONE);
+        }
+        let score_of = |id: u32| {
+            scores.get(id as usize).copied().ok_or_else(|| {
+                Error::VocabFormat(format!(
+                    "{vocab}: token {id} of the Unigram model has no score"
+                ))
+            })
+        };
+        // The pieces the search finds (UTF-8 tokens: no text spells another), with their
+        // kinds; the lowest score of the NORMAL ones.
+        let mut pieces: Vec<(&[u8], u32, Kind)> = Vec::new();
+        for id in tables.bpe_ids() {
+            let Some(token) = tables.token(id) else {
+                continue;
+            };
+            if std::str::from_utf8(token).is_err() {
+                continue;
+            }
+            pieces.push((token, id, kinds.kind(token, id, &byte_ids)));
+        }
+        let mut min_normal = f64::INFINITY;
+        for &(_, id, kind) in &pieces {
+            if kind == Kind::Normal {
+                min_normal = min_normal.min(score_of(id)?);
+            }
+        }
+        let n = tables.n_vocab().max(scores.len());
+        let mut scores64 = vec![0.0f64; n];
+        let mut scores32 = vec![0.0f32; n];
+        let (unk64, unk32) = match style {
+            Style::Hf => {
+                let lowest = scores.iter().copied().fold(f64::INFINITY, f64::min);
+                let lowest = if lowest.is_finite() { lowest } else { 0.0 };
+                (lowest - UNK_PENALTY, 0.0)
+            }
+            Style::SentencePiece => {
+                let lowest = if min_normal.is_finite() {
+                    min_normal
+                } else {
+                    0.0
+                };
+                (0.0, (lowest - UNK_PENALTY) as f32)
+            }
+            Style::LlamaCpp => {
+                if !min_normal.is_finite() {
+                    return Err(Error::VocabFormat(format!(
+                        "{vocab}: a llama.cpp Unigram model needs a NORMAL token"
+                    )));
+                }
+                (f64::from((min_normal - UNK_PENALTY) as f32), 0.0)
+            }
+        };
+        let mut searched: Vec<(&[u8], u32)> = Vec::with_capacity(pieces.len());
+        for &(token, id, kind) in &pieces {
+            let slot = id as usize;
+            match (style, kind) {
+                (_, Kind::Skipped) => continue,
+                (Style::SentencePiece, Kind::UserDefined) => {
+                    // (float)(0.1 * (bytes - 1)): computed in double, stored as float.
+                    scores32[slot] = (0.1 * (token.len() as f64 - 1.0)) as f32;
+                }
+                (Style::SentencePiece, _) => scores32[slot] = score_of(id)? as f32,
+                (Style::LlamaCpp, Kind::UserDefined) => scores64[slot] = 0.0,
+                _ => scores64[slot] = score_of(id)?,
+            }
+            searched.push((token, id));
+        }
+        Ok(Self {
+            trie: PieceTrie::new(searched),
+            tables,
+            style,
+            scores64,
+            scores32,
+            unk,
+            unk64,
+            unk32,
+            byte_fallback: kinds.byte_fallback,
+            byte_ids,
+            vocab: vocab.to_owned(),
+        })
+    }
+
+    /// The ids of `piece` (UTF-8 text), appended to `out`.
+    pub fn encode(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+        if piece.is_empty() {
+            return Ok(());
+        }
+        SCRATCH.with_borrow_mut(|scratch| {
+            if self.style == Style::SentencePiece {
+                self.viterbi32(piece, scratch);
+            } else {
+                self.viterbi64(piece, scratch)?;
+            }
+            self.read_back(piece, scratch, out);
+            Ok(())
+        })
+    }
+
+    /// The search in `f64` (`hf`, `llama.cpp`): fills `starts` and `ids` by end position.
+    fn viterbi64(&self, piece: &[u8], s: &mut Scratch) -> Result<(), Error> {
+        let n = piece.len();
+        reset(&mut s.best64, n + 1, 0.0);
+        reset(&mut s.starts, n + 1, NONE);
+        reset(&mut s.ids, n + 1, NONE);
+        let (best, starts, ids) = (&mut s.best64[..], &mut s.starts[..], &mut s.ids[..]);
+        let scores = &self.scores64[..];
+        let mut start = 0;
+        while start < n {
+            let here = best[start];
+            let width = char_width(piece[start]).min(n - start);
+            let mut single = false;
+            let mut state = PieceTrie::ROOT;
+            let mut pos = start;
+            while pos < n {
+                let Some((next, id)) = self.trie.step(state, piece[pos]) else {
+                    break;
+                };
+                state = next;
+                pos += 1;
+                if id == NONE {
+                    continue;
+                }
+                let candidate = scores[id as usize] + here;
+                if starts[pos] == NONE || candidate > best[pos] {
+                    best[pos] = candidate;
+                    starts[pos] = start as u32;
+                    ids[pos] = id;
+                }
+                single |= pos - start == width;
+            }
+            let end = start + width;
+            if !single {
+                let candidate = self.unk64 + here;
+                if starts[end] == NONE || candidate > best[end] {
+                    let Some(unk) = self.unk else {
+                        return Err(self.no_unknown(&piece[start..end]));
+                    };
+                    best[end] = candidate;
+                    starts[end] = start as u32;
+                    ids[end] = unk;
+                }
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// The search in `f32` with `sentencepiece`'s rebasing: fills `starts` and `ids`.
+    fn viterbi32(&self, piece: &[u8], s: &mut Scratch) {
+        let n = piece.len();
+        reset(&mut s.best32, n + 1, 0.0);
+        reset(&mut s.starts, n + 1, NONE);
+        reset(&mut s.ids, n + 1, NONE);
+        let (best, starts, ids) = (&mut s.best32[..], &mut s.starts[..], &mut s.ids[..]);
+        let scores = &self.scores32[..];
+        // (the model always has an unknown token: the loader checks it)
+        let unk = self.unk.unwrap_or(0);
+        // The furthest end of any candidate so far: the rebase shifts every score up to it.
+        let mut frontier = 0;
+        let mut start = 0;
+        while start < n {
+            let mut here = best[start];
+            if !(-REBASE..=REBASE).contains(&here) {
+                // Every reached node from here on holds a score relative to `here` (the
+                // nodes before `start` are final): subtracting it keeps the sums small, so
+                // their f32 rounding stays what sentencepiece's is. Each rebase costs the
+                // longest piece at most, and sums drop by at least REBASE between two.
+                let offset = here;
+                for i in start..=frontier {
+                    if i == start || starts[i] != NONE {
+                        best[i] -= offset;
+                    }
+                }
+                here = 0.0;
+            }
+            let width = char_width(piece[start]).min(n - start);
+            let mut single = false;
+            let mut state = PieceTrie::ROOT;
+            let mut pos = start;
+            while pos < n {
+                let Some((next, id)) = self.trie.step(state, piece[pos]) else {
+                    break;
+                };
+                state = next;
+                pos += 1;
+                if id == NONE {
+                    continue;
+                }
+                frontier = frontier.max(pos);
+                let candidate = scores[id as usize] + here;
+                if starts[pos] == NONE || candidate > best[pos] {
+                    best[pos] = candidate;
+                    starts[pos] = start as u32;
+                    ids[pos] = id;
+                }
+                single |= pos - start == width;
+            }
+            let end = start + width;
+            if !single {
+                frontier = frontier.max(end);
+                let candidate = self.unk32 + here;
+                if starts[end] == NONE || candidate > best[end] {
+                    best[end] = candidate;
+                    starts[end] = start as u32;
+                    ids[end] = unk;
+                }
+            }
+            start = end;
+        }
+    }
+
+    /// The best path's tokens, each run of unknown ones joined ([`Self::unknown_run`]).
+    fn read_back(&self, piece: &[u8], s: &mut Scratch, out: &mut Vec<u32>) {
+        let (starts, ids, path) = (&s.starts, &s.ids, &mut s.path);
+        path.clear();
+        let mut end = piece.len();
+        while end > 0 {
+            path.push(end as u32);
+            end = starts[end] as usize;
+        }
+        let unk = self.unk.unwrap_or(NONE);
+        let mut run_start = None;
+        for k in (0..path.len()).rev() {
+            let end = path[k] as usize;
+            let id = ids[end];
+            if id != unk {
+                out.push(id);
+                continue;
+            }
+            let first = *run_start.get_or_insert(starts[end] as usize);
+            if k == 0 || ids[path[k - 1] as usize] != unk {
+                self.unknown_run(&piece[first..end], out);
+                run_start = None;
+            }
+        }
+    }
+
+    /// The tokens of a run of unknown characters (see the module docs).
+    #[cold]
+    fn unknown_run(&self, run: &[u8], out: &mut Vec<u32>) {
+        if self.style == Style::Hf {
+            if let Some(id) = self.tables.rank_of(run) {
+                out.push(id);
+                return;
+            }
+        }
+        if self.byte_fallback && run.iter().all(|&b| self.byte_ids[usize::from(b)] != NONE) {
+            out.extend(run.iter().map(|&b| self.byte_ids[usize::from(b)]));
+            return;
+        }
+        out.push(self.unk.unwrap_or(NONE));
+    }
+
+    /// The error of a character no piece covers in a model without an unknown token.
+    #[cold]
+    fn no_unknown(&self, char: &[u8]) -> Error {
+        Error::MissingUnknownToken {
+            vocab: self.vocab.clone(),
+            piece: String::from_utf8_lossy(char).into_owned(),
+            token: String::new(),
+        }
+    }
+}
+
+/// `buffer` as `len` copies of `value`, reusing its memory.
+#[inline]
+fn reset<T: Copy>(buffer: &mut Vec<T>, len: usize, value: T) {
+    buffer.clear();
+    buffer.resize(len, value);
+}
+
+/// The bytes of the UTF-8 character whose first byte is `lead`.
+#[inline(always)]
+fn char_width(lead: u8) -> usize {
+    match lead {
+        0..=0x7F => 1,
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        _ => 2,
+    }
+}
+
+/// What the search does with a piece.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Normal,
+    /// `sentencepiece`'s USER_DEFINED pieces, llama.cpp's added tokens.
+    UserDefined,
+    /// In the search, not among the NORMAL pieces' lowest score (llama.cpp's UNUSED).
+    Unused,
+    /// Out of the search (`sentencepiece`'s UNUSED and BYTE pieces).
+    Skipped,
+}
+
+/// Which pieces are of which [`Kind`] in a style.
+struct PieceKinds<'a> {
+    style: Style,
+    byte_fallback: bool,
+    user_defined: HashSet<&'a [u8]>,
+    unused: HashSet<&'a [u8]>,
+}
+
+impl PieceKinds<'_> {
+    fn kind(&self, token: &[u8], id: u32, byte_ids: &[u32; 256]) -> Kind {
+        match self.style {
+            Style::Hf => Kind::Normal,
+            Style::SentencePiece => {
+                let byte_piece = token.len() == 6
+                    && token.starts_with(b"<0x")
+                    && byte_ids.contains(&id)
+                    && self.byte_fallback;
+                if byte_piece || self.unused.contains(token) {
+                    Kind::Skipped
+                } else if self.user_defined.contains(token) {
+                    Kind::UserDefined
+                } else {
+                    Kind::Normal
+                }
+            }
+            Style::LlamaCpp => {
+                if self.user_defined.contains(token) {
+                    Kind::UserDefined
+                } else if self.unused.contains(token) {
+                    Kind::Unused
+                } else {
+                    Kind::Normal
+                }
+            }
+        }
+    }
+}
+
+impl Encoder for Unigram {
+    fn name(&self) -> &str {
+        "unigram"
+    }
+
+    fn encode_piece(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+        let first = out.len();
+        self.encode(piece, out).inspect_err(|_| out.truncate(first))
+    }
+
+    fn is_native(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+#[path = "unigram_tests.rs"]
+mod tests;
