@@ -7,7 +7,7 @@
 //! in its slot, so a step reads one slot (as [`super::prefix_trie::PrefixTrie`]'s). It is
 //! laid out from the sorted pieces breadth first, each state's children at the first base
 //! where their slots are free; a free slot at the front of the array that keeps failing to
-//! fit a state is given up on (left a hole) after [`GIVE_UP`] tries, so the search for a base
+//! fit a state is given up on (left a hole) after `GIVE_UP` tries, so the search for a base
 //! does not rescan the same holes for every state: a 262k-piece model lays out in a tenth of
 //! the time it takes without.
 

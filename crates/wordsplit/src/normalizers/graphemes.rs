@@ -11,7 +11,7 @@
 //!
 //! matched here as that pattern matches (its alternatives in order, the first that matches
 //! wins; `Prepend*` gives a character back when no core follows it), with the properties of
-//! [`grapheme_classes`](super::grapheme_classes), generated from the same `regex` module.
+//! `grapheme_classes`, generated from the same `regex` module.
 //!
 //! ```
 //! use wordsplit::normalizers::graphemes::graphemes;

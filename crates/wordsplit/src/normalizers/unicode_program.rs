@@ -9,7 +9,7 @@
 //! tables HF uses), `Lowercase` with Rust's `char::to_lowercase` (a character at a time, so no
 //! final-sigma rule), `StripAccents` dropping the characters the crate's `is_combining_mark`
 //! names (General_Category M), `Strip` Rust's white space at either end, `Precompiled` its
-//! character map per grapheme cluster ([`precompiled`](super::precompiled)). A character that
+//! character map per grapheme cluster ([`precompiled`]). A character that
 //! replaces one keeps that one's place in the original text; a character a step inserts (the
 //! second of a decomposition, `İ`'s dot) takes the place of the one before it.
 //!
