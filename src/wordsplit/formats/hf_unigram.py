@@ -38,7 +38,7 @@ Anything else is an :class:`UnsupportedTokenizerError` naming it.
 ...         "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}}
 >>> vocab = read_hf_unigram(data, source="tiny.json", name="tiny")
 >>> vocab.scores, vocab.pipeline.model
-((0.0, -1.0, -2.0), Unigram(unk_token='<unk>', byte_fallback=False))
+((0.0, -1.0, -2.0), Unigram(unk_token='<unk>', byte_fallback=False, user_defined=()))
 """
 
 from __future__ import annotations
