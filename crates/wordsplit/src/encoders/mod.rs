@@ -11,7 +11,6 @@ pub mod rank_merge;
 pub mod score_merge;
 pub mod sentencepiece;
 pub mod unigram;
-pub mod unigram_trie;
 pub mod wordpiece;
 
 use std::sync::Arc;

@@ -1,14 +1,25 @@
-//! [`PrefixTrie`]: a double-array trie over the bytes of a vocabulary's tokens, for the longest
-//! token a text starts with ([`PrefixTrie::longest`]), WordPiece's one question.
+//! [`PrefixTrie`]: a double-array trie over the bytes of a vocabulary's tokens, for the two
+//! questions its encoders ask: the longest token a text starts with ([`PrefixTrie::longest`],
+//! WordPiece's) and, at each step of a walk along the text, the next state and the token that
+//! ends there ([`PrefixTrie::step`], the Unigram search's).
 //!
 //! Each state is a slot of one array: a state's child on byte `b` is the slot at its `base`
 //! plus `b`, when that slot's `check` names the state back. A step is one read of one slot
 //! (base, check and the token that ends there share it), so a walk along a word reads a slot
 //! per byte and compares nothing else; the longest match is the last slot along the walk
-//! that ends a token.
+//! that ends a token. The array is laid out from the sorted tokens breadth first, each
+//! state's children at the first base where their slots are free; a free slot at the front of
+//! the array that keeps failing to fit a state is given up on (left a hole) after `GIVE_UP`
+//! tries, so the search for a base does not rescan the same holes for every state: a
+//! 262k-piece Unigram model lays out in a tenth of the time it takes without.
+
+use std::collections::VecDeque;
 
 /// No token, no state, a free slot.
-const NONE: u32 = u32::MAX;
+pub const NONE: u32 = u32::MAX;
+
+/// The tries after which the first free slot the searches start from is given up on.
+const GIVE_UP: u32 = 16;
 
 #[derive(Clone, Copy)]
 struct Slot {
@@ -31,67 +42,58 @@ pub struct PrefixTrie {
     slots: Vec<Slot>,
 }
 
-/// The plain trie the double array is laid out from: per node, its children by byte (sorted)
-/// and its token.
-struct Node {
-    children: Vec<(u8, u32)>,
-    value: u32,
-}
-
 impl PrefixTrie {
     /// The state of the empty string.
     pub const ROOT: u32 = 0;
 
     /// The trie of `tokens` (bytes, id); of two equal byte strings the last one's id stays.
     pub fn new<'a>(tokens: impl IntoIterator<Item = (&'a [u8], u32)>) -> Self {
-        let mut nodes = vec![Node {
-            children: Vec::new(),
-            value: NONE,
-        }];
-        for (bytes, id) in tokens {
-            let mut node = 0usize;
-            for &byte in bytes {
-                let children = &nodes[node].children;
-                node = match children.binary_search_by_key(&byte, |&(b, _)| b) {
-                    Ok(at) => children[at].1 as usize,
-                    Err(at) => {
-                        let child = nodes.len();
-                        nodes[node].children.insert(at, (byte, child as u32));
-                        nodes.push(Node {
-                            children: Vec::new(),
-                            value: NONE,
-                        });
-                        child
-                    }
-                };
+        let mut sorted: Vec<(&[u8], u32)> = tokens.into_iter().collect();
+        // (a stable sort: equal byte strings keep their order, and the last one overwrites)
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        let mut pieces: Vec<(&[u8], u32)> = Vec::with_capacity(sorted.len());
+        for token in sorted {
+            match pieces.last_mut() {
+                Some(last) if last.0 == token.0 => *last = token,
+                _ => pieces.push(token),
             }
-            nodes[node].value = id;
         }
-        Self::lay_out(&nodes)
-    }
-
-    /// The double array of a plain trie: each node's children placed at the first base where
-    /// all their slots are free, breadth first. The search for a base visits free slots only
-    /// (`next_free`), from the first one a base of at least 1 can reach.
-    fn lay_out(nodes: &[Node]) -> Self {
         let mut slots = vec![FREE; 512];
         slots[0] = Slot {
             base: 0,
             check: Self::ROOT,
-            value: nodes[0].value,
+            value: match pieces.first() {
+                Some(&([], id)) => id,
+                _ => NONE,
+            },
         };
-        // `next_free[i]`: a slot at or after `i` that is free, or closer to it (path halving
-        // keeps the chains short).
+        // `next_free[i]`: a slot at or after `i` that is free, or closer to it.
         let mut next_free: Vec<u32> = (0..512).collect();
         next_free[0] = 1;
-        let mut queue = std::collections::VecDeque::from([(0usize, Self::ROOT)]);
-        while let Some((node, state)) = queue.pop_front() {
-            let children = &nodes[node].children;
-            let Some(&(lowest, _)) = children.first() else {
+        let (mut front, mut front_fails) = (1usize, 0u32);
+        // (state, the pieces below it, their common prefix's length); the piece that ends at
+        // the state, if any (the empty token at the root), comes first in its range (sorted)
+        // and is in its slot already.
+        let mut queue = VecDeque::from([(Self::ROOT, 0, pieces.len(), 0)]);
+        let mut groups: Vec<(u8, usize, usize)> = Vec::new();
+        while let Some((state, mut lo, hi, depth)) = queue.pop_front() {
+            if lo < hi && pieces[lo].0.len() == depth {
+                lo += 1;
+            }
+            groups.clear();
+            for (i, (bytes, _)) in pieces.iter().enumerate().take(hi).skip(lo) {
+                let byte = bytes[depth];
+                match groups.last_mut() {
+                    Some(group) if group.0 == byte => group.2 = i + 1,
+                    _ => groups.push((byte, i, i + 1)),
+                }
+            }
+            let Some(&(lowest, _, _)) = groups.first() else {
                 continue;
             };
             let lowest = usize::from(lowest);
-            let mut candidate = lowest + 1;
+            front = find_free(&mut next_free, front);
+            let mut candidate = front.max(lowest + 1);
             let base = loop {
                 let free = find_free(&mut next_free, candidate);
                 let base = free - lowest;
@@ -100,33 +102,42 @@ impl PrefixTrie {
                     slots.resize(len, FREE);
                     next_free.extend(next_free.len() as u32..len as u32);
                 }
-                if children
+                if groups
                     .iter()
-                    .all(|&(byte, _)| slots[base + usize::from(byte)].check == NONE)
+                    .all(|&(byte, _, _)| slots[base + usize::from(byte)].check == NONE)
                 {
                     break base;
+                }
+                if free == front {
+                    front_fails += 1;
+                    if front_fails >= GIVE_UP {
+                        // (a hole: it stays free, and no search starts from it again)
+                        front = find_free(&mut next_free, front + 1);
+                        front_fails = 0;
+                    }
                 }
                 candidate = free + 1;
             };
             slots[state as usize].base = base as u32;
-            for &(byte, child) in children {
+            for &(byte, glo, ghi) in &groups {
                 let at = base + usize::from(byte);
+                let value = if pieces[glo].0.len() == depth + 1 {
+                    pieces[glo].1
+                } else {
+                    NONE
+                };
                 slots[at] = Slot {
                     base: 0,
                     check: state,
-                    value: nodes[child as usize].value,
+                    value,
                 };
                 next_free[at] = at as u32 + 1;
-                queue.push_back((child as usize, at as u32));
+                queue.push_back((at as u32, glo, ghi, depth + 1));
             }
         }
         // Free slots at the end go, but for 256 past the highest base: a step's slot, a base
         // plus a byte, is then always in the array.
-        let highest_base = slots
-            .iter()
-            .map(|slot| slot.base as usize)
-            .max()
-            .unwrap_or(0);
+        let highest_base = slots.iter().map(|s| s.base as usize).max().unwrap_or(0);
         while slots.len() > highest_base + 256 && slots.last().is_some_and(|s| s.check == NONE) {
             slots.pop();
         }
@@ -136,9 +147,9 @@ impl PrefixTrie {
 
     /// The slot of `state`'s child on `byte`, which may be another state's or free.
     #[inline(always)]
-    fn step(&self, state: u32, byte: u8) -> (u32, &Slot) {
+    fn slot(&self, state: u32, byte: u8) -> (u32, &Slot) {
         // SAFETY: `state` is a state of this trie, so its slot is in the array, and every
-        // base has 256 slots after it in the array (`lay_out`).
+        // base has 256 slots after it in the array (`new`).
         unsafe {
             let at = self.slots.get_unchecked(state as usize).base + u32::from(byte);
             (at, self.slots.get_unchecked(at as usize))
@@ -148,8 +159,16 @@ impl PrefixTrie {
     /// The state after `byte` from `state`, if some token goes on so.
     #[inline(always)]
     pub fn child(&self, state: u32, byte: u8) -> Option<u32> {
-        let (at, slot) = self.step(state, byte);
+        let (at, slot) = self.slot(state, byte);
         (slot.check == state).then_some(at)
+    }
+
+    /// The state after `byte` from `state` and the token that ends there ([`NONE`]: none),
+    /// if some token goes on so: one read of one slot.
+    #[inline(always)]
+    pub fn step(&self, state: u32, byte: u8) -> Option<(u32, u32)> {
+        let (at, slot) = self.slot(state, byte);
+        (slot.check == state).then_some((at, slot.value))
     }
 
     /// The state after `bytes` from `state`, if some token goes on so.
@@ -173,7 +192,7 @@ impl PrefixTrie {
     pub fn longest(&self, mut state: u32, bytes: &[u8]) -> Option<(usize, u32)> {
         let (mut best_len, mut best_id) = (0, NONE);
         for (i, &byte) in bytes.iter().enumerate() {
-            let (at, slot) = self.step(state, byte);
+            let (at, slot) = self.slot(state, byte);
             if slot.check != state {
                 break;
             }
@@ -264,5 +283,74 @@ mod tests {
             );
         }
         assert!(trie.size() < 24 * 20_000 * 12, "{} bytes", trie.size());
+    }
+
+    /// The tokens that are prefixes of `text`, shortest first, by walking the trie.
+    fn prefixes(trie: &PrefixTrie, text: &[u8]) -> Vec<(usize, u32)> {
+        let mut state = PrefixTrie::ROOT;
+        let mut found = vec![];
+        for (i, &byte) in text.iter().enumerate() {
+            let Some((next, piece)) = trie.step(state, byte) else {
+                break;
+            };
+            state = next;
+            if piece != NONE {
+                found.push((i + 1, piece));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_prefix_piece_is_found_shortest_first() {
+        let pieces: Vec<(&[u8], u32)> = vec![
+            (b"ab", 1),
+            (b"a", 2),
+            (b"abc", 3),
+            (b"", 4),
+            ("é".as_bytes(), 5),
+            (b"b", 6),
+        ];
+        let trie = PrefixTrie::new(pieces);
+        assert_eq!(prefixes(&trie, b"abcd"), [(1, 2), (2, 1), (3, 3)]);
+        assert_eq!(prefixes(&trie, b"ac"), [(1, 2)]);
+        assert_eq!(prefixes(&trie, "éa".as_bytes()), [(2, 5)]);
+        assert_eq!(prefixes(&trie, b"x"), []);
+        assert_eq!(prefixes(&trie, b""), []);
+    }
+
+    #[test]
+    fn many_pieces_with_tables_and_runs_of_edges() {
+        // Pieces over all 256 bytes under a few prefixes (tables) and over a few letters
+        // (runs of edges), each found by its own walk.
+        let mut owned: Vec<Vec<u8>> = Vec::new();
+        for first in [b'a', b'b', 0xE2] {
+            for b in 0..=255u8 {
+                owned.push(vec![first, b]);
+                owned.push(vec![first, b, b'x']);
+            }
+        }
+        let mut state = 9u64;
+        for _ in 0..5000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            let len = 1 + (state >> 61) as usize;
+            owned.push(
+                (0..len)
+                    .map(|k| b"cdef"[(state >> (8 + 2 * k)) as usize % 4])
+                    .collect(),
+            );
+        }
+        owned.sort();
+        owned.dedup();
+        let pieces: Vec<(&[u8], u32)> = owned
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.as_slice(), i as u32))
+            .collect();
+        let trie = PrefixTrie::new(pieces);
+        for (i, piece) in owned.iter().enumerate() {
+            let found = prefixes(&trie, piece);
+            assert_eq!(found.last(), Some(&(piece.len(), i as u32)), "{piece:?}");
+        }
     }
 }

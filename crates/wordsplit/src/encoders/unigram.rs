@@ -5,7 +5,7 @@
 //! states the rules of the three styles.
 //!
 //! Every character start of a piece, in order, extends the best path that ends there by each
-//! piece the text goes on with there (a walk down the [`PieceTrie`] of the pieces, a step
+//! piece the text goes on with there (a walk down the [`PrefixTrie`] of the pieces, a step
 //! per byte, shortest piece first); a candidate replaces the best path where it ends
 //! when none is there yet or when its score is strictly higher. Where no piece of exactly one
 //! character starts, the unknown token covers that character. The path is read back from the
@@ -40,7 +40,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::unigram_trie::{PieceTrie, NONE};
+use super::prefix_trie::{PrefixTrie, NONE};
 use super::Encoder;
 use crate::error::Error;
 use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec};
@@ -71,7 +71,7 @@ pub enum Style {
 pub struct Unigram {
     tables: Arc<MergeTables>,
     /// The searched pieces: their bytes to their ids.
-    trie: PieceTrie,
+    trie: PrefixTrie,
     style: Style,
     /// The score each id has in the search (`f64` styles), by id.
     scores64: Vec<f64>,
@@ -300,7 +300,7 @@ impl Unigram {
             searched.push((token, id));
         }
         Ok(Self {
-            trie: PieceTrie::new(searched),
+            trie: PrefixTrie::new(searched),
             tables,
             style,
             scores64,
@@ -343,7 +343,7 @@ impl Unigram {
             let here = best[start];
             let width = char_width(piece[start]).min(n - start);
             let mut single = false;
-            let mut state = PieceTrie::ROOT;
+            let mut state = PrefixTrie::ROOT;
             let mut pos = start;
             while pos < n {
                 let Some((next, id)) = self.trie.step(state, piece[pos]) else {
@@ -409,7 +409,7 @@ impl Unigram {
             }
             let width = char_width(piece[start]).min(n - start);
             let mut single = false;
-            let mut state = PieceTrie::ROOT;
+            let mut state = PrefixTrie::ROOT;
             let mut pos = start;
             while pos < n {
                 let Some((next, id)) = self.trie.step(state, piece[pos]) else {

@@ -349,12 +349,11 @@ fn probe_build_time_of_a_large_model() {
     eprintln!("tables: {:?}", start.elapsed());
     let scores: Vec<f64> = (0..n).map(|i| -((i + 2) as f64).ln()).collect();
     let start = std::time::Instant::now();
-    let trie = PieceTrie::new(
+    let trie = PrefixTrie::new(
         texts
             .iter()
             .enumerate()
-            .map(|(i, t)| (t.as_bytes(), i as u32))
-            .collect(),
+            .map(|(i, t)| (t.as_bytes(), i as u32)),
     );
     eprintln!("trie of {n}: {:?}, {} bytes", start.elapsed(), trie.size());
     let start = std::time::Instant::now();
