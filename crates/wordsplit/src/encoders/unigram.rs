@@ -54,6 +54,29 @@ pub const UNK_PENALTY: f64 = 10.0;
 /// ±this (`EncodeOptimized`'s `kRebaseThreshold`).
 const REBASE: f32 = 100_000.0;
 
+/// A path score's arithmetic: `f32` is sentencepiece's (its sums rebased past ±[`REBASE`]),
+/// `f64` HF's and llama.cpp's (never rebased).
+trait Score:
+    Copy + Default + PartialOrd + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
+{
+    /// Whether a path's score `here` is to be rebased before the search goes on from it.
+    fn past_rebase(here: Self) -> bool;
+}
+
+impl Score for f32 {
+    #[inline(always)]
+    fn past_rebase(here: f32) -> bool {
+        !(-REBASE..=REBASE).contains(&here)
+    }
+}
+
+impl Score for f64 {
+    #[inline(always)]
+    fn past_rebase(_: f64) -> bool {
+        false
+    }
+}
+
 /// Whose Viterbi the encoder runs (the vocabulary's decoder style).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
@@ -319,93 +342,65 @@ impl Unigram {
         if piece.is_empty() {
             return Ok(());
         }
-        SCRATCH.with_borrow_mut(|scratch| {
+        SCRATCH.with_borrow_mut(|s| {
             if self.style == Style::SentencePiece {
-                self.viterbi32(piece, scratch);
+                let best = &mut s.best32;
+                self.viterbi(
+                    piece,
+                    best,
+                    &self.scores32,
+                    self.unk32,
+                    &mut s.starts,
+                    &mut s.ids,
+                )?;
             } else {
-                self.viterbi64(piece, scratch)?;
+                let best = &mut s.best64;
+                self.viterbi(
+                    piece,
+                    best,
+                    &self.scores64,
+                    self.unk64,
+                    &mut s.starts,
+                    &mut s.ids,
+                )?;
             }
-            self.read_back(piece, scratch, out);
+            self.read_back(piece, s, out);
             Ok(())
         })
     }
 
-    /// The search in `f64` (`hf`, `llama.cpp`): fills `starts` and `ids` by end position.
-    fn viterbi64(&self, piece: &[u8], s: &mut Scratch) -> Result<(), Error> {
+    /// The search in `F`'s arithmetic (`f64` for `hf` and `llama.cpp`, `f32` with
+    /// sentencepiece's rebasing): fills `starts` and `ids` by end position.
+    fn viterbi<F: Score>(
+        &self,
+        piece: &[u8],
+        best: &mut Vec<F>,
+        scores: &[F],
+        unk_score: F,
+        starts: &mut Vec<u32>,
+        ids: &mut Vec<u32>,
+    ) -> Result<(), Error> {
         let n = piece.len();
-        reset(&mut s.best64, n + 1, 0.0);
-        reset(&mut s.starts, n + 1, NONE);
-        reset(&mut s.ids, n + 1, NONE);
-        let (best, starts, ids) = (&mut s.best64[..], &mut s.starts[..], &mut s.ids[..]);
-        let scores = &self.scores64[..];
-        let mut start = 0;
-        while start < n {
-            let here = best[start];
-            let width = char_width(piece[start]).min(n - start);
-            let mut single = false;
-            let mut state = PrefixTrie::ROOT;
-            let mut pos = start;
-            while pos < n {
-                let Some((next, id)) = self.trie.step(state, piece[pos]) else {
-                    break;
-                };
-                state = next;
-                pos += 1;
-                if id == NONE {
-                    continue;
-                }
-                let candidate = scores[id as usize] + here;
-                if starts[pos] == NONE || candidate > best[pos] {
-                    best[pos] = candidate;
-                    starts[pos] = start as u32;
-                    ids[pos] = id;
-                }
-                single |= pos - start == width;
-            }
-            let end = start + width;
-            if !single {
-                let candidate = self.unk64 + here;
-                if starts[end] == NONE || candidate > best[end] {
-                    let Some(unk) = self.unk else {
-                        return Err(self.no_unknown(&piece[start..end]));
-                    };
-                    best[end] = candidate;
-                    starts[end] = start as u32;
-                    ids[end] = unk;
-                }
-            }
-            start = end;
-        }
-        Ok(())
-    }
-
-    /// The search in `f32` with `sentencepiece`'s rebasing: fills `starts` and `ids`.
-    fn viterbi32(&self, piece: &[u8], s: &mut Scratch) {
-        let n = piece.len();
-        reset(&mut s.best32, n + 1, 0.0);
-        reset(&mut s.starts, n + 1, NONE);
-        reset(&mut s.ids, n + 1, NONE);
-        let (best, starts, ids) = (&mut s.best32[..], &mut s.starts[..], &mut s.ids[..]);
-        let scores = &self.scores32[..];
-        // (the model always has an unknown token: the loader checks it)
-        let unk = self.unk.unwrap_or(0);
-        // The furthest end of any candidate so far: the rebase shifts every score up to it.
+        reset(best, n + 1, F::default());
+        reset(starts, n + 1, NONE);
+        reset(ids, n + 1, NONE);
+        let (best, starts, ids) = (&mut best[..], &mut starts[..], &mut ids[..]);
+        // The furthest end of any candidate so far: a rebase shifts every score up to it.
         let mut frontier = 0;
         let mut start = 0;
         while start < n {
             let mut here = best[start];
-            if !(-REBASE..=REBASE).contains(&here) {
+            if F::past_rebase(here) {
                 // Every reached node from here on holds a score relative to `here` (the
                 // nodes before `start` are final): subtracting it keeps the sums small, so
                 // their f32 rounding stays what sentencepiece's is. Each rebase costs the
                 // longest piece at most, and sums drop by at least REBASE between two.
-                let offset = here;
                 for i in start..=frontier {
                     if i == start || starts[i] != NONE {
-                        best[i] -= offset;
+                        best[i] = best[i] - here;
                     }
                 }
-                here = 0.0;
+                here = F::default();
             }
             let width = char_width(piece[start]).min(n - start);
             let mut single = false;
@@ -432,8 +427,11 @@ impl Unigram {
             let end = start + width;
             if !single {
                 frontier = frontier.max(end);
-                let candidate = self.unk32 + here;
+                let candidate = unk_score + here;
                 if starts[end] == NONE || candidate > best[end] {
+                    let Some(unk) = self.unk else {
+                        return Err(self.no_unknown(&piece[start..end]));
+                    };
                     best[end] = candidate;
                     starts[end] = start as u32;
                     ids[end] = unk;
@@ -441,6 +439,7 @@ impl Unigram {
             }
             start = end;
         }
+        Ok(())
     }
 
     /// The best path's tokens, each run of unknown ones joined ([`Self::unknown_run`]).
