@@ -56,31 +56,39 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 
 
-def gemma_class_model(directory: Path) -> Path:
-    """The 262k SentencePiece BPE model made from Gemma 4's GGUF vocabulary (see the module
-    docstring), written into ``directory``."""
+def gemma4_proto(model_type: str, *, add_dummy_prefix: bool, remove_extra_whitespaces: bool):
+    """``(proto, metadata)``: a SentencePiece ModelProto of type ``model_type`` (``"BPE"`` or
+    ``"UNIGRAM"``) with byte fallback, the identity normalizer and the special ids of Gemma 4's
+    GGUF vocabulary, and that vocabulary's metadata; the caller adds the pieces."""
     from sentencepiece import sentencepiece_model_pb2 as pb
 
     from wordsplit.formats.gguf import read_gguf_metadata
 
     meta = read_gguf_metadata(lzma.decompress((DATA / "gguf" / "ggml-vocab-gemma-4.gguf.xz").read_bytes()))
+    proto = pb.ModelProto()
+    proto.trainer_spec.model_type = getattr(pb.TrainerSpec, model_type)
+    proto.trainer_spec.byte_fallback = True
+    proto.trainer_spec.unk_id = meta["tokenizer.ggml.unknown_token_id"]
+    proto.trainer_spec.bos_id = meta.get("tokenizer.ggml.bos_token_id", -1)
+    proto.trainer_spec.eos_id = meta.get("tokenizer.ggml.eos_token_id", -1)
+    proto.trainer_spec.pad_id = meta.get("tokenizer.ggml.padding_token_id", -1)
+    proto.normalizer_spec.name = "identity"
+    proto.normalizer_spec.add_dummy_prefix = add_dummy_prefix
+    proto.normalizer_spec.remove_extra_whitespaces = remove_extra_whitespaces
+    proto.normalizer_spec.escape_whitespaces = True
+    return proto, meta
+
+
+def gemma_class_model(directory: Path) -> Path:
+    """The 262k SentencePiece BPE model made from Gemma 4's GGUF vocabulary (see the module
+    docstring), written into ``directory``."""
+    proto, meta = gemma4_proto("BPE", add_dummy_prefix=False, remove_extra_whitespaces=False)
     tokens, types = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"]
     first_merge: dict[str, int] = {}
     for rank, merge in enumerate(meta["tokenizer.ggml.merges"]):
         cut = merge.find(" ", 1)
         first_merge.setdefault(merge[:cut] + merge[cut + 1:], rank)
-    proto = pb.ModelProto()
-    proto.trainer_spec.model_type = pb.TrainerSpec.BPE
-    proto.trainer_spec.byte_fallback = True
-    unk = meta["tokenizer.ggml.unknown_token_id"]
-    proto.trainer_spec.unk_id = unk
-    proto.trainer_spec.bos_id = meta.get("tokenizer.ggml.bos_token_id", -1)
-    proto.trainer_spec.eos_id = meta.get("tokenizer.ggml.eos_token_id", -1)
-    proto.trainer_spec.pad_id = meta.get("tokenizer.ggml.padding_token_id", -1)
-    proto.normalizer_spec.name = "identity"
-    proto.normalizer_spec.add_dummy_prefix = False
-    proto.normalizer_spec.remove_extra_whitespaces = False
-    proto.normalizer_spec.escape_whitespaces = True
+    unk = proto.trainer_spec.unk_id
     unmerged = -float(len(meta["tokenizer.ggml.merges"]) + 1)
     # GGUF token types are sentencepiece's; the file's unknown token is typed CONTROL there.
     for i, (text, kind) in enumerate(zip(tokens, types)):

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import lzma
 import math
 import statistics
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path
 import contenders as _contenders  # noqa: F401 -- sets OPENBLAS_NUM_THREADS before numpy loads (see there)
 from corpus import corpus_dir
 from documents import parse_size, read_corpus, split_documents
+from sentencepiece_bench import gemma4_proto
 from wordpiece_bench import run, table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,24 +64,9 @@ def spiece(directory: Path) -> Path:
 def xlmr_class(directory: Path) -> Path:
     """The 262k-piece Unigram model made from Gemma 4's GGUF vocabulary (see the module
     docstring), written into ``directory``."""
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    from wordsplit.formats.gguf import read_gguf_metadata
-
-    meta = read_gguf_metadata(lzma.decompress((DATA / "gguf" / "ggml-vocab-gemma-4.gguf.xz").read_bytes()))
+    proto, meta = gemma4_proto("UNIGRAM", add_dummy_prefix=True, remove_extra_whitespaces=True)
     tokens, types = meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.token_type"]
-    proto = pb.ModelProto()
-    proto.trainer_spec.model_type = pb.TrainerSpec.UNIGRAM
-    proto.trainer_spec.byte_fallback = True
-    unk = meta["tokenizer.ggml.unknown_token_id"]
-    proto.trainer_spec.unk_id = unk
-    proto.trainer_spec.bos_id = meta.get("tokenizer.ggml.bos_token_id", -1)
-    proto.trainer_spec.eos_id = meta.get("tokenizer.ggml.eos_token_id", -1)
-    proto.trainer_spec.pad_id = meta.get("tokenizer.ggml.padding_token_id", -1)
-    proto.normalizer_spec.name = "identity"
-    proto.normalizer_spec.add_dummy_prefix = True
-    proto.normalizer_spec.remove_extra_whitespaces = True
-    proto.normalizer_spec.escape_whitespaces = True
+    unk = proto.trainer_spec.unk_id
     # GGUF token types are sentencepiece's; the file's unknown token is typed CONTROL there,
     # and its USER_DEFINED ones (HTML tags, runs of spaces) are kept NORMAL: a Unigram model
     # searches them by score like any other.
