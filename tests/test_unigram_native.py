@@ -144,32 +144,26 @@ def test_a_megabyte_run_completes_natively():
 # -- the real files: goldens, live oracles, the Python backend ------------------------------------
 
 
-@functools.cache
-def native_model(name: str):
-    return native_build(load_vocab(UNIGRAM / name))
-
-
-@functools.cache
-def native_json(name: str):
+def file_vocab(name: str) -> Vocab:
+    """The Vocab of a test file: a ``.model`` by load_vocab, a tokenizer.json by HF's reader."""
     path = UNIGRAM / name
-    return native_build(read_hf_tokenizer_json(raw(path), source=str(path)))
+    return load_vocab(path) if name in MODELS else read_hf_tokenizer_json(raw(path), source=str(path))
 
 
 @functools.cache
-def python_model(name: str):
-    return python_build(load_vocab(UNIGRAM / name))
+def native_file(name: str):
+    return native_build(file_vocab(name))
 
 
 @functools.cache
-def python_json(name: str):
-    path = UNIGRAM / name
-    return python_build(read_hf_tokenizer_json(raw(path), source=str(path)))
+def python_file(name: str):
+    return python_build(file_vocab(name))
 
 
 @pytest.mark.parametrize("name", MODELS)
 def test_model_golden_native(name):
     data = golden(model_golden_name(name))
-    tok = native_model(name)
+    tok = native_file(name)
     wrong = [(c["text"], c["ids"], got) for c in data["cases"] if (got := tok.encode_ordinary(c["text"])) != c["ids"]]
     assert not wrong, f"{len(wrong)} mismatches, first: {wrong[0]!r}"
 
@@ -177,7 +171,7 @@ def test_model_golden_native(name):
 @pytest.mark.parametrize("name", JSONS)
 def test_json_golden_native(name):
     data = golden(json_golden_name(name))
-    tok = native_json(name)
+    tok = native_file(name)
     wrong = [(c["text"], c["ids"], got) for c in data["cases"]
              if (got := tok.encode(c["text"], allowed_special="all")) != c["ids"]]
     assert not wrong, f"{len(wrong)} mismatches, first: {wrong[0]!r}"
@@ -187,14 +181,14 @@ def test_json_golden_native(name):
 @given(text=TEXTS, name=st.sampled_from(MODELS))
 def test_models_native_against_sentencepiece(text, name):
     oracle = sentencepiece.SentencePieceProcessor(model_proto=raw(UNIGRAM / name))
-    assert native_model(name).encode_ordinary(text) == oracle.EncodeAsIds(text)
+    assert native_file(name).encode_ordinary(text) == oracle.EncodeAsIds(text)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXTS, name=st.sampled_from(JSONS))
 def test_jsons_native_against_tokenizers(text, name):
     oracle = hf_oracle(name)
-    assert native_json(name).encode(text, allowed_special="all") == oracle.encode(text, add_special_tokens=False).ids
+    assert native_file(name).encode(text, allowed_special="all") == oracle.encode(text, add_special_tokens=False).ids
 
 
 @functools.cache
@@ -204,7 +198,6 @@ def hf_oracle(name: str) -> tokenizers.Tokenizer:
 
 @pytest.mark.parametrize("name", MODELS + JSONS)
 def test_adversarial_and_long_texts_equal_the_python_backend(name):
-    native, python = (native_model(name), python_model(name)) if name in MODELS else \
-        (native_json(name), python_json(name))
+    native, python = native_file(name), python_file(name)
     for text in [*ADVERSARIAL, "a" * 150_000, "ab" * 60_000 + "ü", "日本" * 50_000]:
         assert native.encode_ordinary(text) == python.encode_ordinary(text), text[:20]
