@@ -19,6 +19,11 @@ fn tables(pieces: &[&str], bytes: bool) -> Arc<MergeTables> {
     Arc::new(MergeTables::from_tokens(tokens, &[], n, None, false).unwrap())
 }
 
+/// The model of `pieces` (the first the unknown token, no byte fallback) in `style`.
+fn plain(pieces: &[&str], style: Style, scores: &[f64]) -> Unigram {
+    Unigram::with_style(tables(pieces, false), style, scores, Some(0), false, "t").unwrap()
+}
+
 fn encode(model: &Unigram, text: &str) -> Vec<u32> {
     let mut out = Vec::new();
     model.encode_piece(text.as_bytes(), &mut out).unwrap();
@@ -73,15 +78,7 @@ fn the_search_finds_the_best_segmentation() {
     let scores = [
         0.0, -1.0, -1.5, -2.0, -1.75, -2.5, -2.0, -3.0, -3.5, -2.25, -2.75,
     ];
-    let model = Unigram::with_style(
-        tables(&pieces, false),
-        Style::Hf,
-        &scores,
-        Some(0),
-        false,
-        "t",
-    )
-    .unwrap();
+    let model = plain(&pieces, Style::Hf, &scores);
     let mut state = 7u64;
     for _ in 0..2000 {
         state = state
@@ -107,28 +104,12 @@ fn the_search_finds_the_best_segmentation() {
 fn the_module_example_and_ties_keep_the_first_candidate() {
     let pieces = ["<unk>", "a", "b", "c", "d", "cd", "ab", "abc", "abcd"];
     let scores = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 5.0, 10.0];
-    let model = Unigram::with_style(
-        tables(&pieces, false),
-        Style::Hf,
-        &scores,
-        Some(0),
-        false,
-        "t",
-    )
-    .unwrap();
+    let model = plain(&pieces, Style::Hf, &scores);
     assert_eq!(encode(&model, "abcdacdxx"), [8, 1, 5, 0]);
     assert_eq!(encode(&model, "abxcd"), [6, 0, 5]);
     // "ab" = "a" + "b" in score: the path whose last token starts earliest stays.
     let scores = [0.0, -1.0, -1.0, -1.0, -1.0, -1.0, -2.0, -9.0, -9.0];
-    let model = Unigram::with_style(
-        tables(&pieces, false),
-        Style::Hf,
-        &scores,
-        Some(0),
-        false,
-        "t",
-    )
-    .unwrap();
+    let model = plain(&pieces, Style::Hf, &scores);
     assert_eq!(encode(&model, "ab"), [6]);
     assert_eq!(encode(&model, ""), [] as [u32; 0]);
 }
@@ -236,15 +217,7 @@ fn sentencepiece_rebases_long_texts_as_encode_optimized_does() {
     // and near-ties of a long run of "a" come out otherwise.
     let pieces = ["<unk>", "a", "aa", "aaa", "b", "ab"];
     let scores = [0.0, -3.3, -6.600_001, -9.9, -4.1, -7.35];
-    let model = Unigram::with_style(
-        tables(&pieces, false),
-        Style::SentencePiece,
-        &scores,
-        Some(0),
-        false,
-        "t",
-    )
-    .unwrap();
+    let model = plain(&pieces, Style::SentencePiece, &scores);
     let plain: Vec<(&[u8], u32, f32)> = pieces[1..]
         .iter()
         .enumerate()
@@ -274,9 +247,7 @@ fn a_megabyte_run_of_one_character_is_searched_in_linear_work() {
     let pieces = ["<unk>", "a", "aa", "aaa"];
     let scores = [0.0, -3.0, -5.0, -7.0];
     for style in [Style::SentencePiece, Style::Hf, Style::LlamaCpp] {
-        let model =
-            Unigram::with_style(tables(&pieces, false), style, &scores, Some(0), false, "t")
-                .unwrap();
+        let model = plain(&pieces, style, &scores);
         let mut out = Vec::new();
         model.encode_piece(&b"a".repeat(1 << 20), &mut out).unwrap();
         assert_eq!(out.len(), (1 << 20) / 3 + 1, "{style:?}");
