@@ -44,21 +44,28 @@ def spm_chunks(cmap: CharsMap, text: str) -> Iterator[tuple[int, int, Optional[s
         if text:
             yield 0, len(text), None
         return
-    rules, longest = cmap.rules, cmap.longest
     for match in cmap.starts.finditer(text):
         at = match.start()
         if at < done:
             continue
-        for end in range(min(len(text), at + longest), at, -1):
-            out = rules.get(text[at:end])
-            if out is not None:
-                if at > done:
-                    yield done, at, None
-                yield at, end, out
-                done = end
-                break
+        found = longest_rule(cmap, text, at)
+        if found is not None:
+            if at > done:
+                yield done, at, None
+            yield at, *found
+            done = found[0]
     if done < len(text):
         yield done, len(text), None
+
+
+def longest_rule(cmap: CharsMap, text: str, at: int) -> Optional[tuple[int, str]]:
+    """``(end, output)`` of the map's longest key at ``text[at:]``, or None."""
+    rules = cmap.rules
+    for end in range(min(len(text), at + cmap.longest), at, -1):
+        out = rules.get(text[at:end])
+        if out is not None:
+            return end, out
+    return None
 
 
 def spm_normalize(cmap: CharsMap, text: str) -> str:

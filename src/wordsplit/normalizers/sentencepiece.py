@@ -13,7 +13,7 @@ from typing import Callable
 from .. import spec
 from ..errors import UnsupportedTokenizerError
 from ..sentencepiece import SPACE
-from .precompiled import charsmap_of, spm_chunks
+from .precompiled import charsmap_of, longest_rule, spm_chunks
 
 __all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer"]
 
@@ -73,21 +73,16 @@ class SentencePieceNormalizer:
     def _chunks_with_user_defined(self, text: str):
         """:meth:`_chunks` one place at a time, as ``NormalizePrefix`` reads: the longest
         user-defined piece there, else the map's longest key, else the character."""
-        rules = self._map.rules if self._map is not None and self._map.starts is not None else {}
-        longest = self._map.longest if rules else 0
         chunks, at, size = [], 0, len(text)
         while at < size:
             piece = next((p for p in self._user_defined.get(text[at], ()) if text.startswith(p, at)), None)
+            found = None if piece is not None or self._map is None else longest_rule(self._map, text, at)
             if piece is not None:
                 chunks.append((at, at + len(piece), piece, True))
                 at += len(piece)
-                continue
-            for end in range(min(size, at + longest), at, -1):
-                out = rules.get(text[at:end])
-                if out is not None:
-                    chunks.append((at, end, out, False))
-                    at = end
-                    break
+            elif found is not None:
+                chunks.append((at, *found, False))
+                at = found[0]
             else:
                 chunks.append((at, at + 1, text[at], True))
                 at += 1
