@@ -68,7 +68,7 @@ def unpacked(file: str, directory: str | os.PathLike) -> Path:
 
 
 # GGUF value types (ggml's gguf.h) for the writer below.
-_U32, _I32, _F32, _BOOL, _STRING, _ARRAY = 4, 5, 6, 7, 8, 9
+_U8, _U32, _I32, _F32, _BOOL, _STRING, _ARRAY = 0, 4, 5, 6, 7, 8, 9
 
 
 def _gguf_string(text: str) -> bytes:
@@ -83,6 +83,8 @@ def _gguf_value(value) -> bytes:
         return struct.pack("<I", _STRING) + _gguf_string(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return struct.pack("<II", _U32, value)
+    if isinstance(value, bytes):
+        return struct.pack("<IIQ", _ARRAY, _U8, len(value)) + value
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return struct.pack("<IIQ", _ARRAY, _STRING, len(value)) + b"".join(_gguf_string(v) for v in value)
     if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
@@ -94,7 +96,7 @@ def _gguf_value(value) -> bytes:
 
 def tokenizer_only_gguf(metadata: dict) -> bytes:
     """A GGUF v3 file with no tensors holding the ``general.name`` and ``tokenizer.*`` keys of
-    ``metadata`` (strings, integers, bools and arrays of strings, integers or floats)."""
+    ``metadata`` (strings, integers, bools, bytes and arrays of strings, integers or floats)."""
     keys = [k for k in metadata if k == "general.name" or k.startswith("tokenizer.")]
     body = b"".join(_gguf_string(k) + _gguf_value(metadata[k]) for k in keys)
     return b"GGUF" + struct.pack("<IQQ", 3, 0, len(keys)) + body

@@ -136,7 +136,7 @@ ALL_TYPES_METADATA = {
     "t.u8": 255, "t.i8": -1, "t.u16": 65535, "t.i16": -2, "t.u32": 2**32 - 1, "t.i32": -3, "t.f32": 0.5,
     "t.bool": True, "t.string": "héllo", "t.u64": 2**64 - 1, "t.i64": -(2**63), "t.f64": -1.25,
     "t.bools": [False, True, False], "t.i16s": [-1, 7], "t.strings": ["", "x", "ÿ"],
-    "t.nested": [[1, 2], ["y"]], "t.empty": [], "tokenizer.ggml.tokens": TINY_TOKENS,
+    "t.nested": [b"\x01\x02", ["y"]], "t.empty": [], "tokenizer.ggml.tokens": TINY_TOKENS,
 }
 
 
@@ -436,7 +436,7 @@ def test_chat_template_and_special_ids_come_from_the_metadata():
 
 
 def test_chat_template_of_the_wrong_type_is_a_format_error():
-    with pytest.raises(VocabFormatError, match="'tokenizer.chat_template' should be a string, not list"):
+    with pytest.raises(VocabFormatError, match="'tokenizer.chat_template' should be a string, not bytes"):
         read_gguf(tokenizer_gguf(chat_template=b"{{ x }}"), source="t.gguf")
 
 

@@ -179,7 +179,7 @@ def _f32(value: float) -> float:
 
 @functools.lru_cache(maxsize=None)
 def _charsmap(path) -> bytes:
-    return bytes(v & 0xFF for v in _metadata(path).get("tokenizer.ggml.precompiled_charsmap", []))
+    return _metadata(path).get("tokenizer.ggml.precompiled_charsmap", b"")
 
 
 @functools.lru_cache(maxsize=None)
@@ -415,8 +415,10 @@ REFUSALS = [
     (BERT, {}, {1: ("[PAD]", NORMAL)}, VocabFormatError, "repeats token 0"),
     (BERT, {}, {1: ("<x", USER_DEFINED), 2: ("x>", USER_DEFINED)}, UnsupportedTokenizerError, "overlap"),
     (NOMIC, {}, {5: ("<|im_end|>", USER_DEFINED)}, UnsupportedTokenizerError, "makes the added token 5"),
-    (NOMIC, {"tokenizer.ggml.precompiled_charsmap": [9, 0, 0, 0, 1, 2]}, {}, VocabFormatError, "no room"),
-    (NOMIC, {"tokenizer.ggml.precompiled_charsmap": [6, 0, 0, 0, 1, 2, 3, 4, 5, 6, 0]}, {}, VocabFormatError,
+    (NOMIC, {"tokenizer.ggml.precompiled_charsmap": bytes([9, 0, 0, 0, 1, 2])}, {}, VocabFormatError, "no room"),
+    (NOMIC, {"tokenizer.ggml.precompiled_charsmap": [9, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0]}, {}, VocabFormatError,
+     "array of u8 or i8"),
+    (NOMIC, {"tokenizer.ggml.precompiled_charsmap": bytes([6, 0, 0, 0, 1, 2, 3, 4, 5, 6, 0])}, {}, VocabFormatError,
      "a trie of 6 bytes"),
     (NOMIC, {"tokenizer.ggml.scores": [0.5]}, {}, VocabFormatError, "1 scores"),
     (NOMIC, {"tokenizer.ggml.remove_extra_whitespaces": 1}, {}, VocabFormatError, "should be a bool"),

@@ -33,7 +33,7 @@ pub(crate) fn gguf_scan_head(buf: PyBuffer<u8>) -> PyResult<(u8, u64)> {
 }
 
 /// gguf_metadata(data, packed=()) -> dict | None: the key-value metadata of GGUF bytes, as
-/// the Python reader `read_gguf_metadata` returns it (ints, floats, bools, strs, lists), or
+/// the Python reader `read_gguf_metadata` returns it (ints, floats, bools, strs, bytes, lists), or
 /// None when the bytes are not well-formed (the reference then raises the error). An array of
 /// strings under a key in `packed` is a `PackedStrings` instead of a list (no str per item).
 #[pyfunction]
@@ -168,6 +168,7 @@ fn python_value<'py>(py: Python<'py>, value: &Value<'_>) -> PyResult<Bound<'py, 
         Value::Bool(v) => v.into_pyobject(py)?.to_owned().into_any(),
         Value::Str(v) => v.into_pyobject(py)?.into_any(),
         Value::Strings(items) => PyList::new(py, items)?.into_any(),
+        Value::Bytes(bytes) => PyBytes::new(py, bytes).into_any(),
         Value::Array(items) => {
             let list = PyList::empty(py);
             for item in items {

@@ -172,6 +172,8 @@ pub enum Value<'a> {
     Str(&'a str),
     /// An array of strings (the token and merge lists: hundreds of thousands).
     Strings(Vec<&'a str>),
+    /// An array of u8 or i8 (i8 as its two's complement byte): a SentencePiece character map.
+    Bytes(&'a [u8]),
     /// Any other array.
     Array(Vec<Value<'a>>),
 }
@@ -279,6 +281,7 @@ impl<'a> Reader<'a> {
         }
         let count = count as usize;
         Some(match element_type {
+            0 | 1 => Value::Bytes(self.take(count as u64)?),
             TYPE_STRING => {
                 let mut strings = Vec::with_capacity(count);
                 for _ in 0..count {
@@ -458,7 +461,11 @@ mod tests {
         ints.extend(2u64.to_le_bytes());
         ints.extend((-1i32).to_le_bytes());
         ints.extend(7i32.to_le_bytes());
+        let mut bytes = 1u32.to_le_bytes().to_vec(); // i8
+        bytes.extend(2u64.to_le_bytes());
+        bytes.extend([0xFF, 7]);
         let data = file(&[
+            ("f", TYPE_ARRAY, bytes),
             ("a", 4, 9u32.to_le_bytes().to_vec()),
             ("b", 6, 1.5f32.to_le_bytes().to_vec()),
             ("c", TYPE_BOOL, vec![1]),
@@ -469,6 +476,7 @@ mod tests {
         assert_eq!(
             metadata,
             vec![
+                ("f", Value::Bytes(&[0xFF, 7])),
                 ("a", Value::Unsigned(9)),
                 ("b", Value::Float(1.5)),
                 ("c", Value::Bool(true)),

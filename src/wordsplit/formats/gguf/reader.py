@@ -30,6 +30,7 @@ _MAGIC = b"GGUF"
 _VERSIONS = (2, 3)  # v1 used 32-bit counts and is obsolete (llama.cpp rejects it too)
 
 _TYPE_BOOL, _TYPE_STRING, _TYPE_ARRAY = 7, 8, 9
+_BYTE_TYPES = (0, 1)  # u8 and i8: an array of either reads as bytes (two's complement for i8)
 # struct format of each fixed-size value type (gguf.h `enum gguf_type`); bool is one byte.
 _FIXED_FORMATS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "B", 10: "Q", 11: "q", 12: "d"}
 _TYPE_NAMES = {
@@ -125,6 +126,10 @@ class _Reader:
                 f"{what} declares {count} elements of type {_TYPE_NAMES[element_type]} (at least {min_size} "
                 f"bytes each) but only {remaining} bytes remain"
             )
+        if element_type in _BYTE_TYPES:
+            # An array of bytes (a SentencePiece character map) is bytes, its type kept.
+            start = self.take(count, what)
+            return bytes(self.data[start:start + count])
         fmt = _FIXED_FORMATS.get(element_type)
         if fmt is not None:
             # One C-level unpack for the whole array (token_type has 151,936 entries).
@@ -329,7 +334,8 @@ def is_packed_strings(value: object) -> bool:
 def read_gguf_metadata(data: bytes, *, source: str = "<bytes>") -> dict[str, object]:
     """The key-value metadata of a GGUF v2/v3 file, in file order; the tensors are not read.
 
-    Values are Python ``int``, ``float``, ``bool``, ``str`` or (nested) ``list``.
+    Values are Python ``int``, ``float``, ``bool``, ``str``, ``bytes`` (an array of u8 or i8) or
+    (nested) ``list``.
 
     Raises:
         VocabFormatError: not a GGUF file, an unsupported version, truncated or corrupt data,

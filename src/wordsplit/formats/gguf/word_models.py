@@ -224,13 +224,15 @@ def read_ugm_gguf(metadata: dict, source: str, get) -> Vocab:
 
 
 def _charsmap(metadata: dict, source: str) -> bytes:
-    """``tokenizer.ggml.precompiled_charsmap`` as bytes (an array of u8 or i8), or empty."""
-    values = metadata.get("tokenizer.ggml.precompiled_charsmap")
-    if values is None:
+    """``tokenizer.ggml.precompiled_charsmap`` (an array of u8 or i8, which the reader gives as
+    bytes), or empty."""
+    data = metadata.get("tokenizer.ggml.precompiled_charsmap")
+    if data is None:
         return b""
-    if not isinstance(values, list) or not all(type(v) is int and -128 <= v <= 255 for v in values):
-        raise VocabFormatError(f"{source}: 'tokenizer.ggml.precompiled_charsmap' should be an array of bytes")
-    data = bytes(v & 0xFF for v in values)
+    if not isinstance(data, bytes):
+        # llama.cpp asserts the element type too
+        raise VocabFormatError(f"{source}: 'tokenizer.ggml.precompiled_charsmap' should be an array of u8 or i8 "
+                               "(the map's bytes)")
     # llama.cpp refuses a map without its size, or whose trie leaves no room for outputs
     if len(data) < 4 or int.from_bytes(data[:4], "little") + 4 >= len(data):
         raise VocabFormatError(f"{source}: 'tokenizer.ggml.precompiled_charsmap' ({len(data)} bytes) has no room "
