@@ -4,9 +4,9 @@ GGUF vocabularies: wordsplit's stages against step-by-step references of llama.c
 a byte and a code point at a time from the file's raw metadata), the native backend against the
 Python one, llama.cpp's character tables, and what the readers refuse.
 
-The normalizers and spanners have no native form: on the native backend the Python ones run
-inside the native pipeline, while bert-bge's WordPiece model and the t5 file's Unigram model run
-natively. tests/test_llamacpp_goldens.py holds both files to
+On the native backend every stage is the core's twin of the Python one
+(tests/test_llamacpp_native.py holds each to the Python one). tests/test_llamacpp_goldens.py
+holds both files to
 llama.cpp's library itself, tests/test_llamacpp_parity.py bert-bge to llama.cpp's shipped cases.
 """
 

@@ -43,6 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stages::has_native_normalizer, m)?)?;
     m.add_function(wrap_pyfunction!(stages::native_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(stages::native_alignment, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::native_spanner_pieces, m)?)?;
     m.add_function(wrap_pyfunction!(stages::pipeline_spec_text, m)?)?;
     m.add_function(wrap_pyfunction!(tables::first_bad_merge, m)?)?;
     m.add_function(wrap_pyfunction!(formats::gguf_scan_head, m)?)?;

@@ -12,6 +12,7 @@ use wordsplit::encoders::unigram::unigram_encoder;
 use wordsplit::encoders::wordpiece::word_model_encoder;
 use wordsplit::pipeline::regex_unsupported;
 use wordsplit::spanners::hf_program::StepSpec;
+use wordsplit::spanners::llamacpp::LlamaCppWordPieceSpanner;
 use wordsplit::spanners::{self, HfProgram, Scanner};
 use wordsplit::spec::{ModelSpec, PipelineSpec};
 use wordsplit::{EncoderKind, Literal, MergeTables, NormalizeStage, Pipeline, SpecialPolicy};
@@ -23,7 +24,7 @@ use crate::errors::{py_repr, to_py, unknown_component, ws_error};
 use crate::ids::IdInts;
 use crate::stages::{
     sentencepiece_encoder, sentencepiece_spanner, PyEncoderStage, PyNormalizer, PySpanner, Shared,
-    SENTENCEPIECE_SPANNER,
+    LLAMACPP_WORDPIECE_SPANNER, SENTENCEPIECE_SPANNER,
 };
 use crate::tables::PyTables;
 
@@ -284,6 +285,9 @@ impl PyPipeline {
                 None if spanner == "regex" => builder.regex(pattern, spanner),
                 None if spanner == SENTENCEPIECE_SPANNER => {
                     builder.foreign_spanner(sentencepiece_spanner(py, &spec)?)
+                }
+                None if spanner == LLAMACPP_WORDPIECE_SPANNER => {
+                    builder.foreign_spanner(Box::new(LlamaCppWordPieceSpanner))
                 }
                 None => builder.scanner(scanner(py, spanner, pattern)?),
             },

@@ -14,6 +14,7 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use wordsplit::encoders::sentencepiece;
 use wordsplit::normalizers::AlignmentParts;
 use wordsplit::pipeline::SpannedText;
+use wordsplit::spanners::llamacpp::LlamaCppWordPieceSpanner;
 use wordsplit::spanners::sentencepiece::SentencePieceSpanner;
 use wordsplit::spec::{NormalizerSpec, PipelineSpec};
 use wordsplit::{Encoder, Error, Literal, MergeTables, NormalizeStage, Normalizer, Spanner};
@@ -22,11 +23,14 @@ use crate::errors::{component_error, py_repr, to_py};
 
 /// The registry name of the SentencePiece spanner (`wordsplit.spanners.sentencepiece`).
 pub(crate) const SENTENCEPIECE_SPANNER: &str = "sentencepiece";
+/// The registry name of llama.cpp's WordPiece spanner (`wordsplit.spanners.llamacpp`).
+pub(crate) const LLAMACPP_WORDPIECE_SPANNER: &str = "llamacpp-wordpiece";
 
 /// Whether the core runs a normalizer stage (its JSON object) itself: the Unicode forms,
 /// SentencePiece's normalizer (with its character map), Metaspace, programs of literal Replace
 /// and Prepend steps, programs of Unicode forms, Lowercase, StripAccents, Strip and Precompiled,
-/// and BertNormalizer. `wordsplit.engines.native` asks, and passes no Python normalizer for it.
+/// BertNormalizer, LlamaCppBert and LlamaCppUnigram. `wordsplit.engines.native` asks, and passes
+/// no Python normalizer for it.
 #[pyfunction]
 pub(crate) fn has_native_normalizer(py: Python<'_>, normalizer: &str) -> PyResult<bool> {
     let spec = NormalizerSpec::from_text(normalizer).map_err(|e| to_py(py, e.into()))?;
@@ -80,6 +84,37 @@ pub(crate) fn native_alignment(
     }
     let parts = stage.alignment_parts(text).map_err(|e| to_py(py, e))?;
     Ok(parts.map(|p| (p.normalized, p.head, p.tail)))
+}
+
+/// `native_spanner_pieces(spanner, text)`: the pieces (each with its prefix) the core's spanner
+/// of that name cuts `text` into, for the equivalence tests against the Python spanners; only
+/// the spanners the core runs for a kind of spanner stage (`llamacpp-wordpiece`).
+#[pyfunction]
+pub(crate) fn native_spanner_pieces(
+    py: Python<'_>,
+    spanner: &str,
+    text: &str,
+) -> PyResult<Vec<String>> {
+    if spanner != LLAMACPP_WORDPIECE_SPANNER {
+        let message = format!("the core has no spanner {spanner} to run alone");
+        return Err(to_py(py, Error::Unsupported(message)));
+    }
+    let mut ends = Vec::new();
+    let spanned = LlamaCppWordPieceSpanner
+        .spans(text, &mut ends)
+        .map_err(|e| to_py(py, e))?;
+    let made = spanned
+        .as_ref()
+        .map_or(text, |spanned| spanned.text.as_str());
+    let mut start = 0;
+    Ok(ends
+        .iter()
+        .map(|&end| {
+            let piece = made[start..end].to_owned();
+            start = end;
+            piece
+        })
+        .collect())
 }
 
 /// A pipeline's JSON text as the core reads it and writes it back (its canonical text): the

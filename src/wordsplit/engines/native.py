@@ -5,7 +5,8 @@ One native call does a whole encode. Each stage is native when it can be (the sc
 can compile (BERT's pre-tokenizer among them), the three encoders and ``auto``, the Unicode
 normalizers, a SentencePiece vocabulary's stages: the ``sentencepiece`` spanner, the
 ``score-merge`` and ``rank-merge`` encoders, its normalizer (see :func:`native_normalizer`), and a
-word model's: the ``wordpiece`` and ``word-level`` encoders, HF's ``BertNormalizer``) and otherwise a
+word model's: the ``wordpiece`` and ``word-level`` encoders, HF's ``BertNormalizer``, llama.cpp's
+normalizers and ``llamacpp-wordpiece`` spanner of GGUF WordPiece and Unigram files) and otherwise a
 Python component that the native pipeline calls for its stage (a plug-in spanner, encoder or
 normalizer, or the ``regex`` spanner for a pattern the core cannot run, such as one that can
 match the empty string). While every stage is native, encoding a text of 1 KB or more runs with
@@ -38,13 +39,16 @@ NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODE
                              "score-merge", "rank-merge", "wordpiece", "word-level", "unigram"])
 # The spanners the core builds from the vocabulary's description (a SentencePiece BPE or Unigram one).
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
+# The spanners the core runs for one kind of spanner stage, whatever the vocabulary.
+NATIVE_STAGE_SPANNERS = {"llamacpp-wordpiece": spec.LlamaCppWordPieceSplit}
 
 
 def native_normalizer(stage: spec.Stage) -> bool:
     """Whether the core runs a normalizer stage: the Unicode forms, SentencePiece's normalizer
     (with its character map), Metaspace after one the core runs, programs of literal ``Replace``
     and ``Prepend`` steps, programs of Unicode forms, ``Lowercase``, ``StripAccents``, ``Strip``
-    and ``Precompiled``, and HF's ``BertNormalizer``; not a plug-in's.
+    and ``Precompiled``, HF's ``BertNormalizer``, and llama.cpp's ``LlamaCppBert`` and
+    ``LlamaCppUnigram``; not a plug-in's.
 
     >>> nfkc = spec.Sequence((spec.Nfkc(), spec.Lowercase()))
     >>> native_normalizer(spec.Nfc()), native_normalizer(nfkc), native_normalizer(spec.PluginNormalizer("casefold"))
@@ -368,7 +372,8 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
     pattern = vocab.pattern or ""  # (the regex a native spanner runs; the pipeline says the rest)
     native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner] \
         or spanner in NATIVE_PATTERN_SPANNERS and (vocab.pipeline.sentencepiece or isinstance(
-            vocab.pipeline.model, spec.Unigram) and isinstance(stage, spec.SentencePieceSplit))
+            vocab.pipeline.model, spec.Unigram) and isinstance(stage, spec.SentencePieceSplit)) \
+        or spanner in NATIVE_STAGE_SPANNERS and isinstance(stage, NATIVE_STAGE_SPANNERS[spanner])
     if spanner == "regex" and vocab.pattern is not None:
         expanded = native_regex_pattern(vocab.pattern)
         native_spanner = expanded is not None

@@ -14,7 +14,8 @@
 //! ([`sentencepiece`], [`charsmap`]), programs of literal `Replace` and `Prepend` steps
 //! ([`program`]), programs of Unicode forms, `Lowercase`, `StripAccents`, `Strip` and HF's
 //! `Precompiled` ([`unicode_program`], [`precompiled`], cut into clusters by [`graphemes`]),
-//! and HF's `BertNormalizer` ([`bert`], with the character classes of [`bert_chars`]).
+//! HF's `BertNormalizer` ([`bert`], with the character classes of [`bert_chars`]), and
+//! llama.cpp's normalizers of GGUF WordPiece and Unigram vocabularies ([`llamacpp`]).
 
 pub mod bert;
 mod bert_blocks;
@@ -28,6 +29,9 @@ mod grapheme_classes;
 pub mod graphemes;
 #[rustfmt::skip]
 pub mod hf_char_classes;
+pub mod llamacpp;
+#[rustfmt::skip]
+pub mod llamacpp_tables;
 mod nfc;
 pub mod precompiled;
 pub mod program;
@@ -164,7 +168,7 @@ impl NormalizeStage {
     pub const NAMES: &'static [&'static str] = &["nfc", "nfd", "nfkc", "nfkd", "none"];
 
     /// The stage that runs `spec` in the core, or None when the core does not run it (a
-    /// plug-in, a malformed character map, llama.cpp's normalizers, or a program that mixes literal
+    /// plug-in, a malformed character map, or a program that mixes literal
     /// `Replace` and `Prepend` steps with others, or has a regex `Replace`: the caller supplies
     /// it as [`NormalizeStage::Foreign`]).
     ///
@@ -210,9 +214,29 @@ impl NormalizeStage {
             NormalizerSpec::BertNormalizer { .. } => {
                 NormalizeStage::Foreign(Arc::new(bert::BertNormalizer::of(spec)?))
             }
-            NormalizerSpec::LlamaCppBert { .. }
-            | NormalizerSpec::LlamaCppUnigram { .. }
-            | NormalizerSpec::Plugin(_) => return None,
+            NormalizerSpec::LlamaCppBert {
+                lowercase,
+                strip_accents,
+            } => NormalizeStage::Foreign(Arc::new(llamacpp::LlamaCppBertNormalizer::new(
+                *lowercase,
+                *strip_accents,
+            ))),
+            NormalizerSpec::LlamaCppUnigram {
+                add_space_prefix,
+                remove_extra_whitespaces,
+                charsmap,
+            } => {
+                let map = match charsmap.is_empty() {
+                    true => None,
+                    false => Some(charsmap::CharsMap::of_base64(charsmap).ok()?),
+                };
+                NormalizeStage::Foreign(Arc::new(llamacpp::LlamaCppUnigramNormalizer::new(
+                    *add_space_prefix,
+                    *remove_extra_whitespaces,
+                    map,
+                )))
+            }
+            NormalizerSpec::Plugin(_) => return None,
             NormalizerSpec::Metaspace {
                 replacement,
                 prepend_scheme,

@@ -35,6 +35,7 @@ pub mod classes;
 pub mod gpt2;
 #[cfg(feature = "regex")]
 pub mod hf_program;
+pub mod llamacpp;
 pub mod o200k;
 mod o200k_blocks;
 #[cfg(feature = "regex")]
