@@ -308,6 +308,29 @@ mod tests {
     }
 
     #[test]
+    fn the_stages_of_the_specs_are_native() {
+        use crate::spec::NormalizerSpec;
+        use crate::NormalizeStage;
+        let bert = NormalizerSpec::LlamaCppBert {
+            lowercase: true,
+            strip_accents: false,
+        };
+        let stage = NormalizeStage::from_spec(&bert).unwrap();
+        assert!(stage.is_native() && stage.name() == "LlamaCppBert");
+        assert_eq!(stage.normalize("Ée").unwrap().as_deref(), Some("ée"));
+        let unigram = |charsmap: &str| NormalizerSpec::LlamaCppUnigram {
+            add_space_prefix: true,
+            remove_extra_whitespaces: false,
+            charsmap: charsmap.to_owned(),
+        };
+        let stage = NormalizeStage::from_spec(&unigram("")).unwrap();
+        assert!(stage.is_native() && stage.name() == "LlamaCppUnigram");
+        assert_eq!(stage.normalize(" a").unwrap().as_deref(), Some("▁▁a"));
+        // a malformed map is left to the Python package, which refuses it at load
+        assert!(NormalizeStage::from_spec(&unigram("AQID")).is_none());
+    }
+
+    #[test]
     fn unigram_spaces_a_byte_at_a_time() {
         let merge = LlamaCppUnigramNormalizer::new(true, true, None);
         assert_eq!(merge.normalize("  a   b▁ ").unwrap(), "▁a▁b▁");
