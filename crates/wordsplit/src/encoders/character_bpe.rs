@@ -303,14 +303,13 @@ impl CharacterBpe {
             ids.windows(2)
                 .map(|pair| self.merge_of(pair[0], pair[1]).map_or(NONE, |m| m.0)),
         );
-        loop {
-            // (the first of the lowest: `min_by_key` keeps the first of equals)
-            let Some((at, &rank)) = ranks.iter().enumerate().min_by_key(|&(_, &rank)| rank) else {
-                break;
-            };
-            if rank == NONE {
-                break;
-            }
+        // (the first of the lowest: `min_by_key` keeps the first of equals)
+        while let Some((at, _)) = ranks
+            .iter()
+            .enumerate()
+            .min_by_key(|&(_, &rank)| rank)
+            .filter(|&(_, &rank)| rank != NONE)
+        {
             let (_, made) = self
                 .merge_of(ids[at], ids[at + 1])
                 .expect("a ranked pair merges");
