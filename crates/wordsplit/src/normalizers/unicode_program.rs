@@ -119,28 +119,53 @@ impl Pattern {
         out
     }
 
-    /// `text` with every match replaced by `content`.
+    /// `text` with every match replaced by `content`; `text` itself when every match is
+    /// `content` already (CLIP's text, whose white space is mostly single spaces).
     fn replace(&self, text: String, content: &str) -> String {
         match self {
-            Self::Literal(literal) if text.contains(literal.as_str()) => {
+            Self::Literal(literal) if literal != content && text.contains(literal.as_str()) => {
                 text.replace(literal.as_str(), content)
             }
             Self::Literal(_) => text,
-            Self::WhiteSpace { .. } if !text.contains(char::is_whitespace) => text,
-            Self::WhiteSpace { .. } => {
-                let chars: Vec<char> = text.chars().collect();
+            &Self::WhiteSpace { runs } => {
+                let matches = white_space_matches(&text, runs);
+                if matches
+                    .iter()
+                    .all(|&(start, end)| &text[start..end] == content)
+                {
+                    return text;
+                }
                 let mut out = String::with_capacity(text.len());
                 let mut done = 0;
-                for (start, end) in self.matches(&chars) {
-                    out.extend(&chars[done..start]);
+                for (start, end) in matches {
+                    out.push_str(&text[done..start]);
                     out.push_str(content);
                     done = end;
                 }
-                out.extend(&chars[done..]);
+                out.push_str(&text[done..]);
                 out
             }
         }
     }
+}
+
+/// The byte ranges of [`Pattern::WhiteSpace`]'s matches in `text`.
+fn white_space_matches(text: &str, runs: bool) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut joins = false; // whether the last character was white space in the last match
+    for (at, c) in text.char_indices() {
+        if !c.is_whitespace() {
+            joins = false;
+            continue;
+        }
+        let end = at + c.len_utf8();
+        match out.last_mut() {
+            Some(last) if runs && joins => last.1 = end,
+            _ => out.push((at, end)),
+        }
+        joins = true;
+    }
+    out
 }
 
 /// HF's normalizers in sequence, when they are the steps above only.
@@ -205,7 +230,13 @@ impl UnicodeProgram {
                 Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
                 Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
                 Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
-                Step::Lowercase if text.is_ascii() => text.to_ascii_lowercase(),
+                Step::Lowercase if text.is_ascii() => {
+                    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+                        text.to_ascii_lowercase()
+                    } else {
+                        text
+                    }
+                }
                 Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
                 Step::Replace { pattern, content } => pattern.replace(text, content),
                 Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
@@ -401,6 +432,41 @@ mod tests {
         );
     }
 
+    fn replace(pattern: &str, content: &str, regex: bool) -> NormalizerSpec {
+        NormalizerSpec::Replace {
+            pattern: pattern.into(),
+            content: content.into(),
+            regex,
+        }
+    }
+
+    #[test]
+    fn white_space_is_replaced_by_runs_or_by_character() {
+        let program = |steps| UnicodeProgram::new(&NormalizerSpec::Sequence(steps)).unwrap();
+        let clip = program(vec![
+            NormalizerSpec::Nfc,
+            replace("\\s+", " ", true),
+            NormalizerSpec::Lowercase,
+        ]);
+        assert_eq!(clip.normalize("A \t\u{3000}B\u{85}C  ").unwrap(), "a b c ");
+        assert_eq!(clip.normalize("a b").unwrap(), "a b");
+        // Each replacement character is placed at the last character of its match.
+        let (f, t) = (false, true);
+        assert_eq!(
+            parts(&clip, "a \tb"),
+            Some(("a b".into(), vec![(0, 1, t), (2, 3, f), (3, 4, t)]))
+        );
+        let each = program(vec![replace("\\s", "<>", true)]);
+        assert_eq!(each.normalize(" a\n").unwrap(), "<>a<>");
+        assert!(
+            UnicodeProgram::new(&NormalizerSpec::Sequence(vec![replace("\\d", "", true)]))
+                .is_none()
+        );
+        assert!(
+            UnicodeProgram::new(&NormalizerSpec::Sequence(vec![replace("", "x", false)])).is_none()
+        );
+    }
+
     #[test]
     fn the_text_alone_is_the_text_of_the_places() {
         let steps = [
@@ -418,6 +484,11 @@ mod tests {
                 left: false,
                 right: true,
             },
+            replace("\\s+", " ", true),
+            replace("\\s+", "", true),
+            replace("\\s", "\u{3000}", true),
+            replace("a", "a\u{301}b", false),
+            replace(" ", " ", false),
         ];
         let alphabet = [
             "a",
