@@ -1,5 +1,6 @@
-"""WordPiece (BERT-style) tokenizers: one pass over whole corpora, single thread, against HF
-``tokenizers`` (the oracle), tokie and kitoken; prints a Markdown table.
+"""WordPiece (BERT-style) tokenizers, and the other word-model files of tests/data/wordpiece/
+(CLIP's BPE over characters, ``--vocabs clip-vit-base-patch32``): one pass over whole corpora,
+single thread, against HF ``tokenizers`` (the oracle), tokie and kitoken; prints a Markdown table.
 
     python benches/wordpiece_bench.py [CORPUS_DIR] [--corpora prose,code,multilingual]
         [--max-bytes 4MB] [--doc-bytes 16KB] [--runs 3]

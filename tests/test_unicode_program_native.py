@@ -1,5 +1,6 @@
-"""The core's normalizer of HF programs of Unicode forms, ``Lowercase``, ``StripAccents`` and
-``Strip`` (``crates/wordsplit/src/normalizers/unicode_program.rs``: the Rust Tokenizer and the
+"""The core's normalizer of HF programs of Unicode forms, ``Lowercase``, ``StripAccents``,
+``Strip`` and ``Replace`` of a string or of white space (``\\s+``, CLIP's, and ``\\s``)
+(``crates/wordsplit/src/normalizers/unicode_program.rs``: the Rust Tokenizer and the
 WebAssembly module run BERT-style files such as tests/data/wordpiece/bert-wiki with it) against
 the Python package's program (``ProgramNormalizer`` and ``program_alignment``, which
 tests/test_offsets_normalizers.py holds to HF): the same text and the same alignment of every
@@ -27,6 +28,11 @@ STEPS = st.sampled_from([
     {"type": "StripAccents"}, {"type": "Strip", "strip_left": True, "strip_right": True},
     {"type": "Strip", "strip_left": False, "strip_right": True},
     {"type": "Strip", "strip_left": True, "strip_right": False},
+    {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "},
+    {"type": "Replace", "pattern": {"Regex": "\\s"}, "content": "<s>"},
+    {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": ""},
+    {"type": "Replace", "pattern": {"String": "aa"}, "content": "́b"},
+    {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
 ])
 # What the steps change: accents and marks (composed, combining, stacked, reordered), case
 # (İ, ẞ, Σ, ǅ, the Cherokee and Georgian letters), compatibility forms, white space of every kind.
@@ -57,3 +63,18 @@ def test_text_and_alignment_are_the_python_programs(steps, text):
 def test_the_programs_are_native_and_mixed_ones_are_not():
     assert native_normalizer(normalizer_program([{"type": "NFD"}, {"type": "Lowercase"}, {"type": "StripAccents"}]))
     assert not native_normalizer(normalizer_program([{"type": "NFD"}, {"type": "Prepend", "prepend": "_"}]))
+    clip = [{"type": "NFC"}, {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}, {"type": "Lowercase"}]
+    assert native_normalizer(normalizer_program(clip))
+    # Other regexes are the Python program's (the core has no translation of HF's patterns).
+    assert not native_normalizer(normalizer_program([{"type": "Replace", "pattern": {"Regex": "\\d+"},
+                                                      "content": "0"}]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(ALPHABET | st.sampled_from(["aa", "aaa", " \t ", "\r\n"]), max_size=30).map("".join))
+def test_clips_normalizer_is_the_python_programs(text):
+    clip = [{"type": "NFC"}, {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}, {"type": "Lowercase"}]
+    expected, alignment = program_alignment(ProgramNormalizer(normalizer_program(clip)), text)
+    normalized, parts = _native(clip, text)
+    assert normalized == expected
+    assert parts == (None if alignment is None else (expected, alignment, 0))

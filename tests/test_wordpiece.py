@@ -100,6 +100,9 @@ def test_ids_are_hfs_on_every_text(name, backend):
 
 def test_the_pipeline_is_the_files(name):
     pipeline = load_vocab(FILES[name]).pipeline
+    # Every stage of every file runs in the core on the native backend (its encoder, CLIP's
+    # normalizer among the normalizers).
+    assert build(FILES[name], "native")._engine.native
     if name == "genslm-codon-wordlevel":
         assert pipeline.model == WordLevel("[UNK]") and pipeline.decoder == NoDecoder()
         return

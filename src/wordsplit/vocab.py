@@ -26,7 +26,7 @@ from .errors import VocabFormatError
 from .registry import NORMALIZERS
 from .spec import Metaspace, NoNormalizer, PipelineSpec, PluginNormalizer, PrefixSpace, RegexSplit, Stage
 from .spec import Sequence as NormalizerSequence
-from .spec import BytePairEncoding, SentencePieceBpe, normalizer_from_name
+from .spec import BytePairEncoding, CharacterBpe, SentencePieceBpe, normalizer_from_name
 
 
 
@@ -269,11 +269,12 @@ class Vocab:
         """Check packed merges as :func:`_validate` checks a dict of them, in the native tables
         (built already); the first bad merge gets the same message."""
         packed = self.packed_merges()
-        bad = extension().first_bad_merge(self.native_tables(), packed)
+        cut = merge_cut(self.pipeline.model)
+        bad = extension().first_bad_merge(self.native_tables(), packed, cut)
         if bad is not None:
             left, right, rank = unpack_merge(packed, bad)
             by_id = {i: piece for piece, i in self.ranks.items()}
-            _check_merge(self.source, by_id, self.ranks, left, right, rank)
+            _check_merge(self.source, by_id, self.ranks, left, right, rank, cut)
 
     @property
     def pattern(self) -> str | None:
@@ -700,15 +701,28 @@ def _validate(source, ranks, special_tokens, added_tokens, pipeline, merges) -> 
     _check_ids(source, ranks, special_tokens, added_tokens)
     if merges is not None:
         by_id = {i: piece for piece, i in ranks.items()}
+        cut = merge_cut(pipeline.model)
         for (left, right), rank in merges.items():
-            _check_merge(source, by_id, ranks, left, right, rank)
+            _check_merge(source, by_id, ranks, left, right, rank, cut)
 
 
-def _check_merge(source, by_id, ranks, left, right, rank) -> None:
-    """A merge names two BPE tokens whose bytes together are a BPE token."""
+def merge_cut(model: Stage) -> int:
+    """The bytes a merge drops from the start of its right token: the length of HF's BPE
+    ``continuing_subword_prefix`` (a merge of ``a`` and ``##b`` makes ``ab``), else 0.
+
+    >>> from wordsplit.spec import CharacterBpe
+    >>> merge_cut(CharacterBpe(continuing_subword_prefix="##"))
+    2
+    """
+    return len(model.continuing_subword_prefix.encode("utf-8")) if isinstance(model, CharacterBpe) else 0
+
+
+def _check_merge(source, by_id, ranks, left, right, rank, cut: int = 0) -> None:
+    """A merge names two BPE tokens whose bytes together (the right one's after its first
+    ``cut``, :func:`merge_cut`) are a BPE token."""
     if left not in by_id or right not in by_id:
         raise VocabFormatError(f"{source}: merge #{rank} ({left}, {right}) names an id that is not a BPE token")
-    if by_id[left] + by_id[right] not in ranks:
+    if by_id[left] + by_id[right][cut:] not in ranks:
         raise VocabFormatError(
             f"{source}: merge #{rank} {by_id[left]!r} + {by_id[right]!r} makes a token that is not in "
             "the vocabulary"

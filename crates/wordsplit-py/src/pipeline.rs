@@ -7,7 +7,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
-use wordsplit::encoders::check_model;
+use wordsplit::encoders::character_bpe::character_bpe_encoder;
 use wordsplit::encoders::unigram::unigram_encoder;
 use wordsplit::encoders::wordpiece::word_model_encoder;
 use wordsplit::pipeline::regex_unsupported;
@@ -236,8 +236,6 @@ impl PyPipeline {
                 }))
             }
             None => {
-                // (a model the core's encoders do not run needs the Python encoder)
-                check_model(&spec.model).map_err(|e| to_py(py, e))?;
                 let model_encoder = sentencepiece_encoder(
                     py,
                     &tables.inner,
@@ -248,6 +246,10 @@ impl PyPipeline {
                 )
                 .or_else(|| {
                     word_model_encoder(encoder, &tables.inner, &spec.model, &tables.vocab_name)
+                        .map(|made| made.map_err(|e| to_py(py, e)))
+                })
+                .or_else(|| {
+                    character_bpe_encoder(encoder, &tables.inner, &spec.model, &tables.vocab_name)
                         .map(|made| made.map_err(|e| to_py(py, e)))
                 })
                 .or_else(|| {

@@ -124,12 +124,19 @@ fn merge_triples(bytes: &[u8]) -> Vec<(u32, u32, u32)> {
         .collect()
 }
 
-/// first_bad_merge(tables, merges): the index of the first of the packed merges (as for
-/// `MergeTables`) that names an id that is not a BPE token of `tables`, or whose two tokens
-/// together are no BPE token; None when every merge is sound. (The Python side words the
-/// error, as its check of a dict of merges does.)
+/// first_bad_merge(tables, merges, cut=0): the index of the first of the packed merges (as
+/// for `MergeTables`) that names an id that is not a BPE token of `tables`, or whose two
+/// tokens together, the right one without its first `cut` bytes (HF's BPE with a
+/// continuing-subword prefix of that length), are no BPE token; None when every merge is
+/// sound. (The Python side words the error, as its check of a dict of merges does.)
 #[pyfunction]
-pub(crate) fn first_bad_merge(py: Python<'_>, tables: &PyTables, merges: &[u8]) -> Option<usize> {
+#[pyo3(signature = (tables, merges, cut=0))]
+pub(crate) fn first_bad_merge(
+    py: Python<'_>,
+    tables: &PyTables,
+    merges: &[u8],
+    cut: usize,
+) -> Option<usize> {
     let tables = &tables.inner;
     let triples = merge_triples(merges);
     py.allow_threads(|| {
@@ -152,7 +159,7 @@ pub(crate) fn first_bad_merge(py: Python<'_>, tables: &PyTables, merges: &[u8]) 
                 };
                 joined.clear();
                 joined.extend_from_slice(a);
-                joined.extend_from_slice(b);
+                joined.extend_from_slice(b.get(cut..).unwrap_or_default());
                 tables.rank_of(&joined).is_none()
             })
         };

@@ -1,12 +1,14 @@
 """``character-bpe``: HF's BPE model over each piece's characters (or bytes), with an
-end-of-word suffix and the unknown token (:class:`~wordsplit.spec.CharacterBpe`).
+end-of-word suffix, a continuing-subword prefix and the unknown token
+(:class:`~wordsplit.spec.CharacterBpe`).
 
 As HF's ``BPE::merge_word``: each character (each byte, for a byte-level vocabulary) is a
-symbol, the last one spelled with the end-of-word suffix (CLIP's ``</w>``); a symbol that is
-no token becomes the unknown token (consecutive ones a single one with ``fuse_unk``), or is
-dropped when the model has none. Then ``Word::merge_all``: the adjacent pair listed first in
-the merges becomes the token the two spell together, the leftmost on ties, until no listed
-pair is left.
+symbol, every one after the first spelled with the prefix and the last one with the
+end-of-word suffix (CLIP's ``</w>``); a symbol that is no token becomes the unknown token
+(consecutive ones a single one with ``fuse_unk``), or is dropped when the model has none. Then
+``Word::merge_all``: the adjacent pair of lowest rank in the merges becomes the token of the
+left one's bytes and the right one's after the prefix's length, the leftmost on ties, until no
+listed pair is left. The core's ``character-bpe`` encoder is this one's native twin.
 
 >>> from wordsplit import Vocab
 >>> from wordsplit.spec import CharacterBpe, PipelineSpec, Split, SplitProgram
@@ -26,6 +28,7 @@ from typing import Optional
 from ..errors import EncodeInputError
 from ..spec import CharacterBpe
 from ..tables import MergeTables
+from ..vocab import merge_cut
 from .heap_merge import merge_spans
 from .score_merge import model_encoder
 
@@ -45,9 +48,12 @@ class CharacterBpeEncoder:
         self.ranks = vocab.ranks
         self.merges = vocab.merges or {}
         text_of = {i: data for data, i in self.ranks.items()}
-        # The token each listed pair makes (the two spell it together).
-        self.made = {pair: self.ranks[text_of[pair[0]] + text_of[pair[1]]] for pair in self.merges}
+        # The token each listed pair makes: the two spell it together, the right one without
+        # the prefix's length (HF's rule; the reader and Vocab checked it is a token).
+        cut = merge_cut(model)
+        self.made = {pair: self.ranks[text_of[pair[0]] + text_of[pair[1]][cut:]] for pair in self.merges}
         self.suffix = model.end_of_word_suffix.encode("utf-8")
+        self.prefix = model.continuing_subword_prefix.encode("utf-8")
 
     def _unknown(self, piece: bytes) -> int:
         unk = self.ranks.get(self.model.unk_token.encode("utf-8"))
@@ -63,7 +69,9 @@ class CharacterBpeEncoder:
 
     def token_lengths(self, piece: bytes) -> list[int]:
         """The length in bytes of the part of ``piece`` each token stands for (a byte-level
-        token may end inside a character; a token's text holds the suffix besides)."""
+        token may end inside a character; a token's text holds the prefix and suffix
+        besides). A character dropped (no token, and no unknown token) belongs to the next
+        token (HF's offsets, which add up the lengths of the symbols kept, skip it instead)."""
         start, lengths = 0, []
         for _, end in self.tokens_of(piece):
             lengths.append(end - start)
@@ -82,7 +90,8 @@ class CharacterBpeEncoder:
         position = 0
         for k, unit in enumerate(units):
             position += len(unit)
-            found = self.ranks.get(unit + self.suffix if k == len(units) - 1 else unit)
+            symbol = self.prefix + unit if k else unit
+            found = self.ranks.get(symbol + self.suffix if k == len(units) - 1 else symbol)
             if found is not None:
                 if unknown is not None:
                     ids.append(self._unknown(piece))

@@ -4,8 +4,9 @@ One native call does a whole encode. Each stage is native when it can be (the sc
 ``regex`` spanner for any pattern the core can compile, ``hf-split`` programs whose patterns it
 can compile (BERT's pre-tokenizer among them), the three encoders and ``auto``, the Unicode
 normalizers, a SentencePiece vocabulary's stages: the ``sentencepiece`` spanner, the
-``score-merge`` and ``rank-merge`` encoders, its normalizer (see :func:`native_normalizer`), and a
-word model's: the ``wordpiece`` and ``word-level`` encoders, HF's ``BertNormalizer``, llama.cpp's
+``score-merge`` and ``rank-merge`` encoders, its normalizer (see :func:`native_normalizer`), a
+word model's: the ``wordpiece`` and ``word-level`` encoders, HF's ``BertNormalizer``, the
+``unigram`` and ``character-bpe`` encoders of Unigram and HF's BPE over characters, llama.cpp's
 normalizers and ``llamacpp-wordpiece`` spanner of GGUF WordPiece and Unigram files) and otherwise a
 Python component that the native pipeline calls for its stage (a plug-in spanner, encoder or
 normalizer, or the ``regex`` spanner for a pattern the core cannot run, such as one that can
@@ -34,9 +35,10 @@ from ..core import extension
 
 # Encoder names the native core implements ("auto" is its own strategy; see options.py), the
 # SentencePiece encoders, which it builds from the vocabulary's pattern, and the word models'
-# (WordPiece, WordLevel) and Unigram's, which it builds from the vocabulary's model.
+# (WordPiece, WordLevel), Unigram's and HF's BPE over characters', which it builds from the
+# vocabulary's model.
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
-                             "score-merge", "rank-merge", "wordpiece", "word-level", "unigram"])
+                             "score-merge", "rank-merge", "wordpiece", "word-level", "unigram", "character-bpe"])
 # The spanners the core builds from the vocabulary's description (a SentencePiece BPE or Unigram one).
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 # The spanners the core runs for one kind of spanner stage, whatever the vocabulary.

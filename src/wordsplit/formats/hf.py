@@ -520,7 +520,7 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
         return read_hf_unigram(spec, source=source, name=name or file_stem(source), eos_token=eos_token, data=data)
     if is_sentencepiece_style(spec, source):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
         return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
-    if model["type"] == "BPE" and is_character_bpe(spec):  # CLIP's </w>, BPE over characters with [UNK]
+    if model["type"] == "BPE" and is_character_bpe(spec):  # CLIP's </w>, a subword prefix, BPE over characters
         return read_hf_character_bpe(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     _check_model(model, source)
     decoder = spec.get("decoder")

@@ -1,14 +1,19 @@
 """HF ``tokenizer.json`` files whose BPE model is not plain byte-level BPE: an
-``end_of_word_suffix`` (CLIP's ``</w>``), or BPE over characters with the unknown token (files
-without a ``ByteLevel`` pre-tokenizer: the tokenizers quicktour's, Tortoise TTS's).
+``end_of_word_suffix`` (CLIP's ``</w>``), a ``continuing_subword_prefix``, or BPE over
+characters with the unknown token (files without a ``ByteLevel`` pre-tokenizer: the tokenizers
+quicktour's, Tortoise TTS's).
 
 Read into a :class:`~wordsplit.spec.CharacterBpe` model: the vocab's tokens (byte-level ones
 as their bytes, with a ByteLevel pre-tokenizer; else their text), the merge list as the
-vocabulary's pair-ranked merges, ``unk_token`` and ``fuse_unk``; the normalizer and
+vocabulary's pair-ranked merges (a pair listed twice has its last rank, as HF's map of them
+keeps), ``unk_token``, ``fuse_unk``, the suffix and the prefix; the normalizer and
 post-processor as for any tokenizer.json; the pre-tokenizer as for byte-level files (a
 ``ByteLevel`` last) or as for word models (splits only); the ``ByteLevel`` decoder, or none
 (the tokens joined by spaces). What HF's BPE has beyond that is refused: ``dropout`` (not
-deterministic), ``continuing_subword_prefix``, ``ignore_merges``, other decoders.
+deterministic), ``ignore_merges``, other decoders; and what HF itself fails on or has no one
+answer for: a merge whose right token is shorter than the prefix or cut by it inside a
+character (HF panics loading it), ``unk_token: ""``, a byte-level file whose prefix or suffix
+is not printable ASCII (its bytes would differ from its text's).
 """
 
 from __future__ import annotations
@@ -33,25 +38,38 @@ def _has_byte_level(pre_tokenizer: Any) -> bool:
 
 def is_character_bpe(spec: Mapping[str, Any]) -> bool:
     """Whether a (non-SentencePiece-style) BPE tokenizer.json is read here: it has an
-    end-of-word suffix, or no ByteLevel pre-tokenizer (its symbols are characters)."""
+    end-of-word suffix or a continuing-subword prefix, or no ByteLevel pre-tokenizer (its
+    symbols are characters)."""
     model = spec["model"]
-    return bool(model.get("end_of_word_suffix")) or not _has_byte_level(spec.get("pre_tokenizer"))
+    return bool(model.get("end_of_word_suffix")) or bool(model.get("continuing_subword_prefix")) \
+        or not _has_byte_level(spec.get("pre_tokenizer"))
 
 
-def _check_options(model: Mapping[str, Any], source: str) -> None:
+def _check_options(model: Mapping[str, Any], byte_level: bool, source: str) -> None:
     dropout = model.get("dropout")
     if dropout not in (None, 0, 0.0):
         raise UnsupportedTokenizerError(
             f"{source}: BPE dropout={dropout!r} makes a text's ids random (each encode drops merges by chance); "
             "wordsplit gives one deterministic answer: set dropout to null, as at inference"
         )
-    for key in ("continuing_subword_prefix", "ignore_merges"):
-        if model.get(key) not in (None, "", False):
-            raise UnsupportedTokenizerError(f"{source}: BPE {key}={model[key]!r} with a character-level BPE is not "
-                                            "supported")
-    for key in ("unk_token", "end_of_word_suffix"):
+    if model.get("ignore_merges") not in (None, False):
+        raise UnsupportedTokenizerError(f"{source}: BPE ignore_merges={model['ignore_merges']!r} with a "
+                                        "character-level BPE is not supported")
+    for key in ("unk_token", "end_of_word_suffix", "continuing_subword_prefix"):
         if model.get(key) is not None and not isinstance(model.get(key), str):
             raise VocabFormatError(f"{source}: BPE {key} must be a string or null")
+    if model.get("unk_token") == "":
+        raise UnsupportedTokenizerError(
+            f"{source}: BPE unk_token \"\" is a token HF looks up (and fails on when a character has no token), "
+            "not the absence of one; set unk_token to null, or to a token of the vocab"
+        )
+    for key in ("end_of_word_suffix", "continuing_subword_prefix"):
+        affix = model.get(key) or ""
+        if byte_level and not all("!" <= char <= "~" for char in affix):
+            raise UnsupportedTokenizerError(
+                f"{source}: BPE {key}={affix!r} with a ByteLevel pre-tokenizer: only printable ASCII is the same "
+                "bytes as byte-level text and as UTF-8"
+            )
 
 
 def read_hf_character_bpe(spec: Mapping[str, Any], *, source: str, name: str, eos_token: str | None = None) -> Vocab:
@@ -65,11 +83,12 @@ def read_hf_character_bpe(spec: Mapping[str, Any], *, source: str, name: str, eo
     from .hf_word_models import _spanner, vocab_ranks
 
     model = spec["model"]
-    _check_options(model, source)
-    table = model.get("vocab")
     byte_level = _has_byte_level(spec.get("pre_tokenizer"))
+    _check_options(model, byte_level, source)
+    table = model.get("vocab")
     ranks = vocab_ranks(table, source, byte_level)
-    merges = _merges(model.get("merges"), ranks, byte_level, source)
+    prefix = model.get("continuing_subword_prefix") or ""
+    merges = _merges(model.get("merges"), table, ranks, prefix, byte_level, source)
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
     normalizer = _normalizer(spec.get("normalizer"), source)
@@ -83,7 +102,7 @@ def read_hf_character_bpe(spec: Mapping[str, Any], *, source: str, name: str, eo
     pipeline = PipelineSpec(
         spanner=RegexSplit(spanner) if isinstance(spanner, str) else spanner, normalizer=normalizer,
         model=CharacterBpe(model.get("unk_token") or "", bool(model.get("fuse_unk")),
-                           model.get("end_of_word_suffix") or "", byte_level),
+                           model.get("end_of_word_suffix") or "", byte_level, prefix),
         decoder=_decoder(spec.get("decoder"), byte_level, source),
         post_processor=post_processor_stage(spec.get("post_processor"), source),
     )
@@ -93,28 +112,51 @@ def read_hf_character_bpe(spec: Mapping[str, Any], *, source: str, name: str, eo
                  literal_flags=flags)
 
 
-def _merges(value: Any, ranks: Mapping[bytes, int], byte_level: bool, source: str) -> dict[tuple[int, int], int]:
-    """The merge list as ``(left id, right id) → rank``; the first listing of a pair counts."""
-    from .hf import _merge_pairs
-
-    if byte_level:
-        pairs = _merge_pairs(value, source)
-    else:
-        if not isinstance(value, list):
-            raise VocabFormatError(f"{source}: model.merges must be a list")
-        pairs = []
-        for rank, merge in enumerate(value):
-            parts = merge.split(" ") if isinstance(merge, str) else merge
-            if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) for p in parts):
-                raise VocabFormatError(f"{source}: merge #{rank} {merge!r} is not a pair of tokens")
-            pairs.append((parts[0].encode("utf-8"), parts[1].encode("utf-8")))
+def _merges(value: Any, table: Mapping[str, int], ranks: Mapping[bytes, int], prefix: str, byte_level: bool,
+            source: str) -> dict[tuple[int, int], int]:
+    """The merge list as ``(left id, right id) → rank``; a pair listed twice has its last rank
+    (HF collects the list into a map). Each merge makes the token HF's ``BpeBuilder`` makes:
+    the left token's text and the right one's after the prefix's length in UTF-8 bytes, which
+    must be a vocab entry, and (checked here) the token of the left one's bytes and the right
+    one's after the same count of bytes, the encoders' rule (:func:`wordsplit.vocab.merge_cut`).
+    """
+    if not isinstance(value, list):
+        raise VocabFormatError(f"{source}: model.merges must be a list")
+    cut = len(prefix.encode("utf-8"))
     merges: dict[tuple[int, int], int] = {}
-    for rank, (left, right) in enumerate(pairs):
-        if left not in ranks or right not in ranks or left + right not in ranks:
+    for rank, merge in enumerate(value):
+        parts = merge.split(" ") if isinstance(merge, str) else merge
+        if not isinstance(parts, list) or len(parts) != 2 or not all(isinstance(p, str) for p in parts):
+            raise VocabFormatError(f"{source}: merge #{rank} {merge!r} is not a pair of tokens")
+        left, right = parts
+        if left not in table or right not in table:
+            raise VocabFormatError(f"{source}: merge #{rank} {left!r} + {right!r} names a token the vocab does not "
+                                   "have")
+        tail = right.encode("utf-8")[cut:]
+        try:
+            made = left + tail.decode("utf-8")
+        except UnicodeDecodeError:
+            made = None
+        if len(right.encode("utf-8")) < cut or made is None:
             raise VocabFormatError(
-                f"{source}: merge #{rank} {left!r} + {right!r} names a token the vocab does not have"
+                f"{source}: merge #{rank} {left!r} + {right!r}: the right token is shorter than the "
+                f"continuing_subword_prefix {prefix!r} or cut by it inside a character (HF fails to load it)"
             )
-        merges.setdefault((ranks[left], ranks[right]), rank)
+        if made not in table:
+            raise VocabFormatError(f"{source}: merge #{rank} {left!r} + {right!r} makes {made!r}, which is not in "
+                                   "the vocab")
+        if byte_level:
+            from .bytelevel import token_bytes
+
+            pair = token_bytes(left), token_bytes(right)
+            if ranks.get(pair[0] + pair[1][cut:]) != table[made]:
+                raise UnsupportedTokenizerError(
+                    f"{source}: merge #{rank} {left!r} + {right!r} makes {made!r}, which is not the token of "
+                    "their bytes (the right one's after the prefix)"
+                )
+        else:
+            pair = left.encode("utf-8"), right.encode("utf-8")
+        merges[(ranks[pair[0]], ranks[pair[1]])] = rank
     return merges
 
 

@@ -136,20 +136,26 @@ class WordLevel(Stage):
 
 class CharacterBpe(Stage):
     """HF's BPE model with the options byte-level BPE does not have: each piece's symbols are
-    its characters (its bytes, with ``byte_level``), the last one spelled with
-    ``end_of_word_suffix`` (CLIP's ``</w>``); a symbol that is no token is ``unk_token``
-    (consecutive ones one token with ``fuse_unk``), or dropped when there is none; then the
-    adjacent pair listed first in the file's merges merges, leftmost on ties, as HF's
-    ``Word::merge_all`` does (the vocabulary's pair-ranked merges)."""
+    its characters (its bytes, with ``byte_level``), every one after the first spelled with
+    ``continuing_subword_prefix`` and the last one with ``end_of_word_suffix`` (CLIP's
+    ``</w>``); a symbol that is no token is ``unk_token`` (consecutive ones one token with
+    ``fuse_unk``), or dropped when there is none; then the adjacent pair listed in the file's
+    merges with the lowest rank merges, leftmost on ties, as HF's ``Word::merge_all`` does
+    (the vocabulary's pair-ranked merges), into the token of the left one's bytes and the
+    right one's after the prefix's length (HF's rule). The prefix and suffix are their UTF-8
+    bytes in every symbol."""
 
     kind: ClassVar[str] = "CharacterBpe"
-    FIELDS: ClassVar[dict] = {"unk_token": str, "fuse_unk": bool, "end_of_word_suffix": str, "byte_level": bool}
-    DEFAULTS: ClassVar[dict] = {"unk_token": "", "fuse_unk": False, "end_of_word_suffix": "", "byte_level": False}
+    FIELDS: ClassVar[dict] = {"unk_token": str, "fuse_unk": bool, "end_of_word_suffix": str, "byte_level": bool,
+                              "continuing_subword_prefix": str}
+    DEFAULTS: ClassVar[dict] = {"unk_token": "", "fuse_unk": False, "end_of_word_suffix": "", "byte_level": False,
+                                "continuing_subword_prefix": ""}
     __slots__ = tuple(FIELDS)
     unk_token: str
     fuse_unk: bool
     end_of_word_suffix: str
     byte_level: bool
+    continuing_subword_prefix: str
 
 
 Model = Union[BytePairEncoding, SentencePieceBpe, WordPiece, Unigram, WordLevel, CharacterBpe]

@@ -5,6 +5,7 @@
 pub mod backtrack;
 pub mod backtrack_tables;
 pub mod buffer_sweep;
+pub mod character_bpe;
 pub mod heap_merge;
 pub mod prefix_trie;
 pub mod rank_merge;
@@ -16,7 +17,6 @@ pub mod wordpiece;
 use std::sync::Arc;
 
 use crate::error::Error;
-use crate::spec::ModelSpec;
 use crate::tables::MergeTables;
 
 /// A span encoder: the ids of one piece of text.
@@ -53,24 +53,6 @@ pub trait Encoder: Send + Sync {
     fn token_lengths(&self, piece: &[u8], out: &mut Vec<usize>) -> Result<bool, Error> {
         let _ = (piece, out);
         Ok(false)
-    }
-}
-
-/// Whether the core's encoders run `model`: they run byte-level BPE, SentencePiece BPE,
-/// WordPiece and WordLevel ([`wordpiece`]) and Unigram ([`unigram`]); for CharacterBpe
-/// [`Error::Unsupported`] (an encoder supplied from outside the core runs it).
-pub fn check_model(model: &ModelSpec) -> Result<(), Error> {
-    match model {
-        ModelSpec::Bpe
-        | ModelSpec::SentencePieceBpe { .. }
-        | ModelSpec::WordPiece { .. }
-        | ModelSpec::WordLevel { .. }
-        | ModelSpec::Unigram { .. } => Ok(()),
-        other => Err(Error::Unsupported(format!(
-            "the core's encoders run BPE, SentencePieceBpe, WordPiece, WordLevel and Unigram \
-             models, not {}; pass the encoder that runs it",
-            other.kind()
-        ))),
     }
 }
 

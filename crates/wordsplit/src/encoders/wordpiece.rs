@@ -63,15 +63,15 @@ pub fn word_model_encoder(
 }
 
 /// The unknown token of a model: its id, or the error of a piece that needs it when the
-/// vocabulary lacks it.
-struct Unknown {
+/// vocabulary lacks it (also `character_bpe`'s).
+pub(super) struct Unknown {
     id: Option<u32>,
     token: String,
     vocab: String,
 }
 
 impl Unknown {
-    fn new(tables: &MergeTables, token: &str, vocab: &str) -> Self {
+    pub(super) fn new(tables: &MergeTables, token: &str, vocab: &str) -> Self {
         Self {
             id: tables.rank_of(token.as_bytes()),
             token: token.to_owned(),
@@ -81,7 +81,7 @@ impl Unknown {
 
     /// The unknown token for `piece`, appended to `out`.
     #[cold]
-    fn push(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+    pub(super) fn push(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
         match self.id {
             Some(id) => {
                 out.push(id);

@@ -1,8 +1,16 @@
 //! [`UnicodeProgram`]: HF's normalizers in sequence when every step is a Unicode form (`NFC`,
-//! `NFD`, `NFKC`, `NFKD`), `Lowercase`, `StripAccents`, `Strip` or `Precompiled` (the layout of
-//! BERT-style files trained with HF tokenizers, such as its docs' `Sequence[NFD, Lowercase,
-//! StripAccents]`, and of T5's `Precompiled` alone), with HF's alignment of each character (the
-//! Python package's `program_alignment_parts` gives the same).
+//! `NFD`, `NFKC`, `NFKD`), `Lowercase`, `StripAccents`, `Strip`, `Precompiled` or a `Replace`
+//! of a literal string or of white space (the layout of BERT-style files trained with HF
+//! tokenizers, such as its docs' `Sequence[NFD, Lowercase, StripAccents]`, of T5's
+//! `Precompiled` alone, and of CLIP's `Sequence[NFC, Replace(\s+ → " "), Lowercase]`), with
+//! HF's alignment of each character (the Python package's `program_alignment_parts` gives the
+//! same).
+//!
+//! `Replace` runs here when its pattern is a non-empty string, or the regex `\s+` or `\s`:
+//! Oniguruma's `\s` is Unicode's White_Space (`char::is_whitespace`), so their matches are
+//! the maximal runs of white space, or each white space character. Each match is replaced by
+//! the content, whose characters all align to the last character of the match (HF's
+//! `NormalizedString::replace`). Any other regex is left to the caller's normalizer.
 //!
 //! Each step is run as HF's `NormalizedString` runs it, a character at a time with the change
 //! each makes to the length: a form with `unicode-normalization-alignments` (the crate and
@@ -29,7 +37,7 @@ use unicode_normalization_alignments::UnicodeNormalization;
 use std::sync::Arc;
 
 use super::charsmap::CharsMap;
-use super::{precompiled, AlignmentParts, Normalizer};
+use super::{nfc_of, precompiled, AlignmentParts, Normalizer};
 use crate::error::Error;
 use crate::spec::NormalizerSpec;
 
@@ -47,6 +55,117 @@ enum Step {
     },
     /// HF's `Precompiled` with a map of rules (an empty map is no step).
     Precompiled(Arc<CharsMap>),
+    /// HF's `Replace` of every match of `pattern` with `content`.
+    Replace {
+        pattern: Pattern,
+        content: String,
+    },
+}
+
+/// What a `Replace` step run here matches.
+#[derive(Clone)]
+enum Pattern {
+    /// Every non-overlapping occurrence of a non-empty string, leftmost first.
+    Literal(String),
+    /// Each maximal run of white space (the regex `\s+`), or with `runs` false each white
+    /// space character (`\s`).
+    WhiteSpace { runs: bool },
+}
+
+impl Pattern {
+    /// The pattern of a `Replace` step, if it runs here.
+    fn of(pattern: &str, regex: bool) -> Option<Self> {
+        match (pattern, regex) {
+            ("", _) => None,
+            (literal, false) => Some(Self::Literal(literal.to_owned())),
+            ("\\s+", true) => Some(Self::WhiteSpace { runs: true }),
+            ("\\s", true) => Some(Self::WhiteSpace { runs: false }),
+            _ => None,
+        }
+    }
+
+    /// The `(start, end)` character ranges of the matches in `chars`, leftmost first.
+    fn matches(&self, chars: &[char]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        match self {
+            Self::WhiteSpace { runs } => {
+                let mut at = 0;
+                while at < chars.len() {
+                    if !chars[at].is_whitespace() {
+                        at += 1;
+                        continue;
+                    }
+                    let start = at;
+                    at += 1;
+                    while *runs && at < chars.len() && chars[at].is_whitespace() {
+                        at += 1;
+                    }
+                    out.push((start, at));
+                }
+            }
+            Self::Literal(literal) => {
+                let literal: Vec<char> = literal.chars().collect();
+                let mut at = 0;
+                while at + literal.len() <= chars.len() {
+                    if chars[at..at + literal.len()] == literal[..] {
+                        out.push((at, at + literal.len()));
+                        at += literal.len();
+                    } else {
+                        at += 1;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `text` with every match replaced by `content`; `text` itself when every match is
+    /// `content` already (CLIP's text, whose white space is mostly single spaces).
+    fn replace(&self, text: String, content: &str) -> String {
+        match self {
+            Self::Literal(literal) if literal != content && text.contains(literal.as_str()) => {
+                text.replace(literal.as_str(), content)
+            }
+            Self::Literal(_) => text,
+            &Self::WhiteSpace { runs } => {
+                let matches = white_space_matches(&text, runs);
+                if matches
+                    .iter()
+                    .all(|&(start, end)| &text[start..end] == content)
+                {
+                    return text;
+                }
+                let mut out = String::with_capacity(text.len());
+                let mut done = 0;
+                for (start, end) in matches {
+                    out.push_str(&text[done..start]);
+                    out.push_str(content);
+                    done = end;
+                }
+                out.push_str(&text[done..]);
+                out
+            }
+        }
+    }
+}
+
+/// The byte ranges of [`Pattern::WhiteSpace`]'s matches in `text`.
+fn white_space_matches(text: &str, runs: bool) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut joins = false; // whether the last character was white space in the last match
+    for (at, c) in text.char_indices() {
+        if !c.is_whitespace() {
+            joins = false;
+            continue;
+        }
+        let end = at + c.len_utf8();
+        match out.last_mut() {
+            Some(last) if runs && joins => last.1 = end,
+            _ => out.push((at, end)),
+        }
+        joins = true;
+    }
+    out
 }
 
 /// HF's normalizers in sequence, when they are the steps above only.
@@ -86,6 +205,14 @@ impl UnicodeProgram {
                         left: *left,
                         right: *right,
                     },
+                    NormalizerSpec::Replace {
+                        pattern,
+                        content,
+                        regex,
+                    } => Step::Replace {
+                        pattern: Pattern::of(pattern, *regex)?,
+                        content: content.clone(),
+                    },
                     _ => return None,
                 })
             })
@@ -98,11 +225,20 @@ impl UnicodeProgram {
         let mut text = text.to_owned();
         for step in &self.steps {
             text = match step {
-                Step::Nfc => text.nfc().map(|(c, _)| c).collect(),
+                // (the fast NFC the pipeline's own NFC stage runs: only what can change)
+                Step::Nfc => nfc_of(&text).unwrap_or(text),
                 Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
                 Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
                 Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
+                Step::Lowercase if text.is_ascii() => {
+                    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+                        text.to_ascii_lowercase()
+                    } else {
+                        text
+                    }
+                }
                 Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
+                Step::Replace { pattern, content } => pattern.replace(text, content),
                 Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
                 Step::Precompiled(map) => precompiled::normalize(map, &text).unwrap_or(text),
                 &Step::Strip { left, right } => {
@@ -147,6 +283,7 @@ impl UnicodeProgram {
                     .filter(|(c, _)| !is_combining_mark(*c))
                     .collect(),
                 Step::Precompiled(map) => changed(&chars, |s| precompiled::changes(map, s)),
+                Step::Replace { pattern, content } => replaced(&chars, pattern, content),
                 &Step::Strip { left, right } => {
                     let lead = if left {
                         chars.iter().take_while(|(c, _)| c.is_whitespace()).count()
@@ -168,6 +305,23 @@ impl UnicodeProgram {
         }
         chars
     }
+}
+
+/// The characters a `Replace` step makes of `chars`: each match's replaced by `content`, every
+/// character of which is placed at the match's last character (not unchanged), as HF's
+/// `NormalizedString::replace` aligns them; the others keep their places.
+fn replaced(chars: &[(char, Place)], pattern: &Pattern, content: &str) -> Vec<(char, Place)> {
+    let text: Vec<char> = chars.iter().map(|&(c, _)| c).collect();
+    let mut out = Vec::with_capacity(chars.len());
+    let mut done = 0;
+    for (start, end) in pattern.matches(&text) {
+        out.extend_from_slice(&chars[done..start]);
+        let (first, last, _) = chars[end - 1].1;
+        out.extend(content.chars().map(|c| (c, (first, last, false))));
+        done = end;
+    }
+    out.extend_from_slice(&chars[done..]);
+    out
 }
 
 /// The characters HF's `NormalizedString::transform` makes of `chars` with `transform`'s
@@ -278,6 +432,41 @@ mod tests {
         );
     }
 
+    fn replace(pattern: &str, content: &str, regex: bool) -> NormalizerSpec {
+        NormalizerSpec::Replace {
+            pattern: pattern.into(),
+            content: content.into(),
+            regex,
+        }
+    }
+
+    #[test]
+    fn white_space_is_replaced_by_runs_or_by_character() {
+        let program = |steps| UnicodeProgram::new(&NormalizerSpec::Sequence(steps)).unwrap();
+        let clip = program(vec![
+            NormalizerSpec::Nfc,
+            replace("\\s+", " ", true),
+            NormalizerSpec::Lowercase,
+        ]);
+        assert_eq!(clip.normalize("A \t\u{3000}B\u{85}C  ").unwrap(), "a b c ");
+        assert_eq!(clip.normalize("a b").unwrap(), "a b");
+        // Each replacement character is placed at the last character of its match.
+        let (f, t) = (false, true);
+        assert_eq!(
+            parts(&clip, "a \tb"),
+            Some(("a b".into(), vec![(0, 1, t), (2, 3, f), (3, 4, t)]))
+        );
+        let each = program(vec![replace("\\s", "<>", true)]);
+        assert_eq!(each.normalize(" a\n").unwrap(), "<>a<>");
+        assert!(
+            UnicodeProgram::new(&NormalizerSpec::Sequence(vec![replace("\\d", "", true)]))
+                .is_none()
+        );
+        assert!(
+            UnicodeProgram::new(&NormalizerSpec::Sequence(vec![replace("", "x", false)])).is_none()
+        );
+    }
+
     #[test]
     fn the_text_alone_is_the_text_of_the_places() {
         let steps = [
@@ -295,6 +484,11 @@ mod tests {
                 left: false,
                 right: true,
             },
+            replace("\\s+", " ", true),
+            replace("\\s+", "", true),
+            replace("\\s", "\u{3000}", true),
+            replace("a", "a\u{301}b", false),
+            replace(" ", " ", false),
         ];
         let alphabet = [
             "a",

@@ -51,15 +51,17 @@ pub enum ModelSpec {
     /// A piece is the token that spells it, else `unk_token`.
     WordLevel { unk_token: String },
     /// HF's BPE with the options byte-level BPE does not have: each piece's symbols are its
-    /// characters (its bytes, with `byte_level`), the last one spelled with
-    /// `end_of_word_suffix`; a symbol that is no token is `unk_token` (consecutive ones one
-    /// token with `fuse_unk`), or dropped when there is none; then the pair listed first in
-    /// the merges merges, leftmost on ties.
+    /// characters (its bytes, with `byte_level`), every one after the first spelled with
+    /// `continuing_subword_prefix` and the last one with `end_of_word_suffix`; a symbol that
+    /// is no token is `unk_token` (consecutive ones one token with `fuse_unk`), or dropped
+    /// when there is none; then the pair of lowest merge rank merges, leftmost on ties, into
+    /// the token of the left one's bytes and the right one's after the prefix's length.
     CharacterBpe {
         unk_token: String,
         fuse_unk: bool,
         end_of_word_suffix: String,
         byte_level: bool,
+        continuing_subword_prefix: String,
     },
 }
 
@@ -183,12 +185,19 @@ impl ModelSpec {
                 })
             }
             "CharacterBpe" => {
-                stage.only(&["unk_token", "fuse_unk", "end_of_word_suffix", "byte_level"])?;
+                stage.only(&[
+                    "unk_token",
+                    "fuse_unk",
+                    "end_of_word_suffix",
+                    "byte_level",
+                    "continuing_subword_prefix",
+                ])?;
                 Ok(Self::CharacterBpe {
                     unk_token: stage.text("unk_token", Some(""))?,
                     fuse_unk: stage.flag("fuse_unk", false)?,
                     end_of_word_suffix: stage.text("end_of_word_suffix", Some(""))?,
                     byte_level: stage.flag("byte_level", false)?,
+                    continuing_subword_prefix: stage.text("continuing_subword_prefix", Some(""))?,
                 })
             }
             _ => Err(stage.unknown(&KINDS)),
@@ -253,6 +262,7 @@ impl ModelSpec {
                 fuse_unk,
                 end_of_word_suffix,
                 byte_level,
+                continuing_subword_prefix,
             } => stage(
                 kind,
                 vec![
@@ -263,6 +273,10 @@ impl ModelSpec {
                         Value::String(end_of_word_suffix.clone()),
                     ),
                     ("byte_level", Value::Bool(*byte_level)),
+                    (
+                        "continuing_subword_prefix",
+                        Value::String(continuing_subword_prefix.clone()),
+                    ),
                 ],
             ),
         }
