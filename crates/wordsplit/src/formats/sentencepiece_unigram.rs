@@ -140,14 +140,31 @@ pub fn read_sentencepiece_unigram(data: &[u8]) -> Result<VocabData, FormatError>
     read(data, "tokenizer".into())
 }
 
-/// Read a SentencePiece Unigram `.model` file (gunzipped when its name ends in `.gz`), named
-/// after the file (`spiece.model` → `spiece`), or after its directory for `tokenizer.model`.
+/// The stems of model files named for their role, not their model: such a file is named after
+/// its directory (the Python package's `GENERIC_STEMS`).
+const GENERIC_STEMS: [&str; 7] = [
+    "tokenizer",
+    "spiece",
+    "source",
+    "target",
+    "sentencepiece.bpe",
+    "spm",
+    "vocab.joint",
+];
+
+/// Read a SentencePiece Unigram `.model` or `.spm` file (gunzipped when its name ends in
+/// `.gz`), named after the file (`test_sentencepiece.model` → `test_sentencepiece`), or after
+/// its directory when the name says only its role (`tokenizer.model`, `spiece.model`,
+/// Marian's `source.spm`), as the Python package names it.
 pub fn load_sentencepiece_unigram(path: impl AsRef<Path>) -> Result<VocabData, FormatError> {
     let path = path.as_ref();
     let stem = file_stem(path);
-    let stem = stem.strip_suffix(".model").unwrap_or(&stem).to_owned();
-    let name = if stem == "tokenizer" {
-        parent_name(path)
+    let stem = stem.strip_suffix(".model").unwrap_or(&stem);
+    let stem = stem.strip_suffix(".spm").unwrap_or(stem).to_owned();
+    let name = if GENERIC_STEMS.contains(&stem.as_str()) {
+        Some(parent_name(path))
+            .filter(|n| !n.is_empty())
+            .unwrap_or(stem)
     } else {
         stem
     };
