@@ -8,10 +8,11 @@
 
 mod support;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use support::test_file;
 use wordsplit::formats::{
-    load_hf_tokenizer_json, load_sentencepiece_unigram, read_file, FormatError, VocabData,
+    load_hf_tokenizer_json, load_sentencepiece_unigram, read_file, read_hf_tokenizer_json,
+    FormatError, VocabData,
 };
 use wordsplit::spec::ModelSpec;
 use wordsplit::Tokenizer;
@@ -141,31 +142,60 @@ fn word_model_files_give_hfs_ids_and_text() {
     }
 }
 
-/// The stage a Unigram tokenizer.json needs that the core does not run, named.
+/// The stage a Unigram tokenizer.json needs that the core does not run, named: the layouts of
+/// T5's file (`WhitespaceSplit` before `Metaspace`) and of ALBERT's (a regex `Replace` in its
+/// normalizer), on a small vocabulary (`tests/formats.rs` checks the real files, which the
+/// repository has, against the Python loader's pipeline of each).
 #[test]
 fn unigram_files_with_a_stage_the_core_lacks_are_refused_naming_it() {
-    for (file, at, names) in [
+    let metaspace =
+        json!({"type": "Metaspace", "replacement": "\u{2581}", "add_prefix_space": true});
+    let file = |normalizer: Value, pre_tokenizer: Value| {
+        json!({
+            "model": {"type": "Unigram", "unk_id": 0,
+                      "vocab": [["<unk>", 0.0], ["\u{2581}a", -1.0], ["a", -2.0]]},
+            "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "decoder": metaspace.clone(),
+        })
+    };
+    let t5 = file(
+        Value::Null,
+        json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace.clone()]}),
+    );
+    let albert = file(
+        json!({"type": "Sequence", "normalizers": [
+            {"type": "Replace", "pattern": {"String": "``"}, "content": "\""}, {"type": "NFKD"},
+            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}),
+        metaspace.clone(),
+    );
+    for (what, spec, at, names) in [
         (
-            "unigram/t5-small.tokenizer.json.gz",
+            "T5's",
+            t5,
             "pre_tokenizer.pretokenizers[0]",
             "WhitespaceSplit",
         ),
         (
-            "unigram/spiece.albert.tokenizer.json.gz",
+            "ALBERT's",
+            albert,
             "normalizer",
             "Replace of the regex \" {2,}\"",
         ),
     ] {
-        match load_hf_tokenizer_json(test_file(file)) {
+        match read_hf_tokenizer_json(spec.to_string().as_bytes()) {
             Err(FormatError::Unsupported {
                 at: where_,
                 construct,
                 ..
             }) => {
-                assert_eq!(where_, at, "{file}");
-                assert!(construct.contains(names), "{file}: {construct}");
+                assert_eq!(where_, at, "{what}");
+                assert!(construct.contains(names), "{what}: {construct}");
             }
-            other => panic!("{file}: {other:?}"),
+            other => panic!("{what}: {other:?}"),
         }
     }
+    // Without them, the same file reads and runs.
+    let plain = file(Value::Null, metaspace.clone());
+    let tok = unigram(read_hf_tokenizer_json(plain.to_string().as_bytes()).unwrap());
+    assert_eq!(tok.encode("a a").unwrap(), [1, 1]);
+    assert_eq!(tok.decode(&[1, 1]).unwrap(), "a a");
 }
