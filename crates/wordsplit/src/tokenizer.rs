@@ -327,7 +327,8 @@ impl Tokenizer {
     /// The text of `ids`: their bytes as UTF-8, each invalid sequence replaced by U+FFFD (the
     /// default of tiktoken's and wordsplit's `decode`); for a model whose tokens are texts
     /// (WordPiece, WordLevel), what its decoder makes of them, as HF's
-    /// `decode(ids, skip_special_tokens=False)`.
+    /// `decode(ids, skip_special_tokens=False)`; for a Unigram model, what sentencepiece's or
+    /// HF's decoder makes of its pieces ([`PieceDecoder`]).
     pub fn decode(&self, ids: &[u32]) -> Result<String, Error> {
         if let Some((decoder, kinds)) = &self.piece_decoder {
             let tables = self.pipeline.tables();
@@ -457,7 +458,7 @@ impl Tokenizer {
     }
 
     /// The model: byte-level BPE, or the model of the vocabulary's pipeline (WordPiece,
-    /// WordLevel).
+    /// WordLevel, Unigram).
     pub fn model(&self) -> &ModelSpec {
         &self.model
     }

@@ -1,6 +1,7 @@
 //! Vocabulary files read in Rust alone: tiktoken rank files ([`read_tiktoken`]), HF
-//! `tokenizer.json` in the layouts that give a plain split pattern, and its WordPiece and
-//! WordLevel files with their pipeline ([`read_hf_tokenizer_json`]),
+//! `tokenizer.json` in the layouts that give a plain split pattern, and its WordPiece,
+//! WordLevel and Unigram files with their pipeline ([`read_hf_tokenizer_json`]), SentencePiece
+//! Unigram `.model` files with their pipeline ([`read_sentencepiece_unigram`]),
 //! `vocab.json` + `merges.txt` ([`read_vocab_merges`]) and the eos, bos and chat template of a
 //! `tokenizer_config.json` ([`with_tokenizer_config`]), wordsplit's compact derived entries
 //! ([`read_derived`]), and the registered vocabularies from their rank files ([`read_named`]);
