@@ -1,7 +1,8 @@
 """The playground page (wasm/playground/, served by ``wordsplit playground``) in headless
 Chromium: the ids and counts it shows for several texts and vocabularies, a shared link, the
-hover trace, a file dropped in by its bytes (a rank file, and BERT's all-MiniLM-L6-v2
-tokenizer.json: its ids, decoded text and token places), and a 1 MB paste that finishes without
+hover trace, a file dropped in by its bytes (a rank file, BERT's all-MiniLM-L6-v2
+tokenizer.json: its ids, decoded text and token places, a SentencePiece Unigram model: its ids
+and decoded text, and T5's tokenizer.json: the stage the core lacks, named), and a 1 MB paste that finishes without
 blocking the page. ``WORDSPLIT_UPDATE_SCREENSHOT=1`` saves the page to docs/playground.png."""
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from wordsplit.cli import playground
 
 ROOT = Path(__file__).resolve().parent.parent
 MINILM = ROOT / "tests" / "data" / "wordpiece" / "all-MiniLM-L6-v2" / "tokenizer.json.gz"
+SPIECE = ROOT / "tests" / "data" / "unigram" / "spiece.model.gz"  # ALBERT's
+T5 = ROOT / "tests" / "data" / "unigram" / "t5-small" / "tokenizer.json.gz"
 
 # The page's state, read from the DOM: each column's vocabulary, counts and shown ids.
 COLUMNS = """JSON.stringify([...document.querySelectorAll('.column')].map(c => ({
@@ -40,11 +43,15 @@ DONE = "document.body.dataset.state === 'done'"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The playground served on 127.0.0.1 (a free port), with the module built; it serves
-    all-MiniLM-L6-v2's tokenizer.json too, for a test to drop in."""
+    all-MiniLM-L6-v2's and T5's tokenizer.json and ALBERT's spiece.model too, for a test to
+    drop in."""
     subprocess.run(["bash", str(ROOT / "wasm" / "build.sh")], check=True, cwd=ROOT)
-    minilm = tmp_path_factory.mktemp("fixtures") / "all-MiniLM-L6-v2.tokenizer.json"
-    minilm.write_bytes(gzip.decompress(MINILM.read_bytes()))
-    files = {**playground.checked_site(), "fixtures/all-MiniLM-L6-v2.tokenizer.json": minilm}
+    fixtures = tmp_path_factory.mktemp("fixtures")
+    files = dict(playground.checked_site())
+    for source, name in [(MINILM, "all-MiniLM-L6-v2.tokenizer.json"), (SPIECE, "spiece.model"),
+                         (T5, "t5-small.tokenizer.json")]:
+        (fixtures / name).write_bytes(gzip.decompress(source.read_bytes()))
+        files[f"fixtures/{name}"] = fixtures / name
     ready = threading.Event()
     url = {}
 
@@ -189,6 +196,44 @@ def test_a_bert_tokenizer_json_dropped_in_shows_its_ids_text_and_places(browser,
     browser.wait_for("document.querySelector('#tip').textContent.includes('wordpiece')", timeout=30)
     tip = browser.evaluate("document.querySelector('#tip').textContent")
     assert f"id {ids[2]}" in tip and 'text "Una"' in tip and "14477 20961 3468" in tip
+
+
+def drop_fixture(browser, name):
+    """Drop the served fixture ``name`` on the page, as a file of that name."""
+    browser.evaluate(f"""(async () => {{
+        const bytes = new Uint8Array(await (await fetch('fixtures/{name}')).arrayBuffer());
+        const data = new DataTransfer();
+        data.items.add(new File([bytes], '{name}'));
+        document.dispatchEvent(new DragEvent('drop', {{dataTransfer: data, bubbles: true, cancelable: true}}));
+        document.body.dataset.state = 'typing';
+    }})()""")
+    browser.wait_for(f"{DONE} && document.querySelectorAll('.column').length === 1", timeout=60)
+    [column] = json.loads(browser.evaluate(COLUMNS))
+    return column
+
+
+def test_a_sentencepiece_unigram_model_dropped_in_shows_sentencepieces_ids_and_text(browser, site):
+    """ALBERT's spiece.model: the ids and the decoded text sentencepiece gives, a chip a token."""
+    import sentencepiece
+
+    text = "hello world! Ünïcödé 中文 🤗  end"
+    open_page(browser, site, text, [])
+    column = drop_fixture(browser, "spiece.model")
+    oracle = sentencepiece.SentencePieceProcessor(model_proto=gzip.decompress(SPIECE.read_bytes()))
+    ids = oracle.encode(text)
+    assert column["vocab"] == "spiece" and column["error"] is None
+    assert [int(i) for i in column["ids"].split()] == ids
+    assert column["counts"]["tokens"] == str(len(ids)) and column["chips"] == len(ids)
+    decoded = browser.evaluate("document.querySelector('.decoded').textContent")
+    assert decoded == f"decoded: {oracle.decode(ids)}"
+
+
+def test_t5s_tokenizer_json_dropped_in_names_the_stage_the_core_lacks(browser, site):
+    """T5's tokenizer.json: its WhitespaceSplit before Metaspace has no native stage yet, and
+    the column says so."""
+    open_page(browser, site, "hello", [])
+    column = drop_fixture(browser, "t5-small.tokenizer.json")
+    assert column["error"].startswith("FormatError: ") and "WhitespaceSplit" in column["error"]
 
 
 def test_export_writes_a_static_site(site, tmp_path):

@@ -9,7 +9,8 @@ variants and derived entries this script makes. Run from the repository root:
 what the Python loader makes of it (the name, pattern, normalizer name, n_vocab, the sha256 of the
 BPE tokens in id order and of the special and added tokens in their order, the flags, the sha256 of the pair-ranked
 merges, and the other fields; for a WordPiece or WordLevel tokenizer.json of tests/data/wordpiece/, its
-pipeline's text in place of the pattern and normalizer). ``crates/wordsplit/tests/formats.rs`` reads every input
+pipeline's text in place of the pattern and normalizer; for a Unigram tokenizer.json or SentencePiece
+Unigram model of tests/data/unigram/, its pipeline's text and the sha256 of its scores). ``crates/wordsplit/tests/formats.rs`` reads every input
 with the Rust reader and compares its digest with this one, so the two languages cannot drift apart.
 
 The tokenizer.json variants are cut from Qwen3's (its first 3,000 tokens) and changed where the
@@ -25,6 +26,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import struct
 import sys
 import tempfile
 from pathlib import Path
@@ -36,7 +38,8 @@ sys.path.insert(0, str(ROOT / "src"))
 from generated_files import write_or_check  # noqa: E402  (tools/, the script's own folder)
 
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
-from wordsplit.spec import WordLevel, WordPiece, normalizer_name  # noqa: E402
+from wordsplit.errors import UnsupportedTokenizerError  # noqa: E402
+from wordsplit.spec import Unigram, WordLevel, WordPiece, normalizer_name  # noqa: E402
 from wordsplit.formats import read_file, with_tokenizer_config  # noqa: E402
 from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402
@@ -47,6 +50,7 @@ from wordsplit.vocabs.pretrained import ALIASES, PRETRAINED  # noqa: E402
 BUNDLED = "src/wordsplit/vocabs/data"
 QWEN_JSON = "tests/data/hf/tokenizer.json.gz"
 WORD_MODELS = "tests/data/wordpiece"
+UNIGRAM = "tests/data/unigram"
 
 
 def digest(vocab: Vocab) -> dict:
@@ -171,6 +175,21 @@ def render(cache_dir: Path) -> dict[str, bytes]:
         expected = {key: value for key, value in digest(vocab).items() if key not in ("pattern", "normalizer")}
         cases.append({"reader": "word model", "input": path.relative_to(ROOT).as_posix(),
                       "expected": {**expected, "pipeline": vocab.pipeline.dumps()}})
+    # The Unigram files: their pipeline and scores (the Rust reader refuses a file whose
+    # pipeline has a normalizer the core does not run; the Rust test checks that it is so).
+    unigram_files = [*sorted((ROOT / UNIGRAM).glob("*.tokenizer.json.gz")), *sorted((ROOT / UNIGRAM).glob("*/tokenizer.json*")),
+                     *sorted((ROOT / UNIGRAM).glob("*.model.gz"))]
+    for path in unigram_files:
+        try:
+            vocab = load_vocab(path)
+        except UnsupportedTokenizerError:
+            continue  # (the Python package refuses it: a denormalizer, UNUSED pieces)
+        if not isinstance(vocab.pipeline.model, Unigram):
+            continue
+        scores = hashlib.sha256(b"".join(struct.pack("<d", score) for score in vocab.scores)).hexdigest()
+        expected = {key: value for key, value in digest(vocab).items() if key not in ("pattern", "normalizer")}
+        cases.append({"reader": "unigram", "input": path.relative_to(ROOT).as_posix(),
+                      "expected": {**expected, "pipeline": vocab.pipeline.dumps(), "scores_sha256": scores}})
     loaded = {}
     for file, spec in variants().items():
         files[file] = _gz(json.dumps(spec, ensure_ascii=False).encode())

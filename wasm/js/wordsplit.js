@@ -1,5 +1,6 @@
 // wordsplit in JavaScript: exact token ids of byte-level BPE vocabularies and of HF's
-// WordPiece and WordLevel tokenizer.json files (BERT, all-MiniLM, BGE), from the wordsplit core
+// WordPiece, WordLevel and Unigram tokenizer.json files (BERT, all-MiniLM, BGE) and of
+// SentencePiece Unigram .model files (T5's spiece.model), from the wordsplit core
 // compiled to WebAssembly (crates/wordsplit-wasm). An ES module for Node 20+ and browsers,
 // with hand-written glue: the module's exports take numbers (pointers, lengths, handles), and
 // this file moves strings and ids through its memory.
@@ -189,8 +190,8 @@ export class Tokenizer {
   }
 
   /**
-   * The tokenizer of a vocabulary file: `bytes` a tokenizer.json (HF), or the rank file of
-   * the registered vocabulary `name` (a .tiktoken file: cl100k_base.tiktoken for
+   * The tokenizer of a vocabulary file: `bytes` a tokenizer.json (HF), a SentencePiece
+   * Unigram .model, or the rank file of the registered vocabulary `name` (a .tiktoken file: cl100k_base.tiktoken for
    * cl100k_base, qwen3.tiktoken for qwen3), which is checked against its official sha256.
    */
   static async fromVocabData(name, bytes, options = {}) {
@@ -229,7 +230,7 @@ export class Tokenizer {
     return this.#info.name;
   }
 
-  /** The model: "BPE" (byte-level), "WordPiece" or "WordLevel". */
+  /** The model: "BPE" (byte-level), "WordPiece", "WordLevel" or "Unigram". */
   get model() {
     return this.#info.model;
   }
@@ -279,7 +280,8 @@ export class Tokenizer {
   /**
    * The text of `ids` (an array or Uint32Array); invalid UTF-8 becomes U+FFFD. A word model's
    * tokens are joined by its decoder (WordPiece's: `##` pieces joined to the word before, the
-   * rest after a space), as HF's decode. `{skipSpecialTokens: true}` leaves the special
+   * rest after a space), as HF's decode; a Unigram model's as sentencepiece's or HF's decoder
+   * (`▁` a space, the first one dropped). `{skipSpecialTokens: true}` leaves the special
    * tokens out.
    */
   decode(ids, options) {

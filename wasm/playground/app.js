@@ -77,9 +77,9 @@ function syncColumns() {
   update();
 }
 
-// A dropped file: a tokenizer.json (byte-level BPE, or a BERT-style WordPiece or WordLevel
-// one), or the .tiktoken rank file of a registered name (its file name says which:
-// cl100k_base.tiktoken).
+// A dropped file: a tokenizer.json (byte-level BPE, a BERT-style WordPiece or WordLevel one,
+// or a Unigram one), a SentencePiece Unigram .model (T5's spiece.model), or the .tiktoken rank
+// file of a registered name (its file name says which: cl100k_base.tiktoken).
 document.addEventListener("dragover", (e) => {
   e.preventDefault();
   $("drop").classList.add("over");
@@ -90,7 +90,7 @@ document.addEventListener("drop", async (e) => {
   $("drop").classList.remove("over");
   for (const file of e.dataTransfer.files) {
     const bytes = new Uint8Array(await file.arrayBuffer());
-    const stem = file.name.replace(/\.(tiktoken|json)$/, "").replace(/^(.*)\.tokenizer$/, "$1");
+    const stem = file.name.replace(/\.(tiktoken|json|model)$/, "").replace(/^(.*)\.tokenizer$/, "$1");
     const registered = Object.entries(VOCAB_FILES).find(([, f]) => f === file.name)?.[0];
     addColumn(`file:${file.name}:${nextId++}`, registered ?? stem, { bytes });
   }

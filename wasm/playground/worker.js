@@ -2,7 +2,9 @@
 // page responsive. Messages in: {id, op: "load", key, name, url | bytes} and
 // {id, op: "tokenize", key, text} and {id, op: "explain", key, start, end}; out: {id, ok, ...}.
 // A word model (WordPiece, WordLevel: a BERT tokenizer.json) places its tokens by their
-// offsets, since their texts (## pieces, lowercased words) do not spell the text.
+// offsets, since their texts (## pieces, lowercased words) do not spell the text. A Unigram
+// model's pieces (▁, byte pieces) do not spell it either, and the core gives no offsets for
+// them: each of its tokens is placed over the whole text.
 import { Tokenizer } from "./wordsplit.js";
 
 const tokenizers = new Map(); // key -> {tok, specialIds, tokenBytes: Map<id, Uint8Array>}
@@ -42,7 +44,8 @@ function codePointBytes(text) {
 
 function tokenize({ key, text }) {
   const entry = tokenizers.get(key);
-  const word = entry.tok.model !== "BPE";
+  const word = entry.tok.model === "WordPiece" || entry.tok.model === "WordLevel";
+  const unigram = entry.tok.model === "Unigram";
   const started = performance.now();
   // A word model: HF's encode (its offsets, in code points), without the added [CLS]/[SEP].
   const encoding = word ? entry.tok.encoding(text, { addSpecialTokens: false }) : null;
@@ -54,6 +57,8 @@ function tokenize({ key, text }) {
   const special = new Uint8Array(ids.length);
   const pieces = [];
   const byteOf = word ? codePointBytes(text) : null;
+  const bytes = encoder.encode(text);
+  const byteLength = bytes.length;
   let end = 0;
   for (let i = 0; i < ids.length; i++) {
     let bytes = entry.tokenBytes.get(ids[i]);
@@ -64,6 +69,9 @@ function tokenize({ key, text }) {
     if (word) {
       starts[i] = byteOf[encoding.offsets[i][0]];
       ends[i] = byteOf[encoding.offsets[i][1]];
+    } else if (unigram) {
+      starts[i] = 0;
+      ends[i] = byteLength;
     } else {
       starts[i] = end;
       end += bytes.length;
@@ -72,10 +80,9 @@ function tokenize({ key, text }) {
     special[i] = entry.specialIds.has(ids[i]) ? 1 : 0;
     if (i < 20000) pieces.push(bytes);
   }
-  const bytes = encoder.encode(text);
   lastText.set(key, { bytes, ids });
-  // What the word model's decoder makes of the ids (byte-level BPE gives the text back).
-  const decoded = word ? entry.tok.decode(ids.subarray(0, 20000)) : null;
+  // What the model's decoder makes of the ids (byte-level BPE gives the text back).
+  const decoded = word || unigram ? entry.tok.decode(ids.subarray(0, 20000)) : null;
   return { ids, starts, ends, special, pieces, byteLength: bytes.length, ms, decoded };
 }
 

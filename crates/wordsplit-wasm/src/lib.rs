@@ -17,7 +17,8 @@ pub mod mem;
 
 use serde_json::{json, Value};
 use wordsplit::explain::{explain, Explanation};
-use wordsplit::formats::{read_hf_tokenizer_json, read_named};
+use wordsplit::formats::sentencepiece::read_pieces;
+use wordsplit::formats::{read_hf_tokenizer_json, read_named, read_sentencepiece_unigram};
 use wordsplit::{Error, SpecialPolicy, Tokenizer};
 
 /// The output of the last call, read by the glue before its next call.
@@ -145,8 +146,10 @@ pub extern "C" fn ws_error_code() -> u32 {
 }
 
 /// A tokenizer from a vocabulary file's bytes: a tokenizer.json (the bytes start with `{`) is
-/// read as HF's (byte-level BPE, WordPiece or WordLevel); anything else is the rank file of the
-/// registered vocabulary `name`, checked against its official sha256. Null on error.
+/// read as HF's (byte-level BPE, WordPiece, WordLevel or Unigram); a SentencePiece `.model`
+/// (a protobuf whose first field is a piece) as a Unigram model; anything else is the rank
+/// file of the registered vocabulary `name`, checked against its official sha256. Null on
+/// error.
 ///
 /// # Safety
 /// Both `(ptr, len)` pairs must be readable.
@@ -160,11 +163,16 @@ pub unsafe extern "C" fn ws_tokenizer_new(
     let made = text(name_ptr, name_len).and_then(|name| {
         let data = bytes(data_ptr, data_len);
         let is_json = data.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        // (a rank file is base64 text: it never starts with the byte of a ModelProto's field 1)
+        let is_model = data.first() == Some(&0x0a) && read_pieces(data).is_some();
+        let named = |mut vocab: wordsplit::formats::VocabData| {
+            vocab.name = name.to_string();
+            vocab
+        };
         let vocab = if is_json {
-            read_hf_tokenizer_json(data).map(|mut vocab| {
-                vocab.name = name.to_string();
-                vocab
-            })
+            read_hf_tokenizer_json(data).map(named)
+        } else if is_model {
+            read_sentencepiece_unigram(data).map(named)
         } else {
             read_named(name, data)
         };
@@ -393,8 +401,8 @@ pub unsafe extern "C" fn ws_n_vocab(handle: *const Tokenizer) -> u32 {
 }
 
 /// JSON at [`ws_result_ptr`]: `{"name", "model", "nVocab", "eosTokenId", "bosTokenId",
-/// "specialTokens": {text: id}, "addedTokens": {text: id}}` (`model`: `"BPE"`, `"WordPiece"`
-/// or `"WordLevel"`).
+/// "specialTokens": {text: id}, "addedTokens": {text: id}}` (`model`: `"BPE"`, `"WordPiece"`,
+/// `"WordLevel"` or `"Unigram"`).
 ///
 /// # Safety
 /// `handle` live.

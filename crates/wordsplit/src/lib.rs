@@ -6,6 +6,7 @@ mod char_merges;
 mod code_points;
 pub mod cpu;
 pub mod decode;
+pub mod decode_pieces;
 pub mod decode_text;
 pub mod documents;
 pub mod encoders;

@@ -6,7 +6,10 @@
 //! the file defines, in a [`Pipeline`] with the `auto` encoder; for a vocabulary with a
 //! pipeline of its own (a WordPiece or WordLevel tokenizer.json, [`VocabData::pipeline`]) its
 //! normalizer, pre-tokenizer ([`WordSpanner`]), model ([`word_model_encoder`]), decoder
-//! ([`TextDecoder`]) and post-processor ([`post_process`]). What it does not do: read files
+//! ([`TextDecoder`]) and post-processor ([`post_process`]); for a Unigram model (a
+//! tokenizer.json, a SentencePiece `.model`) its normalizer, the SentencePiece spanner, the
+//! [`Unigram`] encoder over the vocabulary's scores, and SentencePiece's decoder
+//! ([`PieceDecoder`]). What it does not do: read files
 //! (the readers do), run foreign stages (build a [`Pipeline`] for that), or expand `\p{..}`
 //! classes for the regex spanner: a pattern needs a hand-written scanner (every registered
 //! vocabulary's has one) or its classes spelled as explicit ranges.
@@ -39,10 +42,28 @@
 //! assert_eq!(tok.decode_skipping_special(&encoding.ids)?, "unaffable!");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A SentencePiece Unigram model (ALBERT's `spiece.model`), with sentencepiece's ids and decode:
+//!
+//! ```
+//! use wordsplit::formats::load_sentencepiece_unigram;
+//! use wordsplit::Tokenizer;
+//!
+//! # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/unigram/spiece.model.gz");
+//! let tok = Tokenizer::from_vocab(load_sentencepiece_unigram(&path)?)?;
+//! assert_eq!(tok.model().kind(), "Unigram");
+//! let ids = tok.encode("hello world!")?;
+//! assert_eq!(ids, [10975, 126, 187]);
+//! assert_eq!(tok.decode(&ids)?, "hello world!");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::decode_pieces::{PieceDecoder, PieceKind};
 use crate::decode_text::TextDecoder;
+use crate::encoders::unigram::Unigram;
 use crate::encoders::wordpiece::word_model_encoder;
 use crate::error::Error;
 use crate::formats::VocabData;
@@ -50,8 +71,9 @@ use crate::literal::Literal;
 use crate::normalizers::NormalizeStage;
 use crate::pipeline::{Pipeline, PipelineBuilder, SpecialPolicy};
 use crate::post_process::{post_process, Encoding};
+use crate::spanners::sentencepiece::SentencePieceSpanner;
 use crate::spanners::words::WordSpanner;
-use crate::spec::{ModelSpec, PipelineSpec, PostProcessorSpec};
+use crate::spec::{DecoderSpec, ModelSpec, PipelineSpec, PostProcessorSpec};
 use crate::tables::MergeTables;
 
 /// A vocabulary's tokenizer: encode text to ids and decode ids back, exactly as the file's
@@ -69,6 +91,8 @@ pub struct Tokenizer {
     /// The decode of a model whose tokens are texts (WordPiece's decoder, or the tokens joined
     /// by spaces); None: the tokens' bytes, concatenated.
     text_decoder: Option<TextDecoder>,
+    /// A SentencePiece decoder (a Unigram model's) and each id's kind for it.
+    piece_decoder: Option<(PieceDecoder, Vec<PieceKind>)>,
     /// What [`Self::encoding`] adds with `add_special_tokens` (none for byte-level BPE).
     post_processor: PostProcessorSpec,
 }
@@ -98,6 +122,7 @@ impl Tokenizer {
             allowed: vec![false; literals.len()],
             disallowed: vec![false; literals.len()],
         };
+        let mut piece_decoder = None;
         let (builder, model, text_decoder, post_processor) = match vocab.pipeline {
             None => (
                 Pipeline::builder(tables)
@@ -108,6 +133,24 @@ impl Tokenizer {
                 None,
                 PostProcessorSpec::None,
             ),
+            Some(spec) if matches!(spec.model, ModelSpec::Unigram { .. }) => {
+                let scores = vocab.scores.as_ref().map(|s| s.0.as_slice());
+                let Some(scores) = scores else {
+                    return Err(Error::VocabFormat(format!(
+                        "{}: a Unigram model needs the score of each token",
+                        vocab.name
+                    )));
+                };
+                piece_decoder = Some(Self::piece_decoder(
+                    &tables,
+                    &spec,
+                    &literals,
+                    vocab.unk_token_id,
+                )?);
+                let builder =
+                    Self::unigram_pipeline(tables, &spec, &literals, scores, &vocab.name)?;
+                (builder, spec.model, None, spec.post_processor)
+            }
             Some(spec) => {
                 let builder = Self::word_model_pipeline(tables, &spec, &vocab.name)?;
                 let decoder = TextDecoder::new(&spec.decoder).ok_or_else(|| {
@@ -130,8 +173,72 @@ impl Tokenizer {
             special_as_text,
             model,
             text_decoder,
+            piece_decoder,
             post_processor,
         })
+    }
+
+    /// The stages of a Unigram model's pipeline over its tables, as the Python package's
+    /// native engine builds them: the normalizer the core runs for it, the SentencePiece
+    /// spanner, the [`Unigram`] encoder over `scores` (by id). [`Error::Unsupported`] names a
+    /// normalizer the core does not run.
+    pub fn unigram_pipeline(
+        tables: Arc<MergeTables>,
+        spec: &PipelineSpec,
+        literals: &[Literal],
+        scores: &[f64],
+        vocab: &str,
+    ) -> Result<PipelineBuilder, Error> {
+        let normalizer = NormalizeStage::from_spec(&spec.normalizer).ok_or_else(|| {
+            Error::Unsupported(format!(
+                "the core does not run the normalizer {} of {vocab}",
+                spec.normalizer.kind()
+            ))
+        })?;
+        let spanner = SentencePieceSpanner::new(spec)?;
+        let encoder = Unigram::new(&tables, spec, literals, scores, vocab)?;
+        Ok(Pipeline::builder(tables)
+            .foreign_encoder(Box::new(encoder))
+            .foreign_spanner(Box::new(spanner))
+            .normalizer(normalizer)
+            .reads_text(true))
+    }
+
+    /// The SentencePiece decoder of a Unigram pipeline and the kind of each id for it.
+    fn piece_decoder(
+        tables: &MergeTables,
+        spec: &PipelineSpec,
+        literals: &[Literal],
+        unk: Option<u32>,
+    ) -> Result<(PieceDecoder, Vec<PieceKind>), Error> {
+        let DecoderSpec::SentencePiece {
+            style,
+            unk_surface,
+            strip_leading_space,
+            ..
+        } = &spec.decoder
+        else {
+            return Err(Error::Unsupported(format!(
+                "the {} decoder does not decode a Unigram model",
+                spec.decoder.kind()
+            )));
+        };
+        let decoder = PieceDecoder::new(*style, *strip_leading_space, unk_surface);
+        let special: HashSet<u32> = literals
+            .iter()
+            .filter(|l| l.special)
+            .map(|l| l.id)
+            .collect();
+        let byte_spelled = |b: u8| tables.rank_of(format!("<0x{b:02X}>").as_bytes()).is_some();
+        let kinds = (0..tables.n_vocab() as u32)
+            .map(|id| match tables.token(id) {
+                None => PieceKind::Control,
+                Some(data) => {
+                    decoder.kind_of(data, special.contains(&id), Some(id) == unk, byte_spelled)
+                }
+            })
+            .collect();
+        Ok((decoder, kinds))
     }
 
     /// The stages of a word model's pipeline (WordPiece, WordLevel) over its tables: the
@@ -211,17 +318,29 @@ impl Tokenizer {
     /// The bytes of `ids`, concatenated ([`Error::UnknownId`] names an id not in the
     /// vocabulary); for a model whose tokens are texts, the UTF-8 of [`Self::decode`].
     pub fn decode_bytes(&self, ids: &[u32]) -> Result<Vec<u8>, Error> {
-        match &self.text_decoder {
-            None => self.pipeline.tables().decode(ids),
-            Some(_) => self.decode(ids).map(String::into_bytes),
+        if self.text_decoder.is_none() && self.piece_decoder.is_none() {
+            return self.pipeline.tables().decode(ids);
         }
+        self.decode(ids).map(String::into_bytes)
     }
 
     /// The text of `ids`: their bytes as UTF-8, each invalid sequence replaced by U+FFFD (the
     /// default of tiktoken's and wordsplit's `decode`); for a model whose tokens are texts
     /// (WordPiece, WordLevel), what its decoder makes of them, as HF's
-    /// `decode(ids, skip_special_tokens=False)`.
+    /// `decode(ids, skip_special_tokens=False)`; for a Unigram model, what sentencepiece's or
+    /// HF's decoder makes of its pieces ([`PieceDecoder`]).
     pub fn decode(&self, ids: &[u32]) -> Result<String, Error> {
+        if let Some((decoder, kinds)) = &self.piece_decoder {
+            let tables = self.pipeline.tables();
+            let tokens = ids
+                .iter()
+                .map(|&id| {
+                    let token = tables.token(id).ok_or(Error::UnknownId(id))?;
+                    Ok((kinds[id as usize], token))
+                })
+                .collect::<Result<Vec<_>, Error>>()?;
+            return Ok(decoder.text(tokens));
+        }
         let Some(decoder) = &self.text_decoder else {
             return Ok(String::from_utf8_lossy(&self.decode_bytes(ids)?).into_owned());
         };
@@ -248,7 +367,8 @@ impl Tokenizer {
         self.decode(&kept)
     }
 
-    /// HF tokenizers' `encode(text, pair, add_special_tokens)` without truncation and padding:
+    /// HF tokenizers' `encode(text, pair, add_special_tokens)` without truncation and padding
+    /// ([`Error::Unsupported`] for a Unigram model, whose offsets the core does not compute):
     /// every special and added token in the text matched, the ids of `text` (and `pair`) with
     /// their offsets in characters, and the post-processor of the vocabulary's pipeline run
     /// ([`post_process`]: BERT's `[CLS] … [SEP]` with `add_special_tokens`, the type ids).
@@ -258,6 +378,16 @@ impl Tokenizer {
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<Encoding, Error> {
+        if self.piece_decoder.is_some() {
+            // (the core places a token by the bytes it spells, which a SentencePiece piece's
+            // `▁` and `<0xNN>` do not)
+            return Err(Error::Unsupported(format!(
+                "{}: the offsets of a {} model's tokens are not computed by the Rust core; \
+                 the Python package's encode_with_offsets gives them",
+                self.name,
+                self.model.kind()
+            )));
+        }
         let encode = |text: &str, type_id: u32| -> Result<Encoding, Error> {
             let (mut ids, mut places) = (Vec::new(), Vec::new());
             self.pipeline.encode_with_offsets(
@@ -328,7 +458,7 @@ impl Tokenizer {
     }
 
     /// The model: byte-level BPE, or the model of the vocabulary's pipeline (WordPiece,
-    /// WordLevel).
+    /// WordLevel, Unigram).
     pub fn model(&self) -> &ModelSpec {
         &self.model
     }

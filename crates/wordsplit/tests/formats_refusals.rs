@@ -479,7 +479,12 @@ fn other_models_and_bpe_options_are_unsupported() {
             json!("WordLevel"),
             "ByteLevel pre-tokenizer before a WordLevel",
         ),
-        ("type", json!("Unigram"), "model type"),
+        // (a Unigram model is read, and refuses the byte-level pre-tokenizer)
+        (
+            "type",
+            json!("Unigram"),
+            "[\"ByteLevel\"] with a Unigram model",
+        ),
         ("type", json!(null), "model type"),
         ("dropout", json!(0.1), "dropout"),
         (

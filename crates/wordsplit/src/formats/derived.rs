@@ -176,6 +176,7 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
         fuse_unk: header.get("fuse_unk") == Some(&Value::Bool(true)),
         chat_template,
         pipeline: None,
+        scores: None,
     }
     .finish(FileKind::Derived, Some(i128::from(n_vocab)))
 }

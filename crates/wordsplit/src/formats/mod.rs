@@ -1,6 +1,7 @@
 //! Vocabulary files read in Rust alone: tiktoken rank files ([`read_tiktoken`]), HF
-//! `tokenizer.json` in the layouts that give a plain split pattern, and its WordPiece and
-//! WordLevel files with their pipeline ([`read_hf_tokenizer_json`]),
+//! `tokenizer.json` in the layouts that give a plain split pattern, and its WordPiece,
+//! WordLevel and Unigram files with their pipeline ([`read_hf_tokenizer_json`]), SentencePiece
+//! Unigram `.model` files with their pipeline ([`read_sentencepiece_unigram`]),
 //! `vocab.json` + `merges.txt` ([`read_vocab_merges`]) and the eos, bos and chat template of a
 //! `tokenizer_config.json` ([`with_tokenizer_config`]), wordsplit's compact derived entries
 //! ([`read_derived`]), and the registered vocabularies from their rank files ([`read_named`]);
@@ -47,6 +48,7 @@ pub mod gguf;
 pub mod hf;
 pub mod named;
 pub mod sentencepiece;
+pub mod sentencepiece_unigram;
 #[rustfmt::skip]
 mod named_table;
 pub mod tiktoken;
@@ -65,6 +67,7 @@ use crate::spec::PipelineSpec;
 pub use derived::{load_derived, read_derived};
 pub use hf::{load_hf_tokenizer_json, read_hf_tokenizer_json};
 pub use named::{named_vocabularies, read_named};
+pub use sentencepiece_unigram::{load_sentencepiece_unigram, read_sentencepiece_unigram};
 pub use tiktoken::{load_tiktoken, read_tiktoken, read_tiktoken_ranks, TiktokenFacts};
 pub use tokenizer_config::with_tokenizer_config;
 pub use vocab_merges::{load_vocab_merges, read_vocab_merges};
@@ -111,14 +114,37 @@ pub struct VocabData {
     /// The model's Jinja chat template, where the file carries one (derived entries,
     /// [`with_tokenizer_config`]).
     pub chat_template: Option<String>,
-    /// The pipeline of a vocabulary that is not byte-level BPE (a WordPiece or WordLevel
-    /// tokenizer.json): its normalizer, spanner, model, decoder and post-processor, which
+    /// The pipeline of a vocabulary that is not byte-level BPE (a WordPiece, WordLevel or
+    /// Unigram tokenizer.json, a SentencePiece Unigram `.model`): its normalizer, spanner,
+    /// model, decoder and post-processor, which
     /// [`Tokenizer::from_vocab`](crate::Tokenizer::from_vocab) runs; `tokens` are then the
-    /// model's vocab (every entry, special ones too), `pattern` is empty and `normalizer` is
-    /// `None` (the pipeline's stages say both). `None` for byte-level BPE, whose pipeline is
-    /// `pattern` and `normalizer`.
+    /// model's vocab (every entry the model searches or looks up), `pattern` is empty and
+    /// `normalizer` is `None` (the pipeline's stages say both). `None` for byte-level BPE,
+    /// whose pipeline is `pattern` and `normalizer`.
     pub pipeline: Option<PipelineSpec>,
+    /// A Unigram model's score of each id (its log probability, as the file gives it; 0 for
+    /// an id the model does not score): present exactly when the pipeline's model is
+    /// [`ModelSpec::Unigram`](crate::spec::ModelSpec::Unigram).
+    pub scores: Option<Scores>,
 }
+
+/// A Unigram model's scores by id. Two are equal when every score has the same bits (the
+/// readers give finite scores only, so this is an equivalence, as [`VocabData`]'s `Eq` needs).
+#[derive(Clone, Debug, Default)]
+pub struct Scores(pub Vec<f64>);
+
+impl PartialEq for Scores {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(&other.0)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl Eq for Scores {}
 
 /// The kind of file a [`FormatError`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +159,8 @@ pub enum FileKind {
     TokenizerConfig,
     /// A wordsplit derived entry (the compact form of a parsed vocabulary).
     Derived,
+    /// A SentencePiece model (`.model`, a serialized `ModelProto`).
+    SentencePiece,
 }
 
 impl FileKind {
@@ -150,6 +178,7 @@ impl FileKind {
                 "correct that entry, or save the tokenizer again with transformers"
             }
             FileKind::Derived => "remove the entry and parse its source file again",
+            FileKind::SentencePiece => "get the file again from its source",
         }
     }
 }
@@ -162,6 +191,7 @@ impl fmt::Display for FileKind {
             FileKind::VocabMerges => "vocab.json + merges.txt",
             FileKind::TokenizerConfig => "tokenizer_config.json",
             FileKind::Derived => "derived vocabulary entry",
+            FileKind::SentencePiece => "SentencePiece model",
         })
     }
 }

@@ -44,14 +44,14 @@ pub struct Pieces<'a> {
 }
 
 /// A protobuf field's value.
-enum Field<'a> {
+pub(crate) enum Field<'a> {
     Varint(u64),
     Bytes(&'a [u8]),
 }
 
 /// The fields `(number, wire type, value)` of one message, or `None` for a truncated field,
 /// an unknown wire type or a varint of more than 64 bits.
-fn fields(data: &[u8]) -> Option<Vec<(u64, u8, Field<'_>)>> {
+pub(crate) fn fields(data: &[u8]) -> Option<Vec<(u64, u8, Field<'_>)>> {
     let mut out = Vec::new();
     let mut pos = 0;
     while pos < data.len() {

@@ -197,6 +197,7 @@ pub fn read_tiktoken(data: &[u8], facts: &TiktokenFacts) -> Result<VocabData, Fo
         fuse_unk: false,
         chat_template: None,
         pipeline: None,
+        scores: None,
     }
     .finish(FileKind::Tiktoken, n_vocab.map(i128::from))
 }

@@ -261,6 +261,7 @@ pub(crate) fn bpe_vocab(
         fuse_unk: truthy(model.get("fuse_unk")),
         chat_template: None,
         pipeline: None,
+        scores: None,
     }
     .finish(layout.file, None)
 }

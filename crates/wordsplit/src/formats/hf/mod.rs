@@ -2,7 +2,8 @@
 //! split pattern and a normalizer the Rust core runs (none or NFC); and with a model that looks
 //! words up, `WordPiece` (BERT, all-MiniLM, BGE) or `WordLevel`, read into its pipeline
 //! ([`VocabData::pipeline`]) by `word_models.rs` (its normalizer, pre-tokenizer, decoder and
-//! post-processor: see there). A model without a `type` is the one HF's reading finds by its
+//! post-processor: see there); and with a `Unigram` model (T5, ALBERT, XLM-R), read into its
+//! pipeline and scores by `unigram.rs`. A model without a `type` is the one HF's reading finds by its
 //! fields.
 //!
 //! What is read of a byte-level BPE file:
@@ -21,8 +22,8 @@
 //!   `ByteLevel` without `use_regex` (that pattern).
 //! - `decoder`: null or `ByteLevel`.
 //!
-//! Refused with [`FormatError::Unsupported`] naming the construct: other models (`Unigram`, and
-//! HF's BPE over characters, `CharacterBpe`: an `end_of_word_suffix`, or no `ByteLevel`
+//! Refused with [`FormatError::Unsupported`] naming the construct: other models (HF's BPE
+//! over characters, `CharacterBpe`: an `end_of_word_suffix`, or no `ByteLevel`
 //! pre-tokenizer), `byte_fallback`, `dropout`, a subword prefix, other decoders, normalizers
 //! and pre-tokenizers
 //! (`Metaspace`, `Digits`, ...), `add_prefix_space`, and every other layout of normalizers and
@@ -36,6 +37,8 @@ use serde_json::{Map, Value};
 
 pub(crate) mod bpe;
 mod post_processor;
+mod unigram;
+pub(crate) use unigram::UNK_SURFACE;
 mod word_models;
 
 use super::named_table::{GPT2_ORIGINAL_PATTERN, GPT2_PATTERN, SCANNED_PATTERNS};
@@ -135,6 +138,9 @@ fn read(data: &[u8], name: String) -> Result<VocabData, FormatError> {
     let kind = word_models::model_type(model);
     if let Some(kind @ ("WordPiece" | "WordLevel")) = kind {
         return word_models::read_word_model(spec, model, kind, name);
+    }
+    if kind == Some("Unigram") {
+        return unigram::read_unigram(spec, model, name);
     }
     check_model(model, kind)?;
     if let Some(why) = character_bpe(spec, model) {
@@ -278,10 +284,11 @@ fn check_model(model: &Map<String, Value>, kind: Option<&str>) -> Result<(), For
     if kind != Some("BPE") {
         return Err(unsupported(
             "model.type",
-            format!("model type {}", kind.map_or_else(|| show(model.get("type")), |k| format!("{k:?}"))),
             format!(
-                "the Rust readers read byte-level BPE, WordPiece and WordLevel (Unigram: {PYTHON_ONLY})"
+                "model type {}",
+                kind.map_or_else(|| show(model.get("type")), |k| format!("{k:?}"))
             ),
+            "the Rust readers read byte-level BPE, WordPiece, WordLevel and Unigram",
         ));
     }
     for key in ["dropout", "continuing_subword_prefix"] {

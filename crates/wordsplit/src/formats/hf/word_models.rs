@@ -128,6 +128,7 @@ pub(super) fn read_word_model(
         fuse_unk: false,
         chat_template: None,
         pipeline: Some(pipeline),
+        scores: None,
     }
     .finish(FILE, None)
 }
@@ -252,7 +253,10 @@ fn normalizer_spec(value: Option<&Value>) -> Result<NormalizerSpec, FormatError>
 }
 
 /// One normalizer step object (its type already checked) as a stage, with HF's defaults.
-fn normalizer_step(at: &str, step: &Map<String, Value>) -> Result<NormalizerSpec, FormatError> {
+pub(super) fn normalizer_step(
+    at: &str,
+    step: &Map<String, Value>,
+) -> Result<NormalizerSpec, FormatError> {
     let bad = |why: &str| malformed(at, format!("normalizer step {}: {why}", show_object(step)));
     let flag = |key: &str, default: bool| match step.get(key) {
         None => Ok(default),
@@ -330,7 +334,7 @@ fn show_object(object: &Map<String, Value>) -> String {
 }
 
 /// A normalizer for messages: its kind, a sequence with the kinds of its steps.
-fn describe_normalizer(spec: &NormalizerSpec) -> String {
+pub(super) fn describe_normalizer(spec: &NormalizerSpec) -> String {
     match spec {
         NormalizerSpec::Sequence(steps) => format!(
             "Sequence [{}]",

@@ -1,0 +1,201 @@
+//! The Rust core alone reads the files of the models that are not byte-level BPE and gives
+//! their official tokenizer's ids and text, from the crate's own test data (each file and
+//! golden of `tests/data/` links to the repository's, and the packaged crate holds them as
+//! files): a SentencePiece Unigram `.model` (sentencepiece 0.2.3's ids and decode), a Unigram
+//! tokenizer.json, a WordPiece and a WordLevel one (HF tokenizers 0.23.3's). The goldens are
+//! the oracles' own output, written by the repository's `tools/gen_family_goldens.py`. The
+//! Unigram files whose pipeline has a stage the core does not run yet are refused, naming it.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::test_file;
+use wordsplit::formats::{
+    load_hf_tokenizer_json, load_sentencepiece_unigram, read_file, read_hf_tokenizer_json,
+    FormatError, VocabData,
+};
+use wordsplit::spec::ModelSpec;
+use wordsplit::Tokenizer;
+
+fn golden(name: &str) -> Value {
+    let path = test_file(&format!("golden/{name}.json.gz"));
+    serde_json::from_slice(&read_file(&path).unwrap()).unwrap()
+}
+
+fn ids(value: &Value) -> Vec<u32> {
+    let ids = value.as_array().unwrap();
+    ids.iter().map(|id| id.as_u64().unwrap() as u32).collect()
+}
+
+fn text(value: &Value) -> &str {
+    value.as_str().unwrap()
+}
+
+/// Every case of `golden`: the ids of its text (special-token text as text: the oracle's
+/// `encode`), and the decode of those ids and of its decode cases.
+fn check_ids_and_text(tok: &Tokenizer, golden: &Value, special_as_text: bool) -> usize {
+    let cases = golden["cases"].as_array().unwrap();
+    assert!(cases.len() > 1000, "{} cases", cases.len());
+    for case in cases {
+        let text = text(&case["text"]);
+        let got = if special_as_text {
+            tok.encode_ordinary(text)
+        } else {
+            tok.encode_with_special_tokens(text)
+        };
+        let got = got.unwrap_or_else(|e| panic!("{}: {text:?}: {e}", tok.name()));
+        assert_eq!(got, ids(&case["ids"]), "{}: {text:?}", tok.name());
+        let decoded = tok.decode(&got).unwrap();
+        assert_eq!(
+            decoded,
+            self::text(&case["decoded"]),
+            "{}: {text:?}",
+            tok.name()
+        );
+    }
+    for case in golden["decode_cases"].as_array().unwrap() {
+        let ids = ids(&case["ids"]);
+        assert_eq!(tok.decode(&ids).unwrap(), text(&case["decoded"]), "{ids:?}");
+        if let Some(skipped) = case.get("decoded_skip_special") {
+            assert_eq!(
+                tok.decode_skipping_special(&ids).unwrap(),
+                text(skipped),
+                "{ids:?}"
+            );
+        }
+    }
+    cases.len()
+}
+
+fn unigram(vocab: VocabData) -> Tokenizer {
+    assert!(matches!(
+        vocab.pipeline.as_ref().map(|p| &p.model),
+        Some(ModelSpec::Unigram { .. })
+    ));
+    assert_eq!(
+        vocab.scores.as_ref().map(|s| s.0.len()),
+        Some(vocab.n_vocab as usize)
+    );
+    Tokenizer::from_vocab(vocab).unwrap()
+}
+
+#[test]
+fn sentencepiece_unigram_models_give_sentencepieces_ids_and_text() {
+    for (file, name) in [
+        ("test_sentencepiece.model.gz", "unigram-test_sentencepiece"),
+        ("spiece.model.gz", "unigram-spiece"), // ALBERT's
+    ] {
+        let vocab = load_sentencepiece_unigram(test_file(&format!("unigram/{file}"))).unwrap();
+        let golden = golden(name);
+        assert_eq!(text(&golden["oracle"]), "sentencepiece 0.2.3");
+        let tok = unigram(vocab);
+        assert_eq!(tok.n_vocab() as u64, golden["n_vocab"].as_u64().unwrap());
+        let unk = golden["unk_id"].as_u64().map(|id| id as u32);
+        assert_eq!(tok.token_to_id(b"<unk>"), unk);
+        assert_eq!(
+            tok.bos_token_id(),
+            golden["bos_id"].as_u64().map(|id| id as u32)
+        );
+        assert_eq!(
+            tok.eos_token_id(),
+            golden["eos_id"].as_u64().map(|id| id as u32)
+        );
+        // (sentencepiece never finds a control piece's text in the text)
+        check_ids_and_text(&tok, &golden, true);
+    }
+}
+
+#[test]
+fn a_unigram_tokenizer_json_gives_hfs_ids_and_text() {
+    let path = test_file("unigram/test_sentencepiece_with_bytefallback.llama.tokenizer.json.gz");
+    let tok = unigram(load_hf_tokenizer_json(path).unwrap());
+    let golden = golden("unigram-test_sentencepiece_with_bytefallback.llama");
+    assert_eq!(text(&golden["oracle"]), "tokenizers 0.23.3");
+    assert_eq!(tok.n_vocab() as u64, golden["n_vocab"].as_u64().unwrap());
+    check_ids_and_text(&tok, &golden, false);
+    // (offsets of a Unigram model are the Python package's: a typed refusal here)
+    assert!(matches!(
+        tok.encoding("Hello", None, true),
+        Err(wordsplit::Error::Unsupported(_))
+    ));
+}
+
+#[test]
+fn word_model_files_give_hfs_ids_and_text() {
+    for (file, name, model) in [
+        (
+            "wordpiece/all-MiniLM-L6-v2.tokenizer.json.gz",
+            "wordpiece-all-MiniLM-L6-v2",
+            "WordPiece",
+        ),
+        (
+            "wordpiece/genslm-codon-wordlevel.tokenizer.json",
+            "wordlevel-genslm-codon-wordlevel",
+            "WordLevel",
+        ),
+    ] {
+        let tok = Tokenizer::from_vocab(load_hf_tokenizer_json(test_file(file)).unwrap()).unwrap();
+        let golden = golden(name);
+        assert_eq!(tok.model().kind(), model);
+        assert_eq!(text(&golden["model"]), model);
+        check_ids_and_text(&tok, &golden, false);
+    }
+}
+
+/// The stage a Unigram tokenizer.json needs that the core does not run, named: the layouts of
+/// T5's file (`WhitespaceSplit` before `Metaspace`) and of ALBERT's (a regex `Replace` in its
+/// normalizer), on a small vocabulary (`tests/formats.rs` checks the real files, which the
+/// repository has, against the Python loader's pipeline of each).
+#[test]
+fn unigram_files_with_a_stage_the_core_lacks_are_refused_naming_it() {
+    let metaspace =
+        json!({"type": "Metaspace", "replacement": "\u{2581}", "add_prefix_space": true});
+    let file = |normalizer: Value, pre_tokenizer: Value| {
+        json!({
+            "model": {"type": "Unigram", "unk_id": 0,
+                      "vocab": [["<unk>", 0.0], ["\u{2581}a", -1.0], ["a", -2.0]]},
+            "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "decoder": metaspace.clone(),
+        })
+    };
+    let t5 = file(
+        Value::Null,
+        json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace.clone()]}),
+    );
+    let albert = file(
+        json!({"type": "Sequence", "normalizers": [
+            {"type": "Replace", "pattern": {"String": "``"}, "content": "\""}, {"type": "NFKD"},
+            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}),
+        metaspace.clone(),
+    );
+    for (what, spec, at, names) in [
+        (
+            "T5's",
+            t5,
+            "pre_tokenizer.pretokenizers[0]",
+            "WhitespaceSplit",
+        ),
+        (
+            "ALBERT's",
+            albert,
+            "normalizer",
+            "Replace of the regex \" {2,}\"",
+        ),
+    ] {
+        match read_hf_tokenizer_json(spec.to_string().as_bytes()) {
+            Err(FormatError::Unsupported {
+                at: where_,
+                construct,
+                ..
+            }) => {
+                assert_eq!(where_, at, "{what}");
+                assert!(construct.contains(names), "{what}: {construct}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    // Without them, the same file reads and runs.
+    let plain = file(Value::Null, metaspace.clone());
+    let tok = unigram(read_hf_tokenizer_json(plain.to_string().as_bytes()).unwrap());
+    assert_eq!(tok.encode("a a").unwrap(), [1, 1]);
+    assert_eq!(tok.decode(&[1, 1]).unwrap(), "a a");
+}
