@@ -340,6 +340,21 @@ def test_tokenizer_json_live_against_hf(variant, backend, text):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_a_merge_listed_twice_has_its_last_rank_as_in_hf(backend, tmp_path):
+    """HF's map of merges keeps a repeated pair's last rank: ``▁ t``, ``i n`` and ``e r`` listed
+    again at the end merge last, which changes the ids of English prose."""
+    spec = json.loads(gzip.decompress((DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz").read_bytes()))
+    spec["model"]["merges"] += spec["model"]["merges"][:3]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec, ensure_ascii=False))
+    text = gzip.decompress((DATA / "corpus" / "prose.txt.gz").read_bytes()).decode()[:5000]
+    ids = hf_oracle(path).encode(text, add_special_tokens=False).ids
+    assert ids != hf_oracle(DATA / "spm" / "mistral-v7-llama.tokenizer.json.gz").encode(
+        text, add_special_tokens=False).ids
+    assert tokenizer(path, backend).encode(text) == ids
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("scheme", ["first", "always", "never"])
 def test_metaspace_split_cuts_before_every_space(scheme, backend):
     """With split: true every ▁ starts a part (``▁▁`` cannot merge), so runs of spaces give other

@@ -10,8 +10,9 @@ what the Python loader makes of it (the name, pattern, normalizer name, n_vocab,
 BPE tokens in id order and of the special and added tokens in their order, the flags, the sha256 of the pair-ranked
 merges, and the other fields; for a WordPiece or WordLevel tokenizer.json of tests/data/wordpiece/, its
 pipeline's text in place of the pattern and normalizer; for a Unigram tokenizer.json or SentencePiece
-Unigram model of tests/data/unigram/, its pipeline's text and the sha256 of its scores). ``crates/wordsplit/tests/formats.rs`` reads every input
-with the Rust reader and compares its digest with this one, so the two languages cannot drift apart.
+Unigram model of tests/data/unigram/, its pipeline's text and the sha256 of its scores).
+``crates/wordsplit/tests/formats.rs`` reads every input with the Rust reader and compares its
+digest with this one, so the two languages cannot drift apart.
 
 The tokenizer.json variants are cut from Qwen3's (its first 3,000 tokens) and changed where the
 Rust reader has a decision to make: NFC, Qwen's Split pre-tokenizer, added tokens with flags,
@@ -177,8 +178,8 @@ def render(cache_dir: Path) -> dict[str, bytes]:
                       "expected": {**expected, "pipeline": vocab.pipeline.dumps()}})
     # The Unigram files: their pipeline and scores (the Rust reader refuses a file whose
     # pipeline has a normalizer the core does not run; the Rust test checks that it is so).
-    unigram_files = [*sorted((ROOT / UNIGRAM).glob("*.tokenizer.json.gz")), *sorted((ROOT / UNIGRAM).glob("*/tokenizer.json*")),
-                     *sorted((ROOT / UNIGRAM).glob("*.model.gz"))]
+    unigram_files = [*sorted((ROOT / UNIGRAM).glob("*.tokenizer.json.gz")),
+                     *sorted((ROOT / UNIGRAM).glob("*/tokenizer.json*")), *sorted((ROOT / UNIGRAM).glob("*.model.gz"))]
     for path in unigram_files:
         try:
             vocab = load_vocab(path)

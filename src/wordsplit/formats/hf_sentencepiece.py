@@ -149,7 +149,10 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
         pair = (table.get(left), table.get(right))
         if None in pair or left + right not in table:
             raise VocabFormatError(f"{source}: merge #{rank} {left!r} + {right!r} names a token not in model.vocab")
-        merges.setdefault(pair, rank)
+        if semantics == "hf":
+            merges[pair] = rank  # (a pair listed twice has its last rank: HF's map of merges keeps the last)
+        else:
+            merges.setdefault(pair, rank)  # (llama.cpp's bpe_ranks keeps the first)
     unk = model.get("unk_token")
     ignore_merges = bool(model.get("ignore_merges"))
     # (ignore_merges looks the whole stretch up, so it is not cut into words; Metaspace's split
