@@ -54,6 +54,13 @@ pub trait Encoder: Send + Sync {
         let _ = (piece, out);
         Ok(false)
     }
+
+    /// Where a piece may be cut with no change to its ids (a SentencePiece BPE model's
+    /// [`sentencepiece::PieceCuts`]): the pipeline cuts the spanner's pieces there, so that
+    /// more of them are pieces its cache has seen. None: nowhere.
+    fn piece_cuts(&self) -> Option<&sentencepiece::PieceCuts> {
+        None
+    }
 }
 
 /// One native encoder over one vocabulary's tables, as an [`Encoder`].

@@ -26,7 +26,7 @@ use crate::tables::{Beside, MergeTables, Rank, NO_RANK};
 
 use super::sentencepiece::{
     byte_pieces, id_of, live_symbols, merges, sweep_merge, utf8_width, with_memo, CharIds,
-    HeapEntry, NEXT_ENCODER_ID, NONE, SWEEP_SYMBOLS,
+    HeapEntry, PieceCuts, NEXT_ENCODER_ID, NONE, SWEEP_SYMBOLS,
 };
 
 /// SentencePiece's BPE merge with byte fallback (see the module docs).
@@ -57,6 +57,9 @@ pub struct ScoreMerge {
     byte_fallback: bool,
     /// The unknown piece ([`NONE`]: none, with byte fallback).
     unk: u32,
+    /// Where a piece may be cut (with byte fallback only: without it, a cut between two
+    /// symbols that are no piece would make two unknown pieces of their run).
+    cuts: Option<PieceCuts>,
 }
 
 impl ScoreMerge {
@@ -121,6 +124,7 @@ impl ScoreMerge {
             byte_pieces: byte_pieces(&tables),
             char_ids,
             n_vocab: tables.n_vocab() as u32,
+            cuts: model.byte_fallback.then(|| PieceCuts::of(&tables)),
             tables,
             user_defined,
             reserved,
@@ -448,6 +452,10 @@ impl Encoder for ScoreMerge {
     fn is_native(&self) -> bool {
         true
     }
+
+    fn piece_cuts(&self) -> Option<&PieceCuts> {
+        self.cuts.as_ref()
+    }
 }
 
 #[cfg(test)]
@@ -660,6 +668,71 @@ mod tests {
                 e.encode(text.as_bytes(), &mut swept);
                 e.merge_by_heap(text.as_bytes(), &mut heaped);
                 assert_eq!(swept, heaped, "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_cut_in_one_pass_give_the_ids_of_the_spanners_pieces() {
+        use crate::normalizers::sentencepiece::SentencePieceNormalizer;
+        use crate::normalizers::Normalizer;
+        use crate::spanners::sentencepiece::SentencePieceSpanner;
+        use crate::spanners::{pieces_at, Spanner};
+        use crate::spec::SentencePieceFlags;
+        // Pairs that merge across `▁`, punctuation and a user-defined piece, ties and long
+        // runs (the heap), and characters that are no piece (byte fallback).
+        let pieces = [
+            "▁", "a", "b", ".", "(", "[X]", "▁▁", "▁a", "ab", "a.", "(a", "▁(", "▁▁a", "ba",
+        ];
+        let merges = [
+            ("▁", "▁", 0),
+            ("▁", "a", 1),
+            ("a", "b", 2),
+            ("a", ".", 3),
+            ("(", "a", 4),
+            ("▁", "(", 5),
+            ("▁▁", "a", 6),
+            ("▁", "▁a", 6),
+            ("b", "a", 7),
+        ];
+        let t = tables(1, &pieces, &merges);
+        let alphabet = [
+            " ", "  ", "▁", "a", "b", ".", "(", "[X]", "é", "😀", "ab", "\n",
+        ];
+        for (words, user_defined) in [(true, r#"["[X]"]"#), (false, "[]")] {
+            let fields = format!(r#""unused":[],"user_defined":{user_defined},"words":{words}"#);
+            let spec = pattern(&fields);
+            let e = ScoreMerge::new(t.clone(), &spec, &[], None).unwrap();
+            let cuts = e.piece_cuts().unwrap();
+            let spanner = SentencePieceSpanner::new(&spec).unwrap();
+            let matcher = spanner.one_pass_matcher().unwrap();
+            let ids = |text: &str, ends: &[usize]| -> Vec<u32> {
+                pieces_at(text, ends).flat_map(|p| encode(&e, p)).collect()
+            };
+            for dummy in [false, true] {
+                let flags = SentencePieceFlags {
+                    add_dummy_prefix: dummy,
+                    remove_extra_whitespaces: false,
+                    ..Default::default()
+                };
+                let normalizer = SentencePieceNormalizer::new(flags);
+                for text in crate::testing::texts(17, &alphabet, 2000, 60) {
+                    let normalized = normalizer.normalize(&text).unwrap();
+                    let mut spans = vec![];
+                    spanner.spans(&normalized, &mut spans).unwrap();
+                    let expected = ids(&normalized, &spans);
+                    // The whole stretch merged at once, as sentencepiece does without words.
+                    if !words {
+                        assert_eq!(expected, encode(&e, &normalized), "{text:?}");
+                    }
+                    let mut refined = vec![];
+                    cuts.refine(normalized.as_bytes(), &spans, &mut refined);
+                    assert_eq!(ids(&normalized, &refined), expected, "refined {text:?}");
+                    let mut ends = vec![];
+                    let one = normalizer.normalized_pieces(&text, matcher, cuts, &mut ends);
+                    assert_eq!(one.as_deref(), Some(normalized.as_str()), "{text:?}");
+                    assert_eq!(ids(&normalized, &ends), expected, "one pass {text:?}");
+                }
             }
         }
     }

@@ -96,6 +96,13 @@ pub trait Normalizer: Send + Sync {
         None
     }
 
+    /// This normalizer as the core's SentencePiece normalizer, which the pipeline may run
+    /// with the SentencePiece spanner and its encoder's cuts in one pass
+    /// ([`sentencepiece::SentencePieceNormalizer::normalized_pieces`]); None for every other.
+    fn sentencepiece(&self) -> Option<&sentencepiece::SentencePieceNormalizer> {
+        None
+    }
+
     /// The normalized text of a stretch that does not start the text (it follows a literal
     /// token): HF's Metaspace with `prepend_scheme: "first"` puts no `▁` there. The same as
     /// [`Normalizer::normalize`] for every other normalizer.

@@ -13,9 +13,12 @@
 
 use std::sync::Arc;
 
+use aho_corasick::AhoCorasick;
+
 use super::charsmap::CharsMap;
 use super::program::LiteralProgram;
 use super::unicode_program::UnicodeProgram;
+use crate::encoders::sentencepiece::PieceCuts;
 use crate::error::Error;
 use crate::normalizers::Normalizer;
 use crate::spec::{NormalizerSpec, PrependScheme, SentencePieceFlags};
@@ -178,6 +181,118 @@ impl SentencePieceNormalizer {
     }
 }
 
+impl SentencePieceNormalizer {
+    /// The normalized text of `text` cut into pieces as the SentencePiece spanner would cut
+    /// it (the user-defined pieces `matcher` finds, which hold no space or `▁`) and then at
+    /// `cuts`, in one pass over `text` with no branch per byte: the ends in `ends`. None
+    /// (nothing done) for a normalizer other than the identity map with escaped spaces and no
+    /// squeezing or suffix (Llama 2's and Gemma's), which [`Normalizer::normalize`] runs.
+    /// The cuts are read on the text before its spaces are escaped, where a space stands for
+    /// the `▁` it becomes ([`PieceCuts`]).
+    ///
+    /// ```
+    /// use wordsplit::encoders::sentencepiece::PieceCuts;
+    /// use wordsplit::normalizers::sentencepiece::SentencePieceNormalizer;
+    /// use wordsplit::spec::SentencePieceFlags;
+    /// let flags = SentencePieceFlags { remove_extra_whitespaces: false, ..Default::default() };
+    /// let cuts = PieceCuts::from_tokens(["▁▁".as_bytes(), "▁a".as_bytes(), b"ab"]);
+    /// let mut ends = vec![];
+    /// let text = SentencePieceNormalizer::new(flags).normalized_pieces("ab  a.", None, &cuts, &mut ends);
+    /// assert_eq!((text.as_deref(), ends), (Some("▁ab▁▁a."), vec![5, 12, 13]));
+    /// ```
+    pub fn normalized_pieces(
+        &self,
+        text: &str,
+        matcher: Option<&AhoCorasick>,
+        cuts: &PieceCuts,
+        ends: &mut Vec<usize>,
+    ) -> Option<String> {
+        if self.map.is_some() || self.remove_extra_whitespaces || self.suffix || self.space == " " {
+            return None;
+        }
+        if text.is_empty() {
+            return Some(String::new());
+        }
+        let bytes = text.as_bytes();
+        // (each byte one to three bytes out, the dummy prefix, a 4-byte store past the end)
+        let mut out: Vec<u8> = Vec::with_capacity(3 * bytes.len() + 8);
+        let mut prev = None;
+        if self.add_dummy_prefix {
+            out.extend_from_slice(self.space.as_bytes());
+            prev = Some(b' ');
+        }
+        let mut done = 0;
+        for found in matcher.into_iter().flat_map(|m| m.find_iter(text)) {
+            escape_and_cut(&bytes[done..found.start()], prev, cuts, &mut out, ends);
+            push_end(ends, out.len());
+            out.extend_from_slice(&bytes[found.start()..found.end()]);
+            push_end(ends, out.len());
+            (done, prev) = (found.end(), None);
+        }
+        escape_and_cut(&bytes[done..], prev, cuts, &mut out, ends);
+        push_end(ends, out.len());
+        // SAFETY: `out` is `text` with each space (one byte) replaced by `▁`, and `▁`s.
+        Some(unsafe { String::from_utf8_unchecked(out) })
+    }
+}
+
+/// `ends` with `end` pushed unless it is the last end already (or 0: no empty piece).
+fn push_end(ends: &mut Vec<usize>, end: usize) {
+    if end > ends.last().copied().unwrap_or(0) {
+        ends.push(end);
+    }
+}
+
+/// `text` appended to `out` with each space escaped as `▁`, and the end in `out` of each
+/// piece before a cut `cuts` allows pushed to `ends` (`prev`: the byte before `text`, a space
+/// for the dummy prefix; None: `text` starts a piece). One store per byte and per end, and no
+/// branch on the byte (see [`escape_spaces`]).
+fn escape_and_cut(
+    text: &[u8],
+    prev: Option<u8>,
+    cuts: &PieceCuts,
+    out: &mut Vec<u8>,
+    ends: &mut Vec<usize>,
+) {
+    let Some((&first, _)) = text.split_first() else {
+        return;
+    };
+    let (mut prev, rest) = match prev {
+        Some(prev) => (prev, text),
+        None => {
+            out.extend_from_slice(if first == b' ' {
+                "\u{2581}".as_bytes()
+            } else {
+                &text[..1]
+            });
+            (first, &text[1..])
+        }
+    };
+    let pattern = u32::from_le_bytes([0xE2, 0x96, 0x81, 0]);
+    out.reserve(3 * rest.len() + 4);
+    ends.reserve(rest.len());
+    // SAFETY: `out` has room for three bytes per byte of `rest` and a 4-byte store past
+    // them, `ends` for one end per byte; both lengths are set to what was written, whole
+    // characters (a space replaced whole by `▁`).
+    unsafe {
+        let base = out.as_mut_ptr();
+        let mut len = out.len();
+        let at = ends.as_mut_ptr();
+        let mut n = ends.len();
+        for &b in rest {
+            at.add(n).write(len);
+            n += cuts.apart(prev, b);
+            let is_space = b == b' ';
+            let word = if is_space { pattern } else { u32::from(b) };
+            base.add(len).cast::<u32>().write_unaligned(word);
+            len += if is_space { 3 } else { 1 };
+            prev = b;
+        }
+        out.set_len(len);
+        ends.set_len(n);
+    }
+}
+
 /// `text`, characters no key matched, appended as single chunks: each space escaped, with
 /// `collapse` a space after a space dropped (`previous_space`: the text before ended with
 /// one); whether it then ends with a kept or dropped space.
@@ -206,6 +321,10 @@ fn escape_run(
 impl Normalizer for SentencePieceNormalizer {
     fn name(&self) -> &str {
         "SentencePiece"
+    }
+
+    fn sentencepiece(&self) -> Option<&SentencePieceNormalizer> {
+        Some(self)
     }
 
     fn normalize(&self, text: &str) -> Result<String, Error> {

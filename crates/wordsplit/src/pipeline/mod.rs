@@ -288,6 +288,12 @@ impl Pipeline {
             let kept = bert.normalized_pieces(text, &mut ends);
             return self.encode_ends(&kept, &mut ends, out);
         }
+        if let Some((normalizer, matcher, cuts)) = self.sentencepiece_in_one_pass() {
+            let mut ends = Vec::new();
+            if let Some(normalized) = normalizer.normalized_pieces(text, matcher, cuts, &mut ends) {
+                return self.encode_ends(&normalized, &mut ends, out);
+            }
+        }
         match self.normalizer.normalize_at(text, later)? {
             Some(normalized) => self.encode_split(&normalized, out),
             None => self.encode_split(text, out),
@@ -302,6 +308,32 @@ impl Pipeline {
         };
         let program = self.program.as_deref()?;
         program.is_bert().then(|| normalizer.bert()).flatten()
+    }
+
+    /// The SentencePiece normalizer, user-defined pieces' matcher and encoder's cuts that
+    /// normalize and cut the text in one pass, when the pipeline is a SentencePiece one whose
+    /// encoder has cuts (see [`crate::encoders::sentencepiece::PieceCuts`]).
+    #[allow(clippy::type_complexity)]
+    fn sentencepiece_in_one_pass(
+        &self,
+    ) -> Option<(
+        &crate::normalizers::sentencepiece::SentencePieceNormalizer,
+        Option<&AhoCorasick>,
+        &crate::encoders::sentencepiece::PieceCuts,
+    )> {
+        let (NormalizeStage::Foreign(normalizer), SpanStage::Foreign(spanner)) =
+            (&self.normalizer, &self.spanner)
+        else {
+            return None;
+        };
+        let EncodeStage::Foreign(encoder) = &self.encoder else {
+            return None;
+        };
+        if self.program.is_some() {
+            return None;
+        }
+        let matcher = spanner.sentencepiece()?.one_pass_matcher()?;
+        Some((normalizer.sentencepiece()?, matcher, encoder.piece_cuts()?))
     }
 
     fn encode_split(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
@@ -319,6 +351,13 @@ impl Pipeline {
         };
         // A dropping spanner's pieces are encoded from the text they make.
         let text = spanned.as_ref().map_or(text, |s| s.text.as_str());
+        if let EncodeStage::Foreign(encoder) = &self.encoder {
+            if let Some(cuts) = encoder.piece_cuts() {
+                let mut cut = Vec::with_capacity(text.len() / 2 + 1);
+                cuts.refine(text.as_bytes(), &ends, &mut cut);
+                return self.encode_ends(text, &mut cut, out);
+            }
+        }
         self.encode_ends(text, &mut ends, out)
     }
 

@@ -90,6 +90,12 @@ pub trait Spanner: Send + Sync {
     fn is_native(&self) -> bool {
         false
     }
+
+    /// This spanner as the core's SentencePiece spanner (see
+    /// [`crate::normalizers::Normalizer::sentencepiece`]); None for every other.
+    fn sentencepiece(&self) -> Option<&sentencepiece::SentencePieceSpanner> {
+        None
+    }
 }
 
 impl<S: Scanner + ?Sized> Spanner for S {

@@ -97,6 +97,8 @@ pub struct SentencePieceSpanner {
     every_space: bool,
     /// Every place of the model's joined tokens (overlapping; None: it has none).
     joined: Option<AhoCorasick>,
+    /// Whether a user-defined piece holds a space or a `▁`.
+    spaced_pieces: bool,
 }
 
 impl SentencePieceSpanner {
@@ -132,8 +134,13 @@ impl SentencePieceSpanner {
             })?;
             Some(built)
         };
+        let spaced_pieces = model
+            .user_defined
+            .iter()
+            .any(|piece| piece.contains([' ', '\u{2581}']));
         Ok(Self {
             matcher,
+            spaced_pieces,
             words: model.words || model.metaspace_split,
             every_space: model.metaspace_split,
             joined,
@@ -183,6 +190,20 @@ impl SentencePieceSpanner {
     }
 }
 
+impl SentencePieceSpanner {
+    /// Its user-defined pieces' matcher, when cutting them out of the text before its spaces
+    /// are escaped finds the same places and this spanner's only other cuts are at words
+    /// (which cuts at the vocabulary's pairs include): `Some(None)` when it has none, None
+    /// when the text must be split by [`Spanner::spans`] (HF's Metaspace split, or a piece
+    /// holding a space or a `▁`).
+    pub fn one_pass_matcher(&self) -> Option<Option<&AhoCorasick>> {
+        if self.every_space || self.spaced_pieces {
+            return None;
+        }
+        Some(self.matcher.as_ref())
+    }
+}
+
 impl Spanner for SentencePieceSpanner {
     fn name(&self) -> &str {
         "sentencepiece"
@@ -203,6 +224,10 @@ impl Spanner for SentencePieceSpanner {
 
     fn is_native(&self) -> bool {
         true
+    }
+
+    fn sentencepiece(&self) -> Option<&SentencePieceSpanner> {
+        Some(self)
     }
 }
 
