@@ -129,6 +129,9 @@ pub struct Unigram {
     unk: Option<u32>,
     unk64: f64,
     unk32: f32,
+    /// The most bytes a candidate covers: the longest searched piece's, or a character's (the
+    /// unknown token's).
+    reach: usize,
     byte_fallback: bool,
     /// The `<0xNN>` token of each byte ([`NONE`]: none).
     byte_ids: [u32; 256],
@@ -371,6 +374,10 @@ impl Unigram {
                 )),
             }
         }
+        let longest = searched32.iter().map(|(t, _)| t.len());
+        let reach = longest
+            .chain(searched64.iter().map(|(t, _)| t.len()))
+            .fold(4, usize::max);
         let search = match style {
             Style::SentencePiece => Search::F32(PrefixTrie::new(searched32)),
             _ => Search::F64(PrefixTrie::new(searched64)),
@@ -382,6 +389,7 @@ impl Unigram {
             unk,
             unk64,
             unk32,
+            reach,
             byte_fallback: kinds.byte_fallback,
             byte_ids,
             vocab: vocab.to_owned(),
@@ -420,17 +428,17 @@ impl Unigram {
         let n = piece.len();
         reset(nodes, n + 1, Node::UNREACHED);
         let nodes = &mut nodes[..=n];
-        // The furthest end of any candidate so far: a rebase shifts every score up to it.
-        let mut frontier = 0;
         let mut start = 0;
         while start < n {
             let mut here = nodes[start].score;
             if F::past_rebase(here) {
                 // Every reached node from here on holds a score relative to `here` (the
                 // nodes before `start` are final): subtracting it keeps the sums small, so
-                // their f32 rounding stays what sentencepiece's is. Each rebase costs the
-                // longest piece at most, and sums drop by at least REBASE between two.
-                for (i, node) in nodes.iter_mut().enumerate().take(frontier + 1).skip(start) {
+                // their f32 rounding stays what sentencepiece's is. No candidate so far ends
+                // further than `reach` past `start`. Each rebase costs that many nodes at
+                // most, and sums drop by at least REBASE between two.
+                let last = n.min(start + self.reach);
+                for (i, node) in nodes.iter_mut().enumerate().take(last + 1).skip(start) {
                     if i == start || node.start != NONE {
                         node.score = node.score - here;
                     }
@@ -449,9 +457,9 @@ impl Unigram {
                 if leaf.id == NONE {
                     continue;
                 }
-                frontier = frontier.max(pos);
                 let candidate = leaf.score + here;
-                let node = &mut nodes[pos];
+                // SAFETY: `pos` is at most `n`, and `nodes` has `n + 1` nodes.
+                let node = unsafe { nodes.get_unchecked_mut(pos) };
                 if node.start == NONE || candidate > node.score {
                     *node = Node {
                         score: candidate,
@@ -462,7 +470,6 @@ impl Unigram {
                 single |= pos == end;
             }
             if !single {
-                frontier = frontier.max(end);
                 let candidate = unk_score + here;
                 let node = &mut nodes[end];
                 if node.start == NONE || candidate > node.score {
