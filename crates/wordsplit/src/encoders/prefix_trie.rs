@@ -20,7 +20,8 @@ use std::collections::VecDeque;
 /// No token, no state, a free slot.
 pub const NONE: u32 = u32::MAX;
 
-/// The tries after which the first free slot the searches start from is given up on.
+/// The tries after which the first free slot the searches start from is given up on (few: a
+/// hole no state fits is dropped soon; not one: the array stays dense).
 const GIVE_UP: u32 = 16;
 
 /// What a slot holds of the token that ends at its state: an id (WordPiece's), or an id with
