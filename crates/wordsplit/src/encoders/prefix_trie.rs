@@ -1,12 +1,14 @@
 //! [`PrefixTrie`]: a double-array trie over the bytes of a vocabulary's tokens, for the two
 //! questions its encoders ask: the longest token a text starts with ([`PrefixTrie::longest`],
-//! WordPiece's) and, at each step of a walk along the text, the next state and the token that
-//! ends there ([`PrefixTrie::step`], the Unigram search's).
+//! WordPiece's) and, at each step of a walk along the text, the token that ends there
+//! ([`PrefixTrie::advance`], the Unigram search's). What a slot holds of its token is the
+//! trie's [`TrieValue`]: an id, or (the Unigram search's) an id and its score, so that the
+//! step that finds a piece reads its score in the same slot.
 //!
 //! Each state is a slot of one array: a state's child on byte `b` is the slot at its `base`
 //! plus `b`, when that slot's `check` names the state back. A step is one read of one slot
 //! (base, check and the token that ends there share it), so a walk along a word reads a slot
-//! per byte and compares nothing else; the longest match is the last slot along the walk
+//! per byte and compares nothing else (a [`Cursor`] keeps the base of the slot it read); the longest match is the last slot along the walk
 //! that ends a token. The array is laid out from the sorted tokens breadth first, each
 //! state's children at the first base where their slots are free; a free slot at the front of
 //! the array that keeps failing to fit a state is given up on (left a hole) after `GIVE_UP`
@@ -18,53 +20,79 @@ use std::collections::VecDeque;
 /// No token, no state, a free slot.
 pub const NONE: u32 = u32::MAX;
 
-/// The tries after which the first free slot the searches start from is given up on.
+/// The tries after which the first free slot the searches start from is given up on (few: a
+/// hole no state fits is dropped soon; not one: the array stays dense).
 const GIVE_UP: u32 = 16;
 
+/// What a slot holds of the token that ends at its state: an id (WordPiece's), or an id with
+/// its score (the Unigram search's, read in the same slot as the step that finds it).
+pub trait TrieValue: Copy {
+    /// No token ends here.
+    const NONE: Self;
+    /// Whether this is [`Self::NONE`].
+    fn is_none(&self) -> bool;
+}
+
+impl TrieValue for u32 {
+    const NONE: u32 = NONE;
+    #[inline(always)]
+    fn is_none(&self) -> bool {
+        *self == NONE
+    }
+}
+
 #[derive(Clone, Copy)]
-struct Slot {
+struct Slot<V> {
     /// Where its children's slots start (a child on byte `b` is at `base + b`).
     base: u32,
     /// The state whose child this slot is ([`NONE`]: free).
     check: u32,
-    /// The token that ends here ([`NONE`]: none).
-    value: u32,
+    /// The token that ends here ([`TrieValue::NONE`]: none).
+    value: V,
 }
 
-const FREE: Slot = Slot {
-    base: 0,
-    check: NONE,
-    value: NONE,
-};
-
-/// A double-array trie of byte strings to ids (see the module docs).
-pub struct PrefixTrie {
-    slots: Vec<Slot>,
+impl<V: TrieValue> Slot<V> {
+    const FREE: Self = Slot {
+        base: 0,
+        check: NONE,
+        value: V::NONE,
+    };
 }
+
+/// A double-array trie of byte strings to values, ids by default (see the module docs).
+pub struct PrefixTrie<V = u32> {
+    slots: Vec<Slot<V>>,
+}
+
+/// The state of the empty string.
+const ROOT: u32 = 0;
 
 impl PrefixTrie {
     /// The state of the empty string.
-    pub const ROOT: u32 = 0;
+    pub const ROOT: u32 = ROOT;
+}
 
-    /// The trie of `tokens` (bytes, id); of two equal byte strings the last one's id stays.
-    pub fn new<'a>(tokens: impl IntoIterator<Item = (&'a [u8], u32)>) -> Self {
-        let mut sorted: Vec<(&[u8], u32)> = tokens.into_iter().collect();
+impl<V: TrieValue> PrefixTrie<V> {
+    /// The trie of `tokens` (bytes, value); of two equal byte strings the last one's value
+    /// stays.
+    pub fn new<'a>(tokens: impl IntoIterator<Item = (&'a [u8], V)>) -> Self {
+        let mut sorted: Vec<(&[u8], V)> = tokens.into_iter().collect();
         // (a stable sort: equal byte strings keep their order, and the last one overwrites)
         sorted.sort_by(|a, b| a.0.cmp(b.0));
-        let mut pieces: Vec<(&[u8], u32)> = Vec::with_capacity(sorted.len());
+        let mut pieces: Vec<(&[u8], V)> = Vec::with_capacity(sorted.len());
         for token in sorted {
             match pieces.last_mut() {
                 Some(last) if last.0 == token.0 => *last = token,
                 _ => pieces.push(token),
             }
         }
-        let mut slots = vec![FREE; 512];
+        let mut slots = vec![Slot::FREE; 512];
         slots[0] = Slot {
             base: 0,
-            check: Self::ROOT,
+            check: ROOT,
             value: match pieces.first() {
-                Some(&([], id)) => id,
-                _ => NONE,
+                Some(&([], value)) => value,
+                _ => V::NONE,
             },
         };
         // `next_free[i]`: a slot at or after `i` that is free, or closer to it.
@@ -74,7 +102,7 @@ impl PrefixTrie {
         // (state, the pieces below it, their common prefix's length); the piece that ends at
         // the state, if any (the empty token at the root), comes first in its range (sorted)
         // and is in its slot already.
-        let mut queue = VecDeque::from([(Self::ROOT, 0, pieces.len(), 0)]);
+        let mut queue = VecDeque::from([(ROOT, 0, pieces.len(), 0)]);
         let mut groups: Vec<(u8, usize, usize)> = Vec::new();
         while let Some((state, mut lo, hi, depth)) = queue.pop_front() {
             if lo < hi && pieces[lo].0.len() == depth {
@@ -99,7 +127,7 @@ impl PrefixTrie {
                 let base = free - lowest;
                 if slots.len() <= base + 256 {
                     let len = (base + 256) * 5 / 4;
-                    slots.resize(len, FREE);
+                    slots.resize(len, Slot::FREE);
                     next_free.extend(next_free.len() as u32..len as u32);
                 }
                 if groups
@@ -124,7 +152,7 @@ impl PrefixTrie {
                 let value = if pieces[glo].0.len() == depth + 1 {
                     pieces[glo].1
                 } else {
-                    NONE
+                    V::NONE
                 };
                 slots[at] = Slot {
                     base: 0,
@@ -147,7 +175,7 @@ impl PrefixTrie {
 
     /// The slot of `state`'s child on `byte`, which may be another state's or free.
     #[inline(always)]
-    fn slot(&self, state: u32, byte: u8) -> (u32, &Slot) {
+    fn slot(&self, state: u32, byte: u8) -> (u32, &Slot<V>) {
         // SAFETY: `state` is a state of this trie, so its slot is in the array, and every
         // base has 256 slots after it in the array (`new`).
         unsafe {
@@ -163,12 +191,38 @@ impl PrefixTrie {
         (slot.check == state).then_some(at)
     }
 
-    /// The state after `byte` from `state` and the token that ends there ([`NONE`]: none),
-    /// if some token goes on so: one read of one slot.
+    /// The state after `byte` from `state` and the token that ends there
+    /// ([`TrieValue::NONE`]: none), if some token goes on so: one read of one slot.
     #[inline(always)]
-    pub fn step(&self, state: u32, byte: u8) -> Option<(u32, u32)> {
+    pub fn step(&self, state: u32, byte: u8) -> Option<(u32, V)> {
         let (at, slot) = self.slot(state, byte);
         (slot.check == state).then_some((at, slot.value))
+    }
+
+    /// A walk's [`Cursor`] at the root.
+    #[inline(always)]
+    pub fn root(&self) -> Cursor {
+        Cursor {
+            state: ROOT,
+            base: self.slots[ROOT as usize].base,
+        }
+    }
+
+    /// [`Self::step`] from a cursor: the child's slot is read once and its base kept, so a
+    /// walk's next step reads no slot but its child's.
+    #[inline(always)]
+    pub fn advance(&self, cursor: &mut Cursor, byte: u8) -> Option<V> {
+        let at = cursor.base + u32::from(byte);
+        // SAFETY: every base has 256 slots after it in the array (`new`).
+        let slot = unsafe { self.slots.get_unchecked(at as usize) };
+        if slot.check != cursor.state {
+            return None;
+        }
+        *cursor = Cursor {
+            state: at,
+            base: slot.base,
+        };
+        Some(slot.value)
     }
 
     /// The state after `bytes` from `state`, if some token goes on so.
@@ -178,36 +232,43 @@ impl PrefixTrie {
             .try_fold(state, |state, &byte| self.child(state, byte))
     }
 
-    /// The id of the token that ends at `state`, if one does.
+    /// The value of the token that ends at `state`, if one does.
     #[inline(always)]
-    pub fn value(&self, state: u32) -> Option<u32> {
+    pub fn value(&self, state: u32) -> Option<V> {
         let value = self.slots[state as usize].value;
-        (value != NONE).then_some(value)
+        (!value.is_none()).then_some(value)
     }
 
     /// The longest non-empty prefix of `bytes` that is a token from `state` on: `(its
     /// length, its id)`. (With tokens and `bytes` UTF-8, such a prefix ends on a character
     /// boundary: a token is whole characters.)
     #[inline]
-    pub fn longest(&self, mut state: u32, bytes: &[u8]) -> Option<(usize, u32)> {
-        let (mut best_len, mut best_id) = (0, NONE);
+    pub fn longest(&self, mut state: u32, bytes: &[u8]) -> Option<(usize, V)> {
+        let (mut best_len, mut best) = (0, V::NONE);
         for (i, &byte) in bytes.iter().enumerate() {
             let (at, slot) = self.slot(state, byte);
             if slot.check != state {
                 break;
             }
             state = at;
-            if slot.value != NONE {
-                (best_len, best_id) = (i + 1, slot.value);
+            if !slot.value.is_none() {
+                (best_len, best) = (i + 1, slot.value);
             }
         }
-        (best_id != NONE).then_some((best_len, best_id))
+        (!best.is_none()).then_some((best_len, best))
     }
 
     /// The bytes its array takes.
     pub fn size(&self) -> usize {
-        self.slots.len() * std::mem::size_of::<Slot>()
+        self.slots.len() * std::mem::size_of::<Slot<V>>()
     }
+}
+
+/// Where a walk down a [`PrefixTrie`] is: its state and that state's base.
+#[derive(Clone, Copy)]
+pub struct Cursor {
+    state: u32,
+    base: u32,
 }
 
 /// The first free slot at or after `at` (`next_free` covers every slot, and the array's last
@@ -285,7 +346,8 @@ mod tests {
         assert!(trie.size() < 24 * 20_000 * 12, "{} bytes", trie.size());
     }
 
-    /// The tokens that are prefixes of `text`, shortest first, by walking the trie.
+    /// The tokens that are prefixes of `text`, shortest first, by walking the trie (by
+    /// states and by a cursor, which agree).
     fn prefixes(trie: &PrefixTrie, text: &[u8]) -> Vec<(usize, u32)> {
         let mut state = PrefixTrie::ROOT;
         let mut found = vec![];
@@ -298,6 +360,17 @@ mod tests {
                 found.push((i + 1, piece));
             }
         }
+        let mut cursor = trie.root();
+        let mut by_cursor = vec![];
+        for (i, &byte) in text.iter().enumerate() {
+            let Some(piece) = trie.advance(&mut cursor, byte) else {
+                break;
+            };
+            if piece != NONE {
+                by_cursor.push((i + 1, piece));
+            }
+        }
+        assert_eq!(found, by_cursor, "{text:?}");
         found
     }
 

@@ -6,7 +6,7 @@
 //!
 //! Every character start of a piece, in order, extends the best path that ends there by each
 //! piece the text goes on with there (a walk down the [`PrefixTrie`] of the pieces, a step
-//! per byte, shortest piece first); a candidate replaces the best path where it ends
+//! per byte, shortest piece first, each piece's score read in the slot that ends it); a candidate replaces the best path where it ends
 //! when none is there yet or when its score is strictly higher. Where no piece of exactly one
 //! character starts, the unknown token covers that character. The path is read back from the
 //! end; each run of unknown tokens becomes one token, the token that spells it (HF), or its
@@ -40,7 +40,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::prefix_trie::{PrefixTrie, NONE};
+use super::prefix_trie::{PrefixTrie, TrieValue, NONE};
 use super::Encoder;
 use crate::error::Error;
 use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec};
@@ -57,13 +57,16 @@ const REBASE: f32 = 100_000.0;
 /// A path score's arithmetic: `f32` is sentencepiece's (its sums rebased past ±[`REBASE`]),
 /// `f64` HF's and llama.cpp's (never rebased).
 trait Score:
-    Copy + Default + PartialOrd + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
+    Copy + Default + PartialOrd + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + 'static
 {
+    /// Zero (`Default::default` is no `const`).
+    const ZERO: Self;
     /// Whether a path's score `here` is to be rebased before the search goes on from it.
     fn past_rebase(here: Self) -> bool;
 }
 
 impl Score for f32 {
+    const ZERO: f32 = 0.0;
     #[inline(always)]
     fn past_rebase(here: f32) -> bool {
         !(-REBASE..=REBASE).contains(&here)
@@ -71,6 +74,7 @@ impl Score for f32 {
 }
 
 impl Score for f64 {
+    const ZERO: f64 = 0.0;
     #[inline(always)]
     fn past_rebase(_: f64) -> bool {
         false
@@ -90,34 +94,74 @@ pub enum Style {
     LlamaCpp,
 }
 
+/// A searched piece's id and its score in the search, in the trie's slot where it ends: the
+/// step that finds a piece reads its score in the same cache line.
+#[derive(Clone, Copy)]
+struct Leaf<F> {
+    id: u32,
+    score: F,
+}
+
+impl<F: Score> TrieValue for Leaf<F> {
+    const NONE: Self = Leaf {
+        id: NONE,
+        score: F::ZERO,
+    };
+    #[inline(always)]
+    fn is_none(&self) -> bool {
+        self.id == NONE
+    }
+}
+
+/// The searched pieces in a style's arithmetic: their bytes to their ids and scores.
+enum Search {
+    /// `sentencepiece`'s.
+    F32(PrefixTrie<Leaf<f32>>),
+    /// HF's and llama.cpp's.
+    F64(PrefixTrie<Leaf<f64>>),
+}
+
 /// A Unigram model's encoder (see the module docs).
 pub struct Unigram {
     tables: Arc<MergeTables>,
-    /// The searched pieces: their bytes to their ids.
-    trie: PrefixTrie,
+    search: Search,
     style: Style,
-    /// The score each id has in the search (`f64` styles), by id.
-    scores64: Vec<f64>,
-    /// The same as `f32` (the `sentencepiece` style), by id.
-    scores32: Vec<f32>,
     unk: Option<u32>,
     unk64: f64,
     unk32: f32,
+    /// The most bytes a candidate covers: the longest searched piece's, or a character's (the
+    /// unknown token's).
+    reach: usize,
     byte_fallback: bool,
     /// The `<0xNN>` token of each byte ([`NONE`]: none).
     byte_ids: [u32; 256],
     vocab: String,
 }
 
+/// The best path that ends at a byte position of the piece: what a candidate that ends there
+/// reads and writes, side by side.
+#[derive(Clone, Copy)]
+struct Node<F> {
+    score: F,
+    /// Where its last token starts ([`NONE`]: not reached).
+    start: u32,
+    /// That token.
+    id: u32,
+}
+
+impl<F: Score> Node<F> {
+    const UNREACHED: Self = Node {
+        score: F::ZERO,
+        start: NONE,
+        id: NONE,
+    };
+}
+
 /// The reused buffers of one thread's searches, by byte position of the piece.
 #[derive(Default)]
 struct Scratch {
-    best64: Vec<f64>,
-    best32: Vec<f32>,
-    /// Where the best path's last token ending here starts ([`NONE`]: not reached).
-    starts: Vec<u32>,
-    /// That token.
-    ids: Vec<u32>,
+    nodes32: Vec<Node<f32>>,
+    nodes64: Vec<Node<f64>>,
     /// The ends of the best path's tokens, last first.
     path: Vec<u32>,
 }
@@ -281,9 +325,6 @@ impl Unigram {
                 min_normal = min_normal.min(score_of(id)?);
             }
         }
-        let n = tables.n_vocab().max(scores.len());
-        let mut scores64 = vec![0.0f64; n];
-        let mut scores32 = vec![0.0f32; n];
         let (unk64, unk32) = match style {
             Style::Hf => {
                 let lowest = scores.iter().copied().fold(f64::INFINITY, f64::min);
@@ -307,30 +348,48 @@ impl Unigram {
                 (f64::from((min_normal - UNK_PENALTY) as f32), 0.0)
             }
         };
-        let mut searched: Vec<(&[u8], u32)> = Vec::with_capacity(pieces.len());
+        let mut searched32: Vec<(&[u8], Leaf<f32>)> = Vec::new();
+        let mut searched64: Vec<(&[u8], Leaf<f64>)> = Vec::new();
         for &(token, id, kind) in &pieces {
-            let slot = id as usize;
             match (style, kind) {
                 (_, Kind::Skipped) => continue,
                 (Style::SentencePiece, Kind::UserDefined) => {
                     // (float)(0.1 * (bytes - 1)): computed in double, stored as float.
-                    scores32[slot] = (0.1 * (token.len() as f64 - 1.0)) as f32;
+                    let score = (0.1 * (token.len() as f64 - 1.0)) as f32;
+                    searched32.push((token, Leaf { id, score }));
                 }
-                (Style::SentencePiece, _) => scores32[slot] = score_of(id)? as f32,
-                (Style::LlamaCpp, Kind::UserDefined) => scores64[slot] = 0.0,
-                _ => scores64[slot] = score_of(id)?,
+                (Style::SentencePiece, _) => {
+                    let score = score_of(id)? as f32;
+                    searched32.push((token, Leaf { id, score }));
+                }
+                (Style::LlamaCpp, Kind::UserDefined) => {
+                    searched64.push((token, Leaf { id, score: 0.0 }));
+                }
+                _ => searched64.push((
+                    token,
+                    Leaf {
+                        id,
+                        score: score_of(id)?,
+                    },
+                )),
             }
-            searched.push((token, id));
         }
+        let longest = searched32.iter().map(|(t, _)| t.len());
+        let reach = longest
+            .chain(searched64.iter().map(|(t, _)| t.len()))
+            .fold(4, usize::max);
+        let search = match style {
+            Style::SentencePiece => Search::F32(PrefixTrie::new(searched32)),
+            _ => Search::F64(PrefixTrie::new(searched64)),
+        };
         Ok(Self {
-            trie: PrefixTrie::new(searched),
+            search,
             tables,
             style,
-            scores64,
-            scores32,
             unk,
             unk64,
             unk32,
+            reach,
             byte_fallback: kinds.byte_fallback,
             byte_ids,
             vocab: vocab.to_owned(),
@@ -343,98 +402,85 @@ impl Unigram {
             return Ok(());
         }
         SCRATCH.with_borrow_mut(|s| {
-            if self.style == Style::SentencePiece {
-                let best = &mut s.best32;
-                self.viterbi(
-                    piece,
-                    best,
-                    &self.scores32,
-                    self.unk32,
-                    &mut s.starts,
-                    &mut s.ids,
-                )?;
-            } else {
-                let best = &mut s.best64;
-                self.viterbi(
-                    piece,
-                    best,
-                    &self.scores64,
-                    self.unk64,
-                    &mut s.starts,
-                    &mut s.ids,
-                )?;
+            match &self.search {
+                Search::F32(trie) => {
+                    self.viterbi(piece, trie, self.unk32, &mut s.nodes32)?;
+                    self.read_back(piece, &s.nodes32, &mut s.path, out);
+                }
+                Search::F64(trie) => {
+                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64)?;
+                    self.read_back(piece, &s.nodes64, &mut s.path, out);
+                }
             }
-            self.read_back(piece, s, out);
             Ok(())
         })
     }
 
     /// The search in `F`'s arithmetic (`f64` for `hf` and `llama.cpp`, `f32` with
-    /// sentencepiece's rebasing): fills `starts` and `ids` by end position.
+    /// sentencepiece's rebasing): fills `nodes` by end position.
     fn viterbi<F: Score>(
         &self,
         piece: &[u8],
-        best: &mut Vec<F>,
-        scores: &[F],
+        trie: &PrefixTrie<Leaf<F>>,
         unk_score: F,
-        starts: &mut Vec<u32>,
-        ids: &mut Vec<u32>,
+        nodes: &mut Vec<Node<F>>,
     ) -> Result<(), Error> {
         let n = piece.len();
-        reset(best, n + 1, F::default());
-        reset(starts, n + 1, NONE);
-        reset(ids, n + 1, NONE);
-        let (best, starts, ids) = (&mut best[..], &mut starts[..], &mut ids[..]);
-        // The furthest end of any candidate so far: a rebase shifts every score up to it.
-        let mut frontier = 0;
+        reset(nodes, n + 1, Node::UNREACHED);
+        let nodes = &mut nodes[..=n];
         let mut start = 0;
         while start < n {
-            let mut here = best[start];
+            let mut here = nodes[start].score;
             if F::past_rebase(here) {
                 // Every reached node from here on holds a score relative to `here` (the
                 // nodes before `start` are final): subtracting it keeps the sums small, so
-                // their f32 rounding stays what sentencepiece's is. Each rebase costs the
-                // longest piece at most, and sums drop by at least REBASE between two.
-                for i in start..=frontier {
-                    if i == start || starts[i] != NONE {
-                        best[i] = best[i] - here;
+                // their f32 rounding stays what sentencepiece's is. No candidate so far ends
+                // further than `reach` past `start`. Each rebase costs that many nodes at
+                // most, and sums drop by at least REBASE between two.
+                let last = n.min(start + self.reach);
+                for (i, node) in nodes.iter_mut().enumerate().take(last + 1).skip(start) {
+                    if i == start || node.start != NONE {
+                        node.score = node.score - here;
                     }
                 }
-                here = F::default();
+                here = F::ZERO;
             }
-            let width = char_width(piece[start]).min(n - start);
+            let end = start + char_width(piece[start]).min(n - start);
             let mut single = false;
-            let mut state = PrefixTrie::ROOT;
+            let mut cursor = trie.root();
             let mut pos = start;
             while pos < n {
-                let Some((next, id)) = self.trie.step(state, piece[pos]) else {
+                let Some(leaf) = trie.advance(&mut cursor, piece[pos]) else {
                     break;
                 };
-                state = next;
                 pos += 1;
-                if id == NONE {
+                if leaf.id == NONE {
                     continue;
                 }
-                frontier = frontier.max(pos);
-                let candidate = scores[id as usize] + here;
-                if starts[pos] == NONE || candidate > best[pos] {
-                    best[pos] = candidate;
-                    starts[pos] = start as u32;
-                    ids[pos] = id;
+                let candidate = leaf.score + here;
+                // SAFETY: `pos` is at most `n`, and `nodes` has `n + 1` nodes.
+                let node = unsafe { nodes.get_unchecked_mut(pos) };
+                if node.start == NONE || candidate > node.score {
+                    *node = Node {
+                        score: candidate,
+                        start: start as u32,
+                        id: leaf.id,
+                    };
                 }
-                single |= pos - start == width;
+                single |= pos == end;
             }
-            let end = start + width;
             if !single {
-                frontier = frontier.max(end);
                 let candidate = unk_score + here;
-                if starts[end] == NONE || candidate > best[end] {
+                let node = &mut nodes[end];
+                if node.start == NONE || candidate > node.score {
                     let Some(unk) = self.unk else {
                         return Err(self.no_unknown(&piece[start..end]));
                     };
-                    best[end] = candidate;
-                    starts[end] = start as u32;
-                    ids[end] = unk;
+                    *node = Node {
+                        score: candidate,
+                        start: start as u32,
+                        id: unk,
+                    };
                 }
             }
             start = end;
@@ -443,25 +489,30 @@ impl Unigram {
     }
 
     /// The best path's tokens, each run of unknown ones joined ([`Self::unknown_run`]).
-    fn read_back(&self, piece: &[u8], s: &mut Scratch, out: &mut Vec<u32>) {
-        let (starts, ids, path) = (&s.starts, &s.ids, &mut s.path);
+    fn read_back<F>(
+        &self,
+        piece: &[u8],
+        nodes: &[Node<F>],
+        path: &mut Vec<u32>,
+        out: &mut Vec<u32>,
+    ) {
         path.clear();
         let mut end = piece.len();
         while end > 0 {
             path.push(end as u32);
-            end = starts[end] as usize;
+            end = nodes[end].start as usize;
         }
         let unk = self.unk.unwrap_or(NONE);
         let mut run_start = None;
         for k in (0..path.len()).rev() {
             let end = path[k] as usize;
-            let id = ids[end];
+            let id = nodes[end].id;
             if id != unk {
                 out.push(id);
                 continue;
             }
-            let first = *run_start.get_or_insert(starts[end] as usize);
-            if k == 0 || ids[path[k - 1] as usize] != unk {
+            let first = *run_start.get_or_insert(nodes[end].start as usize);
+            if k == 0 || nodes[path[k - 1] as usize].id != unk {
                 self.unknown_run(&piece[first..end], out);
                 run_start = None;
             }

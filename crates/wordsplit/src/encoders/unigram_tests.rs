@@ -275,7 +275,14 @@ fn user_defined_and_unused_pieces_by_style() {
         "t",
     )
     .unwrap();
-    assert_eq!(spm.scores32[3], 0.3f32);
+    let Search::F32(trie) = &spm.search else {
+        panic!("sentencepiece searches in f32");
+    };
+    let br = trie.walk(PrefixTrie::ROOT, b"<br>").unwrap();
+    assert_eq!(
+        trie.value(br).map(|leaf| (leaf.id, leaf.score)),
+        Some((3, 0.3f32))
+    );
     assert_eq!(encode(&spm, "ab<br>"), [1, 2, 3]);
     // llama.cpp: an added token scores 0; an UNUSED one is searched.
     let llama = Unigram::build(
