@@ -47,6 +47,115 @@ enum Step {
     },
     /// HF's `Precompiled` with a map of rules (an empty map is no step).
     Precompiled(Arc<CharsMap>),
+    /// HF's `Replace`: every match of `find`, leftmost first and not overlapping, replaced by
+    /// `content` (each of its characters in the place of the match's last character).
+    Replace { find: Find, content: String },
+}
+
+/// What a `Replace` step the core runs matches.
+#[derive(Clone)]
+enum Find {
+    /// A literal string (not empty).
+    Literal(Vec<char>),
+    /// A run of `min` or more of one character: the regexes `c+` and `c{n,}` with `c` a
+    /// character that is no regex syntax (the ` {2,}` of the converters' files); Oniguruma's
+    /// greedy leftmost match of one is each whole run that long.
+    Run { c: char, min: usize },
+}
+
+impl Find {
+    /// What a `Replace` step's `pattern` matches, when the core runs it (see [`Find`]).
+    fn of(pattern: &str, regex: bool) -> Option<Self> {
+        if !regex {
+            return (!pattern.is_empty()).then(|| Find::Literal(pattern.chars().collect()));
+        }
+        let mut chars = pattern.chars();
+        let c = chars.next()?;
+        if "\\^$.|?*+()[]{}#".contains(c) {
+            return None;
+        }
+        let quantifier = chars.as_str();
+        let min = match quantifier {
+            "+" => 1,
+            _ => {
+                let digits = quantifier.strip_prefix('{')?.strip_suffix(",}")?;
+                if digits.is_empty() || digits.len() > 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                digits.parse().ok().filter(|&n: &usize| n >= 1)?
+            }
+        };
+        Some(Find::Run { c, min })
+    }
+
+    /// The `(start, end)` char ranges of its matches in `chars`.
+    fn matches(&self, chars: &[char]) -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        let mut at = 0;
+        match self {
+            Find::Literal(literal) => {
+                while at + literal.len() <= chars.len() {
+                    if chars[at..].starts_with(literal) {
+                        found.push((at, at + literal.len()));
+                        at += literal.len();
+                    } else {
+                        at += 1;
+                    }
+                }
+            }
+            &Find::Run { c, min } => {
+                while at < chars.len() {
+                    let run = chars[at..].iter().take_while(|&&x| x == c).count();
+                    if run >= min {
+                        found.push((at, at + run));
+                    }
+                    at += run.max(1);
+                }
+            }
+        }
+        found
+    }
+
+    /// `text` with every match replaced by `content`, or None when nothing matches.
+    fn replace(&self, text: &str, content: &str) -> Option<String> {
+        match self {
+            Find::Literal(literal) => {
+                let literal: String = literal.iter().collect();
+                text.contains(literal.as_str())
+                    .then(|| text.replace(literal.as_str(), content))
+            }
+            &Find::Run { c, min } => {
+                let mut out: Option<String> = None;
+                let mut done = 0; // the end of the text copied (or matched) so far
+                let mut run: Option<(usize, usize)> = None; // (start, count) of the run of `c`
+                let mut end_run = |out: &mut Option<String>, start: usize, count: usize, end: usize| {
+                    if count >= min {
+                        let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                        out.push_str(&text[done..start]);
+                        out.push_str(content);
+                        done = end;
+                    }
+                };
+                for (at, x) in text.char_indices() {
+                    match (x == c, run) {
+                        (true, Some((start, count))) => run = Some((start, count + 1)),
+                        (true, None) => run = Some((at, 1)),
+                        (false, Some((start, count))) => {
+                            end_run(&mut out, start, count, at);
+                            run = None;
+                        }
+                        (false, None) => {}
+                    }
+                }
+                if let Some((start, count)) = run {
+                    end_run(&mut out, start, count, text.len());
+                }
+                let mut out = out?;
+                out.push_str(&text[done..]);
+                Some(out)
+            }
+        }
+    }
 }
 
 /// HF's normalizers in sequence, when they are the steps above only.
@@ -86,6 +195,14 @@ impl UnicodeProgram {
                         left: *left,
                         right: *right,
                     },
+                    NormalizerSpec::Replace {
+                        pattern,
+                        content,
+                        regex,
+                    } => Step::Replace {
+                        find: Find::of(pattern, *regex)?,
+                        content: content.clone(),
+                    },
                     _ => return None,
                 })
             })
@@ -93,18 +210,23 @@ impl UnicodeProgram {
         Some(Self { steps })
     }
 
-    /// The text the steps make, as `run` makes it without the places.
+    /// The text the steps make, as `run` makes it without the places. ASCII text is in every
+    /// Unicode form and has no combining mark, so those steps leave it as it is.
     pub fn run_text(&self, text: &str) -> String {
         let mut text = text.to_owned();
         for step in &self.steps {
+            let ascii = || text.is_ascii();
             text = match step {
+                Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd | Step::StripAccents if ascii() => text,
                 Step::Nfc => text.nfc().map(|(c, _)| c).collect(),
                 Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
                 Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
                 Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
+                Step::Lowercase if ascii() => text.to_ascii_lowercase(),
                 Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
                 Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
                 Step::Precompiled(map) => precompiled::normalize(map, &text).unwrap_or(text),
+                Step::Replace { find, content } => find.replace(&text, content).unwrap_or(text),
                 &Step::Strip { left, right } => {
                     let mut kept = text.as_str();
                     if left {
@@ -147,6 +269,19 @@ impl UnicodeProgram {
                     .filter(|(c, _)| !is_combining_mark(*c))
                     .collect(),
                 Step::Precompiled(map) => changed(&chars, |s| precompiled::changes(map, s)),
+                Step::Replace { find, content } => {
+                    let text: Vec<char> = chars.iter().map(|&(c, _)| c).collect();
+                    let mut out = Vec::with_capacity(chars.len());
+                    let mut done = 0;
+                    for (start, end) in find.matches(&text) {
+                        out.extend_from_slice(&chars[done..start]);
+                        let (from, to, _) = chars[end - 1].1;
+                        out.extend(content.chars().map(|c| (c, (from, to, false))));
+                        done = end;
+                    }
+                    out.extend_from_slice(&chars[done..]);
+                    out
+                }
                 &Step::Strip { left, right } => {
                     let lead = if left {
                         chars.iter().take_while(|(c, _)| c.is_whitespace()).count()
@@ -323,6 +458,36 @@ mod tests {
             let placed: String = program.run(&text).into_iter().map(|(c, _)| c).collect();
             assert_eq!(program.normalize(&text).unwrap(), placed, "{text:?}");
         }
+    }
+
+    #[test]
+    fn replace_runs_literals_and_runs_of_one_character() {
+        let replace = |pattern: &str, content: &str, regex: bool| {
+            UnicodeProgram::new(&NormalizerSpec::Sequence(vec![NormalizerSpec::Replace {
+                pattern: pattern.into(),
+                content: content.into(),
+                regex,
+            }]))
+        };
+        let runs = replace(" {2,}", "\u{2581}", true).unwrap();
+        assert_eq!(runs.normalize("a  b c   d ").unwrap(), "a\u{2581}b c\u{2581}d ");
+        assert_eq!(runs.normalize("  ").unwrap(), "\u{2581}");
+        // Each character of the content takes the place of the match's last character.
+        assert_eq!(
+            parts(&runs, "a   b"),
+            Some((
+                "a\u{2581}b".into(),
+                vec![(0, 1, true), (3, 4, false), (4, 5, true)]
+            ))
+        );
+        let literal = replace("ab", "xyz", false).unwrap();
+        assert_eq!(literal.normalize("aab ab").unwrap(), "axyz xyz");
+        assert_eq!(replace("é+", "", true).unwrap().normalize("aéé").unwrap(), "a");
+        // Other regexes (and the empty literal) are left to the Python package.
+        for pattern in ["\\s+", " {2}", " {2,3}", "x*", "ab+", "[ ]+", " {0,}", ""] {
+            assert!(replace(pattern, " ", !pattern.is_empty()).is_none(), "{pattern}");
+        }
+        assert!(replace("", " ", false).is_none());
     }
 
     #[test]
