@@ -326,15 +326,15 @@ impl MetaspaceNormalizer {
     }
 
     fn run(&self, text: &str, prepends: bool) -> String {
-        let inner;
+        let (inner, unicode);
         let text = match &self.inner {
             Some(Before::Literal(program)) => {
                 inner = program.run(text);
                 inner.as_str()
             }
             Some(Before::Unicode(program)) => {
-                inner = program.run_text(text);
-                inner.as_str()
+                unicode = program.run_cow(text);
+                &unicode
             }
             None => text,
         };

@@ -26,6 +26,7 @@
 use unicode_normalization_alignments::char::is_combining_mark;
 use unicode_normalization_alignments::UnicodeNormalization;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::charsmap::CharsMap;
@@ -49,7 +50,10 @@ enum Step {
     Precompiled(Arc<CharsMap>),
     /// HF's `Replace`: every match of `find`, leftmost first and not overlapping, replaced by
     /// `content` (each of its characters in the place of the match's last character).
-    Replace { find: Find, content: String },
+    Replace {
+        find: Find,
+        content: String,
+    },
 }
 
 /// What a `Replace` step the core runs matches.
@@ -79,7 +83,10 @@ impl Find {
             "+" => 1,
             _ => {
                 let digits = quantifier.strip_prefix('{')?.strip_suffix(",}")?;
-                if digits.is_empty() || digits.len() > 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                if digits.is_empty()
+                    || digits.len() > 6
+                    || !digits.bytes().all(|b| b.is_ascii_digit())
+                {
                     return None;
                 }
                 digits.parse().ok().filter(|&n: &usize| n >= 1)?
@@ -128,14 +135,15 @@ impl Find {
                 let mut out: Option<String> = None;
                 let mut done = 0; // the end of the text copied (or matched) so far
                 let mut run: Option<(usize, usize)> = None; // (start, count) of the run of `c`
-                let mut end_run = |out: &mut Option<String>, start: usize, count: usize, end: usize| {
-                    if count >= min {
-                        let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
-                        out.push_str(&text[done..start]);
-                        out.push_str(content);
-                        done = end;
-                    }
-                };
+                let mut end_run =
+                    |out: &mut Option<String>, start: usize, count: usize, end: usize| {
+                        if count >= min {
+                            let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                            out.push_str(&text[done..start]);
+                            out.push_str(content);
+                            done = end;
+                        }
+                    };
                 for (at, x) in text.char_indices() {
                     match (x == c, run) {
                         (true, Some((start, count))) => run = Some((start, count + 1)),
@@ -213,31 +221,48 @@ impl UnicodeProgram {
     /// The text the steps make, as `run` makes it without the places. ASCII text is in every
     /// Unicode form and has no combining mark, so those steps leave it as it is.
     pub fn run_text(&self, text: &str) -> String {
-        let mut text = text.to_owned();
+        self.run_cow(text).into_owned()
+    }
+
+    /// [`Self::run_text`], borrowing `text` while no step changes it (no copy of text the
+    /// steps leave as it is, such as prose under a character map that keeps it).
+    pub fn run_cow<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let mut text = Cow::Borrowed(text);
         for step in &self.steps {
-            let ascii = || text.is_ascii();
-            text = match step {
-                Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd | Step::StripAccents if ascii() => text,
-                Step::Nfc => text.nfc().map(|(c, _)| c).collect(),
-                Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
-                Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
-                Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
-                Step::Lowercase if ascii() => text.to_ascii_lowercase(),
-                Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
-                Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
-                Step::Precompiled(map) => precompiled::normalize(map, &text).unwrap_or(text),
-                Step::Replace { find, content } => find.replace(&text, content).unwrap_or(text),
+            let changed: Option<String> = match step {
+                Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd | Step::StripAccents
+                    if text.is_ascii() =>
+                {
+                    None
+                }
+                Step::Nfc => Some(text.nfc().map(|(c, _)| c).collect()),
+                Step::Nfd => Some(text.nfd().map(|(c, _)| c).collect()),
+                Step::Nfkc => Some(text.nfkc().map(|(c, _)| c).collect()),
+                Step::Nfkd => Some(text.nfkd().map(|(c, _)| c).collect()),
+                Step::Lowercase if text.is_ascii() => text
+                    .bytes()
+                    .any(|b| b.is_ascii_uppercase())
+                    .then(|| text.to_ascii_lowercase()),
+                Step::Lowercase => Some(text.chars().flat_map(char::to_lowercase).collect()),
+                Step::StripAccents => {
+                    Some(text.chars().filter(|&c| !is_combining_mark(c)).collect())
+                }
+                Step::Precompiled(map) => precompiled::normalize(map, &text),
+                Step::Replace { find, content } => find.replace(&text, content),
                 &Step::Strip { left, right } => {
-                    let mut kept = text.as_str();
+                    let mut kept: &str = &text;
                     if left {
                         kept = kept.trim_start_matches(char::is_whitespace);
                     }
                     if right {
                         kept = kept.trim_end_matches(char::is_whitespace);
                     }
-                    kept.to_owned()
+                    (kept.len() != text.len()).then(|| kept.to_owned())
                 }
             };
+            if let Some(changed) = changed {
+                text = Cow::Owned(changed);
+            }
         }
         text
     }
@@ -470,7 +495,10 @@ mod tests {
             }]))
         };
         let runs = replace(" {2,}", "\u{2581}", true).unwrap();
-        assert_eq!(runs.normalize("a  b c   d ").unwrap(), "a\u{2581}b c\u{2581}d ");
+        assert_eq!(
+            runs.normalize("a  b c   d ").unwrap(),
+            "a\u{2581}b c\u{2581}d "
+        );
         assert_eq!(runs.normalize("  ").unwrap(), "\u{2581}");
         // Each character of the content takes the place of the match's last character.
         assert_eq!(
@@ -482,10 +510,16 @@ mod tests {
         );
         let literal = replace("ab", "xyz", false).unwrap();
         assert_eq!(literal.normalize("aab ab").unwrap(), "axyz xyz");
-        assert_eq!(replace("é+", "", true).unwrap().normalize("aéé").unwrap(), "a");
+        assert_eq!(
+            replace("é+", "", true).unwrap().normalize("aéé").unwrap(),
+            "a"
+        );
         // Other regexes (and the empty literal) are left to the Python package.
         for pattern in ["\\s+", " {2}", " {2,3}", "x*", "ab+", "[ ]+", " {0,}", ""] {
-            assert!(replace(pattern, " ", !pattern.is_empty()).is_none(), "{pattern}");
+            assert!(
+                replace(pattern, " ", !pattern.is_empty()).is_none(),
+                "{pattern}"
+            );
         }
         assert!(replace("", " ", false).is_none());
     }
