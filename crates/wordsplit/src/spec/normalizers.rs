@@ -308,7 +308,12 @@ impl NormalizerSpec {
                 })
             }
             "Metaspace" => {
-                stage.only(&["replacement", "prepend_scheme", "before", "whitespace_split"])?;
+                stage.only(&[
+                    "replacement",
+                    "prepend_scheme",
+                    "before",
+                    "whitespace_split",
+                ])?;
                 let replacement = stage.text("replacement", Some("\u{2581}"))?;
                 let mut chars = replacement.chars();
                 let (Some(replacement), None) = (chars.next(), chars.next()) else {
