@@ -247,7 +247,7 @@ class MetaspaceNormalizer:
 
 
 def whitespace_words(text: str) -> list[str]:
-    """HF's ``WhitespaceSplit``: the words of ``text`` between runs of white space (Rust's
+    r"""HF's ``WhitespaceSplit``: the words of ``text`` between runs of white space (Rust's
     ``char::is_whitespace``, :data:`~wordsplit.normalizers.unicode.WHITESPACE`), which are dropped.
 
     >>> whitespace_words("\u3000a b\x85\x1cc ")
