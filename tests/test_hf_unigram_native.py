@@ -49,16 +49,16 @@ def t5_charsmap() -> str:
 
 
 def befores() -> list:
-    """The normalizers a Metaspace with whitespace_split runs after: none, T5's map, and a
-    program of the steps the converters' files hold."""
+    """The normalizers a Metaspace with whitespace_split runs after: none, T5's map, a
+    program of the steps the converters' files hold, and a lone Unicode form."""
     program = spec.Sequence((spec.Replace("``", '"'), spec.Nfkd(), spec.StripAccents(), spec.Lowercase(),
                              spec.Precompiled(t5_charsmap()), spec.Strip(left=False, right=True),
                              spec.Replace(" {2,}", "\u2581", regex=True)))
-    return [spec.NoNormalizer(), spec.Precompiled(t5_charsmap()), program]
+    return [spec.NoNormalizer(), spec.Precompiled(t5_charsmap()), program, spec.Nfkc()]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=st.one_of(WORDS, st.text(max_size=20)), which=st.integers(0, 2))
+@given(text=st.one_of(WORDS, st.text(max_size=20)), which=st.integers(0, 3))
 @example(text=" a\u3000 ▁b  c\t", which=0)
 @example(text="\x1ca\x85\u200bb", which=1)
 def test_native_whitespace_split_is_the_python_reference(text, which):

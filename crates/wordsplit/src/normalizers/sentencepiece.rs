@@ -308,7 +308,14 @@ impl MetaspaceNormalizer {
             NormalizerSpec::None => None,
             program => Some(match LiteralProgram::new(program) {
                 Some(literal) => Before::Literal(literal),
-                None => Before::Unicode(UnicodeProgram::new(program)?),
+                None => Before::Unicode(UnicodeProgram::new(program).or_else(|| {
+                    // (a lone step, such as NFKC: the program of that one step)
+                    let lone = NormalizerSpec::Sequence(vec![program.clone()]);
+                    program
+                        .is_step()
+                        .then(|| UnicodeProgram::new(&lone))
+                        .flatten()
+                })?),
             }),
         };
         Some(Self {
@@ -584,6 +591,8 @@ mod tests {
         let nfkc = NormalizerSpec::Sequence(vec![NormalizerSpec::Nfkc]);
         let after_nfkc = MetaspaceNormalizer::new('▁', PrependScheme::First, &nfkc).unwrap();
         assert_eq!(after_nfkc.normalize("ﬁ x").unwrap(), "▁fi▁x");
+        let lone = MetaspaceNormalizer::new('▁', PrependScheme::First, &NormalizerSpec::Nfkc);
+        assert_eq!(lone.unwrap().normalize("ﬁ x").unwrap(), "▁fi▁x");
         let plugin = NormalizerSpec::Plugin("casefold".into());
         assert!(MetaspaceNormalizer::new('▁', PrependScheme::First, &plugin).is_none());
         let prepend = NormalizerSpec::Sequence(vec![NormalizerSpec::Prepend("x".into())]);
