@@ -2,7 +2,7 @@
 Chromium: the ids and counts it shows for several texts and vocabularies, a shared link, the
 hover trace, a file dropped in by its bytes (a rank file, BERT's all-MiniLM-L6-v2
 tokenizer.json: its ids, decoded text and token places, a SentencePiece Unigram model: its ids
-and decoded text, and T5's tokenizer.json: the stage the core lacks, named), and a 1 MB paste that finishes without
+and decoded text, and T5's tokenizer.json: HF's ids), and a 1 MB paste that finishes without
 blocking the page. ``WORDSPLIT_UPDATE_SCREENSHOT=1`` saves the page to docs/playground.png."""
 
 from __future__ import annotations
@@ -228,12 +228,17 @@ def test_a_sentencepiece_unigram_model_dropped_in_shows_sentencepieces_ids_and_t
     assert decoded == f"decoded: {oracle.decode(ids)}"
 
 
-def test_t5s_tokenizer_json_dropped_in_names_the_stage_the_core_lacks(browser, site):
-    """T5's tokenizer.json: its WhitespaceSplit before Metaspace has no native stage yet, and
-    the column says so."""
-    open_page(browser, site, "hello", [])
+def test_t5s_tokenizer_json_dropped_in_shows_hfs_ids(browser, site):
+    """T5's tokenizer.json (its WhitespaceSplit before Metaspace, its character map): the ids
+    HF tokenizers gives."""
+    from tokenizers import Tokenizer
+
+    text = "hello world!  Ünïcödé\tend"
+    open_page(browser, site, text, [])
     column = drop_fixture(browser, "t5-small.tokenizer.json")
-    assert column["error"].startswith("FormatError: ") and "WhitespaceSplit" in column["error"]
+    ids = Tokenizer.from_str(gzip.decompress(T5.read_bytes()).decode()).encode(text, add_special_tokens=False).ids
+    assert column["error"] is None
+    assert [int(i) for i in column["ids"].split()] == ids
 
 
 def test_export_writes_a_static_site(site, tmp_path):

@@ -319,8 +319,8 @@ def test_tokens_ends_match_the_ids():
 
 # Offsets through Precompiled and Metaspace, where every token spells its part of the text (HF
 # gives an unknown run's byte tokens the whole run's offsets, wordsplit each its own byte: see
-# the next test). T5's WhitespaceSplit layout aligns its ▁ to the white space, HF to the word.
-@pytest.mark.parametrize("name", [n for n in JSONS if not n.startswith("t5-small")])
+# the next test); T5's WhitespaceSplit layout aligns each word's ▁ to the word, as HF does.
+@pytest.mark.parametrize("name", JSONS)
 def test_offsets_equal_hf_where_tokens_spell_the_text(name):
     tok, oracle = json_tokenizer(name), hf_oracle(name)
     unknown = {tok.vocab.unk_token_id, *(i for i in tok._engine.encoder.byte_ids if i is not None)}

@@ -189,7 +189,10 @@ def render(cache_dir: Path) -> dict[str, bytes]:
             continue
         scores = hashlib.sha256(b"".join(struct.pack("<d", score) for score in vocab.scores)).hexdigest()
         expected = {key: value for key, value in digest(vocab).items() if key not in ("pattern", "normalizer")}
-        cases.append({"reader": "unigram", "input": path.relative_to(ROOT).as_posix(),
+        config = path.parent / "tokenizer_config.json"  # (load_vocab reads it beside a tokenizer.json)
+        config = config.relative_to(ROOT).as_posix() if path.name.startswith("tokenizer.json") and config.exists() \
+            else None
+        cases.append({"reader": "unigram", "input": path.relative_to(ROOT).as_posix(), "config": config,
                       "expected": {**expected, "pipeline": vocab.pipeline.dumps(), "scores_sha256": scores}})
     loaded = {}
     for file, spec in variants().items():

@@ -2,9 +2,9 @@
 // the sentencepiece test model and ALBERT's spiece.model) against the goldens sentencepiece 0.2.3
 // made of them, and a Unigram tokenizer.json (transformers' conversion of the byte-fallback
 // test model) against HF tokenizers 0.23.3's (the unigram- files of tests/golden/, written by
-// tools/gen_family_goldens.py): the ids and the decoded text. The files whose pipeline has a
-// stage the core does not run yet (T5's WhitespaceSplit, ALBERT's regex Replace) are refused,
-// naming it.
+// tools/gen_family_goldens.py), T5's and ALBERT's tokenizer.json too: the ids and the decoded
+// text. A file whose pipeline has a stage the core does not run (a regex Replace other than
+// white space or a run of one character) is refused, naming it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -24,6 +24,8 @@ const FILES = [
     "unigram-test_sentencepiece_with_bytefallback.llama.json.gz",
     "tokenizers 0.23.3",
   ],
+  ["t5-small/tokenizer.json.gz", "unigram-t5-small.json.gz", "tokenizers 0.23.3"],
+  ["spiece.albert.tokenizer.json.gz", "unigram-spiece.albert.json.gz", "tokenizers 0.23.3"],
 ];
 
 for (const [path, goldenFile, oracle] of FILES) {
@@ -53,15 +55,15 @@ for (const [path, goldenFile, oracle] of FILES) {
   });
 }
 
-test("T5's and ALBERT's tokenizer.json are refused, naming the stage the core lacks", async () => {
-  for (const [path, stage] of [
-    ["t5-small/tokenizer.json.gz", /WhitespaceSplit/],
-    ["spiece.albert.tokenizer.json.gz", /Replace of the regex " \{2,\}"/],
-  ]) {
-    await assert.rejects(
-      Tokenizer.fromVocabData(path, unigramFile(path)),
-      (e) => e.kind === "FormatError" && stage.test(e.message),
-      path,
-    );
-  }
+test("a Unigram tokenizer.json with a normalizer the core does not run is refused, naming it", async () => {
+  const file = {
+    model: { type: "Unigram", unk_id: 0, vocab: [["<unk>", 0.0], ["\u2581a", -1.0], ["a", -2.0]] },
+    normalizer: { type: "Replace", pattern: { Regex: "\\d+" }, content: "0" },
+    pre_tokenizer: { type: "Metaspace", replacement: "\u2581", add_prefix_space: true },
+    decoder: { type: "Metaspace", replacement: "\u2581", add_prefix_space: true },
+  };
+  await assert.rejects(
+    Tokenizer.fromVocabData("tokenizer.json", new TextEncoder().encode(JSON.stringify(file))),
+    (e) => e.kind === "FormatError" && /Replace of the regex "\\\\d\+"/.test(e.message),
+  );
 });

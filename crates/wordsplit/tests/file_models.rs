@@ -142,10 +142,10 @@ fn word_model_files_give_hfs_ids_and_text() {
     }
 }
 
-/// The stage a Unigram tokenizer.json needs that the core does not run, named: the layouts of
-/// T5's file (`WhitespaceSplit` before `Metaspace`) and of ALBERT's (a regex `Replace` in its
-/// normalizer), on a small vocabulary (`tests/formats.rs` checks the real files, which the
-/// repository has, against the Python loader's pipeline of each).
+/// T5's layout (`WhitespaceSplit` before `Metaspace`) and ALBERT's (a regex `Replace` of a run
+/// of spaces in its normalizer) read and run on a small vocabulary; a stage the core does not
+/// run is refused, naming it (`tests/formats.rs` checks the real files, which the repository
+/// has, against the Python loader's pipeline of each).
 #[test]
 fn unigram_files_with_a_stage_the_core_lacks_are_refused_naming_it() {
     let metaspace =
@@ -167,18 +167,31 @@ fn unigram_files_with_a_stage_the_core_lacks_are_refused_naming_it() {
             {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}),
         metaspace.clone(),
     );
+    for (what, spec) in [("T5's", t5), ("ALBERT's", albert)] {
+        let tok = unigram(read_hf_tokenizer_json(spec.to_string().as_bytes()).unwrap());
+        assert_eq!(tok.encode("a  a").unwrap(), [1, 1], "{what}");
+    }
+    let never = json!({"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "never"});
+    let t5_never = file(
+        Value::Null,
+        json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, never]}),
+    );
+    let digits = file(
+        json!({"type": "Replace", "pattern": {"Regex": "\\d+"}, "content": "0"}),
+        metaspace.clone(),
+    );
     for (what, spec, at, names) in [
         (
-            "T5's",
-            t5,
+            "WhitespaceSplit without a prefix",
+            t5_never,
             "pre_tokenizer.pretokenizers[0]",
             "WhitespaceSplit",
         ),
         (
-            "ALBERT's",
-            albert,
+            "a regex Replace",
+            digits,
             "normalizer",
-            "Replace of the regex \" {2,}\"",
+            "Replace of the regex \"\\\\d+\"",
         ),
     ] {
         match read_hf_tokenizer_json(spec.to_string().as_bytes()) {

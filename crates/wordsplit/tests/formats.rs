@@ -132,7 +132,12 @@ fn read_case(root: &Path, case: &Value) -> Result<VocabData, FormatError> {
         "unigram" if input.to_string_lossy().ends_with(".model.gz") => {
             load_sentencepiece_unigram(&input)
         }
-        "unigram" => load_hf_tokenizer_json(&input),
+        "unigram" => {
+            load_hf_tokenizer_json(&input).and_then(|vocab| match case["config"].as_str() {
+                Some(config) => with_tokenizer_config(vocab, &read_file(&root.join(config))?),
+                None => Ok(vocab),
+            })
+        }
         other => panic!("unknown reader {other}"),
     }
 }

@@ -16,10 +16,9 @@ What such a file holds, read into the vocabulary's typed pipeline:
   ``prepend_scheme``, and with ``split`` the text cut before every ``▁``: a
   :class:`~wordsplit.spec.Metaspace` normalizer and a :class:`~wordsplit.spec.SentencePieceSplit`),
   none (the text is one piece), or ``WhitespaceSplit`` then ``Metaspace`` with ``split``
-  (T5's older files): each run of white space (Rust's ``char::is_whitespace``) dropped and a
-  ``▁`` put before each word that does not start with one, which is two ``Replace`` steps
-  before the Metaspace: the same pieces, so the same ids (offsets may differ from HF's around
-  the white space);
+  (T5's older files): the Metaspace stage with ``whitespace_split`` (each run of white space,
+  Rust's ``char::is_whitespace``, dropped and a ``▁`` put before each word that does not start
+  with one; the spanner's cut before every ``▁`` then gives HF's words);
 * the decoder: ``Metaspace`` (every ``▁`` of the first token dropped when it prepends, ``▁`` a
   space elsewhere: :class:`~wordsplit.spec.SentencePieceDecoder` ``style="hf"`` with
   ``strip_leading_space="all"``, :func:`~wordsplit.engines.sentencepiece.decode_metaspace`),
@@ -54,11 +53,6 @@ from ..vocab import Vocab
 __all__ = ["read_hf_unigram"]
 
 SPACE = "\u2581"
-# T5's WhitespaceSplit before Metaspace, as normalizer steps: a white space run before a word
-# that does not start with ▁ becomes ▁, any other run is dropped (the Metaspace after them puts
-# the first word's ▁).
-_WHITESPACE_TO_METASPACE = ({"type": "Replace", "pattern": {"Regex": "\\s+(?=[^\\s\u2581])"}, "content": SPACE},
-                            {"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": ""})
 
 
 def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_token: Optional[str] = None,
@@ -88,7 +82,7 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     table = {text: i for i, text in enumerate(texts)}
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
-    normalizer = _normalizer(spec.get("normalizer"), source, whitespace_split=pre_steps[:1] == ["WhitespaceSplit"])
+    normalizer = _normalizer(spec.get("normalizer"), source)
     _check_added_tokens([*special, *added], flags, normalizer, source)
     if flags:
         raise UnsupportedTokenizerError(
@@ -240,15 +234,12 @@ def _normalizer_steps(value: Any, source: str, depth: int = 0) -> list:
     raise UnsupportedTokenizerError(f"{source}: normalizer {kind!r} is not supported with a Unigram model")
 
 
-def _normalizer(value: Any, source: str, whitespace_split: bool):
-    """The normalizer stage (the white space steps of T5's WhitespaceSplit appended)."""
-    from ..normalizer_programs import checked_step
+def _normalizer(value: Any, source: str):
+    """The file's normalizer stage."""
     from ..registry import NORMALIZERS
     from ..spec import NoNormalizer, Nfc, Nfd, Nfkc, Nfkd, Sequence
 
     steps = [] if value is None else _normalizer_steps(value, source)
-    if whitespace_split:
-        steps += [checked_step(step) for step in _WHITESPACE_TO_METASPACE]
     if not steps:
         return NoNormalizer()
     if len(steps) == 1 and isinstance(steps[0], (Nfc, Nfd, Nfkc, Nfkd)):
@@ -294,7 +285,7 @@ def _with_metaspace(value: Any, kinds: list[str], normalizer, source: str):
                 f"{source}: WhitespaceSplit before a Metaspace with prepend_scheme 'first' is not supported by "
                 "load_vocab (only 'always'); wordsplit.compat.tokenizers.Tokenizer.from_file reads it exactly"
             )
-        return stage, split
+        return stage.replace(whitespace_split=True), split
     return metaspace_after(value, normalizer, source)
 
 

@@ -14,8 +14,9 @@ from .. import spec
 from ..errors import UnsupportedTokenizerError
 from ..sentencepiece import SPACE
 from .precompiled import charsmap_of, longest_rule, spm_chunks
+from .unicode import WHITESPACE
 
-__all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer"]
+__all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer", "whitespace_words"]
 
 
 class SentencePieceNormalizer:
@@ -147,7 +148,9 @@ class MetaspaceNormalizer:
     after the file's normalizer: every space becomes the replacement, which is put before a
     stretch that does not start with it for ``prepend_scheme`` ``"always"``, and for ``"first"``
     only before the stretch at the start of the text (``later`` is the normalizer of the other
-    stretches: the engines use it for a stretch after an added token).
+    stretches: the engines use it for a stretch after an added token). With the stage's
+    ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words between runs of white
+    space, each with the replacement before it unless it starts with one, joined.
 
     Args:
         stage: the Metaspace stage.
@@ -157,6 +160,8 @@ class MetaspaceNormalizer:
     >>> first = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first"), lambda text: text)
     >>> first("Hello world"), first.later("Hello world"), first("▁x")
     ('▁Hello▁world', 'Hello▁world', '▁x')
+    >>> MetaspaceNormalizer(spec.Metaspace(whitespace_split=True), lambda text: text)(" a\u3000 ▁b  c\t")
+    '▁a▁b▁c'
     """
 
     def __init__(self, stage: spec.Metaspace, before: Callable[[str], str]) -> None:
@@ -168,6 +173,9 @@ class MetaspaceNormalizer:
             self.later = MetaspaceNormalizer(stage.replace(prepend_scheme="never"), before)
 
     def __call__(self, text: str) -> str:
+        if self.stage.whitespace_split:
+            return "".join(word if word.startswith(self.replacement) else self.replacement + word
+                           for word in whitespace_words(self.inner(text)))
         text = self.inner(text).replace(" ", self.replacement)
         if self.prepends and text and not text.startswith(self.replacement):
             text = self.replacement + text
@@ -193,11 +201,29 @@ class MetaspaceNormalizer:
             return "", []
         if base is None:
             base = [(i, i + 1, True) for i in range(len(normalized))]
+        if self.stage.whitespace_split:
+            return self._words_alignment(normalized, base)
         chars = [self.replacement if c == " " else c for c in normalized]
         places = [(start, end, same and c != " ") for (start, end, same), c in zip(base, normalized)]
         if self.prepends and chars[0] != self.replacement:
             chars.insert(0, self.replacement)
             places.insert(0, (places[0][0], places[0][1], False))
+        return "".join(chars), places
+
+    def _words_alignment(self, normalized: str, base: list) -> tuple[str, list[tuple[int, int, bool]]]:
+        """The words of ``normalized`` (aligned by ``base``) as :meth:`__call__` joins them, a
+        prepended replacement aligned to its word's first character (HF's ``prepend``)."""
+        chars: list[str] = []
+        places: list[tuple[int, int, bool]] = []
+        at = 0
+        for word in whitespace_words(normalized):
+            at = normalized.index(word, at)
+            if not word.startswith(self.replacement):
+                chars.append(self.replacement)
+                places.append((base[at][0], base[at][1], False))
+            chars.extend(word)
+            places.extend(base[at:at + len(word)])
+            at += len(word)
         return "".join(chars), places
 
     def _before_alignment(self, text: str):
@@ -218,3 +244,26 @@ class MetaspaceNormalizer:
                 "supported"
             )
         return text, None
+
+
+def whitespace_words(text: str) -> list[str]:
+    r"""HF's ``WhitespaceSplit``: the words of ``text`` between runs of white space (Rust's
+    ``char::is_whitespace``, :data:`~wordsplit.normalizers.unicode.WHITESPACE`), which are dropped.
+
+    >>> whitespace_words("\u3000a b\x85\x1cc ")
+    ['a', 'b', '\x1cc']
+    """
+    words, start = [], None
+    for i, c in enumerate(text):
+        if c in _WHITESPACE:
+            if start is not None:
+                words.append(text[start:i])
+                start = None
+        elif start is None:
+            start = i
+    if start is not None:
+        words.append(text[start:])
+    return words
+
+
+_WHITESPACE = frozenset(WHITESPACE)

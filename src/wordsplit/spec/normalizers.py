@@ -239,21 +239,37 @@ class SentencePieceNormalizer(Stage):
 class Metaspace(Stage):
     """HF's ``Metaspace`` with ``split: false`` after the normalizer ``before``: every space
     becomes ``replacement``, which is put before the text for ``prepend_scheme`` ``"always"``,
-    only before the text's first stretch for ``"first"``, never for ``"never"``."""
+    only before the text's first stretch for ``"first"``, never for ``"never"``.
+
+    With ``whitespace_split``, HF's ``WhitespaceSplit`` pre-tokenizer runs before it (T5's
+    files): each run of white space (Rust's ``char::is_whitespace``) is dropped and every word
+    that does not start with ``replacement`` gets one before it (so only with ``"always"``: a
+    word without one would need a cut that no text marks); a spanner that cuts before every
+    ``replacement`` (:class:`~wordsplit.spec.SentencePieceSplit` ``metaspace_split``) then
+    gives HF's words.
+
+    >>> Metaspace(whitespace_split=True).to_json()["whitespace_split"]
+    True
+    """
 
     kind: ClassVar[str] = "Metaspace"
-    FIELDS: ClassVar[dict] = {"replacement": str, "prepend_scheme": str, "before": "normalizer"}
-    DEFAULTS: ClassVar[dict] = {"replacement": "\u2581", "prepend_scheme": "always", "before": NoNormalizer()}
+    FIELDS: ClassVar[dict] = {"replacement": str, "prepend_scheme": str, "before": "normalizer",
+                              "whitespace_split": bool}
+    DEFAULTS: ClassVar[dict] = {"replacement": "\u2581", "prepend_scheme": "always", "before": NoNormalizer(),
+                                "whitespace_split": False}
     __slots__ = tuple(FIELDS)
     replacement: str
     prepend_scheme: str
     before: Stage
+    whitespace_split: bool
 
     def _check(self) -> None:
         if self.prepend_scheme not in ("first", "always", "never") or len(self.replacement) != 1:
             raise ValueError("prepend_scheme is 'first', 'always' or 'never'; replacement one character")
         if isinstance(self.before, (Metaspace, SentencePieceNormalizer)):
             raise ValueError("Metaspace runs after an HF normalizer, not after another space handler")
+        if self.whitespace_split and self.prepend_scheme != "always":
+            raise ValueError("whitespace_split needs prepend_scheme 'always' (every word starts with the replacement)")
 
 
 class LlamaCppBertNormalizer(Stage):

@@ -248,11 +248,11 @@ impl NormalizeStage {
                 replacement,
                 prepend_scheme,
                 before,
-            } => NormalizeStage::Foreign(Arc::new(sentencepiece::MetaspaceNormalizer::new(
-                *replacement,
-                *prepend_scheme,
-                before,
-            )?)),
+                whitespace_split,
+            } => NormalizeStage::Foreign(Arc::new(
+                sentencepiece::MetaspaceNormalizer::new(*replacement, *prepend_scheme, before)?
+                    .with_whitespace_split(*whitespace_split),
+            )),
             _ => match program::LiteralProgram::new(spec) {
                 Some(program) => NormalizeStage::Foreign(Arc::new(program)),
                 None => {

@@ -402,10 +402,14 @@ fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool, init
 /// HF's `Metaspace` pre-tokenizer with `split: false`, after the file's normalizer: every
 /// space becomes the replacement, which is put before a stretch that does not start with it
 /// (`always`; for `first` only before the stretch that starts the text; never for `never`).
+/// With `whitespace_split` (HF's `WhitespaceSplit` before it), the words between runs of
+/// white space, each with the replacement before it unless it starts with one, joined
+/// (see [`NormalizerSpec::Metaspace`]).
 pub struct MetaspaceNormalizer {
     inner: Option<Before>,
     replacement: char,
     scheme: PrependScheme,
+    whitespace_split: bool,
 }
 
 /// The normalizer before `Metaspace`, which the core runs.
@@ -423,31 +427,48 @@ impl MetaspaceNormalizer {
             NormalizerSpec::None => None,
             program => Some(match LiteralProgram::new(program) {
                 Some(literal) => Before::Literal(literal),
-                None => Before::Unicode(UnicodeProgram::new(program)?),
+                None => Before::Unicode(UnicodeProgram::new(program).or_else(|| {
+                    // (a lone step, such as NFKC: the program of that one step)
+                    let lone = NormalizerSpec::Sequence(vec![program.clone()]);
+                    program
+                        .is_step()
+                        .then(|| UnicodeProgram::new(&lone))
+                        .flatten()
+                })?),
             }),
         };
         Some(Self {
             inner,
             replacement,
             scheme,
+            whitespace_split: false,
         })
     }
 
+    /// This normalizer with HF's `WhitespaceSplit` before the Metaspace, or not.
+    pub fn with_whitespace_split(mut self, whitespace_split: bool) -> Self {
+        self.whitespace_split = whitespace_split;
+        self
+    }
+
     fn run(&self, text: &str, prepends: bool) -> String {
-        let inner;
+        let (inner, unicode);
         let text = match &self.inner {
             Some(Before::Literal(program)) => {
                 inner = program.run(text);
                 inner.as_str()
             }
             Some(Before::Unicode(program)) => {
-                inner = program.run_text(text);
-                inner.as_str()
+                unicode = program.run_cow(text);
+                &unicode
             }
             None => text,
         };
         let mut buffer = [0u8; 4];
         let replacement: &str = self.replacement.encode_utf8(&mut buffer);
+        if self.whitespace_split {
+            return words_with_replacement(text, replacement);
+        }
         let mut out = String::with_capacity((text.len() + 1) * replacement.len() + 4);
         // (a leading space becomes the replacement, so it counts as one)
         let starts_with_it = text.starts_with(' ') || text.starts_with(self.replacement);
@@ -458,6 +479,59 @@ impl MetaspaceNormalizer {
         out
     }
 }
+
+/// HF's `WhitespaceSplit` then `Metaspace` (`always`) of `text`, joined: the words between
+/// runs of white space (Rust's `char::is_whitespace`), each with `replacement` before it
+/// unless it starts with one. ASCII is classified by a table lookup per byte; other
+/// characters are decoded.
+fn words_with_replacement(text: &str, replacement: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4 * replacement.len() + 8);
+    let bytes = text.as_bytes();
+    let mut word: Option<usize> = None; // where the current word starts
+    let mut at = 0;
+    let end_word = |out: &mut String, start: usize, end: usize| {
+        let word = &text[start..end];
+        if !word.starts_with(replacement) {
+            out.push_str(replacement);
+        }
+        out.push_str(word);
+    };
+    while at < bytes.len() {
+        let b = bytes[at];
+        let (white, width) = if b < 0x80 {
+            (ASCII_WHITE_SPACE[usize::from(b)], 1)
+        } else {
+            // (`at` is a character boundary: every step is a whole character)
+            let c = text[at..].chars().next().unwrap_or(' ');
+            (c.is_whitespace(), c.len_utf8())
+        };
+        match (white, word) {
+            (true, Some(start)) => {
+                end_word(&mut out, start, at);
+                word = None;
+            }
+            (false, None) => word = Some(at),
+            _ => {}
+        }
+        at += width;
+    }
+    if let Some(start) = word {
+        end_word(&mut out, start, bytes.len());
+    }
+    out
+}
+
+/// Rust's `char::is_whitespace` of each ASCII byte: tab, line feed, vertical tab, form feed,
+/// carriage return and space (not U+001C to U+001F, which Python's `str.isspace` counts).
+const ASCII_WHITE_SPACE: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = (b as u8 as char).is_whitespace();
+        b += 1;
+    }
+    table
+};
 
 impl Normalizer for MetaspaceNormalizer {
     fn name(&self) -> &str {
@@ -602,6 +676,26 @@ mod tests {
     }
 
     #[test]
+    fn whitespace_split_drops_white_space_and_starts_each_word_with_the_replacement() {
+        let metaspace = MetaspaceNormalizer::new('▁', PrependScheme::Always, &NormalizerSpec::None)
+            .unwrap()
+            .with_whitespace_split(true);
+        let n = |text: &str| metaspace.normalize(text).unwrap();
+        assert_eq!(n(" a\u{3000} ▁b  c\t"), "▁a▁b▁c");
+        assert_eq!(n("a▁▁b\u{85}\u{2028}x"), "▁a▁▁b▁x");
+        // U+001C is no white space for Rust (Python's str.isspace says it is); U+200B neither.
+        assert_eq!(n("\u{1c}a\u{200b} b"), "▁\u{1c}a\u{200b}▁b");
+        assert_eq!(n(" \n\u{a0}"), "");
+        assert_eq!(metaspace.normalize_later("x y").unwrap(), "▁x▁y");
+        // Rust's white space, every one of them.
+        let white: String = (0..=0x3000u32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace())
+            .collect();
+        assert_eq!(n(&format!("a{white}b")), "▁a▁b");
+    }
+
+    #[test]
     fn metaspace_schemes() {
         let metaspace =
             |scheme| MetaspaceNormalizer::new('▁', scheme, &NormalizerSpec::None).unwrap();
@@ -616,6 +710,8 @@ mod tests {
         let nfkc = NormalizerSpec::Sequence(vec![NormalizerSpec::Nfkc]);
         let after_nfkc = MetaspaceNormalizer::new('▁', PrependScheme::First, &nfkc).unwrap();
         assert_eq!(after_nfkc.normalize("ﬁ x").unwrap(), "▁fi▁x");
+        let lone = MetaspaceNormalizer::new('▁', PrependScheme::First, &NormalizerSpec::Nfkc);
+        assert_eq!(lone.unwrap().normalize("ﬁ x").unwrap(), "▁fi▁x");
         let plugin = NormalizerSpec::Plugin("casefold".into());
         assert!(MetaspaceNormalizer::new('▁', PrependScheme::First, &plugin).is_none());
         let prepend = NormalizerSpec::Sequence(vec![NormalizerSpec::Prepend("x".into())]);

@@ -1,15 +1,16 @@
 //! [`UnicodeProgram`]: HF's normalizers in sequence when every step is a Unicode form (`NFC`,
 //! `NFD`, `NFKC`, `NFKD`), `Lowercase`, `StripAccents`, `Strip`, `Precompiled` or a `Replace`
-//! of a literal string or of white space (the layout of BERT-style files trained with HF
+//! of a literal string, of white space or of a run of one character (the layout of BERT-style files trained with HF
 //! tokenizers, such as its docs' `Sequence[NFD, Lowercase, StripAccents]`, of T5's
 //! `Precompiled` alone, and of CLIP's `Sequence[NFC, Replace(\s+ → " "), Lowercase]`), with
 //! HF's alignment of each character (the Python package's `program_alignment_parts` gives the
 //! same).
 //!
-//! `Replace` runs here when its pattern is a non-empty string, or the regex `\s+` or `\s`:
-//! Oniguruma's `\s` is Unicode's White_Space (`char::is_whitespace`), so their matches are
-//! the maximal runs of white space, or each white space character. Each match is replaced by
-//! the content, whose characters all align to the last character of the match (HF's
+//! `Replace` runs here when its pattern is a non-empty string, the regex `\s+` or `\s`
+//! (Oniguruma's `\s` is Unicode's White_Space, `char::is_whitespace`, so their matches are
+//! the maximal runs of white space, or each white space character), or the regex of a run of
+//! one character (`c+`, `c{n,}`: the converters' `" {2,}"`). Each match is replaced by the
+//! content, whose characters all align to the last character of the match (HF's
 //! `NormalizedString::replace`). Any other regex is left to the caller's normalizer.
 //!
 //! Each step is run as HF's `NormalizedString` runs it, a character at a time with the change
@@ -34,6 +35,7 @@
 use unicode_normalization_alignments::char::is_combining_mark;
 use unicode_normalization_alignments::UnicodeNormalization;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::charsmap::CharsMap;
@@ -55,41 +57,86 @@ enum Step {
     },
     /// HF's `Precompiled` with a map of rules (an empty map is no step).
     Precompiled(Arc<CharsMap>),
-    /// HF's `Replace` of every match of `pattern` with `content`.
+    /// HF's `Replace`: every match of `find`, leftmost first and not overlapping, replaced by
+    /// `content` (each of its characters in the place of the match's last character).
     Replace {
-        pattern: Pattern,
+        find: Find,
         content: String,
     },
 }
 
-/// What a `Replace` step run here matches.
+/// What a `Replace` step the core runs matches.
 #[derive(Clone)]
-enum Pattern {
-    /// Every non-overlapping occurrence of a non-empty string, leftmost first.
-    Literal(String),
+enum Find {
+    /// A literal string (not empty).
+    Literal(Vec<char>),
+    /// A run of `min` or more of one character: the regexes `c+` and `c{n,}` with `c` a
+    /// character that is no regex syntax (the ` {2,}` of the converters' files); Oniguruma's
+    /// greedy leftmost match of one is each whole run that long.
+    Run { c: char, min: usize },
     /// Each maximal run of white space (the regex `\s+`), or with `runs` false each white
     /// space character (`\s`).
     WhiteSpace { runs: bool },
 }
 
-impl Pattern {
-    /// The pattern of a `Replace` step, if it runs here.
+impl Find {
+    /// What a `Replace` step's `pattern` matches, when the core runs it (see [`Find`]).
     fn of(pattern: &str, regex: bool) -> Option<Self> {
         match (pattern, regex) {
-            ("", _) => None,
-            (literal, false) => Some(Self::Literal(literal.to_owned())),
-            ("\\s+", true) => Some(Self::WhiteSpace { runs: true }),
-            ("\\s", true) => Some(Self::WhiteSpace { runs: false }),
-            _ => None,
+            (_, false) => {
+                return (!pattern.is_empty()).then(|| Find::Literal(pattern.chars().collect()))
+            }
+            ("\\s+", true) => return Some(Find::WhiteSpace { runs: true }),
+            ("\\s", true) => return Some(Find::WhiteSpace { runs: false }),
+            _ => {}
         }
+        let mut chars = pattern.chars();
+        let c = chars.next()?;
+        if "\\^$.|?*+()[]{}#".contains(c) {
+            return None;
+        }
+        let quantifier = chars.as_str();
+        let min = match quantifier {
+            "+" => 1,
+            _ => {
+                let digits = quantifier.strip_prefix('{')?.strip_suffix(",}")?;
+                if digits.is_empty()
+                    || digits.len() > 6
+                    || !digits.bytes().all(|b| b.is_ascii_digit())
+                {
+                    return None;
+                }
+                digits.parse().ok().filter(|&n: &usize| n >= 1)?
+            }
+        };
+        Some(Find::Run { c, min })
     }
 
-    /// The `(start, end)` character ranges of the matches in `chars`, leftmost first.
+    /// The `(start, end)` char ranges of its matches in `chars`.
     fn matches(&self, chars: &[char]) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
+        let mut found = Vec::new();
+        let mut at = 0;
         match self {
-            Self::WhiteSpace { runs } => {
-                let mut at = 0;
+            Find::Literal(literal) => {
+                while at + literal.len() <= chars.len() {
+                    if chars[at..].starts_with(literal) {
+                        found.push((at, at + literal.len()));
+                        at += literal.len();
+                    } else {
+                        at += 1;
+                    }
+                }
+            }
+            &Find::Run { c, min } => {
+                while at < chars.len() {
+                    let run = chars[at..].iter().take_while(|&&x| x == c).count();
+                    if run >= min {
+                        found.push((at, at + run));
+                    }
+                    at += run.max(1);
+                }
+            }
+            &Find::WhiteSpace { runs } => {
                 while at < chars.len() {
                     if !chars[at].is_whitespace() {
                         at += 1;
@@ -97,43 +144,33 @@ impl Pattern {
                     }
                     let start = at;
                     at += 1;
-                    while *runs && at < chars.len() && chars[at].is_whitespace() {
+                    while runs && at < chars.len() && chars[at].is_whitespace() {
                         at += 1;
                     }
-                    out.push((start, at));
-                }
-            }
-            Self::Literal(literal) => {
-                let literal: Vec<char> = literal.chars().collect();
-                let mut at = 0;
-                while at + literal.len() <= chars.len() {
-                    if chars[at..at + literal.len()] == literal[..] {
-                        out.push((at, at + literal.len()));
-                        at += literal.len();
-                    } else {
-                        at += 1;
-                    }
+                    found.push((start, at));
                 }
             }
         }
-        out
+        found
     }
 
-    /// `text` with every match replaced by `content`; `text` itself when every match is
-    /// `content` already (CLIP's text, whose white space is mostly single spaces).
-    fn replace(&self, text: String, content: &str) -> String {
+    /// `text` with every match replaced by `content`, or None when that leaves it as it is
+    /// (nothing matches, or every match is `content` already: CLIP's text, whose white space
+    /// is mostly single spaces).
+    fn replace(&self, text: &str, content: &str) -> Option<String> {
         match self {
-            Self::Literal(literal) if literal != content && text.contains(literal.as_str()) => {
-                text.replace(literal.as_str(), content)
+            Find::Literal(literal) => {
+                let literal: String = literal.iter().collect();
+                (literal != content && text.contains(literal.as_str()))
+                    .then(|| text.replace(literal.as_str(), content))
             }
-            Self::Literal(_) => text,
-            &Self::WhiteSpace { runs } => {
-                let matches = white_space_matches(&text, runs);
+            &Find::WhiteSpace { runs } => {
+                let matches = white_space_matches(text, runs);
                 if matches
                     .iter()
                     .all(|&(start, end)| &text[start..end] == content)
                 {
-                    return text;
+                    return None;
                 }
                 let mut out = String::with_capacity(text.len());
                 let mut done = 0;
@@ -143,13 +180,44 @@ impl Pattern {
                     done = end;
                 }
                 out.push_str(&text[done..]);
-                out
+                Some(out)
+            }
+            &Find::Run { c, min } => {
+                let mut out: Option<String> = None;
+                let mut done = 0; // the end of the text copied (or matched) so far
+                let mut run: Option<(usize, usize)> = None; // (start, count) of the run of `c`
+                let mut end_run =
+                    |out: &mut Option<String>, start: usize, count: usize, end: usize| {
+                        if count >= min {
+                            let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                            out.push_str(&text[done..start]);
+                            out.push_str(content);
+                            done = end;
+                        }
+                    };
+                for (at, x) in text.char_indices() {
+                    match (x == c, run) {
+                        (true, Some((start, count))) => run = Some((start, count + 1)),
+                        (true, None) => run = Some((at, 1)),
+                        (false, Some((start, count))) => {
+                            end_run(&mut out, start, count, at);
+                            run = None;
+                        }
+                        (false, None) => {}
+                    }
+                }
+                if let Some((start, count)) = run {
+                    end_run(&mut out, start, count, text.len());
+                }
+                let mut out = out?;
+                out.push_str(&text[done..]);
+                Some(out)
             }
         }
     }
 }
 
-/// The byte ranges of [`Pattern::WhiteSpace`]'s matches in `text`.
+/// The byte ranges of [`Find::WhiteSpace`]'s matches in `text`.
 fn white_space_matches(text: &str, runs: bool) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     let mut joins = false; // whether the last character was white space in the last match
@@ -210,7 +278,7 @@ impl UnicodeProgram {
                         content,
                         regex,
                     } => Step::Replace {
-                        pattern: Pattern::of(pattern, *regex)?,
+                        find: Find::of(pattern, *regex)?,
                         content: content.clone(),
                     },
                     _ => return None,
@@ -220,38 +288,52 @@ impl UnicodeProgram {
         Some(Self { steps })
     }
 
-    /// The text the steps make, as `run` makes it without the places.
+    /// The text the steps make, as `run` makes it without the places. ASCII text is in every
+    /// Unicode form and has no combining mark, so those steps leave it as it is.
     pub fn run_text(&self, text: &str) -> String {
-        let mut text = text.to_owned();
+        self.run_cow(text).into_owned()
+    }
+
+    /// [`Self::run_text`], borrowing `text` while no step changes it (no copy of text the
+    /// steps leave as it is, such as prose under a character map that keeps it).
+    pub fn run_cow<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let mut text = Cow::Borrowed(text);
         for step in &self.steps {
-            text = match step {
-                // (the fast NFC the pipeline's own NFC stage runs: only what can change)
-                Step::Nfc => nfc_of(&text).unwrap_or(text),
-                Step::Nfd => text.nfd().map(|(c, _)| c).collect(),
-                Step::Nfkc => text.nfkc().map(|(c, _)| c).collect(),
-                Step::Nfkd => text.nfkd().map(|(c, _)| c).collect(),
-                Step::Lowercase if text.is_ascii() => {
-                    if text.bytes().any(|b| b.is_ascii_uppercase()) {
-                        text.to_ascii_lowercase()
-                    } else {
-                        text
-                    }
+            let changed: Option<String> = match step {
+                Step::Nfc | Step::Nfd | Step::Nfkc | Step::Nfkd | Step::StripAccents
+                    if text.is_ascii() =>
+                {
+                    None
                 }
-                Step::Lowercase => text.chars().flat_map(char::to_lowercase).collect(),
-                Step::Replace { pattern, content } => pattern.replace(text, content),
-                Step::StripAccents => text.chars().filter(|&c| !is_combining_mark(c)).collect(),
-                Step::Precompiled(map) => precompiled::normalize(map, &text).unwrap_or(text),
+                // (the fast NFC the pipeline's own NFC stage runs: only what can change)
+                Step::Nfc => nfc_of(&text),
+                Step::Nfd => Some(text.nfd().map(|(c, _)| c).collect()),
+                Step::Nfkc => Some(text.nfkc().map(|(c, _)| c).collect()),
+                Step::Nfkd => Some(text.nfkd().map(|(c, _)| c).collect()),
+                Step::Lowercase if text.is_ascii() => text
+                    .bytes()
+                    .any(|b| b.is_ascii_uppercase())
+                    .then(|| text.to_ascii_lowercase()),
+                Step::Lowercase => Some(text.chars().flat_map(char::to_lowercase).collect()),
+                Step::StripAccents => {
+                    Some(text.chars().filter(|&c| !is_combining_mark(c)).collect())
+                }
+                Step::Precompiled(map) => precompiled::normalize(map, &text),
+                Step::Replace { find, content } => find.replace(&text, content),
                 &Step::Strip { left, right } => {
-                    let mut kept = text.as_str();
+                    let mut kept: &str = &text;
                     if left {
                         kept = kept.trim_start_matches(char::is_whitespace);
                     }
                     if right {
                         kept = kept.trim_end_matches(char::is_whitespace);
                     }
-                    kept.to_owned()
+                    (kept.len() != text.len()).then(|| kept.to_owned())
                 }
             };
+            if let Some(changed) = changed {
+                text = Cow::Owned(changed);
+            }
         }
         text
     }
@@ -283,7 +365,19 @@ impl UnicodeProgram {
                     .filter(|(c, _)| !is_combining_mark(*c))
                     .collect(),
                 Step::Precompiled(map) => changed(&chars, |s| precompiled::changes(map, s)),
-                Step::Replace { pattern, content } => replaced(&chars, pattern, content),
+                Step::Replace { find, content } => {
+                    let text: Vec<char> = chars.iter().map(|&(c, _)| c).collect();
+                    let mut out = Vec::with_capacity(chars.len());
+                    let mut done = 0;
+                    for (start, end) in find.matches(&text) {
+                        out.extend_from_slice(&chars[done..start]);
+                        let (from, to, _) = chars[end - 1].1;
+                        out.extend(content.chars().map(|c| (c, (from, to, false))));
+                        done = end;
+                    }
+                    out.extend_from_slice(&chars[done..]);
+                    out
+                }
                 &Step::Strip { left, right } => {
                     let lead = if left {
                         chars.iter().take_while(|(c, _)| c.is_whitespace()).count()
@@ -305,23 +399,6 @@ impl UnicodeProgram {
         }
         chars
     }
-}
-
-/// The characters a `Replace` step makes of `chars`: each match's replaced by `content`, every
-/// character of which is placed at the match's last character (not unchanged), as HF's
-/// `NormalizedString::replace` aligns them; the others keep their places.
-fn replaced(chars: &[(char, Place)], pattern: &Pattern, content: &str) -> Vec<(char, Place)> {
-    let text: Vec<char> = chars.iter().map(|&(c, _)| c).collect();
-    let mut out = Vec::with_capacity(chars.len());
-    let mut done = 0;
-    for (start, end) in pattern.matches(&text) {
-        out.extend_from_slice(&chars[done..start]);
-        let (first, last, _) = chars[end - 1].1;
-        out.extend(content.chars().map(|c| (c, (first, last, false))));
-        done = end;
-    }
-    out.extend_from_slice(&chars[done..]);
-    out
 }
 
 /// The characters HF's `NormalizedString::transform` makes of `chars` with `transform`'s
@@ -489,6 +566,7 @@ mod tests {
             replace("\\s", "\u{3000}", true),
             replace("a", "a\u{301}b", false),
             replace(" ", " ", false),
+            replace(" {2,}", "\u{2581}", true),
         ];
         let alphabet = [
             "a",
@@ -517,6 +595,45 @@ mod tests {
             let placed: String = program.run(&text).into_iter().map(|(c, _)| c).collect();
             assert_eq!(program.normalize(&text).unwrap(), placed, "{text:?}");
         }
+    }
+
+    #[test]
+    fn replace_runs_literals_and_runs_of_one_character() {
+        let replace = |pattern: &str, content: &str, regex: bool| {
+            UnicodeProgram::new(&NormalizerSpec::Sequence(vec![NormalizerSpec::Replace {
+                pattern: pattern.into(),
+                content: content.into(),
+                regex,
+            }]))
+        };
+        let runs = replace(" {2,}", "\u{2581}", true).unwrap();
+        assert_eq!(
+            runs.normalize("a  b c   d ").unwrap(),
+            "a\u{2581}b c\u{2581}d "
+        );
+        assert_eq!(runs.normalize("  ").unwrap(), "\u{2581}");
+        // Each character of the content takes the place of the match's last character.
+        assert_eq!(
+            parts(&runs, "a   b"),
+            Some((
+                "a\u{2581}b".into(),
+                vec![(0, 1, true), (3, 4, false), (4, 5, true)]
+            ))
+        );
+        let literal = replace("ab", "xyz", false).unwrap();
+        assert_eq!(literal.normalize("aab ab").unwrap(), "axyz xyz");
+        assert_eq!(
+            replace("é+", "", true).unwrap().normalize("aéé").unwrap(),
+            "a"
+        );
+        // Other regexes (and the empty literal) are left to the Python package.
+        for pattern in ["\\d+", " {2}", " {2,3}", "x*", "ab+", "[ ]+", " {0,}", ""] {
+            assert!(
+                replace(pattern, " ", !pattern.is_empty()).is_none(),
+                "{pattern}"
+            );
+        }
+        assert!(replace("", " ", false).is_none());
     }
 
     #[test]

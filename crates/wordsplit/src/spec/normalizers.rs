@@ -63,11 +63,17 @@ pub enum NormalizerSpec {
         user_defined: Vec<String>,
     },
     /// HF's `Metaspace` (`split: false`) after the normalizer `before`: every space becomes
-    /// `replacement`, put before the text as `prepend_scheme` says.
+    /// `replacement`, put before the text as `prepend_scheme` says. With `whitespace_split`,
+    /// HF's `WhitespaceSplit` runs before it (T5's files): each run of white space (Rust's
+    /// `char::is_whitespace`) is dropped and every word that does not start with
+    /// `replacement` gets one before it (only with [`PrependScheme::Always`]: a word without
+    /// one would need a cut no text marks); a spanner cutting before every `replacement`
+    /// then gives HF's words.
     Metaspace {
         replacement: char,
         prepend_scheme: PrependScheme,
         before: Box<NormalizerSpec>,
+        whitespace_split: bool,
     },
     /// llama.cpp's WordPiece preprocessing of characters (`llm_tokenizer_wpm`), before its
     /// split: with `strip_accents`, each code point becomes the first code point of its NFD
@@ -302,7 +308,12 @@ impl NormalizerSpec {
                 })
             }
             "Metaspace" => {
-                stage.only(&["replacement", "prepend_scheme", "before"])?;
+                stage.only(&[
+                    "replacement",
+                    "prepend_scheme",
+                    "before",
+                    "whitespace_split",
+                ])?;
                 let replacement = stage.text("replacement", Some("\u{2581}"))?;
                 let mut chars = replacement.chars();
                 let (Some(replacement), None) = (chars.next(), chars.next()) else {
@@ -323,10 +334,18 @@ impl NormalizerSpec {
                         "Metaspace runs after an HF normalizer, not after another space handler",
                     ));
                 }
+                let whitespace_split = stage.flag("whitespace_split", false)?;
+                if whitespace_split && prepend_scheme != PrependScheme::Always {
+                    return Err(stage.bad(
+                        "whitespace_split needs prepend_scheme 'always' (every word starts with \
+                         the replacement)",
+                    ));
+                }
                 Ok(Self::Metaspace {
                     replacement,
                     prepend_scheme,
                     before: Box::new(before),
+                    whitespace_split,
                 })
             }
             _ => Err(stage.unknown(&KINDS)),
@@ -438,6 +457,7 @@ impl NormalizerSpec {
                 replacement,
                 prepend_scheme,
                 before,
+                whitespace_split,
             } => stage(
                 kind,
                 vec![
@@ -447,6 +467,7 @@ impl NormalizerSpec {
                         Value::String(prepend_scheme.name().into()),
                     ),
                     ("before", before.to_json()),
+                    ("whitespace_split", Value::Bool(*whitespace_split)),
                 ],
             ),
             _ => stage(kind, Vec::new()),

@@ -11,10 +11,8 @@ ids, tokens, offsets and word ids, step by step as HF makes them.
 3. The pre-tokenizer cuts it into words: before every ``▁`` (``Metaspace`` with ``split``), or
    for T5's ``WhitespaceSplit`` then ``Metaspace`` at every run of white space (Rust's
    ``char::is_whitespace``, dropped), each word then given its own ``▁`` aligned to its first
-   character (the vocabulary's normalizer runs this layout as two ``Replace`` steps, which
-   give the same pieces but align each ``▁`` to the white space before the word: here the
-   file's normalizer runs without them, and the layout runs as HF runs it). An empty word is
-   dropped, as HF drops it.
+   character (here with HF's ``prepend_scheme`` ``first`` too, which the vocabulary's
+   Metaspace with ``whitespace_split`` does not take). An empty word is dropped, as HF drops it.
 4. The model segments each word (the vocabulary's ``unigram`` encoder, whose ``tokens`` say
    where each token ends). A token's string is its text in the normalized word, which is its
    vocab piece, but for a run of unknown characters (the unknown token's string is the run's
@@ -72,7 +70,7 @@ class UnigramTexts:
 
     def __init__(self, tok, spec: dict, pieces: list[Optional[str]], source: str) -> None:
         from ...encoders.unigram import UnigramEncoder
-        from ...spec import Metaspace, NoNormalizer, Sequence
+        from ...spec import Metaspace
         from ...tables import MergeTables
 
         vocab = tok.vocab
@@ -93,21 +91,15 @@ class UnigramTexts:
         self._scheme = None  # (T5's layout: the Metaspace's prepend_scheme, run here)
         self._whitespace_split = _pre_tokenizer_kinds(spec.get("pre_tokenizer")) == ["WhitespaceSplit", "Metaspace"]
         if self._whitespace_split:
-            # T5's layout: the file's normalizer alone (the loader's two Replace steps dropped),
-            # WhitespaceSplit and Metaspace run here.
-            from ...formats.hf_unigram import _WHITESPACE_TO_METASPACE
-            from ...normalizer_programs import checked_step
-
-            loader_steps = tuple(checked_step(step) for step in _WHITESPACE_TO_METASPACE)
-            if not isinstance(stage, Metaspace) or not isinstance(stage.before, Sequence) \
-                    or stage.before.normalizers[-2:] != loader_steps:
+            # T5's layout: the file's normalizer alone (the loader's Metaspace with
+            # whitespace_split, made of it), WhitespaceSplit and Metaspace run here.
+            if not isinstance(stage, Metaspace) or not stage.whitespace_split:
                 raise UnsupportedTokenizerError(f"{source}: its WhitespaceSplit layout is not the one the loader reads")
-            steps = stage.before.normalizers[:-2]
             self._scheme = spec["pre_tokenizer"]["pretokenizers"][-1].get("prepend_scheme", stage.prepend_scheme)
-            stage = NoNormalizer() if not steps else steps[0] if len(steps) == 1 else Sequence(tuple(steps))
+            stage = stage.before
         self._stage = stage
-        # The loader's Replace steps put a ▁ before every word, where HF's prepend_scheme
-        # first puts one before the first word only: the vocabulary's own ids differ then.
+        # The loader's Metaspace puts a ▁ before every word, where HF's prepend_scheme first
+        # puts one before the first word only: the vocabulary's own ids differ then.
         self.engine_ids_exact = not (self._whitespace_split and self._scheme == "first")
         self._normalize = normalizer_for(stage)
         self._later = getattr(self._normalize, "later", None)

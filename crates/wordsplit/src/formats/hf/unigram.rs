@@ -11,8 +11,9 @@
 //! - `normalizer`: `Precompiled`, `Replace`, `Prepend`, the Unicode forms, `Lowercase`,
 //!   `StripAccents`, `Strip`, `BertNormalizer`, a `Sequence` of them.
 //! - `pre_tokenizer`: `Metaspace` (a [`NormalizerSpec::Metaspace`] after the normalizer, and
-//!   with `split` the text cut before every `▁`), or none. T5's older files' `WhitespaceSplit`
-//!   before the `Metaspace` is refused, naming that stage: the core has no native stage for it.
+//!   with `split` the text cut before every `▁`), T5's `WhitespaceSplit` then `Metaspace` (the
+//!   Metaspace's `whitespace_split`; only with `prepend_scheme` `always` and `split`, as the
+//!   Python package reads it), or none.
 //! - `decoder`: `Metaspace` (HF's decode: the first token's `▁` dropped, the others' made
 //!   spaces), or transformers' `Sequence` of `Replace("▁", " ")`, `ByteFallback`, `Fuse` and
 //!   an optional `Strip(" ", 1, 0)`.
@@ -20,10 +21,10 @@
 //! - `added_tokens`: HF's ids; an added token with `lstrip`, `rstrip`, `single_word` or
 //!   `normalized` is refused (the Python package refuses it too).
 //!
-//! A pipeline whose normalizer the core does not run (a regex `Replace`, such as the
-//! `Replace(" {2,}", "▁")` transformers writes into XLM-R's and ALBERT's files, or a program
-//! that mixes literal `Replace` steps with Unicode forms) is refused with
-//! [`FormatError::Unsupported`] naming that step: the Python package runs it.
+//! A pipeline whose normalizer the core does not run (a `Replace` with a regex other than
+//! white space or a run of one character: the `Replace(" {2,}", "▁")` transformers writes into
+//! XLM-R's and ALBERT's files runs) is refused with [`FormatError::Unsupported`] naming that
+//! step: the Python package runs it.
 
 use serde_json::{Map, Value};
 
@@ -93,17 +94,26 @@ pub(super) fn read_unigram(
             "the Python package refuses it too",
         ));
     }
+    let (mut normalizer, metaspace_split) = with_metaspace(pre_steps.last(), normalizer)?;
     if let [(at, _), _] = pre_steps.as_slice() {
-        return Err(unsupported(
-            at.clone(),
-            "a WhitespaceSplit pre-tokenizer before Metaspace (T5's layout)",
-            format!(
-                "the Rust core has no native WhitespaceSplit stage before a Unigram model yet; \
-                 {PYTHON_ONLY}"
-            ),
-        ));
+        // HF's WhitespaceSplit before the Metaspace: each word gets its own ▁, which only a
+        // Metaspace that prepends always and splits gives.
+        match &mut normalizer {
+            NormalizerSpec::Metaspace {
+                prepend_scheme: PrependScheme::Always,
+                whitespace_split,
+                ..
+            } if metaspace_split => *whitespace_split = true,
+            _ => {
+                return Err(unsupported(
+                    at.clone(),
+                    "a WhitespaceSplit pre-tokenizer before a Metaspace that does not prepend \
+                     always and split",
+                    format!("only prepend_scheme always with split is read; {PYTHON_ONLY}"),
+                ))
+            }
+        }
     }
-    let (normalizer, metaspace_split) = with_metaspace(pre_steps.last(), normalizer)?;
     if NormalizeStage::from_spec(&normalizer).is_none() {
         return Err(unsupported(
             "normalizer",
@@ -369,6 +379,7 @@ fn with_metaspace(
                 replacement,
                 prepend_scheme,
                 before: Box::new(normalizer),
+                whitespace_split: false,
             },
             split,
         )),
