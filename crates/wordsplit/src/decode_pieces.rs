@@ -1,4 +1,4 @@
-//! Decoding a SentencePiece vocabulary's pieces ([`DecoderSpec::SentencePiece`]) as
+//! Decoding a SentencePiece vocabulary's pieces ([`crate::spec::DecoderSpec::SentencePiece`]) as
 //! `sentencepiece` and HF tokenizers decode them, for the Unigram models the Rust readers give
 //! (a `.model`, a tokenizer.json); the Python package's `engines/sentencepiece.py` is the
 //! reference the tests hold it to. The pieces are not bytes that concatenate to the text: `▁`

@@ -1,11 +1,12 @@
 //! llama.cpp's normalizers of GGUF WordPiece (`bert`) and Unigram (`t5`) vocabularies: the
-//! stages [`NormalizerSpec::LlamaCppBert`] and [`NormalizerSpec::LlamaCppUnigram`]
+//! stages [`crate::spec::NormalizerSpec::LlamaCppBert`] and
+//! [`crate::spec::NormalizerSpec::LlamaCppUnigram`]
 //! (`llama-vocab.cpp`'s `llm_tokenizer_wpm_session::preprocess` and
 //! `llm_tokenizer_ugm_session::normalize`), twins of the Python package's
 //! `wordsplit.normalizers.llamacpp` (the specification; the tests hold the two equal).
 //!
 //! llama.cpp's WordPiece preprocessing maps one code point to at most one, with its own tables
-//! of Unicode 15.1 ([`tables`](super::llamacpp_tables), generated from the Python module's):
+//! of Unicode 15.1 ([`super::llamacpp_tables`], generated from the Python module's):
 //! the first code point of its NFD, then white space kept, NUL, U+FFFD and controls dropped,
 //! marks dropped, and the simple lowercase mapping. Its Unigram normalizer runs the
 //! precompiled character map (the longest key at each place, as `sentencepiece`) and then

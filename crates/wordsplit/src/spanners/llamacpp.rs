@@ -48,7 +48,7 @@ const SPACE: u8 = 1;
 /// Punctuation, an ASCII symbol or a CJK ideograph: a word alone.
 const ALONE: u8 = 2;
 
-/// The kind of a code point ([`WORD`], [`SPACE`] or [`ALONE`]).
+/// The kind of a code point (`WORD`, `SPACE` or `ALONE`).
 pub fn kind(cp: u32) -> u8 {
     if in_ranges(&WHITESPACE, cp) {
         SPACE
