@@ -229,7 +229,7 @@ fn what_the_core_does_not_run_is_unsupported_and_named() {
             with(
                 spec(),
                 &["normalizer"],
-                json!({"type": "Replace", "pattern": {"Regex": "\\s+"}, "content": " "}),
+                json!({"type": "Replace", "pattern": {"Regex": "\\d+"}, "content": " "}),
             ),
         ),
         (
