@@ -34,7 +34,8 @@ PEERS = ("python-stages", "python")
 
 
 def unpacked(vocab: str, directory: Path) -> Path:
-    """tests/data/gguf/ggml-vocab-<vocab>.gguf.xz decompressed into ``directory``."""
+    """The GGUF file of ``vocab`` in tests/data/gguf/ (``ggml-vocab-<vocab>.gguf.xz``),
+    decompressed into ``directory``."""
     path = directory / f"{vocab}.gguf"
     if not path.exists():
         path.write_bytes(lzma.decompress((GGUF / f"ggml-vocab-{vocab}.gguf.xz").read_bytes()))
