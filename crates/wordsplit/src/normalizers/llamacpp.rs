@@ -30,30 +30,15 @@ use std::sync::{Arc, OnceLock};
 use super::charsmap::CharsMap;
 use super::llamacpp_tables as tables;
 use super::Normalizer;
+use crate::code_points::contains;
 use crate::error::Error;
 
 /// SentencePiece's space, `▁`.
 const SPACE: char = '\u{2581}';
 
-/// llama.cpp's white space (`unicode_set_whitespace`): Unicode's 25 White_Space code points.
-pub const WHITESPACE: [(u32, u32); 10] = [
-    (0x09, 0x0D),
-    (0x20, 0x20),
-    (0x85, 0x85),
-    (0xA0, 0xA0),
-    (0x1680, 0x1680),
-    (0x2000, 0x200A),
-    (0x2028, 0x2029),
-    (0x202F, 0x202F),
-    (0x205F, 0x205F),
-    (0x3000, 0x3000),
-];
-
-/// Whether `cp` is in one of the sorted inclusive `ranges`.
-pub fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {
-    let at = ranges.partition_point(|&(first, _)| first <= cp);
-    at > 0 && cp <= ranges[at - 1].1
-}
+/// llama.cpp's white space (`unicode_set_whitespace`): Unicode's 25 White_Space code points,
+/// which are `char::is_whitespace`'s.
+pub use crate::spanners::bert::WHITE_SPACE_RANGES as WHITESPACE;
 
 /// llama.cpp's `unicode_cpts_normalize_nfd` of one code point: the first code point of its
 /// NFD (Unicode 15.1).
@@ -78,13 +63,13 @@ pub fn lowercase(cp: u32) -> u32 {
 /// controls dropped, then marks dropped, then lowercase).
 pub fn bert_output(cp: u32, lowercase_: bool, strip_accents: bool) -> Option<u32> {
     let cp = if strip_accents { nfd_first(cp) } else { cp };
-    if in_ranges(&WHITESPACE, cp) {
+    if contains(&WHITESPACE, cp) {
         return Some(cp);
     }
-    if cp == 0 || cp == 0xFFFD || in_ranges(tables::CONTROL, cp) {
+    if cp == 0 || cp == 0xFFFD || contains(tables::CONTROL, cp) {
         return None;
     }
-    if strip_accents && in_ranges(tables::MARK, cp) {
+    if strip_accents && contains(tables::MARK, cp) {
         return None;
     }
     Some(if lowercase_ { lowercase(cp) } else { cp })

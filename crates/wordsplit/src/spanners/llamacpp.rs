@@ -23,23 +23,14 @@
 use std::sync::OnceLock;
 
 use super::Spanner;
+use crate::code_points::contains;
 use crate::error::Error;
-use crate::normalizers::llamacpp::{in_ranges, WHITESPACE};
+use crate::normalizers::llamacpp::WHITESPACE;
 use crate::normalizers::llamacpp_tables::{PUNCTUATION, SYMBOL};
 use crate::pipeline::SpannedText;
 
-/// llama.cpp's `is_chinese_char`: these blocks (U+2B920, not U+2B820, starts the fifth, as in
-/// HF's BERT).
-pub const CJK: [(u32, u32); 8] = [
-    (0x4E00, 0x9FFF),
-    (0x3400, 0x4DBF),
-    (0x20000, 0x2A6DF),
-    (0x2A700, 0x2B73F),
-    (0x2B740, 0x2B81F),
-    (0x2B920, 0x2CEAF),
-    (0xF900, 0xFAFF),
-    (0x2F800, 0x2FA1F),
-];
+// llama.cpp's `is_chinese_char`: HF's BERT blocks (U+2B920, not U+2B820, starts the fifth).
+use crate::normalizers::bert_chars::CJK_RANGES as CJK;
 
 /// A character of a word.
 const WORD: u8 = 0;
@@ -50,10 +41,10 @@ const ALONE: u8 = 2;
 
 /// The kind of a code point (`WORD`, `SPACE` or `ALONE`).
 pub fn kind(cp: u32) -> u8 {
-    if in_ranges(&WHITESPACE, cp) {
+    if contains(&WHITESPACE, cp) {
         SPACE
-    } else if in_ranges(PUNCTUATION, cp)
-        || cp < 0x7F && in_ranges(SYMBOL, cp)
+    } else if contains(PUNCTUATION, cp)
+        || cp < 0x7F && contains(SYMBOL, cp)
         || CJK.iter().any(|&(a, b)| (a..=b).contains(&cp))
     {
         ALONE
