@@ -1,5 +1,6 @@
 """The corpora as the benchmark reads them: sizes given on the command line, a corpus file cut
-into documents, a stride sample of them, and blocks of them for contenders that take turns."""
+into documents, a stride sample of them, and blocks of them for contenders that take turns; the
+command-line arguments of the benches that time one pass over documents of each corpus."""
 
 from __future__ import annotations
 
@@ -51,6 +52,30 @@ def stride_sample(docs: list[str], max_bytes: int) -> list[int]:
 def read_corpus(corpus_dir: Path, name: str) -> str:
     with gzip.open(corpus_dir / f"{name}.txt.gz", "rt", encoding="utf-8", newline="") as f:
         return f.read()
+
+
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments :func:`corpus_documents` reads: the corpus directory, the corpora, and how
+    much of each to take in documents of what size."""
+    parser.add_argument("corpus_dir", nargs="?", type=Path)
+    parser.add_argument("--corpora", default="prose,code,multilingual")
+    parser.add_argument("--max-bytes", type=parse_size, default=parse_size("4MB"),
+                        help="the first this many characters of each corpus (0: all)")
+    parser.add_argument("--doc-bytes", type=parse_size, default=parse_size("16KB"))
+
+
+def corpus_documents(args: argparse.Namespace) -> dict[str, list[str]]:
+    """Each corpus of ``args`` (see :func:`add_corpus_arguments`): its first ``max_bytes``
+    characters cut into documents."""
+    from corpus import corpus_dir
+
+    names = args.corpora.split(",")
+    directory = corpus_dir(args.corpus_dir, names)
+    corpora = {}
+    for name in names:
+        text = read_corpus(directory, name)
+        corpora[name] = split_documents(text[:args.max_bytes] if args.max_bytes else text, args.doc_bytes)
+    return corpora
 
 
 def utf8_len(texts: list[str]) -> int:

@@ -1,7 +1,8 @@
 """llama.cpp's GGUF WordPiece (``bert``) and Unigram (``t5``) vocabularies: one pass over whole
 corpora, single thread, the native backend (every stage in the core) against the same commit's
 native pipeline with the Python stages (the normalizer and, for WordPiece, the spanner called
-from the core, as before they had native twins) and against the Python backend; prints a
+from the core, which is how the core runs a stage it has no twin of) and against the Python
+backend; prints a
 Markdown table per vocabulary.
 
     python benches/llamacpp_word_bench.py [CORPUS_DIR] [--corpora prose,code,multilingual]
@@ -24,8 +25,7 @@ import tempfile
 from pathlib import Path
 
 import contenders as _contenders  # noqa: F401 -- sets OPENBLAS_NUM_THREADS before numpy loads (see there)
-from corpus import corpus_dir
-from documents import parse_size, read_corpus, split_documents
+from documents import add_corpus_arguments, corpus_documents
 from wordpiece_bench import run, table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,20 +73,11 @@ def contenders(path: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus_dir", nargs="?", type=Path)
-    parser.add_argument("--corpora", default="prose,code,multilingual")
-    parser.add_argument("--max-bytes", type=parse_size, default=parse_size("4MB"),
-                        help="the first this many characters of each corpus (0: all)")
-    parser.add_argument("--doc-bytes", type=parse_size, default=parse_size("16KB"))
+    add_corpus_arguments(parser)
     parser.add_argument("--runs", type=int, default=3, help="timed passes of fresh instances; the median is shown")
     parser.add_argument("--vocabs", default="bert-bge,nomic-bert-moe")
     args = parser.parse_args(argv)
-    names = args.corpora.split(",")
-    directory = corpus_dir(args.corpus_dir, names)
-    corpora = {}
-    for name in names:
-        text = read_corpus(directory, name)
-        corpora[name] = split_documents(text[:args.max_bytes] if args.max_bytes else text, args.doc_bytes)
+    corpora = corpus_documents(args)
     with tempfile.TemporaryDirectory() as scratch:
         for vocab in args.vocabs.split(","):
             results = run(unpacked(vocab, Path(scratch)), corpora, args.runs, make=contenders, oracle="python")

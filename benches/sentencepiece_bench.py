@@ -49,8 +49,7 @@ import time
 from pathlib import Path
 
 import contenders as _contenders  # noqa: F401 -- sets OPENBLAS_NUM_THREADS before numpy loads (see there)
-from documents import parse_size, read_corpus, split_documents, utf8_len
-from corpus import corpus_dir
+from documents import add_corpus_arguments, corpus_documents, utf8_len
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -257,23 +256,14 @@ def table(vocab: str, results: dict[str, dict[str, float | str]], baseline_name:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus_dir", nargs="?", type=Path)
-    parser.add_argument("--corpora", default="prose,code,multilingual")
-    parser.add_argument("--max-bytes", type=parse_size, default=parse_size("4MB"),
-                        help="the first this many characters of each corpus (0: all)")
-    parser.add_argument("--doc-bytes", type=parse_size, default=parse_size("16KB"))
+    add_corpus_arguments(parser)
     parser.add_argument("--vocabs", default="llama2-class,gemma-class")
     parser.add_argument("--baseline", type=Path, metavar="SRC_DIR",
                         help="also time the wordsplit build whose package is in this directory")
     parser.add_argument("--baseline-name", default="baseline", help="its column's name (e.g. its commit)")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    names = args.corpora.split(",")
-    directory = corpus_dir(args.corpus_dir, names)
-    corpora = {}
-    for name in names:
-        text = read_corpus(directory, name)
-        corpora[name] = split_documents(text[:args.max_bytes] if args.max_bytes else text, args.doc_bytes)
+    corpora = corpus_documents(args)
     if args.worker:
         return worker(args.worker, corpora)
     with tempfile.TemporaryDirectory() as scratch:

@@ -38,8 +38,7 @@ import tempfile
 from pathlib import Path
 
 import contenders as _contenders  # noqa: F401 -- sets OPENBLAS_NUM_THREADS before numpy loads (see there)
-from corpus import corpus_dir
-from documents import parse_size, read_corpus, split_documents
+from documents import add_corpus_arguments, corpus_documents
 from sentencepiece_bench import gemma4_proto
 from wordpiece_bench import run, table
 
@@ -159,21 +158,12 @@ def load_times(path: Path, repeat: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus_dir", nargs="?", type=Path)
-    parser.add_argument("--corpora", default="prose,code,multilingual")
-    parser.add_argument("--max-bytes", type=parse_size, default=parse_size("4MB"),
-                        help="the first this many characters of each corpus (0: all)")
-    parser.add_argument("--doc-bytes", type=parse_size, default=parse_size("16KB"))
+    add_corpus_arguments(parser)
     parser.add_argument("--runs", type=int, default=3, help="timed passes of fresh instances; the median is shown")
     parser.add_argument("--vocabs", default="t5-small,albert-json,spiece,xlmr-class")
     parser.add_argument("--load-repeat", type=int, default=3, help="fresh-process loads of xlmr-class (0: none)")
     args = parser.parse_args(argv)
-    names = args.corpora.split(",")
-    directory = corpus_dir(args.corpus_dir, names)
-    corpora = {}
-    for name in names:
-        text = read_corpus(directory, name)
-        corpora[name] = split_documents(text[:args.max_bytes] if args.max_bytes else text, args.doc_bytes)
+    corpora = corpus_documents(args)
     with tempfile.TemporaryDirectory() as scratch:
         for vocab in args.vocabs.split(","):
             path = MAKERS[vocab](Path(scratch))

@@ -32,8 +32,7 @@ import time
 from pathlib import Path
 
 import contenders as _contenders  # noqa: F401 -- sets OPENBLAS_NUM_THREADS before numpy loads (see there)
-from corpus import corpus_dir
-from documents import parse_size, read_corpus, split_documents, utf8_len
+from documents import add_corpus_arguments, corpus_documents, utf8_len
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "wordpiece"
@@ -148,20 +147,11 @@ def table(vocab: str, results: dict[str, dict[str, float | str]], peers: tuple[s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus_dir", nargs="?", type=Path)
-    parser.add_argument("--corpora", default="prose,code,multilingual")
-    parser.add_argument("--max-bytes", type=parse_size, default=parse_size("4MB"),
-                        help="the first this many characters of each corpus (0: all)")
-    parser.add_argument("--doc-bytes", type=parse_size, default=parse_size("16KB"))
+    add_corpus_arguments(parser)
     parser.add_argument("--runs", type=int, default=3, help="timed passes of fresh instances; the median is shown")
     parser.add_argument("--vocabs", default="all-MiniLM-L6-v2")
     args = parser.parse_args(argv)
-    names = args.corpora.split(",")
-    directory = corpus_dir(args.corpus_dir, names)
-    corpora = {}
-    for name in names:
-        text = read_corpus(directory, name)
-        corpora[name] = split_documents(text[:args.max_bytes] if args.max_bytes else text, args.doc_bytes)
+    corpora = corpus_documents(args)
     with tempfile.TemporaryDirectory() as scratch:
         for vocab in args.vocabs.split(","):
             results = run(unpadded_file(vocab, Path(scratch)), corpora, args.runs)
