@@ -20,6 +20,17 @@ pub(crate) fn union(parts: &[&[(u32, u32)]]) -> Vec<(u32, u32)> {
     merged
 }
 
+/// The length of the UTF-8 character whose first byte is `lead`.
+#[inline]
+pub(crate) fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0..=0x7F => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
+}
+
 /// Whether `cp` is in `ranges` (sorted and disjoint), by binary search.
 pub(crate) fn contains(ranges: &[(u32, u32)], cp: u32) -> bool {
     let at = ranges.partition_point(|&(_, last)| last < cp);

@@ -9,6 +9,7 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::code_points::utf8_width;
 use crate::encoders::Encoder;
 use crate::error::Error;
 use crate::spanners::sentencepiece::SentencePieceModel;
@@ -16,8 +17,8 @@ use crate::spec::PipelineSpec;
 use crate::tables::{MergeTables, Rank, NO_RANK};
 
 use super::sentencepiece::{
-    byte_pieces, live_symbols, merges, sweep_merge, utf8_width, with_memo, CharIds, HeapEntry,
-    NEXT_ENCODER_ID, NONE, SWEEP_SYMBOLS,
+    byte_pieces, live_symbols, merges, sweep_merge, with_memo, CharIds, HeapEntry, NEXT_ENCODER_ID,
+    NONE, SWEEP_SYMBOLS,
 };
 
 /// HF's character-level BPE with byte fallback, by merge rank (see the module docs).

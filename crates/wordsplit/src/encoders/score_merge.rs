@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::code_points::utf8_width;
 use crate::encoders::Encoder;
 use crate::error::Error;
 use crate::spanners::sentencepiece::SentencePieceModel;
@@ -25,8 +26,8 @@ use crate::spec::PipelineSpec;
 use crate::tables::{Beside, MergeTables, Rank, NO_RANK};
 
 use super::sentencepiece::{
-    byte_pieces, id_of, live_symbols, merges, sweep_merge, utf8_width, with_memo, CharIds,
-    HeapEntry, PieceCuts, NEXT_ENCODER_ID, NONE, SWEEP_SYMBOLS,
+    byte_pieces, id_of, live_symbols, merges, sweep_merge, with_memo, CharIds, HeapEntry,
+    PieceCuts, NEXT_ENCODER_ID, NONE, SWEEP_SYMBOLS,
 };
 
 /// SentencePiece's BPE merge with byte fallback (see the module docs).

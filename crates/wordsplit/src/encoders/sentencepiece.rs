@@ -223,17 +223,6 @@ pub(super) fn live_symbols<'a>(
     })
 }
 
-/// The length of the UTF-8 character whose first byte is `lead`.
-#[inline]
-pub(super) fn utf8_width(lead: u8) -> usize {
-    match lead {
-        0..=0x7F => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
-}
-
 /// The id of the token spelled by `text` (a character or a merged symbol), or [`NONE`].
 #[inline]
 pub(super) fn id_of(tables: &MergeTables, text: &[u8]) -> u32 {
@@ -439,6 +428,7 @@ pub fn sentencepiece_encoder(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::code_points::utf8_width;
     use crate::testing::sentencepiece_spec;
     use crate::testing::texts;
     use crate::Literal;

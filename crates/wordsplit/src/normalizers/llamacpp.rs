@@ -30,7 +30,7 @@ use std::sync::{Arc, OnceLock};
 use super::charsmap::CharsMap;
 use super::llamacpp_tables as tables;
 use super::Normalizer;
-use crate::code_points::contains;
+use crate::code_points::{contains, utf8_width};
 use crate::error::Error;
 
 /// SentencePiece's space, `▁`.
@@ -206,17 +206,6 @@ impl LlamaCppUnigramNormalizer {
             }
             None => Cow::Borrowed(text),
         }
-    }
-}
-
-/// The length of the UTF-8 character whose first byte is `lead`.
-#[inline]
-fn utf8_width(lead: u8) -> usize {
-    match lead {
-        0..=0x7F => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
     }
 }
 
