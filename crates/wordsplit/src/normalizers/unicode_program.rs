@@ -69,7 +69,7 @@ enum Step {
 #[derive(Clone)]
 enum Find {
     /// A literal string (not empty).
-    Literal(Vec<char>),
+    Literal(String),
     /// A run of `min` or more of one character: the regexes `c+` and `c{n,}` with `c` a
     /// character that is no regex syntax (the ` {2,}` of the converters' files); Oniguruma's
     /// greedy leftmost match of one is each whole run that long.
@@ -83,9 +83,7 @@ impl Find {
     /// What a `Replace` step's `pattern` matches, when the core runs it (see [`Find`]).
     fn of(pattern: &str, regex: bool) -> Option<Self> {
         match (pattern, regex) {
-            (_, false) => {
-                return (!pattern.is_empty()).then(|| Find::Literal(pattern.chars().collect()))
-            }
+            (_, false) => return (!pattern.is_empty()).then(|| Find::Literal(pattern.to_owned())),
             ("\\s+", true) => return Some(Find::WhiteSpace { runs: true }),
             ("\\s", true) => return Some(Find::WhiteSpace { runs: false }),
             _ => {}
@@ -118,8 +116,9 @@ impl Find {
         let mut at = 0;
         match self {
             Find::Literal(literal) => {
+                let literal: Vec<char> = literal.chars().collect();
                 while at + literal.len() <= chars.len() {
-                    if chars[at..].starts_with(literal) {
+                    if chars[at..].starts_with(&literal) {
                         found.push((at, at + literal.len()));
                         at += literal.len();
                     } else {
@@ -159,11 +158,8 @@ impl Find {
     /// is mostly single spaces).
     fn replace(&self, text: &str, content: &str) -> Option<String> {
         match self {
-            Find::Literal(literal) => {
-                let literal: String = literal.iter().collect();
-                (literal != content && text.contains(literal.as_str()))
-                    .then(|| text.replace(literal.as_str(), content))
-            }
+            Find::Literal(literal) => (literal != content && text.contains(literal.as_str()))
+                .then(|| text.replace(literal.as_str(), content)),
             &Find::WhiteSpace { runs } => {
                 let matches = white_space_matches(text, runs);
                 if matches
