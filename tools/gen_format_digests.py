@@ -9,8 +9,9 @@ variants and derived entries this script makes. Run from the repository root:
 what the Python loader makes of it (the name, pattern, normalizer name, n_vocab, the sha256 of the
 BPE tokens in id order and of the special and added tokens in their order, the flags, the sha256 of the pair-ranked
 merges, and the other fields; for a WordPiece, WordLevel or CharacterBpe (HF's BPE over characters)
-tokenizer.json of tests/data/wordpiece/, its pipeline's text in place of the pattern and normalizer; for a Unigram tokenizer.json or SentencePiece
-Unigram model of tests/data/unigram/, its pipeline's text and the sha256 of its scores).
+tokenizer.json of tests/data/wordpiece/, its pipeline's text in place of the pattern and normalizer;
+for a Unigram tokenizer.json or SentencePiece Unigram model of tests/data/unigram/, its pipeline's
+text and the sha256 of its scores).
 ``crates/wordsplit/tests/formats.rs`` reads every input with the Rust reader and compares its
 digest with this one, so the two languages cannot drift apart.
 

@@ -125,8 +125,8 @@ class TokenizerOptions:
             name = ENCODERS.canonical(self.encoder)
             if required is not None and name in BYTE_LEVEL_ENCODERS:
                 raise UnsupportedTokenizerError(
-                    f"encoder {name!r} runs byte-level BPE; {vocab.name} is {_model_words(vocab.pipeline.model)}, which the "
-                    f"{required!r} encoder runs: use encoder={required!r} (or 'auto')"
+                    f"encoder {name!r} runs byte-level BPE; {vocab.name} is {_model_words(vocab.pipeline.model)}, "
+                    f"which the {required!r} encoder runs: use encoder={required!r} (or 'auto')"
                 )
             return name
         if required is not None:
