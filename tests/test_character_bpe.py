@@ -220,3 +220,15 @@ def test_a_vocab_with_the_prefix_pickles_and_checks_its_merges():
     assert again.merges == vocab.merges == {(0, 1): 0}
     for backend in BACKENDS:
         assert TokenizerOptions(backend=backend).build(again).encode("ab b") == [2]
+
+
+@pytest.mark.parametrize("encoder", ["heap-merge", "buffer-sweep", "backtrack"])
+def test_a_byte_level_encoder_is_refused_naming_the_model_and_its_encoder(encoder):
+    clip = DATA / "wordpiece" / "clip-vit-base-patch32" / "tokenizer.json.gz"
+    for backend in BACKENDS:
+        with pytest.raises(UnsupportedTokenizerError) as caught:
+            TokenizerOptions(encoder=encoder, backend=backend).build(load_vocab(clip))
+        message = str(caught.value)
+        assert "a CharacterBpe model (HF's BPE over each piece's bytes, with the end-of-word suffix '</w>')" in message
+        assert "which the 'character-bpe' encoder runs" in message
+        assert "piece score" not in message

@@ -8,9 +8,10 @@ variants and derived entries this script makes. Run from the repository root:
 ``tests/data/formats/digests.json`` lists each case: the reader, its input files and a digest of
 what the Python loader makes of it (the name, pattern, normalizer name, n_vocab, the sha256 of the
 BPE tokens in id order and of the special and added tokens in their order, the flags, the sha256 of the pair-ranked
-merges, and the other fields; for a WordPiece or WordLevel tokenizer.json of tests/data/wordpiece/, its
-pipeline's text in place of the pattern and normalizer; for a Unigram tokenizer.json or SentencePiece
-Unigram model of tests/data/unigram/, its pipeline's text and the sha256 of its scores).
+merges, and the other fields; for a WordPiece, WordLevel or CharacterBpe (HF's BPE over characters)
+tokenizer.json of tests/data/wordpiece/, its pipeline's text in place of the pattern and normalizer;
+for a Unigram tokenizer.json or SentencePiece Unigram model of tests/data/unigram/, its pipeline's
+text and the sha256 of its scores).
 ``crates/wordsplit/tests/formats.rs`` reads every input with the Rust reader and compares its
 digest with this one, so the two languages cannot drift apart.
 
@@ -40,7 +41,7 @@ from generated_files import write_or_check  # noqa: E402  (tools/, the script's 
 
 from wordsplit import load_vocab  # noqa: E402  (after the path is set)
 from wordsplit.errors import UnsupportedTokenizerError  # noqa: E402
-from wordsplit.spec import Unigram, WordLevel, WordPiece, normalizer_name  # noqa: E402
+from wordsplit.spec import CharacterBpe, Unigram, WordLevel, WordPiece, normalizer_name  # noqa: E402
 from wordsplit.formats import read_file, with_tokenizer_config  # noqa: E402
 from wordsplit.formats.hf import load_hf_tokenizer_json, load_vocab_merges  # noqa: E402
 from wordsplit.formats.tiktoken import load_tiktoken  # noqa: E402
@@ -175,6 +176,15 @@ def render(cache_dir: Path) -> dict[str, bytes]:
             continue
         expected = {key: value for key, value in digest(vocab).items() if key not in ("pattern", "normalizer")}
         cases.append({"reader": "word model", "input": path.relative_to(ROOT).as_posix(),
+                      "expected": {**expected, "pipeline": vocab.pipeline.dumps()}})
+    # The files of HF's BPE over characters (CLIP's, tokenizer-wiki's, Tortoise's): their
+    # pipeline and pair-ranked merges.
+    for path in sorted((ROOT / WORD_MODELS).glob("*/tokenizer.json*")):
+        vocab = load_hf_tokenizer_json(path)
+        if not isinstance(vocab.pipeline.model, CharacterBpe):
+            continue
+        expected = {key: value for key, value in digest(vocab).items() if key not in ("pattern", "normalizer")}
+        cases.append({"reader": "character bpe", "input": path.relative_to(ROOT).as_posix(),
                       "expected": {**expected, "pipeline": vocab.pipeline.dumps()}})
     # The Unigram files: their pipeline and scores (the Rust reader refuses a file whose
     # pipeline has a normalizer the core does not run; the Rust test checks that it is so).

@@ -125,8 +125,8 @@ class TokenizerOptions:
             name = ENCODERS.canonical(self.encoder)
             if required is not None and name in BYTE_LEVEL_ENCODERS:
                 raise UnsupportedTokenizerError(
-                    f"encoder {name!r} runs byte-level BPE; {vocab.name} merges characters by piece score: "
-                    f"use encoder={required!r} (or 'auto')"
+                    f"encoder {name!r} runs byte-level BPE; {vocab.name} is {_model_words(vocab.pipeline.model)}, "
+                    f"which the {required!r} encoder runs: use encoder={required!r} (or 'auto')"
                 )
             return name
         if required is not None:
@@ -164,3 +164,30 @@ def plugin_modules(spanner: str, encoder: str) -> tuple[str, ...]:
     components = [SPANNERS.get(spanner)] + ([] if encoder == "auto" else [ENCODERS.get(encoder)])
     modules = {getattr(c, "__module__", None) for c in components}
     return tuple(sorted(m for m in modules if m and m != "__main__" and not m.startswith("wordsplit.")))
+
+
+def _model_words(model) -> str:
+    """What a vocabulary's model stage is, for the message that a byte-level encoder cannot run it.
+
+    >>> from wordsplit.spec import CharacterBpe
+    >>> _model_words(CharacterBpe(end_of_word_suffix="</w>"))
+    "a CharacterBpe model (HF's BPE over each piece's characters, with the end-of-word suffix '</w>')"
+    """
+    from .spec import CharacterBpe, Unigram, WordLevel, WordPiece
+
+    if isinstance(model, CharacterBpe):
+        affixes = [f"the {what} {value!r}" for what, value in (
+            ("end-of-word suffix", model.end_of_word_suffix),
+            ("continuing-subword prefix", model.continuing_subword_prefix)) if value]
+        unit = "bytes" if model.byte_level else "characters"
+        return (f"a CharacterBpe model (HF's BPE over each piece's {unit}"
+                + "".join(f", with {affix}" for affix in affixes) + ")")
+    if isinstance(model, WordPiece):
+        return "a WordPiece model (the longest token at each place of a word)"
+    if isinstance(model, WordLevel):
+        return "a WordLevel model (each word looked up whole)"
+    if isinstance(model, Unigram):
+        return "a Unigram model (the segmentation of highest total score)"
+    if getattr(model, "merge_by", "score") == "rank":
+        return "SentencePiece-style BPE (characters merged by the file's merge ranks, byte fallback first)"
+    return "SentencePiece BPE (characters merged by piece score)"

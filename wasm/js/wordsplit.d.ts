@@ -1,5 +1,5 @@
 // Types of wordsplit.js: exact token ids of byte-level BPE vocabularies, of HF's WordPiece,
-// WordLevel and Unigram tokenizer.json files and of SentencePiece Unigram .model files, from
+// WordLevel, Unigram and BPE-over-characters (CLIP's) tokenizer.json files and of SentencePiece Unigram .model files, from
 // the wordsplit core (WebAssembly).
 
 /** An error of the wordsplit core; `kind` names it and `message` is the core's. */
@@ -66,7 +66,7 @@ export interface Encoding {
 }
 
 export class Tokenizer {
-  /** A tokenizer.json's bytes (byte-level BPE, WordPiece, WordLevel or Unigram), a SentencePiece Unigram .model's, or the rank file of the registered vocabulary `name`. */
+  /** A tokenizer.json's bytes (byte-level BPE, WordPiece, WordLevel, Unigram or HF's BPE over characters), a SentencePiece Unigram .model's, or the rank file of the registered vocabulary `name`. */
   static fromVocabData(name: string, bytes: BufferSource, options?: { wasm?: BufferSource | WebAssembly.Module | string | URL }): Promise<Tokenizer>;
   /** The registered vocabulary `name`, fetched from `<baseUrl>/<VOCAB_FILES[name]>`. */
   static fromPretrained(
@@ -75,7 +75,7 @@ export class Tokenizer {
   ): Promise<Tokenizer>;
   readonly name: string;
   /** "BPE" (byte-level), "WordPiece", "WordLevel" or "Unigram". */
-  readonly model: "BPE" | "WordPiece" | "WordLevel" | "Unigram";
+  readonly model: "BPE" | "WordPiece" | "WordLevel" | "Unigram" | "CharacterBpe";
   readonly vocabSize: number;
   readonly eosTokenId: number | null;
   encode(text: string, options?: EncodeOptions): Uint32Array;

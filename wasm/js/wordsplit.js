@@ -1,5 +1,6 @@
 // wordsplit in JavaScript: exact token ids of byte-level BPE vocabularies and of HF's
-// WordPiece, WordLevel and Unigram tokenizer.json files (BERT, all-MiniLM, BGE) and of
+// WordPiece, WordLevel, Unigram and BPE-over-characters tokenizer.json files (BERT, all-MiniLM,
+// BGE, CLIP) and of
 // SentencePiece Unigram .model files (T5's spiece.model), from the wordsplit core
 // compiled to WebAssembly (crates/wordsplit-wasm). An ES module for Node 20+ and browsers,
 // with hand-written glue: the module's exports take numbers (pointers, lengths, handles), and
@@ -230,7 +231,7 @@ export class Tokenizer {
     return this.#info.name;
   }
 
-  /** The model: "BPE" (byte-level), "WordPiece", "WordLevel" or "Unigram". */
+  /** The model: "BPE" (byte-level), "WordPiece", "WordLevel", "Unigram" or "CharacterBpe" (HF's BPE over characters: CLIP's). */
   get model() {
     return this.#info.model;
   }

@@ -2,7 +2,9 @@
 // the Chinese and multilingual BERTs, ...) in the WebAssembly module, against the goldens HF
 // tokenizers 0.23.3 made of them (the wordpiece- and wordlevel- files of tests/golden/): the ids, the ids
 // with the post-processor's special tokens, type ids and offsets, pairs, and decode with and
-// without the special tokens. HF's BPE over characters is refused, naming its model.
+// without the special tokens; and HF's BPE over characters (CharacterBpe: CLIP's tokenizer.json
+// with its `</w>` suffix over bytes, tokenizer-wiki's and Tortoise's over characters) against the
+// bpe- goldens, the same way.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Tokenizer, golden, tokenizerJson } from "../testing/helpers.mjs";
@@ -14,6 +16,9 @@ const WORD_MODELS = {
   "bert-wiki": "wordpiece",
   "fastberttokenizer-issue-100": "wordpiece",
   "genslm-codon-wordlevel": "wordlevel",
+  "clip-vit-base-patch32": "bpe",
+  "tokenizer-wiki": "bpe",
+  "tortoise": "bpe",
 };
 
 function checkEncoding(tok, text, pair, expected) {
@@ -31,7 +36,8 @@ for (const [folder, family] of Object.entries(WORD_MODELS)) {
     const file = golden(`${family}-${folder}.json.gz`);
     const tok = await Tokenizer.fromVocabData(folder, tokenizerJson(folder));
     try {
-      assert.equal(tok.model, file.model);
+      // (HF's BPE over characters is the CharacterBpe model here)
+      assert.equal(tok.model, file.model === "BPE" ? "CharacterBpe" : file.model);
       assert.equal(tok.vocabSize, file.n_vocab);
       for (const { text, ids, decoded, with_specials } of file.cases) {
         // HF matches the special tokens in the text too.
@@ -71,12 +77,18 @@ test("all-MiniLM-L6-v2: the JavaScript API on a BERT vocabulary", async () => {
   tok.free();
 });
 
-test("HF's BPE over characters is refused, naming its model", async () => {
-  for (const folder of ["clip-vit-base-patch32", "tokenizer-wiki", "tortoise"]) {
-    await assert.rejects(
-      Tokenizer.fromVocabData(folder, tokenizerJson(folder)),
-      (e) => e.kind === "FormatError" && /CharacterBpe/.test(e.message),
-      folder,
-    );
+test("clip-vit-base-patch32: a dropped CLIP tokenizer.json encodes and decodes as HF's", async () => {
+  const tok = await Tokenizer.fromVocabData("clip-vit-base-patch32", tokenizerJson("clip-vit-base-patch32"));
+  try {
+    assert.equal(tok.model, "CharacterBpe");
+    // HF tokenizers 0.23.3: "<|startoftext|>", "a</w>", "photo</w>", "of</w>", "a</w>", "cat</w>", ".</w>", "<|endoftext|>"
+    const encoding = tok.encoding("A photo of a cat.");
+    assert.deepEqual(Array.from(encoding.ids), [49406, 320, 1125, 539, 320, 2368, 269, 49407]);
+    assert.deepEqual(encoding.offsets, [[0, 0], [0, 1], [2, 7], [8, 10], [11, 12], [13, 16], [16, 17], [0, 0]]);
+    // HF's ByteLevel decoder keeps the suffix: the tokens' bytes, concatenated.
+    assert.equal(tok.decode(encoding.ids, { skipSpecialTokens: true }), "a</w>photo</w>of</w>a</w>cat</w>.</w>");
+    assert.equal(tok.tokenToId("cat</w>"), 2368);
+  } finally {
+    tok.free();
   }
 });

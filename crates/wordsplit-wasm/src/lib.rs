@@ -146,7 +146,7 @@ pub extern "C" fn ws_error_code() -> u32 {
 }
 
 /// A tokenizer from a vocabulary file's bytes: a tokenizer.json (the bytes start with `{`) is
-/// read as HF's (byte-level BPE, WordPiece, WordLevel or Unigram); a SentencePiece `.model`
+/// read as HF's (byte-level BPE, WordPiece, WordLevel, Unigram or BPE over characters); a SentencePiece `.model`
 /// (a protobuf whose first field is a piece) as a Unigram model; anything else is the rank
 /// file of the registered vocabulary `name`, checked against its official sha256. Null on
 /// error.
@@ -402,7 +402,7 @@ pub unsafe extern "C" fn ws_n_vocab(handle: *const Tokenizer) -> u32 {
 
 /// JSON at [`ws_result_ptr`]: `{"name", "model", "nVocab", "eosTokenId", "bosTokenId",
 /// "specialTokens": {text: id}, "addedTokens": {text: id}}` (`model`: `"BPE"`, `"WordPiece"`,
-/// `"WordLevel"` or `"Unigram"`).
+/// `"WordLevel"`, `"Unigram"` or `"CharacterBpe"`).
 ///
 /// # Safety
 /// `handle` live.

@@ -63,6 +63,7 @@ use std::sync::Arc;
 
 use crate::decode_pieces::{PieceDecoder, PieceKind};
 use crate::decode_text::TextDecoder;
+use crate::encoders::character_bpe::character_bpe_encoder;
 use crate::encoders::unigram::Unigram;
 use crate::encoders::wordpiece::word_model_encoder;
 use crate::error::Error;
@@ -153,14 +154,26 @@ impl Tokenizer {
             }
             Some(spec) => {
                 let builder = Self::word_model_pipeline(tables, &spec, &vocab.name)?;
-                let decoder = TextDecoder::new(&spec.decoder).ok_or_else(|| {
-                    Error::Unsupported(format!(
+                // (a byte-level model's ByteLevel decoder: the tokens' bytes, concatenated)
+                let bytes = matches!(
+                    (&spec.model, &spec.decoder),
+                    (
+                        ModelSpec::CharacterBpe {
+                            byte_level: true,
+                            ..
+                        },
+                        DecoderSpec::ByteLevel
+                    )
+                );
+                let decoder = TextDecoder::new(&spec.decoder).filter(|_| !bytes);
+                if decoder.is_none() && !bytes {
+                    return Err(Error::Unsupported(format!(
                         "the {} decoder does not decode a {} model",
                         spec.decoder.kind(),
                         spec.model.kind()
-                    ))
-                })?;
-                (builder, spec.model, Some(decoder), spec.post_processor)
+                    )));
+                }
+                (builder, spec.model, decoder, spec.post_processor)
             }
         };
         let pipeline = builder.literals(literals).build()?;
@@ -241,10 +254,11 @@ impl Tokenizer {
         Ok((decoder, kinds))
     }
 
-    /// The stages of a word model's pipeline (WordPiece, WordLevel) over its tables: the
-    /// normalizer the core runs for it, the pre-tokenizer as a [`WordSpanner`], the model's
-    /// encoder. [`Error::Unsupported`] names a stage the core does not run (the Python package
-    /// runs the other normalizers and split programs; no one runs the others here).
+    /// The stages of a word model's pipeline (WordPiece, WordLevel, and HF's BPE over
+    /// characters, CharacterBpe) over its tables: the normalizer the core runs for it, the
+    /// pre-tokenizer as a [`WordSpanner`], the model's encoder. [`Error::Unsupported`] names a
+    /// stage the core does not run (the Python package runs the other normalizers and split
+    /// programs; no one runs the others here).
     pub fn word_model_pipeline(
         tables: Arc<MergeTables>,
         spec: &PipelineSpec,
@@ -253,12 +267,13 @@ impl Tokenizer {
         let name = match spec.model {
             ModelSpec::WordPiece { .. } => "wordpiece",
             ModelSpec::WordLevel { .. } => "word-level",
+            ModelSpec::CharacterBpe { .. } => "character-bpe",
             _ => {
                 return Err(Error::Unsupported(format!(
-                "a {} model from a vocabulary's pipeline: the Rust Tokenizer runs WordPiece and \
-                     WordLevel ones (byte-level BPE comes as a pattern)",
-                spec.model.kind()
-            )))
+                    "a {} model from a vocabulary's pipeline: the Rust Tokenizer runs WordPiece, \
+                     WordLevel and CharacterBpe ones (byte-level BPE comes as a pattern)",
+                    spec.model.kind()
+                )))
             }
         };
         let spanner = WordSpanner::of(&spec.spanner).ok_or_else(|| {
@@ -276,6 +291,7 @@ impl Tokenizer {
             ))
         })?;
         let encoder = word_model_encoder(name, &tables, &spec.model, vocab)
+            .or_else(|| character_bpe_encoder(name, &tables, &spec.model, vocab))
             .expect("a word model's encoder")?;
         Ok(Pipeline::builder(tables)
             .foreign_encoder(encoder)

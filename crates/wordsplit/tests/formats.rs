@@ -1,8 +1,8 @@
 //! The Rust vocabulary readers against the Python loaders, on every real vocabulary file of the
 //! repository: `tests/data/formats/digests.json` holds what the Python loaders make of each
 //! (written by `tools/gen_format_digests.py`; a pytest fails when it is stale), and each case is
-//! read here with the Rust reader and digested the same way (a WordPiece, WordLevel or Unigram
-//! file with its pipeline's text, which both languages write alike, and a Unigram model's
+//! read here with the Rust reader and digested the same way (a WordPiece, WordLevel, CharacterBpe
+//! or Unigram file with its pipeline's text, which both languages write alike, and a Unigram model's
 //! scores).
 
 mod support;
@@ -86,7 +86,7 @@ fn digest(vocab: &VocabData) -> Value {
         "fuse_unk": vocab.fuse_unk,
         "chat_template_sha256": vocab.chat_template.as_ref().map(|t| hex(Sha256::digest(t.as_bytes()))),
     });
-    // A word model: its pipeline's text, which holds the pattern's and normalizer's stages.
+    // A word model, HF's BPE over characters, Unigram: its pipeline's text, which holds the pattern's and normalizer's stages.
     if let Some(pipeline) = &vocab.pipeline {
         let fields = digest.as_object_mut().unwrap();
         fields.remove("pattern");
@@ -128,7 +128,7 @@ fn read_case(root: &Path, case: &Value) -> Result<VocabData, FormatError> {
             )
         }
         "derived" => load_derived(&input),
-        "word model" => load_hf_tokenizer_json(&input),
+        "word model" | "character bpe" => load_hf_tokenizer_json(&input),
         "unigram" if input.to_string_lossy().ends_with(".model.gz") => {
             load_sentencepiece_unigram(&input)
         }
@@ -222,6 +222,11 @@ fn vocab_json_and_merges_txt_read_as_the_python_loader_reads_them() {
 #[test]
 fn word_model_tokenizer_json_files_read_as_the_python_loader_reads_them() {
     check_reader("word model");
+}
+
+#[test]
+fn character_bpe_tokenizer_json_files_read_as_the_python_loader_reads_them() {
+    check_reader("character bpe");
 }
 
 #[test]

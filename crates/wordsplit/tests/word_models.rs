@@ -1,11 +1,12 @@
 //! The Rust core alone runs HF's word-model tokenizer.json files (WordPiece: BERT, all-MiniLM,
-//! the multilingual and Chinese BERTs; WordLevel) as HF tokenizers 0.23.3 does: every file of
+//! the multilingual and Chinese BERTs; WordLevel; HF's BPE over characters) as HF tokenizers 0.23.3 does: every file of
 //! tests/data/wordpiece/ read by `formats::load_hf_tokenizer_json` and run by `Tokenizer`,
 //! against the goldens HF made of it (the `wordpiece-` and `wordlevel-` files of tests/golden/,
 //! written by tools/gen_family_goldens.py; the Python suite checks the same files): the ids, the ids with
 //! special tokens, their type ids and offsets, for single texts and pairs, and the decoded
-//! text with and without the special tokens. The folder's other files (HF's BPE over
-//! characters) are refused, naming their model.
+//! text with and without the special tokens; and the folder's files of HF's BPE over
+//! characters (CharacterBpe: CLIP's, tokenizer-wiki's, Tortoise's) against their `bpe-`
+//! goldens, the same way.
 
 mod support;
 
@@ -13,7 +14,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use support::repo_root;
-use wordsplit::formats::{load_hf_tokenizer_json, read_file, FormatError};
+use wordsplit::formats::{load_hf_tokenizer_json, read_file};
 use wordsplit::Tokenizer;
 
 /// Each tokenizer.json of tests/data/wordpiece/ and the golden HF made of it.
@@ -84,17 +85,25 @@ fn check_encoding(tok: &Tokenizer, a: &str, b: Option<&str>, expected: &Value) {
     );
 }
 
-#[test]
-fn word_model_files_give_hfs_ids_offsets_and_text() {
+/// Every file of `models` checked against its golden: the ids with and without special
+/// tokens, type ids and offsets, for single texts and pairs, and the decoded text with and
+/// without the special tokens. Returns how many files were checked.
+fn check_files(models: &[&str]) -> usize {
     let mut checked = 0;
     for (path, golden) in files() {
         let model = text(&golden["model"]);
-        if !matches!(model, "WordPiece" | "WordLevel") {
+        if !models.contains(&model) {
             continue;
         }
         let vocab = load_hf_tokenizer_json(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
         let tok = Tokenizer::from_vocab(vocab).unwrap();
-        assert_eq!(tok.model().kind(), model);
+        // (HF's BPE over characters is the CharacterBpe model here)
+        let kind = if model == "BPE" {
+            "CharacterBpe"
+        } else {
+            model
+        };
+        assert_eq!(tok.model().kind(), kind);
         assert_eq!(tok.n_vocab() as u64, golden["n_vocab"].as_u64().unwrap());
         let cases = golden["cases"].as_array().unwrap();
         assert!(cases.len() > 1000, "{} cases", cases.len());
@@ -131,22 +140,22 @@ fn word_model_files_give_hfs_ids_offsets_and_text() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 6, "the WordPiece and WordLevel files");
+    checked
 }
 
 #[test]
-fn hfs_bpe_over_characters_is_refused_naming_its_model() {
-    for (path, golden) in files() {
-        if text(&golden["model"]) != "BPE" {
-            continue;
-        }
-        match load_hf_tokenizer_json(&path) {
-            Err(FormatError::Unsupported { construct, .. }) => {
-                assert!(construct.contains("CharacterBpe"), "{path:?}: {construct}")
-            }
-            other => panic!("{path:?}: {other:?}"),
-        }
-    }
+fn word_model_files_give_hfs_ids_offsets_and_text() {
+    assert_eq!(
+        check_files(&["WordPiece", "WordLevel"]),
+        6,
+        "the WordPiece and WordLevel files"
+    );
+}
+
+#[test]
+fn character_bpe_files_give_hfs_ids_offsets_and_text() {
+    // CLIP's (its `</w>` suffix over bytes), tokenizer-wiki's and Tortoise's (over characters)
+    assert_eq!(check_files(&["BPE"]), 3, "HF's BPE over characters");
 }
 
 #[test]

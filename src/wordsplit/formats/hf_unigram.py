@@ -18,7 +18,9 @@ What such a file holds, read into the vocabulary's typed pipeline:
   none (the text is one piece), or ``WhitespaceSplit`` then ``Metaspace`` with ``split``
   (T5's older files): the Metaspace stage with ``whitespace_split`` (each run of white space,
   Rust's ``char::is_whitespace``, dropped and a ``▁`` put before each word that does not start
-  with one; the spanner's cut before every ``▁`` then gives HF's words);
+  with one; the spanner's cut before every ``▁`` then gives HF's words); with
+  ``prepend_scheme`` ``first`` a ``▁`` only before a first word at the input's start, and the
+  spanner a split program of ``WhitespaceSplit`` and that cut;
 * the decoder: ``Metaspace`` (every ``▁`` of the first token dropped when it prepends, ``▁`` a
   space elsewhere: :class:`~wordsplit.spec.SentencePieceDecoder` ``style="hf"`` with
   ``strip_leading_space="all"``, :func:`~wordsplit.engines.sentencepiece.decode_metaspace`),
@@ -66,7 +68,7 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
         UnsupportedTokenizerError: a stage wordsplit does not reproduce exactly.
     """
     from ..post_processor_programs import post_processor_stage
-    from ..spec import PipelineSpec, SentencePieceSplit, Unigram
+    from ..spec import PipelineSpec, Unigram
     from .hf import _added_tokens, _check_added_tokens, _hf_added_ids
 
     model = spec["model"]
@@ -91,7 +93,7 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
         )
     normalizer, split = _with_metaspace(spec.get("pre_tokenizer"), pre_steps, normalizer, source)
     pipeline = PipelineSpec(
-        normalizer=normalizer, spanner=SentencePieceSplit(metaspace_split=split),
+        normalizer=normalizer, spanner=_spanner(normalizer, split),
         model=Unigram(unk_token=texts[unk_id] if unk_id is not None else "", byte_fallback=byte_fallback),
         decoder=_decoder(spec.get("decoder"), table, source),
         post_processor=post_processor_stage(spec.get("post_processor"), source),
@@ -278,15 +280,26 @@ def _with_metaspace(value: Any, kinds: list[str], normalizer, source: str):
         if not split or stage.prepend_scheme == "never":
             raise UnsupportedTokenizerError(f"{source}: WhitespaceSplit before a Metaspace {metaspace!r} is not "
                                             "supported (only one that prepends and splits)")
-        if stage.prepend_scheme == "first":
-            # HF puts the ▁ before the first word only, yet encodes every word alone: a cut
-            # without a ▁, which no stage of the pipeline makes.
-            raise UnsupportedTokenizerError(
-                f"{source}: WhitespaceSplit before a Metaspace with prepend_scheme 'first' is not supported by "
-                "load_vocab (only 'always'); wordsplit.compat.tokenizers.Tokenizer.from_file reads it exactly"
-            )
+        # (with "first" HF puts the ▁ before the first word only, yet encodes every word
+        # alone: the normalizer keeps the white space and the spanner cuts there, see
+        # :func:`_spanner`)
         return stage.replace(whitespace_split=True), split
     return metaspace_after(value, normalizer, source)
+
+
+def _spanner(normalizer, split: bool):
+    """The spanner after the normalizer (with the pre-tokenizer's Metaspace): the cut before
+    every ``▁`` (``split``), or for ``WhitespaceSplit`` then a Metaspace with ``prepend_scheme``
+    ``first`` (whose words do not all start with a ``▁``) HF's ``WhitespaceSplit`` then that
+    cut, as a split program (the normalizer leaves the white space to it)."""
+    from ..spec import Metaspace, SentencePieceSplit
+    from ..split_programs import split_program
+    from .hf import WHITESPACE_STEP
+
+    if isinstance(normalizer, Metaspace) and normalizer.whitespace_split and normalizer.prepend_scheme == "first":
+        cut = {"pattern": f"\\x{{{ord(normalizer.replacement):X}}}", "behavior": "MergedWithNext", "invert": False}
+        return split_program([dict(WHITESPACE_STEP), cut])
+    return SentencePieceSplit(metaspace_split=split)
 
 
 def _decoder(value: Any, table: Mapping[str, int], source: str):

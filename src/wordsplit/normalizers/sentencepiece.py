@@ -8,6 +8,7 @@ the stages :class:`wordsplit.spec.SentencePieceNormalizer` and :class:`wordsplit
 
 from __future__ import annotations
 
+import copy
 from typing import Callable
 
 from .. import spec
@@ -89,6 +90,17 @@ class SentencePieceNormalizer:
                 at += 1
         return chunks
 
+    def starts_first_word(self, text: str, normalized: str) -> bool:
+        """Whether HF's ``prepend_scheme`` ``"first"`` after ``WhitespaceSplit`` puts the
+        replacement before the first word of ``normalized`` (``text`` normalized): the word
+        starts the normalized text, does not start with the replacement, and its first
+        character comes from the input's first (HF's ``offsets_original()[0] == 0``: not when
+        the normalizer dropped what came before it, such as ``Strip``'s white space)."""
+        if not normalized or normalized[0] in WHITESPACE or normalized[0] == self.replacement:
+            return False
+        _, base = self._before_alignment(text)
+        return base is None or base[0][0] == 0
+
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
         """The normalized text and each normalized character's place in ``text``: ``(start,
         end, same)``, ``same`` when it is that character unchanged (a chunk's output is aligned
@@ -150,7 +162,9 @@ class MetaspaceNormalizer:
     only before the stretch at the start of the text (``later`` is the normalizer of the other
     stretches: the engines use it for a stretch after an added token). With the stage's
     ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words between runs of white
-    space, each with the replacement before it unless it starts with one, joined.
+    space, each with the replacement before it unless it starts with one, joined; for
+    ``"first"`` the text with its white space (the spanner drops it), the replacement before it
+    only where HF puts one before the first word (:meth:`starts_first_word`).
 
     Args:
         stage: the Metaspace stage.
@@ -162,6 +176,9 @@ class MetaspaceNormalizer:
     ('▁Hello▁world', 'Hello▁world', '▁x')
     >>> MetaspaceNormalizer(spec.Metaspace(whitespace_split=True), lambda text: text)(" a\u3000 ▁b  c\t")
     '▁a▁b▁c'
+    >>> words = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first", whitespace_split=True), lambda text: text)
+    >>> words("a  b"), words(" a b"), words.later("a b")
+    ('▁a  b', ' a b', 'a b')
     """
 
     def __init__(self, stage: spec.Metaspace, before: Callable[[str], str]) -> None:
@@ -170,9 +187,15 @@ class MetaspaceNormalizer:
         self.inner = before
         self.prepends = self.scheme != "never"
         if self.scheme == "first":
-            self.later = MetaspaceNormalizer(stage.replace(prepend_scheme="never"), before)
+            # (the same stage without the prepend: a stage of "never" has no whitespace_split)
+            self.later = copy.copy(self)
+            self.later.prepends = False
 
     def __call__(self, text: str) -> str:
+        if self.stage.whitespace_split and self.scheme != "always":  # ("first", or its later stretches)
+            normalized = self.inner(text)
+            return self.replacement + normalized if self.prepends and self.starts_first_word(text, normalized) \
+                else normalized
         if self.stage.whitespace_split:
             return "".join(word if word.startswith(self.replacement) else self.replacement + word
                            for word in whitespace_words(self.inner(text)))
@@ -180,6 +203,17 @@ class MetaspaceNormalizer:
         if self.prepends and text and not text.startswith(self.replacement):
             text = self.replacement + text
         return text
+
+    def starts_first_word(self, text: str, normalized: str) -> bool:
+        """Whether HF's ``prepend_scheme`` ``"first"`` after ``WhitespaceSplit`` puts the
+        replacement before the first word of ``normalized`` (``text`` normalized): the word
+        starts the normalized text, does not start with the replacement, and its first
+        character comes from the input's first (HF's ``offsets_original()[0] == 0``: not when
+        the normalizer dropped what came before it, such as ``Strip``'s white space)."""
+        if not normalized or normalized[0] in WHITESPACE or normalized[0] == self.replacement:
+            return False
+        _, base = self._before_alignment(text)
+        return base is None or base[0][0] == 0
 
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
         """The normalized text and each character's place in ``text``: the normalizer before
@@ -201,6 +235,11 @@ class MetaspaceNormalizer:
             return "", []
         if base is None:
             base = [(i, i + 1, True) for i in range(len(normalized))]
+        if self.stage.whitespace_split and self.scheme != "always":
+            places = list(base)
+            if self.prepends and self.starts_first_word(text, normalized):
+                return self.replacement + normalized, [(base[0][0], base[0][1], False)] + places
+            return normalized, places
         if self.stage.whitespace_split:
             return self._words_alignment(normalized, base)
         chars = [self.replacement if c == " " else c for c in normalized]

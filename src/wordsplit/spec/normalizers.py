@@ -243,10 +243,13 @@ class Metaspace(Stage):
 
     With ``whitespace_split``, HF's ``WhitespaceSplit`` pre-tokenizer runs before it (T5's
     files): each run of white space (Rust's ``char::is_whitespace``) is dropped and every word
-    that does not start with ``replacement`` gets one before it (so only with ``"always"``: a
-    word without one would need a cut that no text marks); a spanner that cuts before every
-    ``replacement`` (:class:`~wordsplit.spec.SentencePieceSplit` ``metaspace_split``) then
-    gives HF's words.
+    that does not start with ``replacement`` gets one before it (``"always"``); a spanner that
+    cuts before every ``replacement`` (:class:`~wordsplit.spec.SentencePieceSplit`
+    ``metaspace_split``) then gives HF's words. With ``"first"`` the white space is kept for
+    the spanner (a split program: ``WhitespaceSplit``'s step, then a cut before every
+    ``replacement``), and ``replacement`` goes before the text only when its first character
+    starts a word and comes from the input's first (HF's word at offset 0). Not with
+    ``"never"``.
 
     >>> Metaspace(whitespace_split=True).to_json()["whitespace_split"]
     True
@@ -268,8 +271,9 @@ class Metaspace(Stage):
             raise ValueError("prepend_scheme is 'first', 'always' or 'never'; replacement one character")
         if isinstance(self.before, (Metaspace, SentencePieceNormalizer)):
             raise ValueError("Metaspace runs after an HF normalizer, not after another space handler")
-        if self.whitespace_split and self.prepend_scheme != "always":
-            raise ValueError("whitespace_split needs prepend_scheme 'always' (every word starts with the replacement)")
+        if self.whitespace_split and self.prepend_scheme == "never":
+            raise ValueError("whitespace_split needs prepend_scheme 'always' or 'first' (a word without the "
+                             "replacement would need a cut no text marks)")
 
 
 class LlamaCppBertNormalizer(Stage):

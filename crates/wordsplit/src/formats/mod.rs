@@ -50,7 +50,7 @@ pub mod named;
 pub mod sentencepiece;
 pub mod sentencepiece_unigram;
 #[rustfmt::skip]
-mod named_table;
+pub(crate) mod named_table;
 pub mod tiktoken;
 pub mod tokenizer_config;
 pub mod vocab_merges;
@@ -62,7 +62,7 @@ use std::path::Path;
 
 use crate::literal::Literal;
 use crate::normalizers::NormalizeStage;
-use crate::spec::PipelineSpec;
+use crate::spec::{ModelSpec, PipelineSpec};
 
 pub use derived::{load_derived, read_derived};
 pub use hf::{load_hf_tokenizer_json, read_hf_tokenizer_json};
@@ -556,6 +556,18 @@ impl VocabData {
             .map(|(p, i)| (*i, p.as_slice()))
             .collect();
         let pieces: HashSet<&[u8]> = self.tokens.iter().map(|(p, _)| p.as_slice()).collect();
+        // (HF's BPE over characters makes the left token and the right one after its prefix)
+        let cut = match &self.pipeline {
+            Some(PipelineSpec {
+                model:
+                    ModelSpec::CharacterBpe {
+                        continuing_subword_prefix,
+                        ..
+                    },
+                ..
+            }) => continuing_subword_prefix.len(),
+            _ => 0,
+        };
         for &(left, right, rank) in merges {
             let (Some(l), Some(r)) = (by_id.get(&left), by_id.get(&right)) else {
                 return Err(FormatError::Malformed {
@@ -564,7 +576,8 @@ impl VocabData {
                     problem: format!("({left}, {right}) names an id that is not a BPE token"),
                 });
             };
-            if !pieces.contains([*l, *r].concat().as_slice()) {
+            let tail = r.get(cut..).unwrap_or_default();
+            if !pieces.contains([*l, tail].concat().as_slice()) {
                 return Err(FormatError::Malformed {
                     file,
                     at: format!("merge #{rank}"),

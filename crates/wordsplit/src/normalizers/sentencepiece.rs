@@ -403,8 +403,9 @@ fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool, init
 /// space becomes the replacement, which is put before a stretch that does not start with it
 /// (`always`; for `first` only before the stretch that starts the text; never for `never`).
 /// With `whitespace_split` (HF's `WhitespaceSplit` before it), the words between runs of
-/// white space, each with the replacement before it unless it starts with one, joined
-/// (see [`NormalizerSpec::Metaspace`]).
+/// white space, each with the replacement before it unless it starts with one, joined; for
+/// `first`, the text with its white space (the spanner drops it) and the replacement before
+/// it only where HF puts one before the first word (see [`NormalizerSpec::Metaspace`]).
 pub struct MetaspaceNormalizer {
     inner: Option<Before>,
     replacement: char,
@@ -451,7 +452,35 @@ impl MetaspaceNormalizer {
         self
     }
 
+    /// Whether HF's `prepend_scheme: "first"` after `WhitespaceSplit` puts the replacement
+    /// before the first word of `normalized` (the normalized `original`): when the word
+    /// starts the normalized text, does not start with the replacement, and its first
+    /// character comes from the input's first (HF's `offsets_original().0 == 0`: not when the
+    /// normalizer dropped what came before it, such as `Strip`'s white space).
+    fn starts_first_word(&self, original: &str, normalized: &str) -> bool {
+        let Some(first) = normalized.chars().next() else {
+            return false;
+        };
+        if first.is_whitespace() || first == self.replacement {
+            return false;
+        }
+        let parts = match &self.inner {
+            None => return true,
+            Some(Before::Literal(program)) => program.alignment_parts(original),
+            Some(Before::Unicode(program)) => program.alignment_parts(original),
+        };
+        match parts {
+            Ok(None) => true,
+            Ok(Some(parts)) => match parts.head.first() {
+                Some(&(start, _, _)) => start == 0,
+                None => parts.tail == original.chars().count(),
+            },
+            Err(_) => false,
+        }
+    }
+
     fn run(&self, text: &str, prepends: bool) -> String {
+        let original = text;
         let (inner, unicode);
         let text = match &self.inner {
             Some(Before::Literal(program)) => {
@@ -466,6 +495,14 @@ impl MetaspaceNormalizer {
         };
         let mut buffer = [0u8; 4];
         let replacement: &str = self.replacement.encode_utf8(&mut buffer);
+        if self.whitespace_split && self.scheme == PrependScheme::First {
+            let mut out = String::with_capacity(text.len() + replacement.len());
+            if prepends && self.starts_first_word(original, text) {
+                out.push_str(replacement);
+            }
+            out.push_str(text);
+            return out;
+        }
         if self.whitespace_split {
             return words_with_replacement(text, replacement);
         }
@@ -693,6 +730,31 @@ mod tests {
             .filter(|c| c.is_whitespace())
             .collect();
         assert_eq!(n(&format!("a{white}b")), "▁a▁b");
+    }
+
+    #[test]
+    fn whitespace_split_first_prepends_only_to_a_word_at_the_input_start() {
+        let first = |before: &NormalizerSpec| {
+            MetaspaceNormalizer::new('▁', PrependScheme::First, before)
+                .unwrap()
+                .with_whitespace_split(true)
+        };
+        // (HF tokenizers 0.23.3 after WhitespaceSplit: ▁ before "a" of "a  b" only)
+        let plain = first(&NormalizerSpec::None);
+        assert_eq!(plain.normalize("a  b").unwrap(), "▁a  b");
+        assert_eq!(plain.normalize(" a b").unwrap(), " a b");
+        assert_eq!(plain.normalize("▁a b").unwrap(), "▁a b");
+        assert_eq!(plain.normalize_later("a b").unwrap(), "a b");
+        assert_eq!(plain.normalize("").unwrap(), "");
+        // Strip drops the white space before "a": its first character is the input's third.
+        let strip = NormalizerSpec::Sequence(vec![NormalizerSpec::Strip {
+            left: true,
+            right: true,
+        }]);
+        assert_eq!(first(&strip).normalize("  a b").unwrap(), "a b");
+        assert_eq!(first(&strip).normalize("a b ").unwrap(), "▁a b");
+        let lower = NormalizerSpec::Sequence(vec![NormalizerSpec::Lowercase]);
+        assert_eq!(first(&lower).normalize("A B").unwrap(), "▁a b");
     }
 
     #[test]

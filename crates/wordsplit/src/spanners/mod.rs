@@ -32,6 +32,7 @@ mod blocks;
 pub mod cl100k;
 mod cl100k_blocks;
 pub mod classes;
+pub mod clip;
 pub mod gpt2;
 #[cfg(feature = "regex")]
 pub mod hf_program;

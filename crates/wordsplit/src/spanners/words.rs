@@ -12,6 +12,7 @@
 //! | `BertPreTokenizer` | [`bert_steps`] | runs between white space and punctuation, each punctuation character ([`super::bert`]) |
 //! | `Whitespace` | [`whitespace_steps`] | HF's `\w+\|[^\w\s]+`: runs of word characters, runs of the others that are not white space |
 //! | `WhitespaceSplit` | [`whitespace_split_steps`] | runs between white space |
+//! | CLIP's `Split` then `ByteLevel` | [`clip_steps`] | CLIP's pattern's matches ([`super::clip`]) |
 //!
 //! White space is dropped, so each spanner but the whole-text one gives the text its pieces
 //! make ([`SpannedText`]) when it drops any. Word characters are Oniguruma's Unicode `\w` (the
@@ -34,6 +35,7 @@
 use std::sync::OnceLock;
 
 use super::bert::{bert_spans, ASCII_PUNCTUATION_RANGES};
+use super::clip::{clip_steps, ClipSpanner};
 use super::Spanner;
 use crate::code_points::{self, contains};
 use crate::error::Error;
@@ -125,6 +127,8 @@ pub enum WordSpanner {
     Whitespace,
     /// `WhitespaceSplit`.
     WhitespaceSplit,
+    /// CLIP's `Split`, then `ByteLevel`'s pattern (before its BPE over bytes).
+    Clip,
 }
 
 impl WordSpanner {
@@ -138,6 +142,7 @@ impl WordSpanner {
             (bert_steps(), Self::Bert),
             (whitespace_steps(), Self::Whitespace),
             (whitespace_split_steps(), Self::WhitespaceSplit),
+            (clip_steps(), Self::Clip),
         ]
         .into_iter()
         .find(|(program, _)| program == steps)
@@ -151,6 +156,7 @@ impl WordSpanner {
             Self::Bert => "BertPreTokenizer",
             Self::Whitespace => "Whitespace",
             Self::WhitespaceSplit => "WhitespaceSplit",
+            Self::Clip => "CLIP's Split then ByteLevel",
         }
     }
 }
@@ -235,6 +241,7 @@ impl Spanner for WordSpanner {
             Self::Bert => "bert-pre-tokenizer",
             Self::Whitespace => "whitespace",
             Self::WhitespaceSplit => "whitespace-split",
+            Self::Clip => ClipSpanner.name(),
         }
     }
 
@@ -249,6 +256,7 @@ impl Spanner for WordSpanner {
             Self::Bert => bert_spans(text, ends),
             Self::Whitespace => run_spans(text, false, ends),
             Self::WhitespaceSplit => run_spans(text, true, ends),
+            Self::Clip => return ClipSpanner.spans(text, ends),
         })
     }
 

@@ -66,9 +66,12 @@ pub enum NormalizerSpec {
     /// `replacement`, put before the text as `prepend_scheme` says. With `whitespace_split`,
     /// HF's `WhitespaceSplit` runs before it (T5's files): each run of white space (Rust's
     /// `char::is_whitespace`) is dropped and every word that does not start with
-    /// `replacement` gets one before it (only with [`PrependScheme::Always`]: a word without
-    /// one would need a cut no text marks); a spanner cutting before every `replacement`
-    /// then gives HF's words.
+    /// `replacement` gets one before it ([`PrependScheme::Always`]); a spanner cutting before
+    /// every `replacement` then gives HF's words. With [`PrependScheme::First`] the white
+    /// space is kept for the spanner to drop and cut at (a split program of `WhitespaceSplit`
+    /// and of the cut before every `replacement`), and `replacement` goes before the text
+    /// only when its first character is a word's and the one the text starts with (HF's
+    /// word at the input's offset 0); never with [`PrependScheme::Never`].
     Metaspace {
         replacement: char,
         prepend_scheme: PrependScheme,
@@ -335,10 +338,10 @@ impl NormalizerSpec {
                     ));
                 }
                 let whitespace_split = stage.flag("whitespace_split", false)?;
-                if whitespace_split && prepend_scheme != PrependScheme::Always {
+                if whitespace_split && prepend_scheme == PrependScheme::Never {
                     return Err(stage.bad(
-                        "whitespace_split needs prepend_scheme 'always' (every word starts with \
-                         the replacement)",
+                        "whitespace_split needs prepend_scheme 'always' or 'first' (a word \
+                         without the replacement would need a cut no text marks)",
                     ));
                 }
                 Ok(Self::Metaspace {

@@ -108,8 +108,9 @@ def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab
     except ValueError:
         spec = None  # the reader says what is wrong
     if isinstance(spec, dict) and _whitespace_split_first(spec.get("pre_tokenizer")):
-        # (the loader refuses T5's layout with prepend_scheme first; :class:`UnigramTexts`
-        # runs it, so the vocabulary is read with the scheme always, which changes no table)
+        # (:class:`UnigramTexts` runs T5's layout with prepend_scheme first itself, offsets and
+        # word ids included, so the vocabulary is read with the scheme always, which changes
+        # no table)
         whitespace, metaspace = spec["pre_tokenizer"]["pretokenizers"]
         always = {**spec["pre_tokenizer"], "pretokenizers": [whitespace, {**metaspace, "prepend_scheme": "always"}]}
         spec = {**spec, "pre_tokenizer": always}

@@ -55,7 +55,7 @@ impl Layout {
 
 /// GPT-2's byte ↔ character table: printable Latin-1 bytes stand for themselves, the other 68
 /// are U+0100 and up, in byte order. `CHAR_TO_BYTE[c]` for c below U+0144.
-fn char_to_byte() -> [Option<u8>; 0x144] {
+pub(super) fn char_to_byte() -> [Option<u8>; 0x144] {
     let mut table = [None; 0x144];
     let mut shifted = 0usize;
     for b in 0..=255u8 {
@@ -71,7 +71,7 @@ fn char_to_byte() -> [Option<u8>; 0x144] {
 }
 
 /// The bytes a byte-level token text stands for, or `None` if it is not byte-level.
-fn token_bytes(table: &[Option<u8>; 0x144], text: &str) -> Option<Vec<u8>> {
+pub(super) fn token_bytes(table: &[Option<u8>; 0x144], text: &str) -> Option<Vec<u8>> {
     text.chars()
         .map(|c| table.get(c as usize).copied().flatten())
         .collect()

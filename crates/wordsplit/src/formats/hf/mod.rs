@@ -3,8 +3,9 @@
 //! words up, `WordPiece` (BERT, all-MiniLM, BGE) or `WordLevel`, read into its pipeline
 //! ([`VocabData::pipeline`]) by `word_models.rs` (its normalizer, pre-tokenizer, decoder and
 //! post-processor: see there); and with a `Unigram` model (T5, ALBERT, XLM-R), read into its
-//! pipeline and scores by `unigram.rs`. A model without a `type` is the one HF's reading finds by its
-//! fields.
+//! pipeline and scores by `unigram.rs`; and HF's BPE over characters, `CharacterBpe` (CLIP's
+//! `</w>` suffix, a subword prefix, or no `ByteLevel` pre-tokenizer), read into its pipeline by
+//! `character_bpe.rs`. A model without a `type` is the one HF's reading finds by its fields.
 //!
 //! What is read of a byte-level BPE file:
 //! - `model`: `BPE` with `vocab` (byte-level text → id) and `merges` (`"a b"` strings or
@@ -22,10 +23,8 @@
 //!   `ByteLevel` without `use_regex` (that pattern).
 //! - `decoder`: null or `ByteLevel`.
 //!
-//! Refused with [`FormatError::Unsupported`] naming the construct: other models (HF's BPE
-//! over characters, `CharacterBpe`: an `end_of_word_suffix`, or no `ByteLevel`
-//! pre-tokenizer), `byte_fallback`, `dropout`, a subword prefix, other decoders, normalizers
-//! and pre-tokenizers
+//! Refused with [`FormatError::Unsupported`] naming the construct: other models,
+//! `byte_fallback`, `dropout`, other decoders, normalizers and pre-tokenizers
 //! (`Metaspace`, `Digits`, ...), `add_prefix_space`, and every other layout of normalizers and
 //! pre-tokenizers (a split program or a normalizer program, which the Python package runs). A
 //! file the Python package's loader refuses is refused here too.
@@ -36,6 +35,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 pub(crate) mod bpe;
+mod character_bpe;
 mod post_processor;
 mod unigram;
 pub(crate) use unigram::UNK_SURFACE;
@@ -142,14 +142,12 @@ fn read(data: &[u8], name: String) -> Result<VocabData, FormatError> {
     if kind == Some("Unigram") {
         return unigram::read_unigram(spec, model, name);
     }
-    check_model(model, kind)?;
-    if let Some(why) = character_bpe(spec, model) {
-        return Err(unsupported(
-            "model",
-            format!("a CharacterBpe model (HF's BPE over characters: {why})"),
-            format!("the Rust readers read byte-level BPE; {PYTHON_ONLY}"),
-        ));
+    if kind == Some("BPE") {
+        if let Some(byte_level) = character_bpe(spec, model) {
+            return character_bpe::read_character_bpe(spec, model, byte_level, name);
+        }
     }
+    check_model(model, kind)?;
     match spec.get("decoder") {
         None | Some(Value::Null) => {}
         Some(Value::Object(decoder)) if decoder.get("type") == Some(&Value::from("ByteLevel")) => {}
@@ -234,11 +232,12 @@ pub(crate) fn integer(value: &Value) -> Option<i128> {
     }
 }
 
-/// Why a BPE model that is not SentencePiece-style is HF's BPE over characters (the Python
-/// package's `is_character_bpe`): its end-of-word suffix, or no `ByteLevel` pre-tokenizer.
-/// None for byte-level BPE, and for SentencePiece-style files (byte fallback, `Metaspace`),
-/// whose refusals name those.
-fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Option<String> {
+/// Whether a BPE model that is not SentencePiece-style is HF's BPE over characters (the
+/// Python package's `is_character_bpe`: an end-of-word suffix, a continuing-subword prefix, or
+/// no `ByteLevel` pre-tokenizer), and then whether it has a `ByteLevel` pre-tokenizer. None
+/// for byte-level BPE, and for SentencePiece-style files (byte fallback, `Metaspace`), whose
+/// refusals name those.
+fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Option<bool> {
     let has = |part: &str, key: &str, kinds: &[&str]| {
         spec.get(part)
             .is_some_and(|value| has_step(value, key, kinds, 0))
@@ -253,19 +252,16 @@ fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Optio
     if sentencepiece {
         return None;
     }
-    if truthy(model.get("end_of_word_suffix")) {
-        return Some(format!(
-            "end_of_word_suffix {}",
-            show(model.get("end_of_word_suffix"))
-        ));
-    }
     if let Some(Value::Object(pre_tokenizer)) = spec.get("pre_tokenizer") {
         if flat_pre_tokenizers(pre_tokenizer, String::new(), 0, &mut Vec::new()).is_err() {
             return None; // (malformed: the pre-tokenizer's reader says how)
         }
     }
-    (!has("pre_tokenizer", "pretokenizers", &["ByteLevel"]))
-        .then(|| "no ByteLevel pre-tokenizer, its symbols are characters".to_owned())
+    let byte_level = has("pre_tokenizer", "pretokenizers", &["ByteLevel"]);
+    let affixed = ["end_of_word_suffix", "continuing_subword_prefix"]
+        .iter()
+        .any(|key| truthy(model.get(*key)));
+    (affixed || !byte_level).then_some(byte_level)
 }
 
 /// Whether `value` is a step of one of `kinds`, or a `Sequence` (its steps under `key`) with one.

@@ -134,7 +134,7 @@ pub(super) fn read_word_model(
 }
 
 /// An added token's id as a `u32` (one HF gave it from the vocab's size up may pass it).
-fn id_of(id: i128, token: &Added) -> Result<u32, FormatError> {
+pub(super) fn id_of(id: i128, token: &Added) -> Result<u32, FormatError> {
     u32::try_from(id).map_err(|_| FormatError::IdOutOfRange {
         file: FILE,
         what: format!("the added token {:?} has the id {id}", token.content),
@@ -146,7 +146,7 @@ fn id_of(id: i128, token: &Added) -> Result<u32, FormatError> {
 /// `_check_added_tokens`): where the second pass looks for `normalized` tokens in normalized
 /// text, a content the normalizer makes empty or two it makes the same; and in each pass an
 /// `rstrip` token together with an `lstrip` token whose content is only white space.
-fn check_word_literals(
+pub(super) fn check_word_literals(
     added: &[(Added, i128)],
     spec: &NormalizerSpec,
     stage: &NormalizeStage,
@@ -193,10 +193,12 @@ fn check_word_literals(
 }
 
 /// Tokens as [`VocabData::tokens`] holds them: each one's bytes and id.
-type Tokens = Vec<(Vec<u8>, u32)>;
+pub(super) type Tokens = Vec<(Vec<u8>, u32)>;
 
 /// The model's `vocab`: each token's UTF-8 and id, in file order, and the object itself.
-fn vocab_tokens(vocab: Option<&Value>) -> Result<(Tokens, &Map<String, Value>), FormatError> {
+pub(super) fn vocab_tokens(
+    vocab: Option<&Value>,
+) -> Result<(Tokens, &Map<String, Value>), FormatError> {
     let Some(table) = vocab.and_then(Value::as_object).filter(|t| !t.is_empty()) else {
         return Err(malformed(
             "model.vocab",
@@ -232,7 +234,7 @@ fn vocab_tokens(vocab: Option<&Value>) -> Result<(Tokens, &Map<String, Value>), 
 
 /// The normalizer stage, as the Python package's `_normalizer` makes it: none, a Unicode form
 /// or `BertNormalizer` alone, else a `Sequence` of the steps (nested sequences flattened).
-fn normalizer_spec(value: Option<&Value>) -> Result<NormalizerSpec, FormatError> {
+pub(super) fn normalizer_spec(value: Option<&Value>) -> Result<NormalizerSpec, FormatError> {
     let mut steps = Vec::new();
     if let Some(value) = value.filter(|v| !v.is_null()) {
         normalizer_steps(value, "normalizer".into(), 0, &mut steps)?;
@@ -351,7 +353,7 @@ pub(super) fn describe_normalizer(spec: &NormalizerSpec) -> String {
 /// The split program of a pre-tokenizer before a `model` that reads text (none: the text is
 /// one piece), as the Python package's `_spanner` writes it; refused when the core does not
 /// run it.
-fn spanner_spec(value: Option<&Value>, model: &str) -> Result<SpannerSpec, FormatError> {
+pub(super) fn spanner_spec(value: Option<&Value>, model: &str) -> Result<SpannerSpec, FormatError> {
     let object = match value {
         None | Some(Value::Null) => return Ok(SpannerSpec::SplitProgram(Vec::new())),
         Some(Value::Object(object)) => object,
@@ -398,7 +400,10 @@ fn spanner_spec(value: Option<&Value>, model: &str) -> Result<SpannerSpec, Forma
 
 /// A pre-tokenizer other than BERT's as the steps of a split program (HF's character
 /// predicates are a `Split` on a one-character class: each matching character is one match).
-fn split_steps(step: &Map<String, Value>, at: &str) -> Result<Vec<SplitStep>, FormatError> {
+pub(super) fn split_steps(
+    step: &Map<String, Value>,
+    at: &str,
+) -> Result<Vec<SplitStep>, FormatError> {
     let one = |pattern: String, behavior: &str, invert: bool| {
         let behavior = Behavior::from_name(behavior).expect("checked or constant");
         Ok(vec![SplitStep::Split {
