@@ -54,17 +54,20 @@ pub struct CharsMap {
 
 /// [`CharsMap::plain_ascii`] of a map whose one-byte keys are `byte_keys`.
 fn plain_range(byte_keys: &[bool; 256]) -> (u8, u8) {
-    let (mut best, mut run_start) = ((0u8, 0u8, 0usize), 0usize);
-    for b in 0..=0x80usize {
-        if b == 0x80 || b == usize::from(b'\r') || byte_keys[b] {
-            if b - run_start > best.2 {
-                best = (run_start as u8, (b - run_start - 1) as u8, b - run_start);
-            }
-            run_start = b + 1;
+    // (the bytes that end a run: the ASCII keys, CR, and the end of ASCII)
+    let ends = (byte_keys[..0x80].iter().enumerate())
+        .filter(|&(b, &key)| key || b == usize::from(b'\r'))
+        .map(|(b, _)| b)
+        .chain([0x80]);
+    let (mut best, mut run_start) = ((0, 0), 0);
+    for end in ends {
+        if end - run_start > best.1 {
+            best = (run_start, end - run_start);
         }
+        run_start = end + 1;
     }
     // (never empty: NUL is no key, a label is 1 to 255)
-    (best.0, best.1)
+    (best.0 as u8, best.1.saturating_sub(1) as u8)
 }
 
 fn offset(unit: u32) -> usize {
