@@ -13,7 +13,11 @@
 //! state's children at the first base where their slots are free; a free slot at the front of
 //! the array that keeps failing to fit a state is given up on (left a hole) after `GIVE_UP`
 //! tries, so the search for a base does not rescan the same holes for every state: a
-//! 262k-piece Unigram model lays out in a tenth of the time it takes without.
+//! 262k-piece Unigram model lays out in a tenth of the time it takes without. A state whose
+//! children fit none of the first `MAX_TRIES` free slots tried goes past the last slot taken,
+//! where all are free (a state of many children fits few holes). Whether children fit is
+//! tested in a bitmap of the taken slots, and the tokens are sorted and laid out from one
+//! buffer of their bytes in sorted order (`sorted_pieces`), which the passes read in turn.
 
 use std::collections::VecDeque;
 
@@ -23,6 +27,11 @@ pub const NONE: u32 = u32::MAX;
 /// The tries after which the first free slot the searches start from is given up on (few: a
 /// hole no state fits is dropped soon; not one: the array stays dense).
 const GIVE_UP: u32 = 16;
+
+/// The free slots a state's children are tried at before they go past the last slot taken
+/// (a state of many children fits few holes: trying each hole for each such state was most
+/// of the layout's time for a 262k-piece model).
+const MAX_TRIES: u32 = 32;
 
 /// What a slot holds of the token that ends at its state: an id (WordPiece's), or an id with
 /// its score (the Unigram search's, read in the same slot as the step that finds it).
@@ -76,41 +85,55 @@ impl<V: TrieValue> PrefixTrie<V> {
     /// The trie of `tokens` (bytes, value); of two equal byte strings the last one's value
     /// stays.
     pub fn new<'a>(tokens: impl IntoIterator<Item = (&'a [u8], V)>) -> Self {
-        let mut sorted: Vec<(&[u8], V)> = tokens.into_iter().collect();
-        // (a stable sort: equal byte strings keep their order, and the last one overwrites)
-        sorted.sort_by(|a, b| a.0.cmp(b.0));
-        let mut pieces: Vec<(&[u8], V)> = Vec::with_capacity(sorted.len());
-        for token in sorted {
-            match pieces.last_mut() {
-                Some(last) if last.0 == token.0 => *last = token,
-                _ => pieces.push(token),
+        let (bytes, ends, values) = sorted_pieces(tokens);
+        let piece = |i: usize| &bytes[ends[i] as usize..ends[i + 1] as usize];
+        let count = values.len();
+        // Every state is a distinct prefix: with the slots reserved for them (and a few
+        // holes), the array does not move as it grows.
+        let shared = |i: usize| {
+            if i == 0 {
+                0
+            } else {
+                common(piece(i - 1), piece(i))
             }
-        }
-        let mut slots = vec![Slot::FREE; 512];
+        };
+        let states = 1
+            + (0..count)
+                .map(|i| piece(i).len() - shared(i))
+                .sum::<usize>();
+        let mut slots = Vec::with_capacity(states + states / 8 + 1024);
+        slots.resize(512, Slot::FREE);
         slots[0] = Slot {
             base: 0,
             check: ROOT,
-            value: match pieces.first() {
-                Some(&([], value)) => value,
-                _ => V::NONE,
+            value: if count > 0 && piece(0).is_empty() {
+                values[0]
+            } else {
+                V::NONE
             },
         };
-        // `next_free[i]`: a slot at or after `i` that is free, or closer to it.
-        let mut next_free: Vec<u32> = (0..512).collect();
+        // `next_free[i]`: a slot at or after `i` that is free, or closer to it; `taken`, a
+        // bit per slot (the fit of a state's children is tested there, not in the slots).
+        let mut next_free: Vec<u32> = Vec::with_capacity(slots.capacity());
+        next_free.extend(0..512);
         next_free[0] = 1;
-        let (mut front, mut front_fails) = (1usize, 0u32);
+        let mut taken = vec![0u64; 512 / 64];
+        taken[0] = 1;
+        let (mut front, mut front_fails, mut highest_base) = (1usize, 0u32, 0usize);
+        // (past the last slot taken)
+        let mut tail = 1;
         // (state, the pieces below it, their common prefix's length); the piece that ends at
         // the state, if any (the empty token at the root), comes first in its range (sorted)
         // and is in its slot already.
-        let mut queue = VecDeque::from([(ROOT, 0, pieces.len(), 0)]);
+        let mut queue = VecDeque::from([(ROOT, 0, count, 0)]);
         let mut groups: Vec<(u8, usize, usize)> = Vec::new();
         while let Some((state, mut lo, hi, depth)) = queue.pop_front() {
-            if lo < hi && pieces[lo].0.len() == depth {
+            if lo < hi && piece(lo).len() == depth {
                 lo += 1;
             }
             groups.clear();
-            for (i, (bytes, _)) in pieces.iter().enumerate().take(hi).skip(lo) {
-                let byte = bytes[depth];
+            for i in lo..hi {
+                let byte = piece(i)[depth];
                 match groups.last_mut() {
                     Some(group) if group.0 == byte => group.2 = i + 1,
                     _ => groups.push((byte, i, i + 1)),
@@ -122,6 +145,7 @@ impl<V: TrieValue> PrefixTrie<V> {
             let lowest = usize::from(lowest);
             front = find_free(&mut next_free, front);
             let mut candidate = front.max(lowest + 1);
+            let mut tries = 0;
             let base = loop {
                 let free = find_free(&mut next_free, candidate);
                 let base = free - lowest;
@@ -129,11 +153,13 @@ impl<V: TrieValue> PrefixTrie<V> {
                     let len = (base + 256) * 5 / 4;
                     slots.resize(len, Slot::FREE);
                     next_free.extend(next_free.len() as u32..len as u32);
+                    taken.resize(len.div_ceil(64), 0);
                 }
-                if groups
-                    .iter()
-                    .all(|&(byte, _, _)| slots[base + usize::from(byte)].check == NONE)
-                {
+                let fits = groups.iter().all(|&(byte, _, _)| {
+                    let at = base + usize::from(byte);
+                    taken[at / 64] >> (at % 64) & 1 == 0
+                });
+                if fits {
                     break base;
                 }
                 if free == front {
@@ -145,12 +171,18 @@ impl<V: TrieValue> PrefixTrie<V> {
                     }
                 }
                 candidate = free + 1;
+                tries += 1;
+                if tries == MAX_TRIES {
+                    // (past the last slot taken every slot is free: the children fit there)
+                    candidate = candidate.max(tail);
+                }
             };
             slots[state as usize].base = base as u32;
+            highest_base = highest_base.max(base);
             for &(byte, glo, ghi) in &groups {
                 let at = base + usize::from(byte);
-                let value = if pieces[glo].0.len() == depth + 1 {
-                    pieces[glo].1
+                let value = if piece(glo).len() == depth + 1 {
+                    values[glo]
                 } else {
                     V::NONE
                 };
@@ -160,16 +192,19 @@ impl<V: TrieValue> PrefixTrie<V> {
                     value,
                 };
                 next_free[at] = at as u32 + 1;
+                taken[at / 64] |= 1 << (at % 64);
+                tail = tail.max(at + 1);
                 queue.push_back((at as u32, glo, ghi, depth + 1));
             }
         }
         // Free slots at the end go, but for 256 past the highest base: a step's slot, a base
         // plus a byte, is then always in the array.
-        let highest_base = slots.iter().map(|s| s.base as usize).max().unwrap_or(0);
         while slots.len() > highest_base + 256 && slots.last().is_some_and(|s| s.check == NONE) {
             slots.pop();
         }
-        slots.shrink_to_fit();
+        if slots.capacity() - slots.len() > slots.len() / 4 {
+            slots.shrink_to_fit();
+        }
         Self { slots }
     }
 
@@ -269,6 +304,61 @@ impl<V: TrieValue> PrefixTrie<V> {
 pub struct Cursor {
     state: u32,
     base: u32,
+}
+
+/// `tokens` sorted by their bytes, the last of equal ones kept: their bytes one after
+/// another, where each one's bytes end (after a 0), and their values.
+///
+/// The bytes are copied once where the tokens come from (so the sort reads no token's bytes
+/// where they lie), and again in sorted order, which the layout's passes read in turn; the
+/// sort compares the first 16 bytes as one number (zero after a short token's end: equal
+/// numbers are compared in full) and reads the bytes only where those are equal.
+#[allow(clippy::type_complexity)]
+fn sorted_pieces<'a, V: Copy>(
+    tokens: impl IntoIterator<Item = (&'a [u8], V)>,
+) -> (Vec<u8>, Vec<u32>, Vec<V>) {
+    let mut arena: Vec<u8> = Vec::new();
+    let mut items: Vec<(u128, u32, u32, V)> = Vec::new();
+    for (token, value) in tokens {
+        let mut first = [0u8; 16];
+        let n = token.len().min(16);
+        first[..n].copy_from_slice(&token[..n]);
+        items.push((
+            u128::from_be_bytes(first),
+            arena.len() as u32,
+            token.len() as u32,
+            value,
+        ));
+        arena.extend_from_slice(token);
+    }
+    let text = |&(_, at, len, _): &(u128, u32, u32, V)| &arena[at as usize..(at + len) as usize];
+    // (unstable, and equal bytes ordered by where they came: the last one is kept)
+    items.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| text(a).cmp(text(b)))
+            .then(a.1.cmp(&b.1))
+    });
+    let mut bytes = Vec::with_capacity(arena.len());
+    let mut ends = Vec::with_capacity(items.len() + 1);
+    let mut values: Vec<V> = Vec::with_capacity(items.len());
+    ends.push(0u32);
+    for (k, item) in items.iter().enumerate() {
+        if items
+            .get(k + 1)
+            .is_some_and(|next| next.0 == item.0 && text(next) == text(item))
+        {
+            continue;
+        }
+        bytes.extend_from_slice(text(item));
+        ends.push(bytes.len() as u32);
+        values.push(item.3);
+    }
+    (bytes, ends, values)
+}
+
+/// The length of the longest common prefix of `a` and `b`.
+fn common(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 /// The first free slot at or after `at` (`next_free` covers every slot, and the array's last

@@ -309,12 +309,18 @@ impl Unigram {
         };
         // The pieces the search finds (UTF-8 tokens: no text spells another), with their
         // kinds; the lowest score of the NORMAL ones.
-        let mut pieces: Vec<(&[u8], u32, Kind)> = Vec::new();
-        for id in tables.bpe_ids() {
-            let Some(token) = tables.token(id) else {
-                continue;
-            };
-            if std::str::from_utf8(token).is_err() {
+        // (by id: the tables' spans, their bytes and the scores are then read in turn, not
+        // at random as the index holds the ids)
+        let mut ids: Vec<u32> = tables.bpe_ids().collect();
+        ids.sort_unstable();
+        let tokens: Vec<(&[u8], u32)> = ids
+            .iter()
+            .filter_map(|&id| Some((tables.token(id)?, id)))
+            .collect();
+        let every_utf8 = all_utf8(&tokens);
+        let mut pieces: Vec<(&[u8], u32, Kind)> = Vec::with_capacity(tokens.len());
+        for (token, id) in tokens {
+            if !every_utf8 && std::str::from_utf8(token).is_err() {
                 continue;
             }
             pieces.push((token, id, kinds.kind(token, id, &byte_ids)));
@@ -551,6 +557,21 @@ impl Unigram {
 fn reset<T: Copy>(buffer: &mut Vec<T>, len: usize, value: T) {
     buffer.clear();
     buffer.resize(len, value);
+}
+
+/// Whether every one of `tokens` is UTF-8 on its own, in one check of them all rather than
+/// one per token: their bytes joined are UTF-8 and each token begins a character (so each
+/// ends one as well, where the next begins or the bytes end).
+fn all_utf8(tokens: &[(&[u8], u32)]) -> bool {
+    let begins = |t: &[u8]| t.first().is_none_or(|&b| !(0x80..0xC0).contains(&b));
+    if !tokens.iter().all(|&(t, _)| begins(t)) {
+        return false;
+    }
+    let joined: Vec<u8> = tokens
+        .iter()
+        .flat_map(|&(t, _)| t.iter().copied())
+        .collect();
+    std::str::from_utf8(&joined).is_ok()
 }
 
 /// The bytes of the UTF-8 character whose first byte is `lead`.

@@ -338,3 +338,21 @@ fn probe_build_time_of_a_large_model() {
     Unigram::with_style(t, Style::SentencePiece, &scores, Some(0), false, "t").unwrap();
     eprintln!("encoder: {:?}", start.elapsed());
 }
+
+#[test]
+fn tokens_that_are_no_utf8_alone_are_left_out_of_the_search() {
+    let check = |tokens: &[&[u8]]| all_utf8(&tokens.iter().map(|&t| (t, 0)).collect::<Vec<_>>());
+    let e = "é".as_bytes();
+    assert!(check(&[b"a", e, b"", "▁x".as_bytes()]));
+    // (joined they are "é", but the second begins inside it)
+    assert!(!check(&[&e[..1], &e[1..]]));
+    assert!(!check(&[&e[..1]]));
+    assert!(!check(&[b"\xff"]));
+    // A model whose tokens hold the first byte of "é" alone: that token is no piece.
+    let tokens: [&[u8]; 4] = [b"<unk>", &e[..1], e, b"a"];
+    let tokens = tokens.iter().enumerate().map(|(i, &t)| (t, i as u32));
+    let tables = Arc::new(MergeTables::from_tokens(tokens, &[], 4, None, false).unwrap());
+    let scores = [0.0, 5.0, -1.0, -1.0];
+    let model = Unigram::with_style(tables, Style::Hf, &scores, Some(0), false, "t").unwrap();
+    assert_eq!(encode(&model, "éa"), [2, 3]);
+}

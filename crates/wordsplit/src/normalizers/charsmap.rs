@@ -44,7 +44,30 @@ pub struct CharsMap {
     arena: String,
     /// Whether some key starts with this byte (text between such bytes stays as it is).
     starts: [bool; 256],
+    /// Whether this byte alone is a key.
+    byte_keys: [bool; 256],
+    /// The widest range of ASCII bytes, CR not among them, of which none is a key alone:
+    /// its first byte and its length less one ([`Self::plain_ascii`]).
+    plain: (u8, u8),
     keys: usize,
+}
+
+/// [`CharsMap::plain_ascii`] of a map whose one-byte keys are `byte_keys`.
+fn plain_range(byte_keys: &[bool; 256]) -> (u8, u8) {
+    // (the bytes that end a run: the ASCII keys, CR, and the end of ASCII)
+    let ends = (byte_keys[..0x80].iter().enumerate())
+        .filter(|&(b, &key)| key || b == usize::from(b'\r'))
+        .map(|(b, _)| b)
+        .chain([0x80]);
+    let (mut best, mut run_start) = ((0, 0), 0);
+    for end in ends {
+        if end - run_start > best.1 {
+            best = (run_start, end - run_start);
+        }
+        run_start = end + 1;
+    }
+    // (never empty: NUL is no key, a label is 1 to 255)
+    (best.0 as u8, best.1.saturating_sub(1) as u8)
 }
 
 fn offset(unit: u32) -> usize {
@@ -90,6 +113,8 @@ impl CharsMap {
             outputs: FxHashMap::default(),
             arena: String::new(),
             starts: [false; 256],
+            byte_keys: [false; 256],
+            plain: (0, 0),
             keys: 0,
         };
         // The units that are some node's child: label c in 1..=255 (bit 31 clear) at i, child
@@ -141,10 +166,12 @@ impl CharsMap {
                 }
                 if below.len() == 1 {
                     map.starts[usize::from(label)] = true;
+                    map.byte_keys[usize::from(label)] = leaf;
                 }
                 stack.push((child_base, below, count));
             }
         }
+        map.plain = plain_range(&map.byte_keys);
         Ok(map)
     }
 
@@ -230,6 +257,20 @@ impl CharsMap {
     #[inline]
     pub fn starts_with_byte(&self, b: u8) -> bool {
         self.starts[usize::from(b)]
+    }
+
+    /// Whether the byte `b` alone is a key (of a text, the one-byte prefix is looked up).
+    #[inline]
+    pub fn is_byte_key(&self, b: u8) -> bool {
+        self.byte_keys[usize::from(b)]
+    }
+
+    /// The widest range of ASCII bytes, CR not among them, of which none is a key alone, as
+    /// `(first, length - 1)`: a byte `b` is in it when `b.wrapping_sub(first) <= length - 1`,
+    /// a test of 16 bytes at once (nmt_nfkc's: the printable ASCII and the space).
+    #[inline]
+    pub fn plain_ascii(&self) -> (u8, u8) {
+        self.plain
     }
 
     /// Each key that is a prefix of `bytes`, shortest first, with its output: `(key length in

@@ -89,6 +89,36 @@ fn a_key_cut_inside_a_character_is_refused() {
     );
 }
 
+#[test]
+fn one_byte_keys_and_the_plain_ascii_range() {
+    let map = map();
+    // (keys start with "e", none is "e" alone; no ASCII byte is a key alone)
+    assert!(!map.is_byte_key(b'e') && map.starts_with_byte(b'e'));
+    assert_eq!(
+        map.plain_ascii(),
+        (0x0E, 0x7F - 0x0E),
+        "after CR, to the end of ASCII"
+    );
+    let rules = [
+        ("\r", "R"),
+        ("\t", " "),
+        ("~", "-"),
+        ("a", "A"),
+        ("a\u{301}", "á"),
+    ];
+    let map = CharsMap::parse(&compile(&rules)).unwrap();
+    assert!(map.is_byte_key(b'a') && map.is_byte_key(b'\t') && !map.is_byte_key(b'b'));
+    // (the widest run: after CR up to before "a")
+    assert_eq!(map.plain_ascii(), (0x0E, b'a' - 0x0E - 1));
+    let every: Vec<(String, &str)> = (0..0x80u8)
+        .filter(|&b| b != b'\r')
+        .map(|b| (char::from(b).to_string(), "x"))
+        .collect();
+    let rules: Vec<(&str, &str)> = every.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let map = CharsMap::parse(&compile(&rules)).unwrap();
+    assert_eq!(map.plain_ascii(), (0, 0), "NUL alone: no key is NUL");
+}
+
 /// Every lookup of every text on a map the parser accepted stays inside it.
 fn exercise(map: &CharsMap) {
     for text in [
