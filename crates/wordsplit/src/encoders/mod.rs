@@ -12,6 +12,7 @@ pub mod rank_merge;
 pub mod score_merge;
 pub mod sentencepiece;
 pub mod unigram;
+pub mod unigram_spans;
 pub mod wordpiece;
 
 use std::sync::Arc;

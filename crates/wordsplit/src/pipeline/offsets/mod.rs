@@ -61,6 +61,9 @@ fn place_literal(
         state.ends.before(span.end) as u64,
         state.word,
     ]);
+    if let Some(lengths) = state.lengths.as_deref_mut() {
+        lengths.push(0);
+    }
     state.word += 1;
 }
 
@@ -69,6 +72,8 @@ struct Places<'a> {
     starts: CharCounter<'a>,
     ends: CharCounter<'a>,
     word: u64,
+    /// Each token's length in bytes of the normalized text, when asked for (a literal's: 0).
+    lengths: Option<&'a mut Vec<u32>>,
 }
 
 impl Pipeline {
@@ -81,10 +86,36 @@ impl Pipeline {
         out: &mut Vec<u32>,
         places: &mut Vec<TokenPlace>,
     ) -> Result<(), Error> {
+        self.encode_with_places(text, policy, out, places, None)
+    }
+
+    /// [`Pipeline::encode_with_offsets`], and the length of each token in the normalized
+    /// text's bytes in `lengths` (0 for a literal): what tells a byte-fallback token (one
+    /// byte) from a token that spells `<0xNN>` (six).
+    pub fn encode_with_normalized_lengths(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        out: &mut Vec<u32>,
+        places: &mut Vec<TokenPlace>,
+        lengths: &mut Vec<u32>,
+    ) -> Result<(), Error> {
+        self.encode_with_places(text, policy, out, places, Some(lengths))
+    }
+
+    fn encode_with_places(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        out: &mut Vec<u32>,
+        places: &mut Vec<TokenPlace>,
+        lengths: Option<&mut Vec<u32>>,
+    ) -> Result<(), Error> {
         let mut state = Places {
             starts: CharCounter::new(text),
             ends: CharCounter::new(text),
             word: 0,
+            lengths,
         };
         let Some(matcher) = &self.literal_matcher else {
             return self.place_plain(text, 0, text.len(), &mut state, out, places);
@@ -120,7 +151,7 @@ impl Pipeline {
             scan,
             text,
             policy,
-            |stretch| self.segment_alignment(stretch),
+            |stretch| self.segment_alignment(stretch, false),
             |step| match step {
                 Step::Plain {
                     normalized: None,
@@ -180,13 +211,14 @@ impl Pipeline {
         if segment.is_empty() {
             return Ok(());
         }
-        let alignment = self.segment_alignment(segment)?;
+        let alignment = self.segment_alignment(segment, start > 0)?;
         self.place_aligned(text, start, end, alignment, state, out, places)
     }
 
     /// The normalizer's text for `segment` aligned to it as HF aligns it, or None when it is
-    /// `segment` itself.
-    fn segment_alignment(&self, segment: &str) -> Result<Option<Alignment>, Error> {
+    /// `segment` itself (`later`: the segment does not start the text, see
+    /// [`crate::Normalizer::normalize_later`]).
+    fn segment_alignment(&self, segment: &str, later: bool) -> Result<Option<Alignment>, Error> {
         Ok(match &self.normalizer {
             NormalizeStage::None => None,
             NormalizeStage::Nfc => nfc_alignment(segment),
@@ -195,10 +227,14 @@ impl Pipeline {
             }
             // A normalizer program aligns its steps itself (as HF aligns each).
             NormalizeStage::Foreign(normalizer) if normalizer.tracks_alignment() => {
-                program_alignment(&**normalizer, segment)?
+                program_alignment(&**normalizer, segment, later)?
             }
             NormalizeStage::Foreign(normalizer) => {
-                let normalized = normalizer.normalize(segment)?;
+                let normalized = if later {
+                    normalizer.normalize_later(segment)?
+                } else {
+                    normalizer.normalize(segment)?
+                };
                 (normalized != segment).then(|| prefix_suffix_alignment(segment, normalized))
             }
         })
@@ -361,6 +397,9 @@ impl Pipeline {
                     ]
                 }
             });
+            if let Some(lengths) = state.lengths.as_deref_mut() {
+                lengths.push((b - a) as u32);
+            }
             position = b;
             if position == ends[piece] {
                 piece += 1;
