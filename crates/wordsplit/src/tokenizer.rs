@@ -43,7 +43,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A SentencePiece Unigram model (ALBERT's `spiece.model`), with sentencepiece's ids and decode:
+//! A SentencePiece Unigram model (ALBERT's `spiece.model`), with sentencepiece's ids and decode,
+//! and offsets:
 //!
 //! ```
 //! use wordsplit::formats::load_sentencepiece_unigram;
@@ -55,6 +56,8 @@
 //! let ids = tok.encode("hello world!")?;
 //! assert_eq!(ids, [10975, 126, 187]);
 //! assert_eq!(tok.decode(&ids)?, "hello world!");
+//! // Offsets in characters, through the normalizer (the ▁ of a space is aligned to it).
+//! assert_eq!(tok.encoding("hello world!", None, false)?.offsets, [(0, 5), (5, 11), (11, 12)]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
