@@ -56,6 +56,16 @@ pub trait Encoder: Send + Sync {
         Ok(false)
     }
 
+    /// For an encoder whose tokens' places need not tile the piece (HF's BPE over characters,
+    /// which places the tokens after a dropped character by the lengths of the symbols kept):
+    /// appends to `out` each token's `(start, end)` in bytes of `piece`, and returns true
+    /// (offsets place the tokens there, before [`Self::token_lengths`]); false, appending
+    /// nothing, otherwise.
+    fn token_spans(&self, piece: &[u8], out: &mut Vec<(usize, usize)>) -> Result<bool, Error> {
+        let _ = (piece, out);
+        Ok(false)
+    }
+
     /// Where a piece may be cut with no change to its ids (a SentencePiece BPE model's
     /// [`sentencepiece::PieceCuts`]): the pipeline cuts the spanner's pieces there, so that
     /// more of them are pieces its cache has seen. None: nowhere.

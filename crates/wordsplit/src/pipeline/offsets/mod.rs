@@ -276,6 +276,10 @@ impl Pipeline {
             .map_or(segment, |a| a.normalized.as_str());
         let first = out.len();
         self.encode_piece_ends(normalized, &ends, out)?;
+        if let Some(spans) = self.token_spans(normalized, &ends)? {
+            let placed = (segment, start, alignment.as_ref());
+            return self.place_spans(text, placed, &ends, &spans, &out[first..], state, places);
+        }
         // A word model's tokens stand for parts of their piece their bytes do not spell.
         let lengths = self.token_lengths(normalized, &ends)?;
         if lengths
@@ -430,6 +434,91 @@ impl Pipeline {
         ends: &mut Vec<usize>,
     ) -> Result<Option<SpannedText>, Error> {
         self.spanner.split(text, ends)
+    }
+
+    /// Each token's `(piece, start, end)`, bytes of the normalized text, when the encoder says
+    /// where its tokens are ([`crate::Encoder::token_spans`]); None when it does not.
+    fn token_spans(
+        &self,
+        text: &str,
+        ends: &[usize],
+    ) -> Result<Option<Vec<(usize, usize, usize)>>, Error> {
+        let EncodeStage::Foreign(encoder) = &self.encoder else {
+            return Ok(None);
+        };
+        let (mut spans, mut all) = (Vec::new(), Vec::new());
+        let mut start = 0;
+        for (piece, &end) in ends.iter().enumerate() {
+            spans.clear();
+            if !encoder.token_spans(&text.as_bytes()[start..end], &mut spans)? {
+                return Ok(None);
+            }
+            all.extend(spans.iter().map(|&(a, b)| (piece, start + a, start + b)));
+            start = end;
+        }
+        Ok(Some(all))
+    }
+
+    /// Places the tokens `ids` of the segment `text[start..end]` (`placed`: the segment, its
+    /// start, its normalized text's alignment) at their `spans` ([`Self::token_spans`]).
+    #[allow(clippy::too_many_arguments)]
+    fn place_spans(
+        &self,
+        text: &str,
+        (segment, start, alignment): (&str, usize, Option<&Alignment>),
+        ends: &[usize],
+        spans: &[(usize, usize, usize)],
+        ids: &[u32],
+        state: &mut Places<'_>,
+        places: &mut Vec<TokenPlace>,
+    ) -> Result<(), Error> {
+        let normalized = alignment.map_or(segment, |a| a.normalized.as_str());
+        if spans.len() != ids.len() {
+            return Err(self.untiled(normalized.as_bytes()));
+        }
+        for &(piece, a, b) in spans {
+            let piece_start = if piece == 0 { 0 } else { ends[piece - 1] };
+            if a < piece_start || a >= b || b > ends[piece] {
+                return Err(self.untiled(&normalized.as_bytes()[piece_start..ends[piece]]));
+            }
+            let word = state.word + piece as u64;
+            places.push(match alignment {
+                None => {
+                    // (a token that starts inside a character gets the whole character)
+                    let inside = !starts_char(text.as_bytes()[start + a]);
+                    let char_start = state.starts.before(start + a) - usize::from(inside);
+                    let char_end = state.ends.before(start + b);
+                    let (a, b) = ((start + a) as u64, (start + b) as u64);
+                    [a, b, char_start as u64, char_end as u64, word]
+                }
+                Some(alignment) => {
+                    let head = alignment.chars[alignment.char_of_byte[a] as usize];
+                    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
+                    let byte_start = if head.identical {
+                        head.start + (a - head.normalized_start)
+                    } else {
+                        head.start
+                    };
+                    let byte_end = if tail.identical {
+                        tail.start + (b - tail.normalized_start)
+                    } else {
+                        tail.end
+                    };
+                    [
+                        (start + byte_start) as u64,
+                        (start + byte_end) as u64,
+                        state.starts.before(start + head.start) as u64,
+                        state.ends.before(start + tail.end) as u64,
+                        word,
+                    ]
+                }
+            });
+            if let Some(lengths) = state.lengths.as_deref_mut() {
+                lengths.push((b - a) as u32);
+            }
+        }
+        state.word += ends.len() as u64;
+        Ok(())
     }
 
     /// The length in bytes of the part of its piece each token stands for, when the encoder's
