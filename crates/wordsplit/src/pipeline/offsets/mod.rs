@@ -44,6 +44,9 @@ use crate::error::Error;
 /// One token's place: `[byte start, byte end, char start, char end, word]`.
 pub type TokenPlace = [u64; 5];
 
+/// Where an encoder says a token is: `(piece, start, end)`, bytes of the normalized text.
+type TokenSpan = (usize, usize, usize);
+
 /// A literal token's id and place: its span in the text (with the whitespace it strips), a
 /// word of its own.
 fn place_literal(
@@ -438,11 +441,7 @@ impl Pipeline {
 
     /// Each token's `(piece, start, end)`, bytes of the normalized text, when the encoder says
     /// where its tokens are ([`crate::Encoder::token_spans`]); None when it does not.
-    fn token_spans(
-        &self,
-        text: &str,
-        ends: &[usize],
-    ) -> Result<Option<Vec<(usize, usize, usize)>>, Error> {
+    fn token_spans(&self, text: &str, ends: &[usize]) -> Result<Option<Vec<TokenSpan>>, Error> {
         let EncodeStage::Foreign(encoder) = &self.encoder else {
             return Ok(None);
         };
@@ -467,7 +466,7 @@ impl Pipeline {
         text: &str,
         (segment, start, alignment): (&str, usize, Option<&Alignment>),
         ends: &[usize],
-        spans: &[(usize, usize, usize)],
+        spans: &[TokenSpan],
         ids: &[u32],
         state: &mut Places<'_>,
         places: &mut Vec<TokenPlace>,
