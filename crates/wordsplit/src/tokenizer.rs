@@ -8,7 +8,8 @@
 //! normalizer, pre-tokenizer ([`WordSpanner`]), model ([`word_model_encoder`]), decoder
 //! ([`TextDecoder`]) and post-processor ([`post_process`]); for a Unigram model (a
 //! tokenizer.json, a SentencePiece `.model`) its normalizer, the SentencePiece spanner, the
-//! [`Unigram`](crate::encoders::unigram::Unigram) encoder over the vocabulary's scores, and SentencePiece's decoder
+//! [`Unigram`](crate::encoders::unigram::Unigram) encoder over the vocabulary's scores (with
+//! its tokens' offsets, [`UnigramSpans`]), and SentencePiece's decoder
 //! ([`PieceDecoder`]). What it does not do: read files
 //! (the readers do), run foreign stages (build a [`Pipeline`] for that), or expand `\p{..}`
 //! classes for the regex spanner: a pattern needs a hand-written scanner (every registered
@@ -184,8 +185,8 @@ impl Tokenizer {
 
     /// The stages of a Unigram model's pipeline over its tables, as the Python package's
     /// native engine builds them: the normalizer the core runs for it, the SentencePiece
-    /// spanner, the [`Unigram`](crate::encoders::unigram::Unigram) encoder over `scores` (by id), with its tokens' offsets
-    /// ([`UnigramSpans`]). [`Error::Unsupported`] names a
+    /// spanner, the [`Unigram`](crate::encoders::unigram::Unigram) encoder over `scores` (by
+    /// id), with its tokens' offsets ([`UnigramSpans`]). [`Error::Unsupported`] names a
     /// normalizer the core does not run.
     pub fn unigram_pipeline(
         tables: Arc<MergeTables>,
@@ -377,14 +378,29 @@ impl Tokenizer {
     /// their offsets in characters, and the post-processor of the vocabulary's pipeline run
     /// ([`post_process`]: BERT's `[CLS] … [SEP]` with `add_special_tokens`, the type ids).
     /// A Unigram model's offsets are HF's for a tokenizer.json (the byte-fallback tokens of an
-    /// unknown run each with the whole run's), and for a SentencePiece `.model` or a GGUF file
-    /// the Python package's `encode_with_offsets`' (each byte-fallback token its character).
+    /// unknown run each with the whole run's), and for a SentencePiece `.model` the Python
+    /// package's `encode_with_offsets`' (each byte-fallback token its character); a GGUF
+    /// Unigram model's are [`Error::Unsupported`] (llama.cpp's normalizer gives the core no
+    /// alignment; the Python package's `encode_with_offsets` gives them).
     pub fn encoding(
         &self,
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<Encoding, Error> {
+        let style = self
+            .piece_decoder
+            .as_ref()
+            .map(|(decoder, _)| decoder.style());
+        if matches!(self.model, ModelSpec::Unigram { .. }) && style == Some(DecoderStyle::LlamaCpp)
+        {
+            return Err(Error::Unsupported(format!(
+                "{}: the offsets of a llama.cpp Unigram model are not computed by the Rust core \
+                 (its normalizer gives no alignment); the Python package's \
+                 encode_with_offsets gives them",
+                self.name
+            )));
+        }
         let encode = |text: &str, type_id: u32| -> Result<Encoding, Error> {
             let (mut ids, mut places) = (Vec::new(), Vec::new());
             let policy = &SpecialPolicy::AllowAll;
