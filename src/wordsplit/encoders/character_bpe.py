@@ -77,9 +77,10 @@ class CharacterBpeEncoder:
         as the byte whose character holds it.
 
         >>> from wordsplit import Vocab
-        >>> from wordsplit.spec import CharacterBpe, PipelineSpec
+        >>> from wordsplit.spec import CharacterBpe, PipelineSpec, SplitProgram
         >>> ranks = {b"a": 0, b"b": 1, b"ab": 2}
-        >>> vocab = Vocab(name="t", ranks=ranks, merges={(0, 1): 0}, pipeline=PipelineSpec(model=CharacterBpe("")))
+        >>> spec = PipelineSpec(spanner=SplitProgram(()), model=CharacterBpe(""))
+        >>> vocab = Vocab(name="t", ranks=ranks, merges={(0, 1): 0}, pipeline=spec)
         >>> CharacterBpeEncoder(MergeTables(vocab)).token_spans(b"xaxbb")  # "ab" from "axb", then "b"
         [(0, 2), (2, 3)]
         """
