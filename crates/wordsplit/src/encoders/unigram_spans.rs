@@ -10,10 +10,14 @@
 //! of whole characters after which the tokens that follow still spell the rest of the piece
 //! (tried in that order, backtracking where the rest does not tile). That is the Viterbi
 //! path's run: a run holds no character a piece of one character spells (the search gives
-//! such a character its piece, not the unknown token), so the token after it starts at the
-//! first place the rest tiles from. The lengths are those the Python package's engine reads
-//! off its Viterbi path (`UnigramEncoder.tokens`): byte-fallback tokens one byte each, where HF
-//! gives each the whole run's offsets ([`crate::Tokenizer::encoding`] widens them so).
+//! such a character its piece, not the unknown token), so when the token after it starts with
+//! such a character, it starts at the first place the rest tiles from. (Every character of a
+//! piece is a piece of its own in the models sentencepiece's and HF's trainers make; in a model
+//! where a piece starts with a character that is not, the same ids could tile the piece with a
+//! run that ends earlier than the search's.) The lengths are those the Python package's
+//! engine reads off its Viterbi path (`UnigramEncoder.tokens`): byte-fallback tokens one byte
+//! each, where HF gives each the whole run's offsets ([`crate::Tokenizer::encoding`] widens
+//! them so).
 //!
 //! ```
 //! use std::sync::Arc;
