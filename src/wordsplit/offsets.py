@@ -387,7 +387,8 @@ def spans_alignment(normalized: str, spans: list[tuple[int, int, str]], alignmen
 def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segment: str, normalized: str,
                  alignment: Optional[list[Aligned]], byte_base: int, char_base: int, word: int,
                  untiled: Callable[[bytes], Exception], missing_bytes: frozenset[int] = frozenset(),
-                 unk: Optional[tuple[int, bool]] = None, lengths: Optional[list[int]] = None) -> None:
+                 unk: Optional[tuple[int, bool]] = None, lengths: Optional[list[int]] = None,
+                 spans: Optional[list[tuple[int, int, int]]] = None) -> None:
     """Append the places (5 ints per token, see :class:`TokenOffsets`) of the tokens ``ids`` of
     one plain segment, whose normalized text's pieces end at the UTF-8 byte positions ``ends``.
     The ids of a piece must spell its bytes (``untiled(piece)`` is raised otherwise, for the
@@ -396,7 +397,9 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
     or inside one between its bytes). ``unk``: ``(id, fuse)`` when such bytes are the unk token
     instead: an unk token at such a byte spans it (and the run of them, with ``fuse``), as HF's
     BPE gives it the byte's range. ``lengths``: each token's length in bytes, when tokens do not
-    spell their text (a word model's), instead of its bytes' length."""
+    spell their text (a word model's), instead of its bytes' length. ``spans``: each token's
+    ``(piece, start, end)``, bytes of that piece, when the encoder says where each is (HF's BPE
+    over characters, whose spans need not tile the piece), instead of a walk over lengths."""
     data = normalized.encode("utf-8")
     # Byte start of each original character (and the end), relative to the segment.
     original_starts = [0]
@@ -423,6 +426,25 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
                 return
             index += 1
 
+    def put(a: int, b: int, index: int) -> None:
+        """The place of the token at normalized bytes ``a:b`` of piece ``index``."""
+        first, last = char_of_byte[a], char_of_byte[b - 1]
+        f_start, _, f_same = alignment[first]
+        l_start, l_end, l_same = alignment[last]
+        byte_start = original_starts[f_start] + (a - normalized_starts[first] if f_same else 0)
+        byte_end = original_starts[l_start] + (b - normalized_starts[last]) if l_same else original_starts[l_end]
+        out.extend((byte_base + byte_start, byte_base + byte_end, char_base + f_start, char_base + l_end,
+                    word + index))
+
+    if spans is not None:
+        if len(spans) != len(ids):
+            raise untiled(piece(0))
+        for index, a, b in spans:
+            base = ends[index - 1] if index else 0
+            if not 0 <= a < b <= (ends[index] if index < len(ends) else -1) - base:
+                raise untiled(piece(index))
+            put(base + a, base + b, index)
+        return
     unk_id, fuse = unk if unk is not None else (None, False)
     dropped = bool(missing_bytes) and unk is None
     position = index = 0
@@ -445,13 +467,7 @@ def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segme
                 b = ends[index] + 1  # does not tile: the error below
         if length == 0 or index >= len(ends) or b > ends[index]:
             raise untiled(piece(index))
-        first, last = char_of_byte[a], char_of_byte[b - 1]
-        f_start, _, f_same = alignment[first]
-        l_start, l_end, l_same = alignment[last]
-        byte_start = original_starts[f_start] + (a - normalized_starts[first] if f_same else 0)
-        byte_end = original_starts[l_start] + (b - normalized_starts[last]) if l_same else original_starts[l_end]
-        out.extend((byte_base + byte_start, byte_base + byte_end, char_base + f_start, char_base + l_end,
-                    word + index))
+        put(a, b, index)
         position = b
         if position == ends[index]:
             index += 1

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use pyo3::{PyTraverseError, PyVisit};
 use wordsplit::encoders::character_bpe::character_bpe_encoder;
-use wordsplit::encoders::unigram::unigram_encoder;
+use wordsplit::encoders::unigram_spans::unigram_spans_encoder;
 use wordsplit::encoders::wordpiece::word_model_encoder;
 use wordsplit::pipeline::regex_unsupported;
 use wordsplit::spanners::hf_program::StepSpec;
@@ -254,7 +254,7 @@ impl PyPipeline {
                 })
                 .or_else(|| {
                     let vocab = &tables.vocab_name;
-                    unigram_encoder(
+                    unigram_spans_encoder(
                         encoder,
                         &tables.inner,
                         &spec,

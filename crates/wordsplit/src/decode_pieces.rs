@@ -59,6 +59,11 @@ impl PieceDecoder {
         }
     }
 
+    /// Whose decode it is (sentencepiece's, HF's, llama.cpp's).
+    pub fn style(&self) -> DecoderStyle {
+        self.style
+    }
+
     /// The kind of a token whose bytes are `data` (the Python package's `token_kinds`):
     /// `special` for a special token, `unknown` for the unknown token; `byte_spelled` tells
     /// whether the vocabulary has the `<0xNN>` token of a one-byte token's byte (HF reads a

@@ -8,7 +8,8 @@
 //! normalizer, pre-tokenizer ([`WordSpanner`]), model ([`word_model_encoder`]), decoder
 //! ([`TextDecoder`]) and post-processor ([`post_process`]); for a Unigram model (a
 //! tokenizer.json, a SentencePiece `.model`) its normalizer, the SentencePiece spanner, the
-//! [`Unigram`] encoder over the vocabulary's scores, and SentencePiece's decoder
+//! [`Unigram`](crate::encoders::unigram::Unigram) encoder over the vocabulary's scores (with
+//! its tokens' offsets, [`UnigramSpans`]), and SentencePiece's decoder
 //! ([`PieceDecoder`]). What it does not do: read files
 //! (the readers do), run foreign stages (build a [`Pipeline`] for that), or expand `\p{..}`
 //! classes for the regex spanner: a pattern needs a hand-written scanner (every registered
@@ -43,7 +44,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A SentencePiece Unigram model (ALBERT's `spiece.model`), with sentencepiece's ids and decode:
+//! A SentencePiece Unigram model (ALBERT's `spiece.model`), with sentencepiece's ids and decode,
+//! and offsets:
 //!
 //! ```
 //! use wordsplit::formats::load_sentencepiece_unigram;
@@ -55,6 +57,8 @@
 //! let ids = tok.encode("hello world!")?;
 //! assert_eq!(ids, [10975, 126, 187]);
 //! assert_eq!(tok.decode(&ids)?, "hello world!");
+//! // Offsets in characters, through the normalizer (the ▁ of a space is aligned to it).
+//! assert_eq!(tok.encoding("hello world!", None, false)?.offsets, [(0, 5), (5, 11), (11, 12)]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -64,17 +68,18 @@ use std::sync::Arc;
 use crate::decode_pieces::{PieceDecoder, PieceKind};
 use crate::decode_text::TextDecoder;
 use crate::encoders::character_bpe::character_bpe_encoder;
-use crate::encoders::unigram::Unigram;
+use crate::encoders::unigram_spans::UnigramSpans;
 use crate::encoders::wordpiece::word_model_encoder;
 use crate::error::Error;
 use crate::formats::VocabData;
 use crate::literal::Literal;
 use crate::normalizers::NormalizeStage;
+use crate::pipeline::TokenPlace;
 use crate::pipeline::{Pipeline, PipelineBuilder, SpecialPolicy};
 use crate::post_process::{post_process, Encoding};
 use crate::spanners::sentencepiece::SentencePieceSpanner;
 use crate::spanners::words::WordSpanner;
-use crate::spec::{DecoderSpec, ModelSpec, PipelineSpec, PostProcessorSpec};
+use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec, PostProcessorSpec};
 use crate::tables::MergeTables;
 
 /// A vocabulary's tokenizer: encode text to ids and decode ids back, exactly as the file's
@@ -193,7 +198,8 @@ impl Tokenizer {
 
     /// The stages of a Unigram model's pipeline over its tables, as the Python package's
     /// native engine builds them: the normalizer the core runs for it, the SentencePiece
-    /// spanner, the [`Unigram`] encoder over `scores` (by id). [`Error::Unsupported`] names a
+    /// spanner, the [`Unigram`](crate::encoders::unigram::Unigram) encoder over `scores` (by
+    /// id), with its tokens' offsets ([`UnigramSpans`]). [`Error::Unsupported`] names a
     /// normalizer the core does not run.
     pub fn unigram_pipeline(
         tables: Arc<MergeTables>,
@@ -209,7 +215,7 @@ impl Tokenizer {
             ))
         })?;
         let spanner = SentencePieceSpanner::new(spec)?;
-        let encoder = Unigram::new(&tables, spec, literals, scores, vocab)?;
+        let encoder = UnigramSpans::new(&tables, spec, literals, scores, vocab)?;
         Ok(Pipeline::builder(tables)
             .foreign_encoder(Box::new(encoder))
             .foreign_spanner(Box::new(spanner))
@@ -383,37 +389,54 @@ impl Tokenizer {
         self.decode(&kept)
     }
 
-    /// HF tokenizers' `encode(text, pair, add_special_tokens)` without truncation and padding
-    /// ([`Error::Unsupported`] for a Unigram model, whose offsets the core does not compute):
+    /// HF tokenizers' `encode(text, pair, add_special_tokens)` without truncation and padding:
     /// every special and added token in the text matched, the ids of `text` (and `pair`) with
     /// their offsets in characters, and the post-processor of the vocabulary's pipeline run
     /// ([`post_process`]: BERT's `[CLS] … [SEP]` with `add_special_tokens`, the type ids).
+    /// A Unigram model's offsets are HF's for a tokenizer.json (the byte-fallback tokens of an
+    /// unknown run each with the whole run's), and for a SentencePiece `.model` the Python
+    /// package's `encode_with_offsets`' (each byte-fallback token its character); a GGUF
+    /// Unigram model's are [`Error::Unsupported`] (llama.cpp's normalizer gives the core no
+    /// alignment; the Python package's `encode_with_offsets` gives them).
     pub fn encoding(
         &self,
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<Encoding, Error> {
-        if self.piece_decoder.is_some() {
-            // (the core places a token by the bytes it spells, which a SentencePiece piece's
-            // `▁` and `<0xNN>` do not)
+        let style = self
+            .piece_decoder
+            .as_ref()
+            .map(|(decoder, _)| decoder.style());
+        if matches!(self.model, ModelSpec::Unigram { .. }) && style == Some(DecoderStyle::LlamaCpp)
+        {
             return Err(Error::Unsupported(format!(
-                "{}: the offsets of a {} model's tokens are not computed by the Rust core; \
-                 the Python package's encode_with_offsets gives them",
-                self.name,
-                self.model.kind()
+                "{}: the offsets of a llama.cpp Unigram model are not computed by the Rust core \
+                 (its normalizer gives no alignment); the Python package's \
+                 encode_with_offsets gives them",
+                self.name
             )));
         }
         let encode = |text: &str, type_id: u32| -> Result<Encoding, Error> {
             let (mut ids, mut places) = (Vec::new(), Vec::new());
-            self.pipeline.encode_with_offsets(
+            let policy = &SpecialPolicy::AllowAll;
+            if !self.hf_byte_runs() {
+                self.pipeline
+                    .encode_with_offsets(text, policy, &mut ids, &mut places)?;
+                return Ok(Encoding::of_text(ids, char_offsets(&places), type_id));
+            }
+            let mut lengths = Vec::new();
+            self.pipeline.encode_with_normalized_lengths(
                 text,
-                &SpecialPolicy::AllowAll,
+                policy,
                 &mut ids,
                 &mut places,
+                &mut lengths,
             )?;
-            let offsets = places.iter().map(|p| (p[2] as usize, p[3] as usize));
-            Ok(Encoding::of_text(ids, offsets.collect(), type_id))
+            let mut offsets = char_offsets(&places);
+            let tables = self.pipeline.tables();
+            widen_byte_runs(&ids, &places, &lengths, tables, &mut offsets);
+            Ok(Encoding::of_text(ids, offsets, type_id))
         };
         let first = encode(text, 0)?;
         let second = pair.map(|pair| encode(pair, 1)).transpose()?;
@@ -427,6 +450,20 @@ impl Tokenizer {
             add_special_tokens,
             token,
         ))
+    }
+
+    /// Whether the vocabulary is a Unigram tokenizer.json with byte fallback, whose byte
+    /// tokens HF places at their whole unknown run.
+    fn hf_byte_runs(&self) -> bool {
+        let byte_fallback = matches!(
+            self.model,
+            ModelSpec::Unigram {
+                byte_fallback: true,
+                ..
+            }
+        );
+        let hf = |(decoder, _): &(PieceDecoder, _)| decoder.style() == DecoderStyle::Hf;
+        byte_fallback && self.piece_decoder.as_ref().is_some_and(hf)
     }
 
     /// The bytes of token `id`, if the vocabulary has it.
@@ -482,5 +519,44 @@ impl Tokenizer {
     /// The pipeline that does the work (offsets, batches, other policies).
     pub fn pipeline(&self) -> &Pipeline {
         &self.pipeline
+    }
+}
+
+/// The `(char start, char end)` of each place.
+fn char_offsets(places: &[TokenPlace]) -> Vec<(usize, usize)> {
+    places
+        .iter()
+        .map(|p| (p[2] as usize, p[3] as usize))
+        .collect()
+}
+
+/// HF's offsets of byte-fallback tokens (HF's Unigram `tokenize`): each token of an unknown
+/// run gets the whole run's. The tokens of one run are the consecutive byte tokens of one
+/// piece that stand for one byte each of the normalized text (a token that spells `<0xNN>`
+/// stands for six); two runs of one piece are never adjacent (the search joins them).
+fn widen_byte_runs(
+    ids: &[u32],
+    places: &[TokenPlace],
+    lengths: &[u32],
+    tables: &MergeTables,
+    offsets: &mut [(usize, usize)],
+) {
+    let fallback = |k: usize| {
+        let token = tables.token(ids[k]).unwrap_or_default();
+        lengths[k] == 1 && token.len() == 6 && token.starts_with(b"<0x")
+    };
+    let mut k = 0;
+    while k < ids.len() {
+        if !fallback(k) {
+            k += 1;
+            continue;
+        }
+        let mut end = k + 1;
+        while end < ids.len() && fallback(end) && places[end][4] == places[k][4] {
+            end += 1;
+        }
+        let span = (offsets[k].0, offsets[end - 1].1);
+        offsets[k..end].fill(span);
+        k = end;
     }
 }

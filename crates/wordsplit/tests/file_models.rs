@@ -113,11 +113,59 @@ fn a_unigram_tokenizer_json_gives_hfs_ids_and_text() {
     assert_eq!(text(&golden["oracle"]), "tokenizers 0.23.3");
     assert_eq!(tok.n_vocab() as u64, golden["n_vocab"].as_u64().unwrap());
     check_ids_and_text(&tok, &golden, false);
-    // (offsets of a Unigram model are the Python package's: a typed refusal here)
-    assert!(matches!(
-        tok.encoding("Hello", None, true),
-        Err(wordsplit::Error::Unsupported(_))
-    ));
+}
+
+fn offsets(value: &Value) -> Vec<(usize, usize)> {
+    let pairs = value.as_array().unwrap().iter().map(|pair| {
+        let pair = ids(pair);
+        (pair[0] as usize, pair[1] as usize)
+    });
+    pairs.collect()
+}
+
+/// HF's `encode(text)` and `encode(a, b)` with the special tokens, offsets included, for the
+/// Unigram tokenizer.json layouts: Llama's with byte fallback (each byte token of an unknown
+/// run with the whole run's offsets), T5's (`WhitespaceSplit`, then `Metaspace`), ALBERT's
+/// (`Replace`s and a character map before `Metaspace`), XLM-R's (a character map).
+#[test]
+fn unigram_tokenizer_jsons_give_hfs_offsets() {
+    for stem in [
+        "test_sentencepiece_with_bytefallback.llama",
+        "test_sentencepiece.t5",
+        "spiece.albert",
+        "test_sentencepiece.xlmroberta",
+    ] {
+        let path = test_file(&format!("unigram/{stem}.tokenizer.json.gz"));
+        let tok = unigram(load_hf_tokenizer_json(path).unwrap());
+        let golden = golden(&format!("unigram-{stem}"));
+        let mut fallback = 0;
+        for case in golden["cases"].as_array().unwrap() {
+            let text = text(&case["text"]);
+            let expected = &case["with_specials"];
+            let got = tok.encoding(text, None, true).unwrap();
+            assert_eq!(got.ids, ids(&expected["ids"]), "{stem}: {text:?}");
+            assert_eq!(
+                got.offsets,
+                offsets(&expected["offsets"]),
+                "{stem}: {text:?}"
+            );
+            fallback += got.ids.iter().filter(|&&id| (3..259).contains(&id)).count();
+        }
+        if stem.ends_with("llama") {
+            assert!(fallback > 100, "{fallback} byte-fallback tokens"); // (ids 3 to 258)
+        }
+        for case in golden["pair_cases"].as_array().unwrap() {
+            let (a, b) = (text(&case["text"]), text(&case["pair"]));
+            let got = tok.encoding(a, Some(b), true).unwrap();
+            assert_eq!(got.ids, ids(&case["ids"]), "{stem}: {a:?} {b:?}");
+            assert_eq!(
+                got.offsets,
+                offsets(&case["offsets"]),
+                "{stem}: {a:?} {b:?}"
+            );
+            assert_eq!(got.type_ids, ids(&case["type_ids"]), "{stem}: {a:?} {b:?}");
+        }
+    }
 }
 
 #[test]

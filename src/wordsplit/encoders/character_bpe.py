@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import EncodeInputError
+from ..formats.bytelevel import token_text
 from ..spec import CharacterBpe
 from ..tables import MergeTables
 from ..vocab import merge_cut
@@ -67,31 +68,69 @@ class CharacterBpeEncoder:
     def encode_piece(self, piece: bytes) -> list[int]:
         return [i for i, _ in self.tokens_of(piece)]
 
-    def token_lengths(self, piece: bytes) -> list[int]:
-        """The length in bytes of the part of ``piece`` each token stands for (a byte-level
-        token may end inside a character; a token's text holds the prefix and suffix
-        besides). A character dropped (no token, and no unknown token) belongs to the next
-        token (HF's offsets, which add up the lengths of the symbols kept, skip it instead)."""
-        start, lengths = 0, []
-        for _, end in self.tokens_of(piece):
-            lengths.append(end - start)
-            start = end
-        return lengths
+    def token_spans(self, piece: bytes) -> list[tuple[int, int]]:
+        """Where HF's offsets place each token of ``piece``: ``(start, end)`` in its bytes. HF
+        adds up the lengths of the symbols kept from the piece's start, so a character dropped
+        (no token, and no unknown token) has no length: the tokens after it are placed that
+        much earlier (the text before them, not theirs). A byte-level vocabulary's lengths are
+        its bytes' characters in ByteLevel's alphabet (one or two bytes each), a place read back
+        as the byte whose character holds it.
+
+        >>> from wordsplit import Vocab
+        >>> from wordsplit.spec import CharacterBpe, PipelineSpec, SplitProgram
+        >>> ranks = {b"a": 0, b"b": 1, b"ab": 2}
+        >>> spec = PipelineSpec(spanner=SplitProgram(()), model=CharacterBpe(""))
+        >>> vocab = Vocab(name="t", ranks=ranks, merges={(0, 1): 0}, pipeline=spec)
+        >>> CharacterBpeEncoder(MergeTables(vocab)).token_spans(b"xaxbb")  # "ab" from "axb", then "b"
+        [(0, 2), (2, 3)]
+        """
+        units = self._units(piece)
+        # The HF length of each unit's symbol (0: dropped), and where it ends in the piece.
+        lengths, ends, end = [], [], 0
+        for k, unit in enumerate(units):
+            end += len(unit)
+            ends.append(end)
+            kept = bool(self.model.unk_token) or self._symbol(unit, k, len(units)) in self.ranks
+            lengths.append(0 if not kept else len(token_text(unit).encode("utf-8")) if self.model.byte_level
+                           else len(unit))
+        kept_before = {0: 0}
+        total = 0
+        for unit_end, length in zip(ends, lengths):
+            total += length
+            kept_before[unit_end] = total
+        spans, start = [], 0
+        for _, token_end in self.tokens_of(piece):
+            stop = kept_before[token_end]
+            spans.append((start, stop))
+            start = stop
+        if not self.model.byte_level:
+            return spans
+        # ByteLevel's characters: the byte (unit) each of their UTF-8 bytes belongs to.
+        owner = [k for k, unit in enumerate(units) for _ in token_text(unit).encode("utf-8")]
+        return [(owner[a], owner[b - 1] + 1) for a, b in spans]
+
+    def _units(self, piece: bytes) -> list[bytes]:
+        """The piece's symbols before the prefix and suffix: its bytes, or its characters."""
+        if self.model.byte_level:
+            return [piece[k:k + 1] for k in range(len(piece))]
+        return [char.encode("utf-8") for char in piece.decode("utf-8")]
+
+    def _symbol(self, unit: bytes, k: int, count: int) -> bytes:
+        """Unit ``k`` of ``count`` as the symbol it is looked up as (the prefix after the
+        first, the suffix on the last)."""
+        symbol = self.prefix + unit if k else unit
+        return symbol + self.suffix if k == count - 1 else symbol
 
     def tokens_of(self, piece: bytes) -> list[tuple[int, int]]:
         """``(id, byte end)`` of each token of the piece ``piece``."""
-        if self.model.byte_level:
-            units = [piece[k:k + 1] for k in range(len(piece))]
-        else:
-            units = [char.encode("utf-8") for char in piece.decode("utf-8")]
+        units = self._units(piece)
         ids: list[int] = []  # the symbols' ids, and the byte end of each
         ends: list[int] = []
         unknown: Optional[int] = None  # the byte end of a pending unknown symbol
         position = 0
         for k, unit in enumerate(units):
             position += len(unit)
-            symbol = self.prefix + unit if k else unit
-            found = self.ranks.get(symbol + self.suffix if k == len(units) - 1 else symbol)
+            found = self.ranks.get(self._symbol(unit, k, len(units)))
             if found is not None:
                 if unknown is not None:
                     ids.append(self._unknown(piece))

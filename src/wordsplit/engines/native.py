@@ -193,8 +193,24 @@ def is_word_counter(value: object) -> bool:
     return core is not None and isinstance(value, core.WordCounter)
 
 
-# The models whose tokens need not spell their text (the core's offsets align BPE's only).
-READS_TEXT = (spec.WordPiece, spec.Unigram, spec.WordLevel, spec.CharacterBpe)
+# The models whose tokens need not spell their text and whose offsets the Python engine gives
+# (the core aligns BPE's and Unigram's: its ``unigram`` encoder says each token's part of its piece).
+READS_TEXT = (spec.WordPiece, spec.WordLevel, spec.CharacterBpe)
+
+
+def offsets_in_python(vocab: Vocab) -> bool:
+    """Whether the offsets of ``vocab``'s native pipeline are the Python engine's: a word model's
+    (:data:`READS_TEXT`), and a Unigram model's after llama.cpp's normalizer, which gives the
+    core no alignment.
+
+    >>> from wordsplit import load_vocab
+    >>> offsets_in_python(load_vocab("tests/data/unigram/spiece.model.gz"))
+    False
+    """
+    pipeline = vocab.pipeline
+    if isinstance(pipeline.model, READS_TEXT):
+        return True
+    return isinstance(pipeline.model, spec.Unigram) and getattr(pipeline.decoder, "style", None) == "llama.cpp"
 
 
 class NativeEngine:
@@ -205,8 +221,8 @@ class NativeEngine:
         self._pipeline = pipeline
         self._tables = tables
         self.native = pipeline.native
-        # A model that reads text (WordPiece, Unigram...) has tokens that do not spell their
-        # text; the core does not align them yet, so its offsets are the Python engine's.
+        # A word model (WordPiece, WordLevel, HF's BPE over characters) has tokens that do not
+        # spell their text; its offsets are the Python engine's.
         self._components = components
         self._python_offsets = None
         specials = frozenset(vocab.special_tokens)
@@ -236,7 +252,7 @@ class NativeEngine:
     def encode_with_offsets(self, text, allowed, disallowed):
         """``(ids, places, char_map)`` as the Python engine gives them; the places stay in the
         native buffer (a uint64 memoryview) until the offsets are asked for."""
-        if isinstance(self.vocab.pipeline.model, READS_TEXT):
+        if offsets_in_python(self.vocab):
             if self._python_offsets is None:
                 from .python import build_python_engine
 

@@ -242,16 +242,30 @@ class PythonEngine:
             pieces = self._split(normalized)
         self._encode_pieces(pieces, found, ends)
         ids.extend(found)
+        spans = self._token_spans(pieces)
         place_tokens(places, found, ends, self.vocab.token_bytes, segment, normalized, alignment,
                      self._byte_at(text, start, cursor), start, cursor[2], self._untiled,
-                     frozenset(self.vocab.missing_bytes), self._unk, self._token_lengths(pieces))
+                     frozenset(self.vocab.missing_bytes), self._unk,
+                     self._token_lengths(pieces) if spans is None else None, spans)
         cursor[2] += len(ends)
+
+    def _token_spans(self, pieces: list[str]) -> Optional[list[tuple[int, int, int]]]:
+        """``(piece, start, end)`` of each token, from the encoder's ``token_spans(piece)``
+        (where HF's offsets place the tokens of HF's BPE over characters, which need not tile
+        the piece: see :meth:`CharacterBpeEncoder.token_spans
+        <wordsplit.encoders.character_bpe.CharacterBpeEncoder.token_spans>`); None for an
+        encoder without it."""
+        token_spans = getattr(self.encoder, "token_spans", None)
+        if token_spans is None:
+            return None
+        pieces = [piece for piece in pieces if piece]
+        return [(k, a, b) for k, piece in enumerate(pieces) for a, b in token_spans(piece.encode("utf-8"))]
 
     def _token_lengths(self, pieces: list[str]) -> Optional[list[int]]:
         """The UTF-8 length of the part of its piece each token stands for, when the tokens do
-        not spell their pieces (a word model's ``##`` and unknown tokens, CLIP's ``</w>``: the
-        encoder's ``token_lengths(piece)``, or ``tokens(text)``, which says where each ends in
-        characters); None when they do."""
+        not spell their pieces (a word model's ``##`` and unknown tokens: the encoder's
+        ``token_lengths(piece)``, or ``tokens(text)``, which says where each ends in characters);
+        None when they do."""
         token_lengths = getattr(self.encoder, "token_lengths", None)
         if token_lengths is not None:
             return [length for piece in pieces if piece for length in token_lengths(piece.encode("utf-8"))]

@@ -3,8 +3,9 @@
 token bytes: ``▁`` is a space, the dummy prefix's space is dropped, control pieces are empty.
 
 Encoding is the wrapped engine's (Python, or native with the core's twins of the
-SentencePiece components), so both backends give the same ids; decoding and
-``encode_with_offsets`` run in Python on both.
+SentencePiece components), so both backends give the same ids; decoding runs in Python on
+both, and so does ``encode_with_offsets`` but for a native Unigram pipeline (the core's
+offsets, held equal to the Python engine's).
 
 >>> from wordsplit import TokenizerOptions, load_vocab
 >>> tok = TokenizerOptions(backend="python").build(load_vocab("tests/data/spm/mistral-v1.model"))
@@ -20,7 +21,7 @@ import itertools
 from typing import Optional, Sequence
 
 from ..sentencepiece import SPACE
-from ..spec import SentencePieceDecoder
+from ..spec import SentencePieceDecoder, Unigram
 from ..vocab import Vocab
 from .python import DECODE_CHUNK, PythonEngine, token_id
 
@@ -44,7 +45,7 @@ class SentencePieceEngine:
         if self._metaspace:
             self._decode, self._bytes = decode_metaspace, metaspace_piece_bytes
         from ..normalizers import normalizer_for
-        from .native import native_normalizer
+        from .native import native_normalizer, offsets_in_python
 
         if getattr(normalizer_for(vocab.normalizer), "later", None) is not None and self._python is None \
                 and not native_normalizer(vocab.normalizer):
@@ -54,6 +55,8 @@ class SentencePieceEngine:
             self._inner = self._python_engine()
         # Whether encoding runs natively (every stage in the core); decoding is Python's.
         self.native = bool(getattr(self._inner, "native", False))
+        self._native_offsets = self.native and isinstance(vocab.pipeline.model, Unigram) \
+            and not offsets_in_python(vocab)
 
     def __getattr__(self, name: str):
         return getattr(self._inner, name)
@@ -66,8 +69,12 @@ class SentencePieceEngine:
         return self._python
 
     def encode_with_offsets(self, text, allowed, disallowed):
-        """The Python engine's offsets, which align through the normalizer as sentencepiece's
-        ``norm_to_orig`` does (the stages are Python on both backends, so nothing is slower)."""
+        """The offsets of a native Unigram pipeline whose normalizer the core aligns
+        (sentencepiece's, HF's Metaspace after a program) are the core's, the same as the
+        Python engine's; every other vocabulary's are the Python engine's, which align through
+        the normalizer as sentencepiece's ``norm_to_orig`` does."""
+        if self._native_offsets:
+            return self._inner.encode_with_offsets(text, allowed, disallowed)
         return self._python_engine().encode_with_offsets(text, allowed, disallowed)
 
     def _tokens(self, ids):

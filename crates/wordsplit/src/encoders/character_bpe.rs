@@ -417,22 +417,69 @@ impl Encoder for CharacterBpe {
         true
     }
 
-    /// Each token stands for the bytes of the piece its symbols came from (a run of unknown
-    /// symbols fused into one token, all of them); the prefix and suffix are not the piece's.
-    /// A character dropped (no token, and no unknown token) belongs to the next token (HF's
-    /// offsets, which add up the lengths of the symbols kept, skip it instead).
-    fn token_lengths(&self, piece: &[u8], out: &mut Vec<usize>) -> Result<bool, Error> {
-        let first = out.len();
-        let mut start = 0;
-        let done = self.tokens(piece, |_, end| {
-            out.push(end - start);
+    /// Where HF's offsets place each token (see [`CharacterBpe::spans`]).
+    fn token_spans(&self, piece: &[u8], out: &mut Vec<(usize, usize)>) -> Result<bool, Error> {
+        self.spans(piece, out)?;
+        Ok(true)
+    }
+}
+
+/// The UTF-8 length of byte `b`'s character in ByteLevel's alphabet: printable ASCII is
+/// itself, every other byte a character from U+00A1 on.
+fn byte_level_width(b: u8) -> usize {
+    if (0x21..=0x7E).contains(&b) {
+        1
+    } else {
+        2
+    }
+}
+
+impl CharacterBpe {
+    /// Where HF's offsets place each token of `piece`, `(start, end)` in its bytes, appended
+    /// to `out`: HF adds up the lengths of the symbols kept from the piece's start, so a
+    /// character dropped (no token, and no unknown token) has no length and the tokens after
+    /// it are placed that much earlier; a byte-level vocabulary's lengths are its bytes'
+    /// characters in ByteLevel's alphabet (one or two bytes), a place read back as the byte
+    /// whose character holds it. (The Python package's `CharacterBpeEncoder.token_spans`.)
+    pub fn spans(&self, piece: &[u8], out: &mut Vec<(usize, usize)>) -> Result<(), Error> {
+        // The length kept up to each symbol's end, by byte position of the piece.
+        let mut kept_at = vec![0; piece.len() + 1];
+        let (mut start, mut kept, mut key) = (0, 0, Vec::new());
+        while start < piece.len() {
+            let end = if self.byte_level {
+                start + 1
+            } else {
+                next_char(piece, start)
+            };
+            if self.unknown.is_some() || self.symbol(piece, start, end, &mut key) != NONE {
+                kept += if self.byte_level {
+                    byte_level_width(piece[start])
+                } else {
+                    end - start
+                };
+            }
+            kept_at[end] = kept;
             start = end;
+        }
+        let first = out.len();
+        let mut from = 0;
+        let done = self.tokens(piece, |_, end| {
+            out.push((from, kept_at[end]));
+            from = kept_at[end];
         });
         if let Err(error) = done {
             out.truncate(first);
             return Err(error);
         }
-        Ok(true)
+        if self.byte_level {
+            let owner: Vec<usize> = (0..piece.len())
+                .flat_map(|k| std::iter::repeat_n(k, byte_level_width(piece[k])))
+                .collect();
+            for span in &mut out[first..] {
+                *span = (owner[span.0], owner[span.1 - 1] + 1);
+            }
+        }
+        Ok(())
     }
 }
 

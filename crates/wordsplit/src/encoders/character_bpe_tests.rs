@@ -1,7 +1,7 @@
 //! Tests of [`super::CharacterBpe`]: HF's rules on small vocabularies (the suffix, the prefix
 //! and the tokens its merges make, the unknown token with and without `fuse_unk`, bytes as
-//! symbols), the lengths each token stands for, and the sweep and the heap against a plain
-//! merge loop on random vocabularies and words.
+//! symbols), where HF's offsets place each token (and the offsets walk with them), and the
+//! sweep and the heap against a plain merge loop on random vocabularies and words.
 
 use super::*;
 use crate::testing::xorshift;
@@ -39,9 +39,17 @@ fn ids(encoder: &CharacterBpe, piece: &str) -> Result<Vec<u32>, Error> {
     Ok(out.split_off(1))
 }
 
+/// The length of each token's span, where the spans tile the piece.
 fn lengths(encoder: &CharacterBpe, piece: &[u8]) -> Vec<usize> {
+    let spans = spans(encoder, piece);
+    assert!(spans.windows(2).all(|w| w[0].1 == w[1].0), "{spans:?}");
+    assert_eq!(spans.last().map_or(0, |s| s.1), piece.len());
+    spans.iter().map(|(a, b)| b - a).collect()
+}
+
+fn spans(encoder: &CharacterBpe, piece: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    assert!(encoder.token_lengths(piece, &mut out).unwrap());
+    assert!(encoder.token_spans(piece, &mut out).unwrap());
     out
 }
 
@@ -101,7 +109,8 @@ fn unknown_symbols_are_one_token_each_or_one_per_run_with_fuse_unk() {
     let none = CharacterBpe::new(&t, &model("", false, "", "", false), "t").unwrap();
     assert_eq!(ids(&none, "axb").unwrap(), [2]);
     assert_eq!(ids(&none, "aébxa").unwrap(), [2, 0]);
-    assert_eq!(lengths(&none, "aébxa".as_bytes()), [4, 2]);
+    // HF's places add up the kept symbols' lengths: "ab" at 0..2, "a" at 2..3 (in "é").
+    assert_eq!(spans(&none, "aébxa".as_bytes()), [(0, 2), (2, 3)]);
 }
 
 #[test]
@@ -113,9 +122,9 @@ fn a_piece_that_needs_a_missing_unknown_token_is_an_error() {
     let error = encoder.encode_piece(b"abx", &mut out).unwrap_err();
     assert_eq!(out, [7], "nothing of the piece is left");
     assert!(matches!(error, Error::MissingUnknownToken { ref token, .. } if token == "[UNK]"));
-    let mut lengths = vec![5];
-    assert!(encoder.token_lengths(b"abx", &mut lengths).is_err());
-    assert_eq!(lengths, [5]);
+    let mut spans = vec![(5, 6)];
+    assert!(encoder.token_spans(b"abx", &mut spans).is_err());
+    assert_eq!(spans, [(5, 6)]);
 }
 
 #[test]
@@ -241,4 +250,34 @@ fn a_long_run_merges_on_the_heap() {
     assert_eq!(got.len(), (1 << 16) + 2);
     assert!(got[..1 << 16].iter().all(|&id| id == 2));
     assert_eq!(got[1 << 16..], [1, 0]);
+}
+
+#[test]
+fn offsets_place_the_tokens_after_a_dropped_character_as_hf() {
+    use crate::pipeline::{Pipeline, SpecialPolicy};
+    use crate::spanners::words::WordSpanner;
+    // (HF: "axb c" is "ab" at (0, 2) and "c" at (4, 5); "aébc" is "ab" at (0, 2) and "c"
+    // at byte 2, inside "é": (1, 2))
+    let t = tables(&["a", "b", "ab", "c"], &[("a", "b")]);
+    let encoder = CharacterBpe::new(&t, &model("", false, "", "", false), "t").unwrap();
+    let pipeline = Pipeline::builder(t)
+        .foreign_encoder(Box::new(encoder))
+        .foreign_spanner(Box::new(WordSpanner::WhitespaceSplit))
+        .reads_text(true)
+        .build()
+        .unwrap();
+    for (text, expected) in [
+        ("axb c", vec![(0, 2), (4, 5)]),
+        ("aébc", vec![(0, 2), (1, 2)]),
+        ("abx x", vec![(0, 2)]),
+    ] {
+        let (mut ids, mut places) = (Vec::new(), Vec::new());
+        let policy = SpecialPolicy::AllowAll;
+        pipeline
+            .encode_with_offsets(text, &policy, &mut ids, &mut places)
+            .unwrap();
+        let chars: Vec<(u64, u64)> = places.iter().map(|p| (p[2], p[3])).collect();
+        let expected: Vec<(u64, u64)> = expected.into_iter().collect();
+        assert_eq!(chars, expected, "{text:?}");
+    }
 }

@@ -12,6 +12,7 @@ pub mod rank_merge;
 pub mod score_merge;
 pub mod sentencepiece;
 pub mod unigram;
+pub mod unigram_spans;
 pub mod wordpiece;
 
 use std::sync::Arc;
@@ -51,6 +52,16 @@ pub trait Encoder: Send + Sync {
     /// of [`Self::encode_piece`] stands for, and returns true (offsets place the tokens by
     /// them); false, appending nothing, for an encoder whose tokens' bytes spell the piece.
     fn token_lengths(&self, piece: &[u8], out: &mut Vec<usize>) -> Result<bool, Error> {
+        let _ = (piece, out);
+        Ok(false)
+    }
+
+    /// For an encoder whose tokens' places need not tile the piece (HF's BPE over characters,
+    /// which places the tokens after a dropped character by the lengths of the symbols kept):
+    /// appends to `out` each token's `(start, end)` in bytes of `piece`, and returns true
+    /// (offsets place the tokens there, before [`Self::token_lengths`]); false, appending
+    /// nothing, otherwise.
+    fn token_spans(&self, piece: &[u8], out: &mut Vec<(usize, usize)>) -> Result<bool, Error> {
         let _ = (piece, out);
         Ok(false)
     }

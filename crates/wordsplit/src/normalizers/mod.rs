@@ -77,6 +77,12 @@ pub trait Normalizer: Send + Sync {
         Ok(None)
     }
 
+    /// [`Normalizer::alignment_parts`] of a stretch that does not start the text (see
+    /// [`Normalizer::normalize_later`]); the same for every normalizer but HF's Metaspace.
+    fn alignment_parts_later(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        self.alignment_parts(text)
+    }
+
     /// Whether added tokens flagged `normalized` are looked for by their normalized contents
     /// in normalized text (HF's second pass); false for a normalizer that only inserts a
     /// prefix space, with which HF matches them in the text as it is.

@@ -20,7 +20,10 @@ use super::program::LiteralProgram;
 use super::unicode_program::UnicodeProgram;
 use crate::encoders::sentencepiece::PieceCuts;
 use crate::error::Error;
-use crate::normalizers::Normalizer;
+use crate::normalizers::{AlignmentParts, Normalizer};
+
+#[path = "sentencepiece_alignment.rs"]
+mod alignment;
 use crate::spec::{NormalizerSpec, PrependScheme, SentencePieceFlags};
 
 /// SentencePiece's normalizer (`Normalizer::Normalize`): the character map, then the spaces.
@@ -327,6 +330,14 @@ impl Normalizer for SentencePieceNormalizer {
         Some(self)
     }
 
+    fn tracks_alignment(&self) -> bool {
+        true
+    }
+
+    fn alignment_parts(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        Ok(self.alignment_of(text))
+    }
+
     fn normalize(&self, text: &str) -> Result<String, Error> {
         if let Some(map) = &self.map {
             return Ok(self.normalize_mapped(map, text));
@@ -581,6 +592,18 @@ impl Normalizer for MetaspaceNormalizer {
 
     fn normalize_later(&self, text: &str) -> Result<String, Error> {
         Ok(self.run(text, self.scheme == PrependScheme::Always))
+    }
+
+    fn tracks_alignment(&self) -> bool {
+        true
+    }
+
+    fn alignment_parts(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        self.alignment_of(text, self.scheme != PrependScheme::Never)
+    }
+
+    fn alignment_parts_later(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        self.alignment_of(text, self.scheme == PrependScheme::Always)
     }
 
     fn is_native(&self) -> bool {

@@ -152,9 +152,15 @@ fn changes_alignment(
 pub(super) fn program_alignment(
     normalizer: &dyn Normalizer,
     segment: &str,
+    later: bool,
 ) -> Result<Option<Alignment>, Error> {
     {
-        let Some(parts) = normalizer.alignment_parts(segment)? else {
+        let parts = if later {
+            normalizer.alignment_parts_later(segment)?
+        } else {
+            normalizer.alignment_parts(segment)?
+        };
+        let Some(parts) = parts else {
             return Ok(None);
         };
         let (normalized, head, tail) = (parts.normalized, parts.head, parts.tail);

@@ -44,6 +44,9 @@ use crate::error::Error;
 /// One token's place: `[byte start, byte end, char start, char end, word]`.
 pub type TokenPlace = [u64; 5];
 
+/// Where an encoder says a token is: `(piece, start, end)`, bytes of the normalized text.
+type TokenSpan = (usize, usize, usize);
+
 /// A literal token's id and place: its span in the text (with the whitespace it strips), a
 /// word of its own.
 fn place_literal(
@@ -61,6 +64,9 @@ fn place_literal(
         state.ends.before(span.end) as u64,
         state.word,
     ]);
+    if let Some(lengths) = state.lengths.as_deref_mut() {
+        lengths.push(0);
+    }
     state.word += 1;
 }
 
@@ -69,6 +75,8 @@ struct Places<'a> {
     starts: CharCounter<'a>,
     ends: CharCounter<'a>,
     word: u64,
+    /// Each token's length in bytes of the normalized text, when asked for (a literal's: 0).
+    lengths: Option<&'a mut Vec<u32>>,
 }
 
 impl Pipeline {
@@ -81,10 +89,36 @@ impl Pipeline {
         out: &mut Vec<u32>,
         places: &mut Vec<TokenPlace>,
     ) -> Result<(), Error> {
+        self.encode_with_places(text, policy, out, places, None)
+    }
+
+    /// [`Pipeline::encode_with_offsets`], and the length of each token in the normalized
+    /// text's bytes in `lengths` (0 for a literal): what tells a byte-fallback token (one
+    /// byte) from a token that spells `<0xNN>` (six).
+    pub fn encode_with_normalized_lengths(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        out: &mut Vec<u32>,
+        places: &mut Vec<TokenPlace>,
+        lengths: &mut Vec<u32>,
+    ) -> Result<(), Error> {
+        self.encode_with_places(text, policy, out, places, Some(lengths))
+    }
+
+    fn encode_with_places(
+        &self,
+        text: &str,
+        policy: &SpecialPolicy,
+        out: &mut Vec<u32>,
+        places: &mut Vec<TokenPlace>,
+        lengths: Option<&mut Vec<u32>>,
+    ) -> Result<(), Error> {
         let mut state = Places {
             starts: CharCounter::new(text),
             ends: CharCounter::new(text),
             word: 0,
+            lengths,
         };
         let Some(matcher) = &self.literal_matcher else {
             return self.place_plain(text, 0, text.len(), &mut state, out, places);
@@ -120,7 +154,7 @@ impl Pipeline {
             scan,
             text,
             policy,
-            |stretch| self.segment_alignment(stretch),
+            |stretch| self.segment_alignment(stretch, false),
             |step| match step {
                 Step::Plain {
                     normalized: None,
@@ -180,13 +214,14 @@ impl Pipeline {
         if segment.is_empty() {
             return Ok(());
         }
-        let alignment = self.segment_alignment(segment)?;
+        let alignment = self.segment_alignment(segment, start > 0)?;
         self.place_aligned(text, start, end, alignment, state, out, places)
     }
 
     /// The normalizer's text for `segment` aligned to it as HF aligns it, or None when it is
-    /// `segment` itself.
-    fn segment_alignment(&self, segment: &str) -> Result<Option<Alignment>, Error> {
+    /// `segment` itself (`later`: the segment does not start the text, see
+    /// [`crate::Normalizer::normalize_later`]).
+    fn segment_alignment(&self, segment: &str, later: bool) -> Result<Option<Alignment>, Error> {
         Ok(match &self.normalizer {
             NormalizeStage::None => None,
             NormalizeStage::Nfc => nfc_alignment(segment),
@@ -195,10 +230,14 @@ impl Pipeline {
             }
             // A normalizer program aligns its steps itself (as HF aligns each).
             NormalizeStage::Foreign(normalizer) if normalizer.tracks_alignment() => {
-                program_alignment(&**normalizer, segment)?
+                program_alignment(&**normalizer, segment, later)?
             }
             NormalizeStage::Foreign(normalizer) => {
-                let normalized = normalizer.normalize(segment)?;
+                let normalized = if later {
+                    normalizer.normalize_later(segment)?
+                } else {
+                    normalizer.normalize(segment)?
+                };
                 (normalized != segment).then(|| prefix_suffix_alignment(segment, normalized))
             }
         })
@@ -240,6 +279,10 @@ impl Pipeline {
             .map_or(segment, |a| a.normalized.as_str());
         let first = out.len();
         self.encode_piece_ends(normalized, &ends, out)?;
+        if let Some(spans) = self.token_spans(normalized, &ends)? {
+            let placed = (segment, start, alignment.as_ref());
+            return self.place_spans(text, placed, &ends, &spans, &out[first..], state, places);
+        }
         // A word model's tokens stand for parts of their piece their bytes do not spell.
         let lengths = self.token_lengths(normalized, &ends)?;
         if lengths
@@ -361,6 +404,9 @@ impl Pipeline {
                     ]
                 }
             });
+            if let Some(lengths) = state.lengths.as_deref_mut() {
+                lengths.push((b - a) as u32);
+            }
             position = b;
             if position == ends[piece] {
                 piece += 1;
@@ -391,6 +437,87 @@ impl Pipeline {
         ends: &mut Vec<usize>,
     ) -> Result<Option<SpannedText>, Error> {
         self.spanner.split(text, ends)
+    }
+
+    /// Each token's `(piece, start, end)`, bytes of the normalized text, when the encoder says
+    /// where its tokens are ([`crate::Encoder::token_spans`]); None when it does not.
+    fn token_spans(&self, text: &str, ends: &[usize]) -> Result<Option<Vec<TokenSpan>>, Error> {
+        let EncodeStage::Foreign(encoder) = &self.encoder else {
+            return Ok(None);
+        };
+        let (mut spans, mut all) = (Vec::new(), Vec::new());
+        let mut start = 0;
+        for (piece, &end) in ends.iter().enumerate() {
+            spans.clear();
+            if !encoder.token_spans(&text.as_bytes()[start..end], &mut spans)? {
+                return Ok(None);
+            }
+            all.extend(spans.iter().map(|&(a, b)| (piece, start + a, start + b)));
+            start = end;
+        }
+        Ok(Some(all))
+    }
+
+    /// Places the tokens `ids` of the segment `text[start..end]` (`placed`: the segment, its
+    /// start, its normalized text's alignment) at their `spans` ([`Self::token_spans`]).
+    #[allow(clippy::too_many_arguments)]
+    fn place_spans(
+        &self,
+        text: &str,
+        (segment, start, alignment): (&str, usize, Option<&Alignment>),
+        ends: &[usize],
+        spans: &[TokenSpan],
+        ids: &[u32],
+        state: &mut Places<'_>,
+        places: &mut Vec<TokenPlace>,
+    ) -> Result<(), Error> {
+        let normalized = alignment.map_or(segment, |a| a.normalized.as_str());
+        if spans.len() != ids.len() {
+            return Err(self.untiled(normalized.as_bytes()));
+        }
+        for &(piece, a, b) in spans {
+            let piece_start = if piece == 0 { 0 } else { ends[piece - 1] };
+            if a < piece_start || a >= b || b > ends[piece] {
+                return Err(self.untiled(&normalized.as_bytes()[piece_start..ends[piece]]));
+            }
+            let word = state.word + piece as u64;
+            places.push(match alignment {
+                None => {
+                    // (a token that starts inside a character gets the whole character)
+                    let inside = !starts_char(text.as_bytes()[start + a]);
+                    let char_start = state.starts.before(start + a) - usize::from(inside);
+                    let char_end = state.ends.before(start + b);
+                    let (a, b) = ((start + a) as u64, (start + b) as u64);
+                    [a, b, char_start as u64, char_end as u64, word]
+                }
+                Some(alignment) => {
+                    let head = alignment.chars[alignment.char_of_byte[a] as usize];
+                    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
+                    let byte_start = if head.identical {
+                        head.start + (a - head.normalized_start)
+                    } else {
+                        head.start
+                    };
+                    let byte_end = if tail.identical {
+                        tail.start + (b - tail.normalized_start)
+                    } else {
+                        tail.end
+                    };
+                    [
+                        (start + byte_start) as u64,
+                        (start + byte_end) as u64,
+                        state.starts.before(start + head.start) as u64,
+                        state.ends.before(start + tail.end) as u64,
+                        word,
+                    ]
+                }
+            });
+            if let Some(lengths) = state.lengths.as_deref_mut() {
+                lengths.push((b - a) as u32);
+            }
+        }
+        state.word += ends.len() as u64;
+        Ok(())
     }
 
     /// The length in bytes of the part of its piece each token stands for, when the encoder's
