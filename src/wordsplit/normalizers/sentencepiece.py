@@ -90,17 +90,6 @@ class SentencePieceNormalizer:
                 at += 1
         return chunks
 
-    def starts_first_word(self, text: str, normalized: str) -> bool:
-        """Whether HF's ``prepend_scheme`` ``"first"`` after ``WhitespaceSplit`` puts the
-        replacement before the first word of ``normalized`` (``text`` normalized): the word
-        starts the normalized text, does not start with the replacement, and its first
-        character comes from the input's first (HF's ``offsets_original()[0] == 0``: not when
-        the normalizer dropped what came before it, such as ``Strip``'s white space)."""
-        if not normalized or normalized[0] in WHITESPACE or normalized[0] == self.replacement:
-            return False
-        _, base = self._before_alignment(text)
-        return base is None or base[0][0] == 0
-
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
         """The normalized text and each normalized character's place in ``text``: ``(start,
         end, same)``, ``same`` when it is that character unchanged (a chunk's output is aligned
@@ -163,8 +152,8 @@ class MetaspaceNormalizer:
     stretches: the engines use it for a stretch after an added token). With the stage's
     ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words between runs of white
     space, each with the replacement before it unless it starts with one, joined; for
-    ``"first"`` the text with its white space (the spanner drops it), the replacement before it
-    only where HF puts one before the first word (:meth:`starts_first_word`).
+    ``"first"`` the text with its white space (the spanner drops it), the replacement only where
+    HF puts one, before the words of the input's first character (:meth:`first_words`).
 
     Args:
         stage: the Metaspace stage.
@@ -194,8 +183,12 @@ class MetaspaceNormalizer:
     def __call__(self, text: str) -> str:
         if self.stage.whitespace_split and self.scheme != "always":  # ("first", or its later stretches)
             normalized = self.inner(text)
-            return self.replacement + normalized if self.prepends and self.starts_first_word(text, normalized) \
-                else normalized
+            if not self.prepends:
+                return normalized
+            chars = list(normalized)
+            for at in reversed(self.first_words(text, normalized)):
+                chars.insert(at, self.replacement)
+            return "".join(chars)
         if self.stage.whitespace_split:
             return "".join(word if word.startswith(self.replacement) else self.replacement + word
                            for word in whitespace_words(self.inner(text)))
@@ -204,16 +197,32 @@ class MetaspaceNormalizer:
             text = self.replacement + text
         return text
 
-    def starts_first_word(self, text: str, normalized: str) -> bool:
-        """Whether HF's ``prepend_scheme`` ``"first"`` after ``WhitespaceSplit`` puts the
-        replacement before the first word of ``normalized`` (``text`` normalized): the word
-        starts the normalized text, does not start with the replacement, and its first
-        character comes from the input's first (HF's ``offsets_original()[0] == 0``: not when
-        the normalizer dropped what came before it, such as ``Strip``'s white space)."""
-        if not normalized or normalized[0] in WHITESPACE or normalized[0] == self.replacement:
-            return False
+    def first_words(self, text: str, normalized: str) -> list[int]:
+        """Where HF's ``prepend_scheme`` ``"first"`` after ``WhitespaceSplit`` puts the
+        replacement in ``normalized`` (``text`` normalized): before each word (between runs of
+        white space) that does not start with the replacement and whose first character comes
+        from the input's first (HF's ``offsets_original()[0] == 0``): the first word, unless
+        the normalizer dropped what came before it (``Strip``'s white space), and each word of
+        a first character the normalizer spelled as several (NFKC's ``¨`` is a space and a
+        combining mark). Indices into ``normalized``, in order.
+
+        >>> from wordsplit import spec
+        >>> words = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first", whitespace_split=True), str)
+        >>> words.first_words("a  b", "a  b"), words.first_words(" a b", " a b")
+        ([0], [])
+        """
         _, base = self._before_alignment(text)
-        return base is None or base[0][0] == 0
+        starts, in_word = [], False
+        for i, c in enumerate(normalized):
+            if c in WHITESPACE:
+                in_word = False
+            elif not in_word:
+                in_word = True
+                if (i if base is None else base[i][0]) > 0:
+                    break  # (places only grow: no later word comes from the first character either)
+                if c != self.replacement:
+                    starts.append(i)
+        return starts
 
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
         """The normalized text and each character's place in ``text``: the normalizer before
@@ -236,10 +245,11 @@ class MetaspaceNormalizer:
         if base is None:
             base = [(i, i + 1, True) for i in range(len(normalized))]
         if self.stage.whitespace_split and self.scheme != "always":
-            places = list(base)
-            if self.prepends and self.starts_first_word(text, normalized):
-                return self.replacement + normalized, [(base[0][0], base[0][1], False)] + places
-            return normalized, places
+            chars, places = list(normalized), list(base)
+            for at in reversed(self.first_words(text, normalized) if self.prepends else []):
+                chars.insert(at, self.replacement)
+                places.insert(at, (base[at][0], base[at][1], False))
+            return "".join(chars), places
         if self.stage.whitespace_split:
             return self._words_alignment(normalized, base)
         chars = [self.replacement if c == " " else c for c in normalized]

@@ -415,8 +415,9 @@ fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool, init
 /// (`always`; for `first` only before the stretch that starts the text; never for `never`).
 /// With `whitespace_split` (HF's `WhitespaceSplit` before it), the words between runs of
 /// white space, each with the replacement before it unless it starts with one, joined; for
-/// `first`, the text with its white space (the spanner drops it) and the replacement before
-/// it only where HF puts one before the first word (see [`NormalizerSpec::Metaspace`]).
+/// `first`, the text with its white space (the spanner drops it) and the replacement only
+/// where HF puts one, before the words of the input's first character (see
+/// [`NormalizerSpec::Metaspace`]).
 pub struct MetaspaceNormalizer {
     inner: Option<Before>,
     replacement: char,
@@ -463,31 +464,50 @@ impl MetaspaceNormalizer {
         self
     }
 
-    /// Whether HF's `prepend_scheme: "first"` after `WhitespaceSplit` puts the replacement
-    /// before the first word of `normalized` (the normalized `original`): when the word
-    /// starts the normalized text, does not start with the replacement, and its first
-    /// character comes from the input's first (HF's `offsets_original().0 == 0`: not when the
-    /// normalizer dropped what came before it, such as `Strip`'s white space).
-    fn starts_first_word(&self, original: &str, normalized: &str) -> bool {
-        let Some(first) = normalized.chars().next() else {
-            return false;
-        };
-        if first.is_whitespace() || first == self.replacement {
-            return false;
-        }
+    /// Where HF's `prepend_scheme: "first"` after `WhitespaceSplit` puts the replacement in
+    /// `normalized` (the normalized `original`): before each word (between runs of white
+    /// space) that does not start with the replacement and whose first character comes from
+    /// the input's first (HF's `offsets_original().0 == 0`): the first word, unless the
+    /// normalizer dropped what came before it (`Strip`'s white space), and each word of a
+    /// first character the normalizer spelled as several (NFKC's `¨` is a space and a
+    /// combining mark). Each as (character, byte) index into `normalized`, in order.
+    ///
+    /// ```text
+    /// "a  b" -> [(0, 0)]; " a b" -> []; "¨" under NFKC, " \u{308}" -> [(1, 1)]
+    /// ```
+    pub(super) fn first_words(&self, original: &str, normalized: &str) -> Vec<(usize, usize)> {
         let parts = match &self.inner {
-            None => return true,
+            None => Ok(None),
             Some(Before::Literal(program)) => program.alignment_parts(original),
             Some(Before::Unicode(program)) => program.alignment_parts(original),
         };
-        match parts {
-            Ok(None) => true,
-            Ok(Some(parts)) => match parts.head.first() {
-                Some(&(start, _, _)) => start == 0,
-                None => parts.tail == original.chars().count(),
-            },
-            Err(_) => false,
+        let Ok(parts) = parts else {
+            return Vec::new();
+        };
+        let count = original.chars().count();
+        // The first original character of normalized character `i`.
+        let origin = |i: usize| match &parts {
+            None => i,
+            Some(parts) if i < parts.head.len() => parts.head[i].0,
+            Some(parts) => count - parts.tail + (i - parts.head.len()),
+        };
+        let mut starts = Vec::new();
+        let mut in_word = false;
+        for (i, (at, c)) in normalized.char_indices().enumerate() {
+            if c.is_whitespace() {
+                in_word = false;
+            } else if !in_word {
+                in_word = true;
+                // (places only grow: no later word comes from the first character either)
+                if origin(i) > 0 {
+                    break;
+                }
+                if c != self.replacement {
+                    starts.push((i, at));
+                }
+            }
         }
+        starts
     }
 
     fn run(&self, text: &str, prepends: bool) -> String {
@@ -507,11 +527,18 @@ impl MetaspaceNormalizer {
         let mut buffer = [0u8; 4];
         let replacement: &str = self.replacement.encode_utf8(&mut buffer);
         if self.whitespace_split && self.scheme == PrependScheme::First {
-            let mut out = String::with_capacity(text.len() + replacement.len());
-            if prepends && self.starts_first_word(original, text) {
+            let starts = match prepends {
+                true => self.first_words(original, text),
+                false => Vec::new(),
+            };
+            let mut out = String::with_capacity(text.len() + starts.len() * replacement.len());
+            let mut from = 0;
+            for (_, at) in starts {
+                out.push_str(&text[from..at]);
                 out.push_str(replacement);
+                from = at;
             }
-            out.push_str(text);
+            out.push_str(&text[from..]);
             return out;
         }
         if self.whitespace_split {
@@ -778,6 +805,16 @@ mod tests {
         assert_eq!(first(&strip).normalize("a b ").unwrap(), "▁a b");
         let lower = NormalizerSpec::Sequence(vec![NormalizerSpec::Lowercase]);
         assert_eq!(first(&lower).normalize("A B").unwrap(), "▁a b");
+        // NFKC spells "¨" as a space and a mark, "ﷺ" as four words: each word of the first
+        // character gets one (HF: its offsets_original start at 0)
+        assert_eq!(
+            first(&NormalizerSpec::Nfkc).normalize("¨a").unwrap(),
+            " ▁\u{308}a"
+        );
+        let words = first(&NormalizerSpec::Nfkc)
+            .normalize("\u{fdfa} x")
+            .unwrap();
+        assert_eq!(words.matches('▁').count(), 4, "{words}");
     }
 
     #[test]

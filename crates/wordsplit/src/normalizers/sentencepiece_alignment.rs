@@ -18,6 +18,7 @@
 use super::{Before, MetaspaceNormalizer, SentencePieceNormalizer};
 use crate::error::Error;
 use crate::normalizers::{AlignmentParts, Normalizer};
+use crate::spec::PrependScheme;
 
 /// One normalized character's place: original chars `start..end`, and whether it is that
 /// character unchanged.
@@ -181,6 +182,24 @@ impl MetaspaceNormalizer {
         let replacement = self.replacement;
         let mut out = String::with_capacity(normalized.len() + 8);
         let mut places = Vec::with_capacity(base.len() + 2);
+        if self.whitespace_split && self.scheme == PrependScheme::First {
+            // The text with its white space, the replacement only where HF puts one (see
+            // `first_words`), aligned to its word's first character.
+            let starts = match prepends {
+                true => self.first_words(text, &normalized),
+                false => Vec::new(),
+            };
+            let mut next = starts.iter().peekable();
+            for (i, c) in normalized.chars().enumerate() {
+                if next.next_if(|&&(k, _)| k == i).is_some() {
+                    out.push(replacement);
+                    places.push((base[i].0, base[i].1, false));
+                }
+                out.push(c);
+                places.push(base[i]);
+            }
+            return Ok(parts_of(text, out, places));
+        }
         if self.whitespace_split {
             // Each word between runs of white space, the replacement before it unless it
             // starts with one.
