@@ -74,7 +74,7 @@ export class Tokenizer {
     options: { baseUrl: string | URL; fetch?: typeof fetch; wasm?: BufferSource | WebAssembly.Module | string | URL },
   ): Promise<Tokenizer>;
   readonly name: string;
-  /** "BPE" (byte-level), "WordPiece", "WordLevel" or "Unigram". */
+  /** "BPE" (byte-level), "WordPiece", "WordLevel", "Unigram" or "CharacterBpe" (HF's BPE over characters: CLIP). */
   readonly model: "BPE" | "WordPiece" | "WordLevel" | "Unigram" | "CharacterBpe";
   readonly vocabSize: number;
   readonly eosTokenId: number | null;

@@ -1,10 +1,9 @@
 // The playground's tokenizers run here, off the page's thread: a megabyte of text keeps the
 // page responsive. Messages in: {id, op: "load", key, name, url | bytes} and
 // {id, op: "tokenize", key, text} and {id, op: "explain", key, start, end}; out: {id, ok, ...}.
-// A word model (WordPiece, WordLevel: a BERT tokenizer.json) places its tokens by their
-// offsets, since their texts (## pieces, lowercased words) do not spell the text. A Unigram
-// model's pieces (▁, byte pieces) do not spell it either, and the core gives no offsets for
-// them: each of its tokens is placed over the whole text.
+// A model whose tokens do not spell the text (WordPiece's ## pieces and lowercased words,
+// Unigram's ▁ and byte pieces, CLIP's </w>) places its tokens by their offsets; where the
+// core gives none (a llama.cpp Unigram file), each token is placed over the whole text.
 import { Tokenizer } from "./wordsplit.js";
 
 const tokenizers = new Map(); // key -> {tok, specialIds, tokenBytes: Map<id, Uint8Array>}
@@ -44,11 +43,18 @@ function codePointBytes(text) {
 
 function tokenize({ key, text }) {
   const entry = tokenizers.get(key);
-  const word = entry.tok.model === "WordPiece" || entry.tok.model === "WordLevel";
-  const unigram = entry.tok.model === "Unigram";
+  const placed = ["WordPiece", "WordLevel", "Unigram", "CharacterBpe"].includes(entry.tok.model);
   const started = performance.now();
-  // A word model: HF's encode (its offsets, in code points), without the added [CLS]/[SEP].
-  const encoding = word ? entry.tok.encoding(text, { addSpecialTokens: false }) : null;
+  // HF's encode (its offsets, in code points), without the added [CLS]/[SEP] or </s>.
+  let encoding = null;
+  if (placed) {
+    try {
+      encoding = entry.tok.encoding(text, { addSpecialTokens: false });
+    } catch {
+      encoding = null; // (no offsets for this model: its tokens span the whole text)
+    }
+  }
+  const word = encoding !== null;
   const ids = word ? encoding.ids : entry.tok.encode(text, { allowedSpecial: "all" });
   const ms = performance.now() - started;
   // Each token's bytes (cached per id) and where it starts and ends in the text's UTF-8.
@@ -69,7 +75,7 @@ function tokenize({ key, text }) {
     if (word) {
       starts[i] = byteOf[encoding.offsets[i][0]];
       ends[i] = byteOf[encoding.offsets[i][1]];
-    } else if (unigram) {
+    } else if (placed) {
       starts[i] = 0;
       ends[i] = byteLength;
     } else {
@@ -82,7 +88,7 @@ function tokenize({ key, text }) {
   }
   lastText.set(key, { bytes, ids });
   // What the model's decoder makes of the ids (byte-level BPE gives the text back).
-  const decoded = word || unigram ? entry.tok.decode(ids.subarray(0, 20000)) : null;
+  const decoded = placed ? entry.tok.decode(ids.subarray(0, 20000)) : null;
   return { ids, starts, ends, special, pieces, byteLength: bytes.length, ms, decoded };
 }
 

@@ -170,32 +170,6 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// The encoder registered as `name` (`unigram`) for the Unigram model of `spec` over a
-/// vocabulary's tables, `scores` by id; `literals` give the special tokens (where the
-/// unknown token may be) and the added ones (llama.cpp's user-defined tokens). None for
-/// another name.
-pub fn unigram_encoder(
-    name: &str,
-    tables: &Arc<MergeTables>,
-    spec: &PipelineSpec,
-    literals: &[Literal],
-    scores: Option<&[f64]>,
-    vocab: &str,
-) -> Option<Result<Box<dyn Encoder>, Error>> {
-    if name != "unigram" {
-        return None;
-    }
-    let Some(scores) = scores else {
-        return Some(Err(Error::VocabFormat(format!(
-            "{vocab}: a Unigram model needs the score of each token"
-        ))));
-    };
-    Some(
-        Unigram::new(tables, spec, literals, scores, vocab)
-            .map(|e| Box::new(e) as Box<dyn Encoder>),
-    )
-}
-
 /// The text of a byte's token: `<0x` + two uppercase hex digits + `>`.
 fn byte_token(byte: u8) -> String {
     format!("<0x{byte:02X}>")

@@ -475,14 +475,15 @@ impl MetaspaceNormalizer {
     /// ```text
     /// "a  b" -> [(0, 0)]; " a b" -> []; "¨" under NFKC, " \u{308}" -> [(1, 1)]
     /// ```
-    pub(super) fn first_words(&self, original: &str, normalized: &str) -> Vec<(usize, usize)> {
+    pub(super) fn first_words(
+        &self,
+        original: &str,
+        normalized: &str,
+    ) -> Result<Vec<(usize, usize)>, Error> {
         let parts = match &self.inner {
-            None => Ok(None),
-            Some(Before::Literal(program)) => program.alignment_parts(original),
-            Some(Before::Unicode(program)) => program.alignment_parts(original),
-        };
-        let Ok(parts) = parts else {
-            return Vec::new();
+            None => None,
+            Some(Before::Literal(program)) => program.alignment_parts(original)?,
+            Some(Before::Unicode(program)) => program.alignment_parts(original)?,
         };
         let count = original.chars().count();
         // The first original character of normalized character `i`.
@@ -507,10 +508,10 @@ impl MetaspaceNormalizer {
                 }
             }
         }
-        starts
+        Ok(starts)
     }
 
-    fn run(&self, text: &str, prepends: bool) -> String {
+    fn run(&self, text: &str, prepends: bool) -> Result<String, Error> {
         let original = text;
         let (inner, unicode);
         let text = match &self.inner {
@@ -528,7 +529,7 @@ impl MetaspaceNormalizer {
         let replacement: &str = self.replacement.encode_utf8(&mut buffer);
         if self.whitespace_split && self.scheme == PrependScheme::First {
             let starts = match prepends {
-                true => self.first_words(original, text),
+                true => self.first_words(original, text)?,
                 false => Vec::new(),
             };
             let mut out = String::with_capacity(text.len() + starts.len() * replacement.len());
@@ -539,10 +540,10 @@ impl MetaspaceNormalizer {
                 from = at;
             }
             out.push_str(&text[from..]);
-            return out;
+            return Ok(out);
         }
         if self.whitespace_split {
-            return words_with_replacement(text, replacement);
+            return Ok(words_with_replacement(text, replacement));
         }
         let mut out = String::with_capacity((text.len() + 1) * replacement.len() + 4);
         // (a leading space becomes the replacement, so it counts as one)
@@ -551,7 +552,7 @@ impl MetaspaceNormalizer {
             out.push_str(replacement);
         }
         escape_spaces(&mut out, text, replacement, false, false);
-        out
+        Ok(out)
     }
 }
 
@@ -614,11 +615,11 @@ impl Normalizer for MetaspaceNormalizer {
     }
 
     fn normalize(&self, text: &str) -> Result<String, Error> {
-        Ok(self.run(text, self.scheme != PrependScheme::Never))
+        self.run(text, self.scheme != PrependScheme::Never)
     }
 
     fn normalize_later(&self, text: &str) -> Result<String, Error> {
-        Ok(self.run(text, self.scheme == PrependScheme::Always))
+        self.run(text, self.scheme == PrependScheme::Always)
     }
 
     fn tracks_alignment(&self) -> bool {

@@ -186,7 +186,7 @@ impl MetaspaceNormalizer {
             // The text with its white space, the replacement only where HF puts one (see
             // `first_words`), aligned to its word's first character.
             let starts = match prepends {
-                true => self.first_words(text, &normalized),
+                true => self.first_words(text, &normalized)?,
                 false => Vec::new(),
             };
             let mut next = starts.iter().peekable();

@@ -11,8 +11,8 @@ ids, tokens, offsets and word ids, step by step as HF makes them.
 3. The pre-tokenizer cuts it into words: before every ``▁`` (``Metaspace`` with ``split``), or
    for T5's ``WhitespaceSplit`` then ``Metaspace`` at every run of white space (Rust's
    ``char::is_whitespace``, dropped), each word then given its own ``▁`` aligned to its first
-   character (here with HF's ``prepend_scheme`` ``first`` too, which the vocabulary's
-   Metaspace with ``whitespace_split`` does not take). An empty word is dropped, as HF drops it.
+   character (HF's ``prepend_scheme`` ``first`` too: only to the words of the input's first
+   character). An empty word is dropped, as HF drops it.
 4. The model segments each word (the vocabulary's ``unigram`` encoder, whose ``tokens`` say
    where each token ends). A token's string is its text in the normalized word, which is its
    vocab piece, but for a run of unknown characters (the unknown token's string is the run's
