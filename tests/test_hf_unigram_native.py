@@ -86,9 +86,10 @@ def test_the_python_reference_is_hfs_pre_tokenizer(text):
     assert len(words) == len(whitespace_words(text))
 
 
-def test_whitespace_split_needs_prepend_scheme_always():
-    with pytest.raises(ValueError, match="always"):
-        spec.Metaspace(prepend_scheme="first", whitespace_split=True)
+def test_whitespace_split_needs_prepend_scheme_always_or_first():
+    with pytest.raises(ValueError, match="'always' or 'first'"):
+        spec.Metaspace(prepend_scheme="never", whitespace_split=True)
+    assert spec.Metaspace(prepend_scheme="first", whitespace_split=True).whitespace_split
 
 
 @functools.cache
