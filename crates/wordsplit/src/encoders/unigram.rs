@@ -176,7 +176,8 @@ fn byte_token(byte: u8) -> String {
 }
 
 impl Unigram {
-    /// The encoder of `spec`'s Unigram model (see [`unigram_encoder`]).
+    /// The encoder of `spec`'s Unigram model (registered as `unigram`:
+    /// [`super::unigram_spans::unigram_spans_encoder`]).
     pub fn new(
         tables: &Arc<MergeTables>,
         spec: &PipelineSpec,

@@ -58,8 +58,9 @@ pub struct UnigramSpans {
     byte_ids: [u32; 256],
 }
 
-/// The encoder registered as `unigram` (see [`super::unigram::unigram_encoder`], which this
-/// builds the same model as), with offsets. None for another name.
+/// The encoder registered as `unigram`: the [`Unigram`] model of `spec` over a vocabulary's
+/// tables, `scores` by id, with its tokens' offsets; `literals` give the special tokens (where
+/// the unknown token may be) and the added ones. None for another name.
 pub fn unigram_spans_encoder(
     name: &str,
     tables: &Arc<MergeTables>,

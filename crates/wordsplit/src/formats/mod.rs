@@ -124,7 +124,7 @@ pub struct VocabData {
     pub pipeline: Option<PipelineSpec>,
     /// A Unigram model's score of each id (its log probability, as the file gives it; 0 for
     /// an id the model does not score): present exactly when the pipeline's model is
-    /// [`ModelSpec::Unigram`](crate::spec::ModelSpec::Unigram).
+    /// [`ModelSpec::Unigram`].
     pub scores: Option<Scores>,
 }
 
