@@ -28,8 +28,8 @@ use serde_json::{Map, Value};
 use super::bpe::{char_to_byte, token_bytes};
 use super::post_processor::post_processor;
 use super::word_models::{
-    check_word_literals, describe_normalizer, id_of, normalizer_spec, spanner_spec, split_steps,
-    vocab_tokens, Tokens,
+    check_word_literals, describe_normalizer, normalizer_spec, spanner_spec, split_steps,
+    vocab_tokens, word_literals, Tokens,
 };
 use super::{
     added_tokens, flat_pre_tokenizers, hf_added_ids, json_type, malformed, show, truthy,
@@ -37,7 +37,6 @@ use super::{
 };
 use crate::formats::named_table::GPT2_ORIGINAL_PATTERN;
 use crate::formats::{FormatError, VocabData};
-use crate::literal::Literal;
 use crate::normalizers::NormalizeStage;
 use crate::spanners::words::WordSpanner;
 use crate::spec::{Behavior, DecoderSpec, ModelSpec, PipelineSpec, SpannerSpec, SplitStep};
@@ -95,17 +94,7 @@ pub(super) fn read_character_bpe(
     }
     .checked()
     .map_err(|e| malformed("the top level", e.0))?;
-    let literals = added
-        .into_iter()
-        .map(|(token, id)| {
-            Ok(Literal {
-                id: id_of(id, &token)?,
-                text: token.content,
-                special: token.special,
-                flags: token.flags,
-            })
-        })
-        .collect::<Result<_, FormatError>>()?;
+    let literals = word_literals(added)?;
     VocabData {
         name,
         tokens,

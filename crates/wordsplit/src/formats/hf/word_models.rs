@@ -102,17 +102,7 @@ pub(super) fn read_word_model(
     }
     .checked()
     .map_err(|e| malformed("the top level", e.0))?;
-    let literals = added
-        .into_iter()
-        .map(|(token, id)| {
-            Ok(Literal {
-                id: id_of(id, &token)?,
-                text: token.content,
-                special: token.special,
-                flags: token.flags,
-            })
-        })
-        .collect::<Result<_, FormatError>>()?;
+    let literals = word_literals(added)?;
     VocabData {
         name,
         tokens,
@@ -133,8 +123,24 @@ pub(super) fn read_word_model(
     .finish(FILE, None)
 }
 
+/// The added tokens with their HF ids as the [`Literal`]s of a word model's (or a
+/// CharacterBpe model's) vocabulary.
+pub(super) fn word_literals(added: Vec<(Added, i128)>) -> Result<Vec<Literal>, FormatError> {
+    added
+        .into_iter()
+        .map(|(token, id)| {
+            Ok(Literal {
+                id: id_of(id, &token)?,
+                text: token.content,
+                special: token.special,
+                flags: token.flags,
+            })
+        })
+        .collect()
+}
+
 /// An added token's id as a `u32` (one HF gave it from the vocab's size up may pass it).
-pub(super) fn id_of(id: i128, token: &Added) -> Result<u32, FormatError> {
+fn id_of(id: i128, token: &Added) -> Result<u32, FormatError> {
     u32::try_from(id).map_err(|_| FormatError::IdOutOfRange {
         file: FILE,
         what: format!("the added token {:?} has the id {id}", token.content),
