@@ -45,6 +45,7 @@ from typing import Any, Iterator, Optional
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..spec import BEHAVIORS, PrefixSpaceStep, SplitProgram
 from .regex import translate_pattern
+from .stage_check import refuse_other_stage
 
 __all__ = ["HFSplitSpanner", "find_matches", "hf_split"]
 
@@ -201,6 +202,7 @@ class HFSplitSpanner:
     def __init__(self, program: SplitProgram) -> None:
         import regex
 
+        refuse_other_stage("hf-split", program, SplitProgram, "a tokenizer.json's split program")
         self.program = program
         self.steps = program.steps
         # Per step: (compiled, grouped, behavior, invert), or None for add_prefix_space.

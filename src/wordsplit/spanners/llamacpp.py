@@ -21,6 +21,7 @@ import re
 
 from ..sentencepiece import SPACE
 from ..spec import LlamaCppWordPieceSplit
+from .stage_check import refuse_other_stage
 
 __all__ = ["LLAMA_CPP_CJK", "LlamaCppWordPieceSpanner"]
 
@@ -50,6 +51,7 @@ class LlamaCppWordPieceSpanner:
     def __init__(self, stage: LlamaCppWordPieceSplit) -> None:
         from ..normalizers.llamacpp import LLAMA_CPP_WHITESPACE  # (its tables: imported when one is built)
 
+        refuse_other_stage("llamacpp-wordpiece", stage, LlamaCppWordPieceSplit, "a GGUF WordPiece vocabulary's split")
         self.stage = stage
         alone = _alone()
         space = _class_body((cp, cp) for cp in sorted(LLAMA_CPP_WHITESPACE))

@@ -39,7 +39,7 @@ from typing import Optional
 
 from ..errors import UnsupportedTokenizerError, VocabFormatError
 from ..patterns import MAX_GROUP_DEPTH
-from ..spec import SplitProgram
+from .stage_check import refuse_other_stage
 
 __all__ = ["RegexSpanner", "native_pattern", "translate_pattern"]
 
@@ -594,16 +594,7 @@ class RegexSpanner:
         import regex
 
         self.pattern = pattern
-        if isinstance(pattern, SplitProgram):
-            raise UnsupportedTokenizerError(
-                "this vocabulary is split by a split program (a tokenizer.json's Split steps, with HF's semantics): "
-                "use spanner='hf-split' (what spanner='auto' picks), not the tiktoken-style regex spanner"
-            )
-        if not isinstance(pattern, str):  # another spanner stage (a SentencePiece split)
-            raise UnsupportedTokenizerError(
-                f"the regex spanner runs a split regex, not a {getattr(pattern, 'kind', type(pattern).__name__)} "
-                "spanner: use spanner='auto'"
-            )
+        refuse_other_stage("regex", pattern, str, "a split regex (tiktoken's kind)")
         translated = translate_pattern(pattern)
         try:
             self._regex = regex.compile(translated)

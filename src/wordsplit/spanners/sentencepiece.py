@@ -26,12 +26,14 @@ import re
 
 from ..sentencepiece import SPACE
 from ..spec import SentencePieceSplit
+from .stage_check import refuse_other_stage
 
 
 class SentencePieceSpanner:
     """Cuts the user-defined pieces out of normalized text (see the module docstring)."""
 
     def __init__(self, model: SentencePieceSplit) -> None:
+        refuse_other_stage("sentencepiece", model, SentencePieceSplit, "a SentencePiece model's split")
         self.model = model
         # Cut before every ▁ (Metaspace's split), or before each ▁ after another character
         # where no merge can join them (model.words), but inside a joined token.
