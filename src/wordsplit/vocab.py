@@ -19,7 +19,7 @@ import sys
 from array import array
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Collection, Mapping, Sequence
+from typing import Callable, Collection, Mapping, Sequence
 
 from .core import extension
 from .errors import VocabFormatError
@@ -143,7 +143,7 @@ class Vocab:
             unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk), scores=scores,
         )
         set_(self, "_ranks", MappingProxyType(dict(ranks)))
-        _check_scores(source, self.scores, max(ranks.values()) + 1, n_vocab)
+        _check_scores(source, self.scores, lambda: max(ranks.values()) + 1, n_vocab)
         if packed_merges is not None:
             self._check_packed_merges()
         self._check_eos_bos()
@@ -213,7 +213,7 @@ class Vocab:
                                                                      added_tokens),
             unk_token_id=unk_token_id, fuse_unk=bool(fuse_unk), scores=scores,
         )
-        _check_scores(source, self.scores, max(ids, default=-1) + 1, n_vocab)
+        _check_scores(source, self.scores, lambda: max(ids, default=-1) + 1, n_vocab)
         object.__setattr__(self, "_packed", (blob, ids, lengths))
         try:
             self.native_tables()
@@ -555,10 +555,14 @@ def _float_tuple(source, scores) -> tuple[float, ...]:
     return values
 
 
-def _check_scores(source, scores, n_model, n_vocab) -> None:
-    """A score for every id below ``n_model`` (the largest id of the tokens, plus one), and
-    no more than ``n_vocab``."""
-    if scores is not None and not n_model <= len(scores) <= n_vocab:
+def _check_scores(source, scores, n_model: Callable[[], int], n_vocab) -> None:
+    """A score for every id below ``n_model()`` (the largest id of the tokens, plus one), and
+    no more than ``n_vocab``. (``n_model`` is asked only of a vocabulary with scores: the
+    largest of 200,000 ids takes milliseconds to find.)"""
+    if scores is None:
+        return
+    n_model = n_model()
+    if not n_model <= len(scores) <= n_vocab:
         raise VocabFormatError(
             f"{source}: {len(scores)} scores for tokens with ids up to {n_model - 1} and n_vocab {n_vocab}; a "
             "vocabulary with scores has one for every id up to its largest token id"

@@ -26,8 +26,10 @@ An encoder is a class built as ``cls(tables)`` (a :class:`~wordsplit.tables.Merg
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable, Optional
 
+from ..errors import UnknownComponentError
 from ..protocols import EncoderClass
 from ..registry import ENCODERS
 from ..spec import CharacterBpe, Unigram, WordLevel, WordPiece
@@ -48,7 +50,39 @@ def get_encoder(name: str) -> EncoderClass:
     return ENCODERS.get(name)
 
 
-from . import backtrack, buffer_sweep, character_bpe, heap_merge, score_merge, unigram, wordpiece  # noqa: E402, F401
+def add_model_encoder(name: str, load: Callable[[], EncoderClass]) -> None:
+    """Register under ``name`` an encoder that only the vocabularies of one model kind take;
+    ``load()`` gives its class, the first time it is asked for. It is found by name like any
+    encoder (``TokenizerOptions(encoder=name)``, and ``encoder="auto"`` picks it for its
+    vocabularies), but it is not listed with the encoders every vocabulary takes (what
+    ``wordsplit bench`` and ``--encoder`` iterate over): it is a family of the encoder
+    registry whose one member is ``name``.
+
+    >>> get_encoder("unigram").__name__, "unigram" in ENCODERS.names()
+    ('UnigramEncoder', False)
+    """
+
+    def member(asked: str) -> EncoderClass:
+        if asked != name:
+            raise UnknownComponentError(f"unknown encoder {asked!r} (did you mean {name!r}?)")
+        return load()
+
+    ENCODERS.add_family(name, member)
+
+
+def _imported(module: str, name: str) -> Callable[[], EncoderClass]:
+    """What loads the class ``name`` of this package's ``module``."""
+    return lambda: getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+from . import backtrack, buffer_sweep, heap_merge, score_merge  # noqa: E402, F401
+
+# The encoders of the word models, imported when a vocabulary of theirs is first built: a
+# program that tokenizes with byte-level BPE does not import them.
+add_model_encoder("wordpiece", _imported("wordpiece", "WordPieceEncoder"))
+add_model_encoder("word-level", _imported("wordpiece", "WordLevelEncoder"))
+add_model_encoder("unigram", _imported("unigram", "UnigramEncoder"))
+add_model_encoder("character-bpe", _imported("character_bpe", "CharacterBpeEncoder"))
 
 # The byte-level BPE encoders: a SentencePiece vocabulary's characters are not their symbols.
 BYTE_LEVEL_ENCODERS = ("buffer-sweep", "heap-merge", "backtrack")

@@ -31,12 +31,10 @@ from ..spec import CharacterBpe
 from ..tables import MergeTables
 from ..vocab import merge_cut
 from .heap_merge import merge_spans
-from .score_merge import model_encoder
 
 __all__ = ["CharacterBpeEncoder"]
 
 
-@model_encoder("character-bpe")
 class CharacterBpeEncoder:
     """HF's BPE over characters (see the module docstring)."""
 

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import ENCODERS
-from ..errors import UnknownComponentError, VocabFormatError
+from . import add_model_encoder
+from ..errors import VocabFormatError
 from ..tables import MergeTables
 from .heap_merge import merge_spans
 
@@ -52,19 +52,11 @@ def symbol_ids(ranks) -> tuple[dict[str, int], list[Optional[int]]]:
 
 
 def model_encoder(name: str):
-    """Decorator: register an encoder that only the vocabularies of one model kind take, under
-    ``name``. It is found by name like any encoder (``TokenizerOptions(encoder=name)``, and
-    ``encoder="auto"`` picks it for its vocabularies), but it is not listed with the encoders
-    every vocabulary takes (what ``wordsplit bench`` and ``--encoder`` iterate over): it is a
-    family of the encoder registry whose one member is ``name``."""
+    """Decorator: register an encoder class that only the vocabularies of one model kind take
+    under ``name`` (:func:`~wordsplit.encoders.add_model_encoder`)."""
 
     def deco(cls: type) -> type:
-        def member(asked: str) -> type:
-            if asked != name:
-                raise UnknownComponentError(f"unknown encoder {asked!r} (did you mean {name!r}?)")
-            return cls
-
-        ENCODERS.add_family(name, member)
+        add_model_encoder(name, lambda: cls)
         return cls
 
     return deco

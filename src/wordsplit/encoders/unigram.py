@@ -63,7 +63,6 @@ from typing import Optional
 from ..errors import EncodeInputError, VocabFormatError
 from ..spec import Unigram
 from ..tables import MergeTables
-from .score_merge import model_encoder
 
 __all__ = ["UNK_PENALTY", "UnigramEncoder", "float32"]
 
@@ -89,7 +88,6 @@ def byte_token_text(byte: int) -> str:
     return f"<0x{byte:02X}>"
 
 
-@model_encoder("unigram")
 class UnigramEncoder:
     """The Unigram model's Viterbi segmentation (see the module docstring)."""
 

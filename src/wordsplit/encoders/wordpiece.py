@@ -24,7 +24,6 @@ from typing import Callable, Optional
 from ..errors import EncodeInputError
 from ..spec import WordLevel, WordPiece
 from ..tables import MergeTables
-from .score_merge import model_encoder
 
 __all__ = ["WordLevelEncoder", "WordPieceEncoder", "token_ids_by_text"]
 
@@ -46,7 +45,6 @@ def _unknown_id(ids: dict[str, int], unk_token: str, vocab, piece: str) -> int:
     return unk
 
 
-@model_encoder("wordpiece")
 class WordPieceEncoder:
     """WordPiece's greedy longest match (see the module docstring)."""
 
@@ -102,7 +100,6 @@ class WordPieceEncoder:
         return out
 
 
-@model_encoder("word-level")
 class WordLevelEncoder:
     """WordLevel's lookup of the whole piece (see the module docstring)."""
 
