@@ -156,7 +156,7 @@ impl RankMerge {
     }
 
     /// The merge of a piece of at most [`SWEEP_SYMBOLS`] symbols by sweeps; false (nothing
-    /// done) for a longer piece.
+    /// done) for a longer piece or one whose ranks are past the sweep's keys.
     fn sweep(&self, piece: &[u8], out: &mut Vec<u32>) -> bool {
         let tables = &*self.tables;
         // Symbol i starts at byte starts[i] and has id ids[i].
@@ -194,6 +194,9 @@ impl RankMerge {
             };
             sweep_merge(&starts, &mut ids, n, pair)
         });
+        let Some(alive) = alive else {
+            return false;
+        };
         out.extend(live_symbols(&starts, &ids, n, alive).map(|(_, _, id)| id));
         true
     }

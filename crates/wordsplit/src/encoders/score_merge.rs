@@ -257,7 +257,8 @@ impl ScoreMerge {
     }
 
     /// The merge of a piece of at most [`SWEEP_SYMBOLS`] characters by sweeps, for a model
-    /// without UNUSED pieces; false (nothing done) for a longer piece.
+    /// without UNUSED pieces; false (nothing done) for a longer piece or one whose ranks
+    /// are past the sweep's keys.
     fn sweep(&self, bytes: &[u8], out: &mut Vec<u32>) -> bool {
         let tables = &*self.tables;
         // Symbol i starts at byte starts[i] and has id ids[i] (NONE: no piece spells it).
@@ -288,6 +289,9 @@ impl ScoreMerge {
             };
             sweep_merge(&starts, &mut ids, n, pair)
         });
+        let Some(alive) = alive else {
+            return false;
+        };
         let mut after_unknown = false;
         for (a, b, id) in live_symbols(&starts, &ids, n, alive) {
             let one_char = a + utf8_width(bytes[a]) == b;

@@ -137,21 +137,34 @@ pub(super) fn merges<'a>(
     })
 }
 
+/// The bits of a sweep key that hold the left symbol's index ([`sweep_merge`]).
+const KEY_BITS: u32 = SWEEP_SYMBOLS.trailing_zeros();
+
+/// The highest rank a sweep key holds above [`KEY_BITS`] bits (a key is then never `NO_RANK`);
+/// a vocabulary with higher ranks (more than 67 million merges) is merged by the heap.
+const MAX_SWEEP_RANK: Rank = (NO_RANK >> KEY_BITS) - 1;
+
 /// The sweep both encoders run on a piece of `n` symbols, at most [`SWEEP_SYMBOLS`]: symbol
 /// `k` starts at byte `starts[k]` (`starts[n]` is the piece's end) and has id `ids[k]`;
 /// `pair(left id, right id, start, end)` is the rank of merging two adjacent symbols that
 /// cover bytes `start..end` together, and the token it makes (`NO_RANK`: none). The pair of
 /// lowest rank merges, the leftmost on ties, until none is left; returns the live symbols,
-/// one bit each (a merged symbol keeps its start, and its id becomes the token made).
+/// one bit each (a merged symbol keeps its start, and its id becomes the token made), or
+/// None (and `ids` changed) for a rank above [`MAX_SWEEP_RANK`].
+///
+/// Each pair is kept as one key, its rank above its left symbol's index, so the least key
+/// is the lowest rank's leftmost pair: a round is one minimum over the keys, which the
+/// compiler vectorizes, with no search for where the minimum is (a loop whose exit branch
+/// mispredicted in most rounds).
 pub(super) fn sweep_merge(
     starts: &[u32; SWEEP_SYMBOLS + 1],
     ids: &mut [u32; SWEEP_SYMBOLS],
     n: usize,
     mut pair: impl FnMut(u32, u32, u32, u32) -> (Rank, u32),
-) -> u64 {
+) -> Option<u64> {
     debug_assert!(n <= SWEEP_SYMBOLS);
     if n == 0 {
-        return 0;
+        return Some(0);
     }
     let mut alive = u64::MAX >> (64 - n);
     // The live symbol after `k`, or `n`; the one before it.
@@ -167,36 +180,49 @@ pub(super) fn sweep_merge(
         let below = alive & ((1u64 << k) - 1);
         (below != 0).then(|| 63 - below.leading_zeros() as usize)
     };
-    // ranks[k], made[k]: merging live symbol k with the next live one (NO_RANK for the
-    // last live symbol and the absorbed ones).
-    let mut ranks = [NO_RANK; SWEEP_SYMBOLS];
+    // keys[k], made[k]: merging live symbol k with the next live one (NO_RANK for the last
+    // live symbol and the absorbed ones).
+    let mut keys = [NO_RANK; SWEEP_SYMBOLS];
     let mut made = [NONE; SWEEP_SYMBOLS];
+    let keyed = |keys: &mut [u32; SWEEP_SYMBOLS],
+                 made: &mut [u32; SWEEP_SYMBOLS],
+                 k: usize,
+                 (rank, token): (Rank, u32)| {
+        made[k] = token;
+        keys[k] = match rank {
+            NO_RANK => NO_RANK,
+            rank if rank <= MAX_SWEEP_RANK => rank << KEY_BITS | k as u32,
+            _ => return None,
+        };
+        Some(())
+    };
     for k in 0..n - 1 {
-        (ranks[k], made[k]) = pair(ids[k], ids[k + 1], starts[k], starts[k + 2]);
+        let joined = pair(ids[k], ids[k + 1], starts[k], starts[k + 2]);
+        keyed(&mut keys, &mut made, k, joined)?;
     }
     loop {
-        // (the lowest rank, then where it first is: the first loop has no data-dependent
-        // branch, and the compiler vectorizes it)
-        let live = &ranks[..n - 1];
-        let best = live.iter().fold(NO_RANK, |best, &r| best.min(r));
+        let best = keys[..n - 1]
+            .iter()
+            .fold(NO_RANK, |best, &key| best.min(key));
         if best == NO_RANK {
-            return alive;
+            return Some(alive);
         }
-        let at = live.iter().position(|&r| r == best).unwrap_or_default();
+        let at = (best & (SWEEP_SYMBOLS as u32 - 1)) as usize;
         let right = next(alive, at);
         ids[at] = made[at];
         alive &= !(1u64 << right);
-        ranks[right] = NO_RANK;
+        keys[right] = NO_RANK;
         let after = next(alive, at);
-        (ranks[at], made[at]) = if after < n {
+        if after < n {
             let end = starts[next(alive, after)];
-            pair(ids[at], ids[after], starts[at], end)
+            let joined = pair(ids[at], ids[after], starts[at], end);
+            keyed(&mut keys, &mut made, at, joined)?;
         } else {
-            (NO_RANK, NONE)
-        };
+            keys[at] = NO_RANK;
+        }
         if let Some(before) = prev(alive, at) {
-            (ranks[before], made[before]) =
-                pair(ids[before], ids[at], starts[before], starts[after]);
+            let joined = pair(ids[before], ids[at], starts[before], starts[after]);
+            keyed(&mut keys, &mut made, before, joined)?;
         }
     }
 }
@@ -549,6 +575,28 @@ pub(crate) mod tests {
             (5, 50),
             "evicted, looked up again"
         );
+    }
+
+    #[test]
+    fn sweeps_merge_the_lowest_rank_leftmost_and_leave_ranks_past_their_keys_to_the_heap() {
+        // Four symbols "a a a a" (id 1), where "aa" (id 2) merges at `rank` and nothing else.
+        let starts: [u32; SWEEP_SYMBOLS + 1] = std::array::from_fn(|k| k as u32);
+        let sweep = |rank: Rank| {
+            let mut ids = [NONE; SWEEP_SYMBOLS];
+            ids[..4].fill(1);
+            let pair = |l: u32, r: u32, _, _| {
+                if (l, r) == (1, 1) {
+                    (rank, 2)
+                } else {
+                    (NO_RANK, NONE)
+                }
+            };
+            sweep_merge(&starts, &mut ids, 4, pair).map(|alive| (alive, ids[0], ids[2]))
+        };
+        // The leftmost pair first: "aa" "aa", symbols 0 and 2 alive.
+        assert_eq!(sweep(7), Some((0b0101, 2, 2)));
+        assert_eq!(sweep(MAX_SWEEP_RANK), Some((0b0101, 2, 2)));
+        assert_eq!(sweep(MAX_SWEEP_RANK + 1), None);
     }
 
     #[test]
