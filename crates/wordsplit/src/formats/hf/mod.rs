@@ -29,7 +29,7 @@
 //! pre-tokenizers (a split program or a normalizer program, which the Python package runs). A
 //! file the Python package's loader refuses is refused here too.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -46,7 +46,7 @@ use super::tiktoken::group_depth;
 use super::{file_stem, parent_name, read_file, truthy, FileKind, FormatError};
 use super::{TextMap, VocabData};
 use crate::literal::{LSTRIP, NORMALIZED, RSTRIP, SINGLE_WORD};
-use crate::normalizers::NormalizeStage;
+use crate::normalizers::{nfc_of, NormalizeStage};
 
 pub(super) const FILE: FileKind = FileKind::TokenizerJson;
 /// The deepest nesting of `Sequence`s followed (a deeper one is refused).
@@ -545,29 +545,34 @@ fn check_added_tokens(
     normalizer: &NormalizeStage,
 ) -> Result<(), FormatError> {
     if *normalizer == NormalizeStage::Nfc && added.iter().any(|(t, _)| t.has(NORMALIZED)) {
-        let mut owner: HashSet<&str> = HashSet::new();
+        // Each normalized token's NFC form (what HF matches it as) to the token that has it.
+        let mut owner: HashMap<String, &str> = HashMap::new();
         for (token, _) in added.iter().filter(|(t, _)| t.has(NORMALIZED)) {
-            // Text below U+0300 is its own NFC (no character there decomposes or combines); the
-            // NFC tables are not part of these readers, so other text cannot be checked here.
-            if token.content.chars().any(|c| c >= '\u{300}') {
-                return Err(unsupported(
-                    "added_tokens",
-                    format!("the normalized added token {:?} under NFC", token.content),
-                    format!(
-                        "checking that NFC keeps it apart from the other normalized tokens needs \
-                         the NFC tables; {PYTHON_ONLY}, or set its normalized flag to false"
-                    ),
-                ));
-            }
-            if !owner.insert(&token.content) {
-                return Err(unsupported(
-                    "added_tokens",
-                    format!(
-                        "the normalized added token {:?} listed both as special and not",
-                        token.content
-                    ),
-                    "HF then matches one or the other at random; list it once",
-                ));
+            let form = nfc_of(&token.content).unwrap_or_else(|| token.content.clone());
+            match owner.insert(form, &token.content) {
+                Some(other) if other == token.content => {
+                    return Err(unsupported(
+                        "added_tokens",
+                        format!(
+                            "the normalized added token {:?} listed both as special and not",
+                            token.content
+                        ),
+                        "HF then matches one or the other at random; list it once",
+                    ))
+                }
+                Some(other) => {
+                    return Err(unsupported(
+                        "added_tokens",
+                        format!(
+                            "the normalized added tokens {other:?} and {:?}, which NFC makes the \
+                             same text",
+                            token.content
+                        ),
+                        "HF then matches one or the other at random; remove one, or set its \
+                         normalized flag to false",
+                    ))
+                }
+                None => {}
             }
         }
     }
