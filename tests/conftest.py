@@ -95,6 +95,39 @@ if LIBC is not None and not hasattr(LIBC, "malloc_trim"):  # musl
     LIBC = None
 
 
+# The test modules that take longest, longest first. With `--dist loadfile
+# --no-loadscope-reorder` ([tool.pytest.ini_options]) xdist hands a worker a whole module at a
+# time, in the order below: the long ones start first and the short ones even the two workers
+# out at the end. (xdist's own order, most tests first, puts modules of few but long tests,
+# such as the browser's or Ray's, near the end, where one worker can be left running one while
+# the other has nothing to do.) The others follow, most tests first. The order is estimated
+# from CI's `pytest --durations=40` and a timed run of the larger modules on the 2-core CI
+# machine; a new slow module belongs here.
+SLOWEST_MODULES = [
+    "tests/test_native_regex.py", "tests/test_compat_unigram.py", "tests/test_compat_bert.py",
+    "tests/test_unigram.py", "tests/test_compat_transformers.py", "tests/test_wordpiece.py",
+    "tests/test_docs.py", "tests/test_playground.py", "tests/test_differential.py", "tests/test_sentencepiece.py",
+    "tests/test_hf_dropping.py", "tests/test_sentencepiece_native.py", "tests/test_llamacpp_parity.py",
+    "tests/test_datasets_ray.py", "tests/test_precompiled_native.py", "tests/test_regex_spanner.py",
+    "tests/test_scanners.py", "tests/test_llamacpp_word_models.py", "tests/test_train_large.py",
+    "tests/test_compat_tiktoken.py", "tests/test_native_formats.py", "tests/test_wasm.py",
+    "tests/test_llamacpp_native.py", "tests/test_offsets_normalizers.py", "tests/test_limits.py",
+    "tests/test_native_loaders.py", "tests/test_gguf.py", "tests/test_wordpiece_native.py",
+    "tests/test_references.py", "tests/test_layout.py", "tests/test_npm_package.py", "tests/test_sdist.py",
+]
+
+
+def pytest_collection_modifyitems(items):
+    """The modules in the order above, then the rest by their number of tests (xdist's own
+    order); each module's tests stay in their order (a stable sort)."""
+    first = {name: rank for rank, name in enumerate(SLOWEST_MODULES)}
+    module = {id(item): item.nodeid.split("::")[0] for item in items}  # (its path from the rootdir)
+    counts: dict[str, int] = {}
+    for name in module.values():
+        counts[name] = counts.get(name, 0) + 1
+    items.sort(key=lambda item: (first.get(module[id(item)], len(first)), -counts[module[id(item)]]))
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _free_caches_after_each_module():
     yield

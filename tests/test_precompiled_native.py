@@ -140,15 +140,23 @@ def test_sentencepiece_normalizer_is_the_python_reference(name, text, flags):
     assert native.native_normalize(json.dumps(stage.to_json()), [text]) == [expected]
 
 
+@functools.cache
+def model_normalizers(name: str) -> tuple[sentencepiece.SentencePieceProcessor, str]:
+    """The model's ``sentencepiece`` processor and the JSON of wordsplit's normalizer stage
+    for it (which the core runs), made once per model rather than once per example: loading
+    BPEmb's 100,000 pieces each time took most of the test's time."""
+    stage = load_vocab(UNIGRAM / name).normalizer
+    assert native_normalizer(stage)
+    return sentencepiece.SentencePieceProcessor(model_proto=model_bytes(name)), json.dumps(stage.to_json())
+
+
 @pytest.mark.parametrize("name", ["test_sentencepiece.model.gz", "sentencepiece-test_model.model.gz",
                                   "bpemb-en.wiki.bpe.vs100000.model.gz"])
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=TEXTS)
 def test_a_models_normalizer_is_sentencepieces(name, text):
-    processor = sentencepiece.SentencePieceProcessor(model_proto=model_bytes(name))
-    stage = load_vocab(UNIGRAM / name).normalizer
-    assert native_normalizer(stage)
-    normalized = native.native_normalize(json.dumps(stage.to_json()), [text])[0]
+    processor, stage_json = model_normalizers(name)
+    normalized = native.native_normalize(stage_json, [text])[0]
     assert normalized == processor.normalize(text)
 
 
