@@ -6,10 +6,13 @@
 //! what the Python package runs as a split program or a normalizer program (or NFD, NFKC, and
 //! a normalized added token that NFC may change, which needs the NFC tables to check).
 
+#[path = "support/hf_json.rs"]
+mod hf_json;
 mod support;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use hf_json::read;
 use serde_json::{json, Value};
 use wordsplit::formats::{
     read_derived, read_file, read_hf_tokenizer_json, read_named, read_tiktoken,
@@ -289,10 +292,6 @@ fn spec() -> Value {
         "decoder": {"type": "ByteLevel"},
         "model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "ab c"]},
     })
-}
-
-fn read(spec: &Value) -> Result<VocabData, FormatError> {
-    read_hf_tokenizer_json(spec.to_string().as_bytes())
 }
 
 fn split(regex: &str, behavior: &str) -> Value {
