@@ -70,6 +70,36 @@ fn place_literal(
     state.word += 1;
 }
 
+/// The place of the token at bytes `range` of a normalized text that `alignment` aligns to
+/// the segment at byte `start` of the text, in piece `word`: from its first character's start
+/// to its last one's end, byte for byte inside a character that is the original one itself.
+fn aligned_place(
+    alignment: &Alignment,
+    range: std::ops::Range<usize>,
+    start: usize,
+    state: &mut Places<'_>,
+    word: u64,
+) -> TokenPlace {
+    let (a, b) = (range.start, range.end);
+    let head = alignment.chars[alignment.char_of_byte[a] as usize];
+    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
+    let byte_start = match head.identical {
+        true => head.start + (a - head.normalized_start),
+        false => head.start,
+    };
+    let byte_end = match tail.identical {
+        true => tail.start + (b - tail.normalized_start),
+        false => tail.end,
+    };
+    [
+        (start + byte_start) as u64,
+        (start + byte_end) as u64,
+        state.starts.before(start + head.start) as u64,
+        state.ends.before(start + tail.end) as u64,
+        word,
+    ]
+}
+
 /// What an offsets encode carries from segment to segment.
 struct Places<'a> {
     starts: CharCounter<'a>,
@@ -382,27 +412,7 @@ impl Pipeline {
                         word,
                     ]
                 }
-                Some(alignment) => {
-                    let head = alignment.chars[alignment.char_of_byte[a] as usize];
-                    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
-                    let byte_start = if head.identical {
-                        head.start + (a - head.normalized_start)
-                    } else {
-                        head.start
-                    };
-                    let byte_end = if tail.identical {
-                        tail.start + (b - tail.normalized_start)
-                    } else {
-                        tail.end
-                    };
-                    [
-                        (start + byte_start) as u64,
-                        (start + byte_end) as u64,
-                        state.starts.before(start + head.start) as u64,
-                        state.ends.before(start + tail.end) as u64,
-                        word,
-                    ]
-                }
+                Some(alignment) => aligned_place(alignment, a..b, start, state, word),
             });
             if let Some(lengths) = state.lengths.as_deref_mut() {
                 lengths.push((b - a) as u32);
@@ -490,27 +500,7 @@ impl Pipeline {
                     let (a, b) = ((start + a) as u64, (start + b) as u64);
                     [a, b, char_start as u64, char_end as u64, word]
                 }
-                Some(alignment) => {
-                    let head = alignment.chars[alignment.char_of_byte[a] as usize];
-                    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
-                    let byte_start = if head.identical {
-                        head.start + (a - head.normalized_start)
-                    } else {
-                        head.start
-                    };
-                    let byte_end = if tail.identical {
-                        tail.start + (b - tail.normalized_start)
-                    } else {
-                        tail.end
-                    };
-                    [
-                        (start + byte_start) as u64,
-                        (start + byte_end) as u64,
-                        state.starts.before(start + head.start) as u64,
-                        state.ends.before(start + tail.end) as u64,
-                        word,
-                    ]
-                }
+                Some(alignment) => aligned_place(alignment, a..b, start, state, word),
             });
             if let Some(lengths) = state.lengths.as_deref_mut() {
                 lengths.push((b - a) as u32);
