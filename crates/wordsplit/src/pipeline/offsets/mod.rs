@@ -184,7 +184,7 @@ impl Pipeline {
             scan,
             text,
             policy,
-            |stretch| self.segment_alignment(stretch, false),
+            |stretch, later| self.segment_alignment(stretch, later),
             |step| match step {
                 Step::Plain {
                     normalized: None,
