@@ -308,13 +308,17 @@ impl Pipeline {
             .as_ref()
             .map_or(segment, |a| a.normalized.as_str());
         let first = out.len();
-        self.encode_piece_ends(normalized, &ends, out)?;
-        if let Some(spans) = self.token_spans(normalized, &ends)? {
-            let placed = (segment, start, alignment.as_ref());
-            return self.place_spans(text, placed, &ends, &spans, &out[first..], state, places);
+        // A word model's tokens (and Unigram's unknown ones) stand for parts of their piece
+        // their bytes do not spell: their lengths say which.
+        let mut lengths = self.encode_with_lengths(normalized, &ends, out)?;
+        if lengths.is_none() {
+            self.encode_piece_ends(normalized, &ends, out)?;
+            if let Some(spans) = self.token_spans(normalized, &ends)? {
+                let placed = (segment, start, alignment.as_ref());
+                return self.place_spans(text, placed, &ends, &spans, &out[first..], state, places);
+            }
+            lengths = self.token_lengths(normalized, &ends)?;
         }
-        // A word model's tokens stand for parts of their piece their bytes do not spell.
-        let lengths = self.token_lengths(normalized, &ends)?;
         if lengths
             .as_ref()
             .is_some_and(|l| l.len() != out.len() - first)
@@ -508,6 +512,33 @@ impl Pipeline {
         }
         state.word += ends.len() as u64;
         Ok(())
+    }
+
+    /// The ids of the pieces of `text` (ending at `ends`) appended to `out`, and the length in
+    /// bytes of the part of its piece each stands for, when the encoder gives both in one call
+    /// ([`crate::Encoder::encode_with_lengths`]: one search per piece, where
+    /// [`Self::encode_piece_ends`] and [`Self::token_lengths`] would search twice); None,
+    /// with `out` as it was, when it does not.
+    fn encode_with_lengths(
+        &self,
+        text: &str,
+        ends: &[usize],
+        out: &mut Vec<u32>,
+    ) -> Result<Option<Vec<usize>>, Error> {
+        let EncodeStage::Foreign(encoder) = &self.encoder else {
+            return Ok(None);
+        };
+        let first = out.len();
+        let mut lengths = Vec::with_capacity(ends.len());
+        let mut start = 0;
+        for &end in ends {
+            if !encoder.encode_with_lengths(&text.as_bytes()[start..end], out, &mut lengths)? {
+                out.truncate(first);
+                return Ok(None);
+            }
+            start = end;
+        }
+        Ok(Some(lengths))
     }
 
     /// The length in bytes of the part of its piece each token stands for, when the encoder's
