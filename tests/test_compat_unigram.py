@@ -191,8 +191,9 @@ VARIANTS = {
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_metaspace_layouts_are_hfs(variant):
-    """Every prepend scheme with and without split, and T5's WhitespaceSplit layout (whose
-    prepend_scheme first the loader's own ids do not follow: the drop-in does)."""
+    """Every prepend scheme with and without split, and T5's WhitespaceSplit layout: the
+    drop-in's encodings, and the ids of the wordsplit tokenizer it reads the file into (which an
+    accelerated transformers tokenizer encodes with), prepend_scheme first included."""
     base, pre_tokenizer, decoder = VARIANTS[variant]
     text = _variant(base, pre_tokenizer, decoder)
     hf, ws = tokenizers.Tokenizer.from_str(text), Tokenizer.from_str(text)
@@ -201,7 +202,9 @@ def test_metaspace_layouts_are_hfs(variant):
             assert_calls_same(hf, ws, call)
         ids = hf.encode(sample).ids
         assert ws.decode(ids) == hf.decode(ids)
-    assert ws.engine_ids_exact == (variant != "whitespace-split-first")
+        own = ws._tok.encode(sample, allowed_special="all")
+        assert own == hf.encode(sample, add_special_tokens=False).ids, sample
+    assert ws.engine_ids_exact
 
 
 @pytest.mark.parametrize("normalizer", [None, {"type": "NFKC"}, {"type": "Lowercase"}])
@@ -493,9 +496,9 @@ def test_transformers_refuses_surrogates_as_hf():
             assert tf_outcome(lambda: fast(batch, **options)) is tf_outcome(lambda: tok(batch, **options)) is TypeError
 
 
-def test_t5_whitespace_split_with_prepend_first_runs_on_the_slow_path():
-    """With prepend_scheme first, T5's layout gives ids the loader's own tokenizer does not:
-    the fast path of __call__ steps aside, and the results are transformers'."""
+def test_t5_whitespace_split_with_prepend_first_is_transformers():
+    """With prepend_scheme first, T5's layout: the loader's own tokenizer gives HF's ids, so
+    __call__'s fast path runs it, and the results are transformers'."""
     from transformers import PreTrainedTokenizerFast
 
     from wordsplit.compat.transformers import accelerate

@@ -4,7 +4,8 @@ word alone): ``load_vocab`` reads it (the Metaspace normalizer keeps the white s
 program drops it and cuts before every ``▁``) and both backends give HF ``tokenizers`` 0.23's
 ids, decoded text and offsets (the native backend's from the core); on t5-small's tokenizer.json with the
 scheme set to ``first``, with its own normalizer and with ones that drop or change the text's
-start (``Strip``, ``Lowercase``)."""
+start (``Strip``, ``Lowercase``); and ``wordsplit.compat.tokenizers`` reads the file into the
+same pipeline."""
 
 from __future__ import annotations
 
@@ -100,6 +101,23 @@ ALPHABET = st.sampled_from(list("aAzZé中 \t\n\u3000\xa0\x85\u2028\u200b\x1c▁
 def test_hypothesis_texts_are_hfs(normalizer, tmp, text):
     hf, _, toks = _tokenizers(normalizer, tmp)
     _check(hf, toks, text)
+
+
+@pytest.mark.parametrize("normalizer", sorted(NORMALIZERS))
+def test_the_drop_in_reads_the_layout_as_the_loader_does(normalizer, tmp):
+    """``wordsplit.compat.tokenizers`` reads the file into the loader's pipeline (prepend_scheme
+    first, not always): the wordsplit tokenizer it wraps gives HF's ids itself, which an
+    accelerated transformers tokenizer encodes with."""
+    from wordsplit.compat.tokenizers import Tokenizer
+
+    hf, vocab, _ = _tokenizers(normalizer, tmp)
+    ws = Tokenizer.from_str(json.dumps(_spec(normalizer)))
+    assert ws.engine_ids_exact
+    assert ws._tok.vocab.pipeline == vocab.pipeline
+    for text in TEXTS:
+        expected = hf.encode(text, add_special_tokens=False)
+        assert ws._tok.encode(text, allowed_special="all") == expected.ids, text
+        assert ws.encode(text, add_special_tokens=False).offsets == expected.offsets, text
 
 
 def test_never_with_whitespace_split_is_refused():

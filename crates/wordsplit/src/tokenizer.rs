@@ -394,29 +394,16 @@ impl Tokenizer {
     /// their offsets in characters, and the post-processor of the vocabulary's pipeline run
     /// ([`post_process`]: BERT's `[CLS] … [SEP]` with `add_special_tokens`, the type ids).
     /// A Unigram model's offsets are HF's for a tokenizer.json (the byte-fallback tokens of an
-    /// unknown run each with the whole run's), and for a SentencePiece `.model` the Python
-    /// package's `encode_with_offsets`' (each byte-fallback token its character); a GGUF
-    /// Unigram model's are [`Error::Unsupported`] (llama.cpp's normalizer gives the core no
-    /// alignment; the Python package's `encode_with_offsets` gives them).
+    /// unknown run each with the whole run's), and for a SentencePiece `.model` or a GGUF
+    /// Unigram model the Python package's `encode_with_offsets`' (each byte-fallback token its
+    /// character; a GGUF model's text aligned through llama.cpp's normalizer as that
+    /// package's `LlamaCppUnigramNormalizer.alignment` aligns it).
     pub fn encoding(
         &self,
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<Encoding, Error> {
-        let style = self
-            .piece_decoder
-            .as_ref()
-            .map(|(decoder, _)| decoder.style());
-        if matches!(self.model, ModelSpec::Unigram { .. }) && style == Some(DecoderStyle::LlamaCpp)
-        {
-            return Err(Error::Unsupported(format!(
-                "{}: the offsets of a llama.cpp Unigram model are not computed by the Rust core \
-                 (its normalizer gives no alignment); the Python package's \
-                 encode_with_offsets gives them",
-                self.name
-            )));
-        }
         let encode = |text: &str, type_id: u32| -> Result<Encoding, Error> {
             let (mut ids, mut places) = (Vec::new(), Vec::new());
             let policy = &SpecialPolicy::AllowAll;

@@ -6,8 +6,12 @@
 //! tokenizer-wiki's, Tortoise's) are held to HF's goldens by `tests/word_models.rs` and to the
 //! Python reader by `tests/formats.rs`.
 
+#[path = "support/hf_json.rs"]
+mod hf_json;
+
+use hf_json::{read, with};
 use serde_json::{json, Value};
-use wordsplit::formats::{read_hf_tokenizer_json, FormatError, VocabData};
+use wordsplit::formats::FormatError;
 use wordsplit::spec::{ModelSpec, SpannerSpec};
 use wordsplit::Tokenizer;
 
@@ -24,20 +28,6 @@ fn spec() -> Value {
                   "vocab": {"[UNK]": 0, "a": 1, "b": 2, "c": 3, "é": 4, "ab": 5, "abc": 6, "bé": 7},
                   "merges": ["a b", "ab c", "b é"]},
     })
-}
-
-fn read(spec: &Value) -> Result<VocabData, FormatError> {
-    read_hf_tokenizer_json(spec.to_string().as_bytes())
-}
-
-fn with(mut spec: Value, path: &[&str], value: Value) -> Value {
-    let (last, parents) = path.split_last().unwrap();
-    let mut at = &mut spec;
-    for key in parents {
-        at = &mut at[*key];
-    }
-    at[*last] = value;
-    spec
 }
 
 #[test]

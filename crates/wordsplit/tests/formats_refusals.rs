@@ -5,10 +5,13 @@
 //! [`FormatError::Unsupported`]); what Python accepts and these readers call unsupported is
 //! what the Python package runs as a split program or a normalizer program (or NFD and NFKC).
 
+#[path = "support/hf_json.rs"]
+mod hf_json;
 mod support;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use hf_json::read;
 use serde_json::{json, Value};
 use wordsplit::formats::{
     read_derived, read_file, read_hf_tokenizer_json, read_named, read_tiktoken,
@@ -288,10 +291,6 @@ fn spec() -> Value {
         "decoder": {"type": "ByteLevel"},
         "model": {"type": "BPE", "vocab": vocab, "merges": ["a b", "ab c"]},
     })
-}
-
-fn read(spec: &Value) -> Result<VocabData, FormatError> {
-    read_hf_tokenizer_json(spec.to_string().as_bytes())
 }
 
 fn split(regex: &str, behavior: &str) -> Value {

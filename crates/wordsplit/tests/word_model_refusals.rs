@@ -3,8 +3,12 @@
 //! does not run refused with a typed error that says where (the Python package's loader
 //! refuses the same malformed files, `tests/test_wordpiece.py`).
 
+#[path = "support/hf_json.rs"]
+mod hf_json;
+
+use hf_json::{read, with};
 use serde_json::{json, Value};
-use wordsplit::formats::{read_hf_tokenizer_json, FormatError, VocabData};
+use wordsplit::formats::{read_hf_tokenizer_json, FormatError};
 use wordsplit::spec::{DecoderSpec, ModelSpec, NormalizerSpec, PostProcessorSpec};
 use wordsplit::{Error, Tokenizer};
 
@@ -26,20 +30,6 @@ fn spec() -> Value {
                   "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "hello": 3, "world": 4, "un": 5,
                             "##able": 6, "!": 7, ",": 8, "cafe": 9}},
     })
-}
-
-fn read(spec: &Value) -> Result<VocabData, FormatError> {
-    read_hf_tokenizer_json(spec.to_string().as_bytes())
-}
-
-fn with(mut spec: Value, path: &[&str], value: Value) -> Value {
-    let (last, parents) = path.split_last().unwrap();
-    let mut at = &mut spec;
-    for key in parents {
-        at = &mut at[*key];
-    }
-    at[*last] = value;
-    spec
 }
 
 #[test]

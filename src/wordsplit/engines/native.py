@@ -200,17 +200,14 @@ READS_TEXT = (spec.WordPiece, spec.WordLevel, spec.CharacterBpe)
 
 def offsets_in_python(vocab: Vocab) -> bool:
     """Whether the offsets of ``vocab``'s native pipeline are the Python engine's: a word model's
-    (:data:`READS_TEXT`), and a Unigram model's after llama.cpp's normalizer, which gives the
-    core no alignment.
+    (:data:`READS_TEXT`). (A Unigram model's are the core's, through every normalizer it runs,
+    llama.cpp's of a GGUF file too.)
 
     >>> from wordsplit import load_vocab
     >>> offsets_in_python(load_vocab("tests/data/unigram/spiece.model.gz"))
     False
     """
-    pipeline = vocab.pipeline
-    if isinstance(pipeline.model, READS_TEXT):
-        return True
-    return isinstance(pipeline.model, spec.Unigram) and getattr(pipeline.decoder, "style", None) == "llama.cpp"
+    return isinstance(vocab.pipeline.model, READS_TEXT)
 
 
 class NativeEngine:

@@ -70,9 +70,9 @@ class SentencePieceEngine:
 
     def encode_with_offsets(self, text, allowed, disallowed):
         """The offsets of a native Unigram pipeline whose normalizer the core aligns
-        (sentencepiece's, HF's Metaspace after a program) are the core's, the same as the
-        Python engine's; every other vocabulary's are the Python engine's, which align through
-        the normalizer as sentencepiece's ``norm_to_orig`` does."""
+        (sentencepiece's, HF's Metaspace after a program, llama.cpp's of a GGUF file) are the
+        core's, the same as the Python engine's; every other vocabulary's are the Python
+        engine's, which align through the normalizer as sentencepiece's ``norm_to_orig`` does."""
         if self._native_offsets:
             return self._inner.encode_with_offsets(text, allowed, disallowed)
         return self._python_engine().encode_with_offsets(text, allowed, disallowed)

@@ -72,6 +72,21 @@ pub trait Encoder: Send + Sync {
     fn piece_cuts(&self) -> Option<&sentencepiece::PieceCuts> {
         None
     }
+
+    /// [`Self::encode_piece`] and [`Self::token_lengths`] of `piece` in one call, for an
+    /// encoder whose search gives both at once (the Unigram model's path): appends the ids to
+    /// `out` and their lengths to `lengths`, and returns true; false, appending nothing, for
+    /// every other encoder (the default), whose offsets call the two apart. On `Err`, what it
+    /// appended is discarded.
+    fn encode_with_lengths(
+        &self,
+        piece: &[u8],
+        out: &mut Vec<u32>,
+        lengths: &mut Vec<usize>,
+    ) -> Result<bool, Error> {
+        let _ = (piece, out, lengths);
+        Ok(false)
+    }
 }
 
 /// One native encoder over one vocabulary's tables, as an [`Encoder`].

@@ -525,6 +525,72 @@ impl Unigram {
             token: String::new(),
         }
     }
+
+    /// [`Self::encode`], and the length in bytes of the part of `piece` each token stands for,
+    /// appended to `lengths`, from the same search's path: a token its bytes of the path, a
+    /// run of unknown characters the whole run when it is one token, a byte each when it is
+    /// its bytes' tokens.
+    pub fn encode_with_lengths(
+        &self,
+        piece: &[u8],
+        out: &mut Vec<u32>,
+        lengths: &mut Vec<usize>,
+    ) -> Result<(), Error> {
+        if piece.is_empty() {
+            return Ok(());
+        }
+        SCRATCH.with_borrow_mut(|s| {
+            match &self.search {
+                Search::F32(trie) => {
+                    self.viterbi(piece, trie, self.unk32, &mut s.nodes32)?;
+                    self.read_back_lengths(piece, &s.nodes32, &mut s.path, out, lengths);
+                }
+                Search::F64(trie) => {
+                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64)?;
+                    self.read_back_lengths(piece, &s.nodes64, &mut s.path, out, lengths);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// [`Self::read_back`], with each token's length (see [`Self::encode_with_lengths`]).
+    fn read_back_lengths<F>(
+        &self,
+        piece: &[u8],
+        nodes: &[Node<F>],
+        path: &mut Vec<u32>,
+        out: &mut Vec<u32>,
+        lengths: &mut Vec<usize>,
+    ) {
+        path.clear();
+        let mut end = piece.len();
+        while end > 0 {
+            path.push(end as u32);
+            end = nodes[end].start as usize;
+        }
+        let unk = self.unk.unwrap_or(NONE);
+        let mut run_start = None;
+        for k in (0..path.len()).rev() {
+            let end = path[k] as usize;
+            let (start, id) = (nodes[end].start as usize, nodes[end].id);
+            if id != unk {
+                out.push(id);
+                lengths.push(end - start);
+                continue;
+            }
+            let first = *run_start.get_or_insert(start);
+            if k == 0 || nodes[path[k - 1] as usize].id != unk {
+                let before = out.len();
+                self.unknown_run(&piece[first..end], out);
+                match out.len() - before {
+                    1 => lengths.push(end - first),
+                    bytes => lengths.extend(std::iter::repeat_n(1, bytes)),
+                }
+                run_start = None;
+            }
+        }
+    }
 }
 
 /// `buffer` as `len` copies of `value`, reusing its memory.

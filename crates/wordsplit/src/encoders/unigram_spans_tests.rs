@@ -17,8 +17,8 @@ fn model(pieces: &[&str], scores: &[f64], style: Style, byte_fallback: bool) -> 
         .map(|(i, p)| (p.as_bytes(), i as u32));
     let n = pieces.len();
     let tables = Arc::new(MergeTables::from_tokens(tokens, &[], n, None, false).unwrap());
-    let inner = Unigram::with_style(tables.clone(), style, scores, Some(0), byte_fallback, "t");
-    UnigramSpans::wrap(inner.unwrap(), tables, Some(0), byte_fallback)
+    let inner = Unigram::with_style(tables, style, scores, Some(0), byte_fallback, "t");
+    UnigramSpans::wrap(inner.unwrap())
 }
 
 /// The ids of `piece` and the length of each one's part of it.
@@ -70,4 +70,30 @@ fn a_run_after_the_unknown_token_ends_where_the_rest_tiles() {
         parts(&m, "xyabzzaa"),
         (vec![0, 2, 0, 1, 1], vec![2, 2, 2, 1, 1])
     );
+}
+
+#[test]
+fn the_lengths_search_gives_the_encoders_ids_and_tiles_the_piece() {
+    // Every style, with and without byte fallback, on pseudo-random pieces of pieces, unknown
+    // characters (with and without byte tokens) and the special tokens' texts.
+    let alphabet = ["a", "b", "ab", "▁", "x", "é", "😀", "<unk>", "<0xC3>", "y"];
+    for style in [Style::Hf, Style::SentencePiece, Style::LlamaCpp] {
+        for byte_fallback in [false, true] {
+            let m = model(&PIECES, &SCORES, style, byte_fallback);
+            for text in crate::testing::texts(0x5eed, &alphabet, 300, 8) {
+                let (mut ids, mut with_lengths, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
+                m.encode_piece(text.as_bytes(), &mut ids).unwrap();
+                let given = m.encode_with_lengths(text.as_bytes(), &mut with_lengths, &mut lengths);
+                assert!(given.unwrap());
+                assert_eq!(with_lengths, ids, "{style:?} {text:?}");
+                assert_eq!(lengths.len(), ids.len(), "{style:?} {text:?}");
+                assert_eq!(
+                    lengths.iter().sum::<usize>(),
+                    text.len(),
+                    "{style:?} {text:?}"
+                );
+                assert!(lengths.iter().all(|&n| n > 0), "{style:?} {text:?}");
+            }
+        }
+    }
 }

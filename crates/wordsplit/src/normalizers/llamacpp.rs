@@ -13,7 +13,9 @@
 //! treats the spaces a byte at a time: each U+0020 becomes `▁`, with one `▁` before the first
 //! other character (`add_space_prefix`), or, with `remove_extra_whitespaces`, one `▁` before
 //! each run of other characters and the spaces dropped (unlike `sentencepiece`, two spaces
-//! inside one output of the map and a `▁` typed in the text are no spaces to it).
+//! inside one output of the map and a `▁` typed in the text are no spaces to it). Its output
+//! aligns to the text as the Python package's aligns it (`llamacpp_alignment.rs`), which
+//! offsets place a Unigram model's tokens by.
 //!
 //! ```
 //! use wordsplit::normalizers::llamacpp::{LlamaCppBertNormalizer, LlamaCppUnigramNormalizer};
@@ -32,6 +34,10 @@ use super::llamacpp_tables as tables;
 use super::Normalizer;
 use crate::code_points::{contains, utf8_width};
 use crate::error::Error;
+use crate::normalizers::AlignmentParts;
+
+#[path = "llamacpp_alignment.rs"]
+mod alignment;
 
 /// SentencePiece's space, `▁`.
 const SPACE: char = '\u{2581}';
@@ -238,6 +244,14 @@ impl Normalizer for LlamaCppUnigramNormalizer {
     fn normalize_if_changed(&self, text: &str) -> Result<Option<String>, Error> {
         let out = self.normalize(text)?;
         Ok((out != text).then_some(out))
+    }
+
+    fn tracks_alignment(&self) -> bool {
+        true
+    }
+
+    fn alignment_parts(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        Ok(self.alignment_of(text))
     }
 
     fn is_native(&self) -> bool {

@@ -76,23 +76,25 @@ impl Pipeline {
     }
 
     /// The normalizer's text for `text`, or None when it is `text` itself (as `encode_plain`
-    /// normalizes).
-    pub(super) fn normalized_text(&self, text: &str) -> Result<Option<String>, Error> {
-        self.normalizer.normalize(text)
+    /// normalizes; `later`: `text` does not start the text, see
+    /// [`crate::Normalizer::normalize_later`]).
+    pub(super) fn normalized_text(&self, text: &str, later: bool) -> Result<Option<String>, Error> {
+        self.normalizer.normalize_at(text, later)
     }
 
     /// Walk `text` in HF's order: the first pass's literals in the text (all of them first,
     /// so that a disallowed literal of the first pass is reported before any of the second's,
     /// wherever it lies); then for each stretch between them, its normalized text
-    /// (`normalize` gives it, None when it is the stretch itself) and the second pass's
-    /// literals in that, reporting each token and the plain pieces between them (never
-    /// empty) to `each`, in text order.
+    /// (`normalize(stretch, later)` gives it, None when it is the stretch itself; `later`
+    /// when the stretch does not start the text, as the Python engine normalizes it) and the
+    /// second pass's literals in that, reporting each token and the plain pieces between them
+    /// (never empty) to `each`, in text order.
     pub(super) fn walk_normalizing<N: AsRef<str>>(
         &self,
         (flagged, second): (&FlaggedScan, &(AhoCorasick, Vec<usize>)),
         text: &str,
         policy: &SpecialPolicy,
-        mut normalize: impl FnMut(&str) -> Result<Option<N>, Error>,
+        mut normalize: impl FnMut(&str, bool) -> Result<Option<N>, Error>,
         mut each: impl FnMut(Step<'_, '_, N>) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let mut firsts: Vec<(Range<usize>, Range<usize>, &Literal)> = Vec::new();
@@ -106,7 +108,7 @@ impl Pipeline {
             if plain.is_empty() {
                 return Ok(());
             }
-            let normalized = normalize(&text[plain.clone()])?;
+            let normalized = normalize(&text[plain.clone()], plain.start > 0)?;
             let (haystack, range) = match &normalized {
                 Some(n) => (n.as_ref(), 0..n.as_ref().len()),
                 None => (text, plain.clone()),
@@ -159,7 +161,7 @@ impl Pipeline {
             scan,
             text,
             policy,
-            |stretch| self.normalized_text(stretch),
+            |stretch, later| self.normalized_text(stretch, later),
             |step| match step {
                 Step::Plain {
                     normalized, piece, ..
@@ -234,7 +236,7 @@ mod tests {
                 scan,
                 text,
                 &SpecialPolicy::AllowAll,
-                |stretch| pipeline.normalized_text(stretch),
+                |stretch, later| pipeline.normalized_text(stretch, later),
                 |step| {
                     out.push(match step {
                         Step::Plain {
@@ -269,6 +271,58 @@ mod tests {
         // Without a normalizer the second pass runs on the text (walk_literals).
         let none = pipeline(&[("x", NORMALIZED)], NormalizeStage::None);
         assert!(none.normalizing_scan().is_none());
+    }
+
+    #[test]
+    fn a_stretch_after_a_literal_is_normalized_as_later() {
+        // Metaspace's "first" puts a ▁ before the text's first stretch only: "b x" after the
+        // first-pass token "<r>" is "b▁x" (the Python engine's `later`), in the ids and the
+        // offsets; the flagged "x" is looked for as "▁x", its normalized content.
+        use crate::normalizers::sentencepiece::MetaspaceNormalizer;
+        use crate::spec::{NormalizerSpec, PrependScheme};
+        let metaspace =
+            MetaspaceNormalizer::new('\u{2581}', PrependScheme::First, &NormalizerSpec::None);
+        let stage = NormalizeStage::Foreign(std::sync::Arc::new(metaspace.unwrap()));
+        let p = pipeline(&[("<r>", 0), ("x", NORMALIZED)], stage);
+        let text = "a x<r>b x";
+        assert_eq!(
+            walked(&p, text),
+            ["\u{2581}a", "{\u{2581}x}", "[<r>]", "b", "{\u{2581}x}"]
+        );
+        let mut ids = Vec::new();
+        p.encode(text, &SpecialPolicy::AllowAll, &mut ids).unwrap();
+        assert_eq!(
+            ids,
+            [
+                0xE2,
+                0x96,
+                0x81,
+                u32::from(b'a'),
+                301,
+                300,
+                u32::from(b'b'),
+                301
+            ]
+        );
+        let (mut placed_ids, mut places) = (Vec::new(), Vec::new());
+        p.encode_with_offsets(text, &SpecialPolicy::AllowAll, &mut placed_ids, &mut places)
+            .unwrap();
+        assert_eq!(placed_ids, ids);
+        let spans: Vec<(u64, u64)> = places.iter().map(|p| (p[2], p[3])).collect();
+        // (the prepended ▁ is aligned to the "a"; the ▁ of a space to it)
+        assert_eq!(
+            spans,
+            [
+                (0, 1),
+                (0, 1),
+                (0, 1),
+                (0, 1),
+                (1, 3),
+                (3, 6),
+                (6, 7),
+                (7, 9)
+            ]
+        );
     }
 
     #[test]

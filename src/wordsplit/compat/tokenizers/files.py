@@ -107,14 +107,6 @@ def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab
         spec = json.loads(data)
     except ValueError:
         spec = None  # the reader says what is wrong
-    if isinstance(spec, dict) and _whitespace_split_first(spec.get("pre_tokenizer")):
-        # (:class:`UnigramTexts` runs T5's layout with prepend_scheme first itself, offsets and
-        # word ids included, so the vocabulary is read with the scheme always, which changes
-        # no table)
-        whitespace, metaspace = spec["pre_tokenizer"]["pretokenizers"]
-        always = {**spec["pre_tokenizer"], "pretokenizers": [whitespace, {**metaspace, "prepend_scheme": "always"}]}
-        spec = {**spec, "pre_tokenizer": always}
-        data = json.dumps(spec).encode("utf-8")
     if isinstance(spec, dict) and isinstance(spec.get("decoder"), dict) and spec["decoder"].get("type") == "Metaspace" \
             and isinstance(spec.get("model"), dict) and is_sentencepiece_style(spec, source):
         substituted = json.dumps({**spec, "decoder": BYTE_FALLBACK_DECODER}).encode("utf-8")
@@ -126,11 +118,3 @@ def read_vocab(data: bytes, *, source: str, name: Optional[str] = None) -> Vocab
             return read_hf_tokenizer_json(substituted, source=source, name=name)
     return read_hf_tokenizer_json(data, source=source, name=name)
 
-
-def _whitespace_split_first(value) -> bool:
-    """Whether a tokenizer.json's pre-tokenizer is ``Sequence[WhitespaceSplit, Metaspace]`` with
-    ``prepend_scheme`` ``first``."""
-    steps = value.get("pretokenizers") if isinstance(value, dict) and value.get("type") == "Sequence" else None
-    return isinstance(steps, list) and len(steps) == 2 and all(isinstance(step, dict) for step in steps) \
-        and steps[0].get("type") == "WhitespaceSplit" and steps[1].get("type") == "Metaspace" \
-        and steps[1].get("prepend_scheme") == "first"

@@ -86,7 +86,9 @@ class UnigramTexts:
         literals = vocab.all_special_literals
         self._literal_ids = literals
         self._scan = LiteralScan(literals, vocab.literal_flags) if literals else None
-        self._split = pipeline.spanner.metaspace_split
+        # (T5's layout with prepend_scheme first has a split program, not this spanner: its
+        # words are cut here, as HF's WhitespaceSplit and Metaspace cut them)
+        self._split = getattr(pipeline.spanner, "metaspace_split", False)
         stage = pipeline.normalizer
         self._scheme = None  # (T5's layout: the Metaspace's prepend_scheme, run here)
         self._whitespace_split = _pre_tokenizer_kinds(spec.get("pre_tokenizer")) == ["WhitespaceSplit", "Metaspace"]
@@ -95,12 +97,9 @@ class UnigramTexts:
             # whitespace_split, made of it), WhitespaceSplit and Metaspace run here.
             if not isinstance(stage, Metaspace) or not stage.whitespace_split:
                 raise UnsupportedTokenizerError(f"{source}: its WhitespaceSplit layout is not the one the loader reads")
-            self._scheme = spec["pre_tokenizer"]["pretokenizers"][-1].get("prepend_scheme", stage.prepend_scheme)
+            self._scheme = stage.prepend_scheme
             stage = stage.before
         self._stage = stage
-        # The loader's Metaspace puts a ▁ before every word, where HF's prepend_scheme first
-        # puts one before the first word only: the vocabulary's own ids differ then.
-        self.engine_ids_exact = not (self._whitespace_split and self._scheme == "first")
         self._normalize = normalizer_for(stage)
         self._later = getattr(self._normalize, "later", None)
 

@@ -70,6 +70,36 @@ fn place_literal(
     state.word += 1;
 }
 
+/// The place of the token at bytes `range` of a normalized text that `alignment` aligns to
+/// the segment at byte `start` of the text, in piece `word`: from its first character's start
+/// to its last one's end, byte for byte inside a character that is the original one itself.
+fn aligned_place(
+    alignment: &Alignment,
+    range: std::ops::Range<usize>,
+    start: usize,
+    state: &mut Places<'_>,
+    word: u64,
+) -> TokenPlace {
+    let (a, b) = (range.start, range.end);
+    let head = alignment.chars[alignment.char_of_byte[a] as usize];
+    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
+    let byte_start = match head.identical {
+        true => head.start + (a - head.normalized_start),
+        false => head.start,
+    };
+    let byte_end = match tail.identical {
+        true => tail.start + (b - tail.normalized_start),
+        false => tail.end,
+    };
+    [
+        (start + byte_start) as u64,
+        (start + byte_end) as u64,
+        state.starts.before(start + head.start) as u64,
+        state.ends.before(start + tail.end) as u64,
+        word,
+    ]
+}
+
 /// What an offsets encode carries from segment to segment.
 struct Places<'a> {
     starts: CharCounter<'a>,
@@ -154,7 +184,7 @@ impl Pipeline {
             scan,
             text,
             policy,
-            |stretch| self.segment_alignment(stretch, false),
+            |stretch, later| self.segment_alignment(stretch, later),
             |step| match step {
                 Step::Plain {
                     normalized: None,
@@ -278,13 +308,17 @@ impl Pipeline {
             .as_ref()
             .map_or(segment, |a| a.normalized.as_str());
         let first = out.len();
-        self.encode_piece_ends(normalized, &ends, out)?;
-        if let Some(spans) = self.token_spans(normalized, &ends)? {
-            let placed = (segment, start, alignment.as_ref());
-            return self.place_spans(text, placed, &ends, &spans, &out[first..], state, places);
+        // A word model's tokens (and Unigram's unknown ones) stand for parts of their piece
+        // their bytes do not spell: their lengths say which.
+        let mut lengths = self.encode_with_lengths(normalized, &ends, out)?;
+        if lengths.is_none() {
+            self.encode_piece_ends(normalized, &ends, out)?;
+            if let Some(spans) = self.token_spans(normalized, &ends)? {
+                let placed = (segment, start, alignment.as_ref());
+                return self.place_spans(text, placed, &ends, &spans, &out[first..], state, places);
+            }
+            lengths = self.token_lengths(normalized, &ends)?;
         }
-        // A word model's tokens stand for parts of their piece their bytes do not spell.
-        let lengths = self.token_lengths(normalized, &ends)?;
         if lengths
             .as_ref()
             .is_some_and(|l| l.len() != out.len() - first)
@@ -382,27 +416,7 @@ impl Pipeline {
                         word,
                     ]
                 }
-                Some(alignment) => {
-                    let head = alignment.chars[alignment.char_of_byte[a] as usize];
-                    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
-                    let byte_start = if head.identical {
-                        head.start + (a - head.normalized_start)
-                    } else {
-                        head.start
-                    };
-                    let byte_end = if tail.identical {
-                        tail.start + (b - tail.normalized_start)
-                    } else {
-                        tail.end
-                    };
-                    [
-                        (start + byte_start) as u64,
-                        (start + byte_end) as u64,
-                        state.starts.before(start + head.start) as u64,
-                        state.ends.before(start + tail.end) as u64,
-                        word,
-                    ]
-                }
+                Some(alignment) => aligned_place(alignment, a..b, start, state, word),
             });
             if let Some(lengths) = state.lengths.as_deref_mut() {
                 lengths.push((b - a) as u32);
@@ -490,27 +504,7 @@ impl Pipeline {
                     let (a, b) = ((start + a) as u64, (start + b) as u64);
                     [a, b, char_start as u64, char_end as u64, word]
                 }
-                Some(alignment) => {
-                    let head = alignment.chars[alignment.char_of_byte[a] as usize];
-                    let tail = alignment.chars[alignment.char_of_byte[b - 1] as usize];
-                    let byte_start = if head.identical {
-                        head.start + (a - head.normalized_start)
-                    } else {
-                        head.start
-                    };
-                    let byte_end = if tail.identical {
-                        tail.start + (b - tail.normalized_start)
-                    } else {
-                        tail.end
-                    };
-                    [
-                        (start + byte_start) as u64,
-                        (start + byte_end) as u64,
-                        state.starts.before(start + head.start) as u64,
-                        state.ends.before(start + tail.end) as u64,
-                        word,
-                    ]
-                }
+                Some(alignment) => aligned_place(alignment, a..b, start, state, word),
             });
             if let Some(lengths) = state.lengths.as_deref_mut() {
                 lengths.push((b - a) as u32);
@@ -518,6 +512,33 @@ impl Pipeline {
         }
         state.word += ends.len() as u64;
         Ok(())
+    }
+
+    /// The ids of the pieces of `text` (ending at `ends`) appended to `out`, and the length in
+    /// bytes of the part of its piece each stands for, when the encoder gives both in one call
+    /// ([`crate::Encoder::encode_with_lengths`]: one search per piece, where
+    /// [`Self::encode_piece_ends`] and [`Self::token_lengths`] would search twice); None,
+    /// with `out` as it was, when it does not.
+    fn encode_with_lengths(
+        &self,
+        text: &str,
+        ends: &[usize],
+        out: &mut Vec<u32>,
+    ) -> Result<Option<Vec<usize>>, Error> {
+        let EncodeStage::Foreign(encoder) = &self.encoder else {
+            return Ok(None);
+        };
+        let first = out.len();
+        let mut lengths = Vec::with_capacity(ends.len());
+        let mut start = 0;
+        for &end in ends {
+            if !encoder.encode_with_lengths(&text.as_bytes()[start..end], out, &mut lengths)? {
+                out.truncate(first);
+                return Ok(None);
+            }
+            start = end;
+        }
+        Ok(Some(lengths))
     }
 
     /// The length in bytes of the part of its piece each token stands for, when the encoder's
