@@ -3,7 +3,7 @@
 // {id, op: "tokenize", key, text} and {id, op: "explain", key, start, end}; out: {id, ok, ...}.
 // A model whose tokens do not spell the text (WordPiece's ## pieces and lowercased words,
 // Unigram's ▁ and byte pieces, CLIP's </w>) places its tokens by their offsets; where the
-// core gives none (a llama.cpp Unigram file), each token is placed over the whole text.
+// core gives none, each token is placed over the whole text.
 import { Tokenizer } from "./wordsplit.js";
 
 const tokenizers = new Map(); // key -> {tok, specialIds, tokenBytes: Map<id, Uint8Array>}

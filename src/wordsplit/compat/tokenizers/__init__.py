@@ -146,11 +146,6 @@ class Tokenizer:
         # A Unigram file's texts are encoded step by step as HF encodes them (unigram.py).
         self._unigram = UnigramTexts(tok, spec, [entry[0] for entry in spec["model"]["vocab"]], source) \
             if is_unigram(spec) else None
-        #: Whether the wordsplit tokenizer's own ids are HF's for every text (what an accelerated
-        #: transformers tokenizer's fast path encodes with): so for every file this class reads,
-        #: T5's WhitespaceSplit layout with prepend_scheme first too (the loader reads it as HF
-        #: runs it).
-        self.engine_ids_exact = True
         if self._sentencepiece:
             check_sentencepiece(self, source)
 

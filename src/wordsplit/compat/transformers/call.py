@@ -59,7 +59,7 @@ def fast_encode(tok, text, text_pair, options: dict):
     if backend.encode_special_tokens != split:
         backend.encode_special_tokens = split
     layout = backend.layout(add_special_tokens)
-    if layout is None or not backend._ws.engine_ids_exact:
+    if layout is None:
         return None
     truncation, padding = backend.truncation, backend.padding
     try:
