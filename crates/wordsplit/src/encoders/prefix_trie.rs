@@ -153,9 +153,9 @@ impl<V: TrieValue> PrefixTrie<V> {
                 lo += 1;
             }
             groups.clear();
-            for i in lo..hi {
+            for (i, value) in values.iter().enumerate().take(hi).skip(lo) {
                 let byte = piece(i)[depth];
-                let rank = values[i].rank();
+                let rank = value.rank();
                 match groups.last_mut() {
                     Some(group) if group.0 == byte => {
                         group.2 = i + 1;
