@@ -115,6 +115,43 @@ fn the_module_example_and_ties_keep_the_first_candidate() {
 }
 
 #[test]
+fn scores_that_are_f32_exactly_are_kept_narrow_and_give_the_same_ids() {
+    // (-ln(i + 2) rounded to f32: sums of them round in f64 as they would not in f32)
+    let pieces = [
+        "<unk>", "a", "b", "é", "ab", "bé", "aba", "éa", "abéa", "aé", "ba", "zz",
+    ];
+    let mut exact: Vec<f64> = (0..pieces.len())
+        .map(|i| f64::from(-((i + 2) as f32).ln()))
+        .collect();
+    // ("zz" above the lowest score in both models, so the unknown token's is the same)
+    exact[11] = -0.5;
+    let narrow = plain(&pieces, Style::Hf, &exact);
+    assert!(matches!(narrow.search, Search::F64Narrow(_)));
+    // "zz" (never in the texts) at a score no f32 is: the search keeps f64 slots.
+    let mut wide_scores = exact.clone();
+    wide_scores[11] = -0.1;
+    let wide = plain(&pieces, Style::Hf, &wide_scores);
+    assert!(matches!(wide.search, Search::F64(_)));
+    let llama = plain(&pieces, Style::LlamaCpp, &exact);
+    assert!(matches!(llama.search, Search::F64Narrow(_)));
+    let mut state = 11u64;
+    for _ in 0..3000 {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let len = 1 + (state >> 58) as usize;
+        let mut letters = state;
+        let text: String = (0..len)
+            .map(|_| {
+                letters = letters.wrapping_mul(6364136223846793005).wrapping_add(1);
+                ['a', 'b', 'é', 'a', 'b', 'x'][(letters >> 61) as usize % 6]
+            })
+            .collect();
+        assert_eq!(encode(&narrow, &text), encode(&wide, &text), "{text:?}");
+    }
+}
+
+#[test]
 fn unknown_runs_by_style() {
     let pieces = ["<unk>", "a", "xy"];
     let scores = [[0.0, -1.0, -1.0].as_slice(), &[-1.0; 256]].concat();

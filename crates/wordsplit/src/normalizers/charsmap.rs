@@ -33,6 +33,9 @@ const MAX_PREFIX_KEYS: usize = 32;
 /// key may be: past these the trie's links loop.
 const MAX_NODES_PER_UNIT: usize = 64;
 const MAX_KEY_BYTES: usize = 1024;
+/// The code points of the Basic Multilingual Plane, which [`CharsMap::is_char_key`] answers
+/// for.
+pub const BMP: usize = 0x1_0000;
 
 /// The rules of a precompiled character map: its trie, and each leaf value's output.
 pub struct CharsMap {
@@ -46,6 +49,9 @@ pub struct CharsMap {
     starts: [bool; 256],
     /// Whether this byte alone is a key.
     byte_keys: [bool; 256],
+    /// A bit per character of the Basic Multilingual Plane: whether it alone is a key
+    /// ([`Self::is_char_key`]).
+    char_keys: Vec<u64>,
     /// The widest range of ASCII bytes, CR not among them, of which none is a key alone:
     /// its first byte and its length less one ([`Self::plain_ascii`]).
     plain: (u8, u8),
@@ -114,6 +120,7 @@ impl CharsMap {
             arena: String::new(),
             starts: [false; 256],
             byte_keys: [false; 256],
+            char_keys: vec![0; BMP / 64],
             plain: (0, 0),
             keys: 0,
         };
@@ -157,6 +164,7 @@ impl CharsMap {
                     }
                     map.add_output(raw_outputs, value_unit & 0x7FFF_FFFF, &bad)?;
                     map.keys += 1;
+                    map.note_char_key(&below);
                     count += 1;
                     if count > MAX_PREFIX_KEYS {
                         return Err(bad(format!(
@@ -196,6 +204,18 @@ impl CharsMap {
             cache.push((charsmap.to_owned(), map.clone()));
         }
         Ok(map)
+    }
+
+    /// Records `key` (whole UTF-8 characters) in [`Self::char_keys`] when it is one
+    /// character of the Basic Multilingual Plane.
+    fn note_char_key(&mut self, key: &[u8]) {
+        let mut chars = std::str::from_utf8(key).into_iter().flat_map(str::chars);
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            let cp = c as usize;
+            if cp < BMP {
+                self.char_keys[cp / 64] |= 1 << (cp % 64);
+            }
+        }
     }
 
     /// The child of the node whose children start at `base` for `label`: where its own
@@ -263,6 +283,17 @@ impl CharsMap {
     #[inline]
     pub fn is_byte_key(&self, b: u8) -> bool {
         self.byte_keys[usize::from(b)]
+    }
+
+    /// Whether the character `cp`, of the Basic Multilingual Plane (below 0x10000) and not
+    /// NUL, alone is a key: one load, where [`Self::get`] walks the trie (the lookup of a
+    /// character that is a grapheme cluster of its own).
+    #[inline(always)]
+    pub fn is_char_key(&self, cp: u32) -> bool {
+        debug_assert!((cp as usize) < BMP);
+        // SAFETY: `char_keys` has a bit per code point below `BMP`, and `cp` is below it.
+        let word = unsafe { *self.char_keys.get_unchecked(cp as usize / 64) };
+        word >> (cp % 64) & 1 == 1
     }
 
     /// The widest range of ASCII bytes, CR not among them, of which none is a key alone, as

@@ -119,7 +119,25 @@ fn one_byte_keys_and_the_plain_ascii_range() {
     assert_eq!(map.plain_ascii(), (0, 0), "NUL alone: no key is NUL");
 }
 
-/// Every lookup of every text on a map the parser accepted stays inside it.
+#[test]
+fn a_character_is_a_key_alone_where_get_finds_it() {
+    let rules = [
+        ("Ａ", "A"),
+        ("a", "b"),
+        ("é", "e"),
+        ("e\u{301}", "é"),
+        ("😀", ":)"),
+    ];
+    for map in [map(), CharsMap::parse(&compile(&rules)).unwrap()] {
+        for c in (0..BMP as u32).filter_map(char::from_u32) {
+            let key = map.get(c.encode_utf8(&mut [0; 4])).is_some();
+            assert_eq!(map.is_char_key(c as u32), key, "{c:?}");
+        }
+    }
+}
+
+/// Every lookup of every text on a map the parser accepted stays inside it, and its
+/// characters' bits say what [`CharsMap::get`] finds.
 fn exercise(map: &CharsMap) {
     for text in [
         "Ａe\u{301}\u{302}ﬁ x",
@@ -127,6 +145,12 @@ fn exercise(map: &CharsMap) {
         "é",
         "\0\u{1}\u{ff}",
     ] {
+        // (NUL aside: the byte 0 is Darts' end of a key, which a garbled map may have a
+        // value under; `is_char_key` serves characters of two and three bytes)
+        for c in text.chars().filter(|&c| c != '\0') {
+            let key = map.get(c.encode_utf8(&mut [0; 4])).is_some();
+            assert_eq!(map.is_char_key(c as u32), key, "{c:?}");
+        }
         for i in 0..text.len() {
             let _ = map.longest(&text.as_bytes()[i..]);
             let _ = map.shortest(&text.as_bytes()[i..]);

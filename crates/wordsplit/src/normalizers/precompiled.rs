@@ -17,7 +17,10 @@
 //! assert_eq!(normalize(&map, "plain"), None);
 //! ```
 
-use super::charsmap::CharsMap;
+use std::sync::OnceLock;
+
+use super::charsmap::{CharsMap, BMP};
+use super::grapheme_classes;
 use super::graphemes::graphemes;
 
 /// HF looks a whole grapheme cluster up only when it has fewer UTF-8 bytes than this.
@@ -103,28 +106,121 @@ fn run(map: &CharsMap, text: &str, mut each: impl FnMut(&str, Option<&str>, usiz
 }
 
 /// [`run`] of a stretch cut into clusters (see the module docs).
+///
+/// A character whose every grapheme property is the default (Grapheme_Cluster_Break Other,
+/// not Extended_Pictographic, no Indic_Conjunct_Break: [`other_char`]) followed by such a
+/// character or by ASCII (or by the stretch's end, which an alone ASCII character or the
+/// text's end follows) is a cluster of its own when one starts at it: no rule of UAX #29
+/// joins it to what follows (that is not Extend, ZWJ or SpacingMark), and as the core of a
+/// cluster it takes nothing more (it is no Prepend, Hangul jamo, regional indicator,
+/// pictograph or conjunct consonant). Most letters of most scripts are such characters, so
+/// those runs are looked up a character at a time, the character's bit in the map
+/// ([`CharsMap::is_char_key`]) saying whether it is a key, kept characters passed on in whole
+/// stretches; only the other characters' clusters are cut by [`graphemes`] (a binary search
+/// of the property tables per rule a character is tried against), from the boundary reached.
 fn clusters(map: &CharsMap, text: &str, each: &mut impl FnMut(&str, Option<&str>, usize)) {
-    for cluster in graphemes(text) {
-        let mut chars = cluster.chars();
-        let (first, second) = (chars.next(), chars.next());
-        if second.is_some() && cluster.len() < HF_GRAPHEME_BYTES {
-            if let Some((_, out)) = map.shortest(cluster.as_bytes()) {
-                each(cluster, Some(out), cluster.chars().count());
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let others = other_chars();
+    let (mut at, mut kept, mut kept_chars) = (0, 0, 0);
+    // `at` is where a cluster starts; `kept..at` the characters kept since the last piece.
+    while at < n {
+        if let Some((cp, width)) = other_char(bytes, at, others) {
+            let next = at + width;
+            if next == n || bytes[next] < 0x80 || other_char(bytes, next, others).is_some() {
+                if (cp < 0x80 && map.is_byte_key(cp as u8)) || (cp >= 0x80 && map.is_char_key(cp)) {
+                    if kept < at {
+                        each(&text[kept..at], None, kept_chars);
+                    }
+                    let one = &text[at..next];
+                    each(one, map.get(one), 1);
+                    (kept, kept_chars) = (next, 0);
+                } else {
+                    kept_chars += 1;
+                }
+                at = next;
                 continue;
             }
         }
-        if second.is_none()
-            && first.is_some_and(|c| c.is_ascii())
-            && !map.starts_with_byte(cluster.as_bytes()[0])
-        {
-            each(cluster, None, 1);
-            continue;
+        if kept < at {
+            each(&text[kept..at], None, kept_chars);
         }
-        for (i, c) in cluster.char_indices() {
-            let one = &cluster[i..i + c.len_utf8()];
-            each(one, map.get(one), 1);
+        let cluster = graphemes(&text[at..]).next().unwrap_or(&text[at..]);
+        cluster_pieces(map, cluster, each);
+        at += cluster.len();
+        (kept, kept_chars) = (at, 0);
+    }
+    if kept < at {
+        each(&text[kept..at], None, kept_chars);
+    }
+}
+
+/// [`run`] of one grapheme cluster (see the module docs).
+fn cluster_pieces(map: &CharsMap, cluster: &str, each: &mut impl FnMut(&str, Option<&str>, usize)) {
+    let mut chars = cluster.chars();
+    let (first, second) = (chars.next(), chars.next());
+    if second.is_some() && cluster.len() < HF_GRAPHEME_BYTES {
+        if let Some((_, out)) = map.shortest(cluster.as_bytes()) {
+            each(cluster, Some(out), cluster.chars().count());
+            return;
         }
     }
+    if second.is_none()
+        && first.is_some_and(|c| c.is_ascii())
+        && !map.starts_with_byte(cluster.as_bytes()[0])
+    {
+        each(cluster, None, 1);
+        return;
+    }
+    for (i, c) in cluster.char_indices() {
+        let one = &cluster[i..i + c.len_utf8()];
+        each(one, map.get(one), 1);
+    }
+}
+
+/// The code point and UTF-8 width of the character at `at` (a character boundary of
+/// `bytes`, UTF-8) when it is a printable ASCII character or a character of the Basic
+/// Multilingual Plane whose grapheme properties are all the default (`others`, a bit per
+/// such character: [`other_chars`]).
+#[inline(always)]
+fn other_char(bytes: &[u8], at: usize, others: &[u64]) -> Option<(u32, usize)> {
+    let b = bytes[at];
+    let (cp, width) = if b < 0x80 {
+        return (0x20..0x7F).contains(&b).then_some((u32::from(b), 1));
+    } else if b < 0xE0 {
+        (
+            u32::from(b & 0x1F) << 6 | u32::from(bytes[at + 1] & 0x3F),
+            2,
+        )
+    } else if b < 0xF0 {
+        let (b1, b2) = (bytes[at + 1], bytes[at + 2]);
+        (
+            u32::from(b & 0x0F) << 12 | u32::from(b1 & 0x3F) << 6 | u32::from(b2 & 0x3F),
+            3,
+        )
+    } else {
+        return None;
+    };
+    // SAFETY: `cp` is below 0x10000 (two or three UTF-8 bytes), and `others` has a bit for
+    // each such code point.
+    let word = unsafe { *others.get_unchecked(cp as usize / 64) };
+    (word >> (cp % 64) & 1 == 1).then_some((cp, width))
+}
+
+/// A bit per code point of the Basic Multilingual Plane: whether its class in the grapheme
+/// tables is 0 (Grapheme_Cluster_Break Other, not Extended_Pictographic, no
+/// Indic_Conjunct_Break), made once from the tables' runs.
+fn other_chars() -> &'static [u64] {
+    static BITS: OnceLock<Vec<u64>> = OnceLock::new();
+    BITS.get_or_init(|| {
+        let mut bits = vec![u64::MAX; BMP / 64];
+        for &(first, last, _) in grapheme_classes::RUNS {
+            for cp in first as usize..=(last as usize).min(BMP - 1) {
+                bits[cp / 64] &= !(1 << (cp % 64));
+            }
+        }
+        bits
+    })
 }
 
 /// HF's `Precompiled` of `text`, or None when no rule applies.
@@ -223,13 +319,18 @@ mod tests {
             ("ab", "X"),
             ("Ａ", "A"),
             ("\u{200b}", ""),
+            ("ж", "Ж"),
+            ("\u{915}\u{94d}", "K"),
         ];
         let map = CharsMap::parse(&compile(&rules)).unwrap();
+        // (the reference: every cluster cut by `graphemes`, each looked up alone)
         let by_clusters = |text: &str| {
             let mut out = Vec::new();
-            clusters(&map, text, &mut |piece, output, length| {
-                out.push((piece.to_owned(), output.map(str::to_owned), length));
-            });
+            for cluster in graphemes(text) {
+                cluster_pieces(&map, cluster, &mut |piece, output, length| {
+                    out.push((piece.to_owned(), output.map(str::to_owned), length));
+                });
+            }
             out
         };
         let pieces = |text: &str| {
@@ -266,6 +367,16 @@ mod tests {
             "\u{200b}",
             "é",
             "ab",
+            "ж",
+            "д",
+            "中",
+            "\u{915}",
+            "\u{94d}",
+            "\u{a9}",
+            "\u{7f}",
+            "\u{1f}",
+            "\u{ac00}",
+            "\u{11a8}",
         ];
         // (and runs of plain ASCII long enough for the loop's 16 bytes at a time, which
         // end at each kind of byte it stops at)

@@ -79,7 +79,7 @@ impl PieceCache {
             compact: Ways::new(COMPACT_SETS, COMPACT_MAX_SETS, true),
             wide: Ways::new(WIDE_SETS, WIDE_MAX_SETS, false),
             long: LongPieces::new(),
-            table: seeds.map_or_else(PieceTable::new, PieceTable::copy_of),
+            table: seeds.map_or_else(PieceTable::unseeded, PieceTable::copy_of),
         }
     }
 
