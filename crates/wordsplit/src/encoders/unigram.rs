@@ -577,11 +577,15 @@ impl Unigram {
         SCRATCH.with_borrow_mut(|s| {
             match &self.search {
                 Search::F32(trie) => {
-                    self.viterbi(piece, trie, self.unk32, &mut s.nodes32)?;
+                    self.viterbi(piece, trie, self.unk32, &mut s.nodes32, &mut s.text)?;
                     self.read_back_lengths(piece, &s.nodes32, &mut s.path, out, lengths);
                 }
                 Search::F64(trie) => {
-                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64)?;
+                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64, &mut s.text)?;
+                    self.read_back_lengths(piece, &s.nodes64, &mut s.path, out, lengths);
+                }
+                Search::F64Narrow(trie) => {
+                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64, &mut s.text)?;
                     self.read_back_lengths(piece, &s.nodes64, &mut s.path, out, lengths);
                 }
             }
