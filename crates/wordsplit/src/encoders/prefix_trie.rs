@@ -49,8 +49,8 @@ pub trait TrieValue: Copy {
     const NONE: Self;
     /// Whether this is [`Self::NONE`].
     fn is_none(&self) -> bool;
-    /// The token's rank for the layout (its id): the states above the lowest ones go first
-    /// ([`HOT`]). Any rank gives the same answers.
+    /// The token's rank for the layout (its id): the states above the 16,384 lowest go
+    /// first. Any rank gives the same answers.
     fn rank(&self) -> u32;
 }
 
