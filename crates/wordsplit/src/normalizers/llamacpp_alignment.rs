@@ -18,6 +18,7 @@
 
 use super::{LlamaCppUnigramNormalizer, SPACE};
 use crate::code_points::utf8_width;
+use crate::normalizers::sentencepiece::alignment::parts_of;
 use crate::normalizers::AlignmentParts;
 
 /// One normalized character's place: original chars `start..end`, and whether it is that
@@ -92,16 +93,7 @@ impl LlamaCppUnigramNormalizer {
     /// left as it is, each character in its own place.
     pub(super) fn alignment_of(&self, text: &str) -> Option<AlignmentParts> {
         let (normalized, places) = self.aligned(text);
-        let identity = normalized == text
-            && places
-                .iter()
-                .enumerate()
-                .all(|(i, &place)| place == (i, i + 1, true));
-        (!identity).then_some(AlignmentParts {
-            normalized,
-            head: places,
-            tail: 0,
-        })
+        parts_of(text, normalized, places)
     }
 }
 

@@ -23,7 +23,7 @@ use crate::error::Error;
 use crate::normalizers::{AlignmentParts, Normalizer};
 
 #[path = "sentencepiece_alignment.rs"]
-mod alignment;
+pub(in crate::normalizers) mod alignment;
 use crate::spec::{NormalizerSpec, PrependScheme, SentencePieceFlags};
 
 /// SentencePiece's normalizer (`Normalizer::Normalize`): the character map, then the spaces.

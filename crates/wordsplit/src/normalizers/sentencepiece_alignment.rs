@@ -44,8 +44,13 @@ fn spelled_out(parts: Option<AlignmentParts>, text: &str) -> (String, Vec<Place>
     }
 }
 
-/// The parts of `normalized` aligned by `places`, or None when that is `text` unchanged.
-fn parts_of(text: &str, normalized: String, places: Vec<Place>) -> Option<AlignmentParts> {
+/// The parts of `normalized` aligned by `places`, or None when that is `text` unchanged (the
+/// SentencePiece and llama.cpp Unigram normalizers' alignments both end with it).
+pub(in crate::normalizers) fn parts_of(
+    text: &str,
+    normalized: String,
+    places: Vec<Place>,
+) -> Option<AlignmentParts> {
     let identity = normalized == text
         && places
             .iter()
