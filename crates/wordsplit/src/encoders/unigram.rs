@@ -400,6 +400,17 @@ impl Unigram {
 
     /// The ids of `piece` (UTF-8 text), appended to `out`.
     pub fn encode(&self, piece: &[u8], out: &mut Vec<u32>) -> Result<(), Error> {
+        self.search_and_read(piece, out, None)
+    }
+
+    /// The search of `piece` in the model's arithmetic and the best path's tokens appended
+    /// to `out` ([`Self::read_back`]), with their lengths to `lengths` when asked.
+    fn search_and_read(
+        &self,
+        piece: &[u8],
+        out: &mut Vec<u32>,
+        lengths: Option<&mut Vec<usize>>,
+    ) -> Result<(), Error> {
         if piece.is_empty() {
             return Ok(());
         }
@@ -407,15 +418,15 @@ impl Unigram {
             match &self.search {
                 Search::F32(trie) => {
                     self.viterbi(piece, trie, self.unk32, &mut s.nodes32, &mut s.text)?;
-                    self.read_back(piece, &s.nodes32, &mut s.path, out);
+                    self.read_back(piece, &s.nodes32, &mut s.path, out, lengths);
                 }
                 Search::F64(trie) => {
                     self.viterbi(piece, trie, self.unk64, &mut s.nodes64, &mut s.text)?;
-                    self.read_back(piece, &s.nodes64, &mut s.path, out);
+                    self.read_back(piece, &s.nodes64, &mut s.path, out, lengths);
                 }
                 Search::F64Narrow(trie) => {
                     self.viterbi(piece, trie, self.unk64, &mut s.nodes64, &mut s.text)?;
-                    self.read_back(piece, &s.nodes64, &mut s.path, out);
+                    self.read_back(piece, &s.nodes64, &mut s.path, out, lengths);
                 }
             }
             Ok(())
@@ -504,13 +515,16 @@ impl Unigram {
         Ok(())
     }
 
-    /// The best path's tokens, each run of unknown ones joined ([`Self::unknown_run`]).
+    /// The best path's tokens, each run of unknown ones joined ([`Self::unknown_run`]), and
+    /// with `lengths` each token's length in bytes of `piece` (see
+    /// [`Self::encode_with_lengths`]).
     fn read_back<F>(
         &self,
         piece: &[u8],
         nodes: &[Node<F>],
         path: &mut Vec<u32>,
         out: &mut Vec<u32>,
+        mut lengths: Option<&mut Vec<usize>>,
     ) {
         path.clear();
         let mut end = piece.len();
@@ -522,14 +536,24 @@ impl Unigram {
         let mut run_start = None;
         for k in (0..path.len()).rev() {
             let end = path[k] as usize;
-            let id = nodes[end].id;
+            let (start, id) = (nodes[end].start as usize, nodes[end].id);
             if id != unk {
                 out.push(id);
+                if let Some(lengths) = lengths.as_deref_mut() {
+                    lengths.push(end - start);
+                }
                 continue;
             }
-            let first = *run_start.get_or_insert(nodes[end].start as usize);
+            let first = *run_start.get_or_insert(start);
             if k == 0 || nodes[path[k - 1] as usize].id != unk {
+                let before = out.len();
                 self.unknown_run(&piece[first..end], out);
+                if let Some(lengths) = lengths.as_deref_mut() {
+                    match out.len() - before {
+                        1 => lengths.push(end - first),
+                        bytes => lengths.extend(std::iter::repeat_n(1, bytes)),
+                    }
+                }
                 run_start = None;
             }
         }
@@ -571,64 +595,7 @@ impl Unigram {
         out: &mut Vec<u32>,
         lengths: &mut Vec<usize>,
     ) -> Result<(), Error> {
-        if piece.is_empty() {
-            return Ok(());
-        }
-        SCRATCH.with_borrow_mut(|s| {
-            match &self.search {
-                Search::F32(trie) => {
-                    self.viterbi(piece, trie, self.unk32, &mut s.nodes32, &mut s.text)?;
-                    self.read_back_lengths(piece, &s.nodes32, &mut s.path, out, lengths);
-                }
-                Search::F64(trie) => {
-                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64, &mut s.text)?;
-                    self.read_back_lengths(piece, &s.nodes64, &mut s.path, out, lengths);
-                }
-                Search::F64Narrow(trie) => {
-                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64, &mut s.text)?;
-                    self.read_back_lengths(piece, &s.nodes64, &mut s.path, out, lengths);
-                }
-            }
-            Ok(())
-        })
-    }
-
-    /// [`Self::read_back`], with each token's length (see [`Self::encode_with_lengths`]).
-    fn read_back_lengths<F>(
-        &self,
-        piece: &[u8],
-        nodes: &[Node<F>],
-        path: &mut Vec<u32>,
-        out: &mut Vec<u32>,
-        lengths: &mut Vec<usize>,
-    ) {
-        path.clear();
-        let mut end = piece.len();
-        while end > 0 {
-            path.push(end as u32);
-            end = nodes[end].start as usize;
-        }
-        let unk = self.unk.unwrap_or(NONE);
-        let mut run_start = None;
-        for k in (0..path.len()).rev() {
-            let end = path[k] as usize;
-            let (start, id) = (nodes[end].start as usize, nodes[end].id);
-            if id != unk {
-                out.push(id);
-                lengths.push(end - start);
-                continue;
-            }
-            let first = *run_start.get_or_insert(start);
-            if k == 0 || nodes[path[k - 1] as usize].id != unk {
-                let before = out.len();
-                self.unknown_run(&piece[first..end], out);
-                match out.len() - before {
-                    1 => lengths.push(end - first),
-                    bytes => lengths.extend(std::iter::repeat_n(1, bytes)),
-                }
-                run_start = None;
-            }
-        }
+        self.search_and_read(piece, out, Some(lengths))
     }
 }
 
