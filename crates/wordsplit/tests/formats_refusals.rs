@@ -11,7 +11,7 @@ mod support;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use hf_json::read;
+use hf_json::{byte_char, read};
 use serde_json::{json, Value};
 use wordsplit::formats::{
     read_derived, read_file, read_hf_tokenizer_json, read_named, read_tiktoken,
@@ -265,16 +265,6 @@ fn read_named_refuses_unknown_names_and_other_files() {
 
 // ------------------------------------------------------------------------------------------
 // tokenizer.json
-
-/// GPT-2's spelling of each byte as a character.
-fn byte_char(b: u8) -> char {
-    let printable = |b: u8| matches!(b, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
-    if printable(b) {
-        char::from(b)
-    } else {
-        char::from_u32(256 + (0..b).filter(|x| !printable(*x)).count() as u32).unwrap()
-    }
-}
 
 /// A tokenizer.json of the 256 bytes (id = byte), "ab" (256) and "abc" (257) made by two merges.
 fn spec() -> Value {

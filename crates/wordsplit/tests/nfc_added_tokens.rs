@@ -4,19 +4,13 @@
 //! tests check against HF tokenizers), and two tokens that NFC makes the same text are refused
 //! (HF would match one or the other at random).
 
+#[path = "support/hf_json.rs"]
+mod hf_json;
+
+use hf_json::byte_char;
 use serde_json::{json, Value};
 use wordsplit::formats::{read_hf_tokenizer_json, FormatError};
 use wordsplit::Tokenizer;
-
-/// GPT-2's printable character for byte `b` (ByteLevel's alphabet).
-fn byte_char(b: u8) -> char {
-    let printable = |b: u8| matches!(b, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
-    if printable(b) {
-        char::from(b)
-    } else {
-        char::from_u32(256 + (0..b).filter(|x| !printable(*x)).count() as u32).unwrap()
-    }
-}
 
 fn added(id: u64, content: &str) -> Value {
     json!({"id": id, "content": content, "special": false, "lstrip": false, "rstrip": false,

@@ -21,3 +21,14 @@ pub fn with(mut spec: Value, path: &[&str], value: Value) -> Value {
     at[*last] = value;
     spec
 }
+
+/// GPT-2's printable character for byte `b` (ByteLevel's alphabet): a byte-level vocabulary's
+/// keys.
+pub fn byte_char(b: u8) -> char {
+    let printable = |b: u8| matches!(b, b'!'..=b'~' | 0xA1..=0xAC | 0xAE..=0xFF);
+    if printable(b) {
+        char::from(b)
+    } else {
+        char::from_u32(256 + (0..b).filter(|x| !printable(*x)).count() as u32).unwrap()
+    }
+}
