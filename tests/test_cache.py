@@ -113,6 +113,19 @@ def test_a_code_change_is_a_new_key(monkeypatch):
     assert derived.recipe_key(recipe) != before
 
 
+def test_an_entry_holds_its_recipe_and_a_warm_load_starts_no_openssl(cache_dir):
+    load_vocab("r50k_base")
+    (entry,) = derived_files(cache_dir)
+    recipe = json.loads(derived._split(entry.read_bytes())[0]["recipe"])
+    assert recipe["recipe"]["pretrained"] == "r50k_base" and recipe["code"] == derived.code_fingerprint()
+    # hashlib starts OpenSSL when imported (digests.py): a warm load of a registered name needs it not
+    code = ("import sys; from wordsplit import get_tokenizer; get_tokenizer('r50k_base').encode('hi'); "
+            "print('hashlib' in sys.modules)")
+    env = {**os.environ, "WORDSPLIT_CACHE_DIR": str(cache_dir)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr
+
+
 def test_round_trip_keeps_every_field():
     ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257, b"bc": 258}
     vocab = Vocab(
@@ -160,6 +173,8 @@ CORRUPTIONS = {
     "valid checksum, wrong types": lambda d: _rewrite_header(d, special_tokens="x"),
     "valid checksum, template not text": lambda d: _rewrite_header(d, chat_template=["x"]),
     "valid checksum, older format": lambda d: _rewrite_header(d, format=1),
+    # (the entry of another recipe whose checksum is the same name: read as a miss, never used)
+    "valid checksum, another recipe": lambda d: _rewrite_header(d, recipe=derived._split(d)[0]["recipe"] + " "),
 }
 
 

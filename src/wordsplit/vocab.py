@@ -14,7 +14,6 @@ and encoders that :class:`~wordsplit.options.TokenizerOptions` composes.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from array import array
 from itertools import accumulate
@@ -27,6 +26,7 @@ from .registry import NORMALIZERS
 from .spec import Metaspace, NoNormalizer, PipelineSpec, PluginNormalizer, PrefixSpace, RegexSplit, Stage
 from .spec import Sequence as NormalizerSequence
 from .spec import BytePairEncoding, CharacterBpe, SentencePieceBpe, normalizer_from_name
+from .store.digests import sha256_hash
 
 
 
@@ -440,7 +440,7 @@ class Vocab:
     def content_hash(self) -> str:
         """A sha256 over everything that decides the ids; keys caches of derived tables."""
         if self._hash is None:
-            h = hashlib.sha256()
+            h = sha256_hash()
             for piece, i in sorted(self.ranks.items(), key=lambda kv: kv[1]):
                 h.update(i.to_bytes(4, "little") + len(piece).to_bytes(2, "little") + piece)
             for label, table in (("special", self.special_tokens), ("added", self.added_tokens)):

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import os
 from pathlib import Path
 from typing import Any, Mapping
@@ -33,6 +32,7 @@ from ..errors import UnsupportedTokenizerError, VocabFormatError, advised
 from ..patterns import MAX_GROUP_DEPTH, group_depth
 from ..vocab import Vocab, id_limit
 from .files import file_stem, read_file
+from ..store.digests import sha256_hash
 
 
 def read_tiktoken_ranks(data: bytes, *, source: str) -> dict[bytes, int]:
@@ -86,7 +86,7 @@ def _not_a_rank_line(data: bytes, source: str, lineno: int, line: bytes, what: s
 
 def rank_file_sha256(data: bytes) -> str:
     """The sha256 (hex) of a rank file's uncompressed bytes: the key of ``KNOWN_RANK_FILES``."""
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hash(data).hexdigest()
 
 
 def read_tiktoken(

@@ -43,7 +43,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
@@ -54,6 +53,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterator, NamedTuple
 
 from ..errors import CacheError, DownloadError, HashMismatchError
+from .digests import sha256_hash
 
 __all__ = [
     "CACHE_DIR_ENV", "Cache", "CacheEntry", "default_cache_dir", "is_derived_entry", "list_entries", "open_cache",
@@ -575,7 +575,7 @@ def read_record(path: Path) -> dict:
 
 def sha256_file(path: Path) -> tuple[str, int]:
     """``(hex sha256, size)`` of a file, read in chunks."""
-    digest = hashlib.sha256()
+    digest = sha256_hash()
     size = 0
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
@@ -595,7 +595,7 @@ def read_checked(path: Path, sha256: str) -> bytes:
     from ..formats.files import read_raw  # here: only the loads of cached files need it
 
     data = read_raw(path)
-    if hashlib.sha256(data).hexdigest() != sha256:
+    if sha256_hash(data).hexdigest() != sha256:
         raise HashMismatchError(f"{path} changed while it was loaded (its sha256 is no longer {sha256}); load it again")
     return data
 

@@ -3,10 +3,11 @@
 Parsing is what loading costs: decoding 200,000 base64 lines of a ``.tiktoken`` file, the 11 MB
 JSON of a ``tokenizer.json``, the arrays of a GGUF. A *derived entry* stores the parsed
 :class:`~wordsplit.vocab.Vocab` in a compact binary form under ``derived/<key>.vocab`` in the
-cache. The key is the sha256 of a *recipe*: what was parsed (the sha256 of each input file, or
-a registered name's pinned sha256), how (the loader and its arguments) and by which code (the
-source of the parsing modules), so that a new file, new arguments or an edited loader make a
-new key, never a stale hit.
+cache. It is made from a *recipe*: what was parsed (the sha256 of each input file, or a
+registered name's pinned sha256), how (the loader and its arguments) and by which code (a
+checksum of the parsing modules' source), so that a new file, new arguments or an edited loader
+make a new entry, never a stale hit. The recipe's checksum names the entry and its header holds
+the recipe, which a read compares (:mod:`.digests`: a warm load needs no OpenSSL).
 
 Format, little-endian::
 
@@ -15,11 +16,11 @@ Format, little-endian::
 
 The scores (:attr:`~wordsplit.vocab.Vocab.scores`, a Unigram model's) are an optional trailing
 section, present when the header has ``n_scores``: an entry without them is laid out as before.
-The header holds the Vocab's other fields (the chat template too), the counts and the sha256 of the body. A derived
-entry is not trusted: a read checks the magic, the counts against the bytes present and the
-checksum before it builds anything, and the Vocab validates itself as always (the native
-tables check the tokens when the core is built). An entry that
-fails any check is removed and rebuilt from the source file, never used.
+The header holds the recipe, the Vocab's other fields (the chat template too), the counts and the
+checksum of the body. A derived entry is not trusted: a read checks the magic, the recipe, the
+counts against the bytes present and the checksum before it builds anything, and the Vocab
+validates itself as always (the native tables check the tokens when the core is built). An
+entry that fails any check is removed and rebuilt from the source file, never used.
 
 The cache keeps the :data:`MAX_ENTRIES` most recently used derived entries (a hit refreshes
 an entry's mtime; a write evicts the oldest beyond that), so loading many files, such as
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import importlib.util
 import json
 import os
@@ -52,12 +52,13 @@ from ..spec import PipelineSpec
 from ..vocab import Vocab, little_endian_bytes, u32_array
 from .cache import DERIVED_MAGIC as MAGIC
 from .cache import Cache, atomic_write, is_derived_entry, log
+from .digests import checksum
 
 __all__ = ["cached_vocab", "dump_vocab", "read_vocab", "recipe_key"]
 
 
 MAX_ENTRIES = 32  # a few MB each: about 100 MB at most for typical vocabularies
-FORMAT = 5  # 3: unk token id, fuse_unk, literal flags; 4: the pipeline's JSON; 5: post-processor, scores
+FORMAT = 6  # 4: the pipeline's JSON; 5: post-processor, scores; 6: the recipe in the header, zlib checksums
 # Every module whose code decides what a parse produces: editing one changes every key.
 _PARSING_MODULES = (
     "wordsplit.vocab", "wordsplit.formats", "wordsplit.formats.files", "wordsplit.formats.tiktoken",
@@ -66,7 +67,8 @@ _PARSING_MODULES = (
     "wordsplit.formats.gguf.spm", "wordsplit.formats.gguf.attributes",
     "wordsplit.formats.merges", "wordsplit.formats.bytelevel", "wordsplit.formats.tekken", "wordsplit.patterns",
     "wordsplit.split_programs", "wordsplit.normalizer_programs", "wordsplit.vocabs.pretrained", __name__,
-    "wordsplit.spec",
+    "wordsplit.spec", "wordsplit.spec.stage", "wordsplit.spec.normalizers", "wordsplit.spec.spanners",
+    "wordsplit.spec.models", "wordsplit.spec.post_processors", "wordsplit.spec.decoders",
     # tokenizer.json's normalizer programs and the Punctuation class (found from the top-level
     # package, so a warm load imports no subpackage)
     "wordsplit.normalizers", "wordsplit._hf_char_data",
@@ -93,10 +95,11 @@ def cached_vocab(cache: Cache, recipe: Mapping, *, label: str, build: Callable[[
 
     A derived entry is an optimization: failing to write one is logged, not raised.
     """
-    key = recipe_key(recipe)
+    text = recipe_text(recipe)
+    key = checksum(text.encode())
     for root in cache.roots:
         path = cache.derived_path(key, root)
-        vocab = _read_entry(path)
+        vocab = _read_entry(path, text)
         if vocab is not None:
             with contextlib.suppress(OSError):  # recently used: evicted last (not possible read-only)
                 os.utime(path)
@@ -104,7 +107,7 @@ def cached_vocab(cache: Cache, recipe: Mapping, *, label: str, build: Callable[[
     vocab = build()
     path = cache.derived_path(key)
     try:
-        atomic_write(path, dump_vocab(vocab, label=label))
+        atomic_write(path, dump_vocab(vocab, label=label, recipe=text))
         _evict(path.parent)
     except OSError as exc:
         log().debug("could not write the derived entry %s: %s", path, exc)
@@ -127,42 +130,48 @@ def _evict(directory: Path) -> None:
             path.unlink()
 
 
+def recipe_text(recipe: Mapping) -> str:
+    """The whole recipe of a derived entry as its header holds it: the entry format, the code
+    fingerprint and ``recipe``, as canonical JSON."""
+    return json.dumps({"format": FORMAT, "code": code_fingerprint(), "recipe": recipe}, sort_keys=True)
+
+
 def recipe_key(recipe: Mapping) -> str:
-    """The hex sha256 that names a recipe's derived entry (the code fingerprint included)."""
-    text = json.dumps({"format": FORMAT, "code": code_fingerprint(), "recipe": recipe}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+    """The name of a recipe's derived entry: the checksum of its :func:`recipe_text`."""
+    return checksum(recipe_text(recipe).encode())
 
 
 @functools.lru_cache(maxsize=None)
 def code_fingerprint() -> str:
-    """A sha256 over the source of the parsing modules (their version when the source is absent).
+    """A checksum of the source of the parsing modules (their version when the source is absent).
 
     The modules are found, not imported: a warm load (an entry hit) never runs the parsers. They
     are found under the package's folder, since ``find_spec`` of a module in a subpackage
     imports the subpackage (``wordsplit.formats.gguf`` builds llama.cpp's pattern table).
     """
-    digest = hashlib.sha256()
+    parts = []
     package = Path(importlib.util.find_spec("wordsplit").origin).parent
     for name in _PARSING_MODULES:
         path = package.joinpath(*name.split(".")[1:])
         try:
             source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-            digest.update(source.read_bytes())
+            parts.append(source.read_bytes())
         except OSError:  # no source file (a frozen or zip install)
             from .._version import __version__
 
-            digest.update(f"{name} {__version__}".encode())
-    return digest.hexdigest()
+            parts.append(f"{name} {__version__}".encode())
+    return checksum(b"\0".join(parts))
 
 
-def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
-    """The derived-entry bytes of ``vocab`` (see the module docstring for the format)."""
+def dump_vocab(vocab: Vocab, *, label: str, recipe: str = "") -> bytes:
+    """The derived-entry bytes of ``vocab`` made by ``recipe`` (its :func:`recipe_text`; see
+    the module docstring for the format)."""
     blob, ids, lengths = vocab.packed()
     merges = vocab.packed_merges() or b""  # little-endian uint32 triples already
     scores = b"" if vocab.scores is None else struct.pack(f"<{len(vocab.scores)}d", *vocab.scores)
     body = b"".join([little_endian_bytes(ids), little_endian_bytes(lengths), blob, merges, scores])
     header = {
-        "format": FORMAT, "label": label, "name": vocab.name, "source": vocab.source,
+        "format": FORMAT, "recipe": recipe, "label": label, "name": vocab.name, "source": vocab.source,
         "pipeline": vocab.pipeline.to_json(),
         # Lists of pairs, not objects: they keep the order, which decides which of two literals
         # sharing an id decodes first.
@@ -172,7 +181,7 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
         "chat_template": vocab.chat_template, "literal_flags": dict(vocab.literal_flags),
         "unk_token_id": vocab.unk_token_id, "fuse_unk": vocab.fuse_unk,
         "pair_ranked": vocab.pair_ranked, "n_tokens": len(ids), "n_merges": len(merges) // 12,
-        "body_size": len(body), "body_sha256": hashlib.sha256(body).hexdigest(),
+        "body_size": len(body), "body_checksum": checksum(body),
     }
     if vocab.scores is not None:
         header["n_scores"] = len(vocab.scores)
@@ -180,18 +189,22 @@ def dump_vocab(vocab: Vocab, *, label: str) -> bytes:
     return MAGIC + len(head).to_bytes(4, "little") + head + body
 
 
-def read_vocab(data: bytes) -> Vocab:
-    """Rebuild the Vocab of derived-entry bytes, checking everything first.
+def read_vocab(data: bytes, recipe: str | None = None) -> Vocab:
+    """Rebuild the Vocab of derived-entry bytes, checking everything first (and that they were
+    made by ``recipe``, a :func:`recipe_text`, when given).
 
     Raises:
-        ValueError: anything wrong with the bytes (the caller rebuilds the entry).
+        ValueError: anything wrong with the bytes, or another recipe's entry (the caller
+            rebuilds the entry).
     """
     header, body = _split(data)
+    if recipe is not None and header.get("recipe") != recipe:
+        raise _Corrupt("made by another recipe (two recipes whose checksums are the same name)")
     try:
         n, m = int(header["n_tokens"]), int(header["n_merges"])
         s = int(header.get("n_scores", 0))
         blob_size = len(body) - 8 * n - 12 * m - 8 * s
-        if n < 0 or m < 0 or s < 0 or blob_size < 0 or hashlib.sha256(body).hexdigest() != header["body_sha256"]:
+        if n < 0 or m < 0 or s < 0 or blob_size < 0 or checksum(body) != header["body_checksum"]:
             raise _Corrupt("counts or checksum do not match the body")
         merges_end = len(body) - 8 * s
         scores = struct.unpack(f"<{s}d", body[merges_end:]) if "n_scores" in header else None
@@ -236,13 +249,13 @@ def _split(data: bytes) -> tuple[dict, bytes]:
     return header, data[body_start:]
 
 
-def _read_entry(path: Path) -> Vocab | None:
+def _read_entry(path: Path, recipe: str) -> Vocab | None:
     try:
         data = path.read_bytes()
     except OSError:
         return None
     try:
-        return read_vocab(data)
+        return read_vocab(data, recipe)
     except ValueError as exc:
         log().info("ignoring the corrupt derived entry %s (%s); rebuilding it", path, exc)
         with contextlib.suppress(OSError):  # a read-only root: the rebuilt entry goes to the writable one

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import hashlib
 import os
 import sys
 import time
@@ -38,6 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import DownloadError, HashMismatchError
 from .cache import Cache
+from .digests import sha256_hash
 
 __all__ = [
     "DEADLINE_ENV", "DownloadLimits", "MAX_DOWNLOAD_MB_ENV", "download", "download_limits", "limited", "public_url",
@@ -304,7 +304,7 @@ def _attempt(session, url: str, temp: Path, *, headers: dict, what: str, shown: 
         expected = int(declared) if declared.isdigit() and not encoded else None
         if expected is not None:
             bounds.check_size(expected, declared=True)
-        digest = hashlib.sha256()
+        digest = sha256_hash()
         size = 0
         content_type = response.headers.get("Content-Type", "")
         start = b""  # the first bytes, to tell an HTML page (a trickled one arrives byte by byte)

@@ -32,7 +32,6 @@ HubRef(repo='Qwen/Qwen3-8B', revision='refs/pr/1')
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from typing import TYPE_CHECKING, NamedTuple
@@ -43,6 +42,7 @@ from ..errors import DownloadError, OfflineError, UnknownVocabError
 from .cache import LOCK_TIMEOUT, Cache, log, read_record
 from .download import READ_TIMEOUT, download, download_limits, public_url
 from .hosts import HF_ENDPOINT, OPENAI_ENDPOINT, hf_endpoint, openai_endpoint
+from .digests import sha256_hash
 
 if TYPE_CHECKING:
     from ..vocabs.pretrained import Pretrained
@@ -312,7 +312,7 @@ def url_file_name(url: str) -> str:
 
 
 def _url_key(url: str) -> str:
-    return f"url/{hashlib.sha256(public_url(url).encode()).hexdigest()[:16]}/{url_file_name(url)}"
+    return f"url/{sha256_hash(public_url(url).encode()).hexdigest()[:16]}/{url_file_name(url)}"
 
 
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")

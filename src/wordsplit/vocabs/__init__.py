@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gzip
-import hashlib
 import os
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
@@ -41,6 +40,7 @@ from ..store.sources import (
 )
 from ..vocab import Vocab
 from .pretrained import ALIASES, PRETRAINED, SENTENCEPIECE_PRETRAINED, Pretrained, PretrainedModel
+from ..store.digests import sha256_hash
 
 __all__ = ["VOCABS", "clear_cache", "download_vocab", "forget_loaded", "list_vocabs", "load_vocab", "model_vocabulary",
            "register_vocab"]
@@ -195,7 +195,7 @@ def _load_path(path: Path, cache: Cache, *, name: str | None = None, facts: dict
     # Each input is read once: the bytes hashed for the key are the bytes parsed (pinned), so a
     # file replaced in between cannot leave an entry under the other file's hash.
     inputs = {p: read_input(p) for p in loader.inputs(path)}
-    files = {str(p.absolute()): hashlib.sha256(data).hexdigest() for p, data in inputs.items()}
+    files = {str(p.absolute()): sha256_hash(data).hexdigest() for p, data in inputs.items()}
     build = _pinned(build, inputs)
 
     # The path as given is part of the recipe: the Vocab's source (in messages) is that string.
