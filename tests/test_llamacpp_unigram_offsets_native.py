@@ -102,11 +102,15 @@ def test_native_offsets_are_the_python_engines(prefix, merge, layouts):
 @pytest.mark.parametrize("prefix, merge", LAYOUTS, ids=[f"prefix{int(p)}-merge{int(m)}" for p, m in LAYOUTS])
 def test_native_offsets_on_every_key_of_the_map(prefix, merge, layouts, map_keys):
     """Each of the map's 224,711 keys next to others and inside a word between spaces, in
-    texts of 4,096 keys."""
+    texts of 4,096 keys, with the file's own layout of spaces; with each other layout (which
+    changes what is done with spaces, not how a key is read) every eighth key, a different
+    eighth each."""
     tokenizers = layouts(prefix, merge)
     assert len(map_keys) > 200_000
-    for i in range(0, len(map_keys), 4096):
-        keys = map_keys[i:i + 4096]
+    own_layout = (prefix, merge) == (True, True)  # nomic-bert-moe's metadata: both flags set
+    keys_tested = map_keys if own_layout else map_keys[LAYOUTS.index((prefix, merge))::8]
+    for i in range(0, len(keys_tested), 4096):
+        keys = keys_tested[i:i + 4096]
         assert_native_is_python(tokenizers, "".join(keys), calls=({"allowed_special": "all"},))
         assert_native_is_python(tokenizers, "  ".join(f"a{key}b" for key in keys) + " ",
                                 calls=({"allowed_special": "all"},))
