@@ -13,6 +13,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use hf_json::{byte_char, read};
 use serde_json::{json, Value};
+use wordsplit::formats::derived::checksum;
 use wordsplit::formats::{
     read_derived, read_file, read_hf_tokenizer_json, read_named, read_tiktoken,
     read_tiktoken_ranks, read_vocab_merges, with_tokenizer_config, FileKind, FormatError,
@@ -912,14 +913,6 @@ fn entry(header: &Value, body: &[u8]) -> Vec<u8> {
     .concat()
 }
 
-fn sha256_hex(data: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 #[test]
 fn a_derived_entry_reads_and_every_corruption_is_refused() {
     let (header, body) = entry_parts();
@@ -929,7 +922,7 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
         ("qwen-slice-pair-ranked", Some(3000), true)
     );
     // The header's pipeline gives the pattern (its Regex spanner's) and the normalizer.
-    assert_eq!(header["format"], json!(5));
+    assert_eq!(header["format"], json!(6));
     assert_eq!(
         header["pipeline"]["spanner"]["type"].as_str(),
         Some("Regex")
@@ -985,11 +978,11 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
     };
     for (key, value) in [
         ("format", json!(2)),
-        ("format", json!(3)),
+        ("format", json!(5)),
         ("n_tokens", json!(-1)),
         ("n_tokens", json!(1_000_000)),
         ("n_merges", json!("3")),
-        ("body_sha256", json!("00")),
+        ("body_checksum", json!("00")),
         ("pipeline", json!(7)),
         ("pipeline", json!(r"\S+")),
         ("special_tokens", json!({"<unk>": 3000})),
@@ -1068,7 +1061,7 @@ fn a_derived_entry_reads_and_every_corruption_is_refused() {
     let n = header["n_tokens"].as_u64().unwrap() as usize;
     lengths[4 * n] += 1;
     let mut h = header.clone();
-    h["body_sha256"] = json!(sha256_hex(&lengths));
+    h["body_checksum"] = json!(checksum(&lengths));
     corrupt(&entry(&h, &lengths), "lengths");
     // What a valid entry may say and the Rust core does not run, and broken invariants.
     for (stage, value) in [

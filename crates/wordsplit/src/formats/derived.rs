@@ -1,5 +1,5 @@
 //! wordsplit's derived entries: a parsed vocabulary in the compact form the Python package's
-//! disk cache stores (`src/wordsplit/store/derived.py`, format 5), little-endian:
+//! disk cache stores (`src/wordsplit/store/derived.py`, format 6), little-endian:
 //!
 //! ```text
 //! MAGIC | header length (u32) | header (JSON) | body
@@ -7,9 +7,10 @@
 //!        [| scores (f64 × s), when the header has `n_scores`: a Unigram model's]
 //! ```
 //!
-//! The header holds the other fields, the counts and the sha256 of the body. An entry is not
-//! trusted: the magic, the format, the sizes, the counts and the checksum are checked before
-//! anything is built, then every [`VocabData`] invariant.
+//! The header holds the recipe the package made it from (which its disk cache compares), the
+//! other fields, the counts and the [`checksum`] of the body. An entry is not trusted: the
+//! magic, the format, the sizes, the counts and the checksum are checked before anything is
+//! built, then every [`VocabData`] invariant.
 //!
 //! The header's `pipeline` is the vocabulary's pipeline in its one JSON form
 //! ([`crate::spec::PipelineSpec`]): `{"normalizer": ..., "spanner": ..., "model": ...,
@@ -33,8 +34,34 @@ use crate::spec::{DecoderSpec, ModelSpec, NormalizerSpec, PipelineSpec, SpannerS
 
 /// The first bytes of every derived entry.
 pub const MAGIC: &[u8] = b"wordsplit-vocab\n";
+
+/// A body's checksum as the header holds it: CRC-32 and Adler-32 (zlib's), 16 lowercase hex
+/// digits, a check against damage (the Python package's `store/digests.py`: zlib is loaded
+/// there anyway, and OpenSSL's start-up for a sha256 was a tenth of a warm load).
+///
+/// ```
+/// assert_eq!(wordsplit::formats::derived::checksum(b"abc"), "352441c2024d0127");
+/// ```
+pub fn checksum(data: &[u8]) -> String {
+    let adler = data
+        .chunks(5552)
+        .fold((1u32, 0u32), |(mut a, mut b), chunk| {
+            // (5552: the most bytes whose sums cannot overflow a u32 before the modulo, zlib's NMAX)
+            for &byte in chunk {
+                a += u32::from(byte);
+                b += a;
+            }
+            (a % 65521, b % 65521)
+        });
+    format!(
+        "{:08x}{:04x}{:04x}",
+        crc32fast::hash(data),
+        adler.1,
+        adler.0
+    )
+}
 /// The header format this reader reads (the Python writer's `FORMAT`).
-pub const FORMAT: u64 = 5;
+pub const FORMAT: u64 = 6;
 
 fn corrupt(problem: impl Into<String>) -> FormatError {
     FormatError::CorruptDerived {
@@ -96,8 +123,10 @@ pub fn read_derived(data: &[u8]) -> Result<VocabData, FormatError> {
             body.len()
         )));
     };
-    if header.get("body_sha256").and_then(Value::as_str) != Some(super::sha256_hex(body).as_str()) {
-        return Err(corrupt("the body's sha256 is not the header's body_sha256"));
+    if header.get("body_checksum").and_then(Value::as_str) != Some(checksum(body).as_str()) {
+        return Err(corrupt(
+            "the body's checksum is not the header's body_checksum",
+        ));
     }
     let (n, blob_size) = (n as usize, blob_size as usize);
     let ids = u32s(&body[..4 * n]);

@@ -615,7 +615,7 @@ impl VocabData {
     }
 }
 
-/// The lowercase hex sha256 of `data` (the key of recognized rank files, a derived entry's checksum).
+/// The lowercase hex sha256 of `data` (the key of recognized rank files).
 pub(crate) fn sha256_hex(data: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(data)
