@@ -24,7 +24,7 @@
 use unicode_normalization_alignments::char::decompose_canonical;
 use unicode_normalization_alignments::UnicodeNormalization;
 
-use super::bert_chars::{BertChars, ASCII, CASED, CJK, DECOMPOSES, DROPPED, MARK, WHITE};
+use super::bert_chars::{BertChars, ASCII, CASED, CJK, DECOMPOSES, DROPPED, MARK, STARTS, WHITE};
 use super::bert_memo::AloneMemo;
 use super::bert_pieces::{piece_classes, Class};
 use super::{AlignmentParts, Normalizer};
@@ -363,6 +363,10 @@ impl BertNormalizer {
     ) {
         if self.strip_accents {
             if flags & DECOMPOSES != 0 {
+                if flags & STARTS != 0 {
+                    // (what waits is decomposed apart, most often alone from the memo)
+                    self.flush(pending, table, out);
+                }
                 pending.push(c);
                 return;
             }

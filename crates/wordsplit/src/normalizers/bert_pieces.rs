@@ -294,6 +294,24 @@ mod tests {
     }
 
     #[test]
+    fn ascii_text_before_and_between_characters_beyond_ascii() {
+        let normalizer = BertNormalizer::new(true, true, true, true);
+        for text in [
+            "Declaração Universal di Dirêtu, e Hómé",
+            "Все люди рождаются свободными и равными.",
+            "ab 中文 cd\u{1}é xyzxyzxyzxyzxyzé",
+        ] {
+            let mut ends = Vec::new();
+            let kept = normalizer.normalized_pieces(text, &mut ends);
+            assert_eq!((kept, ends), in_two_passes(&normalizer, text), "{text:?}");
+        }
+        let mut ends = Vec::new();
+        let kept = normalizer.normalized_pieces("Ação é, мир мир", &mut ends);
+        assert_eq!(kept, "acaoe,мирмир");
+        assert_eq!(ends, [4, 5, 6, 12, 18]);
+    }
+
+    #[test]
     fn marks_either_side_of_a_dropped_control_character_reorder_together() {
         // NFD sorts U+1D16D (class 226) after U+1D165 (216): the control character between them
         // is gone before NFD runs.
