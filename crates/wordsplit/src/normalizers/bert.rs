@@ -275,7 +275,7 @@ impl BertNormalizer {
             if byte < 0x80 {
                 let mapped = self.ascii[usize::from(byte)];
                 if mapped != DROP {
-                    if !bytes.get(i + 1).is_some_and(|&next| next >= 0x80) {
+                    if bytes.get(i + 1).is_none_or(|&next| next < 0x80) {
                         break;
                     }
                     // One ASCII character between characters beyond ASCII (the space
