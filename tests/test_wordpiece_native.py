@@ -137,6 +137,25 @@ def test_hypothesis_texts_encode_natively_as_in_python(file, text):
     assert fast.encode(text, allowed_special="all") == slow.encode(text, allowed_special="all")
 
 
+# Words of mixed scripts: ASCII runs long and short (the one pass cuts ASCII text sixteen bytes at
+# a time, or the part of sixteen before a character beyond ASCII), accented letters alone and
+# in runs (NFD's waiting characters), words of other scripts with one ASCII character between
+# them, ideographs, marks and control characters.
+MIXED_WORDS = st.sampled_from([
+    "a", "Declara", "universal", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", " ", "  ", ", ", ".", "\n", "\t", "x1",
+    "ç", "ção", "ÀÉÎ", "ệ", "ườ", "ñ", "\u0301", "e\u0301\u0323", "\u0f73", "\u0344", "Все", "люди",
+    "ه", "عربي", "中文", "字", "한국", "\x01", "\u00ad", "\u3000", "\ufb01", "Ｆ", "ǅ", "İ", "\U0001d165",
+])
+
+
+@pytest.mark.parametrize("file", ["all-MiniLM-L6-v2", "bert-base-multilingual-cased"])
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(MIXED_WORDS, max_size=80).map("".join))
+def test_mixed_script_texts_encode_natively_as_in_python(file, text):
+    fast, slow = _cached(file)
+    assert fast.encode(text, allowed_special="all") == slow.encode(text, allowed_special="all")
+
+
 _BUILT: dict = {}
 
 

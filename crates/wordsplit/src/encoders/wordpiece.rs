@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use super::prefix_trie::PrefixTrie;
+use super::prefix_trie::{Cursor, PrefixTrie, NONE};
 use super::Encoder;
 use crate::error::Error;
 use crate::spec::ModelSpec;
@@ -99,9 +99,11 @@ impl Unknown {
 /// WordPiece's greedy longest match (see the module docs).
 pub struct WordPiece {
     trie: PrefixTrie,
-    /// The trie's state of the continuing-subword prefix: where the tokens after a piece's
-    /// first are looked for (None: no token starts with it, so none follows a first).
-    continuing: Option<u32>,
+    /// The trie's root, where a piece's first token is looked for.
+    root: Cursor,
+    /// The trie's cursor after the continuing-subword prefix: where the tokens after a
+    /// piece's first are looked for (None: no token starts with it, so none follows a first).
+    continuing: Option<Cursor>,
     max_chars: usize,
     unknown: Unknown,
 }
@@ -127,9 +129,15 @@ impl WordPiece {
             let token = tables.token(id)?;
             std::str::from_utf8(token).is_ok().then_some((token, id))
         }));
-        let continuing = trie.walk(PrefixTrie::ROOT, continuing_subword_prefix.as_bytes());
+        let root = trie.root();
+        let continuing = continuing_subword_prefix
+            .bytes()
+            .try_fold(root, |mut cursor, byte| {
+                trie.advance(&mut cursor, byte).map(|_| cursor)
+            });
         Ok(Self {
             trie,
+            root,
             continuing,
             max_chars: usize::try_from(*max_input_chars_per_word).unwrap_or(usize::MAX),
             unknown: Unknown::new(tables, unk_token, vocab),
@@ -156,21 +164,38 @@ impl WordPiece {
         if piece.len() > self.max_chars && char_count(piece) > self.max_chars {
             return false;
         }
-        let mut state = PrefixTrie::ROOT;
+        let mut cursor = self.root;
         let mut start = 0;
         while start < piece.len() {
-            let Some((len, id)) = self.trie.longest(state, &piece[start..]) else {
+            let Some((len, id)) = self.longest(cursor, &piece[start..]) else {
                 return false;
             };
             emit(id, len);
             start += len;
             match self.continuing {
-                Some(continuing) => state = continuing,
+                Some(continuing) => cursor = continuing,
                 None if start < piece.len() => return false,
                 None => {}
             }
         }
         true
+    }
+
+    /// The longest non-empty prefix of `bytes` that is a token from `cursor` on: (its length,
+    /// its id). The walk keeps each slot's base ([`PrefixTrie::advance`]), so a step waits on
+    /// one read, not on its state's slot and then its child's.
+    #[inline(always)]
+    fn longest(&self, mut cursor: Cursor, bytes: &[u8]) -> Option<(usize, u32)> {
+        let (mut best_len, mut best) = (0, NONE);
+        for (i, &byte) in bytes.iter().enumerate() {
+            let Some(id) = self.trie.advance(&mut cursor, byte) else {
+                break;
+            };
+            if id != NONE {
+                (best_len, best) = (i + 1, id);
+            }
+        }
+        (best != NONE).then_some((best_len, best))
     }
 }
 

@@ -24,7 +24,7 @@
 use unicode_normalization_alignments::char::decompose_canonical;
 use unicode_normalization_alignments::UnicodeNormalization;
 
-use super::bert_chars::{BertChars, ASCII, CASED, CJK, DECOMPOSES, DROPPED, MARK, WHITE};
+use super::bert_chars::{BertChars, ASCII, CASED, CJK, DECOMPOSES, DROPPED, MARK, STARTS, WHITE};
 use super::bert_memo::AloneMemo;
 use super::bert_pieces::{piece_classes, Class};
 use super::{AlignmentParts, Normalizer};
@@ -256,9 +256,10 @@ impl BertNormalizer {
     }
 
     /// The steps on the characters of `text` from byte `start` (a character's start) up to
-    /// its first ASCII character the steps keep, or its end, given to `out`; returns where it
-    /// stopped. `pending` (empty, and left empty) holds the characters NFD may change while
-    /// they wait for the next starter NFD leaves as it is.
+    /// its first ASCII character the steps keep that is not alone between characters beyond
+    /// ASCII, or its end, given to `out`; returns where it stopped. `pending` (empty, and
+    /// left empty) holds the characters NFD may change while they wait for the next starter
+    /// NFD leaves as it is.
     pub(super) fn run_beyond_ascii<S: Sink>(
         &self,
         text: &str,
@@ -272,8 +273,16 @@ impl BertNormalizer {
         while i < bytes.len() {
             let byte = bytes[i];
             if byte < 0x80 {
-                if self.ascii[usize::from(byte)] != DROP {
-                    break;
+                let mapped = self.ascii[usize::from(byte)];
+                if mapped != DROP {
+                    if bytes.get(i + 1).is_none_or(|&next| next < 0x80) {
+                        break;
+                    }
+                    // One ASCII character between characters beyond ASCII (the space
+                    // between words of another script) is taken here: the caller's blocks
+                    // would take it a byte at a time.
+                    self.flush(pending, table, out);
+                    out.ascii(&[mapped]);
                 }
                 i += 1;
                 continue;
@@ -354,6 +363,10 @@ impl BertNormalizer {
     ) {
         if self.strip_accents {
             if flags & DECOMPOSES != 0 {
+                if flags & STARTS != 0 {
+                    // (what waits is decomposed apart, most often alone from the memo)
+                    self.flush(pending, table, out);
+                }
                 pending.push(c);
                 return;
             }

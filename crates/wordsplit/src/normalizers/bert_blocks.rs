@@ -40,6 +40,29 @@ pub(super) fn classify(block: &[u8; BLOCK], clean_text: bool, lowercase: bool) -
     }
 }
 
+/// The bytes of `block` before its first byte beyond ASCII (`BLOCK` when all are ASCII).
+#[inline(always)]
+pub(super) fn ascii_prefix(block: &[u8; BLOCK]) -> usize {
+    let high = u128::from_le_bytes(*block) & u128::from_le_bytes([0x80; BLOCK]);
+    (high.trailing_zeros() / 8) as usize
+}
+
+/// [`classify`] of the first `len` bytes of `block` (1 to `BLOCK - 1`), the rest taken as
+/// `a` (a word byte: no boundary past `len`, which the cut stops at): the ASCII text before a
+/// character beyond ASCII is classed at once rather than a byte at a time.
+#[inline(always)]
+pub(super) fn classify_prefix(
+    block: &[u8; BLOCK],
+    len: usize,
+    clean_text: bool,
+    lowercase: bool,
+) -> Option<Classed> {
+    debug_assert!((1..BLOCK).contains(&len));
+    let kept = (1u128 << (8 * len)) - 1;
+    let padded = u128::from_le_bytes(*block) & kept | u128::from_le_bytes([b'a'; BLOCK]) & !kept;
+    classify(&padded.to_le_bytes(), clean_text, lowercase)
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;
@@ -276,6 +299,39 @@ mod tests {
                 (got.mapped, got.white, got.punct),
                 (words.mapped, words.white, words.punct)
             );
+        }
+    }
+
+    #[test]
+    fn a_prefix_is_classed_as_its_bytes_then_word_bytes() {
+        let mut state: u64 = 5;
+        for round in 0..20_000 {
+            let (clean_text, lowercase) = (round % 2 == 0, round % 3 == 0);
+            let block: [u8; BLOCK] = std::array::from_fn(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                let pick = (state >> 33) as usize;
+                match pick % 8 {
+                    0 => 0x80 + (pick >> 8) as u8 % 0x80,
+                    1 => b"\t\n\r\x0b\x01"[(pick >> 8) % 5],
+                    _ => 0x20 + ((pick >> 8) % 0x5F) as u8,
+                }
+            });
+            let len = ascii_prefix(&block);
+            assert_eq!(len, block.iter().take_while(|b| b.is_ascii()).count());
+            if len == 0 || len == BLOCK {
+                continue;
+            }
+            let mut padded = [b'a'; BLOCK];
+            padded[..len].copy_from_slice(&block[..len]);
+            let want = classify(&padded, clean_text, lowercase);
+            let got = classify_prefix(&block, len, clean_text, lowercase);
+            assert_eq!(got.is_some(), want.is_some(), "{block:?}");
+            if let (Some(got), Some(want)) = (got, want) {
+                assert_eq!(
+                    (got.mapped, got.white, got.punct),
+                    (want.mapped, want.white, want.punct)
+                );
+            }
         }
     }
 }

@@ -27,6 +27,10 @@ pub(crate) const DECOMPOSES: u8 = 16;
 pub(crate) const CASED: u8 = 32;
 /// BERT's punctuation: ASCII punctuation or the crate's Pc Pd Ps Pe Pi Pf Po.
 pub(crate) const PUNCT: u8 = 64;
+/// With [`DECOMPOSES`]: a starter whose canonical decomposition starts with a starter
+/// (canonical combining class 0 both), across which NFD reorders nothing, so that what waits
+/// for NFD before it is decomposed apart.
+pub(crate) const STARTS: u8 = 128;
 
 /// HF's `is_chinese_char` blocks (the Python package's `CJK_RANGES`).
 pub const CJK_RANGES: [(u32, u32); 8] = [
@@ -162,10 +166,18 @@ fn asked_flags(c: char) -> u8 {
     if c.is_whitespace() {
         flags |= WHITE;
     }
-    let mut decomposed = false;
-    decompose_canonical(c, |d| decomposed |= d != c);
+    let (mut decomposed, mut first) = (false, None);
+    decompose_canonical(c, |d| {
+        decomposed |= d != c;
+        first.get_or_insert(d);
+    });
     if decomposed || canonical_combining_class(c) != 0 {
         flags |= DECOMPOSES;
+        if canonical_combining_class(c) == 0
+            && first.is_some_and(|d| canonical_combining_class(d) == 0)
+        {
+            flags |= STARTS;
+        }
     }
     let mut lower = c.to_lowercase();
     if !(lower.len() == 1 && lower.next() == Some(c)) {
@@ -204,12 +216,16 @@ mod tests {
             }
             assert_eq!(table.flags(cp), want, "{c:?}");
         }
-        assert_eq!(table.flags('é' as u32), DECOMPOSES);
-        assert_eq!(table.flags('É' as u32), DECOMPOSES | CASED);
+        assert_eq!(table.flags('é' as u32), DECOMPOSES | STARTS);
+        assert_eq!(table.flags('É' as u32), DECOMPOSES | CASED | STARTS);
         assert_eq!(table.flags('\u{301}' as u32), DECOMPOSES | MARK);
         assert_eq!(table.flags('\u{3000}' as u32), WHITE);
         assert_eq!(table.flags('、' as u32), PUNCT);
         assert_eq!(table.flags('\u{ad}' as u32), DROPPED);
+        // U+0344 (class 230) decomposes to U+0308 U+0301; U+0F73 (class 0) to U+0F71 (129)
+        // and U+0F72: neither starts with a starter.
+        assert_eq!(table.flags(0x344) & STARTS, 0);
+        assert_eq!(table.flags(0xF73) & STARTS, 0);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! class: a character's class may change (lowercase, NFD: U+037E becomes `;`).
 
 use super::bert::{BertNormalizer, Sink, DROP};
-use super::bert_blocks::{classify, Classed, BLOCK};
+use super::bert_blocks::{ascii_prefix, classify, classify_prefix, Classed, BLOCK};
 use super::bert_chars::{ASCII, PUNCT, WHITE};
 
 /// What an ASCII character is to the pre-tokenizer once normalized.
@@ -94,12 +94,13 @@ impl Cutter<'_> {
         self.ends.push(self.kept.len());
     }
 
-    /// A block of ASCII text, cut by its classes without a branch per piece: each stretch of
-    /// word bytes is written with one sixteen-byte copy (what is past it is overwritten
-    /// next), each end is written and counted only when it is one, and a punctuation byte is
-    /// written and counted only when it is one.
+    /// The first `size` bytes of a classed block of ASCII text (all sixteen, or a prefix's:
+    /// its padding has no boundary), cut by their classes without a branch per piece: each
+    /// stretch of word bytes is written with one sixteen-byte copy (what is past it is
+    /// overwritten next), each end is written and counted only when it is one, and a
+    /// punctuation byte is written and counted only when it is one.
     #[inline(always)]
-    fn block(&mut self, classed: &Classed) {
+    fn block(&mut self, classed: &Classed, size: usize) {
         // A block adds at most sixteen bytes, and two ends per byte.
         self.kept.reserve(2 * BLOCK);
         self.ends.reserve(2 * BLOCK);
@@ -111,11 +112,11 @@ impl Cutter<'_> {
         let mut position = 0;
         loop {
             let next = if boundaries == 0 {
-                BLOCK
+                size
             } else {
                 boundaries.trailing_zeros() as usize
             };
-            // SAFETY: `position <= next <= BLOCK`, so the copy reads `mapped` within its
+            // SAFETY: `position <= next <= size <= BLOCK`, so the copy reads `mapped` within its
             // 2 * BLOCK bytes; `len` is at most BLOCK past the length the reserve was made
             // for, so the copy's sixteen bytes and the one below are within the capacity, as
             // are the two ends per byte.
@@ -123,7 +124,7 @@ impl Cutter<'_> {
                 std::ptr::copy_nonoverlapping(mapped.add(position), kept.add(len), BLOCK);
                 len += next - position;
                 in_word |= usize::from(next > position);
-                if next == BLOCK {
+                if next == size {
                     break;
                 }
                 let punct = (classed.punct >> next & 1) as usize;
@@ -165,9 +166,21 @@ impl BertNormalizer {
             if let Some(block) = bytes.get(i..i + BLOCK) {
                 let block = block.try_into().expect("a block's bytes");
                 if let Some(classed) = classify(block, self.clean_text(), self.lowercases()) {
-                    cut.block(&classed);
+                    cut.block(&classed, BLOCK);
                     i += BLOCK;
                     continue;
+                }
+                // The ASCII text before a character beyond ASCII (most of the text between
+                // accented letters, or between the words of other scripts): at once.
+                let size = ascii_prefix(block);
+                if (2..BLOCK).contains(&size) {
+                    let classed =
+                        classify_prefix(block, size, self.clean_text(), self.lowercases());
+                    if let Some(classed) = classed {
+                        cut.block(&classed, size);
+                        i += size;
+                        continue;
+                    }
                 }
             }
             let byte = bytes[i];
@@ -278,6 +291,24 @@ mod tests {
                 assert_eq!((kept, ends), in_two_passes(&normalizer, &text), "{text:?}");
             }
         }
+    }
+
+    #[test]
+    fn ascii_text_before_and_between_characters_beyond_ascii() {
+        let normalizer = BertNormalizer::new(true, true, true, true);
+        for text in [
+            "Declaração Universal di Dirêtu, e Hómé",
+            "Все люди рождаются свободными и равными.",
+            "ab 中文 cd\u{1}é xyzxyzxyzxyzxyzé",
+        ] {
+            let mut ends = Vec::new();
+            let kept = normalizer.normalized_pieces(text, &mut ends);
+            assert_eq!((kept, ends), in_two_passes(&normalizer, text), "{text:?}");
+        }
+        let mut ends = Vec::new();
+        let kept = normalizer.normalized_pieces("Ação é, мир мир", &mut ends);
+        assert_eq!(kept, "acaoe,мирмир");
+        assert_eq!(ends, [4, 5, 6, 12, 18]);
     }
 
     #[test]
