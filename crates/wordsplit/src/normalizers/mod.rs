@@ -32,6 +32,7 @@ pub mod hf_char_classes;
 pub mod llamacpp;
 #[rustfmt::skip]
 pub mod llamacpp_tables;
+pub mod metaspace_words;
 mod nfc;
 pub mod precompiled;
 pub mod program;

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use aho_corasick::AhoCorasick;
 
 use super::charsmap::CharsMap;
+use super::metaspace_words::words_with_replacement;
 use super::program::LiteralProgram;
 use super::unicode_program::UnicodeProgram;
 use crate::encoders::sentencepiece::PieceCuts;
@@ -555,59 +556,6 @@ impl MetaspaceNormalizer {
         Ok(out)
     }
 }
-
-/// HF's `WhitespaceSplit` then `Metaspace` (`always`) of `text`, joined: the words between
-/// runs of white space (Rust's `char::is_whitespace`), each with `replacement` before it
-/// unless it starts with one. ASCII is classified by a table lookup per byte; other
-/// characters are decoded.
-fn words_with_replacement(text: &str, replacement: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 4 * replacement.len() + 8);
-    let bytes = text.as_bytes();
-    let mut word: Option<usize> = None; // where the current word starts
-    let mut at = 0;
-    let end_word = |out: &mut String, start: usize, end: usize| {
-        let word = &text[start..end];
-        if !word.starts_with(replacement) {
-            out.push_str(replacement);
-        }
-        out.push_str(word);
-    };
-    while at < bytes.len() {
-        let b = bytes[at];
-        let (white, width) = if b < 0x80 {
-            (ASCII_WHITE_SPACE[usize::from(b)], 1)
-        } else {
-            // (`at` is a character boundary: every step is a whole character)
-            let c = text[at..].chars().next().unwrap_or(' ');
-            (c.is_whitespace(), c.len_utf8())
-        };
-        match (white, word) {
-            (true, Some(start)) => {
-                end_word(&mut out, start, at);
-                word = None;
-            }
-            (false, None) => word = Some(at),
-            _ => {}
-        }
-        at += width;
-    }
-    if let Some(start) = word {
-        end_word(&mut out, start, bytes.len());
-    }
-    out
-}
-
-/// Rust's `char::is_whitespace` of each ASCII byte: tab, line feed, vertical tab, form feed,
-/// carriage return and space (not U+001C to U+001F, which Python's `str.isspace` counts).
-const ASCII_WHITE_SPACE: [bool; 128] = {
-    let mut table = [false; 128];
-    let mut b = 0;
-    while b < 128 {
-        table[b] = (b as u8 as char).is_whitespace();
-        b += 1;
-    }
-    table
-};
 
 impl Normalizer for MetaspaceNormalizer {
     fn name(&self) -> &str {
