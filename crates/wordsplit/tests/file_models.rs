@@ -291,6 +291,32 @@ fn unigram_added_token_flags_are_read() {
     expected.extend(plain.encode(" a").unwrap());
     assert_eq!(lstrip.encode_with_special_tokens(text).unwrap(), expected);
     assert_ne!(plain.encode_with_special_tokens(text).unwrap(), expected);
+    // HF's token string of the mask is the text it matched ("  \t<mask>"), which a
+    // RobertaProcessing that trims offsets moves the start past: the span of "<mask>" alone
+    // (HF: [(0, 0), (0, 1), (4, 10), (10, 12), (0, 0), (0, 0), (0, 7), (0, 0)]).
+    let mut roberta = file(flagged(true, false));
+    roberta["post_processor"] = json!({"type": "RobertaProcessing", "sep": ["<unk>", 0],
+        "cls": ["<unk>", 0], "trim_offsets": true, "add_prefix_space": true});
+    let roberta = unigram(read_hf_tokenizer_json(roberta.to_string().as_bytes()).unwrap());
+    let encoding = roberta.encoding(text, Some(" <mask>"), true).unwrap();
+    let mask = |i: usize| {
+        encoding.offsets[encoding
+            .ids
+            .iter()
+            .enumerate()
+            .filter(|(_, &id)| id == 3)
+            .nth(i)
+            .unwrap()
+            .0]
+    };
+    let at = text.find("<mask>").unwrap();
+    assert_eq!(mask(0), (at, at + 6));
+    assert_eq!(mask(1), (0, 7)); // (HF's rule: one leading space of a first token is its own)
+    let untrimmed = lstrip.encoding(text, None, true).unwrap();
+    assert_eq!(
+        untrimmed.offsets[untrimmed.ids.iter().position(|&id| id == 3).unwrap()],
+        (1, at + 6)
+    );
     match read_hf_tokenizer_json(file(flagged(false, true)).to_string().as_bytes()) {
         Err(FormatError::Unsupported { construct, .. }) => {
             assert!(construct.contains("normalized=true"), "{construct}")
