@@ -242,3 +242,17 @@ def test_tiktoken_compat_unstable_end_sees_the_stripped_whitespace(plain):
         stable, _ = enc.encode_with_unstable(text, allowed_special="all")
         assert stable == hf.encode(text, add_special_tokens=False).ids, backend
         assert stable[-1] == tok.token_to_id("[x]")
+
+
+def test_single_word_ignores_letters_newer_than_unicode_16(plain):
+    # HF's word characters are Rust regex's \w at Unicode 16.0; the regex module knows newer
+    # letters (U+3D000's block), which must not stop a single_word token from matching.
+    import unicodedata
+
+    import regex
+
+    word = regex.compile(r"\w")
+    newer = [c for c in range(0x30000, 0x40000) if word.match(chr(c)) and unicodedata.category(chr(c)) == "Cn"]
+    assert 0x3D000 in newer
+    for c in [0x3D000, *newer[::97]]:
+        assert_ids_and_offsets(plain, f"wrd{chr(c)} {chr(c)}wrd wrd")

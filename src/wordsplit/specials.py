@@ -165,6 +165,41 @@ def _word_char() -> "re.Pattern[str]":
     return regex.compile(r"\w")
 
 
+@functools.lru_cache(maxsize=4096)
+def is_word_char(ch: str) -> bool:
+    """Whether HF's ``single_word`` check counts ``ch`` as a word character: Rust
+    ``regex``'s ``\\w`` at Unicode 16.0 (``regex_syntax::is_word_character``, the native
+    core's). The ``regex`` module follows a newer Unicode, whose new letters (U+3D000's block
+    and more) are no word characters for HF: a character counts when ``regex`` says so and it
+    is assigned in Unicode 16 (a letter, mark or number of :mod:`wordsplit._unicode16`, or
+    assigned in Python's older ``unicodedata``).
+
+    >>> is_word_char("a"), is_word_char("_"), is_word_char("\u0301"), is_word_char("²"), is_word_char("\U0003d000")
+    (True, True, True, False, False)
+    """
+    import unicodedata
+
+    if not _word_char().match(ch):
+        return False
+    return unicodedata.category(ch) != "Cn" or _in_unicode16_lmn(ord(ch))
+
+
+@functools.lru_cache(maxsize=1)
+def _lmn16() -> tuple[list[int], list[int]]:
+    from ._unicode16 import L, M, N
+
+    ranges = sorted((*L, *M, *N))
+    return [a for a, _ in ranges], [b for _, b in ranges]
+
+
+def _in_unicode16_lmn(cp: int) -> bool:
+    import bisect
+
+    starts, ends = _lmn16()
+    i = bisect.bisect_right(starts, cp) - 1
+    return i >= 0 and cp <= ends[i]
+
+
 class LiteralScan:
     """The literal scan of one text: special and added tokens found leftmost-longest, with
     HF's ``lstrip``, ``rstrip``, ``single_word`` and ``normalized`` flags.
@@ -271,8 +306,7 @@ class LiteralScan:
             bits = flags.get(literal, 0)
             if bits:
                 if bits & SINGLE_WORD:
-                    word = _word_char()
-                    if (start > lo and word.match(text, start - 1)) or (stop < hi and word.match(text, stop)):
+                    if (start > lo and is_word_char(text[start - 1])) or (stop < hi and is_word_char(text[stop])):
                         continue
                 space = C_WHITE_SPACE if bits & C_SPACE else WHITE_SPACE
                 if bits & LSTRIP:  # back over whitespace, not into the previous token's span

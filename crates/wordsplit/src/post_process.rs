@@ -194,6 +194,58 @@ fn process(
     }
 }
 
+/// The `add_prefix_space` of each offset-trimming pass of `spec`, in order (ByteLevel's and
+/// RobertaProcessing's with `trim_offsets`, inside a `Sequence` too).
+pub(crate) fn trim_passes(spec: &PostProcessorSpec) -> Vec<bool> {
+    match spec {
+        PostProcessorSpec::ByteLevel {
+            trim_offsets: true,
+            add_prefix_space,
+        }
+        | PostProcessorSpec::RobertaProcessing {
+            trim_offsets: true,
+            add_prefix_space,
+            ..
+        } => vec![*add_prefix_space],
+        PostProcessorSpec::Sequence(processors) => {
+            processors.iter().flat_map(trim_passes).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// HF's trim of the offsets of the tokens at `positions` (added tokens with `lstrip` or
+/// `rstrip`), whose token string is the text they matched, `text`'s characters `start..end`
+/// with the white space they took: the trim [`post_process`] gives the others by their id.
+pub(crate) fn trim_matched(
+    encoding: &mut Encoding,
+    positions: &[usize],
+    chars: &[char],
+    add_prefix_space: bool,
+) {
+    for &i in positions {
+        let (start, end) = encoding.offsets[i];
+        let matched = chars.get(start..end).unwrap_or_default();
+        let mut leading = matched.iter().take_while(|c| c.is_whitespace()).count();
+        let trailing = matched
+            .iter()
+            .rev()
+            .take_while(|c| c.is_whitespace())
+            .count();
+        let (mut start, mut end) = (start, end);
+        if leading > 0 {
+            if (i == 0 || start == 0) && add_prefix_space && leading == 1 {
+                leading = 0; // (HF's rule for the space add_prefix_space added)
+            }
+            start = (start + leading).min(end);
+        }
+        if trailing > 0 && end >= trailing {
+            end = (end - trailing).max(start);
+        }
+        encoding.offsets[i] = (start, end);
+    }
+}
+
 /// HF's ByteLevel `process_offsets`: each offset moved past the token's leading spaces and
 /// before its trailing ones (in characters; a space in a token's text is `Ġ` or white space).
 fn trim(encoding: &mut Encoding, add_prefix_space: bool, token: &dyn Fn(u32) -> String) {

@@ -72,11 +72,11 @@ use crate::encoders::unigram_spans::UnigramSpans;
 use crate::encoders::wordpiece::word_model_encoder;
 use crate::error::Error;
 use crate::formats::VocabData;
-use crate::literal::Literal;
+use crate::literal::{Literal, LSTRIP, RSTRIP};
 use crate::normalizers::NormalizeStage;
 use crate::pipeline::TokenPlace;
 use crate::pipeline::{Pipeline, PipelineBuilder, SpecialPolicy};
-use crate::post_process::{post_process, Encoding};
+use crate::post_process::{post_process, trim_matched, trim_passes, Encoding};
 use crate::spanners::sentencepiece::SentencePieceSpanner;
 use crate::spanners::words::WordSpanner;
 use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec, PostProcessorSpec};
@@ -425,8 +425,34 @@ impl Tokenizer {
             widen_byte_runs(&ids, &places, &lengths, tables, &mut offsets);
             Ok(Encoding::of_text(ids, offsets, type_id))
         };
-        let first = encode(text, 0)?;
-        let second = pair.map(|pair| encode(pair, 1)).transpose()?;
+        let mut first = encode(text, 0)?;
+        let mut second = pair.map(|pair| encode(pair, 1)).transpose()?;
+        // HF's token string of an lstrip or rstrip added token is the text it matched, white
+        // space included, which trim_offsets then moves its offsets past.
+        let passes = trim_passes(&self.post_processor);
+        let stripping: HashSet<u32> = self
+            .literals()
+            .iter()
+            .filter(|l| l.flags & (LSTRIP | RSTRIP) != 0)
+            .map(|l| l.id)
+            .collect();
+        if !passes.is_empty() && !stripping.is_empty() {
+            for (encoding, text) in [(Some(&mut first), Some(text)), (second.as_mut(), pair)] {
+                let (Some(encoding), Some(text)) = (encoding, text) else {
+                    continue;
+                };
+                let positions: Vec<usize> = (0..encoding.ids.len())
+                    .filter(|&i| stripping.contains(&encoding.ids[i]))
+                    .collect();
+                if positions.is_empty() {
+                    continue;
+                }
+                let chars: Vec<char> = text.chars().collect();
+                for &add_prefix_space in &passes {
+                    trim_matched(encoding, &positions, &chars, add_prefix_space);
+                }
+            }
+        }
         let tables = self.pipeline.tables();
         let token =
             |id: u32| String::from_utf8_lossy(tables.token(id).unwrap_or_default()).into_owned();

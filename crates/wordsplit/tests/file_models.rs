@@ -260,3 +260,67 @@ fn unigram_files_with_a_stage_the_core_lacks_are_refused_naming_it() {
     assert_eq!(tok.encode("a a").unwrap(), [1, 1]);
     assert_eq!(tok.decode(&[1, 1]).unwrap(), "a a");
 }
+
+/// XLM-R's and ALBERT's files give their mask token `lstrip` (it takes the white space before
+/// it, as HF's `tests/test_sentencepiece_added_flags.py` checks on the real files): the flags
+/// are read; `normalized` under a `Metaspace` pre-tokenizer is refused (HF finds such a token
+/// in each stretch's normalized text, then prepends a `▁` to what is left after it).
+#[test]
+fn unigram_added_token_flags_are_read() {
+    let file = |mask: Value| {
+        json!({
+            "model": {"type": "Unigram", "unk_id": 0,
+                      "vocab": [["<unk>", 0.0], ["\u{2581}a", -1.0], ["a", -2.0], ["<mask>", 0.0]]},
+            "pre_tokenizer": {"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "always"},
+            "decoder": {"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "always"},
+            "added_tokens": [mask],
+        })
+    };
+    let flagged = |lstrip: bool, normalized: bool| {
+        json!({"id": 3, "content": "<mask>", "special": true, "lstrip": lstrip, "rstrip": false,
+               "single_word": false, "normalized": normalized})
+    };
+    let plain = unigram(
+        read_hf_tokenizer_json(file(flagged(false, false)).to_string().as_bytes()).unwrap(),
+    );
+    let lstrip =
+        unigram(read_hf_tokenizer_json(file(flagged(true, false)).to_string().as_bytes()).unwrap());
+    let text = "a  \t<mask> a";
+    let mut expected = plain.encode("a").unwrap();
+    expected.push(3);
+    expected.extend(plain.encode(" a").unwrap());
+    assert_eq!(lstrip.encode_with_special_tokens(text).unwrap(), expected);
+    assert_ne!(plain.encode_with_special_tokens(text).unwrap(), expected);
+    // HF's token string of the mask is the text it matched ("  \t<mask>"), which a
+    // RobertaProcessing that trims offsets moves the start past: the span of "<mask>" alone
+    // (HF: [(0, 0), (0, 1), (4, 10), (10, 12), (0, 0), (0, 0), (0, 7), (0, 0)]).
+    let mut roberta = file(flagged(true, false));
+    roberta["post_processor"] = json!({"type": "RobertaProcessing", "sep": ["<unk>", 0],
+        "cls": ["<unk>", 0], "trim_offsets": true, "add_prefix_space": true});
+    let roberta = unigram(read_hf_tokenizer_json(roberta.to_string().as_bytes()).unwrap());
+    let encoding = roberta.encoding(text, Some(" <mask>"), true).unwrap();
+    let mask = |i: usize| {
+        encoding.offsets[encoding
+            .ids
+            .iter()
+            .enumerate()
+            .filter(|(_, &id)| id == 3)
+            .nth(i)
+            .unwrap()
+            .0]
+    };
+    let at = text.find("<mask>").unwrap();
+    assert_eq!(mask(0), (at, at + 6));
+    assert_eq!(mask(1), (0, 7)); // (HF's rule: one leading space of a first token is its own)
+    let untrimmed = lstrip.encoding(text, None, true).unwrap();
+    assert_eq!(
+        untrimmed.offsets[untrimmed.ids.iter().position(|&id| id == 3).unwrap()],
+        (1, at + 6)
+    );
+    match read_hf_tokenizer_json(file(flagged(false, true)).to_string().as_bytes()) {
+        Err(FormatError::Unsupported { construct, .. }) => {
+            assert!(construct.contains("normalized=true"), "{construct}")
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -17,7 +17,10 @@ The layouts transformers writes for them load, with HF ``tokenizers``' semantics
 * the decoder ``Sequence`` of ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse`` and optionally
   ``Strip(" ", 1, 0)``, exactly so (:func:`byte_fallback_decoder_strips`; with another decoder
   HF decodes other text);
-* added tokens as for every tokenizer.json (HF's two passes, its ids).
+* added tokens as for every tokenizer.json (HF's ids, its two passes, its ``lstrip``,
+  ``rstrip`` and ``single_word`` flags; ``normalized: true`` ones found in the normalized text,
+  as older Llama conversions list ``<unk>`` and ``<s>``), except ``normalized: true`` with a
+  ``Metaspace`` pre-tokenizer (:func:`~wordsplit.formats.hf._refuse_normalized_added`).
 
 The tokens are the vocab's texts in UTF-8 (``▁`` included), and a byte token (``<0x0A>``:
 the spelling HF's byte fallback looks up, one per byte, all 256) is its byte
@@ -103,7 +106,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
         VocabFormatError: malformed entries.
     """
     from ..sentencepiece import sentencepiece_pipeline, word_cuts
-    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _normalizer
+    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _normalizer, _refuse_normalized_added
 
     model = spec["model"]
     if model.get("type", "BPE") != "BPE":
@@ -122,12 +125,10 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
     normalizer = _normalizer(spec.get("normalizer"), source)
     _check_added_tokens([*special, *added], flags, normalizer, source)
-    if flags:
-        raise UnsupportedTokenizerError(
-            f"{source}: added tokens with lstrip, rstrip, single_word or normalized are not supported in a "
-            "SentencePiece-style tokenizer.json yet"
-        )
+    hf_normalizer = normalizer
     normalizer, metaspace_split = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source)
+    if normalizer is not hf_normalizer:  # (a Metaspace pre-tokenizer, run as part of the normalizer)
+        _refuse_normalized_added(flags, source, "SentencePiece-style (Metaspace)")
     strip = "first" if _check_decoder(spec.get("decoder"), source) else "none"
 
     ids = table.values()
@@ -167,7 +168,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     literals = {**special, **added}
     fields = dict(
         name=name, source=source, ranks=ranks, special_tokens=special, added_tokens=added, merges=merges,
-        pipeline=pipeline, whole_piece_lookup=False,
+        pipeline=pipeline, whole_piece_lookup=False, literal_flags=flags,
         unk_token_id=table.get(unk) if isinstance(unk, str) and type(table.get(unk)) is int else None,
         eos_token_id=literals.get(eos_token) if eos_token else None,
         n_vocab=max(chain(table.values(), literals.values())) + 1,

@@ -28,8 +28,10 @@ What such a file holds, read into the vocabulary's typed pipeline:
   ``Strip(" ", 1, 0)`` (transformers' Llama layout, ``strip_leading_space`` ``"first"`` or
   ``"none"``);
 * the post-processor (``add_special_tokens``), any of :mod:`wordsplit.post_processor_programs`;
-* added tokens as for every tokenizer.json (HF's ids); their ``lstrip``, ``rstrip``,
-  ``single_word`` and ``normalized`` flags are refused, as for SentencePiece-style BPE files.
+* added tokens as for every tokenizer.json (HF's ids and its ``lstrip``, ``rstrip`` and
+  ``single_word`` flags: XLM-R's and ALBERT's ``<mask>``/``[MASK]`` strip the space before them);
+  ``normalized: true`` is refused with a ``Metaspace`` pre-tokenizer, as for SentencePiece-style
+  BPE files (:func:`~wordsplit.formats.hf._refuse_normalized_added`).
 
 Anything else is an :class:`UnsupportedTokenizerError` naming it.
 
@@ -69,7 +71,7 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     """
     from ..post_processor_programs import post_processor_stage
     from ..spec import PipelineSpec, Unigram
-    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids
+    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _refuse_normalized_added
 
     model = spec["model"]
     pre_steps = _pre_tokenizer_steps(spec.get("pre_tokenizer"), source)  # (what is not supported, named first)
@@ -86,12 +88,10 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
     normalizer = _normalizer(spec.get("normalizer"), source)
     _check_added_tokens([*special, *added], flags, normalizer, source)
-    if flags:
-        raise UnsupportedTokenizerError(
-            f"{source}: added tokens with lstrip, rstrip, single_word or normalized are not supported in a Unigram "
-            "tokenizer.json yet"
-        )
+    hf_normalizer = normalizer
     normalizer, split = _with_metaspace(spec.get("pre_tokenizer"), pre_steps, normalizer, source)
+    if normalizer is not hf_normalizer:  # (a Metaspace pre-tokenizer, run as part of the normalizer)
+        _refuse_normalized_added(flags, source, "Unigram (Metaspace)")
     pipeline = PipelineSpec(
         normalizer=normalizer, spanner=_spanner(normalizer, split),
         model=Unigram(unk_token=texts[unk_id] if unk_id is not None else "", byte_fallback=byte_fallback),
@@ -102,6 +102,7 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     return Vocab(
         name=name, source=source, ranks=ranks, scores=scores, special_tokens=special, added_tokens=added,
         pipeline=pipeline, unk_token_id=unk_id, eos_token_id=literals.get(eos_token) if eos_token else None,
+        literal_flags=flags,
         n_vocab=max([len(texts), *(i + 1 for i in literals.values())]),
     )
 

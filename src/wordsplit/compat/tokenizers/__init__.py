@@ -61,9 +61,9 @@ from ...engines.decoding import wordpiece_text
 from ...errors import EncodeInputError, UnsupportedTokenizerError
 from ...formats.bytelevel import BYTE_TO_CHAR, CHAR_TO_BYTE
 from ...postprocess import Parts, PostProcessor, default_process, read_post_processor
-from ...vocab import Vocab
+from ...vocab import LSTRIP, RSTRIP, Vocab
 from .decoding import metaspace_text, read_decoding
-from .encoding import Encoding
+from .encoding import Encoding, matched_literal
 from .files import check_sentencepiece, model_vocab, read_vocab
 from .padding import PaddingParams, pad_encodings
 from .truncation import TruncationError, TruncationParams, truncate_encodings, usize_sub
@@ -140,6 +140,8 @@ class Tokenizer:
         self._special_ids = frozenset(vocab.special_tokens.values())
         self._special_texts = frozenset(vocab.special_tokens)
         self._literal_ids = frozenset(self._literals.values())
+        self._stripping_ids = frozenset(i for text, i in self._literals.items()
+                                        if vocab.literal_flags.get(text, 0) & (LSTRIP | RSTRIP))
         self._lock = threading.Lock()
         self._strings: Optional[list[Optional[str]]] = None
         self._decode_table: Optional[list[Optional[bytes]]] = None
@@ -350,6 +352,10 @@ class Tokenizer:
             result = self._tok.encode_with_offsets(text, allowed_special="all")
         strings = self._token_strings()
         tokens = [strings[i] for i in result.ids]
+        if self._stripping_ids:  # (an lstrip or rstrip token's string is the text it took, as HF's)
+            for k, i in enumerate(result.ids):
+                if i in self._stripping_ids:
+                    tokens[k] = matched_literal(text, *result.char_offsets[k], tokens[k])
         if word is not None:
             words = [word] * len(result.ids)
         elif self._sentencepiece:

@@ -22,11 +22,29 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...postprocess import Parts
+from ...postprocess import _WHITE_SPACE, Parts
 from .padding import pad
 from .truncation import DIRECTIONS, truncate, unsigned
 
-__all__ = ["Encoding"]
+__all__ = ["Encoding", "matched_literal"]
+
+
+def matched_literal(text: str, start: int, end: int, content: str) -> str:
+    """HF's token string for an added token found at ``text[start:end]``: the text it matched,
+    which holds the white space an ``lstrip`` or ``rstrip`` token took (HF's token value is
+    that slice; ByteLevel's and RobertaProcessing's ``trim_offsets`` then move the offsets past
+    it). A ``normalized`` token is matched in the normalized text: its content is kept, with
+    the white space around it.
+
+    >>> matched_literal("a   <mask> b", 1, 10, "<mask>"), matched_literal("<s>", 0, 3, "<s>")
+    ('   <mask>', '<s>')
+    """
+    span = text[start:end]
+    if span == content or content in span:
+        return span
+    lead = len(span) - len(span.lstrip("".join(_WHITE_SPACE)))
+    trail = len(span) - len(span.rstrip("".join(_WHITE_SPACE)))
+    return span[:lead] + content + span[len(span) - trail:] if lead + trail < len(span) else content
 
 
 class Encoding:

@@ -39,6 +39,7 @@ from ...offsets import form_alignment
 from ...postprocess import Parts
 from ...specials import LiteralScan
 from ...vocab import WHITE_SPACE
+from .encoding import matched_literal
 
 __all__ = ["UnigramTexts", "is_unigram"]
 
@@ -118,7 +119,8 @@ class UnigramTexts:
         spans = [(0, len(text), None)] if self._scan is None else self._scan.spans(text, is_token)
         for start, end, literal in spans:
             if literal is not None:
-                self._add(out, self._literal_ids[literal], literal, (start, end), words)
+                self._add(out, self._literal_ids[literal], matched_literal(text, start, end, literal), (start, end),
+                          words)
                 words[0] += 1
             elif start < end:
                 self._stretch(text, start, end, out, words)

@@ -18,8 +18,9 @@
 //!   spaces), or transformers' `Sequence` of `Replace("▁", " ")`, `ByteFallback`, `Fuse` and
 //!   an optional `Strip(" ", 1, 0)`.
 //! - `post_processor`: as for the word models ([`super::post_processor`]).
-//! - `added_tokens`: HF's ids; an added token with `lstrip`, `rstrip`, `single_word` or
-//!   `normalized` is refused (the Python package refuses it too).
+//! - `added_tokens`: HF's ids and flags (XLM-R's and ALBERT's `<mask>`/`[MASK]` have
+//!   `lstrip`); `normalized` with a `Metaspace` pre-tokenizer is refused (the Python package
+//!   refuses it too).
 //!
 //! A pipeline whose normalizer the core does not run (a `Replace` with a regex other than
 //! white space or a run of one character: the `Replace(" {2,}", "▁")` transformers writes into
@@ -35,7 +36,7 @@ use super::{
     unsupported, FILE, PYTHON_ONLY,
 };
 use crate::formats::{FormatError, Scores, VocabData};
-use crate::literal::Literal;
+use crate::literal::{Literal, NORMALIZED};
 use crate::normalizers::charsmap::CharsMap;
 use crate::normalizers::NormalizeStage;
 use crate::spec::{
@@ -83,18 +84,24 @@ pub(super) fn read_unigram(
     };
     let added = hf_added_ids(added_tokens(spec.get("added_tokens"))?, &table)?;
     let normalizer = normalizer_spec(spec.get("normalizer"))?;
-    if let Some((token, _)) = added.iter().find(|(token, _)| token.flags != 0) {
+    let (mut normalizer, metaspace_split) = with_metaspace(pre_steps.last(), normalizer)?;
+    let normalized = added
+        .iter()
+        .find(|(token, _)| token.flags & NORMALIZED != 0);
+    if let (Some((token, _)), NormalizerSpec::Metaspace { .. }) = (normalized, &normalizer) {
+        // HF finds a normalized token in the normalized text of each stretch and puts a ▁
+        // before each piece that search leaves; the Metaspace run inside the normalizer puts
+        // one at the stretch's start only.
         return Err(unsupported(
             "added_tokens",
             format!(
-                "the added token {:?} with lstrip, rstrip, single_word or normalized in a \
-                 Unigram tokenizer.json",
+                "the added token {:?} with normalized=true in a Unigram tokenizer.json with a \
+                 Metaspace pre-tokenizer",
                 token.content
             ),
             "the Python package refuses it too",
         ));
     }
-    let (mut normalizer, metaspace_split) = with_metaspace(pre_steps.last(), normalizer)?;
     if let [(at, _), _] = pre_steps.as_slice() {
         // HF's WhitespaceSplit before the Metaspace: each word gets its own ▁, which only a
         // Metaspace that prepends always and splits gives.
