@@ -13,9 +13,9 @@
 //! treats the spaces a byte at a time: each U+0020 becomes `▁`, with one `▁` before the first
 //! other character (`add_space_prefix`), or, with `remove_extra_whitespaces`, one `▁` before
 //! each run of other characters and the spaces dropped (unlike `sentencepiece`, two spaces
-//! inside one output of the map and a `▁` typed in the text are no spaces to it). Its output
-//! aligns to the text as the Python package's aligns it (`llamacpp_alignment.rs`), which
-//! offsets place a Unigram model's tokens by.
+//! inside one output of the map and a `▁` typed in the text are no spaces to it). The output
+//! of each aligns to the text as the Python package's aligns it (`llamacpp_alignment.rs`),
+//! which offsets place tokens by.
 //!
 //! ```
 //! use wordsplit::normalizers::llamacpp::{LlamaCppBertNormalizer, LlamaCppUnigramNormalizer};
@@ -155,6 +155,14 @@ impl Normalizer for LlamaCppBertNormalizer {
         out.push_str(&text[..at]);
         out.extend(text[at..].chars().filter_map(|c| self.output(c)));
         Ok(Some(out))
+    }
+
+    fn tracks_alignment(&self) -> bool {
+        true
+    }
+
+    fn alignment_parts(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
+        Ok(self.alignment_of(text))
     }
 
     fn is_native(&self) -> bool {

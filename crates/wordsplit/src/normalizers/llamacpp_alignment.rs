@@ -1,5 +1,7 @@
-//! How the normalized text of [`LlamaCppUnigramNormalizer`] aligns to the text (what offsets
-//! place tokens by), as the Python package's `LlamaCppUnigramNormalizer.alignment` gives it:
+//! How the normalized text of llama.cpp's normalizers aligns to the text (what offsets place
+//! tokens by), as the Python package's `alignment` of each gives it. [`LlamaCppBertNormalizer`]
+//! maps each code point to at most one: a character it keeps is aligned to the one it came
+//! from. [`LlamaCppUnigramNormalizer`]:
 //! a character of the map's output aligned to the key it replaced, a character no key matches
 //! to itself, the `▁` of a space to that space, and an added `▁` (`add_space_prefix`, or one
 //! per run of other characters with `remove_extra_whitespaces`) to the character or key it is
@@ -16,7 +18,7 @@
 //! assert_eq!(parts.head, [(1, 2, false), (1, 2, true), (2, 3, true)]);
 //! ```
 
-use super::{LlamaCppUnigramNormalizer, SPACE};
+use super::{LlamaCppBertNormalizer, LlamaCppUnigramNormalizer, SPACE};
 use crate::code_points::utf8_width;
 use crate::normalizers::sentencepiece::alignment::parts_of;
 use crate::normalizers::AlignmentParts;
@@ -24,6 +26,22 @@ use crate::normalizers::AlignmentParts;
 /// One normalized character's place: original chars `start..end`, and whether it is that
 /// character unchanged.
 type Place = (usize, usize, bool);
+
+impl LlamaCppBertNormalizer {
+    /// [`crate::Normalizer::alignment_parts`]: each character kept, in its own place; None
+    /// when the text is left as it is.
+    pub(super) fn alignment_of(&self, text: &str) -> Option<AlignmentParts> {
+        let mut normalized = String::with_capacity(text.len());
+        let mut places: Vec<Place> = Vec::with_capacity(text.len());
+        for (k, c) in text.chars().enumerate() {
+            if let Some(out) = self.output(c) {
+                normalized.push(out);
+                places.push((k, k + 1, out == c));
+            }
+        }
+        parts_of(text, normalized, places)
+    }
+}
 
 impl LlamaCppUnigramNormalizer {
     /// The chunks of `text` as the character map reads it, in order: `(chars, output, same)`,

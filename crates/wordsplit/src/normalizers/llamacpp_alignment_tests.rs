@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::super::LlamaCppUnigramNormalizer;
+use super::super::{LlamaCppBertNormalizer, LlamaCppUnigramNormalizer};
 use crate::normalizers::charsmap::CharsMap;
 use crate::normalizers::charsmap_build::compile;
 use crate::normalizers::Normalizer;
@@ -114,4 +114,47 @@ fn an_added_space_aligns_to_what_it_is_put_before() {
     let parts = plain.alignment_parts("a~b").unwrap().unwrap();
     assert_eq!(parts.normalized, "ab");
     assert_eq!(parts.head, [(0, 1, true), (2, 3, true)]);
+}
+
+#[test]
+fn bert_alignments_place_each_kept_character_on_its_own() {
+    let texts = [
+        "",
+        "abc",
+        "Héllo, WORLD! 你好",
+        "ÀB  cd\u{301}é",
+        "a\u{0}b\u{fffd}c\u{7}d\te",
+        "\u{301}\u{301}x",
+        "ǅ ẞ İ",
+    ];
+    for (lowercase, strip_accents) in [(false, false), (true, false), (false, true), (true, true)] {
+        let normalizer = LlamaCppBertNormalizer::new(lowercase, strip_accents);
+        for text in texts {
+            let normalized = normalizer.normalize(text).unwrap();
+            let chars: Vec<char> = text.chars().collect();
+            match normalizer.alignment_parts(text).unwrap() {
+                None => assert_eq!(normalized, text),
+                Some(parts) => {
+                    assert_eq!(parts.normalized, normalized, "{text:?}");
+                    let kept = normalized.chars().count();
+                    assert_eq!(parts.head.len() + parts.tail, kept, "{text:?}");
+                    // each place is one character of the text, in order, `same` when unchanged
+                    let mut last = None;
+                    for (&(start, end, same), out) in parts.head.iter().zip(normalized.chars()) {
+                        assert_eq!(end, start + 1, "{text:?}");
+                        assert!(last < Some(start), "{text:?}");
+                        assert_eq!(same, chars[start] == out, "{text:?}");
+                        last = Some(start);
+                    }
+                }
+            }
+        }
+    }
+    // lowercased and stripped: "À" becomes "a" in its place, the dropped U+0301 has none
+    let parts = LlamaCppBertNormalizer::new(true, true)
+        .alignment_parts("ÀB cd\u{301}")
+        .unwrap()
+        .unwrap();
+    assert_eq!(parts.normalized, "ab cd");
+    assert_eq!(parts.head[..2], [(0, 1, false), (1, 2, false)]);
 }
