@@ -29,15 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import spec
+from .vocab import WHITE_SPACE  # Rust's char::is_whitespace, which HF's offset trimming asks
 
 __all__ = ["Parts", "PostProcessor", "processor_for", "read_post_processor"]
 
-# Rust's char::is_whitespace (Unicode White_Space), which HF's offset trimming asks of each
-# character of a token string, besides "Ġ" (the byte-level space).
-_WHITE_SPACE = frozenset(
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
 _SPACE_CHAR = "\u0120"  # "Ġ": the byte-level spelling of b" "
 
 
@@ -195,7 +190,7 @@ def trim_offsets(parts: Parts, add_prefix_space: bool) -> None:
 def _count_spaces(chars) -> int:
     count = 0
     for ch in chars:
-        if ch != _SPACE_CHAR and ch not in _WHITE_SPACE:
+        if ch != _SPACE_CHAR and ch not in WHITE_SPACE:
             break
         count += 1
     return count

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ...postprocess import _WHITE_SPACE, Parts
+from ...postprocess import Parts
+from ...vocab import WHITE_SPACE
 from .padding import pad
 from .truncation import DIRECTIONS, truncate, unsigned
 
@@ -42,8 +43,8 @@ def matched_literal(text: str, start: int, end: int, content: str) -> str:
     span = text[start:end]
     if span == content or content in span:
         return span
-    lead = len(span) - len(span.lstrip("".join(_WHITE_SPACE)))
-    trail = len(span) - len(span.rstrip("".join(_WHITE_SPACE)))
+    lead = len(span) - len(span.lstrip("".join(WHITE_SPACE)))
+    trail = len(span) - len(span.rstrip("".join(WHITE_SPACE)))
     return span[:lead] + content + span[len(span) - trail:] if lead + trail < len(span) else content
 
 
