@@ -167,12 +167,14 @@ _pipelines = st.builds(
         spanner=spanner, normalizer=normalizer, model=model, decoder=decoder, post_processor=post_processor),
     _normalizers, _spanners, _models, _decoders, _post_processors,
 )
-# A Unigram model after a SentencePiece split (as sentencepiece's Unigram .model files are).
+# A Unigram model after a SentencePiece split (as sentencepiece's Unigram .model files are), or
+# HF's BPE over characters (a tokenizer.json of a SentencePiece BPE model without byte fallback).
 _unigram_pipelines = st.builds(
     lambda normalizer, user_defined, model, decoder, post_processor: PipelineSpec(
         spanner=SentencePieceSplit(user_defined=user_defined), normalizer=normalizer, model=model,
         decoder=decoder, post_processor=post_processor),
-    _sentencepiece_normalizers, _pieces, _unigrams, _decoders, _post_processors,
+    _sentencepiece_normalizers, _pieces, st.one_of(_unigrams, st.builds(CharacterBpe, _texts, st.booleans())),
+    _decoders, _post_processors,
 )
 
 

@@ -11,7 +11,9 @@ the base ``SpmConverter`` where transformers has no model-specific converter (Ma
 ``source.spm``, maxtext's model, sentencepiece's Japanese test model). A converter reads a
 handful of attributes of the slow tokenizer it converts; ``StandInTokenizer`` gives them with
 the slow tokenizers' defaults (as transformers' own converter tests do with their
-``FakeOriginalTokenizer``), its ids being those of the converted vocabulary.
+``FakeOriginalTokenizer``), its ids being those of the converted vocabulary. A model no
+converter reads (a SentencePiece BPE model without byte fallback) is read by the tokenizer class
+that loads such files (``NllbTokenizer``), whose ``backend_tokenizer`` is written.
 
 Made with transformers 5.23.0 and tokenizers 0.23.3; another version may write other files.
 
@@ -43,6 +45,11 @@ CONVERSIONS = [
     ("maxtext-tokenizer.model.gz", "maxtext-tokenizer", "SpmConverter", {}),
     ("opus-mt-en-mg/source.spm.gz", "opus-mt-en-mg-source", "SpmConverter", {}),
     ("sentencepiece-test_ja_model.model.gz", "sentencepiece-test_ja_model", "SpmConverter", {}),
+    # A SentencePiece BPE model without byte fallback: transformers' converters break on it
+    # (SpmConverter passes its scores as the model type), so the tokenizer class that reads it
+    # writes the file: a BPE model with the unknown piece and fuse_unk. Its <mask> is given
+    # normalized=false: NLLB's default (normalized=true, with Metaspace) is refused by wordsplit.
+    ("test_sentencepiece_bpe.model.gz", "test_sentencepiece_bpe", "NllbTokenizer", {"mask_token": "<mask>"}),
 ]
 
 
@@ -83,12 +90,33 @@ def converted(model: Path, converter_name: str, attributes: dict) -> str:
         return converter.converted().to_str(pretty=True)
 
 
+def from_tokenizer_class(model: Path, class_name: str, attributes: dict) -> str:
+    """The tokenizer.json a transformers tokenizer class makes of a SentencePiece model given as
+    its vocabulary file (``sentencepiece.bpe.model`` for NLLB); ``attributes`` name special
+    tokens given as ``AddedToken(text, lstrip=True, normalized=False)``."""
+    from tokenizers import AddedToken
+
+    tokenizer_class = getattr(transformers, class_name)
+    tokens = {key: AddedToken(text, lstrip=True, rstrip=False, normalized=False, special=True)
+              for key, text in attributes.items()}
+    with tempfile.TemporaryDirectory() as folder:
+        vocab_file = Path(folder) / tokenizer_class.vocab_files_names["vocab_file"]
+        vocab_file.write_bytes(gzip.decompress(model.read_bytes()))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tokenizer = tokenizer_class.from_pretrained(folder, **tokens)
+        return tokenizer.backend_tokenizer.to_str(pretty=True)
+
+
 def main() -> None:
     print("transformers", transformers.__version__)
     for source, stem, converter_name, attributes in CONVERSIONS:
-        short = converter_name.removesuffix("Converter").lower()
+        short = converter_name.removesuffix("Converter").removesuffix("Tokenizer").lower()
         out = UNIGRAM / f"{stem}.{short}.tokenizer.json.gz"
-        text = converted(UNIGRAM / source, converter_name, attributes)
+        if converter_name.endswith("Converter"):
+            text = converted(UNIGRAM / source, converter_name, attributes)
+        else:
+            text = from_tokenizer_class(UNIGRAM / source, converter_name, attributes)
         out.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
         print(out.relative_to(ROOT))
 

@@ -39,7 +39,7 @@ from ..core import extension
 # vocabulary's model.
 NATIVE_ENCODERS = frozenset(["auto", *ENCODER_ALIASES, *(a for aliases in ENCODER_ALIASES.values() for a in aliases),
                              "score-merge", "rank-merge", "wordpiece", "word-level", "unigram", "character-bpe"])
-# The spanners the core builds from the vocabulary's description (a SentencePiece BPE or Unigram one).
+# The spanners the core builds from the vocabulary's SentencePieceSplit stage.
 NATIVE_PATTERN_SPANNERS = frozenset(["sentencepiece"])
 # The spanners the core runs for one kind of spanner stage, whatever the vocabulary.
 NATIVE_STAGE_SPANNERS = {"llamacpp-wordpiece": spec.LlamaCppWordPieceSplit}
@@ -386,8 +386,7 @@ def build_native_engine(vocab: Vocab, spanner: str, encoder: str) -> NativeEngin
     stage = vocab.pipeline.spanner
     pattern = vocab.pattern or ""  # (the regex a native spanner runs; the pipeline says the rest)
     native_spanner = spanner in SCANNER_PATTERNS and vocab.pattern in SCANNER_PATTERNS[spanner] \
-        or spanner in NATIVE_PATTERN_SPANNERS and (vocab.pipeline.sentencepiece or isinstance(
-            vocab.pipeline.model, spec.Unigram) and isinstance(stage, spec.SentencePieceSplit)) \
+        or spanner in NATIVE_PATTERN_SPANNERS and isinstance(stage, spec.SentencePieceSplit) \
         or spanner in NATIVE_STAGE_SPANNERS and isinstance(stage, NATIVE_STAGE_SPANNERS[spanner])
     if spanner == "regex" and vocab.pattern is not None:
         expanded = native_regex_pattern(vocab.pattern)

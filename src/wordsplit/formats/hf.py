@@ -24,7 +24,7 @@ from ..split_programs import PREFIX_SPACE_STEP, checked_step, split_program
 from ..vocab import WHITE_SPACE, Vocab, normalized_contents, second_pass_normalizes
 from .bytelevel import token_bytes
 from .hf_sentencepiece import is_sentencepiece_style, read_hf_sentencepiece
-from .hf_character_bpe import is_character_bpe, read_hf_character_bpe
+from .hf_character_bpe import is_character_bpe, read_hf_character_bpe, read_hf_metaspace_bpe
 from .hf_word_models import WORD_MODELS, read_hf_word_model
 from .files import file_stem, read_file
 from .merges import merges_are_rank_ordered, pair_ranked_merges
@@ -541,7 +541,10 @@ def read_hf_tokenizer_json(data: bytes, *, source: str = "tokenizer.json", name:
         from .hf_unigram import read_hf_unigram
 
         return read_hf_unigram(spec, source=source, name=name or file_stem(source), eos_token=eos_token, data=data)
-    if is_sentencepiece_style(spec, source):  # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
+    if is_sentencepiece_style(spec, source):
+        if model["type"] == "BPE" and not model.get("byte_fallback"):  # NLLB, mBART: an unknown piece
+            return read_hf_metaspace_bpe(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
+        # Llama 2, Mistral, Gemma: BPE over characters, byte fallback
         return read_hf_sentencepiece(spec, source=source, name=name or file_stem(source), eos_token=eos_token)
     if model["type"] == "BPE" and is_character_bpe(spec):  # CLIP's </w>, a subword prefix, BPE over characters
         return read_hf_character_bpe(spec, source=source, name=name or file_stem(source), eos_token=eos_token)

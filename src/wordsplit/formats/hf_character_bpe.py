@@ -1,7 +1,9 @@
 """HF ``tokenizer.json`` files whose BPE model is not plain byte-level BPE: an
 ``end_of_word_suffix`` (CLIP's ``</w>``), a ``continuing_subword_prefix``, or BPE over
 characters with the unknown token (files without a ``ByteLevel`` pre-tokenizer: the tokenizers
-quicktour's, Tortoise TTS's).
+quicktour's, Tortoise TTS's); and the SentencePiece BPE models without byte fallback that
+transformers' converters write (NLLB, mBART, M2M100: a ``Metaspace`` pre-tokenizer, a
+character that is no token the unknown one), :func:`read_hf_metaspace_bpe`.
 
 Read into a :class:`~wordsplit.spec.CharacterBpe` model: the vocab's tokens (byte-level ones
 as their bytes, with a ByteLevel pre-tokenizer; else their text), the merge list as the
@@ -25,7 +27,7 @@ from ..post_processor_programs import post_processor_stage
 from ..spec import ByteLevel, CharacterBpe, NoDecoder, PipelineSpec, RegexSplit, Stage
 from ..vocab import Vocab
 
-__all__ = ["is_character_bpe", "read_hf_character_bpe"]
+__all__ = ["is_character_bpe", "read_hf_character_bpe", "read_hf_metaspace_bpe"]
 
 
 def _has_byte_level(pre_tokenizer: Any) -> bool:
@@ -104,6 +106,60 @@ def read_hf_character_bpe(spec: Mapping[str, Any], *, source: str, name: str, eo
         model=CharacterBpe(model.get("unk_token") or "", bool(model.get("fuse_unk")),
                            model.get("end_of_word_suffix") or "", byte_level, prefix),
         decoder=_decoder(spec.get("decoder"), byte_level, source),
+        post_processor=post_processor_stage(spec.get("post_processor"), source),
+    )
+    literals = {**special, **added}
+    return Vocab(name=name, ranks=ranks, pipeline=pipeline, special_tokens=special, added_tokens=added,
+                 merges=merges, eos_token_id=literals.get(eos_token) if eos_token else None, source=source,
+                 literal_flags=flags)
+
+
+def read_hf_metaspace_bpe(spec: Mapping[str, Any], *, source: str, name: str, eos_token: str | None = None) -> Vocab:
+    """The vocabulary of a parsed tokenizer.json with a BPE model without ``byte_fallback`` and
+    the stages of a file converted from a SentencePiece model (:mod:`.hf_metaspace`: a
+    ``Precompiled`` normalizer, a ``Metaspace`` pre-tokenizer and decoder), as transformers
+    writes them for NLLB, mBART or M2M100: HF's BPE over each ``▁``-led word's characters, a
+    character that is no token the ``unk_token`` (a run of them one, with ``fuse_unk``), then the
+    file's merges by rank (:class:`~wordsplit.spec.CharacterBpe`).
+
+    >>> data = {"model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": True,
+    ...                   "vocab": {"<unk>": 0, "▁": 1, "a": 2, "b": 3, "▁a": 4, "▁ab": 5}, "merges": ["▁ a", "▁a b"]},
+    ...         "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True},
+    ...         "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": True}}
+    >>> vocab = read_hf_metaspace_bpe(data, source="tiny.json", name="tiny")
+    >>> vocab.pipeline.model.unk_token, vocab.pipeline.model.fuse_unk, vocab.pipeline.spanner.kind
+    ('<unk>', True, 'SentencePiece')
+
+    Raises:
+        VocabFormatError: malformed entries.
+        UnsupportedTokenizerError: an option or stage wordsplit does not run with such a model.
+    """
+    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _refuse_normalized_added
+    from .hf_metaspace import (metaspace_decoder, metaspace_normalizer, metaspace_spanner, pre_tokenizer_kinds,
+                               with_metaspace)
+    from .hf_word_models import vocab_ranks
+
+    words = "a BPE model without byte_fallback"
+    model = spec["model"]
+    kinds = pre_tokenizer_kinds(spec.get("pre_tokenizer"), source, words)  # (what is not supported, named first)
+    _check_options(model, False, source)
+    table = model.get("vocab")
+    ranks = vocab_ranks(table, source)
+    prefix = model.get("continuing_subword_prefix") or ""
+    merges = _merges(model.get("merges"), table, ranks, prefix, False, source)
+    special, added, flags = _added_tokens(spec.get("added_tokens"), source)
+    special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
+    normalizer = metaspace_normalizer(spec.get("normalizer"), source, words)
+    _check_added_tokens([*special, *added], flags, normalizer, source)
+    hf_normalizer = normalizer
+    normalizer, split = with_metaspace(spec.get("pre_tokenizer"), kinds, normalizer, source)
+    if normalizer is not hf_normalizer:  # (a Metaspace pre-tokenizer, run as part of the normalizer)
+        _refuse_normalized_added(flags, source, "SentencePiece-style (Metaspace) BPE")
+    pipeline = PipelineSpec(
+        spanner=metaspace_spanner(normalizer, split), normalizer=normalizer,
+        model=CharacterBpe(model.get("unk_token") or "", bool(model.get("fuse_unk")),
+                           model.get("end_of_word_suffix") or "", False, prefix),
+        decoder=metaspace_decoder(spec.get("decoder"), table, source, words),
         post_processor=post_processor_stage(spec.get("post_processor"), source),
     )
     literals = {**special, **added}

@@ -114,10 +114,8 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     for key in ("dropout", "continuing_subword_prefix", "end_of_word_suffix"):
         if model.get(key) not in (None, "", 0, 0.0):
             raise UnsupportedTokenizerError(f"{source}: BPE {key}={model.get(key)!r} is not supported")
-    if not model.get("byte_fallback"):
-        raise UnsupportedTokenizerError(
-            f"{source}: a Metaspace (SentencePiece-style) BPE without byte_fallback is not supported yet"
-        )
+    if not model.get("byte_fallback"):  # (read by formats.hf_character_bpe.read_hf_metaspace_bpe)
+        raise UnsupportedTokenizerError(f"{source}: this reader reads SentencePiece-style BPE with byte_fallback")
     table = model.get("vocab")
     if not isinstance(table, dict):
         raise VocabFormatError(f"{source}: model.vocab must be an object of token → id")

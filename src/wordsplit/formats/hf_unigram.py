@@ -9,31 +9,15 @@ What such a file holds, read into the vocabulary's typed pipeline:
   :attr:`~wordsplit.vocab.Vocab.scores`; ``unk_id`` (null: none) names the unknown token;
   ``byte_fallback``; the ``unigram`` encoder runs it with HF's arithmetic
   (:mod:`wordsplit.encoders.unigram`);
-* the normalizer: ``Precompiled`` (a SentencePiece character map, HF's way of running it,
-  :mod:`wordsplit.normalizers.precompiled`), ``Replace``, ``Prepend``, the Unicode forms,
-  ``Lowercase``, ``StripAccents``, ``Strip``, ``BertNormalizer``, a ``Sequence`` of them;
-* the pre-tokenizer: ``Metaspace`` (every space made ``▁``, ``▁`` put before the text by its
-  ``prepend_scheme``, and with ``split`` the text cut before every ``▁``: a
-  :class:`~wordsplit.spec.Metaspace` normalizer and a :class:`~wordsplit.spec.SentencePieceSplit`),
-  none (the text is one piece), or ``WhitespaceSplit`` then ``Metaspace`` with ``split``
-  (T5's older files): the Metaspace stage with ``whitespace_split`` (each run of white space,
-  Rust's ``char::is_whitespace``, dropped and a ``▁`` put before each word that does not start
-  with one; the spanner's cut before every ``▁`` then gives HF's words); with
-  ``prepend_scheme`` ``first`` a ``▁`` only before a first word at the input's start, and the
-  spanner a split program of ``WhitespaceSplit`` and that cut;
-* the decoder: ``Metaspace`` (every ``▁`` of the first token dropped when it prepends, ``▁`` a
-  space elsewhere: :class:`~wordsplit.spec.SentencePieceDecoder` ``style="hf"`` with
-  ``strip_leading_space="all"``, :func:`~wordsplit.engines.sentencepiece.decode_metaspace`),
-  or ``Sequence`` of ``Replace("▁", " ")``, ``ByteFallback``, ``Fuse`` and an optional
-  ``Strip(" ", 1, 0)`` (transformers' Llama layout, ``strip_leading_space`` ``"first"`` or
-  ``"none"``);
+* the normalizer, the ``Metaspace`` pre-tokenizer and the decoder of files converted from
+  SentencePiece models (:mod:`~wordsplit.formats.hf_metaspace`);
 * the post-processor (``add_special_tokens``), any of :mod:`wordsplit.post_processor_programs`;
 * added tokens as for every tokenizer.json (HF's ids and its ``lstrip``, ``rstrip`` and
   ``single_word`` flags: XLM-R's and ALBERT's ``<mask>``/``[MASK]`` strip the space before them);
   ``normalized: true`` is refused with a ``Metaspace`` pre-tokenizer, as for SentencePiece-style
   BPE files (:func:`~wordsplit.formats.hf._refuse_normalized_added`).
 
-Anything else is an :class:`UnsupportedTokenizerError` naming it.
+Anything else is an :class:`~wordsplit.errors.UnsupportedTokenizerError` naming it.
 
 >>> import json
 >>> data = {"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁a", -1.0], ["b", -2.0]]},
@@ -46,17 +30,16 @@ Anything else is an :class:`UnsupportedTokenizerError` naming it.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 from typing import Any, Mapping, Optional
 
-from ..errors import UnsupportedTokenizerError, VocabFormatError
+from ..errors import VocabFormatError
 from ..vocab import Vocab
 
 __all__ = ["read_hf_unigram"]
 
-SPACE = "\u2581"
+# What the messages call the model.
+MODEL = "a Unigram model"
 
 
 def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_token: Optional[str] = None,
@@ -71,10 +54,12 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     """
     from ..post_processor_programs import post_processor_stage
     from ..spec import PipelineSpec, Unigram
+    from .hf_metaspace import (metaspace_decoder, metaspace_normalizer, metaspace_spanner, pre_tokenizer_kinds,
+                               with_metaspace)
     from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _refuse_normalized_added
 
     model = spec["model"]
-    pre_steps = _pre_tokenizer_steps(spec.get("pre_tokenizer"), source)  # (what is not supported, named first)
+    pre_steps = pre_tokenizer_kinds(spec.get("pre_tokenizer"), source, MODEL)  # (what is not supported, named first)
     ranks, scores, texts = _model_vocab(model.get("vocab"), source)
     scores = _hf_scores(scores, data)
     unk_id = model.get("unk_id")
@@ -86,16 +71,16 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     table = {text: i for i, text in enumerate(texts)}
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
-    normalizer = _normalizer(spec.get("normalizer"), source)
+    normalizer = metaspace_normalizer(spec.get("normalizer"), source, MODEL)
     _check_added_tokens([*special, *added], flags, normalizer, source)
     hf_normalizer = normalizer
-    normalizer, split = _with_metaspace(spec.get("pre_tokenizer"), pre_steps, normalizer, source)
+    normalizer, split = with_metaspace(spec.get("pre_tokenizer"), pre_steps, normalizer, source)
     if normalizer is not hf_normalizer:  # (a Metaspace pre-tokenizer, run as part of the normalizer)
         _refuse_normalized_added(flags, source, "Unigram (Metaspace)")
     pipeline = PipelineSpec(
-        normalizer=normalizer, spanner=_spanner(normalizer, split),
+        normalizer=normalizer, spanner=metaspace_spanner(normalizer, split),
         model=Unigram(unk_token=texts[unk_id] if unk_id is not None else "", byte_fallback=byte_fallback),
-        decoder=_decoder(spec.get("decoder"), table, source),
+        decoder=metaspace_decoder(spec.get("decoder"), table, source, MODEL),
         post_processor=post_processor_stage(spec.get("post_processor"), source),
     )
     literals = {**special, **added}
@@ -198,130 +183,3 @@ def _model_vocab(entries: Any, source: str) -> tuple[dict[bytes, int], list[floa
         scores.append(float(entry[1]))
         texts.append(entry[0])
     return ranks, scores, texts
-
-
-def _normalizer_steps(value: Any, source: str, depth: int = 0) -> list:
-    """The typed steps of a tokenizer.json normalizer (a Sequence flattened); a ``Precompiled``
-    map is read (and so checked) here."""
-    from ..normalizer_programs import checked_step
-    from .charsmap import cached_charsmap
-    from ..spec import Precompiled
-
-    if not isinstance(value, dict):
-        raise VocabFormatError(f"{source}: a normalizer must be an object")
-    kind = value.get("type")
-    if kind == "Sequence":
-        steps = value.get("normalizers")
-        if not isinstance(steps, list) or depth > 16:
-            raise VocabFormatError(f"{source}: normalizer Sequence needs an array 'normalizers'")
-        return [step for member in steps for step in _normalizer_steps(member, source, depth + 1)]
-    if kind == "Precompiled":
-        charsmap = value.get("precompiled_charsmap")
-        try:
-            data = base64.b64decode(charsmap, validate=True) if isinstance(charsmap, str) else None
-        except (binascii.Error, ValueError):
-            data = None
-        if data is None:
-            raise VocabFormatError(f"{source}: the Precompiled normalizer's precompiled_charsmap is not base64")
-        try:
-            cached_charsmap(data)  # (an empty map too: HF refuses it)
-        except VocabFormatError as exc:
-            raise VocabFormatError(f"{source}: its Precompiled normalizer: {exc}") from None
-        return [Precompiled(charsmap)]
-    if kind in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase", "StripAccents", "Strip", "Replace", "Prepend",
-                "BertNormalizer"):
-        try:
-            return [checked_step(value)]
-        except VocabFormatError as exc:
-            raise VocabFormatError(f"{source}: {exc}") from None
-    raise UnsupportedTokenizerError(f"{source}: normalizer {kind!r} is not supported with a Unigram model")
-
-
-def _normalizer(value: Any, source: str):
-    """The file's normalizer stage."""
-    from ..registry import NORMALIZERS
-    from ..spec import NoNormalizer, Nfc, Nfd, Nfkc, Nfkd, Sequence
-
-    steps = [] if value is None else _normalizer_steps(value, source)
-    if not steps:
-        return NoNormalizer()
-    if len(steps) == 1 and isinstance(steps[0], (Nfc, Nfd, Nfkc, Nfkd)):
-        return steps[0]
-    stage = Sequence(tuple(steps))
-    try:
-        NORMALIZERS.for_stage(stage)  # built now: a bad Replace regex fails at load, naming the file
-    except (VocabFormatError, UnsupportedTokenizerError) as exc:
-        raise type(exc)(f"{source}: {exc}") from None
-    return stage
-
-
-def _pre_tokenizer_steps(value: Any, source: str) -> list[str]:
-    """The pre-tokenizer's step types, one of the supported layouts (see :func:`_with_metaspace`).
-
-    Raises:
-        UnsupportedTokenizerError: another layout.
-    """
-    from .hf_sentencepiece import _steps
-
-    kinds = [str(step.get("type")) for step in _steps(value, "pre_tokenizer", source)]
-    if kinds not in ([], ["Metaspace"], ["WhitespaceSplit", "Metaspace"]):
-        raise UnsupportedTokenizerError(f"{source}: pre-tokenizer {', '.join(kinds)} is not supported with a "
-                                        "Unigram model (only Metaspace, WhitespaceSplit then Metaspace, or none)")
-    return kinds
-
-
-def _with_metaspace(value: Any, kinds: list[str], normalizer, source: str):
-    """The normalizer with the pre-tokenizer's Metaspace after it, and whether the text is cut
-    at every ``▁``."""
-    from .hf_sentencepiece import _steps, _with_metaspace as metaspace_after
-
-    if kinds == ["WhitespaceSplit", "Metaspace"]:
-        metaspace = _steps(value, "pre_tokenizer", source)[1]
-        stage, split = metaspace_after(metaspace, normalizer, source)
-        if not split or stage.prepend_scheme == "never":
-            raise UnsupportedTokenizerError(f"{source}: WhitespaceSplit before a Metaspace {metaspace!r} is not "
-                                            "supported (only one that prepends and splits)")
-        # (with "first" HF puts the ▁ before the first word only, yet encodes every word
-        # alone: the normalizer keeps the white space and the spanner cuts there, see
-        # :func:`_spanner`)
-        return stage.replace(whitespace_split=True), split
-    return metaspace_after(value, normalizer, source)
-
-
-def _spanner(normalizer, split: bool):
-    """The spanner after the normalizer (with the pre-tokenizer's Metaspace): the cut before
-    every ``▁`` (``split``), or for ``WhitespaceSplit`` then a Metaspace with ``prepend_scheme``
-    ``first`` (whose words do not all start with a ``▁``) HF's ``WhitespaceSplit`` then that
-    cut, as a split program (the normalizer leaves the white space to it)."""
-    from ..spec import Metaspace, SentencePieceSplit
-    from ..split_programs import split_program
-    from .hf import WHITESPACE_STEP
-
-    if isinstance(normalizer, Metaspace) and normalizer.whitespace_split and normalizer.prepend_scheme == "first":
-        cut = {"pattern": f"\\x{{{ord(normalizer.replacement):X}}}", "behavior": "MergedWithNext", "invert": False}
-        return split_program([dict(WHITESPACE_STEP), cut])
-    return SentencePieceSplit(metaspace_split=split)
-
-
-def _decoder(value: Any, table: Mapping[str, int], source: str):
-    """The decoder stage: HF's Metaspace, or transformers' byte fallback chain."""
-    from ..spec import SentencePieceDecoder
-    from .hf_sentencepiece import byte_fallback_decoder_strips, describe_decoder
-
-    if isinstance(value, dict) and value.get("type") == "Metaspace":
-        replacement = value.get("replacement", SPACE)
-        scheme = value.get("prepend_scheme")
-        if scheme is None:  # (files from before prepend_scheme: add_prefix_space)
-            scheme = "always" if value.get("add_prefix_space", True) else "never"
-        if replacement == SPACE and scheme in ("always", "first"):
-            return SentencePieceDecoder(style="hf", strip_leading_space="all")
-        if replacement == SPACE and scheme == "never" and not any(t.startswith("<0x") for t in table):
-            return SentencePieceDecoder(style="hf", strip_leading_space="none")  # (▁ as a space, nothing else)
-    else:
-        strips = byte_fallback_decoder_strips(value)
-        if strips is not None:
-            return SentencePieceDecoder(style="hf", strip_leading_space="first" if strips else "none")
-    raise UnsupportedTokenizerError(
-        f"{source}: decoder {describe_decoder(value)} is not supported with a Unigram model (only Metaspace with "
-        "the replacement ▁, or Sequence[Replace('▁', ' '), ByteFallback, Fuse] with an optional Strip(' ', 1, 0))"
-    )

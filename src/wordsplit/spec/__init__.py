@@ -128,7 +128,8 @@ class PipelineSpec:
     Byte-level BPE (``model=BytePairEncoding()``, ``decoder=ByteLevel()``) is the default; a
     SentencePiece BPE vocabulary has a :class:`SentencePieceSplit`, a :class:`SentencePieceBpe`
     and a :class:`SentencePieceDecoder`, all three; a :class:`SentencePieceSplit` cuts text for
-    those and for a :class:`Unigram` model.
+    those and for a :class:`Unigram` or :class:`CharacterBpe` model (a tokenizer.json
+    converted from a SentencePiece model).
 
     Raises:
         VocabFormatError: a stage of the wrong family, or stages that do not fit together.
@@ -154,9 +155,9 @@ class PipelineSpec:
                                        f"not {stage!r}")
         if isinstance(self.model, SentencePieceBpe):
             self._check_sentencepiece_bpe()
-        elif isinstance(self.spanner, SentencePieceSplit) and not isinstance(self.model, Unigram):
-            raise VocabFormatError(f"a SentencePiece spanner cuts text for a SentencePieceBpe or Unigram model, "
-                                   f"not {self.model.kind}")
+        elif isinstance(self.spanner, SentencePieceSplit) and not isinstance(self.model, (Unigram, CharacterBpe)):
+            raise VocabFormatError(f"a SentencePiece spanner cuts text for a SentencePieceBpe, Unigram or "
+                                   f"CharacterBpe model, not {self.model.kind}")
 
     def _check_sentencepiece_bpe(self) -> None:
         if not isinstance(self.spanner, SentencePieceSplit) or not isinstance(self.decoder, SentencePieceDecoder):

@@ -74,9 +74,12 @@ _PARSING_MODULES = (
     "wordsplit.normalizers", "wordsplit._hf_char_data",
     # SentencePiece .model files and SentencePiece-style tokenizer.json
     "wordsplit.formats.sentencepiece", "wordsplit.formats.hf_sentencepiece", "wordsplit.sentencepiece",
-    # Unigram tokenizer.json files
+    # Unigram tokenizer.json files, the stages of converted SentencePiece models, word models
+    # (WordPiece, WordLevel, BERT's vocab.txt) and HF's BPE over characters
     "wordsplit.formats.hf_unigram", "wordsplit.formats.charsmap",
-    "wordsplit.formats.sentencepiece_unigram",
+    "wordsplit.formats.sentencepiece_unigram", "wordsplit.formats.hf_metaspace",
+    "wordsplit.formats.hf_word_models", "wordsplit.formats.hf_character_bpe", "wordsplit.formats.bert_vocab",
+    "wordsplit.post_processor_programs", "wordsplit.formats.gguf.word_models",
 )
 
 

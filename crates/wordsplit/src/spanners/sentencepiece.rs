@@ -102,11 +102,14 @@ pub struct SentencePieceSpanner {
 }
 
 impl SentencePieceSpanner {
-    /// The spanner of a SentencePiece pipeline: a SentencePiece BPE model's, or a Unigram
-    /// model's (which cuts where its split says, the same way).
+    /// The spanner of a SentencePiece pipeline: a SentencePiece BPE model's, or a Unigram or
+    /// CharacterBpe model's (which cuts where its split says, the same way).
     pub fn new(spec: &PipelineSpec) -> Result<Self, Error> {
         let model = match (&spec.spanner, &spec.model) {
-            (SpannerSpec::SentencePiece(split), ModelSpec::Unigram { .. }) => SentencePieceModel {
+            (
+                SpannerSpec::SentencePiece(split),
+                ModelSpec::Unigram { .. } | ModelSpec::CharacterBpe { .. },
+            ) => SentencePieceModel {
                 user_defined: split.user_defined.clone(),
                 words: split.words,
                 joined: split.joined.clone(),

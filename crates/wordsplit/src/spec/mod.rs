@@ -64,7 +64,8 @@ impl From<SpecError> for crate::Error {
 ///
 /// A [`ModelSpec::SentencePieceBpe`] comes with a [`SpannerSpec::SentencePiece`] and a
 /// [`DecoderSpec::SentencePiece`], all three; a [`SpannerSpec::SentencePiece`] cuts text for
-/// that model or a [`ModelSpec::Unigram`] ([`Self::checked`]).
+/// that model, a [`ModelSpec::Unigram`] or a [`ModelSpec::CharacterBpe`] (a tokenizer.json
+/// converted from a SentencePiece model) ([`Self::checked`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipelineSpec {
     pub normalizer: NormalizerSpec,
@@ -103,7 +104,7 @@ impl PipelineSpec {
 
     /// The stages checked together: a SentencePieceBpe model has a SentencePiece split and
     /// decoder, in one of the combinations the files have; a SentencePiece split cuts text for
-    /// a SentencePieceBpe or Unigram model.
+    /// a SentencePieceBpe, Unigram or CharacterBpe model.
     pub fn checked(self) -> Result<Self, SpecError> {
         match (&self.spanner, &self.model, &self.decoder) {
             (
@@ -136,11 +137,14 @@ impl PipelineSpec {
                 self.decoder.kind()
             ))),
             (SpannerSpec::SentencePiece(_), model, _)
-                if !matches!(model, ModelSpec::Unigram { .. }) =>
+                if !matches!(
+                    model,
+                    ModelSpec::Unigram { .. } | ModelSpec::CharacterBpe { .. }
+                ) =>
             {
                 Err(SpecError(format!(
-                    "a SentencePiece spanner cuts text for a SentencePieceBpe or Unigram model, \
-                     not {}",
+                    "a SentencePiece spanner cuts text for a SentencePieceBpe, Unigram or \
+                     CharacterBpe model, not {}",
                     model.kind()
                 )))
             }

@@ -302,7 +302,7 @@ fn templates_are_checked_as_python_checks_them() {
 }
 
 #[test]
-fn a_sentencepiece_spanner_cuts_for_sentencepiece_bpe_and_unigram_only() {
+fn a_sentencepiece_spanner_cuts_for_sentencepiece_bpe_unigram_and_character_bpe_only() {
     let with = |model: &str, decoder: &str| {
         format!(
             r#"{{"normalizer":{{"type":"None"}},"spanner":{{"type":"SentencePiece"}},"model":{model},"decoder":{decoder},"post_processor":{{"type":"None"}}}}"#
@@ -313,6 +313,7 @@ fn a_sentencepiece_spanner_cuts_for_sentencepiece_bpe_and_unigram_only() {
     assert!(
         PipelineSpec::from_text(&with(r#"{"type":"Unigram"}"#, r#"{"type":"ByteLevel"}"#)).is_ok()
     );
+    assert!(PipelineSpec::from_text(&with(r#"{"type":"CharacterBpe"}"#, sentencepiece)).is_ok());
     let error = PipelineSpec::from_text(&with(r#"{"type":"WordLevel"}"#, sentencepiece))
         .unwrap_err()
         .to_string();

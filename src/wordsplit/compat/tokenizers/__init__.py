@@ -126,6 +126,9 @@ class Tokenizer:
         self._byte_level_decoder = self._decoding.kind == "byte-level"
         # A SentencePiece-style file's tokens are written as in its vocab ("▁Hello", "<0x0A>").
         self._sentencepiece = is_sentencepiece_style(spec, source)
+        # A SentencePiece BPE pipeline's words are its stretches (its pieces are finer); those of
+        # a BPE without byte fallback after Metaspace (CharacterBpe) are its pieces, as HF's.
+        self._stretch_words_ids = self._sentencepiece and tok.vocab.pipeline.sentencepiece
         self._spec = spec
         self._model_vocab = model_vocab(spec["model"])
         self._json = json_text
@@ -358,7 +361,7 @@ class Tokenizer:
                     tokens[k] = matched_literal(text, *result.char_offsets[k], tokens[k])
         if word is not None:
             words = [word] * len(result.ids)
-        elif self._sentencepiece:
+        elif self._stretch_words_ids:
             words = self._stretch_words(result.ids)
         else:
             words = result.word_ids

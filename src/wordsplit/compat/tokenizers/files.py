@@ -37,8 +37,9 @@ def model_vocab(model: dict) -> dict[str, int]:
 
 def check_sentencepiece(tok: "Tokenizer", source: str) -> None:
     """Refuse a SentencePiece-style file where wordsplit's answer could differ from HF's: in a
-    BPE file, ``Metaspace`` with ``split`` and an added token whose id the model can also make
-    (their word ids; a Unigram file's are made as HF makes them); with the ``ByteFallback``
+    BPE file with byte fallback, ``Metaspace`` with ``split`` and an added token whose id the
+    model can also make (their word ids; a Unigram file's are made as HF makes them, and a BPE's
+    without byte fallback are its spanner's pieces); with the ``ByteFallback``
     chain, a vocabulary whose decode by wordsplit's engine is not HF's: a token the engine
     reads otherwise than ``ByteFallback`` reads its string (a byte, or text).
 
@@ -46,7 +47,9 @@ def check_sentencepiece(tok: "Tokenizer", source: str) -> None:
         UnsupportedTokenizerError: such a file.
     """
     pipeline = tok._vocab.pipeline
-    if tok._unigram is not None:  # (its words and tokens are HF's: compat.tokenizers.unigram)
+    if tok._unigram is not None or not pipeline.sentencepiece:
+        # (a Unigram file's words and tokens are HF's, compat.tokenizers.unigram; a BPE without
+        # byte fallback has its words from the spanner's pieces, which are HF's)
         _check_decoder(tok, pipeline, source)
         return
     if pipeline.sentencepiece and pipeline.spanner.metaspace_split:
