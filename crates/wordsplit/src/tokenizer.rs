@@ -79,8 +79,11 @@ use crate::pipeline::{Pipeline, PipelineBuilder, SpecialPolicy};
 use crate::post_process::{post_process, trim_matched, trim_passes, Encoding};
 use crate::spanners::sentencepiece::SentencePieceSpanner;
 use crate::spanners::words::WordSpanner;
-use crate::spec::{DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec, PostProcessorSpec};
+use crate::spec::{
+    DecoderSpec, DecoderStyle, ModelSpec, PipelineSpec, PostProcessorSpec, SpannerSpec,
+};
 use crate::tables::MergeTables;
+use crate::Spanner;
 
 /// A vocabulary's tokenizer: encode text to ids and decode ids back, exactly as the file's
 /// official tokenizer does for the layouts [`crate::formats`] reads.
@@ -155,6 +158,20 @@ impl Tokenizer {
                 )?);
                 let builder =
                     Self::unigram_pipeline(tables, &spec, &literals, scores, &vocab.name)?;
+                (builder, spec.model, None, spec.post_processor)
+            }
+            Some(spec) if matches!(spec.decoder, DecoderSpec::SentencePiece { .. }) => {
+                // (a tokenizer.json of a SentencePiece BPE model without byte fallback: HF's
+                // BPE over characters after the Metaspace stages, decoded as a Unigram file is)
+                let ModelSpec::CharacterBpe { unk_token, .. } = &spec.model else {
+                    return Err(Error::Unsupported(format!(
+                        "the SentencePiece decoder after a {} model",
+                        spec.model.kind()
+                    )));
+                };
+                let unk = tables.rank_of(unk_token.as_bytes());
+                piece_decoder = Some(Self::piece_decoder(&tables, &spec, &literals, unk)?);
+                let builder = Self::word_model_pipeline(tables, &spec, &vocab.name)?;
                 (builder, spec.model, None, spec.post_processor)
             }
             Some(spec) => {
@@ -282,14 +299,17 @@ impl Tokenizer {
                 )))
             }
         };
-        let spanner = WordSpanner::of(&spec.spanner).ok_or_else(|| {
-            Error::Unsupported(format!(
-                "the {} spanner before a {} model: the core runs BERT's, Whitespace's and \
-                 WhitespaceSplit's split programs, or none",
-                spec.spanner.kind(),
-                spec.model.kind()
-            ))
-        })?;
+        let spanner: Box<dyn Spanner> = match &spec.spanner {
+            SpannerSpec::SentencePiece(_) => Box::new(SentencePieceSpanner::new(spec)?),
+            other => Box::new(WordSpanner::of(other).ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "the {} spanner before a {} model: the core runs BERT's, Whitespace's and \
+                     WhitespaceSplit's split programs, the SentencePiece split, or none",
+                    spec.spanner.kind(),
+                    spec.model.kind()
+                ))
+            })?),
+        };
         let normalizer = NormalizeStage::from_spec(&spec.normalizer).ok_or_else(|| {
             Error::Unsupported(format!(
                 "the core does not run the normalizer {}",
@@ -301,7 +321,7 @@ impl Tokenizer {
             .expect("a word model's encoder")?;
         Ok(Pipeline::builder(tables)
             .foreign_encoder(encoder)
-            .foreign_spanner(Box::new(spanner))
+            .foreign_spanner(spanner)
             .normalizer(normalizer)
             .reads_text(true))
     }

@@ -324,3 +324,31 @@ fn unigram_added_token_flags_are_read() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A SentencePiece BPE model without byte fallback in a tokenizer.json (the file NLLB's
+/// tokenizer class writes): HF's BPE over each `▁`-led word's characters, after the Metaspace
+/// stages of a converted model, gives HF's ids, decoded text, and `encode(text)` with NLLB's
+/// template, offsets included.
+#[test]
+fn a_metaspace_bpe_tokenizer_json_gives_hfs_ids_text_and_offsets() {
+    let stem = "test_sentencepiece_bpe.nllb";
+    let path = test_file(&format!("unigram/{stem}.tokenizer.json.gz"));
+    let vocab = load_hf_tokenizer_json(path).unwrap();
+    assert!(matches!(
+        vocab.pipeline.as_ref().map(|p| &p.model),
+        Some(ModelSpec::CharacterBpe { fuse_unk: true, .. })
+    ));
+    let tok = Tokenizer::from_vocab(vocab).unwrap();
+    let golden = golden(&format!("unigram-{stem}"));
+    check_ids_and_text(&tok, &golden, false);
+    let mut unknown = 0;
+    for case in golden["cases"].as_array().unwrap() {
+        let text = text(&case["text"]);
+        let expected = &case["with_specials"];
+        let got = tok.encoding(text, None, true).unwrap();
+        assert_eq!(got.ids, ids(&expected["ids"]), "{text:?}");
+        assert_eq!(got.offsets, offsets(&expected["offsets"]), "{text:?}");
+        unknown += got.ids[1..].iter().filter(|&&id| id == 3).count(); // (<unk>; id 3 leads too)
+    }
+    assert!(unknown > 100, "{unknown} unknown tokens");
+}

@@ -20,6 +20,10 @@
 //!   Python package runs).
 //! - `decoder`: `ByteLevel` (a byte-level model's: the tokens' bytes), or none (the tokens
 //!   joined by spaces).
+//!
+//! A BPE model without byte fallback after the stages of a file converted from a SentencePiece
+//! model (NLLB's, mBART's: a `Metaspace` pre-tokenizer or decoder) is read by
+//! [`read_metaspace_bpe`]: the same model, the stages of [`super::unigram`].
 
 use std::collections::HashMap;
 
@@ -27,6 +31,7 @@ use serde_json::{Map, Value};
 
 use super::bpe::{char_to_byte, token_bytes};
 use super::post_processor::post_processor;
+use super::unigram::metaspace_stages;
 use super::word_models::{
     check_word_literals, describe_normalizer, normalizer_spec, spanner_spec, split_steps,
     vocab_tokens, word_literals, Tokens,
@@ -90,6 +95,58 @@ pub(super) fn read_character_bpe(
             continuing_subword_prefix: prefix,
         },
         decoder: decoder(spec.get("decoder"), byte_level)?,
+        post_processor: post_processor(spec.get("post_processor"))?,
+    }
+    .checked()
+    .map_err(|e| malformed("the top level", e.0))?;
+    let literals = word_literals(added)?;
+    VocabData {
+        name,
+        tokens,
+        literals,
+        merges: Some(merges),
+        whole_piece_lookup: true,
+        n_vocab: 0,
+        pattern: String::new(),
+        normalizer: NormalizeStage::None,
+        eos_token_id: None,
+        bos_token_id: None,
+        unk_token_id: None,
+        fuse_unk: false,
+        chat_template: None,
+        pipeline: Some(pipeline),
+        scores: None,
+    }
+    .finish(FILE, None)
+}
+
+/// The vocabulary of a parsed tokenizer.json whose BPE model has no byte fallback after the
+/// stages of a file converted from a SentencePiece model (NLLB's, mBART's: the Python
+/// package's `read_hf_metaspace_bpe`): the Metaspace stages of [`super::unigram`], then HF's
+/// BPE over each `▁`-led word's characters with the unknown token.
+pub(super) fn read_metaspace_bpe(
+    spec: &Map<String, Value>,
+    model: &Map<String, Value>,
+    name: String,
+) -> Result<VocabData, FormatError> {
+    const MODEL: &str = "a BPE model without byte_fallback";
+    let [unk_token, suffix, prefix] = model_strings(model, false)?;
+    let (tokens, vocab) = vocab_tokens(model.get("vocab"))?;
+    let merges = merges(model.get("merges"), vocab, &tokens, &prefix, false)?;
+    let added = hf_added_ids(added_tokens(spec.get("added_tokens"))?, vocab)?;
+    let texts: Vec<&str> = vocab.keys().map(String::as_str).collect();
+    let (normalizer, spanner, decoder) = metaspace_stages(spec, &added, &texts, MODEL)?;
+    let pipeline = PipelineSpec {
+        normalizer,
+        spanner,
+        model: ModelSpec::CharacterBpe {
+            unk_token,
+            fuse_unk: truthy(model.get("fuse_unk")),
+            end_of_word_suffix: suffix,
+            byte_level: false,
+            continuing_subword_prefix: prefix,
+        },
+        decoder,
         post_processor: post_processor(spec.get("post_processor"))?,
     }
     .checked()

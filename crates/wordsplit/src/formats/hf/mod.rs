@@ -4,8 +4,10 @@
 //! ([`VocabData::pipeline`]) by `word_models.rs` (its normalizer, pre-tokenizer, decoder and
 //! post-processor: see there); and with a `Unigram` model (T5, ALBERT, XLM-R), read into its
 //! pipeline and scores by `unigram.rs`; and HF's BPE over characters, `CharacterBpe` (CLIP's
-//! `</w>` suffix, a subword prefix, or no `ByteLevel` pre-tokenizer), read into its pipeline by
-//! `character_bpe.rs`. A model without a `type` is the one HF's reading finds by its fields.
+//! `</w>` suffix, a subword prefix, or no `ByteLevel` pre-tokenizer, and the SentencePiece BPE
+//! models without byte fallback that NLLB's and mBART's tokenizers write, after the Metaspace
+//! stages of `unigram.rs`), read into its pipeline by `character_bpe.rs`. A model without a
+//! `type` is the one HF's reading finds by its fields.
 //!
 //! What is read of a byte-level BPE file:
 //! - `model`: `BPE` with `vocab` (byte-level text → id) and `merges` (`"a b"` strings or
@@ -143,6 +145,9 @@ fn read(data: &[u8], name: String) -> Result<VocabData, FormatError> {
         return unigram::read_unigram(spec, model, name);
     }
     if kind == Some("BPE") {
+        if sentencepiece_style(spec, model) && !truthy(model.get("byte_fallback")) {
+            return character_bpe::read_metaspace_bpe(spec, model, name);
+        }
         if let Some(byte_level) = character_bpe(spec, model) {
             return character_bpe::read_character_bpe(spec, model, byte_level, name);
         }
@@ -242,14 +247,7 @@ fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Optio
         spec.get(part)
             .is_some_and(|value| has_step(value, key, kinds, 0))
     };
-    let sentencepiece = truthy(model.get("byte_fallback"))
-        || has(
-            "pre_tokenizer",
-            "pretokenizers",
-            &["Metaspace", "ByteFallback"],
-        )
-        || has("decoder", "decoders", &["Metaspace", "ByteFallback"]);
-    if sentencepiece {
+    if sentencepiece_style(spec, model) {
         return None;
     }
     if let Some(Value::Object(pre_tokenizer)) = spec.get("pre_tokenizer") {
@@ -262,6 +260,23 @@ fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Optio
         .iter()
         .any(|key| truthy(model.get(*key)));
     (affixed || !byte_level).then_some(byte_level)
+}
+
+/// Whether a tokenizer.json is SentencePiece-style (the Python package's
+/// `is_sentencepiece_style`): byte fallback, or a `Metaspace` or `ByteFallback` step in its
+/// pre-tokenizer or decoder.
+fn sentencepiece_style(spec: &Map<String, Value>, model: &Map<String, Value>) -> bool {
+    let has = |part: &str, key: &str, kinds: &[&str]| {
+        spec.get(part)
+            .is_some_and(|value| has_step(value, key, kinds, 0))
+    };
+    truthy(model.get("byte_fallback"))
+        || has(
+            "pre_tokenizer",
+            "pretokenizers",
+            &["Metaspace", "ByteFallback"],
+        )
+        || has("decoder", "decoders", &["Metaspace", "ByteFallback"])
 }
 
 /// Whether `value` is a step of one of `kinds`, or a `Sequence` (its steps under `key`) with one.

@@ -33,7 +33,7 @@ use super::post_processor::post_processor;
 use super::word_models::{describe_normalizer, normalizer_step};
 use super::{
     added_tokens, flat_pre_tokenizers, hf_added_ids, integer, json_type, malformed, show,
-    unsupported, FILE, PYTHON_ONLY,
+    unsupported, Added, FILE, PYTHON_ONLY,
 };
 use crate::formats::{FormatError, Scores, VocabData};
 use crate::literal::{Literal, NORMALIZED};
@@ -48,6 +48,8 @@ use crate::spec::{
 pub(crate) const SPACE: char = '\u{2581}';
 /// What sentencepiece and HF decode the unknown piece to by default (` ⁇ `).
 pub(crate) const UNK_SURFACE: &str = " \u{2047} ";
+/// What the messages call the model.
+const MODEL: &str = "a Unigram model";
 /// The deepest nesting of normalizer `Sequence`s followed.
 const MAX_DEPTH: usize = 16;
 
@@ -57,7 +59,7 @@ pub(super) fn read_unigram(
     model: &Map<String, Value>,
     name: String,
 ) -> Result<VocabData, FormatError> {
-    let pre_steps = pre_tokenizer_steps(spec.get("pre_tokenizer"))?;
+    pre_tokenizer_steps(spec.get("pre_tokenizer"), MODEL)?; // (what is not supported, named first)
     let (tokens, scores, table) = model_vocab(model.get("vocab"))?;
     let unk_id = match model.get("unk_id") {
         None | Some(Value::Null) => None,
@@ -83,65 +85,18 @@ pub(super) fn read_unigram(
         }
     };
     let added = hf_added_ids(added_tokens(spec.get("added_tokens"))?, &table)?;
-    let normalizer = normalizer_spec(spec.get("normalizer"))?;
-    let (mut normalizer, metaspace_split) = with_metaspace(pre_steps.last(), normalizer)?;
-    let normalized = added
-        .iter()
-        .find(|(token, _)| token.flags & NORMALIZED != 0);
-    if let (Some((token, _)), NormalizerSpec::Metaspace { .. }) = (normalized, &normalizer) {
-        // HF finds a normalized token in the normalized text of each stretch and puts a ▁
-        // before each piece that search leaves; the Metaspace run inside the normalizer puts
-        // one at the stretch's start only.
-        return Err(unsupported(
-            "added_tokens",
-            format!(
-                "the added token {:?} with normalized=true in a Unigram tokenizer.json with a \
-                 Metaspace pre-tokenizer",
-                token.content
-            ),
-            "the Python package refuses it too",
-        ));
-    }
-    if let [(at, _), _] = pre_steps.as_slice() {
-        // HF's WhitespaceSplit before the Metaspace: each word gets its own ▁, which only a
-        // Metaspace that prepends always and splits gives.
-        match &mut normalizer {
-            NormalizerSpec::Metaspace {
-                prepend_scheme: PrependScheme::Always,
-                whitespace_split,
-                ..
-            } if metaspace_split => *whitespace_split = true,
-            _ => {
-                return Err(unsupported(
-                    at.clone(),
-                    "a WhitespaceSplit pre-tokenizer before a Metaspace that does not prepend \
-                     always and split",
-                    format!("only prepend_scheme always with split is read; {PYTHON_ONLY}"),
-                ))
-            }
-        }
-    }
-    if NormalizeStage::from_spec(&normalizer).is_none() {
-        return Err(unsupported(
-            "normalizer",
-            format!("the normalizer {}", not_native(&normalizer)),
-            format!("the Rust core does not run it; {PYTHON_ONLY}"),
-        ));
-    }
     let texts: Vec<&str> = table.keys().map(String::as_str).collect();
     let unk_token = unk_id.map_or_else(String::new, |id| texts[id].to_owned());
+    let (normalizer, spanner, decoder) = metaspace_stages(spec, &added, &texts, MODEL)?;
     let pipeline = PipelineSpec {
         normalizer,
-        spanner: SpannerSpec::SentencePiece(SentencePieceSplit {
-            metaspace_split,
-            ..SentencePieceSplit::default()
-        }),
+        spanner,
         model: ModelSpec::Unigram {
             unk_token,
             byte_fallback,
             user_defined: Vec::new(),
         },
-        decoder: decoder_spec(spec.get("decoder"), &texts)?,
+        decoder,
         post_processor: post_processor(spec.get("post_processor"))?,
     }
     .checked()
@@ -186,6 +141,73 @@ pub(super) fn read_unigram(
     .finish(FILE, Some(n_vocab as i128))
 }
 
+/// The normalizer, spanner and decoder of a tokenizer.json converted from a SentencePiece
+/// model (the Python package's `formats/hf_metaspace.py`): the normalizer with the
+/// pre-tokenizer's `Metaspace` after it, the SentencePiece split, and the decoder; `model`
+/// names the file's model in messages.
+pub(super) fn metaspace_stages(
+    spec: &Map<String, Value>,
+    added: &[(Added, i128)],
+    texts: &[&str],
+    model: &str,
+) -> Result<(NormalizerSpec, SpannerSpec, DecoderSpec), FormatError> {
+    let pre_steps = pre_tokenizer_steps(spec.get("pre_tokenizer"), model)?;
+    let normalizer = normalizer_spec(spec.get("normalizer"), model)?;
+    let (mut normalizer, metaspace_split) = with_metaspace(pre_steps.last(), normalizer, model)?;
+    let normalized = added
+        .iter()
+        .find(|(token, _)| token.flags & NORMALIZED != 0);
+    if let (Some((token, _)), NormalizerSpec::Metaspace { .. }) = (normalized, &normalizer) {
+        // HF finds a normalized token in the normalized text of each stretch and puts a ▁
+        // before each piece that search leaves; the Metaspace run inside the normalizer puts
+        // one at the stretch's start only.
+        return Err(unsupported(
+            "added_tokens",
+            format!(
+                "the added token {:?} with normalized=true in a tokenizer.json of {model} with \
+                 a Metaspace pre-tokenizer",
+                token.content
+            ),
+            "the Python package refuses it too",
+        ));
+    }
+    if let [(at, _), _] = pre_steps.as_slice() {
+        // HF's WhitespaceSplit before the Metaspace: each word gets its own ▁, which only a
+        // Metaspace that prepends always and splits gives.
+        match &mut normalizer {
+            NormalizerSpec::Metaspace {
+                prepend_scheme: PrependScheme::Always,
+                whitespace_split,
+                ..
+            } if metaspace_split => *whitespace_split = true,
+            _ => {
+                return Err(unsupported(
+                    at.clone(),
+                    "a WhitespaceSplit pre-tokenizer before a Metaspace that does not prepend \
+                     always and split",
+                    format!("only prepend_scheme always with split is read; {PYTHON_ONLY}"),
+                ))
+            }
+        }
+    }
+    if NormalizeStage::from_spec(&normalizer).is_none() {
+        return Err(unsupported(
+            "normalizer",
+            format!("the normalizer {}", not_native(&normalizer)),
+            format!("the Rust core does not run it; {PYTHON_ONLY}"),
+        ));
+    }
+    let spanner = SpannerSpec::SentencePiece(SentencePieceSplit {
+        metaspace_split,
+        ..SentencePieceSplit::default()
+    });
+    Ok((
+        normalizer,
+        spanner,
+        decoder_spec(spec.get("decoder"), texts, model)?,
+    ))
+}
+
 /// The model's `[[piece, score], ...]`: each piece's UTF-8 and id, the scores by id, and the
 /// pieces as an object of piece → id (for HF's ids of the added tokens).
 #[allow(clippy::type_complexity)]
@@ -226,10 +248,10 @@ fn model_vocab(
 
 /// The normalizer stage: none, a Unicode form alone, else a `Sequence` of the steps (nested
 /// sequences flattened; a `Precompiled` map read, and so checked, here).
-fn normalizer_spec(value: Option<&Value>) -> Result<NormalizerSpec, FormatError> {
+fn normalizer_spec(value: Option<&Value>, model: &str) -> Result<NormalizerSpec, FormatError> {
     let mut steps = Vec::new();
     if let Some(value) = value.filter(|v| !v.is_null()) {
-        normalizer_steps(value, "normalizer", 0, &mut steps)?;
+        normalizer_steps(value, "normalizer", 0, &mut steps, model)?;
     }
     Ok(match steps.as_slice() {
         [] => NormalizerSpec::None,
@@ -245,6 +267,7 @@ fn normalizer_steps(
     at: &str,
     depth: usize,
     steps: &mut Vec<NormalizerSpec>,
+    model: &str,
 ) -> Result<(), FormatError> {
     let Some(step) = value.as_object() else {
         return Err(malformed(
@@ -265,7 +288,13 @@ fn normalizer_steps(
                 ));
             };
             for (i, member) in members.iter().enumerate() {
-                normalizer_steps(member, &format!("{at}.normalizers[{i}]"), depth + 1, steps)?;
+                normalizer_steps(
+                    member,
+                    &format!("{at}.normalizers[{i}]"),
+                    depth + 1,
+                    steps,
+                    model,
+                )?;
             }
             Ok(())
         }
@@ -293,7 +322,7 @@ fn normalizer_steps(
         _ => Err(unsupported(
             at,
             format!("normalizer {}", show(step.get("type"))),
-            "it is not read with a Unigram model (neither package runs it)",
+            format!("it is not read with {model} (neither package runs it)"),
         )),
     }
 }
@@ -303,7 +332,7 @@ type Step = (String, Map<String, Value>);
 
 /// The pre-tokenizer's steps with their JSON paths: none, `Metaspace`, or `WhitespaceSplit`
 /// then `Metaspace`.
-fn pre_tokenizer_steps(value: Option<&Value>) -> Result<Vec<Step>, FormatError> {
+fn pre_tokenizer_steps(value: Option<&Value>, model: &str) -> Result<Vec<Step>, FormatError> {
     let object = match value {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Object(object)) => object,
@@ -327,11 +356,8 @@ fn pre_tokenizer_steps(value: Option<&Value>) -> Result<Vec<Step>, FormatError> 
         let shown: Vec<String> = flat.iter().map(|(_, s)| show(s.get("type"))).collect();
         return Err(unsupported(
             "pre_tokenizer",
-            format!(
-                "the pre_tokenizer [{}] with a Unigram model",
-                shown.join(", ")
-            ),
-            "a Unigram model reads Metaspace, WhitespaceSplit then Metaspace, or none",
+            format!("the pre_tokenizer [{}] with {model}", shown.join(", ")),
+            format!("{model} reads Metaspace, WhitespaceSplit then Metaspace, or none"),
         ));
     }
     Ok(flat
@@ -345,6 +371,7 @@ fn pre_tokenizer_steps(value: Option<&Value>) -> Result<Vec<Step>, FormatError> 
 fn with_metaspace(
     step: Option<&Step>,
     normalizer: NormalizerSpec,
+    model: &str,
 ) -> Result<(NormalizerSpec, bool), FormatError> {
     let Some((at, step)) = step else {
         return Ok((normalizer, false));
@@ -392,10 +419,7 @@ fn with_metaspace(
         )),
         _ => Err(unsupported(
             at.clone(),
-            format!(
-                "the Metaspace {} with a Unigram model",
-                Value::Object(step.clone())
-            ),
+            format!("the Metaspace {} with {model}", Value::Object(step.clone())),
             "neither package runs it (a replacement of one character, ▁ when it splits; \
              prepend_scheme always, first or never)",
         )),
@@ -403,7 +427,11 @@ fn with_metaspace(
 }
 
 /// The decoder: HF's `Metaspace`, or transformers' byte fallback chain.
-fn decoder_spec(value: Option<&Value>, texts: &[&str]) -> Result<DecoderSpec, FormatError> {
+fn decoder_spec(
+    value: Option<&Value>,
+    texts: &[&str],
+    model: &str,
+) -> Result<DecoderSpec, FormatError> {
     let decoder = |strip_leading_space| DecoderSpec::SentencePiece {
         style: DecoderStyle::Hf,
         unk_surface: UNK_SURFACE.into(),
@@ -441,7 +469,7 @@ fn decoder_spec(value: Option<&Value>, texts: &[&str]) -> Result<DecoderSpec, Fo
     Err(unsupported(
         "decoder",
         format!(
-            "decoder {} with a Unigram model",
+            "decoder {} with {model}",
             value.map_or_else(|| "null".into(), describe_decoder)
         ),
         "only Metaspace with the replacement ▁, or Sequence[Replace('▁', ' '), ByteFallback, \
