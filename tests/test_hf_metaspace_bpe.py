@@ -5,7 +5,8 @@ no token the unknown one (:class:`~wordsplit.spec.CharacterBpe` after the Metasp
 ``test_sentencepiece_bpe.model`` (tests/data/unigram/SOURCES.md) against its golden and against
 HF ``tokenizers`` 0.23 live on both backends, through ``compat.tokenizers`` and transformers'
 ``accelerate``; the layouts such files take (WhitespaceSplit then Metaspace, each prepend
-scheme, ``fuse_unk`` off, no unknown token) on hypothesis' texts; and what stays refused."""
+scheme, ``fuse_unk`` off, no unknown token, NLLB's own ``normalized`` mask token) on
+hypothesis' texts; and what stays refused."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import json
 import pytest
 import tokenizers
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compat_cases import result
 from test_unigram import ADVERSARIAL, TEXTS, UNIGRAM, decode, golden, raw, with_specials
@@ -31,6 +33,12 @@ pytestmark = pytest.mark.skipif(extension() is None, reason="the native core is 
 NLLB = "test_sentencepiece_bpe.nllb.tokenizer.json.gz"
 BACKENDS = ("python", "native")
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _normalized_mask(spec: dict) -> None:
+    """NLLB's own flags for <mask>: found in the normalized text (HF's second pass), then
+    Metaspace runs on each part left, so the text after it gets its own ``▁``."""
+    spec["added_tokens"][-1]["normalized"] = True
 
 
 def nllb() -> dict:
@@ -68,6 +76,7 @@ VARIANTS = {
     "no-split": _pre_tokenizer(_metaspace("always", split=False)),
     "unfused": _model(fuse_unk=False),
     "no-unk": _model(unk_token=None),
+    "normalized-mask": lambda spec: _normalized_mask(spec),
 }
 
 
@@ -114,9 +123,14 @@ def test_golden(backend):
     assert not wrong, f"{len(wrong)} decode mismatches, first: {wrong[0]!r}"
 
 
+# Texts around the mask token (a normalized one in the "normalized-mask" variant).
+MASKED = st.lists(st.sampled_from(["<mask>", " <mask>", "<mask> ", "  ", " ", "a", "b c", "ÿ", "\u2581", "<s>", "x"]),
+                  max_size=10).map("".join)
+
+
 @pytest.mark.parametrize("name", VARIANTS)
 @EXAMPLES
-@given(text=TEXTS)
+@given(text=st.one_of(TEXTS, MASKED))
 def test_hypothesis_texts_are_hfs_on_both_backends(name, text):
     hf, python, native = tokenizers_of(name)
     expected = hf.encode(text, add_special_tokens=False).ids
@@ -128,7 +142,7 @@ def test_hypothesis_texts_are_hfs_on_both_backends(name, text):
 @pytest.mark.parametrize("name", VARIANTS)
 def test_adversarial_texts(name):
     hf, python, native = tokenizers_of(name)
-    for text in [*ADVERSARIAL, "ÿ" * 300 + " x", "\u0378\u0379 a\u0378b", " " * 9]:
+    for text in [*ADVERSARIAL, "ÿ" * 300 + " x", "\u0378\u0379 a\u0378b", " " * 9, "a <mask>b", "<mask>x <mask>"]:
         expected = hf.encode(text, add_special_tokens=False).ids
         assert python.encode(text, allowed_special="all") == expected, text
         assert native.encode(text, allowed_special="all") == expected, text
@@ -176,12 +190,8 @@ def test_transformers_nllb_tokenizer_accelerated_is_identical(tmp_path):
         assert fast.decode(tok.encode(text)) == tok.decode(tok.encode(text))
 
 
-def _normalized_mask(spec: dict) -> None:
-    spec["added_tokens"][-1]["normalized"] = True  # (NLLB's own default for <mask>)
-
-
 @pytest.mark.parametrize("edit, why", [
-    (_normalized_mask, "normalized=true"),
+    (lambda spec: (_normalized_mask(spec), VARIANTS["whitespace-split"](spec)), "normalized=true"),
     (_model(dropout=0.1), "dropout"),
     (_model(ignore_merges=True), "ignore_merges"),
     (_pre_tokenizer({"type": "Sequence", "pretokenizers": [_metaspace("always"), {"type": "Digits"}]}),
@@ -210,4 +220,4 @@ def test_a_variant_file_differs_only_where_its_layout_does():
     for name in VARIANTS:
         changed = json.loads(variant_text(name))
         differing = {key for key in made if made[key] != changed[key]}
-        assert differing <= {"pre_tokenizer", "model"} and (differing or name == "as-made"), name
+        assert differing <= {"pre_tokenizer", "model", "added_tokens"} and (differing or name == "as-made"), name

@@ -1,15 +1,14 @@
 """A stretch after an added token under HF's ``Metaspace`` with ``prepend_scheme: "first"``
 gets no ``▁`` before it; with a ``normalized`` added token, HF's second pass runs on each
-stretch's normalized text, and that text is the later one there too: both backends give the
-same ids and offsets (the core's second pass normalizes such a stretch as a later one,
-``crates/wordsplit/src/pipeline/second_pass.rs``), and HF ``tokenizers`` 0.23's.
+stretch's text as the normalizer before ``Metaspace`` makes it, and ``Metaspace`` then runs on
+each part that pass leaves (the part that starts the input gets the ``▁``, the others do not):
+both backends give HF ``tokenizers`` 0.23's ids and offsets, the native one without calling
+the Python engine (the core's second pass, ``crates/wordsplit/src/pipeline/second_pass.rs``
+and ``normalizers/metaspace_parts.rs``).
 
 The file is test_sentencepiece.t5's tokenizer.json (tests/data/unigram) without its normalizer,
 with ``Metaspace`` ``first`` (``split`` true and false) and an added token ``" hello"``
-(``normalized``; its leading space makes HF's match in the text and wordsplit's in the
-normalized text the same places). wordsplit's readers refuse a Unigram file with such a token
-(UnsupportedTokenizerError), so its vocabulary is the file's without it, with the token added
-to the :class:`~wordsplit.vocab.Vocab` here.
+(``normalized``: HF looks for it in the stretch's text, space and all).
 """
 
 from __future__ import annotations
@@ -28,9 +27,8 @@ from hypothesis import strategies as st
 from wordsplit import TokenizerOptions
 from wordsplit.core import extension
 from wordsplit.engines.python import PythonEngine
-from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.hf import read_hf_tokenizer_json
-from wordsplit.vocab import NORMALIZED, Vocab
+from wordsplit.vocab import NORMALIZED
 
 pytestmark = pytest.mark.skipif(extension() is None, reason="the native core is not built")
 
@@ -47,19 +45,13 @@ def layout(split: bool):
     metaspace = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": split}
     spec["normalizer"] = None
     spec["pre_tokenizer"] = spec["decoder"] = metaspace
-    base = read_hf_tokenizer_json(json.dumps(spec).encode(), source="t5-first.json")
     hello = len(spec["model"]["vocab"])
     assert hello == HELLO
     spec["added_tokens"].append({"id": hello, "content": " hello", "single_word": False, "lstrip": False,
                                  "rstrip": False, "normalized": True, "special": False})
-    with pytest.raises(UnsupportedTokenizerError, match="normalized=true .* are not supported"):
-        read_hf_tokenizer_json(json.dumps(spec).encode(), source="t5-first-literal.json")
-    blob, ids, lengths = base.packed()
-    fields = base._fields()
-    fields.update(added_tokens={**fields["added_tokens"], " hello": hello}, n_vocab=hello + 1,
-                  literal_flags={**fields["literal_flags"], " hello": NORMALIZED})
-    vocab = Vocab.from_packed(blob=blob, ids=ids, lengths=lengths, **fields)
     text = json.dumps(spec)
+    vocab = read_hf_tokenizer_json(text.encode(), source="t5-first-literal.json")
+    assert vocab.literal_flags[" hello"] == NORMALIZED
     built = tuple(TokenizerOptions(backend=backend).build(vocab) for backend in ("python", "native"))
     return (tokenizers.Tokenizer.from_str(text), *built)
 
@@ -72,27 +64,23 @@ def check(split: bool, text: str) -> None:
             mock.patch.object(PythonEngine, "encode_with_offsets", side_effect=AssertionError("Python ran")):
         ids = native.encode(text, allowed_special="all")
         placed = native.encode_with_offsets(text, allowed_special="all")
-    assert found.ids == ids == placed.ids, (split, text)
+    assert found.ids == ids == placed.ids == expected.ids, (split, text)
     assert (placed.byte_offsets, placed.char_offsets, placed.word_ids) == \
         (found.byte_offsets, found.char_offsets, found.word_ids), (split, text)
-    if text.startswith("hello") or "\u2581hello" in text:
-        # wordsplit looks for the token as its normalized content "▁hello", which the ▁ put
-        # before the text, or a typed one, makes of a "hello" there; HF looks for " hello" in
-        # the text (why the readers refuse such files).
-        assert HELLO in found.ids and found.ids != expected.ids, text
-        return
-    assert found.ids == expected.ids, (split, text)
     assert found.char_offsets == [tuple(o) for o in expected.offsets], (split, text)
 
 
 @pytest.mark.parametrize("split", [True, False])
 def test_a_stretch_after_a_token_is_a_later_one(split):
-    assert not layout(split)[2]._engine._python, "the native backend runs the pipeline itself"
     for text in TEXTS:
         check(split, text)
     # (the stretch after "</s>" has no ▁ before its "b", the text's first one has)
     native = layout(split)[2]
     assert native.encode("</s>b hello", allowed_special="all")[1:] != native.encode("b hello")
+    # (the part after " hello" gets no ▁ either: "first" is the input's start only)
+    check(split, "a hellob")
+    assert native.encode("a hellob", allowed_special="all")[-1] != native.encode("b")[-1]
+    assert native._engine.native and not native._engine._python, "the native backend runs the pipeline itself"
 
 
 @settings(max_examples=150, deadline=None)

@@ -300,13 +300,22 @@ def _gemma_split(spec):
                              "invert": False}
 
 
+def _inert_metaspace_split(spec):
+    """A Hub layout (BORA's): Replace(" ", "▁"), then Metaspace that neither prepends nor
+    splits and a Split on " ": both find nothing to change."""
+    _gemma_split(spec)
+    spec["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": False},
+        spec["pre_tokenizer"]]}
+
+
 def _split_ignore_merges(spec):
     _metaspace("first", split=True)(spec)
     _ignore_merges(spec)
 
 
 HF_VARIANTS = {"first": None, "always": _metaspace("always"), "never": _metaspace("never"),
-               "ignore-merges": _ignore_merges, "gemma-split": _gemma_split,
+               "ignore-merges": _ignore_merges, "gemma-split": _gemma_split, "inert-metaspace": _inert_metaspace_split,
                "first-split": _metaspace("first", split=True), "always-split": _metaspace("always", split=True),
                "never-split": _metaspace("never", split=True), "split-ignore-merges": _split_ignore_merges}
 

@@ -7,8 +7,9 @@ conversions list ``<unk>`` and ``<s>`` with ``normalized: true`` (found in the n
 where the ``Prepend("▁")`` normalizer puts a ``▁`` before each stretch: ``"a <s>"`` gives
 ``▁a`` and ``▁<s>``). The files here are the repository's real ones (tests/data/unigram,
 tests/data/spm) with the flags of some added tokens switched on; HF reads the same JSON.
-``normalized: true`` under a ``Metaspace`` pre-tokenizer, which wordsplit runs as part of the
-normalizer, is refused with a typed error.
+``normalized: true`` under a ``Metaspace`` pre-tokenizer is found in the text of the normalizer
+before it, and Metaspace runs on each part between such tokens, as in HF; after
+``WhitespaceSplit`` then ``Metaspace`` it is refused with a typed error.
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ VARIANTS = {
     "unigram/spiece.albert.tokenizer.json.gz": {"[MASK]": dict(lstrip=True), "[SEP]": dict(rstrip=True)},
     "unigram/t5-small/tokenizer.json.gz": {"</s>": dict(rstrip=True), "<extra_id_0>": dict(lstrip=True, rstrip=True),
                                            "<extra_id_1>": dict(single_word=True)},
+    # (normalized under Metaspace "first": found in the text, Metaspace run on each part left)
     "spm/mistral-v7-llama.tokenizer.json.gz": {"[INST]": dict(lstrip=True), "[/INST]": dict(rstrip=True),
-                                               "[REF]": dict(single_word=True)},
+                                               "[REF]": dict(single_word=True), "</s>": dict(normalized=True),
+                                               "<s>": dict(normalized=True, lstrip=True)},
     "spm/mistral-v7-gemma.tokenizer.json.gz": {"[INST]": dict(lstrip=True, rstrip=True), "</s>": dict(lstrip=True)},
     # (Prepend + Replace, no pre-tokenizer: the layout of older Llama conversions)
     "spm/mistral-v7-llama-legacy.tokenizer.json.gz": {"<s>": dict(normalized=True), "</s>": dict(normalized=True),
@@ -98,11 +101,35 @@ def test_hypothesis_texts_are_hfs(name, parts):
     assert_hfs(name, "".join(parts))
 
 
-@pytest.mark.parametrize("name", ["unigram/spiece.albert.tokenizer.json.gz", "spm/mistral-v7-llama.tokenizer.json.gz"])
-def test_normalized_tokens_under_metaspace_are_refused(name):
-    # HF puts a ▁ before each stretch its second pass leaves after a normalized token; the
-    # Metaspace wordsplit runs inside the normalizer puts one at the stretch's start only.
+def _flagged(name: str, flags: dict) -> str:
     spec = json.loads(gzip.decompress((DATA / name).read_bytes()))
-    spec["added_tokens"][-1]["normalized"] = True
+    for entry in spec["added_tokens"]:
+        entry.update(flags.get(entry["content"], {}))
+    return json.dumps(spec)
+
+
+def test_normalized_tokens_in_a_unigram_file_are_hfs_and_refused_by_compat():
+    """ALBERT's [MASK] and [SEP] with normalized: true under Metaspace: found in the normalized
+    text, with Metaspace run on each part between them (HF's order), on both backends.
+    ``compat.tokenizers`` cuts a Unigram file's words itself and refuses such tokens."""
+    text = _flagged("unigram/spiece.albert.tokenizer.json.gz",
+                    {"[MASK]": dict(normalized=True, lstrip=True), "[SEP]": dict(normalized=True)})
+    hf = HFTokenizer.from_str(text)
+    vocab = read_hf_tokenizer_json(text.encode(), source="albert.json")
+    for backend in BACKENDS:
+        tok = TokenizerOptions(backend=backend).build(vocab)
+        for case in [*CASES, "a[mask] b", "X [MASK]Y[SEP] [sep]", "[MASK]", " [MASK] [MASK]  z"]:
+            expected = hf.encode(case, add_special_tokens=False)
+            found = tok.encode_with_offsets(case, allowed_special="all")
+            assert found.ids == expected.ids, (backend, case)
+            assert found.char_offsets == [tuple(o) for o in expected.offsets], (backend, case)
     with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
-        read_hf_tokenizer_json(json.dumps(spec).encode(), source=name)
+        CompatTokenizer.from_str(text)
+
+
+def test_normalized_tokens_after_whitespace_split_are_refused():
+    # T5's older layout (WhitespaceSplit, then Metaspace, run as one normalizer stage): HF cuts
+    # words again after its second pass, which that stage does not.
+    text = _flagged("unigram/t5-small/tokenizer.json.gz", {"<extra_id_0>": dict(normalized=True)})
+    with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
+        read_hf_tokenizer_json(text.encode(), source="t5-small.json")

@@ -263,8 +263,9 @@ fn unigram_files_with_a_stage_the_core_lacks_are_refused_naming_it() {
 
 /// XLM-R's and ALBERT's files give their mask token `lstrip` (it takes the white space before
 /// it, as HF's `tests/test_sentencepiece_added_flags.py` checks on the real files): the flags
-/// are read; `normalized` under a `Metaspace` pre-tokenizer is refused (HF finds such a token
-/// in each stretch's normalized text, then prepends a `▁` to what is left after it).
+/// are read; `normalized` under a `Metaspace` pre-tokenizer too (HF finds such a token in each
+/// stretch's normalized text, then runs the Metaspace on each part left), but after
+/// `WhitespaceSplit` then `Metaspace`.
 #[test]
 fn unigram_added_token_flags_are_read() {
     let file = |mask: Value| {
@@ -317,7 +318,26 @@ fn unigram_added_token_flags_are_read() {
         untrimmed.offsets[untrimmed.ids.iter().position(|&id| id == 3).unwrap()],
         (1, at + 6)
     );
-    match read_hf_tokenizer_json(file(flagged(false, true)).to_string().as_bytes()) {
+    // `normalized` under Metaspace: found in the text before the Metaspace, which then runs
+    // on each part left (HF's order), so each part gets its own ▁ ("a<mask>a" is ▁a <mask> ▁a).
+    let normalized = file(flagged(false, true));
+    let normalized = unigram(read_hf_tokenizer_json(normalized.to_string().as_bytes()).unwrap());
+    assert_eq!(
+        normalized.encode_with_special_tokens("a<mask>a").unwrap(),
+        [1, 3, 1]
+    );
+    for text in ["<mask> a", "a <mask>", "a<mask><mask>a"] {
+        assert_eq!(
+            normalized.encode_with_special_tokens(text).unwrap(),
+            plain.encode_with_special_tokens(text).unwrap(),
+            "{text:?}"
+        );
+    }
+    // After WhitespaceSplit then Metaspace (T5's older layout, one stage here) it is refused.
+    let mut t5 = file(flagged(false, true));
+    t5["pre_tokenizer"] = json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"},
+        {"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "always"}]});
+    match read_hf_tokenizer_json(t5.to_string().as_bytes()) {
         Err(FormatError::Unsupported { construct, .. }) => {
             assert!(construct.contains("normalized=true"), "{construct}")
         }

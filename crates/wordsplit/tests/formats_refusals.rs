@@ -500,8 +500,10 @@ fn other_models_and_bpe_options_are_unsupported() {
 #[test]
 fn other_decoders_are_unsupported_and_a_decoder_is_an_object() {
     let mut s = spec();
+    // (a Metaspace decoder makes the file SentencePiece-style: a BPE without byte fallback,
+    // whose reader refuses the ByteLevel pre-tokenizer first)
     s["decoder"] = json!({"type": "Metaspace"});
-    expect(&s, "Metaspace decoder", unsupported("decoder"));
+    expect(&s, "Metaspace decoder", unsupported("[\"ByteLevel\"]"));
     s["decoder"] = json!("ByteLevel");
     expect(&s, "a string decoder", malformed("decoder"));
 }
@@ -607,10 +609,10 @@ fn pre_tokenizers_that_need_a_split_program_or_are_unknown_are_unsupported() {
     let cases = [
         // Without ByteLevel, a BPE model is HF's BPE over characters, whose reader refuses
         // the split programs the core does not run (tests/character_bpe_files.rs reads the
-        // others).
+        // others); with Metaspace, its reader refuses the byte-level file's ByteLevel decoder.
         (
             json!({"type": "Metaspace", "replacement": "▁"}),
-            "Metaspace",
+            "decoder \"ByteLevel\"",
         ),
         (
             json!({"type": "Sequence", "pretokenizers": [byte_level(false), split(QWEN2, "Isolated")]}),

@@ -101,8 +101,16 @@ class PythonEngine:
         self._literal_ids = literals
         self._added = frozenset(vocab.added_tokens)
         # HF's second pass finds the `normalized` tokens in each stretch's normalized text
-        # (see wordsplit.specials); with no normalizer that is the stretch itself.
+        # (see wordsplit.specials); with no normalizer that is the stretch itself. HF's Metaspace
+        # pre-tokenizer, which the normalizer runs last, comes after that pass in HF: the pass
+        # searches the text of the normalizer before it, and Metaspace runs on each part left.
+        from ..normalizers import MetaspaceNormalizer
+
         second = normalize if second_pass_normalizes(vocab.normalizer, vocab.literal_flags) else None
+        self._metaspace = normalize if second is not None and isinstance(normalize, MetaspaceNormalizer) \
+            and not normalize.stage.whitespace_split else None  # (the readers refuse it with WhitespaceSplit)
+        if self._metaspace is not None:
+            second = self._metaspace.inner
         self._literals = LiteralScan(literals, vocab.literal_flags, second) if literals else None
         self._second_pass = self._literals is not None and self._literals.normalizes
 
@@ -193,6 +201,9 @@ class PythonEngine:
             return
         segment = text[start:end]
         normalize = self._later if start > 0 and self._later is not None else self.normalize
+        if self._metaspace is not None and self._second_pass:
+            self._place_metaspace_parts(text, start, segment, ids, places, cursor, is_token)
+            return
         if isinstance(self.normalizer, NoNormalizer):
             normalized, alignment = segment, None
         elif self.normalizer in _FORMS:
@@ -217,11 +228,33 @@ class PythonEngine:
             if literal is None:
                 self._place_normalized(text, start, segment, normalized[a:b], alignment[a:b], ids, places, cursor)
                 continue
-            ids.append(self._literal_ids[literal])
-            first, last = start + alignment[a][0], start + alignment[b - 1][1]
-            byte_start = self._byte_at(text, first, cursor)
-            places.extend((byte_start, byte_start + len(text[first:last].encode("utf-8")), first, last, cursor[2]))
-            cursor[2] += 1
+            self._place_second_literal(text, start, alignment, a, b, literal, ids, places, cursor)
+
+    def _place_second_literal(self, text: str, start: int, alignment, a: int, b: int, literal: str, ids: list[int],
+                              places: array, cursor: list[int]) -> None:
+        """Place a token of the second pass found at ``a:b`` of a normalized stretch that starts
+        at char ``start``: at the original text its normalized characters are aligned to (HF's
+        slice of the NormalizedString)."""
+        ids.append(self._literal_ids[literal])
+        first, last = start + alignment[a][0], start + alignment[b - 1][1]
+        byte_start = self._byte_at(text, first, cursor)
+        places.extend((byte_start, byte_start + len(text[first:last].encode("utf-8")), first, last, cursor[2]))
+        cursor[2] += 1
+
+    def _place_metaspace_parts(self, text: str, start: int, segment: str, ids: list[int], places: array,
+                               cursor: list[int], is_token) -> None:
+        """:meth:`_place_plain` with HF's Metaspace after the second pass: the ``normalized``
+        tokens found in the text of the normalizer before Metaspace, and Metaspace run on each
+        part between them, aligned as HF aligns it."""
+        metaspace = self._metaspace
+        normalized, alignment = metaspace.before_alignment(segment)
+        for a, b, literal in self._literals.second_pass(normalized, is_token):
+            if literal is None:
+                part, part_alignment = metaspace.part_alignment(
+                    normalized[a:b], alignment[a:b], self._metaspace_prepends(start > 0, a))
+                self._place_normalized(text, start, segment, part, part_alignment, ids, places, cursor)
+                continue
+            self._place_second_literal(text, start, alignment, a, b, literal, ids, places, cursor)
 
     def _place_normalized(self, text: str, start: int, segment: str, normalized: str, alignment, ids: list[int],
                           places: array, cursor: list[int]) -> None:
@@ -379,7 +412,8 @@ class PythonEngine:
         not at the start of the text)."""
         if not text:
             return
-        normalized = self._normalized(text, later)
+        metaspace = self._metaspace
+        normalized = self._normalized(text, later) if metaspace is None else without_surrogates(metaspace.inner(text))
         if trace is not None:
             trace.segment(text, normalized)
         if not self._second_pass:
@@ -388,15 +422,25 @@ class PythonEngine:
         after_literal = False
         for start, end, literal in self._literals.second_pass(normalized, is_token):
             if literal is None:
-                if trace is not None and after_literal:  # (its pieces are not the literal's)
-                    trace.segment(normalized[start:end], normalized[start:end])
-                self._encode_normalized(normalized[start:end], out, trace)
+                part = normalized[start:end]
+                if metaspace is not None:
+                    part = metaspace.part(part, self._metaspace_prepends(later, start))
+                if trace is not None and (after_literal or metaspace is not None):  # (not the literal's pieces)
+                    trace.segment(normalized[start:end], part)
+                self._encode_normalized(part, out, trace)
                 continue
             after_literal = True
             token = self._literal_ids[literal]
             out.append(token)
             if trace is not None:
                 trace.literal(literal, token)
+
+    def _metaspace_prepends(self, later: bool, start: int) -> bool:
+        """Whether HF's Metaspace puts its replacement before the part of a stretch that starts
+        at ``start`` of its normalized text, between ``normalized`` added tokens: every part
+        for ``"always"``, for ``"first"`` the one that starts the input."""
+        metaspace = self._metaspace
+        return metaspace.prepends and (metaspace.scheme == "always" or (not later and start == 0))
 
     def _normalized(self, text: str, later: bool = False) -> str:
         """The normalizer's output for ``text``, checked to be a str (a normalizer with a

@@ -425,11 +425,14 @@ def _check_added_tokens(literals: list[str], flags: Mapping[str, int], normalize
 
 
 def _refuse_normalized_added(flags: Mapping[str, int], source: str, kind: str) -> None:
-    """Refuse ``normalized: true`` added tokens in a tokenizer.json whose ``Metaspace`` wordsplit
-    runs as part of its normalizer (SentencePiece-style BPE, Unigram). HF finds those tokens in
-    the normalized text of each stretch and then prepends ``▁`` to each piece left after one,
-    which a prefix made while normalizing does not give. ``lstrip``, ``rstrip`` and
-    ``single_word`` act on the raw text and are HF's as for every tokenizer.json.
+    """Refuse ``normalized: true`` added tokens in a tokenizer.json of a ``kind`` whose
+    ``Metaspace`` pre-tokenizer wordsplit does not run after HF's second pass: a Unigram file
+    (``wordsplit.compat.tokenizers`` cuts its words itself), or ``WhitespaceSplit`` then
+    ``Metaspace``. HF finds those tokens in the normalized text of each stretch and then runs
+    the pre-tokenizer on each part left between them; for BPE files with ``Metaspace`` alone
+    the engines do so too (:meth:`wordsplit.normalizers.MetaspaceNormalizer.part`).
+    ``lstrip``, ``rstrip`` and ``single_word`` act on the raw text and are HF's as for every
+    tokenizer.json.
 
     >>> from wordsplit.vocab import LSTRIP, NORMALIZED
     >>> _refuse_normalized_added({"<mask>": LSTRIP}, "t.json", "Unigram")

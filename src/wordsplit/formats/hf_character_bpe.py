@@ -134,9 +134,8 @@ def read_hf_metaspace_bpe(spec: Mapping[str, Any], *, source: str, name: str, eo
         VocabFormatError: malformed entries.
         UnsupportedTokenizerError: an option or stage wordsplit does not run with such a model.
     """
-    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _refuse_normalized_added
-    from .hf_metaspace import (metaspace_decoder, metaspace_normalizer, metaspace_spanner, pre_tokenizer_kinds,
-                               with_metaspace)
+    from .hf import _added_tokens, _hf_added_ids
+    from .hf_metaspace import metaspace_stages, pre_tokenizer_kinds
     from .hf_word_models import vocab_ranks
 
     words = "a BPE model without byte_fallback"
@@ -149,17 +148,12 @@ def read_hf_metaspace_bpe(spec: Mapping[str, Any], *, source: str, name: str, eo
     merges = _merges(model.get("merges"), table, ranks, prefix, False, source)
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
-    normalizer = metaspace_normalizer(spec.get("normalizer"), source, words)
-    _check_added_tokens([*special, *added], flags, normalizer, source)
-    hf_normalizer = normalizer
-    normalizer, split = with_metaspace(spec.get("pre_tokenizer"), kinds, normalizer, source)
-    if normalizer is not hf_normalizer:  # (a Metaspace pre-tokenizer, run as part of the normalizer)
-        _refuse_normalized_added(flags, source, "SentencePiece-style (Metaspace) BPE")
+    normalizer, spanner, decoder = metaspace_stages(spec, kinds, table, [*special, *added], flags, source, words)
     pipeline = PipelineSpec(
-        spanner=metaspace_spanner(normalizer, split), normalizer=normalizer,
+        spanner=spanner, normalizer=normalizer,
         model=CharacterBpe(model.get("unk_token") or "", bool(model.get("fuse_unk")),
                            model.get("end_of_word_suffix") or "", False, prefix),
-        decoder=metaspace_decoder(spec.get("decoder"), table, source, words),
+        decoder=decoder,
         post_processor=post_processor_stage(spec.get("post_processor"), source),
     )
     literals = {**special, **added}

@@ -19,8 +19,8 @@ The layouts transformers writes for them load, with HF ``tokenizers``' semantics
   HF decodes other text);
 * added tokens as for every tokenizer.json (HF's ids, its two passes, its ``lstrip``,
   ``rstrip`` and ``single_word`` flags; ``normalized: true`` ones found in the normalized text,
-  as older Llama conversions list ``<unk>`` and ``<s>``), except ``normalized: true`` with a
-  ``Metaspace`` pre-tokenizer (:func:`~wordsplit.formats.hf._refuse_normalized_added`).
+  as older Llama conversions list ``<unk>`` and ``<s>``; with a ``Metaspace`` pre-tokenizer,
+  Metaspace then runs on each part between them, as HF runs it).
 
 The tokens are the vocab's texts in UTF-8 (``▁`` included), and a byte token (``<0x0A>``:
 the spelling HF's byte fallback looks up, one per byte, all 256) is its byte
@@ -106,7 +106,7 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
         VocabFormatError: malformed entries.
     """
     from ..sentencepiece import sentencepiece_pipeline, word_cuts
-    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _normalizer, _refuse_normalized_added
+    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _normalizer
 
     model = spec["model"]
     if model.get("type", "BPE") != "BPE":
@@ -123,10 +123,8 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
     normalizer = _normalizer(spec.get("normalizer"), source)
     _check_added_tokens([*special, *added], flags, normalizer, source)
-    hf_normalizer = normalizer
+    # (normalized added tokens: the engines run Metaspace on each part HF's second pass leaves)
     normalizer, metaspace_split = _with_metaspace(spec.get("pre_tokenizer"), normalizer, source)
-    if normalizer is not hf_normalizer:  # (a Metaspace pre-tokenizer, run as part of the normalizer)
-        _refuse_normalized_added(flags, source, "SentencePiece-style (Metaspace)")
     strip = "first" if _check_decoder(spec.get("decoder"), source) else "none"
 
     ids = table.values()
@@ -177,7 +175,11 @@ def read_hf_sentencepiece(spec: Mapping[str, Any], *, source: str, name: str,
 def _with_metaspace(pre_tokenizer: Any, normalizer: Stage, source: str) -> tuple[Stage, bool]:
     """The normalizer, with a ``Metaspace`` pre-tokenizer after it, and whether that splits."""
     steps = _steps(pre_tokenizer, "pre_tokenizer", source)
-    if not steps or (len(steps) == 1 and _splits_on_replaced_spaces(steps[0], normalizer)):
+    if _replaces_spaces(normalizer):
+        # (transformers' Gemma layout, and BORA's: every space is ▁ already, so a Split on " "
+        # finds nothing, and a Metaspace that neither prepends nor splits changes nothing)
+        steps = [step for step in steps if not (_splits_on_space(step) or _inert_metaspace(step))]
+    if not steps:
         return normalizer, False
     if len(steps) != 1 or steps[0].get("type") != "Metaspace":
         kinds = ", ".join(str(step.get("type")) for step in steps)
@@ -197,12 +199,27 @@ def _with_metaspace(pre_tokenizer: Any, normalizer: Stage, source: str) -> tuple
     return Metaspace(before=normalizer, replacement=replacement, prepend_scheme=scheme), split
 
 
-def _splits_on_replaced_spaces(step: dict, normalizer: Stage) -> bool:
-    """Whether ``step`` is a ``Split`` on ``" "`` after a normalizer that replaced every space
-    with ``▁`` (transformers' Gemma layout): it finds nothing to split."""
-    if step.get("type") != "Split" or step.get("pattern") != {"String": " "} or step.get("invert"):
-        return False
+def _replaces_spaces(normalizer: Stage) -> bool:
+    """Whether a normalizer program ends by replacing every space with ``▁``."""
     return isinstance(normalizer, Sequence) and normalizer.normalizers[-1:] == (Replace(" ", SPACE),)
+
+
+def _splits_on_space(step: dict) -> bool:
+    """Whether ``step`` is a ``Split`` on ``" "`` (which finds nothing once spaces are ``▁``)."""
+    return step.get("type") == "Split" and step.get("pattern") == {"String": " "} and not step.get("invert")
+
+
+def _inert_metaspace(step: dict) -> bool:
+    """Whether ``step`` is a ``Metaspace`` with the replacement ``▁`` that neither prepends nor
+    splits: after the spaces are ``▁`` it changes nothing.
+
+    >>> _inert_metaspace({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": False})
+    True
+    """
+    if step.get("type") != "Metaspace" or step.get("replacement", SPACE) != SPACE or step.get("split", True):
+        return False
+    scheme = step.get("prepend_scheme")
+    return scheme == "never" or (scheme is None and step.get("add_prefix_space") is False)
 
 
 def byte_fallback_decoder_strips(decoder: Any) -> Optional[bool]:

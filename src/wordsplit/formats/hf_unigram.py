@@ -13,9 +13,10 @@ What such a file holds, read into the vocabulary's typed pipeline:
   SentencePiece models (:mod:`~wordsplit.formats.hf_metaspace`);
 * the post-processor (``add_special_tokens``), any of :mod:`wordsplit.post_processor_programs`;
 * added tokens as for every tokenizer.json (HF's ids and its ``lstrip``, ``rstrip`` and
-  ``single_word`` flags: XLM-R's and ALBERT's ``<mask>``/``[MASK]`` strip the space before them);
-  ``normalized: true`` is refused with a ``Metaspace`` pre-tokenizer, as for SentencePiece-style
-  BPE files (:func:`~wordsplit.formats.hf._refuse_normalized_added`).
+  ``single_word`` flags: XLM-R's and ALBERT's ``<mask>``/``[MASK]`` strip the space before them;
+  ``normalized: true`` ones found in the text of the normalizer before ``Metaspace``, which then
+  runs on each part between them, as HF runs it); ``normalized: true`` is refused after
+  ``WhitespaceSplit`` then ``Metaspace`` (:func:`~wordsplit.formats.hf._refuse_normalized_added`).
 
 Anything else is an :class:`~wordsplit.errors.UnsupportedTokenizerError` naming it.
 
@@ -54,9 +55,8 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     """
     from ..post_processor_programs import post_processor_stage
     from ..spec import PipelineSpec, Unigram
-    from .hf_metaspace import (metaspace_decoder, metaspace_normalizer, metaspace_spanner, pre_tokenizer_kinds,
-                               with_metaspace)
-    from .hf import _added_tokens, _check_added_tokens, _hf_added_ids, _refuse_normalized_added
+    from .hf import _added_tokens, _hf_added_ids
+    from .hf_metaspace import metaspace_stages, pre_tokenizer_kinds
 
     model = spec["model"]
     pre_steps = pre_tokenizer_kinds(spec.get("pre_tokenizer"), source, MODEL)  # (what is not supported, named first)
@@ -71,16 +71,11 @@ def read_hf_unigram(spec: Mapping[str, Any], *, source: str, name: str, eos_toke
     table = {text: i for i, text in enumerate(texts)}
     special, added, flags = _added_tokens(spec.get("added_tokens"), source)
     special, added = _hf_added_ids(spec.get("added_tokens") or [], special, added, table, source)
-    normalizer = metaspace_normalizer(spec.get("normalizer"), source, MODEL)
-    _check_added_tokens([*special, *added], flags, normalizer, source)
-    hf_normalizer = normalizer
-    normalizer, split = with_metaspace(spec.get("pre_tokenizer"), pre_steps, normalizer, source)
-    if normalizer is not hf_normalizer:  # (a Metaspace pre-tokenizer, run as part of the normalizer)
-        _refuse_normalized_added(flags, source, "Unigram (Metaspace)")
+    normalizer, spanner, decoder = metaspace_stages(spec, pre_steps, table, [*special, *added], flags, source, MODEL)
     pipeline = PipelineSpec(
-        normalizer=normalizer, spanner=metaspace_spanner(normalizer, split),
+        normalizer=normalizer, spanner=spanner,
         model=Unigram(unk_token=texts[unk_id] if unk_id is not None else "", byte_fallback=byte_fallback),
-        decoder=metaspace_decoder(spec.get("decoder"), table, source, MODEL),
+        decoder=decoder,
         post_processor=post_processor_stage(spec.get("post_processor"), source),
     )
     literals = {**special, **added}

@@ -192,8 +192,20 @@ class MetaspaceNormalizer:
         if self.stage.whitespace_split:
             return "".join(word if word.startswith(self.replacement) else self.replacement + word
                            for word in whitespace_words(self.inner(text)))
-        text = self.inner(text).replace(" ", self.replacement)
-        if self.prepends and text and not text.startswith(self.replacement):
+        return self.part(self.inner(text), self.prepends)
+
+    def part(self, normalized: str, prepends: bool) -> str:
+        """Metaspace on ``normalized``, text the normalizer before it made (HF's pre-tokenizer on
+        a part its second pass leaves between ``normalized`` added tokens): each space made the
+        replacement, which ``prepends`` puts before a part that does not start with it (HF
+        prepends to every part for ``"always"``, for ``"first"`` to a part at the input's start).
+
+        >>> from wordsplit import spec
+        >>> MetaspaceNormalizer(spec.Metaspace(), str).part("a b", True)
+        '▁a▁b'
+        """
+        text = normalized.replace(" ", self.replacement)
+        if prepends and text and not text.startswith(self.replacement):
             text = self.replacement + text
         return text
 
@@ -252,12 +264,30 @@ class MetaspaceNormalizer:
             return "".join(chars), places
         if self.stage.whitespace_split:
             return self._words_alignment(normalized, base)
+        return self.part_alignment(normalized, base, self.prepends)
+
+    def part_alignment(self, normalized: str, base: list[tuple[int, int, bool]],
+                       prepends: bool) -> tuple[str, list[tuple[int, int, bool]]]:
+        """:meth:`part` of ``normalized`` (aligned by ``base``) and its alignment: the
+        replacement of a space aligned to it, a prepended one to the first character."""
+        if not normalized:
+            return "", []
         chars = [self.replacement if c == " " else c for c in normalized]
         places = [(start, end, same and c != " ") for (start, end, same), c in zip(base, normalized)]
-        if self.prepends and chars[0] != self.replacement:
+        if prepends and chars[0] != self.replacement:
             chars.insert(0, self.replacement)
             places.insert(0, (places[0][0], places[0][1], False))
         return "".join(chars), places
+
+    def before_alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
+        """The text of the normalizer before Metaspace, each character aligned to ``text``.
+
+        Raises:
+            UnsupportedTokenizerError: a plug-in normalizer that changes the text (it gives no
+                alignment).
+        """
+        normalized, base = self._before_alignment(text)
+        return normalized, [(i, i + 1, True) for i in range(len(normalized))] if base is None else base
 
     def _words_alignment(self, normalized: str, base: list) -> tuple[str, list[tuple[int, int, bool]]]:
         """The words of ``normalized`` (aligned by ``base``) as :meth:`__call__` joins them, a

@@ -91,6 +91,14 @@ pub trait Normalizer: Send + Sync {
         true
     }
 
+    /// HF's `Metaspace` pre-tokenizer when this normalizer runs it last and HF's second
+    /// literal pass runs before it: that pass then searches [`sentencepiece::MetaspaceNormalizer::before`]'s
+    /// text, and each part it leaves gets [`sentencepiece::MetaspaceNormalizer::part`].
+    /// None for every other normalizer.
+    fn metaspace(&self) -> Option<&sentencepiece::MetaspaceNormalizer> {
+        None
+    }
+
     /// Whether it runs in the core (a native normalizer given as a trait object, such as
     /// the SentencePiece ones): then a pipeline using it calls nothing outside the core.
     fn is_native(&self) -> bool {
@@ -350,6 +358,24 @@ impl NormalizeStage {
             NormalizeStage::Nfkd => collect(&mut text.nfkd()),
             NormalizeStage::Foreign(normalizer) => normalizer.normalize(text)?,
         })
+    }
+
+    /// See [`Normalizer::metaspace`].
+    pub fn metaspace(&self) -> Option<&sentencepiece::MetaspaceNormalizer> {
+        match self {
+            NormalizeStage::Foreign(normalizer) => normalizer.metaspace(),
+            _ => None,
+        }
+    }
+
+    /// A `normalized` added token's content as HF's second pass looks for it: the
+    /// normalizer's text, or before a [`Normalizer::metaspace`] the text of the normalizer
+    /// before it (HF normalizes a token's content with the normalizer, not the pre-tokenizer).
+    pub fn literal_content(&self, text: &str) -> Result<String, Error> {
+        match self.metaspace() {
+            Some(metaspace) => Ok(metaspace.before(text).unwrap_or_else(|| text.to_owned())),
+            None => self.normalized(text),
+        }
     }
 
     /// See [`Normalizer::normalizes_literals`]; the Unicode forms do, no normalizer does not.

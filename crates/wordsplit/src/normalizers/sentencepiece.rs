@@ -25,6 +25,8 @@ use crate::normalizers::{AlignmentParts, Normalizer};
 
 #[path = "sentencepiece_alignment.rs"]
 pub(in crate::normalizers) mod alignment;
+#[path = "metaspace_parts.rs"]
+mod metaspace_parts;
 use crate::spec::{NormalizerSpec, PrependScheme, SentencePieceFlags};
 
 /// SentencePiece's normalizer (`Normalizer::Normalize`): the character map, then the spaces.
@@ -580,6 +582,10 @@ impl Normalizer for MetaspaceNormalizer {
 
     fn alignment_parts_later(&self, text: &str) -> Result<Option<AlignmentParts>, Error> {
         self.alignment_of(text, self.scheme == PrependScheme::Always)
+    }
+
+    fn metaspace(&self) -> Option<&MetaspaceNormalizer> {
+        self.runs_on_parts().then_some(self)
     }
 
     fn is_native(&self) -> bool {

@@ -40,7 +40,7 @@ pub(super) fn normalized_automaton(
         // A normalizer that fails on a token's content fails the vocabulary (its message
         // says why).
         let content = normalizer
-            .normalized(&literal.text)
+            .literal_content(&literal.text)
             .map_err(|e| Error::VocabFormat(e.to_string()))?;
         if content.is_empty() {
             return Err(Error::NormalizedLiteralEmpty {
@@ -80,6 +80,20 @@ impl Pipeline {
     /// [`crate::Normalizer::normalize_later`]).
     pub(super) fn normalized_text(&self, text: &str, later: bool) -> Result<Option<String>, Error> {
         self.normalizer.normalize_at(text, later)
+    }
+
+    /// The text the second pass searches in a stretch (`later`: it does not start the text):
+    /// the normalizer's, or before a [`crate::Normalizer::metaspace`] the text of the
+    /// normalizer before it (None: the stretch itself).
+    pub(super) fn second_pass_text(
+        &self,
+        text: &str,
+        later: bool,
+    ) -> Result<Option<String>, Error> {
+        match self.normalizer.metaspace() {
+            Some(metaspace) => Ok(metaspace.before(text)),
+            None => self.normalized_text(text, later),
+        }
     }
 
     /// Walk `text` in HF's order: the first pass's literals in the text (all of them first,
@@ -161,13 +175,27 @@ impl Pipeline {
             scan,
             text,
             policy,
-            |stretch, later| self.normalized_text(stretch, later),
+            |stretch, later| self.second_pass_text(stretch, later),
             |step| match step {
                 Step::Plain {
-                    normalized, piece, ..
+                    stretch,
+                    normalized,
+                    piece,
                 } => {
                     let haystack = normalized.map_or(text, String::as_str);
-                    self.encode_split(&haystack[piece], out)
+                    match self.normalizer.metaspace() {
+                        Some(metaspace) => {
+                            let start = if normalized.is_some() {
+                                0
+                            } else {
+                                stretch.start
+                            };
+                            let starts_input = stretch.start == 0 && piece.start == start;
+                            let prepends = metaspace.prepends_part(starts_input);
+                            self.encode_split(&metaspace.part(&haystack[piece], prepends), out)
+                        }
+                        None => self.encode_split(&haystack[piece], out),
+                    }
                 }
                 Step::Second { literal, .. } | Step::First { literal, .. } => {
                     out.push(literal.id);
@@ -274,10 +302,11 @@ mod tests {
     }
 
     #[test]
-    fn a_stretch_after_a_literal_is_normalized_as_later() {
-        // Metaspace's "first" puts a ▁ before the text's first stretch only: "b x" after the
-        // first-pass token "<r>" is "b▁x" (the Python engine's `later`), in the ids and the
-        // offsets; the flagged "x" is looked for as "▁x", its normalized content.
+    fn metaspace_runs_on_each_part_the_second_pass_leaves() {
+        // HF's order: the flagged "x" is looked for in the text before the Metaspace
+        // pre-tokenizer ("x", not "▁x"), then Metaspace runs on each part left: with "first"
+        // only the part that starts the input gets a ▁ ("a " is "▁a▁", "b " after the
+        // first-pass token "<r>" is "b▁"), in the ids and the offsets.
         use crate::normalizers::sentencepiece::MetaspaceNormalizer;
         use crate::spec::{NormalizerSpec, PrependScheme};
         let metaspace =
@@ -285,44 +314,48 @@ mod tests {
         let stage = NormalizeStage::Foreign(std::sync::Arc::new(metaspace.unwrap()));
         let p = pipeline(&[("<r>", 0), ("x", NORMALIZED)], stage);
         let text = "a x<r>b x";
-        assert_eq!(
-            walked(&p, text),
-            ["\u{2581}a", "{\u{2581}x}", "[<r>]", "b", "{\u{2581}x}"]
-        );
+        let scan = p.normalizing_scan().expect("a normalizing scan");
+        let mut walked = vec![];
+        p.walk_normalizing(
+            scan,
+            text,
+            &SpecialPolicy::AllowAll,
+            |stretch, later| p.second_pass_text(stretch, later),
+            |step| {
+                walked.push(match step {
+                    Step::Plain {
+                        normalized, piece, ..
+                    } => normalized.map_or(text, String::as_str)[piece].to_owned(),
+                    Step::Second { literal, .. } => format!("{{{}}}", literal.text),
+                    Step::First { span, .. } => format!("[{}]", &text[span]),
+                });
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|_| panic!("no error expected"));
+        assert_eq!(walked, ["a ", "{x}", "[<r>]", "b ", "{x}"]);
         let mut ids = Vec::new();
         p.encode(text, &SpecialPolicy::AllowAll, &mut ids).unwrap();
-        assert_eq!(
-            ids,
-            [
-                0xE2,
-                0x96,
-                0x81,
-                u32::from(b'a'),
-                301,
-                300,
-                u32::from(b'b'),
-                301
-            ]
-        );
+        let space = [0xE2, 0x96, 0x81];
+        let (a, b) = (u32::from(b'a'), u32::from(b'b'));
+        let expected: Vec<u32> =
+            [&space[..], &[a], &space, &[301, 300, b], &space, &[301]].concat();
+        assert_eq!(ids, expected);
         let (mut placed_ids, mut places) = (Vec::new(), Vec::new());
         p.encode_with_offsets(text, &SpecialPolicy::AllowAll, &mut placed_ids, &mut places)
             .unwrap();
         assert_eq!(placed_ids, ids);
         let spans: Vec<(u64, u64)> = places.iter().map(|p| (p[2], p[3])).collect();
         // (the prepended ▁ is aligned to the "a"; the ▁ of a space to it)
-        assert_eq!(
-            spans,
-            [
-                (0, 1),
-                (0, 1),
-                (0, 1),
-                (0, 1),
-                (1, 3),
-                (3, 6),
-                (6, 7),
-                (7, 9)
-            ]
-        );
+        let expected = [
+            [(0, 1); 4].as_slice(),
+            &[(1, 2); 3],
+            &[(2, 3), (3, 6), (6, 7)],
+            &[(7, 8); 3],
+            &[(8, 9)],
+        ]
+        .concat();
+        assert_eq!(spans, expected);
     }
 
     #[test]

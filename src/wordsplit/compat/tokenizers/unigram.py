@@ -38,7 +38,7 @@ from ...normalizers import normalizer_for
 from ...offsets import form_alignment
 from ...postprocess import Parts
 from ...specials import LiteralScan
-from ...vocab import WHITE_SPACE
+from ...vocab import NORMALIZED, WHITE_SPACE
 from .encoding import matched_literal
 
 __all__ = ["UnigramTexts", "is_unigram"]
@@ -66,7 +66,8 @@ class UnigramTexts:
         source: the file's name, for errors.
 
     Raises:
-        UnsupportedTokenizerError: a ``WhitespaceSplit`` layout the loader did not read as T5's.
+        UnsupportedTokenizerError: a ``WhitespaceSplit`` layout the loader did not read as T5's,
+            or ``normalized: true`` added tokens.
     """
 
     def __init__(self, tok, spec: dict, pieces: list[Optional[str]], source: str) -> None:
@@ -86,6 +87,12 @@ class UnigramTexts:
         self._cache: dict[str, list[tuple[int, int]]] = {}  # word → the encoder's tokens of it
         literals = vocab.all_special_literals
         self._literal_ids = literals
+        normalized = [text for text, bits in vocab.literal_flags.items() if bits & NORMALIZED]
+        if normalized:  # (HF finds them in normalized text; this scan reads the text)
+            raise UnsupportedTokenizerError(
+                f"{source}: added tokens with normalized=true ({normalized[0]!r}) in a Unigram file are not supported "
+                "by wordsplit.compat.tokenizers (its word ids and offsets); wordsplit's own tokenizer encodes it"
+            )
         self._scan = LiteralScan(literals, vocab.literal_flags) if literals else None
         # (T5's layout with prepend_scheme first has a split program, not this spanner: its
         # words are cut here, as HF's WhitespaceSplit and Metaspace cut them)

@@ -34,11 +34,11 @@ use super::post_processor::post_processor;
 use super::unigram::metaspace_stages;
 use super::word_models::{
     check_word_literals, describe_normalizer, normalizer_spec, spanner_spec, split_steps,
-    vocab_tokens, word_literals, Tokens,
+    vocab_tokens, word_model_vocab, Tokens,
 };
 use super::{
     added_tokens, flat_pre_tokenizers, hf_added_ids, json_type, malformed, show, truthy,
-    unsupported, FILE, PYTHON_ONLY,
+    unsupported, PYTHON_ONLY,
 };
 use crate::formats::named_table::GPT2_ORIGINAL_PATTERN;
 use crate::formats::{FormatError, VocabData};
@@ -87,37 +87,11 @@ pub(super) fn read_character_bpe(
     let pipeline = PipelineSpec {
         normalizer,
         spanner,
-        model: ModelSpec::CharacterBpe {
-            unk_token,
-            fuse_unk: truthy(model.get("fuse_unk")),
-            end_of_word_suffix: suffix,
-            byte_level,
-            continuing_subword_prefix: prefix,
-        },
+        model: character_bpe_model(model, [unk_token, suffix, prefix], byte_level),
         decoder: decoder(spec.get("decoder"), byte_level)?,
         post_processor: post_processor(spec.get("post_processor"))?,
-    }
-    .checked()
-    .map_err(|e| malformed("the top level", e.0))?;
-    let literals = word_literals(added)?;
-    VocabData {
-        name,
-        tokens,
-        literals,
-        merges: Some(merges),
-        whole_piece_lookup: true,
-        n_vocab: 0,
-        pattern: String::new(),
-        normalizer: NormalizeStage::None,
-        eos_token_id: None,
-        bos_token_id: None,
-        unk_token_id: None,
-        fuse_unk: false,
-        chat_template: None,
-        pipeline: Some(pipeline),
-        scores: None,
-    }
-    .finish(FILE, None)
+    };
+    word_model_vocab(name, tokens, added, Some(merges), pipeline)
 }
 
 /// The vocabulary of a parsed tokenizer.json whose BPE model has no byte fallback after the
@@ -139,37 +113,27 @@ pub(super) fn read_metaspace_bpe(
     let pipeline = PipelineSpec {
         normalizer,
         spanner,
-        model: ModelSpec::CharacterBpe {
-            unk_token,
-            fuse_unk: truthy(model.get("fuse_unk")),
-            end_of_word_suffix: suffix,
-            byte_level: false,
-            continuing_subword_prefix: prefix,
-        },
+        model: character_bpe_model(model, [unk_token, suffix, prefix], false),
         decoder,
         post_processor: post_processor(spec.get("post_processor"))?,
+    };
+    word_model_vocab(name, tokens, added, Some(merges), pipeline)
+}
+
+/// The model stage of the file's `model` and its strings ([`model_strings`]).
+fn character_bpe_model(
+    model: &Map<String, Value>,
+    strings: [String; 3],
+    byte_level: bool,
+) -> ModelSpec {
+    let [unk_token, end_of_word_suffix, continuing_subword_prefix] = strings;
+    ModelSpec::CharacterBpe {
+        unk_token,
+        fuse_unk: truthy(model.get("fuse_unk")),
+        end_of_word_suffix,
+        byte_level,
+        continuing_subword_prefix,
     }
-    .checked()
-    .map_err(|e| malformed("the top level", e.0))?;
-    let literals = word_literals(added)?;
-    VocabData {
-        name,
-        tokens,
-        literals,
-        merges: Some(merges),
-        whole_piece_lookup: true,
-        n_vocab: 0,
-        pattern: String::new(),
-        normalizer: NormalizeStage::None,
-        eos_token_id: None,
-        bos_token_id: None,
-        unk_token_id: None,
-        fuse_unk: false,
-        chat_template: None,
-        pipeline: Some(pipeline),
-        scores: None,
-    }
-    .finish(FILE, None)
 }
 
 /// The model's options checked, and its `unk_token`, `end_of_word_suffix` and

@@ -99,8 +99,8 @@ const WHITE_SPACE: &str =
 /// assert_eq!((vocab.n_vocab, vocab.literals[0].id), (4, 3));
 /// assert!(vocab.merges.is_none()); // the merges are in merged-id order: rank-based
 ///
-/// let metaspace = br#"{"model": {"type": "BPE", "vocab": {}}, "pre_tokenizer": {"type": "Metaspace"}}"#;
-/// assert!(matches!(read_hf_tokenizer_json(metaspace), Err(FormatError::Unsupported { .. })));
+/// let fallback = br#"{"model": {"type": "BPE", "vocab": {"a": 0}, "byte_fallback": true}}"#;
+/// assert!(matches!(read_hf_tokenizer_json(fallback), Err(FormatError::Unsupported { .. })));
 /// ```
 pub fn read_hf_tokenizer_json(data: &[u8]) -> Result<VocabData, FormatError> {
     read(data, "tokenizer".into())
@@ -243,10 +243,6 @@ pub(crate) fn integer(value: &Value) -> Option<i128> {
 /// for byte-level BPE, and for SentencePiece-style files (byte fallback, `Metaspace`), whose
 /// refusals name those.
 fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Option<bool> {
-    let has = |part: &str, key: &str, kinds: &[&str]| {
-        spec.get(part)
-            .is_some_and(|value| has_step(value, key, kinds, 0))
-    };
     if sentencepiece_style(spec, model) {
         return None;
     }
@@ -255,7 +251,7 @@ fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Optio
             return None; // (malformed: the pre-tokenizer's reader says how)
         }
     }
-    let byte_level = has("pre_tokenizer", "pretokenizers", &["ByteLevel"]);
+    let byte_level = has_part(spec, "pre_tokenizer", &["ByteLevel"]);
     let affixed = ["end_of_word_suffix", "continuing_subword_prefix"]
         .iter()
         .any(|key| truthy(model.get(*key)));
@@ -266,17 +262,17 @@ fn character_bpe(spec: &Map<String, Value>, model: &Map<String, Value>) -> Optio
 /// `is_sentencepiece_style`): byte fallback, or a `Metaspace` or `ByteFallback` step in its
 /// pre-tokenizer or decoder.
 fn sentencepiece_style(spec: &Map<String, Value>, model: &Map<String, Value>) -> bool {
-    let has = |part: &str, key: &str, kinds: &[&str]| {
-        spec.get(part)
-            .is_some_and(|value| has_step(value, key, kinds, 0))
-    };
+    let kinds = ["Metaspace", "ByteFallback"];
     truthy(model.get("byte_fallback"))
-        || has(
-            "pre_tokenizer",
-            "pretokenizers",
-            &["Metaspace", "ByteFallback"],
-        )
-        || has("decoder", "decoders", &["Metaspace", "ByteFallback"])
+        || has_part(spec, "pre_tokenizer", &kinds)
+        || has_part(spec, "decoder", &kinds)
+}
+
+/// Whether the tokenizer.json's `part` (`pre_tokenizer` or `decoder`) has a step of `kinds`.
+fn has_part(spec: &Map<String, Value>, part: &str, kinds: &[&str]) -> bool {
+    let key = ["pretokenizers", "decoders"][usize::from(part == "decoder")];
+    spec.get(part)
+        .is_some_and(|value| has_step(value, key, kinds, 0))
 }
 
 /// Whether `value` is a step of one of `kinds`, or a `Sequence` (its steps under `key`) with one.

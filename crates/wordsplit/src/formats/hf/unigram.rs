@@ -19,8 +19,9 @@
 //!   an optional `Strip(" ", 1, 0)`.
 //! - `post_processor`: as for the word models ([`super::post_processor`]).
 //! - `added_tokens`: HF's ids and flags (XLM-R's and ALBERT's `<mask>`/`[MASK]` have
-//!   `lstrip`); `normalized` with a `Metaspace` pre-tokenizer is refused (the Python package
-//!   refuses it too).
+//!   `lstrip`; `normalized` ones found in the text before the `Metaspace`, which runs on each
+//!   part between them, as HF runs it); `normalized` after `WhitespaceSplit` then `Metaspace`
+//!   is refused (the Python package refuses it too).
 //!
 //! A pipeline whose normalizer the core does not run (a `Replace` with a regex other than
 //! white space or a run of one character: the `Replace(" {2,}", "▁")` transformers writes into
@@ -154,23 +155,6 @@ pub(super) fn metaspace_stages(
     let pre_steps = pre_tokenizer_steps(spec.get("pre_tokenizer"), model)?;
     let normalizer = normalizer_spec(spec.get("normalizer"), model)?;
     let (mut normalizer, metaspace_split) = with_metaspace(pre_steps.last(), normalizer, model)?;
-    let normalized = added
-        .iter()
-        .find(|(token, _)| token.flags & NORMALIZED != 0);
-    if let (Some((token, _)), NormalizerSpec::Metaspace { .. }) = (normalized, &normalizer) {
-        // HF finds a normalized token in the normalized text of each stretch and puts a ▁
-        // before each piece that search leaves; the Metaspace run inside the normalizer puts
-        // one at the stretch's start only.
-        return Err(unsupported(
-            "added_tokens",
-            format!(
-                "the added token {:?} with normalized=true in a tokenizer.json of {model} with \
-                 a Metaspace pre-tokenizer",
-                token.content
-            ),
-            "the Python package refuses it too",
-        ));
-    }
     if let [(at, _), _] = pre_steps.as_slice() {
         // HF's WhitespaceSplit before the Metaspace: each word gets its own ▁, which only a
         // Metaspace that prepends always and splits gives.
@@ -189,6 +173,30 @@ pub(super) fn metaspace_stages(
                 ))
             }
         }
+    }
+    let normalized = added
+        .iter()
+        .find(|(token, _)| token.flags & NORMALIZED != 0);
+    if let (
+        Some((token, _)),
+        NormalizerSpec::Metaspace {
+            whitespace_split: true,
+            ..
+        },
+    ) = (normalized, &normalizer)
+    {
+        // HF finds a normalized token in the text of the normalizer before the pre-tokenizer,
+        // then cuts each part left into words again; the Metaspace stage does not (with
+        // Metaspace alone the pipeline's second pass runs it on each part, as HF does).
+        return Err(unsupported(
+            "added_tokens",
+            format!(
+                "the added token {:?} with normalized=true in a tokenizer.json of {model} with \
+                 WhitespaceSplit then Metaspace",
+                token.content
+            ),
+            "neither package reads it",
+        ));
     }
     if NormalizeStage::from_spec(&normalizer).is_none() {
         return Err(unsupported(

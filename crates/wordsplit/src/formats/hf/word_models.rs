@@ -99,15 +99,28 @@ pub(super) fn read_word_model(
         model,
         decoder,
         post_processor,
-    }
-    .checked()
-    .map_err(|e| malformed("the top level", e.0))?;
+    };
+    word_model_vocab(name, tokens, added, None, pipeline)
+}
+
+/// The vocabulary of a word model (or HF's BPE over characters, with its `merges`): its
+/// tokens, added tokens and pipeline, checked.
+pub(super) fn word_model_vocab(
+    name: String,
+    tokens: Tokens,
+    added: Vec<(Added, i128)>,
+    merges: Option<Vec<(u32, u32, u32)>>,
+    pipeline: PipelineSpec,
+) -> Result<VocabData, FormatError> {
+    let pipeline = pipeline
+        .checked()
+        .map_err(|e| malformed("the top level", e.0))?;
     let literals = word_literals(added)?;
     VocabData {
         name,
         tokens,
         literals,
-        merges: None,
+        merges,
         whole_piece_lookup: true,
         n_vocab: 0,
         pattern: String::new(),

@@ -7,7 +7,7 @@ use unicode_normalization_alignments::{
 };
 
 use crate::error::Error;
-use crate::normalizers::{normalizer_error, Normalizer};
+use crate::normalizers::{normalizer_error, AlignmentParts, Normalizer};
 use crate::pipeline::{NormalizeStage, SpannedText};
 
 /// A normalized character's origin: its original byte range (relative to the segment), its
@@ -49,6 +49,48 @@ impl Alignment {
             })
             .collect();
         Self::new(self.normalized[range].to_owned(), chars)
+    }
+
+    /// `segment` aligned to itself, character by character.
+    pub(super) fn identity(segment: &str) -> Self {
+        let chars = segment
+            .char_indices()
+            .map(|(i, c)| Aligned {
+                start: i,
+                end: i + c.len_utf8(),
+                normalized_start: i,
+                identical: true,
+            })
+            .collect();
+        Self::new(segment.to_owned(), chars)
+    }
+
+    /// HF's `Metaspace` on this text (a part its second pass leaves, see
+    /// [`crate::normalizers::sentencepiece::MetaspaceNormalizer::part`]), aligned as HF aligns
+    /// it: each space's `replacement` to that space, a prepended one (`prepends`, when the
+    /// text does not start with a space or the replacement) to the first character.
+    pub(super) fn metaspace_part(&self, replacement: char, prepends: bool) -> Self {
+        let mut normalized = String::with_capacity(self.normalized.len() + 8);
+        let mut chars = Vec::with_capacity(self.chars.len() + 1);
+        let first = self.normalized.chars().next();
+        if prepends && first.is_some_and(|c| c != ' ' && c != replacement) {
+            chars.push(Aligned {
+                normalized_start: 0,
+                identical: false,
+                ..self.chars[0]
+            });
+            normalized.push(replacement);
+        }
+        for (c, aligned) in self.normalized.chars().zip(&self.chars) {
+            let space = c == ' ';
+            chars.push(Aligned {
+                normalized_start: normalized.len(),
+                identical: aligned.identical && !space,
+                ..*aligned
+            });
+            normalized.push(if space { replacement } else { c });
+        }
+        Self::new(normalized, chars)
     }
 
     fn new(normalized: String, chars: Vec<Aligned>) -> Self {
@@ -154,12 +196,22 @@ pub(super) fn program_alignment(
     segment: &str,
     later: bool,
 ) -> Result<Option<Alignment>, Error> {
+    let parts = if later {
+        normalizer.alignment_parts_later(segment)?
+    } else {
+        normalizer.alignment_parts(segment)?
+    };
+    parts_alignment(normalizer.name(), parts, segment)
+}
+
+/// The alignment of `parts` (a normalizer's [`AlignmentParts`] of `segment`; None: it left
+/// the segment as it is), checked (`name`: the normalizer's, for its error).
+pub(super) fn parts_alignment(
+    name: &str,
+    parts: Option<AlignmentParts>,
+    segment: &str,
+) -> Result<Option<Alignment>, Error> {
     {
-        let parts = if later {
-            normalizer.alignment_parts_later(segment)?
-        } else {
-            normalizer.alignment_parts(segment)?
-        };
         let Some(parts) = parts else {
             return Ok(None);
         };
@@ -173,7 +225,7 @@ pub(super) fn program_alignment(
                 .any(|&(start, end, _)| start > end || end > count)
         {
             return Err(normalizer_error(
-                normalizer.name(),
+                name,
                 "alignment_parts() must align each normalized character within the text",
             ));
         }

@@ -33,8 +33,8 @@ mod char_counter;
 mod tests;
 
 use self::alignment::{
-    form_alignment, nfc_alignment, prefix_suffix_alignment, program_alignment, spanned_alignment,
-    Alignment,
+    form_alignment, nfc_alignment, parts_alignment, prefix_suffix_alignment, program_alignment,
+    spanned_alignment, Alignment,
 };
 use self::char_counter::{starts_char, CharCounter};
 use super::second_pass::Step;
@@ -180,12 +180,44 @@ impl Pipeline {
         out: &mut Vec<u32>,
         places: &mut Vec<TokenPlace>,
     ) -> Result<(), Error> {
+        let metaspace = self.normalizer.metaspace();
         self.walk_normalizing(
             scan,
             text,
             policy,
-            |stretch, later| self.segment_alignment(stretch, later),
+            |stretch, later| match metaspace {
+                // (the second pass searches the text before HF's Metaspace pre-tokenizer)
+                Some(m) => parts_alignment("Metaspace", m.before_parts(stretch)?, stretch),
+                None => self.segment_alignment(stretch, later),
+            },
             |step| match step {
+                Step::Plain {
+                    stretch,
+                    normalized,
+                    piece,
+                } if metaspace.is_some() => {
+                    // Metaspace on the part, aligned to the stretch (`metaspace_part`).
+                    let m = metaspace.expect("matched");
+                    let (part, start) = match normalized {
+                        Some(alignment) => (alignment.slice(piece.clone()), 0),
+                        None => (
+                            Alignment::identity(&text[stretch.clone()])
+                                .slice(piece.start - stretch.start..piece.end - stretch.start),
+                            stretch.start,
+                        ),
+                    };
+                    let prepends = m.prepends_part(stretch.start == 0 && piece.start == start);
+                    let part = part.metaspace_part(m.replacement(), prepends);
+                    self.place_aligned(
+                        text,
+                        stretch.start,
+                        stretch.end,
+                        Some(part),
+                        state,
+                        out,
+                        places,
+                    )
+                }
                 Step::Plain {
                     normalized: None,
                     piece,
