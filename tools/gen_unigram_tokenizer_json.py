@@ -47,9 +47,8 @@ CONVERSIONS = [
     ("sentencepiece-test_ja_model.model.gz", "sentencepiece-test_ja_model", "SpmConverter", {}),
     # A SentencePiece BPE model without byte fallback: transformers' converters break on it
     # (SpmConverter passes its scores as the model type), so the tokenizer class that reads it
-    # writes the file: a BPE model with the unknown piece and fuse_unk. Its <mask> is given
-    # normalized=false: NLLB's default (normalized=true, with Metaspace) is refused by wordsplit.
-    ("test_sentencepiece_bpe.model.gz", "test_sentencepiece_bpe", "NllbTokenizer", {"mask_token": "<mask>"}),
+    # writes the file: a BPE model with the unknown piece and fuse_unk, NLLB's normalized <mask>.
+    ("test_sentencepiece_bpe.model.gz", "test_sentencepiece_bpe", "NllbTokenizer", {}),
 ]
 
 
@@ -92,19 +91,15 @@ def converted(model: Path, converter_name: str, attributes: dict) -> str:
 
 def from_tokenizer_class(model: Path, class_name: str, attributes: dict) -> str:
     """The tokenizer.json a transformers tokenizer class makes of a SentencePiece model given as
-    its vocabulary file (``sentencepiece.bpe.model`` for NLLB); ``attributes`` name special
-    tokens given as ``AddedToken(text, lstrip=True, normalized=False)``."""
-    from tokenizers import AddedToken
-
+    its vocabulary file (``sentencepiece.bpe.model`` for NLLB), with ``attributes`` as
+    ``from_pretrained``'s keyword arguments."""
     tokenizer_class = getattr(transformers, class_name)
-    tokens = {key: AddedToken(text, lstrip=True, rstrip=False, normalized=False, special=True)
-              for key, text in attributes.items()}
     with tempfile.TemporaryDirectory() as folder:
         vocab_file = Path(folder) / tokenizer_class.vocab_files_names["vocab_file"]
         vocab_file.write_bytes(gzip.decompress(model.read_bytes()))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tokenizer = tokenizer_class.from_pretrained(folder, **tokens)
+            tokenizer = tokenizer_class.from_pretrained(folder, **attributes)
         return tokenizer.backend_tokenizer.to_str(pretty=True)
 
 
