@@ -186,38 +186,15 @@ impl Pipeline {
             text,
             policy,
             |stretch, later| match metaspace {
-                // (the second pass searches the text before HF's Metaspace pre-tokenizer)
-                Some(m) => parts_alignment("Metaspace", m.before_parts(stretch)?, stretch),
+                // (the second pass searches the text before HF's Metaspace pre-tokenizer, which
+                // then runs on each part: aligned once a stretch, itself when left as it is)
+                Some(m) => Ok(Some(
+                    parts_alignment("Metaspace", m.before_parts(stretch)?, stretch)?
+                        .unwrap_or_else(|| Alignment::identity(stretch)),
+                )),
                 None => self.segment_alignment(stretch, later),
             },
             |step| match step {
-                Step::Plain {
-                    stretch,
-                    normalized,
-                    piece,
-                } if metaspace.is_some() => {
-                    // Metaspace on the part, aligned to the stretch (`metaspace_part`).
-                    let m = metaspace.expect("matched");
-                    let (part, start) = match normalized {
-                        Some(alignment) => (alignment.slice(piece.clone()), 0),
-                        None => (
-                            Alignment::identity(&text[stretch.clone()])
-                                .slice(piece.start - stretch.start..piece.end - stretch.start),
-                            stretch.start,
-                        ),
-                    };
-                    let prepends = m.prepends_part(stretch.start == 0 && piece.start == start);
-                    let part = part.metaspace_part(m.replacement(), prepends);
-                    self.place_aligned(
-                        text,
-                        stretch.start,
-                        stretch.end,
-                        Some(part),
-                        state,
-                        out,
-                        places,
-                    )
-                }
                 Step::Plain {
                     normalized: None,
                     piece,
@@ -231,7 +208,12 @@ impl Pipeline {
                     normalized: Some(alignment),
                     piece,
                 } => {
-                    let part = alignment.slice(piece);
+                    let mut part = alignment.slice(piece.clone());
+                    if let Some(m) = metaspace {
+                        // (Metaspace on the part: `Alignment::metaspace_part`)
+                        let prepends = m.prepends_part(stretch.start == 0 && piece.start == 0);
+                        part = part.metaspace_part(m.replacement(), prepends);
+                    }
                     self.place_aligned(
                         text,
                         stretch.start,
