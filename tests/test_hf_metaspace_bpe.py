@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import time
 
 import pytest
 import tokenizers
@@ -209,6 +210,21 @@ def test_what_wordsplit_does_not_reproduce_is_refused(edit, why):
     edit(spec)
     with pytest.raises(UnsupportedTokenizerError, match=why):
         read_hf_tokenizer_json(json.dumps(spec).encode(), source="nllb.json")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_offsets_stay_linear_in_the_count_of_normalized_tokens(backend):
+    """Each part between the file's own (normalized) masks is placed at its own cost, not the
+    whole stretch's again: 8 times the masks take about 8 times as long, not 64."""
+    tok = tokenizers_of("as-made")[1 + BACKENDS.index(backend)]
+    tok.encode_with_offsets("warm <mask> up", allowed_special="all")
+    times = []
+    for count in (500, 4000):
+        start = time.perf_counter()
+        got = tok.encode_with_offsets("ab<mask>" * count, allowed_special="all")
+        times.append(time.perf_counter() - start)
+        assert got.ids.count(tok.encode("<mask>", allowed_special="all")[0]) == count
+    assert times[1] < 25 * max(times[0], 0.01), f"500 masks took {times[0]:.2f} s, 4000 {times[1]:.2f} s"
 
 
 def test_a_pickled_tokenizer_keeps_its_pipeline():

@@ -11,6 +11,7 @@ tests/test_hf_added_token_flags.py.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,19 @@ def test_random_texts_match_hf(name, text):
 @pytest.mark.parametrize("name", ["lowercase", "strip", "mixed"])
 def test_random_texts_match_hf_with_prefix_space(name, text):
     assert_ids_and_offsets(_get(name, prefix_space=True), text)
+
+
+def test_offsets_stay_linear_in_the_count_of_normalized_tokens():
+    """Each stretch between tokens of the second pass is placed at its own cost, not the
+    whole stretch's again: 8 times the tokens take about 8 times as long, not 64."""
+    for backend, tok in _get("lowercase")[1].items():
+        times = []
+        for count in (500, 4000):
+            start = time.perf_counter()
+            got = tok.encode_with_offsets("ab <MASK> " * count, allowed_special="all")
+            times.append(time.perf_counter() - start)
+            assert len(got.ids) >= 2 * count
+        assert times[1] < 25 * max(times[0], 0.01), (backend, times)
 
 
 def test_prefix_space_runs_in_the_split_program():

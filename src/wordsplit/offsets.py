@@ -384,6 +384,21 @@ def spans_alignment(normalized: str, spans: list[tuple[int, int, str]], alignmen
     return out
 
 
+def narrow_to_alignment(segment: str, alignment: list[Aligned]) -> tuple[int, str, list[Aligned]]:
+    """``(skipped, narrowed, shifted)``: the part of ``segment`` that ``alignment`` aligns to
+    (from its least start to its greatest end), the count of characters of ``segment`` before
+    it, and the alignment relative to it.
+
+    >>> narrow_to_alignment("abcdef", [(2, 3, True), (3, 5, False)])
+    (2, 'cde', [(0, 1, True), (1, 3, False)])
+    """
+    if not alignment:
+        return 0, "", []
+    low = min(start for start, _, _ in alignment)
+    high = max(end for _, end, _ in alignment)
+    return low, segment[low:high], [(start - low, end - low, same) for start, end, same in alignment]
+
+
 def place_tokens(out: array, ids: list[int], ends: list[int], token_bytes, segment: str, normalized: str,
                  alignment: Optional[list[Aligned]], byte_base: int, char_base: int, word: int,
                  untiled: Callable[[bytes], Exception], missing_bytes: frozenset[int] = frozenset(),

@@ -261,8 +261,13 @@ class PythonEngine:
         """Split and encode ``normalized``, the normalized text of (part of) ``segment``,
         which starts at char ``start`` of ``text``; ``alignment`` aligns each of its
         characters to ``segment`` (None: it is ``segment``)."""
-        from ..offsets import place_tokens, spans_alignment
+        from ..offsets import narrow_to_alignment, place_tokens, spans_alignment
 
+        if alignment is not None:
+            # Only the part of the segment this text is aligned to: placing its tokens costs
+            # its own length, not the whole stretch's for each part between second-pass tokens.
+            skipped, segment, alignment = narrow_to_alignment(segment, alignment)
+            start += skipped
         found: list[int] = []
         ends: list[int] = []
         if self._drops_text:
