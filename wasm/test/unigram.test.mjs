@@ -2,8 +2,9 @@
 // the sentencepiece test model and ALBERT's spiece.model) against the goldens sentencepiece 0.2.3
 // made of them, and a Unigram tokenizer.json (transformers' conversion of the byte-fallback
 // test model) against HF tokenizers 0.23.3's (the unigram- files of tests/golden/, written by
-// tools/gen_family_goldens.py), T5's and ALBERT's tokenizer.json too: the ids and the decoded
-// text. A file whose pipeline has a stage the core does not run (a regex Replace other than
+// tools/gen_family_goldens.py), T5's and ALBERT's tokenizer.json too, and NLLB's SentencePiece
+// BPE without byte fallback (HF's BPE over characters after Metaspace, with a `normalized` mask
+// token): the ids and the decoded text. A file whose pipeline has a stage the core does not run (a regex Replace other than
 // white space or a run of one character) is refused, naming it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -17,24 +18,31 @@ function unigramFile(path) {
 }
 
 const FILES = [
-  ["test_sentencepiece.model.gz", "unigram-test_sentencepiece.json.gz", "sentencepiece 0.2.3"],
-  ["spiece.model.gz", "unigram-spiece.json.gz", "sentencepiece 0.2.3"],
+  ["test_sentencepiece.model.gz", "unigram-test_sentencepiece.json.gz", "sentencepiece 0.2.3", "Unigram"],
+  ["spiece.model.gz", "unigram-spiece.json.gz", "sentencepiece 0.2.3", "Unigram"],
   [
     "test_sentencepiece_with_bytefallback.llama.tokenizer.json.gz",
     "unigram-test_sentencepiece_with_bytefallback.llama.json.gz",
     "tokenizers 0.23.3",
+    "Unigram",
   ],
-  ["t5-small/tokenizer.json.gz", "unigram-t5-small.json.gz", "tokenizers 0.23.3"],
-  ["spiece.albert.tokenizer.json.gz", "unigram-spiece.albert.json.gz", "tokenizers 0.23.3"],
+  ["t5-small/tokenizer.json.gz", "unigram-t5-small.json.gz", "tokenizers 0.23.3", "Unigram"],
+  ["spiece.albert.tokenizer.json.gz", "unigram-spiece.albert.json.gz", "tokenizers 0.23.3", "Unigram"],
+  [
+    "test_sentencepiece_bpe.nllb.tokenizer.json.gz",
+    "unigram-test_sentencepiece_bpe.nllb.json.gz",
+    "tokenizers 0.23.3",
+    "CharacterBpe",
+  ],
 ];
 
-for (const [path, goldenFile, oracle] of FILES) {
+for (const [path, goldenFile, oracle, model] of FILES) {
   test(`${path}: ${oracle}'s ids and decoded text`, async () => {
     const file = golden(goldenFile);
     assert.equal(file.oracle, oracle);
     const tok = await Tokenizer.fromVocabData(path, unigramFile(path));
     try {
-      assert.equal(tok.model, "Unigram");
+      assert.equal(tok.model, model);
       assert.equal(tok.vocabSize, file.n_vocab);
       // sentencepiece never finds a control piece's text in the text; HF matches it.
       const options = oracle.startsWith("sentencepiece") ? {} : { allowedSpecial: "all" };
