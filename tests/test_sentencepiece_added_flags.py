@@ -8,8 +8,8 @@ where the ``Prepend("▁")`` normalizer puts a ``▁`` before each stretch: ``"a
 ``▁a`` and ``▁<s>``). The files here are the repository's real ones (tests/data/unigram,
 tests/data/spm) with the flags of some added tokens switched on; HF reads the same JSON.
 ``normalized: true`` under a ``Metaspace`` pre-tokenizer is found in the text of the normalizer
-before it, and Metaspace runs on each part between such tokens, as in HF; after
-``WhitespaceSplit`` then ``Metaspace`` it is refused with a typed error.
+before it, and Metaspace runs on each part between such tokens, as in HF (after
+``WhitespaceSplit`` then ``Metaspace`` too: test_unigram_normalized_added.py).
 """
 
 from __future__ import annotations
@@ -126,10 +126,3 @@ def test_normalized_tokens_in_a_unigram_file_are_hfs_and_refused_by_compat():
     with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
         CompatTokenizer.from_str(text)
 
-
-def test_normalized_tokens_after_whitespace_split_are_refused():
-    # T5's older layout (WhitespaceSplit, then Metaspace, run as one normalizer stage): HF cuts
-    # words again after its second pass, which that stage does not.
-    text = _flagged("unigram/t5-small/tokenizer.json.gz", {"<extra_id_0>": dict(normalized=True)})
-    with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
-        read_hf_tokenizer_json(text.encode(), source="t5-small.json")
