@@ -25,7 +25,6 @@ from tokenizers import Tokenizer as HFTokenizer
 from conftest import BACKENDS, DATA
 from wordsplit import TokenizerOptions
 from wordsplit.compat.tokenizers import Tokenizer as CompatTokenizer
-from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 
 # file → {added token: flags switched on}; each token is one of the file's own added tokens.
@@ -108,10 +107,10 @@ def _flagged(name: str, flags: dict) -> str:
     return json.dumps(spec)
 
 
-def test_normalized_tokens_in_a_unigram_file_are_hfs_and_refused_by_compat():
+def test_normalized_tokens_in_a_unigram_file_are_hfs():
     """ALBERT's [MASK] and [SEP] with normalized: true under Metaspace: found in the normalized
-    text, with Metaspace run on each part between them (HF's order), on both backends.
-    ``compat.tokenizers`` cuts a Unigram file's words itself and refuses such tokens."""
+    text, with Metaspace run on each part between them (HF's order), on both backends and in
+    ``compat.tokenizers``' encodings (which cut a Unigram file's words themselves)."""
     text = _flagged("unigram/spiece.albert.tokenizer.json.gz",
                     {"[MASK]": dict(normalized=True, lstrip=True), "[SEP]": dict(normalized=True)})
     hf = HFTokenizer.from_str(text)
@@ -123,6 +122,8 @@ def test_normalized_tokens_in_a_unigram_file_are_hfs_and_refused_by_compat():
             found = tok.encode_with_offsets(case, allowed_special="all")
             assert found.ids == expected.ids, (backend, case)
             assert found.char_offsets == [tuple(o) for o in expected.offsets], (backend, case)
-    with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
-        CompatTokenizer.from_str(text)
-
+    compat = CompatTokenizer.from_str(text)
+    for case in [*CASES, "a[mask] b", "X [MASK]Y[SEP] [sep]", " [MASK] [MASK]  z"]:
+        theirs, mine = hf.encode(case), compat.encode(case)
+        assert (mine.ids, mine.tokens, mine.offsets, mine.word_ids) == \
+            (theirs.ids, theirs.tokens, theirs.offsets, theirs.word_ids), case
