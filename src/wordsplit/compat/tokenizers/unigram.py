@@ -3,7 +3,10 @@ r"""HF ``tokenizers``' encoding of one text with a tokenizer.json whose model is
 ids, tokens, offsets and word ids, step by step as HF makes them.
 
 1. The added tokens are found in the text (:class:`~wordsplit.specials.LiteralScan`); each is
-   a word of its own, its offsets its text's.
+   a word of its own, its offsets its text's. Those with ``normalized: true`` are found as HF's
+   second pass finds them, in each stretch's text as the normalizer before the pre-tokenizer
+   makes it: such a token's string is that text, its offsets the original characters it is
+   aligned to, and steps 3 and 4 run on each part left between them (:meth:`UnigramTexts._second_pass`).
 2. Each stretch between them is normalized, every normalized character aligned to the
    original characters it came from as HF's ``NormalizedString`` aligns it (the vocabulary's
    normalizer's ``alignment``, with the pre-tokenizer's ``Metaspace``: a space becomes ``▁``,
@@ -67,8 +70,7 @@ class UnigramTexts:
         source: the file's name, for errors.
 
     Raises:
-        UnsupportedTokenizerError: a ``WhitespaceSplit`` layout the loader did not read as T5's,
-            or ``normalized: true`` added tokens.
+        UnsupportedTokenizerError: a ``WhitespaceSplit`` layout the loader did not read as T5's.
     """
 
     def __init__(self, tok, spec: dict, pieces: list[Optional[str]], source: str) -> None:
