@@ -215,6 +215,6 @@ EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 @EXAMPLES
 @given(layout=st.sampled_from([*LAYOUTS, *NLLB_LAYOUTS]),
-       text=st.lists(st.sampled_from(ALPHABET), max_size=12).map("".join))
+       text=st.lists(st.one_of(st.sampled_from(ALPHABET), st.text(max_size=3)), max_size=12).map("".join))
 def test_hypothesis_texts_are_hfs(layout, text):
     check(layout, text)
