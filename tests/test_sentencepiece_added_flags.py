@@ -8,8 +8,8 @@ where the ``Prepend("▁")`` normalizer puts a ``▁`` before each stretch: ``"a
 ``▁a`` and ``▁<s>``). The files here are the repository's real ones (tests/data/unigram,
 tests/data/spm) with the flags of some added tokens switched on; HF reads the same JSON.
 ``normalized: true`` under a ``Metaspace`` pre-tokenizer is found in the text of the normalizer
-before it, and Metaspace runs on each part between such tokens, as in HF; after
-``WhitespaceSplit`` then ``Metaspace`` it is refused with a typed error.
+before it, and Metaspace runs on each part between such tokens, as in HF (after
+``WhitespaceSplit`` then ``Metaspace`` too: test_unigram_normalized_added.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from tokenizers import Tokenizer as HFTokenizer
 from conftest import BACKENDS, DATA
 from wordsplit import TokenizerOptions
 from wordsplit.compat.tokenizers import Tokenizer as CompatTokenizer
-from wordsplit.errors import UnsupportedTokenizerError
 from wordsplit.formats.hf import read_hf_tokenizer_json
 
 # file → {added token: flags switched on}; each token is one of the file's own added tokens.
@@ -108,10 +107,10 @@ def _flagged(name: str, flags: dict) -> str:
     return json.dumps(spec)
 
 
-def test_normalized_tokens_in_a_unigram_file_are_hfs_and_refused_by_compat():
+def test_normalized_tokens_in_a_unigram_file_are_hfs():
     """ALBERT's [MASK] and [SEP] with normalized: true under Metaspace: found in the normalized
-    text, with Metaspace run on each part between them (HF's order), on both backends.
-    ``compat.tokenizers`` cuts a Unigram file's words itself and refuses such tokens."""
+    text, with Metaspace run on each part between them (HF's order), on both backends and in
+    ``compat.tokenizers``' encodings (which cut a Unigram file's words themselves)."""
     text = _flagged("unigram/spiece.albert.tokenizer.json.gz",
                     {"[MASK]": dict(normalized=True, lstrip=True), "[SEP]": dict(normalized=True)})
     hf = HFTokenizer.from_str(text)
@@ -123,13 +122,8 @@ def test_normalized_tokens_in_a_unigram_file_are_hfs_and_refused_by_compat():
             found = tok.encode_with_offsets(case, allowed_special="all")
             assert found.ids == expected.ids, (backend, case)
             assert found.char_offsets == [tuple(o) for o in expected.offsets], (backend, case)
-    with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
-        CompatTokenizer.from_str(text)
-
-
-def test_normalized_tokens_after_whitespace_split_are_refused():
-    # T5's older layout (WhitespaceSplit, then Metaspace, run as one normalizer stage): HF cuts
-    # words again after its second pass, which that stage does not.
-    text = _flagged("unigram/t5-small/tokenizer.json.gz", {"<extra_id_0>": dict(normalized=True)})
-    with pytest.raises(UnsupportedTokenizerError, match="normalized=true"):
-        read_hf_tokenizer_json(text.encode(), source="t5-small.json")
+    compat = CompatTokenizer.from_str(text)
+    for case in [*CASES, "a[mask] b", "X [MASK]Y[SEP] [sep]", " [MASK] [MASK]  z"]:
+        theirs, mine = hf.encode(case), compat.encode(case)
+        assert (mine.ids, mine.tokens, mine.offsets, mine.word_ids) == \
+            (theirs.ids, theirs.tokens, theirs.offsets, theirs.word_ids), case

@@ -107,8 +107,8 @@ class PythonEngine:
         from ..normalizers import MetaspaceNormalizer
 
         second = normalize if second_pass_normalizes(vocab.normalizer, vocab.literal_flags) else None
-        self._metaspace = normalize if second is not None and isinstance(normalize, MetaspaceNormalizer) \
-            and not normalize.stage.whitespace_split else None  # (the readers refuse it with WhitespaceSplit)
+        # (after WhitespaceSplit too: Metaspace's part is then the part's words)
+        self._metaspace = normalize if second is not None and isinstance(normalize, MetaspaceNormalizer) else None
         if self._metaspace is not None:
             second = self._metaspace.inner
         self._literals = LiteralScan(literals, vocab.literal_flags, second) if literals else None
@@ -248,10 +248,10 @@ class PythonEngine:
         part between them, aligned as HF aligns it."""
         metaspace = self._metaspace
         normalized, alignment = metaspace.before_alignment(segment)
+        heads = metaspace.heads(segment, start > 0, alignment)
         for a, b, literal in self._literals.second_pass(normalized, is_token):
             if literal is None:
-                part, part_alignment = metaspace.part_alignment(
-                    normalized[a:b], alignment[a:b], self._metaspace_prepends(start > 0, a))
+                part, part_alignment = metaspace.part_alignment(normalized[a:b], alignment[a:b], max(heads - a, 0))
                 self._place_normalized(text, start, segment, part, part_alignment, ids, places, cursor)
                 continue
             self._place_second_literal(text, start, alignment, a, b, literal, ids, places, cursor)
@@ -425,11 +425,12 @@ class PythonEngine:
             self._encode_normalized(normalized, out, trace)
             return
         after_literal = False
+        heads = metaspace.heads(text, later) if metaspace is not None else 0
         for start, end, literal in self._literals.second_pass(normalized, is_token):
             if literal is None:
                 part = normalized[start:end]
                 if metaspace is not None:
-                    part = metaspace.part(part, self._metaspace_prepends(later, start))
+                    part = metaspace.part(part, max(heads - start, 0))
                 if trace is not None and (after_literal or metaspace is not None):  # (not the literal's pieces)
                     trace.segment(normalized[start:end], part)
                 self._encode_normalized(part, out, trace)
@@ -439,13 +440,6 @@ class PythonEngine:
             out.append(token)
             if trace is not None:
                 trace.literal(literal, token)
-
-    def _metaspace_prepends(self, later: bool, start: int) -> bool:
-        """Whether HF's Metaspace puts its replacement before the part of a stretch that starts
-        at ``start`` of its normalized text, between ``normalized`` added tokens: every part
-        for ``"always"``, for ``"first"`` the one that starts the input."""
-        metaspace = self._metaspace
-        return metaspace.prepends and (metaspace.scheme == "always" or (not later and start == 0))
 
     def _normalized(self, text: str, later: bool = False) -> str:
         """The normalizer's output for ``text``, checked to be a str (a normalizer with a

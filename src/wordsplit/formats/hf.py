@@ -424,32 +424,6 @@ def _check_added_tokens(literals: list[str], flags: Mapping[str, int], normalize
             )
 
 
-def _refuse_normalized_added(flags: Mapping[str, int], source: str, kind: str) -> None:
-    """Refuse ``normalized: true`` added tokens in a tokenizer.json of a ``kind`` whose
-    ``Metaspace`` pre-tokenizer wordsplit does not run after HF's second pass: a Unigram file
-    (``wordsplit.compat.tokenizers`` cuts its words itself), or ``WhitespaceSplit`` then
-    ``Metaspace``. HF finds those tokens in the normalized text of each stretch and then runs
-    the pre-tokenizer on each part left between them; for BPE files with ``Metaspace`` alone
-    the engines do so too (:meth:`wordsplit.normalizers.MetaspaceNormalizer.part`).
-    ``lstrip``, ``rstrip`` and ``single_word`` act on the raw text and are HF's as for every
-    tokenizer.json.
-
-    >>> from wordsplit.vocab import LSTRIP, NORMALIZED
-    >>> _refuse_normalized_added({"<mask>": LSTRIP}, "t.json", "Unigram")
-    >>> _refuse_normalized_added({"<x>": NORMALIZED}, "t.json", "Unigram (Metaspace)")
-    Traceback (most recent call last):
-    wordsplit.errors.UnsupportedTokenizerError: t.json: added tokens with normalized=true ('<x>') are not ...
-    """
-    from ..vocab import NORMALIZED
-
-    normalized = [text for text, bits in flags.items() if bits & NORMALIZED]
-    if normalized:
-        names = ", ".join(map(repr, normalized[:3])) + (", ..." if len(normalized) > 3 else "")
-        raise UnsupportedTokenizerError(
-            f"{source}: added tokens with normalized=true ({names}) are not supported in a {kind} tokenizer.json yet"
-        )
-
-
 def _bpe_vocab(
     *, vocab_table, merges, special, added, pattern, normalizer, ignore_merges, source, name, eos_token=None,
     unk_token=None, literal_flags=None,

@@ -53,20 +53,19 @@ def metaspace_stages(spec: Mapping[str, Any], kinds: list[str], table: Mapping[s
     SentencePiece model: its normalizer with the pre-tokenizer's ``Metaspace`` after it
     (``kinds``: :func:`pre_tokenizer_kinds`), the spanner, and the decoder over the model's
     ``table`` (token → id); its added tokens (``literals``, their ``flags``) checked against
-    the normalizer (``normalized: true`` ones are refused after ``WhitespaceSplit`` then
-    ``Metaspace``: HF cuts words after finding them, which that stage does not).
+    the normalizer (``normalized: true`` ones are found in the text of the normalizer before
+    Metaspace, and Metaspace, after ``WhitespaceSplit`` too, runs on each part between them:
+    :meth:`wordsplit.normalizers.MetaspaceNormalizer.part`).
 
     Raises:
         UnsupportedTokenizerError: a stage that is not one of the module docstring's.
         VocabFormatError: a malformed one.
     """
-    from .hf import _check_added_tokens, _refuse_normalized_added
+    from .hf import _check_added_tokens
 
     normalizer = metaspace_normalizer(spec.get("normalizer"), source, model)
     _check_added_tokens(literals, flags, normalizer, source)
     normalizer, split = with_metaspace(spec.get("pre_tokenizer"), kinds, normalizer, source)
-    if getattr(normalizer, "whitespace_split", False):  # (Metaspace alone runs after HF's second pass)
-        _refuse_normalized_added(flags, source, "WhitespaceSplit then Metaspace")
     return normalizer, metaspace_spanner(normalizer, split), metaspace_decoder(spec.get("decoder"), table, source,
                                                                                 model)
 

@@ -15,8 +15,7 @@ What such a file holds, read into the vocabulary's typed pipeline:
 * added tokens as for every tokenizer.json (HF's ids and its ``lstrip``, ``rstrip`` and
   ``single_word`` flags: XLM-R's and ALBERT's ``<mask>``/``[MASK]`` strip the space before them;
   ``normalized: true`` ones found in the text of the normalizer before ``Metaspace``, which then
-  runs on each part between them, as HF runs it); ``normalized: true`` is refused after
-  ``WhitespaceSplit`` then ``Metaspace`` (:func:`~wordsplit.formats.hf._refuse_normalized_added`).
+  runs on each part between them, after ``WhitespaceSplit`` too, as HF runs it).
 
 Anything else is an :class:`~wordsplit.errors.UnsupportedTokenizerError` naming it.
 

@@ -9,6 +9,7 @@ the stages :class:`wordsplit.spec.SentencePieceNormalizer` and :class:`wordsplit
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Callable
 
 from .. import spec
@@ -17,7 +18,10 @@ from ..sentencepiece import SPACE
 from .precompiled import charsmap_of, longest_rule, spm_chunks
 from .unicode import WHITESPACE
 
-__all__ = ["MetaspaceNormalizer", "SentencePieceNormalizer", "whitespace_words"]
+__all__ = ["EVERY", "MetaspaceNormalizer", "SentencePieceNormalizer", "whitespace_words"]
+
+#: :meth:`MetaspaceNormalizer.heads` of ``"always"``: every part and word gets the replacement.
+EVERY = sys.maxsize
 
 
 class SentencePieceNormalizer:
@@ -192,20 +196,61 @@ class MetaspaceNormalizer:
         if self.stage.whitespace_split:
             return "".join(word if word.startswith(self.replacement) else self.replacement + word
                            for word in whitespace_words(self.inner(text)))
-        return self.part(self.inner(text), self.prepends)
+        return self.part(self.inner(text), EVERY if self.prepends else 0)
 
-    def part(self, normalized: str, prepends: bool) -> str:
-        """Metaspace on ``normalized``, text the normalizer before it made (HF's pre-tokenizer on
-        a part its second pass leaves between ``normalized`` added tokens): each space made the
-        replacement, which ``prepends`` puts before a part that does not start with it (HF
-        prepends to every part for ``"always"``, for ``"first"`` to a part at the input's start).
+    def heads(self, text: str, later: bool, base=None) -> int:
+        """How many characters at the start of the text of the normalizer before Metaspace
+        (of the stretch ``text``; ``base``: that text's alignment, when the caller has it) may
+        get the replacement before them, in HF's second pass (:meth:`part`): HF's Metaspace
+        prepends to a part between ``normalized`` added tokens (after ``WhitespaceSplit``, to a
+        word) that starts in them. All for ``"always"``, none for ``"never"``; for ``"first"``
+        those that come from the input's first character (HF's ``offsets_original()[0] ==
+        0`` of the part, a slice of the normalized text: none when the normalizer dropped that
+        character, such as ``Strip``'s white space; none in a ``later`` stretch, after a token).
 
         >>> from wordsplit import spec
-        >>> MetaspaceNormalizer(spec.Metaspace(), str).part("a b", True)
-        '▁a▁b'
+        >>> first = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first"), str)
+        >>> first.heads("ab", False), first.heads("ab", True), first.heads("a", False, [(1, 2, True)])
+        (1, 0, 0)
         """
+        if self.scheme == "always":
+            return EVERY
+        if self.scheme == "never" or later or not text:
+            return 0
+        if base is None:
+            try:
+                normalized, base = self._before_alignment(text)
+            except UnsupportedTokenizerError:  # (a plug-in normalizer: its first character counts)
+                return 1
+            if base is None:
+                return 1 if normalized else 0
+        count = 0
+        while count < len(base) and base[count][0] == 0:  # (places only grow)
+            count += 1
+        return count
+
+    def part(self, normalized: str, heads: int) -> str:
+        """Metaspace on ``normalized``, text the normalizer before it made (HF's pre-tokenizer on
+        a part its second pass leaves between ``normalized`` added tokens): each space made the
+        replacement, which is put before the part, if it does not start with it, when the part
+        starts in its first ``heads`` characters (:meth:`heads`). With ``whitespace_split``
+        (HF's ``WhitespaceSplit`` before Metaspace), the part's words instead, each given the
+        replacement so: joined for ``"always"``, with the white space kept (the spanner drops
+        it) for ``"first"``.
+
+        >>> from wordsplit import spec
+        >>> MetaspaceNormalizer(spec.Metaspace(), str).part("a b", EVERY)
+        '▁a▁b'
+        >>> MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first", whitespace_split=True), str).part("a b", 1)
+        '▁a b'
+        """
+        if self.stage.whitespace_split and self.scheme == "always":  # (heads: every word)
+            return "".join(word if word.startswith(self.replacement) else self.replacement + word
+                           for word in whitespace_words(normalized))
+        if self.stage.whitespace_split:
+            return self.part_alignment(normalized, None, heads)[0]
         text = normalized.replace(" ", self.replacement)
-        if prepends and text and not text.startswith(self.replacement):
+        if heads > 0 and text and not text.startswith(self.replacement):
             text = self.replacement + text
         return text
 
@@ -264,17 +309,22 @@ class MetaspaceNormalizer:
             return "".join(chars), places
         if self.stage.whitespace_split:
             return self._words_alignment(normalized, base)
-        return self.part_alignment(normalized, base, self.prepends)
+        return self.part_alignment(normalized, base, EVERY if self.prepends else 0)
 
-    def part_alignment(self, normalized: str, base: list[tuple[int, int, bool]],
-                       prepends: bool) -> tuple[str, list[tuple[int, int, bool]]]:
-        """:meth:`part` of ``normalized`` (aligned by ``base``) and its alignment: the
-        replacement of a space aligned to it, a prepended one to the first character."""
+    def part_alignment(self, normalized: str, base: list[tuple[int, int, bool]] | None,
+                       heads: int) -> tuple[str, list[tuple[int, int, bool]]]:
+        """:meth:`part` of ``normalized`` (aligned by ``base``; None: not needed) and its
+        alignment: the replacement of a space aligned to it, a prepended one to the first
+        character of its part or word (HF's ``prepend``)."""
         if not normalized:
             return "", []
+        if base is None:
+            base = [(i, i + 1, True) for i in range(len(normalized))]
+        if self.stage.whitespace_split:
+            return self._part_words(normalized, base, heads)
         chars = [self.replacement if c == " " else c for c in normalized]
         places = [(start, end, same and c != " ") for (start, end, same), c in zip(base, normalized)]
-        if prepends and chars[0] != self.replacement:
+        if heads > 0 and chars[0] != self.replacement:
             chars.insert(0, self.replacement)
             places.insert(0, (places[0][0], places[0][1], False))
         return "".join(chars), places
@@ -289,7 +339,31 @@ class MetaspaceNormalizer:
         normalized, base = self._before_alignment(text)
         return normalized, [(i, i + 1, True) for i in range(len(normalized))] if base is None else base
 
-    def _words_alignment(self, normalized: str, base: list) -> tuple[str, list[tuple[int, int, bool]]]:
+    def _part_words(self, normalized: str, base: list, heads: int) -> tuple[str, list[tuple[int, int, bool]]]:
+        """:meth:`part_alignment` after ``WhitespaceSplit``: each word that starts in the first
+        ``heads`` characters and not with the replacement gets one, aligned to its first
+        character; the white space is dropped for ``"always"`` (the spanner cuts before each
+        replacement), kept for ``"first"`` (its spanner cuts there too)."""
+        if self.scheme == "always":
+            return self._words_alignment(normalized, base, heads)
+        chars, places = list(normalized), list(base)
+        starts, in_word = [], False
+        for i, c in enumerate(normalized):
+            if c in _WHITESPACE:
+                in_word = False
+            elif not in_word:
+                in_word = True
+                if i >= heads:
+                    break
+                if c != self.replacement:
+                    starts.append(i)
+        for at in reversed(starts):
+            chars.insert(at, self.replacement)
+            places.insert(at, (base[at][0], base[at][1], False))
+        return "".join(chars), places
+
+    def _words_alignment(self, normalized: str, base: list,
+                         heads: int = EVERY) -> tuple[str, list[tuple[int, int, bool]]]:
         """The words of ``normalized`` (aligned by ``base``) as :meth:`__call__` joins them, a
         prepended replacement aligned to its word's first character (HF's ``prepend``)."""
         chars: list[str] = []
@@ -297,7 +371,7 @@ class MetaspaceNormalizer:
         at = 0
         for word in whitespace_words(normalized):
             at = normalized.index(word, at)
-            if not word.startswith(self.replacement):
+            if at < heads and not word.startswith(self.replacement):
                 chars.append(self.replacement)
                 places.append((base[at][0], base[at][1], False))
             chars.extend(word)

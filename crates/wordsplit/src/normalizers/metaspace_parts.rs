@@ -1,22 +1,26 @@
 //! HF's `Metaspace` after its second literal pass: with added tokens flagged `normalized`, HF
 //! finds them in each stretch's text as the normalizer before the `Metaspace` pre-tokenizer
-//! makes it, then runs the pre-tokenizer on each part that search leaves, so each part gets
-//! its own `▁` (`prepend_scheme` `always`; `first` only the part that starts the input). The
-//! pipeline's second pass (`pipeline/second_pass.rs`) asks a [`MetaspaceNormalizer`] for the
-//! text before it ([`MetaspaceNormalizer::before`]) and for each part's
-//! ([`MetaspaceNormalizer::part`]), as the Python package's engine does
-//! (`MetaspaceNormalizer.part`).
+//! makes it, then runs the pre-tokenizer on each part that search leaves, so each part (after
+//! `WhitespaceSplit`, each word of it) gets its own `▁` (`prepend_scheme` `always`; `first`
+//! only one whose first character comes from the input's first). The pipeline's second pass
+//! (`pipeline/second_pass.rs`) asks a [`MetaspaceNormalizer`] for the text before it
+//! ([`MetaspaceNormalizer::before`]), how much of that may get a `▁`
+//! ([`MetaspaceNormalizer::heads`]) and each part's text ([`MetaspaceNormalizer::part`]), as
+//! the Python package's engine does (`MetaspaceNormalizer.heads` and `.part`).
 //!
 //! ```
 //! use wordsplit::normalizers::sentencepiece::MetaspaceNormalizer;
 //! use wordsplit::spec::{NormalizerSpec, PrependScheme};
 //! let metaspace = MetaspaceNormalizer::new('▁', PrependScheme::Always, &NormalizerSpec::None).unwrap();
-//! assert_eq!(metaspace.part("a b", metaspace.prepends_part(false)), "▁a▁b");
-//! assert_eq!(metaspace.part(" b", true), "▁b");
+//! assert_eq!(metaspace.part("a b", metaspace.heads("a b", true).unwrap()), "▁a▁b");
+//! assert_eq!(metaspace.part(" b", usize::MAX), "▁b");
+//! let t5 = metaspace.with_whitespace_split(true);
+//! assert_eq!(t5.part(" a  b", usize::MAX), "▁a▁b");
 //! ```
 
 use super::{escape_spaces, Before, MetaspaceNormalizer};
 use crate::error::Error;
+use crate::normalizers::metaspace_words::words_with_replacement;
 use crate::normalizers::{AlignmentParts, Normalizer};
 use crate::spec::PrependScheme;
 
@@ -26,11 +30,15 @@ impl MetaspaceNormalizer {
         self.replacement
     }
 
-    /// Whether this Metaspace runs after HF's second pass as [`Self::part`] says: every one
-    /// but `WhitespaceSplit` then `Metaspace`, which cuts words again (the readers refuse
-    /// `normalized` added tokens with it).
-    pub fn runs_on_parts(&self) -> bool {
-        !self.whitespace_split
+    /// Whether HF's `WhitespaceSplit` runs before this Metaspace (T5's older files).
+    pub fn whitespace_split(&self) -> bool {
+        self.whitespace_split
+    }
+
+    /// Whether the white space stays in [`Self::part`]'s text after `WhitespaceSplit` (for a
+    /// spanner that drops it and cuts there: every scheme but `always`, whose words are joined).
+    pub fn keeps_white_space(&self) -> bool {
+        self.whitespace_split && self.scheme != PrependScheme::Always
     }
 
     /// The text of the normalizer before the Metaspace, or None when it is `text` itself.
@@ -51,8 +59,9 @@ impl MetaspaceNormalizer {
         }
     }
 
-    /// Whether HF puts the replacement before a part (that does not start with one): every
-    /// part for `always`, for `first` one that starts the input (`starts_input`).
+    /// Whether HF puts the replacement before a part or word (that does not start with one):
+    /// every one for `always`; for `first` one whose first character comes from the input's
+    /// first (`starts_input`: HF's `offsets_original().0 == 0` of the slice it is).
     pub fn prepends_part(&self, starts_input: bool) -> bool {
         match self.scheme {
             PrependScheme::Always => true,
@@ -61,16 +70,66 @@ impl MetaspaceNormalizer {
         }
     }
 
+    /// How many bytes at the start of [`Self::before`]'s text of the stretch `text` may have
+    /// the replacement put before them ([`Self::part`]; `later`: the stretch does not start
+    /// the input): all for `always`, none for `never`; for `first` those of the characters
+    /// that come from the input's first (none when the normalizer dropped it, as `Strip`
+    /// drops white space; several when it spelled it as several, as NFKC spells `¨`).
+    pub fn heads(&self, text: &str, later: bool) -> Result<usize, Error> {
+        match self.scheme {
+            PrependScheme::Always => return Ok(usize::MAX),
+            PrependScheme::First if !later && !text.is_empty() => {}
+            _ => return Ok(0),
+        }
+        let Some(parts) = self.before_parts(text)? else {
+            return Ok(text.chars().next().map_or(0, char::len_utf8));
+        };
+        let count = text.chars().count();
+        let mut bytes = 0;
+        for (i, c) in parts.normalized.chars().enumerate() {
+            let origin = match parts.head.get(i) {
+                Some(&(start, _, _)) => start,
+                None => count - parts.tail + (i - parts.head.len()),
+            };
+            if origin > 0 {
+                break; // (places only grow)
+            }
+            bytes += c.len_utf8();
+        }
+        Ok(bytes)
+    }
+
     /// The Metaspace of a part of [`Self::before`]'s text: each space made the replacement,
-    /// which `prepends` puts before a part that does not start with it (a leading space
-    /// becomes one, so it counts).
-    pub fn part(&self, normalized: &str, prepends: bool) -> String {
+    /// which is put before the part, when it does not start with one, if the part starts in
+    /// its first `heads` bytes (the stretch's [`Self::heads`] less the part's start; a
+    /// leading space becomes one, so it counts). After `WhitespaceSplit`, each word of the
+    /// part gets it so instead: the words joined for `always`, the white space kept for
+    /// `first` (its spanner drops it, see [`Self::keeps_white_space`]).
+    pub fn part(&self, normalized: &str, heads: usize) -> String {
         let mut buffer = [0u8; 4];
         let replacement: &str = self.replacement.encode_utf8(&mut buffer);
+        if self.whitespace_split && !self.keeps_white_space() {
+            return words_with_replacement(normalized, replacement);
+        }
         let mut out = String::with_capacity((normalized.len() + 1) * replacement.len() + 4);
+        if self.whitespace_split {
+            let mut in_word = false;
+            for (at, c) in normalized.char_indices() {
+                if c.is_whitespace() {
+                    in_word = false;
+                } else if !in_word {
+                    in_word = true;
+                    if at < heads && c != self.replacement {
+                        out.push(self.replacement);
+                    }
+                }
+                out.push(c);
+            }
+            return out;
+        }
         let starts_with_it =
             normalized.starts_with(' ') || normalized.starts_with(self.replacement);
-        if prepends && !normalized.is_empty() && !starts_with_it {
+        if heads > 0 && !normalized.is_empty() && !starts_with_it {
             out.push_str(replacement);
         }
         escape_spaces(&mut out, normalized, replacement, false, false);
@@ -93,12 +152,61 @@ mod tests {
         ] {
             let m = MetaspaceNormalizer::new('▁', scheme, &lower).unwrap();
             assert_eq!(m.before("A B").as_deref(), Some("a b"));
-            assert_eq!(m.part("a b", m.prepends_part(true)), first);
-            assert_eq!(m.part("a b", m.prepends_part(false)), later);
-            assert_eq!(m.part("", true), "");
-            assert_eq!(m.part("▁x", true), "▁x");
+            assert_eq!(m.part("a b", m.heads("A B", false).unwrap()), first);
+            assert_eq!(m.part("a b", m.heads("A B", true).unwrap()), later);
+            assert_eq!(m.part("", usize::MAX), "");
+            assert_eq!(m.part("▁x", usize::MAX), "▁x");
         }
         let plain = MetaspaceNormalizer::new('▁', PrependScheme::Always, &NormalizerSpec::None);
         assert_eq!(plain.unwrap().before("A B"), None);
+    }
+
+    #[test]
+    fn first_prepends_only_where_the_input_s_first_character_is() {
+        // (HF tokenizers 0.23.3: Strip's dropped white space leaves no ▁ before "a"; NFKC's
+        // "¨" is a space and a mark, both from the input's first character)
+        let first = |before: NormalizerSpec| {
+            MetaspaceNormalizer::new('▁', PrependScheme::First, &before).unwrap()
+        };
+        let strip = NormalizerSpec::Sequence(vec![NormalizerSpec::Strip {
+            left: true,
+            right: true,
+        }]);
+        assert_eq!(first(strip.clone()).heads("  a<x>", false).unwrap(), 0);
+        assert_eq!(first(strip).heads("a<x> ", false).unwrap(), 1);
+        let nfkc = first(NormalizerSpec::Sequence(vec![NormalizerSpec::Nfkc]));
+        assert_eq!(nfkc.before("¨a").as_deref(), Some(" \u{308}a"));
+        assert_eq!(nfkc.heads("¨a", false).unwrap(), 3);
+        assert_eq!(nfkc.heads("¨a", true).unwrap(), 0);
+        let plain = first(NormalizerSpec::None);
+        assert_eq!(plain.heads("éa", false).unwrap(), 2);
+        assert_eq!(plain.heads("", false).unwrap(), 0);
+    }
+
+    #[test]
+    fn after_whitespace_split_each_word_of_a_part_gets_it() {
+        let t5 = |scheme| {
+            MetaspaceNormalizer::new('▁', scheme, &NormalizerSpec::None)
+                .unwrap()
+                .with_whitespace_split(true)
+        };
+        // always: the words joined, each led by the replacement (the spanner cuts there).
+        let always = t5(PrependScheme::Always);
+        assert!(!always.keeps_white_space());
+        assert_eq!(always.part(" a\u{3000}b  ▁c\t", usize::MAX), "▁a▁b▁c");
+        assert_eq!(always.part("  ", usize::MAX), "");
+        // first: the white space kept, a replacement only before a word in the heads.
+        let first = t5(PrependScheme::First);
+        assert!(first.keeps_white_space());
+        assert_eq!(
+            first.part("a b", first.heads("a b", false).unwrap()),
+            "▁a b"
+        );
+        assert_eq!(first.part("a b", first.heads("a b", true).unwrap()), "a b");
+        assert_eq!(
+            first.part(" a b", first.heads(" a b", false).unwrap()),
+            " a b"
+        );
+        assert_eq!(first.part("▁a b", 1), "▁a b");
     }
 }

@@ -585,7 +585,7 @@ impl Normalizer for MetaspaceNormalizer {
     }
 
     fn metaspace(&self) -> Option<&MetaspaceNormalizer> {
-        self.runs_on_parts().then_some(self)
+        Some(self)
     }
 
     fn is_native(&self) -> bool {

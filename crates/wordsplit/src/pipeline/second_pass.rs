@@ -171,6 +171,8 @@ impl Pipeline {
         policy: &SpecialPolicy,
         out: &mut Vec<u32>,
     ) -> Result<(), Error> {
+        // The stretch whose Metaspace heads were found last, and them (once a stretch).
+        let mut heads_of: Option<(usize, usize)> = None;
         self.walk_normalizing(
             scan,
             text,
@@ -190,9 +192,17 @@ impl Pipeline {
                             } else {
                                 stretch.start
                             };
-                            let starts_input = stretch.start == 0 && piece.start == start;
-                            let prepends = metaspace.prepends_part(starts_input);
-                            self.encode_split(&metaspace.part(&haystack[piece], prepends), out)
+                            let heads = match heads_of {
+                                Some((at, heads)) if at == stretch.start => heads,
+                                _ => {
+                                    let later = stretch.start > 0;
+                                    let heads = metaspace.heads(&text[stretch.clone()], later)?;
+                                    heads_of = Some((stretch.start, heads));
+                                    heads
+                                }
+                            };
+                            let heads = heads.saturating_sub(piece.start - start);
+                            self.encode_split(&metaspace.part(&haystack[piece], heads), out)
                         }
                         None => self.encode_split(&haystack[piece], out),
                     }

@@ -3,7 +3,10 @@ r"""HF ``tokenizers``' encoding of one text with a tokenizer.json whose model is
 ids, tokens, offsets and word ids, step by step as HF makes them.
 
 1. The added tokens are found in the text (:class:`~wordsplit.specials.LiteralScan`); each is
-   a word of its own, its offsets its text's.
+   a word of its own, its offsets its text's. Those with ``normalized: true`` are found as HF's
+   second pass finds them, in each stretch's text as the normalizer before the pre-tokenizer
+   makes it: such a token's string is that text, its offsets the original characters it is
+   aligned to, and steps 3 and 4 run on each part left between them (:meth:`UnigramTexts._second_pass`).
 2. Each stretch between them is normalized, every normalized character aligned to the
    original characters it came from as HF's ``NormalizedString`` aligns it (the vocabulary's
    normalizer's ``alignment``, with the pre-tokenizer's ``Metaspace``: a space becomes ``▁``,
@@ -35,10 +38,11 @@ from typing import Callable, Optional
 from ...engines.arguments import check_text
 from ...errors import UnsupportedTokenizerError
 from ...normalizers import normalizer_for
+from ...normalizers.sentencepiece import EVERY
 from ...offsets import form_alignment
 from ...postprocess import Parts
 from ...specials import LiteralScan
-from ...vocab import NORMALIZED, WHITE_SPACE
+from ...vocab import WHITE_SPACE, second_pass_normalizes
 from .encoding import matched_literal
 
 __all__ = ["UnigramTexts", "is_unigram"]
@@ -66,8 +70,7 @@ class UnigramTexts:
         source: the file's name, for errors.
 
     Raises:
-        UnsupportedTokenizerError: a ``WhitespaceSplit`` layout the loader did not read as T5's,
-            or ``normalized: true`` added tokens.
+        UnsupportedTokenizerError: a ``WhitespaceSplit`` layout the loader did not read as T5's.
     """
 
     def __init__(self, tok, spec: dict, pieces: list[Optional[str]], source: str) -> None:
@@ -87,17 +90,20 @@ class UnigramTexts:
         self._cache: dict[str, list[tuple[int, int]]] = {}  # word → the encoder's tokens of it
         literals = vocab.all_special_literals
         self._literal_ids = literals
-        normalized = [text for text, bits in vocab.literal_flags.items() if bits & NORMALIZED]
-        if normalized:  # (HF finds them in normalized text; this scan reads the text)
-            raise UnsupportedTokenizerError(
-                f"{source}: added tokens with normalized=true ({normalized[0]!r}) in a Unigram file are not supported "
-                "by wordsplit.compat.tokenizers (its word ids and offsets); wordsplit's own tokenizer encodes it"
-            )
-        self._scan = LiteralScan(literals, vocab.literal_flags) if literals else None
         # (T5's layout with prepend_scheme first has a split program, not this spanner: its
         # words are cut here, as HF's WhitespaceSplit and Metaspace cut them)
         self._split = getattr(pipeline.spanner, "metaspace_split", False)
         stage = pipeline.normalizer
+        # HF's second pass (``normalized`` added tokens) searches each stretch's text as the
+        # normalizer before the pre-tokenizer makes it: the stage's, or the one before its
+        # Metaspace, which then runs on each part left (MetaspaceNormalizer.part_alignment).
+        self._metaspace = None
+        second = None
+        if second_pass_normalizes(stage, vocab.literal_flags):
+            second = normalizer_for(stage)
+            if isinstance(stage, Metaspace):
+                self._metaspace, second = second, second.inner
+        self._scan = LiteralScan(literals, vocab.literal_flags, second) if literals else None
         self._scheme = None  # (T5's layout: the Metaspace's prepend_scheme, run here)
         self._whitespace_split = _pre_tokenizer_kinds(spec.get("pre_tokenizer")) == ["WhitespaceSplit", "Metaspace"]
         if self._whitespace_split:
@@ -129,6 +135,8 @@ class UnigramTexts:
                 self._add(out, self._literal_ids[literal], matched_literal(text, start, end, literal), (start, end),
                           words)
                 words[0] += 1
+            elif start < end and self._scan is not None and self._scan.normalizes:
+                self._second_pass(text, start, end, out, words, is_token)
             elif start < end:
                 self._stretch(text, start, end, out, words)
         n = len(out.ids)
@@ -150,11 +158,57 @@ class UnigramTexts:
         segment = text[start:end]
         if self._whitespace_split:
             normalized, places = self._aligned(self._normalize, self._stage, segment)
-            pieces = self._whitespace_words(normalized, places, at_start=start == 0)
+            pieces = self._whitespace_words(normalized, places, self._heads(places, start > 0))
         else:
             normalize = self._later if start > 0 and self._later is not None else self._normalize
             normalized, places = self._aligned(normalize, self._stage, segment)
             pieces = [(normalized, places)]
+        self._words(pieces, start, out, words)
+
+    def _heads(self, places: list[Aligned], later: bool) -> int:
+        """How many normalized characters at the start of a stretch may start a word that
+        gets a ``▁`` (T5's layout): all for ``prepend_scheme`` ``always``; for ``first`` those
+        from the input's first character (HF's ``offsets_original()[0] == 0``)."""
+        if self._scheme == "always":
+            return EVERY
+        count = 0
+        while not later and count < len(places) and places[count][0] == 0:
+            count += 1
+        return count
+
+    def _second_pass(self, text: str, start: int, end: int, out: Parts, words: list[int], is_token) -> None:
+        """:meth:`_stretch` with HF's second pass: the ``normalized`` added tokens found in the
+        stretch's text as the normalizer before the pre-tokenizer makes it (each a word, its
+        string that text, its offsets the original characters it is aligned to), the
+        pre-tokenizer run on each part between them (``Metaspace`` gives a part, after
+        ``WhitespaceSplit`` a word of it, its ``▁`` as :meth:`MetaspaceNormalizer.heads
+        <wordsplit.normalizers.MetaspaceNormalizer.heads>` says)."""
+        segment = text[start:end]
+        metaspace = self._metaspace
+        if metaspace is not None:
+            normalized, places = metaspace.before_alignment(segment)
+            heads = metaspace.heads(segment, start > 0, places)
+        else:
+            normalized, places = self._aligned(self._normalize, self._stage, segment)
+            heads = 0
+        for a, b, literal in self._scan.second_pass(normalized, is_token):
+            if literal is not None:
+                offsets = (start + places[a][0], start + places[b - 1][1])
+                self._add(out, self._literal_ids[literal], normalized[a:b], offsets, words)
+                words[0] += 1
+                continue
+            part, aligned, part_heads = normalized[a:b], places[a:b], max(heads - a, 0)
+            if self._whitespace_split:
+                pieces = self._whitespace_words(part, aligned, part_heads)
+            elif metaspace is not None:
+                pieces = [metaspace.part_alignment(part, aligned, part_heads)]
+            else:
+                pieces = [(part, aligned)]
+            self._words(pieces, start, out, words)
+
+    def _words(self, pieces: list[tuple[str, list[Aligned]]], start: int, out: Parts, words: list[int]) -> None:
+        """Encode each of ``pieces`` (normalized text and its places) as words: cut before
+        every ``▁`` after Metaspace's split or ``WhitespaceSplit``, else whole."""
         for piece, aligned in pieces:
             cuts = _metaspace_cuts(piece) if self._split or self._whitespace_split else [0]
             for a, b in zip(cuts, cuts[1:] + [len(piece)]):
@@ -186,12 +240,12 @@ class UnigramTexts:
                 self._add(out, token, string, offsets, words)
             begin, k = stop, group
 
-    def _whitespace_words(self, normalized: str, places: list[Aligned], at_start: bool) \
-            -> list[tuple[str, list[Aligned]]]:
-        """HF's ``WhitespaceSplit`` then ``Metaspace`` prepend of a normalized stretch: each
-        run of non-white-space characters, a ``▁`` put before it (aligned to its first
-        character) unless it starts with one; for ``prepend_scheme`` ``first`` only before a
-        word at the start of the text."""
+    @staticmethod
+    def _whitespace_words(normalized: str, places: list[Aligned], heads: int) -> list[tuple[str, list[Aligned]]]:
+        """HF's ``WhitespaceSplit`` then ``Metaspace`` prepend of a normalized stretch (or a
+        part of it the second pass leaves): each run of non-white-space characters, a ``▁``
+        put before it (aligned to its first character) unless it starts with one or it starts
+        past the first ``heads`` characters (:meth:`_heads`)."""
         out = []
         k, n = 0, len(normalized)
         while k < n:
@@ -202,8 +256,7 @@ class UnigramTexts:
             while stop < n and normalized[stop] not in WHITE_SPACE:
                 stop += 1
             word, aligned = normalized[k:stop], places[k:stop]
-            first = at_start and aligned[0][0] == 0
-            if not word.startswith(SPACE) and (self._scheme == "always" or (self._scheme == "first" and first)):
+            if k < heads and not word.startswith(SPACE):
                 word, aligned = SPACE + word, [(aligned[0][0], aligned[0][1], False)] + aligned
             out.append((word, aligned))
             k = stop

@@ -109,7 +109,7 @@ pub(super) fn read_metaspace_bpe(
     let merges = merges(model.get("merges"), vocab, &tokens, &prefix, false)?;
     let added = hf_added_ids(added_tokens(spec.get("added_tokens"))?, vocab)?;
     let texts: Vec<&str> = vocab.keys().map(String::as_str).collect();
-    let (normalizer, spanner, decoder) = metaspace_stages(spec, &added, &texts, MODEL)?;
+    let (normalizer, spanner, decoder) = metaspace_stages(spec, &texts, MODEL)?;
     let pipeline = PipelineSpec {
         normalizer,
         spanner,

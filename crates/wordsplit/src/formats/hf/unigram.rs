@@ -20,8 +20,7 @@
 //! - `post_processor`: as for the word models ([`super::post_processor`]).
 //! - `added_tokens`: HF's ids and flags (XLM-R's and ALBERT's `<mask>`/`[MASK]` have
 //!   `lstrip`; `normalized` ones found in the text before the `Metaspace`, which runs on each
-//!   part between them, as HF runs it); `normalized` after `WhitespaceSplit` then `Metaspace`
-//!   is refused (the Python package refuses it too).
+//!   part between them, after `WhitespaceSplit` on each word of it, as HF runs it).
 //!
 //! A pipeline whose normalizer the core does not run (a `Replace` with a regex other than
 //! white space or a run of one character: the `Replace(" {2,}", "▁")` transformers writes into
@@ -34,10 +33,10 @@ use super::post_processor::post_processor;
 use super::word_models::{describe_normalizer, normalizer_step};
 use super::{
     added_tokens, flat_pre_tokenizers, hf_added_ids, integer, json_type, malformed, show,
-    unsupported, Added, FILE, PYTHON_ONLY,
+    unsupported, FILE, PYTHON_ONLY,
 };
 use crate::formats::{FormatError, Scores, VocabData};
-use crate::literal::{Literal, NORMALIZED};
+use crate::literal::Literal;
 use crate::normalizers::charsmap::CharsMap;
 use crate::normalizers::NormalizeStage;
 use crate::spec::{
@@ -88,7 +87,7 @@ pub(super) fn read_unigram(
     let added = hf_added_ids(added_tokens(spec.get("added_tokens"))?, &table)?;
     let texts: Vec<&str> = table.keys().map(String::as_str).collect();
     let unk_token = unk_id.map_or_else(String::new, |id| texts[id].to_owned());
-    let (normalizer, spanner, decoder) = metaspace_stages(spec, &added, &texts, MODEL)?;
+    let (normalizer, spanner, decoder) = metaspace_stages(spec, &texts, MODEL)?;
     let pipeline = PipelineSpec {
         normalizer,
         spanner,
@@ -148,7 +147,6 @@ pub(super) fn read_unigram(
 /// names the file's model in messages.
 pub(super) fn metaspace_stages(
     spec: &Map<String, Value>,
-    added: &[(Added, i128)],
     texts: &[&str],
     model: &str,
 ) -> Result<(NormalizerSpec, SpannerSpec, DecoderSpec), FormatError> {
@@ -173,30 +171,6 @@ pub(super) fn metaspace_stages(
                 ))
             }
         }
-    }
-    let normalized = added
-        .iter()
-        .find(|(token, _)| token.flags & NORMALIZED != 0);
-    if let (
-        Some((token, _)),
-        NormalizerSpec::Metaspace {
-            whitespace_split: true,
-            ..
-        },
-    ) = (normalized, &normalizer)
-    {
-        // HF finds a normalized token in the text of the normalizer before the pre-tokenizer,
-        // then cuts each part left into words again; the Metaspace stage does not (with
-        // Metaspace alone the pipeline's second pass runs it on each part, as HF does).
-        return Err(unsupported(
-            "added_tokens",
-            format!(
-                "the added token {:?} with normalized=true in a tokenizer.json of {model} with \
-                 WhitespaceSplit then Metaspace",
-                token.content
-            ),
-            "neither package reads it",
-        ));
     }
     if NormalizeStage::from_spec(&normalizer).is_none() {
         return Err(unsupported(

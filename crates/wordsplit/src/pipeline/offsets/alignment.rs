@@ -7,6 +7,7 @@ use unicode_normalization_alignments::{
 };
 
 use crate::error::Error;
+use crate::normalizers::sentencepiece::MetaspaceNormalizer;
 use crate::normalizers::{normalizer_error, AlignmentParts, Normalizer};
 use crate::pipeline::{NormalizeStage, SpannedText};
 
@@ -66,23 +67,43 @@ impl Alignment {
     }
 
     /// HF's `Metaspace` on this text (a part its second pass leaves, see
-    /// [`crate::normalizers::sentencepiece::MetaspaceNormalizer::part`]), aligned as HF aligns
-    /// it: each space's `replacement` to that space, a prepended one (`prepends`, when the
-    /// text does not start with a space or the replacement) to the first character.
-    pub(super) fn metaspace_part(&self, replacement: char, prepends: bool) -> Self {
+    /// [`MetaspaceNormalizer::part`]), aligned as HF aligns it: each space's replacement to
+    /// that space, one put before the part (after `WhitespaceSplit`, before each word of it)
+    /// to its first character, when `prepends` says so of that character's origin and it is
+    /// not a space or the replacement; after `WhitespaceSplit` with `always` the white space
+    /// dropped.
+    pub(super) fn metaspace_part(
+        &self,
+        metaspace: &MetaspaceNormalizer,
+        prepends: impl Fn(&Aligned) -> bool,
+    ) -> Self {
+        let replacement = metaspace.replacement();
+        let words = metaspace.whitespace_split();
+        let keeps_white = metaspace.keeps_white_space();
         let mut normalized = String::with_capacity(self.normalized.len() + 8);
         let mut chars = Vec::with_capacity(self.chars.len() + 1);
-        let first = self.normalized.chars().next();
-        if prepends && first.is_some_and(|c| c != ' ' && c != replacement) {
-            chars.push(Aligned {
-                normalized_start: 0,
-                identical: false,
-                ..self.chars[0]
-            });
-            normalized.push(replacement);
-        }
-        for (c, aligned) in self.normalized.chars().zip(&self.chars) {
-            let space = c == ' ';
+        let mut in_word = false;
+        for (k, (c, aligned)) in self.normalized.chars().zip(&self.chars).enumerate() {
+            let starts = if words {
+                let white = c.is_whitespace();
+                let starts = !white && !in_word;
+                in_word = !white;
+                if white && !keeps_white {
+                    continue;
+                }
+                starts
+            } else {
+                k == 0 && c != ' '
+            };
+            if starts && c != replacement && prepends(aligned) {
+                chars.push(Aligned {
+                    normalized_start: normalized.len(),
+                    identical: false,
+                    ..*aligned
+                });
+                normalized.push(replacement);
+            }
+            let space = !words && c == ' ';
             chars.push(Aligned {
                 normalized_start: normalized.len(),
                 identical: aligned.identical && !space,

@@ -210,9 +210,10 @@ impl Pipeline {
                 } => {
                     let mut part = alignment.slice(piece.clone());
                     if let Some(m) = metaspace {
-                        // (Metaspace on the part: `Alignment::metaspace_part`)
-                        let prepends = m.prepends_part(stretch.start == 0 && piece.start == 0);
-                        part = part.metaspace_part(m.replacement(), prepends);
+                        // (Metaspace on the part: `Alignment::metaspace_part`; a ▁ for `first`
+                        // before what comes from the input's first character)
+                        let first = stretch.start == 0;
+                        part = part.metaspace_part(m, |a| m.prepends_part(first && a.start == 0));
                     }
                     self.place_aligned(
                         text,
