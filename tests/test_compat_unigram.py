@@ -144,13 +144,19 @@ PADDINGS = [None, {"length": None, "pad_to_multiple_of": 4, "direction": "left"}
             {"length": 12, "pad_id": 0, "pad_token": "<pad>", "pad_type_id": 1}]
 
 
+# The texts of the truncation matrix: the short ones, and two that overflow into many windows
+# (a long pair's windows are paired every way, so the overflow's size squares: 40 tokens
+# make as many cases of each kind as 300 would).
+TRUNCATED = TEXTS[:22] + ["x" * 41, "xxx" * 13]
+
+
 @pytest.mark.parametrize("name", SOME)
 def test_truncation_and_padding_are_hfs(name):
     for truncation in TRUNCATIONS:
         for padding in PADDINGS:
             hf, ws = both(name, truncation, padding)
-            for i, text in enumerate(TEXTS[:24]):
-                pair = TEXTS[(i * 5 + 1) % 24]
+            for i, text in enumerate(TRUNCATED):
+                pair = TRUNCATED[(i * 5 + 1) % len(TRUNCATED)]
                 assert_calls_same(hf, ws, lambda t: t.encode(text, pair))
                 assert_calls_same(hf, ws, lambda t: t.encode(text))
             # one item per batch: where several items fail, which error HF raises depends on its threads

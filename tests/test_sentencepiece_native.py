@@ -119,10 +119,11 @@ def test_one_mib_of_one_character_tokenizer_json(name, run):
 
 
 @pytest.mark.parametrize("run", ["letter", "space"])
-def test_one_mib_of_one_character_gguf(run):
+def test_a_quarter_mib_of_one_character_gguf(run):
     """Gemma 4's 262k vocabulary (rank-merge) and llama.cpp's Llama SentencePiece file
-    (score-merge): the native engine gives the Python engine's ids on 1 MiB."""
-    text = RUNS[run] * MIB
+    (score-merge): the native engine gives the Python engine's ids on a quarter MiB (the
+    Python engine's pass is the test's time; 1 MiB runs natively against the oracles above)."""
+    text = RUNS[run] * (MIB // 4)
     for name in ("ggml-vocab-gemma-4.gguf.xz", "ggml-vocab-llama-spm.gguf.xz"):
         python, native = tokenizers(name)
         assert native.encode_ordinary(text) == python.encode_ordinary(text)
