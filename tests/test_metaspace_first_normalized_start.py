@@ -1,5 +1,6 @@
 """``Metaspace`` with ``prepend_scheme: "first"`` after a normalizer that may drop the input's
-first characters (``Strip`` on the left, a ``Replace`` by nothing, ``StripAccents``), with no
+first characters (``Strip`` on the left, a ``Replace`` by nothing or of a regex,
+``StripAccents``, ``BertNormalizer``'s cleaning), with no
 added token involved, against HF ``tokenizers`` 0.23 live: HF's second pass slices each
 stretch out of the normalized text even when it finds nothing, so the slice's
 ``offsets_original()[0]`` is where its first character came from, and Metaspace prepends ``▁``
@@ -17,6 +18,7 @@ after U+3000 is ``" <mask>"``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import json
@@ -51,11 +53,16 @@ NORMALIZERS = {
     "replace-empty": {"type": "Replace", "pattern": {"String": "x"}, "content": ""},
     "accents": {"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "StripAccents"}]},
     "strip-map": "strip+map",  # (Strip, then the file's or T5's precompiled map)
+    "bert-clean": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": False,
+                   "strip_accents": False, "lowercase": False},
+    "regex-lead": {"type": "Replace", "pattern": {"Regex": "^\\s+"}, "content": ""},
     # (these cannot: the ▁ stays)
     "nfkc": {"type": "NFKC"},
     "map": "map",
     "replace-text": {"type": "Replace", "pattern": {"String": "x"}, "content": "yy"},
 }
+
+PYTHON_ONLY = {"bert-clean", "regex-lead"}
 
 
 @functools.cache
@@ -84,8 +91,8 @@ def file_text(base: str, normalizer: str, split: bool) -> str:
     return hf.to_str()
 
 
-# base → the splits its layouts take (NLLB's BPE over characters is read after a splitting Metaspace)
-SPLITS = {"t5": (True, False), "llama": (True, False), "nllb": (True,)}
+# base → the Metaspace splits its layouts take
+SPLITS = {"t5": (True, False), "llama": (True, False), "nllb": (True, False)}
 # (a byte-fallback BPE file with a precompiled map is refused at load, as every such file is)
 LAYOUTS = [(base, normalizer, split) for base in FILES for normalizer in NORMALIZERS for split in SPLITS[base]
            if not (base == "llama" and "map" in normalizer)]
@@ -116,7 +123,10 @@ def check(layout: tuple, text: str) -> None:
     python = toks["python"].encode_with_offsets(text, allowed_special="all")
     assert (python.ids, python.char_offsets) == (expected.ids, offsets), (layout, text)
     assert toks["python"].encode(text, allowed_special="all") == expected.ids, (layout, text)
-    with mock.patch.object(PythonEngine, "encode", side_effect=AssertionError("Python ran")):
+    # (the core runs no BertNormalizer nor regex Replace before Metaspace: the native backend
+    # hands such a file's texts to the Python engine)
+    with mock.patch.object(PythonEngine, "encode", side_effect=AssertionError("Python ran")) \
+            if layout[1] not in PYTHON_ONLY else contextlib.nullcontext():
         assert toks["native"].encode(text, allowed_special="all") == expected.ids, (layout, text)
     native = toks["native"].encode_with_offsets(text, allowed_special="all")
     assert (native.ids, native.char_offsets) == (expected.ids, offsets), (layout, text)
@@ -130,7 +140,7 @@ def check(layout: tuple, text: str) -> None:
 
 TEXTS = ["  ab", "ab", " ab", "\tab c", "xab", "x ab", "xx", "x", "\u0301ab", "\u0301", "\u200bab", "\u200b ab",
          "\u3000a b", "", " ", "  ", "a  b ", "é", "e\u0301x", " \u0301a", "x\u0301 a", "</s>  ab", "  a</s> b",
-         " a<m> b", "x<m>", "<m>a", "  <m>", "a\u3000<m>", "b <m>", "😀 a", " 😀"]
+         " a<m> b", "x<m>", "<m>a", "  <m>", "a\u3000<m>", "b <m>", "😀 a", " 😀", "\x01ab", " \x01 ab", "\ufffd a"]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=["-".join(map(str, layout)) for layout in LAYOUTS])
@@ -169,7 +179,7 @@ def test_a_normalized_lstrip_token_s_string_is_its_normalized_text():
     assert compat.encode("a\u3000<mask>", add_special_tokens=False, is_pretokenized=False).offsets == [(0, 1), (1, 8)]
 
 
-PIECES = ["  ", " ", "\t", "x", "a", "b", "\u0301", "\u200b", "\u3000", "é", "</s>", "<m>", SPACE, "😀", "ab"]
+PIECES = ["  ", " ", "\t", "x", "a", "b", "\u0301", "\u200b", "\u3000", "é", "</s>", "<m>", SPACE, "😀", "ab", "\x01"]
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -152,8 +152,10 @@ class MetaspaceNormalizer:
     """HF's ``Metaspace`` pre-tokenizer with ``split: false`` (its one word is the whole stretch),
     after the file's normalizer: every space becomes the replacement, which is put before a
     stretch that does not start with it for ``prepend_scheme`` ``"always"``, and for ``"first"``
-    only before the stretch at the start of the text (``later`` is the normalizer of the other
-    stretches: the engines use it for a stretch after an added token). With the stage's
+    only before the stretch at the start of the text, when its first character comes from the
+    input's first (not after a normalizer that dropped it, :meth:`heads`; ``later`` is the
+    normalizer of the other stretches: the engines use it for a stretch after an added token).
+    With the stage's
     ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words between runs of white
     space, each with the replacement before it unless it starts with one, joined; for
     ``"first"`` the text with its white space (the spanner drops it), the replacement only where
@@ -167,6 +169,10 @@ class MetaspaceNormalizer:
     >>> first = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first"), lambda text: text)
     >>> first("Hello world"), first.later("Hello world"), first("▁x")
     ('▁Hello▁world', 'Hello▁world', '▁x')
+    >>> strip = spec.Sequence((spec.Strip(left=True, right=True),))
+    >>> from wordsplit.normalizers import normalizer_for
+    >>> normalizer_for(spec.Metaspace(prepend_scheme="first", before=strip))("  a b")
+    'a▁b'
     >>> MetaspaceNormalizer(spec.Metaspace(whitespace_split=True), lambda text: text)(" a\u3000 ▁b  c\t")
     '▁a▁b▁c'
     >>> words = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first", whitespace_split=True), lambda text: text)

@@ -296,4 +296,95 @@ mod tests {
         );
         assert_eq!(first.part("▁a b", 1), "▁a b");
     }
+
+    #[test]
+    fn first_puts_no_replacement_where_the_normalizer_dropped_the_first_character() {
+        // (HF tokenizers 0.23.3: its second pass slices the normalized text even with no
+        // token found, so "  ab" after Strip starts at original offset 2: no ▁)
+        use crate::normalizers::Normalizer;
+        let first = |before: NormalizerSpec| {
+            MetaspaceNormalizer::new('▁', PrependScheme::First, &before).unwrap()
+        };
+        let strip = NormalizerSpec::Sequence(vec![
+            NormalizerSpec::Strip {
+                left: true,
+                right: false,
+            },
+            NormalizerSpec::Nfkc,
+        ]);
+        let empty = NormalizerSpec::Sequence(vec![NormalizerSpec::Replace {
+            pattern: "x".into(),
+            content: String::new(),
+            regex: false,
+        }]);
+        let accents =
+            NormalizerSpec::Sequence(vec![NormalizerSpec::Nfd, NormalizerSpec::StripAccents]);
+        for (before, text, normalized) in [
+            (strip.clone(), "  a b", "a▁b"),
+            (strip.clone(), "a b", "▁a▁b"),
+            (empty.clone(), "xab", "ab"),
+            (empty, "ab", "▁ab"),
+            (accents, "\u{301}ab", "ab"),
+        ] {
+            let m = first(before);
+            assert!(m.drops_start);
+            assert_eq!(m.normalize(text).unwrap(), normalized, "{text:?}");
+            let parts = m.alignment_parts(text).unwrap().unwrap();
+            assert_eq!(parts.normalized, normalized, "{text:?}");
+        }
+        let parts = first(strip.clone())
+            .alignment_parts("  a")
+            .unwrap()
+            .unwrap();
+        assert_eq!(parts.head.first(), Some(&(2, 3, true)));
+        // (the later stretches, and "always", as before)
+        assert_eq!(first(strip.clone()).normalize_later("a").unwrap(), "a");
+        let always = MetaspaceNormalizer::new('▁', PrependScheme::Always, &strip).unwrap();
+        assert_eq!(always.normalize("  a").unwrap(), "▁a");
+    }
+
+    #[test]
+    fn only_a_normalizer_that_may_drop_the_first_character_is_aligned_for_it() {
+        let replace = |content: &str, regex| NormalizerSpec::Replace {
+            pattern: "x".into(),
+            content: content.into(),
+            regex,
+        };
+        for (before, drops) in [
+            (NormalizerSpec::None, false),
+            (NormalizerSpec::Nfkc, false),
+            (NormalizerSpec::Precompiled(String::new()), false),
+            (NormalizerSpec::Prepend("▁".into()), false),
+            (replace("y", false), false),
+            (replace("", false), true),
+            (replace("y", true), true),
+            (NormalizerSpec::StripAccents, true),
+            (
+                NormalizerSpec::Strip {
+                    left: false,
+                    right: true,
+                },
+                false,
+            ),
+            (
+                NormalizerSpec::Strip {
+                    left: true,
+                    right: false,
+                },
+                true,
+            ),
+            (
+                NormalizerSpec::Sequence(vec![
+                    NormalizerSpec::Lowercase,
+                    NormalizerSpec::StripAccents,
+                ]),
+                true,
+            ),
+        ] {
+            assert_eq!(drops_start(&before), drops, "{before:?}");
+        }
+        // (NFKC never drops one: "  a" keeps its ▁, from its first space)
+        let nfkc = MetaspaceNormalizer::new('▁', PrependScheme::First, &NormalizerSpec::Nfkc);
+        assert_eq!(nfkc.unwrap().normalize("é").unwrap(), "▁é");
+    }
 }

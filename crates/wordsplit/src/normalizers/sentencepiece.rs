@@ -415,7 +415,8 @@ fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool, init
 
 /// HF's `Metaspace` pre-tokenizer with `split: false`, after the file's normalizer: every
 /// space becomes the replacement, which is put before a stretch that does not start with it
-/// (`always`; for `first` only before the stretch that starts the text; never for `never`).
+/// (`always`; for `first` only before the stretch that starts the text, when its first
+/// character comes from the input's first, see [`Self::heads`]; never for `never`).
 /// With `whitespace_split` (HF's `WhitespaceSplit` before it), the words between runs of
 /// white space, each with the replacement before it unless it starts with one, joined; for
 /// `first`, the text with its white space (the spanner drops it) and the replacement only
