@@ -171,11 +171,14 @@ def test_a_normalized_lstrip_token_s_string_is_its_normalized_text():
     """compat.tokenizers on BPE files: NLLB's own ``<mask>`` (``normalized``, ``lstrip``)."""
     text = gzip.decompress(FILES["nllb"].read_bytes()).decode()
     hf, compat = tokenizers.Tokenizer.from_str(text), CompatTokenizer.from_str(text)
-    for sample in ["a\u3000<mask> c", "a\t<mask>", "ab \u00a0<mask>x", "b  <mask>", "\u200b <mask>", "<mask>"]:
+    for sample in ["a\u3000<mask> c", "a\t<mask>", "ab \u00a0<mask>x", "b  <mask>", "\u200b <mask>", "<mask>",
+                   "b\u2581<mask>", "\u2581<mask>", "a \u2581 <mask>"]:
         theirs, mine = hf.encode(sample), compat.encode(sample)
         assert (mine.ids, mine.tokens, mine.offsets, mine.word_ids) == \
             (theirs.ids, theirs.tokens, theirs.offsets, theirs.word_ids), sample
     assert compat.encode("a\u3000<mask>", add_special_tokens=False).tokens == ["\u2581a", " <mask>"]
+    # (the map makes ▁ a space too: HF's string is " <mask>", not the text's "▁<mask>")
+    assert compat.encode("b\u2581<mask>", add_special_tokens=False).tokens == ["\u2581b", " <mask>"]
     assert compat.encode("a\u3000<mask>", add_special_tokens=False, is_pretokenized=False).offsets == [(0, 1), (1, 8)]
 
 

@@ -155,11 +155,11 @@ class MetaspaceNormalizer:
     only before the stretch at the start of the text, when its first character comes from the
     input's first (not after a normalizer that dropped it, :meth:`heads`; ``later`` is the
     normalizer of the other stretches: the engines use it for a stretch after an added token).
-    With the stage's
-    ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words between runs of white
-    space, each with the replacement before it unless it starts with one, joined; for
-    ``"first"`` the text with its white space (the spanner drops it), the replacement only where
-    HF puts one, before the words of the input's first character (:meth:`first_words`).
+    With the stage's ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words
+    between runs of white space, each with the replacement before it unless it starts with one,
+    joined; for ``"first"`` the text with its white space (the spanner drops it), the
+    replacement only where HF puts one, before the words of the input's first character
+    (:meth:`first_words`).
 
     Args:
         stage: the Metaspace stage.
