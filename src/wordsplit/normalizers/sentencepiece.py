@@ -18,7 +18,7 @@ from ..sentencepiece import SPACE
 from .precompiled import charsmap_of, longest_rule, spm_chunks
 from .unicode import WHITESPACE
 
-__all__ = ["EVERY", "MetaspaceNormalizer", "SentencePieceNormalizer", "whitespace_words"]
+__all__ = ["EVERY", "MetaspaceNormalizer", "SentencePieceNormalizer", "drops_start", "whitespace_words"]
 
 #: :meth:`MetaspaceNormalizer.heads` of ``"always"``: every part and word gets the replacement.
 EVERY = sys.maxsize
@@ -152,12 +152,14 @@ class MetaspaceNormalizer:
     """HF's ``Metaspace`` pre-tokenizer with ``split: false`` (its one word is the whole stretch),
     after the file's normalizer: every space becomes the replacement, which is put before a
     stretch that does not start with it for ``prepend_scheme`` ``"always"``, and for ``"first"``
-    only before the stretch at the start of the text (``later`` is the normalizer of the other
-    stretches: the engines use it for a stretch after an added token). With the stage's
-    ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words between runs of white
-    space, each with the replacement before it unless it starts with one, joined; for
-    ``"first"`` the text with its white space (the spanner drops it), the replacement only where
-    HF puts one, before the words of the input's first character (:meth:`first_words`).
+    only before the stretch at the start of the text, when its first character comes from the
+    input's first (not after a normalizer that dropped it, :meth:`heads`; ``later`` is the
+    normalizer of the other stretches: the engines use it for a stretch after an added token).
+    With the stage's ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words
+    between runs of white space, each with the replacement before it unless it starts with one,
+    joined; for ``"first"`` the text with its white space (the spanner drops it), the
+    replacement only where HF puts one, before the words of the input's first character
+    (:meth:`first_words`).
 
     Args:
         stage: the Metaspace stage.
@@ -167,6 +169,10 @@ class MetaspaceNormalizer:
     >>> first = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first"), lambda text: text)
     >>> first("Hello world"), first.later("Hello world"), first("▁x")
     ('▁Hello▁world', 'Hello▁world', '▁x')
+    >>> strip = spec.Sequence((spec.Strip(left=True, right=True),))
+    >>> from wordsplit.normalizers import normalizer_for
+    >>> normalizer_for(spec.Metaspace(prepend_scheme="first", before=strip))("  a b")
+    'a▁b'
     >>> MetaspaceNormalizer(spec.Metaspace(whitespace_split=True), lambda text: text)(" a\u3000 ▁b  c\t")
     '▁a▁b▁c'
     >>> words = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first", whitespace_split=True), lambda text: text)
@@ -179,6 +185,9 @@ class MetaspaceNormalizer:
         self.replacement, self.scheme = stage.replacement, stage.prepend_scheme
         self.inner = before
         self.prepends = self.scheme != "never"
+        # Whether the normalizer before may drop the input's first character (then its first
+        # character may come from a later one: no replacement for "first", see `heads`).
+        self.drops_start = drops_start(stage.before)
         if self.scheme == "first":
             # (the same stage without the prepend: a stage of "never" has no whitespace_split)
             self.later = copy.copy(self)
@@ -196,7 +205,19 @@ class MetaspaceNormalizer:
         if self.stage.whitespace_split:
             return "".join(word if word.startswith(self.replacement) else self.replacement + word
                            for word in whitespace_words(self.inner(text)))
+        if self.prepends and self.scheme == "first" and self.drops_start:
+            normalized, base = self._aligned_before(text)
+            return self.part(normalized, self.heads(text, False, base))
         return self.part(self.inner(text), EVERY if self.prepends else 0)
+
+    def _aligned_before(self, text: str):
+        """The text of the normalizer before, and its alignment (None: a plug-in's text,
+        unaligned, whose first character counts as the input's)."""
+        try:
+            normalized, base = self._before_alignment(text)
+        except UnsupportedTokenizerError:
+            return self.inner(text), None
+        return normalized, [(i, i + 1, True) for i in range(len(normalized))] if base is None else base
 
     def heads(self, text: str, later: bool, base=None) -> int:
         """How many characters at the start of the text of the normalizer before Metaspace
@@ -309,7 +330,10 @@ class MetaspaceNormalizer:
             return "".join(chars), places
         if self.stage.whitespace_split:
             return self._words_alignment(normalized, base)
-        return self.part_alignment(normalized, base, EVERY if self.prepends else 0)
+        heads = EVERY if self.prepends else 0
+        if self.prepends and self.scheme == "first" and self.drops_start:
+            heads = self.heads(text, False, base)
+        return self.part_alignment(normalized, base, heads)
 
     def part_alignment(self, normalized: str, base: list[tuple[int, int, bool]] | None,
                        heads: int) -> tuple[str, list[tuple[int, int, bool]]]:
@@ -397,6 +421,32 @@ class MetaspaceNormalizer:
                 "supported"
             )
         return text, None
+
+
+def drops_start(stage: spec.Stage) -> bool:
+    """Whether the normalizer ``stage`` may leave the input's first character out of its text's
+    first character (HF's alignment of it then starts past 0): ``Strip`` on the left, a
+    ``Replace`` by nothing (or of a regex), ``StripAccents``, ``BertNormalizer``'s cleaning or
+    accents, a plug-in. Not Unicode forms, ``Lowercase``, ``Prepend``, nor a precompiled map: HF's
+    ``Precompiled`` aligns a first character it drops (T5's U+200B) to the next one's.
+
+    >>> drops_start(spec.Sequence((spec.Nfkc(), spec.Replace(pattern=" ", content="▁"))))
+    False
+    >>> drops_start(spec.Sequence((spec.Strip(left=True, right=False), spec.Nfkc())))
+    True
+    """
+    if isinstance(stage, spec.Sequence):
+        return any(drops_start(step) for step in stage.normalizers)
+    if isinstance(stage, (spec.NoNormalizer, spec.Nfc, spec.Nfd, spec.Nfkc, spec.Nfkd, spec.Lowercase, spec.Prepend,
+                          spec.PrefixSpace, spec.Precompiled)):
+        return False
+    if isinstance(stage, spec.Strip):
+        return stage.left
+    if isinstance(stage, spec.Replace):
+        return stage.regex or not stage.content
+    if isinstance(stage, spec.BertNormalizer):
+        return stage.clean_text or stage.strip_accents
+    return True
 
 
 def whitespace_words(text: str) -> list[str]:

@@ -22,7 +22,7 @@ use super::{escape_spaces, Before, MetaspaceNormalizer};
 use crate::error::Error;
 use crate::normalizers::metaspace_words::words_with_replacement;
 use crate::normalizers::{AlignmentParts, Normalizer};
-use crate::spec::PrependScheme;
+use crate::spec::{NormalizerSpec, PrependScheme};
 
 impl MetaspaceNormalizer {
     /// The replacement of a space (`▁`).
@@ -99,6 +99,65 @@ impl MetaspaceNormalizer {
         Ok(bytes)
     }
 
+    /// Where HF's `prepend_scheme: "first"` after `WhitespaceSplit` puts the replacement in
+    /// `normalized` (the normalized `original`): before each word (between runs of white
+    /// space) that does not start with the replacement and whose first character comes from
+    /// the input's first (HF's `offsets_original().0 == 0`): the first word, unless the
+    /// normalizer dropped what came before it (`Strip`'s white space), and each word of a
+    /// first character the normalizer spelled as several (NFKC's `¨` is a space and a
+    /// combining mark). Each as (character, byte) index into `normalized`, in order.
+    ///
+    /// ```text
+    /// "a  b" -> [(0, 0)]; " a b" -> []; "¨" under NFKC, " \u{308}" -> [(1, 1)]
+    /// ```
+    pub(super) fn first_words(
+        &self,
+        original: &str,
+        normalized: &str,
+    ) -> Result<Vec<(usize, usize)>, Error> {
+        let parts = match &self.inner {
+            None => None,
+            Some(Before::Literal(program)) => program.alignment_parts(original)?,
+            Some(Before::Unicode(program)) => program.alignment_parts(original)?,
+        };
+        let count = original.chars().count();
+        // The first original character of normalized character `i`.
+        let origin = |i: usize| match &parts {
+            None => i,
+            Some(parts) if i < parts.head.len() => parts.head[i].0,
+            Some(parts) => count - parts.tail + (i - parts.head.len()),
+        };
+        let mut starts = Vec::new();
+        let mut in_word = false;
+        for (i, (at, c)) in normalized.char_indices().enumerate() {
+            if c.is_whitespace() {
+                in_word = false;
+            } else if !in_word {
+                in_word = true;
+                // (places only grow: no later word comes from the first character either)
+                if origin(i) > 0 {
+                    break;
+                }
+                if c != self.replacement {
+                    starts.push((i, at));
+                }
+            }
+        }
+        Ok(starts)
+    }
+
+    /// Whether the text `text` normalizes to may get the replacement at its start (when the
+    /// scheme prepends there): not for `first` (without `WhitespaceSplit`, whose words
+    /// [`Self::first_words`] finds) when the normalizer before dropped the input's first
+    /// character, HF's `offsets_original().0 == 0` of the text; its alignment is computed
+    /// only for a normalizer that may drop it (`drops_start`).
+    pub(super) fn prepends_start(&self, text: &str) -> Result<bool, Error> {
+        if !self.drops_start || self.whitespace_split || self.scheme != PrependScheme::First {
+            return Ok(true);
+        }
+        Ok(self.heads(text, false)? > 0)
+    }
+
     /// The Metaspace of a part of [`Self::before`]'s text: each space made the replacement,
     /// which is put before the part, when it does not start with one, if the part starts in
     /// its first `heads` bytes (the stretch's [`Self::heads`] less the part's start; a
@@ -137,10 +196,38 @@ impl MetaspaceNormalizer {
     }
 }
 
+/// Whether the normalizer `before` may leave the input's first character out of its text's
+/// first character (HF's alignment of that one then starts past 0, and `prepend_scheme:
+/// "first"` puts no `▁`): `Strip` on the left, a `Replace` by nothing (or of a regex),
+/// `StripAccents`, `BertNormalizer`'s cleaning or accents, any other normalizer. Not Unicode
+/// forms, `Lowercase`, `Prepend`, nor a precompiled map: HF's `Precompiled` aligns a first
+/// character it drops (T5's U+200B) to the next one's.
+pub(super) fn drops_start(before: &NormalizerSpec) -> bool {
+    match before {
+        NormalizerSpec::Sequence(steps) => steps.iter().any(drops_start),
+        NormalizerSpec::None
+        | NormalizerSpec::Nfc
+        | NormalizerSpec::Nfd
+        | NormalizerSpec::Nfkc
+        | NormalizerSpec::Nfkd
+        | NormalizerSpec::Lowercase
+        | NormalizerSpec::Prepend(_)
+        | NormalizerSpec::PrefixSpace
+        | NormalizerSpec::Precompiled(_) => false,
+        NormalizerSpec::Strip { left, .. } => *left,
+        NormalizerSpec::Replace { content, regex, .. } => *regex || content.is_empty(),
+        NormalizerSpec::BertNormalizer {
+            clean_text,
+            strip_accents,
+            ..
+        } => *clean_text || *strip_accents,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::NormalizerSpec;
 
     #[test]
     fn a_part_gets_the_replacement_as_its_scheme_says() {
@@ -208,5 +295,96 @@ mod tests {
             " a b"
         );
         assert_eq!(first.part("▁a b", 1), "▁a b");
+    }
+
+    #[test]
+    fn first_puts_no_replacement_where_the_normalizer_dropped_the_first_character() {
+        // (HF tokenizers 0.23.3: its second pass slices the normalized text even with no
+        // token found, so "  ab" after Strip starts at original offset 2: no ▁)
+        use crate::normalizers::Normalizer;
+        let first = |before: NormalizerSpec| {
+            MetaspaceNormalizer::new('▁', PrependScheme::First, &before).unwrap()
+        };
+        let strip = NormalizerSpec::Sequence(vec![
+            NormalizerSpec::Strip {
+                left: true,
+                right: false,
+            },
+            NormalizerSpec::Nfkc,
+        ]);
+        let empty = NormalizerSpec::Sequence(vec![NormalizerSpec::Replace {
+            pattern: "x".into(),
+            content: String::new(),
+            regex: false,
+        }]);
+        let accents =
+            NormalizerSpec::Sequence(vec![NormalizerSpec::Nfd, NormalizerSpec::StripAccents]);
+        for (before, text, normalized) in [
+            (strip.clone(), "  a b", "a▁b"),
+            (strip.clone(), "a b", "▁a▁b"),
+            (empty.clone(), "xab", "ab"),
+            (empty, "ab", "▁ab"),
+            (accents, "\u{301}ab", "ab"),
+        ] {
+            let m = first(before);
+            assert!(m.drops_start);
+            assert_eq!(m.normalize(text).unwrap(), normalized, "{text:?}");
+            let parts = m.alignment_parts(text).unwrap().unwrap();
+            assert_eq!(parts.normalized, normalized, "{text:?}");
+        }
+        let parts = first(strip.clone())
+            .alignment_parts("  a")
+            .unwrap()
+            .unwrap();
+        assert_eq!(parts.head.first(), Some(&(2, 3, true)));
+        // (the later stretches, and "always", as before)
+        assert_eq!(first(strip.clone()).normalize_later("a").unwrap(), "a");
+        let always = MetaspaceNormalizer::new('▁', PrependScheme::Always, &strip).unwrap();
+        assert_eq!(always.normalize("  a").unwrap(), "▁a");
+    }
+
+    #[test]
+    fn only_a_normalizer_that_may_drop_the_first_character_is_aligned_for_it() {
+        let replace = |content: &str, regex| NormalizerSpec::Replace {
+            pattern: "x".into(),
+            content: content.into(),
+            regex,
+        };
+        for (before, drops) in [
+            (NormalizerSpec::None, false),
+            (NormalizerSpec::Nfkc, false),
+            (NormalizerSpec::Precompiled(String::new()), false),
+            (NormalizerSpec::Prepend("▁".into()), false),
+            (replace("y", false), false),
+            (replace("", false), true),
+            (replace("y", true), true),
+            (NormalizerSpec::StripAccents, true),
+            (
+                NormalizerSpec::Strip {
+                    left: false,
+                    right: true,
+                },
+                false,
+            ),
+            (
+                NormalizerSpec::Strip {
+                    left: true,
+                    right: false,
+                },
+                true,
+            ),
+            (
+                NormalizerSpec::Sequence(vec![
+                    NormalizerSpec::Lowercase,
+                    NormalizerSpec::StripAccents,
+                ]),
+                true,
+            ),
+        ] {
+            assert_eq!(drops_start(&before), drops, "{before:?}");
+        }
+        // (NFKC never drops one: "  a" keeps its ▁, from its first space)
+        let nfkc = MetaspaceNormalizer::new('▁', PrependScheme::First, &NormalizerSpec::Nfkc);
+        assert_eq!(nfkc.unwrap().normalize("é").unwrap(), "▁é");
     }
 }

@@ -415,7 +415,8 @@ fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool, init
 
 /// HF's `Metaspace` pre-tokenizer with `split: false`, after the file's normalizer: every
 /// space becomes the replacement, which is put before a stretch that does not start with it
-/// (`always`; for `first` only before the stretch that starts the text; never for `never`).
+/// (`always`; for `first` only before the stretch that starts the text, when its first
+/// character comes from the input's first, see [`Self::heads`]; never for `never`).
 /// With `whitespace_split` (HF's `WhitespaceSplit` before it), the words between runs of
 /// white space, each with the replacement before it unless it starts with one, joined; for
 /// `first`, the text with its white space (the spanner drops it) and the replacement only
@@ -426,6 +427,9 @@ pub struct MetaspaceNormalizer {
     replacement: char,
     scheme: PrependScheme,
     whitespace_split: bool,
+    /// Whether `inner` may leave the input's first character out of its text's first one
+    /// (`metaspace_parts::drops_start`): then `first` prepends only as [`Self::heads`] says.
+    drops_start: bool,
 }
 
 /// The normalizer before `Metaspace`, which the core runs.
@@ -458,6 +462,7 @@ impl MetaspaceNormalizer {
             replacement,
             scheme,
             whitespace_split: false,
+            drops_start: metaspace_parts::drops_start(before),
         })
     }
 
@@ -467,55 +472,9 @@ impl MetaspaceNormalizer {
         self
     }
 
-    /// Where HF's `prepend_scheme: "first"` after `WhitespaceSplit` puts the replacement in
-    /// `normalized` (the normalized `original`): before each word (between runs of white
-    /// space) that does not start with the replacement and whose first character comes from
-    /// the input's first (HF's `offsets_original().0 == 0`): the first word, unless the
-    /// normalizer dropped what came before it (`Strip`'s white space), and each word of a
-    /// first character the normalizer spelled as several (NFKC's `¨` is a space and a
-    /// combining mark). Each as (character, byte) index into `normalized`, in order.
-    ///
-    /// ```text
-    /// "a  b" -> [(0, 0)]; " a b" -> []; "¨" under NFKC, " \u{308}" -> [(1, 1)]
-    /// ```
-    pub(super) fn first_words(
-        &self,
-        original: &str,
-        normalized: &str,
-    ) -> Result<Vec<(usize, usize)>, Error> {
-        let parts = match &self.inner {
-            None => None,
-            Some(Before::Literal(program)) => program.alignment_parts(original)?,
-            Some(Before::Unicode(program)) => program.alignment_parts(original)?,
-        };
-        let count = original.chars().count();
-        // The first original character of normalized character `i`.
-        let origin = |i: usize| match &parts {
-            None => i,
-            Some(parts) if i < parts.head.len() => parts.head[i].0,
-            Some(parts) => count - parts.tail + (i - parts.head.len()),
-        };
-        let mut starts = Vec::new();
-        let mut in_word = false;
-        for (i, (at, c)) in normalized.char_indices().enumerate() {
-            if c.is_whitespace() {
-                in_word = false;
-            } else if !in_word {
-                in_word = true;
-                // (places only grow: no later word comes from the first character either)
-                if origin(i) > 0 {
-                    break;
-                }
-                if c != self.replacement {
-                    starts.push((i, at));
-                }
-            }
-        }
-        Ok(starts)
-    }
-
     fn run(&self, text: &str, prepends: bool) -> Result<String, Error> {
         let original = text;
+        let prepends = prepends && self.prepends_start(text)?;
         let (inner, unicode);
         let text = match &self.inner {
             Some(Before::Literal(program)) => {

@@ -229,6 +229,10 @@ impl MetaspaceNormalizer {
             return Ok(parts_of(text, out, places));
         }
         let first = normalized.chars().next().expect("not empty");
+        // (`first`: not when the normalizer dropped the input's first character, HF's
+        // `offsets_original().0 == 0` of the text; see `Self::run`)
+        let prepends = prepends
+            && (self.scheme != PrependScheme::First || !self.drops_start || base[0].0 == 0);
         if prepends && first != ' ' && first != replacement {
             out.push(replacement);
             places.push((base[0].0, base[0].1, false));

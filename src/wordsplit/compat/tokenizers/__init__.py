@@ -66,6 +66,7 @@ from .decoding import metaspace_text, read_decoding
 from .encoding import Encoding, matched_literal
 from .files import check_sentencepiece, model_vocab, read_vocab
 from .padding import PaddingParams, pad_encodings
+from .stripped import NormalizedStrings
 from .truncation import TruncationError, TruncationParams, truncate_encodings, usize_sub
 from .unigram import UnigramTexts, is_unigram
 
@@ -145,6 +146,8 @@ class Tokenizer:
         self._literal_ids = frozenset(self._literals.values())
         self._stripping_ids = frozenset(i for text, i in self._literals.items()
                                         if vocab.literal_flags.get(text, 0) & (LSTRIP | RSTRIP))
+        # (a normalized one's string is the text it took as the normalizer spells it)
+        self._normalized_strings = NormalizedStrings(vocab) if self._stripping_ids else None
         self._lock = threading.Lock()
         self._strings: Optional[list[Optional[str]]] = None
         self._decode_table: Optional[list[Optional[bytes]]] = None
@@ -359,6 +362,9 @@ class Tokenizer:
             for k, i in enumerate(result.ids):
                 if i in self._stripping_ids:
                     tokens[k] = matched_literal(text, *result.char_offsets[k], tokens[k])
+            added = self._vocab.added_tokens
+            is_token = (lambda literal: literal in added) if self.encode_special_tokens else (lambda literal: True)
+            self._normalized_strings.fix(text, result.ids, result.char_offsets, tokens, is_token)
         if word is not None:
             words = [word] * len(result.ids)
         elif self._stretch_words_ids:

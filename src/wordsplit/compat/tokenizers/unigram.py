@@ -45,7 +45,7 @@ from ...specials import LiteralScan
 from ...vocab import WHITE_SPACE, second_pass_normalizes
 from .encoding import matched_literal
 
-__all__ = ["UnigramTexts", "is_unigram"]
+__all__ = ["UnigramTexts", "aligned_text", "is_unigram"]
 
 SPACE = "\u2581"
 # Words whose tokens are kept (as the engines' piece cache: bounded so memory stays flat).
@@ -264,21 +264,31 @@ class UnigramTexts:
 
     @staticmethod
     def _aligned(normalize, stage, text: str) -> tuple[str, list[Aligned]]:
-        """``text`` normalized, and each normalized character's place in ``text``."""
-        from ...spec import Nfc, Nfd, Nfkc, Nfkd, NoNormalizer
+        return aligned_text(normalize, stage, text)
 
-        if isinstance(stage, NoNormalizer):
-            return text, [(i, i + 1, True) for i in range(len(text))]
-        alignment = getattr(normalize, "alignment", None)
-        if alignment is not None:
-            normalized, places = alignment(text)
-        elif isinstance(stage, (Nfc, Nfd, Nfkc, Nfkd)):
-            normalized, places = form_alignment(text, stage.kind)
-        else:
-            raise UnsupportedTokenizerError(f"offsets through the normalizer {stage.kind} are not supported")
-        if places is None:
-            places = [(i, i + 1, True) for i in range(len(normalized))]
-        return normalized, places
+
+def aligned_text(normalize, stage, text: str) -> tuple[str, list[Aligned]]:
+    """``text`` normalized by ``normalize`` (the normalizer of ``stage``), and each normalized
+    character's place in ``text``.
+
+    >>> from wordsplit.spec import Lowercase
+    >>> aligned_text(normalizer_for(Lowercase()), Lowercase(), "Ab")
+    ('ab', [(0, 1, False), (1, 2, True)])
+    """
+    from ...spec import Nfc, Nfd, Nfkc, Nfkd, NoNormalizer
+
+    if isinstance(stage, NoNormalizer):
+        return text, [(i, i + 1, True) for i in range(len(text))]
+    alignment = getattr(normalize, "alignment", None)
+    if alignment is not None:
+        normalized, places = alignment(text)
+    elif isinstance(stage, (Nfc, Nfd, Nfkc, Nfkd)):
+        normalized, places = form_alignment(text, stage.kind)
+    else:
+        raise UnsupportedTokenizerError(f"offsets through the normalizer {stage.kind} are not supported")
+    if places is None:
+        places = [(i, i + 1, True) for i in range(len(normalized))]
+    return normalized, places
 
 
 def _metaspace_cuts(word: str) -> list[int]:
