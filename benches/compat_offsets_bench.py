@@ -7,10 +7,13 @@ and word ids of every text) against HF tokenizers' own ``encode_batch`` on a wor
 The texts are the first ``--lines`` non-empty lines of the corpus (a prose line is a sentence
 or a short paragraph). Both tokenizers are loaded from the same file, with the file's padding
 and truncation switched off (all-MiniLM's file pads every text to 128), and every encoding's
-ids, offsets and word ids are checked equal before timing. Each round times both calls, taking
-turns (which goes first alternates), by wall time; the medians of the rounds and their ratio
+ids, tokens, offsets and word ids are checked equal to HF's before timing. Each round times
+every call, taking turns (which goes first rotates), by wall time; the medians of the rounds and their ratios
 are printed. HF runs on its own thread pool (``RAYON_NUM_THREADS`` if set); wordsplit's
-``encode_batch`` of the compat layer encodes on the calling thread.
+``encode_batch`` of the compat layer encodes on the calling thread. ``wordsplit (Python
+offsets)`` is the same drop-in with its native engine told to take the offsets from the Python
+engine (the fallback for a stage the core does not run, and what every word model did before
+the core placed them).
 """
 
 from __future__ import annotations
@@ -58,28 +61,32 @@ def main() -> None:
     texts = (lines * (args.lines // max(len(lines), 1) + 1))[:args.lines]
     hf = tokenizers.Tokenizer.from_str(json_text)
     ours = Tokenizer.from_str(json_text)
-    for tok in (hf, ours):
+    fallback = Tokenizer.from_str(json_text)
+    engine = fallback._tok.native_engine()
+    getattr(engine, "_inner", engine).python_offsets = True
+    for tok in (hf, ours, fallback):
         tok.no_padding()
         tok.no_truncation()
-    expected, got = hf.encode_batch(texts), ours.encode_batch(texts)
-    for text, a, b in zip(texts, expected, got):
-        if (a.ids, a.offsets, a.word_ids) != (b.ids, b.offsets, b.word_ids):
-            sys.exit(f"wordsplit's encoding differs from HF's on {text!r}")
-    times: dict[str, list[float]] = {"tokenizers": [], "wordsplit": []}
-    calls = {"tokenizers": hf.encode_batch, "wordsplit": ours.encode_batch}
+    calls = {"tokenizers": hf.encode_batch, "wordsplit": ours.encode_batch,
+             "wordsplit (Python offsets)": fallback.encode_batch}
+    expected = hf.encode_batch(texts)
+    for name in ("wordsplit", "wordsplit (Python offsets)"):
+        for text, a, b in zip(texts, expected, calls[name](texts)):
+            if (a.ids, a.offsets, a.word_ids, a.tokens) != (b.ids, b.offsets, b.word_ids, b.tokens):
+                sys.exit(f"{name}'s encoding differs from HF's on {text!r}")
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    names = list(calls)
     for k in range(args.rounds):
-        order = ["tokenizers", "wordsplit"] if k % 2 == 0 else ["wordsplit", "tokenizers"]
-        for name in order:
+        for name in names[k % len(names):] + names[:k % len(names)]:
             start = time.perf_counter()
             calls[name](texts)
             times[name].append(time.perf_counter() - start)
-    hf_s, ws_s = statistics.median(times["tokenizers"]), statistics.median(times["wordsplit"])
+    medians = {name: statistics.median(seconds) for name, seconds in times.items()}
     mb = sum(len(t.encode("utf-8")) for t in texts) / 1e6
     print(f"{_cpu()}; tokenizers {tokenizers.__version__}; {args.file.parent.name}; {len(texts)} lines, "
           f"{mb:.2f} MB; median of {args.rounds} rounds (wall)")
-    print(f"tokenizers encode_batch: {hf_s:.3f} s")
-    print(f"wordsplit compat encode_batch: {ws_s:.3f} s")
-    print(f"wordsplit ÷ tokenizers speed: {hf_s / ws_s:.2f}×")
+    for name, seconds in medians.items():
+        print(f"{name} encode_batch: {seconds:.3f} s ({medians['tokenizers'] / seconds:.2f}× tokenizers' speed)")
 
 
 if __name__ == "__main__":
