@@ -133,14 +133,14 @@ def test_every_word_model_file_is_here():
 def test_the_native_path_is_taken(name):
     engine = both(name)[1].native_engine()
     assert engine.native and not engine.python_offsets
-    assert engine._python_offsets is None
+    assert engine._offsets_engine is None
 
 
 @pytest.mark.parametrize("name", FILES)
 def test_native_offsets_are_the_python_engines(name):
     for text in TEXTS:
         assert_native_is_python(name, text)
-    assert both(name)[1].native_engine()._python_offsets is None
+    assert both(name)[1].native_engine()._offsets_engine is None
 
 
 def test_added_tokens_of_the_second_pass_are_placed_as_in_python():

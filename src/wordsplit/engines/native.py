@@ -231,7 +231,7 @@ class NativeEngine:
         # core does not run (a plug-in encoder says no token's part of its piece).
         model = vocab.pipeline.model
         self.python_offsets = offsets_in_python(vocab) or not self.native and isinstance(model, READS_TEXT)
-        self._python_offsets = None
+        self._offsets_engine = None
         specials = frozenset(vocab.special_tokens)
         self._allow_all = (specials, frozenset())
         self._policies: dict[tuple[frozenset[str], frozenset[str]], object] = {}
@@ -264,15 +264,15 @@ class NativeEngine:
         >>> from wordsplit import get_tokenizer
         >>> engine = get_tokenizer("tests/data/wordpiece/all-MiniLM-L6-v2/tokenizer.json.gz").native_engine()
         >>> ids, places, _ = engine.encode_with_offsets("Unaffable!", frozenset(), frozenset())
-        >>> ids, places.pairs(2), engine.python_offsets  # [CLS]-less: una ##ffa ##ble !
+        >>> ids, places.pairs(2), engine.python_offsets  # una ##ffa ##ble !
         ([14477, 20961, 3468, 999], [(0, 3), (3, 6), (6, 9), (9, 10)], False)
         """
         if self.python_offsets:
-            if self._python_offsets is None:
+            if self._offsets_engine is None:
                 from .python import build_python_engine
 
-                self._python_offsets = build_python_engine(self.vocab, *self._components)
-            return self._python_offsets.encode_with_offsets(text, allowed, disallowed)
+                self._offsets_engine = build_python_engine(self.vocab, *self._components)
+            return self._offsets_engine.encode_with_offsets(text, allowed, disallowed)
         ids, places, fixed = self._pipeline.encode_with_offsets(text, self._policy(allowed, disallowed))
         if fixed:
             from ..offsets import surrogate_char_map
