@@ -112,8 +112,10 @@ fn prefix_suffix_alignment_maps_the_middle() {
 
 /// A spanner that fails whenever it is asked for pieces: a pipeline whose split program runs
 /// natively must never ask it.
+#[cfg(feature = "regex")]
 struct Refusing;
 
+#[cfg(feature = "regex")]
 impl crate::spanners::Spanner for Refusing {
     fn name(&self) -> &str {
         "refusing"
@@ -126,6 +128,7 @@ impl crate::spanners::Spanner for Refusing {
     }
 }
 
+#[cfg(feature = "regex")] // (split programs run on the regex spanners)
 #[test]
 fn a_split_program_places_word_model_tokens_natively() {
     use std::sync::Arc;
