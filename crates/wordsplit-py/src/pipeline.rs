@@ -90,7 +90,7 @@ impl PyPolicyCalls {
 /// `literals` is `[(text, id, special)]`. `unk=(id, fuse)`: a byte no token spells is that
 /// token (one per run of them with `fuse`) instead of being dropped. `program`: the steps of
 /// the split program that the Python `spanner_impl` (an `hf-split` spanner) runs, as
-/// `hf_program_spans` takes them; encoding then runs it natively (offsets ask `spanner_impl`).
+/// `hf_program_spans` takes them; encoding and offsets then run it natively.
 #[pyclass(frozen, module = "wordsplit._native", name = "Pipeline")]
 pub(crate) struct PyPipeline {
     pub(crate) inner: Pipeline,

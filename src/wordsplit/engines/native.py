@@ -193,21 +193,28 @@ def is_word_counter(value: object) -> bool:
     return core is not None and isinstance(value, core.WordCounter)
 
 
-# The models whose tokens need not spell their text and whose offsets the Python engine gives
-# (the core aligns BPE's and Unigram's: its ``unigram`` encoder says each token's part of its piece).
+# The models whose tokens need not spell their text: the core places them from the length of the
+# part of its piece each token stands for (its ``wordpiece`` and ``word-level`` encoders say it,
+# as its ``unigram`` encoder does for Unigram's), or, for a plug-in encoder of theirs, which
+# cannot say it, the Python engine does.
 READS_TEXT = (spec.WordPiece, spec.WordLevel, spec.CharacterBpe)
 
 
 def offsets_in_python(vocab: Vocab) -> bool:
-    """Whether the offsets of ``vocab``'s native pipeline are the Python engine's: a word model's
-    (:data:`READS_TEXT`). (A Unigram model's are the core's, through every normalizer it runs,
-    llama.cpp's of a GGUF file too.)
+    """Whether the offsets of ``vocab``'s native pipeline are the Python engine's even when every
+    stage is native: HF's BPE over characters' (``CharacterBpe``, whose tokens need not tile
+    their piece). A word model's (WordPiece, WordLevel) are the core's, and a Unigram model's,
+    through every normalizer the core runs, llama.cpp's of a GGUF file too; with a stage the
+    core does not run, a model of :data:`READS_TEXT` has the Python engine's
+    (:meth:`NativeEngine.encode_with_offsets`).
 
     >>> from wordsplit import load_vocab
     >>> offsets_in_python(load_vocab("tests/data/unigram/spiece.model.gz"))
     False
+    >>> offsets_in_python(load_vocab("tests/data/wordpiece/all-MiniLM-L6-v2/tokenizer.json.gz"))
+    False
     """
-    return isinstance(vocab.pipeline.model, READS_TEXT)
+    return isinstance(vocab.pipeline.model, spec.CharacterBpe)
 
 
 class NativeEngine:
@@ -218,10 +225,13 @@ class NativeEngine:
         self._pipeline = pipeline
         self._tables = tables
         self.native = pipeline.native
-        # A word model (WordPiece, WordLevel, HF's BPE over characters) has tokens that do not
-        # spell their text; its offsets are the Python engine's.
         self._components = components
-        self._python_offsets = None
+        # A model whose tokens do not spell their text has the Python engine's offsets when the
+        # core cannot place them: HF's BPE over characters, and a word model with a stage the
+        # core does not run (a plug-in encoder says no token's part of its piece).
+        model = vocab.pipeline.model
+        self.python_offsets = offsets_in_python(vocab) or not self.native and isinstance(model, READS_TEXT)
+        self._offsets_engine = None
         specials = frozenset(vocab.special_tokens)
         self._allow_all = (specials, frozenset())
         self._policies: dict[tuple[frozenset[str], frozenset[str]], object] = {}
@@ -248,13 +258,21 @@ class NativeEngine:
 
     def encode_with_offsets(self, text, allowed, disallowed):
         """``(ids, places, char_map)`` as the Python engine gives them; the places stay in the
-        native buffer (a uint64 memoryview) until the offsets are asked for."""
-        if offsets_in_python(self.vocab):
-            if self._python_offsets is None:
+        native buffer (a uint64 memoryview) until the offsets are asked for. The Python engine
+        gives them where the core cannot (:attr:`python_offsets`).
+
+        >>> from wordsplit import get_tokenizer
+        >>> engine = get_tokenizer("tests/data/wordpiece/all-MiniLM-L6-v2/tokenizer.json.gz").native_engine()
+        >>> ids, places, _ = engine.encode_with_offsets("Unaffable!", frozenset(), frozenset())
+        >>> ids, places.pairs(2), engine.python_offsets  # una ##ffa ##ble !
+        ([14477, 20961, 3468, 999], [(0, 3), (3, 6), (6, 9), (9, 10)], False)
+        """
+        if self.python_offsets:
+            if self._offsets_engine is None:
                 from .python import build_python_engine
 
-                self._python_offsets = build_python_engine(self.vocab, *self._components)
-            return self._python_offsets.encode_with_offsets(text, allowed, disallowed)
+                self._offsets_engine = build_python_engine(self.vocab, *self._components)
+            return self._offsets_engine.encode_with_offsets(text, allowed, disallowed)
         ids, places, fixed = self._pipeline.encode_with_offsets(text, self._policy(allowed, disallowed))
         if fixed:
             from ..offsets import surrogate_char_map

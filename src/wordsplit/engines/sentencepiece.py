@@ -4,8 +4,8 @@ token bytes: ``▁`` is a space, the dummy prefix's space is dropped, control pi
 
 Encoding is the wrapped engine's (Python, or native with the core's twins of the
 SentencePiece components), so both backends give the same ids; decoding runs in Python on
-both, and so does ``encode_with_offsets`` but for a native Unigram pipeline (the core's
-offsets, held equal to the Python engine's).
+both, and so does ``encode_with_offsets`` but for a native Unigram, WordPiece or WordLevel
+pipeline (the core's offsets, held equal to the Python engine's).
 
 >>> from wordsplit import TokenizerOptions, load_vocab
 >>> tok = TokenizerOptions(backend="python").build(load_vocab("tests/data/spm/mistral-v1.model"))
@@ -21,7 +21,7 @@ import itertools
 from typing import Optional, Sequence
 
 from ..sentencepiece import SPACE
-from ..spec import SentencePieceDecoder, Unigram
+from ..spec import SentencePieceDecoder, Unigram, WordLevel, WordPiece
 from ..vocab import Vocab
 from .python import DECODE_CHUNK, PythonEngine, token_id
 
@@ -55,7 +55,7 @@ class SentencePieceEngine:
             self._inner = self._python_engine()
         # Whether encoding runs natively (every stage in the core); decoding is Python's.
         self.native = bool(getattr(self._inner, "native", False))
-        self._native_offsets = self.native and isinstance(vocab.pipeline.model, Unigram) \
+        self._native_offsets = self.native and isinstance(vocab.pipeline.model, (Unigram, WordPiece, WordLevel)) \
             and not offsets_in_python(vocab)
 
     def __getattr__(self, name: str):
@@ -70,9 +70,10 @@ class SentencePieceEngine:
 
     def encode_with_offsets(self, text, allowed, disallowed):
         """The offsets of a native Unigram pipeline whose normalizer the core aligns
-        (sentencepiece's, HF's Metaspace after a program, llama.cpp's of a GGUF file) are the
-        core's, the same as the Python engine's; every other vocabulary's are the Python
-        engine's, which align through the normalizer as sentencepiece's ``norm_to_orig`` does."""
+        (sentencepiece's, HF's Metaspace after a program, llama.cpp's of a GGUF file), and of a
+        native WordPiece or WordLevel one (llama.cpp's of a GGUF file), are the core's, the
+        same as the Python engine's; every other vocabulary's are the Python engine's, which
+        align through the normalizer as sentencepiece's ``norm_to_orig`` does."""
         if self._native_offsets:
             return self._inner.encode_with_offsets(text, allowed, disallowed)
         return self._python_engine().encode_with_offsets(text, allowed, disallowed)

@@ -169,8 +169,8 @@ pub struct Pipeline {
     /// single-byte token spells are left in its pieces ([`Self::drops_missing_bytes`]).
     reads_text: bool,
     /// The native run of the foreign spanner stage's split program (an `hf-split` spanner,
-    /// which may drop text): encoding uses it, the offsets (`offsets/`) the foreign stage,
-    /// which gives the same pieces.
+    /// which may drop text): encoding and the offsets (`offsets/`) use it; the foreign stage
+    /// gives the same pieces (the Python package's tests hold them equal).
     program: Option<Box<HfProgram>>,
     /// Asked between blocks of [`POLL_PIECES`] pieces of a long text whether to go on; its
     /// error ends the encode (the Python bindings check for Ctrl-C here).

@@ -457,15 +457,19 @@ impl Pipeline {
         Ok(())
     }
 
-    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it, but
-    /// always by the spanner stage), and the text a dropping spanner's pieces make (ends are
-    /// in it then).
+    /// The ends of the pieces the spanner cuts `text` into (as `encode_split` cuts it: by the
+    /// native run of a split program when there is one, which gives the foreign stage's
+    /// pieces without a call out of the core), and the text a dropping spanner's pieces make
+    /// (ends are in it then).
     fn split_pieces(
         &self,
         text: &str,
         ends: &mut Vec<usize>,
     ) -> Result<Option<SpannedText>, Error> {
-        self.spanner.split(text, ends)
+        match &self.program {
+            Some(_) => self.program_spans(text, ends),
+            None => self.spanner.split(text, ends),
+        }
     }
 
     /// Each token's `(piece, start, end)`, bytes of the normalized text, when the encoder says

@@ -109,3 +109,75 @@ fn prefix_suffix_alignment_maps_the_middle() {
         ]
     );
 }
+
+/// A spanner that fails whenever it is asked for pieces: a pipeline whose split program runs
+/// natively must never ask it.
+#[cfg(feature = "regex")]
+struct Refusing;
+
+#[cfg(feature = "regex")]
+impl crate::spanners::Spanner for Refusing {
+    fn name(&self) -> &str {
+        "refusing"
+    }
+
+    fn spans(&self, _: &str, _: &mut Vec<usize>) -> Result<Option<SpannedText>, crate::Error> {
+        Err(crate::Error::Unsupported(
+            "the foreign spanner was asked".to_owned(),
+        ))
+    }
+}
+
+#[cfg(feature = "regex")] // (split programs run on the regex spanners)
+#[test]
+fn a_split_program_places_word_model_tokens_natively() {
+    use std::sync::Arc;
+
+    use crate::encoders::wordpiece::word_model_encoder;
+    use crate::pipeline::{Pipeline, SpecialPolicy};
+    use crate::spanners::HfProgram;
+    use crate::spec::ModelSpec;
+    use crate::tables::MergeTables;
+
+    let tokens = ["[UNK]", "un", "##aff", "##able", "é", "##é"];
+    let tokens: Vec<(&[u8], u32)> = (0..).zip(tokens).map(|(i, t)| (t.as_bytes(), i)).collect();
+    let tables = Arc::new(MergeTables::from_tokens(tokens, &[], 6, None, true).unwrap());
+    let model = ModelSpec::WordPiece {
+        unk_token: "[UNK]".into(),
+        continuing_subword_prefix: "##".into(),
+        max_input_chars_per_word: 100,
+    };
+    let encoder = word_model_encoder("wordpiece", &tables, &model, "tiny")
+        .unwrap()
+        .unwrap();
+    // Spaces removed (HF's `Split(" ", Removed)`): the program's pieces, not the foreign
+    // spanner's, which refuses.
+    let removed = Some((" ".to_owned(), "Removed".to_owned(), false));
+    let pipeline = Pipeline::builder(tables)
+        .foreign_encoder(encoder)
+        .foreign_spanner(Box::new(Refusing))
+        .program(HfProgram::new(&[removed]).unwrap())
+        .reads_text(true)
+        .build()
+        .unwrap();
+    assert!(pipeline.is_native());
+    let (mut ids, mut places) = (Vec::new(), Vec::new());
+    let text = " unaffable  éé x";
+    pipeline
+        .encode_with_offsets(text, &SpecialPolicy::AllowAll, &mut ids, &mut places)
+        .unwrap();
+    // un ##aff ##able é ##é [UNK]: each token the part of its word it stands for, its `##` not
+    // counted; "x" (no token) is [UNK], the whole word.
+    assert_eq!(ids, [1, 2, 3, 4, 5, 0]);
+    assert_eq!(
+        places,
+        [
+            [1, 3, 1, 3, 0],
+            [3, 6, 3, 6, 0],
+            [6, 10, 6, 10, 0],
+            [12, 14, 12, 13, 1],
+            [14, 16, 13, 14, 1],
+            [17, 18, 15, 16, 2],
+        ]
+    );
+}
