@@ -159,7 +159,7 @@ class MetaspaceNormalizer:
     between runs of white space, each with the replacement before it unless it starts with one,
     joined; for ``"first"`` the text with its white space (the spanner drops it), the
     replacement only where HF puts one, before the words of the input's first character
-    (:meth:`first_words`).
+    (:meth:`heads`).
 
     Args:
         stage: the Metaspace stage.
@@ -195,13 +195,10 @@ class MetaspaceNormalizer:
 
     def __call__(self, text: str) -> str:
         if self.stage.whitespace_split and self.scheme != "always":  # ("first", or its later stretches)
-            normalized = self.inner(text)
             if not self.prepends:
-                return normalized
-            chars = list(normalized)
-            for at in reversed(self.first_words(text, normalized)):
-                chars.insert(at, self.replacement)
-            return "".join(chars)
+                return self.inner(text)
+            normalized, base = self._aligned_before(text)
+            return self.part_alignment(normalized, base, self.heads(text, False, base))[0]
         if self.stage.whitespace_split:
             return "".join(word if word.startswith(self.replacement) else self.replacement + word
                            for word in whitespace_words(self.inner(text)))
@@ -275,33 +272,6 @@ class MetaspaceNormalizer:
             text = self.replacement + text
         return text
 
-    def first_words(self, text: str, normalized: str) -> list[int]:
-        """Where HF's ``prepend_scheme`` ``"first"`` after ``WhitespaceSplit`` puts the
-        replacement in ``normalized`` (``text`` normalized): before each word (between runs of
-        white space) that does not start with the replacement and whose first character comes
-        from the input's first (HF's ``offsets_original()[0] == 0``): the first word, unless
-        the normalizer dropped what came before it (``Strip``'s white space), and each word of
-        a first character the normalizer spelled as several (NFKC's ``¨`` is a space and a
-        combining mark). Indices into ``normalized``, in order.
-
-        >>> from wordsplit import spec
-        >>> words = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first", whitespace_split=True), str)
-        >>> words.first_words("a  b", "a  b"), words.first_words(" a b", " a b")
-        ([0], [])
-        """
-        _, base = self._before_alignment(text)
-        starts, in_word = [], False
-        for i, c in enumerate(normalized):
-            if c in WHITESPACE:
-                in_word = False
-            elif not in_word:
-                in_word = True
-                if (i if base is None else base[i][0]) > 0:
-                    break  # (places only grow: no later word comes from the first character either)
-                if c != self.replacement:
-                    starts.append(i)
-        return starts
-
     def alignment(self, text: str) -> tuple[str, list[tuple[int, int, bool]]]:
         """The normalized text and each character's place in ``text``: the normalizer before
         Metaspace aligned as it aligns (a program step by step, a Unicode form by HF's
@@ -323,11 +293,7 @@ class MetaspaceNormalizer:
         if base is None:
             base = [(i, i + 1, True) for i in range(len(normalized))]
         if self.stage.whitespace_split and self.scheme != "always":
-            chars, places = list(normalized), list(base)
-            for at in reversed(self.first_words(text, normalized) if self.prepends else []):
-                chars.insert(at, self.replacement)
-                places.insert(at, (base[at][0], base[at][1], False))
-            return "".join(chars), places
+            return self._part_words(normalized, base, self.heads(text, False, base) if self.prepends else 0)
         if self.stage.whitespace_split:
             return self._words_alignment(normalized, base)
         heads = EVERY if self.prepends else 0
