@@ -56,13 +56,17 @@ NORMALIZERS = {
     "bert-clean": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": False,
                    "strip_accents": False, "lowercase": False},
     "regex-lead": {"type": "Replace", "pattern": {"Regex": "^\\s+"}, "content": ""},
+    # (BERT's spaces around a CJK ideograph: the one before takes the ideograph's place, so
+    # a leading ideograph keeps the ▁, aligned to it)
+    "bert-cjk": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                 "strip_accents": False, "lowercase": False},
     # (these cannot: the ▁ stays)
     "nfkc": {"type": "NFKC"},
     "map": "map",
     "replace-text": {"type": "Replace", "pattern": {"String": "x"}, "content": "yy"},
 }
 
-PYTHON_ONLY = {"bert-clean", "regex-lead"}
+PYTHON_ONLY = {"bert-clean", "bert-cjk", "regex-lead"}
 
 
 @functools.cache
@@ -140,7 +144,8 @@ def check(layout: tuple, text: str) -> None:
 
 TEXTS = ["  ab", "ab", " ab", "\tab c", "xab", "x ab", "xx", "x", "\u0301ab", "\u0301", "\u200bab", "\u200b ab",
          "\u3000a b", "", " ", "  ", "a  b ", "é", "e\u0301x", " \u0301a", "x\u0301 a", "</s>  ab", "  a</s> b",
-         " a<m> b", "x<m>", "<m>a", "  <m>", "a\u3000<m>", "b <m>", "😀 a", " 😀", "\x01ab", " \x01 ab", "\ufffd a"]
+         " a<m> b", "x<m>", "<m>a", "  <m>", "a\u3000<m>", "b <m>", "😀 a", " 😀", "\x01ab", " \x01 ab", "\ufffd a",
+         "一a", "a一", " 一 二", "中文", "\x01中"]
 
 
 @pytest.mark.parametrize("layout", LAYOUTS, ids=["-".join(map(str, layout)) for layout in LAYOUTS])
@@ -182,7 +187,8 @@ def test_a_normalized_lstrip_token_s_string_is_its_normalized_text():
     assert compat.encode("a\u3000<mask>", add_special_tokens=False, is_pretokenized=False).offsets == [(0, 1), (1, 8)]
 
 
-PIECES = ["  ", " ", "\t", "x", "a", "b", "\u0301", "\u200b", "\u3000", "é", "</s>", "<m>", SPACE, "😀", "ab", "\x01"]
+PIECES = ["  ", " ", "\t", "x", "a", "b", "\u0301", "\u200b", "\u3000", "é", "</s>", "<m>", SPACE, "😀", "ab", "\x01",
+          "一", "中文"]
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -99,14 +99,15 @@ def bert_alignment(stage: BertNormalizer, text: str, base: Optional[list[Aligned
                    length: Optional[int] = None) -> tuple[str, list[Aligned]]:
     r"""What ``stage`` makes of ``text`` and each result character's alignment, carried from
     ``base`` (each character of ``text``'s own; by default itself) through the steps as HF's
-    ``NormalizedString`` carries it: a kept or mapped character keeps its alignment; the
-    spaces put around a CJK ideograph are inserted, aligned to the character before each
-    (nothing at the very start); NFD's and lowercasing's characters as
+    ``NormalizedString`` carries it: a kept or mapped character keeps its alignment; a CJK
+    ideograph becomes HF's changes ``(" ", 0), (ideograph, +1), (" ", +1)``, the space taking
+    its place and the ideograph and the space after it inserted, all three aligned to it;
+    NFD's and lowercasing's characters as
     :func:`~wordsplit.offsets.apply_changes` aligns them. ``length`` is the original text's
     length (the empty end past it).
 
     >>> bert_alignment(BertNormalizer(), "a中")
-    ('a 中 ', [(0, 1, True), (0, 1, False), (1, 2, True), (1, 2, False)])
+    ('a 中 ', [(0, 1, True), (1, 2, False), (1, 2, False), (1, 2, False)])
     """
     from ..offsets import apply_changes
 
@@ -122,7 +123,7 @@ def bert_alignment(stage: BertNormalizer, text: str, base: Optional[list[Aligned
     if stage.handle_chinese_chars and cjk.search(text):
         changes: list[tuple[str, int]] = []
         for ch in text:
-            changes.extend(((" ", 1), (ch, 0), (" ", 1)) if cjk.fullmatch(ch) else ((ch, 0),))
+            changes.extend(((" ", 0), (ch, 1), (" ", 1)) if cjk.fullmatch(ch) else ((ch, 0),))
         base = apply_changes(base, text, changes, 0, length)
         text = "".join(ch for ch, _ in changes)
     if stage.strip_accents:

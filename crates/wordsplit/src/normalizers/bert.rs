@@ -425,8 +425,9 @@ impl BertNormalizer {
 
     /// What the steps make of `text` and each result character's alignment, step by step as
     /// HF's `NormalizedString` carries it: a kept or mapped character keeps its alignment
-    /// (and is no longer the same if mapped), the spaces put around a CJK ideograph are
-    /// inserted, aligned to the character before each (nothing at the very start), NFD's
+    /// (and is no longer the same if mapped), a CJK ideograph becomes HF's changes `(' ', 0),
+    /// (ideograph, +1), (' ', +1)` (the space takes its place, the ideograph and the space
+    /// after it are inserted: all three aligned to it), NFD's
     /// characters are aligned as HF's `transform` aligns its changes, lowercasing's extra
     /// characters to the character they come from.
     pub fn alignment(&self, text: &str) -> (String, Vec<Aligned>) {
@@ -451,7 +452,7 @@ impl BertNormalizer {
                 .iter()
                 .flat_map(|&c| match flags(c) & CJK {
                     0 => vec![(c, 0)],
-                    _ => vec![(' ', 1), (c, 0), (' ', 1)],
+                    _ => vec![(' ', 0), (c, 1), (' ', 1)],
                 })
                 .collect();
             base = apply_changes(&base, &chars, &changes, length);

@@ -100,18 +100,20 @@ fn alignments_as_hf_carries_them() {
         bert.alignment("a中"),
         (
             "a 中 ".into(),
-            vec![(0, 1, t), (0, 1, f), (1, 2, t), (1, 2, f)]
+            vec![(0, 1, t), (1, 2, f), (1, 2, f), (1, 2, f)]
         )
     );
-    // A space inserted first is aligned to the empty start; dropped characters are in no
-    // range; a lowercase's extra characters follow the character they come from.
+    // HF's changes for an ideograph, (' ', 0), (c, +1), (' ', +1): the space before it takes
+    // its place, so all three are aligned to it, at the start too (HF tokenizers 0.23.3 gives
+    // "中" the offsets (0, 1) after a Metaspace); dropped characters are in no range; a
+    // lowercase's extra characters follow the character they come from.
     assert_eq!(
         bert.alignment("中\u{ad}É\tİ"),
         (
             " 中 e i".into(),
             vec![
-                (0, 0, f),
-                (0, 1, t),
+                (0, 1, f),
+                (0, 1, f),
                 (0, 1, f),
                 (2, 3, f),
                 (3, 4, f),
