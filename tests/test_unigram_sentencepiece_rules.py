@@ -5,7 +5,7 @@ some texts reach, checked live against ``sentencepiece`` on both backends:
   where the pieces around it score better together, and of two overlapping ones the longer
   (or the pair whose scores add up higher) wins;
 * past a path score of ±100,000 the float32 sums are rebased, which decides near-ties on texts
-  of tens of thousands of tokens.
+  of tens of thousands of tokens; below it, the sums' rounding decides closer ties.
 """
 
 from __future__ import annotations
@@ -83,17 +83,17 @@ def long_text(seed: int, words: int) -> str:
 
 
 @functools.cache
-def near_tie_model() -> bytes:
-    """test_sentencepiece.model with "▁and" scoring 0.02 below "▁" + "and": float32 sums of
-    100,000 and more (steps of 0.0078 to 0.06) round the two paths to one score, where the
-    first found ("▁and") stays; rebased sums keep "▁" + "and" ahead."""
+def near_tie_model(below: float = 0.02) -> bytes:
+    """test_sentencepiece.model with "▁and" scoring ``below`` under "▁" + "and". At 0.02,
+    float32 sums of 100,000 and more (steps of 0.0078 to 0.06) round the two paths to one
+    score, where the first found ("▁and") stays; rebased sums keep "▁" + "and" ahead."""
     from sentencepiece import sentencepiece_model_pb2
 
     proto = sentencepiece_model_pb2.ModelProto()
     proto.ParseFromString(gzip.decompress((UNIGRAM / "test_sentencepiece.model.gz").read_bytes()))
     index = {p.piece: p for p in proto.pieces}
     whole, space, rest = index["▁and"], index["▁"], index["and"]
-    whole.score = struct.unpack("<f", struct.pack("<f", space.score + rest.score - 0.02))[0]
+    whole.score = struct.unpack("<f", struct.pack("<f", space.score + rest.score - below))[0]
     return proto.SerializeToString()
 
 
@@ -106,6 +106,20 @@ def test_long_texts_rebase_their_sums_as_sentencepiece(backend):
     expected = oracle.encode(text)
     assert oracle.piece_to_id("▁and") not in expected  # (so a sum that ties would show)
     assert tok.encode_ordinary(text) == expected
+
+
+def test_near_ties_that_rounding_decides_are_decided_as_sentencepiece():
+    """At 0.004 apart, "▁and" and "▁" + "and" swap as the sums grow (steps of 0.002 to 0.0078
+    between 25,000 and 100,000): the native search, which keeps each word's best path and uses
+    it again only where rounding cannot change it, gives sentencepiece's choice at each place."""
+    data = near_tie_model(0.004)
+    oracle = sentencepiece.SentencePieceProcessor(model_proto=data)
+    tok = TokenizerOptions(backend="native").build(sentencepiece_vocab(read_model_proto(data), name="near-tie"))
+    text = long_text(0, 40_000)
+    expected = oracle.encode(text)
+    assert oracle.piece_to_id("▁and") in expected and oracle.piece_to_id("and") in expected
+    assert tok.encode_ordinary(text) == expected
+    assert tok.encode_ordinary(text) == expected  # (every word kept by now)
 
 
 # User-defined pieces that the character map (nmt_nfkc) would change, or reach into from the

@@ -393,3 +393,50 @@ fn tokens_that_are_no_utf8_alone_are_left_out_of_the_search() {
     let model = Unigram::with_style(tables, Style::Hf, &scores, Some(0), false, "t").unwrap();
     assert_eq!(encode(&model, "éa"), [2, 3]);
 }
+
+#[test]
+fn word_by_word_the_search_is_the_whole_texts() {
+    // Words whose two best paths are near-equal (an ulp of the sums apart at |g| past 25,000)
+    // or exactly equal, in texts whose sums rebase: a word's kept path is used again only
+    // where rounding cannot change it, so the ids are those of the search of the whole text.
+    let pieces = [
+        "<unk>", "▁", "a", "b", "c", "ab", "bc", "abc", "▁a", "▁ab", "▁abc", "▁b", "ca", "▁▁",
+        "▁▁a", "▁c",
+    ];
+    let mut state = 11u64;
+    let mut next = |bound: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % bound
+    };
+    for round in 0..6 {
+        let mut scores: Vec<f64> = (0..pieces.len())
+            .map(|_| -1.0 - next(8) as f64 - next(64) as f64 / 1024.0)
+            .collect();
+        scores[0] = 0.0;
+        // ("▁ab" a hair below "▁" + "ab", or level with it)
+        scores[9] = scores[1] + scores[5] - [0.0, 1.0 / 512.0, 1.0 / 256.0][round % 3];
+        let model = plain(&pieces, Style::SentencePiece, &scores);
+        assert!(model.words.is_some());
+        let mut text = Vec::new();
+        for _ in 0..30_000 {
+            text.extend("▁".repeat(1 + usize::from(next(9) == 0)).as_bytes());
+            for _ in 0..1 + next(4) {
+                text.push(b"abcx"[next(4) as usize]);
+            }
+        }
+        let searched: Vec<(&[u8], u32, f32)> = pieces[1..]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.as_bytes(), i as u32 + 1, scores[i + 1] as f32))
+            .collect();
+        let lowest = scores[1..].iter().copied().fold(f64::INFINITY, f64::min);
+        let want = plain_sentencepiece(&text, &searched, (lowest - UNK_PENALTY) as f32);
+        let mut got = Vec::new();
+        model.encode_piece(&text, &mut got).unwrap();
+        assert_eq!(got, want, "round {round}");
+        // (again: every word kept now)
+        got.clear();
+        model.encode_piece(&text, &mut got).unwrap();
+        assert_eq!(got, want, "round {round}, again");
+    }
+}
