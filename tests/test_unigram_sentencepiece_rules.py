@@ -110,8 +110,9 @@ def test_long_texts_rebase_their_sums_as_sentencepiece(backend):
 
 def test_near_ties_that_rounding_decides_are_decided_as_sentencepiece():
     """At 0.004 apart, "▁and" and "▁" + "and" swap as the sums grow (steps of 0.002 to 0.0078
-    between 25,000 and 100,000): the native search, which keeps each word's best path and uses
-    it again only where rounding cannot change it, gives sentencepiece's choice at each place."""
+    between 25,000 and 100,000): a word's best path depends on the text before it, so no
+    search may reuse a word's path without its margins (the native one searches the whole
+    text), and each place gets sentencepiece's choice."""
     data = near_tie_model(0.004)
     oracle = sentencepiece.SentencePieceProcessor(model_proto=data)
     tok = TokenizerOptions(backend="native").build(sentencepiece_vocab(read_model_proto(data), name="near-tie"))
@@ -119,7 +120,7 @@ def test_near_ties_that_rounding_decides_are_decided_as_sentencepiece():
     expected = oracle.encode(text)
     assert oracle.piece_to_id("▁and") in expected and oracle.piece_to_id("and") in expected
     assert tok.encode_ordinary(text) == expected
-    assert tok.encode_ordinary(text) == expected  # (every word kept by now)
+    assert tok.encode_ordinary(text) == expected  # (a second call: nothing kept from the first decides)
 
 
 # User-defined pieces that the character map (nmt_nfkc) would change, or reach into from the

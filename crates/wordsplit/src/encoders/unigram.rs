@@ -40,7 +40,6 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use self::words::{Margins, WordCuts};
 use super::prefix_trie::{PrefixTrie, TrieValue, NONE};
 use super::Encoder;
 use crate::error::Error;
@@ -64,8 +63,6 @@ trait Score:
     const ZERO: Self;
     /// Whether a path's score `here` is to be rebased before the search goes on from it.
     fn past_rebase(here: Self) -> bool;
-    /// The score as an `f64` (exact).
-    fn wide(self) -> f64;
 }
 
 impl Score for f32 {
@@ -74,10 +71,6 @@ impl Score for f32 {
     fn past_rebase(here: f32) -> bool {
         !(-REBASE..=REBASE).contains(&here)
     }
-    #[inline(always)]
-    fn wide(self) -> f64 {
-        f64::from(self)
-    }
 }
 
 impl Score for f64 {
@@ -85,10 +78,6 @@ impl Score for f64 {
     #[inline(always)]
     fn past_rebase(_: f64) -> bool {
         false
-    }
-    #[inline(always)]
-    fn wide(self) -> f64 {
-        self
     }
 }
 
@@ -155,11 +144,6 @@ pub struct Unigram {
     /// The `<0xNN>` token of each byte ([`NONE`]: none).
     byte_ids: [u32; 256],
     vocab: String,
-    /// Where the search may go word by word, each word's path kept ([`words`]):
-    /// `sentencepiece`'s arithmetic, a model whose pieces say where no piece crosses.
-    words: Option<WordCuts>,
-    /// This encoder's key in each thread's word caches (unique in the process).
-    instance: u64,
 }
 
 /// The best path that ends at a byte position of the piece: what a candidate that ends there
@@ -190,10 +174,6 @@ struct Scratch {
     path: Vec<u32>,
     /// The piece searched, and [`END`] after it.
     text: Vec<u8>,
-    /// A word's search's margins ([`words`]).
-    margins: Margins,
-    /// The ends of a piece's words ([`words`]).
-    word_ends: Vec<usize>,
 }
 
 /// How many positions before a node of the best path [`Unigram::read_back`] asks for: a
@@ -397,10 +377,6 @@ impl Unigram {
         let reach = longest
             .chain(searched64.iter().map(|(t, _)| t.len()))
             .fold(4, usize::max);
-        let words = match style {
-            Style::SentencePiece => WordCuts::of(searched32.iter().map(|(t, _)| *t)),
-            _ => None,
-        };
         let narrow = |score: f64| f64::from(score as f32) == score;
         let search = match style {
             Style::SentencePiece => Search::F32(PrefixTrie::new(searched32)),
@@ -423,8 +399,6 @@ impl Unigram {
             byte_fallback: kinds.byte_fallback,
             byte_ids,
             vocab: vocab.to_owned(),
-            words,
-            instance: words::new_instance(),
         })
     }
 
@@ -446,47 +420,16 @@ impl Unigram {
         }
         SCRATCH.with_borrow_mut(|s| {
             match &self.search {
-                Search::F32(trie) if self.words.is_some() && lengths.is_none() => {
-                    let cuts = self.words.as_ref().expect("checked in the guard");
-                    self.encode_words(cuts, piece, trie, s, out)?;
-                }
                 Search::F32(trie) => {
-                    let (nodes, m) = (&mut s.nodes32, &mut s.margins);
-                    self.viterbi::<_, _, false>(
-                        piece,
-                        trie,
-                        self.unk32,
-                        0.0,
-                        nodes,
-                        &mut s.text,
-                        m,
-                    )?;
+                    self.viterbi(piece, trie, self.unk32, &mut s.nodes32, &mut s.text)?;
                     self.read_back(piece, &s.nodes32, &mut s.path, out, lengths);
                 }
                 Search::F64(trie) => {
-                    let (nodes, m) = (&mut s.nodes64, &mut s.margins);
-                    self.viterbi::<_, _, false>(
-                        piece,
-                        trie,
-                        self.unk64,
-                        0.0,
-                        nodes,
-                        &mut s.text,
-                        m,
-                    )?;
+                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64, &mut s.text)?;
                     self.read_back(piece, &s.nodes64, &mut s.path, out, lengths);
                 }
                 Search::F64Narrow(trie) => {
-                    let (nodes, m) = (&mut s.nodes64, &mut s.margins);
-                    self.viterbi::<_, _, false>(
-                        piece,
-                        trie,
-                        self.unk64,
-                        0.0,
-                        nodes,
-                        &mut s.text,
-                        m,
-                    )?;
+                    self.viterbi(piece, trie, self.unk64, &mut s.nodes64, &mut s.text)?;
                     self.read_back(piece, &s.nodes64, &mut s.path, out, lengths);
                 }
             }
@@ -497,28 +440,17 @@ impl Unigram {
     /// The search in `F`'s arithmetic (`f64` for `hf` and `llama.cpp`, `f32` with
     /// sentencepiece's rebasing), of pieces whose scores the trie keeps as `S` (`F`, or `f32`
     /// widened exactly to `f64`): fills `nodes` by end position.
-    ///
-    /// The path starts at `initial` (0 for a whole piece; a word's, the best path's score
-    /// where it starts, see [`words`]). With `TRACK`, `margins` gets each end's runner-up
-    /// and the range of every candidate's score ([`Margins`]).
-    #[allow(clippy::too_many_arguments)]
-    fn viterbi<F: Score, S: Score + Into<F>, const TRACK: bool>(
+    fn viterbi<F: Score, S: Score + Into<F>>(
         &self,
         piece: &[u8],
         trie: &PrefixTrie<Leaf<S>>,
         unk_score: F,
-        initial: F,
         nodes: &mut Vec<Node<F>>,
         text: &mut Vec<u8>,
-        margins: &mut Margins,
     ) -> Result<(), Error> {
         let n = piece.len();
         reset(nodes, n + 1, Node::UNREACHED);
         let nodes = &mut nodes[..=n];
-        nodes[0].score = initial;
-        if TRACK {
-            margins.reset(n + 1);
-        }
         text.clear();
         text.extend_from_slice(piece);
         text.push(END);
@@ -559,9 +491,6 @@ impl Unigram {
                 let candidate = leaf.score.into() + here;
                 // SAFETY: `pos` is at most `n`, and `nodes` has `n + 1` nodes.
                 let node = unsafe { nodes.get_unchecked_mut(pos) };
-                if TRACK {
-                    margins.offer(pos, node, candidate);
-                }
                 if node.start == NONE || candidate > node.score {
                     *node = Node {
                         score: candidate,
@@ -574,9 +503,6 @@ impl Unigram {
             if !single {
                 let candidate = unk_score + here;
                 let node = &mut nodes[end];
-                if TRACK {
-                    margins.offer(end, node, candidate);
-                }
                 if node.start == NONE || candidate > node.score {
                     let Some(unk) = self.unk else {
                         return Err(self.no_unknown(&piece[start..end]));
@@ -777,9 +703,6 @@ impl Encoder for Unigram {
         true
     }
 }
-
-#[path = "unigram_words.rs"]
-mod words;
 
 #[cfg(test)]
 #[path = "unigram_tests.rs"]
