@@ -195,10 +195,8 @@ def table(vocab: str, results: dict[str, dict[str, list[float] | str]], peers: t
     median of the paired ratios (wordsplit's speed over the peer's in the same run)."""
     labels = ["wordsplit", *(p for p in peers if any(p in row for row in results.values()))]
     peers = labels[1:]
-    lines = [f"#### {vocab}", "",
-             "| corpus | " + " | ".join(labels) + " | " + " | ".join(f"÷ {peer}" for peer in peers)
-             + " | ÷ fastest exact peer |",
-             "|---|" + "---:|" * (len(labels) + len(peers) + 1)]
+    heads = [*labels, *(f"÷ {peer}" for peer in peers), "÷ fastest exact peer"]
+    lines = [f"#### {vocab}", "", "| corpus | " + " | ".join(heads) + " |", "|---|" + "---:|" * len(heads)]
     for name, row in results.items():
         timed = {label: speeds for label, speeds in row.items() if isinstance(speeds, list)}
         cells = [f"{statistics.median(timed[label]):.1f}" if label in timed else row.get(label, "–")
