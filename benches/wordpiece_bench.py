@@ -139,6 +139,14 @@ def runners(made: dict[str, object]) -> dict[str, object]:
             for label, item in made.items()}
 
 
+def encoded(runner, docs: list[str]) -> list[list[int]]:
+    """The ids of each of ``docs`` by ``runner`` (one pass, untimed), as lists."""
+    runner.put("docs", docs)
+    ids = [list(doc_ids) for doc_ids in runner.encode("docs", keep=True)[0]]
+    runner.put("docs", [])
+    return ids
+
+
 def run(path: Path, corpora: dict[str, list[str]], runs: int, make=None,
         oracle: str = "tokenizers") -> dict[str, dict[str, list[float] | str]]:
     """``{corpus: {label: [MB/s of each run], or "differs (n of m docs)"}}``; ``make`` gives
@@ -151,13 +159,9 @@ def run(path: Path, corpora: dict[str, list[str]], runs: int, make=None,
         if oracle not in check:
             raise SystemExit(f"{oracle} (the oracle) is not installed")
         for name, docs in corpora.items():
-            check[oracle].put("docs", docs)
-            want = [list(ids) for ids in check[oracle].encode("docs", keep=True)[0]]
-            for label, runner in check.items():
-                runner.put("docs", docs)
-                got = runner.encode("docs", keep=True)[0]
-                wrong.setdefault(name, {})[label] = sum(list(ids) != w for ids, w in zip(got, want))
-                runner.put("docs", [])
+            want = encoded(check[oracle], docs)
+            wrong[name] = {label: 0 if label == oracle else sum(ids != w for ids, w in zip(encoded(runner, docs), want))
+                           for label, runner in check.items()}
     finally:
         close_runners(check)
     speeds: dict[str, dict[str, list[float]]] = {name: {} for name in corpora}
@@ -169,7 +173,7 @@ def run(path: Path, corpora: dict[str, list[str]], runs: int, make=None,
                 runner.put("warm-up", [WARM_UP])
                 runner.encode("warm-up")
             for turn, (name, docs) in enumerate(corpora.items()):
-                labels = [label for label in timed if not wrong[name][label]]
+                labels = [label for label in timed if wrong[name].get(label) == 0]  # (checked, exact)
                 shift = (turn + number) % len(labels)
                 size = utf8_len(docs)
                 for label in labels[shift:] + labels[:shift]:
