@@ -157,7 +157,10 @@ def _data_dir() -> Path:
 
 
 def _tokenizer_json(vocab: str) -> Path:
-    """The tokenizer.json of ``vocab`` that :func:`prepare_data_dir` wrote."""
+    """The tokenizer.json of ``vocab`` that :func:`prepare_data_dir` wrote, or ``vocab`` itself
+    when it is the path of a ``.json`` file (the word-model benches give their files so)."""
+    if vocab.endswith(".json") and Path(vocab).is_file():
+        return Path(vocab)
     path = _data_dir() / f"{vocab}-tokenizer.json"
     if not path.is_file():
         raise LookupError(f"no tokenizer.json for {vocab}")

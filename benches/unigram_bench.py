@@ -1,7 +1,7 @@
 """Unigram tokenizers: one pass over whole corpora, single thread, against each file's oracle
-(HF ``tokenizers`` for a tokenizer.json, ``sentencepiece`` for a ``.model``), the other of
-the two where it reads the file, tokie and kitoken; prints a Markdown table per vocabulary,
-then the load time of a 250k-piece Unigram model.
+(HF ``tokenizers`` 0.23 for a tokenizer.json, ``sentencepiece`` for a ``.model``), HF tokenizers
+1.x, tokie, kitoken and splintr where they read the file; prints a Markdown table per
+vocabulary, then the load time of a 250k-piece Unigram model.
 
     python benches/unigram_bench.py [CORPUS_DIR] [--corpora prose,code,multilingual]
         [--max-bytes 4MB] [--doc-bytes 16KB] [--runs 3] [--vocabs t5-small,albert-json,spiece,xlmr-class]
@@ -22,8 +22,16 @@ The vocabularies (tests/data/unigram/, SOURCES.md there):
 The timing is ``wordpiece_bench.py``'s (its ``run`` and ``table``): every contender first encodes
 every document once and a contender whose ids differ from the oracle's is reported, not timed;
 then fresh instances take turns a corpus at a time, and the table gives the median MB/s (process
-CPU time). tokie and kitoken are imported when installed (``.peers/`` venvs: put their
-site-packages on ``PYTHONPATH``).
+CPU time) and the median paired ratios. tokie, kitoken and splintr are imported when installed
+(``.peers/`` venvs: put their site-packages on ``PYTHONPATH``); HF tokenizers 1.x runs in a worker
+process of its own environment's Python (``wordpiece_bench.tokenizers1``).
+
+Which peer reads which file: a tokenizer.json is read by HF tokenizers 0.23 and 1.x, tokie
+(``encode(doc, add_special_tokens=False).ids``), kitoken (``Kitoken.from_tokenizers``,
+``encode(doc, False)``) and splintr (``splintr.from_json(path).encode_raw``); a ``.model`` by
+sentencepiece and kitoken (``Kitoken.from_sentencepiece``). splintr reads no ``.model``: its
+``SentencePieceTokenizer`` (Viterbi Unigram with byte fallback) is built from a model's pieces and
+scores (:func:`splintr_pieces`), without the file's normalizer spec.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from pathlib import Path
 import contenders as _contenders  # noqa: F401 -- sets OPENBLAS_NUM_THREADS before numpy loads (see there)
 from documents import add_corpus_arguments, corpus_documents
 from sentencepiece_bench import gemma4_proto
-from wordpiece_bench import run, table
+from wordpiece_bench import run, splintr_json, table, tokenizers1
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -94,8 +102,9 @@ MAKERS = {"t5-small": t5_small, "albert-json": albert_json, "spiece": spiece, "x
 
 
 def contenders(path: Path) -> dict[str, object]:
-    """Fresh encode functions, by label (the oracle's first): ``document -> ids``; a peer that
-    is not installed or does not read the file is left out."""
+    """Fresh contenders, by label (the oracle's first): encode functions ``document -> ids``, or
+    a worker process (HF tokenizers 1.x); a peer that is not installed or does not read the file
+    is left out."""
     from wordsplit import TokenizerOptions, load_vocab
 
     model = path.suffix == ".model"
@@ -114,6 +123,9 @@ def contenders(path: Path) -> dict[str, object]:
         hf = tokenizers.Tokenizer.from_file(str(path))
         out["tokenizers"] = lambda text: hf.encode(text, add_special_tokens=False).ids
     out["wordsplit"] = wordsplit.encode_ordinary
+    hf1 = None if model else tokenizers1(path)
+    if hf1 is not None:
+        out["tokenizers1"] = hf1
     try:
         import tokie
 
@@ -132,7 +144,29 @@ def contenders(path: Path) -> dict[str, object]:
         pass
     except ValueError as exc:  # (a file it does not read: ALBERT's, "Unknown token 1 not found in specials")
         print(f"({path.name}: kitoken does not read it: {exc})", file=sys.stderr)
+    splintr = splintr_pieces(path) if model else splintr_json(path)
+    if splintr is not None:
+        out["splintr"] = splintr
     return out
+
+
+def splintr_pieces(path: Path):
+    """splintr's encode (``encode_raw``: no BOS or EOS) of the ``.model`` ``path`` as its
+    ``SentencePieceTokenizer`` built from the model's pieces and scores (sentencepiece's
+    protobuf reads them), the way splintr takes a Unigram model it has no file reader for; it has
+    no normalizer spec (``add_dummy_prefix``, ``remove_extra_whitespaces``, a character map), so
+    its ids differ wherever the spec changes the text. None when splintr is not installed."""
+    try:
+        import splintr
+        from sentencepiece import sentencepiece_model_pb2
+    except ImportError:
+        return None
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(path.read_bytes())
+    spec = proto.trainer_spec
+    tok = splintr.SentencePieceTokenizer([p.piece for p in proto.pieces], [p.score for p in proto.pieces],
+                                         spec.eos_id, spec.bos_id if spec.bos_id >= 0 else None)
+    return tok.encode_raw
 
 
 def load_times(path: Path, repeat: int) -> str:
@@ -179,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def peers_of(path: Path) -> tuple[str, ...]:
     """The table's peers for ``path``: its oracle, then the other libraries that read it."""
-    return ("sentencepiece", "kitoken") if path.suffix == ".model" else ("tokenizers", "tokie", "kitoken")
+    return (("sentencepiece", "kitoken", "splintr") if path.suffix == ".model"
+            else ("tokenizers", "tokenizers1", "tokie", "kitoken", "splintr"))
 
 
 if __name__ == "__main__":

@@ -130,3 +130,48 @@ def test_report_shows_differs_not_run_and_close_cells(monkeypatch):
     assert "fake: splintr not run: LookupError: no splintr setup" in text
     # wordsplit 0.1 s against tokie 0.12 s: 1.20×, under 1.25×; tiktoken (10×) is not listed
     assert "a peer (its fastest shape): fake prose: ÷ tokie 1.20×." in text
+
+
+def test_word_benches_time_a_worker_beside_this_process_and_report_one_that_differs(fakes, tmp_path):
+    """wordpiece_bench.run (unigram_bench's and llamacpp_word_bench's too): encode functions
+    run in this process, a worker (HF tokenizers 1.x's way) in its interpreter, each checked
+    against the oracle and timed run by run; one that differs on a corpus is reported there
+    and timed on the others; every worker is stopped."""
+    import wordpiece_bench
+    from builds import RemoteRunner
+
+    workers = []
+
+    def code_points(text):
+        return [ord(c) for c in text]
+
+    def wrong(text):  # fake_wrong's: 0 at the fourth character of a text holding "x"
+        return [0 if i == 3 and "x" in text else ord(c) for i, c in enumerate(text)]
+
+    def make(path):
+        assert path == tmp_path
+        workers.append(RemoteRunner("fake", None, key("fake_peer"), key("fake_peer"), python=str(fakes)))
+        return {"wordsplit": code_points, "oracle": code_points, "worker": workers[-1], "wrong": wrong}
+
+    corpora = {"c": ["hello world " * 20, "one x here " * 20], "d": ["abc def " * 30]}
+    results = wordpiece_bench.run(tmp_path, corpora, runs=2, make=make, oracle="oracle")
+
+    assert len(workers) == 3  # the check, then a fresh one per run
+    assert all(w.contender.label == f"fake_peer in {fakes}" for w in workers)
+    assert all(w.proc.poll() is not None for w in workers)
+    assert results["c"]["wrong"] == "differs (1 of 2 docs)"
+    for name, labels in (("c", ("wordsplit", "oracle", "worker")), ("d", ("wordsplit", "oracle", "worker", "wrong"))):
+        for label in labels:
+            assert len(results[name][label]) == 2 and min(results[name][label]) > 0, (name, label)
+
+
+def test_word_bench_table_gives_median_speeds_and_paired_ratios():
+    import wordpiece_bench
+
+    results = {"prose": {"wordsplit": [10.0, 30.0], "p": [5.0, 10.0], "q": [1.0, 1.0]},
+               "code": {"wordsplit": [20.0, 20.0], "p": "differs (1 of 9 docs)", "q": [4.0, 5.0]}}
+    text = wordpiece_bench.table("fake", results, peers=("p", "q", "absent"))
+    # medians 20.0 and 7.5 (a ratio of 2.67×), but the runs' ratios 2 and 3: 2.50×
+    assert "| prose | 20.0 | 7.5 | 1.0 | 2.50× | 20.00× | 2.50× (p) |" in text
+    assert "| code | 20.0 | differs (1 of 9 docs) | 4.5 | – | 4.50× | 4.50× (q) |" in text
+    assert "absent" not in text
