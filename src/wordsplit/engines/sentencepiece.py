@@ -45,7 +45,7 @@ class SentencePieceEngine:
         if self._metaspace:
             self._decode, self._bytes = decode_metaspace, metaspace_piece_bytes
         from ..normalizers import normalizer_for
-        from .native import native_normalizer, offsets_in_python
+        from .native import native_normalizer
 
         if getattr(normalizer_for(vocab.normalizer), "later", None) is not None and self._python is None \
                 and not native_normalizer(vocab.normalizer):
@@ -55,8 +55,9 @@ class SentencePieceEngine:
             self._inner = self._python_engine()
         # Whether encoding runs natively (every stage in the core); decoding is Python's.
         self.native = bool(getattr(self._inner, "native", False))
-        self._native_offsets = self.native and isinstance(vocab.pipeline.model, (Unigram, WordPiece, WordLevel)) \
-            and not offsets_in_python(vocab)
+        # (the core places these models' tokens; CharacterBpe's are the Python engine's,
+        # native.offsets_in_python)
+        self._native_offsets = self.native and isinstance(vocab.pipeline.model, (Unigram, WordPiece, WordLevel))
 
     def __getattr__(self, name: str):
         return getattr(self._inner, name)
