@@ -391,21 +391,17 @@ class MetaspaceNormalizer:
         return "".join(chars), places
 
     def _before_alignment(self, text: str):
-        before = self.stage.before
-        if isinstance(before, spec.NoNormalizer):
-            return text, None
-        aligned = getattr(self.inner, "alignment", None)
-        if aligned is not None:
-            return aligned(text)
-        if isinstance(before, (spec.Nfc, spec.Nfd, spec.Nfkc, spec.Nfkd)):
-            from ..offsets import form_alignment
+        from ..offsets import stage_alignment
 
-            return form_alignment(text, before.kind)
-        normalized = self.inner(text)
-        if normalized != text:
+        return stage_alignment(self.inner, self.stage.before, text, self._unaligned)
+
+    def _unaligned(self, text: str):
+        """A plug-in normalizer before Metaspace, which gives no alignment: its text when it
+        leaves ``text`` as it is (None: each character in its place)."""
+        if self.inner(text) != text:
             raise UnsupportedTokenizerError(
-                f"offsets through a normalizer ({before.kind}) before Metaspace that gives no alignment are not "
-                "supported"
+                f"offsets through a normalizer ({self.stage.before.kind}) before Metaspace that gives no alignment are "
+                "not supported"
             )
         return text, None
 

@@ -39,7 +39,7 @@ from typing import Callable, Optional
 from ...engines.arguments import check_text
 from ...errors import UnsupportedTokenizerError
 from ...normalizers import normalizer_for
-from ...offsets import form_alignment
+from ...offsets import stage_alignment
 from ...postprocess import Parts
 from ...specials import LiteralScan
 from ...vocab import WHITE_SPACE, second_pass_normalizes
@@ -267,17 +267,10 @@ def aligned_text(normalize, stage, text: str) -> tuple[str, list[Aligned]]:
     >>> aligned_text(normalizer_for(Lowercase()), Lowercase(), "Ab")
     ('ab', [(0, 1, False), (1, 2, True)])
     """
-    from ...spec import Nfc, Nfd, Nfkc, Nfkd, NoNormalizer
-
-    if isinstance(stage, NoNormalizer):
-        return text, [(i, i + 1, True) for i in range(len(text))]
-    alignment = getattr(normalize, "alignment", None)
-    if alignment is not None:
-        normalized, places = alignment(text)
-    elif isinstance(stage, (Nfc, Nfd, Nfkc, Nfkd)):
-        normalized, places = form_alignment(text, stage.kind)
-    else:
+    def unaligned(_: str):
         raise UnsupportedTokenizerError(f"offsets through the normalizer {stage.kind} are not supported")
+
+    normalized, places = stage_alignment(normalize, stage, text, unaligned)
     if places is None:
         places = [(i, i + 1, True) for i in range(len(normalized))]
     return normalized, places
