@@ -131,3 +131,25 @@ def test_the_drop_in_gives_hfs_encodings(scheme, split, tmp):
         expected, got = hf.encode(text), ws.encode(text)
         assert (got.ids, got.tokens, got.offsets, got.word_ids) == \
             (expected.ids, expected.tokens, expected.offsets, expected.word_ids), text
+
+
+def test_an_inert_metaspace_after_a_normalizer_that_makes_spaces_the_replacement_keeps_its_words(tmp):
+    """A normalizer that ends by making every space ``▁`` (Gemma's ``Replace``), then
+    ``WhitespaceSplit`` and a Metaspace that neither prepends nor splits: the Metaspace changes
+    nothing, yet HF still cuts at the other white space (tabs, newlines, U+3000) before it; the
+    loader keeps the layout (``never`` with ``whitespace_split``) and both backends give HF's
+    encodings."""
+    spec = _spec("t5", "never", False)
+    replace = {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}
+    spec["normalizer"] = {"type": "Sequence", "normalizers": [spec["normalizer"], replace]}
+    text = json.dumps(spec)
+    path = tmp / "inert" / "tokenizer.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    vocab = load_vocab(path)
+    stage = vocab.pipeline.normalizer
+    assert isinstance(stage, Metaspace) and stage.whitespace_split and stage.prepend_scheme == "never"
+    hf = tokenizers.Tokenizer.from_str(text)
+    toks = {backend: TokenizerOptions(backend=backend).build(vocab) for backend in ("python", "native")}
+    for text in [*TEXTS, "Hello world\tnow", "x\n\ny \u2581z"]:
+        _check(hf, toks, text)

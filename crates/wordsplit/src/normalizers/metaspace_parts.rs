@@ -329,6 +329,28 @@ mod tests {
             " a b"
         );
         assert_eq!(first.part("▁a b", 1), "▁a b");
+        // never: the white space kept, no replacement; always with keep_white_space (HF's
+        // split: false): the white space kept, a replacement before every word.
+        let never = t5(PrependScheme::Never);
+        assert!(never.keeps_white_space());
+        assert_eq!(
+            never.part(" a▁b  c", never.heads(" a▁b  c", false).unwrap()),
+            " a▁b  c"
+        );
+        assert_eq!(never.normalize(" a▁b  c").unwrap(), " a▁b  c");
+        let kept = t5(PrependScheme::Always).with_keep_white_space(true);
+        assert!(kept.keeps_white_space());
+        assert_eq!(kept.part(" a▁b  ▁c", usize::MAX), " ▁a▁b  ▁c");
+        for later in [false, true] {
+            let run = if later {
+                kept.normalize_later(" a b")
+            } else {
+                kept.normalize(" a b")
+            };
+            assert_eq!(run.unwrap(), " ▁a ▁b");
+        }
+        let parts = kept.alignment_parts("a b").unwrap().unwrap();
+        assert_eq!(parts.normalized, "▁a ▁b");
     }
 
     #[test]
