@@ -151,8 +151,10 @@ def with_metaspace(value: Any, kinds: list[str], normalizer, source: str):
     if kinds == ["WhitespaceSplit", "Metaspace"]:
         metaspace = _steps(value, "pre_tokenizer", source)[1]
         stage, split = metaspace_after(metaspace, normalizer, source)
-        if not isinstance(stage, Metaspace):  # (an inert one after a normalizer that makes spaces ▁: kept, as
-            stage = Metaspace(before=normalizer, prepend_scheme="never")  # WhitespaceSplit runs before it)
+        if not isinstance(stage, Metaspace):
+            # (a Metaspace that neither prepends nor splits after a normalizer that makes every
+            # space ▁ is dropped there as inert; WhitespaceSplit before it still cuts words)
+            stage = Metaspace(before=normalizer, prepend_scheme="never")
         # (HF encodes every word alone: unless each word starts with a ▁ and is cut at each
         # one, "always" with split, the normalizer keeps the white space and the spanner cuts
         # there, see :func:`metaspace_spanner`)
