@@ -86,10 +86,16 @@ def test_the_python_reference_is_hfs_pre_tokenizer(text):
     assert len(words) == len(whitespace_words(text))
 
 
-def test_whitespace_split_needs_prepend_scheme_always_or_first():
-    with pytest.raises(ValueError, match="'always' or 'first'"):
-        spec.Metaspace(prepend_scheme="never", whitespace_split=True)
-    assert spec.Metaspace(prepend_scheme="first", whitespace_split=True).whitespace_split
+def test_whitespace_split_takes_every_scheme_and_keep_white_space_needs_it():
+    """``never`` after ``WhitespaceSplit`` keeps the white space (as ``first`` does, and
+    ``always`` with ``keep_white_space``, HF's ``split: false``); ``keep_white_space`` alone
+    drops nothing, so it is refused."""
+    assert spec.Metaspace(prepend_scheme="never", whitespace_split=True).keeps_white_space
+    assert spec.Metaspace(prepend_scheme="first", whitespace_split=True).keeps_white_space
+    assert not spec.Metaspace(whitespace_split=True).keeps_white_space
+    assert spec.Metaspace(whitespace_split=True, keep_white_space=True).keeps_white_space
+    with pytest.raises(ValueError, match="keep_white_space needs whitespace_split"):
+        spec.Metaspace(keep_white_space=True)
 
 
 @functools.cache

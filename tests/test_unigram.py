@@ -514,9 +514,11 @@ def test_malformed_unigram_json_is_refused(edit, error, why):
     ("decoder", {"type": "Metaspace", "replacement": "_", "prepend_scheme": "always"}, "decoder"),
     ("pre_tokenizer", {"type": "Whitespace"}, "pre-tokenizer"),
     ("normalizer", {"type": "Unknown"}, "normalizer"),
-    # (prepend_scheme first after WhitespaceSplit reads: tests/test_unigram_whitespace_first.py)
-    ("pre_tokenizer", {"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, {
-        "type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True}]}, "WhitespaceSplit"),
+    # (WhitespaceSplit then Metaspace reads, every scheme and split: tests/test_unigram_whitespace_layouts.py;
+    # Metaspace then WhitespaceSplit does not)
+    ("pre_tokenizer", {"type": "Sequence", "pretokenizers": [
+        {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "never", "split": True},
+        {"type": "WhitespaceSplit"}]}, "Metaspace, WhitespaceSplit"),
 ])
 def test_unsupported_unigram_json_is_named(part, value, why):
     spec = json.loads(raw(UNIGRAM / "test_sentencepiece.t5.tokenizer.json.gz"))

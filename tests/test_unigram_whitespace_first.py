@@ -117,8 +117,3 @@ def test_the_drop_in_reads_the_layout_as_the_loader_does(normalizer, tmp):
         expected = hf.encode(text, add_special_tokens=False)
         assert ws._tok.encode(text, allowed_special="all") == expected.ids, text
         assert ws.encode(text, add_special_tokens=False).offsets == expected.offsets, text
-
-
-def test_never_with_whitespace_split_is_refused():
-    with pytest.raises(ValueError, match="'always' or 'first'"):
-        Metaspace(prepend_scheme="never", whitespace_split=True)

@@ -42,7 +42,7 @@ from typing import Callable, Iterator, Optional, Sequence
 from .normalizers.unicode import unicode_changes
 
 __all__ = ["TokenOffsets", "form_alignment", "nfc_alignment", "prefix_suffix_alignment", "program_alignment",
-           "spans_alignment"]
+           "spans_alignment", "stage_alignment"]
 
 # One aligned normalized character: (original char start, original char end, identical), the
 # char range relative to the segment; `identical` when it is that original character itself.
@@ -213,6 +213,35 @@ def form_alignment(text: str, form: str = "NFC") -> tuple[str, Optional[list[Ali
     if normalized == text:
         return text, None
     return normalized, apply_changes(_identity(len(text)), text, changes, 0, len(text))
+
+
+def stage_alignment(normalize: Callable[[str], str], stage, text: str,
+                    unaligned: Callable[[str], tuple[str, Optional[list[Aligned]]]]) \
+        -> tuple[str, Optional[list[Aligned]]]:
+    r"""``text`` normalized by ``normalize`` (the normalizer of the stage ``stage``) and each
+    normalized character's place in ``text`` (None: the text is ``text``, each character in its
+    place): none for no normalizer, the normalizer's own ``alignment`` when it has one, HF's
+    changes for a Unicode form (:func:`form_alignment`), else ``unaligned(text)`` (a plug-in's
+    normalizer gives no alignment: a caller refuses it, or takes it when it leaves the text as
+    it is).
+
+    >>> from wordsplit import spec
+    >>> from wordsplit.normalizers import normalizer_for
+    >>> stage_alignment(normalizer_for(spec.Nfkc()), spec.Nfkc(), "\ufb01", None)
+    ('fi', [(0, 1, False), (0, 1, False)])
+    >>> stage_alignment(str, spec.NoNormalizer(), "ab", None)
+    ('ab', None)
+    """
+    from .spec import Nfc, Nfd, Nfkc, Nfkd, NoNormalizer
+
+    if isinstance(stage, NoNormalizer):
+        return text, None
+    alignment = getattr(normalize, "alignment", None)
+    if alignment is not None:
+        return alignment(text)
+    if isinstance(stage, (Nfc, Nfd, Nfkc, Nfkd)):
+        return form_alignment(text, stage.kind)
+    return unaligned(text)
 
 
 def nfc_alignment(text: str) -> tuple[str, Optional[list[Aligned]]]:

@@ -215,9 +215,10 @@ impl Tokenizer {
 
     /// The stages of a Unigram model's pipeline over its tables, as the Python package's
     /// native engine builds them: the normalizer the core runs for it, the SentencePiece
-    /// spanner, the [`Unigram`](crate::encoders::unigram::Unigram) encoder over `scores` (by
-    /// id), with its tokens' offsets ([`UnigramSpans`]). [`Error::Unsupported`] names a
-    /// normalizer the core does not run.
+    /// spanner (for T5's `WhitespaceSplit` layouts that keep the white space, their split
+    /// program, a [`WordSpanner`]), the [`Unigram`](crate::encoders::unigram::Unigram)
+    /// encoder over `scores` (by id), with its tokens' offsets ([`UnigramSpans`]).
+    /// [`Error::Unsupported`] names a normalizer the core does not run.
     pub fn unigram_pipeline(
         tables: Arc<MergeTables>,
         spec: &PipelineSpec,
@@ -231,11 +232,21 @@ impl Tokenizer {
                 spec.normalizer.kind()
             ))
         })?;
-        let spanner = SentencePieceSpanner::new(spec)?;
+        let spanner: Box<dyn Spanner> = match &spec.spanner {
+            SpannerSpec::SplitProgram(_) => {
+                Box::new(WordSpanner::of(&spec.spanner).ok_or_else(|| {
+                    Error::Unsupported(format!(
+                        "the split program before the Unigram model of {vocab}: the core runs \
+                     WhitespaceSplit's, with Metaspace's split after it or not"
+                    ))
+                })?)
+            }
+            _ => Box::new(SentencePieceSpanner::new(spec)?),
+        };
         let encoder = UnigramSpans::new(&tables, spec, literals, scores, vocab)?;
         Ok(Pipeline::builder(tables)
             .foreign_encoder(Box::new(encoder))
-            .foreign_spanner(Box::new(spanner))
+            .foreign_spanner(spanner)
             .normalizer(normalizer)
             .reads_text(true))
     }

@@ -10,12 +10,14 @@ M2M100, and transformers' base converter on a SentencePiece BPE model).
 * the pre-tokenizer: ``Metaspace`` (every space made ``▁``, ``▁`` put before the text by its
   ``prepend_scheme``, and with ``split`` the text cut before every ``▁``: a
   :class:`~wordsplit.spec.Metaspace` normalizer and a :class:`~wordsplit.spec.SentencePieceSplit`),
-  none (the text is one piece), or ``WhitespaceSplit`` then ``Metaspace`` with ``split``
-  (T5's and NLLB's older files): the Metaspace stage with ``whitespace_split`` (each run of
-  white space, Rust's ``char::is_whitespace``, dropped and a ``▁`` put before each word that
-  does not start with one; the spanner's cut before every ``▁`` then gives HF's words); with
-  ``prepend_scheme`` ``first`` a ``▁`` only before a first word at the input's start, and the
-  spanner a split program of ``WhitespaceSplit`` and that cut;
+  none (the text is one piece), or ``WhitespaceSplit`` then ``Metaspace`` (T5's and NLLB's
+  older files), any ``prepend_scheme`` and ``split``: the Metaspace stage with
+  ``whitespace_split``. With ``always`` and ``split``, each run of white space (Rust's
+  ``char::is_whitespace``) dropped and a ``▁`` put before each word that does not start with
+  one, the spanner's cut before every ``▁`` then giving HF's words; otherwise the white space
+  kept (``keep_white_space`` for ``always``), a ``▁`` before each word HF prepends to (every
+  one, for ``first`` only a first word at the input's start, none for ``never``), and the
+  spanner a split program of ``WhitespaceSplit`` then, with ``split``, that cut;
 * the decoder: ``Metaspace`` (every ``▁`` of the first token dropped when it prepends, ``▁`` a
   space elsewhere: :class:`~wordsplit.spec.SentencePieceDecoder` ``style="hf"`` with
   ``strip_leading_space="all"``, :func:`~wordsplit.engines.sentencepiece.decode_metaspace`),
@@ -143,33 +145,43 @@ def pre_tokenizer_kinds(value: Any, source: str, model: str) -> list[str]:
 def with_metaspace(value: Any, kinds: list[str], normalizer, source: str):
     """The normalizer with the pre-tokenizer's Metaspace after it, and whether the text is cut
     at every ``▁``."""
+    from ..spec import Metaspace
     from .hf_sentencepiece import _steps, _with_metaspace as metaspace_after
 
     if kinds == ["WhitespaceSplit", "Metaspace"]:
         metaspace = _steps(value, "pre_tokenizer", source)[1]
         stage, split = metaspace_after(metaspace, normalizer, source)
-        if not split or stage.prepend_scheme == "never":
-            raise UnsupportedTokenizerError(f"{source}: WhitespaceSplit before a Metaspace {metaspace!r} is not "
-                                            "supported (only one that prepends and splits)")
-        # (with "first" HF puts the ▁ before the first word only, yet encodes every word
-        # alone: the normalizer keeps the white space and the spanner cuts there, see
-        # :func:`metaspace_spanner`)
-        return stage.replace(whitespace_split=True), split
+        if not isinstance(stage, Metaspace):
+            # (a Metaspace that neither prepends nor splits after a normalizer that makes every
+            # space ▁ is dropped there as inert; WhitespaceSplit before it still cuts words)
+            stage = Metaspace(before=normalizer, prepend_scheme="never")
+        # (HF encodes every word alone: unless each word starts with a ▁ and is cut at each
+        # one, "always" with split, the normalizer keeps the white space and the spanner cuts
+        # there, see :func:`metaspace_spanner`)
+        keep = not split and stage.prepend_scheme == "always"
+        return stage.replace(whitespace_split=True, keep_white_space=keep), split
     return metaspace_after(value, normalizer, source)
 
 
 def metaspace_spanner(normalizer, split: bool):
     """The spanner after the normalizer (with the pre-tokenizer's Metaspace): the cut before
-    every ``▁`` (``split``), or for ``WhitespaceSplit`` then a Metaspace with ``prepend_scheme``
-    ``first`` (whose words do not all start with a ``▁``) HF's ``WhitespaceSplit`` then that
-    cut, as a split program (the normalizer leaves the white space to it)."""
+    every ``▁`` (``split``), or for ``WhitespaceSplit`` then a Metaspace whose normalizer keeps
+    the white space (:attr:`~wordsplit.spec.Metaspace.keeps_white_space`: its words do not all
+    start with a ``▁``, or are not cut at each one) HF's ``WhitespaceSplit`` then, with
+    ``split``, that cut, as a split program.
+
+    >>> from wordsplit.spec import Metaspace
+    >>> never = Metaspace(prepend_scheme="never", whitespace_split=True)
+    >>> [step.behavior for step in metaspace_spanner(never, False).steps], len(metaspace_spanner(never, True).steps)
+    (['Removed'], 2)
+    """
     from ..spec import Metaspace, SentencePieceSplit
     from ..split_programs import split_program
     from .hf import WHITESPACE_STEP
 
-    if isinstance(normalizer, Metaspace) and normalizer.whitespace_split and normalizer.prepend_scheme == "first":
+    if isinstance(normalizer, Metaspace) and normalizer.keeps_white_space:
         cut = {"pattern": f"\\x{{{ord(normalizer.replacement):X}}}", "behavior": "MergedWithNext", "invert": False}
-        return split_program([dict(WHITESPACE_STEP), cut])
+        return split_program([dict(WHITESPACE_STEP)] + ([cut] if split else []))
     return SentencePieceSplit(metaspace_split=split)
 
 

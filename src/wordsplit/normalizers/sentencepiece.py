@@ -157,9 +157,11 @@ class MetaspaceNormalizer:
     normalizer of the other stretches: the engines use it for a stretch after an added token).
     With the stage's ``whitespace_split`` (HF's ``WhitespaceSplit`` before it), the words
     between runs of white space, each with the replacement before it unless it starts with one,
-    joined; for ``"first"`` the text with its white space (the spanner drops it), the
-    replacement only where HF puts one, before the words of the input's first character
-    (:meth:`heads`).
+    joined (``"always"``); or, when the stage keeps the white space
+    (:attr:`~wordsplit.spec.Metaspace.keeps_white_space`: ``"first"``, ``"never"``, HF's
+    ``split: false``), the text with its white space (the spanner drops it), the replacement
+    only where HF puts one: before every word for ``"always"``, before the words of the input's
+    first character for ``"first"`` (:meth:`heads`), nowhere for ``"never"``.
 
     Args:
         stage: the Metaspace stage.
@@ -178,6 +180,9 @@ class MetaspaceNormalizer:
     >>> words = MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first", whitespace_split=True), lambda text: text)
     >>> words("a  b"), words(" a b"), words.later("a b")
     ('▁a  b', ' a b', 'a b')
+    >>> kept = MetaspaceNormalizer(spec.Metaspace(whitespace_split=True, keep_white_space=True), str)
+    >>> kept(" a▁b  c"), kept.alignment("a b")[1]
+    (' ▁a▁b  ▁c', [(0, 1, False), (0, 1, True), (1, 2, True), (2, 3, False), (2, 3, True)])
     """
 
     def __init__(self, stage: spec.Metaspace, before: Callable[[str], str]) -> None:
@@ -185,6 +190,7 @@ class MetaspaceNormalizer:
         self.replacement, self.scheme = stage.replacement, stage.prepend_scheme
         self.inner = before
         self.prepends = self.scheme != "never"
+        self.keeps_white_space = stage.keeps_white_space
         # Whether the normalizer before may drop the input's first character (then its first
         # character may come from a later one: no replacement for "first", see `heads`).
         self.drops_start = drops_start(stage.before)
@@ -194,9 +200,11 @@ class MetaspaceNormalizer:
             self.later.prepends = False
 
     def __call__(self, text: str) -> str:
-        if self.stage.whitespace_split and self.scheme != "always":  # ("first", or its later stretches)
+        if self.keeps_white_space:  # ("first", "never", split false, or a later stretch of "first")
             if not self.prepends:
                 return self.inner(text)
+            if self.scheme == "always":
+                return self._part_words(self.inner(text), None, EVERY)[0]
             normalized, base = self._aligned_before(text)
             return self.part_alignment(normalized, base, self.heads(text, False, base))[0]
         if self.stage.whitespace_split:
@@ -254,7 +262,7 @@ class MetaspaceNormalizer:
         starts in its first ``heads`` characters (:meth:`heads`). With ``whitespace_split``
         (HF's ``WhitespaceSplit`` before Metaspace), the part's words instead, each given the
         replacement so: joined for ``"always"``, with the white space kept (the spanner drops
-        it) for ``"first"``.
+        it) when the stage keeps it.
 
         >>> from wordsplit import spec
         >>> MetaspaceNormalizer(spec.Metaspace(), str).part("a b", EVERY)
@@ -262,11 +270,11 @@ class MetaspaceNormalizer:
         >>> MetaspaceNormalizer(spec.Metaspace(prepend_scheme="first", whitespace_split=True), str).part("a b", 1)
         '▁a b'
         """
-        if self.stage.whitespace_split and self.scheme == "always":  # (heads: every word)
+        if self.keeps_white_space:
+            return self._part_words(normalized, None, heads)[0]
+        if self.stage.whitespace_split:  # ("always", heads: every word)
             return "".join(word if word.startswith(self.replacement) else self.replacement + word
                            for word in whitespace_words(normalized))
-        if self.stage.whitespace_split:
-            return self.part_alignment(normalized, None, heads)[0]
         text = normalized.replace(" ", self.replacement)
         if heads > 0 and text and not text.startswith(self.replacement):
             text = self.replacement + text
@@ -292,7 +300,7 @@ class MetaspaceNormalizer:
             return "", []
         if base is None:
             base = [(i, i + 1, True) for i in range(len(normalized))]
-        if self.stage.whitespace_split and self.scheme != "always":
+        if self.keeps_white_space:
             return self._part_words(normalized, base, self.heads(text, False, base) if self.prepends else 0)
         if self.stage.whitespace_split:
             return self._words_alignment(normalized, base)
@@ -329,27 +337,40 @@ class MetaspaceNormalizer:
         normalized, base = self._before_alignment(text)
         return normalized, [(i, i + 1, True) for i in range(len(normalized))] if base is None else base
 
-    def _part_words(self, normalized: str, base: list, heads: int) -> tuple[str, list[tuple[int, int, bool]]]:
+    def _part_words(self, normalized: str, base: list | None,
+                    heads: int) -> tuple[str, list[tuple[int, int, bool]]]:
         """:meth:`part_alignment` after ``WhitespaceSplit``: each word that starts in the first
         ``heads`` characters and not with the replacement gets one, aligned to its first
-        character; the white space is dropped for ``"always"`` (the spanner cuts before each
-        replacement), kept for ``"first"`` (its spanner cuts there too)."""
-        if self.scheme == "always":
+        character (``base``: the alignment of ``normalized``; None: not needed, the places
+        given are then those of ``normalized`` itself); the white space is dropped for
+        ``"always"`` (the spanner cuts before each replacement), kept when the stage keeps it
+        (its spanner drops it)."""
+        if base is None:
+            base = [(i, i + 1, True) for i in range(len(normalized))]
+        if not self.keeps_white_space:
             return self._words_alignment(normalized, base, heads)
-        chars, places = list(normalized), list(base)
-        starts, in_word = [], False
+        replacement = self.replacement
+        chars: list[str] = []
+        places: list[tuple[int, int, bool]] = []
+        in_word, done = False, 0
         for i, c in enumerate(normalized):
+            if i >= heads:  # (no later word gets one: copy the rest at once)
+                done = i
+                break
             if c in _WHITESPACE:
                 in_word = False
             elif not in_word:
                 in_word = True
-                if i >= heads:
-                    break
-                if c != self.replacement:
-                    starts.append(i)
-        for at in reversed(starts):
-            chars.insert(at, self.replacement)
-            places.insert(at, (base[at][0], base[at][1], False))
+                if c != replacement:
+                    chars.append(replacement)
+                    places.append((base[i][0], base[i][1], False))
+            chars.append(c)
+            places.append(base[i])
+        else:
+            done = len(normalized)
+        if done < len(normalized):
+            chars.append(normalized[done:])
+            places.extend(base[done:])
         return "".join(chars), places
 
     def _words_alignment(self, normalized: str, base: list,
@@ -370,21 +391,17 @@ class MetaspaceNormalizer:
         return "".join(chars), places
 
     def _before_alignment(self, text: str):
-        before = self.stage.before
-        if isinstance(before, spec.NoNormalizer):
-            return text, None
-        aligned = getattr(self.inner, "alignment", None)
-        if aligned is not None:
-            return aligned(text)
-        if isinstance(before, (spec.Nfc, spec.Nfd, spec.Nfkc, spec.Nfkd)):
-            from ..offsets import form_alignment
+        from ..offsets import stage_alignment
 
-            return form_alignment(text, before.kind)
-        normalized = self.inner(text)
-        if normalized != text:
+        return stage_alignment(self.inner, self.stage.before, text, self._unaligned)
+
+    def _unaligned(self, text: str):
+        """A plug-in normalizer before Metaspace, which gives no alignment: its text when it
+        leaves ``text`` as it is (None: each character in its place)."""
+        if self.inner(text) != text:
             raise UnsupportedTokenizerError(
-                f"offsets through a normalizer ({before.kind}) before Metaspace that gives no alignment are not "
-                "supported"
+                f"offsets through a normalizer ({self.stage.before.kind}) before Metaspace that gives no alignment are "
+                "not supported"
             )
         return text, None
 

@@ -242,38 +242,51 @@ class Metaspace(Stage):
     only before the text's first stretch for ``"first"``, never for ``"never"``.
 
     With ``whitespace_split``, HF's ``WhitespaceSplit`` pre-tokenizer runs before it (T5's
-    files): each run of white space (Rust's ``char::is_whitespace``) is dropped and every word
-    that does not start with ``replacement`` gets one before it (``"always"``); a spanner that
-    cuts before every ``replacement`` (:class:`~wordsplit.spec.SentencePieceSplit`
-    ``metaspace_split``) then gives HF's words. With ``"first"`` the white space is kept for
-    the spanner (a split program: ``WhitespaceSplit``'s step, then a cut before every
-    ``replacement``), and ``replacement`` goes before the text only when its first character
-    starts a word and comes from the input's first (HF's word at offset 0). Not with
-    ``"never"``.
+    files), and Metaspace runs on each word (between runs of white space, Rust's
+    ``char::is_whitespace``): with ``"always"`` each run of white space is dropped and every
+    word that does not start with ``replacement`` gets one before it; a spanner that cuts
+    before every ``replacement`` (:class:`~wordsplit.spec.SentencePieceSplit`
+    ``metaspace_split``) then gives HF's words (its Metaspace's ``split: true``). With
+    ``"first"``, ``"never"``, or ``keep_white_space``, the white space is kept for the spanner,
+    a split program of ``WhitespaceSplit``'s step then (HF's ``split: true``) a cut before
+    every ``replacement``, and ``replacement`` goes before the words HF prepends to: every one
+    for ``"always"``, for ``"first"`` only one whose first character comes from the input's
+    first (HF's word at offset 0), none for ``"never"``. ``keep_white_space`` (with
+    ``"always"``: HF's Metaspace with ``split: false``, whose spanner is ``WhitespaceSplit``
+    alone, so that a word's own ``replacement`` cuts nothing) needs ``whitespace_split``.
 
     >>> Metaspace(whitespace_split=True).to_json()["whitespace_split"]
+    True
+    >>> Metaspace(whitespace_split=True, keep_white_space=True).keeps_white_space
     True
     """
 
     kind: ClassVar[str] = "Metaspace"
     FIELDS: ClassVar[dict] = {"replacement": str, "prepend_scheme": str, "before": "normalizer",
-                              "whitespace_split": bool}
+                              "whitespace_split": bool, "keep_white_space": bool}
     DEFAULTS: ClassVar[dict] = {"replacement": "\u2581", "prepend_scheme": "always", "before": NoNormalizer(),
-                                "whitespace_split": False}
+                                "whitespace_split": False, "keep_white_space": False}
     __slots__ = tuple(FIELDS)
     replacement: str
     prepend_scheme: str
     before: Stage
     whitespace_split: bool
+    keep_white_space: bool
 
     def _check(self) -> None:
         if self.prepend_scheme not in ("first", "always", "never") or len(self.replacement) != 1:
             raise ValueError("prepend_scheme is 'first', 'always' or 'never'; replacement one character")
         if isinstance(self.before, (Metaspace, SentencePieceNormalizer)):
             raise ValueError("Metaspace runs after an HF normalizer, not after another space handler")
-        if self.whitespace_split and self.prepend_scheme == "never":
-            raise ValueError("whitespace_split needs prepend_scheme 'always' or 'first' (a word without the "
-                             "replacement would need a cut no text marks)")
+        if self.keep_white_space and not self.whitespace_split:
+            raise ValueError("keep_white_space needs whitespace_split (without it no white space is dropped)")
+
+    @property
+    def keeps_white_space(self) -> bool:
+        """Whether the normalized text keeps the white space between the words (for a spanner
+        that drops it): after ``WhitespaceSplit``, unless the words are joined (``"always"``
+        without ``keep_white_space``)."""
+        return self.whitespace_split and (self.prepend_scheme != "always" or self.keep_white_space)
 
 
 class LlamaCppBertNormalizer(Stage):

@@ -36,9 +36,10 @@ impl MetaspaceNormalizer {
     }
 
     /// Whether the white space stays in [`Self::part`]'s text after `WhitespaceSplit` (for a
-    /// spanner that drops it and cuts there: every scheme but `always`, whose words are joined).
+    /// spanner that drops it: every scheme but `always`, whose words are joined unless
+    /// `keep_white_space` says so, HF's `split: false`).
     pub fn keeps_white_space(&self) -> bool {
-        self.whitespace_split && self.scheme != PrependScheme::Always
+        self.whitespace_split && (self.scheme != PrependScheme::Always || self.keep_white_space)
     }
 
     /// The text of the normalizer before the Metaspace, or None when it is `text` itself.
@@ -97,6 +98,39 @@ impl MetaspaceNormalizer {
             bytes += c.len_utf8();
         }
         Ok(bytes)
+    }
+
+    /// Where HF's Metaspace after `WhitespaceSplit` puts the replacement in `normalized` (the
+    /// normalized `original`), when it keeps the white space: before each word that does not
+    /// start with it (`always`), the words [`Self::first_words`] finds (`first`), none
+    /// (`never`, or not `prepends`: a stretch after an added token). As (character, byte)
+    /// indices into `normalized`, in order.
+    pub(super) fn word_starts(
+        &self,
+        original: &str,
+        normalized: &str,
+        prepends: bool,
+    ) -> Result<Vec<(usize, usize)>, Error> {
+        match self.scheme {
+            _ if !prepends => Ok(Vec::new()),
+            PrependScheme::Never => Ok(Vec::new()),
+            PrependScheme::First => self.first_words(original, normalized),
+            PrependScheme::Always => {
+                let mut starts = Vec::new();
+                let mut in_word = false;
+                for (i, (at, c)) in normalized.char_indices().enumerate() {
+                    if c.is_whitespace() {
+                        in_word = false;
+                    } else if !in_word {
+                        in_word = true;
+                        if c != self.replacement {
+                            starts.push((i, at));
+                        }
+                    }
+                }
+                Ok(starts)
+            }
+        }
     }
 
     /// Where HF's `prepend_scheme: "first"` after `WhitespaceSplit` puts the replacement in
@@ -162,8 +196,8 @@ impl MetaspaceNormalizer {
     /// which is put before the part, when it does not start with one, if the part starts in
     /// its first `heads` bytes (the stretch's [`Self::heads`] less the part's start; a
     /// leading space becomes one, so it counts). After `WhitespaceSplit`, each word of the
-    /// part gets it so instead: the words joined for `always`, the white space kept for
-    /// `first` (its spanner drops it, see [`Self::keeps_white_space`]).
+    /// part gets it so instead: the words joined for `always`, else the white space kept (its
+    /// spanner drops it, see [`Self::keeps_white_space`]).
     pub fn part(&self, normalized: &str, heads: usize) -> String {
         let mut buffer = [0u8; 4];
         let replacement: &str = self.replacement.encode_utf8(&mut buffer);
@@ -295,6 +329,28 @@ mod tests {
             " a b"
         );
         assert_eq!(first.part("▁a b", 1), "▁a b");
+        // never: the white space kept, no replacement; always with keep_white_space (HF's
+        // split: false): the white space kept, a replacement before every word.
+        let never = t5(PrependScheme::Never);
+        assert!(never.keeps_white_space());
+        assert_eq!(
+            never.part(" a▁b  c", never.heads(" a▁b  c", false).unwrap()),
+            " a▁b  c"
+        );
+        assert_eq!(never.normalize(" a▁b  c").unwrap(), " a▁b  c");
+        let kept = t5(PrependScheme::Always).with_keep_white_space(true);
+        assert!(kept.keeps_white_space());
+        assert_eq!(kept.part(" a▁b  ▁c", usize::MAX), " ▁a▁b  ▁c");
+        for later in [false, true] {
+            let run = if later {
+                kept.normalize_later(" a b")
+            } else {
+                kept.normalize(" a b")
+            };
+            assert_eq!(run.unwrap(), " ▁a ▁b");
+        }
+        let parts = kept.alignment_parts("a b").unwrap().unwrap();
+        assert_eq!(parts.normalized, "▁a ▁b");
     }
 
     #[test]

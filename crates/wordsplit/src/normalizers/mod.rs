@@ -264,9 +264,11 @@ impl NormalizeStage {
                 prepend_scheme,
                 before,
                 whitespace_split,
+                keep_white_space,
             } => NormalizeStage::Foreign(Arc::new(
                 sentencepiece::MetaspaceNormalizer::new(*replacement, *prepend_scheme, before)?
-                    .with_whitespace_split(*whitespace_split),
+                    .with_whitespace_split(*whitespace_split)
+                    .with_keep_white_space(*keep_white_space),
             )),
             _ => match program::LiteralProgram::new(spec) {
                 Some(program) => NormalizeStage::Foreign(Arc::new(program)),

@@ -418,15 +418,20 @@ fn escape_spaces(out: &mut String, text: &str, space: &str, collapse: bool, init
 /// (`always`; for `first` only before the stretch that starts the text, when its first
 /// character comes from the input's first, see [`Self::heads`]; never for `never`).
 /// With `whitespace_split` (HF's `WhitespaceSplit` before it), the words between runs of
-/// white space, each with the replacement before it unless it starts with one, joined; for
-/// `first`, the text with its white space (the spanner drops it) and the replacement only
-/// where HF puts one, before the words of the input's first character (see
+/// white space, each with the replacement before it unless it starts with one, joined
+/// (`always`); or, when it keeps the white space (`first`, `never`, `keep_white_space`: see
+/// [`Self::keeps_white_space`]), the text with its white space (the spanner drops it) and the
+/// replacement only where HF puts one: before every word for `always`, before the words of
+/// the input's first character for `first`, nowhere for `never` (see
 /// [`NormalizerSpec::Metaspace`]).
 pub struct MetaspaceNormalizer {
     inner: Option<Before>,
     replacement: char,
     scheme: PrependScheme,
     whitespace_split: bool,
+    /// With `whitespace_split` and `always`: the white space kept, the words not joined
+    /// (HF's `split: false`).
+    keep_white_space: bool,
     /// Whether `inner` may leave the input's first character out of its text's first one
     /// (`metaspace_parts::drops_start`): then `first` prepends only as [`Self::heads`] says.
     drops_start: bool,
@@ -462,6 +467,7 @@ impl MetaspaceNormalizer {
             replacement,
             scheme,
             whitespace_split: false,
+            keep_white_space: false,
             drops_start: metaspace_parts::drops_start(before),
         })
     }
@@ -469,6 +475,13 @@ impl MetaspaceNormalizer {
     /// This normalizer with HF's `WhitespaceSplit` before the Metaspace, or not.
     pub fn with_whitespace_split(mut self, whitespace_split: bool) -> Self {
         self.whitespace_split = whitespace_split;
+        self
+    }
+
+    /// This normalizer keeping the white space after `WhitespaceSplit` with `always` (HF's
+    /// Metaspace with `split: false`, whose words are not cut at their replacements), or not.
+    pub fn with_keep_white_space(mut self, keep_white_space: bool) -> Self {
+        self.keep_white_space = keep_white_space;
         self
     }
 
@@ -489,11 +502,8 @@ impl MetaspaceNormalizer {
         };
         let mut buffer = [0u8; 4];
         let replacement: &str = self.replacement.encode_utf8(&mut buffer);
-        if self.whitespace_split && self.scheme == PrependScheme::First {
-            let starts = match prepends {
-                true => self.first_words(original, text)?,
-                false => Vec::new(),
-            };
+        if self.keeps_white_space() {
+            let starts = self.word_starts(original, text, prepends)?;
             let mut out = String::with_capacity(text.len() + starts.len() * replacement.len());
             let mut from = 0;
             for (_, at) in starts {

@@ -187,13 +187,10 @@ impl MetaspaceNormalizer {
         let replacement = self.replacement;
         let mut out = String::with_capacity(normalized.len() + 8);
         let mut places = Vec::with_capacity(base.len() + 2);
-        if self.whitespace_split && self.scheme == PrependScheme::First {
+        if self.keeps_white_space() {
             // The text with its white space, the replacement only where HF puts one (see
-            // `first_words`), aligned to its word's first character.
-            let starts = match prepends {
-                true => self.first_words(text, &normalized)?,
-                false => Vec::new(),
-            };
+            // `word_starts`), aligned to its word's first character.
+            let starts = self.word_starts(text, &normalized, prepends)?;
             let mut next = starts.iter().peekable();
             for (i, c) in normalized.chars().enumerate() {
                 if next.next_if(|&&(k, _)| k == i).is_some() {

@@ -12,6 +12,7 @@
 //! | `BertPreTokenizer` | [`bert_steps`] | runs between white space and punctuation, each punctuation character ([`super::bert`]) |
 //! | `Whitespace` | [`whitespace_steps`] | HF's `\w+\|[^\w\s]+`: runs of word characters, runs of the others that are not white space |
 //! | `WhitespaceSplit` | [`whitespace_split_steps`] | runs between white space |
+//! | `WhitespaceSplit` then `Metaspace` with `split` | [`whitespace_split_steps`], [`metaspace_cut_step`] | runs between white space, each cut before every replacement (`▁`) |
 //! | CLIP's `Split` then `ByteLevel` | [`clip_steps`] | CLIP's pattern's matches ([`super::clip`]) |
 //!
 //! White space is dropped, so each spanner but the whole-text one gives the text its pieces
@@ -104,6 +105,17 @@ pub fn whitespace_split_steps() -> Vec<SplitStep> {
     vec![split(WHITE_SPACE_PATTERN.into(), Behavior::Removed, false)]
 }
 
+/// Metaspace's `split` after `WhitespaceSplit` (the Python package's cut in
+/// `formats/hf_metaspace.py` `metaspace_spanner`): each piece cut before every `replacement`,
+/// which starts the next piece (`MergedWithNext`).
+pub fn metaspace_cut_step(replacement: char) -> SplitStep {
+    split(
+        format!("\\x{{{:X}}}", u32::from(replacement)),
+        Behavior::MergedWithNext,
+        false,
+    )
+}
+
 /// `BertPreTokenizer`'s program: white space removed, then each punctuation character isolated.
 pub fn bert_steps() -> Vec<SplitStep> {
     let mut steps = whitespace_split_steps();
@@ -127,6 +139,9 @@ pub enum WordSpanner {
     Whitespace,
     /// `WhitespaceSplit`.
     WhitespaceSplit,
+    /// `WhitespaceSplit` then Metaspace's `split` at this replacement (the Metaspace
+    /// normalizer, which keeps the white space, put the replacements in).
+    WhitespaceSplitMetaspace(char),
     /// CLIP's `Split`, then `ByteLevel`'s pattern (before its BPE over bytes).
     Clip,
 }
@@ -137,6 +152,22 @@ impl WordSpanner {
         let SpannerSpec::SplitProgram(steps) = spec else {
             return None;
         };
+        if let [white_space, SplitStep::Split { pattern, .. }] = steps.as_slice() {
+            let replacement = pattern
+                .strip_prefix("\\x{")
+                .and_then(|hex| hex.strip_suffix('}'))
+                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                .and_then(char::from_u32);
+            if let Some(replacement) = replacement {
+                let program = [
+                    whitespace_split_steps()[0].clone(),
+                    metaspace_cut_step(replacement),
+                ];
+                if [white_space.clone(), steps[1].clone()] == program {
+                    return Some(Self::WhitespaceSplitMetaspace(replacement));
+                }
+            }
+        }
         [
             (Vec::new(), Self::Whole),
             (bert_steps(), Self::Bert),
@@ -156,6 +187,7 @@ impl WordSpanner {
             Self::Bert => "BertPreTokenizer",
             Self::Whitespace => "Whitespace",
             Self::WhitespaceSplit => "WhitespaceSplit",
+            Self::WhitespaceSplitMetaspace(_) => "WhitespaceSplit then Metaspace",
             Self::Clip => "CLIP's Split then ByteLevel",
         }
     }
@@ -197,8 +229,21 @@ fn kind_of(c: char) -> Kind {
 
 /// Calls `emit(start, end)` for each run of characters of one kind other than white space;
 /// with `one_kind`, every character that is not white space counts as one kind
-/// (`WhitespaceSplit`).
-fn runs(text: &str, one_kind: bool, mut emit: impl FnMut(usize, usize)) {
+/// (`WhitespaceSplit`); each run cut before every `cut` character after its start
+/// (Metaspace's `split`, `MergedWithNext`).
+fn runs(text: &str, one_kind: bool, cut: Option<char>, mut emit: impl FnMut(usize, usize)) {
+    let mut emit = |start: usize, end: usize| {
+        let mut from = start;
+        if let Some(cut) = cut {
+            for (at, c) in text[start..end].char_indices().skip(1) {
+                if c == cut {
+                    emit(from, start + at);
+                    from = start + at;
+                }
+            }
+        }
+        emit(from, end);
+    };
     let mut run: Option<(usize, Kind)> = None;
     for (at, c) in text.char_indices() {
         let kind = match kind_of(c) {
@@ -220,10 +265,15 @@ fn runs(text: &str, one_kind: bool, mut emit: impl FnMut(usize, usize)) {
 }
 
 /// The pieces `runs` finds as the pipeline takes them (as [`bert_spans`] gives BERT's).
-fn run_spans(text: &str, one_kind: bool, ends: &mut Vec<usize>) -> Option<SpannedText> {
+fn run_spans(
+    text: &str,
+    one_kind: bool,
+    cut: Option<char>,
+    ends: &mut Vec<usize>,
+) -> Option<SpannedText> {
     let mut kept = String::with_capacity(text.len());
     let mut placed = Vec::new();
-    runs(text, one_kind, |start, end| {
+    runs(text, one_kind, cut, |start, end| {
         kept.push_str(&text[start..end]);
         ends.push(kept.len());
         placed.push((start, end, 0));
@@ -241,6 +291,7 @@ impl Spanner for WordSpanner {
             Self::Bert => "bert-pre-tokenizer",
             Self::Whitespace => "whitespace",
             Self::WhitespaceSplit => "whitespace-split",
+            Self::WhitespaceSplitMetaspace(_) => "whitespace-split-metaspace",
             Self::Clip => ClipSpanner.name(),
         }
     }
@@ -254,8 +305,9 @@ impl Spanner for WordSpanner {
                 None
             }
             Self::Bert => bert_spans(text, ends),
-            Self::Whitespace => run_spans(text, false, ends),
-            Self::WhitespaceSplit => run_spans(text, true, ends),
+            Self::Whitespace => run_spans(text, false, None, ends),
+            Self::WhitespaceSplit => run_spans(text, true, None, ends),
+            Self::WhitespaceSplitMetaspace(cut) => run_spans(text, true, Some(*cut), ends),
             Self::Clip => return ClipSpanner.spans(text, ends),
         })
     }

@@ -137,3 +137,38 @@ fn the_spanners_cut_as_the_split_programs_run_by_the_regex_engines() {
         }
     }
 }
+
+#[test]
+fn whitespace_split_then_metaspace_cuts_each_word_before_every_replacement() {
+    // (HF tokenizers 0.23: WhitespaceSplit then Metaspace(split: true) on text whose
+    // replacements the Metaspace normalizer put in, the white space kept for the spanner)
+    let mut steps = whitespace_split_steps();
+    steps.push(metaspace_cut_step('▁'));
+    let spanner = WordSpanner::of(&SpannerSpec::SplitProgram(steps.clone())).unwrap();
+    assert_eq!(spanner, WordSpanner::WhitespaceSplitMetaspace('▁'));
+    assert_eq!(
+        pieces(spanner, " ▁a▁b  c ▁d▁\u{3000}▁▁e"),
+        ["▁a", "▁b", "c", "▁d", "▁", "▁", "▁e"]
+    );
+    assert_eq!(pieces(spanner, "ab"), ["ab"]);
+    assert_eq!(pieces(spanner, "  "), Vec::<String>::new());
+    let other = WordSpanner::of(&SpannerSpec::SplitProgram(vec![
+        steps[0].clone(),
+        metaspace_cut_step('_'),
+    ]));
+    assert_eq!(other, Some(WordSpanner::WhitespaceSplitMetaspace('_')));
+    // (another behavior, or a pattern that is not one code point's escape, is no such program)
+    let mut merged_before = steps.clone();
+    if let SplitStep::Split { behavior, .. } = &mut merged_before[1] {
+        *behavior = Behavior::MergedWithPrevious;
+    }
+    assert_eq!(
+        WordSpanner::of(&SpannerSpec::SplitProgram(merged_before)),
+        None
+    );
+    let mut two = steps;
+    if let SplitStep::Split { pattern, .. } = &mut two[1] {
+        *pattern = r"\x{2581}\x{2581}".into();
+    }
+    assert_eq!(WordSpanner::of(&SpannerSpec::SplitProgram(two)), None);
+}

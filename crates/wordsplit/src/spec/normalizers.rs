@@ -67,16 +67,19 @@ pub enum NormalizerSpec {
     /// HF's `WhitespaceSplit` runs before it (T5's files): each run of white space (Rust's
     /// `char::is_whitespace`) is dropped and every word that does not start with
     /// `replacement` gets one before it ([`PrependScheme::Always`]); a spanner cutting before
-    /// every `replacement` then gives HF's words. With [`PrependScheme::First`] the white
-    /// space is kept for the spanner to drop and cut at (a split program of `WhitespaceSplit`
-    /// and of the cut before every `replacement`), and `replacement` goes before the text
-    /// only when its first character is a word's and the one the text starts with (HF's
-    /// word at the input's offset 0); never with [`PrependScheme::Never`].
+    /// every `replacement` then gives HF's words. With [`PrependScheme::First`],
+    /// [`PrependScheme::Never`] or `keep_white_space` (with `Always`: HF's `split: false`),
+    /// the white space is kept for the spanner to drop (a split program of `WhitespaceSplit`
+    /// and, for HF's `split: true`, of the cut before every `replacement`), and `replacement`
+    /// goes before each word HF prepends to: every one for `Always`, for `First` only one
+    /// whose first character comes from the input's first (HF's word at offset 0), none for
+    /// `Never`. `keep_white_space` needs `whitespace_split`.
     Metaspace {
         replacement: char,
         prepend_scheme: PrependScheme,
         before: Box<NormalizerSpec>,
         whitespace_split: bool,
+        keep_white_space: bool,
     },
     /// llama.cpp's WordPiece preprocessing of characters (`llm_tokenizer_wpm`), before its
     /// split: with `strip_accents`, each code point becomes the first code point of its NFD
@@ -316,6 +319,7 @@ impl NormalizerSpec {
                     "prepend_scheme",
                     "before",
                     "whitespace_split",
+                    "keep_white_space",
                 ])?;
                 let replacement = stage.text("replacement", Some("\u{2581}"))?;
                 let mut chars = replacement.chars();
@@ -338,10 +342,11 @@ impl NormalizerSpec {
                     ));
                 }
                 let whitespace_split = stage.flag("whitespace_split", false)?;
-                if whitespace_split && prepend_scheme == PrependScheme::Never {
+                let keep_white_space = stage.flag("keep_white_space", false)?;
+                if keep_white_space && !whitespace_split {
                     return Err(stage.bad(
-                        "whitespace_split needs prepend_scheme 'always' or 'first' (a word \
-                         without the replacement would need a cut no text marks)",
+                        "keep_white_space needs whitespace_split (without it no white space \
+                         is dropped)",
                     ));
                 }
                 Ok(Self::Metaspace {
@@ -349,6 +354,7 @@ impl NormalizerSpec {
                     prepend_scheme,
                     before: Box::new(before),
                     whitespace_split,
+                    keep_white_space,
                 })
             }
             _ => Err(stage.unknown(&KINDS)),
@@ -461,6 +467,7 @@ impl NormalizerSpec {
                 prepend_scheme,
                 before,
                 whitespace_split,
+                keep_white_space,
             } => stage(
                 kind,
                 vec![
@@ -471,6 +478,7 @@ impl NormalizerSpec {
                     ),
                     ("before", before.to_json()),
                     ("whitespace_split", Value::Bool(*whitespace_split)),
+                    ("keep_white_space", Value::Bool(*keep_white_space)),
                 ],
             ),
             _ => stage(kind, Vec::new()),

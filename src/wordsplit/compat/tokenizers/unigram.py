@@ -14,8 +14,9 @@ ids, tokens, offsets and word ids, step by step as HF makes them.
 3. The pre-tokenizer cuts it into words: before every ``▁`` (``Metaspace`` with ``split``), or
    for T5's ``WhitespaceSplit`` then ``Metaspace`` at every run of white space (Rust's
    ``char::is_whitespace``, dropped), each word then given its own ``▁`` aligned to its first
-   character (HF's ``prepend_scheme`` ``first`` too: only to the words of the input's first
-   character). An empty word is dropped, as HF drops it.
+   character as the ``prepend_scheme`` says (``always``: every word; ``first``: only the words
+   of the input's first character; ``never``: none), and cut before every ``▁`` in it with
+   ``split``. An empty word is dropped, as HF drops it.
 4. The model segments each word (the vocabulary's ``unigram`` encoder, whose ``tokens`` say
    where each token ends). A token's string is its text in the normalized word, which is its
    vocab piece, but for a run of unknown characters (the unknown token's string is the run's
@@ -38,8 +39,7 @@ from typing import Callable, Optional
 from ...engines.arguments import check_text
 from ...errors import UnsupportedTokenizerError
 from ...normalizers import normalizer_for
-from ...normalizers.sentencepiece import EVERY
-from ...offsets import form_alignment
+from ...offsets import stage_alignment
 from ...postprocess import Parts
 from ...specials import LiteralScan
 from ...vocab import WHITE_SPACE, second_pass_normalizes
@@ -90,8 +90,8 @@ class UnigramTexts:
         self._cache: dict[str, list[tuple[int, int]]] = {}  # word → the encoder's tokens of it
         literals = vocab.all_special_literals
         self._literal_ids = literals
-        # (T5's layout with prepend_scheme first has a split program, not this spanner: its
-        # words are cut here, as HF's WhitespaceSplit and Metaspace cut them)
+        # (T5's layout, WhitespaceSplit then Metaspace, may have a split program, not this
+        # spanner: its words are cut here, as HF's WhitespaceSplit and Metaspace cut them)
         self._split = getattr(pipeline.spanner, "metaspace_split", False)
         stage = pipeline.normalizer
         # HF's second pass (``normalized`` added tokens) searches each stretch's text as the
@@ -104,14 +104,15 @@ class UnigramTexts:
             if isinstance(stage, Metaspace):
                 self._metaspace, second = second, second.inner
         self._scan = LiteralScan(literals, vocab.literal_flags, second) if literals else None
-        self._scheme = None  # (T5's layout: the Metaspace's prepend_scheme, run here)
+        self._words_metaspace = None  # (T5's layout: the Metaspace normalizer, whose heads say which words get a ▁)
         self._whitespace_split = _pre_tokenizer_kinds(spec.get("pre_tokenizer")) == ["WhitespaceSplit", "Metaspace"]
         if self._whitespace_split:
             # T5's layout: the file's normalizer alone (the loader's Metaspace with
             # whitespace_split, made of it), WhitespaceSplit and Metaspace run here.
             if not isinstance(stage, Metaspace) or not stage.whitespace_split:
                 raise UnsupportedTokenizerError(f"{source}: its WhitespaceSplit layout is not the one the loader reads")
-            self._scheme = stage.prepend_scheme
+            self._words_metaspace = normalizer_for(stage)
+            self._split = _metaspace_splits(spec.get("pre_tokenizer"))
             stage = stage.before
         self._stage = stage
         self._normalize = normalizer_for(stage)
@@ -158,23 +159,13 @@ class UnigramTexts:
         segment = text[start:end]
         if self._whitespace_split:
             normalized, places = self._aligned(self._normalize, self._stage, segment)
-            pieces = self._whitespace_words(normalized, places, self._heads(places, start > 0))
+            pieces = self._whitespace_words(normalized, places,
+                                            self._words_metaspace.heads(segment, start > 0, places))
         else:
             normalize = self._later if start > 0 and self._later is not None else self._normalize
             normalized, places = self._aligned(normalize, self._stage, segment)
             pieces = [(normalized, places)]
         self._words(pieces, start, out, words)
-
-    def _heads(self, places: list[Aligned], later: bool) -> int:
-        """How many normalized characters at the start of a stretch may start a word that
-        gets a ``▁`` (T5's layout): all for ``prepend_scheme`` ``always``; for ``first`` those
-        from the input's first character (HF's ``offsets_original()[0] == 0``)."""
-        if self._scheme == "always":
-            return EVERY
-        count = 0
-        while not later and count < len(places) and places[count][0] == 0:
-            count += 1
-        return count
 
     def _second_pass(self, text: str, start: int, end: int, out: Parts, words: list[int], is_token) -> None:
         """:meth:`_stretch` with HF's second pass: the ``normalized`` added tokens found in the
@@ -208,9 +199,9 @@ class UnigramTexts:
 
     def _words(self, pieces: list[tuple[str, list[Aligned]]], start: int, out: Parts, words: list[int]) -> None:
         """Encode each of ``pieces`` (normalized text and its places) as words: cut before
-        every ``▁`` after Metaspace's split or ``WhitespaceSplit``, else whole."""
+        every ``▁`` after Metaspace's split (after ``WhitespaceSplit`` too), else whole."""
         for piece, aligned in pieces:
-            cuts = _metaspace_cuts(piece) if self._split or self._whitespace_split else [0]
+            cuts = _metaspace_cuts(piece) if self._split else [0]
             for a, b in zip(cuts, cuts[1:] + [len(piece)]):
                 if a < b:
                     self._word(piece[a:b], aligned[a:b], start, out, words)
@@ -245,7 +236,8 @@ class UnigramTexts:
         """HF's ``WhitespaceSplit`` then ``Metaspace`` prepend of a normalized stretch (or a
         part of it the second pass leaves): each run of non-white-space characters, a ``▁``
         put before it (aligned to its first character) unless it starts with one or it starts
-        past the first ``heads`` characters (:meth:`_heads`)."""
+        past the first ``heads`` characters (:meth:`MetaspaceNormalizer.heads
+        <wordsplit.normalizers.MetaspaceNormalizer.heads>`)."""
         out = []
         k, n = 0, len(normalized)
         while k < n:
@@ -275,17 +267,10 @@ def aligned_text(normalize, stage, text: str) -> tuple[str, list[Aligned]]:
     >>> aligned_text(normalizer_for(Lowercase()), Lowercase(), "Ab")
     ('ab', [(0, 1, False), (1, 2, True)])
     """
-    from ...spec import Nfc, Nfd, Nfkc, Nfkd, NoNormalizer
-
-    if isinstance(stage, NoNormalizer):
-        return text, [(i, i + 1, True) for i in range(len(text))]
-    alignment = getattr(normalize, "alignment", None)
-    if alignment is not None:
-        normalized, places = alignment(text)
-    elif isinstance(stage, (Nfc, Nfd, Nfkc, Nfkd)):
-        normalized, places = form_alignment(text, stage.kind)
-    else:
+    def unaligned(_: str):
         raise UnsupportedTokenizerError(f"offsets through the normalizer {stage.kind} are not supported")
+
+    normalized, places = stage_alignment(normalize, stage, text, unaligned)
     if places is None:
         places = [(i, i + 1, True) for i in range(len(normalized))]
     return normalized, places
@@ -295,6 +280,21 @@ def _metaspace_cuts(word: str) -> list[int]:
     """Where HF's ``Metaspace`` split (``MergedWithNext``) starts each part: the start, and
     before every ``▁`` after it."""
     return [0] + [k for k in range(1, len(word)) if word[k] == SPACE]
+
+
+def _metaspace_splits(value) -> bool:
+    """Whether the ``Metaspace`` of a tokenizer.json's pre-tokenizer cuts before every ``▁``
+    (its ``split``, HF's default true; the loader has checked it).
+
+    >>> _metaspace_splits({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"},
+    ...                    {"type": "Metaspace", "split": False}]})
+    False
+    """
+    if not isinstance(value, dict):
+        return False
+    if value.get("type") == "Sequence":
+        return any(_metaspace_splits(step) for step in value.get("pretokenizers") or [])
+    return value.get("type") == "Metaspace" and value.get("split", True) is True
 
 
 def _pre_tokenizer_kinds(value) -> list[str]:

@@ -12,8 +12,11 @@
 //!   `StripAccents`, `Strip`, `BertNormalizer`, a `Sequence` of them.
 //! - `pre_tokenizer`: `Metaspace` (a [`NormalizerSpec::Metaspace`] after the normalizer, and
 //!   with `split` the text cut before every `▁`), T5's `WhitespaceSplit` then `Metaspace` (the
-//!   Metaspace's `whitespace_split`; only with `prepend_scheme` `always` and `split`, as the
-//!   Python package reads it), or none.
+//!   Metaspace's `whitespace_split`, any `prepend_scheme` and `split`: with `always` and
+//!   `split` the words joined, each with its `▁`, and cut before every `▁`; otherwise the
+//!   white space kept, `keep_white_space` for `always`, and the spanner a split program of
+//!   `WhitespaceSplit` then, with `split`, the cut before every `▁`, as the Python package
+//!   reads it), or none.
 //! - `decoder`: `Metaspace` (HF's decode: the first token's `▁` dropped, the others' made
 //!   spaces), or transformers' `Sequence` of `Replace("▁", " ")`, `ByteFallback`, `Fuse` and
 //!   an optional `Strip(" ", 1, 0)`.
@@ -39,6 +42,7 @@ use crate::formats::{FormatError, Scores, VocabData};
 use crate::literal::Literal;
 use crate::normalizers::charsmap::CharsMap;
 use crate::normalizers::NormalizeStage;
+use crate::spanners::words::{metaspace_cut_step, whitespace_split_steps};
 use crate::spec::{
     DecoderSpec, DecoderStyle, ModelSpec, NormalizerSpec, PipelineSpec, PrependScheme,
     SentencePieceSplit, SpannerSpec, StripLeadingSpace,
@@ -153,23 +157,33 @@ pub(super) fn metaspace_stages(
     let pre_steps = pre_tokenizer_steps(spec.get("pre_tokenizer"), model)?;
     let normalizer = normalizer_spec(spec.get("normalizer"), model)?;
     let (mut normalizer, metaspace_split) = with_metaspace(pre_steps.last(), normalizer, model)?;
-    if let [(at, _), _] = pre_steps.as_slice() {
-        // HF's WhitespaceSplit before the Metaspace: each word gets its own ▁, which only a
-        // Metaspace that prepends always and splits gives.
-        match &mut normalizer {
-            NormalizerSpec::Metaspace {
-                prepend_scheme: PrependScheme::Always,
-                whitespace_split,
-                ..
-            } if metaspace_split => *whitespace_split = true,
-            _ => {
-                return Err(unsupported(
-                    at.clone(),
-                    "a WhitespaceSplit pre-tokenizer before a Metaspace that does not prepend \
-                     always and split",
-                    format!("only prepend_scheme always with split is read; {PYTHON_ONLY}"),
-                ))
+    let mut spanner = SpannerSpec::SentencePiece(SentencePieceSplit {
+        metaspace_split,
+        ..SentencePieceSplit::default()
+    });
+    if let (
+        [_, _],
+        NormalizerSpec::Metaspace {
+            replacement,
+            prepend_scheme,
+            whitespace_split,
+            keep_white_space,
+            ..
+        },
+    ) = (pre_steps.as_slice(), &mut normalizer)
+    {
+        // HF's WhitespaceSplit before the Metaspace, which runs on each word. With `always`
+        // and `split` every word starts with a ▁ and is cut at each one: the words are
+        // joined and the SentencePiece split cuts them apart. Otherwise the white space stays
+        // for a split program to drop, then (`split`) to cut before every ▁.
+        *whitespace_split = true;
+        *keep_white_space = !metaspace_split && *prepend_scheme == PrependScheme::Always;
+        if !metaspace_split || *prepend_scheme != PrependScheme::Always {
+            let mut steps = whitespace_split_steps();
+            if metaspace_split {
+                steps.push(metaspace_cut_step(*replacement));
             }
+            spanner = SpannerSpec::SplitProgram(steps);
         }
     }
     if NormalizeStage::from_spec(&normalizer).is_none() {
@@ -179,10 +193,6 @@ pub(super) fn metaspace_stages(
             format!("the Rust core does not run it; {PYTHON_ONLY}"),
         ));
     }
-    let spanner = SpannerSpec::SentencePiece(SentencePieceSplit {
-        metaspace_split,
-        ..SentencePieceSplit::default()
-    });
     Ok((
         normalizer,
         spanner,
@@ -396,6 +406,7 @@ fn with_metaspace(
                 prepend_scheme,
                 before: Box::new(normalizer),
                 whitespace_split: false,
+                keep_white_space: false,
             },
             split,
         )),
