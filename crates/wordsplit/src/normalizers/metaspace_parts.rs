@@ -115,21 +115,10 @@ impl MetaspaceNormalizer {
             _ if !prepends => Ok(Vec::new()),
             PrependScheme::Never => Ok(Vec::new()),
             PrependScheme::First => self.first_words(original, normalized),
-            PrependScheme::Always => {
-                let mut starts = Vec::new();
-                let mut in_word = false;
-                for (i, (at, c)) in normalized.char_indices().enumerate() {
-                    if c.is_whitespace() {
-                        in_word = false;
-                    } else if !in_word {
-                        in_word = true;
-                        if c != self.replacement {
-                            starts.push((i, at));
-                        }
-                    }
-                }
-                Ok(starts)
-            }
+            PrependScheme::Always => Ok(word_heads(normalized)
+                .filter(|&(_, _, c)| c != self.replacement)
+                .map(|(i, at, _)| (i, at))
+                .collect()),
         }
     }
 
@@ -161,23 +150,12 @@ impl MetaspaceNormalizer {
             Some(parts) if i < parts.head.len() => parts.head[i].0,
             Some(parts) => count - parts.tail + (i - parts.head.len()),
         };
-        let mut starts = Vec::new();
-        let mut in_word = false;
-        for (i, (at, c)) in normalized.char_indices().enumerate() {
-            if c.is_whitespace() {
-                in_word = false;
-            } else if !in_word {
-                in_word = true;
-                // (places only grow: no later word comes from the first character either)
-                if origin(i) > 0 {
-                    break;
-                }
-                if c != self.replacement {
-                    starts.push((i, at));
-                }
-            }
-        }
-        Ok(starts)
+        // (places only grow: after a word not from the first character, no later one is)
+        Ok(word_heads(normalized)
+            .take_while(|&(i, _, _)| origin(i) == 0)
+            .filter(|&(_, _, c)| c != self.replacement)
+            .map(|(i, at, _)| (i, at))
+            .collect())
     }
 
     /// Whether the text `text` normalizes to may get the replacement at its start (when the
@@ -257,6 +235,19 @@ pub(super) fn drops_start(before: &NormalizerSpec) -> bool {
         } => *clean_text || *strip_accents,
         _ => true,
     }
+}
+
+/// The first character of each word of `text` (between runs of white space, HF's
+/// `WhitespaceSplit`), as (character index, byte index, character), in order.
+fn word_heads(text: &str) -> impl Iterator<Item = (usize, usize, char)> + '_ {
+    let mut in_word = false;
+    text.char_indices()
+        .enumerate()
+        .filter_map(move |(i, (at, c))| {
+            let head = !c.is_whitespace() && !in_word;
+            in_word = !c.is_whitespace();
+            head.then_some((i, at, c))
+        })
 }
 
 #[cfg(test)]
