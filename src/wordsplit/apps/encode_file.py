@@ -75,6 +75,7 @@ import struct
 import sys
 import time
 from array import array
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import BinaryIO, Callable, Iterator, Optional, Union
 
@@ -397,6 +398,34 @@ class _IdSink:
             self.ids_out.discard()
             raise
         self.index_out.write(_u64_le([0]))
+        # The native path's writes run on a thread of their own, one chunk behind: a chunk's
+        # ids are written while the next encodes (on 2 threads the writes were a tenth of the
+        # run, the other core idle beside them). At most one chunk waits: memory stays bounded.
+        self._writer: Optional[ThreadPoolExecutor] = None
+        self._written: Optional[Future] = None
+
+    def _write(self, data: bytes, ends: bytes) -> None:
+        """Append ``data`` (ids) and ``ends`` (index entries) to the files, in order, after the
+        previous chunk's (whose error, if any, is raised here)."""
+        self._wait()
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wordsplit-encode-file")
+        self._written = self._writer.submit(self._write_now, data, ends)
+
+    def _write_now(self, data: bytes, ends: bytes) -> None:
+        self.ids_out.write(data)
+        self.index_out.write(ends)
+
+    def _wait(self) -> None:
+        """The pending write done (its error raised)."""
+        written, self._written = self._written, None
+        if written is not None:
+            written.result()
+
+    def _stop_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
 
     def add(self, docs: list[str]) -> None:
         """Encode ``docs`` and append their ids (each followed by eos, if any) and end offsets."""
@@ -422,8 +451,7 @@ class _IdSink:
                 joined += self.eos_bytes
             data = bytes(joined)
             ends = [self.tokens + end + i for i, end in enumerate(offsets[1:], 1)]
-        self.ids_out.write(data)
-        self.index_out.write(_u64_le(ends))
+        self._write(data, _u64_le(ends))
         self.documents += len(docs)
         self.tokens = ends[-1]
 
@@ -446,8 +474,7 @@ class _IdSink:
                 self.add(docs)
             return consumed
         if ends:
-            self.ids_out.write(data)
-            self.index_out.write(ends)
+            self._write(data, ends)
             self.documents += len(ends) // 8
             (self.tokens,) = struct.unpack_from("<Q", ends, len(ends) - 8)
         return consumed
@@ -457,6 +484,10 @@ class _IdSink:
         fails (the likelier: the user's own path) the old pair is untouched; the index is
         renamed in the same directory right after. Only if that second rename fails do the
         files disagree, and the error says so."""
+        try:
+            self._wait()
+        finally:
+            self._stop_writer()
         for writer in (self.ids_out, self.index_out):
             writer.finish()
         self.ids_out.publish()
@@ -467,6 +498,7 @@ class _IdSink:
                                        "index no longer match: write them again", exc.filename) from None
 
     def discard(self) -> None:
+        self._stop_writer()  # (the pending write done, its error left: the files go)
         self.ids_out.discard()
         self.index_out.discard()
 
