@@ -1,6 +1,8 @@
 //! HF's `WhitespaceSplit` then `Metaspace` (`prepend_scheme: "always"`) of a text, joined
 //! ([`words_with_replacement`]): what [`super::sentencepiece::MetaspaceNormalizer`] runs for
-//! T5-like tokenizer.json files.
+//! T5-like tokenizer.json files; and the same words with the SentencePiece spanner's cuts
+//! written as they go ([`words_and_ends`]), which the pipeline runs for such files instead of
+//! the two stages one after the other.
 //!
 //! ```text
 //! " a\u{3000} ▁b  c\t" -> "▁a▁b▁c"
@@ -19,6 +21,38 @@
 /// assert_eq!(words_with_replacement(" a\u{3000} ▁b  c\t", "▁"), "▁a▁b▁c");
 /// ```
 pub fn words_with_replacement(text: &str, replacement: &str) -> String {
+    words::<false>(text, replacement, false, &mut Vec::new())
+}
+
+/// [`words_with_replacement`] of `text` with `▁` (T5's layout), and the ends of its pieces
+/// as the SentencePiece spanner cuts the result at words, pushed to `ends`: before each `▁`
+/// past the start that follows another character (`every_space`, HF's Metaspace split:
+/// that follows any character), and at the end. One pass for the two, where the spanner
+/// would search the text again for the `▁`s the words put there.
+///
+/// ```
+/// use wordsplit::normalizers::metaspace_words::words_and_ends;
+/// let mut ends = vec![];
+/// assert_eq!(words_and_ends(" a\u{3000} ▁b  c▁▁\t", false, &mut ends), "▁a▁b▁c▁▁");
+/// assert_eq!(ends, [4, 8, 12, 18]);
+/// ends.clear();
+/// words_and_ends(" a\u{3000} ▁b  c▁▁\t", true, &mut ends);
+/// assert_eq!(ends, [4, 8, 12, 15, 18]);
+/// ```
+pub fn words_and_ends(text: &str, every_space: bool, ends: &mut Vec<usize>) -> String {
+    // (an ASCII replacement may start a word without being put there, which the ASCII loop
+    // does not track: `▁` is not ASCII)
+    words::<true>(text, "\u{2581}", every_space, ends)
+}
+
+/// [`words_with_replacement`], with the pieces' ends when `ENDS` (see [`words_and_ends`]).
+#[inline(always)]
+fn words<const ENDS: bool>(
+    text: &str,
+    replacement: &str,
+    every_space: bool,
+    ends: &mut Vec<usize>,
+) -> String {
     let width = replacement.len();
     assert!((1..=4).contains(&width), "a replacement is one character");
     let mut pattern = [0u8; 4];
@@ -34,16 +68,31 @@ pub fn words_with_replacement(text: &str, replacement: &str) -> String {
     let base = out.as_mut_ptr();
     let mut len = 0;
     let mut in_word = false;
+    // Whether the last character out is the replacement (a cut before the next one that
+    // is kept only with `every_space`).
+    let mut after_replacement = false;
+    if ENDS {
+        // (a cut at most before each replacement put, one per two bytes, and the end)
+        ends.reserve(bytes.len().div_ceil(2) + 1);
+    }
+    let cuts = ends.as_mut_ptr();
+    let mut n = ends.len();
     let mut at = 0;
     // SAFETY: every store is within `room` (the most the output can take, plus the 4 bytes
     // of a replacement stored and not kept); the bytes kept are `text`'s whole characters and
-    // whole copies of `replacement`, so the output is UTF-8.
+    // whole copies of `replacement`, so the output is UTF-8. `ends` has room for an end per
+    // word and the last one, and its length is set to the ends written.
     unsafe {
         while at < bytes.len() {
             let b = *bytes.get_unchecked(at);
             if b < 0x80 {
                 let white = ASCII_WHITE_SPACE[usize::from(b)];
                 let starts = !white & !in_word & (u32::from(b) != ascii_replacement);
+                if ENDS {
+                    cuts.add(n).write(len);
+                    n += usize::from(starts & (len > 0) & (every_space | !after_replacement));
+                    after_replacement &= !starts & white;
+                }
                 base.add(len).cast::<u32>().write_unaligned(pattern);
                 len += if starts { width } else { 0 };
                 *base.add(len) = b;
@@ -58,21 +107,37 @@ pub fn words_with_replacement(text: &str, replacement: &str) -> String {
             if c.is_whitespace() {
                 in_word = false;
             } else {
-                if !in_word
-                    && !bytes
-                        .get_unchecked(at..)
-                        .starts_with(replacement.as_bytes())
-                {
+                let is_replacement = bytes
+                    .get_unchecked(at..)
+                    .starts_with(replacement.as_bytes());
+                if !in_word && !is_replacement {
+                    if ENDS && len > 0 && (every_space || !after_replacement) {
+                        cuts.add(n).write(len);
+                        n += 1;
+                    }
                     base.add(len).cast::<u32>().write_unaligned(pattern);
                     len += width;
+                    after_replacement = true;
+                }
+                if ENDS && is_replacement && len > 0 && (every_space || !after_replacement) {
+                    cuts.add(n).write(len);
+                    n += 1;
                 }
                 std::ptr::copy_nonoverlapping(bytes.as_ptr().add(at), base.add(len), w);
                 len += w;
+                after_replacement = is_replacement;
                 in_word = true;
             }
             at += w;
         }
         out.set_len(len);
+        if ENDS {
+            if len > 0 {
+                cuts.add(n).write(len);
+                n += 1;
+            }
+            ends.set_len(n);
+        }
         String::from_utf8_unchecked(out)
     }
 }
@@ -128,6 +193,52 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The ends of `normalized`'s pieces as the SentencePiece spanner cuts them at words.
+    fn spanner_ends(normalized: &str, every_space: bool) -> Vec<usize> {
+        let mut ends = Vec::new();
+        let mut after_space = true; // (the start counts as one: no cut there)
+        for (i, c) in normalized.char_indices() {
+            if c == '\u{2581}' {
+                if !after_space || every_space && i > 0 {
+                    ends.push(i);
+                }
+                after_space = true;
+            } else {
+                after_space = false;
+            }
+        }
+        if !normalized.is_empty() {
+            ends.push(normalized.len());
+        }
+        ends
+    }
+
+    #[test]
+    fn words_and_ends_are_the_words_cut_as_the_spanner_cuts_them() {
+        let alphabet = [
+            "a", " ", "\t", "\n", "▁", "▁▁", "_", "é", "\u{3000}", "\u{85}", "😀", "\u{a0}", "x",
+        ];
+        for text in crate::testing::texts(11, &alphabet, 4000, 40) {
+            let words = reference(&text, "▁");
+            for every_space in [false, true] {
+                let mut ends = vec![];
+                assert_eq!(
+                    words_and_ends(&text, every_space, &mut ends),
+                    words,
+                    "{text:?}"
+                );
+                assert_eq!(
+                    ends,
+                    spanner_ends(&words, every_space),
+                    "{text:?} {every_space}"
+                );
+            }
+        }
+        let mut ends = vec![7];
+        assert_eq!(words_and_ends(" \t", false, &mut ends), "");
+        assert_eq!(ends, [7]); // nothing pushed for no words
     }
 
     #[test]

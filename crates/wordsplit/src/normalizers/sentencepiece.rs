@@ -16,7 +16,7 @@ use std::sync::Arc;
 use aho_corasick::AhoCorasick;
 
 use super::charsmap::CharsMap;
-use super::metaspace_words::words_with_replacement;
+use super::metaspace_words::{words_and_ends, words_with_replacement};
 use super::program::LiteralProgram;
 use super::unicode_program::UnicodeProgram;
 use crate::encoders::sentencepiece::PieceCuts;
@@ -525,6 +525,31 @@ impl MetaspaceNormalizer {
         }
         escape_spaces(&mut out, text, replacement, false, false);
         Ok(out)
+    }
+}
+
+impl MetaspaceNormalizer {
+    /// The normalized text of `text` and the ends of its pieces in one pass, when this is
+    /// HF's `WhitespaceSplit` then `Metaspace` with `always`, its words joined and the
+    /// replacement `▁` (T5's layout): the text [`Normalizer::normalize`] gives, cut as the
+    /// SentencePiece spanner cuts it at words ([`words_and_ends`]; `every_space`: HF's
+    /// Metaspace split). None (nothing done) for every other layout.
+    pub fn words_in_one_pass(
+        &self,
+        text: &str,
+        every_space: bool,
+        ends: &mut Vec<usize>,
+    ) -> Option<String> {
+        if !self.whitespace_split || self.keeps_white_space() || self.replacement != '\u{2581}' {
+            return None;
+        }
+        Some(match &self.inner {
+            Some(Before::Literal(program)) => words_and_ends(&program.run(text), every_space, ends),
+            Some(Before::Unicode(program)) => {
+                words_and_ends(&program.run_cow(text), every_space, ends)
+            }
+            None => words_and_ends(text, every_space, ends),
+        })
     }
 }
 

@@ -294,6 +294,12 @@ impl Pipeline {
                 return self.encode_ends(&normalized, &mut ends, out);
             }
         }
+        if let Some((metaspace, every_space)) = self.metaspace_words_in_one_pass() {
+            let mut ends = Vec::with_capacity(text.len() / 4 + 1);
+            if let Some(normalized) = metaspace.words_in_one_pass(text, every_space, &mut ends) {
+                return self.encode_ends(&normalized, &mut ends, out);
+            }
+        }
         match self.normalizer.normalize_at(text, later)? {
             Some(normalized) => self.encode_split(&normalized, out),
             None => self.encode_split(text, out),
@@ -334,6 +340,35 @@ impl Pipeline {
         }
         let matcher = spanner.sentencepiece()?.one_pass_matcher()?;
         Some((normalizer.sentencepiece()?, matcher, encoder.piece_cuts()?))
+    }
+
+    /// The Metaspace normalizer that writes the words and the SentencePiece spanner's cuts in
+    /// one pass ([`crate::normalizers::sentencepiece::MetaspaceNormalizer::words_in_one_pass`]),
+    /// and the spanner's `every_space`, when the pipeline is that normalizer, a spanner that
+    /// cuts at words only, and an encoder with no cuts of its own.
+    fn metaspace_words_in_one_pass(
+        &self,
+    ) -> Option<(
+        &crate::normalizers::sentencepiece::MetaspaceNormalizer,
+        bool,
+    )> {
+        let (NormalizeStage::Foreign(normalizer), SpanStage::Foreign(spanner)) =
+            (&self.normalizer, &self.spanner)
+        else {
+            return None;
+        };
+        if self.program.is_some() {
+            return None;
+        }
+        if let EncodeStage::Foreign(encoder) = &self.encoder {
+            if encoder.piece_cuts().is_some() {
+                return None;
+            }
+        }
+        Some((
+            normalizer.metaspace()?,
+            spanner.sentencepiece()?.words_only()?,
+        ))
     }
 
     fn encode_split(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {

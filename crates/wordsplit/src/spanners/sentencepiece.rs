@@ -194,6 +194,13 @@ impl SentencePieceSpanner {
 }
 
 impl SentencePieceSpanner {
+    /// Whether it cuts at words and nowhere else (no user-defined pieces, no joined tokens):
+    /// `Some(every_space)`, where [`crate::normalizers::metaspace_words::words_and_ends`]
+    /// gives its cuts as it writes the words; None otherwise.
+    pub fn words_only(&self) -> Option<bool> {
+        (self.words && self.matcher.is_none() && self.joined.is_none()).then_some(self.every_space)
+    }
+
     /// Its user-defined pieces' matcher, when cutting them out of the text before its spaces
     /// are escaped finds the same places and this spanner's only other cuts are at words
     /// (which cuts at the vocabulary's pairs include): `Some(None)` when it has none, None
@@ -308,6 +315,42 @@ mod tests {
             spanner.spans(&text, &mut ends).unwrap();
             assert_eq!(ends, reference(&text), "{text:?}");
         }
+    }
+
+    #[test]
+    fn the_words_written_with_their_cuts_are_cut_as_this_spanner_cuts_them() {
+        use crate::normalizers::metaspace_words::{words_and_ends, words_with_replacement};
+        let split = serde_json::json!({
+            "strip_leading_space": "none", "unk_surface": "?", "unused": [], "user_defined": [],
+            "words": false, "metaspace_split": true, "semantics": "hf",
+        });
+        let alphabet = ["▁", "▁▁", " ", "\t", "a", "é", "\u{3000}", "x▁", "▂"];
+        for spec in [pattern(&[], true), sentencepiece_spec(&split)] {
+            let spanner = SentencePieceSpanner::new(&spec).unwrap();
+            let every_space = spanner.words_only().unwrap();
+            for text in crate::testing::texts(3, &alphabet, 1000, 30) {
+                let words = words_with_replacement(&text, "▁");
+                let mut expected = vec![];
+                spanner.spans(&words, &mut expected).unwrap();
+                expected.retain(|&end| end > 0);
+                let mut ends = vec![];
+                assert_eq!(words_and_ends(&text, every_space, &mut ends), words);
+                assert_eq!(ends, expected, "{text:?}");
+            }
+        }
+        // Not with user-defined pieces, or without words.
+        assert_eq!(
+            SentencePieceSpanner::new(&pattern(&["<b>"], true))
+                .unwrap()
+                .words_only(),
+            None
+        );
+        assert_eq!(
+            SentencePieceSpanner::new(&pattern(&[], false))
+                .unwrap()
+                .words_only(),
+            None
+        );
     }
 
     #[test]
