@@ -21,7 +21,7 @@
 /// assert_eq!(words_with_replacement(" a\u{3000} ▁b  c\t", "▁"), "▁a▁b▁c");
 /// ```
 pub fn words_with_replacement(text: &str, replacement: &str) -> String {
-    words::<false>(text, replacement, false, &mut Vec::new())
+    words::<false, false>(text, replacement, &mut Vec::new())
 }
 
 /// [`words_with_replacement`] of `text` with `▁` (T5's layout), and the ends of its pieces
@@ -42,17 +42,23 @@ pub fn words_with_replacement(text: &str, replacement: &str) -> String {
 pub fn words_and_ends(text: &str, every_space: bool, ends: &mut Vec<usize>) -> String {
     // (an ASCII replacement may start a word without being put there, which the ASCII loop
     // does not track: `▁` is not ASCII)
-    words::<true>(text, "\u{2581}", every_space, ends)
+    if every_space {
+        words::<true, true>(text, "\u{2581}", ends)
+    } else {
+        words::<true, false>(text, "\u{2581}", ends)
+    }
 }
 
-/// [`words_with_replacement`], with the pieces' ends when `ENDS` (see [`words_and_ends`]).
+/// [`words_with_replacement`], with the pieces' ends when `ENDS` (see [`words_and_ends`];
+/// `EVERY_SPACE` its `every_space`, a constant so that the common case, T5's, tracks no
+/// replacement before a word in its ASCII loop).
 #[inline(always)]
-fn words<const ENDS: bool>(
+fn words<const ENDS: bool, const EVERY_SPACE: bool>(
     text: &str,
     replacement: &str,
-    every_space: bool,
     ends: &mut Vec<usize>,
 ) -> String {
+    let every_space = EVERY_SPACE;
     let width = replacement.len();
     assert!((1..=4).contains(&width), "a replacement is one character");
     let mut pattern = [0u8; 4];
@@ -90,8 +96,12 @@ fn words<const ENDS: bool>(
                 let starts = !white & !in_word & (u32::from(b) != ascii_replacement);
                 if ENDS {
                     cuts.add(n).write(len);
-                    n += usize::from(starts & (len > 0) & (every_space | !after_replacement));
-                    after_replacement &= !starts & white;
+                    if EVERY_SPACE {
+                        n += usize::from(starts & (len > 0));
+                    } else {
+                        n += usize::from(starts & (len > 0) & !after_replacement);
+                        after_replacement &= !starts & white;
+                    }
                 }
                 base.add(len).cast::<u32>().write_unaligned(pattern);
                 len += if starts { width } else { 0 };
