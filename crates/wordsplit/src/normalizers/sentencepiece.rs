@@ -526,9 +526,7 @@ impl MetaspaceNormalizer {
         escape_spaces(&mut out, text, replacement, false, false);
         Ok(out)
     }
-}
 
-impl MetaspaceNormalizer {
     /// The normalized text of `text` and the ends of its pieces in one pass, when this is
     /// HF's `WhitespaceSplit` then `Metaspace` with `always`, its words joined and the
     /// replacement `▁` (T5's layout): the text [`Normalizer::normalize`] gives, cut as the
