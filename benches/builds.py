@@ -82,6 +82,25 @@ def baseline_env(root: Path) -> dict[str, str]:
     return env
 
 
+def peer_env(environ: dict[str, str]) -> dict[str, str]:
+    """The environment of a peer's worker, run by the Python of the peer's own environment:
+    ``environ`` without the ``site-packages`` (or ``dist-packages``) folders its ``PYTHONPATH``
+    names, which belong to other environments and would load their packages over the peer's
+    (HF tokenizers 0.23 over 1.x); its other folders stay.
+
+    >>> peer_env({"PYTHONPATH": "src:/venv/lib/python3.11/site-packages", "HOME": "/h"})
+    {'PYTHONPATH': 'src', 'HOME': '/h'}
+    """
+    kept = [entry for entry in environ.get("PYTHONPATH", "").split(os.pathsep)
+            if entry and Path(entry).name not in ("site-packages", "dist-packages")]
+    env = dict(environ)
+    if kept:
+        env["PYTHONPATH"] = os.pathsep.join(kept)
+    else:
+        env.pop("PYTHONPATH", None)
+    return env
+
+
 class RemoteRunner:
     """A :class:`timing.Runner` in a worker process (``worker.py``): the same methods,
     forwarded over a pipe, timed inside the worker.
@@ -98,7 +117,7 @@ class RemoteRunner:
         if python is None:
             cmd, env = [sys.executable, str(HERE / "worker.py"), "wordsplit:auto", vocab, str(root)], baseline_env(root)
         else:
-            cmd, env = [python, str(HERE / "worker.py"), key, vocab, "-"], None
+            cmd, env = [python, str(HERE / "worker.py"), key, vocab, "-"], peer_env(os.environ)
         self.what = f"worker {key} ({python or 'wordsplit ' + str(root)})"
         try:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=HERE, env=env)

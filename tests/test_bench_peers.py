@@ -74,6 +74,15 @@ def test_interpreter_names_another_python_by_its_path(fakes, monkeypatch):
     assert contenders.interpreter("gigatoken") is None
 
 
+def test_a_peers_worker_gets_no_other_environments_site_packages():
+    import builds
+
+    path = os.pathsep.join(["/a/src", "/v/lib/python3.11/site-packages", "/u/dist-packages", ""])
+    assert builds.peer_env({"PYTHONPATH": path, "X": "1"}) == {"PYTHONPATH": "/a/src", "X": "1"}
+    assert builds.peer_env({"PYTHONPATH": "/v/site-packages", "X": "1"}) == {"X": "1"}
+    assert builds.peer_env({"X": "1"}) == {"X": "1"}
+
+
 def test_default_interpreter_only_when_it_exists(tmp_path, monkeypatch):
     monkeypatch.delenv(contenders.PYTHONS_ENV, raising=False)
     missing = tmp_path / "hf1" / "bin" / "python"
