@@ -58,7 +58,6 @@ fn words<const ENDS: bool, const EVERY_SPACE: bool>(
     replacement: &str,
     ends: &mut Vec<usize>,
 ) -> String {
-    let every_space = EVERY_SPACE;
     let width = replacement.len();
     assert!((1..=4).contains(&width), "a replacement is one character");
     let mut pattern = [0u8; 4];
@@ -120,18 +119,19 @@ fn words<const ENDS: bool, const EVERY_SPACE: bool>(
                 let is_replacement = bytes
                     .get_unchecked(at..)
                     .starts_with(replacement.as_bytes());
-                if !in_word && !is_replacement {
-                    if ENDS && len > 0 && (every_space || !after_replacement) {
-                        cuts.add(n).write(len);
-                        n += 1;
-                    }
-                    base.add(len).cast::<u32>().write_unaligned(pattern);
-                    len += width;
-                    after_replacement = true;
-                }
-                if ENDS && is_replacement && len > 0 && (every_space || !after_replacement) {
+                // A replacement goes out here: the word's own, or one put before the word.
+                let puts = !in_word && !is_replacement;
+                if ENDS
+                    && (puts || is_replacement)
+                    && len > 0
+                    && (EVERY_SPACE || !after_replacement)
+                {
                     cuts.add(n).write(len);
                     n += 1;
+                }
+                if puts {
+                    base.add(len).cast::<u32>().write_unaligned(pattern);
+                    len += width;
                 }
                 std::ptr::copy_nonoverlapping(bytes.as_ptr().add(at), base.add(len), w);
                 len += w;

@@ -327,19 +327,31 @@ impl Pipeline {
         Option<&AhoCorasick>,
         &crate::encoders::sentencepiece::PieceCuts,
     )> {
+        let (normalizer, spanner) = self.sentencepiece_stages()?;
+        let EncodeStage::Foreign(encoder) = &self.encoder else {
+            return None;
+        };
+        let matcher = spanner.one_pass_matcher()?;
+        Some((normalizer.sentencepiece()?, matcher, encoder.piece_cuts()?))
+    }
+
+    /// The normalizer and the SentencePiece spanner, when both are foreign stages and no
+    /// split program runs: what the one-pass paths of SentencePiece pipelines start from.
+    fn sentencepiece_stages(
+        &self,
+    ) -> Option<(
+        &dyn crate::normalizers::Normalizer,
+        &crate::spanners::sentencepiece::SentencePieceSpanner,
+    )> {
         let (NormalizeStage::Foreign(normalizer), SpanStage::Foreign(spanner)) =
             (&self.normalizer, &self.spanner)
         else {
             return None;
         };
-        let EncodeStage::Foreign(encoder) = &self.encoder else {
-            return None;
-        };
         if self.program.is_some() {
             return None;
         }
-        let matcher = spanner.sentencepiece()?.one_pass_matcher()?;
-        Some((normalizer.sentencepiece()?, matcher, encoder.piece_cuts()?))
+        Some((normalizer.as_ref(), spanner.sentencepiece()?))
     }
 
     /// The Metaspace normalizer that writes the words and the SentencePiece spanner's cuts in
@@ -352,23 +364,13 @@ impl Pipeline {
         &crate::normalizers::sentencepiece::MetaspaceNormalizer,
         bool,
     )> {
-        let (NormalizeStage::Foreign(normalizer), SpanStage::Foreign(spanner)) =
-            (&self.normalizer, &self.spanner)
-        else {
-            return None;
-        };
-        if self.program.is_some() {
-            return None;
-        }
+        let (normalizer, spanner) = self.sentencepiece_stages()?;
         if let EncodeStage::Foreign(encoder) = &self.encoder {
             if encoder.piece_cuts().is_some() {
                 return None;
             }
         }
-        Some((
-            normalizer.metaspace()?,
-            spanner.sentencepiece()?.words_only()?,
-        ))
+        Some((normalizer.metaspace()?, spanner.words_only()?))
     }
 
     fn encode_split(&self, text: &str, out: &mut Vec<u32>) -> Result<(), Error> {
